@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** What a tool's execute() gets besides its arguments. */
+export interface ToolContext {
+  /** The id of the fork that called the tool. */
+  forkId: string;
+  /** Aborted when the fork is cancelled, times out, or the tool exceeds its own timeout. */
+  signal: AbortSignal;
+}
+
+/** A function declaration as Gemini takes it (`tools[].functionDeclarations[]`). */
+export interface FunctionDeclaration {
+  name: string;
+  description: string;
+  parametersJsonSchema: Record<string, unknown>;
+}
+
+export type ApprovalPolicy = 'never' | 'required';
+
+export interface Tool<Args = unknown> {
+  readonly name: string;
+  readonly description: string;
+  /** zod schema: the single source of truth for validation, the args type and the JSON Schema. */
+  readonly parameters: z.ZodType<Args>;
+  /** 'required': needs a person's approval, so a background fork is always denied it. */
+  readonly approval: ApprovalPolicy;
+  /** Asks the user something; never executable in a fork. */
+  readonly interactive: boolean;
+  /** Per-call bound in ms; the call fails with a timeout error past it. */
+  readonly timeoutMs: number | undefined;
+  readonly declaration: FunctionDeclaration;
+  execute(args: Args, ctx: ToolContext): unknown;
+}
+
+export interface ToolDefinition<S extends z.ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  execute(args: z.output<S>, ctx: ToolContext): unknown;
+  approval?: ApprovalPolicy;
+  interactive?: boolean;
+  timeoutMs?: number;
+}
+
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+/** Defines a tool; its Gemini declaration is generated from the zod schema. */
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.output<S>> {
+  if (!TOOL_NAME.test(def.name)) {
+    throw new TypeError(
+      `defineTool: name ${JSON.stringify(def.name)} must start with a letter or underscore and hold at most 64 letters, digits, _ . -`,
+    );
+  }
+  const { $schema: _dialect, ...parametersJsonSchema } = z.toJSONSchema(def.parameters, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  return Object.freeze({
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters as z.ZodType<z.output<S>>,
+    approval: def.approval ?? 'never',
+    interactive: def.interactive ?? false,
+    timeoutMs: def.timeoutMs,
+    declaration: { name: def.name, description: def.description, parametersJsonSchema },
+    execute: def.execute,
+  });
+}
+
+/** The `tools` entry of a Gemini request that declares these tools. */
+export function toolDeclarations(tools: readonly Tool[]): { functionDeclarations: FunctionDeclaration[] }[] {
+  return tools.length === 0 ? [] : [{ functionDeclarations: tools.map((t) => t.declaration) }];
+}
