@@ -1,0 +1,46 @@
+import { expose, type Endpoint } from 'comlink';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
+import { CANCEL_MESSAGE, type CancelMessage, type ForkHostApi, type WorkerEvent } from './protocol.js';
+
+export interface ForkChannel {
+  /** Goes to the worker inside the task, in the transfer list. */
+  workerPort: MessagePort;
+  /** Asks the worker to stop; tools in flight for this fork are aborted too. */
+  cancel(): void;
+  close(): void;
+}
+
+/** The main thread's end of one fork's channel: its ToolHost, exposed with Comlink. */
+export function openForkChannel(args: {
+  host: ToolHost;
+  policy: ForkToolPolicy;
+  onEvent(event: WorkerEvent): void;
+  onToolCall(call: ToolCall, outcome: ToolOutcome): void;
+}): ForkChannel {
+  const { port1, port2 } = new MessageChannel();
+  const tools = new AbortController();
+  const api: ForkHostApi = {
+    async execTool(call) {
+      const outcome = await args.host.execute(call, args.policy, tools.signal);
+      args.onToolCall(call, outcome);
+      return outcome;
+    },
+    report(event) {
+      args.onEvent(event);
+    },
+  };
+  expose(api, port1 as unknown as Endpoint);
+  return {
+    workerPort: port2,
+    cancel() {
+      const message: CancelMessage = { type: CANCEL_MESSAGE };
+      port1.postMessage(message);
+      tools.abort();
+    },
+    close() {
+      tools.abort();
+      port1.close();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { ResourceLimits } from 'node:worker_threads';
+import { AGENT_TOOL_NAME } from '../fork/index.js';
+import { startLocalServerThread } from '../local-server/index.js';
+import { createGenaiProvider } from '../model/genai.js';
+import type { ProviderConfig, RetryPolicy } from '../model/types.js';
+import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
+import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from '../session/schema.js';
+import type { Tool } from '../tools/define.js';
+import { createToolHost } from '../tools/host.js';
+import { FanOutRun, type RunSettings } from './run.js';
+import { workerEntry } from './worker-entry.js';
+
+export type ProviderOption =
+  | { kind: 'local'; url?: string }
+  | { kind: 'gemini'; apiKey?: string; baseUrl?: string };
+
+export interface ForkEngineOptions {
+  provider?: ProviderOption;
+  /** Worker threads; default: the number of cores. */
+  threads?: number;
+  /** Forks in flight across the pool; default 64. */
+  concurrency?: number;
+  tools?: readonly Tool[];
+  warmup?: 'auto' | 'none';
+  cache?: 'implicit' | 'explicit' | 'off';
+  maxTurns?: number;
+  /** Per-fork bound, ms. */
+  timeoutMs?: number;
+  seed?: 'inherit' | 'completed-turns';
+  /** Warm-up releases the other forks after this long even without a first response; default 5000. */
+  staggerCapMs?: number;
+  /** The provider's minimum cacheable prefix, in tokens; default 1024. */
+  minCacheTokens?: number;
+  /** Per-attempt bound on one model HTTP call, ms. */
+  callTimeoutMs?: number;
+  retry?: RetryPolicy;
+  /** Worker thread limits (a worker over them dies and only its forks fail). */
+  resourceLimits?: ResourceLimits;
+  /** Extra tool names that would start an agent: refused in forks like `agent`. */
+  spawnTools?: readonly string[];
+}
+
+export const DEFAULT_MAX_TURNS = 200;
+const DEFAULT_CONCURRENCY = 64;
+const CANCEL_GRACE_MS = 5_000;
+
+/** The fork executor: a Piscina pool of fork workers, a tool host on this thread, one model provider. */
+export class ForkEngine {
+  private closed = false;
+  private readonly runs = new Set<FanOutRun>();
+
+  private constructor(
+    private readonly pool: Piscina,
+    private readonly options: ForkEngineOptions,
+    private readonly provider: ProviderConfig,
+    private readonly stopServer: (() => Promise<void>) | undefined,
+  ) {}
+
+  static async create(options: ForkEngineOptions = {}): Promise<ForkEngine> {
+    const threads = positive('threads', options.threads) ?? availableParallelism();
+    const concurrency = positive('concurrency', options.concurrency) ?? DEFAULT_CONCURRENCY;
+    const { provider, stop } = await resolveProvider(options);
+    const entry = workerEntry('fork-worker');
+    const pool = new Piscina({
+      filename: entry.filename,
+      execArgv: entry.execArgv,
+      minThreads: threads,
+      maxThreads: threads,
+      // Fork loops wait on the network: many per worker, and idle workers must keep their event loop.
+      concurrentTasksPerWorker: Math.max(1, Math.ceil(concurrency / threads)),
+      atomics: 'disabled',
+      idleTimeout: 30_000,
+      ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
+    });
+    return new ForkEngine(pool, { ...options, concurrency }, provider, stop);
+  }
+
+  /** Validates the session and freezes it: canonical bytes in a SharedArrayBuffer, written once. */
+  freeze(session: ParentSession | unknown): FrozenPrefix {
+    return freezePrefix(ParentSessionSchema.parse(session));
+  }
+
+  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]): FanOutRun {
+    if (this.closed) throw new Error('ForkEngine.fanOut: the engine is closed');
+    const checked = tasks.map((t) => ForkTaskSchema.parse(t));
+    const ids = new Set<string>();
+    for (const t of checked) {
+      if (ids.has(t.id)) throw new Error(`ForkEngine.fanOut: duplicate task id ${JSON.stringify(t.id)}`);
+      ids.add(t.id);
+    }
+    const o = this.options;
+    const settings: RunSettings = {
+      provider: this.provider,
+      mainProvider: createGenaiProvider(this.provider),
+      concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
+      warmup: o.warmup ?? 'auto',
+      staggerCapMs: o.staggerCapMs ?? 5_000,
+      cache: o.cache ?? 'implicit',
+      minCacheTokens: o.minCacheTokens ?? 1024,
+      seed: o.seed ?? 'inherit',
+      maxTurns: o.maxTurns ?? DEFAULT_MAX_TURNS,
+      timeoutMs: o.timeoutMs,
+      cancelGraceMs: CANCEL_GRACE_MS,
+      declaredTools: declaredToolNames(prefix.session),
+      spawnTools: new Set([AGENT_TOOL_NAME, ...(o.spawnTools ?? [])]),
+    };
+    const run = new FanOutRun(this.pool, createToolHost(o.tools ?? []), settings, prefix, checked);
+    this.runs.add(run);
+    void run.results().then(() => this.runs.delete(run));
+    return run;
+  }
+
+  /** Cancels what still runs, waits for it to settle, stops the pool and the local server. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const run of this.runs) run.cancelAll();
+    await Promise.all([...this.runs].map((r) => r.results()));
+    await this.pool.close();
+    await this.stopServer?.();
+  }
+}
+
+async function resolveProvider(options: ForkEngineOptions): Promise<{ provider: ProviderConfig; stop?: () => Promise<void> }> {
+  const common = {
+    ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+  };
+  const p = options.provider ?? { kind: 'local' };
+  if (p.kind === 'gemini') {
+    const apiKey = p.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY;
+    if (!apiKey) throw new Error('ForkEngine: the gemini provider needs an API key (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY)');
+    const baseUrl = p.baseUrl ?? process.env.GOOGLE_GEMINI_BASE_URL;
+    return { provider: { kind: 'gemini', apiKey, ...(baseUrl ? { baseUrl } : {}), ...common } };
+  }
+  if (p.url) return { provider: { kind: 'local', baseUrl: p.url, ...common } };
+  // The built-in server runs in a thread of its own, never on the engine's main thread.
+  const server = await startLocalServerThread({});
+  return { provider: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
+}
+
+function declaredToolNames(session: Readonly<ParentSession>): Set<string> {
+  const names = new Set<string>();
+  for (const tool of (session.tools ?? []) as readonly { functionDeclarations?: readonly { name?: unknown }[] }[]) {
+    for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
+  }
+  return names;
+}
+
+function positive(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`ForkEngine: ${name} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -1,0 +1,81 @@
+import { seedFork } from '../fork/index.js';
+import { estimateTokens } from '../prefix/index.js';
+import type { ModelProvider } from '../model/types.js';
+import type { ForkTask, ParentSession } from '../session/schema.js';
+import type { ExplicitCacheRef } from './protocol.js';
+
+export interface ExplicitCaches {
+  /** At least one cache exists; forks of other groups run on implicit caching. */
+  active: boolean;
+  note: string | undefined;
+  forTask(task: ForkTask): ExplicitCacheRef | undefined;
+  /** Deletes every cache made for the run (also after failure and cancel). */
+  release(): Promise<void>;
+}
+
+const DEFAULT_FORK_BUDGET_MS = 30 * 60_000;
+const MIN_TTL_S = 300;
+const MAX_TTL_S = 24 * 3600;
+
+/**
+ * One cachedContent per distinct seed window (seed × forkTurns): system instruction, tools and
+ * the seed contents every fork of that window shares. Forks then send only their own suffix.
+ */
+export async function prepareExplicitCaches(
+  session: Readonly<ParentSession>,
+  tasks: readonly ForkTask[],
+  settings: {
+    mainProvider: ModelProvider;
+    seed: 'inherit' | 'completed-turns';
+    minCacheTokens: number;
+    timeoutMs: number | undefined;
+    concurrency: number;
+  },
+): Promise<ExplicitCaches> {
+  const keyOf = (task: ForkTask): string => `${task.seed ?? settings.seed}|${task.forkTurns ?? 'all'}`;
+  const groups = new Map<string, ForkTask>();
+  for (const task of tasks) if (!groups.has(keyOf(task))) groups.set(keyOf(task), task);
+
+  const waves = Math.ceil(tasks.length / Math.max(1, settings.concurrency));
+  const ttlSeconds = Math.min(MAX_TTL_S, Math.max(MIN_TTL_S, ((settings.timeoutMs ?? DEFAULT_FORK_BUDGET_MS) * waves) / 1000));
+  const made = new Map<string, ExplicitCacheRef>();
+  const problems: string[] = [];
+
+  await Promise.all(
+    [...groups].map(async ([key, task]) => {
+      const seed = seedFork(session, task.directive, {
+        seed: task.seed ?? settings.seed,
+        ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
+      });
+      const shared = {
+        model: seed.model,
+        contents: seed.contents.slice(0, seed.sharedContents),
+        ...(seed.systemInstruction !== undefined ? { systemInstruction: seed.systemInstruction } : {}),
+        ...(seed.tools !== undefined ? { tools: seed.tools } : {}),
+        ...(seed.toolConfig !== undefined ? { toolConfig: seed.toolConfig } : {}),
+      };
+      const estimate = estimateTokens(JSON.stringify(shared));
+      if (estimate < settings.minCacheTokens) {
+        problems.push(`the shared prefix (~${estimate} tokens) is under the minimum cacheable size of ${settings.minCacheTokens}`);
+        return;
+      }
+      const outcome = await settings.mainProvider.createCache(shared, ttlSeconds, AbortSignal.timeout(60_000));
+      if (!outcome.ok) {
+        problems.push(`creating the cache failed: ${outcome.error.message}`);
+        return;
+      }
+      made.set(key, { name: outcome.cache.name, tokens: outcome.cache.tokens, sharedContents: seed.sharedContents });
+    }),
+  );
+
+  const note = problems.length > 0 ? `explicit cache fell back to implicit: ${[...new Set(problems)].join('; ')}` : undefined;
+  return {
+    active: made.size > 0,
+    note,
+    forTask: (task) => made.get(keyOf(task)),
+    async release() {
+      await Promise.all([...made.values()].map((c) => settings.mainProvider.deleteCache(c.name)));
+      made.clear();
+    },
+  };
+}

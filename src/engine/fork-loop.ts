@@ -1,0 +1,182 @@
+import { threadId } from 'node:worker_threads';
+import { seedFork, ForkRejectedError } from '../fork/index.js';
+import type { ModelProvider, ModelRequest, TokenUsage } from '../model/types.js';
+import type { Content, ParentSession, Part } from '../session/schema.js';
+import { DEFAULT_TOOL_TIMEOUT_MS, type ToolCall } from '../tools/host.js';
+import type { HostClient } from './host-client.js';
+import { checkOutput, outputSchemaInstruction, repairMessage } from './output-schema.js';
+import type { CallRecord, FailureKind, ForkJob, ForkResult } from './protocol.js';
+
+export interface LoopContext {
+  job: ForkJob;
+  session: Readonly<ParentSession>;
+  decodedPrefix: boolean;
+  provider: ModelProvider;
+  host: HostClient;
+  /** Aborted on cancel or timeout; `abortReason` says which. */
+  signal: AbortSignal;
+  abortReason(): 'cancelled' | 'timeout' | undefined;
+}
+
+type Ending =
+  | { status: 'completed'; output?: unknown }
+  | { status: 'failed'; kind: FailureKind; message: string }
+  | { status: 'cancelled' };
+
+/** One fork's reasoning loop: model call → tool calls → model call …, until a final answer. */
+export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
+  const started = performance.now();
+  const { job, session } = ctx;
+  const task = job.task;
+  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, calls: [] as CallRecord[] };
+
+  const finish = (ending: Ending): ForkResult => {
+    const base = {
+      id: task.id,
+      text: state.text,
+      turns: state.turns,
+      toolCalls: state.toolCalls,
+      usage: sumUsage(state.calls),
+      durationMs: Math.round(performance.now() - started),
+      retries: state.retries,
+      calls: state.calls,
+      worker: { threadId, decodedPrefix: ctx.decodedPrefix },
+    };
+    if (ending.status === 'completed') {
+      return { ...base, status: 'completed', ...(ending.output !== undefined ? { output: ending.output } : {}) };
+    }
+    if (ending.status === 'cancelled') {
+      return { ...base, status: 'cancelled', error: { kind: 'cancelled', message: 'the fork was cancelled' } };
+    }
+    return { ...base, status: 'failed', error: { kind: ending.kind, message: ending.message } };
+  };
+  const interrupted = (): Ending =>
+    ctx.abortReason() === 'timeout'
+      ? { status: 'failed', kind: 'timeout', message: `the fork did not finish within ${job.timeoutMs} ms` }
+      : { status: 'cancelled' };
+
+  let seed;
+  try {
+    const directive = task.outputSchema ? task.directive + outputSchemaInstruction(task.outputSchema) : task.directive;
+    seed = seedFork(session, directive, {
+      seed: task.seed ?? job.seed,
+      ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
+      ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
+    });
+  } catch (err) {
+    const kind: FailureKind = err instanceof ForkRejectedError ? 'rejected' : 'error';
+    return finish({ status: 'failed', kind, message: err instanceof Error ? err.message : String(err) });
+  }
+
+  const cache = job.cache;
+  const fixed: Omit<ModelRequest, 'contents'> = cache
+    ? { model: seed.model, cachedContent: cache.name, ...(seed.generationConfig ? { generationConfig: seed.generationConfig } : {}) }
+    : {
+        model: seed.model,
+        ...(seed.systemInstruction !== undefined ? { systemInstruction: seed.systemInstruction } : {}),
+        ...(seed.tools !== undefined ? { tools: seed.tools } : {}),
+        ...(seed.toolConfig !== undefined ? { toolConfig: seed.toolConfig } : {}),
+        ...(seed.generationConfig !== undefined ? { generationConfig: seed.generationConfig } : {}),
+      };
+  const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
+  const sharedTokens = cache ? cache.tokens : undefined;
+  const sharedShare = cache ? 0 : sharedFraction(fixed, seed.contents, seed.sharedContents);
+  const maxTurns = task.maxTurns ?? job.maxTurns;
+  let repaired = false;
+
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    if (ctx.signal.aborted) return finish(interrupted());
+    let announced = false;
+    const outcome = await ctx.provider.generate(
+      { ...fixed, contents },
+      {
+        signal: ctx.signal,
+        onResponseStart: () => {
+          if (!announced) ctx.host.report({ type: 'response_start', turn });
+          announced = true;
+        },
+      },
+    );
+    state.retries += outcome.attempts - 1;
+    if (!outcome.ok) {
+      if (ctx.signal.aborted) return finish(interrupted());
+      const status = outcome.error.status !== undefined ? ` (HTTP ${outcome.error.status})` : '';
+      return finish({ status: 'failed', kind: 'model_error', message: `${outcome.error.message}${status}` });
+    }
+    state.turns = turn;
+    state.calls.push(
+      turn === 1
+        ? { ...outcome.usage, sharedTokens: sharedTokens ?? Math.round(outcome.usage.promptTokens * sharedShare) }
+        : { ...outcome.usage },
+    );
+    contents.push(outcome.content);
+    const calls = functionCalls(outcome.content.parts);
+    const text = answerText(outcome.content.parts);
+    if (text) state.text = text;
+    ctx.host.report({ type: 'turn', turn, usage: outcome.usage, functionCalls: calls.length });
+
+    if (calls.length === 0) {
+      if (!task.outputSchema) return finish({ status: 'completed' });
+      const checked = checkOutput(text, task.outputSchema);
+      if (checked.ok) return finish({ status: 'completed', output: checked.value });
+      if (repaired) return finish({ status: 'failed', kind: 'output_schema', message: checked.problem });
+      repaired = true;
+      contents.push({ role: 'user', parts: [{ text: repairMessage(checked.problem) }] });
+      continue;
+    }
+
+    const responses = await Promise.all(calls.map((call) => ctx.host.execTool(call, ctx.signal, DEFAULT_TOOL_TIMEOUT_MS)));
+    state.toolCalls += calls.length;
+    const parts: Part[] = [];
+    for (const [i, answer] of responses.entries()) {
+      if (!answer.ok) {
+        if (answer.reason === 'aborted') return finish(interrupted());
+        return finish({ status: 'failed', kind: 'host_gone', message: `the tool host did not answer ${calls[i]?.name} (${answer.reason})` });
+      }
+      const call = calls[i] as ToolCall;
+      parts.push({ functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response: answer.outcome.response } } as Part);
+    }
+    contents.push({ role: 'user', parts });
+  }
+  return finish({ status: 'failed', kind: 'max_turns', message: `the fork reached its limit of ${maxTurns} model turns` });
+}
+
+function functionCalls(parts: readonly Part[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const part of parts) {
+    const fc = (part as { functionCall?: { id?: string; name?: string; args?: Record<string, unknown> } }).functionCall;
+    if (fc?.name) calls.push({ name: fc.name, ...(fc.id ? { id: fc.id } : {}), args: fc.args ?? {} });
+  }
+  return calls;
+}
+
+/** The visible answer: text parts that are not the model's thoughts. */
+function answerText(parts: readonly Part[]): string {
+  return parts
+    .filter((p) => typeof (p as { text?: unknown }).text === 'string' && !(p as { thought?: boolean }).thought)
+    .map((p) => (p as { text: string }).text)
+    .join('');
+}
+
+function sumUsage(calls: readonly CallRecord[]): TokenUsage {
+  const total: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
+  for (const c of calls) {
+    total.promptTokens += c.promptTokens;
+    total.cachedTokens += c.cachedTokens;
+    total.outputTokens += c.outputTokens;
+  }
+  return total;
+}
+
+/**
+ * The share of the first request that every sibling sends identically: the prefix fields and
+ * the shared seed contents, against the whole request. Providers count tokens their own way,
+ * so the share of characters estimates the share of tokens.
+ */
+function sharedFraction(fixed: Omit<ModelRequest, 'contents'>, contents: readonly Content[], sharedContents: number): number {
+  const fixedChars = JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
+  const sizes = contents.map((c) => JSON.stringify(c).length);
+  const shared = fixedChars + sizes.slice(0, sharedContents).reduce((a, b) => a + b, 0);
+  const total = fixedChars + sizes.reduce((a, b) => a + b, 0);
+  return total === 0 ? 0 : shared / total;
+}

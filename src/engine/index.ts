@@ -1,0 +1,6 @@
+export { ForkEngine, DEFAULT_MAX_TURNS, type ForkEngineOptions, type ProviderOption } from './engine.js';
+export { FanOutRun } from './run.js';
+export type { ForkEvent } from './events.js';
+export type { ForkResult, ForkStatus, FailureKind } from './protocol.js';
+export type { RunReport, ForkCacheFigures, CacheMode } from './report.js';
+export { formatTaskNotification, escapeXml } from './notification.js';

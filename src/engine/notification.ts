@@ -1,0 +1,30 @@
+import type { ForkResult } from './protocol.js';
+
+export function escapeXml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string);
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/**
+ * The `<task-notification>` a parent agent loop feeds back to its model when a fork ends.
+ * Every value is escaped: a fork's text must not be able to close the block or forge another.
+ */
+export function formatTaskNotification(result: ForkResult, description: string): string {
+  const summary =
+    result.status === 'completed'
+      ? `Fork "${description}" completed`
+      : result.status === 'cancelled'
+        ? `Fork "${description}" was cancelled`
+        : `Fork "${description}" failed (${result.error.kind}): ${result.error.message}`;
+  const totalTokens = result.usage.promptTokens + result.usage.outputTokens;
+  return [
+    '<task-notification>',
+    `<task-id>${escapeXml(result.id)}</task-id>`,
+    `<status>${escapeXml(result.status)}</status>`,
+    `<summary>${escapeXml(summary)}</summary>`,
+    `<result>${escapeXml(result.text)}</result>`,
+    `<usage><total_tokens>${totalTokens}</total_tokens><tool_uses>${result.toolCalls}</tool_uses><duration_ms>${result.durationMs}</duration_ms></usage>`,
+    '</task-notification>',
+  ].join('\n');
+}

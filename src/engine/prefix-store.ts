@@ -1,0 +1,34 @@
+import { decodePrefix } from '../prefix/index.js';
+import type { ParentSession } from '../session/schema.js';
+
+/**
+ * A worker's parsed prefixes, by prefix id. Decoding is as costly as a structured clone, so the
+ * gain of the SharedArrayBuffer comes from doing it once per worker per prefix; the bound keeps a
+ * long-lived engine that runs many prefixes from growing without end.
+ */
+export function createPrefixStore(capacity = 8) {
+  const parsed = new Map<string, Readonly<ParentSession>>();
+  let decodes = 0;
+  return {
+    /** The parsed prefix, and whether this call had to decode it. */
+    get(id: string, buffer: SharedArrayBuffer, byteLength: number): { session: Readonly<ParentSession>; decoded: boolean } {
+      const hit = parsed.get(id);
+      if (hit) {
+        parsed.delete(id);
+        parsed.set(id, hit); // most recently used last
+        return { session: hit, decoded: false };
+      }
+      const session = decodePrefix(buffer, byteLength);
+      decodes++;
+      parsed.set(id, session);
+      if (parsed.size > capacity) parsed.delete(parsed.keys().next().value as string);
+      return { session, decoded: true };
+    },
+    /** How many times this worker decoded a prefix (tests assert once per worker per prefix). */
+    get decodes(): number {
+      return decodes;
+    },
+  };
+}
+
+export type PrefixStore = ReturnType<typeof createPrefixStore>;

@@ -1,0 +1,85 @@
+/**
+ * Everything that crosses the thread boundary between the engine and a fork worker.
+ * Plain data only: classes and thrown errors do not survive structured clone.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { ProviderConfig, TokenUsage } from '../model/types.js';
+import type { ForkTask } from '../session/schema.js';
+import type { ToolCall, ToolOutcome } from '../tools/host.js';
+
+export type ForkStatus = 'completed' | 'failed' | 'cancelled';
+
+export type FailureKind =
+  | 'error'
+  | 'model_error'
+  | 'max_turns'
+  | 'timeout'
+  | 'output_schema'
+  | 'rejected'
+  | 'worker_crash'
+  | 'host_gone';
+
+/** One model call's usage, kept so the report can compute the theoretical cache maximum. */
+export interface CallRecord extends TokenUsage {
+  /** For a fork's first call: the tokens of the prefix every sibling shares (estimated). */
+  sharedTokens?: number;
+}
+
+interface ForkResultBase {
+  id: string;
+  text: string;
+  turns: number;
+  toolCalls: number;
+  usage: TokenUsage;
+  durationMs: number;
+  /** Model calls that needed more than one attempt, summed over the fork. */
+  retries: number;
+  calls: CallRecord[];
+  /** Where the loop ran: the worker thread, and whether this fork had to decode the prefix. */
+  worker: { threadId: number; decodedPrefix: boolean };
+}
+
+export type ForkResult =
+  | (ForkResultBase & { status: 'completed'; output?: unknown })
+  | (ForkResultBase & { status: 'failed'; error: { kind: FailureKind; message: string } })
+  | (ForkResultBase & { status: 'cancelled'; error: { kind: 'cancelled'; message: string } });
+
+/** How a fork's requests use an explicit cache, when the engine made one. */
+export interface ExplicitCacheRef {
+  name: string;
+  tokens: number;
+  /** Leading seed contents that live in the cache and are left out of the request body. */
+  sharedContents: number;
+}
+
+export interface ForkJob {
+  task: ForkTask;
+  prefix: { id: string; buffer: SharedArrayBuffer; byteLength: number };
+  provider: ProviderConfig;
+  seed: 'inherit' | 'completed-turns';
+  maxTurns: number;
+  timeoutMs: number | undefined;
+  cache: ExplicitCacheRef | undefined;
+  /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
+  port: MessagePort;
+}
+
+/** Events a worker reports while a fork runs. */
+export type WorkerEvent =
+  | { type: 'response_start'; turn: number }
+  | { type: 'turn'; turn: number; usage: TokenUsage; functionCalls: number };
+
+/** The main thread's side of a fork's channel, called by the worker through Comlink. */
+export interface ForkHostApi {
+  execTool(call: ToolCall): Promise<ToolOutcome>;
+  report(event: WorkerEvent): void;
+}
+
+export const CANCEL_MESSAGE = 'forkpool:cancel';
+export interface CancelMessage {
+  type: typeof CANCEL_MESSAGE;
+}
+
+export function isCancelMessage(value: unknown): value is CancelMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === CANCEL_MESSAGE;
+}

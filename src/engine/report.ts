@@ -1,0 +1,75 @@
+import type { ForkResult, ForkStatus } from './protocol.js';
+
+export interface ForkCacheFigures {
+  id: string;
+  status: ForkStatus;
+  promptTokens: number;
+  cachedTokens: number;
+  /** The most the provider could have served from cache for this fork's calls. */
+  theoreticalCachedTokens: number;
+  /** cached / theoretical; null when nothing was cacheable. */
+  efficiency: number | null;
+}
+
+export interface CacheMode {
+  requested: 'implicit' | 'explicit' | 'off';
+  /** What ran: explicit falls back to implicit when the prefix is too small or creation fails. */
+  effective: 'implicit' | 'explicit' | 'off';
+  note?: string;
+}
+
+export interface RunReport {
+  forks: { total: number; completed: number; failed: number; cancelled: number; running: number; queued: number };
+  wallMs: number;
+  forksPerSecond: number;
+  modelCalls: number;
+  toolCalls: number;
+  retries: number;
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  /** cached / prompt tokens. */
+  hitRate: number;
+  theoreticalCachedTokens: number;
+  efficiency: number | null;
+  warmup: 'auto' | 'none';
+  cache: CacheMode;
+  prefix: { id: string; bytes: number; tokens: number };
+  /** Set when forkTurns trimmed the history: only system instruction and tools match the parent's cache. */
+  notes: string[];
+  perFork: ForkCacheFigures[];
+  failures: { id: string; kind: string; message: string }[];
+}
+
+export interface TheoreticalInputs {
+  /** The fork whose first call met a cold cache (the first one dispatched), if any. */
+  coldForkId: string | undefined;
+  /** The provider's minimum cacheable prompt; calls below it can hit nothing. */
+  minCacheTokens: number;
+}
+
+/**
+ * The theoretical maximum for one fork: its first call can reuse the prefix every sibling shares
+ * (nothing, for the very first call on a cold cache); each later call can reuse everything the
+ * previous call sent and received. Never more than the call's own prompt.
+ */
+export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs): number {
+  let total = 0;
+  result.calls.forEach((call, i) => {
+    const previous = result.calls[i - 1];
+    let reusable =
+      previous === undefined
+        ? result.id === inputs.coldForkId
+          ? 0
+          : (call.sharedTokens ?? 0)
+        : previous.promptTokens + previous.outputTokens;
+    reusable = Math.min(reusable, call.promptTokens);
+    if (reusable < inputs.minCacheTokens) reusable = 0;
+    total += reusable;
+  });
+  return total;
+}
+
+export function ratio(numerator: number, denominator: number): number | null {
+  return denominator > 0 ? numerator / denominator : null;
+}

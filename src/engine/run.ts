@@ -1,0 +1,304 @@
+import type { Piscina } from 'piscina';
+import type { ProviderConfig, ModelProvider } from '../model/types.js';
+import type { FrozenPrefix } from '../prefix/index.js';
+import type { ForkTask } from '../session/schema.js';
+import type { ToolHost } from '../tools/host.js';
+import { openForkChannel, type ForkChannel } from './channel.js';
+import { createEventLog, type ForkEvent } from './events.js';
+import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
+import type { ExplicitCacheRef, ForkJob, ForkResult } from './protocol.js';
+import { ratio, theoreticalCached, type RunReport } from './report.js';
+
+export interface RunSettings {
+  provider: ProviderConfig;
+  /** Main-thread client, for explicit cache create/delete only. */
+  mainProvider: ModelProvider;
+  concurrency: number;
+  warmup: 'auto' | 'none';
+  staggerCapMs: number;
+  cache: 'implicit' | 'explicit' | 'off';
+  minCacheTokens: number;
+  seed: 'inherit' | 'completed-turns';
+  maxTurns: number;
+  timeoutMs: number | undefined;
+  /** How long a cancelled fork's worker gets to answer before it is recorded as cancelled anyway. */
+  cancelGraceMs: number;
+  declaredTools: ReadonlySet<string>;
+  spawnTools: ReadonlySet<string>;
+}
+
+type Slot =
+  | { state: 'queued' }
+  | { state: 'running'; channel: ForkChannel; graceTimer?: NodeJS.Timeout }
+  | { state: 'done'; result: ForkResult };
+
+/** One fan-out: forks of one prefix, scheduled over the engine's pool. */
+export class FanOutRun {
+  readonly prefix: FrozenPrefix;
+  private readonly tasks: readonly ForkTask[];
+  private readonly slots: Slot[];
+  private readonly queue: number[];
+  private readonly log = createEventLog<ForkEvent>();
+  private readonly startedAt = performance.now();
+  private endedAt: number | undefined;
+  private inFlight = 0;
+  private dispatched = 0;
+  private gateOpen: boolean;
+  private coldForkId: string | undefined;
+  private caches: ExplicitCaches | undefined;
+  private cacheNote: string | undefined;
+  private readonly done: Promise<ForkResult[]>;
+  private resolveDone!: (results: ForkResult[]) => void;
+  private readonly resultListeners: ((result: ForkResult) => void)[] = [];
+
+  constructor(
+    private readonly pool: Piscina,
+    private readonly host: ToolHost,
+    private readonly settings: RunSettings,
+    prefix: FrozenPrefix,
+    tasks: readonly ForkTask[],
+  ) {
+    this.prefix = prefix;
+    this.tasks = tasks;
+    this.slots = tasks.map(() => ({ state: 'queued' }));
+    this.queue = tasks.map((_, i) => i);
+    this.gateOpen = settings.warmup === 'none' || settings.cache === 'off';
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    void this.start();
+  }
+
+  /** Every event from the start; ends when every fork is terminal. */
+  events(): AsyncIterableIterator<ForkEvent> {
+    return this.log.read();
+  }
+
+  /** Calls back once per fork, the moment its result exists (for writing results as they come). */
+  onResult(listener: (result: ForkResult) => void): void {
+    this.resultListeners.push(listener);
+    for (const slot of this.slots) if (slot.state === 'done') listener(slot.result);
+  }
+
+  /** Every fork's result, in task order, once all are terminal. */
+  results(): Promise<ForkResult[]> {
+    return this.done;
+  }
+
+  cancel(id: string): void {
+    const index = this.tasks.findIndex((t) => t.id === id);
+    if (index >= 0) this.cancelIndex(index);
+  }
+
+  cancelAll(): void {
+    for (const index of [...this.queue]) this.cancelIndex(index);
+    this.slots.forEach((_, i) => this.cancelIndex(i));
+  }
+
+  report(): RunReport {
+    const results = this.slots.flatMap((s) => (s.state === 'done' ? [s.result] : []));
+    const inputs = { coldForkId: this.coldForkId, minCacheTokens: this.settings.minCacheTokens };
+    const perFork = results.map((r) => {
+      const theoretical = theoreticalCached(r, inputs);
+      return {
+        id: r.id,
+        status: r.status,
+        promptTokens: r.usage.promptTokens,
+        cachedTokens: r.usage.cachedTokens,
+        theoreticalCachedTokens: theoretical,
+        efficiency: ratio(r.usage.cachedTokens, theoretical),
+      };
+    });
+    const sum = (pick: (r: ForkResult) => number): number => results.reduce((a, r) => a + pick(r), 0);
+    const promptTokens = sum((r) => r.usage.promptTokens);
+    const cachedTokens = sum((r) => r.usage.cachedTokens);
+    const theoretical = perFork.reduce((a, f) => a + f.theoreticalCachedTokens, 0);
+    const wallMs = (this.endedAt ?? performance.now()) - this.startedAt;
+    const count = (state: Slot['state']): number => this.slots.filter((s) => s.state === state).length;
+    const byStatus = (status: ForkResult['status']): number => results.filter((r) => r.status === status).length;
+    const notes: string[] = [];
+    if (this.tasks.some((t) => t.forkTurns !== undefined && t.forkTurns !== 'all')) {
+      notes.push('forkTurns trimmed the history: forks no longer share the parent conversation’s cache, only system instruction and tools (siblings with the same window still share theirs).');
+    }
+    return {
+      forks: {
+        total: this.tasks.length,
+        completed: byStatus('completed'),
+        failed: byStatus('failed'),
+        cancelled: byStatus('cancelled'),
+        running: count('running'),
+        queued: count('queued'),
+      },
+      wallMs: Math.round(wallMs),
+      forksPerSecond: wallMs > 0 ? results.length / (wallMs / 1000) : 0,
+      modelCalls: sum((r) => r.calls.length),
+      toolCalls: sum((r) => r.toolCalls),
+      retries: sum((r) => r.retries),
+      promptTokens,
+      cachedTokens,
+      outputTokens: sum((r) => r.usage.outputTokens),
+      hitRate: promptTokens > 0 ? cachedTokens / promptTokens : 0,
+      theoreticalCachedTokens: theoretical,
+      efficiency: ratio(cachedTokens, theoretical),
+      warmup: this.settings.warmup,
+      cache: {
+        requested: this.settings.cache,
+        effective: this.caches?.active ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
+        ...(this.cacheNote ? { note: this.cacheNote } : {}),
+      },
+      prefix: { id: this.prefix.id, bytes: this.prefix.byteLength, tokens: this.prefix.tokenEstimate },
+      notes,
+      perFork,
+      failures: results.flatMap((r) => (r.status === 'completed' ? [] : [{ id: r.id, kind: r.error.kind, message: r.error.message }])),
+    };
+  }
+
+  private async start(): Promise<void> {
+    if (this.tasks.length === 0) return this.finishRun();
+    if (this.settings.cache === 'explicit') {
+      this.caches = await prepareExplicitCaches(this.prefix.session, this.tasks, this.settings);
+      this.cacheNote = this.caches.note;
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.inFlight < this.settings.concurrency && (this.gateOpen || this.dispatched === 0)) {
+      this.dispatch(this.queue.shift() as number);
+    }
+  }
+
+  /** Warm-up: siblings wait for the first fork's prefill, so they find its prefix cached. */
+  private openGate(): void {
+    if (this.gateOpen) return;
+    this.gateOpen = true;
+    this.pump();
+  }
+
+  private dispatch(index: number): void {
+    const task = this.tasks[index] as ForkTask;
+    if (this.dispatched === 0) {
+      this.coldForkId = this.settings.cache === 'explicit' && this.caches?.active ? undefined : task.id;
+      if (!this.gateOpen) setTimeout(() => this.openGate(), this.settings.staggerCapMs).unref();
+    }
+    const first = this.dispatched === 0;
+    this.dispatched++;
+    this.inFlight++;
+    const channel = openForkChannel({
+      host: this.host,
+      policy: {
+        forkId: task.id,
+        declaredTools: this.settings.declaredTools,
+        spawnTools: this.settings.spawnTools,
+        ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
+      },
+      onEvent: (event) => {
+        if (event.type === 'response_start') {
+          if (first) this.openGate();
+          return;
+        }
+        this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
+      },
+      onToolCall: (call, outcome) => {
+        this.log.push({
+          type: 'tool_call',
+          forkId: task.id,
+          tool: call.name,
+          status: outcome.status,
+          ...(outcome.status !== 'ok' ? { reason: outcome.reason } : {}),
+        });
+      },
+    });
+    this.slots[index] = { state: 'running', channel };
+    this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
+    const job: ForkJob = {
+      task,
+      prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
+      provider: this.settings.provider,
+      seed: this.settings.seed,
+      maxTurns: this.settings.maxTurns,
+      timeoutMs: this.settings.timeoutMs,
+      cache: this.cacheFor(task),
+      port: channel.workerPort,
+    };
+    this.pool
+      .run(job, { transferList: [channel.workerPort] as never })
+      .then(
+        (result: ForkResult) => this.settle(index, result),
+        (err: unknown) => this.settle(index, crashResult(task, err)),
+      )
+      .finally(() => {
+        channel.close();
+        this.inFlight--;
+        if (first) this.openGate();
+        this.pump();
+      });
+  }
+
+  private cacheFor(task: ForkTask): ExplicitCacheRef | undefined {
+    return this.caches?.forTask(task);
+  }
+
+  private cancelIndex(index: number): void {
+    const slot = this.slots[index] as Slot;
+    const task = this.tasks[index] as ForkTask;
+    if (slot.state === 'queued') {
+      this.queue.splice(this.queue.indexOf(index), 1);
+      this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
+      this.settle(index, cancelledResult(task, 'cancelled before it started'));
+      this.pump();
+    } else if (slot.state === 'running' && slot.graceTimer === undefined) {
+      slot.channel.cancel();
+      // A worker that does not answer in time is recorded as cancelled; its late result is dropped.
+      slot.graceTimer = setTimeout(
+        () => this.settle(index, cancelledResult(task, 'cancelled; the worker did not confirm in time')),
+        this.settings.cancelGraceMs,
+      );
+      slot.graceTimer.unref();
+    }
+  }
+
+  /** The one place a fork becomes terminal: exactly once, whoever gets here first. */
+  private settle(index: number, result: ForkResult): void {
+    const slot = this.slots[index] as Slot;
+    if (slot.state === 'done') return;
+    if (slot.state === 'running') clearTimeout(slot.graceTimer);
+    this.slots[index] = { state: 'done', result };
+    this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
+    for (const listener of this.resultListeners) listener(result);
+    if (this.slots.every((s) => s.state === 'done')) void this.finishRun();
+  }
+
+  private async finishRun(): Promise<void> {
+    this.endedAt = performance.now();
+    await this.caches?.release();
+    this.log.close();
+    this.resolveDone(this.slots.map((s) => (s as Extract<Slot, { state: 'done' }>).result));
+  }
+}
+
+function describe(task: ForkTask): string {
+  const line = task.directive.split('\n', 1)[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+}
+
+function emptyResult(task: ForkTask) {
+  return {
+    id: task.id,
+    text: '',
+    turns: 0,
+    toolCalls: 0,
+    usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
+    durationMs: 0,
+    retries: 0,
+    calls: [],
+    worker: { threadId: -1, decodedPrefix: false },
+  };
+}
+
+function cancelledResult(task: ForkTask, message: string): ForkResult {
+  return { ...emptyResult(task), status: 'cancelled', error: { kind: 'cancelled', message } };
+}
+
+function crashResult(task: ForkTask, err: unknown): ForkResult {
+  const message = err instanceof Error ? err.message : String(err);
+  return { ...emptyResult(task), status: 'failed', error: { kind: 'worker_crash', message: `the worker running this fork died: ${message}` } };
+}

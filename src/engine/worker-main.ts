@@ -1,0 +1,62 @@
+import { createGenaiProvider } from '../model/genai.js';
+import type { ModelProvider, ProviderConfig } from '../model/types.js';
+import { runForkLoop } from './fork-loop.js';
+import { connectHost } from './host-client.js';
+import { createPrefixStore } from './prefix-store.js';
+import type { ForkJob, ForkResult } from './protocol.js';
+import { threadId } from 'node:worker_threads';
+
+// Per worker thread: parsed prefixes and model clients outlive a single fork.
+const prefixes = createPrefixStore();
+const providers = new Map<string, ModelProvider>();
+
+function providerFor(config: ProviderConfig): ModelProvider {
+  const key = JSON.stringify(config);
+  let provider = providers.get(key);
+  if (!provider) {
+    provider = createGenaiProvider(config);
+    providers.set(key, provider);
+  }
+  return provider;
+}
+
+/** Runs one fork in this worker. Never throws: every ending is a ForkResult. */
+export async function runForkJob(job: ForkJob): Promise<ForkResult> {
+  const controller = new AbortController();
+  let reason: 'cancelled' | 'timeout' | undefined;
+  const abort = (why: 'cancelled' | 'timeout'): void => {
+    reason ??= why;
+    controller.abort(new Error(why));
+  };
+  const host = connectHost(job.port, () => abort('cancelled'));
+  const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
+  try {
+    const { session, decoded } = prefixes.get(job.prefix.id, job.prefix.buffer, job.prefix.byteLength);
+    return await runForkLoop({
+      job,
+      session,
+      decodedPrefix: decoded,
+      provider: providerFor(job.provider),
+      host,
+      signal: controller.signal,
+      abortReason: () => reason,
+    });
+  } catch (err) {
+    return {
+      id: job.task.id,
+      status: 'failed',
+      text: '',
+      turns: 0,
+      toolCalls: 0,
+      usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
+      durationMs: 0,
+      retries: 0,
+      calls: [],
+      worker: { threadId, decodedPrefix: false },
+      error: { kind: 'error', message: err instanceof Error ? err.message : String(err) },
+    };
+  } finally {
+    clearTimeout(timer);
+    host.close();
+  }
+}

@@ -1,0 +1,80 @@
+import type { Content } from '../session/schema.js';
+
+/** One model call, in Gemini's shapes. Prefix fields are the parent's, verbatim. */
+export interface ModelRequest {
+  model: string;
+  systemInstruction?: unknown;
+  tools?: readonly unknown[];
+  toolConfig?: unknown;
+  generationConfig?: Readonly<Record<string, unknown>>;
+  contents: readonly Content[];
+  /** Explicit cache name; the prefix fields above must then be absent (the API rejects both). */
+  cachedContent?: string;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+}
+
+export type ModelErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'malformed';
+
+export interface ModelError {
+  kind: ModelErrorKind;
+  message: string;
+  /** HTTP status, when the server answered. */
+  status?: number;
+  /** The server's own hint (Retry-After header or RetryInfo), in ms. */
+  retryAfterMs?: number;
+  /** Whether the same call may succeed when sent again. */
+  retryable: boolean;
+}
+
+export type ModelOutcome =
+  | { ok: true; content: Content; usage: TokenUsage; finishReason: string | undefined; attempts: number }
+  | { ok: false; error: ModelError; attempts: number };
+
+export interface GenerateOptions {
+  signal: AbortSignal;
+  /** Called once, when the first bytes of the response arrive (prefill done). */
+  onResponseStart?: () => void;
+}
+
+export interface CacheHandle {
+  name: string;
+  /** Tokens the provider counted into the cache. */
+  tokens: number;
+}
+
+export type CacheOutcome = { ok: true; cache: CacheHandle } | { ok: false; error: ModelError };
+
+/** The narrow interface the engine needs from a model backend. */
+export interface ModelProvider {
+  generate(request: ModelRequest, options: GenerateOptions): Promise<ModelOutcome>;
+  createCache(
+    request: Omit<ModelRequest, 'cachedContent'>,
+    ttlSeconds: number,
+    signal: AbortSignal,
+  ): Promise<CacheOutcome>;
+  deleteCache(name: string): Promise<void>;
+}
+
+/** Serializable: crosses into worker threads. */
+export interface ProviderConfig {
+  kind: 'local' | 'gemini';
+  baseUrl?: string;
+  apiKey?: string;
+  /** Per-attempt bound on one HTTP call, ms. */
+  callTimeoutMs?: number;
+  retry?: RetryPolicy;
+}
+
+export interface RetryPolicy {
+  /** Attempts per model call, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 };

@@ -1,0 +1,152 @@
+import type { z } from 'zod';
+import type { Tool } from './define.js';
+
+export interface ToolCall {
+  id?: string;
+  name: string;
+  args?: Record<string, unknown>;
+}
+
+export type ToolRejection = 'not_declared' | 'not_allowed' | 'spawn_refused' | 'interactive' | 'approval_required' | 'invalid_args';
+export type ToolFailure = 'threw' | 'timeout' | 'aborted';
+
+/** What a tool call came to; `response` is what the model gets as the functionResponse. */
+export type ToolOutcome =
+  | { status: 'ok'; response: { output: unknown } }
+  | { status: 'rejected'; reason: ToolRejection; response: { error: string } }
+  | { status: 'failed'; reason: ToolFailure; response: { error: string } };
+
+/** What one fork may do with tools. */
+export interface ForkToolPolicy {
+  forkId: string;
+  /** Exact names from the task; undefined = every declared tool. */
+  allowedTools?: readonly string[];
+  /** Names the prefix declares to the model. */
+  declaredTools: ReadonlySet<string>;
+  /** Names of tools that would start another agent: always refused in a fork. */
+  spawnTools: ReadonlySet<string>;
+}
+
+export interface ToolHost {
+  execute(call: ToolCall, policy: ForkToolPolicy, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
+/**
+ * The main thread's tool executor. Every check happens before execution, in the order a
+ * reviewer would ask: may a fork do this at all, is it this fork's to call, are the args right.
+ */
+export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAULT_TOOL_TIMEOUT_MS): ToolHost {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return {
+    async execute(call, policy, signal) {
+      const rejection = check(call, policy, byName);
+      if (rejection) return rejection;
+      const tool = byName.get(call.name) as Tool;
+      const parsed = tool.parameters.safeParse(call.args ?? {});
+      if (!parsed.success) {
+        return reject('invalid_args', `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}. Fix them and call again.`);
+      }
+      return run(tool, parsed.data, policy.forkId, signal, tool.timeoutMs ?? defaultTimeoutMs);
+    },
+  };
+}
+
+function check(call: ToolCall, policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>): ToolOutcome | undefined {
+  if (policy.spawnTools.has(call.name)) {
+    return reject(
+      'spawn_refused',
+      `${call.name}: a fork cannot start sub-agents. Do this work yourself with the tools you have.`,
+    );
+  }
+  const allowed = allowedNames(policy, byName);
+  if (!policy.declaredTools.has(call.name)) {
+    return reject('not_declared', `Tool ${call.name} is not declared. ${listAllowed(allowed)}`);
+  }
+  if (policy.allowedTools !== undefined && !policy.allowedTools.includes(call.name)) {
+    return reject('not_allowed', `Tool ${call.name} is not allowed in this fork. ${listAllowed(allowed)}`);
+  }
+  const tool = byName.get(call.name);
+  if (!tool) {
+    return reject('not_declared', `Tool ${call.name} is declared but has no implementation on this host. ${listAllowed(allowed)}`);
+  }
+  if (tool.interactive) {
+    return reject(
+      'interactive',
+      `${tool.name} asks the user a question, and a background fork cannot ask anything. Decide without it and say so in your report.`,
+    );
+  }
+  if (tool.approval === 'required') {
+    return reject(
+      'approval_required',
+      `${tool.name} needs a person's approval, and background agents cannot prompt for it. Do the work without it, or report that it is needed.`,
+    );
+  }
+  return undefined;
+}
+
+function allowedNames(policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>): string[] {
+  return [...policy.declaredTools].filter(
+    (name) =>
+      byName.has(name) &&
+      !policy.spawnTools.has(name) &&
+      (policy.allowedTools === undefined || policy.allowedTools.includes(name)) &&
+      byName.get(name)?.approval !== 'required' &&
+      !byName.get(name)?.interactive,
+  );
+}
+
+const MAX_LISTED = 20;
+
+function listAllowed(names: readonly string[]): string {
+  if (names.length === 0) return 'This fork may not execute any tool.';
+  const shown = names.slice(0, MAX_LISTED).join(', ');
+  const more = names.length > MAX_LISTED ? ` and ${names.length - MAX_LISTED} more` : '';
+  return `Tools you may call: ${shown}${more}.`;
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(args)'}: ${i.message}`)
+    .join('; ');
+}
+
+async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal, timeoutMs: number): Promise<ToolOutcome> {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(outer.reason);
+  outer.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ToolOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('tool timeout'));
+      resolve(fail('timeout', `${tool.name} did not finish within ${timeoutMs} ms.`));
+    }, timeoutMs);
+  });
+  const aborted = new Promise<ToolOutcome>((resolve) => {
+    controller.signal.addEventListener('abort', () => resolve(fail('aborted', `${tool.name} was cancelled.`)), { once: true });
+  });
+  const execution = (async (): Promise<ToolOutcome> => {
+    try {
+      const output = await tool.execute(args, { forkId, signal: controller.signal });
+      return { status: 'ok', response: { output: output ?? null } };
+    } catch (err) {
+      return fail('threw', `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  })();
+  try {
+    return await Promise.race([execution, timeout, aborted]);
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onAbort);
+  }
+}
+
+function reject(reason: ToolRejection, error: string): ToolOutcome {
+  return { status: 'rejected', reason, response: { error } };
+}
+
+function fail(reason: ToolFailure, error: string): ToolOutcome {
+  return { status: 'failed', reason, response: { error } };
+}
