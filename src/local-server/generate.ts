@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { ApiFailure, invalid } from './errors.js';
+import { modelResource, type StoredCache } from './explicit-cache.js';
+import type { FaultKind } from './faults.js';
+import { decodeMs, delay, prefillMs } from './latency.js';
+import { planResponse } from './model.js';
+import type { GenerateRoute } from './routes.js';
+import { countTokens, renderPrompt, type RenderedPrompt } from './render.js';
+import type { ServerState } from './state.js';
+import type { GenerateRequest, GenerateResponse, JsonObject, PromptFields, UsageMetadata, WirePart } from './types.js';
+import { validateCountTokensRequest, validateGenerateRequest } from './validate.js';
+
+/** generateContent, streamGenerateContent and countTokens. */
+
+export interface Exchange {
+  res: ServerResponse;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  rawBody: string;
+}
+
+/** Status code sent; 0 when the connection was dropped or the client left. */
+export type Sent = number;
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=UTF-8' } as const;
+
+function resolveExplicit(state: ServerState, request: GenerateRequest, model: string): StoredCache | undefined {
+  if (request.cachedContent === undefined) return undefined;
+  if (request.systemInstruction || request.tools || request.toolConfig) {
+    throw invalid(
+      'CachedContent can not be used with GenerateContent request setting system_instruction, tools or tool_config.\n\n' +
+        'Proposed fix: move those values to CachedContent from GenerateContent request.',
+    );
+  }
+  const cache = state.explicit.get(request.cachedContent);
+  if (cache.model !== modelResource(model)) {
+    throw invalid(`Model used by GenerateContent request (${modelResource(model)}) and CachedContent (${cache.model}) has to be the same.`);
+  }
+  return cache;
+}
+
+function promptFields(request: GenerateRequest, cache: StoredCache | undefined): PromptFields[] {
+  if (cache) return [cache.fields, { contents: request.contents }];
+  const own: PromptFields = { contents: request.contents };
+  if (request.systemInstruction) own.systemInstruction = request.systemInstruction;
+  if (request.tools) own.tools = request.tools;
+  if (request.toolConfig) own.toolConfig = request.toolConfig;
+  return [own];
+}
+
+function usage(prompt: number, cached: number, candidates: number): UsageMetadata {
+  const meta: UsageMetadata = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: candidates,
+    totalTokenCount: prompt + candidates,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
+  };
+  // The real API leaves cachedContentTokenCount out when nothing was cached.
+  if (cached > 0) {
+    meta.cachedContentTokenCount = cached;
+    meta.cacheTokensDetails = [{ modality: 'TEXT', tokenCount: cached }];
+  }
+  return meta;
+}
+
+function checkScriptedFailure(state: ServerState, fail: { status: number; times: number } | undefined, key: string): void {
+  if (!fail || fail.times <= 0) return;
+  const attempts = (state.failAttempts.get(key) ?? 0) + 1;
+  state.failAttempts.set(key, attempts);
+  if (attempts > fail.times) return;
+  const retryAfter = fail.status === 429 ? state.faults.retryAfterSeconds : undefined;
+  throw new ApiFailure(fail.status, `Scripted failure ${attempts} of ${fail.times} for this request.`, retryAfter);
+}
+
+function injectedFailure(state: ServerState, kind: FaultKind): ApiFailure | undefined {
+  if (kind === '429') return new ApiFailure(429, 'Resource has been exhausted (e.g. check quota).', state.faults.retryAfterSeconds);
+  if (kind === '500') return new ApiFailure(500, 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
+  if (kind === '503') return new ApiFailure(503, 'The model is overloaded. Please try again later.');
+  return undefined;
+}
+
+function outputTokens(parts: readonly WirePart[]): number {
+  let chars = 0;
+  for (const part of parts) chars += part.text !== undefined ? part.text.length : JSON.stringify(part.functionCall ?? part).length;
+  return Math.max(1, countTokens(chars));
+}
+
+/** Splits a text answer into a few stream chunks (whole answer when short). */
+function streamPieces(parts: WirePart[]): WirePart[][] {
+  const text = parts.length === 1 ? parts[0]?.text : undefined;
+  if (text === undefined || text.length <= 64) return [parts];
+  const size = Math.max(64, Math.ceil(text.length / 8));
+  const pieces: WirePart[][] = [];
+  for (let at = 0; at < text.length; at += size) pieces.push([{ text: text.slice(at, at + size) }]);
+  return pieces;
+}
+
+export async function serveGenerate(
+  state: ServerState,
+  route: GenerateRoute,
+  body: JsonObject,
+  ex: Exchange,
+): Promise<Sent> {
+  const request = validateGenerateRequest(body);
+  const cache = resolveExplicit(state, request, route.model);
+  const fields = promptFields(request, cache);
+  const rendered: RenderedPrompt = renderPrompt(fields, state.cache.config.blockTokens, route.model);
+  const plan = planResponse({ fields, digest: rendered.digest });
+
+  if (plan.fail) {
+    const key = createHash('sha1').update(route.model).update('\0').update(ex.rawBody).digest('hex');
+    checkScriptedFailure(state, plan.fail, key);
+  }
+  const fault = state.faults.draw();
+  if (fault) state.metrics.fault(fault);
+  const failure = fault ? injectedFailure(state, fault) : undefined;
+  if (failure) throw failure;
+  if (fault === 'drop') {
+    ex.res.socket?.destroy();
+    return 0;
+  }
+
+  const cached = cache ? cache.tokens : state.cache.lookup(rendered.keys, rendered.tokens);
+  const extra = fault === 'slow' ? state.faults.slowMs : 0;
+  if (!(await delay(prefillMs(state.latency, rendered.tokens - cached, cached) + extra, ex.signal))) return 0;
+  if (!cache) state.cache.admit(rendered.keys, rendered.tokens);
+  if (!(await delay(plan.sleepMs, ex.signal))) return 0;
+
+  const candidates = outputTokens(plan.parts);
+  state.metrics.usage(rendered.tokens, cached, candidates);
+  const meta = usage(rendered.tokens, cached, candidates);
+  const head = { modelVersion: route.model.replace(/^models\//, ''), responseId: `lsr-${state.nextResponse().toString(36)}-${rendered.digest}` };
+
+  if (route.kind === 'generateContent') {
+    if (!(await delay(decodeMs(state.latency, candidates), ex.signal))) return 0;
+    const response: GenerateResponse = {
+      candidates: [{ content: { role: 'model', parts: plan.parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: meta,
+      ...head,
+    };
+    ex.res.writeHead(200, JSON_HEADERS);
+    const text = JSON.stringify(response);
+    ex.res.end(fault === 'malformed' ? text.slice(0, Math.floor(text.length / 2)) : text);
+    return 200;
+  }
+
+  ex.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const pieces = streamPieces(plan.parts);
+  let sentTokens = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    const parts = pieces[i] as WirePart[];
+    const last = i === pieces.length - 1;
+    const tokens = last ? candidates - sentTokens : outputTokens(parts);
+    if (!(await delay(decodeMs(state.latency, tokens), ex.signal))) return 0;
+    sentTokens += tokens;
+    const chunk: GenerateResponse = {
+      candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' as const } : {}) }],
+      usageMetadata: usage(rendered.tokens, cached, last ? candidates : sentTokens),
+      ...head,
+    };
+    const data = JSON.stringify(chunk);
+    if (fault === 'malformed' && last) ex.res.write(`data: ${data.slice(0, Math.floor(data.length / 2))}\r\n\r\n`);
+    else ex.res.write(`data: ${data}\r\n\r\n`);
+  }
+  ex.res.end();
+  return 200;
+}
+
+export function serveCountTokens(state: ServerState, model: string, body: JsonObject, ex: Exchange): Sent {
+  const request = validateCountTokensRequest(body);
+  const cache = resolveExplicit(state, request, model);
+  const rendered = renderPrompt(promptFields(request, cache), state.cache.config.blockTokens, model);
+  const response: { totalTokens: number; cachedContentTokenCount?: number; promptTokensDetails: UsageMetadata['promptTokensDetails'] } = {
+    totalTokens: rendered.tokens,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: rendered.tokens }],
+  };
+  if (cache) response.cachedContentTokenCount = cache.tokens;
+  ex.res.writeHead(200, JSON_HEADERS);
+  ex.res.end(JSON.stringify(response));
+  return 200;
+}

@@ -1,0 +1,110 @@
+import { shortHash } from './render.js';
+import { notificationResults, parseScript, responsesAfter, situate, type Command } from './script.js';
+import type { PromptFields, WireContent, WireFunctionCall, WirePart } from './types.js';
+
+/**
+ * The scripted, deterministic model. It reads the whole request: the directive decides what it
+ * does, the context decides what it can answer (RECALL searches everything it was sent).
+ */
+
+export interface ModelPlan {
+  sleepMs: number;
+  fail: { status: number; times: number } | undefined;
+  parts: WirePart[];
+}
+
+export interface ModelInput {
+  /** The explicit cache's fields (if any) followed by the request's own, in request order. */
+  fields: readonly PromptFields[];
+  /** Context hash of the rendered prompt. */
+  digest: string;
+}
+
+/** The whole request as plain text: texts verbatim, everything else as JSON. */
+export function requestText(fields: readonly PromptFields[]): string {
+  const chunks: string[] = [];
+  const addContent = (content: WireContent): void => {
+    for (const part of content.parts) chunks.push(part.text !== undefined ? part.text : JSON.stringify(part));
+  };
+  for (const f of fields) {
+    if (f.systemInstruction) addContent(f.systemInstruction);
+    if (f.tools) chunks.push(JSON.stringify(f.tools));
+    if (f.toolConfig) chunks.push(JSON.stringify(f.toolConfig));
+    for (const content of f.contents) addContent(content);
+  }
+  return chunks.join('\n');
+}
+
+function recall(pattern: string, text: () => string): string {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, 'g');
+  } catch {
+    return `RECALL ${pattern}: invalid regular expression`;
+  }
+  const found = new Set<string>();
+  for (const match of text().matchAll(regex)) if (match[0] !== '') found.add(match[0]);
+  return found.size === 0 ? `RECALL ${pattern}: no match` : `RECALL ${pattern}: ${[...found].join(', ')}`;
+}
+
+const FILLER = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
+
+export function fillerText(tokens: number): string {
+  const chars = tokens * 4;
+  let text = '';
+  for (let i = 0; text.length < chars; i++) text += (text === '' ? '' : ' ') + FILLER[i % FILLER.length];
+  return text.slice(0, chars);
+}
+
+function defaultReport(scopeLines: readonly string[], contents: readonly WireContent[], anchor: number, digest: string): string {
+  const responses = responsesAfter(contents, anchor);
+  const names = [...new Set(responses.map((r) => r.name))];
+  const scope = (scopeLines[0] ?? '(no directive)').slice(0, 120);
+  const results =
+    responses.length === 0
+      ? 'no tool results'
+      : `${responses.length} tool result(s) from ${names.join(', ')}, digest ${shortHash(JSON.stringify(responses))}`;
+  return `Scope: ${scope}\nResult: ${results}; context ${digest}`;
+}
+
+function finalAnswer(commands: readonly Command[], scopeLines: readonly string[], contents: readonly WireContent[], anchor: number, input: ModelInput): string {
+  const json = commands.filter((c) => c.kind === 'json');
+  const last = json[json.length - 1];
+  if (last) return last.text;
+  let text: string | undefined;
+  const requestTextOnce = (): string => (text ??= requestText(input.fields));
+  const lines: string[] = [];
+  for (const command of commands) {
+    if (command.kind === 'reply') lines.push(command.text);
+    else if (command.kind === 'recall') lines.push(recall(command.pattern, requestTextOnce));
+    else if (command.kind === 'tokens') lines.push(fillerText(command.count));
+  }
+  const notes = notificationResults(contents, anchor);
+  if (notes.length > 0) lines.push(`Fork results:\n${notes.join('\n')}`);
+  return lines.length > 0 ? lines.join('\n') : defaultReport(scopeLines, contents, anchor, input.digest);
+}
+
+export function planResponse(input: ModelInput): ModelPlan {
+  const contents = input.fields.flatMap((f) => f.contents);
+  const { directive, anchor, turn } = situate(contents);
+  const { commands, text } = parseScript(directive);
+  let sleepMs = 0;
+  let fail: ModelPlan['fail'];
+  for (const command of commands) {
+    if (command.kind === 'sleep') sleepMs += command.ms;
+    if (command.kind === 'fail') fail = { status: command.status, times: command.times };
+  }
+  const calls: WireFunctionCall[] = [];
+  for (const command of commands) {
+    if (command.kind === 'call' && command.turn === turn) calls.push({ name: command.name, args: command.args });
+    if (command.kind === 'fork' && turn === 1) {
+      const description = command.directive.split('\n')[0]?.slice(0, 40) ?? '';
+      calls.push({ name: 'agent', args: { description, prompt: command.directive, subagent_type: 'fork' } });
+    }
+  }
+  const parts: WirePart[] =
+    calls.length > 0
+      ? calls.map((call, i) => ({ functionCall: { id: `call_${input.digest}_${i}`, ...call } }))
+      : [{ text: finalAnswer(commands, text, contents, anchor, input) }];
+  return { sleepMs, fail, parts };
+}

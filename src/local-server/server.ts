@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serveCachedContents } from './cached-contents.js';
+import { ApiFailure, sendFailure } from './errors.js';
+import { parseFaultSpec } from './faults.js';
+import { serveCountTokens, serveGenerate, type Exchange } from './generate.js';
+import { prometheusText, type LocalServerMetrics } from './metrics.js';
+import { matchRoute, type Route } from './routes.js';
+import { createState, metricsOf, type CapturedRequest, type LocalServerOptions, type ServerState } from './state.js';
+import { isObject, parseJsonBody } from './validate.js';
+
+export interface LocalServer {
+  /** e.g. http://127.0.0.1:PORT, no trailing slash: the SDK's httpOptions.baseUrl. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  metrics(): LocalServerMetrics;
+  /** Every request received, when options.captureRequests is true (else stays empty). */
+  requests: readonly CapturedRequest[];
+}
+
+const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+
+type BodyResult = { ok: true; text: string } | { ok: false; tooLarge: boolean };
+
+/** Reads the body up to `limit` bytes; past it keeps draining (so the 413 can be read) but stores nothing. */
+function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? { ok: false, tooLarge } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', () => resolve({ ok: false, tooLarge: false }));
+    req.on('close', () => resolve({ ok: false, tooLarge: false }));
+  });
+}
+
+function checkKey(req: IncomingMessage, url: URL, required: string | undefined): void {
+  if (required === undefined) return;
+  const header = req.headers['x-goog-api-key'];
+  const key = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('key') ?? undefined;
+  if (key === undefined || key === '') {
+    throw new ApiFailure(401, 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
+  }
+  if (key !== required) throw new ApiFailure(403, 'API key not valid. Please pass a valid API key.');
+}
+
+function captureModel(route: Route | undefined, text: string): string {
+  if (!route) return '';
+  if ('model' in route) return route.model;
+  if (route.kind === 'cachedContents.create') {
+    try {
+      const body: unknown = JSON.parse(text);
+      if (isObject(body) && typeof body.model === 'string') return body.model;
+    } catch {
+      return '';
+    }
+  }
+  return '';
+}
+
+async function dispatch(state: ServerState, options: LocalServerOptions, captured: CapturedRequest[], req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<{ route: string; status: number }> {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const route = matchRoute(req.method ?? 'GET', url.pathname);
+  const name = route?.kind ?? 'unknown';
+  try {
+    if (route?.kind === 'metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+      res.end(prometheusText(metricsOf(state)));
+      return { route: name, status: 200 };
+    }
+    const body = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
+    if (!body.ok) {
+      if (!body.tooLarge) return { route: name, status: 0 };
+      throw new ApiFailure(413, `Request payload size exceeds the limit: ${options.maxBodyBytes ?? DEFAULT_MAX_BODY} bytes.`);
+    }
+    if (options.captureRequests) captured.push({ route: name, model: captureModel(route, body.text), body: body.text });
+    if (!route) throw new ApiFailure(404, `Method not found: ${req.method ?? ''} ${url.pathname}`);
+    checkKey(req, url, options.requireApiKey);
+    const json = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete'
+      ? {}
+      : parseJsonBody(body.text);
+    const ex: Exchange = { res, signal, rawBody: body.text };
+    let status: number;
+    if (route.kind === 'generateContent' || route.kind === 'streamGenerateContent') status = await serveGenerate(state, route, json, ex);
+    else if (route.kind === 'countTokens') status = serveCountTokens(state, route.model, json, ex);
+    else status = serveCachedContents(state, route, json, res);
+    return { route: name, status };
+  } catch (err) {
+    const failure = err instanceof ApiFailure ? err : new ApiFailure(500, `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+    if (res.destroyed) return { route: name, status: 0 };
+    sendFailure(res, failure);
+    return { route: name, status: failure.code };
+  }
+}
+
+export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+  const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : options.faults;
+  const state = createState(options, faults);
+  const captured: CapturedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    state.metrics.enter();
+    dispatch(state, options, captured, req, res, controller.signal)
+      .then(({ route, status }) => state.metrics.request(route, status))
+      .catch(() => {
+        if (!res.headersSent) sendFailure(res, new ApiFailure(500, 'Internal error'));
+        else res.destroy();
+      })
+      .finally(() => state.metrics.leave());
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    requests: captured,
+    metrics: () => metricsOf(state),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
