@@ -1,0 +1,186 @@
+import { z } from 'zod';
+
+/*
+ * The parent session and task lines, in Gemini's native shapes (@google/genai).
+ * Messages here are the rule a user broke, in plain words; the loader prefixes file, line and path.
+ * Parts and tool objects are loose: kinds we do not know (inlineData, thoughtSignature, …) are
+ * forwarded to the model untouched, because dropping them would change the cached prefix.
+ */
+
+const nonEmpty = (what: string) => z.string().min(1, { error: `${what} must not be empty` });
+
+const JsonObjectSchema = z.record(z.string(), z.unknown(), {
+  error: (iss) => (iss.input === undefined ? 'is required' : 'must be a JSON object'),
+});
+
+export const FunctionCallSchema = z.looseObject({
+  id: z.string().optional(),
+  name: nonEmpty('a function name'),
+  args: JsonObjectSchema.optional(),
+});
+
+export const FunctionResponseSchema = z.looseObject({
+  id: z.string().optional(),
+  name: nonEmpty('a function name'),
+  response: JsonObjectSchema,
+});
+
+const KNOWN_PART_KINDS = ['text', 'functionCall', 'functionResponse'] as const;
+
+export const PartSchema = z
+  .looseObject({
+    text: z.string().optional(),
+    functionCall: FunctionCallSchema.optional(),
+    functionResponse: FunctionResponseSchema.optional(),
+  })
+  .check((ctx) => {
+    const kinds = KNOWN_PART_KINDS.filter((k) => ctx.value[k] !== undefined);
+    if (kinds.length > 1) {
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `a part holds one kind of data, but this one holds ${kinds.join(' and ')}`,
+      });
+    } else if (Object.keys(ctx.value).length === 0) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, message: 'a part must not be empty' });
+    }
+  });
+
+export const ContentSchema = z.looseObject({
+  role: z.enum(['user', 'model'], { error: 'must be "user" or "model"' }),
+  parts: z.array(PartSchema).min(1, { error: 'a message must hold at least one part' }),
+});
+
+export const SystemInstructionSchema = z.looseObject({
+  role: z.string().optional(),
+  parts: z.array(PartSchema).min(1, { error: 'a system instruction must hold at least one part' }),
+});
+
+export const FunctionDeclarationSchema = z.looseObject({
+  name: nonEmpty('a function name'),
+  description: z.string().optional(),
+});
+
+export const GeminiToolSchema = z.looseObject({
+  functionDeclarations: z.array(FunctionDeclarationSchema).optional(),
+});
+
+const SESSION_KEYS = ['model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
+
+/** Common mistakes get a hint; anything else gets the list of fields we forward. */
+const SESSION_KEY_HINTS: Record<string, string> = {
+  contents: 'is not a session field: the conversation goes in "history"',
+  systemPrompt: 'is not a session field: use "systemInstruction" ({ "parts": [{ "text": … }] })',
+  config: 'is not a session field: sampling settings go in "generationConfig"',
+};
+
+function unknownKeysRule(keys: readonly string[], what: string, allowed: readonly string[], why: string): string {
+  const list = keys.map((k) => JSON.stringify(k)).join(', ');
+  const subject = keys.length === 1 ? `is not a ${what} field` : `${list} are not ${what} fields`;
+  return `${subject} (allowed: ${allowed.join(', ')}); ${why}`;
+}
+
+export const ParentSessionSchema = z
+  .strictObject(
+    {
+      model: nonEmpty('the model name'),
+      systemInstruction: SystemInstructionSchema.optional(),
+      tools: z.array(GeminiToolSchema).optional(),
+      toolConfig: z.looseObject({}).optional(),
+      generationConfig: z.looseObject({}).optional(),
+      history: z.array(ContentSchema, { error: 'must be an array of messages ({ "role", "parts" })' }),
+    },
+    {
+      error: (iss) => {
+        if (iss.code !== 'unrecognized_keys') return undefined;
+        const hint = iss.keys.length === 1 ? SESSION_KEY_HINTS[iss.keys[0] ?? ''] : undefined;
+        return hint ?? unknownKeysRule(iss.keys, 'session', SESSION_KEYS, 'it would not be forwarded to the model');
+      },
+    },
+  )
+  .check((ctx) => {
+    // Gemini rejects a request that declares one function twice; say so before any fork runs.
+    const seen = new Set<string>();
+    ctx.value.tools?.forEach((tool, t) =>
+      tool.functionDeclarations?.forEach((decl, d) => {
+        if (seen.has(decl.name)) {
+          ctx.issues.push({
+            code: 'custom',
+            input: decl.name,
+            path: ['tools', t, 'functionDeclarations', d, 'name'],
+            message: `the function "${decl.name}" is declared twice`,
+          });
+        }
+        seen.add(decl.name);
+      }),
+    );
+  });
+
+const TASK_KEYS = ['id', 'directive', 'seed', 'forkTurns', 'tools', 'outputSchema', 'maxTurns'];
+
+/** Keys that would change the cache-safe prefix: a fork never changes them. */
+const TASK_KEY_HINTS: Record<string, string> = {
+  model:
+    'a fork cannot change the model: every fork uses the parent session\'s model, because another model cannot read this model\'s prompt cache',
+  systemInstruction: 'a fork cannot change the system instruction: it is part of the shared, cached prefix',
+  generationConfig:
+    'a fork cannot change generationConfig: sampling settings are part of the shared, cached prefix (use "outputSchema" to ask for a shaped answer)',
+  toolConfig: 'a fork cannot change toolConfig: it is part of the shared, cached prefix (use "tools" to restrict what a fork may execute)',
+};
+
+export const ToolNameSchema = z.string().check((ctx) => {
+  const name = ctx.value;
+  const rule =
+    name.length === 0
+      ? 'a tool name must not be empty'
+      : name.trim() !== name
+        ? `the tool name ${JSON.stringify(name)} has surrounding whitespace`
+        : name.includes('*')
+          ? `${JSON.stringify(name)}: wildcards are not supported, list exact tool names`
+          : undefined;
+  if (rule) ctx.issues.push({ code: 'custom', input: name, message: rule });
+});
+
+export const ForkTurnsSchema = z.custom<'all' | number>(
+  (v) => v === 'all' || (typeof v === 'number' && Number.isSafeInteger(v) && v > 0),
+  { error: 'must be "all" or a positive integer' },
+);
+
+export const ForkTaskSchema = z.strictObject(
+  {
+    id: nonEmpty('a task id'),
+    directive: z.string().refine((s) => s.trim().length > 0, { error: 'the directive must not be empty' }),
+    seed: z.enum(['inherit', 'completed-turns'], { error: 'must be "inherit" or "completed-turns"' }).optional(),
+    forkTurns: ForkTurnsSchema.optional(),
+    tools: z.array(ToolNameSchema, { error: 'must be an array of exact tool names' }).optional(),
+    outputSchema: z
+      .record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' })
+      .refine((s) => s.type === undefined || typeof s.type === 'string' || Array.isArray(s.type), {
+        error: 'must be a JSON Schema object ("type" must be a string or an array of strings)',
+      })
+      .optional(),
+    maxTurns: z
+      .number({ error: 'must be a positive integer' })
+      .int({ error: 'must be a positive integer' })
+      .positive({ error: 'must be a positive integer' })
+      .optional(),
+  },
+  {
+    error: (iss) => {
+      if (iss.code !== 'unrecognized_keys') return undefined;
+      const hint = iss.keys.length === 1 ? TASK_KEY_HINTS[iss.keys[0] ?? ''] : undefined;
+      return hint ?? unknownKeysRule(iss.keys, 'task', TASK_KEYS, 'a fork task takes only these');
+    },
+  },
+);
+
+export type FunctionCall = z.output<typeof FunctionCallSchema>;
+export type FunctionResponse = z.output<typeof FunctionResponseSchema>;
+export type Part = z.output<typeof PartSchema>;
+export type Content = z.output<typeof ContentSchema>;
+export type SystemInstruction = z.output<typeof SystemInstructionSchema>;
+export type GeminiTool = z.output<typeof GeminiToolSchema>;
+export type ParentSession = z.output<typeof ParentSessionSchema>;
+export type ForkTask = z.output<typeof ForkTaskSchema>;
+export type SeedMode = NonNullable<ForkTask['seed']>;
+export type ForkTurns = 'all' | number;
