@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { parseSession } from '../session/load.js';
+import type { ParentSession } from '../session/schema.js';
+import { canonicalJson, estimateTokens } from './canonical.js';
+import { deepFreeze } from './deep-freeze.js';
+
+/** A parent session serialized once, ready to be shared with every worker without copying. */
+export interface FrozenPrefix {
+  /** sha256 (hex) of the canonical bytes: equal sessions share an id, any change gives a new one. */
+  id: string;
+  /** The canonical UTF-8 bytes, written once; workers only read them. */
+  buffer: SharedArrayBuffer;
+  byteLength: number;
+  tokenEstimate: number;
+  /** The session parsed back from the bytes and deep-frozen (never the caller's object). */
+  session: Readonly<ParentSession>;
+}
+
+export function freezePrefix(session: ParentSession): FrozenPrefix {
+  // Validated again: callers may hand us an object that never went through the loader.
+  const valid = parseSession(session);
+  const text = canonicalJson(valid);
+  const bytes = new TextEncoder().encode(text);
+  const buffer = new SharedArrayBuffer(bytes.byteLength);
+  new Uint8Array(buffer).set(bytes);
+  return {
+    id: createHash('sha256').update(bytes).digest('hex'),
+    buffer,
+    byteLength: bytes.byteLength,
+    tokenEstimate: estimateTokens(text),
+    session: deepFreeze(JSON.parse(text) as ParentSession),
+  };
+}
+
+/**
+ * Turns the shared bytes back into the session: what a worker calls once per prefix id.
+ * The bytes come from freezePrefix on the main thread, so only the outline is checked here.
+ */
+export function decodePrefix(buffer: SharedArrayBuffer, byteLength: number = buffer.byteLength): Readonly<ParentSession> {
+  if (!Number.isSafeInteger(byteLength) || byteLength < 0 || byteLength > buffer.byteLength) {
+    throw new RangeError(`decodePrefix: byteLength ${byteLength} is outside the buffer (${buffer.byteLength} bytes)`);
+  }
+  const parsed: unknown = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 0, byteLength)));
+  if (!isSessionOutline(parsed)) {
+    throw new TypeError('decodePrefix: the buffer does not hold a frozen parent session');
+  }
+  return deepFreeze(parsed);
+}
+
+function isSessionOutline(value: unknown): value is ParentSession {
+  if (value === null || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  return typeof record.model === 'string' && Array.isArray(record.history);
+}
