@@ -57,15 +57,14 @@ export function blockKeys(text: string, blockTokens: number, label: string): Blo
   let h1 = seedOf(label);
   let h2 = h1 ^ 0x9e3779b9;
   const length = text.length;
-  let next = blockChars;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 + c, 0x5bd1e995) ^ (h2 >>> 15);
-    if (i + 1 === next) {
-      keys.push(fmix(h1) * 0x200000 + (fmix(h2 ^ next) & 0x1fffff));
-      next += blockChars;
+  for (let start = 0; start < length; start += blockChars) {
+    const end = Math.min(length, start + blockChars);
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 + c, 0x5bd1e995) ^ (h2 >>> 15);
     }
+    if (end - start === blockChars) keys.push(fmix(h1) * 0x200000 + (fmix(h2 ^ end) & 0x1fffff));
   }
   const digest = (fmix(h1 ^ length) ^ fmix(h2)).toString(16).padStart(8, '0');
   return { keys, digest };

@@ -1,0 +1,95 @@
+import { parseArgs } from 'node:util';
+import { isLatencyPreset, LATENCY_PRESETS, parseFaultSpec, startLocalServer, type LocalServerOptions } from '../local-server/index.js';
+
+const USAGE = `usage: forkpool serve [--port N] [--host H] [--latency PRESET] [--min-cache-tokens N]
+                     [--block-tokens N] [--faults SPEC] [--require-api-key KEY]
+  --latency          ${Object.keys(LATENCY_PRESETS).join(' | ')} (default zero)
+  --faults           e.g. "429=0.1,500=0.02,503=0.01,drop=0.01,slow=0.05,malformed=0.01,seed=7"`;
+
+export interface ServeIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Resolves when the process is asked to stop (default: SIGINT or SIGTERM). */
+  stopped?: Promise<string>;
+}
+
+function nonNegativeInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+function parseOptions(argv: string[]): LocalServerOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      latency: { type: 'string' },
+      'min-cache-tokens': { type: 'string' },
+      'block-tokens': { type: 'string' },
+      faults: { type: 'string' },
+      'require-api-key': { type: 'string' },
+    },
+  });
+  const options: LocalServerOptions = {};
+  const port = nonNegativeInt('port', values.port);
+  if (port !== undefined) {
+    if (port > 65535) throw new Error('--port must be at most 65535');
+    options.port = port;
+  }
+  if (values.host !== undefined) options.host = values.host;
+  if (values.latency !== undefined) {
+    if (!isLatencyPreset(values.latency)) throw new Error(`--latency must be one of ${Object.keys(LATENCY_PRESETS).join(', ')}`);
+    options.latency = values.latency;
+  }
+  const minTokens = nonNegativeInt('min-cache-tokens', values['min-cache-tokens']);
+  const blockTokens = nonNegativeInt('block-tokens', values['block-tokens']);
+  if (blockTokens === 0) throw new Error('--block-tokens must be at least 1');
+  if (minTokens !== undefined || blockTokens !== undefined) {
+    options.cache = {};
+    if (minTokens !== undefined) options.cache.minTokens = minTokens;
+    if (blockTokens !== undefined) options.cache.blockTokens = blockTokens;
+  }
+  if (values.faults !== undefined) options.faults = parseFaultSpec(values.faults);
+  if (values['require-api-key'] !== undefined) options.requireApiKey = values['require-api-key'];
+  return options;
+}
+
+/** `forkpool serve`: runs the local Gemini-compatible server until SIGINT/SIGTERM. Exit code 2 on bad usage. */
+export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => console.log(l), err: (l) => console.error(l) }): Promise<number> {
+  let options: LocalServerOptions;
+  try {
+    options = parseOptions(argv);
+  } catch (err) {
+    io.err(`forkpool serve: ${err instanceof Error ? err.message : String(err)}`);
+    io.err(USAGE);
+    return 2;
+  }
+  let server;
+  try {
+    server = await startLocalServer(options);
+  } catch (err) {
+    io.err(`forkpool serve: cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+  io.out(`forkpool local Gemini-compatible server (simulated, scripted model) listening on ${server.url}`);
+  io.out(`export GOOGLE_GEMINI_BASE_URL=${server.url}`);
+  await (io.stopped ?? waitForSignal());
+  await server.close();
+  return 0;
+}
