@@ -9,6 +9,7 @@ import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import { createToolHost } from '../tools/host.js';
+import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
 import { workerEntry } from './worker-entry.js';
 
@@ -110,6 +111,26 @@ export class ForkEngine {
     this.runs.add(run);
     void run.results().then(() => this.runs.delete(run));
     return run;
+  }
+
+  /**
+   * A headless parent agent loop on this engine: the parent model gets the session plus the
+   * `agent` tool, and every fork it asks for runs in the background on this pool.
+   */
+  runParentAgent(
+    session: ParentSession,
+    prompt: string,
+    options: { maxTurns?: number; signal?: AbortSignal; onEvent?: (event: ParentEvent) => void } = {},
+  ): Promise<ParentOutcome> {
+    if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
+    return runParentAgent({
+      engine: this,
+      provider: createGenaiProvider(this.provider),
+      tools: createToolHost(this.options.tools ?? []),
+      session: ParentSessionSchema.parse(session),
+      prompt,
+      ...options,
+    });
   }
 
   /** Cancels what still runs, waits for it to settle, stops the pool and the local server. */

@@ -1,0 +1,116 @@
+import type { ForkEngineOptions, ProviderOption } from '../engine/engine.js';
+import { UsageError } from './usage-error.js';
+
+/** Flags shared by `run` and `prompt`: provider, pool and fork settings. */
+export const ENGINE_FLAGS = {
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  threads: { type: 'string' },
+  concurrency: { type: 'string' },
+  seed: { type: 'string' },
+  cache: { type: 'string' },
+  warmup: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  'min-cache-tokens': { type: 'string' },
+  workspace: { type: 'string' },
+  tools: { type: 'string' },
+  'output-format': { type: 'string' },
+} as const;
+
+export const ENGINE_FLAGS_HELP = `Provider and pool:
+  --provider local|gemini   default: gemini when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the
+                            built-in local server (a scripted, simulated model)
+  --model NAME              run the whole fan-out on this model instead of the session's
+  --base-url URL            a Gemini-compatible endpoint (also GOOGLE_GEMINI_BASE_URL)
+  --threads N               worker threads (default: cores)
+  --concurrency N           forks in flight (default 64)
+  --seed inherit|completed-turns
+  --cache implicit|explicit|off   (default implicit)
+  --warmup auto|none        (default auto)
+  --max-turns N             model turns per fork (default 200)
+  --timeout-ms N            per-fork time limit
+  --min-cache-tokens N      the provider's minimum cacheable prefix (default 1024)
+Tools:
+  --workspace DIR           read-only read_file, list_dir, glob, grep confined to DIR
+  --tools MODULE            tools made with defineTool, from a JS/TS module
+Output:
+  --output-format text|json|stream-json   (default text)`;
+
+export type OutputFormat = 'text' | 'json' | 'stream-json';
+
+export interface EngineFlagValues {
+  provider?: string | undefined;
+  model?: string | undefined;
+  'base-url'?: string | undefined;
+  threads?: string | undefined;
+  concurrency?: string | undefined;
+  seed?: string | undefined;
+  cache?: string | undefined;
+  warmup?: string | undefined;
+  'max-turns'?: string | undefined;
+  'timeout-ms'?: string | undefined;
+  'min-cache-tokens'?: string | undefined;
+  'output-format'?: string | undefined;
+}
+
+export function outputFormat(values: EngineFlagValues): OutputFormat {
+  return oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const) ?? 'text';
+}
+
+/** Which provider runs, by the rule users of Gemini CLI expect: a key in the environment means the real API. */
+export function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv): ProviderOption {
+  const kind = oneOf('--provider', values.provider, ['local', 'gemini'] as const);
+  const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
+  const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;
+  if (kind === 'gemini' || (kind === undefined && hasKey)) {
+    if (!hasKey) throw new UsageError('--provider gemini needs GEMINI_API_KEY or GOOGLE_API_KEY in the environment');
+    return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
+  }
+  return { kind: 'local', ...(values['base-url'] ? { url: values['base-url'] } : {}) };
+}
+
+export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv): ForkEngineOptions {
+  const options: ForkEngineOptions = { provider: chooseProvider(values, env) };
+  const threads = positiveInt('--threads', values.threads);
+  const concurrency = positiveInt('--concurrency', values.concurrency);
+  const maxTurns = positiveInt('--max-turns', values['max-turns']);
+  const timeoutMs = positiveInt('--timeout-ms', values['timeout-ms']);
+  const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
+  const seed = oneOf('--seed', values.seed, ['inherit', 'completed-turns'] as const);
+  const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
+  const warmup = oneOf('--warmup', values.warmup, ['auto', 'none'] as const);
+  if (threads !== undefined) options.threads = threads;
+  if (concurrency !== undefined) options.concurrency = concurrency;
+  if (maxTurns !== undefined) options.maxTurns = maxTurns;
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
+  if (seed) options.seed = seed;
+  if (cache) options.cache = cache;
+  if (warmup) options.warmup = warmup;
+  return options;
+}
+
+export function oneOf<const T extends readonly string[]>(flag: string, value: string | undefined, allowed: T): T[number] | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag}: must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+  }
+  return value as T[number];
+}
+
+export function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`${flag}: must be a positive integer (got ${JSON.stringify(value)})`);
+  }
+  return n;
+}
+
+function nonNegativeInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag}: must be a non-negative integer (got ${JSON.stringify(value)})`);
+  return Number(value);
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InputError } from '../session/errors.js';
+import { benchCommand } from './bench-command.js';
+import type { CliIo } from './io.js';
+import { promptCommand } from './prompt-command.js';
+import { runCommand } from './run-command.js';
+import { serveCommand } from './serve.js';
+import { UsageError } from './usage-error.js';
+
+const HELP = `forkpool — fan out forks of an agent conversation over worker threads, sharing one prompt cache
+
+Usage:
+  forkpool run --session FILE --tasks FILE|- [options]   fan out one fork per task line
+  forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
+  forkpool serve [options]                                the local Gemini-compatible model server
+  forkpool bench [--quick]                                benchmarks (from a source checkout)
+  forkpool <command> --help                               a command's options
+  forkpool --version
+
+Without GEMINI_API_KEY (or --provider gemini) everything runs offline on the built-in local
+server, a scripted, simulated model with a realistic prefix cache.`;
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout.write(`${HELP}\n`);
+        return command === undefined ? 2 : 0;
+      case '--version':
+      case '-v':
+        io.stdout.write(`${packageVersion()}\n`);
+        return 0;
+      case 'run':
+        return await runCommand(rest, io);
+      case 'prompt':
+        return await promptCommand(rest, io);
+      case 'serve':
+        return await serveCommand(rest, { out: (l) => io.stdout.write(`${l}\n`), err: (l) => io.stderr.write(`${l}\n`) });
+      case 'bench':
+        return await benchCommand(rest, io);
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof InputError || isParseArgsError(err)) {
+      io.stderr.write(`forkpool: ${(err as Error).message}\n`);
+      return 2;
+    }
+    io.stderr.write(`forkpool: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+function isParseArgsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+function packageVersion(): string {
+  // dist/src/cli or src/cli: walk up to the package root.
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
+
+const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
+if (isEntry) {
+  const code = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  process.exitCode = code;
+  // A leaked handle must not turn a finished run into a hang; unref'd, this fires only then.
+  setTimeout(() => process.exit(code), 3_000).unref();
+}

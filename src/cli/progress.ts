@@ -1,0 +1,22 @@
+import type { FanOutRun } from '../engine/run.js';
+
+/** A live status line on a TTY; nothing at all when stderr is not one. */
+export function startProgress(run: FanOutRun, stream: NodeJS.WriteStream): () => void {
+  if (!stream.isTTY) return () => undefined;
+  const started = performance.now();
+  const draw = (): void => {
+    const r = run.report();
+    const done = r.forks.completed + r.forks.failed + r.forks.cancelled;
+    const elapsed = (performance.now() - started) / 1000;
+    const rate = elapsed > 0 ? done / elapsed : 0;
+    const eta = rate > 0 ? `${Math.ceil((r.forks.total - done) / rate)}s` : '—';
+    const line = `done ${done}/${r.forks.total} · running ${r.forks.running} · queued ${r.forks.queued} · failed ${r.forks.failed} · ${rate.toFixed(1)} forks/s · hit ${(r.hitRate * 100).toFixed(0)}% · ETA ${eta}`;
+    stream.write(`\r\x1b[2K${line}`);
+  };
+  const timer = setInterval(draw, 250);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    stream.write('\r\x1b[2K');
+  };
+}

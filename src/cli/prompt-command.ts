@@ -1,0 +1,85 @@
+import { parseArgs } from 'node:util';
+import { ForkEngine } from '../engine/engine.js';
+import type { ParentSession } from '../session/schema.js';
+import { loadSession } from '../session/load.js';
+import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat } from './engine-flags.js';
+import type { CliIo } from './io.js';
+import { onStopSignals } from './signals.js';
+import { taskNotificationLine, taskStartedLine } from './stream-json.js';
+import { toolsFromFlags } from './tools-flags.js';
+import { UsageError } from './usage-error.js';
+
+export const PROMPT_HELP = `Usage: forkpool prompt TEXT [--session FILE] [options]
+
+Runs a headless parent agent: the model gets the session (if any), TEXT as the user's message and
+the \`agent\` tool. Forks it starts run in the background; their notifications come back to it; the
+final answer is printed once every fork has finished.
+
+  --session FILE            a parent session to continue (default: an empty conversation)
+${ENGINE_FLAGS_HELP}`;
+
+const DEFAULT_MODEL = 'gemini-2.5-flash';
+
+export async function promptCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...ENGINE_FLAGS, session: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (values.help) {
+    io.stdout.write(`${PROMPT_HELP}\n`);
+    return 0;
+  }
+  const text = positionals.join(' ').trim();
+  if (!text) throw new UsageError('prompt: the prompt TEXT is required');
+  const format = outputFormat(values);
+  const options = engineOptions(values, io.env);
+  const session: ParentSession = values.session ? await loadSession(values.session) : { model: DEFAULT_MODEL, history: [] };
+  if (values.model) session.model = values.model;
+  const tools = await toolsFromFlags(values.workspace, values.tools);
+  if (options.provider?.kind === 'local' && !('url' in options.provider && options.provider.url)) {
+    io.stderr.write('forkpool: using the built-in local server (a scripted, simulated model); set GEMINI_API_KEY to use Gemini\n');
+  }
+
+  const engine = await ForkEngine.create({ ...options, tools });
+  const controller = new AbortController();
+  const stopSignals = onStopSignals(() => controller.abort());
+  const started = performance.now();
+  try {
+    const outcome = await engine.runParentAgent(session, text, {
+      signal: controller.signal,
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      onEvent: (event) => {
+        if (format === 'stream-json') {
+          if (event.type === 'task_started') io.stdout.write(`${taskStartedLine(event.forkId, event.toolUseId, event.description)}\n`);
+          if (event.type === 'task_notification') io.stdout.write(`${taskNotificationLine(event.result)}\n`);
+        } else if (format === 'text' && event.type === 'task_notification') {
+          io.stderr.write(`forkpool: fork ${event.forkId} ${event.result.status}\n`);
+        }
+      },
+    });
+    const signal = stopSignals.dispose();
+    const isError = outcome.status !== 'completed';
+    const summary = {
+      type: 'result',
+      subtype: isError ? 'error' : 'success',
+      is_error: isError,
+      duration_ms: Math.round(performance.now() - started),
+      num_turns: outcome.turns,
+      result: outcome.text,
+      ...(outcome.status !== 'completed' ? { error: outcome.error } : {}),
+      usage: { input_tokens: outcome.usage.promptTokens, cached_tokens: outcome.usage.cachedTokens, output_tokens: outcome.usage.outputTokens },
+      forks: outcome.forks.map((f) => ({ id: f.id, status: f.status })),
+    };
+    if (format === 'text') {
+      io.stdout.write(`${outcome.text}\n`);
+      if (outcome.status !== 'completed') io.stderr.write(`forkpool: ${outcome.error}\n`);
+    } else io.stdout.write(`${JSON.stringify(summary)}\n`);
+    if (signal) return 130;
+    return isError || outcome.forks.some((f) => f.status !== 'completed') ? 1 : 0;
+  } finally {
+    stopSignals.dispose();
+    await engine.close();
+  }
+}

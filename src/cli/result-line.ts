@@ -1,0 +1,28 @@
+import type { ForkResult } from '../engine/protocol.js';
+
+/** The documented result line; engine diagnostics (per-call records, worker ids) stay out of it. */
+export interface ResultLine {
+  id: string;
+  status: ForkResult['status'];
+  text: string;
+  output?: unknown;
+  turns: number;
+  toolCalls: number;
+  usage: ForkResult['usage'];
+  durationMs: number;
+  error?: { kind: string; message: string };
+}
+
+export function resultLine(r: ForkResult): ResultLine {
+  return {
+    id: r.id,
+    status: r.status,
+    text: r.text,
+    ...(r.status === 'completed' && r.output !== undefined ? { output: r.output } : {}),
+    turns: r.turns,
+    toolCalls: r.toolCalls,
+    usage: r.usage,
+    durationMs: r.durationMs,
+    ...(r.status !== 'completed' ? { error: r.error } : {}),
+  };
+}

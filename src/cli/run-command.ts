@@ -1,0 +1,98 @@
+import { appendFileSync, closeSync, openSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ForkEngine } from '../engine/engine.js';
+import { loadSession, loadTasks } from '../session/load.js';
+import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat } from './engine-flags.js';
+import { startProgress } from './progress.js';
+import { resultLine } from './result-line.js';
+import { compactReport, resultEventLine, taskNotificationLine, taskStartedLine } from './stream-json.js';
+import { summaryText } from './summary.js';
+import { toolsFromFlags } from './tools-flags.js';
+import { UsageError } from './usage-error.js';
+import type { CliIo } from './io.js';
+import { onStopSignals } from './signals.js';
+
+export const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
+
+Fans out one fork per task line from a saved parent conversation. Each fork inherits the
+session's system instruction, tools, sampling settings and history, and gets its own directive.
+
+  --session FILE            the parent session (JSON)
+  --tasks FILE|-            JSONL, one task a line: {"id","directive",...}; - reads stdin
+  --out FILE                append one JSON result line per fork as it ends
+                            (default: stdout for --output-format json / stream-json)
+${ENGINE_FLAGS_HELP}
+
+Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad usage or input`;
+
+export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { ...ENGINE_FLAGS, session: { type: 'string' }, tasks: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.stdout.write(`${RUN_HELP}\n`);
+    return 0;
+  }
+  if (!values.session) throw new UsageError('run: --session FILE is required');
+  if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
+  const format = outputFormat(values);
+  const options = engineOptions(values, io.env);
+  const session = await loadSession(values.session);
+  if (values.model) session.model = values.model;
+  const tasks = await loadTasks(values.tasks, io.stdin);
+  const tools = await toolsFromFlags(values.workspace, values.tools);
+  // Checked now, so a bad path fails before anything runs.
+  const outFd = values.out ? openOut(values.out) : undefined;
+
+  const providerLabel = options.provider?.kind === 'gemini' ? 'Gemini API' : 'local simulated model';
+  if (options.provider?.kind === 'local' && !('url' in options.provider && options.provider.url)) {
+    io.stderr.write('forkpool: using the built-in local server (a scripted, simulated model); set GEMINI_API_KEY to use Gemini\n');
+  }
+  const engine = await ForkEngine.create({ ...options, tools });
+  try {
+    const prefix = engine.freeze(session);
+    const run = engine.fanOut(prefix, tasks);
+    const stopSignals = onStopSignals(() => run.cancelAll());
+    const resultsToStdout = !outFd && format === 'json';
+    const collected: unknown[] = [];
+    run.onResult((result) => {
+      const line = JSON.stringify(resultLine(result));
+      if (outFd !== undefined) appendFileSync(outFd, `${line}\n`);
+      if (resultsToStdout) collected.push(resultLine(result));
+    });
+    const stopProgress = format === 'text' ? startProgress(run, io.stderr) : () => undefined;
+    if (format === 'stream-json') {
+      for await (const ev of run.events()) {
+        if (ev.type === 'task_started') io.stdout.write(`${taskStartedLine(ev.forkId, `fork_${ev.forkId}`, ev.description)}\n`);
+        else if (ev.type === 'task_notification') io.stdout.write(`${taskNotificationLine(ev.result)}\n`);
+      }
+    }
+    await run.results();
+    stopProgress();
+    const signal = stopSignals.dispose();
+    const report = run.report();
+    if (format === 'stream-json') io.stdout.write(`${resultEventLine(report)}\n`);
+    else if (format === 'json') {
+      io.stdout.write(`${JSON.stringify({ type: 'result', ...compactReport(report), ...(resultsToStdout ? { results: collected } : {}) })}\n`);
+    } else io.stdout.write(`${summaryText(report, providerLabel)}\n`);
+    if (signal) {
+      io.stderr.write(`forkpool: stopped by ${signal}; finished results were kept\n`);
+      return 130;
+    }
+    return report.forks.completed === report.forks.total ? 0 : 1;
+  } finally {
+    if (outFd !== undefined) closeSync(outFd);
+    await engine.close();
+  }
+}
+
+function openOut(path: string): number {
+  try {
+    return openSync(path, 'a');
+  } catch (err) {
+    throw new UsageError(`--out: cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}

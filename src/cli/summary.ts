@@ -1,0 +1,39 @@
+import type { RunReport } from '../engine/report.js';
+
+const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
+const num = (x: number): string => x.toLocaleString('en-US');
+
+/** The readable end-of-run summary for --output-format text. */
+export function summaryText(report: RunReport, providerLabel: string): string {
+  const rows = report.perFork.map((f) => [
+    f.id,
+    f.status,
+    num(f.promptTokens),
+    num(f.cachedTokens),
+    num(f.theoreticalCachedTokens),
+    pct(f.efficiency),
+  ]);
+  const header = ['fork', 'status', 'prompt', 'cached', 'max cacheable', 'efficiency'];
+  const lines = [
+    `forkpool run · ${providerLabel} · prefix ${report.prefix.id.slice(0, 12)} (${num(report.prefix.bytes)} bytes, ~${num(report.prefix.tokens)} tokens)`,
+    '',
+    ...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined),
+    '',
+    `forks      ${report.forks.completed} completed, ${report.forks.failed} failed, ${report.forks.cancelled} cancelled of ${report.forks.total}`,
+    `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
+    `tokens     ${num(report.promptTokens)} prompt · ${num(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
+    `cache      hit rate ${pct(report.hitRate)} · ${num(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
+    ...(report.cache.note ? [`           ${report.cache.note}`] : []),
+    ...report.notes.map((n) => `note       ${n}`),
+    ...report.failures.slice(0, 20).map((f) => `failed     ${f.id}: ${f.kind}: ${f.message}`),
+  ];
+  return lines.join('\n');
+}
+
+function table(rows: string[][], limit: number | undefined): string[] {
+  const shown = limit !== undefined && rows.length > limit + 1 ? rows.slice(0, limit + 1) : rows;
+  const widths = shown[0]?.map((_, c) => Math.max(...shown.map((r) => (r[c] ?? '').length))) ?? [];
+  const out = shown.map((r) => r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  '));
+  if (shown.length < rows.length) out.push(`… and ${rows.length - shown.length} more forks`);
+  return out;
+}

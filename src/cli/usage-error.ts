@@ -1,0 +1,4 @@
+/** Bad usage or bad input: the CLI prints the message and exits 2, having run nothing. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
