@@ -1,0 +1,36 @@
+import type { Content } from '../session/schema.js';
+import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from './constants.js';
+
+/** Forking a fork is refused: the child would inherit a directive that is not its own. */
+export class ForkRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForkRejectedError';
+  }
+}
+
+/**
+ * Whether this conversation is itself a fork child: a user text part holds a whole
+ * `<fork-boilerplate>` block (both tags), which only buildChildMessage writes.
+ */
+export function isForkChild(history: readonly Readonly<Content>[]): boolean {
+  return history.some(
+    (message) =>
+      message.role === 'user' &&
+      message.parts.some(
+        (part) =>
+          typeof part.text === 'string' &&
+          part.text.includes(FORK_BOILERPLATE_OPEN) &&
+          part.text.indexOf(FORK_BOILERPLATE_CLOSE) > part.text.indexOf(FORK_BOILERPLATE_OPEN),
+      ),
+  );
+}
+
+export function assertNotForkChild(history: readonly Readonly<Content>[]): void {
+  if (isForkChild(history)) {
+    throw new ForkRejectedError(
+      'cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block). ' +
+        'A fork does its work directly instead of starting forks of its own.',
+    );
+  }
+}
