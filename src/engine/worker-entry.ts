@@ -10,11 +10,25 @@ import { fileURLToPath } from 'node:url';
 export interface WorkerEntry {
   filename: string;
   execArgv: string[];
+  /** For a plain `new Worker`: from source, the entry is passed to the ts-entry trampoline. */
+  argv: string[];
 }
 
+const fromSource = import.meta.url.endsWith('.ts');
+
+/** For Piscina, which imports `filename` itself once the worker (and tsx) is up. */
 export function workerEntry(name: string): WorkerEntry {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const ext = fromSource ? '.ts' : '.js';
-  const filename = fileURLToPath(new URL(`../../workers/${name}${ext}`, import.meta.url));
-  return { filename, execArgv: fromSource ? ['--import', 'tsx'] : [] };
+  const filename = fileURLToPath(new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url));
+  return { filename, execArgv: fromSource ? ['--import', 'tsx'] : [], argv: [] };
+}
+
+/** For a plain `new Worker(filename, { execArgv, argv })`. */
+export function plainWorkerEntry(name: string): WorkerEntry {
+  const entry = workerEntry(name);
+  if (!fromSource) return entry;
+  return {
+    filename: fileURLToPath(new URL('../../workers/ts-entry.mjs', import.meta.url)),
+    execArgv: entry.execArgv,
+    argv: [entry.filename],
+  };
 }
