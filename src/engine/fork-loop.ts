@@ -80,7 +80,14 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       };
   const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
   const sharedTokens = cache ? cache.tokens : undefined;
-  const sharedShare = cache ? 0 : sharedFraction(fixed, seed.contents, seed.sharedContents);
+  const sharedShare = cache
+    ? 0
+    : sharedFraction(
+        memoSharedChars(`${job.prefix.id}|${task.seed ?? job.seed}|${task.forkTurns ?? 'all'}`, () =>
+          fixedChars(fixed) + contentChars(seed.contents.slice(0, seed.sharedContents)),
+        ),
+        seed.contents.slice(seed.sharedContents),
+      );
   const maxTurns = task.maxTurns ?? job.maxTurns;
   let repaired = false;
 
@@ -169,14 +176,39 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
 }
 
 /**
- * The share of the first request that every sibling sends identically: the prefix fields and
- * the shared seed contents, against the whole request. Providers count tokens their own way,
- * so the share of characters estimates the share of tokens.
+ * The share of a fork's first request that its siblings send byte for byte: the prefix fields,
+ * the shared seed contents, and the fixed opening of the child message up to its directive
+ * (the boilerplate is the same for every fork, so a provider caches it too). Providers count
+ * tokens their own way, so the share of characters estimates the share of tokens.
  */
-function sharedFraction(fixed: Omit<ModelRequest, 'contents'>, contents: readonly Content[], sharedContents: number): number {
-  const fixedChars = JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
-  const sizes = contents.map((c) => JSON.stringify(c).length);
-  const shared = fixedChars + sizes.slice(0, sharedContents).reduce((a, b) => a + b, 0);
-  const total = fixedChars + sizes.reduce((a, b) => a + b, 0);
-  return total === 0 ? 0 : shared / total;
+function sharedFraction(headChars: number, tailContents: readonly Content[]): number {
+  const tail = JSON.stringify(tailContents);
+  const at = tail.indexOf(DIRECTIVE_MARK);
+  const common = at < 0 ? 0 : at + DIRECTIVE_MARK.length;
+  const total = headChars + tail.length;
+  return total === 0 ? 0 : (headChars + common) / total;
+}
+
+const DIRECTIVE_MARK = 'Directive: ';
+
+/** Siblings share their head: measure it once per prefix and seed window, not once per fork. */
+const headCharsMemo = new Map<string, number>();
+function memoSharedChars(key: string, measure: () => number): number {
+  let n = headCharsMemo.get(key);
+  if (n === undefined) {
+    n = measure();
+    if (headCharsMemo.size >= 64) headCharsMemo.delete(headCharsMemo.keys().next().value as string);
+    headCharsMemo.set(key, n);
+  }
+  return n;
+}
+
+function contentChars(contents: readonly Content[]): number {
+  let n = 0;
+  for (const c of contents) n += JSON.stringify(c).length;
+  return n;
+}
+
+function fixedChars(fixed: Omit<ModelRequest, 'contents'>): number {
+  return JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
 }
