@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Content, GenerateContentConfig } from '@google/genai';
+import type { Content, GenerateContentConfig, Tool } from '@google/genai';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/local-server/index.js';
 import { client, MODEL, padding, statusOf } from './fixtures/local-server/client.js';
 
@@ -19,7 +19,7 @@ const history = (tokens: number): Content[] => [
   { role: 'model', parts: [{ text: 'understood' }] },
 ];
 const ask = (directive: string): Content => ({ role: 'user', parts: [{ text: `Directive: ${directive}` }] });
-const tools: GenerateContentConfig['tools'] = [{ functionDeclarations: [{ name: 'read_file', description: 'Read a file' }] }];
+const tools: Tool[] = [{ functionDeclarations: [{ name: 'read_file', description: 'Read a file' }] }];
 
 describe('local server: implicit prefix cache', () => {
   it('misses on a cold prefix, then hits block-aligned after the first request completed', async () => {

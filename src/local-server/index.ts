@@ -1,3 +1,20 @@
+/**
+ * The local Gemini-compatible model server (a simulator, and it says so): the real @google/genai SDK
+ * talks to it through `httpOptions.baseUrl`.
+ *
+ * Scripted model, one command per line of the directive (text after the last `Directive:` in user
+ * text; without one, the last real user text):
+ *   CALL <tool> <json-object-args>   parallel functionCalls on model turn 1 of the fork
+ *   CALL@<n> <tool> <json-args>      on model turn n (turn = 1 + model messages with functionCalls after the directive)
+ *   FORK <directive>                 functionCall `agent` {description, prompt, subagent_type:'fork'}, turn 1 only ("\n" = newline)
+ *   RECALL <regex>                   final answer lists every distinct match in the whole request
+ *   REPLY <text> | JSON <json>       final answer is that text / exactly that JSON
+ *   TOKENS <n>                       final answer of n tokens
+ *   SLEEP <ms>                       delays the response (aborted when the client disconnects)
+ *   FAIL <status> [xN]               first N attempts of this exact request fail (429 carries Retry-After)
+ * No command: "Scope: ...\nResult: ..." with a digest of the tool results and a context hash.
+ * `<task-notification>` results in later user turns are included in the final answer.
+ */
 export { startLocalServer, type LocalServer } from './server.js';
 export { startLocalServerThread, type LocalServerThread, type LocalServerThreadOptions } from './thread.js';
 export type { CapturedRequest, LocalServerOptions } from './state.js';
