@@ -1,4 +1,7 @@
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * Where a worker entry point lives, and how to start it.
@@ -10,25 +13,34 @@ import { fileURLToPath } from 'node:url';
 export interface WorkerEntry {
   filename: string;
   execArgv: string[];
-  /** For a plain `new Worker`: from source, the entry is passed to the ts-entry trampoline. */
-  argv: string[];
 }
 
 const fromSource = import.meta.url.endsWith('.ts');
 
-/** For Piscina, which imports `filename` itself once the worker (and tsx) is up. */
+/** For Piscina: its own worker script imports `filename` once `--import tsx` has taken effect. */
 export function workerEntry(name: string): WorkerEntry {
   const filename = fileURLToPath(new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url));
-  return { filename, execArgv: fromSource ? ['--import', 'tsx'] : [], argv: [] };
+  return { filename, execArgv: fromSource ? ['--import', 'tsx'] : [] };
 }
 
-/** For a plain `new Worker(filename, { execArgv, argv })`. */
-export function plainWorkerEntry(name: string): WorkerEntry {
+/**
+ * A plain `new Worker` on an entry. From source, `--import tsx` in a worker's execArgv does not
+ * install tsx's hooks before the entry is resolved on Node 20 (ERR_UNKNOWN_FILE_EXTENSION), so a
+ * tiny eval'd ESM bootstrap registers tsx programmatically, then imports the TS entry.
+ */
+export function startPlainWorker(name: string, options: Omit<WorkerOptions, 'eval' | 'execArgv'> = {}): Worker {
   const entry = workerEntry(name);
-  if (!fromSource) return entry;
-  return {
-    filename: fileURLToPath(new URL('../../workers/ts-entry.mjs', import.meta.url)),
-    execArgv: entry.execArgv,
-    argv: [entry.filename],
-  };
+  if (!fromSource) return new Worker(entry.filename, options);
+  const target = pathToFileURL(entry.filename).href;
+  const bootstrap = `import(${JSON.stringify(tsxEsmApiUrl())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}); });`;
+  return new Worker(bootstrap, { ...options, eval: true });
+}
+
+/** The ESM build of tsx's `tsx/esm/api` export (require.resolve would give the CJS one). */
+function tsxEsmApiUrl(): string {
+  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, { import?: { default?: string } }> };
+  const target = pkg.exports?.['./esm/api']?.import?.default;
+  if (!target) throw new Error('tsx/esm/api has no ESM export');
+  return new URL(target, pathToFileURL(manifest)).href;
 }

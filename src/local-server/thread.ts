@@ -1,8 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { workerEntry } from '../engine/worker-entry.js';
+import { startPlainWorker } from '../engine/worker-entry.js';
 import type { LocalServerOptions } from './state.js';
 
 /** The local server in a worker thread of its own, so the caller's thread never serves HTTP. */
@@ -17,31 +13,8 @@ export interface LocalServerThread {
 /** Messages from workers/local-server.ts. */
 export type ThreadMessage = { type: 'ready'; url: string } | { type: 'failed'; message: string } | { type: 'closed' };
 
-/**
- * Compiled: dist/workers/local-server.js, plain Node. From source (vitest, tsx): `--import tsx` in a
- * worker's execArgv does not install tsx's hooks on Node 20 (measured: ERR_UNKNOWN_FILE_EXTENSION),
- * so a tiny eval'd ESM bootstrap registers tsx programmatically, then imports the TS entry.
- */
-/** The ESM build of tsx's public `tsx/esm/api` export (require.resolve would give the CJS one). */
-function tsxEsmApiUrl(): string {
-  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, { import?: { default?: string } }> };
-  const target = pkg.exports?.['./esm/api']?.import?.default;
-  if (!target) throw new Error('tsx/esm/api has no ESM export');
-  return new URL(target, pathToFileURL(manifest)).href;
-}
-
-function spawnWorker(options: LocalServerThreadOptions): Worker {
-  const entry = workerEntry('local-server');
-  if (!import.meta.url.endsWith('.ts')) return new Worker(entry.filename, { workerData: options });
-  const tsxApi = tsxEsmApiUrl();
-  const target = pathToFileURL(entry.filename).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: options });
-}
-
 export async function startLocalServerThread(options: LocalServerThreadOptions = {}): Promise<LocalServerThread> {
-  const worker = spawnWorker(options);
+  const worker = startPlainWorker('local-server', { workerData: options });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const onMessage = (message: ThreadMessage): void => {
