@@ -1,6 +1,7 @@
 import { expose, type Endpoint } from 'comlink';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
+import type { CallGate } from './call-gate.js';
 import { CANCEL_MESSAGE, type CancelMessage, type ForkHostApi, type WorkerEvent } from './protocol.js';
 
 export interface ForkChannel {
@@ -14,11 +15,13 @@ export interface ForkChannel {
 /** The main thread's end of one fork's channel: its ToolHost, exposed with Comlink. */
 export function openForkChannel(args: {
   host: ToolHost;
+  gate: CallGate;
   policy: ForkToolPolicy;
   onEvent(event: WorkerEvent): void;
   onToolCall(call: ToolCall, outcome: ToolOutcome): void;
 }): ForkChannel {
   const { port1, port2 } = new MessageChannel();
+  // Aborted on cancel and close: tools in flight stop, and a wait at the call gate is dropped.
   const tools = new AbortController();
   const api: ForkHostApi = {
     async execTool(call) {
@@ -28,6 +31,12 @@ export function openForkChannel(args: {
     },
     report(event) {
       args.onEvent(event);
+    },
+    acquireCall(tokens) {
+      return args.gate.acquire(tokens, tools.signal);
+    },
+    releaseCall(status, wantsRetry) {
+      return args.gate.release(status, wantsRetry);
     },
   };
   expose(api, port1 as unknown as Endpoint);

@@ -4,11 +4,12 @@ import type { ResourceLimits } from 'node:worker_threads';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import { startLocalServerThread } from '../local-server/index.js';
 import { createGenaiProvider } from '../model/genai.js';
-import type { ProviderConfig, RetryPolicy } from '../model/types.js';
+import { DEFAULT_RETRY, type ProviderConfig, type RetryPolicy } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import { createToolHost } from '../tools/host.js';
+import { createCallGate, type CallGate, type RateLimits } from './call-gate.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
 import { workerEntry } from './worker-entry.js';
@@ -36,7 +37,12 @@ export interface ForkEngineOptions {
   minCacheTokens?: number;
   /** Per-attempt bound on one model HTTP call, ms. */
   callTimeoutMs?: number;
-  retry?: RetryPolicy;
+  /** Backoff and attempts per model call, and retries per fork (`forkBudget`). */
+  retry?: Partial<RetryPolicy>;
+  /** Retries the whole engine may spend, across forks. */
+  globalRetryBudget?: number;
+  /** Requests and tokens per minute across every fork of the engine. */
+  rateLimit?: RateLimits;
   /** Worker thread limits (a worker over them dies and only its forks fail). */
   resourceLimits?: ResourceLimits;
   /** Extra tool names that would start an agent: refused in forks like `agent`. */
@@ -54,6 +60,7 @@ export class ForkEngine {
 
   private constructor(
     private readonly pool: Piscina,
+    private readonly gate: CallGate,
     private readonly options: ForkEngineOptions,
     private readonly provider: ProviderConfig,
     private readonly stopServer: (() => Promise<void>) | undefined,
@@ -75,7 +82,12 @@ export class ForkEngine {
       idleTimeout: 30_000,
       ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
     });
-    return new ForkEngine(pool, { ...options, concurrency }, provider, stop);
+    const gate = createCallGate({
+      maxInFlight: concurrency,
+      ...options.rateLimit,
+      ...(options.globalRetryBudget !== undefined ? { retryBudget: options.globalRetryBudget } : {}),
+    });
+    return new ForkEngine(pool, gate, { ...options, concurrency }, provider, stop);
   }
 
   /** Validates the session and freezes it: canonical bytes in a SharedArrayBuffer, written once. */
@@ -103,6 +115,8 @@ export class ForkEngine {
       seed: o.seed ?? 'inherit',
       maxTurns: o.maxTurns ?? DEFAULT_MAX_TURNS,
       timeoutMs: o.timeoutMs,
+      gate: this.gate,
+      forkRetryBudget: o.retry?.forkBudget,
       cancelGraceMs: CANCEL_GRACE_MS,
       declaredTools: declaredToolNames(prefix.session),
       spawnTools: new Set([AGENT_TOOL_NAME, ...(o.spawnTools ?? [])]),
@@ -147,7 +161,7 @@ export class ForkEngine {
 async function resolveProvider(options: ForkEngineOptions): Promise<{ provider: ProviderConfig; stop?: () => Promise<void> }> {
   const common = {
     ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
-    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.retry ? { retry: { ...DEFAULT_RETRY, ...options.retry } } : {}),
   };
   const p = options.provider ?? { kind: 'local' };
   if (p.kind === 'gemini') {

@@ -89,7 +89,10 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
         seed.contents.slice(seed.sharedContents),
       );
   const maxTurns = task.maxTurns ?? job.maxTurns;
+  const gate = ctx.host.gate(ctx.signal, job.retryBudget);
   let repaired = false;
+  // For tokens-per-minute limits: the prefix at first, then what the last call sent and got.
+  let tokenEstimate = cache ? 0 : job.prefixTokens;
 
   for (let turn = 1; turn <= maxTurns; turn++) {
     if (ctx.signal.aborted) return finish(interrupted());
@@ -98,6 +101,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       { ...fixed, contents },
       {
         signal: ctx.signal,
+        gate,
+        tokenEstimate,
         onResponseStart: () => {
           if (!announced) ctx.host.report({ type: 'response_start', turn });
           announced = true;
@@ -111,6 +116,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       return finish({ status: 'failed', kind: 'model_error', message: `${outcome.error.message}${status}` });
     }
     state.turns = turn;
+    tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
     state.calls.push(
       turn === 1
         ? { ...outcome.usage, sharedTokens: sharedTokens ?? Math.round(outcome.usage.promptTokens * sharedShare) }
@@ -141,7 +147,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
         return finish({ status: 'failed', kind: 'host_gone', message: `the tool host did not answer ${calls[i]?.name} (${answer.reason})` });
       }
       const call = calls[i] as ToolCall;
-      parts.push({ functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response: answer.outcome.response } } as Part);
+      parts.push({ functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response: answer.value.response } } as Part);
     }
     contents.push({ role: 'user', parts });
   }

@@ -1,12 +1,16 @@
 import { releaseProxy, wrap, type Endpoint, type Remote } from 'comlink';
 import type { MessagePort } from 'node:worker_threads';
-import { isCancelMessage, type ForkHostApi, type WorkerEvent } from './protocol.js';
+import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
+import { isCancelMessage, type ForkHostApi, type WorkerEvent } from './protocol.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;
+/** Bookkeeping calls answer at once; past this the main thread is gone or wedged. */
+const RELEASE_TIMEOUT_MS = 30_000;
 
-export type HostCall = { ok: true; outcome: ToolOutcome } | { ok: false; reason: 'host_gone' | 'aborted' | 'rpc_timeout' };
+export type HostFailure = 'host_gone' | 'aborted' | 'rpc_timeout';
+export type HostCall<T> = { ok: true; value: T } | { ok: false; reason: HostFailure };
 
 /**
  * The worker's end of a fork's channel. A Comlink call whose other side disappears never
@@ -25,31 +29,61 @@ export function connectHost(port: MessagePort, onCancel: () => void) {
     if (isCancelMessage(message)) onCancel();
   });
 
+  async function call<T>(request: () => Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<HostCall<T>> {
+    if (closed) return { ok: false, reason: 'host_gone' };
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const bounds: Promise<'closed' | 'timeout' | 'aborted'>[] = [closedPromise];
+    if (Number.isFinite(timeoutMs)) bounds.push(new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs))));
+    if (signal) {
+      bounds.push(
+        new Promise((resolve) => {
+          onAbort = () => resolve('aborted');
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        }),
+      );
+    }
+    try {
+      const settled = await Promise.race([request().then((value) => ({ value })), ...bounds]);
+      if (settled === 'closed') return { ok: false, reason: 'host_gone' };
+      if (settled === 'timeout') return { ok: false, reason: 'rpc_timeout' };
+      if (settled === 'aborted') return { ok: false, reason: 'aborted' };
+      return { ok: true, value: settled.value };
+    } catch {
+      return { ok: false, reason: 'host_gone' };
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   return {
-    async execTool(call: ToolCall, signal: AbortSignal, timeoutMs: number): Promise<HostCall> {
-      if (closed) return { ok: false, reason: 'host_gone' };
-      let timer: NodeJS.Timeout | undefined;
-      let onAbort: (() => void) | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs + RPC_GRACE_MS);
-      });
-      const aborted = new Promise<'aborted'>((resolve) => {
-        onAbort = () => resolve('aborted');
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      });
-      try {
-        const settled = await Promise.race([remote.execTool(call), closedPromise, timeout, aborted]);
-        if (settled === 'closed') return { ok: false, reason: 'host_gone' };
-        if (settled === 'timeout') return { ok: false, reason: 'rpc_timeout' };
-        if (settled === 'aborted') return { ok: false, reason: 'aborted' };
-        return { ok: true, outcome: settled };
-      } catch {
-        return { ok: false, reason: 'host_gone' };
-      } finally {
-        clearTimeout(timer);
-        if (onAbort) signal.removeEventListener('abort', onAbort);
-      }
+    execTool(toolCall: ToolCall, signal: AbortSignal, timeoutMs: number): Promise<HostCall<ToolOutcome>> {
+      return call<ToolOutcome>(() => remote.execTool(toolCall), signal, timeoutMs + RPC_GRACE_MS);
+    },
+
+    /**
+     * The engine's call gate seen from this fork, with the fork's own retry budget on top.
+     * A gate the main thread no longer answers admits nothing: the call ends as aborted.
+     */
+    gate(signal: AbortSignal, forkRetryBudget: number | undefined): AttemptGate & { retriesSpent(): number } {
+      let spent = 0;
+      return {
+        async acquire(tokens) {
+          // Bounded by the fork's own timeout and cancel, and by the port's close.
+          const admitted = await call<boolean>(() => remote.acquireCall(tokens), signal, Infinity);
+          return admitted.ok && admitted.value;
+        },
+        async release(status: AttemptStatus, wantsRetry) {
+          const withinFork = wantsRetry && (forkRetryBudget === undefined || spent < forkRetryBudget);
+          const allowed = await call<boolean>(() => remote.releaseCall(status, withinFork), undefined, RELEASE_TIMEOUT_MS);
+          const retry = allowed.ok && allowed.value;
+          if (retry) spent++;
+          return retry;
+        },
+        retriesSpent: () => spent,
+      };
     },
 
     /** Fire and forget: progress events must never hold up the loop. */

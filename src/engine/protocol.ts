@@ -3,7 +3,7 @@
  * Plain data only: classes and thrown errors do not survive structured clone.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { ProviderConfig, TokenUsage } from '../model/types.js';
+import type { AttemptStatus, ProviderConfig, TokenUsage } from '../model/types.js';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
 
@@ -55,10 +55,14 @@ export interface ExplicitCacheRef {
 export interface ForkJob {
   task: ForkTask;
   prefix: { id: string; buffer: SharedArrayBuffer; byteLength: number };
+  /** The prefix's token estimate, for tokens-per-minute admission of the first call. */
+  prefixTokens: number;
   provider: ProviderConfig;
   seed: 'inherit' | 'completed-turns';
   maxTurns: number;
   timeoutMs: number | undefined;
+  /** Retries this fork may spend over all its model calls. */
+  retryBudget: number | undefined;
   cache: ExplicitCacheRef | undefined;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
@@ -73,6 +77,9 @@ export type WorkerEvent =
 export interface ForkHostApi {
   execTool(call: ToolCall): Promise<ToolOutcome>;
   report(event: WorkerEvent): void;
+  /** The engine's call gate: admission before each model call attempt, and its outcome after. */
+  acquireCall(tokens: number): Promise<boolean>;
+  releaseCall(status: AttemptStatus, wantsRetry: boolean): boolean;
 }
 
 export const CANCEL_MESSAGE = 'forkpool:cancel';

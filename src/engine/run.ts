@@ -3,6 +3,7 @@ import type { ProviderConfig, ModelProvider } from '../model/types.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
+import type { CallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './channel.js';
 import { createEventLog, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
@@ -21,6 +22,10 @@ export interface RunSettings {
   seed: 'inherit' | 'completed-turns';
   maxTurns: number;
   timeoutMs: number | undefined;
+  /** The engine's gate for model calls (shared by every run of the engine). */
+  gate: CallGate;
+  /** Retries one fork may spend. */
+  forkRetryBudget: number | undefined;
   /** How long a cancelled fork's worker gets to answer before it is recorded as cancelled anyway. */
   cancelGraceMs: number;
   declaredTools: ReadonlySet<string>;
@@ -184,6 +189,7 @@ export class FanOutRun {
     this.inFlight++;
     const channel = openForkChannel({
       host: this.host,
+      gate: this.settings.gate,
       policy: {
         forkId: task.id,
         declaredTools: this.settings.declaredTools,
@@ -212,6 +218,8 @@ export class FanOutRun {
     const job: ForkJob = {
       task,
       prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
+      prefixTokens: this.prefix.tokenEstimate,
+      retryBudget: this.settings.forkRetryBudget,
       provider: this.settings.provider,
       seed: this.settings.seed,
       maxTurns: this.settings.maxTurns,

@@ -68,16 +68,25 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider {
 
   return {
     async generate(request, options) {
+      const aborted = (n: number): ModelOutcome => ({
+        ok: false,
+        error: { kind: 'aborted', message: 'the call was aborted', retryable: false },
+        attempts: n,
+      });
       for (let n = 1; ; n++) {
+        if (options.gate && !(await options.gate.acquire(options.tokenEstimate ?? 0))) return aborted(n - 1);
         const outcome = await attempt(request, options);
+        const wantsRetry =
+          !outcome.ok && outcome.error.retryable && n < policy.maxAttempts && !options.signal.aborted;
+        const status = outcome.ok ? 'ok' : outcome.error.status === 429 ? 'rate_limited' : 'failed';
+        const mayRetry = options.gate ? await options.gate.release(status, wantsRetry) : wantsRetry;
         if (outcome.ok) return { ...outcome, attempts: n };
         const { error } = outcome;
-        if (!error.retryable || n >= policy.maxAttempts || options.signal.aborted) {
-          return { ok: false, error, attempts: n };
+        if (!mayRetry) {
+          const exhausted = wantsRetry ? ' (retry budget exhausted)' : '';
+          return { ok: false, error: { ...error, message: `${error.message}${exhausted}` }, attempts: n };
         }
-        if (!(await sleep(backoffDelay(policy, n, error), options.signal))) {
-          return { ok: false, error: { kind: 'aborted', message: 'the call was aborted', retryable: false }, attempts: n };
-        }
+        if (!(await sleep(backoffDelay(policy, n, error), options.signal))) return aborted(n);
       }
     },
 

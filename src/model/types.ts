@@ -35,8 +35,23 @@ export type ModelOutcome =
   | { ok: true; content: Content; usage: TokenUsage; finishReason: string | undefined; attempts: number }
   | { ok: false; error: ModelError; attempts: number };
 
+/** What an attempt came to, for the run-wide call gate. */
+export type AttemptStatus = 'ok' | 'rate_limited' | 'failed';
+
+/**
+ * Admission for each attempt of a model call: rate limits, adaptive concurrency, retry budgets.
+ * acquire resolves false when the wait was aborted; release says whether a retry may follow.
+ */
+export interface AttemptGate {
+  acquire(tokens: number): Promise<boolean>;
+  release(status: AttemptStatus, wantsRetry: boolean): Promise<boolean>;
+}
+
 export interface GenerateOptions {
   signal: AbortSignal;
+  gate?: AttemptGate;
+  /** About how many tokens the request holds (for tokens-per-minute limits). */
+  tokenEstimate?: number;
   /** Called once, when the first bytes of the response arrive (prefill done). */
   onResponseStart?: () => void;
 }
@@ -75,6 +90,8 @@ export interface RetryPolicy {
   maxAttempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  /** Retries one fork may spend over all its calls; undefined = only maxAttempts bounds them. */
+  forkBudget?: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 };

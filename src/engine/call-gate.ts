@@ -1,0 +1,132 @@
+/**
+ * The run-wide gate every model call passes, on the main thread (workers reach it by RPC):
+ * requests and tokens per minute, a bound on calls in flight that halves when the provider keeps
+ * answering 429 and grows back as calls succeed, and a global retry budget. One gate per engine,
+ * so a batch of 10,000 forks cannot stampede a provider.
+ */
+import type { AttemptStatus } from '../model/types.js';
+
+export interface RateLimits {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+}
+
+export interface CallGateOptions extends RateLimits {
+  /** Upper bound on model calls in flight; the adaptive bound never exceeds it. */
+  maxInFlight: number;
+  /** Retries the whole engine may spend; undefined = unbounded (each fork still has its own). */
+  retryBudget?: number;
+  now?: () => number;
+}
+
+export interface CallGateStats {
+  limit: number;
+  inFlight: number;
+  waiting: number;
+  retriesSpent: number;
+  rateLimited: number;
+}
+
+const WINDOW_MS = 60_000;
+/** Successes in a row before the bound grows by one (additive increase). */
+const GROW_AFTER = 8;
+
+export function createCallGate(options: CallGateOptions) {
+  const now = options.now ?? (() => performance.now());
+  let limit = options.maxInFlight;
+  let inFlight = 0;
+  let successes = 0;
+  let retriesSpent = 0;
+  let rateLimited = 0;
+  const window: { at: number; tokens: number }[] = [];
+  const waiters: { tokens: number; resolve: (admitted: boolean) => void; signal: AbortSignal | undefined }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+
+  const prune = (t: number): void => {
+    while (window.length > 0 && (window[0] as { at: number }).at <= t - WINDOW_MS) window.shift();
+  };
+  /** ms until a call of `tokens` may start, 0 when it may start now. */
+  const waitFor = (tokens: number): number => {
+    if (inFlight >= limit) return Infinity; // woken by release()
+    const t = now();
+    prune(t);
+    const oldest = window[0]?.at ?? t;
+    if (options.requestsPerMinute !== undefined && window.length >= options.requestsPerMinute) return oldest + WINDOW_MS - t;
+    if (options.tokensPerMinute !== undefined && window.length > 0) {
+      const used = window.reduce((a, w) => a + w.tokens, 0);
+      // A call larger than the whole budget still runs, alone in its window.
+      if (used + tokens > options.tokensPerMinute) return oldest + WINDOW_MS - t;
+    }
+    return 0;
+  };
+  const pump = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    while (waiters.length > 0) {
+      const head = waiters[0] as (typeof waiters)[number];
+      if (head.signal?.aborted) {
+        waiters.shift();
+        head.resolve(false);
+        continue;
+      }
+      const wait = waitFor(head.tokens);
+      if (wait === 0) {
+        waiters.shift();
+        admit(head.tokens);
+        head.resolve(true);
+        continue;
+      }
+      if (Number.isFinite(wait)) {
+        timer = setTimeout(pump, Math.max(1, Math.ceil(wait)));
+        timer.unref();
+      }
+      return;
+    }
+  };
+  const admit = (tokens: number): void => {
+    inFlight++;
+    window.push({ at: now(), tokens });
+  };
+
+  return {
+    /** true when a call of about `tokens` may be sent; false when the signal aborted the wait. */
+    acquire(tokens: number, signal?: AbortSignal): Promise<boolean> {
+      if (signal?.aborted) return Promise.resolve(false);
+      if (waiters.length === 0 && waitFor(tokens) === 0) {
+        admit(tokens);
+        return Promise.resolve(true);
+      }
+      return new Promise((resolve) => {
+        waiters.push({ tokens, resolve, signal });
+        signal?.addEventListener('abort', pump, { once: true });
+        pump();
+      });
+    },
+
+    /** Ends an admitted call. Returns whether a retry of it fits the global budget. */
+    release(status: AttemptStatus, wantsRetry: boolean): boolean {
+      inFlight = Math.max(0, inFlight - 1);
+      if (status === 'rate_limited') {
+        rateLimited++;
+        successes = 0;
+        limit = Math.max(1, Math.floor(limit / 2));
+      } else if (status === 'ok' && ++successes >= GROW_AFTER) {
+        successes = 0;
+        limit = Math.min(options.maxInFlight, limit + 1);
+      }
+      let allowed = false;
+      if (wantsRetry && (options.retryBudget === undefined || retriesSpent < options.retryBudget)) {
+        retriesSpent++;
+        allowed = true;
+      }
+      pump();
+      return allowed;
+    },
+
+    stats(): CallGateStats {
+      return { limit, inFlight, waiting: waiters.length, retriesSpent, rateLimited };
+    },
+  };
+}
+
+export type CallGate = ReturnType<typeof createCallGate>;

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ForkEngine, startLocalServer, type ForkEngineOptions, type LocalServer, type LocalServerOptions } from '../src/index.js';
+import { parentSession } from './support/engine-fixtures.js';
+
+const open: { server: LocalServer; engine: ForkEngine }[] = [];
+afterEach(async () => {
+  for (const { server, engine } of open.splice(0)) {
+    await engine.close();
+    await server.close();
+  }
+});
+
+/** Fast backoff for tests: the server's Retry-After is honoured but capped by maxDelayMs. */
+const quickRetry = { baseDelayMs: 5, maxDelayMs: 20 };
+
+async function setup(serverOptions: LocalServerOptions = {}, engineOptions: ForkEngineOptions = {}) {
+  const server = await startLocalServer(serverOptions);
+  const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 2, retry: quickRetry, ...engineOptions });
+  open.push({ server, engine });
+  return { server, engine, prefix: engine.freeze(parentSession([], { words: 10 })) };
+}
+
+describe('model call retries', () => {
+  it('retries 429, 500 and 503 and completes; does not retry a 400', async () => {
+    const { engine, prefix } = await setup();
+    const results = await engine
+      .fanOut(prefix, [
+        { id: 'r429', directive: 'FAIL 429 x2\nREPLY after 429' },
+        { id: 'r500', directive: 'FAIL 500 x1\nREPLY after 500' },
+        { id: 'r503', directive: 'FAIL 503 x3\nREPLY after 503' },
+        { id: 'r400', directive: 'FAIL 400\nREPLY never' },
+      ])
+      .results();
+    expect(results.map((r) => [r.id, r.status, r.retries])).toEqual([
+      ['r429', 'completed', 2],
+      ['r500', 'completed', 1],
+      ['r503', 'completed', 3],
+      ['r400', 'failed', 0],
+    ]);
+    expect(results[3]).toMatchObject({ error: { kind: 'model_error', message: expect.stringContaining('HTTP 400') } });
+  });
+
+  it('stops after maxAttempts', async () => {
+    const { engine, prefix } = await setup({}, { retry: { ...quickRetry, maxAttempts: 3 } });
+    const [result] = await engine.fanOut(prefix, [{ id: 'attempts', directive: 'FAIL 503 x10\nREPLY never' }]).results();
+    expect(result).toMatchObject({ status: 'failed', retries: 2, error: { kind: 'model_error' } });
+    expect(result?.status === 'failed' && result.error.message).toMatch(/HTTP 503/);
+  });
+
+  it('stops when a fork has spent its own retry budget', async () => {
+    const { engine, prefix } = await setup({}, { retry: { ...quickRetry, maxAttempts: 10, forkBudget: 1 } });
+    const [result] = await engine.fanOut(prefix, [{ id: 'budget', directive: 'FAIL 500 x5\nREPLY never' }]).results();
+    expect(result).toMatchObject({ status: 'failed', retries: 1 });
+    expect(result?.status === 'failed' && result.error.message).toMatch(/retry budget exhausted/);
+  });
+
+  it('shares a global retry budget across forks', async () => {
+    const { engine, prefix } = await setup({}, { globalRetryBudget: 2, threads: 1, concurrency: 1 });
+    const results = await engine
+      .fanOut(prefix, [
+        { id: 'a', directive: 'FAIL 500 x1\nREPLY a' },
+        { id: 'b', directive: 'FAIL 500 x1\nREPLY b' },
+        { id: 'c', directive: 'FAIL 500 x1\nREPLY c' },
+      ])
+      .results();
+    expect(results.map((r) => r.status)).toEqual(['completed', 'completed', 'failed']);
+    expect(results.reduce((n, r) => n + r.retries, 0)).toBe(2);
+  });
+
+  it('completes every fork under injected 429s, 500s, dropped connections and malformed bodies', async () => {
+    const { engine, prefix, server } = await setup({ faults: '429=0.15,500=0.1,drop=0.1,malformed=0.1,seed=3' }, { retry: { ...quickRetry, maxAttempts: 12 } });
+    const tasks = Array.from({ length: 40 }, (_, i) => ({ id: `f${i}`, directive: `REPLY fork ${i}` }));
+    const run = engine.fanOut(prefix, tasks);
+    const results = await run.results();
+    expect(results.map((r) => r.status)).toEqual(Array(40).fill('completed'));
+    expect(results.map((r) => r.text)).toEqual(tasks.map((_, i) => `fork ${i}`));
+    expect(run.report().retries).toBeGreaterThan(0);
+    expect(server.metrics().requests.some((r) => r.status === 429)).toBe(true);
+  });
+});
