@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { jsonLines, runCli } from './fixtures/cli/run-cli.js';
+
+/*
+ * `forkpool prompt`: a headless parent agent whose scripted model calls the agent tool (FORK).
+ * The marker MARKER-1F0C is only in examples/session.json's history; neither the prompt nor the
+ * fork's directive holds it, so the fork can only answer with it because it inherited the history.
+ */
+
+const PROMPT = 'FORK RECALL MARKER-[0-9A-F]{4}';
+
+describe('forkpool prompt: the marker end to end', () => {
+  it('text: the final answer carries the marker the fork found in the inherited history', async () => {
+    const session = readFileSync('examples/session.json', 'utf8');
+    expect(session.match(/MARKER-1F0C/g)).toHaveLength(1);
+    expect(PROMPT).not.toContain('MARKER-1F0C');
+
+    const run = await runCli(['prompt', PROMPT, '--session', 'examples/session.json']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-F]{4}: MARKER-1F0C');
+    expect(run.stderr).toContain('forkpool: fork fork-1 completed');
+  });
+
+  it('without the session the same fork finds nothing (the marker came from the history)', async () => {
+    const run = await runCli(['prompt', PROMPT]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-F]{4}: no match');
+  });
+
+  it('stream-json: task_started (fork), one task_notification, then the result with the marker', async () => {
+    const run = await runCli(['prompt', PROMPT, '--session', 'examples/session.json', '--output-format', 'stream-json']);
+    expect(run.code).toBe(0);
+    const events = jsonLines(run.stdout) as Record<string, any>[];
+    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['task_started', 'task_notification', 'result']);
+    const [started, notified, result] = events as [Record<string, any>, Record<string, any>, Record<string, any>];
+    expect(started.type).toBe('system');
+    expect(started.data.subagent_type).toBe('fork');
+    expect(started.data.description).toBe('RECALL MARKER-[0-9A-F]{4}');
+    expect(started.data.tool_use_id).toMatch(/\S/);
+    expect(notified.data.task_id).toBe(started.data.task_id);
+    expect(notified.data.status).toBe('completed');
+    expect(notified.data.result.text).toBe('RECALL MARKER-[0-9A-F]{4}: MARKER-1F0C');
+    expect(result.type).toBe('result');
+    expect(result.is_error).toBe(false);
+    expect(result.result).toContain('MARKER-1F0C');
+    expect(result.forks).toEqual([{ id: started.data.task_id, status: 'completed' }]);
+    // parent turn 1 (the agent call), turn 2 after the placeholder, turn 3 after the notification.
+    expect(result.num_turns).toBeGreaterThanOrEqual(2);
+  });
+
+  it('prompt --help and a missing prompt text', async () => {
+    const [help, missing] = await Promise.all([runCli(['prompt', '--help']), runCli(['prompt'])]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: forkpool prompt TEXT \[--session FILE\]/);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe('forkpool: prompt: the prompt TEXT is required');
+  });
+});
