@@ -78,3 +78,25 @@ describe('model call retries', () => {
     expect(server.metrics().requests.some((r) => r.status === 429)).toBe(true);
   });
 });
+
+describe('tools that misbehave', () => {
+  it('bounds a hanging tool by its timeout; the fork hears of it and goes on', async () => {
+    const { defineTool } = await import('../src/index.js');
+    const { z } = await import('zod');
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Never returns.',
+      parameters: z.object({}),
+      timeoutMs: 50,
+      execute: () => new Promise(() => undefined),
+    });
+    const server = await startLocalServer({ captureRequests: true });
+    const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [hang] });
+    open.push({ server, engine });
+    const session = parentSession([hang], { words: 10 });
+    const [result] = await engine.fanOut(engine.freeze(session), [{ id: 'h', directive: 'CALL hang {}\nREPLY went on' }]).results();
+    expect(result).toMatchObject({ status: 'completed', text: 'went on', toolCalls: 1 });
+    const told = server.requests.map((r) => r.body).join('\n');
+    expect(told).toContain('hang did not finish within 50 ms.');
+  });
+});

@@ -16,7 +16,7 @@ export type HostCall<T> = { ok: true; value: T } | { ok: false; reason: HostFail
  * The worker's end of a fork's channel. A Comlink call whose other side disappears never
  * settles, so every call races the port's close, the fork's abort and a timeout.
  */
-export function connectHost(port: MessagePort, onCancel: () => void) {
+export function connectHost(port: MessagePort, onCancel: () => void, rpcGraceMs = RPC_GRACE_MS) {
   const remote: Remote<ForkHostApi> = wrap<ForkHostApi>(port as unknown as Endpoint);
   let closed = false;
   const closedPromise = new Promise<'closed'>((resolve) =>
@@ -60,7 +60,7 @@ export function connectHost(port: MessagePort, onCancel: () => void) {
 
   return {
     execTool(toolCall: ToolCall, signal: AbortSignal, timeoutMs: number): Promise<HostCall<ToolOutcome>> {
-      return call<ToolOutcome>(() => remote.execTool(toolCall), signal, timeoutMs + RPC_GRACE_MS);
+      return call<ToolOutcome>(() => remote.execTool(toolCall), signal, timeoutMs + rpcGraceMs);
     },
 
     /**

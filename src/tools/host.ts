@@ -120,8 +120,9 @@ async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ToolOutcome>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new Error('tool timeout'));
+      // Settle as a timeout first: aborting settles the `aborted` race entry synchronously.
       resolve(fail('timeout', `${tool.name} did not finish within ${timeoutMs} ms.`));
+      controller.abort(new Error('tool timeout'));
     }, timeoutMs);
   });
   const aborted = new Promise<ToolOutcome>((resolve) => {

@@ -1,0 +1,59 @@
+import { expose, type Endpoint } from 'comlink';
+import { MessageChannel } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { connectHost } from '../src/engine/host-client.js';
+import { CANCEL_MESSAGE, type ForkHostApi } from '../src/engine/protocol.js';
+
+/** A main-thread side whose tool calls never answer, like a wedged or vanished host. */
+function silentHost(): ForkHostApi {
+  return {
+    execTool: () => new Promise(() => undefined),
+    report: () => undefined,
+    acquireCall: () => new Promise(() => undefined),
+    releaseCall: () => true,
+  };
+}
+
+describe('the worker side of a fork channel', () => {
+  it('settles a call in flight as host_gone when the other end closes', async () => {
+    const { port1, port2 } = new MessageChannel();
+    expose(silentHost(), port1 as unknown as Endpoint);
+    const client = connectHost(port2, () => undefined);
+    const pending = client.execTool({ name: 'lookup', args: {} }, new AbortController().signal, 60_000);
+    setTimeout(() => port1.close(), 20);
+    await expect(pending).resolves.toEqual({ ok: false, reason: 'host_gone' });
+    client.close();
+  });
+
+  it('settles a call as rpc_timeout when the host stays silent past the bound', async () => {
+    const { port1, port2 } = new MessageChannel();
+    expose(silentHost(), port1 as unknown as Endpoint);
+    const client = connectHost(port2, () => undefined, 10);
+    const result = await client.execTool({ name: 'lookup', args: {} }, new AbortController().signal, 20);
+    expect(result).toEqual({ ok: false, reason: 'rpc_timeout' });
+    client.close();
+    port1.close();
+  });
+
+  it('a gate wait ends when the fork is aborted, admitting nothing', async () => {
+    const { port1, port2 } = new MessageChannel();
+    expose(silentHost(), port1 as unknown as Endpoint);
+    const client = connectHost(port2, () => undefined);
+    const controller = new AbortController();
+    const gate = client.gate(controller.signal, undefined);
+    const admitted = gate.acquire(100);
+    controller.abort();
+    await expect(admitted).resolves.toBe(false);
+    client.close();
+    port1.close();
+  });
+
+  it('hears a cancel message from the main thread', async () => {
+    const { port1, port2 } = new MessageChannel();
+    expose(silentHost(), port1 as unknown as Endpoint);
+    const cancelled = new Promise<boolean>((resolve) => connectHost(port2, () => resolve(true)));
+    port1.postMessage({ type: CANCEL_MESSAGE });
+    await expect(cancelled).resolves.toBe(true);
+    port1.close();
+  });
+});
