@@ -76,6 +76,15 @@ function packageVersion(): string {
 
 const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
+  // A reader that goes away (`forkpool run … | head`) closes the pipe: stop quietly, as a tool killed
+  // by SIGPIPE does, instead of dying on an unhandled EPIPE with a stack trace. --out lines already
+  // written stay complete (each is appended synchronously).
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(141);
+    process.stderr.write(`forkpool: cannot write to stdout: ${err.message}\n`);
+    process.exit(1);
+  });
+  process.stderr.on('error', () => undefined);
   const code = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
   process.exitCode = code;
   // A leaked handle must not turn a finished run into a hang; unref'd, this fires only then.
