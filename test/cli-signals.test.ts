@@ -60,4 +60,32 @@ describe('forkpool run: SIGINT', () => {
     expect(result.is_error).toBe(true);
     expect(result.report.forks).toMatchObject({ total: 3, completed: 1, cancelled: 2 });
   });
+
+  it('forkpool prompt: SIGINT cancels the sleeping fork, reports the finished one, exits non-zero', async () => {
+    let signalled = false;
+    const run = await runCli(
+      ['prompt', 'FORK REPLY quick answer\nFORK SLEEP 5000', '--session', 'test/fixtures/cli/session.json', '--output-format', 'stream-json'],
+      {
+        onStdout: (child, soFar) => {
+          if (!signalled && soFar.includes('"subtype":"task_notification"')) {
+            signalled = true;
+            child.kill('SIGINT');
+          }
+        },
+      },
+    );
+    expect(signalled).toBe(true);
+    expect(run.code).toBe(130);
+    const events = jsonLines(run.stdout) as Record<string, any>[];
+    expect(events.filter((e) => e.subtype === 'task_started')).toHaveLength(2);
+    const notified = events.filter((e) => e.subtype === 'task_notification').map((e) => [e.data.result.text, e.data.status]);
+    expect(notified.sort()).toEqual([
+      ['', 'cancelled'],
+      ['quick answer', 'completed'],
+    ]);
+    const result = events[events.length - 1] as Record<string, any>;
+    expect(result).toMatchObject({ type: 'result', is_error: true });
+    expect(result.forks.map((f: { status: string }) => f.status).sort()).toEqual(['cancelled', 'completed']);
+  });
 });
+

@@ -218,4 +218,24 @@ describe('forkpool run: inputs and outputs', () => {
     expect(summary.failures).toEqual([{ id: 'needs-two', kind: 'max_turns', message: failed?.error.message }]);
     expect((summary.results as Record<string, any>[]).find((r) => r.id === 'ok')?.text).toBe('fine');
   });
+
+  it('a reader that closes the pipe early (| head -1) ends the run quietly, without an EPIPE stack', async () => {
+    let closed = false;
+    const run = await runCli(
+      ['run', '--session', 'examples/session.json', '--tasks', 'examples/research.jsonl', '--workspace', '.', '--output-format', 'stream-json'],
+      {
+        onStdout: (child, soFar) => {
+          if (!closed && soFar.includes('\n')) {
+            closed = true;
+            child.stdout?.destroy();
+          }
+        },
+      },
+    );
+    expect(closed).toBe(true);
+    expect(run.code).toBe(141);
+    expect(JSON.parse(run.stdout.split('\n')[0] as string)).toMatchObject({ type: 'system', subtype: 'task_started' });
+    expect(run.stderr).not.toContain('EPIPE');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
 });
