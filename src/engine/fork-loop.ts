@@ -80,11 +80,11 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       };
   const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
   const sharedTokens = cache ? cache.tokens : undefined;
-  const sharedShare = cache
-    ? 0
-    : sharedFraction(
-        memoSharedChars(`${job.prefix.id}|${task.seed ?? job.seed}|${task.forkTurns ?? 'all'}`, () =>
-          fixedChars(fixed) + contentChars(seed.contents.slice(0, seed.sharedContents)),
+  const share = cache
+    ? { shared: 0, base: 0 }
+    : sharedShares(
+        memoHead(`${job.prefix.id}|${task.seed ?? job.seed}|${task.forkTurns ?? 'all'}`, () =>
+          measureHead(fixed, seed.contents.slice(0, seed.sharedContents), session.history),
         ),
         seed.contents.slice(seed.sharedContents),
       );
@@ -119,7 +119,11 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
     state.calls.push(
       turn === 1
-        ? { ...outcome.usage, sharedTokens: sharedTokens ?? Math.round(outcome.usage.promptTokens * sharedShare) }
+        ? {
+            ...outcome.usage,
+            sharedTokens: sharedTokens ?? Math.round(outcome.usage.promptTokens * share.shared),
+            baseTokens: sharedTokens ?? Math.round(outcome.usage.promptTokens * share.base),
+          }
         : { ...outcome.usage },
     );
     contents.push(outcome.content);
@@ -182,39 +186,57 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
 }
 
 /**
- * The share of a fork's first request that its siblings send byte for byte: the prefix fields,
- * the shared seed contents, and the fixed opening of the child message up to its directive
- * (the boilerplate is the same for every fork, so a provider caches it too). Providers count
- * tokens their own way, so the share of characters estimates the share of tokens.
+ * The shares of a fork's first request that others send byte for byte. `shared`: what siblings of
+ * the same seed window send (prefix fields, shared seed contents, and the child message's fixed
+ * opening up to the directive: the boilerplate is the same for every fork, so a provider caches
+ * it too). `base`: what forks of other windows send too (prefix fields and the untouched leading
+ * part of the parent's history). Providers count tokens their own way, so shares of characters
+ * estimate shares of tokens.
  */
-function sharedFraction(headChars: number, tailContents: readonly Content[]): number {
+function sharedShares(head: SeedHead, tailContents: readonly Content[]): { shared: number; base: number } {
   const tail = JSON.stringify(tailContents);
   const at = tail.indexOf(DIRECTIVE_MARK);
   const common = at < 0 ? 0 : at + DIRECTIVE_MARK.length;
-  const total = headChars + tail.length;
-  return total === 0 ? 0 : (headChars + common) / total;
+  const total = head.chars + tail.length;
+  if (total === 0) return { shared: 0, base: 0 };
+  const base = head.wholeHistory ? head.chars + common : head.baseChars;
+  return { shared: (head.chars + common) / total, base: base / total };
 }
 
 const DIRECTIVE_MARK = 'Directive: ';
 
-/** Siblings share their head: measure it once per prefix and seed window, not once per fork. */
-const headCharsMemo = new Map<string, number>();
-function memoSharedChars(key: string, measure: () => number): number {
-  let n = headCharsMemo.get(key);
-  if (n === undefined) {
-    n = measure();
-    if (headCharsMemo.size >= 64) headCharsMemo.delete(headCharsMemo.keys().next().value as string);
-    headCharsMemo.set(key, n);
+/** Sizes of the part of a first request that does not depend on the directive. */
+interface SeedHead {
+  /** Prefix fields plus the seed contents every sibling of the window shares. */
+  chars: number;
+  /** Prefix fields plus the leading seed contents that are the parent's history unchanged. */
+  baseChars: number;
+  /** The window is the whole history as is: the child message then opens alike in every window. */
+  wholeHistory: boolean;
+}
+
+function measureHead(fixed: Omit<ModelRequest, 'contents'>, shared: readonly Content[], history: readonly Content[]): SeedHead {
+  const fixedSize = JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
+  let chars = fixedSize;
+  let baseChars = fixedSize;
+  let unchanged = true;
+  shared.forEach((content, i) => {
+    const json = JSON.stringify(content);
+    chars += json.length;
+    unchanged &&= i < history.length && json === JSON.stringify(history[i]);
+    if (unchanged) baseChars += json.length;
+  });
+  return { chars, baseChars, wholeHistory: unchanged && shared.length === history.length };
+}
+
+/** Siblings share their seed head: measure it once per prefix and seed window, not once per fork. */
+const heads = new Map<string, SeedHead>();
+function memoHead(key: string, measure: () => SeedHead): SeedHead {
+  let head = heads.get(key);
+  if (!head) {
+    head = measure();
+    if (heads.size >= 64) heads.delete(heads.keys().next().value as string);
+    heads.set(key, head);
   }
-  return n;
-}
-
-function contentChars(contents: readonly Content[]): number {
-  let n = 0;
-  for (const c of contents) n += JSON.stringify(c).length;
-  return n;
-}
-
-function fixedChars(fixed: Omit<ModelRequest, 'contents'>): number {
-  return JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
+  return head;
 }

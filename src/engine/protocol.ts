@@ -21,8 +21,10 @@ export type FailureKind =
 
 /** One model call's usage, kept so the report can compute the theoretical cache maximum. */
 export interface CallRecord extends TokenUsage {
-  /** For a fork's first call: the tokens of the prefix every sibling shares (estimated). */
+  /** For a fork's first call: the tokens its siblings of the same seed window share (estimated). */
   sharedTokens?: number;
+  /** For a fork's first call: the tokens every fork of the prefix shares, whatever its window. */
+  baseTokens?: number;
 }
 
 interface ForkResultBase {

@@ -44,14 +44,20 @@ export interface RunReport {
 export interface TheoreticalInputs {
   /** The fork whose first call met a cold cache (the first one dispatched), if any. */
   coldForkId: string | undefined;
+  /**
+   * The first fork dispatched of each seed window (seed × forkTurns): nothing before it sent its
+   * window, so its first call can reuse only what every fork sends (system instruction, tools).
+   */
+  windowLeaders: ReadonlySet<string>;
   /** The provider's minimum cacheable prompt; calls below it can hit nothing. */
   minCacheTokens: number;
 }
 
 /**
- * The theoretical maximum for one fork: its first call can reuse the prefix every sibling shares
- * (nothing, for the very first call on a cold cache); each later call can reuse everything the
- * previous call sent and received. Never more than the call's own prompt.
+ * The theoretical maximum for one fork: its first call can reuse the prefix its siblings share
+ * (nothing, for the very first call on a cold cache; only the system instruction and tools for the
+ * first fork of another seed window); each later call can reuse everything the previous call sent
+ * and received. Never more than the call's own prompt.
  */
 export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs): number {
   let total = 0;
@@ -61,7 +67,9 @@ export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs)
       previous === undefined
         ? result.id === inputs.coldForkId
           ? 0
-          : (call.sharedTokens ?? 0)
+          : inputs.windowLeaders.has(result.id)
+            ? (call.baseTokens ?? 0)
+            : (call.sharedTokens ?? 0)
         : previous.promptTokens + previous.outputTokens;
     reusable = Math.min(reusable, call.promptTokens);
     if (reusable < inputs.minCacheTokens) reusable = 0;

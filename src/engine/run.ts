@@ -50,6 +50,8 @@ export class FanOutRun {
   private dispatched = 0;
   private gateOpen: boolean;
   private coldForkId: string | undefined;
+  private readonly windowLeaders = new Map<string, string>();
+  private readonly dispatchedAt = new Map<number, number>();
   private caches: ExplicitCaches | undefined;
   private cacheNote: string | undefined;
   private readonly done: Promise<ForkResult[]>;
@@ -100,7 +102,11 @@ export class FanOutRun {
 
   report(): RunReport {
     const results = this.slots.flatMap((s) => (s.state === 'done' ? [s.result] : []));
-    const inputs = { coldForkId: this.coldForkId, minCacheTokens: this.settings.minCacheTokens };
+    const inputs = {
+      coldForkId: this.coldForkId,
+      windowLeaders: new Set(this.windowLeaders.values()),
+      minCacheTokens: this.settings.minCacheTokens,
+    };
     const perFork = results.map((r) => {
       const theoretical = theoreticalCached(r, inputs);
       return {
@@ -185,6 +191,10 @@ export class FanOutRun {
       if (!this.gateOpen) setTimeout(() => this.openGate(), this.settings.staggerCapMs).unref();
     }
     const first = this.dispatched === 0;
+    const window = `${task.seed ?? this.settings.seed}|${task.forkTurns ?? 'all'}`;
+    // With an explicit cache, every window's shared part was cached before any fork ran.
+    if (!this.windowLeaders.has(window) && !this.caches?.forTask(task)) this.windowLeaders.set(window, task.id);
+    this.dispatchedAt.set(index, performance.now());
     this.dispatched++;
     this.inFlight++;
     const channel = openForkChannel({
@@ -269,6 +279,9 @@ export class FanOutRun {
     const slot = this.slots[index] as Slot;
     if (slot.state === 'done') return;
     if (slot.state === 'running') clearTimeout(slot.graceTimer);
+    // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
+    const since = this.dispatchedAt.get(index);
+    if (since !== undefined) result = { ...result, durationMs: Math.round(performance.now() - since) };
     this.slots[index] = { state: 'done', result };
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) listener(result);

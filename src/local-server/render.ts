@@ -66,7 +66,7 @@ export function blockKeys(text: string, blockTokens: number, label: string): Blo
     }
     if (end - start === blockChars) keys.push(fmix(h1) * 0x200000 + (fmix(h2 ^ end) & 0x1fffff));
   }
-  const digest = (fmix(h1 ^ length) ^ fmix(h2)).toString(16).padStart(8, '0');
+  const digest = ((fmix(h1 ^ length) ^ fmix(h2)) >>> 0).toString(16).padStart(8, '0');
   return { keys, digest };
 }
 
