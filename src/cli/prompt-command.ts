@@ -59,7 +59,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
         }
       },
     });
-    const signal = stopSignals.dispose();
+    const signal = stopSignals.received();
     const isError = outcome.status !== 'completed';
     const summary = {
       type: 'result',

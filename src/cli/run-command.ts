@@ -4,7 +4,10 @@ import { ForkEngine } from '../engine/engine.js';
 import { loadSession, loadTasks } from '../session/load.js';
 import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat } from './engine-flags.js';
 import { startProgress } from './progress.js';
-import { resultLine } from './result-line.js';
+import { resultLine, type ResultLine } from './result-line.js';
+import { createJournal, resumeJournal, rewriteOut } from './journal.js';
+import { freezePrefix } from '../prefix/index.js';
+import type { ForkTask } from '../session/schema.js';
 import { compactReport, resultEventLine, taskNotificationLine, taskStartedLine } from './stream-json.js';
 import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
@@ -21,6 +24,9 @@ session's system instruction, tools, sampling settings and history, and gets its
   --tasks FILE|-            JSONL, one task a line: {"id","directive",...}; - reads stdin
   --out FILE                append one JSON result line per fork as it ends
                             (default: stdout for --output-format json / stream-json)
+  --journal FILE            durable record of finished forks (default: FILE.journal beside --out)
+  --resume                  run only the forks the journal has no completed or failed result for;
+                            --out is rewritten to hold each finished fork exactly once
 ${ENGINE_FLAGS_HELP}
 
 Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad usage or input`;
@@ -28,7 +34,15 @@ Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { ...ENGINE_FLAGS, session: { type: 'string' }, tasks: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      ...ENGINE_FLAGS,
+      session: { type: 'string' },
+      tasks: { type: 'string' },
+      out: { type: 'string' },
+      journal: { type: 'string' },
+      resume: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
     allowPositionals: false,
   });
@@ -44,24 +58,37 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.model) session.model = values.model;
   const tasks = await loadTasks(values.tasks, io.stdin);
   const tools = await toolsFromFlags(values.workspace, values.tools);
+  const journalPath = values.journal ?? (values.out ? `${values.out}.journal` : undefined);
+  if (values.resume && !journalPath) throw new UsageError('--resume needs a journal: give --journal FILE or --out FILE');
+  const prefix = freezePrefix(session);
+  // The journal is read (and refused when it belongs to another run) before anything runs.
+  const resumed = values.resume && journalPath ? resumeJournal(journalPath, prefix.id, tasks) : undefined;
+  const done = resumed?.state.done ?? new Map<string, ResultLine>();
+  if (resumed && values.out) rewriteOut(values.out, done, tasks);
+  const journal = resumed?.journal ?? (journalPath ? createJournal(journalPath, prefix.id, tasks) : undefined);
   // Checked now, so a bad path fails before anything runs.
   const outFd = values.out ? openOut(values.out) : undefined;
+  const toRun = tasks.filter((t) => !done.has(t.id));
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  if (resumed) io.stderr.write(`forkpool: resuming: ${done.size} of ${tasks.length} forks already finished, ${toRun.length} to run\n`);
 
   const providerLabel = options.provider?.kind === 'gemini' ? 'Gemini API' : 'local simulated model';
   if (options.provider?.kind === 'local' && !('url' in options.provider && options.provider.url)) {
     io.stderr.write('forkpool: using the built-in local server (a scripted, simulated model); set GEMINI_API_KEY to use Gemini\n');
   }
   const engine = await ForkEngine.create({ ...options, tools });
+  let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
-    const prefix = engine.freeze(session);
-    const run = engine.fanOut(prefix, tasks);
-    const stopSignals = onStopSignals(() => run.cancelAll());
+    const run = engine.fanOut(prefix, toRun);
+    stopSignals = onStopSignals(() => run.cancelAll());
     const resultsToStdout = !outFd && format === 'json';
-    const collected: unknown[] = [];
+    const collected: ResultLine[] = [...done.values()];
     run.onResult((result) => {
-      const line = JSON.stringify(resultLine(result));
-      if (outFd !== undefined) appendFileSync(outFd, `${line}\n`);
-      if (resultsToStdout) collected.push(resultLine(result));
+      const line = resultLine(result);
+      // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
+      journal?.record(byId.get(result.id) as ForkTask, line);
+      if (outFd !== undefined) appendFileSync(outFd, `${JSON.stringify(line)}\n`);
+      if (resultsToStdout) collected.push(line);
     });
     const stopProgress = format === 'text' ? startProgress(run, io.stderr) : () => undefined;
     if (format === 'stream-json') {
@@ -72,18 +99,26 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     }
     await run.results();
     stopProgress();
-    const signal = stopSignals.dispose();
+    const signal = stopSignals.received();
     const report = run.report();
-    if (format === 'stream-json') io.stdout.write(`${resultEventLine(report)}\n`);
+    const previously = { resumed: done.size, resumedFailed: [...done.values()].filter((r) => r.status !== 'completed').length };
+    const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0;
+    if (format === 'stream-json') io.stdout.write(`${resultEventLine(report, resumed ? previously : {})}\n`);
     else if (format === 'json') {
-      io.stdout.write(`${JSON.stringify({ type: 'result', ...compactReport(report), ...(resultsToStdout ? { results: collected } : {}) })}\n`);
-    } else io.stdout.write(`${summaryText(report, providerLabel)}\n`);
+      const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...compactReport(report) };
+      io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
+    } else {
+      io.stdout.write(`${summaryText(report, providerLabel)}\n`);
+      if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
+    }
     if (signal) {
       io.stderr.write(`forkpool: stopped by ${signal}; finished results were kept\n`);
       return 130;
     }
-    return report.forks.completed === report.forks.total ? 0 : 1;
+    return allCompleted ? 0 : 1;
   } finally {
+    stopSignals?.dispose();
+    journal?.close();
     if (outFd !== undefined) closeSync(outFd);
     await engine.close();
   }

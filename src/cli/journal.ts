@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { canonicalJson } from '../prefix/canonical.js';
+import type { ForkTask } from '../session/schema.js';
+import type { ResultLine } from './result-line.js';
+import { UsageError } from './usage-error.js';
+
+/*
+ * The run journal: a header naming the prefix and the task set, then one line per terminal fork
+ * result, each written and fsync'd the moment the fork ends. A run killed at any point can be
+ * resumed from it: forks with a completed or failed result are not run again.
+ */
+
+const VERSION = 1;
+
+interface Header {
+  type: 'journal';
+  version: number;
+  prefixId: string;
+  tasksHash: string;
+}
+
+interface Entry {
+  type: 'result';
+  prefixId: string;
+  taskHash: string;
+  result: ResultLine;
+}
+
+export function taskHash(task: ForkTask): string {
+  return createHash('sha256').update(canonicalJson(task)).digest('hex');
+}
+
+export function tasksHash(tasks: readonly ForkTask[]): string {
+  return createHash('sha256').update(canonicalJson(tasks.map(taskHash))).digest('hex');
+}
+
+/** Lines of a file written by appends, without a torn last line (a write cut short by a kill). */
+function completeLines(path: string): { lines: string[]; tornAt: number | undefined } {
+  const text = readFileSync(path, 'utf8');
+  const end = text.lastIndexOf('\n') + 1;
+  const lines = text.slice(0, end).split('\n').filter((l) => l.trim() !== '');
+  return { lines, tornAt: end < text.length ? Buffer.byteLength(text.slice(0, end)) : undefined };
+}
+
+export interface Journal {
+  /** Appends a terminal result durably (write + fsync) before returning. */
+  record(task: ForkTask, result: ResultLine): void;
+  close(): void;
+}
+
+export interface ResumeState {
+  /** Results already final (completed or failed) for tasks of this run, by task id. */
+  done: Map<string, ResultLine>;
+}
+
+/** Starts a new journal for this run (replacing an old one). */
+export function createJournal(path: string, prefixId: string, tasks: readonly ForkTask[]): Journal {
+  const header: Header = { type: 'journal', version: VERSION, prefixId, tasksHash: tasksHash(tasks) };
+  writeFileSync(path, `${JSON.stringify(header)}\n`);
+  return openJournal(path, prefixId);
+}
+
+function openJournal(path: string, prefixId: string): Journal {
+  let fd: number;
+  try {
+    fd = openSync(path, 'a');
+  } catch (err) {
+    throw new UsageError(`--journal: cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return {
+    record(task, result) {
+      const entry: Entry = { type: 'result', prefixId, taskHash: taskHash(task), result };
+      writeSync(fd, `${JSON.stringify(entry)}\n`);
+      fsyncSync(fd);
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
+}
+
+/**
+ * Reopens a journal to resume: refuses one written for another session or task set, ignores a
+ * torn last line (and cuts it off, so new lines start clean), and reports what is already done.
+ * Cancelled forks are not done: a resumed run runs them again.
+ */
+export function resumeJournal(path: string, prefixId: string, tasks: readonly ForkTask[]): { journal: Journal; state: ResumeState } {
+  if (!existsSync(path)) return { journal: createJournal(path, prefixId, tasks), state: { done: new Map() } };
+  const { lines, tornAt } = completeLines(path);
+  if (tornAt !== undefined) truncateSync(path, tornAt);
+  const parsed = lines.map((line, i) => {
+    try {
+      return JSON.parse(line) as Header | Entry;
+    } catch {
+      throw new UsageError(`${path}:${i + 1}: the journal line is not valid JSON (only a torn last line is tolerated)`);
+    }
+  });
+  const header = parsed[0];
+  if (!header || header.type !== 'journal' || header.version !== VERSION) {
+    throw new UsageError(`${path}:1: not a forkpool journal (expected a header line)`);
+  }
+  if (header.prefixId !== prefixId) {
+    throw new UsageError(`${path}: the journal was written for a different session (prefix ${header.prefixId.slice(0, 12)}, this run is ${prefixId.slice(0, 12)}); remove it or drop --resume`);
+  }
+  if (header.tasksHash !== tasksHash(tasks)) {
+    throw new UsageError(`${path}: the journal was written for different tasks; remove it or drop --resume`);
+  }
+  const byHash = new Map(tasks.map((t) => [taskHash(t), t]));
+  const done = new Map<string, ResultLine>();
+  for (const entry of parsed.slice(1)) {
+    if (entry.type !== 'result') continue;
+    const task = byHash.get(entry.taskHash);
+    if (task && entry.prefixId === prefixId && entry.result.status !== 'cancelled') done.set(task.id, entry.result);
+  }
+  return { journal: openJournal(path, prefixId), state: { done } };
+}
+
+/**
+ * Rewrites --out to hold exactly the finished results, in task order, before a resumed run appends
+ * the rest: whatever a killed run left there (a torn line, a result whose journal write never
+ * happened, a cancelled fork about to run again), each fork ends up in --out exactly once.
+ */
+export function rewriteOut(path: string, done: ReadonlyMap<string, ResultLine>, tasks: readonly ForkTask[]): void {
+  const lines = tasks.flatMap((t) => {
+    const r = done.get(t.id);
+    return r ? [`${JSON.stringify(r)}\n`] : [];
+  });
+  const temp = `${path}.tmp-${process.pid}`;
+  writeFileSync(temp, lines.join(''));
+  const fd = openSync(temp, 'r+');
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(temp, path);
+}
