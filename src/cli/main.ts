@@ -49,7 +49,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof InputError || isParseArgsError(err)) {
+    if (isParseArgsError(err)) {
+      // Node's own text, first sentence only (the rest explains `--` for positionals), plus where to look.
+      const first = (err as Error).message.split('. ')[0]?.replace(/\.$/, '') ?? '';
+      io.stderr.write(`forkpool: ${first}; see forkpool ${command ?? ''} --help\n`.replace('  ', ' '));
+      return 2;
+    }
+    if (err instanceof UsageError || err instanceof InputError) {
       io.stderr.write(`forkpool: ${(err as Error).message}\n`);
       return 2;
     }
