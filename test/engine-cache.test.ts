@@ -67,3 +67,32 @@ describe('prompt-cache reuse on a cold cache, 16 forks', () => {
     expect(run.report().cache.note).toMatch(/under the minimum cacheable size of 1024/);
   });
 });
+
+describe('explicit caching around failures', () => {
+  it('a fork-child session in explicit mode fails each fork by name instead of hanging the run', async () => {
+    const server = await startLocalServer({});
+    const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, cache: 'explicit' });
+    open.push({ server, engine });
+    const base = parentSession([], { words: 2500 });
+    const child = { ...base, history: [{ role: 'user' as const, parts: [{ text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\nDirective: x' }] }, ...base.history.slice(1)] };
+    const run = engine.fanOut(engine.freeze(child), [{ id: 'a', directive: 'REPLY a' }, { id: 'b', directive: 'REPLY b' }]);
+    const results = await run.results();
+    expect(results.map((r) => r.status === 'failed' && r.error.kind)).toEqual(['rejected', 'rejected']);
+    expect(run.report().cache.effective).toBe('implicit');
+    expect(run.report().cache.note).toMatch(/fell back to implicit: .*fork/i);
+  });
+
+  it('cancelling every fork while the cache is being made still deletes the cache', async () => {
+    const server = await startLocalServer({ latency: 'realistic', captureRequests: true });
+    const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, cache: 'explicit' });
+    open.push({ server, engine });
+    const run = engine.fanOut(engine.freeze(parentSession([], { words: 2500 })), [{ id: 'a', directive: 'REPLY a' }]);
+    run.cancelAll();
+    const [result] = await run.results();
+    expect(result?.status).toBe('cancelled');
+    await engine.close();
+    const routes = server.requests.map((r) => r.route);
+    expect(routes.filter((r) => r === 'cachedContents.create').length).toBe(routes.filter((r) => r === 'cachedContents.delete').length);
+    expect(server.metrics().explicitCaches).toBe(0);
+  });
+});

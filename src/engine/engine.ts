@@ -90,8 +90,8 @@ export class ForkEngine {
     return new ForkEngine(pool, gate, { ...options, concurrency }, provider, stop);
   }
 
-  /** Validates the session and freezes it: canonical bytes in a SharedArrayBuffer, written once. */
-  freeze(session: ParentSession | unknown): FrozenPrefix {
+  /** Validates the session (any JSON value) and freezes it: canonical bytes in a SharedArrayBuffer, written once. */
+  freeze(session: unknown): FrozenPrefix {
     return freezePrefix(ParentSessionSchema.parse(session));
   }
 
@@ -123,7 +123,7 @@ export class ForkEngine {
     };
     const run = new FanOutRun(this.pool, createToolHost(o.tools ?? []), settings, prefix, checked);
     this.runs.add(run);
-    void run.results().then(() => this.runs.delete(run));
+    void run.settled().then(() => this.runs.delete(run));
     return run;
   }
 
@@ -152,7 +152,7 @@ export class ForkEngine {
     if (this.closed) return;
     this.closed = true;
     for (const run of this.runs) run.cancelAll();
-    await Promise.all([...this.runs].map((r) => r.results()));
+    await Promise.all([...this.runs].map((r) => r.settled()));
     await this.pool.close();
     await this.stopServer?.();
   }

@@ -7,7 +7,7 @@ import type { CallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './channel.js';
 import { createEventLog, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
-import type { ExplicitCacheRef, ForkJob, ForkResult } from './protocol.js';
+import type { ForkJob, ForkResult } from './protocol.js';
 import { ratio, theoreticalCached, type RunReport } from './report.js';
 
 export interface RunSettings {
@@ -57,6 +57,8 @@ export class FanOutRun {
   private readonly done: Promise<ForkResult[]>;
   private resolveDone!: (results: ForkResult[]) => void;
   private readonly resultListeners: ((result: ForkResult) => void)[] = [];
+  /** The run's own background work (cache setup and cleanup), for the engine's close(). */
+  private readonly background: Promise<void>;
 
   constructor(
     private readonly pool: Piscina,
@@ -71,7 +73,7 @@ export class FanOutRun {
     this.queue = tasks.map((_, i) => i);
     this.gateOpen = settings.warmup === 'none' || settings.cache === 'off';
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
-    void this.start();
+    this.background = this.start();
   }
 
   /** Every event from the start; ends when every fork is terminal. */
@@ -88,6 +90,12 @@ export class FanOutRun {
   /** Every fork's result, in task order, once all are terminal. */
   results(): Promise<ForkResult[]> {
     return this.done;
+  }
+
+  /** Resolves when the run is over and its explicit caches are deleted. */
+  async settled(): Promise<void> {
+    await this.done;
+    await this.background;
   }
 
   cancel(id: string): void {
@@ -165,8 +173,15 @@ export class FanOutRun {
   private async start(): Promise<void> {
     if (this.tasks.length === 0) return this.finishRun();
     if (this.settings.cache === 'explicit') {
-      this.caches = await prepareExplicitCaches(this.prefix.session, this.tasks, this.settings);
-      this.cacheNote = this.caches.note;
+      try {
+        this.caches = await prepareExplicitCaches(this.prefix.session, this.tasks, this.settings);
+        this.cacheNote = this.caches.note;
+      } catch (err) {
+        // Forks still run, on implicit caching; whatever broke the cache will fail them by name.
+        this.cacheNote = `explicit cache fell back to implicit: ${err instanceof Error ? err.message : String(err)}`;
+      }
+      // Cancelled while the cache was being made: the run is over, so the cache goes at once.
+      if (this.endedAt !== undefined) await this.caches?.release();
     }
     this.pump();
   }
@@ -234,7 +249,7 @@ export class FanOutRun {
       seed: this.settings.seed,
       maxTurns: this.settings.maxTurns,
       timeoutMs: this.settings.timeoutMs,
-      cache: this.cacheFor(task),
+      cache: this.caches?.forTask(task),
       port: channel.workerPort,
     };
     this.pool
@@ -249,10 +264,6 @@ export class FanOutRun {
         if (first) this.openGate();
         this.pump();
       });
-  }
-
-  private cacheFor(task: ForkTask): ExplicitCacheRef | undefined {
-    return this.caches?.forTask(task);
   }
 
   private cancelIndex(index: number): void {
