@@ -8,6 +8,7 @@ import { openForkChannel, type ForkChannel } from './channel.js';
 import { createEventLog, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import type { ForkJob, ForkResult } from './protocol.js';
+import { emptyCancelled, emptyFailure } from './results.js';
 import { ratio, theoreticalCached, type RunReport } from './report.js';
 
 export interface RunSettings {
@@ -272,13 +273,13 @@ export class FanOutRun {
     if (slot.state === 'queued') {
       this.queue.splice(this.queue.indexOf(index), 1);
       this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
-      this.settle(index, cancelledResult(task, 'cancelled before it started'));
+      this.settle(index, emptyCancelled(task.id, 'cancelled before it started'));
       this.pump();
     } else if (slot.state === 'running' && slot.graceTimer === undefined) {
       slot.channel.cancel();
       // A worker that does not answer in time is recorded as cancelled; its late result is dropped.
       slot.graceTimer = setTimeout(
-        () => this.settle(index, cancelledResult(task, 'cancelled; the worker did not confirm in time')),
+        () => this.settle(index, emptyCancelled(task.id, 'cancelled; the worker did not confirm in time')),
         this.settings.cancelGraceMs,
       );
       slot.graceTimer.unref();
@@ -312,25 +313,7 @@ function describe(task: ForkTask): string {
   return line.length > 60 ? `${line.slice(0, 57)}...` : line;
 }
 
-function emptyResult(task: ForkTask) {
-  return {
-    id: task.id,
-    text: '',
-    turns: 0,
-    toolCalls: 0,
-    usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
-    durationMs: 0,
-    retries: 0,
-    calls: [],
-    worker: { threadId: -1, decodedPrefix: false },
-  };
-}
-
-function cancelledResult(task: ForkTask, message: string): ForkResult {
-  return { ...emptyResult(task), status: 'cancelled', error: { kind: 'cancelled', message } };
-}
-
 function crashResult(task: ForkTask, err: unknown): ForkResult {
   const message = err instanceof Error ? err.message : String(err);
-  return { ...emptyResult(task), status: 'failed', error: { kind: 'worker_crash', message: `the worker running this fork died: ${message}` } };
+  return emptyFailure(task.id, 'worker_crash', `the worker running this fork died: ${message}`);
 }

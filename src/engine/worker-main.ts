@@ -4,6 +4,7 @@ import { runForkLoop } from './fork-loop.js';
 import { connectHost } from './host-client.js';
 import { createPrefixStore } from './prefix-store.js';
 import type { ForkJob, ForkResult } from './protocol.js';
+import { emptyFailure } from './results.js';
 import { threadId } from 'node:worker_threads';
 
 // Per worker thread: parsed prefixes and model clients outlive a single fork.
@@ -42,19 +43,7 @@ export async function runForkJob(job: ForkJob): Promise<ForkResult> {
       abortReason: () => reason,
     });
   } catch (err) {
-    return {
-      id: job.task.id,
-      status: 'failed',
-      text: '',
-      turns: 0,
-      toolCalls: 0,
-      usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
-      durationMs: 0,
-      retries: 0,
-      calls: [],
-      worker: { threadId, decodedPrefix: false },
-      error: { kind: 'error', message: err instanceof Error ? err.message : String(err) },
-    };
+    return emptyFailure(job.task.id, 'error', err instanceof Error ? err.message : String(err), threadId);
   } finally {
     clearTimeout(timer);
     host.close();

@@ -1,0 +1,24 @@
+import type { FailureKind, ForkResult } from './protocol.js';
+
+/** A result for a fork that ended before its loop produced anything (never ran, or broke at once). */
+export function emptyFailure(id: string, kind: FailureKind, message: string, threadId = -1): ForkResult {
+  return { ...nothingYet(id, threadId), status: 'failed', error: { kind, message } };
+}
+
+export function emptyCancelled(id: string, message: string): ForkResult {
+  return { ...nothingYet(id, -1), status: 'cancelled', error: { kind: 'cancelled', message } };
+}
+
+function nothingYet(id: string, threadId: number) {
+  return {
+    id,
+    text: '',
+    turns: 0,
+    toolCalls: 0,
+    usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
+    durationMs: 0,
+    retries: 0,
+    calls: [],
+    worker: { threadId, decodedPrefix: false },
+  };
+}
