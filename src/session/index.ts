@@ -24,3 +24,4 @@ export {
   type SeedMode,
   type SystemInstruction,
 } from './schema.js';
+export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { InputError } from './errors.js';
 import { parseOrThrow } from './issues.js';
 import { assertSafeJson, parseJsonText } from './json.js';
+import { decodeUtf8, limitOf, readInputFile, readInputStream, type ReadLimits } from './read.js';
 import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from './schema.js';
 
 /** Validates an already-parsed session object (from a file or from code). */
@@ -14,8 +14,13 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   return parseOrThrow(ParentSessionSchema, json, at);
 }
 
-export async function loadSession(path: string): Promise<ParentSession> {
-  const text = await readText(path);
+/**
+ * Reads a session file: a regular file of at most `limits.maxBytes` (default 256 MiB), strict
+ * UTF-8 (a byte-order mark is allowed), one JSON object.
+ */
+export async function loadSession(path: string, limits?: ReadLimits): Promise<ParentSession> {
+  const bytes = await readInputFile(path, limitOf(limits));
+  const text = decodeUtf8(bytes, path);
   return parseSession(parseJsonText(stripBom(text), { file: path }), path);
 }
 
@@ -54,43 +59,19 @@ export function parseTasks(text: string, source?: string): ForkTask[] {
   return tasks;
 }
 
-/** Loads tasks from a JSONL file, or from standard input when the path is '-'. */
-export async function loadTasks(pathOrDash: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<ForkTask[]> {
-  if (pathOrDash === '-') return parseTasks(await readStream(stdin), '<stdin>');
-  return parseTasks(await readText(pathOrDash), pathOrDash);
-}
-
-async function readText(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new InputError({ file: path, rule: describeReadError(err) });
-  }
-}
-
-function describeReadError(err: unknown): string {
-  const code = err !== null && typeof err === 'object' && 'code' in err ? String(err.code) : '';
-  switch (code) {
-    case 'ENOENT':
-      return 'file not found';
-    case 'EISDIR':
-      return 'is a directory, not a file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'cannot be read (permission denied)';
-    default:
-      return `cannot be read (${err instanceof Error ? err.message : String(err)})`;
-  }
-}
-
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
-  } catch (err) {
-    throw new InputError({ file: '<stdin>', rule: describeReadError(err) });
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Loads tasks from a JSONL file, or from standard input when the path is '-'. The same limits as
+ * a session file: a regular file (a pipe is read through '-'), at most `limits.maxBytes`, strict UTF-8.
+ */
+export async function loadTasks(
+  pathOrDash: string,
+  stdin: NodeJS.ReadableStream = process.stdin,
+  limits?: ReadLimits,
+): Promise<ForkTask[]> {
+  const maxBytes = limitOf(limits);
+  if (pathOrDash === '-') return parseTasks(decodeUtf8(await readInputStream(stdin, '<stdin>', maxBytes), '<stdin>'), '<stdin>');
+  const bytes = await readInputFile(pathOrDash, maxBytes, '; to read tasks from a pipe, pass - and pipe them to standard input');
+  return parseTasks(decodeUtf8(bytes, pathOrDash), pathOrDash);
 }
 
 function stripBom(text: string): string {
