@@ -20,7 +20,8 @@ export function parseJsonText(text: string, source: JsonSource): unknown {
     value = JSON.parse(text);
   } catch (err) {
     const reason = describeSyntaxError(err);
-    const offset = findSyntaxErrorOffset(text);
+    // The scanner gives up (stack exhausted) on absurdly deep input; a cut-off text still ends where it ends.
+    const offset = findSyntaxErrorOffset(text) ?? (/end of JSON input/i.test(reason) ? text.trimEnd().length : undefined);
     if (offset === undefined) throw new InputError({ ...source, rule: `invalid JSON: ${reason}` });
     const { line, column } = lineAndColumn(text, offset);
     if (source.line !== undefined) {
@@ -74,7 +75,10 @@ function describeSyntaxError(err: unknown): string {
   const reason = message
     .replace(/, .*is not valid JSON$/s, '')
     .replace(/ in JSON at position \d+.*$/s, '')
-    .replace(/ \(line \d+ column \d+\)$/, '');
+    .replace(/ at position \d+.*$/s, '')
+    .replace(/ \(line \d+ column \d+\)$/, '')
+    // A control or invisible character (a NUL byte, a stray byte-order mark) is named, never written raw.
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return reason.charAt(0).toLowerCase() + reason.slice(1);
 }
 
