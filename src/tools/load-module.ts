@@ -35,46 +35,104 @@ function looksLikeToolAttempt(value: unknown): boolean {
   return typeof v.execute === 'function' || ('name' in v && 'parameters' in v);
 }
 
+/** The tool names defineTool accepts (Gemini function names); hand-made tools must follow them too. */
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+/** Default bound on importing a tools module: a top-level await that never settles must not hang a run. */
+export const DEFAULT_IMPORT_TIMEOUT_MS = 60_000;
+
+export interface LoadToolsOptions {
+  /** Give up importing after this many ms (default 60 s). */
+  importTimeoutMs?: number;
+}
+
 /**
  * Loads user tools from a JS module (or TS, when the process runs under tsx or vitest).
  * Accepted shapes: `export default [tool, ...]`, `export default tool`, and named exports that are tools.
  * The same tool exported twice (default and named) counts once; two tools with one name is an error.
+ * Whatever the module does (throws anything, exports throwing getters or Proxies, never finishes
+ * importing), the result is a tool list or an Error naming the module.
  */
-export async function loadToolsModule(file: string): Promise<Tool[]> {
+export async function loadToolsModule(file: string, options: LoadToolsOptions = {}): Promise<Tool[]> {
   const abs = path.resolve(file);
   const where = `tools module ${JSON.stringify(file)}`;
   const st = await stat(abs).catch(() => undefined);
   if (st === undefined) throw new Error(`${where}: file not found (looked at ${abs})`);
   if (!st.isFile()) throw new Error(`${where}: not a file (${abs})`);
 
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
-  } catch (err) {
-    throw new Error(`${where}: import failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
+  const mod = await importBounded(where, pathToFileURL(abs).href, options.importTimeoutMs ?? DEFAULT_IMPORT_TIMEOUT_MS);
 
   const found: { exportName: string; tool: Tool }[] = [];
   // The default export first: a namespace lists its keys alphabetically, and the default array's order is the author's.
-  if ('default' in mod) found.push(...fromDefault(where, mod.default));
+  if ('default' in mod) found.push(...inspect(where, 'export default', () => fromDefault(where, mod.default)));
   for (const [exportName, value] of Object.entries(mod)) {
     if (exportName === 'default') continue;
-    if (isTool(value)) found.push({ exportName, tool: value });
-    else if (looksLikeToolAttempt(value)) {
-      throw new Error(`${where}: export "${exportName}" is not a tool made by defineTool (it needs name, description, parameters with safeParse, declaration, execute)`);
+    const label = `export "${exportName}"`;
+    if (inspect(where, label, () => isTool(value))) found.push({ exportName, tool: checkName(where, label, value as Tool) });
+    else if (inspect(where, label, () => looksLikeToolAttempt(value))) {
+      throw new Error(`${where}: ${label} is not a tool made by defineTool (it needs name, description, parameters with safeParse, declaration, execute)`);
     }
   }
   return dedupe(where, found);
 }
 
+async function importBounded(where: string, url: string, timeoutMs: number): Promise<Record<string, unknown>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${where}: import did not finish within ${timeoutMs} ms (a top-level await that never settles?)`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return (await Promise.race([import(url), timeout])) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith(`${where}: import did not finish`)) throw err;
+    throw new Error(`${where}: import failed: ${messageOf(err)}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs a check on a value the module exported; a getter or Proxy trap that throws becomes a named error. */
+function inspect<T>(where: string, label: string, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith(`${where}: `)) throw err;
+    throw new Error(`${where}: ${label} cannot be inspected (reading it threw: ${messageOf(err)})`, { cause: err });
+  }
+}
+
+function checkName(where: string, label: string, tool: Tool): Tool {
+  if (!TOOL_NAME.test(tool.name)) {
+    throw new Error(
+      `${where}: ${label}: tool name ${JSON.stringify(tool.name.length > 80 ? `${tool.name.slice(0, 80)}…` : tool.name)} is not a valid function name (it must start with a letter or underscore and hold at most 64 letters, digits, _ . -)`,
+    );
+  }
+  return tool;
+}
+
+/** A thrown value as text, whatever it is (an Error, a string, an object whose toString throws). */
+function messageOf(err: unknown): string {
+  try {
+    if (err instanceof Error) return err.message;
+    return String(err);
+  } catch {
+    return `a thrown ${err === null ? 'null' : typeof err} that cannot be printed`;
+  }
+}
+
 function fromDefault(where: string, value: unknown): { exportName: string; tool: Tool }[] {
-  const items = Array.isArray(value) ? value : [value];
+  const isArray = Array.isArray(value);
+  const items: unknown[] = isArray ? Array.from(value as unknown[]) : [value];
   return items.map((item, i) => {
-    const exportName = Array.isArray(value) ? `default[${i}]` : 'default';
-    if (!isTool(item)) {
-      throw new Error(`${where}: export ${exportName} is not a tool made by defineTool (got ${describe(item)})`);
+    const exportName = isArray ? `default[${i}]` : 'default';
+    const label = `export ${exportName}`;
+    if (!inspect(where, label, () => isTool(item))) {
+      throw new Error(`${where}: ${label} is not a tool made by defineTool (got ${inspect(where, label, () => describe(item))})`);
     }
-    return { exportName, tool: item };
+    return { exportName, tool: checkName(where, label, item as Tool) };
   });
 }
 
