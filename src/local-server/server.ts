@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveCachedContents } from './cached-contents.js';
@@ -21,7 +22,7 @@ export interface LocalServer {
 
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
 
-type BodyResult = { ok: true; text: string } | { ok: false; tooLarge: boolean };
+type BodyResult = { ok: true; bytes: Buffer } | { ok: false; tooLarge: boolean };
 
 /** Reads the body up to `limit` bytes; past it keeps draining (so the 413 can be read) but stores nothing. */
 function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
@@ -34,7 +35,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
       if (size > limit) tooLarge = true;
       if (!tooLarge) chunks.push(chunk);
     });
-    req.on('end', () => resolve(tooLarge ? { ok: false, tooLarge } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () => resolve(tooLarge ? { ok: false, tooLarge } : { ok: true, bytes: Buffer.concat(chunks) }));
     req.on('error', () => resolve({ ok: false, tooLarge: false }));
     req.on('close', () => resolve({ ok: false, tooLarge: false }));
   });
@@ -79,13 +80,15 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
       if (!body.tooLarge) return { route: name, status: 0 };
       throw new ApiFailure(413, `Request payload size exceeds the limit: ${options.maxBodyBytes ?? DEFAULT_MAX_BODY} bytes.`);
     }
-    if (options.captureRequests) captured.push({ route: name, model: captureModel(route, body.text), body: body.text });
+    const text = body.bytes.toString('utf8');
+    if (options.captureRequests) captured.push({ route: name, model: captureModel(route, text), body: text });
     if (!route) throw new ApiFailure(404, `Method not found: ${req.method ?? ''} ${url.pathname}`);
     checkKey(req, url, options.requireApiKey);
-    const json = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete'
-      ? {}
-      : parseJsonBody(body.text);
-    const ex: Exchange = { res, signal, rawBody: body.text };
+    const bodyless = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete';
+    // Replacement characters would silently change the prompt (and its cache keys): refuse bad bytes.
+    if (!bodyless && !isUtf8(body.bytes)) throw new ApiFailure(400, 'Invalid JSON payload received. The request body is not valid UTF-8.');
+    const json = bodyless ? {} : parseJsonBody(text);
+    const ex: Exchange = { res, signal, rawBody: text };
     let status: number;
     if (route.kind === 'generateContent' || route.kind === 'streamGenerateContent') status = await serveGenerate(state, route, json, ex);
     else if (route.kind === 'countTokens') status = serveCountTokens(state, route.model, json, ex);
