@@ -21,6 +21,8 @@ export interface LocalServer {
 }
 
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+/** Node's own default: five minutes to receive a whole request. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
 type BodyResult = { ok: true; bytes: Buffer } | { ok: false; tooLarge: boolean };
 
@@ -106,7 +108,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : options.faults;
   const state = createState(options, faults);
   const captured: CapturedRequest[] = [];
-  const server: Server = createServer((req, res) => {
+  // Bounds how long a client may take to send a whole request (a slowloris holds a socket, never the loop).
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!Number.isSafeInteger(requestTimeout) || requestTimeout < 1) {
+    throw new Error(`local server: requestTimeoutMs must be a positive integer (got ${String(options.requestTimeoutMs)})`);
+  }
+  const timeouts = {
+    requestTimeout,
+    headersTimeout: Math.min(60_000, requestTimeout),
+    connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(requestTimeout / 4))),
+  };
+  const server: Server = createServer(timeouts, (req, res) => {
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
@@ -120,8 +132,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       })
       .finally(() => state.metrics.leave());
   });
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // As Node's default handler: a client too slow to send its request is told so (408), not "bad request".
+    const status =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? '408 Request Timeout'
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
     else socket.destroy();
   });
   const host = options.host ?? '127.0.0.1';

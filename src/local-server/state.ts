@@ -19,6 +19,8 @@ export interface LocalServerOptions {
   requireApiKey?: string;
   /** Default 32 MiB; larger bodies get 413. */
   maxBodyBytes?: number;
+  /** Time allowed to receive a whole request (headers and body), else 408 and the socket is closed. Default 300 000 (Node's). */
+  requestTimeoutMs?: number;
   /** Keep every request's raw body in `requests`. */
   captureRequests?: boolean;
 }
