@@ -50,6 +50,8 @@ export function decodeMs(model: LatencyModel, outputTokens: number): number {
   return perToken(outputTokens, model.decodeTokensPerSecond);
 }
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Resolves after `ms`, or false early when `signal` aborts. Zero waits return at once. */
 export function delay(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
@@ -59,10 +61,11 @@ export function delay(ms: number, signal: AbortSignal): Promise<boolean> {
       clearTimeout(timer);
       resolve(false);
     };
+    // setTimeout turns anything past 2^31-1 ms into 1 ms: a huge SLEEP waits the longest it can instead.
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve(true);
-    }, ms);
+    }, Math.min(ms, MAX_TIMER_MS));
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

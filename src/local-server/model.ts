@@ -1,3 +1,4 @@
+import vm from 'node:vm';
 import { shortHash } from './render.js';
 import { notificationResults, parseScript, responsesAfter, situate, type Command } from './script.js';
 import type { PromptFields, WireContent, WireFunctionCall, WirePart } from './types.js';
@@ -35,17 +36,39 @@ export function requestText(fields: readonly PromptFields[]): string {
   return chunks.join('\n');
 }
 
+/** A RECALL pattern runs under this bound: a catastrophic regex in a request must not stall every other request. */
+export const RECALL_TIMEOUT_MS = 1_000;
+
+let recallContext: vm.Context | undefined;
+const RECALL_SCRIPT = new vm.Script(
+  'Array.from(text.matchAll(new RegExp(pattern, "g")), (m) => m[0]).filter((m) => m !== "")',
+);
+
 function recall(pattern: string, text: () => string): string {
-  let regex: RegExp;
   try {
-    regex = new RegExp(pattern, 'g');
+    new RegExp(pattern, 'g');
   } catch {
     return `RECALL ${pattern}: invalid regular expression`;
   }
-  const found = new Set<string>();
-  for (const match of text().matchAll(regex)) if (match[0] !== '') found.add(match[0]);
+  recallContext ??= vm.createContext(Object.create(null) as object);
+  const context = recallContext as { text?: string; pattern?: string };
+  context.text = text();
+  context.pattern = pattern;
+  let matches: string[];
+  try {
+    matches = RECALL_SCRIPT.runInContext(recallContext, { timeout: RECALL_TIMEOUT_MS }) as string[];
+  } catch {
+    return `RECALL ${pattern}: the regular expression took longer than ${RECALL_TIMEOUT_MS} ms and was stopped`;
+  } finally {
+    context.text = '';
+    context.pattern = '';
+  }
+  const found = new Set<string>(matches);
   return found.size === 0 ? `RECALL ${pattern}: no match` : `RECALL ${pattern}: ${[...found].join(', ')}`;
 }
+
+/** TOKENS builds its answer in memory: 16M tokens (64 MiB of text) is far past any real model's output. */
+export const MAX_TOKENS_COMMAND = 16 * 1024 * 1024;
 
 const FILLER = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
 
@@ -77,7 +100,9 @@ function finalAnswer(commands: readonly Command[], scopeLines: readonly string[]
   for (const command of commands) {
     if (command.kind === 'reply') lines.push(command.text);
     else if (command.kind === 'recall') lines.push(recall(command.pattern, requestTextOnce));
-    else if (command.kind === 'tokens') lines.push(fillerText(command.count));
+    else if (command.kind === 'tokens') {
+      lines.push(command.count > MAX_TOKENS_COMMAND ? `TOKENS ${command.count}: at most ${MAX_TOKENS_COMMAND} tokens` : fillerText(command.count));
+    }
   }
   const notes = notificationResults(contents, anchor);
   if (notes.length > 0) lines.push(`Fork results:\n${notes.join('\n')}`);

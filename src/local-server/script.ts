@@ -106,7 +106,8 @@ function parseLine(line: string): Command | undefined {
       return /^\d+$/.test(rest) ? { kind: 'tokens', count: Number(rest) } : undefined;
     case 'FAIL': {
       const fail = /^(\d{3})(?:\s+x(\d+))?$/.exec(rest);
-      if (!fail) return undefined;
+      // Only error statuses: anything else cannot be an HTTP failure (FAIL 999, FAIL 200 are plain text).
+      if (!fail || Number(fail[1]) < 400 || Number(fail[1]) > 599) return undefined;
       return { kind: 'fail', status: Number(fail[1]), times: fail[2] === undefined ? 1 : Number(fail[2]) };
     }
     default:
