@@ -14,6 +14,11 @@ export const ENGINE_FLAGS = {
   'max-turns': { type: 'string' },
   'timeout-ms': { type: 'string' },
   'min-cache-tokens': { type: 'string' },
+  'call-timeout-ms': { type: 'string' },
+  'max-attempts': { type: 'string' },
+  'retry-budget': { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
   workspace: { type: 'string' },
   tools: { type: 'string' },
   'output-format': { type: 'string' },
@@ -32,6 +37,11 @@ export const ENGINE_FLAGS_HELP = `Provider and pool:
   --max-turns N             model turns per fork (default 200)
   --timeout-ms N            per-fork time limit
   --min-cache-tokens N      the provider's minimum cacheable prefix (default 1024)
+Reliability:
+  --call-timeout-ms N       bound on one model call attempt
+  --max-attempts N          attempts per model call, retries of 429/5xx/timeouts included (default 5)
+  --retry-budget N          retries the whole run may spend (default: unbounded)
+  --rpm N, --tpm N          requests / tokens per minute across all forks
 Tools:
   --workspace DIR           read-only read_file, list_dir, glob, grep confined to DIR
   --tools MODULE            tools made with defineTool, from a JS/TS module
@@ -52,6 +62,11 @@ export interface EngineFlagValues {
   'max-turns'?: string | undefined;
   'timeout-ms'?: string | undefined;
   'min-cache-tokens'?: string | undefined;
+  'call-timeout-ms'?: string | undefined;
+  'max-attempts'?: string | undefined;
+  'retry-budget'?: string | undefined;
+  rpm?: string | undefined;
+  tpm?: string | undefined;
   'output-format'?: string | undefined;
 }
 
@@ -81,6 +96,17 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   const seed = oneOf('--seed', values.seed, ['inherit', 'completed-turns'] as const);
   const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
   const warmup = oneOf('--warmup', values.warmup, ['auto', 'none'] as const);
+  const callTimeoutMs = positiveInt('--call-timeout-ms', values['call-timeout-ms']);
+  const maxAttempts = positiveInt('--max-attempts', values['max-attempts']);
+  const retryBudget = nonNegativeInt('--retry-budget', values['retry-budget']);
+  const rpm = positiveInt('--rpm', values.rpm);
+  const tpm = positiveInt('--tpm', values.tpm);
+  if (callTimeoutMs !== undefined) options.callTimeoutMs = callTimeoutMs;
+  if (maxAttempts !== undefined) options.retry = { maxAttempts };
+  if (retryBudget !== undefined) options.globalRetryBudget = retryBudget;
+  if (rpm !== undefined || tpm !== undefined) {
+    options.rateLimit = { ...(rpm !== undefined ? { requestsPerMinute: rpm } : {}), ...(tpm !== undefined ? { tokensPerMinute: tpm } : {}) };
+  }
   if (threads !== undefined) options.threads = threads;
   if (concurrency !== undefined) options.concurrency = concurrency;
   if (maxTurns !== undefined) options.maxTurns = maxTurns;
