@@ -74,21 +74,28 @@ describe('forkpool run: numbers with junk', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^forkpool: Option '--threads' argument is ambiguous/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
 
 describe('forkpool run: repeated and huge flag values', () => {
-  it('a flag given twice: the last value is the one validated and used', async () => {
+  it('a value flag given twice is refused, whichever value came last', async () => {
     const missing = join(tmp, 'second-session.json');
-    expect(rejected(await runCli(['run', '--session', SESSION, '--session', missing, '--tasks', TASKS]))).toBe(`forkpool: ${missing}: file not found`);
-    expect(rejected(await run('--output-format', 'json', '--output-format', 'yaml'))).toBe(
-      'forkpool: --output-format: must be one of text, json, stream-json (got "yaml")',
+    expect(rejected(await runCli(['run', '--session', SESSION, '--session', missing, '--tasks', TASKS]))).toBe('forkpool: --session is given twice; give it once');
+    expect(rejected(await run('--output-format', 'json', '--output-format', 'json'))).toBe('forkpool: --output-format is given twice; give it once');
+  });
+
+  it('a 100,000-digit --threads is refused, quoting only the start of it', async () => {
+    const digits = '9'.repeat(100_000);
+    expect(rejected(await run('--threads', digits))).toBe(
+      `forkpool: --threads: must be a positive integer (got "${'9'.repeat(80)}"… (100000 characters))`,
     );
   });
 
-  it('a 100,000-digit --threads is refused', async () => {
-    const digits = '9'.repeat(100_000);
-    expect(rejected(await run('--threads', digits))).toBe(`forkpool: --threads: must be a positive integer (got "${digits}")`);
+  it('more threads than the engine allows is refused with what to do instead', async () => {
+    expect(rejected(await run('--threads', '100000'))).toBe(
+      'forkpool: --threads: at most 256 (got 100000); forks wait on the network, so raise --concurrency instead',
+    );
   });
 
   it('a 100,000-character --session path is named as too long', async () => {

@@ -114,12 +114,14 @@ describe('tools module: tool names that are not function names', () => {
 describe('tools module: zod schemas and JSON Schema', () => {
   it('a z.function() parameter cannot be declared: the module and the reason are named', async () => {
     expect((await failureOf('zod-function.mjs')).message).toBe(
-      `${where('zod-function.mjs')}import failed: Function types cannot be represented in JSON Schema`,
+      `${where('zod-function.mjs')}import failed: defineTool "callback": parameters cannot be declared as JSON Schema: Function types cannot be represented in JSON Schema`,
     );
   });
 
   it('a z.date() parameter cannot be declared either', async () => {
-    expect((await failureOf('zod-date.mjs')).message).toBe(`${where('zod-date.mjs')}import failed: Date cannot be represented in JSON Schema`);
+    expect((await failureOf('zod-date.mjs')).message).toBe(
+      `${where('zod-date.mjs')}import failed: defineTool "when": parameters cannot be declared as JSON Schema: Date cannot be represented in JSON Schema`,
+    );
   });
 
   it('a transform is declared by its input and executed with its output', async () => {

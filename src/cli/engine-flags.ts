@@ -1,4 +1,5 @@
-import type { ForkEngineOptions, ProviderOption } from '../engine/engine.js';
+import { MAX_THREADS, type ForkEngineOptions, type ProviderOption } from '../engine/engine.js';
+import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
 /** Flags shared by `run` and `prompt`: provider, pool and fork settings. */
@@ -89,6 +90,9 @@ export function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv)
 export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv): ForkEngineOptions {
   const options: ForkEngineOptions = { provider: chooseProvider(values, env) };
   const threads = positiveInt('--threads', values.threads);
+  if (threads !== undefined && threads > MAX_THREADS) {
+    throw new UsageError(`--threads: at most ${MAX_THREADS} (got ${threads}); forks wait on the network, so raise --concurrency instead`);
+  }
   const concurrency = positiveInt('--concurrency', values.concurrency);
   const maxTurns = positiveInt('--max-turns', values['max-turns']);
   const timeoutMs = positiveInt('--timeout-ms', values['timeout-ms']);
@@ -121,7 +125,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
 export function oneOf<const T extends readonly string[]>(flag: string, value: string | undefined, allowed: T): T[number] | undefined {
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(`${flag}: must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+    throw new UsageError(`${flag}: must be one of ${allowed.join(', ')} (got ${quoted(value)})`);
   }
   return value as T[number];
 }
@@ -130,13 +134,13 @@ export function positiveInt(flag: string, value: string | undefined): number | u
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`${flag}: must be a positive integer (got ${JSON.stringify(value)})`);
+    throw new UsageError(`${flag}: must be a positive integer (got ${quoted(value)})`);
   }
   return n;
 }
 
 function nonNegativeInt(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag}: must be a non-negative integer (got ${JSON.stringify(value)})`);
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag}: must be a non-negative integer (got ${quoted(value)})`);
   return Number(value);
 }

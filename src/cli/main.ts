@@ -51,7 +51,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     if (isParseArgsError(err)) {
       // Node's own text, first sentence only (the rest explains `--` for positionals), plus where to look.
-      const first = (err as Error).message.split('. ')[0]?.replace(/\.$/, '') ?? '';
+      const first = (err as Error).message.split(/\.\s+/)[0]?.replace(/\.$/, '') ?? '';
       io.stderr.write(`forkpool: ${first}; see forkpool ${command ?? ''} --help\n`.replace('  ', ' '));
       return 2;
     }

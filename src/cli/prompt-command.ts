@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../session/load.js';
@@ -8,6 +7,7 @@ import { onStopSignals } from './signals.js';
 import { taskNotificationLine, taskStartedLine } from './stream-json.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
+import { parseFlags } from './parse-flags.js';
 
 export const PROMPT_HELP = `Usage: forkpool prompt TEXT [--session FILE] [options]
 
@@ -21,12 +21,7 @@ ${ENGINE_FLAGS_HELP}`;
 const DEFAULT_MODEL = 'gemini-2.5-flash';
 
 export async function promptCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { ...ENGINE_FLAGS, session: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    strict: true,
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseFlags(argv, { ...ENGINE_FLAGS, session: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
   if (values.help) {
     io.stdout.write(`${PROMPT_HELP}\n`);
     return 0;

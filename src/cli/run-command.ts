@@ -1,5 +1,4 @@
 import { appendFileSync, closeSync, openSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ForkEngine } from '../engine/engine.js';
 import { loadSession, loadTasks } from '../session/load.js';
 import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat } from './engine-flags.js';
@@ -12,6 +11,7 @@ import { compactReport, resultEventLine, taskNotificationLine, taskStartedLine }
 import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
+import { parseFlags } from './parse-flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 
@@ -32,9 +32,9 @@ ${ENGINE_FLAGS_HELP}
 Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad usage or input`;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  const { values } = parseFlags(
+    argv,
+    {
       ...ENGINE_FLAGS,
       session: { type: 'string' },
       tasks: { type: 'string' },
@@ -43,9 +43,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       resume: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
-    strict: true,
-    allowPositionals: false,
-  });
+    false,
+  );
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;

@@ -50,6 +50,8 @@ export interface ForkEngineOptions {
 }
 
 export const DEFAULT_MAX_TURNS = 200;
+/** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
+export const MAX_THREADS = 256;
 const DEFAULT_CONCURRENCY = 64;
 const CANCEL_GRACE_MS = 5_000;
 
@@ -68,6 +70,7 @@ export class ForkEngine {
 
   static async create(options: ForkEngineOptions = {}): Promise<ForkEngine> {
     const threads = positive('threads', options.threads) ?? availableParallelism();
+    if (threads > MAX_THREADS) throw new RangeError(`ForkEngine: threads must be at most ${MAX_THREADS}, got ${threads}`);
     const concurrency = positive('concurrency', options.concurrency) ?? DEFAULT_CONCURRENCY;
     const { provider, stop } = await resolveProvider(options);
     const entry = workerEntry('fork-worker');

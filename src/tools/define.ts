@@ -51,10 +51,15 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
       `defineTool: name ${JSON.stringify(def.name)} must start with a letter or underscore and hold at most 64 letters, digits, _ . -`,
     );
   }
-  const { $schema: _dialect, ...parametersJsonSchema } = z.toJSONSchema(def.parameters, { io: 'input' }) as Record<
-    string,
-    unknown
-  >;
+  let jsonSchema: Record<string, unknown>;
+  try {
+    jsonSchema = z.toJSONSchema(def.parameters, { io: 'input' }) as Record<string, unknown>;
+  } catch (err) {
+    throw new TypeError(
+      `defineTool ${JSON.stringify(def.name)}: parameters cannot be declared as JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const { $schema: _dialect, ...parametersJsonSchema } = jsonSchema;
   return Object.freeze({
     name: def.name,
     description: def.description,

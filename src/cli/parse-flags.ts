@@ -1,0 +1,26 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ options: O; strict: true; allowPositionals: boolean; tokens: true }>>;
+import { UsageError } from './usage-error.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * node:util parseArgs, strict, plus one rule it lacks: a value flag given twice is an error,
+ * since silently keeping the last value hides a typo in a long command line.
+ */
+export function parseFlags<const O extends Options>(args: string[], options: O, allowPositionals: boolean): Parsed<O> {
+  const parsed = parseArgs({ args, options, strict: true, allowPositionals, tokens: true });
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || options[token.name]?.type !== 'string') continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given twice; give it once`);
+    seen.add(token.name);
+  }
+  return parsed;
+}
+
+/** A user's value quoted in an error, cut so a huge argument cannot flood the terminal. */
+export function quoted(value: string, max = 80): string {
+  return value.length > max ? `${JSON.stringify(value.slice(0, max))}… (${value.length} characters)` : JSON.stringify(value);
+}
