@@ -275,6 +275,18 @@ describe('seedFork, cache-safe copies', () => {
     expect(prefix.session.history[0]?.parts[0]?.text).toBe(`Please remember ${MARKER}.`);
   });
 
+  it('with copy: false shares the frozen messages and prefix fields, in an array of its own', () => {
+    const prefix = freezePrefix(session(finished));
+    const seed = seedFork(prefix.session, 'x', { copy: false });
+    expect(seed.contents[0]).toBe(prefix.session.history[0]);
+    expect(seed.contents.slice(0, seed.sharedContents)).toEqual(prefix.session.history);
+    seed.contents.push({ role: 'user', parts: [{ text: 'more' }] });
+    expect(prefix.session.history).toHaveLength(finished.length);
+    expect(() => {
+      seed.contents[0]!.parts[0]!.text = 'edited';
+    }).toThrow(TypeError);
+  });
+
   it('shares exactly the first sharedContents entries between forks with different directives', () => {
     for (const history of [finished, midTurn, [...finished, user('dangling')], []]) {
       const a = seedFork(session(history), 'directive A');

@@ -44,6 +44,7 @@ export async function prepareExplicitCaches(
   await Promise.all(
     [...groups].map(async ([key, task]) => {
       const seed = seedFork(session, task.directive, {
+        copy: false,
         seed: task.seed ?? settings.seed,
         ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
       });

@@ -58,7 +58,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   let seed;
   try {
     const directive = task.outputSchema ? task.directive + outputSchemaInstruction(task.outputSchema) : task.directive;
+    // The prefix is deep-frozen and the loop never edits a message: share them, do not copy.
     seed = seedFork(session, directive, {
+      copy: false,
       seed: task.seed ?? job.seed,
       ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
       ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),

@@ -11,6 +11,13 @@ export interface SeedOptions {
   forkTurns?: ForkTurns;
   /** Exact names of the tools the fork may execute; [] allows none. Declarations are not changed. */
   allowedTools?: readonly string[];
+  /**
+   * true (default): everything returned is a private deep copy. false: the session's messages and
+   * prefix fields are shared, not copied — for a caller that never mutates them, such as the
+   * engine's workers, whose prefix is deep-frozen (a copy per fork in flight would cost a whole
+   * parsed history each).
+   */
+  copy?: boolean;
 }
 
 /**
@@ -46,6 +53,7 @@ export function seedFork(
   options: SeedOptions = {},
 ): ForkSeed {
   const { seed = 'inherit', forkTurns = 'all', allowedTools } = checkOptions(directive, options);
+  const clone = options.copy === false ? shareMessages : deepCopy;
   assertNotForkChild(session.history);
 
   const base = seed === 'completed-turns' ? completedTurnPrefix(session.history) : session.history.slice();
@@ -75,7 +83,7 @@ interface Built {
   seedCase: SeedCase;
 }
 
-/** `history` is already a private copy here, so it can be reused in the result. */
+/** `history` is a private array here, so it can be reused in the result. */
 function buildContents(history: Content[], childText: string): Built {
   let seedCase: SeedCase = 'continue';
   // A history ending on a user message (unusual) loses it: the child message takes its place.
@@ -119,8 +127,13 @@ function userText(text: string): Content {
   return { role: 'user', parts: [{ text }] };
 }
 
-function clone<T>(value: T): T {
+function deepCopy<T>(value: T): T {
   return structuredClone(value);
+}
+
+/** Arrays stay private (the seed appends to them); their messages are shared. */
+function shareMessages<T>(value: T): T {
+  return (Array.isArray(value) ? value.slice() : value) as T;
 }
 
 function checkOptions(directive: string, options: SeedOptions): SeedOptions {
