@@ -1,0 +1,90 @@
+/**
+ * Synthetic inputs for the benchmarks: a parent session of a chosen canonical size, the one tool
+ * the forks call, and fork directives for the local server's scripted model.
+ */
+import { z } from 'zod';
+import { defineTool, type Tool } from '../../src/tools/define.js';
+import type { ForkTask, ParentSession } from '../../src/session/schema.js';
+
+export const MODEL = 'gemini-2.5-flash';
+export const KIB = 1024;
+export const MIB = 1024 * 1024;
+
+/** The forks' tool: instant and tiny, so what is measured is the engine, not the tool. */
+export const benchTool: Tool = defineTool({
+  name: 't',
+  description: 'Benchmark probe: returns which fork and step called it.',
+  parameters: z.object({ i: z.number().int(), step: z.number().int().optional() }),
+  execute: (args) => ({ ok: true, fork: args.i, step: args.step ?? 1 }),
+});
+
+const WORDS = [
+  'prefix', 'cache', 'worker', 'thread', 'fork', 'session', 'history', 'token', 'buffer', 'shared',
+  'parse', 'decode', 'model', 'tool', 'reply', 'engine', 'latency', 'pool', 'directive', 'result',
+];
+
+/** Deterministic prose, different for every turn (a real history is not one repeated string). */
+function prose(seed: number, chars: number): string {
+  let x = (seed * 2654435761) >>> 0 || 1;
+  const out: string[] = [];
+  let n = 0;
+  while (n < chars) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    const word = WORDS[x % WORDS.length] as string;
+    out.push(word);
+    n += word.length + 1;
+  }
+  return out.join(' ').slice(0, chars);
+}
+
+/**
+ * A parent session whose canonical JSON is about `targetBytes` long: system instruction, the
+ * bench tool's declaration, and a history of user/model turns ending on a model message without
+ * function calls (the fork's child message follows it as the next user message).
+ */
+export function makeSession(targetBytes: number): ParentSession {
+  const base: ParentSession = {
+    model: MODEL,
+    systemInstruction: {
+      parts: [{ text: 'You are a research agent. Use the tool t when the directive says so; answer briefly.' }],
+    },
+    tools: [{ functionDeclarations: [benchTool.declaration] }],
+    generationConfig: { temperature: 0 },
+    history: [],
+  } as unknown as ParentSession;
+  const overhead = JSON.stringify(base).length;
+  const budget = Math.max(0, targetBytes - overhead);
+  // Turns of ~8 KiB (user 3/4, model 1/4) keep the message count realistic at every size.
+  const turnBytes = Math.min(8 * KIB, Math.max(512, Math.floor(budget / 2)));
+  const history: unknown[] = [];
+  let used = 0;
+  for (let i = 0; used + 80 < budget; i++) {
+    const left = budget - used;
+    const size = Math.min(turnBytes, left) - 80; // ~80 bytes of JSON around the two texts
+    if (size < 16) break;
+    const userChars = Math.floor(size * 0.75);
+    history.push({ role: 'user', parts: [{ text: `Q${i}: ${prose(2 * i + 1, userChars)}` }] });
+    history.push({ role: 'model', parts: [{ text: `A${i}: ${prose(2 * i + 2, size - userChars)}` }] });
+    used += size + 80;
+  }
+  if (history.length === 0) {
+    history.push({ role: 'user', parts: [{ text: 'Q0: start' }] }, { role: 'model', parts: [{ text: 'A0: ok' }] });
+  }
+  return { ...base, history } as unknown as ParentSession;
+}
+
+/** "each fork 3 model calls and 2 tool calls": CALL on turn 1, CALL@2 on turn 2, REPLY on turn 3. */
+export function makeTasks(n: number, label = 'f'): ForkTask[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${label}${i}`,
+    directive: `Probe part ${i} of the corpus.\nCALL t {"i":${i}}\nCALL@2 t {"i":${i},"step":2}\nREPLY done ${i}`,
+  }));
+}
+
+export function sizeLabel(bytes: number): string {
+  if (bytes >= MIB) return `${Math.round((bytes / MIB) * 10) / 10} MiB`;
+  return `${Math.round(bytes / KIB)} KiB`;
+}

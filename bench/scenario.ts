@@ -1,0 +1,264 @@
+/**
+ * Fan-out scenarios in a process of their own (so memory, heap and event loop are the
+ * scenario's). Started by bench/run.ts with `--import tsx --expose-gc`; gets a JobSpec over IPC
+ * (one runner: variant, pool, concurrency, server; one or more scenarios run in order) and
+ * answers with one ScenarioResult per scenario. By hand:
+ *   npx tsx --expose-gc bench/scenario.ts '{"variant":"sab","url":"http://…",…,"scenarios":[{"prefixBytes":16384,"n":10}]}'
+ */
+import { join } from 'node:path';
+import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset } from '../src/local-server/index.js';
+import { decodeMs, prefillMs } from '../src/local-server/latency.js';
+import type { ForkResult } from '../src/engine/protocol.js';
+import { freezePrefix } from '../src/prefix/index.js';
+import { benchTool, makeSession, makeTasks } from './lib/session.js';
+import { startWindowProfile } from './lib/inspector-profile.js';
+import { calibrateProbe, median, probeMainThread, type MainThreadFigures } from './lib/measure.js';
+import type { Runner, RunnerOptions, VariantName } from './variants/common.js';
+import { createInprocessRunner } from './variants/inprocess.js';
+import { createCloneRunner } from './variants/clone.js';
+import { createSabRunner } from './variants/sab.js';
+
+export interface ScenarioSpec {
+  prefixBytes: number;
+  n: number;
+  /** Added to the system instruction: a prefix no earlier request used (a cold cache for it). */
+  salt?: string;
+}
+
+export interface JobSpec {
+  variant: VariantName;
+  concurrency: number;
+  threads: number;
+  warmup: 'auto' | 'none';
+  url: string;
+  /** The server's latency model, to compute the ideal makespan from the calls' token counts. */
+  latency: LatencyPreset | LatencyModel;
+  timeoutMs: number;
+  scenarios: ScenarioSpec[];
+  /** When set, a CPU profile of the main thread over each fan-out is written there. */
+  profileDir?: string;
+}
+
+export interface ScenarioResult {
+  variant: VariantName;
+  concurrency: number;
+  warmup: 'auto' | 'none';
+  n: number;
+  prefixBytes: number;
+  prefixTokens: number;
+  completed: number;
+  failed: number;
+  failures: string[];
+  makespanMs: number;
+  forksPerSecond: number;
+  /** Model time per fork from the latency model and the fork's own token counts (median over forks). */
+  forkModelMs: number;
+  waves: number;
+  idealMs: number;
+  /** makespan / ideal − 1 (null when the ideal is 0: zero latency). */
+  overhead: number | null;
+  main: MainThreadFigures;
+  /** RSS after warm-up and GC, before the prefix was built (MiB). */
+  rssBeforePrefixMiB: number;
+  /**
+   * Main-thread time per fork over the whole fan-out (ms): thread CPU (10 ms ticks, includes the
+   * probe's timers) / N, and event-loop busy time less the probe's own (see MainThreadFigures) / N.
+   */
+  mainCpuPerForkMs: number;
+  mainBusyPerForkMs: number;
+  /** CPU of the whole process (main thread + workers) per fork. */
+  processCpuPerForkMs: number;
+  dispatch: { forks: number; medianUs: number; meanUs: number; totalMs: number };
+  usage: { promptTokens: number; cachedTokens: number; hitRate: number; modelCalls: number; toolCalls: number };
+  /** First calls only: cached tokens against the shared prefix (what prefix sharing is about). */
+  firstCalls: { cachedTokens: number; theoreticalTokens: number; efficiency: number | null; misses: number };
+  /** Forks whose worker decoded the prefix (sab: once per worker). */
+  prefixDecodes: number;
+  /** Busy ms per wall ms of the idle probe, subtracted from busyMs. */
+  probeOverheadRate: number;
+  /** The engine's report figures (sab variants). */
+  engine?: { hitRate: number; efficiency: number | null; theoreticalCachedTokens: number; cachedTokens: number; cacheEffective: string; note?: string };
+}
+
+function resolveModel(latency: LatencyPreset | LatencyModel): LatencyModel {
+  return typeof latency === 'string' ? LATENCY_PRESETS[latency] : latency;
+}
+
+function forkModelMs(result: ForkResult, model: LatencyModel): number {
+  let ms = 0;
+  for (const call of result.calls) {
+    ms += prefillMs(model, call.promptTokens - call.cachedTokens, call.cachedTokens) + decodeMs(model, call.outputTokens);
+  }
+  return ms;
+}
+
+async function createRunner(job: JobSpec): Promise<Runner> {
+  const options: RunnerOptions = {
+    url: job.url,
+    threads: job.threads,
+    concurrency: job.concurrency,
+    warmup: job.warmup,
+    timeoutMs: job.timeoutMs,
+  };
+  switch (job.variant) {
+    case 'inprocess':
+      return createInprocessRunner(options, [benchTool]);
+    case 'clone':
+      return createCloneRunner(options, [benchTool]);
+    case 'sab':
+      return createSabRunner({ ...options, cache: 'implicit' }, [benchTool]);
+    case 'sab+explicit':
+      return createSabRunner({ ...options, cache: 'explicit' }, [benchTool]);
+  }
+}
+
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+const MIN_CACHE_TOKENS = 1024; // the engine's and the local server's default
+
+async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: number, overheadRate: number): Promise<ScenarioResult> {
+  gc();
+  const rssBeforePrefixMiB = process.memoryUsage().rss / 1024 / 1024;
+  const session = makeSession(spec.prefixBytes);
+  if (spec.salt) {
+    (session as { systemInstruction: { parts: { text: string }[] } }).systemInstruction.parts.push({ text: `Run ${spec.salt}.` });
+  }
+  const prefix = freezePrefix(session);
+  const tasks = makeTasks(spec.n, `s${index}f`);
+  gc();
+
+  const profiler = job.profileDir ? await startWindowProfile() : undefined;
+  const probe = await probeMainThread(overheadRate);
+  const handle = runner.fanOut(prefix, tasks);
+  const results = await handle.results;
+  const main = probe.stop();
+  await profiler?.stop(join(job.profileDir as string, `main-${job.variant}-${spec.prefixBytes}-${spec.n}.cpuprofile`));
+
+  const model = resolveModel(job.latency);
+  const waves = Math.ceil(spec.n / job.concurrency);
+  const completed = results.filter((r) => r.status === 'completed');
+  const forkMs = completed.length > 0 ? median(completed.map((r) => forkModelMs(r, model))) : 0;
+  const idealMs = waves * forkMs;
+  const prompt = results.reduce((a, r) => a + r.usage.promptTokens, 0);
+  const cached = results.reduce((a, r) => a + r.usage.cachedTokens, 0);
+  // The fork dispatched first meets a cold cache, unless an explicit cache holds the prefix.
+  const explicit = job.variant === 'sab+explicit';
+  let firstCached = 0;
+  let firstTheoretical = 0;
+  let misses = 0;
+  results.forEach((r, i) => {
+    const first = r.calls[0];
+    if (!first) return;
+    firstCached += first.cachedTokens;
+    if (first.cachedTokens === 0) misses++;
+    const cold = !explicit && i === 0;
+    const shared = cold ? 0 : Math.min(first.sharedTokens ?? 0, first.promptTokens);
+    firstTheoretical += shared >= MIN_CACHE_TOKENS ? shared : 0;
+  });
+  const d = handle.dispatchMs;
+  const report = handle.report?.();
+  return {
+    variant: job.variant,
+    concurrency: job.concurrency,
+    warmup: job.warmup,
+    n: spec.n,
+    prefixBytes: prefix.byteLength,
+    prefixTokens: prefix.tokenEstimate,
+    completed: completed.length,
+    failed: results.length - completed.length,
+    failures: results
+      .filter((r) => r.status !== 'completed')
+      .slice(0, 3)
+      .map((r) => {
+        const error = (r as { error?: { kind: string; message: string } }).error;
+        return `${r.id}: ${error?.kind ?? r.status} ${error?.message ?? ''}`;
+      }),
+    makespanMs: main.wallMs,
+    forksPerSecond: results.length / (main.wallMs / 1000),
+    forkModelMs: forkMs,
+    waves,
+    idealMs,
+    overhead: idealMs > 0 ? main.wallMs / idealMs - 1 : null,
+    main,
+    rssBeforePrefixMiB,
+    mainCpuPerForkMs: main.threadCpuMs / spec.n,
+    mainBusyPerForkMs: main.busyMs / spec.n,
+    processCpuPerForkMs: main.processCpuMs / spec.n,
+    dispatch: {
+      forks: d.length,
+      medianUs: d.length ? median(d) * 1000 : NaN,
+      meanUs: d.length ? (d.reduce((a, b) => a + b, 0) / d.length) * 1000 : NaN,
+      totalMs: d.reduce((a, b) => a + b, 0),
+    },
+    usage: {
+      promptTokens: prompt,
+      cachedTokens: cached,
+      hitRate: prompt > 0 ? cached / prompt : 0,
+      modelCalls: results.reduce((a, r) => a + r.calls.length, 0),
+      toolCalls: results.reduce((a, r) => a + r.toolCalls, 0),
+    },
+    firstCalls: {
+      cachedTokens: firstCached,
+      theoreticalTokens: firstTheoretical,
+      efficiency: firstTheoretical > 0 ? firstCached / firstTheoretical : null,
+      misses,
+    },
+    prefixDecodes: results.filter((r) => r.worker.decodedPrefix).length,
+    probeOverheadRate: overheadRate,
+    ...(report
+      ? {
+          engine: {
+            hitRate: report.hitRate,
+            efficiency: report.efficiency,
+            theoreticalCachedTokens: report.theoreticalCachedTokens,
+            cachedTokens: report.cachedTokens,
+            cacheEffective: report.cache.effective,
+            ...(report.cache.note ? { note: report.cache.note } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export async function runJob(job: JobSpec, onResult: (result: ScenarioResult) => void): Promise<void> {
+  const runner = await createRunner(job);
+  try {
+    // Warm-up on another (small) prefix: workers started, modules loaded, JIT warm; the measured
+    // prefix stays new to the workers (sab decodes it inside the measurement).
+    const warm = freezePrefix(makeSession(8 * 1024));
+    const results = await runner.fanOut(warm, makeTasks(4 * job.threads, 'warm')).results;
+    const bad = results.find((r) => r.status !== 'completed');
+    if (bad) throw new Error(`warm-up fork failed: ${JSON.stringify((bad as { error?: unknown }).error)}`);
+    const overheadRate = await calibrateProbe();
+    for (const [i, spec] of job.scenarios.entries()) onResult(await runOne(runner, job, spec, i, overheadRate));
+  } finally {
+    await runner.close();
+  }
+}
+
+// As a child process: one job in (IPC or argv), results out, then exit.
+const isMain = process.argv[1] !== undefined && process.argv[1].endsWith('scenario.ts');
+if (isMain) {
+  const send = (message: unknown): void => {
+    if (process.send) process.send(message);
+    else console.log(JSON.stringify(message, null, 2));
+  };
+  let finished = false;
+  const go = async (job: JobSpec): Promise<void> => {
+    try {
+      await runJob(job, (result) => send({ type: 'result', result }));
+      send({ type: 'done' });
+    } catch (err) {
+      send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      process.exitCode = 1;
+    }
+    finished = true;
+    if (process.connected) process.disconnect();
+  };
+  // The runner went away (interrupted): stop, do not run on unattended.
+  process.on('disconnect', () => {
+    if (!finished) process.exit(2);
+  });
+  const fromArgv = process.argv[2];
+  if (fromArgv) void go(JSON.parse(fromArgv) as JobSpec);
+  else process.once('message', (m: { type: string; job: JobSpec }) => void go(m.job));
+}
