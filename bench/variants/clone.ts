@@ -1,0 +1,86 @@
+/**
+ * `clone`: a Piscina pool like the engine's, but the whole session goes into every task and is
+ * structured-cloned into the worker per fork (no SharedArrayBuffer, no per-worker parse cache).
+ * Tools still run on the main thread behind the same Comlink channel as in the engine.
+ */
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
+import { createCallGate } from '../../src/engine/call-gate.js';
+import { openForkChannel } from '../../src/engine/channel.js';
+import type { ForkResult } from '../../src/engine/protocol.js';
+import type { ProviderConfig } from '../../src/model/types.js';
+import type { FrozenPrefix } from '../../src/prefix/index.js';
+import type { ForkTask, ParentSession } from '../../src/session/schema.js';
+import type { Tool } from '../../src/tools/define.js';
+import { createToolHost } from '../../src/tools/host.js';
+import type { CloneJob } from './clone-worker.js';
+import { schedule, type Runner, type RunnerOptions } from './common.js';
+import { declaredToolNames } from './inprocess.js';
+
+const ENTRY = fileURLToPath(new URL('./clone-worker.ts', import.meta.url));
+/** Set to a directory to get a CPU profile of each worker (the fork loop's side; the engine's own workers cannot take flags). */
+const PROFILE_DIR = process.env.FORKPOOL_BENCH_WORKER_PROF;
+
+export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]): Runner {
+  const pool = new Piscina({
+    filename: ENTRY,
+    execArgv: ['--import', 'tsx', ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
+    minThreads: options.threads,
+    maxThreads: options.threads,
+    concurrentTasksPerWorker: Math.max(1, Math.ceil(options.concurrency / options.threads)),
+    atomics: 'disabled',
+    idleTimeout: 30_000,
+  });
+  const host = createToolHost(tools);
+  const gate = createCallGate({ maxInFlight: options.concurrency });
+  const provider: ProviderConfig = { kind: 'local', baseUrl: options.url };
+  return {
+    fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
+      const declaredTools = declaredToolNames(prefix.session);
+      const spawnTools = new Set([AGENT_TOOL_NAME]);
+      return schedule(tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
+        const channel = openForkChannel({
+          host,
+          gate,
+          policy: { forkId: task.id, declaredTools, spawnTools },
+          onEvent: (event) => {
+            if (event.type === 'response_start') onFirstResponse();
+          },
+          onToolCall: () => undefined,
+        });
+        const job: CloneJob = {
+          task,
+          session: prefix.session as ParentSession,
+          prefixId: prefix.id,
+          prefixTokens: prefix.tokenEstimate,
+          retryBudget: undefined,
+          provider,
+          seed: 'inherit',
+          maxTurns: 20,
+          timeoutMs: options.timeoutMs,
+          cache: undefined,
+          port: channel.workerPort,
+        };
+        return (pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
+          .catch((err: unknown): ForkResult => ({
+            id: task.id,
+            status: 'failed',
+            text: '',
+            turns: 0,
+            toolCalls: 0,
+            usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
+            durationMs: 0,
+            retries: 0,
+            calls: [],
+            worker: { threadId: -1, decodedPrefix: false },
+            error: { kind: 'worker_crash', message: err instanceof Error ? err.message : String(err) },
+          }))
+          .finally(() => channel.close());
+      });
+    },
+    async close() {
+      await pool.close();
+    },
+  };
+}

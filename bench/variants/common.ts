@@ -1,0 +1,89 @@
+/**
+ * What the four variants share: the shape of a runner, and (for `inprocess` and `clone`, which
+ * have no engine) a scheduler with the same rules as FanOutRun: at most `concurrency` forks in
+ * flight, and with warm-up 'auto' every fork but the first waits for the first fork's first
+ * response (bounded by the stagger cap).
+ */
+import { performance } from 'node:perf_hooks';
+import type { ForkResult } from '../../src/engine/protocol.js';
+import type { RunReport } from '../../src/engine/report.js';
+import type { FrozenPrefix } from '../../src/prefix/index.js';
+import type { ForkTask } from '../../src/session/schema.js';
+
+export type VariantName = 'inprocess' | 'clone' | 'sab' | 'sab+explicit';
+export const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
+
+export interface RunnerOptions {
+  url: string;
+  threads: number;
+  concurrency: number;
+  warmup: 'auto' | 'none';
+  /** Per-fork bound: a stuck fork fails instead of hanging the benchmark. */
+  timeoutMs: number;
+}
+
+export interface FanOutHandle {
+  results: Promise<ForkResult[]>;
+  /** Wall time spent inside the synchronous dispatch of each fork, ms (one entry per fork). */
+  dispatchMs: number[];
+  /** The engine's own report (sab variants only). */
+  report?: () => RunReport;
+}
+
+export interface Runner {
+  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]): FanOutHandle;
+  close(): Promise<void>;
+}
+
+export const STAGGER_CAP_MS = 5_000;
+
+/**
+ * Runs `start(i)` for every task with FanOutRun's dispatch rules. `start` gets a callback to call
+ * when the fork's first model response begins (opens the warm-up gate).
+ */
+export function schedule(
+  tasks: readonly ForkTask[],
+  options: { concurrency: number; warmup: 'auto' | 'none' },
+  start: (task: ForkTask, onFirstResponse: () => void) => Promise<ForkResult>,
+): FanOutHandle {
+  const results: ForkResult[] = new Array(tasks.length);
+  const dispatchMs: number[] = [];
+  const queue = tasks.map((_, i) => i);
+  let inFlight = 0;
+  let dispatched = 0;
+  let settled = 0;
+  let gateOpen = options.warmup === 'none';
+  let finish!: (r: ForkResult[]) => void;
+  const done = new Promise<ForkResult[]>((resolve) => (finish = resolve));
+  if (tasks.length === 0) finish([]);
+
+  const openGate = (): void => {
+    if (gateOpen) return;
+    gateOpen = true;
+    pump();
+  };
+  function pump(): void {
+    while (queue.length > 0 && inFlight < options.concurrency && (gateOpen || dispatched === 0)) {
+      const index = queue.shift() as number;
+      const first = dispatched === 0;
+      if (first && !gateOpen) setTimeout(openGate, STAGGER_CAP_MS).unref();
+      dispatched++;
+      inFlight++;
+      const t0 = performance.now();
+      const running = start(tasks[index] as ForkTask, () => {
+        if (first) openGate();
+      });
+      dispatchMs.push(performance.now() - t0);
+      void running.then((result) => {
+        results[index] = result;
+        inFlight--;
+        settled++;
+        if (first) openGate();
+        if (settled === tasks.length) finish(results);
+        else pump();
+      });
+    }
+  }
+  pump();
+  return { results: done, dispatchMs };
+}

@@ -1,0 +1,98 @@
+/**
+ * `inprocess`: every fork's loop on the main thread, all started together (bounded by the same
+ * concurrency), as the reference agents run forks. Same loop (runForkLoop), same SDK client,
+ * same tool host; the tool call is a direct function call instead of an RPC.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
+import { runForkLoop } from '../../src/engine/fork-loop.js';
+import { createCallGate, type CallGate } from '../../src/engine/call-gate.js';
+import type { HostClient } from '../../src/engine/host-client.js';
+import type { ForkJob, ForkResult } from '../../src/engine/protocol.js';
+import { createGenaiProvider } from '../../src/model/genai.js';
+import type { ProviderConfig } from '../../src/model/types.js';
+import type { FrozenPrefix } from '../../src/prefix/index.js';
+import type { ForkTask, ParentSession } from '../../src/session/schema.js';
+import type { Tool } from '../../src/tools/define.js';
+import { createToolHost, type ForkToolPolicy } from '../../src/tools/host.js';
+import { schedule, type Runner, type RunnerOptions } from './common.js';
+
+export function declaredToolNames(session: Readonly<ParentSession>): Set<string> {
+  const names = new Set<string>();
+  for (const tool of (session.tools ?? []) as readonly { functionDeclarations?: readonly { name?: unknown }[] }[]) {
+    for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
+  }
+  return names;
+}
+
+/**
+ * A HostClient on the main thread: the tool host and the engine's call gate are called directly,
+ * no port, no Comlink.
+ */
+function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkToolPolicy, onFirstResponse: () => void): HostClient {
+  const host = createToolHost(tools);
+  return {
+    async execTool(call, signal) {
+      const value = await host.execute(call, policy, signal);
+      return { ok: true, value };
+    },
+    gate(signal) {
+      let spent = 0;
+      return {
+        acquire: (tokens) => gate.acquire(tokens, signal),
+        async release(status, wantsRetry) {
+          const retry = gate.release(status, wantsRetry);
+          if (retry) spent++;
+          return retry;
+        },
+        retriesSpent: () => spent,
+      };
+    },
+    report(event) {
+      if (event.type === 'response_start') onFirstResponse();
+    },
+    close() {},
+  };
+}
+
+export function createInprocessRunner(options: RunnerOptions, tools: readonly Tool[]): Runner {
+  const provider: ProviderConfig = { kind: 'local', baseUrl: options.url };
+  const model = createGenaiProvider(provider);
+  const gate = createCallGate({ maxInFlight: options.concurrency });
+  return {
+    fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
+      const declaredTools = declaredToolNames(prefix.session);
+      const spawnTools = new Set([AGENT_TOOL_NAME]);
+      return schedule(tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
+        const job: ForkJob = {
+          task,
+          prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },
+          prefixTokens: prefix.tokenEstimate,
+          retryBudget: undefined,
+          provider,
+          seed: 'inherit',
+          maxTurns: 20,
+          timeoutMs: options.timeoutMs,
+          cache: undefined,
+          port: undefined as unknown as MessagePort, // the loop never touches it
+        };
+        const controller = new AbortController();
+        let reason: 'timeout' | undefined;
+        const timer = setTimeout(() => {
+          reason = 'timeout';
+          controller.abort(new Error('timeout'));
+        }, options.timeoutMs);
+        return runForkLoop({
+          job,
+          session: prefix.session,
+          decodedPrefix: false,
+          provider: model,
+          host: mainThreadHost(tools, gate, { forkId: task.id, declaredTools, spawnTools }, onFirstResponse),
+          signal: controller.signal,
+          abortReason: () => reason,
+        }).finally(() => clearTimeout(timer));
+      });
+    },
+    async close() {},
+  };
+}

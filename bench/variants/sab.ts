@@ -1,0 +1,57 @@
+/**
+ * `sab` and `sab+explicit`: forkpool as designed (ForkEngine: frozen prefix in a
+ * SharedArrayBuffer, parsed once per worker, Piscina pool), with implicit or explicit caching.
+ *
+ * Dispatch timing: FanOutRun's private `dispatch(index)` is wrapped (at run time, from here; the
+ * engine is not edited) so the wall time of each fork's synchronous dispatch (channel, job, pool.run
+ * and its postMessage) is recorded, also when dispatch happens after the explicit cache is made.
+ */
+import { performance } from 'node:perf_hooks';
+import { ForkEngine } from '../../src/engine/engine.js';
+import { FanOutRun } from '../../src/engine/run.js';
+import type { FrozenPrefix } from '../../src/prefix/index.js';
+import type { ForkTask } from '../../src/session/schema.js';
+import type { Tool } from '../../src/tools/define.js';
+import type { FanOutHandle, Runner, RunnerOptions } from './common.js';
+
+let samples: number[] = [];
+let wrapped = false;
+
+function wrapDispatch(): void {
+  if (wrapped) return;
+  wrapped = true;
+  const proto = FanOutRun.prototype as unknown as { dispatch(index: number): void };
+  const original = proto.dispatch;
+  proto.dispatch = function timedDispatch(this: unknown, index: number): void {
+    const t0 = performance.now();
+    original.call(this, index);
+    samples.push(performance.now() - t0);
+  };
+}
+
+export async function createSabRunner(
+  options: RunnerOptions & { cache: 'implicit' | 'explicit'; minCacheTokens?: number },
+  tools: readonly Tool[],
+): Promise<Runner> {
+  wrapDispatch();
+  const engine = await ForkEngine.create({
+    provider: { kind: 'local', url: options.url },
+    threads: options.threads,
+    concurrency: options.concurrency,
+    tools,
+    warmup: options.warmup,
+    cache: options.cache,
+    timeoutMs: options.timeoutMs,
+    maxTurns: 20,
+    ...(options.minCacheTokens !== undefined ? { minCacheTokens: options.minCacheTokens } : {}),
+  });
+  return {
+    fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]): FanOutHandle {
+      samples = [];
+      const dispatchMs = samples;
+      const run = engine.fanOut(prefix, tasks);
+      return { results: run.results(), dispatchMs, report: () => run.report() };
+    },
+    close: () => engine.close(),
+  };
+}
