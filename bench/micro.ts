@@ -1,0 +1,177 @@
+/**
+ * Micro benchmarks (tinybench) of the parts a fan-out is made of, at each prefix size:
+ *   freeze          freezePrefix: validate, canonical JSON, UTF-8 into a SharedArrayBuffer, sha256, parse back, deep-freeze (main thread, once per prefix)
+ *   SAB decode      decodePrefix: TextDecoder over the shared bytes, JSON.parse, deep-freeze (sab: once per worker per prefix)
+ *   v8 serialize    the main thread's half of a structured clone (clone: once per fork, on the main thread)
+ *   structured clone serialize + deserialize (clone: per fork, the worker pays the second half)
+ *   seedFork        a fork's seed: the history copied for the fork (every variant, per fork, in the thread that runs the loop)
+ *   SDK call        one model call through the @google/genai client with the network stubbed (per model call, in the thread that runs the loop)
+ * and once, independent of size: one Comlink round trip to a worker thread (a tool call's RPC).
+ * Can be run alone: npx tsx bench/micro.ts [--quick]
+ */
+import { createRequire } from 'node:module';
+import { setFlagsFromString, serialize } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { wrap, releaseProxy, type Endpoint } from 'comlink';
+import { Bench } from 'tinybench';
+import { seedFork } from '../src/fork/index.js';
+import { createGenaiProvider } from '../src/model/genai.js';
+import { decodePrefix, freezePrefix } from '../src/prefix/index.js';
+import { makeSession, sizeLabel } from './lib/session.js';
+
+export interface MicroRow {
+  task: string;
+  prefixBytes: number | null;
+  samples: number;
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  minMs: number;
+  maxMs: number;
+}
+
+export interface MicroResult {
+  rows: MicroRow[];
+  /** V8 heap taken by one parsed copy of the session, per prefix size (MiB). */
+  parsedCopyMiB: { prefixBytes: number; mib: number }[];
+}
+
+function gcFunction(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+function budget(bytes: number, quick: boolean): { time: number; iterations: number } {
+  if (bytes >= 8 * 1024 * 1024) return { time: quick ? 100 : 500, iterations: quick ? 4 : 10 };
+  if (bytes >= 1024 * 1024) return { time: quick ? 150 : 500, iterations: quick ? 8 : 20 };
+  return { time: quick ? 150 : 500, iterations: quick ? 20 : 50 };
+}
+
+/** An SSE body like the local server's, for the stubbed network. */
+function sseBody(): string {
+  const chunk = {
+    candidates: [{ content: { role: 'model', parts: [{ text: 'done' }] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 },
+    modelVersion: 'gemini-2.5-flash',
+    responseId: 'micro',
+  };
+  return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+}
+
+function rowsOf(bench: Bench, prefixBytes: number | null): MicroRow[] {
+  return bench.tasks.map((task) => {
+    const r = task.result as unknown as {
+      latency?: { mean: number; p50: number; p99: number; min: number; max: number; samplesCount?: number; samples?: number[] };
+      error?: unknown;
+    };
+    if (!r.latency) throw new Error(`micro ${task.name}: ${String(r.error ?? 'no result')}`);
+    return {
+      task: task.name,
+      prefixBytes,
+      samples: r.latency.samplesCount ?? r.latency.samples?.length ?? 0,
+      meanMs: r.latency.mean,
+      p50Ms: r.latency.p50,
+      p99Ms: r.latency.p99,
+      minMs: r.latency.min,
+      maxMs: r.latency.max,
+    };
+  });
+}
+
+async function comlinkRoundTrip(quick: boolean): Promise<MicroRow[]> {
+  const comlinkPath = createRequire(import.meta.url).resolve('comlink');
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     const { expose } = require(${JSON.stringify(comlinkPath)});
+     parentPort.once('message', (port) => expose({ execTool: (call) => ({ status: 'ok', response: { output: { ok: true, fork: call.args.i } } }) }, port));`,
+    { eval: true },
+  );
+  const { port1, port2 } = new MessageChannel();
+  worker.postMessage(port2, [port2]);
+  const remote = wrap<{ execTool(call: unknown): Promise<unknown> }>(port1 as unknown as Endpoint);
+  await remote.execTool({ name: 't', args: { i: 0 } });
+  const bench = new Bench({ time: quick ? 300 : 1000, iterations: quick ? 200 : 1000, warmupIterations: 50 });
+  bench.add('Comlink round trip', async () => {
+    await remote.execTool({ name: 't', args: { i: 1 } });
+  });
+  await bench.run();
+  remote[releaseProxy]();
+  port1.close();
+  await worker.terminate();
+  return rowsOf(bench, null);
+}
+
+export async function runMicro(sizes: readonly number[], quick: boolean, log: (line: string) => void = () => undefined): Promise<MicroResult> {
+  const gc = gcFunction();
+  const rows: MicroRow[] = [];
+  const parsedCopyMiB: MicroResult['parsedCopyMiB'] = [];
+  const realFetch = globalThis.fetch;
+  const body = sseBody();
+  try {
+    // The SDK's network stubbed: the call's CPU is the client's alone (build, serialize, parse the stream).
+    globalThis.fetch = (async () =>
+      new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } })) as typeof fetch;
+    const provider = createGenaiProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:9' });
+    for (const bytes of sizes) {
+      const session = makeSession(bytes);
+      const prefix = freezePrefix(session);
+      const text = new TextDecoder().decode(new Uint8Array(prefix.buffer));
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const copy = JSON.parse(text) as unknown;
+      gc();
+      parsedCopyMiB.push({ prefixBytes: prefix.byteLength, mib: (process.memoryUsage().heapUsed - before) / 1024 / 1024 });
+      void copy;
+      const seed = seedFork(prefix.session, 'Probe.\nREPLY done');
+      const request = {
+        model: seed.model,
+        contents: seed.contents,
+        ...(seed.systemInstruction !== undefined ? { systemInstruction: seed.systemInstruction } : {}),
+        ...(seed.tools !== undefined ? { tools: seed.tools } : {}),
+        ...(seed.generationConfig !== undefined ? { generationConfig: seed.generationConfig } : {}),
+      };
+      const b = budget(bytes, quick);
+      const bench = new Bench({ ...b, warmupIterations: 2, warmupTime: 0 });
+      bench
+        .add('freeze', () => {
+          freezePrefix(session);
+        })
+        .add('SAB decode', () => {
+          decodePrefix(prefix.buffer, prefix.byteLength);
+        })
+        .add('v8 serialize', () => {
+          serialize(prefix.session);
+        })
+        .add('structured clone', () => {
+          structuredClone(prefix.session);
+        })
+        .add('seedFork', () => {
+          seedFork(prefix.session, 'Probe.\nREPLY done');
+        })
+        .add('SDK call', async () => {
+          const outcome = await provider.generate(request, { signal: AbortSignal.timeout(60_000) });
+          if (!outcome.ok) throw new Error(outcome.error.message);
+        });
+      await bench.run();
+      const got = rowsOf(bench, prefix.byteLength);
+      rows.push(...got);
+      log(`  micro ${sizeLabel(prefix.byteLength)}: ${got.map((r) => `${r.task} ${r.p50Ms.toFixed(r.p50Ms < 1 ? 3 : 1)} ms`).join(', ')}`);
+      gc();
+    }
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+  const rt = await comlinkRoundTrip(quick);
+  rows.push(...rt);
+  log(`  micro Comlink round trip: p50 ${(rt[0]?.p50Ms ?? NaN).toFixed(3)} ms`);
+  return { rows, parsedCopyMiB };
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url.endsWith('/bench/micro.ts') && process.argv[1].endsWith('micro.ts');
+if (isMain) {
+  const quick = process.argv.includes('--quick');
+  const result = await runMicro([16 * 1024, 256 * 1024, 1024 * 1024, 8 * 1024 * 1024], quick, (l) => console.log(l));
+  console.table(result.rows.map((r) => ({ ...r, prefix: r.prefixBytes === null ? '-' : sizeLabel(r.prefixBytes) })));
+  console.table(result.parsedCopyMiB);
+}
