@@ -1,0 +1,71 @@
+/** What `npm run bench` and `npm run bench -- --quick` run. */
+import type { LatencyModel } from '../src/local-server/index.js';
+import { KIB, MIB } from './lib/session.js';
+import type { VariantName } from './variants/common.js';
+
+export const PREFIX_SIZES = [16 * KIB, 256 * KIB, 1 * MIB, 8 * MIB] as const;
+
+/**
+ * The prefix-size sweep's server latency: a fixed 100 ms per call plus 5 ms per output token,
+ * prefill free. "realistic" would spend minutes prefilling an 8 MiB (~2M token) prefix; with
+ * prefill free, what grows with the prefix is CPU work only: the engine's, the SDK's, the server's.
+ */
+export const SWEEP_LATENCY: LatencyModel = {
+  overheadMs: 100,
+  prefillTokensPerSecond: 1e12,
+  cachedTokensPerSecond: 1e12,
+  decodeTokensPerSecond: 200,
+};
+
+export interface BenchConfig {
+  mode: 'quick' | 'full';
+  threads: number;
+  /** One child process per scenario (clean memory figures) instead of one per variant and group. */
+  isolate: boolean;
+  micro: { sizes: readonly number[] };
+  sweep: { sizes: readonly number[]; n: number; repeats: number };
+  throughput: {
+    /** Fork counts per latency preset. */
+    ns: { zero: readonly number[]; realistic: readonly number[] };
+    concurrency: number;
+    repeats: number;
+    prefixBytes: number;
+    /** The large fan-out (realistic and zero), run on its own with `bigRepeats` repeats. */
+    bigN: number | null;
+    bigRepeats: number;
+  };
+  /** `latency`: realistic in the full run; quick uses 'fast' (the same shape scaled down: the cold start is still a whole wave). */
+  cache: { ns: readonly number[]; concurrency: number; repeats: number; prefixBytes: number; latency: 'realistic' | 'fast' };
+  memory: { n: number; concurrency: number; sizes: readonly number[] };
+  variants: readonly VariantName[];
+  /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
+  forkTimeoutMs: number;
+}
+
+const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
+
+export const QUICK: BenchConfig = {
+  mode: 'quick',
+  threads: 2,
+  isolate: false,
+  micro: { sizes: PREFIX_SIZES },
+  sweep: { sizes: PREFIX_SIZES, n: 8, repeats: 1 },
+  throughput: { ns: { zero: [10, 100], realistic: [100] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
+  cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast' },
+  memory: { n: 16, concurrency: 64, sizes: [16 * KIB, 8 * MIB] },
+  variants: VARIANTS,
+  forkTimeoutMs: 120_000,
+};
+
+export const FULL: BenchConfig = {
+  mode: 'full',
+  threads: 2,
+  isolate: true,
+  micro: { sizes: PREFIX_SIZES },
+  sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3 },
+  throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
+  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic' },
+  memory: { n: 1000, concurrency: 64, sizes: [16 * KIB, 8 * MIB] },
+  variants: VARIANTS,
+  forkTimeoutMs: 300_000,
+};

@@ -1,0 +1,304 @@
+/**
+ * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (under 2 minutes).
+ * Options: --quick, --only micro,sweep,throughput,cache,memory, --out DIR (default bench/results),
+ *          --no-chart (leave bench/results/chart.svg as it is).
+ *
+ * Four variants run the same forks against the same local model server (a process of its own):
+ *   inprocess     every fork loop on the main thread (Promise.all style, bounded by the same concurrency)
+ *   clone         a Piscina pool; the whole session structured-cloned into every task
+ *   sab           ForkEngine: the frozen prefix in a SharedArrayBuffer, parsed once per worker
+ *   sab+explicit  ForkEngine with an explicit cache (the prefix leaves the request bodies)
+ * Each fork: 3 model calls and 2 tool calls. Every scenario runs in a child process (memory and
+ * event loop are the scenario's own); ratios to `sab` compare figures of the same run.
+ * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freezePrefix } from '../src/prefix/index.js';
+import { FULL, QUICK, SWEEP_LATENCY, type BenchConfig } from './config.js';
+import { runJobChild, runningJobs } from './lib/child.js';
+import { primeCache } from './lib/prime.js';
+import { openServers, withServer, type ServerProcess } from './lib/server.js';
+import { makeSession, sizeLabel } from './lib/session.js';
+import { runMicro, type MicroResult } from './micro.js';
+import { renderChart } from './report/chart.js';
+import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
+import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
+import type { VariantName } from './variants/common.js';
+
+const SECTIONS = ['micro', 'sweep', 'throughput', 'cache', 'memory'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function machine(): BenchResults['meta']['machine'] {
+  const list = cpus();
+  return {
+    cpuModel: list[0]?.model ?? 'unknown',
+    cpus: list.length,
+    memGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    os: `${platform()} ${release()} ${arch()}`,
+  };
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Bound on one child job: generous, so only a hung job is killed. */
+function jobBoundMs(cfg: BenchConfig, scenarios: readonly ScenarioSpec[]): number {
+  return 120_000 + scenarios.length * (cfg.forkTimeoutMs + 60_000);
+}
+
+interface Runner {
+  cfg: BenchConfig;
+  results: BenchResults;
+}
+
+async function runJob(
+  ctx: Runner,
+  server: ServerProcess,
+  job: Omit<JobSpec, 'url' | 'threads' | 'timeoutMs'>,
+  tag: Pick<Row, 'section' | 'latency' | 'mode'>,
+  rep: number,
+): Promise<Row[]> {
+  const before = await server.stats();
+  const rows: Row[] = [];
+  // Isolated: one process per scenario; else one per job (variant and group), scenarios in order.
+  const batches = ctx.cfg.isolate ? job.scenarios.map((s) => [s]) : [job.scenarios];
+  for (const scenarios of batches) {
+    const spec: JobSpec = { ...job, scenarios, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
+    const got: ScenarioResult[] = await runJobChild(spec, jobBoundMs(ctx.cfg, scenarios));
+    for (const r of got) {
+      rows.push({ ...r, ...tag, rep });
+      const fail = r.failed > 0 ? ` FAILED ${r.failed}: ${r.failures.join(' | ')}` : '';
+      log(
+        `    ${String(tag.section).padEnd(10)} ${r.variant.padEnd(12)} ${sizeLabel(r.prefixBytes).padStart(7)} N=${String(r.n).padEnd(4)} ` +
+          `makespan ${r.makespanMs.toFixed(0).padStart(6)} ms  dispatch ${r.dispatch.medianUs.toFixed(0).padStart(5)} µs  ` +
+          `busy/fork ${r.mainBusyPerForkMs.toFixed(2)} ms  p99 ${r.main.loopDelay.p99.toFixed(1)} ms  rss ${r.main.memory.peakRssMiB.toFixed(0)} MiB${fail}`,
+      );
+    }
+  }
+  const after = await server.stats();
+  ctx.results.serverCpu.push({ ...tag, variant: job.variant, rep, scenarios: job.scenarios.length, cpuMs: after.cpuMs - before.cpuMs });
+  return rows;
+}
+
+async function sectionSweep(ctx: Runner): Promise<void> {
+  const { cfg } = ctx;
+  await withServer(SWEEP_LATENCY, async (server) => {
+    for (const size of cfg.sweep.sizes) await primeCache(server.url, freezePrefix(makeSession(size)));
+    for (let rep = 1; rep <= cfg.sweep.repeats; rep++) {
+      log(`  sweep, repeat ${rep}/${cfg.sweep.repeats}`);
+      for (const variant of cfg.variants) {
+        const rows = await runJob(
+          ctx,
+          server,
+          {
+            variant,
+            concurrency: cfg.sweep.n,
+            warmup: 'none',
+            latency: SWEEP_LATENCY,
+            scenarios: cfg.sweep.sizes.map((prefixBytes) => ({ prefixBytes, n: cfg.sweep.n })),
+          },
+          { section: 'sweep' },
+          rep,
+        );
+        ctx.results.sweep.push(...rows);
+      }
+    }
+  });
+}
+
+async function sectionThroughput(ctx: Runner): Promise<void> {
+  const { cfg } = ctx;
+  const t = cfg.throughput;
+  for (const latency of ['zero', 'realistic'] as const) {
+    await withServer(latency, async (server) => {
+      await primeCache(server.url, freezePrefix(makeSession(t.prefixBytes)));
+      const groups: { ns: readonly number[]; repeats: number }[] = [{ ns: t.ns[latency], repeats: t.repeats }];
+      if (t.bigN !== null) groups.push({ ns: [t.bigN], repeats: t.bigRepeats });
+      for (const group of groups) {
+        for (let rep = 1; rep <= group.repeats; rep++) {
+          log(`  throughput ${latency}, N=${group.ns.join(',')}, repeat ${rep}/${group.repeats}`);
+          for (const variant of cfg.variants) {
+            const rows = await runJob(
+              ctx,
+              server,
+              {
+                variant,
+                concurrency: t.concurrency,
+                warmup: 'none',
+                latency,
+                scenarios: group.ns.map((n) => ({ prefixBytes: t.prefixBytes, n })),
+              },
+              { section: 'throughput', latency },
+              rep,
+            );
+            ctx.results.throughput.push(...rows);
+          }
+        }
+      }
+    });
+  }
+}
+
+const CACHE_MODES: { mode: 'none' | 'auto' | 'explicit'; variant: VariantName; warmup: 'none' | 'auto' }[] = [
+  { mode: 'none', variant: 'sab', warmup: 'none' },
+  { mode: 'auto', variant: 'sab', warmup: 'auto' },
+  { mode: 'explicit', variant: 'sab+explicit', warmup: 'auto' },
+];
+
+async function sectionCache(ctx: Runner): Promise<void> {
+  const { cfg } = ctx;
+  for (let rep = 1; rep <= cfg.cache.repeats; rep++) {
+    for (const n of cfg.cache.ns) {
+      log(`  cache N=${n}, repeat ${rep}/${cfg.cache.repeats} (a fresh server each: cold cache)`);
+      for (const m of CACHE_MODES) {
+        await withServer(cfg.cache.latency, async (server) => {
+          const rows = await runJob(
+            ctx,
+            server,
+            {
+              variant: m.variant,
+              concurrency: cfg.cache.concurrency,
+              warmup: m.warmup,
+              latency: cfg.cache.latency,
+              scenarios: [{ prefixBytes: cfg.cache.prefixBytes, n }],
+            },
+            { section: 'cache', mode: m.mode },
+            rep,
+          );
+          ctx.results.cache.push(...rows);
+        });
+      }
+    }
+  }
+}
+
+async function sectionMemory(ctx: Runner): Promise<void> {
+  const { cfg } = ctx;
+  await withServer(SWEEP_LATENCY, async (server) => {
+    log(`  memory: sab+explicit, N=${cfg.memory.n}, prefixes ${cfg.memory.sizes.map(sizeLabel).join(', ')}`);
+    const rows = await runJob(
+      ctx,
+      server,
+      {
+        variant: 'sab+explicit',
+        concurrency: cfg.memory.concurrency,
+        warmup: 'auto',
+        latency: SWEEP_LATENCY,
+        scenarios: cfg.memory.sizes.map((prefixBytes) => ({ prefixBytes, n: cfg.memory.n })),
+      },
+      { section: 'memory' },
+      1,
+    );
+    ctx.results.memory.push(...rows);
+  });
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      out: { type: 'string' },
+      'no-chart': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const cfg = values.quick ? QUICK : FULL;
+  const only = values.only ? (values.only.split(',').map((s) => s.trim()) as Section[]) : [...SECTIONS];
+  const unknown = only.filter((s) => !SECTIONS.includes(s));
+  if (unknown.length > 0) {
+    log(`bench: unknown section(s) ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
+    return 2;
+  }
+  const outDir = values.out ?? join(here, 'results');
+  mkdirSync(outDir, { recursive: true });
+
+  const started = new Date();
+  const t0 = performance.now();
+  const results: BenchResults = {
+    meta: {
+      date: started.toISOString(),
+      mode: cfg.mode,
+      sections: only,
+      machine: machine(),
+      node: process.version,
+      commit: gitCommit(),
+      config: cfg,
+      sweepLatency: SWEEP_LATENCY,
+      durationS: 0,
+    },
+    micro: undefined,
+    sweep: [],
+    throughput: [],
+    cache: [],
+    memory: [],
+    serverCpu: [],
+    targets: [],
+    errors: [],
+  };
+  const ctx: Runner = { cfg, results };
+  log(`forkpool bench (${cfg.mode}): ${results.meta.machine.cpus} × ${results.meta.machine.cpuModel}, ${results.meta.machine.memGiB} GiB, Node ${process.version}`);
+
+  const steps: Record<Section, () => Promise<void>> = {
+    micro: async () => {
+      const micro: MicroResult = await runMicro(cfg.micro.sizes, cfg.mode === 'quick', log);
+      results.micro = micro;
+    },
+    sweep: () => sectionSweep(ctx),
+    throughput: () => sectionThroughput(ctx),
+    cache: () => sectionCache(ctx),
+    memory: () => sectionMemory(ctx),
+  };
+  for (const section of SECTIONS) {
+    if (!only.includes(section)) continue;
+    const s0 = performance.now();
+    log(`${section}…`);
+    try {
+      await steps[section]();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      results.errors.push({ section, message });
+      log(`  ${section} failed: ${message}`);
+    }
+    log(`  ${section}: ${((performance.now() - s0) / 1000).toFixed(1)} s`);
+  }
+  results.meta.durationS = Math.round((performance.now() - t0) / 100) / 10;
+  results.targets = evaluateTargets(results);
+
+  const stamp = started.toISOString().slice(0, 16).replace(':', '-');
+  const base = join(outDir, `${stamp}-${cfg.mode}`);
+  const markdown = renderMarkdown(results);
+  writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(`${base}.md`, markdown);
+  if (!values['no-chart'] && results.sweep.length > 0) writeFileSync(join(outDir, 'chart.svg'), renderChart(results));
+  process.stdout.write(markdown);
+  log(`\nwrote ${base}.json, ${base}.md${!values['no-chart'] && results.sweep.length > 0 ? `, ${join(outDir, 'chart.svg')}` : ''} (${results.meta.durationS} s)`);
+  return results.errors.length > 0 ? 1 : 0;
+}
+
+/** Interrupted: end what this run started (its own children and servers, by handle), then exit. */
+function onSignal(signal: NodeJS.Signals): void {
+  log(`\nbench: ${signal}, stopping`);
+  for (const child of runningJobs) child.kill('SIGKILL');
+  void Promise.all([...openServers].map((s) => s.close())).finally(() => process.exit(130));
+}
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+
+process.exitCode = await main();
