@@ -4,7 +4,8 @@
  *   SAB decode      decodePrefix: TextDecoder over the shared bytes, JSON.parse, deep-freeze (sab: once per worker per prefix)
  *   v8 serialize    the main thread's half of a structured clone (clone: once per fork, on the main thread)
  *   structured clone serialize + deserialize (clone: per fork, the worker pays the second half)
- *   seedFork        a fork's seed: the history copied for the fork (every variant, per fork, in the thread that runs the loop)
+ *   seedFork        a fork's seed with the default deep copy of the history (what the loop did before `copy: false`)
+ *   seedFork copy:false  the seed sharing the frozen prefix's messages (what the fork loop does now)
  *   SDK call        one model call through the @google/genai client with the network stubbed (per model call, in the thread that runs the loop)
  * and once, independent of size: one Comlink round trip to a worker thread (a tool call's RPC).
  * Can be run alone: npx tsx bench/micro.ts [--quick]
@@ -148,6 +149,9 @@ export async function runMicro(sizes: readonly number[], quick: boolean, log: (l
         })
         .add('seedFork', () => {
           seedFork(prefix.session, 'Probe.\nREPLY done');
+        })
+        .add('seedFork copy:false', () => {
+          seedFork(prefix.session, 'Probe.\nREPLY done', { copy: false });
         })
         .add('SDK call', async () => {
           const outcome = await provider.generate(request, { signal: AbortSignal.timeout(60_000) });
