@@ -23,6 +23,8 @@ export interface BenchConfig {
   /** One child process per scenario (clean memory figures) instead of one per variant and group. */
   isolate: boolean;
   micro: { sizes: readonly number[] };
+  /** Dispatch bursts: `n` forks dispatched at once, `bursts` times per size, against a dead port. */
+  dispatch: { sizes: readonly number[]; n: number; bursts: number; variants: readonly VariantName[] };
   sweep: { sizes: readonly number[]; n: number; repeats: number };
   throughput: {
     /** Fork counts per latency preset. */
@@ -36,7 +38,12 @@ export interface BenchConfig {
   };
   /** `latency`: realistic in the full run; quick uses 'fast' (the same shape scaled down: the cold start is still a whole wave). */
   cache: { ns: readonly number[]; concurrency: number; repeats: number; prefixBytes: number; latency: 'realistic' | 'fast' };
-  memory: { n: number; concurrency: number; sizes: readonly number[] };
+  /**
+   * sab+explicit over a small and a large prefix: `nBig` forks over each, and `nSmall` forks over
+   * the large one, so that what grows per fork (a copy per fork in flight) shows apart from what
+   * the prefix costs once.
+   */
+  memory: { nSmall: number; nBig: number; concurrency: number; smallPrefix: number; bigPrefix: number };
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -49,10 +56,11 @@ export const QUICK: BenchConfig = {
   threads: 2,
   isolate: false,
   micro: { sizes: PREFIX_SIZES },
+  dispatch: { sizes: PREFIX_SIZES, n: 16, bursts: 2, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 8, repeats: 1 },
   throughput: { ns: { zero: [10, 100], realistic: [100] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
   cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast' },
-  memory: { n: 16, concurrency: 64, sizes: [16 * KIB, 8 * MIB] },
+  memory: { nSmall: 4, nBig: 16, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   variants: VARIANTS,
   forkTimeoutMs: 120_000,
 };
@@ -62,10 +70,11 @@ export const FULL: BenchConfig = {
   threads: 2,
   isolate: true,
   micro: { sizes: PREFIX_SIZES },
+  dispatch: { sizes: PREFIX_SIZES, n: 64, bursts: 6, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3 },
   throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
   cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic' },
-  memory: { n: 1000, concurrency: 64, sizes: [16 * KIB, 8 * MIB] },
+  memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

@@ -44,9 +44,9 @@ function gcFunction(): () => void {
 }
 
 function budget(bytes: number, quick: boolean): { time: number; iterations: number } {
-  if (bytes >= 8 * 1024 * 1024) return { time: quick ? 100 : 500, iterations: quick ? 4 : 10 };
-  if (bytes >= 1024 * 1024) return { time: quick ? 150 : 500, iterations: quick ? 8 : 20 };
-  return { time: quick ? 150 : 500, iterations: quick ? 20 : 50 };
+  if (bytes >= 8 * 1024 * 1024) return { time: quick ? 60 : 500, iterations: quick ? 4 : 10 };
+  if (bytes >= 1024 * 1024) return { time: quick ? 100 : 500, iterations: quick ? 8 : 20 };
+  return { time: quick ? 100 : 500, iterations: quick ? 20 : 50 };
 }
 
 /** An SSE body like the local server's, for the stubbed network. */

@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (under 2 minutes).
- * Options: --quick, --only micro,sweep,throughput,cache,memory, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is).
  *
  * Four variants run the same forks against the same local model server (a process of its own):
@@ -30,7 +30,7 @@ import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'sweep', 'throughput', 'cache', 'memory'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -73,11 +73,12 @@ async function runJob(
   job: Omit<JobSpec, 'url' | 'threads' | 'timeoutMs'>,
   tag: Pick<Row, 'section' | 'latency' | 'mode'>,
   rep: number,
+  isolate = ctx.cfg.isolate,
 ): Promise<Row[]> {
   const before = await server.stats();
   const rows: Row[] = [];
   // Isolated: one process per scenario; else one per job (variant and group), scenarios in order.
-  const batches = ctx.cfg.isolate ? job.scenarios.map((s) => [s]) : [job.scenarios];
+  const batches = isolate ? job.scenarios.map((s) => [s]) : [job.scenarios];
   for (const scenarios of batches) {
     const spec: JobSpec = { ...job, scenarios, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
     const got: ScenarioResult[] = await runJobChild(spec, jobBoundMs(ctx.cfg, scenarios));
@@ -87,13 +88,39 @@ async function runJob(
       log(
         `    ${String(tag.section).padEnd(10)} ${r.variant.padEnd(12)} ${sizeLabel(r.prefixBytes).padStart(7)} N=${String(r.n).padEnd(4)} ` +
           `makespan ${r.makespanMs.toFixed(0).padStart(6)} ms  dispatch ${r.dispatch.medianUs.toFixed(0).padStart(5)} µs  ` +
-          `busy/fork ${r.mainBusyPerForkMs.toFixed(2)} ms  p99 ${r.main.loopDelay.p99.toFixed(1)} ms  rss ${r.main.memory.peakRssMiB.toFixed(0)} MiB${fail}`,
+          `main busy ${(r.main.utilization * 100).toFixed(1)}%  p99 ${r.main.loopDelay.p99.toFixed(1)} ms  rss ${r.main.memory.peakRssMiB.toFixed(0)} MiB${fail}`,
       );
     }
   }
   const after = await server.stats();
   ctx.results.serverCpu.push({ ...tag, variant: job.variant, rep, scenarios: job.scenarios.length, cpuMs: after.cpuMs - before.cpuMs });
   return rows;
+}
+
+/** A port nothing listens on: forks fail at their first call, so only the dispatch is measured. */
+const DEAD_URL = 'http://127.0.0.1:1';
+
+async function sectionDispatch(ctx: Runner): Promise<void> {
+  const { cfg } = ctx;
+  const d = cfg.dispatch;
+  for (const variant of d.variants) {
+    const got = await runJobChild(
+      {
+        variant,
+        concurrency: d.n,
+        threads: cfg.threads,
+        warmup: 'none',
+        url: DEAD_URL,
+        latency: 'zero',
+        timeoutMs: cfg.forkTimeoutMs,
+        dispatchBursts: d.bursts,
+        scenarios: d.sizes.map((prefixBytes) => ({ prefixBytes, n: d.n })),
+      },
+      600_000,
+    );
+    for (const r of got) log(`    dispatch   ${variant.padEnd(12)} ${sizeLabel(r.prefixBytes).padStart(7)} median ${r.medianUs.toFixed(1)} µs (p10 ${r.p10Us.toFixed(1)}, p90 ${r.p90Us.toFixed(1)}; ${r.samples} forks)`);
+    ctx.results.dispatch.push(...got);
+  }
 }
 
 async function sectionSweep(ctx: Runner): Promise<void> {
@@ -190,20 +217,26 @@ async function sectionCache(ctx: Runner): Promise<void> {
 
 async function sectionMemory(ctx: Runner): Promise<void> {
   const { cfg } = ctx;
+  const m = cfg.memory;
   await withServer(SWEEP_LATENCY, async (server) => {
-    log(`  memory: sab+explicit, N=${cfg.memory.n}, prefixes ${cfg.memory.sizes.map(sizeLabel).join(', ')}`);
+    log(`  memory: sab+explicit, ${m.nBig} forks over ${sizeLabel(m.smallPrefix)}, ${m.nSmall} and ${m.nBig} over ${sizeLabel(m.bigPrefix)}`);
     const rows = await runJob(
       ctx,
       server,
       {
         variant: 'sab+explicit',
-        concurrency: cfg.memory.concurrency,
+        concurrency: m.concurrency,
         warmup: 'auto',
         latency: SWEEP_LATENCY,
-        scenarios: cfg.memory.sizes.map((prefixBytes) => ({ prefixBytes, n: cfg.memory.n })),
+        scenarios: [
+          { prefixBytes: m.smallPrefix, n: m.nBig },
+          { prefixBytes: m.bigPrefix, n: m.nSmall },
+          { prefixBytes: m.bigPrefix, n: m.nBig },
+        ],
       },
       { section: 'memory' },
       1,
+      true, // always a process per scenario: memory figures must not inherit another scenario's heap
     );
     ctx.results.memory.push(...rows);
   });
@@ -244,6 +277,7 @@ async function main(): Promise<number> {
       durationS: 0,
     },
     micro: undefined,
+    dispatch: [],
     sweep: [],
     throughput: [],
     cache: [],
@@ -260,6 +294,7 @@ async function main(): Promise<number> {
       const micro: MicroResult = await runMicro(cfg.micro.sizes, cfg.mode === 'quick', log);
       results.micro = micro;
     },
+    dispatch: () => sectionDispatch(ctx),
     sweep: () => sectionSweep(ctx),
     throughput: () => sectionThroughput(ctx),
     cache: () => sectionCache(ctx),

@@ -37,6 +37,24 @@ export interface JobSpec {
   scenarios: ScenarioSpec[];
   /** When set, a CPU profile of the main thread over each fan-out is written there. */
   profileDir?: string;
+  /**
+   * Dispatch only: for each scenario, `bursts` fan-outs of `n` forks dispatched in one burst
+   * (concurrency ≥ n) against a dead port with one attempt per call, so forks end at once and
+   * only the main thread's dispatch is measured, with many samples.
+   */
+  dispatchBursts?: number;
+}
+
+export interface DispatchResult {
+  variant: VariantName;
+  prefixBytes: number;
+  n: number;
+  bursts: number;
+  /** Per-fork synchronous dispatch, µs. */
+  medianUs: number;
+  p10Us: number;
+  p90Us: number;
+  samples: number;
 }
 
 export interface ScenarioResult {
@@ -61,8 +79,8 @@ export interface ScenarioResult {
   /** RSS after warm-up and GC, before the prefix was built (MiB). */
   rssBeforePrefixMiB: number;
   /**
-   * Main-thread time per fork over the whole fan-out (ms): thread CPU (10 ms ticks, includes the
-   * probe's timers) / N, and event-loop busy time less the probe's own (see MainThreadFigures) / N.
+   * Main-thread time per fork over the whole fan-out (ms): thread CPU (10 ms ticks) / N, and
+   * event-loop busy time / N; both include the probe's own timers (see probeIdleUtilization).
    */
   mainCpuPerForkMs: number;
   mainBusyPerForkMs: number;
@@ -74,8 +92,8 @@ export interface ScenarioResult {
   firstCalls: { cachedTokens: number; theoreticalTokens: number; efficiency: number | null; misses: number };
   /** Forks whose worker decoded the prefix (sab: once per worker). */
   prefixDecodes: number;
-  /** Busy ms per wall ms of the idle probe, subtracted from busyMs. */
-  probeOverheadRate: number;
+  /** Event-loop utilization of this process's main thread idle with the probe running: the floor of `main.utilization`. */
+  probeIdleUtilization: number;
   /** The engine's report figures (sab variants). */
   engine?: { hitRate: number; efficiency: number | null; theoreticalCachedTokens: number; cachedTokens: number; cacheEffective: string; note?: string };
 }
@@ -99,6 +117,7 @@ async function createRunner(job: JobSpec): Promise<Runner> {
     concurrency: job.concurrency,
     warmup: job.warmup,
     timeoutMs: job.timeoutMs,
+    ...(job.dispatchBursts !== undefined ? { maxAttempts: 1 } : {}),
   };
   switch (job.variant) {
     case 'inprocess':
@@ -115,7 +134,7 @@ async function createRunner(job: JobSpec): Promise<Runner> {
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const MIN_CACHE_TOKENS = 1024; // the engine's and the local server's default
 
-async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: number, overheadRate: number): Promise<ScenarioResult> {
+async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: number, probeIdleUtilization: number): Promise<ScenarioResult> {
   gc();
   const rssBeforePrefixMiB = process.memoryUsage().rss / 1024 / 1024;
   const session = makeSession(spec.prefixBytes);
@@ -127,7 +146,7 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   gc();
 
   const profiler = job.profileDir ? await startWindowProfile() : undefined;
-  const probe = await probeMainThread(overheadRate);
+  const probe = await probeMainThread();
   const handle = runner.fanOut(prefix, tasks);
   const results = await handle.results;
   const main = probe.stop();
@@ -203,7 +222,7 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
       misses,
     },
     prefixDecodes: results.filter((r) => r.worker.decodedPrefix).length,
-    probeOverheadRate: overheadRate,
+    probeIdleUtilization,
     ...(report
       ? {
           engine: {
@@ -219,17 +238,53 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   };
 }
 
-export async function runJob(job: JobSpec, onResult: (result: ScenarioResult) => void): Promise<void> {
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
+}
+
+async function runDispatch(runner: Runner, job: JobSpec, onResult: (result: DispatchResult) => void): Promise<void> {
+  const bursts = job.dispatchBursts ?? 1;
+  // JIT warm-up of the dispatch path on a small prefix, not measured.
+  for (let i = 0; i < 2; i++) await runner.fanOut(freezePrefix(makeSession(8 * 1024)), makeTasks(job.concurrency, `w${i}f`)).results;
+  for (const [s, spec] of job.scenarios.entries()) {
+    const prefix = freezePrefix(makeSession(spec.prefixBytes));
+    const samples: number[] = [];
+    for (let b = 0; b < bursts; b++) {
+      gc();
+      const handle = runner.fanOut(prefix, makeTasks(spec.n, `d${s}b${b}f`));
+      await handle.results;
+      samples.push(...handle.dispatchMs.map((ms) => ms * 1000));
+    }
+    const sorted = [...samples].sort((a, b) => a - b);
+    onResult({
+      variant: job.variant,
+      prefixBytes: prefix.byteLength,
+      n: spec.n,
+      bursts,
+      medianUs: quantile(sorted, 0.5),
+      p10Us: quantile(sorted, 0.1),
+      p90Us: quantile(sorted, 0.9),
+      samples: sorted.length,
+    });
+  }
+}
+
+export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | DispatchResult) => void): Promise<void> {
   const runner = await createRunner(job);
   try {
+    if (job.dispatchBursts !== undefined) return await runDispatch(runner, job, onResult);
     // Warm-up on another (small) prefix: workers started, modules loaded, JIT warm; the measured
     // prefix stays new to the workers (sab decodes it inside the measurement).
     const warm = freezePrefix(makeSession(8 * 1024));
     const results = await runner.fanOut(warm, makeTasks(4 * job.threads, 'warm')).results;
     const bad = results.find((r) => r.status !== 'completed');
     if (bad) throw new Error(`warm-up fork failed: ${JSON.stringify((bad as { error?: unknown }).error)}`);
-    const overheadRate = await calibrateProbe();
-    for (const [i, spec] of job.scenarios.entries()) onResult(await runOne(runner, job, spec, i, overheadRate));
+    const idle = await calibrateProbe();
+    for (const [i, spec] of job.scenarios.entries()) onResult(await runOne(runner, job, spec, i, idle));
   } finally {
     await runner.close();
   }

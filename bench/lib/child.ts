@@ -1,7 +1,7 @@
 /** Runs one job (a runner and its scenarios) in a child process (bench/scenario.ts). */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { JobSpec, ScenarioResult } from '../scenario.js';
+import type { DispatchResult, JobSpec, ScenarioResult } from '../scenario.js';
 
 const ENTRY = fileURLToPath(new URL('../scenario.ts', import.meta.url));
 /** Children still running, so an interrupted benchmark can end them. */
@@ -9,7 +9,9 @@ export const runningJobs = new Set<ChildProcess>();
 /** After its last message, a child that does not exit by itself is ended. */
 const EXIT_GRACE_MS = 15_000;
 
-export function runJobChild(job: JobSpec, boundMs: number): Promise<ScenarioResult[]> {
+export function runJobChild(job: JobSpec & { dispatchBursts: number }, boundMs: number): Promise<DispatchResult[]>;
+export function runJobChild(job: JobSpec, boundMs: number): Promise<ScenarioResult[]>;
+export function runJobChild(job: JobSpec, boundMs: number): Promise<(ScenarioResult | DispatchResult)[]> {
   return new Promise((resolve, reject) => {
     const child = fork(ENTRY, [], {
       // A big heap limit: inprocess at 8 MiB holds many request bodies at once.
@@ -17,7 +19,7 @@ export function runJobChild(job: JobSpec, boundMs: number): Promise<ScenarioResu
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     runningJobs.add(child);
-    const results: ScenarioResult[] = [];
+    const results: (ScenarioResult | DispatchResult)[] = [];
     let failure: Error | undefined;
     let finished = false;
     let exitGrace: NodeJS.Timeout | undefined;
@@ -28,7 +30,7 @@ export function runJobChild(job: JobSpec, boundMs: number): Promise<ScenarioResu
     const endSoon = (): void => {
       exitGrace ??= setTimeout(() => child.kill('SIGKILL'), EXIT_GRACE_MS);
     };
-    child.on('message', (m: { type: string; result?: ScenarioResult; message?: string }) => {
+    child.on('message', (m: { type: string; result?: ScenarioResult | DispatchResult; message?: string }) => {
       if (m.type === 'result' && m.result) results.push(m.result);
       else if (m.type === 'done') {
         finished = true;

@@ -9,7 +9,7 @@ import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
 import { createCallGate } from '../../src/engine/call-gate.js';
 import { openForkChannel } from '../../src/engine/channel.js';
 import type { ForkResult } from '../../src/engine/protocol.js';
-import type { ProviderConfig } from '../../src/model/types.js';
+import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask, ParentSession } from '../../src/session/schema.js';
 import type { Tool } from '../../src/tools/define.js';
@@ -34,7 +34,11 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
   });
   const host = createToolHost(tools);
   const gate = createCallGate({ maxInFlight: options.concurrency });
-  const provider: ProviderConfig = { kind: 'local', baseUrl: options.url };
+  const provider: ProviderConfig = {
+    kind: 'local',
+    baseUrl: options.url,
+    ...(options.maxAttempts !== undefined ? { retry: { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts } } : {}),
+  };
   return {
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
       const declaredTools = declaredToolNames(prefix.session);

@@ -20,6 +20,8 @@ export interface RunnerOptions {
   warmup: 'auto' | 'none';
   /** Per-fork bound: a stuck fork fails instead of hanging the benchmark. */
   timeoutMs: number;
+  /** Attempts per model call (default: the engine's); 1 makes forks against a dead port end at once. */
+  maxAttempts?: number;
 }
 
 export interface FanOutHandle {

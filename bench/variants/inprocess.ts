@@ -10,7 +10,7 @@ import { createCallGate, type CallGate } from '../../src/engine/call-gate.js';
 import type { HostClient } from '../../src/engine/host-client.js';
 import type { ForkJob, ForkResult } from '../../src/engine/protocol.js';
 import { createGenaiProvider } from '../../src/model/genai.js';
-import type { ProviderConfig } from '../../src/model/types.js';
+import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask, ParentSession } from '../../src/session/schema.js';
 import type { Tool } from '../../src/tools/define.js';
@@ -56,7 +56,11 @@ function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkTool
 }
 
 export function createInprocessRunner(options: RunnerOptions, tools: readonly Tool[]): Runner {
-  const provider: ProviderConfig = { kind: 'local', baseUrl: options.url };
+  const provider: ProviderConfig = {
+    kind: 'local',
+    baseUrl: options.url,
+    ...(options.maxAttempts !== undefined ? { retry: { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts } } : {}),
+  };
   const model = createGenaiProvider(provider);
   const gate = createCallGate({ maxInFlight: options.concurrency });
   return {

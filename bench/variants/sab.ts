@@ -43,6 +43,7 @@ export async function createSabRunner(
     cache: options.cache,
     timeoutMs: options.timeoutMs,
     maxTurns: 20,
+    ...(options.maxAttempts !== undefined ? { retry: { maxAttempts: options.maxAttempts } } : {}),
     ...(options.minCacheTokens !== undefined ? { minCacheTokens: options.minCacheTokens } : {}),
   });
   return {
