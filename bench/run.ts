@@ -1,7 +1,8 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (under 2 minutes).
  * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory, --out DIR (default bench/results),
- *          --no-chart (leave bench/results/chart.svg as it is).
+ *          --no-chart (leave bench/results/chart.svg as it is),
+ *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
  *
  * Four variants run the same forks against the same local model server (a process of its own):
  *   inprocess     every fork loop on the main thread (Promise.all style, bounded by the same concurrency)
@@ -13,7 +14,7 @@
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -249,9 +250,20 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       out: { type: 'string' },
       'no-chart': { type: 'boolean', default: false },
+      report: { type: 'string' },
     },
     strict: true,
   });
+  if (values.report) {
+    const saved = JSON.parse(readFileSync(values.report, 'utf8')) as BenchResults;
+    saved.targets = evaluateTargets(saved);
+    writeFileSync(values.report, `${JSON.stringify(saved, null, 2)}\n`);
+    const md = renderMarkdown(saved);
+    writeFileSync(values.report.replace(/\.json$/, '.md'), md);
+    if (!values['no-chart'] && saved.sweep.length > 0) writeFileSync(join(values.out ?? join(here, 'results'), 'chart.svg'), renderChart(saved));
+    process.stdout.write(md);
+    return 0;
+  }
   const cfg = values.quick ? QUICK : FULL;
   const only = values.only ? (values.only.split(',').map((s) => s.trim()) as Section[]) : [...SECTIONS];
   const unknown = only.filter((s) => !SECTIONS.includes(s));
