@@ -43,4 +43,13 @@ describe('the theoretical cache maximum', () => {
     // 800 < 1024: nothing; 905 < 1024: nothing; min(1505, 1400) = 1400.
     expect(theoreticalCached(fork('sibling', calls), inputs)).toBe(1400);
   });
+
+  it('on an explicit cache is the cached content on every call, never more than the prompt', () => {
+    const calls = [
+      { promptTokens: 5000, cachedTokens: 4800, outputTokens: 40, explicitTokens: 4800 },
+      { promptTokens: 5300, cachedTokens: 4800, outputTokens: 10, explicitTokens: 4800 },
+      { promptTokens: 4000, cachedTokens: 4000, outputTokens: 10, explicitTokens: 4800 },
+    ];
+    expect(theoreticalCached(fork('cold', calls), inputs)).toBe(4800 + 4800 + 4000);
+  });
 });

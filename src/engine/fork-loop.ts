@@ -81,7 +81,6 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
         ...(seed.generationConfig !== undefined ? { generationConfig: seed.generationConfig } : {}),
       };
   const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
-  const sharedTokens = cache ? cache.tokens : undefined;
   const share = cache
     ? { shared: 0, base: 0 }
     : sharedShares(
@@ -120,13 +119,15 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     state.turns = turn;
     tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
     state.calls.push(
-      turn === 1
-        ? {
-            ...outcome.usage,
-            sharedTokens: sharedTokens ?? Math.round(outcome.usage.promptTokens * share.shared),
-            baseTokens: sharedTokens ?? Math.round(outcome.usage.promptTokens * share.base),
-          }
-        : { ...outcome.usage },
+      cache
+        ? { ...outcome.usage, explicitTokens: cache.tokens }
+        : turn === 1
+          ? {
+              ...outcome.usage,
+              sharedTokens: Math.round(outcome.usage.promptTokens * share.shared),
+              baseTokens: Math.round(outcome.usage.promptTokens * share.base),
+            }
+          : { ...outcome.usage },
     );
     contents.push(outcome.content);
     const calls = functionCalls(outcome.content.parts);
@@ -225,7 +226,8 @@ function measureHead(fixed: Omit<ModelRequest, 'contents'>, shared: readonly Con
   shared.forEach((content, i) => {
     const json = JSON.stringify(content);
     chars += json.length;
-    unchanged &&= i < history.length && json === JSON.stringify(history[i]);
+    // With `copy: false` the seed's messages are the history's own objects: identity is enough.
+    unchanged &&= i < history.length && (content === history[i] || json === JSON.stringify(history[i]));
     if (unchanged) baseChars += json.length;
   });
   return { chars, baseChars, wholeHistory: unchanged && shared.length === history.length };

@@ -25,6 +25,8 @@ export interface CallRecord extends TokenUsage {
   sharedTokens?: number;
   /** For a fork's first call: the tokens every fork of the prefix shares, whatever its window. */
   baseTokens?: number;
+  /** Set when the call named an explicit cache: the tokens that cache holds. */
+  explicitTokens?: number;
 }
 
 interface ForkResultBase {

@@ -54,7 +54,8 @@ export interface TheoreticalInputs {
 }
 
 /**
- * The theoretical maximum for one fork: its first call can reuse the prefix its siblings share
+ * The theoretical maximum for one fork. On an explicit cache: the cached content, on every call.
+ * Otherwise, its first call can reuse the prefix its siblings share
  * (nothing, for the very first call on a cold cache; only the system instruction and tools for the
  * first fork of another seed window); each later call can reuse everything the previous call sent
  * and received. Never more than the call's own prompt.
@@ -62,6 +63,11 @@ export interface TheoreticalInputs {
 export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs): number {
   let total = 0;
   result.calls.forEach((call, i) => {
+    if (call.explicitTokens !== undefined) {
+      // A call that names a cachedContent is served from it and nothing more: that is its maximum.
+      total += Math.min(call.explicitTokens, call.promptTokens);
+      return;
+    }
     const previous = result.calls[i - 1];
     let reusable =
       previous === undefined

@@ -135,6 +135,9 @@ export class FanOutRun {
     const count = (state: Slot['state']): number => this.slots.filter((s) => s.state === state).length;
     const byStatus = (status: ForkResult['status']): number => results.filter((r) => r.status === status).length;
     const notes: string[] = [];
+    if (this.caches?.active) {
+      notes.push('explicit cache: every call is served from the cachedContent and nothing more, so that is each call’s maximum; a fork’s own earlier turns are not cached alongside it.');
+    }
     if (this.tasks.some((t) => t.forkTurns !== undefined && t.forkTurns !== 'all')) {
       notes.push('forkTurns trimmed the history: forks no longer share the parent conversation’s cache, only system instruction and tools (siblings with the same window still share theirs).');
     }

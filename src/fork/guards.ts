@@ -14,6 +14,17 @@ export class ForkRejectedError extends Error {
  * `<fork-boilerplate>` block (both tags), which only buildChildMessage writes.
  */
 export function isForkChild(history: readonly Readonly<Content>[]): boolean {
+  // A frozen history cannot change: scan it once, however many forks are seeded from it.
+  const known = Object.isFrozen(history) ? verdicts.get(history) : undefined;
+  if (known !== undefined) return known;
+  const verdict = scan(history);
+  if (Object.isFrozen(history)) verdicts.set(history, verdict);
+  return verdict;
+}
+
+const verdicts = new WeakMap<readonly Readonly<Content>[], boolean>();
+
+function scan(history: readonly Readonly<Content>[]): boolean {
   return history.some(
     (message) =>
       message.role === 'user' &&
