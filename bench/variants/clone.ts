@@ -9,6 +9,7 @@ import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
 import { createCallGate } from '../../src/engine/call-gate.js';
 import { openForkChannel } from '../../src/engine/channel.js';
 import type { ForkResult } from '../../src/engine/protocol.js';
+import { emptyFailure } from '../../src/engine/results.js';
 import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask, ParentSession } from '../../src/session/schema.js';
@@ -67,19 +68,9 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           port: channel.workerPort,
         };
         return (pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
-          .catch((err: unknown): ForkResult => ({
-            id: task.id,
-            status: 'failed',
-            text: '',
-            turns: 0,
-            toolCalls: 0,
-            usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
-            durationMs: 0,
-            retries: 0,
-            calls: [],
-            worker: { threadId: -1, decodedPrefix: false },
-            error: { kind: 'worker_crash', message: err instanceof Error ? err.message : String(err) },
-          }))
+          .catch((err: unknown): ForkResult =>
+            emptyFailure(task.id, 'worker_crash', err instanceof Error ? err.message : String(err)),
+          )
           .finally(() => channel.close());
       });
     },

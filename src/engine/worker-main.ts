@@ -4,6 +4,7 @@ import { runForkLoop } from './fork-loop.js';
 import { connectHost } from './host-client.js';
 import { createPrefixStore } from './prefix-store.js';
 import type { ForkJob, ForkResult } from './protocol.js';
+import type { ParentSession } from '../session/schema.js';
 import { emptyFailure } from './results.js';
 import { threadId } from 'node:worker_threads';
 
@@ -22,7 +23,22 @@ function providerFor(config: ProviderConfig): ModelProvider {
 }
 
 /** Runs one fork in this worker. Never throws: every ending is a ForkResult. */
-export async function runForkJob(job: ForkJob): Promise<ForkResult> {
+export function runForkJob(job: ForkJob): Promise<ForkResult> {
+  return runForkWith(job, () => {
+    const { session, decoded } = prefixes.get(job.prefix.id, job.prefix.buffer, job.prefix.byteLength);
+    return { session, decodedPrefix: decoded };
+  });
+}
+
+/**
+ * The fork's life in a worker around its loop: cancel from the port, the fork's timeout, the
+ * channel closed at the end, and any throw turned into a failed result. `load` supplies the
+ * parent session (decoded from shared memory here; the benchmark's clone variant passes its copy).
+ */
+export async function runForkWith(
+  job: ForkJob,
+  load: () => { session: Readonly<ParentSession>; decodedPrefix: boolean },
+): Promise<ForkResult> {
   const controller = new AbortController();
   let reason: 'cancelled' | 'timeout' | undefined;
   const abort = (why: 'cancelled' | 'timeout'): void => {
@@ -32,11 +48,9 @@ export async function runForkJob(job: ForkJob): Promise<ForkResult> {
   const host = connectHost(job.port, () => abort('cancelled'));
   const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
   try {
-    const { session, decoded } = prefixes.get(job.prefix.id, job.prefix.buffer, job.prefix.byteLength);
     return await runForkLoop({
       job,
-      session,
-      decodedPrefix: decoded,
+      ...load(),
       provider: providerFor(job.provider),
       host,
       signal: controller.signal,
