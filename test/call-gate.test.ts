@@ -38,19 +38,35 @@ describe('the call gate', () => {
     expect(await gate.acquire(5_000)).toBe(true);
   });
 
-  it('halves the calls in flight on 429 and grows back one at a time after successes', async () => {
-    const gate = createCallGate({ maxInFlight: 8 });
-    expect(await gate.acquire(0)).toBe(true);
-    gate.release('rate_limited', false);
+  it('halves the calls in flight when most recent calls got 429, once per second, and grows back after successes', async () => {
+    const gate = createCallGate({ maxInFlight: 8, now: () => Date.now() });
+    const answer = async (status: 'ok' | 'rate_limited', times: number): Promise<void> => {
+      for (let i = 0; i < times; i++) {
+        await gate.acquire(0);
+        gate.release(status, false);
+      }
+    };
+    await answer('rate_limited', 9);
+    expect(gate.stats().limit).toBe(8); // too few outcomes to judge yet
+    await answer('rate_limited', 1);
     expect(gate.stats().limit).toBe(4);
-    expect(await gate.acquire(0)).toBe(true);
-    gate.release('rate_limited', false);
-    expect(gate.stats()).toMatchObject({ limit: 2, rateLimited: 2 });
-    for (let i = 0; i < 8; i++) {
-      await gate.acquire(0);
-      gate.release('ok', false);
-    }
+    await answer('rate_limited', 5);
+    expect(gate.stats().limit).toBe(4); // within the cooldown: the calls in flight answer for the old bound
+    await vi.advanceTimersByTimeAsync(1_000);
+    await answer('rate_limited', 1);
+    expect(gate.stats()).toMatchObject({ limit: 2, rateLimited: 16 });
+    await answer('ok', 8);
     expect(gate.stats().limit).toBe(3);
+  });
+
+  it('does not slow down for a 429 now and then among successes', async () => {
+    const gate = createCallGate({ maxInFlight: 8, now: () => Date.now() });
+    for (let i = 0; i < 100; i++) {
+      await gate.acquire(0);
+      gate.release(i % 10 === 0 ? 'rate_limited' : 'ok', false);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    expect(gate.stats()).toMatchObject({ limit: 8, rateLimited: 10 });
   });
 
   it('admits no more than the adaptive bound at once, and wakes a waiter on release', async () => {
