@@ -38,7 +38,7 @@ describe('the call gate', () => {
     expect(await gate.acquire(5_000)).toBe(true);
   });
 
-  it('halves the calls in flight when most recent calls got 429, once per second, and grows back after successes', async () => {
+  it('halves the calls in flight when most calls sent lately got 429, once per second, and grows back after successes', async () => {
     const gate = createCallGate({ maxInFlight: 8, now: () => Date.now() });
     const answer = async (status: 'ok' | 'rate_limited', times: number): Promise<void> => {
       for (let i = 0; i < times; i++) {
@@ -47,7 +47,7 @@ describe('the call gate', () => {
       }
     };
     await answer('rate_limited', 9);
-    expect(gate.stats().limit).toBe(8); // too few outcomes to judge yet
+    expect(gate.stats().limit).toBe(8); // too few calls to judge yet
     await answer('rate_limited', 1);
     expect(gate.stats().limit).toBe(4);
     await answer('rate_limited', 5);
@@ -57,6 +57,14 @@ describe('the call gate', () => {
     expect(gate.stats()).toMatchObject({ limit: 2, rateLimited: 16 });
     await answer('ok', 8);
     expect(gate.stats().limit).toBe(3);
+  });
+
+  it('does not slow down when the 429s come back before the many calls still in flight', async () => {
+    const gate = createCallGate({ maxInFlight: 64, now: () => Date.now() });
+    for (let i = 0; i < 64; i++) await gate.acquire(0);
+    // 10% of the calls sent are refused at once; the rest are still running.
+    for (let i = 0; i < 6; i++) gate.release('rate_limited', true);
+    expect(gate.stats().limit).toBe(64);
   });
 
   it('does not slow down for a 429 now and then among successes', async () => {

@@ -1,8 +1,8 @@
 /**
  * The run-wide gate every model call passes, on the main thread (workers reach it by RPC):
- * requests and tokens per minute, a bound on calls in flight that halves when most recent calls
- * were answered 429 (a saturated provider; a 429 now and then is retried, not a reason to slow
- * everyone) and grows back as calls succeed, and a global retry budget. One gate per engine,
+ * requests and tokens per minute, a bound on calls in flight that halves when most calls sent
+ * lately were answered 429 (a saturated provider; a 429 now and then is retried, not a reason to
+ * slow everyone) and grows back as calls succeed, and a global retry budget. One gate per engine,
  * so a batch of 10,000 forks cannot stampede a provider.
  */
 import type { AttemptStatus } from '../model/types.js';
@@ -31,10 +31,14 @@ export interface CallGateStats {
 const WINDOW_MS = 60_000;
 /** Successes in a row before the bound grows by one (additive increase). */
 const GROW_AFTER = 8;
-/** How many recent outcomes (429 or success) the back-off looks at, and how many it needs first. */
-const RECENT = 20;
-const RECENT_MIN = 10;
-/** The share of 429s among them that means the provider is saturated. */
+/**
+ * The back-off compares the 429s of the last few seconds with the calls sent in them (not with
+ * the answers: a 429 comes back at once while a success takes the whole call, so answers alone
+ * would read saturation into the first seconds of any fan-out).
+ */
+const RECENT_MS = 10_000;
+const RECENT_MIN_CALLS = 10;
+/** The share of 429s among the calls sent that means the provider is saturated. */
 const SATURATED_SHARE = 0.5;
 /** At most one halving per this long: calls already in flight answer for the old bound. */
 const DECREASE_COOLDOWN_MS = 1_000;
@@ -47,7 +51,8 @@ export function createCallGate(options: CallGateOptions) {
   let retriesSpent = 0;
   let rateLimited = 0;
   let lastDecrease = -Infinity;
-  const recent: boolean[] = [];
+  const sentAt: number[] = [];
+  const limitedAt: number[] = [];
   const window: { at: number; tokens: number }[] = [];
   const waiters: { tokens: number; resolve: (admitted: boolean) => void; signal: AbortSignal | undefined }[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -95,7 +100,13 @@ export function createCallGate(options: CallGateOptions) {
   };
   const admit = (tokens: number): void => {
     inFlight++;
-    window.push({ at: now(), tokens });
+    const t = now();
+    window.push({ at: t, tokens });
+    sentAt.push(t);
+  };
+  const recentCount = (times: number[], t: number): number => {
+    while (times.length > 0 && (times[0] as number) <= t - RECENT_MS) times.shift();
+    return times.length;
   };
 
   return {
@@ -116,16 +127,14 @@ export function createCallGate(options: CallGateOptions) {
     /** Ends an admitted call. Returns whether a retry of it fits the global budget. */
     release(status: AttemptStatus, wantsRetry: boolean): boolean {
       inFlight = Math.max(0, inFlight - 1);
-      if (status !== 'failed') {
-        recent.push(status === 'rate_limited');
-        if (recent.length > RECENT) recent.shift();
-      }
       if (status === 'rate_limited') {
         rateLimited++;
         successes = 0;
-        const share = recent.filter(Boolean).length / recent.length;
         const t = now();
-        if (recent.length >= RECENT_MIN && share >= SATURATED_SHARE && t - lastDecrease >= DECREASE_COOLDOWN_MS) {
+        limitedAt.push(t);
+        const sent = recentCount(sentAt, t);
+        const limited = recentCount(limitedAt, t);
+        if (sent >= RECENT_MIN_CALLS && limited / sent >= SATURATED_SHARE && t - lastDecrease >= DECREASE_COOLDOWN_MS) {
           limit = Math.max(1, Math.floor(limit / 2));
           lastDecrease = t;
         }
