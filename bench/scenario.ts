@@ -170,7 +170,7 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     firstCached += first.cachedTokens;
     if (first.cachedTokens === 0) misses++;
     const cold = !explicit && i === 0;
-    const shared = cold ? 0 : Math.min(first.sharedTokens ?? 0, first.promptTokens);
+    const shared = cold ? 0 : Math.min(first.explicitTokens ?? first.sharedTokens ?? 0, first.promptTokens);
     firstTheoretical += shared >= MIN_CACHE_TOKENS ? shared : 0;
   });
   const d = handle.dispatchMs;
