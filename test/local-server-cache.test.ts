@@ -1,18 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Content, GenerateContentConfig, Tool } from '@google/genai';
-import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/local-server/index.js';
-import { client, MODEL, padding, statusOf } from './fixtures/local-server/client.js';
+import { client, MODEL, padding, serversClosedAfterEach, statusOf } from './fixtures/local-server/client.js';
 
-let servers: LocalServer[] = [];
-async function start(options: LocalServerOptions = {}): Promise<LocalServer> {
-  const server = await startLocalServer(options);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
+const start = serversClosedAfterEach();
 
 const history = (tokens: number): Content[] => [
   { role: 'user', parts: [{ text: padding(tokens, 'history') }] },

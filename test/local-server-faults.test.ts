@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { parseFaultSpec, startLocalServer, type LocalServer, type LocalServerOptions } from '../src/local-server/index.js';
-import { client, MODEL, statusOf } from './fixtures/local-server/client.js';
+import { describe, expect, it } from 'vitest';
+import { parseFaultSpec, type LocalServer } from '../src/local-server/index.js';
+import { client, MODEL, serversClosedAfterEach, statusOf } from './fixtures/local-server/client.js';
 
-let servers: LocalServer[] = [];
-async function start(options: LocalServerOptions = {}): Promise<LocalServer> {
-  const server = await startLocalServer(options);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
+const start = serversClosedAfterEach();
 
 async function statuses(server: LocalServer, n: number): Promise<number[]> {
   const ai = client(server.url);
@@ -37,7 +28,8 @@ describe('local server: fault injection', () => {
   it('injects faults at the configured rates, deterministically with a seed', async () => {
     const spec = '429=0.2,500=0.1,503=0.1,seed=7';
     const n = 400;
-    const first = await statuses(await start({ faults: spec }), n);
+    const firstServer = await start({ faults: spec });
+    const first = await statuses(firstServer, n);
     expect(count(first, 429) / n).toBeGreaterThan(0.13);
     expect(count(first, 429) / n).toBeLessThan(0.27);
     expect(count(first, 500) / n).toBeGreaterThan(0.05);
@@ -51,9 +43,9 @@ describe('local server: fault injection', () => {
     const other = await statuses(await start({ faults: '429=0.2,500=0.1,503=0.1,seed=8' }), n);
     expect(other).not.toEqual(first);
 
-    const metrics = servers[0]?.metrics();
-    expect(metrics?.faults['429']).toBe(count(first, 429));
-    expect(metrics?.requests.find((r) => r.route === 'generateContent' && r.status === 503)?.count).toBe(count(first, 503));
+    const metrics = firstServer.metrics();
+    expect(metrics.faults['429']).toBe(count(first, 429));
+    expect(metrics.requests.find((r) => r.route === 'generateContent' && r.status === 503)?.count).toBe(count(first, 503));
   });
 
   it('429 carries Retry-After (header and RetryInfo)', async () => {
