@@ -14,10 +14,9 @@ import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask, ParentSession } from '../../src/session/schema.js';
 import type { Tool } from '../../src/tools/define.js';
-import { createToolHost } from '../../src/tools/host.js';
+import { createToolHost, declaredToolNames } from '../../src/tools/host.js';
 import type { CloneJob } from './clone-worker.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';
-import { declaredToolNames } from './inprocess.js';
 
 const ENTRY = fileURLToPath(new URL('./clone-worker.ts', import.meta.url));
 /** Set to a directory to get a CPU profile of each worker (the fork loop's side; the engine's own workers cannot take flags). */
@@ -42,7 +41,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
   };
   return {
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
-      const declaredTools = declaredToolNames(prefix.session);
+      const declaredTools = declaredToolNames(prefix.session.tools);
       const spawnTools = new Set([AGENT_TOOL_NAME]);
       return schedule(tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
         const channel = openForkChannel({

@@ -14,16 +14,8 @@ import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask, ParentSession } from '../../src/session/schema.js';
 import type { Tool } from '../../src/tools/define.js';
-import { createToolHost, type ForkToolPolicy } from '../../src/tools/host.js';
+import { createToolHost, declaredToolNames, type ForkToolPolicy } from '../../src/tools/host.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';
-
-export function declaredToolNames(session: Readonly<ParentSession>): Set<string> {
-  const names = new Set<string>();
-  for (const tool of (session.tools ?? []) as readonly { functionDeclarations?: readonly { name?: unknown }[] }[]) {
-    for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
-  }
-  return names;
-}
 
 /**
  * A HostClient on the main thread: the tool host and the engine's call gate are called directly,
@@ -65,7 +57,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
   const gate = createCallGate({ maxInFlight: options.concurrency });
   return {
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
-      const declaredTools = declaredToolNames(prefix.session);
+      const declaredTools = declaredToolNames(prefix.session.tools);
       const spawnTools = new Set([AGENT_TOOL_NAME]);
       return schedule(tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
         const job: ForkJob = {

@@ -8,7 +8,7 @@ import { DEFAULT_RETRY, type ProviderConfig, type RetryPolicy } from '../model/t
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
-import { createToolHost } from '../tools/host.js';
+import { createToolHost, declaredToolNames } from '../tools/host.js';
 import { createCallGate, type CallGate, type RateLimits } from './call-gate.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
@@ -121,7 +121,7 @@ export class ForkEngine {
       gate: this.gate,
       forkRetryBudget: o.retry?.forkBudget,
       cancelGraceMs: CANCEL_GRACE_MS,
-      declaredTools: declaredToolNames(prefix.session),
+      declaredTools: declaredToolNames(prefix.session.tools),
       spawnTools: new Set([AGENT_TOOL_NAME, ...(o.spawnTools ?? [])]),
     };
     const run = new FanOutRun(this.pool, createToolHost(o.tools ?? []), settings, prefix, checked);
@@ -179,13 +179,6 @@ async function resolveProvider(options: ForkEngineOptions): Promise<{ provider: 
   return { provider: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
 }
 
-function declaredToolNames(session: Readonly<ParentSession>): Set<string> {
-  const names = new Set<string>();
-  for (const tool of (session.tools ?? []) as readonly { functionDeclarations?: readonly { name?: unknown }[] }[]) {
-    for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
-  }
-  return names;
-}
 
 function positive(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -1,7 +1,7 @@
 import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, validateAgentParams } from '../fork/index.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
 import type { Content, ParentSession, Part } from '../session/schema.js';
-import type { ToolCall, ToolHost } from '../tools/host.js';
+import { declaredToolNames, type ToolCall, type ToolHost } from '../tools/host.js';
 import type { ForkEngine } from './engine.js';
 import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from './protocol.js';
@@ -42,7 +42,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   const signal = opts.signal ?? new AbortController().signal;
   const maxTurns = opts.maxTurns ?? 50;
   const tools = [...(session.tools ?? []), { functionDeclarations: [AGENT_TOOL_DECLARATION] }];
-  const declared = new Set(tools.flatMap((t) => ((t as { functionDeclarations?: { name: string }[] }).functionDeclarations ?? []).map((d) => d.name)));
+  const declared = declaredToolNames(tools);
   const contents: Content[] = [...structuredClone(session.history), { role: 'user', parts: [{ text: opts.prompt }] }];
   const runs: FanOutRun[] = [];
   const descriptions = new Map<string, string>();

@@ -33,6 +33,15 @@ export interface ToolHost {
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
+/** The function names a Gemini `tools` array declares to the model. */
+export function declaredToolNames(tools: readonly unknown[] | undefined): Set<string> {
+  const names = new Set<string>();
+  for (const tool of (tools ?? []) as readonly { functionDeclarations?: readonly { name?: unknown }[] }[]) {
+    for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
+  }
+  return names;
+}
+
 /**
  * The main thread's tool executor. Every check happens before execution, in the order a
  * reviewer would ask: may a fork do this at all, is it this fork's to call, are the args right.
