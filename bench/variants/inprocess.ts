@@ -12,7 +12,7 @@ import type { ForkJob, ForkResult } from '../../src/engine/protocol.js';
 import { createGenaiProvider } from '../../src/model/genai.js';
 import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
-import type { ForkTask, ParentSession } from '../../src/session/schema.js';
+import type { ForkTask } from '../../src/session/schema.js';
 import type { Tool } from '../../src/tools/define.js';
 import { createToolHost, declaredToolNames, type ForkToolPolicy } from '../../src/tools/host.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';

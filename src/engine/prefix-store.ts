@@ -8,7 +8,6 @@ import type { ParentSession } from '../session/schema.js';
  */
 export function createPrefixStore(capacity = 8) {
   const parsed = new Map<string, Readonly<ParentSession>>();
-  let decodes = 0;
   return {
     /** The parsed prefix, and whether this call had to decode it. */
     get(id: string, buffer: SharedArrayBuffer, byteLength: number): { session: Readonly<ParentSession>; decoded: boolean } {
@@ -19,16 +18,9 @@ export function createPrefixStore(capacity = 8) {
         return { session: hit, decoded: false };
       }
       const session = decodePrefix(buffer, byteLength);
-      decodes++;
       parsed.set(id, session);
       if (parsed.size > capacity) parsed.delete(parsed.keys().next().value as string);
       return { session, decoded: true };
     },
-    /** How many times this worker decoded a prefix (tests assert once per worker per prefix). */
-    get decodes(): number {
-      return decodes;
-    },
   };
 }
-
-export type PrefixStore = ReturnType<typeof createPrefixStore>;

@@ -1,5 +1,5 @@
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part as GenaiPart } from '@google/genai';
-import type { Content, Part } from '../session/schema.js';
+import type { Part } from '../session/schema.js';
 import { classifyError } from './errors.js';
 import { backoffDelay, sleep } from './retry.js';
 import {

@@ -72,7 +72,3 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
   });
 }
 
-/** The `tools` entry of a Gemini request that declares these tools. */
-export function toolDeclarations(tools: readonly Tool[]): { functionDeclarations: FunctionDeclaration[] }[] {
-  return tools.length === 0 ? [] : [{ functionDeclarations: tools.map((t) => t.declaration) }];
-}
