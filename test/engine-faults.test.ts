@@ -100,3 +100,16 @@ describe('tools that misbehave', () => {
     expect(told).toContain('hang did not finish within 50 ms.');
   });
 });
+
+describe('the worker’s bound on a tool call', () => {
+  it('is the longest tool timeout of the engine, never shorter than the default', async () => {
+    const { defineTool } = await import('../src/index.js');
+    const { createToolHost, DEFAULT_TOOL_TIMEOUT_MS } = await import('../src/tools/host.js');
+    const { z } = await import('zod');
+    const make = (name: string, timeoutMs?: number) =>
+      defineTool({ name, description: name, parameters: z.object({}), execute: () => null, ...(timeoutMs ? { timeoutMs } : {}) });
+    expect(createToolHost([]).longestTimeoutMs).toBe(DEFAULT_TOOL_TIMEOUT_MS);
+    expect(createToolHost([make('quick', 50), make('plain')]).longestTimeoutMs).toBe(DEFAULT_TOOL_TIMEOUT_MS);
+    expect(createToolHost([make('slow', 120_000), make('plain')]).longestTimeoutMs).toBe(120_000);
+  });
+});

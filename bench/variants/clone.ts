@@ -59,6 +59,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           prefixId: prefix.id,
           prefixTokens: prefix.tokenEstimate,
           retryBudget: undefined,
+          toolTimeoutMs: host.longestTimeoutMs,
           provider,
           seed: 'inherit',
           maxTurns: 20,

@@ -65,6 +65,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
           prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },
           prefixTokens: prefix.tokenEstimate,
           retryBudget: undefined,
+          toolTimeoutMs: Infinity, // the main-thread host is called directly: no RPC to bound
           provider,
           seed: 'inherit',
           maxTurns: 20,

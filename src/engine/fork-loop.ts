@@ -2,7 +2,7 @@ import { threadId } from 'node:worker_threads';
 import { seedFork, ForkRejectedError } from '../fork/index.js';
 import type { ModelProvider, ModelRequest, TokenUsage } from '../model/types.js';
 import type { Content, ParentSession, Part } from '../session/schema.js';
-import { DEFAULT_TOOL_TIMEOUT_MS, type ToolCall } from '../tools/host.js';
+import type { ToolCall } from '../tools/host.js';
 import type { HostClient } from './host-client.js';
 import { checkOutput, outputSchemaInstruction, repairMessage } from './output-schema.js';
 import type { CallRecord, FailureKind, ForkJob, ForkResult } from './protocol.js';
@@ -145,7 +145,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       continue;
     }
 
-    const responses = await Promise.all(calls.map((call) => ctx.host.execTool(call, ctx.signal, DEFAULT_TOOL_TIMEOUT_MS)));
+    const responses = await Promise.all(calls.map((call) => ctx.host.execTool(call, ctx.signal, job.toolTimeoutMs)));
     state.toolCalls += calls.length;
     const parts: Part[] = [];
     for (const [i, answer] of responses.entries()) {

@@ -67,6 +67,8 @@ export interface ForkJob {
   timeoutMs: number | undefined;
   /** Retries this fork may spend over all its model calls. */
   retryBudget: number | undefined;
+  /** The longest a tool call may take on the main thread; past it (plus a grace) the host counts as gone. */
+  toolTimeoutMs: number;
   cache: ExplicitCacheRef | undefined;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;

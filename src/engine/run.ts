@@ -249,6 +249,7 @@ export class FanOutRun {
       prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
       prefixTokens: this.prefix.tokenEstimate,
       retryBudget: this.settings.forkRetryBudget,
+      toolTimeoutMs: this.host.longestTimeoutMs,
       provider: this.settings.provider,
       seed: this.settings.seed,
       maxTurns: this.settings.maxTurns,

@@ -29,6 +29,8 @@ export interface ForkToolPolicy {
 
 export interface ToolHost {
   execute(call: ToolCall, policy: ForkToolPolicy, signal: AbortSignal): Promise<ToolOutcome>;
+  /** The longest any call can take before its own timeout answers it (the worker's RPC bound). */
+  readonly longestTimeoutMs: number;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
@@ -49,6 +51,7 @@ export function declaredToolNames(tools: readonly unknown[] | undefined): Set<st
 export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAULT_TOOL_TIMEOUT_MS): ToolHost {
   const byName = new Map(tools.map((t) => [t.name, t]));
   return {
+    longestTimeoutMs: Math.max(defaultTimeoutMs, ...tools.map((t) => t.timeoutMs ?? defaultTimeoutMs)),
     async execute(call, policy, signal) {
       const rejection = check(call, policy, byName);
       if (rejection) return rejection;
