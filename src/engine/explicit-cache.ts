@@ -2,7 +2,7 @@ import { seedFork } from '../fork/index.js';
 import { estimateTokens } from '../prefix/index.js';
 import type { ModelProvider } from '../model/types.js';
 import type { ForkTask, ParentSession } from '../session/schema.js';
-import type { ExplicitCacheRef } from './protocol.js';
+import { seedWindow, type ExplicitCacheRef } from './protocol.js';
 
 export interface ExplicitCaches {
   /** At least one cache exists; forks of other groups run on implicit caching. */
@@ -32,7 +32,7 @@ export async function prepareExplicitCaches(
     concurrency: number;
   },
 ): Promise<ExplicitCaches> {
-  const keyOf = (task: ForkTask): string => `${task.seed ?? settings.seed}|${task.forkTurns ?? 'all'}`;
+  const keyOf = (task: ForkTask): string => seedWindow(task, settings.seed);
   const groups = new Map<string, ForkTask>();
   for (const task of tasks) if (!groups.has(keyOf(task))) groups.set(keyOf(task), task);
 

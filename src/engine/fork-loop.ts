@@ -5,7 +5,7 @@ import type { Content, ParentSession, Part } from '../session/schema.js';
 import type { ToolCall } from '../tools/host.js';
 import type { HostClient } from './host-client.js';
 import { checkOutput, outputSchemaInstruction, repairMessage } from './output-schema.js';
-import type { CallRecord, FailureKind, ForkJob, ForkResult } from './protocol.js';
+import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './protocol.js';
 
 export interface LoopContext {
   job: ForkJob;
@@ -84,7 +84,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const share = cache
     ? { shared: 0, base: 0 }
     : sharedShares(
-        memoHead(`${job.prefix.id}|${task.seed ?? job.seed}|${task.forkTurns ?? 'all'}`, () =>
+        memoHead(`${job.prefix.id}|${seedWindow(task, job.seed)}`, () =>
           measureHead(fixed, seed.contents.slice(0, seed.sharedContents), session.history),
         ),
         seed.contents.slice(seed.sharedContents),

@@ -96,3 +96,11 @@ export interface CancelMessage {
 export function isCancelMessage(value: unknown): value is CancelMessage {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === CANCEL_MESSAGE;
 }
+
+/**
+ * A fork's seed window: forks with the same seed mode and forkTurns start from the same history,
+ * so they share a cacheable head (one explicit cache, one theoretical-maximum leader, one measure).
+ */
+export function seedWindow(task: Pick<ForkTask, 'seed' | 'forkTurns'>, defaultSeed: 'inherit' | 'completed-turns'): string {
+  return `${task.seed ?? defaultSeed}|${task.forkTurns ?? 'all'}`;
+}

@@ -7,7 +7,7 @@ import type { CallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './channel.js';
 import { createEventLog, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
-import type { ForkJob, ForkResult } from './protocol.js';
+import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
 import { ratio, theoreticalCached, type RunReport } from './report.js';
 
@@ -35,7 +35,7 @@ export interface RunSettings {
 
 type Slot =
   | { state: 'queued' }
-  | { state: 'running'; channel: ForkChannel; graceTimer?: NodeJS.Timeout }
+  | { state: 'running'; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout }
   | { state: 'done'; result: ForkResult };
 
 /** One fan-out: forks of one prefix, scheduled over the engine's pool. */
@@ -52,7 +52,6 @@ export class FanOutRun {
   private gateOpen: boolean;
   private coldForkId: string | undefined;
   private readonly windowLeaders = new Map<string, string>();
-  private readonly dispatchedAt = new Map<number, number>();
   private caches: ExplicitCaches | undefined;
   private cacheNote: string | undefined;
   private readonly done: Promise<ForkResult[]>;
@@ -210,10 +209,9 @@ export class FanOutRun {
       if (!this.gateOpen) setTimeout(() => this.openGate(), this.settings.staggerCapMs).unref();
     }
     const first = this.dispatched === 0;
-    const window = `${task.seed ?? this.settings.seed}|${task.forkTurns ?? 'all'}`;
+    const window = seedWindow(task, this.settings.seed);
     // With an explicit cache, every window's shared part was cached before any fork ran.
     if (!this.windowLeaders.has(window) && !this.caches?.forTask(task)) this.windowLeaders.set(window, task.id);
-    this.dispatchedAt.set(index, performance.now());
     this.dispatched++;
     this.inFlight++;
     const channel = openForkChannel({
@@ -242,7 +240,7 @@ export class FanOutRun {
         });
       },
     });
-    this.slots[index] = { state: 'running', channel };
+    this.slots[index] = { state: 'running', channel, since: performance.now() };
     this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
     const job: ForkJob = {
       task,
@@ -294,10 +292,11 @@ export class FanOutRun {
   private settle(index: number, result: ForkResult): void {
     const slot = this.slots[index] as Slot;
     if (slot.state === 'done') return;
-    if (slot.state === 'running') clearTimeout(slot.graceTimer);
-    // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
-    const since = this.dispatchedAt.get(index);
-    if (since !== undefined) result = { ...result, durationMs: Math.round(performance.now() - since) };
+    if (slot.state === 'running') {
+      clearTimeout(slot.graceTimer);
+      // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
+      result = { ...result, durationMs: Math.round(performance.now() - slot.since) };
+    }
     this.slots[index] = { state: 'done', result };
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) listener(result);
