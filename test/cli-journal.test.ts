@@ -1,19 +1,13 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonLines, runCli } from './fixtures/cli/run-cli.js';
+import { jsonLines, runCli, writeTasks } from './fixtures/cli/run-cli.js';
 
 const SESSION = 'test/fixtures/cli/session.json';
 
 function workdir(): string {
   return mkdtempSync(join(tmpdir(), 'forkpool-journal-'));
-}
-
-function writeTasks(dir: string, lines: object[]): string {
-  const path = join(dir, 'tasks.jsonl');
-  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  return path;
 }
 
 function idsIn(path: string): string[] {

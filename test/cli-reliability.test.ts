@@ -1,15 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './fixtures/cli/run-cli.js';
+import { runCli, writeTasks } from './fixtures/cli/run-cli.js';
 
 const SESSION = 'test/fixtures/cli/session.json';
 
 function tasksFile(lines: object[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'forkpool-rel-')), 'tasks.jsonl');
-  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n'));
-  return path;
+  return writeTasks(mkdtempSync(join(tmpdir(), 'forkpool-rel-')), lines);
 }
 
 interface Summary {
