@@ -7,6 +7,7 @@ export {
   formatTaskNotification,
   escapeXml,
   type ForkEngineOptions,
+  type FanOutOptions,
   type ProviderOption,
   type FanOutRun,
   type ForkEvent,
@@ -19,7 +20,7 @@ export {
   type ParentEvent,
   type ParentOutcome,
 } from './engine/index.js';
-export { freezePrefix, decodePrefix, canonicalJson, estimateTokens, type FrozenPrefix } from './prefix/index.js';
+export { freezePrefix, decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
 export {
   seedFork,
   buildChildMessage,

@@ -19,7 +19,7 @@ describe('forkpool prompt: the marker end to end', () => {
     const run = await runCli(['prompt', PROMPT, '--session', 'examples/session.json']);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-F]{4}: MARKER-1F0C');
-    expect(run.stderr).toContain('forkpool: fork fork-1 completed');
+    expect(run.stderr).toMatch(/forkpool: fork fork-\S+ completed/);
   });
 
   it('without the session the same fork finds nothing (the marker came from the history)', async () => {
@@ -37,8 +37,12 @@ describe('forkpool prompt: the marker end to end', () => {
     expect(started.type).toBe('system');
     expect(started.data.subagent_type).toBe('fork');
     expect(started.data.description).toBe('RECALL MARKER-[0-9A-F]{4}');
-    expect(started.data.tool_use_id).toMatch(/\S/);
+    // Correlated as Qwen Code's are: tool_use_id is the model's call id, task_id is fork-<tool_use_id>.
+    expect(started.data.tool_use_id).toMatch(/^call_/);
+    expect(started.data.task_id).toBe(`fork-${started.data.tool_use_id}`);
     expect(notified.data.task_id).toBe(started.data.task_id);
+    expect(notified.data.tool_use_id).toBe(started.data.tool_use_id);
+    expect(notified.data.summary).toBe('Fork "RECALL MARKER-[0-9A-F]{4}" completed');
     expect(notified.data.status).toBe('completed');
     expect(notified.data.result.text).toBe('RECALL MARKER-[0-9A-F]{4}: MARKER-1F0C');
     expect(result.type).toBe('result');

@@ -177,13 +177,15 @@ describe('forkpool run: inputs and outputs', () => {
     expect(started.map((e) => e.data.task_id).sort()).toEqual(['alpha', 'beta', 'gamma']);
     expect(notified.map((e) => e.data.task_id).sort()).toEqual(['alpha', 'beta', 'gamma']);
     for (const e of started) {
-      expect(Object.keys(e.data).sort()).toEqual(['description', 'subagent_type', 'task_id', 'tool_use_id']);
+      // A run has no tool call: the task's own id, and no tool_use_id.
+      expect(Object.keys(e.data).sort()).toEqual(['description', 'subagent_type', 'task_id']);
       expect(e.data.subagent_type).toBe('fork');
-      expect(typeof e.data.tool_use_id).toBe('string');
       expect(typeof e.data.description).toBe('string');
     }
     for (const e of notified) {
       expect(e.data.status).toBe('completed');
+      expect(e.data.tool_use_id).toBeUndefined();
+      expect(e.data.summary).toMatch(/^Fork ".+" completed$/);
       expect(Object.keys(e.data.usage).sort()).toEqual(['duration_ms', 'tool_uses', 'total_tokens']);
       expect(e.data.usage.total_tokens).toBe(e.data.result.usage.promptTokens + e.data.result.usage.outputTokens);
       expect(e.data.usage.tool_uses).toBe(0);

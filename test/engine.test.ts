@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, startLocalServer, type ForkEvent, type LocalServer, type ParentSession } from '../src/index.js';
-import { FORK_PLACEHOLDER_TEXT } from '../src/fork/index.js';
+import { FORK_PLACEHOLDER_TEXT, NESTED_FORK_ERROR } from '../src/fork/index.js';
 import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 
 let server: LocalServer;
@@ -164,7 +164,7 @@ describe('tools', () => {
     expect(said).toContain('explode failed: kaboom from the tool');
     expect(said).toMatch(/Tool lookup is not allowed in this fork\. Tools you may call: explode\./);
     expect(said).toMatch(/deploy needs a person's approval, and background agents cannot prompt/);
-    expect(said).toMatch(/agent: a fork cannot start sub-agents/);
+    expect(said).toContain(JSON.stringify(NESTED_FORK_ERROR).slice(1, -1));
     expect(said).toMatch(/Tool rm_rf is not declared\./);
   });
 });

@@ -6,13 +6,15 @@ import {
   FORK_BEGIN_TEXT,
   FORK_PLACEHOLDER_TEXT,
   FORK_SYSTEM_INSTRUCTION,
+  FORK_UNAVAILABLE_RESULT_TEXT,
   ForkRejectedError,
+  NESTED_FORK_ERROR,
   buildChildMessage,
   isForkChild,
   seedFork,
   validateAgentParams,
 } from '../src/fork/index.js';
-import { canonicalJson, freezePrefix } from '../src/prefix/index.js';
+import { freezePrefix } from '../src/prefix/index.js';
 import type { Content, ParentSession } from '../src/session/index.js';
 
 const user = (text: string): Content => ({ role: 'user', parts: [{ text }] });
@@ -63,6 +65,7 @@ const midTurn: Content[] = [
 ];
 
 const textOf = (contents: Content[]): string => JSON.stringify(contents);
+const TURNS_RULE = 'must be "all" or a positive integer (a number such as 2, or a string such as "2")';
 
 describe('seedFork, seed "inherit"', () => {
   it('case 1: history ending on a model message without calls is kept, child message follows', () => {
@@ -102,14 +105,40 @@ describe('seedFork, seed "inherit"', () => {
     expect(seed.sharedContents).toBe(6);
   });
 
-  it('case 2: calls without ids get placeholders with the name only', () => {
+  it('case 2: calls of other tools keep their arguments, and their placeholder says the result was not available', () => {
     const history: Content[] = [user('go'), { role: 'model', parts: [{ functionCall: { name: 'grep', args: { q: 'x' } } }] }];
     const seed = seedFork(session(history), 'do it');
-    expect(seed.contents[1]).toEqual({ role: 'model', parts: [{ functionCall: { name: 'grep', args: {} } }] });
-    expect(seed.contents[2]?.parts[0]).toEqual({ functionResponse: { name: 'grep', response: { output: FORK_PLACEHOLDER_TEXT } } });
+    expect(seed.contents[1]).toEqual({ role: 'model', parts: [{ functionCall: { name: 'grep', args: { q: 'x' } } }] });
+    expect(seed.contents[1]).toEqual(history[1]);
+    expect(seed.contents[2]?.parts[0]).toEqual({ functionResponse: { name: 'grep', response: { output: FORK_UNAVAILABLE_RESULT_TEXT } } });
+    expect(FORK_UNAVAILABLE_RESULT_TEXT).toContain('not finished when the fork started');
   });
 
-  it('case 3: a trailing user message is dropped and the child message takes its place', () => {
+  it('case 2: a turn mixing agent and other calls blanks only the agent calls, and each call gets its own placeholder', () => {
+    const history: Content[] = [
+      user('go'),
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { id: 'g1', name: 'grep', args: { q: 'parser' } } },
+          { functionCall: { id: 'a1', name: 'agent', args: { description: 'd', prompt: 'SIBLING-DIRECTIVE', subagent_type: 'fork' } } },
+          { functionCall: { id: 's1', name: 'spawn_helper', args: { task: 'HELPER-TASK' } } },
+        ],
+      },
+    ];
+    const seed = seedFork(session(history), 'mine', { spawnTools: ['agent', 'spawn_helper'] });
+    expect(seed.contents[1]?.parts.map((p) => p.functionCall?.args)).toEqual([{ q: 'parser' }, {}, {}]);
+    expect(seed.contents[2]?.parts.slice(0, 3).map((p) => p.functionResponse?.response.output)).toEqual([
+      FORK_UNAVAILABLE_RESULT_TEXT,
+      FORK_PLACEHOLDER_TEXT,
+      FORK_PLACEHOLDER_TEXT,
+    ]);
+    expect(textOf(seed.contents)).not.toContain('SIBLING-DIRECTIVE');
+    expect(textOf(seed.contents)).not.toContain('HELPER-TASK');
+    expect(FORK_PLACEHOLDER_TEXT).toBe('Fork started — processing in background');
+  });
+
+  it('case 3: a trailing user prompt the parent never answered is dropped, and the child message takes its place', () => {
     const history = [...finished, user('And now something else?')];
     const seed = seedFork(session(history), 'Check the tests.');
     expect(seed.seedCase).toBe('dropped-user');
@@ -118,12 +147,26 @@ describe('seedFork, seed "inherit"', () => {
     expect(seed.sharedContents).toBe(4);
   });
 
-  it('case 3 then 2: dropping answered calls leaves a mid-turn history, which is seeded as such', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }]), answers(['g1', 'grep'])];
+  it('case 3: only that one message is dropped; an unanswered prompt before it stays', () => {
+    const history = [...finished, user('first unanswered'), user('second unanswered')];
+    const seed = seedFork(session(history), 'Check the tests.');
+    expect(seed.seedCase).toBe('dropped-user');
+    expect(seed.contents).toEqual([...finished, user('first unanswered'), user(buildChildMessage('Check the tests.'))]);
+    expect(seed.sharedContents).toBe(5);
+  });
+
+  it('case 3: real tool results the parent has not answered are kept, calls keep their arguments, the child message joins them', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), answers(['g1', 'grep'], ['r1', 'read_file'])];
     const seed = seedFork(session(history), 'Look.');
-    expect(seed.seedCase).toBe('mid-turn');
-    expect(seed.contents[1]).toEqual(calls(['g1', 'grep', {}]));
-    expect(seed.contents[2]?.parts[0]).toEqual({ functionResponse: { id: 'g1', name: 'grep', response: { output: FORK_PLACEHOLDER_TEXT } } });
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents).toHaveLength(3);
+    expect(seed.contents[1]).toEqual(history[1]);
+    expect(seed.contents[2]).toEqual({
+      role: 'user',
+      parts: [...(history[2] as Content).parts, { text: buildChildMessage('Look.') }],
+    });
+    expect(textOf(seed.contents)).not.toContain(FORK_PLACEHOLDER_TEXT);
+    expect(seed.sharedContents).toBe(2);
   });
 
   it('empty history: a fresh agent with the built-in system instruction when the parent has none, and the parent tools', () => {
@@ -239,7 +282,7 @@ describe('seedFork, cache-safe copies', () => {
     const seed = seedFork(parent, 'x', { allowedTools: ['read_file'] });
     for (const key of ['model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig'] as const) {
       expect(seed[key]).toEqual(parent[key]);
-      expect(canonicalJson(seed[key])).toBe(canonicalJson(parent[key]));
+      expect(JSON.stringify(seed[key])).toBe(JSON.stringify(parent[key]));
     }
   });
 
@@ -292,8 +335,8 @@ describe('seedFork, cache-safe copies', () => {
       const a = seedFork(session(history), 'directive A');
       const b = seedFork(session(history), 'directive B');
       expect(a.sharedContents).toBe(b.sharedContents);
-      expect(canonicalJson(a.contents.slice(0, a.sharedContents))).toBe(canonicalJson(b.contents.slice(0, b.sharedContents)));
-      expect(canonicalJson(a.contents[a.sharedContents])).not.toBe(canonicalJson(b.contents[b.sharedContents]));
+      expect(JSON.stringify(a.contents.slice(0, a.sharedContents))).toBe(JSON.stringify(b.contents.slice(0, b.sharedContents)));
+      expect(JSON.stringify(a.contents[a.sharedContents])).not.toBe(JSON.stringify(b.contents[b.sharedContents]));
     }
   });
 });
@@ -315,12 +358,12 @@ describe('sibling forks from one parent turn with two Agent calls', () => {
   });
 
   it('both share the redacted model message and the placeholders byte for byte', () => {
-    expect(canonicalJson(parser.contents[5])).toBe(canonicalJson(lexer.contents[5]));
-    expect(canonicalJson(parser.contents.slice(0, parser.sharedContents))).toBe(
-      canonicalJson(lexer.contents.slice(0, lexer.sharedContents)),
+    expect(JSON.stringify(parser.contents[5])).toBe(JSON.stringify(lexer.contents[5]));
+    expect(JSON.stringify(parser.contents.slice(0, parser.sharedContents))).toBe(
+      JSON.stringify(lexer.contents.slice(0, lexer.sharedContents)),
     );
-    expect(canonicalJson(parser.contents[6]?.parts.slice(0, 2))).toBe(canonicalJson(lexer.contents[6]?.parts.slice(0, 2)));
-    expect(canonicalJson(parser.contents.slice(7))).toBe(canonicalJson(lexer.contents.slice(7)));
+    expect(JSON.stringify(parser.contents[6]?.parts.slice(0, 2))).toBe(JSON.stringify(lexer.contents[6]?.parts.slice(0, 2)));
+    expect(JSON.stringify(parser.contents.slice(7))).toBe(JSON.stringify(lexer.contents.slice(7)));
   });
 
   it('a marker only in the parent history reaches the fork, and is not in the directive', () => {
@@ -343,17 +386,15 @@ describe('buildChildMessage', () => {
     expect(text).not.toContain('<tool-restriction>');
   });
 
-  it('lists exactly the tools a fork may execute, before the directive', () => {
+  it('lists exactly the tools a fork may execute, after the directive (as the reference does)', () => {
     const text = buildChildMessage('Look.', ['read_file', 'grep', 'read_file']);
-    expect(text).toContain('<tool-restriction>\nYou may execute only these tools: read_file, grep. ');
-    expect(text.indexOf('<tool-restriction>')).toBeLessThan(text.lastIndexOf('Directive:'));
-    expect(text.endsWith('Directive: Look.')).toBe(true);
+    expect(text).toContain('\n\nDirective: Look.\n\n<tool-restriction>\nYou may execute only these tools: read_file, grep. ');
+    expect(text.endsWith('</tool-restriction>')).toBe(true);
   });
 
   it('says that no tool may be executed for an empty list', () => {
     const text = buildChildMessage('Think.', []);
-    expect(text).toContain('You may not execute any tool in this run');
-    expect(text.endsWith('Directive: Think.')).toBe(true);
+    expect(text).toContain('Directive: Think.\n\n<tool-restriction>\nYou may not execute any tool in this run');
   });
 
   it('is what seedFork puts in the child message, restriction included', () => {
@@ -378,8 +419,13 @@ describe('fork-child guard', () => {
     expect(isForkChild(midTurn)).toBe(false);
     expect(isForkChild([])).toBe(false);
     expect(isForkChild([model('<fork-boilerplate>rules</fork-boilerplate>')])).toBe(false);
-    expect(isForkChild([user('what does the <fork-boilerplate> tag mean?')])).toBe(false);
+    expect(isForkChild([user('what does the fork-boilerplate tag mean?')])).toBe(false);
     expect(isForkChild([user('<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
+  });
+
+  it('recognises a fork child by the opening tag alone, closed or not (a cut-off child message)', () => {
+    expect(isForkChild([user('<fork-boilerplate>\nYou are a fork: a copy of the agent, started fr')])).toBe(true);
+    expect(() => seedFork(session([user('<fork-boilerplate>rules, cut off'), model('ok')]), 'again')).toThrow(ForkRejectedError);
   });
 });
 
@@ -415,10 +461,11 @@ describe('Agent tool', () => {
       'fork_turns',
       'fork_tools',
       'model',
-      'isolation',
-      'working_dir',
     ]);
     expect(schema.properties.fork_tools?.type).toBe('array');
+    // fork_turns: "all" or a positive integer, as a string or a number.
+    expect(JSON.stringify(schema.properties.fork_turns)).toContain('"type":"integer"');
+    expect(JSON.stringify(schema.properties.fork_turns)).toContain('"type":"string"');
     expect(schema.additionalProperties).toBe(false);
     expect('$schema' in schema).toBe(false);
   });
@@ -430,6 +477,7 @@ describe('Agent tool', () => {
     expect(result).toEqual({
       ok: true,
       params: { ...fork, fork_turns: '2', fork_tools: ['read_file', 'grep'], run_in_background: false },
+      subagentType: 'fork',
       fork: { forkTurns: 2, allowedTools: ['read_file', 'grep'] },
       runInBackground: false,
     });
@@ -440,18 +488,36 @@ describe('Agent tool', () => {
     expect(result.ok && result.fork).toEqual({ forkTurns: 'all', allowedTools: [] });
   });
 
+  it('accepts fork_turns as a JSON number as well as a numeric string', () => {
+    const asNumber = validateAgentParams({ ...fork, fork_turns: 3 });
+    const asString = validateAgentParams({ ...fork, fork_turns: '3' });
+    expect(asNumber.ok && asNumber.fork).toEqual({ forkTurns: 3 });
+    expect(asString.ok && asString.fork).toEqual({ forkTurns: 3 });
+  });
+
   it('runs forks in the background by default, and always when headless', () => {
     const plain = validateAgentParams(fork);
     expect(plain.ok && plain.runInBackground).toBe(true);
     const headless = validateAgentParams({ ...fork, run_in_background: false }, { headless: true });
     expect(headless.ok && headless.runInBackground).toBe(true);
     const general = validateAgentParams({ description: 'd', prompt: 'p' });
-    expect(general).toEqual({ ok: true, params: { description: 'd', prompt: 'p' }, fork: undefined, runInBackground: false });
+    expect(general).toEqual({
+      ok: true,
+      params: { description: 'd', prompt: 'p' },
+      subagentType: 'general-purpose',
+      fork: undefined,
+      runInBackground: false,
+    });
+    const headlessGeneral = validateAgentParams({ description: 'd', prompt: 'p' }, { headless: true });
+    expect(headlessGeneral.ok && headlessGeneral.runInBackground).toBe(true);
   });
 
-  it('accepts a non-fork sub-agent with model, isolation and working_dir', () => {
-    const params = { description: 'd', prompt: 'p', subagent_type: 'general-purpose', model: 'gemini-2.5-pro', isolation: 'worktree', working_dir: '/tmp/w' };
-    expect(validateAgentParams(params)).toEqual({ ok: true, params, fork: undefined, runInBackground: false });
+  it('an omitted subagent_type, or "general-purpose", is a fresh general-purpose sub-agent, never a fork', () => {
+    for (const params of [{ description: 'd', prompt: 'p' }, { description: 'd', prompt: 'p', subagent_type: 'General-Purpose' }]) {
+      const result = validateAgentParams(params);
+      expect(result.ok && result.subagentType).toBe('general-purpose');
+      expect(result.ok && result.fork).toBeUndefined();
+    }
   });
 
   it('normalizes the case of "fork"', () => {
@@ -470,15 +536,21 @@ describe('Agent tool', () => {
     ['run_in_background not boolean', { ...fork, run_in_background: 'yes' }, 'run_in_background: must be true or false'],
     ['fork_turns without fork', { description: 'd', prompt: 'p', fork_turns: '2' }, 'fork_turns: can only be used with subagent_type "fork"'],
     [
-      'fork_turns with another type',
-      { description: 'd', prompt: 'p', subagent_type: 'explore', fork_turns: 'all' },
+      'fork_turns with general-purpose',
+      { description: 'd', prompt: 'p', subagent_type: 'general-purpose', fork_turns: 'all' },
       'fork_turns: can only be used with subagent_type "fork"',
     ],
-    ['fork_turns zero', { ...fork, fork_turns: '0' }, 'fork_turns: must be "all" or a positive integer written as a string (e.g. "2"), not "0"'],
-    ['fork_turns negative', { ...fork, fork_turns: '-1' }, 'fork_turns: must be "all" or a positive integer written as a string (e.g. "2"), not "-1"'],
-    ['fork_turns decimal', { ...fork, fork_turns: '1.5' }, 'fork_turns: must be "all" or a positive integer written as a string (e.g. "2"), not "1.5"'],
-    ['fork_turns word', { ...fork, fork_turns: 'ALL' }, 'fork_turns: must be "all" or a positive integer written as a string (e.g. "2"), not "ALL"'],
-    ['fork_turns number', { ...fork, fork_turns: 2 }, 'fork_turns: must be a non-empty string'],
+    ['an unknown subagent_type', { description: 'd', prompt: 'p', subagent_type: 'explore' }, 'subagent_type: must be "fork" or "general-purpose" (or omitted), not "explore"'],
+    ['fork_turns zero', { ...fork, fork_turns: '0' }, `fork_turns: ${TURNS_RULE}, not "0"`],
+    ['fork_turns negative', { ...fork, fork_turns: '-1' }, `fork_turns: ${TURNS_RULE}, not "-1"`],
+    ['fork_turns decimal', { ...fork, fork_turns: '1.5' }, `fork_turns: ${TURNS_RULE}, not "1.5"`],
+    ['fork_turns padded', { ...fork, fork_turns: ' 3 ' }, `fork_turns: ${TURNS_RULE}, not " 3 "`],
+    ['fork_turns empty', { ...fork, fork_turns: '' }, `fork_turns: ${TURNS_RULE}, not ""`],
+    ['fork_turns none', { ...fork, fork_turns: 'none' }, `fork_turns: ${TURNS_RULE}, not "none"`],
+    ['fork_turns word', { ...fork, fork_turns: 'ALL' }, `fork_turns: ${TURNS_RULE}, not "ALL"`],
+    ['fork_turns number zero', { ...fork, fork_turns: 0 }, `fork_turns: ${TURNS_RULE}, not 0`],
+    ['fork_turns fractional number', { ...fork, fork_turns: 2.5 }, `fork_turns: ${TURNS_RULE}, not 2.5`],
+    ['fork_turns boolean', { ...fork, fork_turns: true }, `fork_turns: ${TURNS_RULE}, not true`],
     ['fork_tools without fork', { description: 'd', prompt: 'p', fork_tools: ['grep'] }, 'fork_tools: can only be used with subagent_type "fork"'],
     ['fork_tools not an array', { ...fork, fork_tools: 'grep' }, 'fork_tools: must be an array of exact tool names'],
     ['fork_tools wildcard', { ...fork, fork_tools: ['*'] }, 'fork_tools[0]: "*": wildcards are not supported, list exact tool names'],
@@ -491,30 +563,18 @@ describe('Agent tool', () => {
       { ...fork, model: 'gemini-2.5-pro' },
       'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache',
     ],
+    ['model with general-purpose', { description: 'd', prompt: 'p', model: 'gemini-2.5-pro' }, "model: is not supported: every sub-agent runs on this conversation's model"],
+    ['isolation with fork', { ...fork, isolation: 'worktree' }, 'isolation: is not supported: sub-agents run in this process and share its workspace'],
     [
-      'isolation with fork',
-      { ...fork, isolation: 'worktree' },
-      'isolation: needs an explicit subagent_type other than "fork" (a fork shares this conversation\'s workspace)',
+      'isolation with general-purpose',
+      { description: 'd', prompt: 'p', subagent_type: 'general-purpose', isolation: 'worktree' },
+      'isolation: is not supported: sub-agents run in this process and share its workspace',
     ],
-    [
-      'isolation without subagent_type',
-      { description: 'd', prompt: 'p', isolation: 'worktree' },
-      'isolation: needs an explicit subagent_type other than "fork" (a fork shares this conversation\'s workspace)',
-    ],
-    [
-      'working_dir with fork',
-      { ...fork, working_dir: '/tmp' },
-      'working_dir: needs an explicit subagent_type other than "fork" (a fork shares this conversation\'s workspace)',
-    ],
-    [
-      'working_dir without subagent_type',
-      { description: 'd', prompt: 'p', working_dir: '/tmp' },
-      'working_dir: needs an explicit subagent_type other than "fork" (a fork shares this conversation\'s workspace)',
-    ],
+    ['working_dir', { description: 'd', prompt: 'p', working_dir: '/tmp' }, "working_dir: is not supported: sub-agents share this process's working directory"],
     [
       'unknown parameter',
       { ...fork, fork_profile: 'x' },
-      'fork_profile: is not a parameter of the agent tool (known: description, prompt, subagent_type, run_in_background, fork_turns, fork_tools, model, isolation, working_dir)',
+      'fork_profile: is not a parameter of the agent tool (known: description, prompt, subagent_type, run_in_background, fork_turns, fork_tools, model)',
     ],
   ])('rejects %s', (_case, input, error) => {
     expect(validateAgentParams(input)).toEqual({ ok: false, error });
@@ -526,28 +586,30 @@ describe('Agent tool', () => {
       ok: false,
       error: [
         'description: is required',
-        'fork_turns: must be "all" or a positive integer written as a string (e.g. "2"), not "x"',
+        `fork_turns: ${TURNS_RULE}, not "x"`,
         'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache',
       ].join('\n'),
     });
   });
 
-  it('refuses a fork request from inside a sub-agent, never downgrading it', () => {
+  it("refuses a fork request from inside a sub-agent with Qwen Code's words, whole and at once, never downgrading it", () => {
     const expected =
-      'subagent_type: "fork" is not available inside a sub-agent; complete the task directly with your own tools instead of requesting a nested fork';
+      'Error: subagent_type "fork" is not supported from within a sub-agent. Complete this task directly with your own tools instead of requesting a nested fork.';
+    expect(NESTED_FORK_ERROR).toBe(expected);
     expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: expected });
-    expect(validateAgentParams(fork, { insideFork: true })).toEqual({ ok: false, error: expected });
+    expect(validateAgentParams({ ...fork, model: 'x', fork_turns: 'bad' }, { insideFork: true })).toEqual({ ok: false, error: expected });
   });
 
   it('refuses any sub-agent from inside a fork, and nested background runs', () => {
-    expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'explore' }, { insideFork: true })).toEqual({
+    expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose' }, { insideFork: true })).toEqual({
       ok: false,
       error: 'agent: a fork cannot start sub-agents; do this work yourself with your own tools',
     });
-    expect(
-      validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'explore', run_in_background: true }, { insideSubagent: true }),
-    ).toEqual({ ok: false, error: 'run_in_background: background runs cannot be started from inside a sub-agent' });
-    const ok = validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'explore' }, { insideSubagent: true });
+    expect(validateAgentParams({ description: 'd', prompt: 'p', run_in_background: true }, { insideSubagent: true })).toEqual({
+      ok: false,
+      error: 'run_in_background: background runs cannot be started from inside a sub-agent',
+    });
+    const ok = validateAgentParams({ description: 'd', prompt: 'p' }, { insideSubagent: true });
     expect(ok.ok).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, decodePrefix, deepFreeze, estimateTokens, freezePrefix } from '../src/prefix/index.js';
+import { canonicalJson } from '../src/cli/canonical-json.js';
+import { decodePrefix, deepFreeze, estimateTokens, freezePrefix } from '../src/prefix/index.js';
 import type { ParentSession } from '../src/session/index.js';
 
 function baseSession(): ParentSession {
@@ -39,7 +40,7 @@ function bytesOf(buffer: SharedArrayBuffer): Buffer {
   return Buffer.from(new Uint8Array(buffer));
 }
 
-describe('canonicalJson', () => {
+describe('canonicalJson (journal task hashes)', () => {
   it('sorts keys at every level and writes no whitespace', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: 'x' } })).toBe(
       '{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}',
@@ -91,10 +92,10 @@ describe('estimateTokens', () => {
 });
 
 describe('freezePrefix', () => {
-  it('writes the canonical bytes once into a SharedArrayBuffer of exactly their length', () => {
+  it("writes the session's own JSON once into a SharedArrayBuffer of exactly its length", () => {
     const session = baseSession();
     const prefix = freezePrefix(session);
-    const text = canonicalJson(session);
+    const text = JSON.stringify(session);
     expect(prefix.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(prefix.buffer.byteLength).toBe(prefix.byteLength);
     expect(prefix.byteLength).toBe(Buffer.byteLength(text));
@@ -104,11 +105,22 @@ describe('freezePrefix', () => {
     expect(prefix.tokenEstimate).toBe(Math.ceil(text.length / 4));
   });
 
-  it('gives equal sessions equal ids and bytes, whatever their key order', () => {
+  it('gives equal sessions equal ids and bytes', () => {
     const a = freezePrefix(baseSession());
-    const b = freezePrefix(reverseKeys(baseSession()) as ParentSession);
+    const b = freezePrefix(baseSession());
     expect(b.id).toBe(a.id);
     expect(bytesOf(b.buffer).equals(bytesOf(a.buffer))).toBe(true);
+  });
+
+  it("keeps the session's own key order at every level, never sorting it (byte fidelity)", () => {
+    const reversed = reverseKeys(baseSession()) as ParentSession;
+    const prefix = freezePrefix(reversed);
+    expect(bytesOf(prefix.buffer).toString('utf8')).toBe(JSON.stringify(reversed));
+    expect(prefix.id).not.toBe(freezePrefix(baseSession()).id);
+    const decl = prefix.session.tools?.[0]?.functionDeclarations?.[0] as Record<string, unknown>;
+    expect(Object.keys(decl)).toEqual(['parametersJsonSchema', 'description', 'name']);
+    expect(Object.keys(prefix.session.history[1]!.parts[0]!.functionCall!)).toEqual(['args', 'name', 'id']);
+    expect(Object.keys(prefix.session.generationConfig!)).toEqual(['thinkingConfig', 'topP', 'temperature']);
   });
 
   const changes: [string, (s: ParentSession) => void][] = [
@@ -143,7 +155,7 @@ describe('freezePrefix', () => {
     const text = 'Überprüfe 日本語 · emoji 🚀 · RTL עברית · combining é';
     session.history[0]!.parts[0]!.text = text;
     const prefix = freezePrefix(session);
-    expect(prefix.byteLength).toBeGreaterThan(canonicalJson(session).length);
+    expect(prefix.byteLength).toBeGreaterThan(JSON.stringify(session).length);
     const decoded = decodePrefix(prefix.buffer, prefix.byteLength);
     expect(decoded.history[0]?.parts[0]?.text).toBe(text);
     expect(decoded).toEqual(session);

@@ -267,7 +267,7 @@ describe('parseTasks', () => {
     ],
     [
       '{"id":"a","directive":"x","prio":1}',
-      'tasks.jsonl:1: prio: is not a task field (allowed: id, directive, seed, forkTurns, tools, outputSchema, maxTurns); a fork task takes only these',
+      'tasks.jsonl:1: prio: is not a task field (allowed: id, directive, subagentType, seed, forkTurns, tools, outputSchema, maxTurns); a fork task takes only these',
     ],
     ['["a"]', 'tasks.jsonl:1: each line must be a JSON object ({ "id", "directive", … })'],
     ['{"id":"a","directive":}', "tasks.jsonl:1: invalid JSON at column 23: unexpected token '}'"],

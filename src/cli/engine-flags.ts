@@ -34,7 +34,8 @@ export const ENGINE_FLAGS_HELP = `Provider and pool:
   --concurrency N           forks in flight (default 64)
   --seed inherit|completed-turns
   --cache implicit|explicit|off   (default implicit)
-  --warmup auto|none        (default auto)
+  --warmup auto|none|parent (default auto; parent: the parent has just sent this session, so no
+                            fork waits and the first can hit its cache)
   --max-turns N             model turns per fork (default 200)
   --timeout-ms N            per-fork time limit
   --min-cache-tokens N      the provider's minimum cacheable prefix (default 1024)
@@ -99,7 +100,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
   const seed = oneOf('--seed', values.seed, ['inherit', 'completed-turns'] as const);
   const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
-  const warmup = oneOf('--warmup', values.warmup, ['auto', 'none'] as const);
+  const warmup = oneOf('--warmup', values.warmup, ['auto', 'none', 'parent'] as const);
   const callTimeoutMs = positiveInt('--call-timeout-ms', values['call-timeout-ms']);
   const maxAttempts = positiveInt('--max-attempts', values['max-attempts']);
   const retryBudget = nonNegativeInt('--retry-budget', values['retry-budget']);
@@ -118,8 +119,14 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
   if (seed) options.seed = seed;
   if (cache) options.cache = cache;
-  if (warmup) options.warmup = warmup;
+  // 'parent' is a property of one fan-out, not of the engine: see parentWarm().
+  if (warmup === 'auto' || warmup === 'none') options.warmup = warmup;
   return options;
+}
+
+/** `--warmup parent`: the caller says the parent has just sent this prefix. */
+export function parentWarm(values: EngineFlagValues): boolean {
+  return values.warmup === 'parent';
 }
 
 export function oneOf<const T extends readonly string[]>(flag: string, value: string | undefined, allowed: T): T[number] | undefined {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
-import { canonicalJson } from '../prefix/canonical.js';
+import { canonicalJson } from './canonical-json.js';
 import type { ForkTask } from '../session/schema.js';
 import type { ResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';

@@ -47,8 +47,12 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       onEvent: (event) => {
         if (format === 'stream-json') {
-          if (event.type === 'task_started') io.stdout.write(`${taskStartedLine(event.forkId, event.toolUseId, event.description)}\n`);
-          if (event.type === 'task_notification') io.stdout.write(`${taskNotificationLine(event.result)}\n`);
+          if (event.type === 'task_started') {
+            io.stdout.write(`${taskStartedLine(event.forkId, event.toolUseId, event.description, event.subagentType)}\n`);
+          }
+          if (event.type === 'task_notification') {
+            io.stdout.write(`${taskNotificationLine(event.result, event.description, event.toolUseId)}\n`);
+          }
         } else if (format === 'text' && event.type === 'task_notification') {
           io.stderr.write(`forkpool: fork ${event.forkId} ${event.result.status}\n`);
         }

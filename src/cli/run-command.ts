@@ -1,7 +1,7 @@
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { ForkEngine } from '../engine/engine.js';
 import { loadSession, loadTasks } from '../session/load.js';
-import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat } from './engine-flags.js';
+import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat, parentWarm } from './engine-flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
 import { createJournal, resumeJournal, rewriteOut } from './journal.js';
@@ -78,7 +78,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const engine = await ForkEngine.create({ ...options, tools });
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
-    const run = engine.fanOut(prefix, toRun);
+    const run = engine.fanOut(prefix, toRun, { parentWarm: parentWarm(values) });
     stopSignals = onStopSignals(() => run.cancelAll());
     const resultsToStdout = !outFd && format === 'json';
     const collected: ResultLine[] = [...done.values()];
@@ -91,9 +91,14 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     });
     const stopProgress = format === 'text' ? startProgress(run, io.stderr) : () => undefined;
     if (format === 'stream-json') {
+      const descriptions = new Map<string, string>();
       for await (const ev of run.events()) {
-        if (ev.type === 'task_started') io.stdout.write(`${taskStartedLine(ev.forkId, `fork_${ev.forkId}`, ev.description)}\n`);
-        else if (ev.type === 'task_notification') io.stdout.write(`${taskNotificationLine(ev.result)}\n`);
+        if (ev.type === 'task_started') {
+          descriptions.set(ev.forkId, ev.description);
+          io.stdout.write(`${taskStartedLine(ev.forkId, undefined, ev.description, byId.get(ev.forkId)?.subagentType)}\n`);
+        } else if (ev.type === 'task_notification') {
+          io.stdout.write(`${taskNotificationLine(ev.result, descriptions.get(ev.forkId) ?? ev.forkId)}\n`);
+        }
       }
     }
     await run.results();

@@ -1,24 +1,31 @@
+import { notificationSummary } from '../engine/notification.js';
 import type { ForkResult } from '../engine/protocol.js';
 import type { RunReport } from '../engine/report.js';
 import { resultLine } from './result-line.js';
 
-/* Shapes Qwen Code's headless stream-json emits, so its SDK consumers can read ours. */
+/*
+ * Shapes Qwen Code's headless stream-json emits, so its SDK consumers can read ours. Inside a parent
+ * loop `tool_use_id` is the model's call id and `task_id` is `fork-<tool_use_id>`; a `run` has no
+ * tool call, so its lines carry the task's id and no `tool_use_id`.
+ */
 
-export function taskStartedLine(taskId: string, toolUseId: string, description: string): string {
+export function taskStartedLine(taskId: string, toolUseId: string | undefined, description: string, subagentType = 'fork'): string {
   return JSON.stringify({
     type: 'system',
     subtype: 'task_started',
-    data: { task_id: taskId, tool_use_id: toolUseId, description, subagent_type: 'fork' },
+    data: { task_id: taskId, ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}), description, subagent_type: subagentType },
   });
 }
 
-export function taskNotificationLine(result: ForkResult): string {
+export function taskNotificationLine(result: ForkResult, description: string, toolUseId?: string): string {
   return JSON.stringify({
     type: 'system',
     subtype: 'task_notification',
     data: {
       task_id: result.id,
+      ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
       status: result.status,
+      summary: notificationSummary(result, description),
       usage: {
         total_tokens: result.usage.promptTokens + result.usage.outputTokens,
         tool_uses: result.toolCalls,

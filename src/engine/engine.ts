@@ -6,7 +6,8 @@ import { startLocalServerThread } from '../local-server/index.js';
 import { createGenaiProvider } from '../model/genai.js';
 import { DEFAULT_RETRY, type ProviderConfig, type RetryPolicy } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
-import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from '../session/schema.js';
+import { parseSession } from '../session/load.js';
+import { ForkTaskSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import { createToolHost, declaredToolNames } from '../tools/host.js';
 import { createCallGate, type CallGate, type RateLimits } from './call-gate.js';
@@ -47,6 +48,11 @@ export interface ForkEngineOptions {
   resourceLimits?: ResourceLimits;
   /** Extra tool names that would start an agent: refused in forks like `agent`. */
   spawnTools?: readonly string[];
+}
+
+export interface FanOutOptions {
+  /** The parent has just sent this prefix (always so inside runParentAgent). */
+  parentWarm?: boolean;
 }
 
 export const DEFAULT_MAX_TURNS = 200;
@@ -93,12 +99,17 @@ export class ForkEngine {
     return new ForkEngine(pool, gate, { ...options, concurrency }, provider, stop);
   }
 
-  /** Validates the session (any JSON value) and freezes it: canonical bytes in a SharedArrayBuffer, written once. */
+  /** Validates the session (any JSON value) and freezes it: its own JSON bytes in a SharedArrayBuffer, written once. */
   freeze(session: unknown): FrozenPrefix {
-    return freezePrefix(ParentSessionSchema.parse(session));
+    return freezePrefix(session);
   }
 
-  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]): FanOutRun {
+  /**
+   * Runs one fork per task from the prefix. `parentWarm: true` says the parent has just sent this
+   * prefix itself (its response has begun), so its cache entry is usable: no fork waits for a
+   * warm-up, and the report lets the first fork hit too.
+   */
+  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options: FanOutOptions = {}): FanOutRun {
     if (this.closed) throw new Error('ForkEngine.fanOut: the engine is closed');
     const checked = tasks.map((t) => ForkTaskSchema.parse(t));
     const ids = new Set<string>();
@@ -112,6 +123,7 @@ export class ForkEngine {
       mainProvider: createGenaiProvider(this.provider),
       concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
       warmup: o.warmup ?? 'auto',
+      parentWarm: options.parentWarm === true,
       staggerCapMs: o.staggerCapMs ?? 5_000,
       cache: o.cache ?? 'implicit',
       minCacheTokens: o.minCacheTokens ?? 1024,
@@ -144,7 +156,7 @@ export class ForkEngine {
       engine: this,
       provider: createGenaiProvider(this.provider),
       tools: createToolHost(this.options.tools ?? []),
-      session: ParentSessionSchema.parse(session),
+      session: parseSession(session),
       prompt,
       ...options,
     });

@@ -1,4 +1,4 @@
-import { seedFork } from '../fork/index.js';
+import { seedTask } from '../fork/index.js';
 import { estimateTokens } from '../prefix/index.js';
 import type { ModelProvider } from '../model/types.js';
 import type { ForkTask, ParentSession } from '../session/schema.js';
@@ -27,6 +27,7 @@ export async function prepareExplicitCaches(
   settings: {
     mainProvider: ModelProvider;
     seed: 'inherit' | 'completed-turns';
+    spawnTools: ReadonlySet<string>;
     minCacheTokens: number;
     timeoutMs: number | undefined;
     concurrency: number;
@@ -43,11 +44,7 @@ export async function prepareExplicitCaches(
 
   await Promise.all(
     [...groups].map(async ([key, task]) => {
-      const seed = seedFork(session, task.directive, {
-        copy: false,
-        seed: task.seed ?? settings.seed,
-        ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
-      });
+      const seed = seedTask(session, task, task.directive, { seed: settings.seed, spawnTools: [...settings.spawnTools] });
       const shared = {
         model: seed.model,
         contents: seed.contents.slice(0, seed.sharedContents),

@@ -1,5 +1,5 @@
 import { threadId } from 'node:worker_threads';
-import { seedFork, ForkRejectedError } from '../fork/index.js';
+import { DIRECTIVE_PREFIX, ForkRejectedError, seedTask } from '../fork/index.js';
 import type { ModelProvider, ModelRequest, TokenUsage } from '../model/types.js';
 import type { Content, ParentSession, Part } from '../session/schema.js';
 import type { ToolCall } from '../tools/host.js';
@@ -59,12 +59,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   try {
     const directive = task.outputSchema ? task.directive + outputSchemaInstruction(task.outputSchema) : task.directive;
     // The prefix is deep-frozen and the loop never edits a message: share them, do not copy.
-    seed = seedFork(session, directive, {
-      copy: false,
-      seed: task.seed ?? job.seed,
-      ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
-      ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
-    });
+    seed = seedTask(session, task, directive, { seed: job.seed, spawnTools: job.spawnTools });
   } catch (err) {
     const kind: FailureKind = err instanceof ForkRejectedError ? 'rejected' : 'error';
     return finish({ status: 'failed', kind, message: err instanceof Error ? err.message : String(err) });
@@ -82,7 +77,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       };
   const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
   const share = cache
-    ? { shared: 0, base: 0 }
+    ? { shared: 0, base: 0, parent: 0 }
     : sharedShares(
         memoHead(`${job.prefix.id}|${seedWindow(task, job.seed)}`, () =>
           measureHead(fixed, seed.contents.slice(0, seed.sharedContents), session.history),
@@ -126,6 +121,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
               ...outcome.usage,
               sharedTokens: Math.round(outcome.usage.promptTokens * share.shared),
               baseTokens: Math.round(outcome.usage.promptTokens * share.base),
+              parentTokens: Math.round(outcome.usage.promptTokens * share.parent),
             }
           : { ...outcome.usage },
     );
@@ -193,20 +189,20 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
  * the same seed window send (prefix fields, shared seed contents, and the child message's fixed
  * opening up to the directive: the boilerplate is the same for every fork, so a provider caches
  * it too). `base`: what forks of other windows send too (prefix fields and the untouched leading
- * part of the parent's history). Providers count tokens their own way, so shares of characters
- * estimate shares of tokens.
+ * part of the parent's history). `parent`: what the parent itself sent (prefix fields and the
+ * untouched history, no child message). Providers count tokens their own way, so shares of
+ * characters estimate shares of tokens.
  */
-function sharedShares(head: SeedHead, tailContents: readonly Content[]): { shared: number; base: number } {
+function sharedShares(head: SeedHead, tailContents: readonly Content[]): { shared: number; base: number; parent: number } {
   const tail = JSON.stringify(tailContents);
-  const at = tail.indexOf(DIRECTIVE_MARK);
-  const common = at < 0 ? 0 : at + DIRECTIVE_MARK.length;
+  const at = tail.indexOf(DIRECTIVE_PREFIX);
+  const common = at < 0 ? 0 : at + DIRECTIVE_PREFIX.length;
   const total = head.chars + tail.length;
-  if (total === 0) return { shared: 0, base: 0 };
+  if (total === 0) return { shared: 0, base: 0, parent: 0 };
   const base = head.wholeHistory ? head.chars + common : head.baseChars;
-  return { shared: (head.chars + common) / total, base: base / total };
+  return { shared: (head.chars + common) / total, base: base / total, parent: head.baseChars / total };
 }
 
-const DIRECTIVE_MARK = 'Directive: ';
 
 /** Sizes of the part of a first request that does not depend on the directive. */
 interface SeedHead {

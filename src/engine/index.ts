@@ -1,4 +1,4 @@
-export { ForkEngine, DEFAULT_MAX_TURNS, type ForkEngineOptions, type ProviderOption } from './engine.js';
+export { ForkEngine, DEFAULT_MAX_TURNS, type ForkEngineOptions, type FanOutOptions, type ProviderOption } from './engine.js';
 export { FanOutRun } from './run.js';
 export type { ForkEvent } from './events.js';
 export type { ForkResult, ForkStatus, FailureKind } from './protocol.js';

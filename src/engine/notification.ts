@@ -11,12 +11,7 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
  * Every value is escaped: a fork's text must not be able to close the block or forge another.
  */
 export function formatTaskNotification(result: ForkResult, description: string): string {
-  const summary =
-    result.status === 'completed'
-      ? `Fork "${description}" completed`
-      : result.status === 'cancelled'
-        ? `Fork "${description}" was cancelled`
-        : `Fork "${description}" failed (${result.error.kind}): ${result.error.message}`;
+  const summary = notificationSummary(result, description);
   const totalTokens = result.usage.promptTokens + result.usage.outputTokens;
   return [
     '<task-notification>',
@@ -27,4 +22,15 @@ export function formatTaskNotification(result: ForkResult, description: string):
     `<usage><total_tokens>${totalTokens}</total_tokens><tool_uses>${result.toolCalls}</tool_uses><duration_ms>${result.durationMs}</duration_ms></usage>`,
     '</task-notification>',
   ].join('\n');
+}
+
+/** One line on how a fork ended (a failure's message is folded onto that line). */
+export function notificationSummary(result: ForkResult, description: string): string {
+  const summary =
+    result.status === 'completed'
+      ? `Fork "${description}" completed`
+      : result.status === 'cancelled'
+        ? `Fork "${description}" was cancelled`
+        : `Fork "${description}" failed (${result.error.kind}): ${result.error.message}`;
+  return summary.replace(/\s*\n\s*/g, ' ');
 }

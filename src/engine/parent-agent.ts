@@ -1,15 +1,16 @@
-import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, validateAgentParams } from '../fork/index.js';
+import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, isForkChild, validateAgentParams } from '../fork/index.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
-import type { Content, ParentSession, Part } from '../session/schema.js';
+import type { Content, ForkTask, ParentSession, Part, SubagentType } from '../session/schema.js';
 import { declaredToolNames, type ToolCall, type ToolHost } from '../tools/host.js';
 import type { ForkEngine } from './engine.js';
 import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from './protocol.js';
 import type { FanOutRun } from './run.js';
 
+/** `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is `fork-<toolUseId>`. */
 export type ParentEvent =
-  | { type: 'task_started'; forkId: string; toolUseId: string; description: string }
-  | { type: 'task_notification'; forkId: string; result: ForkResult }
+  | { type: 'task_started'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType }
+  | { type: 'task_notification'; forkId: string; toolUseId: string; description: string; result: ForkResult }
   | { type: 'turn'; turn: number; usage: TokenUsage };
 
 export type ParentOutcome =
@@ -29,8 +30,15 @@ export interface ParentAgentOptions {
   onEvent?: (event: ParentEvent) => void;
 }
 
-const PLACEHOLDER = (id: string): string =>
-  `Fork ${id} is running in the background. Its result will arrive as a <task-notification>; do not wait or poll for it.`;
+const PLACEHOLDER = (id: string, type: SubagentType): string =>
+  `${type === 'fork' ? 'Fork' : 'Sub-agent'} ${id} is running in the background. Its result will arrive as a <task-notification>; do not wait or poll for it.`;
+
+interface StartedTask {
+  toolUseId: string;
+  description: string;
+  subagentType: SubagentType;
+  task: ForkTask;
+}
 
 /**
  * A headless parent agent loop that offers its model the `agent` tool. A fork request returns a
@@ -41,18 +49,20 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   const { engine, session } = opts;
   const signal = opts.signal ?? new AbortController().signal;
   const maxTurns = opts.maxTurns ?? 50;
-  const tools = [...(session.tools ?? []), { functionDeclarations: [AGENT_TOOL_DECLARATION] }];
+  const tools = withAgentTool(session.tools);
   const declared = declaredToolNames(tools);
+  // A conversation that is itself a fork may not start sub-agents: refused when called, not later.
+  const insideFork = isForkChild(session.history);
   const contents: Content[] = [...structuredClone(session.history), { role: 'user', parts: [{ text: opts.prompt }] }];
   const runs: FanOutRun[] = [];
-  const descriptions = new Map<string, string>();
+  const started = new Map<string, StartedTask>();
   const finished: ForkResult[] = [];
   const unreported: ForkResult[] = [];
   let pending = 0;
   let wakeUp: (() => void) | undefined;
   const usage: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
   let text = '';
-  let forkCount = 0;
+  let callCount = 0;
 
   const cancelForks = (): void => runs.forEach((r) => r.cancelAll());
   signal.addEventListener('abort', cancelForks, { once: true });
@@ -89,59 +99,60 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
       const calls = outcome.content.parts.flatMap((p) => (p.functionCall ? [p.functionCall as ToolCall] : []));
 
       if (calls.length > 0) {
-        const forkTasks: { id: string; toolUseId: string; description: string; task: Parameters<ForkEngine['fanOut']>[1][number] }[] = [];
+        const forkTasks: StartedTask[] = [];
         const responses: Part[] = [];
         for (const call of calls) {
           const respond = (response: Record<string, unknown>): void => {
             responses.push({ functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response } } as Part);
           };
           if (call.name !== AGENT_TOOL_NAME) {
-            const result = await opts.tools.execute(call, { forkId: 'parent', declaredTools: declared, spawnTools: new Set() }, signal);
+            const result = await opts.tools.execute(call, { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
             respond(result.response);
             continue;
           }
-          const checked = validateAgentParams(call.args ?? {}, { headless: true });
+          const checked = validateAgentParams(call.args ?? {}, { headless: true, insideFork });
           if (!checked.ok) {
             respond({ error: checked.error });
             continue;
           }
-          if (!checked.fork) {
-            respond({ error: `subagent_type: only "fork" sub-agents are available in forkpool (got ${JSON.stringify(checked.params.subagent_type)})` });
-            continue;
-          }
-          const id = `fork-${++forkCount}`;
-          forkTasks.push({
-            id,
-            toolUseId: call.id ?? id,
-            description: checked.params.description,
-            task: {
-              id,
-              directive: checked.params.prompt,
-              ...(checked.fork.forkTurns !== 'all' ? { forkTurns: checked.fork.forkTurns } : {}),
-              ...(checked.fork.allowedTools !== undefined ? { tools: checked.fork.allowedTools } : {}),
-            },
-          });
-          respond({ output: PLACEHOLDER(id) });
+          // Qwen Code's correlation: tool_use_id is the model's call id, task_id is fork-<tool_use_id>.
+          let toolUseId = call.id !== undefined && call.id !== '' ? call.id : `call-${++callCount}`;
+          while (started.has(`fork-${toolUseId}`)) toolUseId = `${toolUseId}-${++callCount}`;
+          const id = `fork-${toolUseId}`;
+          const task: ForkTask = checked.fork
+            ? {
+                id,
+                directive: checked.params.prompt,
+                ...(checked.fork.forkTurns !== 'all' ? { forkTurns: checked.fork.forkTurns } : {}),
+                ...(checked.fork.allowedTools !== undefined ? { tools: checked.fork.allowedTools } : {}),
+              }
+            : { id, directive: checked.params.prompt, subagentType: 'general-purpose' };
+          const entry: StartedTask = { toolUseId, description: checked.params.description, subagentType: checked.subagentType, task };
+          started.set(id, entry);
+          forkTasks.push(entry);
+          respond({ output: PLACEHOLDER(id, checked.subagentType) });
         }
         if (forkTasks.length > 0) {
-          // Siblings of one turn share one frozen prefix: the conversation up to this model message.
-          const prefix = engine.freeze({ ...session, history: contents.slice() });
-          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task));
+          // Siblings of one turn share one frozen prefix: the conversation up to this model message,
+          // with the very tools the parent just declared. The parent has just sent all of it but its
+          // own reply, so its cache entry is usable: nobody waits for a warm-up.
+          const prefix = engine.freeze({ ...session, tools, history: contents.slice() });
+          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true });
           runs.push(run);
           pending += forkTasks.length;
           for (const f of forkTasks) {
-            descriptions.set(f.id, f.description);
-            opts.onEvent?.({ type: 'task_started', forkId: f.id, toolUseId: f.toolUseId, description: f.description });
+            opts.onEvent?.({ type: 'task_started', forkId: f.task.id, toolUseId: f.toolUseId, description: f.description, subagentType: f.subagentType });
           }
           run.onResult((result) => {
             pending--;
             finished.push(result);
             unreported.push(result);
-            opts.onEvent?.({ type: 'task_notification', forkId: result.id, result });
+            const entry = started.get(result.id) as StartedTask;
+            opts.onEvent?.({ type: 'task_notification', forkId: result.id, toolUseId: entry.toolUseId, description: entry.description, result });
             wakeUp?.();
           });
         }
-        contents.push({ role: 'user', parts: [...responses, ...drainNotifications(unreported, descriptions)] });
+        contents.push({ role: 'user', parts: [...responses, ...drainNotifications(unreported, started)] });
         continue;
       }
 
@@ -155,7 +166,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         wakeUp = undefined;
         if (signal.aborted) return await end('cancelled', 'the parent run was cancelled', turn);
       }
-      contents.push({ role: 'user', parts: drainNotifications(unreported, descriptions) });
+      contents.push({ role: 'user', parts: drainNotifications(unreported, started) });
     }
     return await end('failed', `the parent reached its limit of ${maxTurns} turns`, maxTurns);
   } finally {
@@ -163,6 +174,12 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   }
 }
 
-function drainNotifications(unreported: ForkResult[], descriptions: ReadonlyMap<string, string>): Part[] {
-  return unreported.splice(0).map((r) => ({ text: formatTaskNotification(r, descriptions.get(r.id) ?? r.id) }) as Part);
+function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>): Part[] {
+  return unreported.splice(0).map((r) => ({ text: formatTaskNotification(r, started.get(r.id)?.description ?? r.id) }) as Part);
+}
+
+/** The session's tools plus the agent tool's declaration, unless the session declares it already. */
+function withAgentTool(tools: ParentSession['tools']): NonNullable<ParentSession['tools']> {
+  if (declaredToolNames(tools).has(AGENT_TOOL_NAME)) return tools ?? [];
+  return [...(tools ?? []), { functionDeclarations: [{ ...AGENT_TOOL_DECLARATION }] }];
 }

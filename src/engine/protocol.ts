@@ -25,6 +25,8 @@ export interface CallRecord extends TokenUsage {
   sharedTokens?: number;
   /** For a fork's first call: the tokens every fork of the prefix shares, whatever its window. */
   baseTokens?: number;
+  /** For a fork's first call: the tokens the parent itself sent (prefix fields and its history as is). */
+  parentTokens?: number;
   /** Set when the call named an explicit cache: the tokens that cache holds. */
   explicitTokens?: number;
 }
@@ -63,6 +65,8 @@ export interface ForkJob {
   prefixTokens: number;
   provider: ProviderConfig;
   seed: 'inherit' | 'completed-turns';
+  /** Tools that start agents: redacted in a mid-turn seed (execution is refused on the main thread). */
+  spawnTools: string[];
   maxTurns: number;
   timeoutMs: number | undefined;
   /** Retries this fork may spend over all its model calls. */
@@ -98,9 +102,11 @@ export function isCancelMessage(value: unknown): value is CancelMessage {
 }
 
 /**
- * A fork's seed window: forks with the same seed mode and forkTurns start from the same history,
+ * A fork's seed window: forks with the same seed mode and forkTurns start from the same history
+ * (general-purpose sub-agents from none),
  * so they share a cacheable head (one explicit cache, one theoretical-maximum leader, one measure).
  */
-export function seedWindow(task: Pick<ForkTask, 'seed' | 'forkTurns'>, defaultSeed: 'inherit' | 'completed-turns'): string {
+export function seedWindow(task: Pick<ForkTask, 'seed' | 'forkTurns' | 'subagentType'>, defaultSeed: 'inherit' | 'completed-turns'): string {
+  if (task.subagentType === 'general-purpose') return 'fresh';
   return `${task.seed ?? defaultSeed}|${task.forkTurns ?? 'all'}`;
 }

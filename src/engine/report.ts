@@ -32,7 +32,8 @@ export interface RunReport {
   hitRate: number;
   theoreticalCachedTokens: number;
   efficiency: number | null;
-  warmup: 'auto' | 'none';
+  /** 'parent': the caller said the parent had just sent the prefix, so no fork waited. */
+  warmup: 'auto' | 'none' | 'parent';
   cache: CacheMode;
   prefix: { id: string; bytes: number; tokens: number };
   /** Set when forkTurns trimmed the history: only system instruction and tools match the parent's cache. */
@@ -45,6 +46,11 @@ export interface TheoreticalInputs {
   /** The fork whose first call met a cold cache (the first one dispatched), if any. */
   coldForkId: string | undefined;
   /**
+   * On a parent-warm run, the first fork dispatched: nothing but the parent sent anything before
+   * it, so its first call can reuse what the parent sent (prefix fields and its history as is).
+   */
+  parentWarmForkId?: string | undefined;
+  /**
    * The first fork dispatched of each seed window (seed × forkTurns): nothing before it sent its
    * window, so its first call can reuse only what every fork sends (system instruction, tools).
    */
@@ -56,8 +62,8 @@ export interface TheoreticalInputs {
 /**
  * The theoretical maximum for one fork. On an explicit cache: the cached content, on every call.
  * Otherwise, its first call can reuse the prefix its siblings share
- * (nothing, for the very first call on a cold cache; only the system instruction and tools for the
- * first fork of another seed window); each later call can reuse everything the previous call sent
+ * (nothing, for the very first call on a cold cache; what the parent sent, for the first call of a
+ * parent-warm run; only the system instruction and tools for the first fork of another seed window); each later call can reuse everything the previous call sent
  * and received. Never more than the call's own prompt.
  */
 export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs): number {
@@ -73,7 +79,9 @@ export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs)
       previous === undefined
         ? result.id === inputs.coldForkId
           ? 0
-          : inputs.windowLeaders.has(result.id)
+          : result.id === inputs.parentWarmForkId
+            ? (call.parentTokens ?? 0)
+            : inputs.windowLeaders.has(result.id)
             ? (call.baseTokens ?? 0)
             : (call.sharedTokens ?? 0)
         : previous.promptTokens + previous.outputTokens;

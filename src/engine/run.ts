@@ -17,6 +17,8 @@ export interface RunSettings {
   mainProvider: ModelProvider;
   concurrency: number;
   warmup: 'auto' | 'none';
+  /** The parent has just sent this prefix (its response has begun): no fork waits, the first can hit. */
+  parentWarm: boolean;
   staggerCapMs: number;
   cache: 'implicit' | 'explicit' | 'off';
   minCacheTokens: number;
@@ -51,6 +53,7 @@ export class FanOutRun {
   private dispatched = 0;
   private gateOpen: boolean;
   private coldForkId: string | undefined;
+  private parentWarmForkId: string | undefined;
   private readonly windowLeaders = new Map<string, string>();
   private caches: ExplicitCaches | undefined;
   private cacheNote: string | undefined;
@@ -71,7 +74,7 @@ export class FanOutRun {
     this.tasks = tasks;
     this.slots = tasks.map(() => ({ state: 'queued' }));
     this.queue = tasks.map((_, i) => i);
-    this.gateOpen = settings.warmup === 'none' || settings.cache === 'off';
+    this.gateOpen = settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off';
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.background = this.start();
   }
@@ -112,6 +115,7 @@ export class FanOutRun {
     const results = this.slots.flatMap((s) => (s.state === 'done' ? [s.result] : []));
     const inputs = {
       coldForkId: this.coldForkId,
+      parentWarmForkId: this.parentWarmForkId,
       windowLeaders: new Set(this.windowLeaders.values()),
       minCacheTokens: this.settings.minCacheTokens,
     };
@@ -160,7 +164,7 @@ export class FanOutRun {
       hitRate: promptTokens > 0 ? cachedTokens / promptTokens : 0,
       theoreticalCachedTokens: theoretical,
       efficiency: ratio(cachedTokens, theoretical),
-      warmup: this.settings.warmup,
+      warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
         effective: this.caches?.active ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
@@ -205,7 +209,9 @@ export class FanOutRun {
   private dispatch(index: number): void {
     const task = this.tasks[index] as ForkTask;
     if (this.dispatched === 0) {
-      this.coldForkId = this.settings.cache === 'explicit' && this.caches?.active ? undefined : task.id;
+      const explicit = this.settings.cache === 'explicit' && this.caches?.active === true;
+      if (!explicit && this.settings.parentWarm) this.parentWarmForkId = task.id;
+      else if (!explicit) this.coldForkId = task.id;
       if (!this.gateOpen) setTimeout(() => this.openGate(), this.settings.staggerCapMs).unref();
     }
     const first = this.dispatched === 0;
@@ -250,6 +256,7 @@ export class FanOutRun {
       toolTimeoutMs: this.host.longestTimeoutMs,
       provider: this.settings.provider,
       seed: this.settings.seed,
+      spawnTools: [...this.settings.spawnTools],
       maxTurns: this.settings.maxTurns,
       timeoutMs: this.settings.timeoutMs,
       cache: this.caches?.forTask(task),

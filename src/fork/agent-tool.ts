@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { FunctionDeclaration } from '../tools/define.js';
-import type { ForkTurns } from '../session/schema.js';
+import type { ForkTurns, SubagentType } from '../session/schema.js';
+import { NESTED_FORK_ERROR } from './constants.js';
 
 export const AGENT_TOOL_NAME = 'agent';
 export const FORK_SUBAGENT_TYPE = 'fork';
+export const GENERAL_PURPOSE_SUBAGENT_TYPE = 'general-purpose';
 
 /** The Agent tool's parameters as the model sees them; the rules between them are in validateAgentParams. */
 export const AgentParamsSchema = z.strictObject({
@@ -17,20 +19,27 @@ export const AgentParamsSchema = z.strictObject({
   subagent_type: z
     .string()
     .optional()
-    .describe('"fork" starts a fork that inherits this conversation and its prompt cache; another name selects a fresh sub-agent of that type.'),
-  run_in_background: z.boolean().optional().describe('Run without waiting for the result (forks always run in the background in non-interactive runs).'),
+    .describe(
+      '"fork" starts a fork that inherits this conversation and its prompt cache. Omitted or "general-purpose": a fresh ' +
+        'sub-agent that sees only the prompt.',
+    ),
+  run_in_background: z.boolean().optional().describe('Run without waiting for the result (sub-agents always run in the background in non-interactive runs).'),
   fork_turns: z
-    .string()
+    .union([z.string(), z.number().int().positive()])
     .optional()
-    .describe('Fork only: "all" (the default) or a positive integer as a string, e.g. "2": inherit only the last N user turns.'),
+    .describe('Fork only: "all" (the default) or a positive integer (2 or "2"): inherit only the last N user turns.'),
   fork_tools: z
     .array(z.string())
     .optional()
     .describe('Fork only: exact names of the tools the fork may execute (no wildcards); an empty list allows none.'),
-  model: z.string().optional().describe('Model for a non-fork sub-agent. A fork always uses this conversation\'s model.'),
-  isolation: z.string().optional().describe('Non-fork sub-agents only: run in an isolated workspace, e.g. "worktree".'),
-  working_dir: z.string().optional().describe('Non-fork sub-agents only: the directory the sub-agent works in.'),
+  model: z.string().optional().describe('Not for forks: a fork always uses this conversation\'s model.'),
 });
+
+/** Parameters other agents offer that forkpool does not: named in the error, never silently ignored. */
+const UNSUPPORTED: Record<string, string> = {
+  isolation: 'isolation: is not supported: sub-agents run in this process and share its workspace',
+  working_dir: 'working_dir: is not supported: sub-agents share this process\'s working directory',
+};
 
 export type AgentParams = z.output<typeof AgentParamsSchema>;
 
@@ -67,11 +76,12 @@ export interface ForkRequest {
 }
 
 export type AgentParamsResult =
-  | { ok: true; params: AgentParams; fork: ForkRequest | undefined; runInBackground: boolean }
+  | { ok: true; params: AgentParams; subagentType: SubagentType; fork: ForkRequest | undefined; runInBackground: boolean }
   | { ok: false; error: string };
 
 const KNOWN = Object.keys(AgentParamsSchema.shape);
 const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
+const FORK_TURNS_RULE = 'must be "all" or a positive integer (a number such as 2, or a string such as "2")';
 
 /**
  * Checks an Agent-tool call. Every broken rule is reported (one per line, each naming its
@@ -82,9 +92,15 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
     return { ok: false, error: 'the agent tool takes an object of parameters ({ "description", "prompt", … })' };
   }
   const raw = input as Record<string, unknown>;
+  const type = (typeof raw.subagent_type === 'string' ? raw.subagent_type.trim().toLowerCase() : undefined) ?? GENERAL_PURPOSE_SUBAGENT_TYPE;
+  // A sub-agent asking for a fork gets the reference's answer, whole and at once: never a downgrade.
+  if ((ctx.insideFork === true || ctx.insideSubagent === true) && type === FORK_SUBAGENT_TYPE) {
+    return { ok: false, error: NESTED_FORK_ERROR };
+  }
   const errors: string[] = [];
   for (const key of Object.keys(raw)) {
-    if (!KNOWN.includes(key)) errors.push(`${key}: is not a parameter of the agent tool (known: ${KNOWN.join(', ')})`);
+    if (UNSUPPORTED[key] !== undefined) errors.push(UNSUPPORTED[key]);
+    else if (!KNOWN.includes(key)) errors.push(`${key}: is not a parameter of the agent tool (known: ${KNOWN.join(', ')})`);
   }
   const text = (key: string, required: boolean): string | undefined => {
     const value = raw[key];
@@ -102,49 +118,35 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
   const prompt = text('prompt', true);
   const subagentType = text('subagent_type', false);
   const model = text('model', false);
-  const isolation = text('isolation', false);
-  const workingDir = text('working_dir', false);
-  const forkTurnsText = text('fork_turns', false);
   const background = raw.run_in_background;
   if (background !== undefined && typeof background !== 'boolean') errors.push('run_in_background: must be true or false');
 
-  const isFork = subagentType?.trim().toLowerCase() === FORK_SUBAGENT_TYPE;
-  const explicitNonFork = subagentType !== undefined && !isFork;
+  const isFork = type === FORK_SUBAGENT_TYPE;
+  if (subagentType !== undefined && !isFork && type !== GENERAL_PURPOSE_SUBAGENT_TYPE) {
+    errors.push(`subagent_type: must be "fork" or "general-purpose" (or omitted), not ${JSON.stringify(subagentType)}`);
+  }
 
   let forkTurns: ForkTurns = 'all';
-  if (raw.fork_turns !== undefined && !isFork) errors.push('fork_turns: can only be used with subagent_type "fork"');
-  if (forkTurnsText !== undefined) {
-    if (forkTurnsText === 'all') forkTurns = 'all';
-    else if (POSITIVE_INTEGER.test(forkTurnsText) && Number.isSafeInteger(Number(forkTurnsText))) forkTurns = Number(forkTurnsText);
-    else errors.push(`fork_turns: must be "all" or a positive integer written as a string (e.g. "2"), not ${JSON.stringify(forkTurnsText)}`);
+  if (raw.fork_turns !== undefined) {
+    if (!isFork) errors.push('fork_turns: can only be used with subagent_type "fork"');
+    const turns = parseForkTurns(raw.fork_turns);
+    if (turns === undefined) errors.push(`fork_turns: ${FORK_TURNS_RULE}, not ${JSON.stringify(raw.fork_turns)}`);
+    else forkTurns = turns;
   }
 
   if (raw.fork_tools !== undefined && !isFork) errors.push('fork_tools: can only be used with subagent_type "fork"');
   const allowedTools = raw.fork_tools === undefined ? undefined : checkToolNames(raw.fork_tools, errors);
 
-  if (model !== undefined && isFork) {
+  if (model !== undefined) {
     errors.push(
-      'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache',
+      isFork
+        ? 'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache'
+        : 'model: is not supported: every sub-agent runs on this conversation\'s model',
     );
   }
-  for (const [key, value] of [['isolation', raw.isolation], ['working_dir', raw.working_dir]] as const) {
-    if (value !== undefined && !explicitNonFork) {
-      errors.push(
-        `${key}: needs an explicit subagent_type other than "fork" (a fork shares this conversation's workspace)`,
-      );
-    }
-  }
-
-  const nested = ctx.insideFork === true || ctx.insideSubagent === true;
-  if (ctx.insideFork === true && !isFork) {
+  if (ctx.insideFork === true) {
     errors.push('agent: a fork cannot start sub-agents; do this work yourself with your own tools');
-  }
-  if (nested && isFork) {
-    errors.push(
-      'subagent_type: "fork" is not available inside a sub-agent; complete the task directly with your own tools instead of requesting a nested fork',
-    );
-  }
-  if (nested && background === true) {
+  } else if (ctx.insideSubagent === true && background === true) {
     errors.push('run_in_background: background runs cannot be started from inside a sub-agent');
   }
 
@@ -152,20 +154,26 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
     return { ok: false, error: errors.join('\n') };
   }
   const params: AgentParams = { description, prompt };
-  if (subagentType !== undefined) params.subagent_type = isFork ? FORK_SUBAGENT_TYPE : subagentType;
+  if (subagentType !== undefined) params.subagent_type = type;
   if (typeof background === 'boolean') params.run_in_background = background;
-  if (forkTurnsText !== undefined) params.fork_turns = forkTurnsText;
+  if (raw.fork_turns !== undefined) params.fork_turns = raw.fork_turns as string | number;
   if (allowedTools !== undefined) params.fork_tools = allowedTools;
-  if (model !== undefined) params.model = model;
-  if (isolation !== undefined) params.isolation = isolation;
-  if (workingDir !== undefined) params.working_dir = workingDir;
 
-  // A fork is detached by definition; headless runs force it so a short-lived process keeps its work.
-  const runInBackground = isFork ? (ctx.headless === true ? true : (params.run_in_background ?? true)) : (params.run_in_background ?? false);
+  // A fork is detached by definition; headless runs force every sub-agent into the background so
+  // a short-lived process keeps its work.
+  const runInBackground = ctx.headless === true || (params.run_in_background ?? isFork);
   const fork: ForkRequest | undefined = isFork
     ? { forkTurns, ...(allowedTools !== undefined ? { allowedTools } : {}) }
     : undefined;
-  return { ok: true, params, fork, runInBackground };
+  return { ok: true, params, subagentType: isFork ? FORK_SUBAGENT_TYPE : GENERAL_PURPOSE_SUBAGENT_TYPE, fork, runInBackground };
+}
+
+/** fork_turns as models send it: "all", or a positive integer as a JSON number or a numeric string. */
+function parseForkTurns(value: unknown): ForkTurns | undefined {
+  if (value === 'all') return 'all';
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  if (typeof value === 'string' && POSITIVE_INTEGER.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
+  return undefined;
 }
 
 function checkToolNames(value: unknown, errors: string[]): string[] | undefined {

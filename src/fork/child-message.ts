@@ -1,4 +1,4 @@
-import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from './constants.js';
+import { DIRECTIVE_PREFIX, FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN, TOOL_RESTRICTION_CLOSE, TOOL_RESTRICTION_OPEN } from './constants.js';
 
 const RULES = [
   'You are a fork: a copy of the agent, started from the conversation above to work in the background.',
@@ -16,14 +16,13 @@ const RULES = [
 ];
 
 /**
- * The fork's instruction message: rules, then the optional tool restriction, then the directive.
- * `Directive:` comes last on purpose: the directive is what a reader (and the local scripted model)
- * takes as the command, so nothing is allowed to follow it.
+ * The fork's instruction message: rules, the directive, then (only when the fork has an allowlist)
+ * the tool restriction, in the reference's order. Everything before the directive is the same for
+ * every fork, so a provider caches it along with the conversation.
  */
 export function buildChildMessage(directive: string, allowedTools?: readonly string[]): string {
-  const blocks = [`${FORK_BOILERPLATE_OPEN}\n${RULES.join('\n')}\n${FORK_BOILERPLATE_CLOSE}`];
+  const blocks = [`${FORK_BOILERPLATE_OPEN}\n${RULES.join('\n')}\n${FORK_BOILERPLATE_CLOSE}`, `${DIRECTIVE_PREFIX}${directive}`];
   if (allowedTools !== undefined) blocks.push(toolRestriction(allowedTools));
-  blocks.push(`Directive: ${directive}`);
   return blocks.join('\n\n');
 }
 
@@ -33,5 +32,5 @@ function toolRestriction(allowedTools: readonly string[]): string {
     names.length === 0
       ? 'You may not execute any tool in this run: every tool call will be rejected. Work from the conversation and your own reasoning.'
       : `You may execute only these tools: ${names.join(', ')}. A call of any other tool will be rejected, even if it is declared.`;
-  return `<tool-restriction>\n${body}\n</tool-restriction>`;
+  return `${TOOL_RESTRICTION_OPEN}\n${body}\n${TOOL_RESTRICTION_CLOSE}`;
 }

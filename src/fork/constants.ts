@@ -3,16 +3,24 @@ import type { SystemInstruction } from '../session/schema.js';
 
 export const FORK_BOILERPLATE_OPEN = '<fork-boilerplate>';
 export const FORK_BOILERPLATE_CLOSE = '</fork-boilerplate>';
+/** Opens the directive's line in the child message; the directive runs to the restriction block or the end. */
+export const DIRECTIVE_PREFIX = 'Directive: ';
+export const TOOL_RESTRICTION_OPEN = '<tool-restriction>';
+export const TOOL_RESTRICTION_CLOSE = '</tool-restriction>';
 
 /**
- * The response every sibling sees for each call of the parent's in-flight turn. It is the same text
- * for every call and every fork, so the placeholders are byte-identical across siblings.
+ * The result every sibling sees for each agent call of the parent's in-flight turn: the reference's
+ * (Qwen Code's) words. The same text for every call and every fork, so the placeholders are
+ * byte-identical across siblings.
  */
-export const FORK_PLACEHOLDER_TEXT =
-  'Fork started: it is working in the background, and its result will arrive later as a task notification.';
+export const FORK_PLACEHOLDER_TEXT = 'Fork started — processing in background';
 
-/** The model's short reply after the child message in the mid-turn case, so the history ends on a model message. */
-export const FORK_ACK_TEXT = 'Understood. I am the fork, and I will carry out my directive now.';
+/** The result a fork sees for any other call of the parent's in-flight turn. */
+export const FORK_UNAVAILABLE_RESULT_TEXT =
+  'Result not available: this call had not finished when the fork started. Run it again if you need its result.';
+
+/** The model's short reply after the child message in the mid-turn case (the reference's words). */
+export const FORK_ACK_TEXT = 'Understood. Executing directive now.';
 
 /** The fork's first user turn in the mid-turn case (its directive is already in the history). */
 export const FORK_BEGIN_TEXT = 'Begin.';
@@ -24,3 +32,7 @@ export const FORK_SYSTEM_TEXT = [
 
 /** Used only when a fork starts with no history and the parent has no system instruction of its own. */
 export const FORK_SYSTEM_INSTRUCTION: Readonly<SystemInstruction> = deepFreeze({ parts: [{ text: FORK_SYSTEM_TEXT }] });
+
+/** The reference's (Qwen Code's) answer to a fork request made from inside a sub-agent, word for word. */
+export const NESTED_FORK_ERROR =
+  'Error: subagent_type "fork" is not supported from within a sub-agent. Complete this task directly with your own tools instead of requesting a nested fork.';

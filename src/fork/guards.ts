@@ -1,5 +1,5 @@
 import type { Content } from '../session/schema.js';
-import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from './constants.js';
+import { FORK_BOILERPLATE_OPEN } from './constants.js';
 
 /** Forking a fork is refused: the child would inherit a directive that is not its own. */
 export class ForkRejectedError extends Error {
@@ -10,8 +10,8 @@ export class ForkRejectedError extends Error {
 }
 
 /**
- * Whether this conversation is itself a fork child: a user text part holds a whole
- * `<fork-boilerplate>` block (both tags), which only buildChildMessage writes.
+ * Whether this conversation is itself a fork child: a user text part holds an opening
+ * `<fork-boilerplate>` tag, closed or not (as the reference checks: a cut-off child message counts).
  */
 export function isForkChild(history: readonly Readonly<Content>[]): boolean {
   // A frozen history cannot change: scan it once, however many forks are seeded from it.
@@ -31,8 +31,7 @@ function scan(history: readonly Readonly<Content>[]): boolean {
       message.parts.some(
         (part) =>
           typeof part.text === 'string' &&
-          part.text.includes(FORK_BOILERPLATE_OPEN) &&
-          part.text.indexOf(FORK_BOILERPLATE_CLOSE) > part.text.indexOf(FORK_BOILERPLATE_OPEN),
+          part.text.includes(FORK_BOILERPLATE_OPEN),
       ),
   );
 }

@@ -1,21 +1,8 @@
-import type { Content, ForkTurns, Part } from '../session/schema.js';
-
-const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+import type { Content, ForkTurns } from '../session/schema.js';
+import { isRealUserTurn, syntheticPrefixLength } from './synthetic.js';
 
 export function hasFunctionCalls(message: Readonly<Content>): boolean {
   return message.parts.some((part) => part.functionCall !== undefined);
-}
-
-/** A part a person wrote: not a tool result, not blank, not only injected reminders. */
-function isRealUserPart(part: Readonly<Part>): boolean {
-  if (part.functionResponse !== undefined) return false;
-  if (typeof part.text === 'string') return part.text.replace(REMINDER, '').trim() !== '';
-  return true; // images, files and other kinds are something the user sent
-}
-
-/** Where a real user turn starts (tool results and reminders ride on user messages too). */
-export function isRealUserTurn(message: Readonly<Content>): boolean {
-  return message.role === 'user' && message.parts.some(isRealUserPart);
 }
 
 /**
@@ -45,19 +32,29 @@ function callKey(ref: { id?: string | undefined; name: string } | undefined): st
 }
 
 /**
- * Keeps the last `turns` real user turns (and everything after the first of them).
- * Returns how many leading messages were left out.
+ * A numeric fork window, as the reference builds it: the last `turns` real user turns (and
+ * everything after the first of them), never counting or inheriting a synthetic prefix (startup
+ * context, a compacted-history summary) — no turns at all when no real user turn follows it. The
+ * startup context is put back in front of the window as the parent sent it, as the reference
+ * does: the fork still knows its environment, and its request still opens like the parent's.
+ * Returns how many parent messages were left out.
  */
 export function keepLastUserTurns<T extends Readonly<Content>>(
   history: readonly T[],
   turns: ForkTurns,
 ): { kept: T[]; dropped: number } {
   if (turns === 'all') return { kept: history.slice(), dropped: 0 };
+  const startup = history.slice(0, syntheticPrefixLength(history));
+  const window = lastUserTurns(history, turns);
+  return { kept: [...startup, ...window], dropped: history.length - startup.length - window.length };
+}
+
+/** The window alone (the reference's selectForkHistory for a number): no synthetic prefix. */
+export function lastUserTurns<T extends Readonly<Content>>(history: readonly T[], turns: number): T[] {
   const starts: number[] = [];
-  history.forEach((message, index) => {
-    if (isRealUserTurn(message)) starts.push(index);
-  });
-  if (starts.length <= turns) return { kept: history.slice(), dropped: 0 };
-  const cut = starts[starts.length - turns] ?? 0;
-  return { kept: history.slice(cut), dropped: cut };
+  for (let i = syntheticPrefixLength(history, { includeCompacted: true }); i < history.length; i++) {
+    if (isRealUserTurn(history[i] as T)) starts.push(i);
+  }
+  if (starts.length === 0) return [];
+  return history.slice(starts[Math.max(0, starts.length - turns)]);
 }

@@ -1,6 +1,13 @@
 import type { Content, ForkTurns, GeminiTool, ParentSession, Part, SeedMode, SystemInstruction } from '../session/schema.js';
 import { buildChildMessage } from './child-message.js';
-import { FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_SYSTEM_INSTRUCTION } from './constants.js';
+import { AGENT_TOOL_NAME } from './agent-tool.js';
+import {
+  FORK_ACK_TEXT,
+  FORK_BEGIN_TEXT,
+  FORK_PLACEHOLDER_TEXT,
+  FORK_SYSTEM_INSTRUCTION,
+  FORK_UNAVAILABLE_RESULT_TEXT,
+} from './constants.js';
 import { assertNotForkChild } from './guards.js';
 import { completedTurnPrefix, hasFunctionCalls, keepLastUserTurns } from './history.js';
 
@@ -12,6 +19,11 @@ export interface SeedOptions {
   /** Exact names of the tools the fork may execute; [] allows none. Declarations are not changed. */
   allowedTools?: readonly string[];
   /**
+   * Tools that start agents (default: the `agent` tool). In a mid-turn parent, only their calls
+   * lose their arguments, so sibling forks never read each other's directives.
+   */
+  spawnTools?: readonly string[];
+  /**
    * true (default): everything returned is a private deep copy. false: the session's messages and
    * prefix fields are shared, not copied — for a caller that never mutates them, such as the
    * engine's workers, whose prefix is deep-frozen (a copy per fork in flight would cost a whole
@@ -21,13 +33,15 @@ export interface SeedOptions {
 }
 
 /**
- * How the history was made to end on a model message:
- * - 'continue': it already did; the child message is the next user message;
- * - 'mid-turn': the parent was mid-turn (function calls); redacted calls, placeholders, ack, begin;
- * - 'dropped-user': trailing user message(s) were dropped first;
+ * Where the child message went:
+ * - 'continue': the history ends on a model message; the child message is the next user message;
+ * - 'mid-turn': the parent was mid-turn (function calls); placeholders, child message, ack, begin;
+ * - 'tool-results': the history ends on the real results of the last calls; the child message
+ *   joins that user message;
+ * - 'dropped-user': a trailing user prompt the parent never answered was dropped first;
  * - 'fresh': no history to inherit; the fork starts like a fresh agent.
  */
-export type SeedCase = 'continue' | 'mid-turn' | 'dropped-user' | 'fresh';
+export type SeedCase = 'continue' | 'mid-turn' | 'tool-results' | 'dropped-user' | 'fresh';
 
 /** The pieces of a fork's first model request. */
 export interface ForkSeed {
@@ -52,14 +66,14 @@ export function seedFork(
   directive: string,
   options: SeedOptions = {},
 ): ForkSeed {
-  const { seed = 'inherit', forkTurns = 'all', allowedTools } = checkOptions(directive, options);
+  const { seed = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);
   const clone = options.copy === false ? shareMessages : deepCopy;
   assertNotForkChild(session.history);
 
   const base = seed === 'completed-turns' ? completedTurnPrefix(session.history) : session.history.slice();
   const { kept, dropped } = keepLastUserTurns(base, forkTurns);
   const childText = buildChildMessage(directive, allowedTools);
-  const built = buildContents(clone(kept), childText);
+  const built = buildContents(clone(kept), childText, new Set(spawnTools));
 
   const out: ForkSeed = {
     model: session.model,
@@ -84,27 +98,36 @@ interface Built {
 }
 
 /** `history` is a private array here, so it can be reused in the result. */
-function buildContents(history: Content[], childText: string): Built {
+function buildContents(history: Content[], childText: string, spawnTools: ReadonlySet<string>): Built {
   let seedCase: SeedCase = 'continue';
-  // A history ending on a user message (unusual) loses it: the child message takes its place.
-  while (history.length > 0 && history[history.length - 1]?.role === 'user') {
+  let last = history[history.length - 1];
+  if (last?.role === 'user' && !last.parts.some((part) => part.functionResponse !== undefined)) {
+    // A prompt the parent never answered: that one message goes, the child message takes its place.
     history.pop();
     seedCase = 'dropped-user';
+    last = history[history.length - 1];
   }
-  const last = history[history.length - 1];
   if (last === undefined) return { contents: [userText(childText)], shared: 0, seedCase: 'fresh' };
+  if (last.role === 'user') {
+    if (!last.parts.some((part) => part.functionResponse !== undefined)) {
+      return { contents: [...history, userText(childText)], shared: history.length, seedCase };
+    }
+    // Real tool results the parent has not answered yet: kept as they are, the child message joins them.
+    history[history.length - 1] = { ...last, parts: [...last.parts, { text: childText }] };
+    return { contents: history, shared: history.length - 1, seedCase: 'tool-results' };
+  }
   if (!hasFunctionCalls(last)) {
     return { contents: [...history, userText(childText)], shared: history.length, seedCase };
   }
-  // Mid-turn: siblings share the redacted call message and the placeholders byte for byte;
-  // only the child message differs, so nobody sees a sibling's directive.
+  // Mid-turn: siblings share the call message (agent calls without their arguments) and the
+  // placeholders byte for byte; only the child message differs, so nobody sees a sibling's directive.
   const calls = last.parts.flatMap((part) => (part.functionCall ? [part.functionCall] : []));
-  history[history.length - 1] = { ...last, parts: last.parts.map(redactCall) };
+  history[history.length - 1] = { ...last, parts: last.parts.map((part) => redactSpawnCall(part, spawnTools)) };
   const placeholders: Part[] = calls.map((call) => ({
     functionResponse: {
       ...(call.id !== undefined ? { id: call.id } : {}),
       name: call.name,
-      response: { output: FORK_PLACEHOLDER_TEXT },
+      response: { output: spawnTools.has(call.name) ? FORK_PLACEHOLDER_TEXT : FORK_UNAVAILABLE_RESULT_TEXT },
     },
   }));
   return {
@@ -119,8 +142,9 @@ function buildContents(history: Content[], childText: string): Built {
   };
 }
 
-function redactCall(part: Part): Part {
-  return part.functionCall ? { ...part, functionCall: { ...part.functionCall, args: {} } } : part;
+/** An agent call keeps its place, id and name; its arguments (a sibling's directive) become `{}`. */
+function redactSpawnCall(part: Part, spawnTools: ReadonlySet<string>): Part {
+  return part.functionCall && spawnTools.has(part.functionCall.name) ? { ...part, functionCall: { ...part.functionCall, args: {} } } : part;
 }
 
 function userText(text: string): Content {
@@ -140,7 +164,7 @@ function checkOptions(directive: string, options: SeedOptions): SeedOptions {
   if (typeof directive !== 'string' || directive.trim() === '') {
     throw new TypeError('seedFork: the directive must be a non-empty string');
   }
-  const { seed, forkTurns, allowedTools } = options;
+  const { seed, forkTurns, allowedTools, spawnTools } = options;
   if (seed !== undefined && seed !== 'inherit' && seed !== 'completed-turns') {
     throw new TypeError(`seedFork: seed must be "inherit" or "completed-turns", not ${JSON.stringify(seed)}`);
   }
@@ -149,6 +173,9 @@ function checkOptions(directive: string, options: SeedOptions): SeedOptions {
   }
   if (allowedTools !== undefined && (!Array.isArray(allowedTools) || allowedTools.some((t) => typeof t !== 'string'))) {
     throw new TypeError('seedFork: allowedTools must be an array of tool names');
+  }
+  if (spawnTools !== undefined && (!Array.isArray(spawnTools) || spawnTools.some((t) => typeof t !== 'string'))) {
+    throw new TypeError('seedFork: spawnTools must be an array of tool names');
   }
   return options;
 }

@@ -1,3 +1,4 @@
+import { TOOL_RESTRICTION_OPEN } from '../fork/constants.js';
 import { isObject } from './validate.js';
 import type { JsonObject, WireContent, WireFunctionResponse } from './types.js';
 
@@ -49,7 +50,11 @@ function findAnchor(contents: readonly WireContent[]): { directive: string; anch
       const text = content.parts[p]?.text;
       if (text === undefined) continue;
       const at = text.lastIndexOf(DIRECTIVE);
-      if (at >= 0) return { directive: text.slice(at + DIRECTIVE.length).trim(), anchor: i };
+      if (at >= 0) {
+        // The directive runs to the fork's tool-restriction block, when it has one.
+        const end = text.indexOf(TOOL_RESTRICTION_OPEN, at);
+        return { directive: text.slice(at + DIRECTIVE.length, end < 0 ? undefined : end).trim(), anchor: i };
+      }
     }
   }
   for (let i = contents.length - 1; i >= 0; i--) {

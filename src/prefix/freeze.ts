@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { parseSession } from '../session/load.js';
 import type { ParentSession } from '../session/schema.js';
-import { canonicalJson, estimateTokens } from './canonical.js';
+import { estimateTokens } from './tokens.js';
 import { deepFreeze } from './deep-freeze.js';
 
 /** A parent session serialized once, ready to be shared with every worker without copying. */
 export interface FrozenPrefix {
-  /** sha256 (hex) of the canonical bytes: equal sessions share an id, any change gives a new one. */
+  /** sha256 (hex) of exactly the frozen bytes: the same session gives the same id, any change (key order included) a new one. */
   id: string;
-  /** The canonical UTF-8 bytes, written once; workers only read them. */
+  /** The session's UTF-8 JSON in its own key order, written once; workers only read them. */
   buffer: SharedArrayBuffer;
   byteLength: number;
   tokenEstimate: number;
@@ -16,10 +16,14 @@ export interface FrozenPrefix {
   session: Readonly<ParentSession>;
 }
 
-export function freezePrefix(session: ParentSession): FrozenPrefix {
+/**
+ * Serializes the session once, in its own key order and with JSON.stringify's rules (what the
+ * parent's SDK does to the same objects), so that what a fork sends of it is what the parent sent.
+ * Never sorted or normalized: sorted keys would miss the cache the parent just filled.
+ */
+export function freezePrefix(session: unknown): FrozenPrefix {
   // Validated again: callers may hand us an object that never went through the loader.
-  const valid = parseSession(session);
-  const text = canonicalJson(valid);
+  const text = JSON.stringify(parseSession(session));
   const bytes = new TextEncoder().encode(text);
   const buffer = new SharedArrayBuffer(bytes.byteLength);
   new Uint8Array(buffer).set(bytes);

@@ -1,3 +1,3 @@
-export { canonicalJson, estimateTokens } from './canonical.js';
+export { estimateTokens } from './tokens.js';
 export { deepFreeze } from './deep-freeze.js';
 export { decodePrefix, freezePrefix, type FrozenPrefix } from './freeze.js';

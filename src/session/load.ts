@@ -4,14 +4,19 @@ import { assertSafeJson, parseJsonText } from './json.js';
 import { decodeUtf8, limitOf, readInputFile, readInputStream, type ReadLimits } from './read.js';
 import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from './schema.js';
 
-/** Validates an already-parsed session object (from a file or from code). */
+/**
+ * Validates an already-parsed session object (from a file or from code) and returns that same
+ * object. zod rebuilds the keys it knows in schema order, and a fork must send the parent's
+ * objects in the parent's own key order (byte fidelity), so the parsed copy is thrown away.
+ */
 export function parseSession(json: unknown, source?: string): ParentSession {
   const at = source === undefined ? {} : { file: source };
   assertSafeJson(json, at);
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "model", "history", … })' });
   }
-  return parseOrThrow(ParentSessionSchema, json, at);
+  parseOrThrow(ParentSessionSchema, json, at);
+  return json as ParentSession;
 }
 
 /**

@@ -116,7 +116,7 @@ export const ParentSessionSchema = z
     );
   });
 
-const TASK_KEYS = ['id', 'directive', 'seed', 'forkTurns', 'tools', 'outputSchema', 'maxTurns'];
+const TASK_KEYS = ['id', 'directive', 'subagentType', 'seed', 'forkTurns', 'tools', 'outputSchema', 'maxTurns'];
 
 /** Keys that would change the cache-safe prefix: a fork never changes them. */
 const TASK_KEY_HINTS: Record<string, string> = {
@@ -146,10 +146,17 @@ export const ForkTurnsSchema = z.custom<'all' | number>(
   { error: 'must be "all" or a positive integer' },
 );
 
+export const SUBAGENT_TYPES = ['fork', 'general-purpose'] as const;
+
 export const ForkTaskSchema = z.strictObject(
   {
     id: nonEmpty('a task id'),
     directive: z.string().refine((s) => s.trim().length > 0, { error: 'the directive must not be empty' }),
+    /**
+     * "fork" (default): inherits the conversation. "general-purpose": a fresh sub-agent with the
+     * parent's system instruction and tools (still cacheable) and the directive as its first message.
+     */
+    subagentType: z.enum(SUBAGENT_TYPES, { error: 'must be "fork" or "general-purpose"' }).optional(),
     seed: z.enum(['inherit', 'completed-turns'], { error: 'must be "inherit" or "completed-turns"' }).optional(),
     forkTurns: ForkTurnsSchema.optional(),
     tools: z.array(ToolNameSchema, { error: 'must be an array of exact tool names' }).optional(),
@@ -172,7 +179,19 @@ export const ForkTaskSchema = z.strictObject(
       return hint ?? unknownKeysRule(iss.keys, 'task', TASK_KEYS, 'a fork task takes only these');
     },
   },
-);
+).check((ctx) => {
+  if (ctx.value.subagentType !== 'general-purpose') return;
+  for (const key of ['seed', 'forkTurns'] as const) {
+    if (ctx.value[key] !== undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value[key],
+        path: [key],
+        message: 'only a fork inherits history: a "general-purpose" sub-agent starts from its directive alone',
+      });
+    }
+  }
+});
 
 export type FunctionCall = z.output<typeof FunctionCallSchema>;
 export type FunctionResponse = z.output<typeof FunctionResponseSchema>;
@@ -184,3 +203,4 @@ export type ParentSession = z.output<typeof ParentSessionSchema>;
 export type ForkTask = z.output<typeof ForkTaskSchema>;
 export type SeedMode = NonNullable<ForkTask['seed']>;
 export type ForkTurns = 'all' | number;
+export type SubagentType = (typeof SUBAGENT_TYPES)[number];

@@ -28,6 +28,11 @@ export interface Tool<Args = unknown> {
   readonly interactive: boolean;
   /** Per-call bound in ms; the call fails with a timeout error past it. */
   readonly timeoutMs: number | undefined;
+  /**
+   * false: only the main session may execute it (like the reference's image renderer). It stays
+   * declared to forks, so their requests keep the parent's bytes, and is refused when they call it.
+   */
+  readonly forks: boolean;
   readonly declaration: FunctionDeclaration;
   execute(args: Args, ctx: ToolContext): unknown;
 }
@@ -40,6 +45,8 @@ export interface ToolDefinition<S extends z.ZodType> {
   approval?: ApprovalPolicy;
   interactive?: boolean;
   timeoutMs?: number;
+  /** false: main session only (declared to forks, never executed by them). Default true. */
+  forks?: boolean;
 }
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -67,6 +74,7 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
     approval: def.approval ?? 'never',
     interactive: def.interactive ?? false,
     timeoutMs: def.timeoutMs,
+    forks: def.forks ?? true,
     declaration: { name: def.name, description: def.description, parametersJsonSchema },
     execute: def.execute,
   });

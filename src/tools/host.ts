@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { FORK_SUBAGENT_TYPE } from '../fork/agent-tool.js';
+import { NESTED_FORK_ERROR } from '../fork/constants.js';
 import type { Tool } from './define.js';
 
 export interface ToolCall {
@@ -7,7 +9,14 @@ export interface ToolCall {
   args?: Record<string, unknown>;
 }
 
-export type ToolRejection = 'not_declared' | 'not_allowed' | 'spawn_refused' | 'interactive' | 'approval_required' | 'invalid_args';
+export type ToolRejection =
+  | 'not_declared'
+  | 'not_allowed'
+  | 'spawn_refused'
+  | 'main_session_only'
+  | 'interactive'
+  | 'approval_required'
+  | 'invalid_args';
 export type ToolFailure = 'threw' | 'timeout' | 'aborted';
 
 /** What a tool call came to; `response` is what the model gets as the functionResponse. */
@@ -25,6 +34,8 @@ export interface ForkToolPolicy {
   declaredTools: ReadonlySet<string>;
   /** Names of tools that would start another agent: always refused in a fork. */
   spawnTools: ReadonlySet<string>;
+  /** The caller is the main session (a parent loop), not a fork: it may run main-session-only tools. */
+  mainSession?: boolean;
 }
 
 export interface ToolHost {
@@ -67,9 +78,10 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
 
 function check(call: ToolCall, policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>): ToolOutcome | undefined {
   if (policy.spawnTools.has(call.name)) {
+    const wantsFork = typeof call.args?.subagent_type === 'string' && call.args.subagent_type.trim().toLowerCase() === FORK_SUBAGENT_TYPE;
     return reject(
       'spawn_refused',
-      `${call.name}: a fork cannot start sub-agents. Do this work yourself with the tools you have.`,
+      wantsFork ? NESTED_FORK_ERROR : `${call.name}: a sub-agent cannot start sub-agents. Do this work yourself with the tools you have.`,
     );
   }
   const allowed = allowedNames(policy, byName);
@@ -82,6 +94,12 @@ function check(call: ToolCall, policy: ForkToolPolicy, byName: ReadonlyMap<strin
   const tool = byName.get(call.name);
   if (!tool) {
     return reject('not_declared', `Tool ${call.name} is declared but has no implementation on this host. ${listAllowed(allowed)}`);
+  }
+  if (tool.forks === false && policy.mainSession !== true) {
+    return reject(
+      'main_session_only',
+      `${tool.name} can only be executed by the main session, not by a fork or sub-agent. Do without it, and say in your report if it was needed.`,
+    );
   }
   if (tool.interactive) {
     return reject(
@@ -105,6 +123,7 @@ function allowedNames(policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>)
       !policy.spawnTools.has(name) &&
       (policy.allowedTools === undefined || policy.allowedTools.includes(name)) &&
       byName.get(name)?.approval !== 'required' &&
+      (byName.get(name)?.forks !== false || policy.mainSession === true) &&
       !byName.get(name)?.interactive,
   );
 }

@@ -1,6 +1,7 @@
 /**
  * Canonical JSON: object keys sorted by UTF-16 code unit, no whitespace. Equal data gives equal
- * bytes whatever the key order it was built with, which is what makes the prefix id stable.
+ * bytes whatever the key order it was built with: what makes a journal's task hashes stable.
+ * (Never for anything sent to a model: that keeps the parent's own key order.)
  * Values JSON cannot represent faithfully are refused rather than silently changed.
  */
 export function canonicalJson(value: unknown): string {
@@ -39,11 +40,4 @@ function write(value: unknown, ancestors: Set<object>): string {
   }
   ancestors.delete(value);
   return out;
-}
-
-/** A rough token count (about 4 characters per token), used for cache reports before the model counts. */
-export function estimateTokens(textOrByteLength: string | number): number {
-  const size = typeof textOrByteLength === 'string' ? textOrByteLength.length : textOrByteLength;
-  if (!Number.isFinite(size) || size <= 0) return 0;
-  return Math.ceil(size / 4);
 }

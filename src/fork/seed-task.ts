@@ -1,0 +1,50 @@
+import type { ForkTask, ParentSession, SeedMode } from '../session/schema.js';
+import { FORK_SYSTEM_INSTRUCTION } from './constants.js';
+import { assertNotForkChild } from './guards.js';
+import { seedFork, type ForkSeed } from './seed.js';
+
+export interface TaskSeedDefaults {
+  /** The history mode of tasks that do not name one. */
+  seed: SeedMode;
+  /** Tools that start agents: their calls are refused in a sub-agent and redacted in a mid-turn seed. */
+  spawnTools: readonly string[];
+}
+
+/**
+ * A task's first request: a fork of the session, or (subagentType "general-purpose") a fresh
+ * sub-agent. Shares the frozen session's objects (`copy: false`): callers never edit them.
+ */
+export function seedTask(
+  session: Readonly<ParentSession>,
+  task: ForkTask,
+  directive: string,
+  defaults: TaskSeedDefaults,
+): ForkSeed {
+  if (task.subagentType === 'general-purpose') return seedFreshAgent(session, directive);
+  return seedFork(session, directive, {
+    copy: false,
+    seed: task.seed ?? defaults.seed,
+    spawnTools: defaults.spawnTools,
+    ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
+    ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
+  });
+}
+
+/**
+ * A general-purpose sub-agent: no inherited history, the directive as its first user message, and
+ * the parent's system instruction, tools and settings unchanged, so that part stays cacheable.
+ */
+export function seedFreshAgent(session: Readonly<ParentSession>, directive: string): ForkSeed {
+  assertNotForkChild(session.history);
+  return {
+    model: session.model,
+    systemInstruction: session.systemInstruction ?? FORK_SYSTEM_INSTRUCTION,
+    ...(session.tools !== undefined ? { tools: session.tools } : {}),
+    ...(session.toolConfig !== undefined ? { toolConfig: session.toolConfig } : {}),
+    ...(session.generationConfig !== undefined ? { generationConfig: session.generationConfig } : {}),
+    contents: [{ role: 'user', parts: [{ text: directive }] }],
+    sharedContents: 0,
+    seedCase: 'fresh',
+    trimmedMessages: session.history.length,
+  };
+}
