@@ -137,6 +137,19 @@ describe('forkpool run: inputs and outputs', () => {
     '{"id":"gamma","directive":"JSON {\\"ok\\":true,\\"n\\":3}","outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"},"n":{"type":"integer"}},"required":["ok","n"]}}',
   ].join('\n');
 
+  it('--warmup parent: no fork waits, the report says so; a bad --warmup names the accepted values', async () => {
+    const [run, bad] = await Promise.all([
+      runCli(['run', '--session', SESSION, '--tasks', '-', '--warmup', 'parent', '--output-format', 'json'], { input: TASKS }),
+      runCli(['run', '--session', SESSION, '--tasks', '-', '--warmup', 'later'], { input: TASKS }),
+    ]);
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout) as { warmup: string; forks: { completed: number } };
+    expect(summary.warmup).toBe('parent');
+    expect(summary.forks.completed).toBe(3);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('forkpool: --warmup: must be one of auto, none, parent (got "later")');
+  });
+
   it('reads tasks from stdin with --tasks -', async () => {
     const run = await runCli(['run', '--session', SESSION, '--tasks', '-', '--output-format', 'json'], { input: TASKS });
     expect(run.code).toBe(0);

@@ -269,6 +269,11 @@ describe('parseTasks', () => {
       '{"id":"a","directive":"x","prio":1}',
       'tasks.jsonl:1: prio: is not a task field (allowed: id, directive, subagentType, seed, forkTurns, tools, outputSchema, maxTurns); a fork task takes only these',
     ],
+    ['{"id":"a","directive":"x","subagentType":"explore"}', 'tasks.jsonl:1: subagentType: must be "fork" or "general-purpose"'],
+    [
+      '{"id":"a","directive":"x","subagentType":"general-purpose","forkTurns":2}',
+      'tasks.jsonl:1: forkTurns: only a fork inherits history: a "general-purpose" sub-agent starts from its directive alone',
+    ],
     ['["a"]', 'tasks.jsonl:1: each line must be a JSON object ({ "id", "directive", … })'],
     ['{"id":"a","directive":}', "tasks.jsonl:1: invalid JSON at column 23: unexpected token '}'"],
     ['{"id":"a","directive":"x"', 'tasks.jsonl:1: invalid JSON at column 26: expected \',\' or \'}\' after property value'],
