@@ -29,7 +29,7 @@ import { runMicro, type MicroResult } from './micro.js';
 import { renderChart } from './report/chart.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
-import type { VariantName } from './variants/common.js';
+import type { BenchWarmup, VariantName } from './variants/common.js';
 
 const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -183,9 +183,11 @@ async function sectionThroughput(ctx: Runner): Promise<void> {
   }
 }
 
-const CACHE_MODES: { mode: 'none' | 'auto' | 'explicit'; variant: VariantName; warmup: 'none' | 'auto' }[] = [
+const CACHE_MODES: { mode: 'none' | 'auto' | 'parent' | 'explicit'; variant: VariantName; warmup: BenchWarmup }[] = [
   { mode: 'none', variant: 'sab', warmup: 'none' },
   { mode: 'auto', variant: 'sab', warmup: 'auto' },
+  // The parent sends its conversation first, then fans out parent-warm (no fork waits).
+  { mode: 'parent', variant: 'sab', warmup: 'parent' },
   { mode: 'explicit', variant: 'sab+explicit', warmup: 'auto' },
 ];
 

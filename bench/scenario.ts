@@ -13,7 +13,8 @@ import { freezePrefix } from '../src/prefix/index.js';
 import { benchTool, makeSession, makeTasks } from './lib/session.js';
 import { startWindowProfile } from './lib/inspector-profile.js';
 import { calibrateProbe, median, probeMainThread, type MainThreadFigures } from './lib/measure.js';
-import type { Runner, RunnerOptions, VariantName } from './variants/common.js';
+import { sendAsParent } from './lib/prime.js';
+import type { BenchWarmup, Runner, RunnerOptions, VariantName } from './variants/common.js';
 import { createInprocessRunner } from './variants/inprocess.js';
 import { createCloneRunner } from './variants/clone.js';
 import { createSabRunner } from './variants/sab.js';
@@ -29,7 +30,7 @@ export interface JobSpec {
   variant: VariantName;
   concurrency: number;
   threads: number;
-  warmup: 'auto' | 'none';
+  warmup: BenchWarmup;
   url: string;
   /** The server's latency model, to compute the ideal makespan from the calls' token counts. */
   latency: LatencyPreset | LatencyModel;
@@ -60,7 +61,9 @@ export interface DispatchResult {
 export interface ScenarioResult {
   variant: VariantName;
   concurrency: number;
-  warmup: 'auto' | 'none';
+  warmup: BenchWarmup;
+  /** warm-up 'parent': the parent's own call (its whole conversation, cold), before the fan-out, ms. */
+  parentCallMs?: number;
   n: number;
   prefixBytes: number;
   prefixTokens: number;
@@ -145,9 +148,16 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   const tasks = makeTasks(spec.n, `s${index}f`);
   gc();
 
+  // Parent-warm: the parent sends its conversation first (as any agent does before it forks).
+  let parentCallMs: number | undefined;
+  if (job.warmup === 'parent') {
+    const t0 = performance.now();
+    await sendAsParent(job.url, prefix);
+    parentCallMs = performance.now() - t0;
+  }
   const profiler = job.profileDir ? await startWindowProfile() : undefined;
   const probe = await probeMainThread();
-  const handle = runner.fanOut(prefix, tasks);
+  const handle = runner.fanOut(prefix, tasks, { parentWarm: job.warmup === 'parent' });
   const results = await handle.results;
   const main = probe.stop();
   await profiler?.stop(join(job.profileDir as string, `main-${job.variant}-${spec.prefixBytes}-${spec.n}.cpuprofile`));
@@ -159,8 +169,10 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   const idealMs = waves * forkMs;
   const prompt = results.reduce((a, r) => a + r.usage.promptTokens, 0);
   const cached = results.reduce((a, r) => a + r.usage.cachedTokens, 0);
-  // The fork dispatched first meets a cold cache, unless an explicit cache holds the prefix.
+  // The fork dispatched first meets a cold cache, unless an explicit cache holds the prefix or the
+  // parent has just sent it (then it can reuse what the parent sent).
   const explicit = job.variant === 'sab+explicit';
+  const parentWarm = job.warmup === 'parent';
   let firstCached = 0;
   let firstTheoretical = 0;
   let misses = 0;
@@ -169,8 +181,9 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     if (!first) return;
     firstCached += first.cachedTokens;
     if (first.cachedTokens === 0) misses++;
-    const cold = !explicit && i === 0;
-    const shared = cold ? 0 : Math.min(first.explicitTokens ?? first.sharedTokens ?? 0, first.promptTokens);
+    const cold = !explicit && !parentWarm && i === 0;
+    const reusable = !explicit && parentWarm && i === 0 ? first.parentTokens : (first.explicitTokens ?? first.sharedTokens);
+    const shared = cold ? 0 : Math.min(reusable ?? 0, first.promptTokens);
     firstTheoretical += shared >= MIN_CACHE_TOKENS ? shared : 0;
   });
   const d = handle.dispatchMs;
@@ -179,6 +192,7 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     variant: job.variant,
     concurrency: job.concurrency,
     warmup: job.warmup,
+    ...(parentCallMs !== undefined ? { parentCallMs } : {}),
     n: spec.n,
     prefixBytes: prefix.byteLength,
     prefixTokens: prefix.tokenEstimate,

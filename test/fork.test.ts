@@ -603,7 +603,7 @@ describe('Agent tool', () => {
   it('refuses any sub-agent from inside a fork, and nested background runs', () => {
     expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose' }, { insideFork: true })).toEqual({
       ok: false,
-      error: 'agent: a fork cannot start sub-agents; do this work yourself with your own tools',
+      error: 'Error: Cannot spawn sub-agents from within a fork. Please execute tasks directly.',
     });
     expect(validateAgentParams({ description: 'd', prompt: 'p', run_in_background: true }, { insideSubagent: true })).toEqual({
       ok: false,

@@ -6,21 +6,35 @@
  */
 import { seedFork } from '../../src/fork/index.js';
 import { createGenaiProvider } from '../../src/model/genai.js';
+import type { ModelRequest } from '../../src/model/types.js';
+import type { Content } from '../../src/session/schema.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 
 export async function primeCache(url: string, prefix: FrozenPrefix): Promise<void> {
-  const provider = createGenaiProvider({ kind: 'local', baseUrl: url });
   const seed = seedFork(prefix.session, 'REPLY primed');
+  await send(url, { ...seed, contents: seed.contents }, 'priming the cache');
+}
+
+/**
+ * What a parent agent does before it forks: one request with its own conversation (system
+ * instruction, tools, settings, history as is), which fills the cache with the prefix its forks send.
+ */
+export async function sendAsParent(url: string, prefix: FrozenPrefix): Promise<void> {
+  await send(url, { ...prefix.session, contents: prefix.session.history }, "the parent's call");
+}
+
+async function send(url: string, request: Omit<ModelRequest, 'contents'> & { contents: readonly Content[] }, what: string): Promise<void> {
+  const provider = createGenaiProvider({ kind: 'local', baseUrl: url });
   const outcome = await provider.generate(
     {
-      model: seed.model,
-      contents: seed.contents,
-      ...(seed.systemInstruction !== undefined ? { systemInstruction: seed.systemInstruction } : {}),
-      ...(seed.tools !== undefined ? { tools: seed.tools } : {}),
-      ...(seed.toolConfig !== undefined ? { toolConfig: seed.toolConfig } : {}),
-      ...(seed.generationConfig !== undefined ? { generationConfig: seed.generationConfig } : {}),
+      model: request.model,
+      contents: [...request.contents],
+      ...(request.systemInstruction !== undefined ? { systemInstruction: request.systemInstruction } : {}),
+      ...(request.tools !== undefined ? { tools: request.tools } : {}),
+      ...(request.toolConfig !== undefined ? { toolConfig: request.toolConfig } : {}),
+      ...(request.generationConfig !== undefined ? { generationConfig: request.generationConfig } : {}),
     },
     { signal: AbortSignal.timeout(600_000) },
   );
-  if (!outcome.ok) throw new Error(`priming the cache failed: ${outcome.error.message}`);
+  if (!outcome.ok) throw new Error(`${what} failed: ${outcome.error.message}`);
 }

@@ -62,6 +62,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           toolTimeoutMs: host.longestTimeoutMs,
           provider,
           seed: 'inherit',
+          spawnTools: [AGENT_TOOL_NAME],
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
           cache: undefined,

@@ -13,11 +13,14 @@ import type { ForkTask } from '../../src/session/schema.js';
 export type VariantName = 'inprocess' | 'clone' | 'sab' | 'sab+explicit';
 export const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
 
+/** 'parent': the parent sent the prefix just before the fan-out (ForkEngine's `parentWarm`). */
+export type BenchWarmup = 'auto' | 'none' | 'parent';
+
 export interface RunnerOptions {
   url: string;
   threads: number;
   concurrency: number;
-  warmup: 'auto' | 'none';
+  warmup: BenchWarmup;
   /** Per-fork bound: a stuck fork fails instead of hanging the benchmark. */
   timeoutMs: number;
   /** Attempts per model call (default: the engine's); 1 makes forks against a dead port end at once. */
@@ -33,7 +36,7 @@ export interface FanOutHandle {
 }
 
 export interface Runner {
-  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]): FanOutHandle;
+  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options?: { parentWarm?: boolean }): FanOutHandle;
   close(): Promise<void>;
 }
 
@@ -45,7 +48,7 @@ export const STAGGER_CAP_MS = 5_000;
  */
 export function schedule(
   tasks: readonly ForkTask[],
-  options: { concurrency: number; warmup: 'auto' | 'none' },
+  options: { concurrency: number; warmup: BenchWarmup },
   start: (task: ForkTask, onFirstResponse: () => void) => Promise<ForkResult>,
 ): FanOutHandle {
   const results: ForkResult[] = new Array(tasks.length);
@@ -54,7 +57,7 @@ export function schedule(
   let inFlight = 0;
   let dispatched = 0;
   let settled = 0;
-  let gateOpen = options.warmup === 'none';
+  let gateOpen = options.warmup !== 'auto';
   let finish!: (r: ForkResult[]) => void;
   const done = new Promise<ForkResult[]>((resolve) => (finish = resolve));
   if (tasks.length === 0) finish([]);

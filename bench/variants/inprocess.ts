@@ -68,6 +68,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
           toolTimeoutMs: Infinity, // the main-thread host is called directly: no RPC to bound
           provider,
           seed: 'inherit',
+          spawnTools: [AGENT_TOOL_NAME],
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
           cache: undefined,

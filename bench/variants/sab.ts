@@ -39,7 +39,7 @@ export async function createSabRunner(
     threads: options.threads,
     concurrency: options.concurrency,
     tools,
-    warmup: options.warmup,
+    warmup: options.warmup === 'none' ? 'none' : 'auto',
     cache: options.cache,
     timeoutMs: options.timeoutMs,
     maxTurns: 20,
@@ -47,10 +47,10 @@ export async function createSabRunner(
     ...(options.minCacheTokens !== undefined ? { minCacheTokens: options.minCacheTokens } : {}),
   });
   return {
-    fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]): FanOutHandle {
+    fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], fanOutOptions = {}): FanOutHandle {
       samples = [];
       const dispatchMs = samples;
-      const run = engine.fanOut(prefix, tasks);
+      const run = engine.fanOut(prefix, tasks, fanOutOptions);
       return { results: run.results(), dispatchMs, report: () => run.report() };
     },
     close: () => engine.close(),

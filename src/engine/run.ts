@@ -227,6 +227,7 @@ export class FanOutRun {
         forkId: task.id,
         declaredTools: this.settings.declaredTools,
         spawnTools: this.settings.spawnTools,
+        ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}),
         ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
       },
       onEvent: (event) => {

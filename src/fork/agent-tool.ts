@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
-import { NESTED_FORK_ERROR } from './constants.js';
+import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
 
 export const AGENT_TOOL_NAME = 'agent';
 export const FORK_SUBAGENT_TYPE = 'fork';
@@ -61,7 +61,7 @@ function declaration(): FunctionDeclaration {
 export const AGENT_TOOL_DECLARATION: FunctionDeclaration = declaration();
 
 export interface AgentCallContext {
-  /** The caller is a fork: it may not start sub-agents at all. */
+  /** The caller is a fork (or the conversation is one): it may not start sub-agents at all. */
   insideFork?: boolean;
   /** The caller is a (non-fork) sub-agent: it may not start forks or background runs. */
   insideSubagent?: boolean;
@@ -97,6 +97,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
   if ((ctx.insideFork === true || ctx.insideSubagent === true) && type === FORK_SUBAGENT_TYPE) {
     return { ok: false, error: NESTED_FORK_ERROR };
   }
+  if (ctx.insideFork === true) return { ok: false, error: FORK_SPAWN_ERROR };
   const errors: string[] = [];
   for (const key of Object.keys(raw)) {
     if (UNSUPPORTED[key] !== undefined) errors.push(UNSUPPORTED[key]);
@@ -144,9 +145,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
         : 'model: is not supported: every sub-agent runs on this conversation\'s model',
     );
   }
-  if (ctx.insideFork === true) {
-    errors.push('agent: a fork cannot start sub-agents; do this work yourself with your own tools');
-  } else if (ctx.insideSubagent === true && background === true) {
+  if (ctx.insideSubagent === true && background === true) {
     errors.push('run_in_background: background runs cannot be started from inside a sub-agent');
   }
 

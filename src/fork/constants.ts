@@ -36,3 +36,10 @@ export const FORK_SYSTEM_INSTRUCTION: Readonly<SystemInstruction> = deepFreeze({
 /** The reference's (Qwen Code's) answer to a fork request made from inside a sub-agent, word for word. */
 export const NESTED_FORK_ERROR =
   'Error: subagent_type "fork" is not supported from within a sub-agent. Complete this task directly with your own tools instead of requesting a nested fork.';
+
+/** The reference's answer to any other agent call from inside a fork, word for word. */
+export const FORK_SPAWN_ERROR = 'Error: Cannot spawn sub-agents from within a fork. Please execute tasks directly.';
+
+/** The reference's depth-limit answer, for a general-purpose sub-agent's agent call (forkpool nests one level). */
+export const SUBAGENT_DEPTH_ERROR =
+  'Error: sub-agent nesting depth limit reached (max 1 level). Complete this task directly with your own tools instead of spawning another sub-agent.';

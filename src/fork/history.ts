@@ -32,29 +32,20 @@ function callKey(ref: { id?: string | undefined; name: string } | undefined): st
 }
 
 /**
- * A numeric fork window, as the reference builds it: the last `turns` real user turns (and
- * everything after the first of them), never counting or inheriting a synthetic prefix (startup
- * context, a compacted-history summary) — no turns at all when no real user turn follows it. The
- * startup context is put back in front of the window as the parent sent it, as the reference
- * does: the fork still knows its environment, and its request still opens like the parent's.
- * Returns how many parent messages were left out.
+ * A numeric fork window: the last `turns` real user turns (and everything after the first of
+ * them). It never counts or inherits a synthetic prefix (startup context, a compacted-history
+ * summary), and holds nothing when no real user turn follows that prefix — the reference's
+ * selectForkHistory. Returns how many leading parent messages were left out.
  */
 export function keepLastUserTurns<T extends Readonly<Content>>(
   history: readonly T[],
   turns: ForkTurns,
 ): { kept: T[]; dropped: number } {
   if (turns === 'all') return { kept: history.slice(), dropped: 0 };
-  const startup = history.slice(0, syntheticPrefixLength(history));
-  const window = lastUserTurns(history, turns);
-  return { kept: [...startup, ...window], dropped: history.length - startup.length - window.length };
-}
-
-/** The window alone (the reference's selectForkHistory for a number): no synthetic prefix. */
-export function lastUserTurns<T extends Readonly<Content>>(history: readonly T[], turns: number): T[] {
   const starts: number[] = [];
   for (let i = syntheticPrefixLength(history, { includeCompacted: true }); i < history.length; i++) {
     if (isRealUserTurn(history[i] as T)) starts.push(i);
   }
-  if (starts.length === 0) return [];
-  return history.slice(starts[Math.max(0, starts.length - turns)]);
+  const cut = starts.length === 0 ? history.length : (starts[Math.max(0, starts.length - turns)] as number);
+  return { kept: history.slice(cut), dropped: cut };
 }

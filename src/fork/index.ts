@@ -18,15 +18,17 @@ export {
   FORK_BOILERPLATE_CLOSE,
   FORK_BOILERPLATE_OPEN,
   FORK_PLACEHOLDER_TEXT,
+  FORK_SPAWN_ERROR,
   FORK_SYSTEM_INSTRUCTION,
   FORK_SYSTEM_TEXT,
   FORK_UNAVAILABLE_RESULT_TEXT,
   NESTED_FORK_ERROR,
+  SUBAGENT_DEPTH_ERROR,
   TOOL_RESTRICTION_CLOSE,
   TOOL_RESTRICTION_OPEN,
 } from './constants.js';
 export { ForkRejectedError, assertNotForkChild, isForkChild } from './guards.js';
-export { completedTurnPrefix, hasFunctionCalls, keepLastUserTurns, lastUserTurns } from './history.js';
+export { completedTurnPrefix, hasFunctionCalls, keepLastUserTurns } from './history.js';
 export {
   COMPACTED_SUMMARY_ACK,
   COMPACTED_SUMMARY_MARK,

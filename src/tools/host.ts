@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { FORK_SUBAGENT_TYPE } from '../fork/agent-tool.js';
-import { NESTED_FORK_ERROR } from '../fork/constants.js';
+import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fork/constants.js';
+import type { SubagentType } from '../session/schema.js';
 import type { Tool } from './define.js';
 
 export interface ToolCall {
@@ -36,6 +37,8 @@ export interface ForkToolPolicy {
   spawnTools: ReadonlySet<string>;
   /** The caller is the main session (a parent loop), not a fork: it may run main-session-only tools. */
   mainSession?: boolean;
+  /** What kind of sub-agent the caller is (default: a fork). */
+  subagentType?: SubagentType;
 }
 
 export interface ToolHost {
@@ -79,10 +82,9 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
 function check(call: ToolCall, policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>): ToolOutcome | undefined {
   if (policy.spawnTools.has(call.name)) {
     const wantsFork = typeof call.args?.subagent_type === 'string' && call.args.subagent_type.trim().toLowerCase() === FORK_SUBAGENT_TYPE;
-    return reject(
-      'spawn_refused',
-      wantsFork ? NESTED_FORK_ERROR : `${call.name}: a sub-agent cannot start sub-agents. Do this work yourself with the tools you have.`,
-    );
+    // The reference's words: a fork asked for, a fork asking, a general-purpose sub-agent asking.
+    const answer = wantsFork ? NESTED_FORK_ERROR : policy.subagentType === 'general-purpose' ? SUBAGENT_DEPTH_ERROR : FORK_SPAWN_ERROR;
+    return reject('spawn_refused', answer);
   }
   const allowed = allowedNames(policy, byName);
   if (!policy.declaredTools.has(call.name)) {
