@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '../src/tools/define.js';
 import {
-  globToRegExp,
+  compileGlob,
   workspaceTools,
   WorkspacePathError,
   type WorkspaceLimits,
@@ -195,18 +195,18 @@ describe('glob', () => {
   });
 });
 
-describe('globToRegExp', () => {
+describe('compileGlob', () => {
   it('compiles each operator', () => {
-    expect(globToRegExp('**/*.ts').source).toBe('^(?:.*\\/)?[^/]*\\.ts$');
-    expect(globToRegExp('a/**').test('a/b/c')).toBe(true);
-    expect(globToRegExp('*.ts').test('src/a.ts')).toBe(false);
-    expect(globToRegExp('{src,lib}/**/*.{ts,tsx}').test('lib/x/y.tsx')).toBe(true);
-    expect(globToRegExp('{src,lib}/**/*.{ts,tsx}').test('test/y.ts')).toBe(false);
-    expect(globToRegExp('{a,{b,c}}.md').test('c.md')).toBe(true);
-    expect(globToRegExp('[!a]?.txt').test('bc.txt')).toBe(true);
-    expect(globToRegExp('[!a]?.txt').test('ac.txt')).toBe(false);
-    expect(globToRegExp('a+(b).js').test('a+(b).js')).toBe(true);
-    expect(globToRegExp('{unclosed').test('{unclosed')).toBe(true);
+    expect(compileGlob('**/*.ts').source).toBe('^(?:.*/)?[^/]*\\.ts$');
+    expect(compileGlob('a/**').test('a/b/c')).toBe(true);
+    expect(compileGlob('*.ts').test('src/a.ts')).toBe(false);
+    expect(compileGlob('{src,lib}/**/*.{ts,tsx}').test('lib/x/y.tsx')).toBe(true);
+    expect(compileGlob('{src,lib}/**/*.{ts,tsx}').test('test/y.ts')).toBe(false);
+    expect(compileGlob('{a,{b,c}}.md').test('c.md')).toBe(true);
+    expect(compileGlob('[!a]?.txt').test('bc.txt')).toBe(true);
+    expect(compileGlob('[!a]?.txt').test('ac.txt')).toBe(false);
+    expect(compileGlob('a+(b).js').test('a+(b).js')).toBe(true);
+    expect(compileGlob('{unclosed').test('{unclosed')).toBe(true);
   });
 });
 
@@ -255,8 +255,37 @@ describe('grep', () => {
     });
   });
 
-  it('reports an invalid regular expression', async () => {
-    await expect(call('grep', { pattern: '(' })).rejects.toThrow(/grep: pattern "\(" is not a valid JavaScript regular expression: /);
+  it('reports an invalid regular expression, and lookaround or backreferences as outside RE2', async () => {
+    await expect(call('grep', { pattern: '(' })).rejects.toThrow(/grep: pattern "\(" is not a valid RE2 regular expression .*: missing closing \)/);
+    await expect(call('grep', { pattern: '(?=TODO)' })).rejects.toThrow(/without lookaround or backreferences\): invalid or unsupported Perl syntax/);
+  });
+
+  it('runs a catastrophic pattern in linear time: ^(a+)+$ over long lines answers, and matches what it should', async () => {
+    await mkdir(path.join(root, 'redos'));
+    try {
+      await writeFile(path.join(root, 'redos', 'lines.txt'), `${'a'.repeat(36)}!\n${'a'.repeat(5000)}\n${'a'.repeat(100_000)}!\n`);
+      // A backtracking engine needs minutes on the 36-character line alone; this answers at once.
+      expect(await call('grep', { pattern: '^(a+)+$', path: 'redos/lines.txt' }, { maxLineChars: 10 })).toEqual({
+        matches: [{ path: 'redos/lines.txt', line: 2, text: 'aaaaaaaaaa… [line truncated, 5000 chars]' }],
+        truncated: false,
+      });
+    } finally {
+      await rm(path.join(root, 'redos'), { recursive: true });
+    }
+  });
+});
+
+describe('glob patterns from a model', () => {
+  it('run in linear time too: a star-heavy glob over long names answers', async () => {
+    const name = `${'a'.repeat(200)}.txt`;
+    await mkdir(path.join(root, 'longnames'));
+    try {
+      await writeFile(path.join(root, 'longnames', name), 'x');
+      expect(compileGlob(`${'*a'.repeat(30)}*b`).test(name)).toBe(false);
+      expect(await call('glob', { pattern: `longnames/${'*a'.repeat(30)}*.txt` })).toEqual({ matches: [`longnames/${name}`], truncated: false });
+    } finally {
+      await rm(path.join(root, 'longnames'), { recursive: true });
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define.js';
-import { globToRegExp } from './glob.js';
+import { compileGlob } from './glob.js';
 import type { ResolvedLimits } from './limits.js';
 import { MAX_PATH_CHARS } from './paths.js';
 import { walkFiles, type WalkState } from './walk.js';
@@ -27,7 +27,7 @@ export function globTool(root: string, limits: ResolvedLimits): Tool<z.output<ty
     parameters,
     async execute(args, ctx): Promise<GlobResult> {
       if (args.pattern.includes('\0')) throw new Error('glob: pattern is refused: it contains a NUL character');
-      const re = globToRegExp(args.pattern);
+      const re = compileGlob(args.pattern);
       const state: WalkState = { depthLimited: false };
       const matches: string[] = [];
       const walk = { root, start: root, startRel: '.', maxDepth: limits.maxDepth, signal: ctx.signal };

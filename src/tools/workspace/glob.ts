@@ -1,12 +1,19 @@
+import { compileLinear, type LinearRegex } from './linear-regex.js';
+
 /**
- * A compact glob → RegExp compiler. Node 20 has no fs.glob (it arrived in Node 22), and a dependency
- * for five operators is not worth it. Supported: `*` (within one path segment), `**` (any number of
+ * A compact glob compiler. Node 20 has no fs.glob (it arrived in Node 22), and a dependency for
+ * five operators is not worth it. Supported: `*` (within one path segment), `**` (any number of
  * segments), `?` (one character but '/'), `{a,b}` (alternatives, nestable), `[abc]` / `[!abc]`.
- * Paths are matched whole, with '/' separators, relative to the workspace root.
+ * Paths are matched whole, with '/' separators, relative to the workspace root. The pattern comes
+ * from a model, so it runs on a linear-time engine: `*a*a*a*a*b` cannot backtrack for minutes.
  */
-export function globToRegExp(glob: string): RegExp {
+export function compileGlob(glob: string): LinearRegex {
   const pattern = glob.startsWith('./') ? glob.slice(2) : glob;
-  return new RegExp(`^${compile(pattern, 0, false).source}$`);
+  try {
+    return compileLinear(`^${compile(pattern, 0, false).source}$`);
+  } catch (err) {
+    throw new Error(`glob ${JSON.stringify(glob)} cannot be compiled: ${(err as Error).message}`);
+  }
 }
 
 interface Compiled {

@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define.js';
-import { globToRegExp } from './glob.js';
+import { compileGlob } from './glob.js';
+import { compileLinear, type LinearRegex } from './linear-regex.js';
 import { clipLine, looksBinary, type ResolvedLimits } from './limits.js';
 import { MAX_PATH_CHARS, resolveInRoot } from './paths.js';
 import { splitLines } from './read-file.js';
@@ -21,7 +22,7 @@ export interface GrepResult {
 }
 
 const parameters = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression, tested against each line.'),
+  pattern: z.string().min(1).describe('Regular expression (RE2: JavaScript syntax without lookaround or backreferences), tested against each line.'),
   path: z.string().optional().describe('File or directory to search, relative to the workspace root (default: the root).'),
   glob: z
     .string()
@@ -38,7 +39,7 @@ export function grepTool(root: string, limits: ResolvedLimits): Tool<GrepArgs> {
   return defineTool({
     name: 'grep',
     description:
-      'Search workspace text files for lines matching a JavaScript regular expression. Binary files, node_modules and .git are skipped. Returns { matches: [{ path, line, text }], truncated }.',
+      'Search workspace text files for lines matching a regular expression (RE2 syntax, linear time). Binary files, node_modules and .git are skipped. Returns { matches: [{ path, line, text }], truncated }.',
     parameters,
     async execute(args, ctx): Promise<GrepResult> {
       const re = compileRegex(args.pattern, args.ignoreCase === true);
@@ -69,18 +70,19 @@ export function grepTool(root: string, limits: ResolvedLimits): Tool<GrepArgs> {
   });
 }
 
-function compileRegex(pattern: string, ignoreCase: boolean): RegExp {
+function compileRegex(pattern: string, ignoreCase: boolean): LinearRegex {
   try {
-    // No 'g' flag: a global regex keeps lastIndex between test() calls and would skip matches.
-    return new RegExp(pattern, ignoreCase ? 'i' : '');
+    return compileLinear(pattern, { ignoreCase });
   } catch (err) {
-    throw new Error(`grep: pattern ${JSON.stringify(pattern)} is not a valid JavaScript regular expression: ${(err as Error).message}`);
+    throw new Error(
+      `grep: pattern ${JSON.stringify(pattern)} is not a valid RE2 regular expression (JavaScript syntax without lookaround or backreferences): ${(err as Error).message}`,
+    );
   }
 }
 
 function fileFilter(glob: string): (rel: string) => boolean {
   if (glob.includes('\0')) throw new Error('grep: glob is refused: it contains a NUL character');
-  const re = globToRegExp(glob);
+  const re = compileGlob(glob);
   // Like ripgrep's --glob: "*.ts" means every .ts file, not only the top-level ones.
   return glob.includes('/') ? (rel) => re.test(rel) : (rel) => re.test(rel.slice(rel.lastIndexOf('/') + 1));
 }

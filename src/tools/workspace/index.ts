@@ -17,7 +17,8 @@ export function workspaceTools(root: string, limits?: WorkspaceLimits): Tool[] {
   return [readFileTool, listDirTool, globTool, grepTool].map((make) => make(real, resolved) as Tool);
 }
 
-export { globToRegExp } from './glob.js';
+export { compileGlob } from './glob.js';
+export { compileLinear, type LinearRegex } from './linear-regex.js';
 export { DEFAULT_LIMITS, type WorkspaceLimits } from './limits.js';
 export { MAX_PATH_CHARS, WorkspacePathError, resolveInRoot, type PathRule, type ResolvedPath } from './paths.js';
 export type { ReadFileResult } from './read-file.js';
