@@ -9,7 +9,7 @@ import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/load.js';
 import { ForkTaskSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
-import { createToolHost, declaredToolNames } from '../tools/host.js';
+import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate, type RateLimits } from './call-gate.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
@@ -69,6 +69,7 @@ export class ForkEngine {
   private constructor(
     private readonly pool: Piscina,
     private readonly gate: CallGate,
+    private readonly host: ToolHost,
     private readonly options: ForkEngineOptions,
     private readonly provider: ProviderConfig,
     private readonly stopServer: (() => Promise<void>) | undefined,
@@ -78,6 +79,8 @@ export class ForkEngine {
     const threads = positive('threads', options.threads) ?? availableParallelism();
     if (threads > MAX_THREADS) throw new RangeError(`ForkEngine: threads must be at most ${MAX_THREADS}, got ${threads}`);
     const concurrency = positive('concurrency', options.concurrency) ?? DEFAULT_CONCURRENCY;
+    // Checked before anything starts: a tool that cannot run is the caller's error, named now.
+    const host = createToolHost(options.tools ?? []);
     const { provider, stop } = await resolveProvider(options);
     const entry = workerEntry('fork-worker');
     const pool = new Piscina({
@@ -96,7 +99,7 @@ export class ForkEngine {
       ...options.rateLimit,
       ...(options.globalRetryBudget !== undefined ? { retryBudget: options.globalRetryBudget } : {}),
     });
-    return new ForkEngine(pool, gate, { ...options, concurrency }, provider, stop);
+    return new ForkEngine(pool, gate, host, { ...options, concurrency }, provider, stop);
   }
 
   /** Validates the session (any JSON value) and freezes it: its own JSON bytes in a SharedArrayBuffer, written once. */
@@ -136,7 +139,7 @@ export class ForkEngine {
       declaredTools: declaredToolNames(prefix.session.tools),
       spawnTools: new Set([AGENT_TOOL_NAME, ...(o.spawnTools ?? [])]),
     };
-    const run = new FanOutRun(this.pool, createToolHost(o.tools ?? []), settings, prefix, checked);
+    const run = new FanOutRun(this.pool, this.host, settings, prefix, checked);
     this.runs.add(run);
     void run.settled().then(() => this.runs.delete(run));
     return run;
@@ -155,7 +158,7 @@ export class ForkEngine {
     return runParentAgent({
       engine: this,
       provider: createGenaiProvider(this.provider),
-      tools: createToolHost(this.options.tools ?? []),
+      tools: this.host,
       session: parseSession(session),
       prompt,
       ...options,

@@ -33,6 +33,14 @@ export interface Tool<Args = unknown> {
    * declared to forks, so their requests keep the parent's bytes, and is refused when they call it.
    */
   readonly forks: boolean;
+  /**
+   * true: `execute` runs in a thread of its own, and its timeout ends that thread — for CPU-bound
+   * work that a timer on the main thread could never interrupt. Such a tool is loaded by the
+   * thread from `module`, since a closure cannot move between threads.
+   */
+  readonly cpu: boolean;
+  /** The module (file URL or path) that exports this tool: `import.meta.url`; loadToolsModule fills it in. */
+  readonly module: string | undefined;
   readonly declaration: FunctionDeclaration;
   execute(args: Args, ctx: ToolContext): unknown;
 }
@@ -47,6 +55,10 @@ export interface ToolDefinition<S extends z.ZodType> {
   timeoutMs?: number;
   /** false: main session only (declared to forks, never executed by them). Default true. */
   forks?: boolean;
+  /** true: run `execute` in a thread of its own, ended at the timeout (needs `module`, or loadToolsModule). */
+  cpu?: boolean;
+  /** The module that exports this tool, for `cpu: true`: pass `import.meta.url`. */
+  module?: string | URL;
 }
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -75,6 +87,8 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
     interactive: def.interactive ?? false,
     timeoutMs: def.timeoutMs,
     forks: def.forks ?? true,
+    cpu: def.cpu ?? false,
+    module: def.module === undefined ? undefined : String(def.module),
     declaration: { name: def.name, description: def.description, parametersJsonSchema },
     execute: def.execute,
   });

@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import { FORK_SUBAGENT_TYPE } from '../fork/agent-tool.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fork/constants.js';
 import type { SubagentType } from '../session/schema.js';
+import { runInThread } from './cpu-thread.js';
 import type { Tool } from './define.js';
+import { fail, reject, succeed } from './outcome.js';
 
 export interface ToolCall {
   id?: string;
@@ -63,6 +65,13 @@ export function declaredToolNames(tools: readonly unknown[] | undefined): Set<st
  * reviewer would ask: may a fork do this at all, is it this fork's to call, are the args right.
  */
 export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAULT_TOOL_TIMEOUT_MS): ToolHost {
+  for (const tool of tools) {
+    if (tool.cpu && tool.module === undefined) {
+      throw new TypeError(
+        `tool ${JSON.stringify(tool.name)} is cpu: true but names no module: pass module: import.meta.url to defineTool, or load it with loadToolsModule`,
+      );
+    }
+  }
   const byName = new Map(tools.map((t) => [t.name, t]));
   return {
     longestTimeoutMs: Math.max(defaultTimeoutMs, ...tools.map((t) => t.timeoutMs ?? defaultTimeoutMs)),
@@ -74,7 +83,9 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
       if (!parsed.success) {
         return reject('invalid_args', `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}. Fix them and call again.`);
       }
-      return run(tool, parsed.data, policy.forkId, signal, tool.timeoutMs ?? defaultTimeoutMs);
+      const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
+      if (tool.cpu) return runInThread(tool, parsed.data, policy.forkId, signal, timeoutMs);
+      return run(tool, parsed.data, policy.forkId, signal, timeoutMs);
     },
   };
 }
@@ -163,8 +174,7 @@ async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal
   });
   const execution = (async (): Promise<ToolOutcome> => {
     try {
-      const output = await tool.execute(args, { forkId, signal: controller.signal });
-      return { status: 'ok', response: { output: output ?? null } };
+      return succeed(await tool.execute(args, { forkId, signal: controller.signal }));
     } catch (err) {
       return fail('threw', `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -177,10 +187,3 @@ async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal
   }
 }
 
-function reject(reason: ToolRejection, error: string): ToolOutcome {
-  return { status: 'rejected', reason, response: { error } };
-}
-
-function fail(reason: ToolFailure, error: string): ToolOutcome {
-  return { status: 'failed', reason, response: { error } };
-}

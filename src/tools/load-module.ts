@@ -73,7 +73,8 @@ export async function loadToolsModule(file: string, options: LoadToolsOptions = 
       throw new Error(`${where}: ${label} is not a tool made by defineTool (it needs name, description, parameters with safeParse, declaration, execute)`);
     }
   }
-  return dedupe(where, found);
+  // A cpu tool's thread loads it again from here, unless it named its module itself.
+  return dedupe(where, found).map((tool) => (tool.cpu === true && tool.module === undefined ? Object.freeze({ ...tool, module: pathToFileURL(abs).href }) : tool));
 }
 
 async function importBounded(where: string, url: string, timeoutMs: number): Promise<Record<string, unknown>> {
