@@ -1,6 +1,6 @@
 /**
  * Micro benchmarks (tinybench) of the parts a fan-out is made of, at each prefix size:
- *   freeze          freezePrefix: validate, canonical JSON, UTF-8 into a SharedArrayBuffer, sha256, parse back, deep-freeze (main thread, once per prefix)
+ *   freeze          freezePrefix: validate, JSON in the session's own order, UTF-8 into a SharedArrayBuffer, sha256, parse back, deep-freeze (main thread, once per prefix)
  *   SAB decode      decodePrefix: TextDecoder over the shared bytes, JSON.parse, deep-freeze (sab: once per worker per prefix)
  *   v8 serialize    the main thread's half of a structured clone (clone: once per fork, on the main thread)
  *   structured clone serialize + deserialize (clone: per fork, the worker pays the second half)

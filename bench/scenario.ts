@@ -182,7 +182,8 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     firstCached += first.cachedTokens;
     if (first.cachedTokens === 0) misses++;
     const cold = !explicit && !parentWarm && i === 0;
-    const reusable = !explicit && parentWarm && i === 0 ? first.parentTokens : (first.explicitTokens ?? first.sharedTokens);
+    // Parent-warm, the first wave goes out before any fork's response: it can reuse what the parent sent.
+    const reusable = !explicit && parentWarm && i < job.concurrency ? first.parentTokens : (first.explicitTokens ?? first.sharedTokens);
     const shared = cold ? 0 : Math.min(reusable ?? 0, first.promptTokens);
     firstTheoretical += shared >= MIN_CACHE_TOKENS ? shared : 0;
   });

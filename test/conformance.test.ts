@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AGENT_TOOL_DECLARATION,
+  DEFAULT_MAX_TURNS,
   ForkEngine,
   buildChildMessage,
+  isForkChild,
   defineTool,
   seedFork,
   startLocalServer,
@@ -17,11 +19,11 @@ import { filler } from './support/engine-fixtures.js';
 /*
  * Conformance with the reference implementation's own fork tests: Qwen Code (QwenLM/qwen-code)
  * at commit 05c11b40c68a46b5d77a54de95526054fa393bbb — packages/core/src/tools/agent/
- * fork-subagent.test.ts and the fork cases of agent.test.ts (fork profiles: fork-profile.test.ts
- * at f8498f95c8ea7a1b6e336811c7fa086898bd6028; synthetic prefixes: core/environmentContext.ts at
- * 57ada502d55aede903bb4f3b8d85a2f0662e7b37). Each case is restated as a fact about forkpool's
- * public API, in our own code; the README's Conformance table lists every case and why forkpool
- * differs where it does. Case names below are the reference's.
+ * fork-subagent.test.ts and the fork cases of agent.test.ts. (That commit's environmentContext.ts,
+ * which recognizes synthetic prefixes, is read at 57ada502d55aede903bb4f3b8d85a2f0662e7b37, the
+ * version with the signature 05c11b40 calls; fork profiles do not apply.) Each case is restated as
+ * a fact about forkpool's public API, in our own code; the README's Conformance table lists every
+ * case and why forkpool differs where it does. Case names below are the reference's.
  */
 
 const REF = {
@@ -151,6 +153,12 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
     expect(String(schema.properties.subagent_type?.description)).toContain('"fork"');
   });
 
+  it('declares the background default and foreground opt-out (deliberate difference: headless, every sub-agent runs in the background)', () => {
+    expect(schema.properties.run_in_background?.default).toBeUndefined();
+    const foreground = validateAgentParams({ description: 'd', prompt: 'p', run_in_background: false }, { headless: true });
+    expect(foreground.ok && foreground.runInBackground).toBe(true);
+  });
+
   it('declares fork_turns for fork agents without a none option (and, unlike the reference, as a number too)', () => {
     expect(schema.properties.fork_turns?.default).toBeUndefined();
     expect(JSON.stringify(schema.properties.fork_turns)).not.toContain('none');
@@ -197,6 +205,16 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
     expect(checked.ok ? '' : checked.error.split('\n')[0]).toBe('fork_tools: can only be used with subagent_type "fork"');
   });
 
+  it('rejects isolation and working_dir (deliberate difference: not supported for any sub-agent, and not declared)', () => {
+    expect(schema.properties.isolation).toBeUndefined();
+    expect(schema.properties.working_dir).toBeUndefined();
+    expect(validateAgentParams({ ...fork, isolation: 'worktree' })).toMatchObject({ ok: false, error: expect.stringMatching(/^isolation: is not supported/) });
+    expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose', working_dir: '/tmp' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^working_dir: is not supported/),
+    });
+  });
+
   it('accepts subagent_type "fork" without consulting a registry, in any case', () => {
     expect(validateAgentParams(fork).ok).toBe(true);
     expect(validateAgentParams({ ...fork, subagent_type: 'FORK' }).ok).toBe(true);
@@ -209,6 +227,12 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   it('rejects a nested fork request instead of changing its context mode', () => {
     expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: REF.nestedFork });
     expect(validateAgentParams(fork, { insideFork: true })).toEqual({ ok: false, error: REF.nestedFork });
+  });
+
+  it('refuses to fork a conversation that is itself a fork (its history holds an opening <fork-boilerplate>)', () => {
+    const child = seedFork(session([firstUser, firstModel]), 'earlier').contents;
+    expect(() => seedFork(session([...child, firstModel]), 'again')).toThrow(/it is itself a fork/);
+    expect(isForkChild([{ role: 'user', parts: [{ text: '<fork-boilerplate>\ncut off' }] }])).toBe(true);
   });
 
   it('blocks a fork child from spawning any sub-agent', () => {
@@ -259,6 +283,14 @@ describe('agent.test.ts › fork dispatch: child message and forked messages', (
       { role: 'model', parts: [{ text: REF.ack }] },
       { role: 'user', parts: [{ text: REF.begin }] },
     ]);
+  });
+
+  it('a history ending on a user message (deliberate difference: real tool results are kept, only a prompt is dropped)', () => {
+    // The reference drops any trailing user message; forkpool keeps the results of the last calls.
+    const kept = seedFork(session([firstUser, toolCall, toolResult]), 'd');
+    expect(kept.contents[2]?.parts).toEqual([...toolResult.parts, { text: buildChildMessage('d') }]);
+    const dropped = seedFork(session([firstUser, firstModel, secondUser]), 'd');
+    expect(dropped.contents).toEqual([firstUser, firstModel, { role: 'user', parts: [{ text: buildChildMessage('d') }] }]);
   });
 
   it('limits a fork to recent real user turns (deliberate difference: forkpool does not put the startup context back)', () => {
@@ -355,6 +387,35 @@ describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.
     expect(result?.status).toBe('completed');
     expect(executed).toEqual([]);
     expect(said(start)).toContain('display_image can only be executed by the main session');
+  });
+
+  it('caps fork turns at 200 and never asks a person: an approval-required tool is denied in a fork', async () => {
+    expect(DEFAULT_MAX_TURNS).toBe(200);
+    const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: z.object({}), approval: 'required', execute: () => 'deployed' });
+    const local = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [deploy] });
+    try {
+      const start = server.requests.length;
+      const withDeploy: ParentSession = { ...parent, tools: [{ functionDeclarations: [deploy.declaration] }] };
+      const [result] = await local.fanOut(local.freeze(withDeploy), [{ id: 'e', directive: 'CALL deploy {}\nREPLY not deployed' }]).results();
+      expect(result?.text).toBe('not deployed');
+      expect(said(start)).toContain("deploy needs a person's approval, and background agents cannot prompt for it.");
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('runs a non-interactive fork in the background, whatever run_in_background says, and it sees the parent conversation', async () => {
+    const withAgent: ParentSession = {
+      ...parent,
+      tools: [...(parent.tools ?? []), { functionDeclarations: [AGENT_TOOL_DECLARATION] }],
+      history: [{ role: 'user', parts: [{ text: 'parent marker: FORK7348_PARENT_7XQ9' }] }, { role: 'model', parts: [{ text: 'Ready.' }] }],
+    };
+    const outcome = await engine.runParentAgent(
+      withAgent,
+      'CALL agent {"description":"marker","prompt":"RECALL FORK\\\\d+_PARENT_\\\\w+","subagent_type":"fork","run_in_background":false}\nREPLY launched',
+    );
+    expect(outcome.status).toBe('completed');
+    expect(outcome.forks.map((f) => [f.status, f.text])).toEqual([['completed', 'RECALL FORK\\d+_PARENT_\\w+: FORK7348_PARENT_7XQ9']]);
   });
 
   it('blocks a fork from spawning any sub-agent, with the reference\'s words', async () => {

@@ -169,6 +169,25 @@ describe('seedFork, seed "inherit"', () => {
     expect(seed.sharedContents).toBe(2);
   });
 
+  it('case 3: results that answer only some of the calls are kept, and each call still without one gets a placeholder', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['a1', 'agent', { prompt: 'SIBLING' }], ['r1', 'read_file', { path: 'a.ts' }]), answers(['g1', 'grep'])];
+    const seed = seedFork(session(history), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents[2]?.parts).toEqual([
+      ...(history[2] as Content).parts,
+      { functionResponse: { id: 'a1', name: 'agent', response: { output: FORK_PLACEHOLDER_TEXT } } },
+      { functionResponse: { id: 'r1', name: 'read_file', response: { output: FORK_UNAVAILABLE_RESULT_TEXT } } },
+      { text: buildChildMessage('Look.') },
+    ]);
+  });
+
+  it('case 3: a trailing message whose results answer none of the last calls is dropped, like an unanswered prompt', () => {
+    const stray: Content = { role: 'user', parts: [{ functionResponse: { id: 'zz', name: 'grep', response: { output: 'stale' } } }] };
+    const seed = seedFork(session([...finished, stray]), 'Look.');
+    expect(seed.seedCase).toBe('dropped-user');
+    expect(seed.contents).toEqual([...finished, user(buildChildMessage('Look.'))]);
+  });
+
   it('empty history: a fresh agent with the built-in system instruction when the parent has none, and the parent tools', () => {
     const parent = session([]);
     delete parent.systemInstruction;

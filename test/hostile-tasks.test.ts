@@ -64,7 +64,7 @@ describe('task lines: wrong types', () => {
     ['{"id":"a","directive":"x","tools":{}}', 'tools: must be an array of exact tool names'],
     ['{"id":"a","directive":"x","tools":[1]}', 'tools[0]: must be a string, not the number 1'],
     ['{"id":"a","directive":"x","maxTurns":"3"}', 'maxTurns: must be a positive integer'],
-    ['{"id":"a","directive":"x","maxTurns":1e400}', 'maxTurns: must be a positive integer'],
+    ['{"id":"a","directive":"x","maxTurns":1e400}', 'maxTurns: Infinity is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)'],
     ['{"id":"a","directive":"x","forkTurns":1e300}', 'forkTurns: must be "all" or a positive integer'],
     ['{"id":"a","directive":"x","seed":null}', 'seed: must be "inherit" or "completed-turns"'],
   ])('%s', (line, rule) => {

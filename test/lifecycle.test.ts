@@ -40,8 +40,9 @@ describe('cancel races', () => {
       { id: 'first', directive: 'REPLY first' },
       { id: 'queued', directive: 'REPLY never runs' },
     ]);
+    const drained = drain(run); // subscribed first: a subscriber sees events from its subscription on
     run.cancel('queued');
-    const { events, results } = await drain(run);
+    const { events, results } = await drained;
     expect(results.map((r) => [r.id, r.status, r.turns])).toEqual([
       ['first', 'completed', 1],
       ['queued', 'cancelled', 0],

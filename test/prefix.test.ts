@@ -105,13 +105,6 @@ describe('freezePrefix', () => {
     expect(prefix.tokenEstimate).toBe(Math.ceil(text.length / 4));
   });
 
-  it('gives equal sessions equal ids and bytes', () => {
-    const a = freezePrefix(baseSession());
-    const b = freezePrefix(baseSession());
-    expect(b.id).toBe(a.id);
-    expect(bytesOf(b.buffer).equals(bytesOf(a.buffer))).toBe(true);
-  });
-
   it("keeps the session's own key order at every level, never sorting it (byte fidelity)", () => {
     const reversed = reverseKeys(baseSession()) as ParentSession;
     const prefix = freezePrefix(reversed);
@@ -174,6 +167,12 @@ describe('freezePrefix', () => {
     session.model = 'changed-after-freeze';
     expect(prefix.session.model).toBe('gemini-2.5-flash');
     expect(Object.isFrozen(session)).toBe(false);
+  });
+
+  it('refuses a number JSON cannot hold, which would silently reach the model as null', () => {
+    const session = baseSession();
+    session.history[1]!.parts[0]!.functionCall!.args = { n: Number.NaN };
+    expect(() => freezePrefix(session)).toThrow('history[1].parts[0].functionCall.args.n: NaN is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)');
   });
 
   it('validates what it freezes', () => {

@@ -267,7 +267,7 @@ describe('parseTasks', () => {
     ],
     [
       '{"id":"a","directive":"x","prio":1}',
-      'tasks.jsonl:1: prio: is not a task field (allowed: id, directive, subagentType, seed, forkTurns, tools, outputSchema, maxTurns); a fork task takes only these',
+      'tasks.jsonl:1: prio: is not a task field (allowed: id, directive, subagentType, seed, forkTurns, tools, outputSchema, maxTurns, maxTokens); a fork task takes only these',
     ],
     ['{"id":"a","directive":"x","subagentType":"explore"}', 'tasks.jsonl:1: subagentType: must be "fork" or "general-purpose"'],
     [

@@ -16,11 +16,14 @@ export async function primeCache(url: string, prefix: FrozenPrefix): Promise<voi
 }
 
 /**
- * What a parent agent does before it forks: one request with its own conversation (system
- * instruction, tools, settings, history as is), which fills the cache with the prefix its forks send.
+ * What a parent agent does before it forks: the request that produced the history's last model
+ * message (system instruction, tools, settings and the history before that reply), which fills the
+ * cache with the prefix its forks send.
  */
 export async function sendAsParent(url: string, prefix: FrozenPrefix): Promise<void> {
-  await send(url, { ...prefix.session, contents: prefix.session.history }, "the parent's call");
+  const history = prefix.session.history;
+  const sent = history[history.length - 1]?.role === 'model' ? history.slice(0, -1) : history;
+  await send(url, { ...prefix.session, contents: sent }, "the parent's call");
 }
 
 async function send(url: string, request: Omit<ModelRequest, 'contents'> & { contents: readonly Content[] }, what: string): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Synthetic inputs for the benchmarks: a parent session of a chosen canonical size, the one tool
+ * Synthetic inputs for the benchmarks: a parent session of a chosen JSON size, the one tool
  * the forks call, and fork directives for the local server's scripted model.
  */
 import { z } from 'zod';
@@ -41,7 +41,7 @@ function prose(seed: number, chars: number): string {
 }
 
 /**
- * A parent session whose canonical JSON is about `targetBytes` long: system instruction, the
+ * A parent session whose JSON is about `targetBytes` long: system instruction, the
  * bench tool's declaration, and a history of user/model turns ending on a model message without
  * function calls (the fork's child message follows it as the next user message).
  */

@@ -52,6 +52,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
             if (event.type === 'response_start') onFirstResponse();
           },
           onToolCall: () => undefined,
+          admit: () => true,
         });
         const job: CloneJob = {
           task,
@@ -63,6 +64,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           provider,
           seed: 'inherit',
           spawnTools: [AGENT_TOOL_NAME],
+          maxTokens: undefined,
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
           cache: undefined,

@@ -69,6 +69,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
           provider,
           seed: 'inherit',
           spawnTools: [AGENT_TOOL_NAME],
+          maxTokens: undefined,
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
           cache: undefined,
@@ -88,6 +89,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
           host: mainThreadHost(tools, gate, { forkId: task.id, declaredTools, spawnTools }, onFirstResponse),
           signal: controller.signal,
           abortReason: () => reason,
+          stopReason: () => undefined,
         }).finally(() => clearTimeout(timer));
       });
     },

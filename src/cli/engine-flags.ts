@@ -13,6 +13,8 @@ export const ENGINE_FLAGS = {
   cache: { type: 'string' },
   warmup: { type: 'string' },
   'max-turns': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-tokens-per-fork': { type: 'string' },
   'timeout-ms': { type: 'string' },
   'min-cache-tokens': { type: 'string' },
   'call-timeout-ms': { type: 'string' },
@@ -37,6 +39,10 @@ export const ENGINE_FLAGS_HELP = `Provider and pool:
   --warmup auto|none|parent (default auto; parent: the parent has just sent this session, so no
                             fork waits and the first can hit its cache)
   --max-turns N             model turns per fork (default 200)
+  --max-tokens N            token budget of the run (prompt + output, as the provider counts them):
+                            once spent, queued forks are cancelled and running forks stop before
+                            their next model call (reason: budget)
+  --max-tokens-per-fork N   token budget of each fork (a task's own maxTokens wins)
   --timeout-ms N            per-fork time limit
   --min-cache-tokens N      the provider's minimum cacheable prefix (default 1024)
 Reliability:
@@ -62,6 +68,8 @@ export interface EngineFlagValues {
   cache?: string | undefined;
   warmup?: string | undefined;
   'max-turns'?: string | undefined;
+  'max-tokens'?: string | undefined;
+  'max-tokens-per-fork'?: string | undefined;
   'timeout-ms'?: string | undefined;
   'min-cache-tokens'?: string | undefined;
   'call-timeout-ms'?: string | undefined;
@@ -96,6 +104,8 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   }
   const concurrency = positiveInt('--concurrency', values.concurrency);
   const maxTurns = positiveInt('--max-turns', values['max-turns']);
+  const maxTokens = positiveInt('--max-tokens', values['max-tokens']);
+  const maxTokensPerFork = positiveInt('--max-tokens-per-fork', values['max-tokens-per-fork']);
   const timeoutMs = positiveInt('--timeout-ms', values['timeout-ms']);
   const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
   const seed = oneOf('--seed', values.seed, ['inherit', 'completed-turns'] as const);
@@ -115,6 +125,8 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   if (threads !== undefined) options.threads = threads;
   if (concurrency !== undefined) options.concurrency = concurrency;
   if (maxTurns !== undefined) options.maxTurns = maxTurns;
+  if (maxTokens !== undefined) options.maxTokens = maxTokens;
+  if (maxTokensPerFork !== undefined) options.maxTokensPerFork = maxTokensPerFork;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
   if (seed) options.seed = seed;

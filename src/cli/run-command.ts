@@ -78,7 +78,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const engine = await ForkEngine.create({ ...options, tools });
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
-    const run = engine.fanOut(prefix, toRun, { parentWarm: parentWarm(values) });
+    // Streaming to --out, results are not kept in memory: a run of any size stays flat.
+    const run = engine.fanOut(prefix, toRun, { parentWarm: parentWarm(values), retainResults: outFd === undefined });
     stopSignals = onStopSignals(() => run.cancelAll());
     const resultsToStdout = !outFd && format === 'json';
     const collected: ResultLine[] = [...done.values()];
@@ -101,7 +102,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         }
       }
     }
-    await run.results();
+    await run.settled();
     stopProgress();
     const signal = stopSignals.received();
     const report = run.report();

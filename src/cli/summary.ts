@@ -14,16 +14,22 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     pct(f.efficiency),
   ]);
   const header = ['fork', 'status', 'prompt', 'cached', 'max cacheable', 'efficiency'];
+  const budget = report.budget;
   const lines = [
     `forkpool run · ${providerLabel} · prefix ${report.prefix.id.slice(0, 12)} (${num(report.prefix.bytes)} bytes, ~${num(report.prefix.tokens)} tokens)`,
     '',
-    ...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined),
-    '',
+    // Without retained results (a run streaming to --out) there are no rows: they are in the file.
+    ...(rows.length > 0 ? [...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined), ''] : []),
     `forks      ${report.forks.completed} completed, ${report.forks.failed} failed, ${report.forks.cancelled} cancelled of ${report.forks.total}`,
     `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
     `tokens     ${num(report.promptTokens)} prompt · ${num(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
     `cache      hit rate ${pct(report.hitRate)} · ${num(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
     ...(report.cache.note ? [`           ${report.cache.note}`] : []),
+    ...(budget
+      ? [
+          `budget     ${num(budget.spentTokens)} tokens spent${budget.maxTokens !== undefined ? ` of ${num(budget.maxTokens)} for the run` : ''}${budget.maxTokensPerFork !== undefined ? ` · at most ${num(budget.maxTokensPerFork)} per fork` : ''}${budget.stoppedForks > 0 ? ` · ${budget.stoppedForks} fork${budget.stoppedForks === 1 ? '' : 's'} stopped by the budget` : ''}${budget.spent ? ' · run budget spent' : ''}`,
+        ]
+      : []),
     ...report.notes.map((n) => `note       ${n}`),
     ...report.failures.slice(0, 20).map((f) => `failed     ${f.id}: ${f.kind}: ${f.message}`),
   ];

@@ -2,13 +2,15 @@ import { expose, type Endpoint } from 'comlink';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { CallGate } from './call-gate.js';
-import { CANCEL_MESSAGE, type CancelMessage, type ForkHostApi, type WorkerEvent } from './protocol.js';
+import { CANCEL_MESSAGE, STOP_MESSAGE, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './protocol.js';
 
 export interface ForkChannel {
   /** Goes to the worker inside the task, in the transfer list. */
   workerPort: MessagePort;
   /** Asks the worker to stop; tools in flight for this fork are aborted too. */
   cancel(): void;
+  /** Asks the worker to end before its next model call (nothing in flight is aborted). */
+  stop(reason: StopMessage['reason']): void;
   close(): void;
 }
 
@@ -19,6 +21,8 @@ export function openForkChannel(args: {
   policy: ForkToolPolicy;
   onEvent(event: WorkerEvent): void;
   onToolCall(call: ToolCall, outcome: ToolOutcome): void;
+  /** false once the run may start no more model calls (its budget is spent). */
+  admit(): boolean;
 }): ForkChannel {
   const { port1, port2 } = new MessageChannel();
   // Aborted on cancel and close: tools in flight stop, and a wait at the call gate is dropped.
@@ -33,6 +37,7 @@ export function openForkChannel(args: {
       args.onEvent(event);
     },
     acquireCall(tokens) {
+      if (!args.admit()) return Promise.resolve(false);
       return args.gate.acquire(tokens, tools.signal);
     },
     releaseCall(status, wantsRetry) {
@@ -46,6 +51,10 @@ export function openForkChannel(args: {
       const message: CancelMessage = { type: CANCEL_MESSAGE };
       port1.postMessage(message);
       tools.abort();
+    },
+    stop(reason) {
+      const message: StopMessage = { type: STOP_MESSAGE, reason };
+      port1.postMessage(message);
     },
     close() {
       tools.abort();

@@ -48,11 +48,26 @@ export interface ForkEngineOptions {
   resourceLimits?: ResourceLimits;
   /** Extra tool names that would start an agent: refused in forks like `agent`. */
   spawnTools?: readonly string[];
+  /**
+   * Tokens (prompt + output, as the provider reports them) one fan-out may spend. Once spent,
+   * queued forks end cancelled (kind "budget") and running forks end before their next model call.
+   */
+  maxTokens?: number;
+  /** Tokens one fork may spend (a task's own `maxTokens` wins); past them it fails with kind "budget". */
+  maxTokensPerFork?: number;
+  /** Recent events a run keeps for `events({ replay: true })`; default 1000. */
+  eventReplayLimit?: number;
 }
 
 export interface FanOutOptions {
   /** The parent has just sent this prefix (always so inside runParentAgent). */
   parentWarm?: boolean;
+  /**
+   * false: each result goes to `onResult` listeners and is then dropped, so memory stays flat
+   * however many forks run; `results()` is unavailable and the report has totals, no per-fork rows.
+   * Default true.
+   */
+  retainResults?: boolean;
 }
 
 export const DEFAULT_MAX_TURNS = 200;
@@ -60,6 +75,7 @@ export const DEFAULT_MAX_TURNS = 200;
 export const MAX_THREADS = 256;
 const DEFAULT_CONCURRENCY = 64;
 const CANCEL_GRACE_MS = 5_000;
+const DEFAULT_EVENT_REPLAY = 1_000;
 
 /** The fork executor: a Piscina pool of fork workers, a tool host on this thread, one model provider. */
 export class ForkEngine {
@@ -79,6 +95,11 @@ export class ForkEngine {
     const threads = positive('threads', options.threads) ?? availableParallelism();
     if (threads > MAX_THREADS) throw new RangeError(`ForkEngine: threads must be at most ${MAX_THREADS}, got ${threads}`);
     const concurrency = positive('concurrency', options.concurrency) ?? DEFAULT_CONCURRENCY;
+    positive('maxTokens', options.maxTokens);
+    positive('maxTokensPerFork', options.maxTokensPerFork);
+    if (options.eventReplayLimit !== undefined && !(Number.isInteger(options.eventReplayLimit) && options.eventReplayLimit >= 0)) {
+      throw new RangeError(`ForkEngine: eventReplayLimit must be a non-negative integer, got ${options.eventReplayLimit}`);
+    }
     // Checked before anything starts: a tool that cannot run is the caller's error, named now.
     const host = createToolHost(options.tools ?? []);
     const { provider, stop } = await resolveProvider(options);
@@ -138,6 +159,10 @@ export class ForkEngine {
       cancelGraceMs: CANCEL_GRACE_MS,
       declaredTools: declaredToolNames(prefix.session.tools),
       spawnTools: new Set([AGENT_TOOL_NAME, ...(o.spawnTools ?? [])]),
+      maxTokens: o.maxTokens,
+      maxTokensPerFork: o.maxTokensPerFork,
+      retainResults: options.retainResults !== false,
+      eventReplayLimit: o.eventReplayLimit ?? DEFAULT_EVENT_REPLAY,
     };
     const run = new FanOutRun(this.pool, this.host, settings, prefix, checked);
     this.runs.add(run);

@@ -8,36 +8,67 @@ export type ForkEvent =
   | { type: 'tool_call'; forkId: string; tool: string; status: ToolOutcome['status']; reason?: string }
   | { type: 'task_notification'; forkId: string; status: ForkStatus; result: ForkResult };
 
+export interface EventsOptions {
+  /**
+   * Replay the events this run still keeps (at most the last `eventReplayLimit`, default 1,000:
+   * all of them for a run that has produced fewer) before the live ones.
+   */
+  replay?: boolean;
+}
+
+interface Subscriber<E> {
+  queue: E[];
+  wake: (() => void) | undefined;
+}
+
 /**
- * An append-only event log that any number of readers iterate from the start; every iterator
- * ends once the log is closed (every fork terminal).
+ * The run's event stream. A subscriber sees the events from its subscription on (the moment
+ * `read()` is called), plus, on request, the bounded tail the log keeps for replay; nothing else is
+ * kept, so a run's memory does not grow with the events it has produced. Every reader ends once the
+ * log is closed (every fork terminal).
  */
-export function createEventLog<E>() {
-  const entries: E[] = [];
+export function createEventLog<E>(replayLimit: number) {
+  const recent: E[] = [];
+  let oldest = 0; // ring buffer: `recent[oldest]` is the oldest event kept once it is full
+  const subscribers = new Set<Subscriber<E>>();
   let closed = false;
-  let wake: (() => void)[] = [];
-  const notify = (): void => {
-    const waiting = wake;
-    wake = [];
-    for (const w of waiting) w();
-  };
+  const kept = (): E[] => (recent.length < replayLimit ? recent.slice() : [...recent.slice(oldest), ...recent.slice(0, oldest)]);
   return {
     push(event: E): void {
       if (closed) return;
-      entries.push(event);
-      notify();
+      if (replayLimit > 0) {
+        if (recent.length < replayLimit) recent.push(event);
+        else {
+          recent[oldest] = event;
+          oldest = (oldest + 1) % replayLimit;
+        }
+      }
+      for (const sub of subscribers) {
+        sub.queue.push(event);
+        sub.wake?.();
+      }
     },
     close(): void {
       closed = true;
-      notify();
+      for (const sub of subscribers) sub.wake?.();
     },
-    async *read(): AsyncGenerator<E, void, undefined> {
-      let next = 0;
-      for (;;) {
-        while (next < entries.length) yield entries[next++] as E;
-        if (closed) return;
-        await new Promise<void>((resolve) => wake.push(resolve));
+    /** Subscribes now; the iterator unsubscribes when it ends or the reader stops early. */
+    read(options: EventsOptions = {}): AsyncIterableIterator<E> {
+      const sub: Subscriber<E> = { queue: options.replay === true ? kept() : [], wake: undefined };
+      subscribers.add(sub);
+      async function* iterate(): AsyncGenerator<E, void, undefined> {
+        try {
+          for (;;) {
+            while (sub.queue.length > 0) yield sub.queue.shift() as E;
+            if (closed) return;
+            await new Promise<void>((resolve) => (sub.wake = resolve));
+            sub.wake = undefined;
+          }
+        } finally {
+          subscribers.delete(sub);
+        }
       }
+      return iterate();
     },
   };
 }

@@ -66,7 +66,13 @@ export async function prepareExplicitCaches(
     }),
   );
 
-  const note = problems.length > 0 ? `explicit cache fell back to implicit: ${[...new Set(problems)].join('; ')}` : undefined;
+  const why = [...new Set(problems)].join('; ');
+  const note =
+    problems.length === 0
+      ? undefined
+      : made.size === 0
+        ? `explicit cache fell back to implicit: ${why}`
+        : `explicit cache for ${made.size} of ${groups.size} seed windows; the others run on implicit caching: ${why}`;
   return {
     active: made.size > 0,
     note,

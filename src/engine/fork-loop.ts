@@ -16,12 +16,14 @@ export interface LoopContext {
   /** Aborted on cancel or timeout; `abortReason` says which. */
   signal: AbortSignal;
   abortReason(): 'cancelled' | 'timeout' | undefined;
+  /** Set when the engine asked the fork to end before its next model call (the run's budget is spent). */
+  stopReason(): 'budget' | undefined;
 }
 
 type Ending =
   | { status: 'completed'; output?: unknown }
   | { status: 'failed'; kind: FailureKind; message: string }
-  | { status: 'cancelled' };
+  | { status: 'cancelled'; kind?: 'budget'; message?: string };
 
 /** One fork's reasoning loop: model call → tool calls → model call …, until a final answer. */
 export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
@@ -46,7 +48,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       return { ...base, status: 'completed', ...(ending.output !== undefined ? { output: ending.output } : {}) };
     }
     if (ending.status === 'cancelled') {
-      return { ...base, status: 'cancelled', error: { kind: 'cancelled', message: 'the fork was cancelled' } };
+      return { ...base, status: 'cancelled', error: { kind: ending.kind ?? 'cancelled', message: ending.message ?? 'the fork was cancelled' } };
     }
     return { ...base, status: 'failed', error: { kind: ending.kind, message: ending.message } };
   };
@@ -90,8 +92,22 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   // For tokens-per-minute limits: the prefix at first, then what the last call sent and got.
   let tokenEstimate = cache ? 0 : job.prefixTokens;
 
+  const budget = task.maxTokens ?? job.maxTokens;
+  const stopped = (): Ending | undefined => {
+    if (ctx.stopReason() === 'budget') {
+      return { status: 'cancelled', kind: 'budget', message: "the run's token budget was spent; the fork stopped before its next model call" };
+    }
+    const spent = state.calls.reduce((sum, c) => sum + c.promptTokens + c.outputTokens, 0);
+    if (budget !== undefined && spent >= budget) {
+      return { status: 'failed', kind: 'budget', message: `the fork spent its token budget: ${spent} of ${budget} tokens, before its next model call` };
+    }
+    return undefined;
+  };
+
   for (let turn = 1; turn <= maxTurns; turn++) {
     if (ctx.signal.aborted) return finish(interrupted());
+    const stop = stopped();
+    if (stop) return finish(stop);
     let announced = false;
     const outcome = await ctx.provider.generate(
       { ...fixed, contents },
@@ -108,6 +124,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     state.retries += outcome.attempts - 1;
     if (!outcome.ok) {
       if (ctx.signal.aborted) return finish(interrupted());
+      const stop = stopped();
+      if (stop && outcome.error.kind === 'aborted') return finish(stop);
       const status = outcome.error.status !== undefined ? ` (HTTP ${outcome.error.status})` : '';
       return finish({ status: 'failed', kind: 'model_error', message: `${outcome.error.message}${status}` });
     }
@@ -190,7 +208,7 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
  * opening up to the directive: the boilerplate is the same for every fork, so a provider caches
  * it too). `base`: what forks of other windows send too (prefix fields and the untouched leading
  * part of the parent's history). `parent`: what the parent itself sent (prefix fields and the
- * untouched history, no child message). Providers count tokens their own way, so shares of
+ * untouched history up to its last request: a trailing model message is the parent's response). Providers count tokens their own way, so shares of
  * characters estimate shares of tokens.
  */
 function sharedShares(head: SeedHead, tailContents: readonly Content[]): { shared: number; base: number; parent: number } {
@@ -200,7 +218,7 @@ function sharedShares(head: SeedHead, tailContents: readonly Content[]): { share
   const total = head.chars + tail.length;
   if (total === 0) return { shared: 0, base: 0, parent: 0 };
   const base = head.wholeHistory ? head.chars + common : head.baseChars;
-  return { shared: (head.chars + common) / total, base: base / total, parent: head.baseChars / total };
+  return { shared: (head.chars + common) / total, base: base / total, parent: head.parentChars / total };
 }
 
 
@@ -210,6 +228,8 @@ interface SeedHead {
   chars: number;
   /** Prefix fields plus the leading seed contents that are the parent's history unchanged. */
   baseChars: number;
+  /** baseChars without a trailing model message of the history: the response, which the parent did not send. */
+  parentChars: number;
   /** The window is the whole history as is: the child message then opens alike in every window. */
   wholeHistory: boolean;
 }
@@ -219,14 +239,16 @@ function measureHead(fixed: Omit<ModelRequest, 'contents'>, shared: readonly Con
   let chars = fixedSize;
   let baseChars = fixedSize;
   let unchanged = true;
+  let response = 0;
   shared.forEach((content, i) => {
     const json = JSON.stringify(content);
     chars += json.length;
     // With `copy: false` the seed's messages are the history's own objects: identity is enough.
     unchanged &&= i < history.length && (content === history[i] || json === JSON.stringify(history[i]));
     if (unchanged) baseChars += json.length;
+    if (unchanged && i === history.length - 1 && content.role === 'model') response = json.length;
   });
-  return { chars, baseChars, wholeHistory: unchanged && shared.length === history.length };
+  return { chars, baseChars, parentChars: baseChars - response, wholeHistory: unchanged && shared.length === history.length };
 }
 
 /** Siblings share their seed head: measure it once per prefix and seed window, not once per fork. */

@@ -2,7 +2,7 @@ import { releaseProxy, wrap, type Endpoint, type Remote } from 'comlink';
 import type { MessagePort } from 'node:worker_threads';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import { isCancelMessage, type ForkHostApi, type WorkerEvent } from './protocol.js';
+import { isCancelMessage, isStopMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './protocol.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;
@@ -16,7 +16,12 @@ export type HostCall<T> = { ok: true; value: T } | { ok: false; reason: HostFail
  * The worker's end of a fork's channel. A Comlink call whose other side disappears never
  * settles, so every call races the port's close, the fork's abort and a timeout.
  */
-export function connectHost(port: MessagePort, onCancel: () => void, rpcGraceMs = RPC_GRACE_MS) {
+export function connectHost(
+  port: MessagePort,
+  onCancel: () => void,
+  rpcGraceMs = RPC_GRACE_MS,
+  onStop: (reason: StopMessage['reason']) => void = () => undefined,
+) {
   const remote: Remote<ForkHostApi> = wrap<ForkHostApi>(port as unknown as Endpoint);
   let closed = false;
   const closedPromise = new Promise<'closed'>((resolve) =>
@@ -27,6 +32,7 @@ export function connectHost(port: MessagePort, onCancel: () => void, rpcGraceMs 
   );
   port.on('message', (message: unknown) => {
     if (isCancelMessage(message)) onCancel();
+    else if (isStopMessage(message)) onStop(message.reason);
   });
 
   async function call<T>(request: () => Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<HostCall<T>> {

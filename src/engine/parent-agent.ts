@@ -116,9 +116,11 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
             continue;
           }
           // Qwen Code's correlation: tool_use_id is the model's call id, task_id is fork-<tool_use_id>.
-          let toolUseId = call.id !== undefined && call.id !== '' ? call.id : `call-${++callCount}`;
-          while (started.has(`fork-${toolUseId}`)) toolUseId = `${toolUseId}-${++callCount}`;
-          const id = `fork-${toolUseId}`;
+          // A call without an id (Gemini often sends none) gets one made up; a repeated id keeps
+          // its tool_use_id and only its task_id is made unique.
+          const toolUseId = call.id !== undefined && call.id !== '' ? call.id : `call-${++callCount}`;
+          let id = `fork-${toolUseId}`;
+          while (started.has(id)) id = `fork-${toolUseId}-${++callCount}`;
           const task: ForkTask = checked.fork
             ? {
                 id,

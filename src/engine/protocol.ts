@@ -17,7 +17,9 @@ export type FailureKind =
   | 'output_schema'
   | 'rejected'
   | 'worker_crash'
-  | 'host_gone';
+  | 'host_gone'
+  /** The fork spent its own token budget. */
+  | 'budget';
 
 /** One model call's usage, kept so the report can compute the theoretical cache maximum. */
 export interface CallRecord extends TokenUsage {
@@ -48,7 +50,10 @@ interface ForkResultBase {
 export type ForkResult =
   | (ForkResultBase & { status: 'completed'; output?: unknown })
   | (ForkResultBase & { status: 'failed'; error: { kind: FailureKind; message: string } })
-  | (ForkResultBase & { status: 'cancelled'; error: { kind: 'cancelled'; message: string } });
+  /** `budget`: the run's token budget was spent, so the fork was stopped (queued, or at its next model call). */
+  | (ForkResultBase & { status: 'cancelled'; error: { kind: CancelKind; message: string } });
+
+export type CancelKind = 'cancelled' | 'budget';
 
 /** How a fork's requests use an explicit cache, when the engine made one. */
 export interface ExplicitCacheRef {
@@ -71,6 +76,8 @@ export interface ForkJob {
   timeoutMs: number | undefined;
   /** Retries this fork may spend over all its model calls. */
   retryBudget: number | undefined;
+  /** Tokens (prompt + output, as the provider counts them) this fork may spend; past them it stops before its next call. */
+  maxTokens: number | undefined;
   /** The longest a tool call may take on the main thread; past it (plus a grace) the host counts as gone. */
   toolTimeoutMs: number;
   cache: ExplicitCacheRef | undefined;
@@ -93,12 +100,24 @@ export interface ForkHostApi {
 }
 
 export const CANCEL_MESSAGE = 'forkpool:cancel';
+/** Cancel now: the model call in flight is aborted. */
 export interface CancelMessage {
   type: typeof CANCEL_MESSAGE;
 }
 
 export function isCancelMessage(value: unknown): value is CancelMessage {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === CANCEL_MESSAGE;
+}
+
+export const STOP_MESSAGE = 'forkpool:stop';
+/** Stop before the next model call (what is in flight was already paid for): the run's budget is spent. */
+export interface StopMessage {
+  type: typeof STOP_MESSAGE;
+  reason: 'budget';
+}
+
+export function isStopMessage(value: unknown): value is StopMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === STOP_MESSAGE;
 }
 
 /**

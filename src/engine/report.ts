@@ -35,21 +35,35 @@ export interface RunReport {
   /** 'parent': the caller said the parent had just sent the prefix, so no fork waited. */
   warmup: 'auto' | 'none' | 'parent';
   cache: CacheMode;
+  /** Present when a token budget was set: what was spent and how many forks the budgets ended. */
+  budget?: RunBudget;
   prefix: { id: string; bytes: number; tokens: number };
   /** Set when forkTurns trimmed the history: only system instruction and tools match the parent's cache. */
   notes: string[];
+  /** One row per fork that ended, in task order (empty when results are not retained). */
   perFork: ForkCacheFigures[];
   failures: { id: string; kind: string; message: string }[];
+}
+
+export interface RunBudget {
+  maxTokens?: number;
+  maxTokensPerFork?: number;
+  /** Prompt + output tokens of every call that returned, as the provider counted them. */
+  spentTokens: number;
+  /** The run's budget ran out: queued forks were cancelled and running ones stopped. */
+  spent: boolean;
+  /** Forks a budget ended (kind "budget"): cancelled before they started, stopped at a model call, or over their own budget. */
+  stoppedForks: number;
 }
 
 export interface TheoreticalInputs {
   /** The fork whose first call met a cold cache (the first one dispatched), if any. */
   coldForkId: string | undefined;
   /**
-   * On a parent-warm run, the first fork dispatched: nothing but the parent sent anything before
-   * it, so its first call can reuse what the parent sent (prefix fields and its history as is).
+   * On a parent-warm run, the forks dispatched before the first fork's response began: nothing but
+   * the parent had sent anything yet, so their first calls can reuse only what the parent sent.
    */
-  parentWarmForkId?: string | undefined;
+  parentWave?: ReadonlySet<string>;
   /**
    * The first fork dispatched of each seed window (seed × forkTurns): nothing before it sent its
    * window, so its first call can reuse only what every fork sends (system instruction, tools).
@@ -62,8 +76,9 @@ export interface TheoreticalInputs {
 /**
  * The theoretical maximum for one fork. On an explicit cache: the cached content, on every call.
  * Otherwise, its first call can reuse the prefix its siblings share
- * (nothing, for the very first call on a cold cache; what the parent sent, for the first call of a
- * parent-warm run; only the system instruction and tools for the first fork of another seed window); each later call can reuse everything the previous call sent
+ * (nothing, for the very first call on a cold cache; what the parent sent, for the forks a
+ * parent-warm run sent before any fork's response began; only the system instruction and tools for
+ * the first fork of another seed window); each later call can reuse everything the previous call sent
  * and received. Never more than the call's own prompt.
  */
 export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs): number {
@@ -79,7 +94,7 @@ export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs)
       previous === undefined
         ? result.id === inputs.coldForkId
           ? 0
-          : result.id === inputs.parentWarmForkId
+          : inputs.parentWave?.has(result.id) === true
             ? (call.parentTokens ?? 0)
             : inputs.windowLeaders.has(result.id)
             ? (call.baseTokens ?? 0)

@@ -1,12 +1,12 @@
-import type { FailureKind, ForkResult } from './protocol.js';
+import type { CancelKind, FailureKind, ForkResult } from './protocol.js';
 
 /** A result for a fork that ended before its loop produced anything (never ran, or broke at once). */
 export function emptyFailure(id: string, kind: FailureKind, message: string, threadId = -1): ForkResult {
   return { ...nothingYet(id, threadId), status: 'failed', error: { kind, message } };
 }
 
-export function emptyCancelled(id: string, message: string): ForkResult {
-  return { ...nothingYet(id, -1), status: 'cancelled', error: { kind: 'cancelled', message } };
+export function emptyCancelled(id: string, message: string, kind: CancelKind = 'cancelled'): ForkResult {
+  return { ...nothingYet(id, -1), status: 'cancelled', error: { kind, message } };
 }
 
 function nothingYet(id: string, threadId: number) {

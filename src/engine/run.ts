@@ -5,11 +5,11 @@ import type { ForkTask } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
 import type { CallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './channel.js';
-import { createEventLog, type ForkEvent } from './events.js';
+import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
-import { ratio, theoreticalCached, type RunReport } from './report.js';
+import { ratio, theoreticalCached, type ForkCacheFigures, type RunReport, type TheoreticalInputs } from './report.js';
 
 export interface RunSettings {
   provider: ProviderConfig;
@@ -33,30 +33,87 @@ export interface RunSettings {
   cancelGraceMs: number;
   declaredTools: ReadonlySet<string>;
   spawnTools: ReadonlySet<string>;
+  /** Tokens (prompt + output) the whole run may spend; then queued forks are cancelled and running ones stop. */
+  maxTokens: number | undefined;
+  /** Tokens one fork may spend (a task's own maxTokens wins). */
+  maxTokensPerFork: number | undefined;
+  /** false: results go to onResult listeners and are not kept (results() is unavailable, report() has no per-fork rows). */
+  retainResults: boolean;
+  /** How many recent events the run keeps for `events({ replay: true })`. */
+  eventReplayLimit: number;
 }
 
 type Slot =
   | { state: 'queued' }
   | { state: 'running'; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout }
-  | { state: 'done'; result: ForkResult };
+  | { state: 'done'; result: ForkResult | undefined };
+
+/** A settled slot whose result is not retained: one shared object, so 100,000 of them cost an array of pointers. */
+const DONE_UNRETAINED: Slot = Object.freeze({ state: 'done', result: undefined });
+
+/** Running sums of every settled fork: the report without keeping the results. */
+interface Totals {
+  completed: number;
+  failed: number;
+  cancelled: number;
+  modelCalls: number;
+  toolCalls: number;
+  retries: number;
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  theoreticalCachedTokens: number;
+  /** Forks the budgets ended: queued ones cancelled, running ones stopped, forks over their own budget. */
+  budgetStopped: number;
+  failures: RunReport['failures'];
+}
+
+/** Failures listed in a report whose results are not retained (the rest are counted). */
+const MAX_LISTED_FAILURES = 100;
 
 /** One fan-out: forks of one prefix, scheduled over the engine's pool. */
 export class FanOutRun {
   readonly prefix: FrozenPrefix;
   private readonly tasks: readonly ForkTask[];
   private readonly slots: Slot[];
-  private readonly queue: number[];
-  private readonly log = createEventLog<ForkEvent>();
+  /** Tasks are dispatched in order: every index below this one has left the queue. */
+  private nextQueued = 0;
+  private queuedCount: number;
+  private readonly log: ReturnType<typeof createEventLog<ForkEvent>>;
   private readonly startedAt = performance.now();
   private endedAt: number | undefined;
   private inFlight = 0;
   private dispatched = 0;
+  private settledCount = 0;
   private gateOpen: boolean;
   private coldForkId: string | undefined;
-  private parentWarmForkId: string | undefined;
+  /** Parent-warm: forks sent before the first fork's response began (they can reuse only what the parent sent). */
+  private readonly parentWave = new Set<string>();
+  private firstResponded = false;
+  /** The task dispatched first: a fork of the default window, whose first response opens the warm-up gate. */
+  private leadIndex = 0;
   private readonly windowLeaders = new Map<string, string>();
+  private readonly leaderIds = new Set<string>();
   private caches: ExplicitCaches | undefined;
   private cacheNote: string | undefined;
+  /** Nothing is dispatched before start() (an explicit cache may still be in the making). */
+  private started = false;
+  private spentTokens = 0;
+  private budgetSpent = false;
+  private readonly totals: Totals = {
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+    modelCalls: 0,
+    toolCalls: 0,
+    retries: 0,
+    promptTokens: 0,
+    cachedTokens: 0,
+    outputTokens: 0,
+    theoreticalCachedTokens: 0,
+    budgetStopped: 0,
+    failures: [],
+  };
   private readonly done: Promise<ForkResult[]>;
   private resolveDone!: (results: ForkResult[]) => void;
   private readonly resultListeners: ((result: ForkResult) => void)[] = [];
@@ -73,25 +130,36 @@ export class FanOutRun {
     this.prefix = prefix;
     this.tasks = tasks;
     this.slots = tasks.map(() => ({ state: 'queued' }));
-    this.queue = tasks.map((_, i) => i);
+    this.queuedCount = tasks.length;
+    this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
     this.gateOpen = settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off';
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
-    this.background = this.start();
+    // Started on the next microtask: whoever subscribes right after fanOut() sees every event.
+    this.background = Promise.resolve().then(() => this.start());
   }
 
-  /** Every event from the start; ends when every fork is terminal. */
-  events(): AsyncIterableIterator<ForkEvent> {
-    return this.log.read();
+  /**
+   * The run's events from this call on (`{ replay: true }`: first the recent events the run still
+   * keeps); the iterator ends when every fork is terminal.
+   */
+  events(options: EventsOptions = {}): AsyncIterableIterator<ForkEvent> {
+    return this.log.read(options);
   }
 
-  /** Calls back once per fork, the moment its result exists (for writing results as they come). */
+  /**
+   * Calls back once per fork, the moment its result exists (for writing results as they come).
+   * Results that ended before the listener was added are replayed only when results are retained.
+   */
   onResult(listener: (result: ForkResult) => void): void {
     this.resultListeners.push(listener);
-    for (const slot of this.slots) if (slot.state === 'done') listener(slot.result);
+    for (const slot of this.slots) if (slot.state === 'done' && slot.result) listener(slot.result);
   }
 
-  /** Every fork's result, in task order, once all are terminal. */
+  /** Every fork's result, in task order, once all are terminal. Unavailable with `retainResults: false`. */
   results(): Promise<ForkResult[]> {
+    if (!this.settings.retainResults) {
+      throw new Error('FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()');
+    }
     return this.done;
   }
 
@@ -107,73 +175,83 @@ export class FanOutRun {
   }
 
   cancelAll(): void {
-    for (const index of [...this.queue]) this.cancelIndex(index);
     this.slots.forEach((_, i) => this.cancelIndex(i));
   }
 
   report(): RunReport {
-    const results = this.slots.flatMap((s) => (s.state === 'done' ? [s.result] : []));
-    const inputs = {
-      coldForkId: this.coldForkId,
-      parentWarmForkId: this.parentWarmForkId,
-      windowLeaders: new Set(this.windowLeaders.values()),
-      minCacheTokens: this.settings.minCacheTokens,
-    };
-    const perFork = results.map((r) => {
-      const theoretical = theoreticalCached(r, inputs);
-      return {
-        id: r.id,
-        status: r.status,
-        promptTokens: r.usage.promptTokens,
-        cachedTokens: r.usage.cachedTokens,
-        theoreticalCachedTokens: theoretical,
-        efficiency: ratio(r.usage.cachedTokens, theoretical),
-      };
-    });
-    const sum = (pick: (r: ForkResult) => number): number => results.reduce((a, r) => a + pick(r), 0);
-    const promptTokens = sum((r) => r.usage.promptTokens);
-    const cachedTokens = sum((r) => r.usage.cachedTokens);
-    const theoretical = perFork.reduce((a, f) => a + f.theoreticalCachedTokens, 0);
+    const t = this.totals;
+    const settled = t.completed + t.failed + t.cancelled;
     const wallMs = (this.endedAt ?? performance.now()) - this.startedAt;
-    const count = (state: Slot['state']): number => this.slots.filter((s) => s.state === state).length;
-    const byStatus = (status: ForkResult['status']): number => results.filter((r) => r.status === status).length;
     const notes: string[] = [];
     if (this.caches?.active) {
       notes.push('explicit cache: every call is served from the cachedContent and nothing more, so that is each call’s maximum; a fork’s own earlier turns are not cached alongside it.');
     }
-    if (this.tasks.some((t) => t.forkTurns !== undefined && t.forkTurns !== 'all')) {
+    if (this.tasks.some((task) => task.forkTurns !== undefined && task.forkTurns !== 'all')) {
       notes.push('forkTurns trimmed the history: forks no longer share the parent conversation’s cache, only system instruction and tools (siblings with the same window still share theirs).');
     }
+    if (!this.settings.retainResults) notes.push('results were not retained (retainResults: false): no per-fork rows; totals cover every fork.');
     return {
       forks: {
         total: this.tasks.length,
-        completed: byStatus('completed'),
-        failed: byStatus('failed'),
-        cancelled: byStatus('cancelled'),
-        running: count('running'),
-        queued: count('queued'),
+        completed: t.completed,
+        failed: t.failed,
+        cancelled: t.cancelled,
+        running: this.inFlight,
+        queued: this.queuedCount,
       },
       wallMs: Math.round(wallMs),
-      forksPerSecond: wallMs > 0 ? results.length / (wallMs / 1000) : 0,
-      modelCalls: sum((r) => r.calls.length),
-      toolCalls: sum((r) => r.toolCalls),
-      retries: sum((r) => r.retries),
-      promptTokens,
-      cachedTokens,
-      outputTokens: sum((r) => r.usage.outputTokens),
-      hitRate: promptTokens > 0 ? cachedTokens / promptTokens : 0,
-      theoreticalCachedTokens: theoretical,
-      efficiency: ratio(cachedTokens, theoretical),
+      forksPerSecond: wallMs > 0 ? settled / (wallMs / 1000) : 0,
+      modelCalls: t.modelCalls,
+      toolCalls: t.toolCalls,
+      retries: t.retries,
+      promptTokens: t.promptTokens,
+      cachedTokens: t.cachedTokens,
+      outputTokens: t.outputTokens,
+      hitRate: t.promptTokens > 0 ? t.cachedTokens / t.promptTokens : 0,
+      theoreticalCachedTokens: t.theoreticalCachedTokens,
+      efficiency: ratio(t.cachedTokens, t.theoreticalCachedTokens),
       warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
         effective: this.caches?.active ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
         ...(this.cacheNote ? { note: this.cacheNote } : {}),
       },
+      ...(this.settings.maxTokens !== undefined || this.settings.maxTokensPerFork !== undefined || t.budgetStopped > 0
+        ? {
+            budget: {
+              ...(this.settings.maxTokens !== undefined ? { maxTokens: this.settings.maxTokens } : {}),
+              ...(this.settings.maxTokensPerFork !== undefined ? { maxTokensPerFork: this.settings.maxTokensPerFork } : {}),
+              spentTokens: this.spentTokens,
+              spent: this.budgetSpent,
+              stoppedForks: t.budgetStopped,
+            },
+          }
+        : {}),
       prefix: { id: this.prefix.id, bytes: this.prefix.byteLength, tokens: this.prefix.tokenEstimate },
       notes,
-      perFork,
-      failures: results.flatMap((r) => (r.status === 'completed' ? [] : [{ id: r.id, kind: r.error.kind, message: r.error.message }])),
+      perFork: this.slots.flatMap((slot) => (slot.state === 'done' && slot.result ? [this.figures(slot.result)] : [])),
+      failures: t.failures,
+    };
+  }
+
+  private theoreticalInputs(): TheoreticalInputs {
+    return {
+      coldForkId: this.coldForkId,
+      parentWave: this.parentWave,
+      windowLeaders: this.leaderIds,
+      minCacheTokens: this.settings.minCacheTokens,
+    };
+  }
+
+  private figures(result: ForkResult): ForkCacheFigures {
+    const theoretical = theoreticalCached(result, this.theoreticalInputs());
+    return {
+      id: result.id,
+      status: result.status,
+      promptTokens: result.usage.promptTokens,
+      cachedTokens: result.usage.cachedTokens,
+      theoreticalCachedTokens: theoretical,
+      efficiency: ratio(result.usage.cachedTokens, theoretical),
     };
   }
 
@@ -190,12 +268,17 @@ export class FanOutRun {
       // Cancelled while the cache was being made: the run is over, so the cache goes at once.
       if (this.endedAt !== undefined) await this.caches?.release();
     }
+    this.leadIndex = leadOf(this.tasks, this.settings.seed);
+    this.started = true;
     this.pump();
   }
 
   private pump(): void {
-    while (this.queue.length > 0 && this.inFlight < this.settings.concurrency && (this.gateOpen || this.dispatched === 0)) {
-      this.dispatch(this.queue.shift() as number);
+    if (!this.started) return;
+    if (this.dispatched === 0 && this.slots[this.leadIndex]?.state === 'queued') this.dispatch(this.leadIndex);
+    while (this.nextQueued < this.tasks.length && this.inFlight < this.settings.concurrency && (this.gateOpen || this.dispatched === 0)) {
+      const index = this.nextQueued++;
+      if (this.slots[index]?.state === 'queued') this.dispatch(index);
     }
   }
 
@@ -210,16 +293,20 @@ export class FanOutRun {
     const task = this.tasks[index] as ForkTask;
     if (this.dispatched === 0) {
       const explicit = this.settings.cache === 'explicit' && this.caches?.active === true;
-      if (!explicit && this.settings.parentWarm) this.parentWarmForkId = task.id;
-      else if (!explicit) this.coldForkId = task.id;
+      if (!explicit && !this.settings.parentWarm) this.coldForkId = task.id;
       if (!this.gateOpen) setTimeout(() => this.openGate(), this.settings.staggerCapMs).unref();
     }
     const first = this.dispatched === 0;
+    if (this.settings.parentWarm && !this.firstResponded && !this.caches?.forTask(task)) this.parentWave.add(task.id);
     const window = seedWindow(task, this.settings.seed);
     // With an explicit cache, every window's shared part was cached before any fork ran.
-    if (!this.windowLeaders.has(window) && !this.caches?.forTask(task)) this.windowLeaders.set(window, task.id);
+    if (!this.windowLeaders.has(window) && !this.caches?.forTask(task)) {
+      this.windowLeaders.set(window, task.id);
+      this.leaderIds.add(task.id);
+    }
     this.dispatched++;
     this.inFlight++;
+    this.queuedCount--;
     const channel = openForkChannel({
       host: this.host,
       gate: this.settings.gate,
@@ -230,12 +317,17 @@ export class FanOutRun {
         ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}),
         ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
       },
+      admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
-          if (first) this.openGate();
+          if (first) {
+            this.firstResponded = true;
+            this.openGate();
+          }
           return;
         }
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
+        this.spend(event.usage.promptTokens + event.usage.outputTokens);
       },
       onToolCall: (call, outcome) => {
         this.log.push({
@@ -254,6 +346,7 @@ export class FanOutRun {
       prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
       prefixTokens: this.prefix.tokenEstimate,
       retryBudget: this.settings.forkRetryBudget,
+      maxTokens: this.settings.maxTokensPerFork,
       toolTimeoutMs: this.host.longestTimeoutMs,
       provider: this.settings.provider,
       seed: this.settings.seed,
@@ -263,6 +356,7 @@ export class FanOutRun {
       cache: this.caches?.forTask(task),
       port: channel.workerPort,
     };
+    if (this.budgetSpent) channel.stop('budget');
     this.pool
       .run(job, { transferList: [channel.workerPort] as never })
       .then(
@@ -277,14 +371,27 @@ export class FanOutRun {
       });
   }
 
+  /**
+   * Counts tokens as calls return. Once the run's budget is spent, queued forks are cancelled and
+   * running forks end before their next model call (calls in flight finish: they are paid for).
+   */
+  private spend(tokens: number): void {
+    this.spentTokens += tokens;
+    const limit = this.settings.maxTokens;
+    if (limit === undefined || this.budgetSpent || this.spentTokens < limit) return;
+    this.budgetSpent = true;
+    const why = `the run's token budget was spent (${this.spentTokens} of ${limit} tokens) before it started`;
+    this.slots.forEach((slot, index) => {
+      if (slot.state === 'queued') this.cancelQueued(index, emptyCancelled((this.tasks[index] as ForkTask).id, why, 'budget'));
+      else if (slot.state === 'running') slot.channel.stop('budget');
+    });
+  }
+
   private cancelIndex(index: number): void {
     const slot = this.slots[index] as Slot;
     const task = this.tasks[index] as ForkTask;
     if (slot.state === 'queued') {
-      this.queue.splice(this.queue.indexOf(index), 1);
-      this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
-      this.settle(index, emptyCancelled(task.id, 'cancelled before it started'));
-      this.pump();
+      this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
     } else if (slot.state === 'running' && slot.graceTimer === undefined) {
       slot.channel.cancel();
       // A worker that does not answer in time is recorded as cancelled; its late result is dropped.
@@ -296,6 +403,15 @@ export class FanOutRun {
     }
   }
 
+  /** A fork that never started still gets its one task_started and one task_notification. */
+  private cancelQueued(index: number, result: ForkResult): void {
+    const task = this.tasks[index] as ForkTask;
+    this.queuedCount--;
+    this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
+    this.settle(index, result);
+    this.pump();
+  }
+
   /** The one place a fork becomes terminal: exactly once, whoever gets here first. */
   private settle(index: number, result: ForkResult): void {
     const slot = this.slots[index] as Slot;
@@ -305,18 +421,45 @@ export class FanOutRun {
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
       result = { ...result, durationMs: Math.round(performance.now() - slot.since) };
     }
-    this.slots[index] = { state: 'done', result };
+    this.slots[index] = this.settings.retainResults ? { state: 'done', result } : DONE_UNRETAINED;
+    this.count(result);
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) listener(result);
-    if (this.slots.every((s) => s.state === 'done')) void this.finishRun();
+    if (++this.settledCount === this.slots.length) void this.finishRun();
+  }
+
+  private count(result: ForkResult): void {
+    const t = this.totals;
+    t[result.status]++;
+    t.modelCalls += result.calls.length;
+    t.toolCalls += result.toolCalls;
+    t.retries += result.retries;
+    t.promptTokens += result.usage.promptTokens;
+    t.cachedTokens += result.usage.cachedTokens;
+    t.outputTokens += result.usage.outputTokens;
+    t.theoreticalCachedTokens += theoreticalCached(result, this.theoreticalInputs());
+    if (result.status !== 'completed') {
+      if (result.error.kind === 'budget') t.budgetStopped++;
+      if (this.settings.retainResults || t.failures.length < MAX_LISTED_FAILURES) {
+        t.failures.push({ id: result.id, kind: result.error.kind, message: result.error.message });
+      }
+    }
   }
 
   private async finishRun(): Promise<void> {
     this.endedAt = performance.now();
     await this.caches?.release();
     this.log.close();
-    this.resolveDone(this.slots.map((s) => (s as Extract<Slot, { state: 'done' }>).result));
+    this.resolveDone(this.settings.retainResults ? this.slots.map((s) => (s as Extract<Slot, { state: 'done' }>).result as ForkResult) : []);
   }
+}
+
+/** The fork to send first: one of the default window (its response warms the most), else any fork. */
+function leadOf(tasks: readonly ForkTask[], seed: 'inherit' | 'completed-turns'): number {
+  const main = tasks.findIndex((t) => seedWindow(t, seed) === `${seed}|all`);
+  if (main >= 0) return main;
+  const fork = tasks.findIndex((t) => t.subagentType !== 'general-purpose');
+  return fork >= 0 ? fork : 0;
 }
 
 function describe(task: ForkTask): string {

@@ -45,7 +45,8 @@ export async function runForkWith(
     reason ??= why;
     controller.abort(new Error(why));
   };
-  const host = connectHost(job.port, () => abort('cancelled'));
+  let stopReason: 'budget' | undefined;
+  const host = connectHost(job.port, () => abort('cancelled'), undefined, (why) => (stopReason ??= why));
   const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
   try {
     return await runForkLoop({
@@ -55,6 +56,7 @@ export async function runForkWith(
       host,
       signal: controller.signal,
       abortReason: () => reason,
+      stopReason: () => stopReason,
     });
   } catch (err) {
     return emptyFailure(job.task.id, 'error', err instanceof Error ? err.message : String(err), threadId);

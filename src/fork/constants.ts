@@ -17,7 +17,7 @@ export const FORK_PLACEHOLDER_TEXT = 'Fork started — processing in background'
 
 /** The result a fork sees for any other call of the parent's in-flight turn. */
 export const FORK_UNAVAILABLE_RESULT_TEXT =
-  'Result not available: this call had not finished when the fork started. Run it again if you need its result.';
+  'Result not available: this call had not finished when the fork started. Run it again only if you need its result and repeating it is safe.';
 
 /** The model's short reply after the child message in the mid-turn case (the reference's words). */
 export const FORK_ACK_TEXT = 'Understood. Executing directive now.';

@@ -1,5 +1,4 @@
 import type { ForkTask, ParentSession, SeedMode } from '../session/schema.js';
-import { FORK_SYSTEM_INSTRUCTION } from './constants.js';
 import { assertNotForkChild } from './guards.js';
 import { seedFork, type ForkSeed } from './seed.js';
 
@@ -32,13 +31,14 @@ export function seedTask(
 
 /**
  * A general-purpose sub-agent: no inherited history, the directive as its first user message, and
- * the parent's system instruction, tools and settings unchanged, so that part stays cacheable.
+ * the parent's system instruction, tools and settings unchanged (a system instruction the parent
+ * has not got is not added: it would come first and break the cacheable opening).
  */
-export function seedFreshAgent(session: Readonly<ParentSession>, directive: string): ForkSeed {
+function seedFreshAgent(session: Readonly<ParentSession>, directive: string): ForkSeed {
   assertNotForkChild(session.history);
   return {
     model: session.model,
-    systemInstruction: session.systemInstruction ?? FORK_SYSTEM_INSTRUCTION,
+    ...(session.systemInstruction !== undefined ? { systemInstruction: session.systemInstruction } : {}),
     ...(session.tools !== undefined ? { tools: session.tools } : {}),
     ...(session.toolConfig !== undefined ? { toolConfig: session.toolConfig } : {}),
     ...(session.generationConfig !== undefined ? { generationConfig: session.generationConfig } : {}),

@@ -36,9 +36,10 @@ export interface SeedOptions {
  * Where the child message went:
  * - 'continue': the history ends on a model message; the child message is the next user message;
  * - 'mid-turn': the parent was mid-turn (function calls); placeholders, child message, ack, begin;
- * - 'tool-results': the history ends on the real results of the last calls; the child message
- *   joins that user message;
- * - 'dropped-user': a trailing user prompt the parent never answered was dropped first;
+ * - 'tool-results': the history ends on the real results of the last calls; a call still without
+ *   one gets a placeholder, and the child message joins that user message;
+ * - 'dropped-user': a trailing user message the parent never answered (no results of the last
+ *   calls in it) was dropped first;
  * - 'fresh': no history to inherit; the fork starts like a fresh agent.
  */
 export type SeedCase = 'continue' | 'mid-turn' | 'tool-results' | 'dropped-user' | 'fresh';
@@ -101,19 +102,21 @@ interface Built {
 function buildContents(history: Content[], childText: string, spawnTools: ReadonlySet<string>): Built {
   let seedCase: SeedCase = 'continue';
   let last = history[history.length - 1];
-  if (last?.role === 'user' && !last.parts.some((part) => part.functionResponse !== undefined)) {
-    // A prompt the parent never answered: that one message goes, the child message takes its place.
+  const results = last?.role === 'user' ? answeredCalls(last, history[history.length - 2]) : undefined;
+  if (last?.role === 'user' && results === undefined) {
+    // A prompt the parent never answered (no results of the last calls in it): that one message
+    // goes, and the child message takes its place.
     history.pop();
     seedCase = 'dropped-user';
     last = history[history.length - 1];
   }
   if (last === undefined) return { contents: [userText(childText)], shared: 0, seedCase: 'fresh' };
   if (last.role === 'user') {
-    if (!last.parts.some((part) => part.functionResponse !== undefined)) {
-      return { contents: [...history, userText(childText)], shared: history.length, seedCase };
-    }
-    // Real tool results the parent has not answered yet: kept as they are, the child message joins them.
-    history[history.length - 1] = { ...last, parts: [...last.parts, { text: childText }] };
+    if (results === undefined) return { contents: [...history, userText(childText)], shared: history.length, seedCase };
+    // Real results of the last calls, which the parent has not answered yet: kept as they are (the
+    // calls keep their arguments); a call still without a result gets a placeholder, so every call
+    // is answered; the child message joins that same user message.
+    history[history.length - 1] = { ...last, parts: [...last.parts, ...placeholders(results.unanswered, spawnTools), { text: childText }] };
     return { contents: history, shared: history.length - 1, seedCase: 'tool-results' };
   }
   if (!hasFunctionCalls(last)) {
@@ -123,23 +126,48 @@ function buildContents(history: Content[], childText: string, spawnTools: Readon
   // placeholders byte for byte; only the child message differs, so nobody sees a sibling's directive.
   const calls = last.parts.flatMap((part) => (part.functionCall ? [part.functionCall] : []));
   history[history.length - 1] = { ...last, parts: last.parts.map((part) => redactSpawnCall(part, spawnTools)) };
-  const placeholders: Part[] = calls.map((call) => ({
-    functionResponse: {
-      ...(call.id !== undefined ? { id: call.id } : {}),
-      name: call.name,
-      response: { output: spawnTools.has(call.name) ? FORK_PLACEHOLDER_TEXT : FORK_UNAVAILABLE_RESULT_TEXT },
-    },
-  }));
   return {
     contents: [
       ...history,
-      { role: 'user', parts: [...placeholders, { text: childText }] },
+      { role: 'user', parts: [...placeholders(calls, spawnTools), { text: childText }] },
       { role: 'model', parts: [{ text: FORK_ACK_TEXT }] },
       userText(FORK_BEGIN_TEXT),
     ],
     shared: history.length,
     seedCase: 'mid-turn',
   };
+}
+
+type Call = NonNullable<Part['functionCall']>;
+
+/**
+ * When `message` holds results of `previous`'s calls (matched by id, or by name without one):
+ * the calls it leaves unanswered. undefined when it answers none of them.
+ */
+function answeredCalls(message: Readonly<Content>, previous: Readonly<Content> | undefined): { unanswered: Call[] } | undefined {
+  const calls = previous?.role === 'model' ? previous.parts.flatMap((part) => (part.functionCall ? [part.functionCall] : [])) : [];
+  const open = [...calls];
+  let answered = 0;
+  for (const part of message.parts) {
+    const response = part.functionResponse;
+    if (response === undefined) continue;
+    const at = open.findIndex((call) => (call.id !== undefined && call.id !== '' ? call.id === response.id : call.name === response.name));
+    if (at < 0) continue;
+    open.splice(at, 1);
+    answered++;
+  }
+  return answered > 0 ? { unanswered: open } : undefined;
+}
+
+/** One result per call: the reference's fork placeholder for agent calls, "not available" for the rest. */
+function placeholders(calls: readonly Call[], spawnTools: ReadonlySet<string>): Part[] {
+  return calls.map((call) => ({
+    functionResponse: {
+      ...(call.id !== undefined ? { id: call.id } : {}),
+      name: call.name,
+      response: { output: spawnTools.has(call.name) ? FORK_PLACEHOLDER_TEXT : FORK_UNAVAILABLE_RESULT_TEXT },
+    },
+  }));
 }
 
 /** An agent call keeps its place, id and name; its arguments (a sibling's directive) become `{}`. */

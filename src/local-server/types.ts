@@ -14,7 +14,7 @@ export interface WireFunctionResponse {
   response: JsonObject;
 }
 
-/** A part holds one of text / functionCall / functionResponse; other kinds pass through untouched. */
+/** A part holds one of text / functionCall / functionResponse; other fields are kept as received. */
 export interface WirePart {
   text?: string;
   functionCall?: WireFunctionCall;

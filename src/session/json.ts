@@ -33,7 +33,7 @@ export function parseJsonText(text: string, source: JsonSource): unknown {
   return value;
 }
 
-/** Refuses prototype-polluting keys and excessive nesting anywhere in a parsed value. */
+/** Refuses prototype-polluting keys, excessive nesting and non-finite numbers anywhere in a parsed value. */
 export function assertSafeJson(value: unknown, source: JsonSource = {}): void {
   const problem = findUnsafe(value, [], 0);
   if (problem) throw new InputError({ ...source, path: formatPath(problem.path), rule: problem.rule });
@@ -45,6 +45,10 @@ interface Unsafe {
 }
 
 function findUnsafe(value: unknown, path: PropertyKey[], depth: number): Unsafe | undefined {
+  // NaN or Infinity (from code, or a JSON number too large for a double): JSON.stringify would send null without a word.
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    return { path, rule: `${value} is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)` };
+  }
   if (value === null || typeof value !== 'object') return undefined;
   if (depth >= MAX_JSON_DEPTH) {
     return { path, rule: `nesting is deeper than ${MAX_JSON_DEPTH} levels, which is not allowed` };

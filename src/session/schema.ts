@@ -4,7 +4,9 @@ import { z } from 'zod';
  * The parent session and task lines, in Gemini's native shapes (@google/genai).
  * Messages here are the rule a user broke, in plain words; the loader prefixes file, line and path.
  * Parts and tool objects are loose: kinds we do not know (inlineData, thoughtSignature, …) are
- * forwarded to the model untouched, because dropping them would change the cached prefix.
+ * kept as the session has them and handed to the SDK, which sends the part fields it knows.
+ * Validation only: the session's own objects are what is frozen and sent (zod's output rebuilds
+ * known keys in schema order, which would change the bytes).
  */
 
 const nonEmpty = (what: string) => z.string().min(1, { error: `${what} must not be empty` });
@@ -116,7 +118,7 @@ export const ParentSessionSchema = z
     );
   });
 
-const TASK_KEYS = ['id', 'directive', 'subagentType', 'seed', 'forkTurns', 'tools', 'outputSchema', 'maxTurns'];
+const TASK_KEYS = ['id', 'directive', 'subagentType', 'seed', 'forkTurns', 'tools', 'outputSchema', 'maxTurns', 'maxTokens'];
 
 /** Keys that would change the cache-safe prefix: a fork never changes them. */
 const TASK_KEY_HINTS: Record<string, string> = {
@@ -148,6 +150,11 @@ export const ForkTurnsSchema = z.custom<'all' | number>(
 
 export const SUBAGENT_TYPES = ['fork', 'general-purpose'] as const;
 
+const positiveInteger = z
+  .number({ error: 'must be a positive integer' })
+  .int({ error: 'must be a positive integer' })
+  .positive({ error: 'must be a positive integer' });
+
 export const ForkTaskSchema = z.strictObject(
   {
     id: nonEmpty('a task id'),
@@ -166,11 +173,9 @@ export const ForkTaskSchema = z.strictObject(
         error: 'must be a JSON Schema object ("type" must be a string or an array of strings)',
       })
       .optional(),
-    maxTurns: z
-      .number({ error: 'must be a positive integer' })
-      .int({ error: 'must be a positive integer' })
-      .positive({ error: 'must be a positive integer' })
-      .optional(),
+    maxTurns: positiveInteger.optional(),
+    /** This fork's token budget (prompt + output tokens over its calls); overrides the engine's maxTokensPerFork. */
+    maxTokens: positiveInteger.optional(),
   },
   {
     error: (iss) => {
