@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ForkEngine, startLocalServer, type ForkEvent, type ForkResult, type LocalServer } from '../src/index.js';
+import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
+
+/*
+ * Bounds on a run: token budgets (per run and per fork), events from subscription on with a
+ * bounded replay, and results that are streamed instead of retained.
+ */
+
+let server: LocalServer;
+const log: ToolLog = { calls: [] };
+const tools = testTools(log);
+beforeAll(async () => {
+  server = await startLocalServer({});
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function withEngine<T>(options: Parameters<typeof ForkEngine.create>[0], body: (engine: ForkEngine) => Promise<T>): Promise<T> {
+  const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools, ...options });
+  try {
+    return await body(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Three model calls: a tool call, another, then the answer. */
+const THREE_CALLS = 'CALL lookup {"key":"a"}\nCALL@2 lookup {"key":"b"}\nREPLY done';
+
+describe('token budgets', () => {
+  it("a run's budget: once spent, queued forks end cancelled (budget) and the running fork stops before its next call", async () => {
+    const report = await withEngine({ concurrency: 1, warmup: 'none', maxTokens: 100 }, async (engine) => {
+      const run = engine.fanOut(engine.freeze(parentSession(tools)), [
+        { id: 'runs', directive: THREE_CALLS },
+        { id: 'queued-1', directive: 'REPLY never' },
+        { id: 'queued-2', directive: 'REPLY never' },
+      ]);
+      const results = await run.results();
+      expect(results.map((r) => [r.id, r.status, r.status === 'completed' ? '' : r.error.kind, r.turns])).toEqual([
+        ['runs', 'cancelled', 'budget', 1],
+        ['queued-1', 'cancelled', 'budget', 0],
+        ['queued-2', 'cancelled', 'budget', 0],
+      ]);
+      const first = results[0] as Extract<ForkResult, { status: 'cancelled' }>;
+      expect(first.error.message).toBe("the run's token budget was spent; the fork stopped before its next model call");
+      expect(results[1]?.status === 'cancelled' && results[1].error.message).toMatch(/^the run's token budget was spent \(\d+ of 100 tokens\) before it started$/);
+      return run.report();
+    });
+    // One call was made and paid for; nothing after it.
+    expect(report.modelCalls).toBe(1);
+    expect(report.budget).toMatchObject({ maxTokens: 100, spent: true, stoppedForks: 3 });
+    expect(report.budget?.spentTokens).toBe(report.promptTokens + report.outputTokens);
+    expect(report.forks).toMatchObject({ completed: 0, cancelled: 3 });
+  });
+
+  it("a fork's budget ends that fork (failed: budget) and no other; a task's own maxTokens wins", async () => {
+    await withEngine({ warmup: 'none', maxTokensPerFork: 100 }, async (engine) => {
+      const run = engine.fanOut(engine.freeze(parentSession(tools, { words: 10 })), [
+        { id: 'over', directive: THREE_CALLS },
+        { id: 'one-call', directive: 'REPLY fits' },
+        { id: 'own-budget', directive: THREE_CALLS, maxTokens: 1_000_000 },
+      ]);
+      const results = await run.results();
+      expect(results.map((r) => [r.id, r.status, r.status === 'completed' ? r.text : r.error.kind, r.turns])).toEqual([
+        ['over', 'failed', 'budget', 1],
+        ['one-call', 'completed', 'fits', 1],
+        ['own-budget', 'completed', 'done', 3],
+      ]);
+      const over = results[0] as Extract<ForkResult, { status: 'failed' }>;
+      expect(over.error.message).toMatch(/^the fork spent its token budget: \d+ of 100 tokens, before its next model call$/);
+      expect(run.report().budget).toMatchObject({ maxTokensPerFork: 100, spent: false, stoppedForks: 1 });
+    });
+  });
+
+  it('refuses a budget that is not a positive integer, naming the option', async () => {
+    await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, maxTokens: 0 })).rejects.toThrow(
+      'ForkEngine: maxTokens must be a positive integer, got 0',
+    );
+  });
+});
+
+describe('events and results in memory', () => {
+  it('a subscriber sees events from its subscription on; replay gives the bounded tail the run keeps', async () => {
+    await withEngine({ warmup: 'none', eventReplayLimit: 3 }, async (engine) => {
+      const run = engine.fanOut(engine.freeze(parentSession(tools, { words: 10 })), [
+        { id: 'a', directive: 'REPLY a' },
+        { id: 'b', directive: 'REPLY b' },
+      ]);
+      const live: ForkEvent[] = [];
+      for await (const e of run.events()) live.push(e);
+      // Each fork: task_started, turn, task_notification.
+      expect(live).toHaveLength(6);
+      const late: ForkEvent[] = [];
+      for await (const e of run.events()) late.push(e);
+      expect(late).toEqual([]);
+      const replayed: ForkEvent[] = [];
+      for await (const e of run.events({ replay: true })) replayed.push(e);
+      expect(replayed).toEqual(live.slice(-3));
+    });
+  });
+
+  it('retainResults: false streams every result to onResult, keeps none, and still reports the totals', async () => {
+    await withEngine({ warmup: 'none' }, async (engine) => {
+      const tasks = Array.from({ length: 12 }, (_, i) => ({ id: `f${i}`, directive: i === 3 ? 'FAIL 400' : `REPLY ${i}` }));
+      const run = engine.fanOut(engine.freeze(parentSession(tools)), tasks, { retainResults: false });
+      const seen: ForkResult[] = [];
+      run.onResult((r) => seen.push(r));
+      await run.settled();
+      expect(seen.map((r) => r.id).sort()).toEqual(tasks.map((t) => t.id).sort());
+      expect(() => run.results()).toThrow('FanOutRun.results: this run does not retain results (retainResults: false)');
+      const report = run.report();
+      expect(report.perFork).toEqual([]);
+      expect(report.forks).toMatchObject({ total: 12, completed: 11, failed: 1, running: 0, queued: 0 });
+      expect(report.promptTokens).toBe(seen.reduce((a, r) => a + r.usage.promptTokens, 0));
+      expect(report.cachedTokens).toBe(seen.reduce((a, r) => a + r.usage.cachedTokens, 0));
+      expect(report.modelCalls).toBe(seen.reduce((a, r) => a + r.calls.length, 0));
+      expect(report.failures.map((f) => f.id)).toEqual(['f3']);
+      expect(report.notes).toContain('results were not retained (retainResults: false): no per-fork rows; totals cover every fork.');
+    });
+  });
+});
