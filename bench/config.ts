@@ -44,6 +44,8 @@ export interface BenchConfig {
    * the prefix costs once.
    */
   memory: { nSmall: number; nBig: number; concurrency: number; smallPrefix: number; bigPrefix: number };
+  /** One-call forks per run, with results retained and streamed (`retainResults: false`). */
+  retention: { n: number };
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -61,6 +63,7 @@ export const QUICK: BenchConfig = {
   throughput: { ns: { zero: [10, 100], realistic: [100] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
   cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast' },
   memory: { nSmall: 4, nBig: 16, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
+  retention: { n: 10_000 },
   variants: VARIANTS,
   forkTimeoutMs: 120_000,
 };
@@ -75,6 +78,7 @@ export const FULL: BenchConfig = {
   throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
   cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic' },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
+  retention: { n: 100_000 },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (under 2 minutes).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
  *
@@ -13,7 +13,7 @@
  * event loop are the scenario's own); ratios to `sab` compare figures of the same run.
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -28,10 +28,11 @@ import { makeSession, sizeLabel } from './lib/session.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { renderChart } from './report/chart.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
+import type { RetentionJob, RetentionResult } from './retention.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -245,6 +246,38 @@ async function sectionMemory(ctx: Runner): Promise<void> {
   });
 }
 
+/** Memory per fork with results retained and streamed: one child process each, on one zero-latency server. */
+async function sectionRetention(ctx: Runner): Promise<void> {
+  const { n } = ctx.cfg.retention;
+  await withServer('zero', async (server) => {
+    for (const retain of [true, false]) {
+      log(`  retention: ${n} one-call forks, results ${retain ? 'retained' : 'streamed'}`);
+      const result = await runRetentionChild({ url: server.url, n, retain }, 120_000 + n * 20);
+      log(`    heap +${(result.heapAfterMiB - result.heapBeforeMiB).toFixed(1)} MiB (${result.heapMiBPer1000.toFixed(3)} MiB per 1,000 forks), peak RSS ${result.peakRssMiB.toFixed(0)} MiB`);
+      ctx.results.retention.push(result);
+    }
+  });
+}
+
+function runRetentionChild(job: RetentionJob, boundMs: number): Promise<RetentionResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(here, 'retention.ts'), [JSON.stringify(job)], {
+      execArgv: ['--import', 'tsx', '--expose-gc'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    runningJobs.add(child);
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
+    child.once('exit', (code) => {
+      runningJobs.delete(child);
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`retention job exited with code ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as RetentionResult);
+    });
+  });
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -296,6 +329,7 @@ async function main(): Promise<number> {
     throughput: [],
     cache: [],
     memory: [],
+    retention: [],
     serverCpu: [],
     targets: [],
     errors: [],
@@ -313,6 +347,7 @@ async function main(): Promise<number> {
     throughput: () => sectionThroughput(ctx),
     cache: () => sectionCache(ctx),
     memory: () => sectionMemory(ctx),
+    retention: () => sectionRetention(ctx),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

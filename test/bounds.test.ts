@@ -121,3 +121,17 @@ describe('events and results in memory', () => {
     });
   });
 });
+
+describe('fanOut input', () => {
+  it('names the task, the field and the rule of a bad task, and of a repeated id; nothing runs', async () => {
+    await withEngine({}, async (engine) => {
+      const prefix = engine.freeze(parentSession(tools, { words: 10 }));
+      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }, { id: 'b', directive: 'x', forkTurns: 0 }])).toThrow(
+        expect.objectContaining({ name: 'InputError', message: 'tasks[1].forkTurns: must be "all" or a positive integer' }),
+      );
+      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }, { id: 'a', directive: 'y' }])).toThrow(
+        'tasks[1].id: "a" is used by an earlier task; task ids must be unique',
+      );
+    });
+  });
+});

@@ -5,6 +5,7 @@ import { spread, type Spread } from '../lib/measure.js';
 import { sizeLabel } from '../lib/session.js';
 import type { MicroResult } from '../micro.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
+import type { RetentionResult } from '../retention.js';
 import type { VariantName } from '../variants/common.js';
 
 export type Row = ScenarioResult & {
@@ -40,6 +41,7 @@ export interface BenchResults {
   throughput: Row[];
   cache: Row[];
   memory: Row[];
+  retention: RetentionResult[];
   serverCpu: Record<string, unknown>[];
   targets: Target[];
   errors: { section: string; message: string }[];
@@ -444,6 +446,29 @@ export function renderMarkdown(res: BenchResults): string {
       ];
     });
     out.push(table(['forks', 'warm-up', 'hit rate', 'efficiency', 'first-call efficiency', 'first-call misses', 'makespan ms', 'parent call ms', 'failed'], rows));
+  }
+
+  if ((res.retention ?? []).length > 0) {
+    out.push('', `## Memory per fork: ${fmt(res.retention[0]?.n ?? 0, 0)} one-call forks, zero latency, concurrency 64`, '');
+    out.push(
+      'heap growth = main-thread heap after GC at the end (the run still referenced) − before the fan-out (the tasks already made); peak RSS = the whole process over the fan-out (worker heaps and GC headroom included).',
+      '',
+    );
+    out.push(
+      table(
+        ['results', 'forks', 'completed', 'heap growth MiB', 'MiB per 1,000 forks', 'RSS before MiB', 'peak RSS MiB', 'makespan s'],
+        res.retention.map((r) => [
+          r.retain ? 'retained' : 'streamed (retainResults: false)',
+          fmt(r.n, 0),
+          fmt(r.completed, 0),
+          fmt(r.heapAfterMiB - r.heapBeforeMiB, 1),
+          fmt(r.heapMiBPer1000, 3),
+          fmt(r.rssBeforeMiB, 0),
+          fmt(r.peakRssMiB, 0),
+          fmt(r.makespanMs / 1000, 1),
+        ]),
+      ),
+    );
   }
 
   if (res.memory.length > 0) {

@@ -6,6 +6,8 @@ import { startLocalServerThread } from '../local-server/index.js';
 import { createGenaiProvider } from '../model/genai.js';
 import { DEFAULT_RETRY, type ProviderConfig, type RetryPolicy } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
+import { InputError } from '../session/errors.js';
+import { firstIssue, plainWords } from '../session/issues.js';
 import { parseSession } from '../session/load.js';
 import { ForkTaskSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
@@ -135,12 +137,7 @@ export class ForkEngine {
    */
   fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options: FanOutOptions = {}): FanOutRun {
     if (this.closed) throw new Error('ForkEngine.fanOut: the engine is closed');
-    const checked = tasks.map((t) => ForkTaskSchema.parse(t));
-    const ids = new Set<string>();
-    for (const t of checked) {
-      if (ids.has(t.id)) throw new Error(`ForkEngine.fanOut: duplicate task id ${JSON.stringify(t.id)}`);
-      ids.add(t.id);
-    }
+    const checked = checkTasks(tasks);
     const o = this.options;
     const settings: RunSettings = {
       provider: this.provider,
@@ -219,6 +216,24 @@ async function resolveProvider(options: ForkEngineOptions): Promise<{ provider: 
   return { provider: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
 }
 
+
+/**
+ * Validates every task (an InputError naming `tasks[i]`, the field and the rule) and returns the
+ * caller's own array: a copy per task would cost memory per fork for the whole run.
+ */
+function checkTasks(tasks: readonly ForkTask[]): readonly ForkTask[] {
+  const ids = new Set<string>();
+  tasks.forEach((task, i) => {
+    const result = ForkTaskSchema.safeParse(task, { error: plainWords });
+    if (!result.success) {
+      const { path, rule } = firstIssue(result.error);
+      throw new InputError({ path: path ? `tasks[${i}].${path}` : `tasks[${i}]`, rule });
+    }
+    if (ids.has(task.id)) throw new InputError({ path: `tasks[${i}].id`, rule: `${JSON.stringify(task.id)} is used by an earlier task; task ids must be unique` });
+    ids.add(task.id);
+  });
+  return tasks;
+}
 
 function positive(name: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
