@@ -6,6 +6,7 @@
  */
 import { seedFork } from '../../src/fork/index.js';
 import { createGenaiProvider } from '../../src/model/genai.js';
+import { prefixFields } from '../../src/model/request.js';
 import type { ModelRequest } from '../../src/model/types.js';
 import type { Content } from '../../src/session/schema.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
@@ -29,14 +30,7 @@ export async function sendAsParent(url: string, prefix: FrozenPrefix): Promise<v
 async function send(url: string, request: Omit<ModelRequest, 'contents'> & { contents: readonly Content[] }, what: string): Promise<void> {
   const provider = createGenaiProvider({ kind: 'local', baseUrl: url });
   const outcome = await provider.generate(
-    {
-      model: request.model,
-      contents: [...request.contents],
-      ...(request.systemInstruction !== undefined ? { systemInstruction: request.systemInstruction } : {}),
-      ...(request.tools !== undefined ? { tools: request.tools } : {}),
-      ...(request.toolConfig !== undefined ? { toolConfig: request.toolConfig } : {}),
-      ...(request.generationConfig !== undefined ? { generationConfig: request.generationConfig } : {}),
-    },
+    { ...prefixFields(request), contents: [...request.contents] },
     { signal: AbortSignal.timeout(600_000) },
   );
   if (!outcome.ok) throw new Error(`${what} failed: ${outcome.error.message}`);

@@ -1,4 +1,5 @@
 import { seedTask } from '../fork/index.js';
+import { prefixFields } from '../model/request.js';
 import { estimateTokens } from '../prefix/index.js';
 import type { ModelProvider } from '../model/types.js';
 import type { ForkTask, ParentSession } from '../session/schema.js';
@@ -45,13 +46,9 @@ export async function prepareExplicitCaches(
   await Promise.all(
     [...groups].map(async ([key, task]) => {
       const seed = seedTask(session, task, task.directive, { seed: settings.seed, spawnTools: [...settings.spawnTools] });
-      const shared = {
-        model: seed.model,
-        contents: seed.contents.slice(0, seed.sharedContents),
-        ...(seed.systemInstruction !== undefined ? { systemInstruction: seed.systemInstruction } : {}),
-        ...(seed.tools !== undefined ? { tools: seed.tools } : {}),
-        ...(seed.toolConfig !== undefined ? { toolConfig: seed.toolConfig } : {}),
-      };
+      // A cachedContent holds no sampling settings: each request that names it sends its own.
+      const { generationConfig: _sentWithEachCall, ...fields } = prefixFields(seed);
+      const shared = { ...fields, contents: seed.contents.slice(0, seed.sharedContents) };
       const estimate = estimateTokens(JSON.stringify(shared));
       if (estimate < settings.minCacheTokens) {
         problems.push(`the shared prefix (~${estimate} tokens) is under the minimum cacheable size of ${settings.minCacheTokens}`);

@@ -1,5 +1,6 @@
 import { threadId } from 'node:worker_threads';
 import { DIRECTIVE_PREFIX, ForkRejectedError, seedTask } from '../fork/index.js';
+import { prefixFields } from '../model/request.js';
 import type { ModelProvider, ModelRequest, TokenUsage } from '../model/types.js';
 import type { Content, ParentSession, Part } from '../session/schema.js';
 import type { ToolCall } from '../tools/host.js';
@@ -70,13 +71,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const cache = job.cache;
   const fixed: Omit<ModelRequest, 'contents'> = cache
     ? { model: seed.model, cachedContent: cache.name, ...(seed.generationConfig ? { generationConfig: seed.generationConfig } : {}) }
-    : {
-        model: seed.model,
-        ...(seed.systemInstruction !== undefined ? { systemInstruction: seed.systemInstruction } : {}),
-        ...(seed.tools !== undefined ? { tools: seed.tools } : {}),
-        ...(seed.toolConfig !== undefined ? { toolConfig: seed.toolConfig } : {}),
-        ...(seed.generationConfig !== undefined ? { generationConfig: seed.generationConfig } : {}),
-      };
+    : prefixFields(seed);
   const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
   const share = cache
     ? { shared: 0, base: 0, parent: 0 }

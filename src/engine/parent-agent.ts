@@ -1,4 +1,5 @@
 import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, isForkChild, validateAgentParams } from '../fork/index.js';
+import { prefixFields } from '../model/request.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
 import type { Content, ForkTask, ParentSession, Part, SubagentType } from '../session/schema.js';
 import { declaredToolNames, type ToolCall, type ToolHost } from '../tools/host.js';
@@ -76,14 +77,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
     for (let turn = 1; turn <= maxTurns; turn++) {
       if (signal.aborted) return await end('cancelled', 'the parent run was cancelled', turn - 1);
       const outcome = await opts.provider.generate(
-        {
-          model: session.model,
-          contents,
-          tools,
-          ...(session.systemInstruction !== undefined ? { systemInstruction: session.systemInstruction } : {}),
-          ...(session.toolConfig !== undefined ? { toolConfig: session.toolConfig } : {}),
-          ...(session.generationConfig !== undefined ? { generationConfig: session.generationConfig } : {}),
-        },
+        { ...prefixFields({ ...session, tools }), contents },
         { signal },
       );
       if (!outcome.ok) {

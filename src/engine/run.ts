@@ -52,21 +52,11 @@ type Slot =
 const DONE_UNRETAINED: Slot = Object.freeze({ state: 'done', result: undefined });
 
 /** Running sums of every settled fork: the report without keeping the results. */
-interface Totals {
-  completed: number;
-  failed: number;
-  cancelled: number;
-  modelCalls: number;
-  toolCalls: number;
-  retries: number;
-  promptTokens: number;
-  cachedTokens: number;
-  outputTokens: number;
-  theoreticalCachedTokens: number;
-  /** Forks the budgets ended: queued ones cancelled, running ones stopped, forks over their own budget. */
-  budgetStopped: number;
-  failures: RunReport['failures'];
-}
+type Totals = Record<ForkResult['status'], number> &
+  Pick<RunReport, 'modelCalls' | 'toolCalls' | 'retries' | 'promptTokens' | 'cachedTokens' | 'outputTokens' | 'theoreticalCachedTokens' | 'failures'> & {
+    /** Forks the budgets ended: queued ones cancelled, running ones stopped, forks over their own budget. */
+    budgetStopped: number;
+  };
 
 /** Failures listed in a report whose results are not retained (the rest are counted). */
 const MAX_LISTED_FAILURES = 100;
@@ -99,6 +89,8 @@ export class FanOutRun {
   /** Nothing is dispatched before start() (an explicit cache may still be in the making). */
   private started = false;
   private spentTokens = 0;
+  /** Tokens counted so far per running fork (from its turn events, which may trail its result). */
+  private readonly countedTokens = new Map<number, number>();
   private budgetSpent = false;
   private readonly totals: Totals = {
     completed: 0,
@@ -326,8 +318,11 @@ export class FanOutRun {
           }
           return;
         }
+        if (this.slots[index]?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
-        this.spend(event.usage.promptTokens + event.usage.outputTokens);
+        const tokens = event.usage.promptTokens + event.usage.outputTokens;
+        this.countedTokens.set(index, (this.countedTokens.get(index) ?? 0) + tokens);
+        this.spend(tokens);
       },
       onToolCall: (call, outcome) => {
         this.log.push({
@@ -418,6 +413,10 @@ export class FanOutRun {
     if (slot.state === 'done') return;
     if (slot.state === 'running') {
       clearTimeout(slot.graceTimer);
+      // The result and the fork's turn events travel on different channels: count what the events have not.
+      const uncounted = result.usage.promptTokens + result.usage.outputTokens - (this.countedTokens.get(index) ?? 0);
+      this.countedTokens.delete(index);
+      if (uncounted > 0) this.spend(uncounted);
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
       result = { ...result, durationMs: Math.round(performance.now() - slot.since) };
     }

@@ -92,7 +92,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
     return { ok: false, error: 'the agent tool takes an object of parameters ({ "description", "prompt", … })' };
   }
   const raw = input as Record<string, unknown>;
-  const type = (typeof raw.subagent_type === 'string' ? raw.subagent_type.trim().toLowerCase() : undefined) ?? GENERAL_PURPOSE_SUBAGENT_TYPE;
+  const type = requestedSubagentType(raw);
   // A sub-agent asking for a fork gets the reference's answer, whole and at once: never a downgrade.
   if ((ctx.insideFork === true || ctx.insideSubagent === true) && type === FORK_SUBAGENT_TYPE) {
     return { ok: false, error: NESTED_FORK_ERROR };
@@ -165,6 +165,12 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
     ? { forkTurns, ...(allowedTools !== undefined ? { allowedTools } : {}) }
     : undefined;
   return { ok: true, params, subagentType: isFork ? FORK_SUBAGENT_TYPE : GENERAL_PURPOSE_SUBAGENT_TYPE, fork, runInBackground };
+}
+
+/** The sub-agent an agent call asks for: "fork" in any case, else the (normalized) name; omitted is general-purpose. */
+export function requestedSubagentType(args: Readonly<Record<string, unknown>> | undefined): string {
+  const type = args?.subagent_type;
+  return typeof type === 'string' ? type.trim().toLowerCase() : GENERAL_PURPOSE_SUBAGENT_TYPE;
 }
 
 /** fork_turns as models send it: "all", or a positive integer as a JSON number or a numeric string. */

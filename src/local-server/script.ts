@@ -1,4 +1,5 @@
-import { TOOL_RESTRICTION_OPEN } from '../fork/constants.js';
+import { DIRECTIVE_PREFIX, TOOL_RESTRICTION_OPEN } from '../fork/constants.js';
+import { isReminderPart } from '../fork/synthetic.js';
 import { isObject } from './validate.js';
 import type { JsonObject, WireContent, WireFunctionResponse } from './types.js';
 
@@ -31,15 +32,14 @@ export interface Situation {
   turn: number;
 }
 
-const DIRECTIVE = 'Directive:';
+const DIRECTIVE = DIRECTIVE_PREFIX.trimEnd();
 const NOTIFICATION = '<task-notification>';
 
 const isUser = (content: WireContent): boolean => content.role === undefined || content.role === '' || content.role === 'user';
 
 function isRealUserText(text: string): boolean {
   const trimmed = text.trim();
-  if (trimmed === '' || trimmed.includes(NOTIFICATION)) return false;
-  return !/^<system-reminder>[\s\S]*<\/system-reminder>$/.test(trimmed);
+  return trimmed !== '' && !trimmed.includes(NOTIFICATION) && !isReminderPart({ text: trimmed });
 }
 
 function findAnchor(contents: readonly WireContent[]): { directive: string; anchor: number } {

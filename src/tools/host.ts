@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { FORK_SUBAGENT_TYPE } from '../fork/agent-tool.js';
+import { FORK_SUBAGENT_TYPE, requestedSubagentType } from '../fork/agent-tool.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fork/constants.js';
 import type { SubagentType } from '../session/schema.js';
 import { runInThread } from './cpu-thread.js';
@@ -92,7 +92,7 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
 
 function check(call: ToolCall, policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>): ToolOutcome | undefined {
   if (policy.spawnTools.has(call.name)) {
-    const wantsFork = typeof call.args?.subagent_type === 'string' && call.args.subagent_type.trim().toLowerCase() === FORK_SUBAGENT_TYPE;
+    const wantsFork = requestedSubagentType(call.args) === FORK_SUBAGENT_TYPE;
     // The reference's words: a fork asked for, a fork asking, a general-purpose sub-agent asking.
     const answer = wantsFork ? NESTED_FORK_ERROR : policy.subagentType === 'general-purpose' ? SUBAGENT_DEPTH_ERROR : FORK_SPAWN_ERROR;
     return reject('spawn_refused', answer);
