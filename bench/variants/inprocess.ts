@@ -43,6 +43,7 @@ function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkTool
     report(event) {
       if (event.type === 'response_start') onFirstResponse();
     },
+    async flush() {},
     close() {},
   };
 }

@@ -97,6 +97,14 @@ export function connectHost(
       if (!closed) remote.report(event).catch(() => undefined);
     },
 
+    /**
+     * Waits until the main thread has handled every event sent so far. The result goes back on
+     * another channel (the pool's), so without this a fork's last turn could arrive after its end.
+     */
+    async flush(): Promise<void> {
+      await call(() => remote.flush(), undefined, RELEASE_TIMEOUT_MS);
+    },
+
     close(): void {
       remote[releaseProxy]();
       port.close();

@@ -97,6 +97,8 @@ export interface ForkHostApi {
   /** The engine's call gate: admission before each model call attempt, and its outcome after. */
   acquireCall(tokens: number): Promise<boolean>;
   releaseCall(status: AttemptStatus, wantsRetry: boolean): boolean;
+  /** Answers once every message sent before it on this channel has been handled. */
+  flush(): void;
 }
 
 export const CANCEL_MESSAGE = 'forkpool:cancel';

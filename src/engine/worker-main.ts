@@ -49,7 +49,7 @@ export async function runForkWith(
   const host = connectHost(job.port, () => abort('cancelled'), undefined, (why) => (stopReason ??= why));
   const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
   try {
-    return await runForkLoop({
+    const result = await runForkLoop({
       job,
       ...load(),
       provider: providerFor(job.provider),
@@ -58,6 +58,9 @@ export async function runForkWith(
       abortReason: () => reason,
       stopReason: () => stopReason,
     });
+    // Every turn event reaches the engine before the result does (they travel on different channels).
+    await host.flush();
+    return result;
   } catch (err) {
     return emptyFailure(job.task.id, 'error', err instanceof Error ? err.message : String(err), threadId);
   } finally {
