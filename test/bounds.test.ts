@@ -74,6 +74,12 @@ describe('token budgets', () => {
     });
   });
 
+  it('refuses the old option name seed, naming history (renamed by issue 13)', async () => {
+    await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, seed: 'inherit' } as never)).rejects.toThrow(
+      'ForkEngine: options.seed is now called options.history ("inherit" or "completed-turns")',
+    );
+  });
+
   it('refuses a budget that is not a positive integer, naming the option', async () => {
     await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, maxTokens: 0 })).rejects.toThrow(
       'ForkEngine: maxTokens must be a positive integer, got 0',

@@ -56,7 +56,7 @@ describe('forkpool --version / --help', () => {
     }
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: forkpool run --session FILE --tasks FILE\|-/);
-    for (const flag of ['--out', '--workspace', '--tools', '--output-format', '--max-turns', '--provider', '--cache', '--warmup', '--seed']) {
+    for (const flag of ['--out', '--workspace', '--tools', '--output-format', '--max-turns', '--provider', '--cache', '--warmup', '--history']) {
       expect(run.stdout).toContain(flag);
     }
     expect(run.stdout).toContain('Exit codes: 0');
@@ -148,6 +148,16 @@ describe('forkpool run: inputs and outputs', () => {
     expect(summary.forks.completed).toBe(3);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('forkpool: --warmup: must be one of auto, none, parent (got "later")');
+  });
+
+  it('--history picks the history mode; the old --seed names the new flag (renamed by issue 13)', async () => {
+    const [run, old] = await Promise.all([
+      runCli(['run', '--session', SESSION, '--tasks', '-', '--history', 'completed-turns', '--output-format', 'json'], { input: TASKS }),
+      runCli(['run', '--session', SESSION, '--tasks', '-', '--seed', 'inherit'], { input: TASKS }),
+    ]);
+    expect(run.code).toBe(0);
+    expect(old.code).toBe(2);
+    expect(old.stderr.trim()).toBe('forkpool: --seed is now called --history (inherit or completed-turns)');
   });
 
   it('--max-tokens: the run stops when its budget is spent, says so, and exits 1', async () => {

@@ -49,7 +49,7 @@ describe('forks inherit the parent conversation', () => {
     };
     const prefix = engine.freeze(session);
     const [completed] = await engine
-      .fanOut(prefix, [{ id: 'ct', directive: 'RECALL MARKER-\\d{4}', seed: 'completed-turns' }])
+      .fanOut(prefix, [{ id: 'ct', directive: 'RECALL MARKER-\\d{4}', history: 'completed-turns' }])
       .results();
     expect(completed?.text).toContain('MARKER-1111');
     expect(completed?.text).not.toContain('MARKER-2222');

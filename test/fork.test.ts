@@ -213,7 +213,7 @@ describe('seedFork, seed "inherit"', () => {
 
 describe('seedFork, seed "completed-turns"', () => {
   it('leaves the in-flight turn out entirely', () => {
-    const seed = seedFork(session(midTurn), 'Look at the lexer.', { seed: 'completed-turns' });
+    const seed = seedFork(session(midTurn), 'Look at the lexer.', { history: 'completed-turns' });
     expect(seed.contents).toEqual([...finished, user(buildChildMessage('Look at the lexer.'))]);
     expect(textOf(seed.contents)).not.toContain('PARSER-DIRECTIVE');
     expect(textOf(seed.contents)).not.toContain('in parallel');
@@ -223,19 +223,19 @@ describe('seedFork, seed "completed-turns"', () => {
 
   it('stops before a turn whose calls are answered but not yet replied to', () => {
     const history = [...finished, user('next'), calls(['c9', 'grep', {}]), answers(['c9', 'grep'])];
-    expect(seedFork(session(history), 'x', { seed: 'completed-turns' }).contents.slice(0, -1)).toEqual(finished);
+    expect(seedFork(session(history), 'x', { history: 'completed-turns' }).contents.slice(0, -1)).toEqual(finished);
   });
 
   it('does not count a model text message while an earlier call is unanswered', () => {
     const history = [user('go'), calls(['c1', 'grep', {}]), model('still waiting')];
-    const seed = seedFork(session(history), 'x', { seed: 'completed-turns' });
+    const seed = seedFork(session(history), 'x', { history: 'completed-turns' });
     expect(seed.seedCase).toBe('fresh');
   });
 
   it('with no completed turn the seed is empty and the fork starts fresh', () => {
     const parent = session([user('go'), calls(['c1', 'agent', { prompt: 'x' }])], { systemInstruction: undefined });
     delete parent.systemInstruction;
-    const seed = seedFork(parent, 'Do the thing.', { seed: 'completed-turns' });
+    const seed = seedFork(parent, 'Do the thing.', { history: 'completed-turns' });
     expect(seed.contents).toEqual([user(buildChildMessage('Do the thing.'))]);
     expect(seed.sharedContents).toBe(0);
     expect(seed.seedCase).toBe('fresh');
@@ -290,7 +290,7 @@ describe('seedFork, forkTurns', () => {
   });
 
   it('combines with completed-turns', () => {
-    const seed = seedFork(session(midTurn), 'x', { seed: 'completed-turns', forkTurns: 1 });
+    const seed = seedFork(session(midTurn), 'x', { history: 'completed-turns', forkTurns: 1 });
     expect(seed.contents.slice(0, -1)).toEqual(finished);
   });
 });
@@ -454,9 +454,11 @@ describe('seedFork option checks', () => {
     expect(() => seedFork(parent, '  ')).toThrow('seedFork: the directive must be a non-empty string');
     expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
     expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
-    expect(() => seedFork(parent, 'x', { seed: 'everything' as never })).toThrow(
-      'seedFork: seed must be "inherit" or "completed-turns", not "everything"',
+    expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow(
+      'seedFork: history must be "inherit" or "completed-turns", not "everything"',
     );
+    // The option was renamed: the old name says so (issue 13).
+    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
   });
 });
 

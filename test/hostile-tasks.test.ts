@@ -66,7 +66,7 @@ describe('task lines: wrong types', () => {
     ['{"id":"a","directive":"x","maxTurns":"3"}', 'maxTurns: must be a positive integer'],
     ['{"id":"a","directive":"x","maxTurns":1e400}', 'maxTurns: Infinity is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)'],
     ['{"id":"a","directive":"x","forkTurns":1e300}', 'forkTurns: must be "all" or a positive integer'],
-    ['{"id":"a","directive":"x","seed":null}', 'seed: must be "inherit" or "completed-turns"'],
+    ['{"id":"a","directive":"x","history":null}', 'history: must be "inherit" or "completed-turns"'],
   ])('%s', (line, rule) => {
     expect(inputErrorOf(() => parseTasks(`${GOOD.replace('"a"', '"first"')}\n${line}`, 't.jsonl')).message).toBe(`t.jsonl:2: ${rule}`);
   });

@@ -212,7 +212,7 @@ describe('parseTasks', () => {
       '{"id":"a","directive":"find the bug"}',
       '',
       '   ',
-      '{"id":"b","directive":"write tests","seed":"completed-turns","forkTurns":2,"tools":["read_file"],"outputSchema":{"type":"object"},"maxTurns":5}',
+      '{"id":"b","directive":"write tests","history":"completed-turns","forkTurns":2,"tools":["read_file"],"outputSchema":{"type":"object"},"maxTurns":5}',
       '{"id":"c","directive":"x","forkTurns":"all"}',
       '',
     ].join('\r\n');
@@ -221,7 +221,7 @@ describe('parseTasks', () => {
       {
         id: 'b',
         directive: 'write tests',
-        seed: 'completed-turns',
+        history: 'completed-turns',
         forkTurns: 2,
         tools: ['read_file'],
         outputSchema: { type: 'object' },
@@ -245,7 +245,9 @@ describe('parseTasks', () => {
     ['{"id":"","directive":"x"}', 'tasks.jsonl:1: id: a task id must not be empty'],
     ['{"id":"a"}', 'tasks.jsonl:1: directive: is required'],
     ['{"id":"a","directive":"   "}', 'tasks.jsonl:1: directive: the directive must not be empty'],
-    ['{"id":"a","directive":"x","seed":"all"}', 'tasks.jsonl:1: seed: must be "inherit" or "completed-turns"'],
+    ['{"id":"a","directive":"x","history":"all"}', 'tasks.jsonl:1: history: must be "inherit" or "completed-turns"'],
+    // Renamed by issue 13: the old field names the new one.
+    ['{"id":"a","directive":"x","seed":"inherit"}', 'tasks.jsonl:1: seed: is now called "history" ("inherit" or "completed-turns")'],
     ['{"id":"a","directive":"x","tools":"read_file"}', 'tasks.jsonl:1: tools: must be an array of exact tool names'],
     ['{"id":"a","directive":"x","tools":["*"]}', 'tasks.jsonl:1: tools[0]: "*": wildcards are not supported, list exact tool names'],
     ['{"id":"a","directive":"x","tools":[" ls"]}', 'tasks.jsonl:1: tools[0]: the tool name " ls" has surrounding whitespace'],
@@ -267,7 +269,7 @@ describe('parseTasks', () => {
     ],
     [
       '{"id":"a","directive":"x","prio":1}',
-      'tasks.jsonl:1: prio: is not a task field (allowed: id, directive, subagentType, seed, forkTurns, tools, outputSchema, maxTurns, maxTokens); a fork task takes only these',
+      'tasks.jsonl:1: prio: is not a task field (allowed: id, directive, subagentType, history, forkTurns, tools, outputSchema, maxTurns, maxTokens); a fork task takes only these',
     ],
     ['{"id":"a","directive":"x","subagentType":"explore"}', 'tasks.jsonl:1: subagentType: must be "fork" or "general-purpose"'],
     [

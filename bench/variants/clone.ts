@@ -62,7 +62,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           retryBudget: undefined,
           toolTimeoutMs: host.longestTimeoutMs,
           provider,
-          seed: 'inherit',
+          history: 'inherit',
           spawnTools: [AGENT_TOOL_NAME],
           maxTokens: undefined,
           maxTurns: 20,

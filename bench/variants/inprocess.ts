@@ -68,7 +68,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
           retryBudget: undefined,
           toolTimeoutMs: Infinity, // the main-thread host is called directly: no RPC to bound
           provider,
-          seed: 'inherit',
+          history: 'inherit',
           spawnTools: [AGENT_TOOL_NAME],
           maxTokens: undefined,
           maxTurns: 20,

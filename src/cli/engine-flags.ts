@@ -9,6 +9,7 @@ export const ENGINE_FLAGS = {
   'base-url': { type: 'string' },
   threads: { type: 'string' },
   concurrency: { type: 'string' },
+  history: { type: 'string' },
   seed: { type: 'string' },
   cache: { type: 'string' },
   warmup: { type: 'string' },
@@ -34,7 +35,7 @@ export const ENGINE_FLAGS_HELP = `Provider and pool:
   --base-url URL            a Gemini-compatible endpoint (also GOOGLE_GEMINI_BASE_URL)
   --threads N               worker threads (default: cores)
   --concurrency N           forks in flight (default 64)
-  --seed inherit|completed-turns
+  --history inherit|completed-turns   which history forks start from (default inherit)
   --cache implicit|explicit|off   (default implicit)
   --warmup auto|none|parent (default auto; parent: the parent has just sent this session, so no
                             fork waits and the first can hit its cache)
@@ -64,6 +65,7 @@ export interface EngineFlagValues {
   'base-url'?: string | undefined;
   threads?: string | undefined;
   concurrency?: string | undefined;
+  history?: string | undefined;
   seed?: string | undefined;
   cache?: string | undefined;
   warmup?: string | undefined;
@@ -108,7 +110,8 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   const maxTokensPerFork = positiveInt('--max-tokens-per-fork', values['max-tokens-per-fork']);
   const timeoutMs = positiveInt('--timeout-ms', values['timeout-ms']);
   const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
-  const seed = oneOf('--seed', values.seed, ['inherit', 'completed-turns'] as const);
+  if (values.seed !== undefined) throw new UsageError('--seed is now called --history (inherit or completed-turns)');
+  const history = oneOf('--history', values.history, ['inherit', 'completed-turns'] as const);
   const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
   const warmup = oneOf('--warmup', values.warmup, ['auto', 'none', 'parent'] as const);
   const callTimeoutMs = positiveInt('--call-timeout-ms', values['call-timeout-ms']);
@@ -129,7 +132,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   if (maxTokensPerFork !== undefined) options.maxTokensPerFork = maxTokensPerFork;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
-  if (seed) options.seed = seed;
+  if (history) options.history = history;
   if (cache) options.cache = cache;
   // 'parent' is a property of one fan-out, not of the engine: see parentWarm().
   if (warmup === 'auto' || warmup === 'none') options.warmup = warmup;

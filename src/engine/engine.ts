@@ -9,7 +9,7 @@ import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { InputError } from '../session/errors.js';
 import { firstIssue, plainWords } from '../session/issues.js';
 import { parseSession } from '../session/load.js';
-import { ForkTaskSchema, type ForkTask, type ParentSession } from '../session/schema.js';
+import { ForkTaskSchema, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate, type RateLimits } from './call-gate.js';
@@ -33,7 +33,8 @@ export interface ForkEngineOptions {
   maxTurns?: number;
   /** Per-fork bound, ms. */
   timeoutMs?: number;
-  seed?: 'inherit' | 'completed-turns';
+  /** Which history forks start from when their task does not say: 'inherit' (default) or 'completed-turns'. */
+  history?: HistoryMode;
   /** Warm-up releases the other forks after this long even without a first response; default 5000. */
   staggerCapMs?: number;
   /** The provider's minimum cacheable prefix, in tokens; default 1024. */
@@ -94,6 +95,7 @@ export class ForkEngine {
   ) {}
 
   static async create(options: ForkEngineOptions = {}): Promise<ForkEngine> {
+    if ('seed' in options) throw new TypeError('ForkEngine: options.seed is now called options.history ("inherit" or "completed-turns")');
     const threads = positive('threads', options.threads) ?? availableParallelism();
     if (threads > MAX_THREADS) throw new RangeError(`ForkEngine: threads must be at most ${MAX_THREADS}, got ${threads}`);
     const concurrency = positive('concurrency', options.concurrency) ?? DEFAULT_CONCURRENCY;
@@ -148,7 +150,7 @@ export class ForkEngine {
       staggerCapMs: o.staggerCapMs ?? 5_000,
       cache: o.cache ?? 'implicit',
       minCacheTokens: o.minCacheTokens ?? 1024,
-      seed: o.seed ?? 'inherit',
+      history: o.history ?? 'inherit',
       maxTurns: o.maxTurns ?? DEFAULT_MAX_TURNS,
       timeoutMs: o.timeoutMs,
       gate: this.gate,

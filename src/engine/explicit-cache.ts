@@ -2,7 +2,7 @@ import { seedTask } from '../fork/index.js';
 import { prefixFields } from '../model/request.js';
 import { estimateTokens } from '../prefix/index.js';
 import type { ModelProvider } from '../model/types.js';
-import type { ForkTask, ParentSession } from '../session/schema.js';
+import type { ForkTask, HistoryMode, ParentSession } from '../session/schema.js';
 import { seedWindow, type ExplicitCacheRef } from './protocol.js';
 
 export interface ExplicitCaches {
@@ -19,7 +19,7 @@ const MIN_TTL_S = 300;
 const MAX_TTL_S = 24 * 3600;
 
 /**
- * One cachedContent per distinct seed window (seed × forkTurns): system instruction, tools and
+ * One cachedContent per distinct seed window (history × forkTurns): system instruction, tools and
  * the seed contents every fork of that window shares. Forks then send only their own suffix.
  */
 export async function prepareExplicitCaches(
@@ -27,14 +27,14 @@ export async function prepareExplicitCaches(
   tasks: readonly ForkTask[],
   settings: {
     mainProvider: ModelProvider;
-    seed: 'inherit' | 'completed-turns';
+    history: HistoryMode;
     spawnTools: ReadonlySet<string>;
     minCacheTokens: number;
     timeoutMs: number | undefined;
     concurrency: number;
   },
 ): Promise<ExplicitCaches> {
-  const keyOf = (task: ForkTask): string => seedWindow(task, settings.seed);
+  const keyOf = (task: ForkTask): string => seedWindow(task, settings.history);
   const groups = new Map<string, ForkTask>();
   for (const task of tasks) if (!groups.has(keyOf(task))) groups.set(keyOf(task), task);
 
@@ -45,7 +45,7 @@ export async function prepareExplicitCaches(
 
   await Promise.all(
     [...groups].map(async ([key, task]) => {
-      const seed = seedTask(session, task, task.directive, { seed: settings.seed, spawnTools: [...settings.spawnTools] });
+      const seed = seedTask(session, task, task.directive, { history: settings.history, spawnTools: [...settings.spawnTools] });
       // A cachedContent holds no sampling settings: each request that names it sends its own.
       const { generationConfig: _sentWithEachCall, ...fields } = prefixFields(seed);
       const shared = { ...fields, contents: seed.contents.slice(0, seed.sharedContents) };

@@ -62,7 +62,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   try {
     const directive = task.outputSchema ? task.directive + outputSchemaInstruction(task.outputSchema) : task.directive;
     // The prefix is deep-frozen and the loop never edits a message: share them, do not copy.
-    seed = seedTask(session, task, directive, { seed: job.seed, spawnTools: job.spawnTools });
+    seed = seedTask(session, task, directive, { history: job.history, spawnTools: job.spawnTools });
   } catch (err) {
     const kind: FailureKind = err instanceof ForkRejectedError ? 'rejected' : 'error';
     return finish({ status: 'failed', kind, message: err instanceof Error ? err.message : String(err) });
@@ -76,7 +76,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const share = cache
     ? { shared: 0, base: 0, parent: 0 }
     : sharedShares(
-        memoHead(`${job.prefix.id}|${seedWindow(task, job.seed)}`, () =>
+        memoHead(`${job.prefix.id}|${seedWindow(task, job.history)}`, () =>
           measureHead(fixed, seed.contents.slice(0, seed.sharedContents), session.history),
         ),
         seed.contents.slice(seed.sharedContents),

@@ -4,7 +4,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { AttemptStatus, ProviderConfig, TokenUsage } from '../model/types.js';
-import type { ForkTask } from '../session/schema.js';
+import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
 
 export type ForkStatus = 'completed' | 'failed' | 'cancelled';
@@ -69,7 +69,7 @@ export interface ForkJob {
   /** The prefix's token estimate, for tokens-per-minute admission of the first call. */
   prefixTokens: number;
   provider: ProviderConfig;
-  seed: 'inherit' | 'completed-turns';
+  history: HistoryMode;
   /** Tools that start agents: redacted in a mid-turn seed (execution is refused on the main thread). */
   spawnTools: string[];
   maxTurns: number;
@@ -123,11 +123,11 @@ export function isStopMessage(value: unknown): value is StopMessage {
 }
 
 /**
- * A fork's seed window: forks with the same seed mode and forkTurns start from the same history
+ * A fork's seed window: forks with the same history mode and forkTurns start from the same history
  * (general-purpose sub-agents from none),
  * so they share a cacheable head (one explicit cache, one theoretical-maximum leader, one measure).
  */
-export function seedWindow(task: Pick<ForkTask, 'seed' | 'forkTurns' | 'subagentType'>, defaultSeed: 'inherit' | 'completed-turns'): string {
+export function seedWindow(task: Pick<ForkTask, 'history' | 'forkTurns' | 'subagentType'>, defaultHistory: HistoryMode): string {
   if (task.subagentType === 'general-purpose') return 'fresh';
-  return `${task.seed ?? defaultSeed}|${task.forkTurns ?? 'all'}`;
+  return `${task.history ?? defaultHistory}|${task.forkTurns ?? 'all'}`;
 }

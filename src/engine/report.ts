@@ -65,7 +65,7 @@ export interface TheoreticalInputs {
    */
   parentWave?: ReadonlySet<string>;
   /**
-   * The first fork dispatched of each seed window (seed × forkTurns): nothing before it sent its
+   * The first fork dispatched of each seed window (history × forkTurns): nothing before it sent its
    * window, so its first call can reuse only what every fork sends (system instruction, tools).
    */
   windowLeaders: ReadonlySet<string>;

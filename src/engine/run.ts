@@ -1,7 +1,7 @@
 import type { Piscina } from 'piscina';
 import type { ProviderConfig, ModelProvider } from '../model/types.js';
 import type { FrozenPrefix } from '../prefix/index.js';
-import type { ForkTask } from '../session/schema.js';
+import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
 import type { CallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './channel.js';
@@ -22,7 +22,7 @@ export interface RunSettings {
   staggerCapMs: number;
   cache: 'implicit' | 'explicit' | 'off';
   minCacheTokens: number;
-  seed: 'inherit' | 'completed-turns';
+  history: HistoryMode;
   maxTurns: number;
   timeoutMs: number | undefined;
   /** The engine's gate for model calls (shared by every run of the engine). */
@@ -260,7 +260,7 @@ export class FanOutRun {
       // Cancelled while the cache was being made: the run is over, so the cache goes at once.
       if (this.endedAt !== undefined) await this.caches?.release();
     }
-    this.leadIndex = leadOf(this.tasks, this.settings.seed);
+    this.leadIndex = leadOf(this.tasks, this.settings.history);
     this.started = true;
     this.pump();
   }
@@ -290,7 +290,7 @@ export class FanOutRun {
     }
     const first = this.dispatched === 0;
     if (this.settings.parentWarm && !this.firstResponded && !this.caches?.forTask(task)) this.parentWave.add(task.id);
-    const window = seedWindow(task, this.settings.seed);
+    const window = seedWindow(task, this.settings.history);
     // With an explicit cache, every window's shared part was cached before any fork ran.
     if (!this.windowLeaders.has(window) && !this.caches?.forTask(task)) {
       this.windowLeaders.set(window, task.id);
@@ -344,7 +344,7 @@ export class FanOutRun {
       maxTokens: this.settings.maxTokensPerFork,
       toolTimeoutMs: this.host.longestTimeoutMs,
       provider: this.settings.provider,
-      seed: this.settings.seed,
+      history: this.settings.history,
       spawnTools: [...this.settings.spawnTools],
       maxTurns: this.settings.maxTurns,
       timeoutMs: this.settings.timeoutMs,
@@ -454,8 +454,8 @@ export class FanOutRun {
 }
 
 /** The fork to send first: one of the default window (its response warms the most), else any fork. */
-function leadOf(tasks: readonly ForkTask[], seed: 'inherit' | 'completed-turns'): number {
-  const main = tasks.findIndex((t) => seedWindow(t, seed) === `${seed}|all`);
+function leadOf(tasks: readonly ForkTask[], history: HistoryMode): number {
+  const main = tasks.findIndex((t) => seedWindow(t, history) === `${history}|all`);
   if (main >= 0) return main;
   const fork = tasks.findIndex((t) => t.subagentType !== 'general-purpose');
   return fork >= 0 ? fork : 0;

@@ -1,10 +1,10 @@
-import type { ForkTask, ParentSession, SeedMode } from '../session/schema.js';
+import type { ForkTask, ParentSession, HistoryMode } from '../session/schema.js';
 import { assertNotForkChild } from './guards.js';
 import { seedFork, type ForkSeed } from './seed.js';
 
 export interface TaskSeedDefaults {
   /** The history mode of tasks that do not name one. */
-  seed: SeedMode;
+  history: HistoryMode;
   /** Tools that start agents: their calls are refused in a sub-agent and redacted in a mid-turn seed. */
   spawnTools: readonly string[];
 }
@@ -22,7 +22,7 @@ export function seedTask(
   if (task.subagentType === 'general-purpose') return seedFreshAgent(session, directive);
   return seedFork(session, directive, {
     copy: false,
-    seed: task.seed ?? defaults.seed,
+    history: task.history ?? defaults.history,
     spawnTools: defaults.spawnTools,
     ...(task.forkTurns !== undefined ? { forkTurns: task.forkTurns } : {}),
     ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),

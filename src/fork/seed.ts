@@ -1,4 +1,4 @@
-import type { Content, ForkTurns, GeminiTool, ParentSession, Part, SeedMode, SystemInstruction } from '../session/schema.js';
+import type { Content, ForkTurns, GeminiTool, ParentSession, Part, HistoryMode, SystemInstruction } from '../session/schema.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
@@ -13,7 +13,7 @@ import { completedTurnPrefix, hasFunctionCalls, keepLastUserTurns } from './hist
 
 export interface SeedOptions {
   /** 'inherit' (default): the whole history; 'completed-turns': up to the last completed turn. */
-  seed?: SeedMode;
+  history?: HistoryMode;
   /** 'all' (default) or N: keep only the last N real user turns. */
   forkTurns?: ForkTurns;
   /** Exact names of the tools the fork may execute; [] allows none. Declarations are not changed. */
@@ -54,7 +54,7 @@ export interface ForkSeed {
   contents: Content[];
   /**
    * How many leading entries of `contents` are the same for every fork of this session with the
-   * same seed and forkTurns, whatever the directive: the part that can be cached once for all.
+   * same history mode and forkTurns, whatever the directive: the part that can be cached once for all.
    */
   sharedContents: number;
   seedCase: SeedCase;
@@ -67,11 +67,11 @@ export function seedFork(
   directive: string,
   options: SeedOptions = {},
 ): ForkSeed {
-  const { seed = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);
+  const { history = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);
   const clone = options.copy === false ? shareMessages : deepCopy;
   assertNotForkChild(session.history);
 
-  const base = seed === 'completed-turns' ? completedTurnPrefix(session.history) : session.history.slice();
+  const base = history === 'completed-turns' ? completedTurnPrefix(session.history) : session.history.slice();
   const { kept, dropped } = keepLastUserTurns(base, forkTurns);
   const childText = buildChildMessage(directive, allowedTools);
   const built = buildContents(clone(kept), childText, new Set(spawnTools));
@@ -192,9 +192,10 @@ function checkOptions(directive: string, options: SeedOptions): SeedOptions {
   if (typeof directive !== 'string' || directive.trim() === '') {
     throw new TypeError('seedFork: the directive must be a non-empty string');
   }
-  const { seed, forkTurns, allowedTools, spawnTools } = options;
-  if (seed !== undefined && seed !== 'inherit' && seed !== 'completed-turns') {
-    throw new TypeError(`seedFork: seed must be "inherit" or "completed-turns", not ${JSON.stringify(seed)}`);
+  const { history, forkTurns, allowedTools, spawnTools } = options;
+  if ('seed' in options) throw new TypeError('seedFork: the option "seed" is now called "history"');
+  if (history !== undefined && history !== 'inherit' && history !== 'completed-turns') {
+    throw new TypeError(`seedFork: history must be "inherit" or "completed-turns", not ${JSON.stringify(history)}`);
   }
   if (forkTurns !== undefined && forkTurns !== 'all' && !(Number.isSafeInteger(forkTurns) && forkTurns > 0)) {
     throw new RangeError(`seedFork: forkTurns must be "all" or a positive integer, not ${JSON.stringify(forkTurns)}`);

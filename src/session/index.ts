@@ -21,7 +21,7 @@ export {
   type GeminiTool,
   type ParentSession,
   type Part,
-  type SeedMode,
+  type HistoryMode,
   type SystemInstruction,
 } from './schema.js';
 export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';

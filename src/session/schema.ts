@@ -118,7 +118,7 @@ export const ParentSessionSchema = z
     );
   });
 
-const TASK_KEYS = ['id', 'directive', 'subagentType', 'seed', 'forkTurns', 'tools', 'outputSchema', 'maxTurns', 'maxTokens'];
+const TASK_KEYS = ['id', 'directive', 'subagentType', 'history', 'forkTurns', 'tools', 'outputSchema', 'maxTurns', 'maxTokens'];
 
 /** Keys that would change the cache-safe prefix: a fork never changes them. */
 const TASK_KEY_HINTS: Record<string, string> = {
@@ -128,6 +128,7 @@ const TASK_KEY_HINTS: Record<string, string> = {
   generationConfig:
     'a fork cannot change generationConfig: sampling settings are part of the shared, cached prefix (use "outputSchema" to ask for a shaped answer)',
   toolConfig: 'a fork cannot change toolConfig: it is part of the shared, cached prefix (use "tools" to restrict what a fork may execute)',
+  seed: 'is now called "history" ("inherit" or "completed-turns")',
 };
 
 export const ToolNameSchema = z.string().check((ctx) => {
@@ -164,7 +165,8 @@ export const ForkTaskSchema = z.strictObject(
      * parent's system instruction and tools (still cacheable) and the directive as its first message.
      */
     subagentType: z.enum(SUBAGENT_TYPES, { error: 'must be "fork" or "general-purpose"' }).optional(),
-    seed: z.enum(['inherit', 'completed-turns'], { error: 'must be "inherit" or "completed-turns"' }).optional(),
+    /** Which history a fork starts from (it was called `seed`, which read like a random seed). */
+    history: z.enum(['inherit', 'completed-turns'], { error: 'must be "inherit" or "completed-turns"' }).optional(),
     forkTurns: ForkTurnsSchema.optional(),
     tools: z.array(ToolNameSchema, { error: 'must be an array of exact tool names' }).optional(),
     outputSchema: z
@@ -186,7 +188,7 @@ export const ForkTaskSchema = z.strictObject(
   },
 ).check((ctx) => {
   if (ctx.value.subagentType !== 'general-purpose') return;
-  for (const key of ['seed', 'forkTurns'] as const) {
+  for (const key of ['history', 'forkTurns'] as const) {
     if (ctx.value[key] !== undefined) {
       ctx.issues.push({
         code: 'custom',
@@ -206,6 +208,6 @@ export type SystemInstruction = z.output<typeof SystemInstructionSchema>;
 export type GeminiTool = z.output<typeof GeminiToolSchema>;
 export type ParentSession = z.output<typeof ParentSessionSchema>;
 export type ForkTask = z.output<typeof ForkTaskSchema>;
-export type SeedMode = NonNullable<ForkTask['seed']>;
+export type HistoryMode = NonNullable<ForkTask['history']>;
 export type ForkTurns = 'all' | number;
 export type SubagentType = (typeof SUBAGENT_TYPES)[number];
