@@ -286,9 +286,21 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       'no-chart': { type: 'boolean', default: false },
       report: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(
+      `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
+        '  --quick          fewer forks, one run each (about 2 minutes); without it, the full run\n' +
+        '  --only LIST      run only these sections\n' +
+        '  --out DIR        where results go (default bench/results)\n' +
+        '  --no-chart       leave bench/results/chart.svg as it is\n' +
+        '  --report FILE    no run: render FILE.md and the chart again from a results file\n',
+    );
+    return 0;
+  }
   if (values.report) {
     const saved = JSON.parse(readFileSync(values.report, 'utf8')) as BenchResults;
     saved.targets = evaluateTargets(saved);

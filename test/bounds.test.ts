@@ -74,6 +74,10 @@ describe('token budgets', () => {
     });
   });
 
+  it('refuses to run without a provider, naming the choices: never a silent simulator (issue 13)', async () => {
+    await expect(ForkEngine.create({})).rejects.toThrow(/^ForkEngine: options\.provider is required: \{ kind: 'gemini' \}.*\{ kind: 'local' \} for the built-in simulated model/);
+  });
+
   it('refuses the old option name seed, naming history (renamed by issue 13)', async () => {
     await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, seed: 'inherit' } as never)).rejects.toThrow(
       'ForkEngine: options.seed is now called options.history ("inherit" or "completed-turns")',
@@ -82,8 +86,21 @@ describe('token budgets', () => {
 
   it('refuses a budget that is not a positive integer, naming the option', async () => {
     await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, maxTokens: 0 })).rejects.toThrow(
-      'ForkEngine: maxTokens must be a positive integer, got 0',
+      'ForkEngine: options.maxTokens must be a positive integer, got 0',
     );
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['maxTurns 0', { maxTurns: 0 }, 'ForkEngine: options.maxTurns must be a positive integer, got 0'],
+    ['timeoutMs -5', { timeoutMs: -5 }, 'ForkEngine: options.timeoutMs must be a positive integer, got -5'],
+    ['staggerCapMs -1', { staggerCapMs: -1 }, 'ForkEngine: options.staggerCapMs must be a non-negative integer, got -1'],
+    ['minCacheTokens -3', { minCacheTokens: -3 }, 'ForkEngine: options.minCacheTokens must be a non-negative integer, got -3'],
+    ['a string for a number', { concurrency: '8' }, 'ForkEngine: options.concurrency must be a number, got string'],
+    ['an unknown warm-up', { warmup: 'parent' }, 'ForkEngine: options.warmup must be one of "auto", "none", got "parent"'],
+    ['retry.maxAttempts 0', { retry: { maxAttempts: 0 } }, 'ForkEngine: options.retry.maxAttempts must be a positive integer, got 0'],
+    ['a misspelt option', { maxTurn: 3 }, 'ForkEngine: options.maxTurn is not an option (known: provider, threads,'],
+  ])('checks every option once, when the engine is made: %s', async (_case, options, message) => {
+    await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, ...options } as never)).rejects.toThrow(message);
   });
 });
 

@@ -61,6 +61,17 @@ describe('forkpool --version / --help', () => {
     }
     expect(run.stdout).toContain('Exit codes: 0');
   });
+
+  it('every command answers --help with exit 0, and run\'s help shows the engine\'s own defaults', async () => {
+    const runs = await Promise.all(['run', 'prompt', 'serve', 'bench'].map((command) => runCli([command, '--help'])));
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/usage: forkpool/i);
+    }
+    const { ENGINE_DEFAULTS } = await import('../src/engine/options.js');
+    expect(runs[0]?.stdout).toContain(`model turns per fork (default ${ENGINE_DEFAULTS.maxTurns})`);
+    expect(runs[0]?.stdout).toContain(`forks in flight (default ${ENGINE_DEFAULTS.concurrency})`);
+  });
 });
 
 describe('forkpool run with the examples (the README quick start)', () => {

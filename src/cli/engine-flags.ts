@@ -1,4 +1,4 @@
-import { MAX_THREADS, type ForkEngineOptions, type ProviderOption } from '../engine/engine.js';
+import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type ProviderOption } from '../engine/options.js';
 import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -28,27 +28,28 @@ export const ENGINE_FLAGS = {
   'output-format': { type: 'string' },
 } as const;
 
+/** The help for the engine's flags; its defaults are the engine's own (ENGINE_DEFAULTS). */
 export const ENGINE_FLAGS_HELP = `Provider and pool:
   --provider local|gemini   default: gemini when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the
                             built-in local server (a scripted, simulated model)
   --model NAME              run the whole fan-out on this model instead of the session's
   --base-url URL            a Gemini-compatible endpoint (also GOOGLE_GEMINI_BASE_URL)
   --threads N               worker threads (default: cores)
-  --concurrency N           forks in flight (default 64)
-  --history inherit|completed-turns   which history forks start from (default inherit)
-  --cache implicit|explicit|off   (default implicit)
-  --warmup auto|none|parent (default auto; parent: the parent has just sent this session, so no
+  --concurrency N           forks in flight (default ${D.concurrency})
+  --history inherit|completed-turns   which history forks start from (default ${D.history})
+  --cache implicit|explicit|off   (default ${D.cache})
+  --warmup auto|none|parent (default ${D.warmup}; parent: the parent has just sent this session, so no
                             fork waits and the first can hit its cache)
-  --max-turns N             model turns per fork (default 200)
+  --max-turns N             model turns per fork (default ${D.maxTurns})
   --max-tokens N            token budget of the run (prompt + output, as the provider counts them):
                             once spent, queued forks are cancelled and running forks stop before
                             their next model call (reason: budget)
   --max-tokens-per-fork N   token budget of each fork (a task's own maxTokens wins)
   --timeout-ms N            per-fork time limit
-  --min-cache-tokens N      the provider's minimum cacheable prefix (default 1024)
+  --min-cache-tokens N      the provider's minimum cacheable prefix (default ${D.minCacheTokens})
 Reliability:
   --call-timeout-ms N       bound on one model call attempt
-  --max-attempts N          attempts per model call, retries of 429/5xx/timeouts included (default 5)
+  --max-attempts N          attempts per model call, retries of 429/5xx/timeouts included (default ${D.maxAttempts})
   --retry-budget N          retries the whole run may spend (default: unbounded)
   --rpm N, --tpm N          requests / tokens per minute across all forks
 Tools:

@@ -72,6 +72,10 @@ function parseOptions(argv: string[]): LocalServerOptions {
 
 /** `forkpool serve`: runs the local Gemini-compatible server until SIGINT/SIGTERM. Exit code 2 on bad usage. */
 export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => console.log(l), err: (l) => console.error(l) }): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.out(USAGE);
+    return 0;
+  }
   let options: LocalServerOptions;
   try {
     options = parseOptions(argv);

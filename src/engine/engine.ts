@@ -1,84 +1,23 @@
-import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { ResourceLimits } from 'node:worker_threads';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import { startLocalServerThread } from '../local-server/index.js';
 import { createGenaiProvider } from '../model/genai.js';
-import { DEFAULT_RETRY, type ProviderConfig, type RetryPolicy } from '../model/types.js';
+import type { ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { InputError } from '../session/errors.js';
 import { firstIssue, plainWords } from '../session/issues.js';
 import { parseSession } from '../session/load.js';
-import { ForkTaskSchema, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
-import type { Tool } from '../tools/define.js';
+import { ForkTaskSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
-import { createCallGate, type CallGate, type RateLimits } from './call-gate.js';
+import { createCallGate, type CallGate } from './call-gate.js';
+import { resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
 import { workerEntry } from './worker-entry.js';
 
-export type ProviderOption =
-  | { kind: 'local'; url?: string }
-  | { kind: 'gemini'; apiKey?: string; baseUrl?: string };
+export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, MAX_THREADS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
 
-export interface ForkEngineOptions {
-  provider?: ProviderOption;
-  /** Worker threads; default: the number of cores. */
-  threads?: number;
-  /** Forks in flight across the pool; default 64. */
-  concurrency?: number;
-  tools?: readonly Tool[];
-  warmup?: 'auto' | 'none';
-  cache?: 'implicit' | 'explicit' | 'off';
-  maxTurns?: number;
-  /** Per-fork bound, ms. */
-  timeoutMs?: number;
-  /** Which history forks start from when their task does not say: 'inherit' (default) or 'completed-turns'. */
-  history?: HistoryMode;
-  /** Warm-up releases the other forks after this long even without a first response; default 5000. */
-  staggerCapMs?: number;
-  /** The provider's minimum cacheable prefix, in tokens; default 1024. */
-  minCacheTokens?: number;
-  /** Per-attempt bound on one model HTTP call, ms. */
-  callTimeoutMs?: number;
-  /** Backoff and attempts per model call, and retries per fork (`forkBudget`). */
-  retry?: Partial<RetryPolicy>;
-  /** Retries the whole engine may spend, across forks. */
-  globalRetryBudget?: number;
-  /** Requests and tokens per minute across every fork of the engine. */
-  rateLimit?: RateLimits;
-  /** Worker thread limits (a worker over them dies and only its forks fail). */
-  resourceLimits?: ResourceLimits;
-  /** Extra tool names that would start an agent: refused in forks like `agent`. */
-  spawnTools?: readonly string[];
-  /**
-   * Tokens (prompt + output, as the provider reports them) one fan-out may spend. Once spent,
-   * queued forks end cancelled (kind "budget") and running forks end before their next model call.
-   */
-  maxTokens?: number;
-  /** Tokens one fork may spend (a task's own `maxTokens` wins); past them it fails with kind "budget". */
-  maxTokensPerFork?: number;
-  /** Recent events a run keeps for `events({ replay: true })`; default 1000. */
-  eventReplayLimit?: number;
-}
-
-export interface FanOutOptions {
-  /** The parent has just sent this prefix (always so inside runParentAgent). */
-  parentWarm?: boolean;
-  /**
-   * false: each result goes to `onResult` listeners and is then dropped, so memory stays flat
-   * however many forks run; `results()` is unavailable and the report has totals, no per-fork rows.
-   * Default true.
-   */
-  retainResults?: boolean;
-}
-
-export const DEFAULT_MAX_TURNS = 200;
-/** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
-export const MAX_THREADS = 256;
-const DEFAULT_CONCURRENCY = 64;
 const CANCEL_GRACE_MS = 5_000;
-const DEFAULT_EVENT_REPLAY = 1_000;
 
 /** The fork executor: a Piscina pool of fork workers, a tool host on this thread, one model provider. */
 export class ForkEngine {
@@ -89,23 +28,17 @@ export class ForkEngine {
     private readonly pool: Piscina,
     private readonly gate: CallGate,
     private readonly host: ToolHost,
-    private readonly options: ForkEngineOptions,
+    private readonly options: ResolvedOptions,
     private readonly provider: ProviderConfig,
     private readonly stopServer: (() => Promise<void>) | undefined,
   ) {}
 
-  static async create(options: ForkEngineOptions = {}): Promise<ForkEngine> {
-    if ('seed' in options) throw new TypeError('ForkEngine: options.seed is now called options.history ("inherit" or "completed-turns")');
-    const threads = positive('threads', options.threads) ?? availableParallelism();
-    if (threads > MAX_THREADS) throw new RangeError(`ForkEngine: threads must be at most ${MAX_THREADS}, got ${threads}`);
-    const concurrency = positive('concurrency', options.concurrency) ?? DEFAULT_CONCURRENCY;
-    positive('maxTokens', options.maxTokens);
-    positive('maxTokensPerFork', options.maxTokensPerFork);
-    if (options.eventReplayLimit !== undefined && !(Number.isInteger(options.eventReplayLimit) && options.eventReplayLimit >= 0)) {
-      throw new RangeError(`ForkEngine: eventReplayLimit must be a non-negative integer, got ${options.eventReplayLimit}`);
-    }
+  static async create(given: ForkEngineOptions = {}): Promise<ForkEngine> {
+    // Every option checked once, here: nothing fails later, per fork, for a value given now.
+    const options = resolveOptions(given);
+    const { threads, concurrency } = options;
     // Checked before anything starts: a tool that cannot run is the caller's error, named now.
-    const host = createToolHost(options.tools ?? []);
+    const host = createToolHost(options.tools);
     const { provider, stop } = await resolveProvider(options);
     const entry = workerEntry('fork-worker');
     const pool = new Piscina({
@@ -124,7 +57,7 @@ export class ForkEngine {
       ...options.rateLimit,
       ...(options.globalRetryBudget !== undefined ? { retryBudget: options.globalRetryBudget } : {}),
     });
-    return new ForkEngine(pool, gate, host, { ...options, concurrency }, provider, stop);
+    return new ForkEngine(pool, gate, host, options, provider, stop);
   }
 
   /** Validates the session (any JSON value) and freezes it: its own JSON bytes in a SharedArrayBuffer, written once. */
@@ -144,24 +77,24 @@ export class ForkEngine {
     const settings: RunSettings = {
       provider: this.provider,
       mainProvider: createGenaiProvider(this.provider),
-      concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
-      warmup: o.warmup ?? 'auto',
+      concurrency: o.concurrency,
+      warmup: o.warmup,
       parentWarm: options.parentWarm === true,
-      staggerCapMs: o.staggerCapMs ?? 5_000,
-      cache: o.cache ?? 'implicit',
-      minCacheTokens: o.minCacheTokens ?? 1024,
-      history: o.history ?? 'inherit',
-      maxTurns: o.maxTurns ?? DEFAULT_MAX_TURNS,
+      staggerCapMs: o.staggerCapMs,
+      cache: o.cache,
+      minCacheTokens: o.minCacheTokens,
+      history: o.history,
+      maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,
       gate: this.gate,
       forkRetryBudget: o.retry?.forkBudget,
       cancelGraceMs: CANCEL_GRACE_MS,
       declaredTools: declaredToolNames(prefix.session.tools),
-      spawnTools: new Set([AGENT_TOOL_NAME, ...(o.spawnTools ?? [])]),
+      spawnTools: new Set([AGENT_TOOL_NAME, ...o.spawnTools]),
       maxTokens: o.maxTokens,
       maxTokensPerFork: o.maxTokensPerFork,
       retainResults: options.retainResults !== false,
-      eventReplayLimit: o.eventReplayLimit ?? DEFAULT_EVENT_REPLAY,
+      eventReplayLimit: o.eventReplayLimit,
     };
     const run = new FanOutRun(this.pool, this.host, settings, prefix, checked);
     this.runs.add(run);
@@ -200,12 +133,18 @@ export class ForkEngine {
   }
 }
 
-async function resolveProvider(options: ForkEngineOptions): Promise<{ provider: ProviderConfig; stop?: () => Promise<void> }> {
+async function resolveProvider(options: ResolvedOptions): Promise<{ provider: ProviderConfig; stop?: () => Promise<void> }> {
   const common = {
     ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
-    ...(options.retry ? { retry: { ...DEFAULT_RETRY, ...options.retry } } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   };
-  const p = options.provider ?? { kind: 'local' };
+  const p = options.provider;
+  if (p === undefined) {
+    // Never a silent simulator: a caller with a key in the environment would get made-up answers.
+    throw new TypeError(
+      "ForkEngine: options.provider is required: { kind: 'gemini' } (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY), or { kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)",
+    );
+  }
   if (p.kind === 'gemini') {
     const apiKey = p.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY;
     if (!apiKey) throw new Error('ForkEngine: the gemini provider needs an API key (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY)');
@@ -237,8 +176,4 @@ function checkTasks(tasks: readonly ForkTask[]): readonly ForkTask[] {
   return tasks;
 }
 
-function positive(name: string, value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`ForkEngine: ${name} must be a positive integer, got ${value}`);
-  return value;
-}
+
