@@ -25,7 +25,7 @@ describe('the run journal', () => {
     const run = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'json']);
     expect(run.code).toBe(0);
     const journal = jsonLines(readFileSync(`${out}.journal`, 'utf8'));
-    expect(journal[0]).toMatchObject({ type: 'journal', version: 1, prefixId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(journal[0]).toMatchObject({ type: 'journal', version: 2, prefixId: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(journal.slice(1).map((e) => [e.type, (e.result as { id: string }).id, (e.result as { status: string }).status]).sort()).toEqual([
       ['result', 'a', 'completed'],
       ['result', 'b', 'completed'],
@@ -130,6 +130,17 @@ describe('the run journal', () => {
     expect(otherSession.code).toBe(2);
     expect(otherSession.stderr).toMatch(/the journal was written for a different session/);
     expect(otherSession.stdout).toBe('');
+  });
+
+  it('refuses a journal of forkpool 0.1 (sorted-key prefix ids), saying why and what to do', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY a' }]);
+    const journal = join(dir, 'old.journal');
+    appendFileSync(journal, `${JSON.stringify({ type: 'journal', version: 1, prefixId: 'f'.repeat(64), tasksHash: '0'.repeat(64) })}\n`);
+    const run = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--journal', journal, '--resume']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${journal}: the journal was written by forkpool 0.1, whose prefix ids sorted the session's keys;`);
+    expect(run.stderr).toContain('Finish that run with forkpool 0.1, or remove the journal and start again');
   });
 
   it('--resume without a journal or --out is a usage error', async () => {

@@ -11,7 +11,8 @@ import { UsageError } from './usage-error.js';
  * resumed from it: forks with a completed or failed result are not run again.
  */
 
-const VERSION = 1;
+/** 2: prefix ids are the sha256 of the session's own JSON (version 1 sorted its keys first). */
+const VERSION = 2;
 
 interface Header {
   type: 'journal';
@@ -97,6 +98,11 @@ export function resumeJournal(path: string, prefixId: string, tasks: readonly Fo
     }
   });
   const header = parsed[0];
+  if (header?.type === 'journal' && header.version === 1) {
+    throw new UsageError(
+      `${path}: the journal was written by forkpool 0.1, whose prefix ids sorted the session's keys; this version keeps the session's own order, so its forks cannot be matched. Finish that run with forkpool 0.1, or remove the journal and start again`,
+    );
+  }
   if (!header || header.type !== 'journal' || header.version !== VERSION) {
     throw new UsageError(`${path}:1: not a forkpool journal (expected a header line)`);
   }
