@@ -13,7 +13,7 @@ import { createCallGate, type CallGate } from './call-gate.js';
 import { resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
-import { workerEntry } from './worker-entry.js';
+import { workerEntry } from '../threads/worker-entry.js';
 
 export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, MAX_THREADS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
 

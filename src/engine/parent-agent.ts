@@ -3,10 +3,10 @@ import { prefixFields } from '../model/request.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
 import type { Content, ForkTask, ParentSession, Part, SubagentType } from '../session/schema.js';
 import { declaredToolNames, type ToolCall, type ToolHost } from '../tools/host.js';
-import type { ForkEngine } from './engine.js';
 import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from './protocol.js';
 import type { FanOutRun } from './run.js';
+import type { FrozenPrefix } from '../prefix/index.js';
 
 /** `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is `fork-<toolUseId>`. */
 export type ParentEvent =
@@ -18,8 +18,14 @@ export type ParentOutcome =
   | { status: 'completed'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage }
   | { status: 'failed' | 'cancelled'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage; error: string };
 
+/** What the loop needs of the engine (ForkEngine is one): no import back into it, so no cycle. */
+export interface ForkRunner {
+  freeze(session: unknown): FrozenPrefix;
+  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options?: { parentWarm?: boolean }): FanOutRun;
+}
+
 export interface ParentAgentOptions {
-  engine: ForkEngine;
+  engine: ForkRunner;
   /** The parent model's client, on this thread. */
   provider: ModelProvider;
   /** Executes the parent's own (non-agent) tool calls. */

@@ -1,4 +1,4 @@
-import { startPlainWorker } from '../engine/worker-entry.js';
+import { startPlainWorker } from '../threads/worker-entry.js';
 import type { LocalServerOptions } from './state.js';
 
 /** The local server in a worker thread of its own, so the caller's thread never serves HTTP. */

@@ -1,8 +1,7 @@
 import type { Worker } from 'node:worker_threads';
-import { startPlainWorker } from '../engine/worker-entry.js';
+import { startPlainWorker } from '../threads/worker-entry.js';
 import type { Tool } from './define.js';
-import type { ToolOutcome } from './host.js';
-import { fail, succeed } from './outcome.js';
+import { fail, succeed, type ToolOutcome } from './outcome.js';
 
 /** What the tool thread is given: where the tool lives, and one call. */
 export interface ToolThreadJob {

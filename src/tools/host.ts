@@ -4,29 +4,15 @@ import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fo
 import type { SubagentType } from '../session/schema.js';
 import { runInThread } from './cpu-thread.js';
 import type { Tool } from './define.js';
-import { fail, reject, succeed } from './outcome.js';
+import { fail, reject, succeed, type ToolOutcome } from './outcome.js';
+
+export type { ToolFailure, ToolOutcome, ToolRejection } from './outcome.js';
 
 export interface ToolCall {
   id?: string;
   name: string;
   args?: Record<string, unknown>;
 }
-
-export type ToolRejection =
-  | 'not_declared'
-  | 'not_allowed'
-  | 'spawn_refused'
-  | 'main_session_only'
-  | 'interactive'
-  | 'approval_required'
-  | 'invalid_args';
-export type ToolFailure = 'threw' | 'timeout' | 'aborted';
-
-/** What a tool call came to; `response` is what the model gets as the functionResponse. */
-export type ToolOutcome =
-  | { status: 'ok'; response: { output: unknown } }
-  | { status: 'rejected'; reason: ToolRejection; response: { error: string } }
-  | { status: 'failed'; reason: ToolFailure; response: { error: string } };
 
 /** What one fork may do with tools. */
 export interface ForkToolPolicy {
