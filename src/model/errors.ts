@@ -1,3 +1,4 @@
+import { ApiError } from '@google/genai';
 import type { ModelError } from './types.js';
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -6,7 +7,8 @@ const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 export function classifyError(err: unknown, signal: AbortSignal, retryAfterHeader?: string | null): ModelError {
   if (signal.aborted) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
   const e = err instanceof Error ? err : new Error(String(err));
-  const rawStatus = (e as Error & { status?: unknown }).status;
+  // The SDK's own class first; a status on any other error (a fetch wrapper's) is read the same way.
+  const rawStatus = err instanceof ApiError ? err.status : (e as Error & { status?: unknown }).status;
   const status = typeof rawStatus === 'number' ? rawStatus : undefined;
   if (status !== undefined) {
     const retryAfterMs = parseRetryAfter(retryAfterHeader) ?? parseRetryInfo(e.message);
