@@ -1,39 +1,31 @@
 /**
- * forkpool's public API. Everything a user imports comes from here; the rest is internal.
+ * forkpool's public API (the `forkpool` entry point): the engine, tools, loaders and the prefix.
+ * The fork protocol (seeding, child message, guards, agent tool) is `forkpool/protocol`; the
+ * simulated model server is `forkpool/local-server`. Everything else is internal.
  */
 export {
   ForkEngine,
   DEFAULT_MAX_TURNS,
-  formatTaskNotification,
-  escapeXml,
+  ENGINE_DEFAULTS,
   type ForkEngineOptions,
   type FanOutOptions,
   type ProviderOption,
   type FanOutRun,
   type ForkEvent,
+  type EventsOptions,
   type ForkResult,
   type ForkStatus,
   type FailureKind,
+  type CancelKind,
+  type CallRecord,
   type RunReport,
+  type RunBudget,
   type ForkCacheFigures,
   type CacheMode,
   type ParentEvent,
   type ParentOutcome,
 } from './engine/index.js';
 export { freezePrefix, decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
-export {
-  seedFork,
-  buildChildMessage,
-  isForkChild,
-  validateAgentParams,
-  ForkRejectedError,
-  AGENT_TOOL_NAME,
-  AGENT_TOOL_DECLARATION,
-  type ForkSeed,
-  type SeedOptions,
-  type AgentParams,
-  type AgentParamsResult,
-} from './fork/index.js';
 export {
   loadSession,
   loadTasks,
@@ -42,19 +34,25 @@ export {
   InputError,
   ParentSessionSchema,
   ForkTaskSchema,
+  type InputErrorInit,
+  type ReadLimits,
   type ParentSession,
   type ForkTask,
   type Content,
   type Part,
+  type HistoryMode,
+  type SubagentType,
+  type ForkTurns,
 } from './session/index.js';
-export { defineTool, type Tool, type ToolContext, type ToolDefinition, type FunctionDeclaration } from './tools/index.js';
-export { workspaceTools, type WorkspaceLimits } from './tools/workspace/index.js';
-export { loadToolsModule } from './tools/load-module.js';
 export {
-  startLocalServer,
-  startLocalServerThread,
-  type LocalServer,
-  type LocalServerOptions,
-  type LocalServerMetrics,
-} from './local-server/index.js';
+  defineTool,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type FunctionDeclaration,
+  type ApprovalPolicy,
+} from './tools/index.js';
+export { workspaceTools, type WorkspaceLimits } from './tools/workspace/index.js';
+export { loadToolsModule, type LoadToolsOptions } from './tools/load-module.js';
 export type { TokenUsage, RetryPolicy } from './model/types.js';
+export type { RateLimits } from './engine/call-gate.js';

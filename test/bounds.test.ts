@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, startLocalServer, type ForkEvent, type ForkResult, type LocalServer } from '../src/index.js';
+import { ForkEngine, type ForkEvent, type ForkResult } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 
 /*

@@ -157,7 +157,7 @@ describe('secrets', () => {
   it('never prints or writes the API key, even when the provider rejects it', async () => {
     const dir = workdir();
     const key = 'AIzaSy-forkpool-test-key-0123456789';
-    const serve = await import('../src/index.js').then((m) => m.startLocalServer({ requireApiKey: 'the-right-key' }));
+    const serve = await import('../src/local-server/index.js').then((m) => m.startLocalServer({ requireApiKey: 'the-right-key' }));
     try {
       const tasks = writeTasks(dir, [
         { id: 'a', directive: 'REPLY a' },

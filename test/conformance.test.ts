@@ -1,19 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  AGENT_TOOL_DECLARATION,
-  DEFAULT_MAX_TURNS,
-  ForkEngine,
-  buildChildMessage,
-  isForkChild,
-  defineTool,
-  seedFork,
-  startLocalServer,
-  validateAgentParams,
-  type Content,
-  type LocalServer,
-  type ParentSession,
-} from '../src/index.js';
+import { DEFAULT_MAX_TURNS, ForkEngine, defineTool, type Content, type ParentSession } from '../src/index.js';
+import { AGENT_TOOL_DECLARATION, buildChildMessage, isForkChild, seedFork, validateAgentParams } from '../src/protocol.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { filler } from './support/engine-fixtures.js';
 
 /*

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ForkEngine, defineTool, loadToolsModule, startLocalServer, type LocalServer, type ParentSession, type Tool } from '../src/index.js';
+import { ForkEngine, defineTool, loadToolsModule, type ParentSession, type Tool } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { filler } from './support/engine-fixtures.js';
 
 /*

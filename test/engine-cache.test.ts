@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ForkEngine, startLocalServer, type LocalServer } from '../src/index.js';
+import { ForkEngine } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { parentSession } from './support/engine-fixtures.js';
 
 /* Cold-cache fan-outs against a local server with realistic latency: prefill takes time, and blocks

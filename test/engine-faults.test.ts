@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ForkEngine, startLocalServer, type ForkEngineOptions, type LocalServer, type LocalServerOptions } from '../src/index.js';
+import { ForkEngine, type ForkEngineOptions } from '../src/index.js';
+import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/local-server/index.js';
 import { parentSession } from './support/engine-fixtures.js';
 
 const open: { server: LocalServer; engine: ForkEngine }[] = [];

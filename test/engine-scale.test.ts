@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, startLocalServer, type LocalServer } from '../src/index.js';
+import { ForkEngine } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { filler, parentSession } from './support/engine-fixtures.js';
 
 let server: LocalServer;

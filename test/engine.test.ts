@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, startLocalServer, type ForkEvent, type LocalServer, type ParentSession } from '../src/index.js';
+import { ForkEngine, type ForkEvent, type ParentSession } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { FORK_PLACEHOLDER_TEXT, NESTED_FORK_ERROR } from '../src/fork/index.js';
 import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, formatTaskNotification, startLocalServer, type ForkEvent, type ForkResult, type LocalServer } from '../src/index.js';
+import { ForkEngine, type ForkEvent, type ForkResult } from '../src/index.js';
+import { formatTaskNotification } from '../src/protocol.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { parentSession } from './support/engine-fixtures.js';
 
 let server: LocalServer;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, startLocalServer, type LocalServer, type ParentEvent } from '../src/index.js';
+import { ForkEngine, type ParentEvent } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { parentSession } from './support/engine-fixtures.js';
 
 let server: LocalServer;

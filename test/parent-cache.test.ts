@@ -1,16 +1,8 @@
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ForkEngine,
-  defineTool,
-  startLocalServer,
-  type FanOutRun,
-  type ForkEvent,
-  type LocalServer,
-  type ParentEvent,
-  type ParentSession,
-} from '../src/index.js';
+import { ForkEngine, defineTool, type FanOutRun, type ForkEvent, type ParentEvent, type ParentSession } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { NESTED_FORK_ERROR, buildChildMessage } from '../src/fork/index.js';
 import { filler } from './support/engine-fixtures.js';
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The user's own zod: another copy (and version) than forkpool's, as an application would have.
 import { z as userZod } from 'zod-user';
 import { z as ourZod } from 'zod';
-import { ForkEngine, defineTool, startLocalServer, type LocalServer } from '../src/index.js';
+import { ForkEngine, defineTool } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { parentSession } from './support/engine-fixtures.js';
 
 /* zod is a peer dependency: tools defined with the application's own zod instance work end to end. */

@@ -22,6 +22,7 @@ export {
   type ParentSession,
   type Part,
   type HistoryMode,
+  type SubagentType,
   type SystemInstruction,
 } from './schema.js';
 export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';

@@ -1,0 +1,26 @@
+/**
+ * `forkpool/protocol`: the fork protocol itself, for an agent loop of your own — how a fork is
+ * seeded from a conversation, the child message, the guards, the agent tool, notifications. Its
+ * wording is part of this entry point's contract, not of the engine's.
+ */
+export {
+  seedFork,
+  buildChildMessage,
+  isForkChild,
+  validateAgentParams,
+  ForkRejectedError,
+  AGENT_TOOL_NAME,
+  AGENT_TOOL_DECLARATION,
+  isRealUserTurn,
+  syntheticPrefixLength,
+  type ForkSeed,
+  type SeedCase,
+  type SeedOptions,
+  type AgentParams,
+  type AgentParamsResult,
+  type AgentCallContext,
+  type ForkRequest,
+} from './fork/index.js';
+export { formatTaskNotification, escapeXml } from './engine/notification.js';
+export type { FunctionDeclaration } from './tools/define.js';
+export type { Content, ForkTurns, HistoryMode, ParentSession, Part, SubagentType } from './session/schema.js';

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+
+/*
+ * The package's three entry points, imported by name as a user would (the package refers to
+ * itself through its "exports" map; `npm test` builds dist first).
+ */
+
+describe('entry points', () => {
+  it('forkpool: the engine, tools, loaders and the prefix — not the protocol, not the simulator', async () => {
+    const root = await import('forkpool');
+    for (const name of ['ForkEngine', 'defineTool', 'workspaceTools', 'loadToolsModule', 'loadSession', 'loadTasks', 'freezePrefix', 'decodePrefix', 'estimateTokens', 'InputError']) {
+      expect(root).toHaveProperty(name);
+    }
+    for (const name of ['seedFork', 'buildChildMessage', 'validateAgentParams', 'startLocalServer', 'canonicalJson']) {
+      expect(root).not.toHaveProperty(name);
+    }
+  });
+
+  it('forkpool/protocol: seeding, the child message, guards, the agent tool, notifications', async () => {
+    const protocol = await import('forkpool/protocol');
+    for (const name of ['seedFork', 'buildChildMessage', 'isForkChild', 'validateAgentParams', 'ForkRejectedError', 'AGENT_TOOL_DECLARATION', 'formatTaskNotification']) {
+      expect(protocol).toHaveProperty(name);
+    }
+    expect(protocol).not.toHaveProperty('ForkEngine');
+  });
+
+  it('forkpool/local-server: the simulator', async () => {
+    const local = await import('forkpool/local-server');
+    const server = await local.startLocalServer({});
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await server.close();
+    }
+    expect(local).toHaveProperty('startLocalServerThread');
+    expect(local).toHaveProperty('LATENCY_PRESETS');
+  });
+});
