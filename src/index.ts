@@ -51,6 +51,7 @@ export {
   type ToolDefinition,
   type FunctionDeclaration,
   type ApprovalPolicy,
+  type ToolOutcome,
 } from './tools/index.js';
 export { workspaceTools, type WorkspaceLimits } from './tools/workspace/index.js';
 export { loadToolsModule, type LoadToolsOptions } from './tools/load-module.js';

@@ -23,4 +23,4 @@ export {
 } from './fork/index.js';
 export { formatTaskNotification, escapeXml } from './engine/notification.js';
 export type { FunctionDeclaration } from './tools/define.js';
-export type { Content, ForkTurns, HistoryMode, ParentSession, Part, SubagentType } from './session/schema.js';
+export type { Content, ForkTurns, GeminiTool, HistoryMode, ParentSession, Part, SubagentType, SystemInstruction } from './session/schema.js';
