@@ -9,13 +9,13 @@ const TICK_MS = 10; // Linux USER_HZ is 100 on every kernel this runs on (getcon
  * process.cpuUsage() would count every thread of the process, the fork workers included.
  * Falls back to process.cpuUsage() where /proc is missing.
  */
-export function threadCpuMs(): number {
+function threadCpuMs(): number {
   const t = threadCpu();
   return t.user + t.system;
 }
 
 /** This thread's user and system CPU, ms. */
-export function threadCpu(): { user: number; system: number } {
+function threadCpu(): { user: number; system: number } {
   try {
     const stat = readFileSync('/proc/thread-self/stat', 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -26,7 +26,7 @@ export function threadCpu(): { user: number; system: number } {
   }
 }
 
-export function processCpuMs(): number {
+function processCpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 }

@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { LatencyModel, LatencyPreset, LocalServerMetrics } from '../../src/local-server/index.js';
 
-export interface ServerStats {
+interface ServerStats {
   cpuMs: number;
   metrics: LocalServerMetrics;
 }
@@ -21,7 +21,7 @@ export const openServers = new Set<ServerProcess>();
 const START_TIMEOUT_MS = 20_000;
 const STATS_TIMEOUT_MS = 10_000;
 
-export async function startServerProcess(latency: LatencyPreset | LatencyModel): Promise<ServerProcess> {
+async function startServerProcess(latency: LatencyPreset | LatencyModel): Promise<ServerProcess> {
   // Large prefixes: the cache must hold an 8 MiB prefix (~2.2M tokens) and the body limit must pass it.
   const options = { latency, cache: { capacityTokens: 16_000_000 }, maxBodyBytes: 64 * 1024 * 1024 };
   const child: ChildProcess = fork(ENTRY, [JSON.stringify(options)], {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineTool, type Tool } from '../../src/tools/define.js';
 import type { ForkTask, ParentSession } from '../../src/session/schema.js';
 
-export const MODEL = 'gemini-2.5-flash';
+const MODEL = 'gemini-2.5-flash';
 export const KIB = 1024;
 export const MIB = 1024 * 1024;
 

@@ -11,7 +11,7 @@ import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask } from '../../src/session/schema.js';
 
 export type VariantName = 'inprocess' | 'clone' | 'sab' | 'sab+explicit';
-export const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
+const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
 
 /** 'parent': the parent sent the prefix just before the fan-out (ForkEngine's `parentWarm`). */
 export type BenchWarmup = 'auto' | 'none' | 'parent';
@@ -40,7 +40,7 @@ export interface Runner {
   close(): Promise<void>;
 }
 
-export const STAGGER_CAP_MS = 5_000;
+const STAGGER_CAP_MS = 5_000;
 
 /**
  * Runs `start(i)` for every task with FanOutRun's dispatch rules. `start` gets a callback to call

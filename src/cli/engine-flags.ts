@@ -88,7 +88,7 @@ export function outputFormat(values: EngineFlagValues): OutputFormat {
 }
 
 /** Which provider runs, by the rule users of Gemini CLI expect: a key in the environment means the real API. */
-export function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv): ProviderOption {
+function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv): ProviderOption {
   const kind = oneOf('--provider', values.provider, ['local', 'gemini'] as const);
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;
@@ -145,7 +145,7 @@ export function parentWarm(values: EngineFlagValues): boolean {
   return values.warmup === 'parent';
 }
 
-export function oneOf<const T extends readonly string[]>(flag: string, value: string | undefined, allowed: T): T[number] | undefined {
+function oneOf<const T extends readonly string[]>(flag: string, value: string | undefined, allowed: T): T[number] | undefined {
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) {
     throw new UsageError(`${flag}: must be one of ${allowed.join(', ')} (got ${quoted(value)})`);
@@ -153,7 +153,7 @@ export function oneOf<const T extends readonly string[]>(flag: string, value: st
   return value as T[number];
 }
 
-export function positiveInt(flag: string, value: string | undefined): number | undefined {
+function positiveInt(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {

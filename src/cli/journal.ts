@@ -28,11 +28,11 @@ interface Entry {
   result: ResultLine;
 }
 
-export function taskHash(task: ForkTask): string {
+function taskHash(task: ForkTask): string {
   return createHash('sha256').update(canonicalJson(task)).digest('hex');
 }
 
-export function tasksHash(tasks: readonly ForkTask[]): string {
+function tasksHash(tasks: readonly ForkTask[]): string {
   return createHash('sha256').update(canonicalJson(tasks.map(taskHash))).digest('hex');
 }
 

@@ -9,7 +9,7 @@ import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
 
-export const PROMPT_HELP = `Usage: forkpool prompt TEXT [--session FILE] [options]
+const PROMPT_HELP = `Usage: forkpool prompt TEXT [--session FILE] [options]
 
 Runs a headless parent agent: the model gets the session (if any), TEXT as the user's message and
 the \`agent\` tool. Forks it starts run in the background; their notifications come back to it; the

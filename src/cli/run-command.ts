@@ -15,7 +15,7 @@ import { parseFlags } from './parse-flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 
-export const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
+const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
 
 Fans out one fork per task line from a saved parent conversation. Each fork inherits the
 session's system instruction, tools, sampling settings and history, and gets its own directive.

@@ -15,7 +15,7 @@ import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-a
 import { FanOutRun, type RunSettings } from './run.js';
 import { workerEntry } from '../threads/worker-entry.js';
 
-export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, MAX_THREADS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
+export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
 
 const CANCEL_GRACE_MS = 5_000;
 

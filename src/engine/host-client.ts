@@ -9,7 +9,7 @@ const RPC_GRACE_MS = 5_000;
 /** Bookkeeping calls answer at once; past this the main thread is gone or wedged. */
 const RELEASE_TIMEOUT_MS = 30_000;
 
-export type HostFailure = 'host_gone' | 'aborted' | 'rpc_timeout';
+type HostFailure = 'host_gone' | 'aborted' | 'rpc_timeout';
 export type HostCall<T> = { ok: true; value: T } | { ok: false; reason: HostFailure };
 
 /**

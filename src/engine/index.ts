@@ -10,5 +10,4 @@ export { FanOutRun } from './run.js';
 export type { ForkEvent, EventsOptions } from './events.js';
 export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord } from './protocol.js';
 export type { RunReport, RunBudget, ForkCacheFigures, CacheMode } from './report.js';
-export { formatTaskNotification, escapeXml } from './notification.js';
 export type { ParentEvent, ParentOutcome } from './parent-agent.js';

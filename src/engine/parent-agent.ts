@@ -19,7 +19,7 @@ export type ParentOutcome =
   | { status: 'failed' | 'cancelled'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage; error: string };
 
 /** What the loop needs of the engine (ForkEngine is one): no import back into it, so no cycle. */
-export interface ForkRunner {
+interface ForkRunner {
   freeze(session: unknown): FrozenPrefix;
   fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options?: { parentWarm?: boolean }): FanOutRun;
 }

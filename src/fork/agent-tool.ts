@@ -5,10 +5,10 @@ import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
 
 export const AGENT_TOOL_NAME = 'agent';
 export const FORK_SUBAGENT_TYPE = 'fork';
-export const GENERAL_PURPOSE_SUBAGENT_TYPE = 'general-purpose';
+const GENERAL_PURPOSE_SUBAGENT_TYPE = 'general-purpose';
 
 /** The Agent tool's parameters as the model sees them; the rules between them are in validateAgentParams. */
-export const AgentParamsSchema = z.strictObject({
+const AgentParamsSchema = z.strictObject({
   description: z.string().describe('A short summary (3 to 5 words) of what the sub-agent will do.'),
   prompt: z
     .string()

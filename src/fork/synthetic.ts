@@ -7,14 +7,14 @@ import type { Content, Part } from '../session/schema.js';
  * what Qwen Code keeps. One recognizer for the fork rules and the session importers.
  */
 
-export const SYSTEM_REMINDER_OPEN = '<system-reminder>';
-export const SYSTEM_REMINDER_CLOSE = '</system-reminder>';
+const SYSTEM_REMINDER_OPEN = '<system-reminder>';
+const SYSTEM_REMINDER_CLOSE = '</system-reminder>';
 /** The user message a compaction leaves holds this (Qwen Code: "Resume the prior task using the summary above. …"). */
-export const COMPACTED_SUMMARY_MARK = 'Resume the prior task';
+const COMPACTED_SUMMARY_MARK = 'Resume the prior task';
 /** The model's acknowledgement of a compacted summary, matched exactly. */
-export const COMPACTED_SUMMARY_ACK = 'Got it. Thanks for the additional context!';
+const COMPACTED_SUMMARY_ACK = 'Got it. Thanks for the additional context!';
 /** The model's acknowledgement of startup context in older Qwen Code conversations, matched exactly. */
-export const LEGACY_STARTUP_ACK = 'Got it. Thanks for the context!';
+const LEGACY_STARTUP_ACK = 'Got it. Thanks for the context!';
 /** A user message right after a compacted summary that starts with one of these is part of it. */
 const POST_COMPACT_ATTACHMENT_OPENINGS = [
   '<plan-mode-active>',
@@ -32,7 +32,7 @@ export function isReminderPart(part: Readonly<Part>): boolean {
 }
 
 /** A message of reminders only (and at least one). */
-export function isReminderOnly(message: Message): boolean {
+function isReminderOnly(message: Message): boolean {
   return message.parts.length > 0 && message.parts.every(isReminderPart);
 }
 
@@ -59,7 +59,7 @@ const firstText = (message: Message | undefined): string | undefined => {
  * acknowledgement, then optionally the attachments user message and the model's calls after it.
  * 0 when there is none.
  */
-export function compactedSummaryLength(history: readonly Message[], at: number): number {
+function compactedSummaryLength(history: readonly Message[], at: number): number {
   const summary = history[at];
   const ack = history[at + 1];
   if (summary?.role !== 'user' || !(firstText(summary) ?? '').includes(COMPACTED_SUMMARY_MARK)) return 0;

@@ -15,7 +15,7 @@ const STATUS_BY_CODE: Readonly<Record<number, string>> = {
   504: 'DEADLINE_EXCEEDED',
 };
 
-export function statusName(code: number): string {
+function statusName(code: number): string {
   return STATUS_BY_CODE[code] ?? (code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
 }
 
@@ -34,11 +34,11 @@ export class ApiFailure extends Error {
 export const invalid = (message: string): ApiFailure => new ApiFailure(400, message);
 export const notFound = (message: string): ApiFailure => new ApiFailure(404, message);
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: number; message: string; status: string; details?: unknown[] };
 }
 
-export function errorBody(failure: ApiFailure): ErrorBody {
+function errorBody(failure: ApiFailure): ErrorBody {
   const body: ErrorBody = {
     error: { code: failure.code, message: failure.message, status: statusName(failure.code) },
   };

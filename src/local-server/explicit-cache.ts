@@ -41,7 +41,7 @@ export function modelResource(model: string): string {
   return model.startsWith('models/') ? model : `models/${model}`;
 }
 
-export function cacheResource(name: string): string {
+function cacheResource(name: string): string {
   return name.startsWith('cachedContents/') ? name : `cachedContents/${name}`;
 }
 

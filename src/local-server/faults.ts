@@ -15,7 +15,7 @@ export interface FaultSpec {
   retryAfterSeconds?: number;
 }
 
-export function isFaultKind(name: string): name is FaultKind {
+function isFaultKind(name: string): name is FaultKind {
   return (FAULT_KINDS as readonly string[]).includes(name);
 }
 

@@ -22,7 +22,7 @@ export interface ModelInput {
 }
 
 /** The whole request as plain text: texts verbatim, everything else as JSON. */
-export function requestText(fields: readonly PromptFields[]): string {
+function requestText(fields: readonly PromptFields[]): string {
   const chunks: string[] = [];
   const addContent = (content: WireContent): void => {
     for (const part of content.parts) chunks.push(part.text !== undefined ? part.text : JSON.stringify(part));
@@ -37,7 +37,7 @@ export function requestText(fields: readonly PromptFields[]): string {
 }
 
 /** A RECALL pattern runs under this bound: a catastrophic regex in a request must not stall every other request. */
-export const RECALL_TIMEOUT_MS = 1_000;
+const RECALL_TIMEOUT_MS = 1_000;
 
 let recallContext: vm.Context | undefined;
 const RECALL_SCRIPT = new vm.Script(
@@ -68,11 +68,11 @@ function recall(pattern: string, text: () => string): string {
 }
 
 /** TOKENS builds its answer in memory: 16M tokens (64 MiB of text) is far past any real model's output. */
-export const MAX_TOKENS_COMMAND = 16 * 1024 * 1024;
+const MAX_TOKENS_COMMAND = 16 * 1024 * 1024;
 
 const FILLER = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
 
-export function fillerText(tokens: number): string {
+function fillerText(tokens: number): string {
   const chars = tokens * 4;
   let text = '';
   for (let i = 0; text.length < chars; i++) text += (text === '' ? '' : ' ') + FILLER[i % FILLER.length];

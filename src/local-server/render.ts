@@ -6,7 +6,7 @@ import type { PromptFields } from './types.js';
  * blocks whose keys are chained (each key depends on every character before it).
  */
 
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 export function countTokens(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
@@ -24,7 +24,7 @@ export function renderFields(fields: PromptFields): string {
   return text;
 }
 
-export interface BlockKeys {
+interface BlockKeys {
   /** One key per full block, chained: key i identifies the whole text up to the end of block i. */
   keys: number[];
   /** Short hex digest of the whole text (context hash). */
@@ -51,7 +51,7 @@ function seedOf(label: string): number {
  * block boundary (53 bits: collisions are negligible at simulator scale). `label` (the model)
  * seeds the chain so different models never share blocks.
  */
-export function blockKeys(text: string, blockTokens: number, label: string): BlockKeys {
+function blockKeys(text: string, blockTokens: number, label: string): BlockKeys {
   const blockChars = blockTokens * CHARS_PER_TOKEN;
   const keys: number[] = [];
   let h1 = seedOf(label);

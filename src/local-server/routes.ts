@@ -1,7 +1,7 @@
 /** Which API method a request names. Unknown paths and wrong methods are 404, as Google's front end answers. */
 
 export type GenerateRoute = { kind: 'generateContent'; model: string } | { kind: 'streamGenerateContent'; model: string };
-export type CountRoute = { kind: 'countTokens'; model: string };
+type CountRoute = { kind: 'countTokens'; model: string };
 export type CacheRoute =
   | { kind: 'cachedContents.create' }
   | { kind: 'cachedContents.list' }

@@ -8,7 +8,7 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 /** Deeper bodies are refused (as Google's JSON front end does); deeper values would overflow the stack when re-serialized. */
-export const MAX_BODY_DEPTH = 100;
+const MAX_BODY_DEPTH = 100;
 
 export function parseJsonBody(raw: string): JsonObject {
   let value: unknown;
@@ -91,7 +91,7 @@ function validatePart(value: unknown, path: string): WirePart {
   return value as WirePart;
 }
 
-export function validateContent(value: unknown, path: string): WireContent {
+function validateContent(value: unknown, path: string): WireContent {
   if (!isObject(value)) throw invalid(`Invalid value at '${path}': expected a Content object.`);
   const role = value.role;
   if (role !== undefined && role !== '' && role !== 'user' && role !== 'model') {

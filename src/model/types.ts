@@ -18,7 +18,7 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
-export type ModelErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'malformed';
+type ModelErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'malformed';
 
 export interface ModelError {
   kind: ModelErrorKind;
@@ -56,7 +56,7 @@ export interface GenerateOptions {
   onResponseStart?: () => void;
 }
 
-export interface CacheHandle {
+interface CacheHandle {
   name: string;
   /** Tokens the provider counted into the cache. */
   tokens: number;

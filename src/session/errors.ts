@@ -30,7 +30,7 @@ export class InputError extends Error {
   }
 }
 
-export function formatInputError(init: InputErrorInit): string {
+function formatInputError(init: InputErrorInit): string {
   const where: string[] = [];
   if (init.file !== undefined && init.line !== undefined) where.push(`${init.file}:${init.line}`);
   else if (init.file !== undefined) where.push(init.file);

@@ -1,7 +1,7 @@
 import { InputError, formatPath } from './errors.js';
 
 /** Deeper input is refused: no real session nests this far, and deep recursion can exhaust the stack. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** Keys that can reach Object.prototype when input is later merged or spread into other objects. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -108,7 +108,7 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
  * Where JSON.parse gave up. Node 20's messages do not always carry a position, so a small
  * scanner finds the first offending character (only run after a parse already failed).
  */
-export function findSyntaxErrorOffset(text: string): number | undefined {
+function findSyntaxErrorOffset(text: string): number | undefined {
   let i = 0;
   const stop = (): never => {
     throw new ScanStop(i);

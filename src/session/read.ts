@@ -137,7 +137,7 @@ function tooLarge(file: string, maxBytes: number): InputError {
   return new InputError({ file, rule: `is larger than the ${formatBytes(maxBytes)} limit for input files` });
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes}-byte`;
@@ -151,7 +151,7 @@ function kindOf(st: Stats): string {
   return 'not a file';
 }
 
-export function describeReadError(err: unknown): string {
+function describeReadError(err: unknown): string {
   const code = err !== null && typeof err === 'object' && 'code' in err ? String(err.code) : '';
   switch (code) {
     case 'ENOENT':

@@ -15,13 +15,13 @@ const JsonObjectSchema = z.record(z.string(), z.unknown(), {
   error: (iss) => (iss.input === undefined ? 'is required' : 'must be a JSON object'),
 });
 
-export const FunctionCallSchema = z.looseObject({
+const FunctionCallSchema = z.looseObject({
   id: z.string().optional(),
   name: nonEmpty('a function name'),
   args: JsonObjectSchema.optional(),
 });
 
-export const FunctionResponseSchema = z.looseObject({
+const FunctionResponseSchema = z.looseObject({
   id: z.string().optional(),
   name: nonEmpty('a function name'),
   response: JsonObjectSchema,
@@ -29,7 +29,7 @@ export const FunctionResponseSchema = z.looseObject({
 
 const KNOWN_PART_KINDS = ['text', 'functionCall', 'functionResponse'] as const;
 
-export const PartSchema = z
+const PartSchema = z
   .looseObject({
     text: z.string().optional(),
     functionCall: FunctionCallSchema.optional(),
@@ -48,22 +48,22 @@ export const PartSchema = z
     }
   });
 
-export const ContentSchema = z.looseObject({
+const ContentSchema = z.looseObject({
   role: z.enum(['user', 'model'], { error: 'must be "user" or "model"' }),
   parts: z.array(PartSchema).min(1, { error: 'a message must hold at least one part' }),
 });
 
-export const SystemInstructionSchema = z.looseObject({
+const SystemInstructionSchema = z.looseObject({
   role: z.string().optional(),
   parts: z.array(PartSchema).min(1, { error: 'a system instruction must hold at least one part' }),
 });
 
-export const FunctionDeclarationSchema = z.looseObject({
+const FunctionDeclarationSchema = z.looseObject({
   name: nonEmpty('a function name'),
   description: z.string().optional(),
 });
 
-export const GeminiToolSchema = z.looseObject({
+const GeminiToolSchema = z.looseObject({
   functionDeclarations: z.array(FunctionDeclarationSchema).optional(),
 });
 
@@ -131,7 +131,7 @@ const TASK_KEY_HINTS: Record<string, string> = {
   seed: 'is now called "history" ("inherit" or "completed-turns")',
 };
 
-export const ToolNameSchema = z.string().check((ctx) => {
+const ToolNameSchema = z.string().check((ctx) => {
   const name = ctx.value;
   const rule =
     name.length === 0
@@ -144,12 +144,12 @@ export const ToolNameSchema = z.string().check((ctx) => {
   if (rule) ctx.issues.push({ code: 'custom', input: name, message: rule });
 });
 
-export const ForkTurnsSchema = z.custom<'all' | number>(
+const ForkTurnsSchema = z.custom<'all' | number>(
   (v) => v === 'all' || (typeof v === 'number' && Number.isSafeInteger(v) && v > 0),
   { error: 'must be "all" or a positive integer' },
 );
 
-export const SUBAGENT_TYPES = ['fork', 'general-purpose'] as const;
+const SUBAGENT_TYPES = ['fork', 'general-purpose'] as const;
 
 const positiveInteger = z
   .number({ error: 'must be a positive integer' })
@@ -200,8 +200,8 @@ export const ForkTaskSchema = z.strictObject(
   }
 });
 
-export type FunctionCall = z.output<typeof FunctionCallSchema>;
-export type FunctionResponse = z.output<typeof FunctionResponseSchema>;
+type FunctionCall = z.output<typeof FunctionCallSchema>;
+type FunctionResponse = z.output<typeof FunctionResponseSchema>;
 export type Part = z.output<typeof PartSchema>;
 export type Content = z.output<typeof ContentSchema>;
 export type SystemInstruction = z.output<typeof SystemInstructionSchema>;

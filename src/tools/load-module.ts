@@ -39,7 +39,7 @@ function looksLikeToolAttempt(value: unknown): boolean {
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 /** Default bound on importing a tools module: a top-level await that never settles must not hang a run. */
-export const DEFAULT_IMPORT_TIMEOUT_MS = 60_000;
+const DEFAULT_IMPORT_TIMEOUT_MS = 60_000;
 
 export interface LoadToolsOptions {
   /** Give up importing after this many ms (default 60 s). */

@@ -5,7 +5,7 @@ import type { ResolvedLimits } from './limits.js';
 import { MAX_PATH_CHARS } from './paths.js';
 import { walkFiles, type WalkState } from './walk.js';
 
-export interface GlobResult {
+interface GlobResult {
   matches: string[];
   /** True when maxResults was reached or the walk stopped at maxDepth. */
   truncated: boolean;

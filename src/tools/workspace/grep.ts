@@ -8,14 +8,14 @@ import { MAX_PATH_CHARS, resolveInRoot } from './paths.js';
 import { splitLines } from './read-file.js';
 import { walkFiles, type WalkState, type WalkedFile } from './walk.js';
 
-export interface GrepMatch {
+interface GrepMatch {
   path: string;
   /** 1-based, so it can be passed to read_file as offset. */
   line: number;
   text: string;
 }
 
-export interface GrepResult {
+interface GrepResult {
   matches: GrepMatch[];
   /** True when the result cap was reached, the walk stopped at maxDepth, or files over maxFileBytes were skipped. */
   truncated: boolean;

@@ -18,10 +18,5 @@ export function workspaceTools(root: string, limits?: WorkspaceLimits): Tool[] {
 }
 
 export { compileGlob } from './glob.js';
-export { compileLinear, type LinearRegex } from './linear-regex.js';
-export { DEFAULT_LIMITS, type WorkspaceLimits } from './limits.js';
-export { MAX_PATH_CHARS, WorkspacePathError, resolveInRoot, type PathRule, type ResolvedPath } from './paths.js';
-export type { ReadFileResult } from './read-file.js';
-export type { DirEntry, EntryType, ListDirResult } from './list-dir.js';
-export type { GlobResult } from './glob-tool.js';
-export type { GrepMatch, GrepResult } from './grep.js';
+export {  type WorkspaceLimits } from './limits.js';
+export {  WorkspacePathError } from './paths.js';

@@ -12,7 +12,7 @@ export interface WorkspaceLimits {
 
 export type ResolvedLimits = Required<WorkspaceLimits>;
 
-export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
+const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   maxFileBytes: 1024 * 1024,
   maxResults: 200,
   maxDepth: 32,

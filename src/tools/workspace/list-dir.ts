@@ -5,16 +5,16 @@ import { defineTool, type Tool } from '../define.js';
 import type { ResolvedLimits } from './limits.js';
 import { resolveInRoot } from './paths.js';
 
-export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
-export interface DirEntry {
+interface DirEntry {
   name: string;
   type: EntryType;
   /** Bytes for files; for symlinks the link's own size (the target is not followed). */
   size: number;
 }
 
-export interface ListDirResult {
+interface ListDirResult {
   path: string;
   entries: DirEntry[];
   truncated: boolean;

@@ -44,7 +44,7 @@ export function isInside(root: string, abs: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
-export function toRel(root: string, abs: string): string {
+function toRel(root: string, abs: string): string {
   const rel = path.relative(root, abs);
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
@@ -80,6 +80,6 @@ export async function resolveInRoot(root: string, requested: string): Promise<Re
   return { abs: real, rel: toRel(root, real) };
 }
 
-export function isErrno(err: unknown, code: string): boolean {
+function isErrno(err: unknown, code: string): boolean {
   return err instanceof Error && (err as NodeJS.ErrnoException).code === code;
 }

@@ -7,7 +7,7 @@ import { resolveInRoot } from './paths.js';
 /** Lines returned when the caller gives no limit: enough for most source files, bounded for logs. */
 const DEFAULT_LINE_LIMIT = 2000;
 
-export interface ReadFileResult {
+interface ReadFileResult {
   path: string;
   content: string;
   /** Lines in the file, or in its first maxFileBytes when the file is bigger (then truncated is true). */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isInside } from './paths.js';
 
 /** Directories no search should enter: dependencies and VCS internals are noise and can be huge. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git']);
+const SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git']);
 
 export interface WalkOptions {
   /** The real workspace root: nothing outside it is ever yielded or entered. */
