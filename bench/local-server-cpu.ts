@@ -19,9 +19,9 @@ function buildBody(targetBytes: number): string {
   const paragraph = 'The quick brown fox jumps over the lazy dog while the parser reads every byte of history. ';
   let size = 0;
   for (let i = 0; size < targetBytes; i++) {
-    const text = `turn ${i}: ` + paragraph.repeat(40);
+    const text = `turn ${i}: ${paragraph.repeat(40)}`;
     contents.push({ role: 'user', parts: [{ text }] });
-    contents.push({ role: 'model', parts: [{ text: `ack ${i}: ` + paragraph.repeat(10) }] });
+    contents.push({ role: 'model', parts: [{ text: `ack ${i}: ${paragraph.repeat(10)}` }] });
     size += text.length + paragraph.length * 10 + 80;
   }
   contents.push({ role: 'user', parts: [{ text: 'Directive: REPLY done' }] });

@@ -44,7 +44,9 @@ export function summarize(file: string, top = 25): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000));
+  p.samples.forEach((id, i) => {
+    self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  });
   const fn = new Map<string, number>();
   const ar = new Map<string, number>();
   let idle = 0;

@@ -41,7 +41,9 @@ try {
     delete process.env.FORKPOOL_BENCH_WORKER_PROF;
   });
   const workers = readdirSync(scratch).filter((f) => f.endsWith('.cpuprofile'));
-  workers.forEach((f, i) => renameSync(join(scratch, f), join(results, `profile-fork-loop-8MiB-worker${i + 1}.cpuprofile`)));
+  workers.forEach((f, i) => {
+    renameSync(join(scratch, f), join(results, `profile-fork-loop-8MiB-worker${i + 1}.cpuprofile`));
+  });
 
   await withServer('zero', async (server) => {
     await primeCache(server.url, freezePrefix(makeSession(16 * KIB)));
@@ -51,10 +53,12 @@ try {
     );
   });
   const main = readdirSync(scratch).filter((f) => f.startsWith('main-'));
-  main.forEach((f) => renameSync(join(scratch, f), join(results, 'profile-sab-main-16KiB.cpuprofile')));
+  for (const f of main) renameSync(join(scratch, f), join(results, 'profile-sab-main-16KiB.cpuprofile'));
 
   console.log('# CPU profiles');
-  workers.forEach((_, i) => print(`Fork loop in a worker, 8 MiB prefix, 16 forks × 3 calls (worker ${i + 1} of 2)`, join(results, `profile-fork-loop-8MiB-worker${i + 1}.cpuprofile`)));
+  workers.forEach((_, i) => {
+    print(`Fork loop in a worker, 8 MiB prefix, 16 forks × 3 calls (worker ${i + 1} of 2)`, join(results, `profile-fork-loop-8MiB-worker${i + 1}.cpuprofile`));
+  });
   if (main.length > 0) print('sab main thread over a fan-out of 400 forks, 16 KiB prefix, zero latency', join(results, 'profile-sab-main-16KiB.cpuprofile'));
 } finally {
   rmSync(scratch, { recursive: true, force: true });

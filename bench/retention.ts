@@ -76,7 +76,7 @@ export async function measureRetention(job: RetentionJob): Promise<RetentionResu
   }
 }
 
-const isMain = process.argv[1] !== undefined && process.argv[1].endsWith('retention.ts');
+const isMain = process.argv[1]?.endsWith('retention.ts');
 if (isMain) {
   const job = JSON.parse(process.argv[2] ?? '{}') as RetentionJob;
   measureRetention(job).then(

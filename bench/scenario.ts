@@ -306,7 +306,7 @@ export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | D
 }
 
 // As a child process: one job in (IPC or argv), results out, then exit.
-const isMain = process.argv[1] !== undefined && process.argv[1].endsWith('scenario.ts');
+const isMain = process.argv[1]?.endsWith('scenario.ts');
 if (isMain) {
   const send = (message: unknown): void => {
     if (process.send) process.send(message);

@@ -53,7 +53,7 @@ describe('cpu tools', () => {
   it('a catastrophic regex times out within its bound while another fork keeps calling tools', async () => {
     lookups.length = 0;
     const start = server.requests.length;
-    const stuck = String.raw`CALL backtrack {"pattern":"^(a+)+$","text":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}` + '\nREPLY gave up on the regex';
+    const stuck = 'CALL backtrack {"pattern":"^(a+)+$","text":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}\nREPLY gave up on the regex';
     const busy = ['CALL lookup {"key":"one"}', 'CALL@2 lookup {"key":"two"}', 'CALL@3 lookup {"key":"three"}', 'REPLY looked up'].join('\n');
     const run = engine.fanOut(engine.freeze(session()), [
       { id: 'stuck', directive: stuck },

@@ -323,7 +323,7 @@ describe('confinement', () => {
     const long = 'a/'.repeat(2100);
     const err = await refusal('read_file', { path: long });
     expect(err.rule).toBe('too_long');
-    expect(err.message).toBe(`path ${JSON.stringify(long.slice(0, 200) + '…')} (4200 chars) is refused: it is longer than 4096 characters`);
+    expect(err.message).toBe(`path ${JSON.stringify(`${long.slice(0, 200)}…`)} (4200 chars) is refused: it is longer than 4096 characters`);
   });
 
   it('refuses NUL bytes in paths and patterns', async () => {

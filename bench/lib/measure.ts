@@ -4,16 +4,6 @@ import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'n
 
 const TICK_MS = 10; // Linux USER_HZ is 100 on every kernel this runs on (getconf CLK_TCK)
 
-/**
- * CPU time of the calling thread in ms (utime + stime from /proc/thread-self/stat, 10 ms ticks).
- * process.cpuUsage() would count every thread of the process, the fork workers included.
- * Falls back to process.cpuUsage() where /proc is missing.
- */
-function threadCpuMs(): number {
-  const t = threadCpu();
-  return t.user + t.system;
-}
-
 /** This thread's user and system CPU, ms. */
 function threadCpu(): { user: number; system: number } {
   try {

@@ -11,7 +11,6 @@ import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask } from '../../src/session/schema.js';
 
 export type VariantName = 'inprocess' | 'clone' | 'sab' | 'sab+explicit';
-const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
 
 /** 'parent': the parent sent the prefix just before the fan-out (ForkEngine's `parentWarm`). */
 export type BenchWarmup = 'auto' | 'none' | 'parent';

@@ -103,7 +103,7 @@ export function resumeJournal(path: string, prefixId: string, tasks: readonly Fo
       `${path}: the journal was written by forkpool 0.1, whose prefix ids sorted the session's keys; this version keeps the session's own order, so its forks cannot be matched. Finish that run with forkpool 0.1, or remove the journal and start again`,
     );
   }
-  if (!header || header.type !== 'journal' || header.version !== VERSION) {
+  if (header?.type !== 'journal' || header.version !== VERSION) {
     throw new UsageError(`${path}:1: not a forkpool journal (expected a header line)`);
   }
   if (header.prefixId !== prefixId) {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isLatencyPreset, LATENCY_PRESETS, parseFaultSpec, startLocalServer, type LocalServerOptions } from '../local-server/index.js';
+import { isLatencyPreset, LATENCY_PRESETS, parseFaultSpec, startLocalServer, type LocalServer, type LocalServerOptions } from '../local-server/index.js';
 
 const USAGE = `usage: forkpool serve [--port N] [--host H] [--latency PRESET] [--min-cache-tokens N]
                      [--block-tokens N] [--faults SPEC] [--require-api-key KEY]
@@ -84,7 +84,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => c
     io.err(USAGE);
     return 2;
   }
-  let server;
+  let server: LocalServer;
   try {
     server = await startLocalServer(options);
   } catch (err) {

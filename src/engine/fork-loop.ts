@@ -1,5 +1,5 @@
 import { threadId } from 'node:worker_threads';
-import { DIRECTIVE_PREFIX, ForkRejectedError, seedTask } from '../fork/index.js';
+import { DIRECTIVE_PREFIX, ForkRejectedError, seedTask, type ForkSeed } from '../fork/index.js';
 import { prefixFields } from '../model/request.js';
 import type { ModelProvider, ModelRequest, TokenUsage } from '../model/types.js';
 import type { Content, ParentSession, Part } from '../session/schema.js';
@@ -58,7 +58,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       ? { status: 'failed', kind: 'timeout', message: `the fork did not finish within ${job.timeoutMs} ms` }
       : { status: 'cancelled' };
 
-  let seed;
+  let seed: ForkSeed;
   try {
     const directive = task.outputSchema ? task.directive + outputSchemaInstruction(task.outputSchema) : task.directive;
     // The prefix is deep-frozen and the loop never edits a message: share them, do not copy.

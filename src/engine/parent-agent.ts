@@ -71,7 +71,9 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   let text = '';
   let callCount = 0;
 
-  const cancelForks = (): void => runs.forEach((r) => r.cancelAll());
+  const cancelForks = (): void => {
+    for (const run of runs) run.cancelAll();
+  };
   signal.addEventListener('abort', cancelForks, { once: true });
   const end = async (status: 'failed' | 'cancelled', error: string, turns: number): Promise<ParentOutcome> => {
     cancelForks();

@@ -167,7 +167,7 @@ export class FanOutRun {
   }
 
   cancelAll(): void {
-    this.slots.forEach((_, i) => this.cancelIndex(i));
+    for (let i = 0; i < this.slots.length; i++) this.cancelIndex(i);
   }
 
   report(): RunReport {
@@ -458,7 +458,7 @@ function leadOf(tasks: readonly ForkTask[], history: HistoryMode): number {
   const main = tasks.findIndex((t) => seedWindow(t, history) === `${history}|all`);
   if (main >= 0) return main;
   const fork = tasks.findIndex((t) => t.subagentType !== 'general-purpose');
-  return fork >= 0 ? fork : 0;
+  return Math.max(fork, 0);
 }
 
 function describe(task: ForkTask): string {

@@ -26,7 +26,7 @@ export const LATENCY_PRESETS: Readonly<Record<LatencyPreset, LatencyModel>> = {
 };
 
 export function isLatencyPreset(name: string): name is LatencyPreset {
-  return Object.prototype.hasOwnProperty.call(LATENCY_PRESETS, name);
+  return  Object.hasOwn(LATENCY_PRESETS, name);
 }
 
 export function resolveLatency(latency: LatencyPreset | LatencyModel | undefined): LatencyModel {

@@ -93,5 +93,5 @@ export function prometheusText(m: LocalServerMetrics): string {
     'forkpool_local_faults_total', 'counter', 'Injected faults by kind.',
     Object.entries(m.faults).map(([kind, count]) => [`{kind="${kind}"}`, count ?? 0]),
   );
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

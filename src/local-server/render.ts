@@ -15,11 +15,11 @@ export function countTokens(chars: number): number {
 /** The rendering of one set of prompt fields (concatenation builds a rope: no repeated copies). */
 export function renderFields(fields: PromptFields): string {
   let text = '';
-  if (fields.systemInstruction) text += '<system>' + JSON.stringify(fields.systemInstruction.parts) + '\n';
-  if (fields.tools && fields.tools.length > 0) text += '<tools>' + JSON.stringify(fields.tools) + '\n';
-  if (fields.toolConfig) text += '<tool_config>' + JSON.stringify(fields.toolConfig) + '\n';
+  if (fields.systemInstruction) text += `<system>${JSON.stringify(fields.systemInstruction.parts)}\n`;
+  if (fields.tools && fields.tools.length > 0) text += `<tools>${JSON.stringify(fields.tools)}\n`;
+  if (fields.toolConfig) text += `<tool_config>${JSON.stringify(fields.toolConfig)}\n`;
   for (const content of fields.contents) {
-    text += '<' + (content.role || 'user') + '>' + JSON.stringify(content.parts) + '\n';
+    text += `<${content.role || 'user'}>${JSON.stringify(content.parts)}\n`;
   }
   return text;
 }

@@ -49,7 +49,7 @@ export async function runLocalServerThread(
   port: { postMessage(message: ThreadMessage): void; on(event: 'message', listener: (message: unknown) => void): void; close(): void },
 ): Promise<void> {
   const { startLocalServer } = await import('./server.js');
-  let server;
+  let server: Awaited<ReturnType<typeof startLocalServer>>;
   try {
     server = await startLocalServer(options);
   } catch (err) {

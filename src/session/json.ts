@@ -82,6 +82,7 @@ function describeSyntaxError(err: unknown): string {
     .replace(/ at position \d+.*$/s, '')
     .replace(/ \(line \d+ column \d+\)$/, '')
     // A control or invisible character (a NUL byte, a stray byte-order mark) is named, never written raw.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return reason.charAt(0).toLowerCase() + reason.slice(1);
 }
@@ -168,7 +169,10 @@ function findSyntaxErrorOffset(text: string): number | undefined {
         return;
       }
     }
-    if (ch === '"') return string();
+    if (ch === '"') {
+      string();
+      return;
+    }
     for (const word of ['true', 'false', 'null']) {
       if (text.startsWith(word, i)) {
         i += word.length;

@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { InputError } from './errors.js';
 
@@ -34,7 +34,7 @@ export async function readInputFile(path: string, maxBytes: number, hint = ''): 
   if (st.isDirectory()) throw new InputError({ file: path, rule: 'is a directory, not a file' });
   if (!st.isFile()) throw new InputError({ file: path, rule: `is not a regular file (it is ${kindOf(st)})${hint}` });
   if (st.size > maxBytes) throw tooLarge(path, maxBytes);
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(path, 'r');
   } catch (err) {

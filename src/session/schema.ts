@@ -103,7 +103,7 @@ export const ParentSessionSchema = z
   .check((ctx) => {
     // Gemini rejects a request that declares one function twice; say so before any fork runs.
     const seen = new Set<string>();
-    ctx.value.tools?.forEach((tool, t) =>
+    ctx.value.tools?.forEach((tool, t) => {
       tool.functionDeclarations?.forEach((decl, d) => {
         if (seen.has(decl.name)) {
           ctx.issues.push({
@@ -114,8 +114,8 @@ export const ParentSessionSchema = z
           });
         }
         seen.add(decl.name);
-      }),
-    );
+      });
+    });
   });
 
 const TASK_KEYS = ['id', 'directive', 'subagentType', 'history', 'forkTurns', 'tools', 'outputSchema', 'maxTurns', 'maxTokens'];
@@ -200,8 +200,6 @@ export const ForkTaskSchema = z.strictObject(
   }
 });
 
-type FunctionCall = z.output<typeof FunctionCallSchema>;
-type FunctionResponse = z.output<typeof FunctionResponseSchema>;
 export type Part = z.output<typeof PartSchema>;
 export type Content = z.output<typeof ContentSchema>;
 export type SystemInstruction = z.output<typeof SystemInstructionSchema>;

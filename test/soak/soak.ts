@@ -99,7 +99,7 @@ function runLeg(url: string, resume: boolean, killAtLines: number | undefined): 
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       clearInterval(poll);
-      let summary;
+      let summary: unknown;
       try {
         summary = JSON.parse(stdout);
       } catch {

@@ -18,5 +18,5 @@ export function workspaceTools(root: string, limits?: WorkspaceLimits): Tool[] {
 }
 
 export { compileGlob } from './glob.js';
-export {  type WorkspaceLimits } from './limits.js';
-export {  WorkspacePathError } from './paths.js';
+export type { WorkspaceLimits } from './limits.js';
+export { WorkspacePathError } from './paths.js';

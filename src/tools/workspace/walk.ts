@@ -1,4 +1,5 @@
 import { opendir, realpath, stat } from 'node:fs/promises';
+import type { Dir } from 'node:fs';
 import path from 'node:path';
 import { isInside } from './paths.js';
 
@@ -47,7 +48,7 @@ async function* walkDir(
   state: WalkState,
 ): AsyncGenerator<WalkedFile> {
   const names: { name: string; kind: 'file' | 'dir' | 'symlink' | 'other' }[] = [];
-  let handle;
+  let handle: Dir;
   try {
     handle = await opendir(dir);
   } catch (err) {
