@@ -92,7 +92,7 @@ if (isEntry) {
   });
   process.stderr.on('error', () => undefined);
   const code = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  // No forced exit: every command closes what it opened, and the process ends by itself
+  // (test/cli-exit.test.ts holds each command to that).
   process.exitCode = code;
-  // A leaked handle must not turn a finished run into a hang; unref'd, this fires only then.
-  setTimeout(() => process.exit(code), 3_000).unref();
 }

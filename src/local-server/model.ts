@@ -1,4 +1,5 @@
 import vm from 'node:vm';
+import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../fork/agent-tool.js';
 import { shortHash } from './render.js';
 import { notificationResults, parseScript, responsesAfter, situate, type Command } from './script.js';
 import type { PromptFields, WireContent, WireFunctionCall, WirePart } from './types.js';
@@ -124,7 +125,7 @@ export function planResponse(input: ModelInput): ModelPlan {
     if (command.kind === 'call' && command.turn === turn) calls.push({ name: command.name, args: command.args });
     if (command.kind === 'fork' && turn === 1) {
       const description = command.directive.split('\n')[0]?.slice(0, 40) ?? '';
-      calls.push({ name: 'agent', args: { description, prompt: command.directive, subagent_type: 'fork' } });
+      calls.push({ name: AGENT_TOOL_NAME, args: { description, prompt: command.directive, subagent_type: FORK_SUBAGENT_TYPE } });
     }
   }
   const parts: WirePart[] =

@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { CLI, REPO_ROOT, offlineEnv } from './fixtures/cli/run-cli.js';
+
+/*
+ * The CLI never forces its exit: after every command the process ends by itself, because every
+ * command closes what it opened. A command that left a handle open would not end; the bound below
+ * only turns such a hang into a failure that says so.
+ */
+
+const HANG_BOUND_MS = 30_000;
+
+function ends(args: string[], opts: { input?: string; stopWhen?: RegExp } = {}): Promise<{ code: number | null; ended: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: offlineEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (opts.stopWhen?.test(out)) child.kill('SIGTERM');
+    });
+    child.stderr.resume();
+    const bound = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve({ code: null, ended: false });
+    }, HANG_BOUND_MS);
+    child.on('close', (code) => {
+      clearTimeout(bound);
+      resolve({ code, ended: true });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+const TASKS = '{"id":"a","directive":"REPLY a"}\n{"id":"b","directive":"CALL read_file {\\"path\\":\\"README.md\\"}\\nREPLY b"}\n';
+
+describe('every command ends by itself', () => {
+  it.each<[string, string[], { input?: string; stopWhen?: RegExp }, number]>([
+    ['run', ['run', '--session', 'examples/session.json', '--tasks', '-', '--workspace', '.'], { input: TASKS }, 0],
+    ['run --cache explicit', ['run', '--session', 'examples/session.json', '--tasks', '-', '--cache', 'explicit'], { input: TASKS }, 0],
+    ['prompt', ['prompt', 'FORK REPLY done', '--session', 'examples/session.json'], {}, 0],
+    ['serve, stopped by SIGTERM', ['serve', '--port', '0'], { stopWhen: /GOOGLE_GEMINI_BASE_URL/ }, 0],
+    ['bench --help', ['bench', '--help'], {}, 0],
+    ['--help', ['--help'], {}, 0],
+    ['--version', ['--version'], {}, 0],
+    ['a usage error', ['run', '--session', 'examples/session.json'], {}, 2],
+  ])('%s', async (_name, args, opts, code) => {
+    const result = await ends(args, opts);
+    expect(result).toEqual({ code, ended: true });
+  });
+});
