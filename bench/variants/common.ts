@@ -56,33 +56,33 @@ export function schedule(
   let inFlight = 0;
   let dispatched = 0;
   let settled = 0;
-  let gateOpen = options.warmup !== 'auto';
+  let siblingsReleased = options.warmup !== 'auto';
   let finish!: (r: ForkResult[]) => void;
   const done = new Promise<ForkResult[]>((resolve) => (finish = resolve));
   if (tasks.length === 0) finish([]);
 
-  const openGate = (): void => {
-    if (gateOpen) return;
-    gateOpen = true;
+  const releaseSiblings = (): void => {
+    if (siblingsReleased) return;
+    siblingsReleased = true;
     pump();
   };
   function pump(): void {
-    while (queue.length > 0 && inFlight < options.concurrency && (gateOpen || dispatched === 0)) {
+    while (queue.length > 0 && inFlight < options.concurrency && (siblingsReleased || dispatched === 0)) {
       const index = queue.shift() as number;
       const first = dispatched === 0;
-      if (first && !gateOpen) setTimeout(openGate, STAGGER_CAP_MS).unref();
+      if (first && !siblingsReleased) setTimeout(releaseSiblings, STAGGER_CAP_MS).unref();
       dispatched++;
       inFlight++;
       const t0 = performance.now();
       const running = start(tasks[index] as ForkTask, () => {
-        if (first) openGate();
+        if (first) releaseSiblings();
       });
       dispatchMs.push(performance.now() - t0);
       void running.then((result) => {
         results[index] = result;
         inFlight--;
         settled++;
-        if (first) openGate();
+        if (first) releaseSiblings();
         if (settled === tasks.length) finish(results);
         else pump();
       });

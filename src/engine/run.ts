@@ -75,12 +75,13 @@ export class FanOutRun {
   private inFlight = 0;
   private dispatched = 0;
   private settledCount = 0;
-  private gateOpen: boolean;
+  /** Warm-up: whether the forks after the first may go (the first fork's response has begun, or no warm-up). */
+  private siblingsReleased: boolean;
   private coldForkId: string | undefined;
   /** Parent-warm: forks sent before the first fork's response began (they can reuse only what the parent sent). */
   private readonly parentWave = new Set<string>();
   private firstResponded = false;
-  /** The task dispatched first: a fork of the default window, whose first response opens the warm-up gate. */
+  /** The task dispatched first: a fork of the default window, whose first response releases its siblings. */
   private leadIndex = 0;
   private readonly windowLeaders = new Map<string, string>();
   private readonly leaderIds = new Set<string>();
@@ -124,7 +125,7 @@ export class FanOutRun {
     this.slots = tasks.map(() => ({ state: 'queued' }));
     this.queuedCount = tasks.length;
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
-    this.gateOpen = settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off';
+    this.siblingsReleased = settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off';
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // Started on the next microtask: whoever subscribes right after fanOut() sees every event.
     this.background = Promise.resolve().then(() => this.start());
@@ -268,16 +269,16 @@ export class FanOutRun {
   private pump(): void {
     if (!this.started) return;
     if (this.dispatched === 0 && this.slots[this.leadIndex]?.state === 'queued') this.dispatch(this.leadIndex);
-    while (this.nextQueued < this.tasks.length && this.inFlight < this.settings.concurrency && (this.gateOpen || this.dispatched === 0)) {
+    while (this.nextQueued < this.tasks.length && this.inFlight < this.settings.concurrency && (this.siblingsReleased || this.dispatched === 0)) {
       const index = this.nextQueued++;
       if (this.slots[index]?.state === 'queued') this.dispatch(index);
     }
   }
 
   /** Warm-up: siblings wait for the first fork's prefill, so they find its prefix cached. */
-  private openGate(): void {
-    if (this.gateOpen) return;
-    this.gateOpen = true;
+  private releaseSiblings(): void {
+    if (this.siblingsReleased) return;
+    this.siblingsReleased = true;
     this.pump();
   }
 
@@ -286,7 +287,7 @@ export class FanOutRun {
     if (this.dispatched === 0) {
       const explicit = this.settings.cache === 'explicit' && this.caches?.active === true;
       if (!explicit && !this.settings.parentWarm) this.coldForkId = task.id;
-      if (!this.gateOpen) setTimeout(() => this.openGate(), this.settings.staggerCapMs).unref();
+      if (!this.siblingsReleased) setTimeout(() => this.releaseSiblings(), this.settings.staggerCapMs).unref();
     }
     const first = this.dispatched === 0;
     if (this.settings.parentWarm && !this.firstResponded && !this.caches?.forTask(task)) this.parentWave.add(task.id);
@@ -314,7 +315,7 @@ export class FanOutRun {
         if (event.type === 'response_start') {
           if (first) {
             this.firstResponded = true;
-            this.openGate();
+            this.releaseSiblings();
           }
           return;
         }
@@ -361,7 +362,7 @@ export class FanOutRun {
       .finally(() => {
         channel.close();
         this.inFlight--;
-        if (first) this.openGate();
+        if (first) this.releaseSiblings();
         this.pump();
       });
   }
