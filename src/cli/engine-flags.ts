@@ -1,62 +1,54 @@
 import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type ProviderOption } from '../engine/options.js';
+import type { FlagTable } from './flags.js';
 import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
-/** Flags shared by `run` and `prompt`: provider, pool and fork settings. */
+/** Flags shared by `run` and `prompt`: provider, pool and fork settings. Defaults are the engine's own. */
 export const ENGINE_FLAGS = {
-  provider: { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  threads: { type: 'string' },
-  concurrency: { type: 'string' },
-  history: { type: 'string' },
+  provider: {
+    type: 'string',
+    arg: 'local|gemini',
+    group: 'Provider and pool',
+    help: 'default: gemini when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the\nbuilt-in local server (a scripted, simulated model)',
+  },
+  model: { type: 'string', arg: 'NAME', group: 'Provider and pool', help: "run the whole fan-out on this model instead of the session's" },
+  'base-url': { type: 'string', arg: 'URL', group: 'Provider and pool', help: 'a Gemini-compatible endpoint (also GOOGLE_GEMINI_BASE_URL)' },
+  threads: { type: 'string', arg: 'N', group: 'Provider and pool', help: 'worker threads (default: cores)' },
+  concurrency: { type: 'string', arg: 'N', group: 'Provider and pool', help: `forks in flight (default ${D.concurrency})` },
+  history: { type: 'string', arg: 'inherit|completed-turns', group: 'Provider and pool', help: `which history forks start from (default ${D.history})` },
+  // Renamed to --history: still parsed, so the error can name the new flag.
   seed: { type: 'string' },
-  cache: { type: 'string' },
-  warmup: { type: 'string' },
-  'max-turns': { type: 'string' },
-  'max-tokens': { type: 'string' },
-  'max-tokens-per-fork': { type: 'string' },
-  'timeout-ms': { type: 'string' },
-  'min-cache-tokens': { type: 'string' },
-  'call-timeout-ms': { type: 'string' },
-  'max-attempts': { type: 'string' },
-  'retry-budget': { type: 'string' },
-  rpm: { type: 'string' },
-  tpm: { type: 'string' },
-  workspace: { type: 'string' },
-  tools: { type: 'string' },
-  'output-format': { type: 'string' },
-} as const;
-
-/** The help for the engine's flags; its defaults are the engine's own (ENGINE_DEFAULTS). */
-export const ENGINE_FLAGS_HELP = `Provider and pool:
-  --provider local|gemini   default: gemini when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the
-                            built-in local server (a scripted, simulated model)
-  --model NAME              run the whole fan-out on this model instead of the session's
-  --base-url URL            a Gemini-compatible endpoint (also GOOGLE_GEMINI_BASE_URL)
-  --threads N               worker threads (default: cores)
-  --concurrency N           forks in flight (default ${D.concurrency})
-  --history inherit|completed-turns   which history forks start from (default ${D.history})
-  --cache implicit|explicit|off   (default ${D.cache})
-  --warmup auto|none|parent (default ${D.warmup}; parent: the parent has just sent this session, so no
-                            fork waits and the first can hit its cache)
-  --max-turns N             model turns per fork (default ${D.maxTurns})
-  --max-tokens N            token budget of the run (prompt + output, as the provider counts them):
-                            once spent, queued forks are cancelled and running forks stop before
-                            their next model call (reason: budget)
-  --max-tokens-per-fork N   token budget of each fork (a task's own maxTokens wins)
-  --timeout-ms N            per-fork time limit
-  --min-cache-tokens N      the provider's minimum cacheable prefix (default ${D.minCacheTokens})
-Reliability:
-  --call-timeout-ms N       bound on one model call attempt
-  --max-attempts N          attempts per model call, retries of 429/5xx/timeouts included (default ${D.maxAttempts})
-  --retry-budget N          retries the whole run may spend (default: unbounded)
-  --rpm N, --tpm N          requests / tokens per minute across all forks
-Tools:
-  --workspace DIR           read-only read_file, list_dir, glob, grep confined to DIR
-  --tools MODULE            tools made with defineTool, from a JS/TS module
-Output:
-  --output-format text|json|stream-json   (default text)`;
+  cache: { type: 'string', arg: 'implicit|explicit|off', group: 'Provider and pool', help: `(default ${D.cache})` },
+  warmup: {
+    type: 'string',
+    arg: 'auto|none|parent',
+    group: 'Provider and pool',
+    help: `(default ${D.warmup}; parent: the parent has just sent this session, so no\nfork waits and the first can hit its cache)`,
+  },
+  'max-turns': { type: 'string', arg: 'N', group: 'Provider and pool', help: `model turns per fork (default ${D.maxTurns})` },
+  'max-tokens': {
+    type: 'string',
+    arg: 'N',
+    group: 'Provider and pool',
+    help: 'token budget of the run (prompt + output, as the provider counts them):\nonce spent, queued forks are cancelled and running forks stop before\ntheir next model call (reason: budget)',
+  },
+  'max-tokens-per-fork': { type: 'string', arg: 'N', group: 'Provider and pool', help: "token budget of each fork (a task's own maxTokens wins)" },
+  'timeout-ms': { type: 'string', arg: 'N', group: 'Provider and pool', help: 'per-fork time limit' },
+  'min-cache-tokens': { type: 'string', arg: 'N', group: 'Provider and pool', help: `the provider's minimum cacheable prefix (default ${D.minCacheTokens})` },
+  'call-timeout-ms': { type: 'string', arg: 'N', group: 'Reliability', help: 'bound on one model call attempt' },
+  'max-attempts': {
+    type: 'string',
+    arg: 'N',
+    group: 'Reliability',
+    help: `attempts per model call, retries of 429/5xx/timeouts included (default ${D.maxAttempts})`,
+  },
+  'retry-budget': { type: 'string', arg: 'N', group: 'Reliability', help: 'retries the whole run may spend (default: unbounded)' },
+  rpm: { type: 'string', arg: 'N', group: 'Reliability', help: 'requests per minute across all forks' },
+  tpm: { type: 'string', arg: 'N', group: 'Reliability', help: 'tokens per minute across all forks' },
+  workspace: { type: 'string', arg: 'DIR', group: 'Tools', help: 'read-only read_file, list_dir, glob, grep confined to DIR' },
+  tools: { type: 'string', arg: 'MODULE', group: 'Tools', help: 'tools made with defineTool, from a JS/TS module' },
+  'output-format': { type: 'string', arg: 'text|json|stream-json', group: 'Output', help: '(default text)' },
+} as const satisfies FlagTable;
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 

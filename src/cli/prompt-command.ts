@@ -1,7 +1,8 @@
 import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../session/load.js';
-import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, outputFormat } from './engine-flags.js';
+import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { taskNotificationLine, taskStartedLine } from './stream-json.js';
@@ -9,19 +10,25 @@ import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
 
+/** `prompt`'s flags: parsing and help both come from here. */
+const PROMPT_FLAGS = {
+  session: { type: 'string', arg: 'FILE', help: 'a parent session to continue (default: an empty conversation)' },
+  help: { type: 'boolean', short: 'h', help: 'this help' },
+  ...ENGINE_FLAGS,
+} as const satisfies FlagTable;
+
 const PROMPT_HELP = `Usage: forkpool prompt TEXT [--session FILE] [options]
 
 Runs a headless parent agent: the model gets the session (if any), TEXT as the user's message and
 the \`agent\` tool. Forks it starts run in the background; their notifications come back to it; the
 final answer is printed once every fork has finished.
 
-  --session FILE            a parent session to continue (default: an empty conversation)
-${ENGINE_FLAGS_HELP}`;
+${helpOf(PROMPT_FLAGS)}`;
 
 const DEFAULT_MODEL = 'gemini-2.5-flash';
 
 export async function promptCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { ...ENGINE_FLAGS, session: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, true);
+  const { values, positionals } = parseFlags(argv, parseOptionsOf(PROMPT_FLAGS), true);
   if (values.help) {
     io.stdout.write(`${PROMPT_HELP}\n`);
     return 0;

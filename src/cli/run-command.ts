@@ -1,7 +1,8 @@
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { ForkEngine } from '../engine/engine.js';
 import { loadSession, loadTasks } from '../session/load.js';
-import { ENGINE_FLAGS, ENGINE_FLAGS_HELP, engineOptions, outputFormat, parentWarm } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, outputFormat, parentWarm } from './engine-flags.js';
+import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
 import { createJournal, resumeJournal, rewriteOut } from './journal.js';
@@ -15,36 +16,35 @@ import { parseFlags } from './parse-flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 
+/** `run`'s flags: parsing and help both come from here. */
+const RUN_FLAGS = {
+  session: { type: 'string', arg: 'FILE', help: 'the parent session (JSON)' },
+  tasks: { type: 'string', arg: 'FILE|-', help: 'JSONL, one task a line: {"id","directive",...}; - reads stdin' },
+  out: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'append one JSON result line per fork as it ends (results are then not kept\nin memory; default: stdout for --output-format json / stream-json)',
+  },
+  journal: { type: 'string', arg: 'FILE', help: 'durable record of finished forks (default: FILE.journal beside --out)' },
+  resume: {
+    type: 'boolean',
+    help: 'run only the forks the journal has no completed or failed result for;\n--out is rewritten to hold each finished fork exactly once',
+  },
+  help: { type: 'boolean', short: 'h', help: 'this help' },
+  ...ENGINE_FLAGS,
+} as const satisfies FlagTable;
+
 const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
 
 Fans out one fork per task line from a saved parent conversation. Each fork inherits the
 session's system instruction, tools, sampling settings and history, and gets its own directive.
 
-  --session FILE            the parent session (JSON)
-  --tasks FILE|-            JSONL, one task a line: {"id","directive",...}; - reads stdin
-  --out FILE                append one JSON result line per fork as it ends
-                            (default: stdout for --output-format json / stream-json)
-  --journal FILE            durable record of finished forks (default: FILE.journal beside --out)
-  --resume                  run only the forks the journal has no completed or failed result for;
-                            --out is rewritten to hold each finished fork exactly once
-${ENGINE_FLAGS_HELP}
+${helpOf(RUN_FLAGS)}
 
 Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad usage or input`;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(
-    argv,
-    {
-      ...ENGINE_FLAGS,
-      session: { type: 'string' },
-      tasks: { type: 'string' },
-      out: { type: 'string' },
-      journal: { type: 'string' },
-      resume: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    false,
-  );
+  const { values } = parseFlags(argv, parseOptionsOf(RUN_FLAGS), false);
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;

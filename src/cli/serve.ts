@@ -1,10 +1,25 @@
-import { parseArgs } from 'node:util';
+import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { parseFlags } from './parse-flags.js';
+import { onStopSignals } from './signals.js';
 import { isLatencyPreset, LATENCY_PRESETS, parseFaultSpec, startLocalServer, type LocalServer, type LocalServerOptions } from '../local-server/index.js';
 
-const USAGE = `usage: forkpool serve [--port N] [--host H] [--latency PRESET] [--min-cache-tokens N]
-                     [--block-tokens N] [--faults SPEC] [--require-api-key KEY]
-  --latency          ${Object.keys(LATENCY_PRESETS).join(' | ')} (default zero)
-  --faults           e.g. "429=0.1,500=0.02,503=0.01,drop=0.01,slow=0.05,malformed=0.01,seed=7"`;
+/** `serve`'s flags: parsing and help both come from here. */
+const SERVE_FLAGS = {
+  port: { type: 'string', arg: 'N', help: 'port to listen on (default 0: a free port)' },
+  host: { type: 'string', arg: 'H', help: 'address to listen on (default 127.0.0.1)' },
+  latency: { type: 'string', arg: 'PRESET', help: `${Object.keys(LATENCY_PRESETS).join(' | ')} (default zero)` },
+  'min-cache-tokens': { type: 'string', arg: 'N', help: "the simulated cache's minimum cacheable prompt (default 1024)" },
+  'block-tokens': { type: 'string', arg: 'N', help: 'tokens per cache block (default 64)' },
+  faults: { type: 'string', arg: 'SPEC', help: 'e.g. "429=0.1,500=0.02,503=0.01,drop=0.01,slow=0.05,malformed=0.01,seed=7"' },
+  'require-api-key': { type: 'string', arg: 'KEY', help: 'answer 401/403 unless requests carry this key' },
+  help: { type: 'boolean', short: 'h', help: 'this help' },
+} as const satisfies FlagTable;
+
+const USAGE = `usage: forkpool serve [options]
+
+Runs the local Gemini-compatible model server (a scripted, simulated model) until SIGINT/SIGTERM.
+
+${helpOf(SERVE_FLAGS)}`;
 
 export interface ServeIo {
   out: (line: string) => void;
@@ -19,33 +34,18 @@ function nonNegativeInt(name: string, value: string | undefined): number | undef
   return Number(value);
 }
 
+/** SIGINT/SIGTERM, through the same handler as the other commands. */
 function waitForSignal(): Promise<string> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const signals = onStopSignals(() => {
+      signals.dispose();
+      resolve(signals.received() ?? 'SIGTERM');
+    });
   });
 }
 
 function parseOptions(argv: string[]): LocalServerOptions {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      latency: { type: 'string' },
-      'min-cache-tokens': { type: 'string' },
-      'block-tokens': { type: 'string' },
-      faults: { type: 'string' },
-      'require-api-key': { type: 'string' },
-    },
-  });
+  const { values } = parseFlags(argv, parseOptionsOf(SERVE_FLAGS), false);
   const options: LocalServerOptions = {};
   const port = nonNegativeInt('port', values.port);
   if (port !== undefined) {
@@ -91,9 +91,11 @@ export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => c
     io.err(`forkpool serve: cannot start: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
+  // Listening for the stop before saying we are up: a supervisor may signal as soon as it reads the URL.
+  const stopped = io.stopped ?? waitForSignal();
   io.out(`forkpool local Gemini-compatible server (simulated, scripted model) listening on ${server.url}`);
   io.out(`export GOOGLE_GEMINI_BASE_URL=${server.url}`);
-  await (io.stopped ?? waitForSignal());
+  await stopped;
   await server.close();
   return 0;
 }
