@@ -75,8 +75,20 @@ describe('token budgets', () => {
     });
   });
 
-  it('refuses to run without a provider, naming the choices: never a silent simulator (issue 13)', async () => {
+  it('refuses to run without a provider, or with a mistyped one, naming the choices: never a silent simulator (issue 13)', async () => {
     await expect(ForkEngine.create({})).rejects.toThrow(/^ForkEngine: options\.provider is required: \{ kind: 'gemini' \}.*\{ kind: 'local' \} for the built-in simulated model/);
+    await expect(ForkEngine.create({ provider: { kind: 'gemni' } } as never)).rejects.toThrow(/^ForkEngine: options\.provider\.kind must be "local" or "gemini", got "gemni"/);
+    await expect(ForkEngine.create({ provider: 'gemini' } as never)).rejects.toThrow('ForkEngine: options.provider must be an object, got string');
+  });
+
+  it('checks a fan-out\'s own options: a misspelt one is an error, not silently ignored', async () => {
+    await withEngine({}, async (engine) => {
+      const prefix = engine.freeze(parentSession(tools, { words: 10 }));
+      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { retainResult: false } as never)).toThrow(
+        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults)',
+      );
+      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { parentWarm: 'true' } as never)).toThrow('ForkEngine.fanOut: options.parentWarm must be true or false');
+    });
   });
 
   it('refuses the old option name seed, naming history (renamed by issue 13)', async () => {
@@ -100,6 +112,11 @@ describe('token budgets', () => {
     ['an unknown warm-up', { warmup: 'parent' }, 'ForkEngine: options.warmup must be one of "auto", "none", got "parent"'],
     ['retry.maxAttempts 0', { retry: { maxAttempts: 0 } }, 'ForkEngine: options.retry.maxAttempts must be a positive integer, got 0'],
     ['a misspelt option', { maxTurn: 3 }, 'ForkEngine: options.maxTurn is not an option (known: provider, threads,'],
+    ['a timer Node would clamp', { timeoutMs: 2 ** 32 }, 'ForkEngine: options.timeoutMs must be at most 2147483647, got 4294967296'],
+    ['a misspelt nested option', { rateLimit: { rpm: 5 } }, 'ForkEngine: options.rateLimit.rpm is not an option (known: requestsPerMinute, tokensPerMinute)'],
+    ['retry: null', { retry: null }, 'ForkEngine: options.retry must be an object, got null'],
+    ['a base delay over the maximum', { retry: { baseDelayMs: 5000, maxDelayMs: 10 } }, 'ForkEngine: options.retry.baseDelayMs (5000) must not exceed options.retry.maxDelayMs (10)'],
+    ['spawnTools as a string', { spawnTools: 'bash' }, 'ForkEngine: options.spawnTools must be an array of tool names'],
   ])('checks every option once, when the engine is made: %s', async (_case, options, message) => {
     await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, ...options } as never)).rejects.toThrow(message);
   });
@@ -130,8 +147,15 @@ describe('events and results in memory', () => {
       const tasks = Array.from({ length: 12 }, (_, i) => ({ id: `f${i}`, directive: i === 3 ? 'FAIL 400' : `REPLY ${i}` }));
       const run = engine.fanOut(engine.freeze(parentSession(tools)), tasks, { retainResults: false });
       const seen: ForkResult[] = [];
-      run.onResult((r) => seen.push(r));
+      const sums: number[] = [];
+      run.onResult((r) => {
+        seen.push(r);
+        const f = run.report().forks;
+        sums.push(f.completed + f.failed + f.cancelled + f.running + f.queued);
+      });
       await run.settled();
+      // A fork that has ended is never also counted as running.
+      expect(new Set(sums)).toEqual(new Set([12]));
       expect(seen.map((r) => r.id).sort()).toEqual(tasks.map((t) => t.id).sort());
       expect(() => run.results()).toThrow('FanOutRun.results: this run does not retain results (retainResults: false)');
       const report = run.report();

@@ -36,9 +36,15 @@ export function openForkChannel(args: {
     report(event) {
       args.onEvent(event);
     },
-    acquireCall(tokens) {
-      if (!args.admit()) return Promise.resolve(false);
-      return args.gate.acquire(tokens, tools.signal);
+    async acquireCall(tokens) {
+      if (!args.admit()) return false;
+      const admitted = await args.gate.acquire(tokens, tools.signal);
+      // The budget may have run out while this call waited at the gate: give the slot back.
+      if (admitted && !args.admit()) {
+        args.gate.release('failed', false);
+        return false;
+      }
+      return admitted;
     },
     releaseCall(status, wantsRetry) {
       return args.gate.release(status, wantsRetry);

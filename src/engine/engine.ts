@@ -10,7 +10,7 @@ import { parseSession } from '../session/load.js';
 import { ForkTaskSchema, type ForkTask, type ParentSession } from '../session/schema.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate } from './call-gate.js';
-import { resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
+import { checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
 import { workerEntry } from '../threads/worker-entry.js';
@@ -72,6 +72,7 @@ export class ForkEngine {
    */
   fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options: FanOutOptions = {}): FanOutRun {
     if (this.closed) throw new Error('ForkEngine.fanOut: the engine is closed');
+    checkFanOutOptions(options);
     const checked = checkTasks(tasks);
     const o = this.options;
     const settings: RunSettings = {
@@ -138,13 +139,8 @@ async function resolveProvider(options: ResolvedOptions): Promise<{ provider: Pr
     ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   };
+  // Checked by resolveOptions: never a silent simulator (a caller with a key would get made-up answers).
   const p = options.provider;
-  if (p === undefined) {
-    // Never a silent simulator: a caller with a key in the environment would get made-up answers.
-    throw new TypeError(
-      "ForkEngine: options.provider is required: { kind: 'gemini' } (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY), or { kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)",
-    );
-  }
   if (p.kind === 'gemini') {
     const apiKey = p.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY;
     if (!apiKey) throw new Error('ForkEngine: the gemini provider needs an API key (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY)');
@@ -173,7 +169,8 @@ function checkTasks(tasks: readonly ForkTask[]): readonly ForkTask[] {
     if (ids.has(task.id)) throw new InputError({ path: `tasks[${i}].id`, rule: `${JSON.stringify(task.id)} is used by an earlier task; task ids must be unique` });
     ids.add(task.id);
   });
-  return tasks;
+  // Our own array (a pointer per task): a caller reusing theirs cannot change a run under way.
+  return tasks.slice();
 }
 
 

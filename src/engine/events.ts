@@ -52,23 +52,39 @@ export function createEventLog<E>(replayLimit: number) {
       closed = true;
       for (const sub of subscribers) sub.wake?.();
     },
-    /** Subscribes now; the iterator unsubscribes when it ends or the reader stops early. */
+    /**
+     * Subscribes now. The iterator unsubscribes when the log ends or the reader stops (`break`,
+     * `return()`), also before its first read; a subscriber that never reads keeps its own backlog.
+     */
     read(options: EventsOptions = {}): AsyncIterableIterator<E> {
       const sub: Subscriber<E> = { queue: options.replay === true ? kept() : [], wake: undefined };
       subscribers.add(sub);
-      async function* iterate(): AsyncGenerator<E, void, undefined> {
-        try {
+      const done = (): IteratorReturnResult<undefined> => {
+        subscribers.delete(sub);
+        sub.queue.length = 0;
+        return { done: true, value: undefined };
+      };
+      const iterator: AsyncIterableIterator<E> = {
+        async next(): Promise<IteratorResult<E>> {
           for (;;) {
-            while (sub.queue.length > 0) yield sub.queue.shift() as E;
-            if (closed) return;
+            if (!subscribers.has(sub)) return done();
+            if (sub.queue.length > 0) return { done: false, value: sub.queue.shift() as E };
+            if (closed) return done();
             await new Promise<void>((resolve) => (sub.wake = resolve));
             sub.wake = undefined;
           }
-        } finally {
-          subscribers.delete(sub);
-        }
-      }
-      return iterate();
+        },
+        async return(): Promise<IteratorResult<E>> {
+          const wake = sub.wake;
+          const result = done();
+          wake?.();
+          return result;
+        },
+        [Symbol.asyncIterator]() {
+          return iterator;
+        },
+      };
+      return iterator;
     },
   };
 }

@@ -120,33 +120,34 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
     if (!KNOWN.includes(key)) throw new TypeError(`ForkEngine: options.${key} is not an option (known: ${KNOWN.join(', ')})`);
   }
   const d = ENGINE_DEFAULTS;
-  const threads = integer('threads', options.threads, 1) ?? availableParallelism();
+  const threads = integer('threads', options.threads, 1) ?? Math.min(availableParallelism(), MAX_THREADS);
   if (threads > MAX_THREADS) throw new RangeError(`ForkEngine: options.threads must be at most ${MAX_THREADS}, got ${threads}`);
-  const retry = options.retry === undefined ? undefined : resolveRetry(options.retry);
+  const retry = options.retry === undefined ? undefined : resolveRetry(record('retry', options.retry, ['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'forkBudget']));
+  const rateLimit = options.rateLimit === undefined ? undefined : record('rateLimit', options.rateLimit, ['requestsPerMinute', 'tokensPerMinute']);
   return {
-    provider: options.provider as ProviderOption,
+    provider: resolveProvider(options.provider),
     threads,
     concurrency: integer('concurrency', options.concurrency, 1) ?? d.concurrency,
-    tools: options.tools ?? [],
+    tools: list('tools', options.tools, (tool) => typeof tool === 'object' && tool !== null, 'tools made with defineTool'),
     warmup: oneOf('warmup', options.warmup, ['auto', 'none'] as const) ?? d.warmup,
     cache: oneOf('cache', options.cache, ['implicit', 'explicit', 'off'] as const) ?? d.cache,
     maxTurns: integer('maxTurns', options.maxTurns, 1) ?? d.maxTurns,
-    timeoutMs: integer('timeoutMs', options.timeoutMs, 1),
+    timeoutMs: integer('timeoutMs', options.timeoutMs, 1, MAX_TIMER_MS),
     history: oneOf('history', options.history, ['inherit', 'completed-turns'] as const) ?? d.history,
-    staggerCapMs: integer('staggerCapMs', options.staggerCapMs, 0) ?? d.staggerCapMs,
+    staggerCapMs: integer('staggerCapMs', options.staggerCapMs, 0, MAX_TIMER_MS) ?? d.staggerCapMs,
     minCacheTokens: integer('minCacheTokens', options.minCacheTokens, 0) ?? d.minCacheTokens,
-    callTimeoutMs: integer('callTimeoutMs', options.callTimeoutMs, 1),
+    callTimeoutMs: integer('callTimeoutMs', options.callTimeoutMs, 1, MAX_TIMER_MS),
     retry,
     globalRetryBudget: integer('globalRetryBudget', options.globalRetryBudget, 0),
     rateLimit:
-      options.rateLimit === undefined
+      rateLimit === undefined
         ? undefined
         : {
-            ...optional('requestsPerMinute', integer('rateLimit.requestsPerMinute', options.rateLimit.requestsPerMinute, 1)),
-            ...optional('tokensPerMinute', integer('rateLimit.tokensPerMinute', options.rateLimit.tokensPerMinute, 1)),
+            ...optional('requestsPerMinute', integer('rateLimit.requestsPerMinute', rateLimit.requestsPerMinute, 1)),
+            ...optional('tokensPerMinute', integer('rateLimit.tokensPerMinute', rateLimit.tokensPerMinute, 1)),
           },
-    resourceLimits: options.resourceLimits,
-    spawnTools: options.spawnTools ?? [],
+    resourceLimits: options.resourceLimits === undefined ? undefined : (record('resourceLimits', options.resourceLimits, RESOURCE_LIMIT_KEYS) as ResourceLimits),
+    spawnTools: list('spawnTools', options.spawnTools, (name) => typeof name === 'string' && name !== '', 'tool names'),
     maxTokens: integer('maxTokens', options.maxTokens, 1),
     maxTokensPerFork: integer('maxTokensPerFork', options.maxTokensPerFork, 1),
     eventReplayLimit: integer('eventReplayLimit', options.eventReplayLimit, 0) ?? d.eventReplayLimit,
@@ -156,20 +157,80 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
 function resolveRetry(retry: Partial<RetryPolicy>): RetryPolicy {
   const out: RetryPolicy = {
     maxAttempts: integer('retry.maxAttempts', retry.maxAttempts, 1) ?? DEFAULT_RETRY.maxAttempts,
-    baseDelayMs: integer('retry.baseDelayMs', retry.baseDelayMs, 0) ?? DEFAULT_RETRY.baseDelayMs,
-    maxDelayMs: integer('retry.maxDelayMs', retry.maxDelayMs, 0) ?? DEFAULT_RETRY.maxDelayMs,
+    baseDelayMs: integer('retry.baseDelayMs', retry.baseDelayMs, 0, MAX_TIMER_MS) ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: integer('retry.maxDelayMs', retry.maxDelayMs, 0, MAX_TIMER_MS) ?? DEFAULT_RETRY.maxDelayMs,
   };
+  if (out.baseDelayMs > out.maxDelayMs) {
+    throw new RangeError(`ForkEngine: options.retry.baseDelayMs (${out.baseDelayMs}) must not exceed options.retry.maxDelayMs (${out.maxDelayMs})`);
+  }
   const forkBudget = integer('retry.forkBudget', retry.forkBudget, 0);
   return forkBudget === undefined ? out : { ...out, forkBudget };
 }
 
-function integer(name: string, value: unknown, min: 0 | 1): number | undefined {
+/** Node clamps a longer timer to 1 ms: a bound past this would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const RESOURCE_LIMIT_KEYS = ['maxYoungGenerationSizeMb', 'maxOldGenerationSizeMb', 'codeRangeSizeMb', 'stackSizeMb'];
+
+function integer(name: string, value: unknown, min: 0 | 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number') throw new TypeError(`ForkEngine: options.${name} must be a number, got ${typeof value}`);
   if (!Number.isSafeInteger(value) || value < min) {
     throw new RangeError(`ForkEngine: options.${name} must be a ${min === 1 ? 'positive' : 'non-negative'} integer, got ${value}`);
   }
+  if (value > max) throw new RangeError(`ForkEngine: options.${name} must be at most ${max}, got ${value}`);
   return value;
+}
+
+/** A plain object with only the given keys (a misspelt nested option is an error, not ignored). */
+function record<T>(name: string, value: T, keys: readonly string[]): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TypeError(`ForkEngine: options.${name} must be an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) throw new TypeError(`ForkEngine: options.${name}.${key} is not an option (known: ${keys.join(', ')})`);
+  }
+  return value;
+}
+
+function list<T>(name: string, value: readonly T[] | undefined, ok: (item: unknown) => boolean, what: string): readonly T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every(ok)) throw new TypeError(`ForkEngine: options.${name} must be an array of ${what}`);
+  return value;
+}
+
+/** The provider, checked: a mistyped one must never fall through to the simulator. */
+function resolveProvider(provider: unknown): ProviderOption {
+  const choices = "{ kind: 'gemini' } (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY), or { kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)";
+  if (provider === undefined) throw new TypeError(`ForkEngine: options.provider is required: ${choices}`);
+  const p = record('provider', provider as Record<string, unknown>, ['kind', 'url', 'apiKey', 'baseUrl']);
+  const strings = (keys: readonly string[]): void => {
+    for (const key of keys) {
+      if (p[key] !== undefined && (typeof p[key] !== 'string' || p[key] === '')) {
+        throw new TypeError(`ForkEngine: options.provider.${key} must be a non-empty string`);
+      }
+    }
+  };
+  if (p.kind === 'local') {
+    if (p.apiKey !== undefined || p.baseUrl !== undefined) throw new TypeError("ForkEngine: options.provider { kind: 'local' } takes only url");
+    strings(['url']);
+    return p as ProviderOption;
+  }
+  if (p.kind === 'gemini') {
+    if (p.url !== undefined) throw new TypeError("ForkEngine: options.provider { kind: 'gemini' } takes apiKey and baseUrl, not url");
+    strings(['apiKey', 'baseUrl']);
+    return p as ProviderOption;
+  }
+  throw new TypeError(`ForkEngine: options.provider.kind must be "local" or "gemini", got ${JSON.stringify(p.kind)}: ${choices}`);
+}
+
+/** Checks a fan-out's own options. */
+export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
+  const o = record('fanOut', options, ['parentWarm', 'retainResults']);
+  for (const key of ['parentWarm', 'retainResults'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
+  }
+  return o;
 }
 
 function oneOf<const T extends readonly string[]>(name: string, value: unknown, allowed: T): T[number] | undefined {

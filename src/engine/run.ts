@@ -72,7 +72,10 @@ export class FanOutRun {
   private readonly log: ReturnType<typeof createEventLog<ForkEvent>>;
   private readonly startedAt = performance.now();
   private endedAt: number | undefined;
+  /** Forks holding a pool slot (until their worker returns, even after a cancel settled them). */
   private inFlight = 0;
+  /** Forks dispatched and not yet settled: what the report calls running. */
+  private running = 0;
   private dispatched = 0;
   private settledCount = 0;
   /** Warm-up: whether the forks after the first may go (the first fork's response has begun, or no warm-up). */
@@ -189,7 +192,7 @@ export class FanOutRun {
         completed: t.completed,
         failed: t.failed,
         cancelled: t.cancelled,
-        running: this.inFlight,
+        running: this.running,
         queued: this.queuedCount,
       },
       wallMs: Math.round(wallMs),
@@ -261,7 +264,7 @@ export class FanOutRun {
       // Cancelled while the cache was being made: the run is over, so the cache goes at once.
       if (this.endedAt !== undefined) await this.caches?.release();
     }
-    this.leadIndex = leadOf(this.tasks, this.settings.history);
+    this.leadIndex = leadOf(this.tasks, this.settings.history, (i) => this.slots[i]?.state === 'queued');
     this.started = true;
     this.pump();
   }
@@ -299,6 +302,7 @@ export class FanOutRun {
     }
     this.dispatched++;
     this.inFlight++;
+    this.running++;
     this.queuedCount--;
     const channel = openForkChannel({
       host: this.host,
@@ -326,6 +330,7 @@ export class FanOutRun {
         this.spend(tokens);
       },
       onToolCall: (call, outcome) => {
+        if (this.slots[index]?.state !== 'running') return; // a tool aborted after its fork ended
         this.log.push({
           type: 'tool_call',
           forkId: task.id,
@@ -413,6 +418,7 @@ export class FanOutRun {
     const slot = this.slots[index] as Slot;
     if (slot.state === 'done') return;
     if (slot.state === 'running') {
+      this.running--;
       clearTimeout(slot.graceTimer);
       // The result and the fork's turn events travel on different channels: count what the events have not.
       const uncounted = result.usage.promptTokens + result.usage.outputTokens - (this.countedTokens.get(index) ?? 0);
@@ -423,9 +429,19 @@ export class FanOutRun {
     }
     this.slots[index] = this.settings.retainResults ? { state: 'done', result } : DONE_UNRETAINED;
     this.count(result);
+    const last = ++this.settledCount === this.slots.length;
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
-    for (const listener of this.resultListeners) listener(result);
-    if (++this.settledCount === this.slots.length) void this.finishRun();
+    for (const listener of this.resultListeners) {
+      try {
+        listener(result);
+      } catch (err) {
+        // A listener's bug is the caller's, reported as theirs: it must not stall the run.
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    }
+    if (last) void this.finishRun();
   }
 
   private count(result: ForkResult): void {
@@ -455,10 +471,10 @@ export class FanOutRun {
 }
 
 /** The fork to send first: one of the default window (its response warms the most), else any fork. */
-function leadOf(tasks: readonly ForkTask[], history: HistoryMode): number {
-  const main = tasks.findIndex((t) => seedWindow(t, history) === `${history}|all`);
+function leadOf(tasks: readonly ForkTask[], history: HistoryMode, queued: (index: number) => boolean): number {
+  const main = tasks.findIndex((t, i) => queued(i) && seedWindow(t, history) === `${history}|all`);
   if (main >= 0) return main;
-  const fork = tasks.findIndex((t) => t.subagentType !== 'general-purpose');
+  const fork = tasks.findIndex((t, i) => queued(i) && t.subagentType !== 'general-purpose');
   return Math.max(fork, 0);
 }
 
