@@ -1,11 +1,12 @@
 /**
  * What the four variants share: the shape of a runner, and (for `inprocess` and `clone`, which
- * have no engine) a scheduler with the same rules as FanOutRun: at most `concurrency` forks in
- * flight, and with warm-up 'auto' every fork but the first waits for the first fork's first
- * response (bounded by the stagger cap).
+ * have no engine) the engine's own scheduler: at most `concurrency` forks in flight, and with
+ * warm-up 'auto' every fork but the first waits for the first fork's first response.
  */
 import { performance } from 'node:perf_hooks';
+import { ENGINE_DEFAULTS } from '../../src/engine/options.js';
 import type { ForkResult } from '../../src/engine/protocol.js';
+import { createScheduler } from '../../src/engine/scheduler.js';
 import type { RunReport } from '../../src/engine/report.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask } from '../../src/session/schema.js';
@@ -39,11 +40,9 @@ export interface Runner {
   close(): Promise<void>;
 }
 
-const STAGGER_CAP_MS = 5_000;
-
 /**
- * Runs `start(i)` for every task with FanOutRun's dispatch rules. `start` gets a callback to call
- * when the fork's first model response begins (opens the warm-up gate).
+ * Runs `start(i)` for every task under the engine's own scheduler (concurrency, warm-up). `start`
+ * gets a callback to call when the fork's first model response begins.
  */
 export function schedule(
   tasks: readonly ForkTask[],
@@ -52,42 +51,29 @@ export function schedule(
 ): FanOutHandle {
   const results: ForkResult[] = new Array(tasks.length);
   const dispatchMs: number[] = [];
-  const queue = tasks.map((_, i) => i);
-  let inFlight = 0;
-  let dispatched = 0;
+  const sent = new Array<boolean>(tasks.length).fill(false);
   let settled = 0;
-  let siblingsReleased = options.warmup !== 'auto';
   let finish!: (r: ForkResult[]) => void;
   const done = new Promise<ForkResult[]>((resolve) => (finish = resolve));
   if (tasks.length === 0) finish([]);
-
-  const releaseSiblings = (): void => {
-    if (siblingsReleased) return;
-    siblingsReleased = true;
-    pump();
-  };
-  function pump(): void {
-    while (queue.length > 0 && inFlight < options.concurrency && (siblingsReleased || dispatched === 0)) {
-      const index = queue.shift() as number;
-      const first = dispatched === 0;
-      if (first && !siblingsReleased) setTimeout(releaseSiblings, STAGGER_CAP_MS).unref();
-      dispatched++;
-      inFlight++;
+  const scheduler = createScheduler({
+    count: tasks.length,
+    concurrency: options.concurrency,
+    warmup: options.warmup === 'auto',
+    staggerCapMs: ENGINE_DEFAULTS.staggerCapMs,
+    isQueued: (index) => !sent[index],
+    dispatch(index, first) {
+      sent[index] = true;
       const t0 = performance.now();
-      const running = start(tasks[index] as ForkTask, () => {
-        if (first) releaseSiblings();
-      });
+      const running = start(tasks[index] as ForkTask, () => scheduler.responded(first));
       dispatchMs.push(performance.now() - t0);
       void running.then((result) => {
         results[index] = result;
-        inFlight--;
-        settled++;
-        if (first) releaseSiblings();
-        if (settled === tasks.length) finish(results);
-        else pump();
+        if (++settled === tasks.length) finish(results);
+        scheduler.finished(first);
       });
-    }
-  }
-  pump();
+    },
+  });
+  scheduler.start(0);
   return { results: done, dispatchMs };
 }

@@ -5,6 +5,7 @@ import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
 import type { CallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './channel.js';
+import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
@@ -66,32 +67,23 @@ export class FanOutRun {
   readonly prefix: FrozenPrefix;
   private readonly tasks: readonly ForkTask[];
   private readonly slots: Slot[];
-  /** Tasks are dispatched in order: every index below this one has left the queue. */
-  private nextQueued = 0;
   private queuedCount: number;
   private readonly log: ReturnType<typeof createEventLog<ForkEvent>>;
   private readonly startedAt = performance.now();
   private endedAt: number | undefined;
-  /** Forks holding a pool slot (until their worker returns, even after a cancel settled them). */
-  private inFlight = 0;
   /** Forks dispatched and not yet settled: what the report calls running. */
   private running = 0;
-  private dispatched = 0;
   private settledCount = 0;
-  /** Warm-up: whether the forks after the first may go (the first fork's response has begun, or no warm-up). */
-  private siblingsReleased: boolean;
   private coldForkId: string | undefined;
   /** Parent-warm: forks sent before the first fork's response began (they can reuse only what the parent sent). */
   private readonly parentWave = new Set<string>();
   private firstResponded = false;
-  /** The task dispatched first: a fork of the default window, whose first response releases its siblings. */
-  private leadIndex = 0;
+  /** Which fork goes next, and when (concurrency, warm-up). */
+  private readonly scheduler: Scheduler;
   private readonly windowLeaders = new Map<string, string>();
   private readonly leaderIds = new Set<string>();
   private caches: ExplicitCaches | undefined;
   private cacheNote: string | undefined;
-  /** Nothing is dispatched before start() (an explicit cache may still be in the making). */
-  private started = false;
   private spentTokens = 0;
   /** Tokens counted so far per running fork (from its turn events, which may trail its result). */
   private readonly countedTokens = new Map<number, number>();
@@ -128,7 +120,15 @@ export class FanOutRun {
     this.slots = tasks.map(() => ({ state: 'queued' }));
     this.queuedCount = tasks.length;
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
-    this.siblingsReleased = settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off';
+    // Nothing is dispatched before start(): an explicit cache may still be in the making.
+    this.scheduler = createScheduler({
+      count: tasks.length,
+      concurrency: settings.concurrency,
+      warmup: !(settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off'),
+      staggerCapMs: settings.staggerCapMs,
+      isQueued: (index) => this.slots[index]?.state === 'queued',
+      dispatch: (index, first) => this.dispatch(index, first),
+    });
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // Started on the next microtask: whoever subscribes right after fanOut() sees every event.
     this.background = Promise.resolve().then(() => this.start());
@@ -264,35 +264,16 @@ export class FanOutRun {
       // Cancelled while the cache was being made: the run is over, so the cache goes at once.
       if (this.endedAt !== undefined) await this.caches?.release();
     }
-    this.leadIndex = leadOf(this.tasks, this.settings.history, (i) => this.slots[i]?.state === 'queued');
-    this.started = true;
-    this.pump();
+    // The lead: a fork of the default window, whose first response warms the most.
+    this.scheduler.start(leadOf(this.tasks, this.settings.history, (i) => this.slots[i]?.state === 'queued'));
   }
 
-  private pump(): void {
-    if (!this.started) return;
-    if (this.dispatched === 0 && this.slots[this.leadIndex]?.state === 'queued') this.dispatch(this.leadIndex);
-    while (this.nextQueued < this.tasks.length && this.inFlight < this.settings.concurrency && (this.siblingsReleased || this.dispatched === 0)) {
-      const index = this.nextQueued++;
-      if (this.slots[index]?.state === 'queued') this.dispatch(index);
-    }
-  }
-
-  /** Warm-up: siblings wait for the first fork's prefill, so they find its prefix cached. */
-  private releaseSiblings(): void {
-    if (this.siblingsReleased) return;
-    this.siblingsReleased = true;
-    this.pump();
-  }
-
-  private dispatch(index: number): void {
+  private dispatch(index: number, first: boolean): void {
     const task = this.tasks[index] as ForkTask;
-    if (this.dispatched === 0) {
+    if (first) {
       const explicit = this.settings.cache === 'explicit' && this.caches?.active === true;
       if (!explicit && !this.settings.parentWarm) this.coldForkId = task.id;
-      if (!this.siblingsReleased) setTimeout(() => this.releaseSiblings(), this.settings.staggerCapMs).unref();
     }
-    const first = this.dispatched === 0;
     if (this.settings.parentWarm && !this.firstResponded && !this.caches?.forTask(task)) this.parentWave.add(task.id);
     const window = seedWindow(task, this.settings.history);
     // With an explicit cache, every window's shared part was cached before any fork ran.
@@ -300,8 +281,6 @@ export class FanOutRun {
       this.windowLeaders.set(window, task.id);
       this.leaderIds.add(task.id);
     }
-    this.dispatched++;
-    this.inFlight++;
     this.running++;
     this.queuedCount--;
     const channel = openForkChannel({
@@ -317,10 +296,8 @@ export class FanOutRun {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
-          if (first) {
-            this.firstResponded = true;
-            this.releaseSiblings();
-          }
+          if (first) this.firstResponded = true;
+          this.scheduler.responded(first);
           return;
         }
         if (this.slots[index]?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
@@ -366,9 +343,7 @@ export class FanOutRun {
       )
       .finally(() => {
         channel.close();
-        this.inFlight--;
-        if (first) this.releaseSiblings();
-        this.pump();
+        this.scheduler.finished(first);
       });
   }
 
@@ -410,7 +385,7 @@ export class FanOutRun {
     this.queuedCount--;
     this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
     this.settle(index, result);
-    this.pump();
+    this.scheduler.pump();
   }
 
   /** The one place a fork becomes terminal: exactly once, whoever gets here first. */

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createScheduler } from '../src/engine/scheduler.js';
+
+/* The one scheduler of the engine and the benchmark's variants: order, concurrency, warm-up. */
+
+function harness(count: number, options: { concurrency: number; warmup: boolean; staggerCapMs?: number }) {
+  const sent: { index: number; first: boolean }[] = [];
+  const queued = new Set(Array.from({ length: count }, (_, i) => i));
+  const scheduler = createScheduler({
+    count,
+    concurrency: options.concurrency,
+    warmup: options.warmup,
+    staggerCapMs: options.staggerCapMs ?? 5_000,
+    isQueued: (index) => queued.has(index),
+    dispatch(index, first) {
+      queued.delete(index);
+      sent.push({ index, first });
+    },
+  });
+  return { scheduler, sent, queued, order: () => sent.map((s) => s.index) };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the scheduler', () => {
+  it('leads with the given task, then goes in order, never past the concurrency', () => {
+    const h = harness(5, { concurrency: 2, warmup: false });
+    h.scheduler.start(3);
+    expect(h.sent).toEqual([
+      { index: 3, first: true },
+      { index: 0, first: false },
+    ]);
+    h.scheduler.finished(false);
+    expect(h.order()).toEqual([3, 0, 1]);
+    h.scheduler.finished(true);
+    h.scheduler.finished(false);
+    expect(h.order()).toEqual([3, 0, 1, 2, 4]);
+    expect(h.scheduler.inFlight).toBe(2);
+  });
+
+  it('with warm-up, the siblings wait for the lead\'s first response', () => {
+    const h = harness(4, { concurrency: 8, warmup: true });
+    h.scheduler.start(0);
+    expect(h.order()).toEqual([0]);
+    h.scheduler.responded(false); // not the lead: nothing changes
+    expect(h.order()).toEqual([0]);
+    h.scheduler.responded(true);
+    expect(h.order()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('with warm-up, the stagger cap releases the siblings when the lead never answers', () => {
+    vi.useFakeTimers();
+    const h = harness(3, { concurrency: 8, warmup: true, staggerCapMs: 1_000 });
+    h.scheduler.start(0);
+    vi.advanceTimersByTime(999);
+    expect(h.order()).toEqual([0]);
+    vi.advanceTimersByTime(1);
+    expect(h.order()).toEqual([0, 1, 2]);
+  });
+
+  it('skips tasks no longer queued (cancelled before they started), a cancelled lead included', () => {
+    const h = harness(4, { concurrency: 8, warmup: false });
+    h.queued.delete(0);
+    h.queued.delete(2);
+    h.scheduler.start(0);
+    expect(h.sent).toEqual([
+      { index: 1, first: true },
+      { index: 3, first: false },
+    ]);
+  });
+
+  it('dispatches nothing before start()', () => {
+    const h = harness(2, { concurrency: 8, warmup: false });
+    h.scheduler.pump();
+    expect(h.sent).toEqual([]);
+  });
+});
