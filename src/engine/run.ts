@@ -49,7 +49,8 @@ type Slot =
   | { state: 'running'; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout }
   | { state: 'done'; result: ForkResult | undefined };
 
-/** A settled slot whose result is not retained: one shared object, so 100,000 of them cost an array of pointers. */
+/** Shared slots (a queued task, a settled one whose result is not kept): 100,000 tasks cost an array of pointers. */
+const QUEUED: Slot = Object.freeze({ state: 'queued' });
 const DONE_UNRETAINED: Slot = Object.freeze({ state: 'done', result: undefined });
 
 /** Running sums of every settled fork: the report without keeping the results. */
@@ -117,7 +118,7 @@ export class FanOutRun {
   ) {
     this.prefix = prefix;
     this.tasks = tasks;
-    this.slots = tasks.map(() => ({ state: 'queued' }));
+    this.slots = tasks.map(() => QUEUED);
     this.queuedCount = tasks.length;
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
