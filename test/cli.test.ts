@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -162,11 +162,31 @@ describe('forkpool run: inputs and outputs', () => {
   });
 
   it('--history picks the history mode; the old --seed names the new flag (renamed by issue 13)', async () => {
-    const [run, old] = await Promise.all([
-      runCli(['run', '--session', SESSION, '--tasks', '-', '--history', 'completed-turns', '--output-format', 'json'], { input: TASKS }),
+    // A parent mid-turn: its last call (a marker in its arguments) is in flight.
+    const session = join(tmp, 'mid-turn.json');
+    writeFileSync(
+      session,
+      JSON.stringify({
+        model: 'gemini-2.5-flash',
+        history: [
+          { role: 'user', parts: [{ text: 'Find the config.' }] },
+          { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'read_file', args: { path: 'IN-FLIGHT-7E57' } } }] },
+        ],
+      }),
+    );
+    const recall = '{"id":"r","directive":"RECALL IN-FLIGHT-\\\\w+"}';
+    const texts = async (extra: string[]): Promise<string> => {
+      const r = await runCli(['run', '--session', session, '--tasks', '-', '--output-format', 'json', ...extra], { input: recall });
+      expect(r.code).toBe(0);
+      return (JSON.parse(r.stdout) as { results: { text: string }[] }).results[0]?.text ?? '';
+    };
+    const [inherited, completed, old] = await Promise.all([
+      texts([]),
+      texts(['--history', 'completed-turns']),
       runCli(['run', '--session', SESSION, '--tasks', '-', '--seed', 'inherit'], { input: TASKS }),
     ]);
-    expect(run.code).toBe(0);
+    expect(inherited).toBe('RECALL IN-FLIGHT-\\w+: IN-FLIGHT-7E57');
+    expect(completed).toBe('RECALL IN-FLIGHT-\\w+: no match');
     expect(old.code).toBe(2);
     expect(old.stderr.trim()).toBe('forkpool: --seed is now called --history (inherit or completed-turns)');
   });
