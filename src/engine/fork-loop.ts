@@ -31,7 +31,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const started = performance.now();
   const { job, session } = ctx;
   const task = job.task;
-  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, calls: [] as CallRecord[] };
+  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, spent: 0, calls: [] as CallRecord[] };
 
   const finish = (ending: Ending): ForkResult => {
     const base = {
@@ -92,9 +92,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     if (ctx.stopReason() === 'budget') {
       return { status: 'cancelled', kind: 'budget', message: "the run's token budget was spent; the fork stopped before its next model call" };
     }
-    const spent = state.calls.reduce((sum, c) => sum + c.promptTokens + c.outputTokens, 0);
-    if (budget !== undefined && spent >= budget) {
-      return { status: 'failed', kind: 'budget', message: `the fork spent its token budget: ${spent} of ${budget} tokens, before its next model call` };
+    if (budget !== undefined && state.spent >= budget) {
+      return { status: 'failed', kind: 'budget', message: `the fork spent its token budget: ${state.spent} of ${budget} tokens, before its next model call` };
     }
     return undefined;
   };
@@ -126,6 +125,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     }
     state.turns = turn;
     tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
+    state.spent += tokenEstimate;
     state.calls.push(
       cache
         ? { ...outcome.usage, explicitTokens: cache.tokens }
@@ -203,8 +203,8 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
  * opening up to the directive: the boilerplate is the same for every fork, so a provider caches
  * it too). `base`: what forks of other windows send too (prefix fields and the untouched leading
  * part of the parent's history). `parent`: what the parent itself sent (prefix fields and the
- * untouched history up to its last request: a trailing model message is the parent's response). Providers count tokens their own way, so shares of
- * characters estimate shares of tokens.
+ * untouched history up to its last request: a trailing model message is the parent's response).
+ * Providers count tokens their own way, so shares of characters estimate shares of tokens.
  */
 function sharedShares(head: SeedHead, tailContents: readonly Content[]): { shared: number; base: number; parent: number } {
   const tail = JSON.stringify(tailContents);
@@ -215,7 +215,6 @@ function sharedShares(head: SeedHead, tailContents: readonly Content[]): { share
   const base = head.wholeHistory ? head.chars + common : head.baseChars;
   return { shared: (head.chars + common) / total, base: base / total, parent: head.parentChars / total };
 }
-
 
 /** Sizes of the part of a first request that does not depend on the directive. */
 interface SeedHead {

@@ -47,11 +47,11 @@ export interface RunSettings {
 type Slot =
   | { state: 'queued' }
   | { state: 'running'; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout }
-  | { state: 'done'; result: ForkResult | undefined };
+  | { state: 'done'; result: ForkResult | undefined; figures: ForkCacheFigures | undefined };
 
 /** Shared slots (a queued task, a settled one whose result is not kept): 100,000 tasks cost an array of pointers. */
 const QUEUED: Slot = Object.freeze({ state: 'queued' });
-const DONE_UNRETAINED: Slot = Object.freeze({ state: 'done', result: undefined });
+const DONE_UNRETAINED: Slot = Object.freeze({ state: 'done', result: undefined, figures: undefined });
 
 /** Running sums of every settled fork: the report without keeping the results. */
 type Totals = Record<ForkResult['status'], number> &
@@ -226,7 +226,7 @@ export class FanOutRun {
         : {}),
       prefix: { id: this.prefix.id, bytes: this.prefix.byteLength, tokens: this.prefix.tokenEstimate },
       notes,
-      perFork: this.slots.flatMap((slot) => (slot.state === 'done' && slot.result ? [this.figures(slot.result)] : [])),
+      perFork: this.slots.flatMap((slot) => (slot.state === 'done' && slot.figures ? [slot.figures] : [])),
       failures: t.failures,
     };
   }
@@ -240,6 +240,7 @@ export class FanOutRun {
     };
   }
 
+  /** A fork's cache figures, computed once as it settles (its maximum cannot change after). */
   private figures(result: ForkResult): ForkCacheFigures {
     const theoretical = theoreticalCached(result, this.theoreticalInputs());
     return {
@@ -403,8 +404,9 @@ export class FanOutRun {
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
       result = { ...result, durationMs: Math.round(performance.now() - slot.since) };
     }
-    this.slots[index] = this.settings.retainResults ? { state: 'done', result } : DONE_UNRETAINED;
-    this.count(result);
+    const figures = this.figures(result);
+    this.slots[index] = this.settings.retainResults ? { state: 'done', result, figures } : DONE_UNRETAINED;
+    this.count(result, figures);
     const last = ++this.settledCount === this.slots.length;
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) {
@@ -420,7 +422,7 @@ export class FanOutRun {
     if (last) void this.finishRun();
   }
 
-  private count(result: ForkResult): void {
+  private count(result: ForkResult, figures: ForkCacheFigures): void {
     const t = this.totals;
     t[result.status]++;
     t.modelCalls += result.calls.length;
@@ -429,7 +431,7 @@ export class FanOutRun {
     t.promptTokens += result.usage.promptTokens;
     t.cachedTokens += result.usage.cachedTokens;
     t.outputTokens += result.usage.outputTokens;
-    t.theoreticalCachedTokens += theoreticalCached(result, this.theoreticalInputs());
+    t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
     if (result.status !== 'completed') {
       if (result.error.kind === 'budget') t.budgetStopped++;
       if (this.settings.retainResults || t.failures.length < MAX_LISTED_FAILURES) {
