@@ -7,6 +7,7 @@ import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from './protocol.js';
 import type { FanOutRun } from './run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
+import type { FanOutOptions } from './options.js';
 
 /** `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is `fork-<toolUseId>`. */
 export type ParentEvent =
@@ -21,7 +22,7 @@ export type ParentOutcome =
 /** What the loop needs of the engine (ForkEngine is one): no import back into it, so no cycle. */
 interface ForkRunner {
   freeze(session: unknown): FrozenPrefix;
-  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options?: { parentWarm?: boolean }): FanOutRun;
+  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options?: FanOutOptions): FanOutRun;
 }
 
 export interface ParentAgentOptions {
