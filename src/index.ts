@@ -52,8 +52,11 @@ export {
   type FunctionDeclaration,
   type ApprovalPolicy,
   type ToolOutcome,
+  type ToolRejection,
+  type ToolFailure,
 } from './tools/index.js';
 export { workspaceTools, type WorkspaceLimits } from './tools/workspace/index.js';
 export { loadToolsModule, type LoadToolsOptions } from './tools/load-module.js';
 export type { TokenUsage, RetryPolicy } from './model/types.js';
+export type { Failure } from './failure.js';
 export type { RateLimits } from './engine/call-gate.js';

@@ -18,9 +18,11 @@ export {
   type SeedOptions,
   type AgentParams,
   type AgentParamsResult,
+  type AgentParamsProblem,
   type AgentCallContext,
   type ForkRequest,
 } from './fork/index.js';
 export { formatTaskNotification, escapeXml } from './engine/notification.js';
 export type { FunctionDeclaration } from './tools/define.js';
+export type { Failure } from './failure.js';
 export type { Content, ForkTurns, GeminiTool, HistoryMode, ParentSession, Part, SubagentType, SystemInstruction } from './session/schema.js';

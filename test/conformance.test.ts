@@ -56,7 +56,7 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
   it('defaults to all and normalizes explicit values', () => {
     const forkTurns = (extra: Record<string, unknown>) => {
       const checked = validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'fork', ...extra });
-      return checked.ok ? checked.fork?.forkTurns : checked.error;
+      return checked.ok ? checked.fork?.forkTurns : checked.error.message;
     };
     expect(forkTurns({})).toBe('all');
     expect(forkTurns({ fork_turns: 'all' })).toBe('all');
@@ -161,7 +161,7 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   });
 
   it('rejects a model grade for fork agents', () => {
-    expect(validateAgentParams({ ...fork, model: 'high' })).toMatchObject({ ok: false, error: expect.stringMatching(/cannot be combined with subagent_type "fork"/i) });
+    expect(validateAgentParams({ ...fork, model: 'high' })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/cannot be combined with subagent_type "fork"/i) } });
   });
 
   it.each(['all', '1', '12'])('accepts fork_turns=%s for fork agents', (turns) => {
@@ -169,13 +169,13 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   });
 
   it.each(['', 'none', '0', '-1', '1.5', ' 3 '])('rejects invalid fork_turns=%j', (turns) => {
-    expect(validateAgentParams({ ...fork, fork_turns: turns })).toMatchObject({ ok: false, error: expect.stringMatching(/^fork_turns: /) });
+    expect(validateAgentParams({ ...fork, fork_turns: turns })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/^fork_turns: /) } });
   });
 
   it.each([undefined, 'general-purpose'])('rejects fork_turns and fork_tools for non-fork subagent_type=%s', (type) => {
     const base = { description: 'd', prompt: 'p', ...(type ? { subagent_type: type } : {}) };
-    expect(validateAgentParams({ ...base, fork_turns: 'all' })).toMatchObject({ error: expect.stringMatching(/only be used with subagent_type "fork"/) });
-    expect(validateAgentParams({ ...base, fork_tools: ['read_file'] })).toMatchObject({ error: expect.stringMatching(/only be used with subagent_type "fork"/) });
+    expect(validateAgentParams({ ...base, fork_turns: 'all' })).toMatchObject({ error: { kind: 'invalid_params', message: expect.stringMatching(/only be used with subagent_type "fork"/) } });
+    expect(validateAgentParams({ ...base, fork_tools: ['read_file'] })).toMatchObject({ error: { kind: 'invalid_params', message: expect.stringMatching(/only be used with subagent_type "fork"/) } });
   });
 
   it('accepts fork_tools, including an empty deny-all list and names it does not know, for forks', () => {
@@ -185,22 +185,22 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
 
   it('rejects invalid fork_tools entries', () => {
     for (const tools of [['  '], [' read_file '], null, ['*']]) {
-      expect(validateAgentParams({ ...fork, fork_tools: tools })).toMatchObject({ ok: false, error: expect.stringMatching(/^fork_tools/) });
+      expect(validateAgentParams({ ...fork, fork_tools: tools })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/^fork_tools/) } });
     }
   });
 
   it('reports fork_tools applicability before malformed entries', () => {
     const checked = validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose', fork_tools: ['*'] });
-    expect(checked.ok ? '' : checked.error.split('\n')[0]).toBe('fork_tools: can only be used with subagent_type "fork"');
+    expect(checked.ok ? '' : checked.error.message.split('\n')[0]).toBe('fork_tools: can only be used with subagent_type "fork"');
   });
 
   it('rejects isolation and working_dir (deliberate difference: not supported for any sub-agent, and not declared)', () => {
     expect(schema.properties.isolation).toBeUndefined();
     expect(schema.properties.working_dir).toBeUndefined();
-    expect(validateAgentParams({ ...fork, isolation: 'worktree' })).toMatchObject({ ok: false, error: expect.stringMatching(/^isolation: is not supported/) });
+    expect(validateAgentParams({ ...fork, isolation: 'worktree' })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/^isolation: is not supported/) } });
     expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose', working_dir: '/tmp' })).toMatchObject({
       ok: false,
-      error: expect.stringMatching(/^working_dir: is not supported/),
+      error: { kind: 'invalid_params', message: expect.stringMatching(/^working_dir: is not supported/) },
     });
   });
 
@@ -214,8 +214,8 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   });
 
   it('rejects a nested fork request instead of changing its context mode', () => {
-    expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: REF.nestedFork });
-    expect(validateAgentParams(fork, { insideFork: true })).toEqual({ ok: false, error: REF.nestedFork });
+    expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: REF.nestedFork } });
+    expect(validateAgentParams(fork, { insideFork: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: REF.nestedFork } });
   });
 
   it('refuses to fork a conversation that is itself a fork (its history holds an opening <fork-boilerplate>)', () => {
@@ -227,7 +227,7 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   it('blocks a fork child from spawning any sub-agent', () => {
     expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose' }, { insideFork: true })).toEqual({
       ok: false,
-      error: REF.spawnInFork,
+      error: { kind: 'fork_spawn', message: REF.spawnInFork },
     });
   });
 

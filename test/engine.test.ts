@@ -142,7 +142,7 @@ describe('tools', () => {
       ['spawn', 'completed', 'no nesting'],
       ['undeclared', 'completed', 'refused'],
     ]);
-    const toolEvents = events.flatMap((e) => (e.type === 'tool_call' ? [[e.forkId, e.tool, e.status, e.reason ?? null]] : []));
+    const toolEvents = events.flatMap((e) => (e.type === 'tool_call' ? [[e.forkId, e.tool, e.status, e.error?.kind ?? null]] : []));
     expect(toolEvents).toEqual(
       expect.arrayContaining([
         ['bad-args', 'lookup', 'rejected', 'invalid_args'],

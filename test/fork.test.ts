@@ -598,18 +598,21 @@ describe('Agent tool', () => {
       'fork_profile: is not a parameter of the agent tool (known: description, prompt, subagent_type, run_in_background, fork_turns, fork_tools, model)',
     ],
   ])('rejects %s', (_case, input, error) => {
-    expect(validateAgentParams(input)).toEqual({ ok: false, error });
+    expect(validateAgentParams(input)).toEqual({ ok: false, error: { kind: 'invalid_params', message: error } });
   });
 
   it('reports every broken rule at once, one per line', () => {
     const result = validateAgentParams({ prompt: 'p', fork_turns: 'x', model: 'm', subagent_type: 'fork' });
     expect(result).toEqual({
       ok: false,
-      error: [
-        'description: is required',
-        `fork_turns: ${TURNS_RULE}, not "x"`,
-        'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache',
-      ].join('\n'),
+      error: {
+        kind: 'invalid_params',
+        message: [
+          'description: is required',
+          `fork_turns: ${TURNS_RULE}, not "x"`,
+          'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache',
+        ].join('\n'),
+      },
     });
   });
 
@@ -617,18 +620,18 @@ describe('Agent tool', () => {
     const expected =
       'Error: subagent_type "fork" is not supported from within a sub-agent. Complete this task directly with your own tools instead of requesting a nested fork.';
     expect(NESTED_FORK_ERROR).toBe(expected);
-    expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: expected });
-    expect(validateAgentParams({ ...fork, model: 'x', fork_turns: 'bad' }, { insideFork: true })).toEqual({ ok: false, error: expected });
+    expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: expected } });
+    expect(validateAgentParams({ ...fork, model: 'x', fork_turns: 'bad' }, { insideFork: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: expected } });
   });
 
   it('refuses any sub-agent from inside a fork, and nested background runs', () => {
     expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose' }, { insideFork: true })).toEqual({
       ok: false,
-      error: 'Error: Cannot spawn sub-agents from within a fork. Please execute tasks directly.',
+      error: { kind: 'fork_spawn', message: 'Error: Cannot spawn sub-agents from within a fork. Please execute tasks directly.' },
     });
     expect(validateAgentParams({ description: 'd', prompt: 'p', run_in_background: true }, { insideSubagent: true })).toEqual({
       ok: false,
-      error: 'run_in_background: background runs cannot be started from inside a sub-agent',
+      error: { kind: 'invalid_params', message: 'run_in_background: background runs cannot be started from inside a sub-agent' },
     });
     const ok = validateAgentParams({ description: 'd', prompt: 'p' }, { insideSubagent: true });
     expect(ok.ok).toBe(true);

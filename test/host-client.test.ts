@@ -21,7 +21,7 @@ describe('the worker side of a fork channel', () => {
     const client = connectHost(port2, () => undefined);
     const pending = client.execTool({ name: 'lookup', args: {} }, new AbortController().signal, 60_000);
     setTimeout(() => port1.close(), 20);
-    await expect(pending).resolves.toEqual({ ok: false, reason: 'host_gone' });
+    await expect(pending).resolves.toMatchObject({ ok: false, error: { kind: 'host_gone' } });
     client.close();
   });
 
@@ -30,7 +30,7 @@ describe('the worker side of a fork channel', () => {
     expose(silentHost(), port1 as unknown as Endpoint);
     const client = connectHost(port2, () => undefined, 10);
     const result = await client.execTool({ name: 'lookup', args: {} }, new AbortController().signal, 20);
-    expect(result).toEqual({ ok: false, reason: 'rpc_timeout' });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'rpc_timeout' } });
     client.close();
     port1.close();
   });

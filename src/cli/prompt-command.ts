@@ -74,13 +74,13 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
       duration_ms: Math.round(performance.now() - started),
       num_turns: outcome.turns,
       result: outcome.text,
-      ...(outcome.status !== 'completed' ? { error: outcome.error } : {}),
+      ...(outcome.status !== 'completed' ? { error: outcome.error.message } : {}),
       usage: { input_tokens: outcome.usage.promptTokens, cached_tokens: outcome.usage.cachedTokens, output_tokens: outcome.usage.outputTokens },
       forks: outcome.forks.map((f) => ({ id: f.id, status: f.status })),
     };
     if (format === 'text') {
       io.stdout.write(`${outcome.text}\n`);
-      if (outcome.status !== 'completed') io.stderr.write(`forkpool: ${outcome.error}\n`);
+      if (outcome.status !== 'completed') io.stderr.write(`forkpool: ${outcome.error.message}\n`);
     } else io.stdout.write(`${JSON.stringify(summary)}\n`);
     if (signal) return 130;
     return isError || outcome.forks.some((f) => f.status !== 'completed') ? 1 : 0;

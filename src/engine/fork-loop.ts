@@ -148,9 +148,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       if (!task.outputSchema) return finish({ status: 'completed' });
       const checked = checkOutput(text, task.outputSchema);
       if (checked.ok) return finish({ status: 'completed', output: checked.value });
-      if (repaired) return finish({ status: 'failed', kind: 'output_schema', message: checked.problem });
+      if (repaired) return finish({ status: 'failed', kind: 'output_schema', message: checked.error.message });
       repaired = true;
-      contents.push({ role: 'user', parts: [{ text: repairMessage(checked.problem) }] });
+      contents.push({ role: 'user', parts: [{ text: repairMessage(checked.error.message) }] });
       continue;
     }
 
@@ -159,8 +159,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     const parts: Part[] = [];
     for (const [i, answer] of responses.entries()) {
       if (!answer.ok) {
-        if (answer.reason === 'aborted') return finish(interrupted());
-        return finish({ status: 'failed', kind: 'host_gone', message: `the tool host did not answer ${calls[i]?.name} (${answer.reason})` });
+        if (answer.error.kind === 'aborted') return finish(interrupted());
+        return finish({ status: 'failed', kind: 'host_gone', message: `the tool host did not answer ${calls[i]?.name} (${answer.error.kind})` });
       }
       const call = calls[i] as ToolCall;
       parts.push({ functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response: answer.value.response } } as Part);

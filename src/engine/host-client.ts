@@ -1,5 +1,6 @@
 import { releaseProxy, wrap, type Endpoint, type Remote } from 'comlink';
 import type { MessagePort } from 'node:worker_threads';
+import { failure, type Failure } from '../failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
 import { isCancelMessage, isStopMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './protocol.js';
@@ -10,7 +11,11 @@ const RPC_GRACE_MS = 5_000;
 const RELEASE_TIMEOUT_MS = 30_000;
 
 type HostFailure = 'host_gone' | 'aborted' | 'rpc_timeout';
-export type HostCall<T> = { ok: true; value: T } | { ok: false; reason: HostFailure };
+export type HostCall<T> = { ok: true; value: T } | { ok: false; error: Failure<HostFailure> };
+
+const HOST_GONE = { ok: false, error: failure('host_gone', 'the tool host is gone (its port closed)') } as const;
+const RPC_TIMEOUT = { ok: false, error: failure('rpc_timeout', 'the tool host did not answer in time') } as const;
+const ABORTED = { ok: false, error: failure('aborted', 'the call was aborted') } as const;
 
 /**
  * The worker's end of a fork's channel. A Comlink call whose other side disappears never
@@ -36,7 +41,7 @@ export function connectHost(
   });
 
   async function call<T>(request: () => Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<HostCall<T>> {
-    if (closed) return { ok: false, reason: 'host_gone' };
+    if (closed) return HOST_GONE;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const bounds: Promise<'closed' | 'timeout' | 'aborted'>[] = [closedPromise];
@@ -52,12 +57,12 @@ export function connectHost(
     }
     try {
       const settled = await Promise.race([request().then((value) => ({ value })), ...bounds]);
-      if (settled === 'closed') return { ok: false, reason: 'host_gone' };
-      if (settled === 'timeout') return { ok: false, reason: 'rpc_timeout' };
-      if (settled === 'aborted') return { ok: false, reason: 'aborted' };
+      if (settled === 'closed') return HOST_GONE;
+      if (settled === 'timeout') return RPC_TIMEOUT;
+      if (settled === 'aborted') return ABORTED;
       return { ok: true, value: settled.value };
     } catch {
-      return { ok: false, reason: 'host_gone' };
+      return HOST_GONE;
     } finally {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { failure, type Failure } from '../failure.js';
 
-export type SchemaCheck = { ok: true; value: unknown } | { ok: false; problem: string };
+type OutputProblem = 'not_json' | 'schema_unusable' | 'schema_mismatch';
+export type SchemaCheck = { ok: true; value: unknown } | { ok: false; error: Failure<OutputProblem> };
 
 /** The line added to a directive that asks for structured output; the schema stays out of generationConfig. */
 export function outputSchemaInstruction(schema: Record<string, unknown>): string {
@@ -19,13 +21,13 @@ export function checkOutput(text: string, schema: Record<string, unknown>): Sche
   try {
     value = JSON.parse(candidate);
   } catch {
-    return { ok: false, problem: 'the answer is not valid JSON' };
+    return { ok: false, error: failure('not_json', 'the answer is not valid JSON') };
   }
   let validator: z.ZodType;
   try {
     validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (err) {
-    return { ok: false, problem: `the output schema cannot be used: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, error: failure('schema_unusable', `the output schema cannot be used: ${err instanceof Error ? err.message : String(err)}`) };
   }
   const parsed = validator.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
@@ -33,5 +35,5 @@ export function checkOutput(text: string, schema: Record<string, unknown>): Sche
     .slice(0, 5)
     .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
     .join('; ');
-  return { ok: false, problem: issues };
+  return { ok: false, error: failure('schema_mismatch', issues) };
 }

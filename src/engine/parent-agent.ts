@@ -1,4 +1,5 @@
 import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, isForkChild, validateAgentParams } from '../fork/index.js';
+import { failure, type Failure } from '../failure.js';
 import { prefixFields } from '../model/request.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
 import type { Content, ForkTask, ParentSession, Part, SubagentType } from '../session/schema.js';
@@ -17,7 +18,8 @@ export type ParentEvent =
 
 export type ParentOutcome =
   | { status: 'completed'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage }
-  | { status: 'failed' | 'cancelled'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage; error: string };
+  | { status: 'failed'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage; error: Failure<'model_error' | 'max_turns'> }
+  | { status: 'cancelled'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage; error: Failure<'cancelled'> };
 
 /** What the loop needs of the engine (ForkEngine is one): no import back into it, so no cycle. */
 interface ForkRunner {
@@ -76,21 +78,29 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
     for (const run of runs) run.cancelAll();
   };
   signal.addEventListener('abort', cancelForks, { once: true });
-  const end = async (status: 'failed' | 'cancelled', error: string, turns: number): Promise<ParentOutcome> => {
+  const settle = async (): Promise<void> => {
     cancelForks();
     await Promise.all(runs.map((r) => r.results()));
-    return { status, text, turns, forks: finished, usage, error };
+  };
+  const fail = async (kind: 'model_error' | 'max_turns', message: string, turns: number): Promise<ParentOutcome> => {
+    await settle();
+    return { status: 'failed', text, turns, forks: finished, usage, error: failure(kind, message) };
+  };
+  const cancelled = async (turns: number): Promise<ParentOutcome> => {
+    await settle();
+    return { status: 'cancelled', text, turns, forks: finished, usage, error: failure('cancelled', 'the parent run was cancelled') };
   };
 
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
-      if (signal.aborted) return await end('cancelled', 'the parent run was cancelled', turn - 1);
+      if (signal.aborted) return await cancelled(turn - 1);
       const outcome = await opts.provider.generate(
         { ...prefixFields({ ...session, tools }), contents },
         { signal },
       );
       if (!outcome.ok) {
-        return await end(signal.aborted ? 'cancelled' : 'failed', `the parent model call failed: ${outcome.error.message}`, turn - 1);
+        if (signal.aborted) return await cancelled(turn - 1);
+        return await fail('model_error', `the parent model call failed: ${outcome.error.message}`, turn - 1);
       }
       usage.promptTokens += outcome.usage.promptTokens;
       usage.cachedTokens += outcome.usage.cachedTokens;
@@ -115,7 +125,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           }
           const checked = validateAgentParams(call.args ?? {}, { headless: true, insideFork });
           if (!checked.ok) {
-            respond({ error: checked.error });
+            respond({ error: checked.error.message });
             continue;
           }
           // Qwen Code's correlation: tool_use_id is the model's call id, task_id is fork-<tool_use_id>.
@@ -169,11 +179,11 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           signal.addEventListener('abort', () => resolve(), { once: true });
         });
         wakeUp = undefined;
-        if (signal.aborted) return await end('cancelled', 'the parent run was cancelled', turn);
+        if (signal.aborted) return await cancelled(turn);
       }
       contents.push({ role: 'user', parts: drainNotifications(unreported, started) });
     }
-    return await end('failed', `the parent reached its limit of ${maxTurns} turns`, maxTurns);
+    return await fail('max_turns', `the parent reached its limit of ${maxTurns} turns`, maxTurns);
   } finally {
     signal.removeEventListener('abort', cancelForks);
   }

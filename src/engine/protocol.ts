@@ -3,6 +3,7 @@
  * Plain data only: classes and thrown errors do not survive structured clone.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { Failure } from '../failure.js';
 import type { AttemptStatus, ProviderConfig, TokenUsage } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
@@ -49,9 +50,9 @@ interface ForkResultBase {
 
 export type ForkResult =
   | (ForkResultBase & { status: 'completed'; output?: unknown })
-  | (ForkResultBase & { status: 'failed'; error: { kind: FailureKind; message: string } })
+  | (ForkResultBase & { status: 'failed'; error: Failure<FailureKind> })
   /** `budget`: the run's token budget was spent, so the fork was stopped (queued, or at its next model call). */
-  | (ForkResultBase & { status: 'cancelled'; error: { kind: CancelKind; message: string } });
+  | (ForkResultBase & { status: 'cancelled'; error: Failure<CancelKind> });
 
 export type CancelKind = 'cancelled' | 'budget';
 

@@ -315,7 +315,7 @@ export class FanOutRun {
           forkId: task.id,
           tool: call.name,
           status: outcome.status,
-          ...(outcome.status !== 'ok' ? { reason: outcome.reason } : {}),
+          ...(outcome.status !== 'ok' ? { error: outcome.error } : {}),
         });
       },
     });

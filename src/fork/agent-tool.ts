@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { failure, type Failure } from '../failure.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
@@ -77,7 +78,10 @@ export interface ForkRequest {
 
 export type AgentParamsResult =
   | { ok: true; params: AgentParams; subagentType: SubagentType; fork: ForkRequest | undefined; runInBackground: boolean }
-  | { ok: false; error: string };
+  | { ok: false; error: Failure<AgentParamsProblem> };
+
+/** Why an agent call was refused: its parameters, or a fork asking for a fork (the reference's answers). */
+export type AgentParamsProblem = 'invalid_params' | 'nested_fork' | 'fork_spawn';
 
 const KNOWN = Object.keys(AgentParamsSchema.shape);
 const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
@@ -89,15 +93,15 @@ const FORK_TURNS_RULE = 'must be "all" or a positive integer (a number such as 2
  */
 export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}): AgentParamsResult {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { ok: false, error: 'the agent tool takes an object of parameters ({ "description", "prompt", … })' };
+    return { ok: false, error: failure('invalid_params', 'the agent tool takes an object of parameters ({ "description", "prompt", … })') };
   }
   const raw = input as Record<string, unknown>;
   const type = requestedSubagentType(raw);
   // A sub-agent asking for a fork gets the reference's answer, whole and at once: never a downgrade.
   if ((ctx.insideFork === true || ctx.insideSubagent === true) && type === FORK_SUBAGENT_TYPE) {
-    return { ok: false, error: NESTED_FORK_ERROR };
+    return { ok: false, error: failure('nested_fork', NESTED_FORK_ERROR) };
   }
-  if (ctx.insideFork === true) return { ok: false, error: FORK_SPAWN_ERROR };
+  if (ctx.insideFork === true) return { ok: false, error: failure('fork_spawn', FORK_SPAWN_ERROR) };
   const errors: string[] = [];
   for (const key of Object.keys(raw)) {
     if (UNSUPPORTED[key] !== undefined) errors.push(UNSUPPORTED[key]);
@@ -150,7 +154,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
   }
 
   if (errors.length > 0 || description === undefined || prompt === undefined) {
-    return { ok: false, error: errors.join('\n') };
+    return { ok: false, error: failure('invalid_params', errors.join('\n')) };
   }
   const params: AgentParams = { description, prompt };
   if (subagentType !== undefined) params.subagent_type = type;

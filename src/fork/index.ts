@@ -5,6 +5,7 @@ export {
   type AgentCallContext,
   type AgentParams,
   type AgentParamsResult,
+  type AgentParamsProblem,
   type ForkRequest,
 } from './agent-tool.js';
 export { buildChildMessage } from './child-message.js';

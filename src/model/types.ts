@@ -1,3 +1,4 @@
+import type { Failure } from '../failure.js';
 import type { Content } from '../session/schema.js';
 
 /** One model call, in Gemini's shapes. Prefix fields are the parent's, verbatim. */
@@ -20,9 +21,8 @@ export interface TokenUsage {
 
 type ModelErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'malformed';
 
-export interface ModelError {
-  kind: ModelErrorKind;
-  message: string;
+/** A failed model call: the shared failure shape, plus what retries need. */
+export interface ModelError extends Failure<ModelErrorKind> {
   /** HTTP status, when the server answered. */
   status?: number;
   /** The server's own hint (Retry-After header or RetryInfo), in ms. */

@@ -6,7 +6,7 @@ import { runInThread } from './cpu-thread.js';
 import type { Tool } from './define.js';
 import { fail, reject, succeed, type ToolOutcome } from './outcome.js';
 
-export type {  ToolOutcome,  } from './outcome.js';
+export type { ToolOutcome } from './outcome.js';
 
 export interface ToolCall {
   id?: string;

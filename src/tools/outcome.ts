@@ -1,3 +1,5 @@
+import { failure, type Failure } from '../failure.js';
+
 export type ToolRejection =
   | 'not_declared'
   | 'not_allowed'
@@ -11,18 +13,18 @@ export type ToolFailure = 'threw' | 'timeout' | 'aborted';
 /** What a tool call came to; `response` is what the model gets as the functionResponse. */
 export type ToolOutcome =
   | { status: 'ok'; response: { output: unknown } }
-  | { status: 'rejected'; reason: ToolRejection; response: { error: string } }
-  | { status: 'failed'; reason: ToolFailure; response: { error: string } };
+  | { status: 'rejected'; error: Failure<ToolRejection>; response: { error: string } }
+  | { status: 'failed'; error: Failure<ToolFailure>; response: { error: string } };
 
 /** The three ways a tool call ends, as the model will read them. */
 export function succeed(output: unknown): ToolOutcome {
   return { status: 'ok', response: { output: output ?? null } };
 }
 
-export function reject(reason: ToolRejection, error: string): ToolOutcome {
-  return { status: 'rejected', reason, response: { error } };
+export function reject(kind: ToolRejection, message: string): ToolOutcome {
+  return { status: 'rejected', error: failure(kind, message), response: { error: message } };
 }
 
-export function fail(reason: ToolFailure, error: string): ToolOutcome {
-  return { status: 'failed', reason, response: { error } };
+export function fail(kind: ToolFailure, message: string): ToolOutcome {
+  return { status: 'failed', error: failure(kind, message), response: { error: message } };
 }
