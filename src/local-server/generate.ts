@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { ApiFailure, invalid } from './errors.js';
+import { invalid } from './errors.js';
 import { modelResource, type StoredCache } from './explicit-cache.js';
-import type { FaultKind } from './faults.js';
 import { decodeMs, delay, prefillMs } from './latency.js';
 import { planResponse } from './model.js';
 import type { GenerateRoute } from './routes.js';
 import { countTokens, renderPrompt, type RenderedPrompt } from './render.js';
+import { applyFaults, type FaultMessages } from './request-faults.js';
 import type { ServerState } from './state.js';
 import type { GenerateRequest, GenerateResponse, JsonObject, PromptFields, UsageMetadata, WirePart } from './types.js';
 import { validateCountTokensRequest, validateGenerateRequest } from './validate.js';
@@ -64,21 +63,11 @@ function usage(prompt: number, cached: number, candidates: number): UsageMetadat
   return meta;
 }
 
-function checkScriptedFailure(state: ServerState, fail: { status: number; times: number } | undefined, key: string): void {
-  if (!fail || fail.times <= 0) return;
-  const attempts = (state.failAttempts.get(key) ?? 0) + 1;
-  state.failAttempts.set(key, attempts);
-  if (attempts > fail.times) return;
-  const retryAfter = fail.status === 429 ? state.faults.retryAfterSeconds : undefined;
-  throw new ApiFailure(fail.status, `Scripted failure ${attempts} of ${fail.times} for this request.`, retryAfter);
-}
-
-function injectedFailure(state: ServerState, kind: FaultKind): ApiFailure | undefined {
-  if (kind === '429') return new ApiFailure(429, 'Resource has been exhausted (e.g. check quota).', state.faults.retryAfterSeconds);
-  if (kind === '500') return new ApiFailure(500, 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
-  if (kind === '503') return new ApiFailure(503, 'The model is overloaded. Please try again later.');
-  return undefined;
-}
+const GEMINI_FAULT_MESSAGES: FaultMessages = {
+  '429': 'Resource has been exhausted (e.g. check quota).',
+  '500': 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  '503': 'The model is overloaded. Please try again later.',
+};
 
 function outputTokens(parts: readonly WirePart[]): number {
   let chars = 0;
@@ -108,18 +97,8 @@ export async function serveGenerate(
   const rendered: RenderedPrompt = renderPrompt(fields, state.cache.config.blockTokens, route.model);
   const plan = planResponse({ fields, digest: rendered.digest });
 
-  if (plan.fail) {
-    const key = createHash('sha1').update(route.model).update('\0').update(ex.rawBody).digest('hex');
-    checkScriptedFailure(state, plan.fail, key);
-  }
-  const fault = state.faults.draw();
-  if (fault) state.metrics.fault(fault);
-  const failure = fault ? injectedFailure(state, fault) : undefined;
-  if (failure) throw failure;
-  if (fault === 'drop') {
-    ex.res.socket?.destroy();
-    return 0;
-  }
+  const fault = applyFaults(state, plan.fail, { scope: route.model, rawBody: ex.rawBody, res: ex.res }, GEMINI_FAULT_MESSAGES);
+  if (fault === 'drop') return 0;
 
   const cached = cache ? cache.tokens : state.cache.lookup(rendered.keys, rendered.tokens);
   const extra = fault === 'slow' ? state.faults.slowMs : 0;

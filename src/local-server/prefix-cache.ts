@@ -1,6 +1,7 @@
 /**
  * A serving engine's prefix cache over chained block keys: cached tokens = the longest run of
- * leading blocks present; LRU eviction by a capacity in tokens; entries expire after a TTL.
+ * leading blocks present; LRU eviction by a capacity in tokens; entries expire after a TTL; a block
+ * admitted may take a while to become usable (a cache written to disk in the background).
  */
 
 export interface PrefixCacheConfig {
@@ -8,6 +9,8 @@ export interface PrefixCacheConfig {
   minTokens: number;
   capacityTokens: number;
   ttlMs: number;
+  /** Time from admission until a new block can be hit, ms (0: at once). */
+  buildDelayMs: number;
 }
 
 export const DEFAULT_CACHE_CONFIG: PrefixCacheConfig = {
@@ -15,6 +18,7 @@ export const DEFAULT_CACHE_CONFIG: PrefixCacheConfig = {
   minTokens: 1024,
   capacityTokens: 8_000_000,
   ttlMs: 300_000,
+  buildDelayMs: 0,
 };
 
 export interface PrefixCache {
@@ -31,6 +35,8 @@ export interface PrefixCache {
 export function createPrefixCache(config: PrefixCacheConfig, now: () => number = Date.now): PrefixCache {
   /** key → expiry time; Map order is LRU order (oldest first). */
   const blocks = new Map<number, number>();
+  /** key → time it becomes usable, for blocks still being built (only when buildDelayMs > 0). */
+  const building = new Map<number, number>();
   let evicted = 0;
   const maxBlocks = Math.max(0, Math.floor(config.capacityTokens / config.blockTokens));
 
@@ -41,7 +47,13 @@ export function createPrefixCache(config: PrefixCacheConfig, now: () => number =
       if (expires === undefined) break;
       if (expires <= at) {
         blocks.delete(key);
+        building.delete(key);
         break;
+      }
+      const usableAt = building.get(key);
+      if (usableAt !== undefined) {
+        if (usableAt > at) break;
+        building.delete(key);
       }
       run++;
     }
@@ -59,6 +71,7 @@ export function createPrefixCache(config: PrefixCacheConfig, now: () => number =
       const oldest = blocks.keys().next();
       if (oldest.done) break;
       blocks.delete(oldest.value);
+      building.delete(oldest.value);
       evicted++;
     }
   }
@@ -75,10 +88,20 @@ export function createPrefixCache(config: PrefixCacheConfig, now: () => number =
     },
     admit(keys, promptTokens) {
       if (promptTokens < config.minTokens || maxBlocks === 0) return;
-      touch(keys, keys.length, now() + config.ttlMs);
+      const at = now();
+      if (config.buildDelayMs > 0) {
+        for (const key of keys) {
+          const expires = blocks.get(key);
+          if (expires === undefined || expires <= at) building.set(key, at + config.buildDelayMs);
+        }
+      }
+      touch(keys, keys.length, at + config.ttlMs);
     },
     entries: () => blocks.size,
     evictions: () => evicted,
-    clear: () => blocks.clear(),
+    clear: () => {
+      blocks.clear();
+      building.clear();
+    },
   };
 }

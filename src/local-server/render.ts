@@ -77,12 +77,17 @@ export interface RenderedPrompt {
   digest: string;
 }
 
+/** Tokens, chained block keys and digest of a rendered prompt; `model` seeds the chain. */
+export function tokenizeRendered(text: string, blockTokens: number, model: string): RenderedPrompt {
+  const { keys, digest } = blockKeys(text, blockTokens, model);
+  return { text, tokens: countTokens(text.length), keys, digest };
+}
+
 /** Renders the explicit cache's fields (if any) followed by the request's own. */
 export function renderPrompt(parts: readonly PromptFields[], blockTokens: number, model: string): RenderedPrompt {
   let text = '';
   for (const fields of parts) text += renderFields(fields);
-  const { keys, digest } = blockKeys(text, blockTokens, model);
-  return { text, tokens: countTokens(text.length), keys, digest };
+  return tokenizeRendered(text, blockTokens, model);
 }
 
 /** 8-hex FNV-1a digest of a short string (ids, digests of tool results). */
