@@ -12,3 +12,14 @@ export {
   type SubagentType,
 } from './schema.js';
 export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';
+export {
+  OpenAIChatSessionSchema,
+  parseOpenAIChatSession,
+  type ChatAssistantMessage,
+  type ChatContentPart,
+  type ChatMessage,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatToolMessage,
+  type OpenAIChatSession,
+} from './openai-chat-schema.js';
