@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ForkResult } from '../src/engine/protocol.js';
-import { theoreticalCached } from '../src/engine/report.js';
+import { theoreticalCached } from '../src/engine/cache-accounting.js';
 
 function fork(id: string, calls: ForkResult['calls']): ForkResult {
   return {

@@ -43,7 +43,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
       const declaredTools = declaredToolNames(prefix.session.tools);
       const spawnTools = new Set([AGENT_TOOL_NAME]);
-      return schedule(tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
+      return schedule(prefix, tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
         const channel = openForkChannel({
           host,
           gate,

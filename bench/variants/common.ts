@@ -4,6 +4,8 @@
  * warm-up 'auto' every fork but the first waits for the first fork's first response.
  */
 import { performance } from 'node:perf_hooks';
+import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
+import { createCacheAccounting } from '../../src/engine/cache-accounting.js';
 import { ENGINE_DEFAULTS } from '../../src/engine/options.js';
 import type { ForkResult } from '../../src/engine/protocol.js';
 import { createScheduler } from '../../src/engine/scheduler.js';
@@ -45,6 +47,7 @@ export interface Runner {
  * gets a callback to call when the fork's first model response begins.
  */
 export function schedule(
+  prefix: FrozenPrefix,
   tasks: readonly ForkTask[],
   options: { concurrency: number; warmup: BenchWarmup },
   start: (task: ForkTask, onFirstResponse: () => void) => Promise<ForkResult>,
@@ -56,6 +59,8 @@ export function schedule(
   let finish!: (r: ForkResult[]) => void;
   const done = new Promise<ForkResult[]>((resolve) => (finish = resolve));
   if (tasks.length === 0) finish([]);
+  // The engine's own accounting, so every variant's results carry the same shared-token figures.
+  const accounting = createCacheAccounting(prefix, { history: 'inherit', spawnTools: [AGENT_TOOL_NAME], minCacheTokens: ENGINE_DEFAULTS.minCacheTokens });
   const scheduler = createScheduler({
     count: tasks.length,
     concurrency: options.concurrency,
@@ -64,11 +69,13 @@ export function schedule(
     isQueued: (index) => !sent[index],
     dispatch(index, first) {
       sent[index] = true;
+      const task = tasks[index] as ForkTask;
+      accounting.dispatched(task, { first, explicit: false, parentWarm: options.warmup === 'parent', parentWave: false });
       const t0 = performance.now();
-      const running = start(tasks[index] as ForkTask, () => scheduler.responded(first));
+      const running = start(task, () => scheduler.responded(first));
       dispatchMs.push(performance.now() - t0);
       void running.then((result) => {
-        results[index] = result;
+        results[index] = accounting.settle(task, result).result;
         if (++settled === tasks.length) finish(results);
         scheduler.finished(first);
       });

@@ -60,7 +60,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
       const declaredTools = declaredToolNames(prefix.session.tools);
       const spawnTools = new Set([AGENT_TOOL_NAME]);
-      return schedule(tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
+      return schedule(prefix, tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
         const job: ForkJob = {
           task,
           prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },

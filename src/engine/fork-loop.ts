@@ -1,12 +1,13 @@
 import { threadId } from 'node:worker_threads';
-import { DIRECTIVE_PREFIX, ForkRejectedError, seedTask, type ForkSeed } from '../fork/index.js';
+import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import { prefixFields } from '../model/request.js';
 import type { ModelProvider, ModelRequest, TokenUsage } from '../model/types.js';
 import type { Content, ParentSession, Part } from '../session/schema.js';
 import type { ToolCall } from '../tools/host.js';
 import type { HostClient } from './host-client.js';
-import { checkOutput, outputSchemaInstruction, repairMessage } from './output-schema.js';
-import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './protocol.js';
+import { seedForkTask } from './fork-seed.js';
+import { checkOutput, repairMessage } from './output-schema.js';
+import { type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './protocol.js';
 
 export interface LoopContext {
   job: ForkJob;
@@ -60,9 +61,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
 
   let seed: ForkSeed;
   try {
-    const directive = task.outputSchema ? task.directive + outputSchemaInstruction(task.outputSchema) : task.directive;
     // The prefix is deep-frozen and the loop never edits a message: share them, do not copy.
-    seed = seedTask(session, task, directive, { history: job.history, spawnTools: job.spawnTools });
+    seed = seedForkTask(session, task, { history: job.history, spawnTools: job.spawnTools });
   } catch (err) {
     const kind: FailureKind = err instanceof ForkRejectedError ? 'rejected' : 'error';
     return finish({ status: 'failed', kind, message: err instanceof Error ? err.message : String(err) });
@@ -73,14 +73,6 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     ? { model: seed.model, cachedContent: cache.name, ...(seed.generationConfig ? { generationConfig: seed.generationConfig } : {}) }
     : prefixFields(seed);
   const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
-  const share = cache
-    ? { shared: 0, base: 0, parent: 0 }
-    : sharedShares(
-        memoHead(`${job.prefix.id}|${seedWindow(task, job.history)}`, () =>
-          measureHead(fixed, seed.contents.slice(0, seed.sharedContents), session.history),
-        ),
-        seed.contents.slice(seed.sharedContents),
-      );
   const maxTurns = task.maxTurns ?? job.maxTurns;
   const gate = ctx.host.gate(ctx.signal, job.retryBudget);
   let repaired = false;
@@ -126,18 +118,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     state.turns = turn;
     tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
     state.spent += tokenEstimate;
-    state.calls.push(
-      cache
-        ? { ...outcome.usage, explicitTokens: cache.tokens }
-        : turn === 1
-          ? {
-              ...outcome.usage,
-              sharedTokens: Math.round(outcome.usage.promptTokens * share.shared),
-              baseTokens: Math.round(outcome.usage.promptTokens * share.base),
-              parentTokens: Math.round(outcome.usage.promptTokens * share.parent),
-            }
-          : { ...outcome.usage },
-    );
+    // What a call shares with others is the engine's to work out (cache-accounting.ts), not the worker's.
+    state.calls.push(cache ? { ...outcome.usage, explicitTokens: cache.tokens } : { ...outcome.usage });
     contents.push(outcome.content);
     const calls = functionCalls(outcome.content.parts);
     const text = answerText(outcome.content.parts);
@@ -195,64 +177,4 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
     total.outputTokens += c.outputTokens;
   }
   return total;
-}
-
-/**
- * The shares of a fork's first request that others send byte for byte. `shared`: what siblings of
- * the same seed window send (prefix fields, shared seed contents, and the child message's fixed
- * opening up to the directive: the boilerplate is the same for every fork, so a provider caches
- * it too). `base`: what forks of other windows send too (prefix fields and the untouched leading
- * part of the parent's history). `parent`: what the parent itself sent (prefix fields and the
- * untouched history up to its last request: a trailing model message is the parent's response).
- * Providers count tokens their own way, so shares of characters estimate shares of tokens.
- */
-function sharedShares(head: SeedHead, tailContents: readonly Content[]): { shared: number; base: number; parent: number } {
-  const tail = JSON.stringify(tailContents);
-  const at = tail.indexOf(DIRECTIVE_PREFIX);
-  const common = at < 0 ? 0 : at + DIRECTIVE_PREFIX.length;
-  const total = head.chars + tail.length;
-  if (total === 0) return { shared: 0, base: 0, parent: 0 };
-  const base = head.wholeHistory ? head.chars + common : head.baseChars;
-  return { shared: (head.chars + common) / total, base: base / total, parent: head.parentChars / total };
-}
-
-/** Sizes of the part of a first request that does not depend on the directive. */
-interface SeedHead {
-  /** Prefix fields plus the seed contents every sibling of the window shares. */
-  chars: number;
-  /** Prefix fields plus the leading seed contents that are the parent's history unchanged. */
-  baseChars: number;
-  /** baseChars without a trailing model message of the history: the response, which the parent did not send. */
-  parentChars: number;
-  /** The window is the whole history as is: the child message then opens alike in every window. */
-  wholeHistory: boolean;
-}
-
-function measureHead(fixed: Omit<ModelRequest, 'contents'>, shared: readonly Content[], history: readonly Content[]): SeedHead {
-  const fixedSize = JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
-  let chars = fixedSize;
-  let baseChars = fixedSize;
-  let unchanged = true;
-  let response = 0;
-  shared.forEach((content, i) => {
-    const json = JSON.stringify(content);
-    chars += json.length;
-    // With `copy: false` the seed's messages are the history's own objects: identity is enough.
-    unchanged &&= i < history.length && (content === history[i] || json === JSON.stringify(history[i]));
-    if (unchanged) baseChars += json.length;
-    if (unchanged && i === history.length - 1 && content.role === 'model') response = json.length;
-  });
-  return { chars, baseChars, parentChars: baseChars - response, wholeHistory: unchanged && shared.length === history.length };
-}
-
-/** Siblings share their seed head: measure it once per prefix and seed window, not once per fork. */
-const heads = new Map<string, SeedHead>();
-function memoHead(key: string, measure: () => SeedHead): SeedHead {
-  let head = heads.get(key);
-  if (!head) {
-    head = measure();
-    if (heads.size >= 64) heads.delete(heads.keys().next().value as string);
-    heads.set(key, head);
-  }
-  return head;
 }

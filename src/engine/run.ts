@@ -10,7 +10,8 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
-import { ratio, theoreticalCached, type ForkCacheFigures, type RunReport, type TheoreticalInputs } from './report.js';
+import { createCacheAccounting, ratio, type CacheAccounting } from './cache-accounting.js';
+import type { ForkCacheFigures, RunReport } from './report.js';
 
 export interface RunSettings {
   provider: ProviderConfig;
@@ -75,14 +76,11 @@ export class FanOutRun {
   /** Forks dispatched and not yet settled: what the report calls running. */
   private running = 0;
   private settledCount = 0;
-  private coldForkId: string | undefined;
-  /** Parent-warm: forks sent before the first fork's response began (they can reuse only what the parent sent). */
-  private readonly parentWave = new Set<string>();
+  /** Parent-warm: forks sent before the first fork's response began can reuse only what the parent sent. */
   private firstResponded = false;
+  private readonly accounting: CacheAccounting;
   /** Which fork goes next, and when (concurrency, warm-up). */
   private readonly scheduler: Scheduler;
-  private readonly windowLeaders = new Map<string, string>();
-  private readonly leaderIds = new Set<string>();
   private caches: ExplicitCaches | undefined;
   private cacheNote: string | undefined;
   private spentTokens = 0;
@@ -118,6 +116,11 @@ export class FanOutRun {
   ) {
     this.prefix = prefix;
     this.tasks = tasks;
+    this.accounting = createCacheAccounting(prefix, {
+      history: settings.history,
+      spawnTools: [...settings.spawnTools],
+      minCacheTokens: settings.minCacheTokens,
+    });
     this.slots = tasks.map(() => QUEUED);
     this.queuedCount = tasks.length;
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
@@ -231,28 +234,6 @@ export class FanOutRun {
     };
   }
 
-  private theoreticalInputs(): TheoreticalInputs {
-    return {
-      coldForkId: this.coldForkId,
-      parentWave: this.parentWave,
-      windowLeaders: this.leaderIds,
-      minCacheTokens: this.settings.minCacheTokens,
-    };
-  }
-
-  /** A fork's cache figures, computed once as it settles (its maximum cannot change after). */
-  private figures(result: ForkResult): ForkCacheFigures {
-    const theoretical = theoreticalCached(result, this.theoreticalInputs());
-    return {
-      id: result.id,
-      status: result.status,
-      promptTokens: result.usage.promptTokens,
-      cachedTokens: result.usage.cachedTokens,
-      theoreticalCachedTokens: theoretical,
-      efficiency: ratio(result.usage.cachedTokens, theoretical),
-    };
-  }
-
   private async start(): Promise<void> {
     if (this.tasks.length === 0) return this.finishRun();
     if (this.settings.cache === 'explicit') {
@@ -272,17 +253,12 @@ export class FanOutRun {
 
   private dispatch(index: number, first: boolean): void {
     const task = this.tasks[index] as ForkTask;
-    if (first) {
-      const explicit = this.settings.cache === 'explicit' && this.caches?.active === true;
-      if (!explicit && !this.settings.parentWarm) this.coldForkId = task.id;
-    }
-    if (this.settings.parentWarm && !this.firstResponded && !this.caches?.forTask(task)) this.parentWave.add(task.id);
-    const window = seedWindow(task, this.settings.history);
-    // With an explicit cache, every window's shared part was cached before any fork ran.
-    if (!this.windowLeaders.has(window) && !this.caches?.forTask(task)) {
-      this.windowLeaders.set(window, task.id);
-      this.leaderIds.add(task.id);
-    }
+    this.accounting.dispatched(task, {
+      first,
+      explicit: this.caches?.forTask(task) !== undefined,
+      parentWarm: this.settings.parentWarm,
+      parentWave: this.settings.parentWarm && !this.firstResponded,
+    });
     this.running++;
     this.queuedCount--;
     const channel = openForkChannel({
@@ -404,7 +380,9 @@ export class FanOutRun {
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
       result = { ...result, durationMs: Math.round(performance.now() - slot.since) };
     }
-    const figures = this.figures(result);
+    const settled = this.accounting.settle(this.tasks[index] as ForkTask, result);
+    result = settled.result;
+    const figures = settled.figures;
     this.slots[index] = this.settings.retainResults ? { state: 'done', result, figures } : DONE_UNRETAINED;
     this.count(result, figures);
     const last = ++this.settledCount === this.slots.length;

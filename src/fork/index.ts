@@ -24,4 +24,4 @@ export {
   syntheticPrefixLength,
 } from './synthetic.js';
 export { seedFork, type ForkSeed, type SeedCase, type SeedOptions } from './seed.js';
-export { seedTask } from './seed-task.js';
+export { seedTask, type TaskSeedDefaults } from './seed-task.js';

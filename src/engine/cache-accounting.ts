@@ -1,0 +1,196 @@
+import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
+import { prefixFields } from '../model/request.js';
+import type { Content, ForkTask, HistoryMode } from '../session/schema.js';
+import type { FrozenPrefix } from '../prefix/index.js';
+import { seedForkTask } from './fork-seed.js';
+import { seedWindow, type CallRecord, type ForkResult } from './protocol.js';
+import type { ForkCacheFigures } from './report.js';
+
+/*
+ * Cache accounting, all of it, on the engine's thread: what of a fork's first request its siblings,
+ * the other windows and the parent send byte for byte, and from that and the order of dispatch the
+ * most a provider could have served from cache. Workers only report what each call cost.
+ */
+
+export interface AccountingSettings {
+  history: HistoryMode;
+  spawnTools: readonly string[];
+  /** The provider's minimum cacheable prompt; calls below it can hit nothing. */
+  minCacheTokens: number;
+}
+
+/** What the scheduler knew when it sent a fork. */
+export interface Dispatch {
+  /** The first fork of the run. */
+  first: boolean;
+  /** Its requests name an explicit cache that already holds its window's shared part. */
+  explicit: boolean;
+  /** The parent has just sent the prefix (parent-warm run). */
+  parentWarm: boolean;
+  /** Parent-warm, and no fork's response has begun yet: it can reuse only what the parent sent. */
+  parentWave: boolean;
+}
+
+export interface CacheAccounting {
+  dispatched(task: ForkTask, at: Dispatch): void;
+  /** A settled fork: its first call annotated with the shared shares, and its figures (final). */
+  settle(task: ForkTask, result: ForkResult): { result: ForkResult; figures: ForkCacheFigures };
+}
+
+export interface TheoreticalInputs {
+  /** The fork whose first call met a cold cache (the first one dispatched), if any. */
+  coldForkId: string | undefined;
+  /** Parent-warm: forks dispatched before any fork's response began. */
+  parentWave?: ReadonlySet<string>;
+  /** The first fork dispatched of each seed window (history × forkTurns). */
+  windowLeaders: ReadonlySet<string>;
+  minCacheTokens: number;
+}
+
+export function createCacheAccounting(prefix: FrozenPrefix, settings: AccountingSettings): CacheAccounting {
+  const defaults: TaskSeedDefaults = { history: settings.history, spawnTools: settings.spawnTools };
+  const heads = new Map<string, SeedHead>();
+  const leaders = new Map<string, string>();
+  const inputs = {
+    coldForkId: undefined as string | undefined,
+    parentWave: new Set<string>(),
+    windowLeaders: new Set<string>(),
+    minCacheTokens: settings.minCacheTokens,
+  };
+
+  return {
+    dispatched(task, at) {
+      if (at.first && !at.explicit && !at.parentWarm) inputs.coldForkId = task.id;
+      if (at.parentWave && !at.explicit) inputs.parentWave.add(task.id);
+      // With an explicit cache, every window's shared part was cached before any fork ran.
+      const window = seedWindow(task, settings.history);
+      if (!leaders.has(window) && !at.explicit) {
+        leaders.set(window, task.id);
+        inputs.windowLeaders.add(task.id);
+      }
+    },
+    settle(task, result) {
+      const annotated = annotateFirstCall(result, () => {
+        const seed = seedForkTask(prefix.session, task, defaults);
+        const key = seedWindow(task, settings.history);
+        const head = heads.get(key) ?? measureHead(seed, prefix.session.history);
+        heads.set(key, head);
+        return sharedShares(head, seed.contents.slice(seed.sharedContents));
+      });
+      const theoretical = theoreticalCached(annotated, inputs);
+      const figures: ForkCacheFigures = {
+        id: result.id,
+        status: result.status,
+        promptTokens: result.usage.promptTokens,
+        cachedTokens: result.usage.cachedTokens,
+        theoreticalCachedTokens: theoretical,
+        efficiency: ratio(result.usage.cachedTokens, theoretical),
+      };
+      return { result: annotated, figures };
+    },
+  };
+}
+
+type Shares = { shared: number; base: number; parent: number };
+
+/** Adds the estimated shared, base and parent tokens to a fork's first call (not to explicit-cache calls). */
+export function annotateFirstCall(result: ForkResult, shares: () => Shares): ForkResult {
+  const first = result.calls[0];
+  if (first === undefined || first.explicitTokens !== undefined) return result;
+  const share = shares();
+  const annotated: CallRecord = {
+    ...first,
+    sharedTokens: Math.round(first.promptTokens * share.shared),
+    baseTokens: Math.round(first.promptTokens * share.base),
+    parentTokens: Math.round(first.promptTokens * share.parent),
+  };
+  return { ...result, calls: [annotated, ...result.calls.slice(1)] };
+}
+
+/**
+ * The theoretical maximum for one fork. On an explicit cache: the cached content, on every call.
+ * Otherwise, its first call can reuse the prefix its siblings share
+ * (nothing, for the very first call on a cold cache; what the parent sent, for the forks a
+ * parent-warm run sent before any fork's response began; only the system instruction and tools for
+ * the first fork of another seed window); each later call can reuse everything the previous call sent
+ * and received. Never more than the call's own prompt.
+ */
+export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs): number {
+  let total = 0;
+  result.calls.forEach((call, i) => {
+    if (call.explicitTokens !== undefined) {
+      // A call that names a cachedContent is served from it and nothing more: that is its maximum.
+      total += Math.min(call.explicitTokens, call.promptTokens);
+      return;
+    }
+    const previous = result.calls[i - 1];
+    let reusable =
+      previous === undefined
+        ? result.id === inputs.coldForkId
+          ? 0
+          : inputs.parentWave?.has(result.id) === true
+            ? (call.parentTokens ?? 0)
+            : inputs.windowLeaders.has(result.id)
+              ? (call.baseTokens ?? 0)
+              : (call.sharedTokens ?? 0)
+        : previous.promptTokens + previous.outputTokens;
+    reusable = Math.min(reusable, call.promptTokens);
+    if (reusable < inputs.minCacheTokens) reusable = 0;
+    total += reusable;
+  });
+  return total;
+}
+
+export function ratio(numerator: number, denominator: number): number | null {
+  return denominator > 0 ? numerator / denominator : null;
+}
+
+/**
+ * The shares of a fork's first request that others send byte for byte. `shared`: what siblings of
+ * the same seed window send (prefix fields, shared seed contents, and the child message's fixed
+ * opening up to the directive: the boilerplate is the same for every fork, so a provider caches
+ * it too). `base`: what forks of other windows send too (prefix fields and the untouched leading
+ * part of the parent's history). `parent`: what the parent itself sent (prefix fields and the
+ * untouched history up to its last request: a trailing model message is the parent's response).
+ * Providers count tokens their own way, so shares of characters estimate shares of tokens.
+ */
+function sharedShares(head: SeedHead, tailContents: readonly Content[]): Shares {
+  const tail = JSON.stringify(tailContents);
+  const at = tail.indexOf(DIRECTIVE_PREFIX);
+  const common = at < 0 ? 0 : at + DIRECTIVE_PREFIX.length;
+  const total = head.chars + tail.length;
+  if (total === 0) return { shared: 0, base: 0, parent: 0 };
+  const base = head.wholeHistory ? head.chars + common : head.baseChars;
+  return { shared: (head.chars + common) / total, base: base / total, parent: head.parentChars / total };
+}
+
+/** Sizes of the part of a first request that does not depend on the directive. */
+interface SeedHead {
+  /** Prefix fields plus the seed contents every sibling of the window shares. */
+  chars: number;
+  /** Prefix fields plus the leading seed contents that are the parent's history unchanged. */
+  baseChars: number;
+  /** baseChars without a trailing model message of the history: the response, which the parent did not send. */
+  parentChars: number;
+  /** The window is the whole history as is: the child message then opens alike in every window. */
+  wholeHistory: boolean;
+}
+
+function measureHead(seed: ForkSeed, history: readonly Content[]): SeedHead {
+  const fixed = prefixFields(seed);
+  const shared = seed.contents.slice(0, seed.sharedContents);
+  const fixedSize = JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
+  let chars = fixedSize;
+  let baseChars = fixedSize;
+  let unchanged = true;
+  let response = 0;
+  shared.forEach((content, i) => {
+    const json = JSON.stringify(content);
+    chars += json.length;
+    // The seed's messages are the history's own objects (`copy: false`): identity is enough.
+    unchanged &&= i < history.length && (content === history[i] || json === JSON.stringify(history[i]));
+    if (unchanged) baseChars += json.length;
+    if (unchanged && i === history.length - 1 && content.role === 'model') response = json.length;
+  });
+  return { chars, baseChars, parentChars: baseChars - response, wholeHistory: unchanged && shared.length === history.length };
+}
