@@ -7,7 +7,7 @@ import type { ToolCall } from '../tools/host.js';
 import type { HostClient } from './host-client.js';
 import { seedForkTask } from './fork-seed.js';
 import { checkOutput, repairMessage } from './output-schema.js';
-import { type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './protocol.js';
+import type { CallRecord, FailureKind, ForkJob, ForkResult } from './protocol.js';
 
 export interface LoopContext {
   job: ForkJob;

@@ -1,4 +1,4 @@
-import type { ForkResult, ForkStatus } from './protocol.js';
+import type { ForkStatus } from './protocol.js';
 
 export interface ForkCacheFigures {
   id: string;
