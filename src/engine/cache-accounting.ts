@@ -20,7 +20,7 @@ export interface AccountingSettings {
 }
 
 /** What the scheduler knew when it sent a fork. */
-export interface Dispatch {
+interface Dispatch {
   /** The first fork of the run. */
   first: boolean;
   /** Its requests name an explicit cache that already holds its window's shared part. */
@@ -94,7 +94,7 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
 type Shares = { shared: number; base: number; parent: number };
 
 /** Adds the estimated shared, base and parent tokens to a fork's first call (not to explicit-cache calls). */
-export function annotateFirstCall(result: ForkResult, shares: () => Shares): ForkResult {
+function annotateFirstCall(result: ForkResult, shares: () => Shares): ForkResult {
   const first = result.calls[0];
   if (first === undefined || first.explicitTokens !== undefined) return result;
   const share = shares();
