@@ -69,14 +69,14 @@ const GEMINI_FAULT_MESSAGES: FaultMessages = {
   '503': 'The model is overloaded. Please try again later.',
 };
 
-function outputTokens(parts: readonly WirePart[]): number {
+export function outputTokens(parts: readonly WirePart[]): number {
   let chars = 0;
   for (const part of parts) chars += part.text !== undefined ? part.text.length : JSON.stringify(part.functionCall ?? part).length;
   return Math.max(1, countTokens(chars));
 }
 
 /** Splits a text answer into a few stream chunks (whole answer when short). */
-function streamPieces(parts: WirePart[]): WirePart[][] {
+export function streamPieces(parts: WirePart[]): WirePart[][] {
   const text = parts.length === 1 ? parts[0]?.text : undefined;
   if (text === undefined || text.length <= 64) return [parts];
   const size = Math.max(64, Math.ceil(text.length / 8));

@@ -1,6 +1,7 @@
 /**
- * The local Gemini-compatible model server (a simulator, and it says so): the real @google/genai SDK
- * talks to it through `httpOptions.baseUrl`.
+ * The local model server (a simulator, and it says so): the real @google/genai SDK talks to it
+ * through `httpOptions.baseUrl`, the real openai SDK through `baseURL: url + '/v1'`
+ * (POST /v1/chat/completions, GET /v1/models; usage and cache rules by the `usage` preset).
  *
  * Scripted model, one command per line of the directive (text after the last `Directive:` in user
  * text; without one, the last real user text):
@@ -23,3 +24,11 @@ export { prometheusText } from './metrics.js';
 export { LATENCY_PRESETS, isLatencyPreset, type LatencyModel, type LatencyPreset } from './latency.js';
 export { FAULT_KINDS, parseFaultSpec, type FaultKind, type FaultSpec } from './faults.js';
 export { DEFAULT_CACHE_CONFIG, type PrefixCacheConfig } from './prefix-cache.js';
+export {
+  CHAT_CACHE_PRESETS,
+  USAGE_PRESETS,
+  isUsagePreset,
+  type ChatCachePreset,
+  type MarkerCacheRules,
+  type UsagePreset,
+} from './openai-cache-presets.js';

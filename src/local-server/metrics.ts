@@ -23,7 +23,7 @@ export interface MetricsRecorder {
   fault(kind: FaultKind): void;
   enter(): void;
   leave(): void;
-  snapshot(gauges: { cacheEntries: number; blockTokens: number; evictions: number; explicitCaches: number }): LocalServerMetrics;
+  snapshot(gauges: { cacheEntries: number; cacheTokens: number; evictions: number; explicitCaches: number }): LocalServerMetrics;
 }
 
 export function createMetrics(): MetricsRecorder {
@@ -59,7 +59,7 @@ export function createMetrics(): MetricsRecorder {
         cachedTokens,
         candidatesTokens,
         cacheEntries: gauges.cacheEntries,
-        cacheTokens: gauges.cacheEntries * gauges.blockTokens,
+        cacheTokens: gauges.cacheTokens,
         evictions: gauges.evictions,
         explicitCaches: gauges.explicitCaches,
         inFlight,
@@ -87,7 +87,7 @@ export function prometheusText(m: LocalServerMetrics): string {
   metric('forkpool_local_cache_entries', 'gauge', 'Blocks in the prefix cache.', [['', m.cacheEntries]]);
   metric('forkpool_local_cache_tokens', 'gauge', 'Tokens held by the prefix cache.', [['', m.cacheTokens]]);
   metric('forkpool_local_cache_evictions_total', 'counter', 'Blocks evicted from the prefix cache.', [['', m.evictions]]);
-  metric('forkpool_local_explicit_caches', 'gauge', 'Explicit caches (cachedContents) stored.', [['', m.explicitCaches]]);
+  metric('forkpool_local_explicit_caches', 'gauge', 'Explicit caches stored (cachedContents; DashScope cache_control entries).', [['', m.explicitCaches]]);
   metric('forkpool_local_in_flight_requests', 'gauge', 'Requests being served.', [['', m.inFlight]]);
   metric(
     'forkpool_local_faults_total', 'counter', 'Injected faults by kind.',

@@ -6,6 +6,9 @@ import { ApiFailure, sendFailure } from './errors.js';
 import { parseFaultSpec } from './faults.js';
 import { serveCountTokens, serveGenerate, type Exchange } from './generate.js';
 import { prometheusText, type LocalServerMetrics } from './metrics.js';
+import { sendOpenAIFailure } from './openai-errors.js';
+import { serveChatCompletions } from './openai-generate.js';
+import { checkBearer, invalidUrl, isOpenAIPath, matchOpenAIRoute, serveModels, type OpenAIRoute } from './openai-routes.js';
 import { matchRoute, type Route } from './routes.js';
 import { createState, metricsOf, type CapturedRequest, type LocalServerOptions, type ServerState } from './state.js';
 import { isObject, parseJsonBody } from './validate.js';
@@ -53,10 +56,10 @@ function checkKey(req: IncomingMessage, url: URL, required: string | undefined):
   if (key !== required) throw new ApiFailure(403, 'API key not valid. Please pass a valid API key.');
 }
 
-function captureModel(route: Route | undefined, text: string): string {
+function captureModel(route: Route | OpenAIRoute | undefined, text: string): string {
   if (!route) return '';
   if ('model' in route) return route.model;
-  if (route.kind === 'cachedContents.create') {
+  if (route.kind === 'cachedContents.create' || route.kind === 'chat.completions') {
     try {
       const body: unknown = JSON.parse(text);
       if (isObject(body) && typeof body.model === 'string') return body.model;
@@ -67,9 +70,12 @@ function captureModel(route: Route | undefined, text: string): string {
   return '';
 }
 
+/** Gemini's paths, or (under /v1/chat and /v1/models) OpenAI's: each answers errors in its own shape. */
 async function dispatch(state: ServerState, options: LocalServerOptions, captured: CapturedRequest[], req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<{ route: string; status: number }> {
   const url = new URL(req.url ?? '/', 'http://local');
-  const route = matchRoute(req.method ?? 'GET', url.pathname);
+  const method = req.method ?? 'GET';
+  const openai = isOpenAIPath(url.pathname);
+  const route = openai ? matchOpenAIRoute(method, url.pathname) : matchRoute(method, url.pathname);
   const name = route?.kind ?? 'unknown';
   try {
     if (route?.kind === 'metrics') {
@@ -84,9 +90,10 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     }
     const text = body.bytes.toString('utf8');
     if (options.captureRequests) captured.push({ route: name, model: captureModel(route, text), body: text });
-    if (!route) throw new ApiFailure(404, `Method not found: ${req.method ?? ''} ${url.pathname}`);
-    checkKey(req, url, options.requireApiKey);
-    const bodyless = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete';
+    if (!route) throw openai ? invalidUrl(method, url.pathname) : new ApiFailure(404, `Method not found: ${method} ${url.pathname}`);
+    if (openai) checkBearer(req, options.requireApiKey);
+    else checkKey(req, url, options.requireApiKey);
+    const bodyless = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete' || route.kind === 'models.list';
     // Replacement characters would silently change the prompt (and its cache keys): refuse bad bytes.
     if (!bodyless && !isUtf8(body.bytes)) throw new ApiFailure(400, 'Invalid JSON payload received. The request body is not valid UTF-8.');
     const json = bodyless ? {} : parseJsonBody(text);
@@ -94,12 +101,15 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     let status: number;
     if (route.kind === 'generateContent' || route.kind === 'streamGenerateContent') status = await serveGenerate(state, route, json, ex);
     else if (route.kind === 'countTokens') status = serveCountTokens(state, route.model, json, ex);
+    else if (route.kind === 'chat.completions') status = await serveChatCompletions(state, json, ex);
+    else if (route.kind === 'models.list') status = serveModels(state.chat.preset, res);
     else status = serveCachedContents(state, route, json, res);
     return { route: name, status };
   } catch (err) {
     const failure = err instanceof ApiFailure ? err : new ApiFailure(500, `Internal error: ${err instanceof Error ? err.message : String(err)}`);
     if (res.destroyed) return { route: name, status: 0 };
-    sendFailure(res, failure);
+    if (openai) sendOpenAIFailure(res, failure);
+    else sendFailure(res, failure);
     return { route: name, status: failure.code };
   }
 }

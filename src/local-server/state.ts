@@ -2,7 +2,10 @@ import { createExplicitCacheStore, type ExplicitCacheStore } from './explicit-ca
 import { createFaultInjector, type FaultInjector, type FaultSpec } from './faults.js';
 import { resolveLatency, type LatencyModel, type LatencyPreset } from './latency.js';
 import { createMetrics, type LocalServerMetrics, type MetricsRecorder } from './metrics.js';
+import { isUsagePreset, USAGE_PRESETS, type UsagePreset } from './openai-cache-presets.js';
+import { createChatCache, type ChatCache } from './openai-cache.js';
 import { createPrefixCache, DEFAULT_CACHE_CONFIG, type PrefixCache, type PrefixCacheConfig } from './prefix-cache.js';
+import type { OpenAIRouteKind } from './openai-routes.js';
 import type { RouteKind } from './routes.js';
 
 export interface LocalServerOptions {
@@ -12,7 +15,15 @@ export interface LocalServerOptions {
   host?: string;
   /** Default 'zero'. */
   latency?: LatencyPreset | LatencyModel;
+  /** The Gemini routes' prefix cache. */
   cache?: Partial<PrefixCacheConfig>;
+  /**
+   * Which provider the OpenAI Chat Completions routes simulate: the usage field names and the
+   * prompt cache's rules (minimum, block, TTL, build delay; DashScope's explicit markers). Default 'openai'.
+   */
+  usage?: UsagePreset;
+  /** Overrides of the `usage` preset's prefix cache parameters (e.g. `{ buildDelayMs: 0 }` in tests). */
+  openaiCache?: Partial<PrefixCacheConfig>;
   /** Rates per kind + seed, or the string form ("429=0.1,drop=0.01,seed=7"). */
   faults?: FaultSpec | string;
   /** When set, requests must carry this key (x-goog-api-key header or ?key=): 401 without, 403 when wrong. */
@@ -26,8 +37,8 @@ export interface LocalServerOptions {
 }
 
 export interface CapturedRequest {
-  route: RouteKind | 'unknown';
-  /** Model named by the URL (or by a cachedContents.create body); '' when none. */
+  route: RouteKind | OpenAIRouteKind | 'unknown';
+  /** Model named by the URL (or by a cachedContents.create or chat completions body); '' when none. */
   model: string;
   /** The raw request body. */
   body: string;
@@ -37,6 +48,8 @@ export interface CapturedRequest {
 export interface ServerState {
   cache: PrefixCache;
   explicit: ExplicitCacheStore;
+  /** The Chat Completions routes' cache, by the `usage` preset. */
+  chat: ChatCache;
   latency: LatencyModel;
   faults: FaultInjector;
   metrics: MetricsRecorder;
@@ -47,14 +60,14 @@ export interface ServerState {
 
 export function createState(options: LocalServerOptions, faults: FaultSpec | undefined): ServerState {
   const config: PrefixCacheConfig = { ...DEFAULT_CACHE_CONFIG, ...options.cache };
-  for (const [key, value] of Object.entries(config)) {
-    if (typeof value !== 'number' || !(value >= 0) || (key === 'blockTokens' && !(value >= 1))) {
-      throw new Error(`local server: cache.${key} must be a ${key === 'blockTokens' ? 'positive' : 'non-negative'} number`);
-    }
-  }
+  checkCacheConfig('cache', config);
+  const usage = options.usage ?? 'openai';
+  if (!isUsagePreset(usage)) throw new Error(`local server: usage must be one of ${USAGE_PRESETS.join(', ')} (got ${String(usage)})`);
+  checkCacheConfig('openaiCache', { ...options.openaiCache });
   let serial = 0;
   return {
     cache: createPrefixCache(config),
+    chat: createChatCache(usage, options.openaiCache),
     explicit: createExplicitCacheStore(config.minTokens),
     latency: resolveLatency(options.latency),
     faults: createFaultInjector(faults),
@@ -64,11 +77,20 @@ export function createState(options: LocalServerOptions, faults: FaultSpec | und
   };
 }
 
+function checkCacheConfig(option: string, config: Partial<PrefixCacheConfig>): void {
+  for (const [key, value] of Object.entries(config)) {
+    if (typeof value !== 'number' || !(value >= 0) || (key === 'blockTokens' && !(value >= 1))) {
+      throw new Error(`local server: ${option}.${key} must be a ${key === 'blockTokens' ? 'positive' : 'non-negative'} number`);
+    }
+  }
+}
+
 export function metricsOf(state: ServerState): LocalServerMetrics {
+  const { cache, chat } = state;
   return state.metrics.snapshot({
-    cacheEntries: state.cache.entries(),
-    blockTokens: state.cache.config.blockTokens,
-    evictions: state.cache.evictions(),
-    explicitCaches: state.explicit.size(),
+    cacheEntries: cache.entries() + chat.implicit.entries(),
+    cacheTokens: cache.entries() * cache.config.blockTokens + chat.implicit.entries() * chat.implicit.config.blockTokens,
+    evictions: cache.evictions() + chat.implicit.evictions(),
+    explicitCaches: state.explicit.size() + chat.explicitEntries(),
   });
 }
