@@ -1,6 +1,7 @@
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
+import { serveCommand } from '../src/cli/serve.js';
 import type { LocalServer, LocalServerOptions } from '../src/local-server/index.js';
 import { client as geminiClient, MODEL as GEMINI_MODEL, padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
 
@@ -368,5 +369,27 @@ describe('local server: OpenAI errors and models', () => {
 
   it('refuses an unknown usage preset', async () => {
     await expect(start({ usage: 'anthropic' as never })).rejects.toThrow(/usage must be one of openai, deepseek, dashscope, none/);
+  });
+});
+
+describe('forkpool serve --usage', () => {
+  it('prints the OpenAI base URL and serves the chosen preset; refuses an unknown one', async () => {
+    const lines: string[] = [];
+    let stop: (reason: string) => void = () => undefined;
+    const stopped = new Promise<string>((resolve) => (stop = resolve));
+    const done = serveCommand(['--port', '0', '--usage', 'deepseek'], { out: (l) => lines.push(l), err: (l) => lines.push(l), stopped });
+    const prefix = 'export OPENAI_BASE_URL=';
+    for (let i = 0; i < 1000 && !lines.some((l) => l.startsWith(prefix)); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    const baseURL = lines.find((l) => l.startsWith(prefix))?.slice(prefix.length) ?? '';
+    expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const ai = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0 });
+    const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: [{ role: 'user', content: 'REPLY x' }] })).usage;
+    expect(usage).toHaveProperty('prompt_cache_miss_tokens', usage?.prompt_tokens);
+    stop('test');
+    expect(await done).toBe(0);
+
+    const errors: string[] = [];
+    expect(await serveCommand(['--usage', 'anthropic'], { out: () => undefined, err: (l) => errors.push(l) })).toBe(2);
+    expect(errors[0]).toContain('--usage must be one of openai, deepseek, dashscope, none');
   });
 });

@@ -1,15 +1,30 @@
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { parseFlags } from './parse-flags.js';
 import { onStopSignals } from './signals.js';
-import { isLatencyPreset, LATENCY_PRESETS, parseFaultSpec, startLocalServer, type LocalServer, type LocalServerOptions } from '../local-server/index.js';
+import {
+  isLatencyPreset,
+  isUsagePreset,
+  LATENCY_PRESETS,
+  parseFaultSpec,
+  startLocalServer,
+  USAGE_PRESETS,
+  type LocalServer,
+  type LocalServerOptions,
+} from '../local-server/index.js';
 
 /** `serve`'s flags: parsing and help both come from here. */
 const SERVE_FLAGS = {
   port: { type: 'string', arg: 'N', help: 'port to listen on (default 0: a free port)' },
   host: { type: 'string', arg: 'H', help: 'address to listen on (default 127.0.0.1)' },
   latency: { type: 'string', arg: 'PRESET', help: `${Object.keys(LATENCY_PRESETS).join(' | ')} (default zero)` },
-  'min-cache-tokens': { type: 'string', arg: 'N', help: "the simulated cache's minimum cacheable prompt (default 1024)" },
-  'block-tokens': { type: 'string', arg: 'N', help: 'tokens per cache block (default 64)' },
+  'min-cache-tokens': { type: 'string', arg: 'N', help: "the Gemini routes' simulated cache: minimum cacheable prompt (default 1024)" },
+  'block-tokens': { type: 'string', arg: 'N', help: "the Gemini routes' simulated cache: tokens per block (default 64)" },
+  usage: {
+    type: 'string',
+    arg: 'PRESET',
+    help: `${USAGE_PRESETS.join(' | ')} (default openai): the provider the OpenAI routes
+simulate (/v1/chat/completions, /v1/models): usage field names and cache rules`,
+  },
   faults: { type: 'string', arg: 'SPEC', help: 'e.g. "429=0.1,500=0.02,503=0.01,drop=0.01,slow=0.05,malformed=0.01,seed=7"' },
   'require-api-key': { type: 'string', arg: 'KEY', help: 'answer 401/403 unless requests carry this key' },
   help: { type: 'boolean', short: 'h', help: 'this help' },
@@ -17,7 +32,8 @@ const SERVE_FLAGS = {
 
 const USAGE = `usage: forkpool serve [options]
 
-Runs the local Gemini-compatible model server (a scripted, simulated model) until SIGINT/SIGTERM.
+Runs the local model server (a scripted, simulated model) until SIGINT/SIGTERM. It speaks
+Gemini's REST API and OpenAI's Chat Completions (under /v1).
 
 ${helpOf(SERVE_FLAGS)}`;
 
@@ -67,10 +83,14 @@ function parseOptions(argv: string[]): LocalServerOptions {
   }
   if (values.faults !== undefined) options.faults = parseFaultSpec(values.faults);
   if (values['require-api-key'] !== undefined) options.requireApiKey = values['require-api-key'];
+  if (values.usage !== undefined) {
+    if (!isUsagePreset(values.usage)) throw new Error(`--usage must be one of ${USAGE_PRESETS.join(', ')}`);
+    options.usage = values.usage;
+  }
   return options;
 }
 
-/** `forkpool serve`: runs the local Gemini-compatible server until SIGINT/SIGTERM. Exit code 2 on bad usage. */
+/** `forkpool serve`: runs the local server (Gemini and OpenAI dialects) until SIGINT/SIGTERM. Exit code 2 on bad usage. */
 export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => console.log(l), err: (l) => console.error(l) }): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.out(USAGE);
@@ -93,8 +113,9 @@ export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => c
   }
   // Listening for the stop before saying we are up: a supervisor may signal as soon as it reads the URL.
   const stopped = io.stopped ?? waitForSignal();
-  io.out(`forkpool local Gemini-compatible server (simulated, scripted model) listening on ${server.url}`);
+  io.out(`forkpool local Gemini- and OpenAI-compatible server (simulated, scripted model) listening on ${server.url}`);
   io.out(`export GOOGLE_GEMINI_BASE_URL=${server.url}`);
+  io.out(`export OPENAI_BASE_URL=${server.url}/v1`);
   await stopped;
   await server.close();
   return 0;
