@@ -1,21 +1,18 @@
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part as GenaiPart } from '@google/genai';
 import type { Part } from '../session/schema.js';
+import { type AttemptOutcome, runAttempts } from './attempts.js';
 import { classifyError } from './errors.js';
-import { backoffDelay, sleep } from './retry.js';
+import { LOCAL_API_KEY } from './presets.js';
 import {
   DEFAULT_RETRY,
   type CacheOutcome,
+  type GeminiRequest,
   type GenerateOptions,
   type ModelError,
-  type ModelOutcome,
   type ModelProvider,
-  type ModelRequest,
   type ProviderConfig,
   type TokenUsage,
 } from './types.js';
-
-/** Placeholder key for the local server, which accepts any key unless told otherwise. */
-const LOCAL_API_KEY = 'forkpool-local';
 
 /** A ModelProvider over the real @google/genai SDK: Gemini API, or any endpoint speaking it. */
 export function createGenaiProvider(config: ProviderConfig): ModelProvider {
@@ -26,8 +23,10 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider {
     ...(config.baseUrl !== undefined ? { httpOptions: { baseUrl: config.baseUrl } } : {}),
   });
   const policy = config.retry ?? DEFAULT_RETRY;
+  // A key the config gave is kept out of every message, as with the other providers.
+  const secrets = config.apiKey ? [config.apiKey] : [];
 
-  async function attempt(request: ModelRequest, options: GenerateOptions): Promise<ModelOutcome> {
+  async function attempt(request: GeminiRequest, options: GenerateOptions): Promise<AttemptOutcome> {
     let retryAfter: string | null = null;
     // Per call, so the Retry-After header of this call's failure can be read back.
     const recordingFetch: typeof fetch = async (input, init) => {
@@ -59,35 +58,19 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider {
         for (const part of candidate.content?.parts ?? []) appendPart(parts, part);
       }
       const malformed = checkParts(parts, sawCandidate);
-      if (malformed) return { ok: false, error: malformed, attempts: 1 };
-      return { ok: true, content: { role: 'model', parts }, usage, finishReason, attempts: 1 };
+      if (malformed) return { ok: false, error: malformed };
+      return { ok: true, message: { role: 'model', parts }, usage, finishReason };
     } catch (err) {
-      return { ok: false, error: classifyError(err, options.signal, retryAfter), attempts: 1 };
+      return { ok: false, error: classifyError(err, options.signal, retryAfter, { secrets }) };
     }
   }
 
   return {
     async generate(request, options) {
-      const aborted = (n: number): ModelOutcome => ({
-        ok: false,
-        error: { kind: 'aborted', message: 'the call was aborted', retryable: false },
-        attempts: n,
-      });
-      for (let n = 1; ; n++) {
-        if (options.gate && !(await options.gate.acquire(options.tokenEstimate ?? 0))) return aborted(n - 1);
-        const outcome = await attempt(request, options);
-        const wantsRetry =
-          !outcome.ok && outcome.error.retryable && n < policy.maxAttempts && !options.signal.aborted;
-        const status = outcome.ok ? 'ok' : outcome.error.status === 429 ? 'rate_limited' : 'failed';
-        const mayRetry = options.gate ? await options.gate.release(status, wantsRetry) : wantsRetry;
-        if (outcome.ok) return { ...outcome, attempts: n };
-        const { error } = outcome;
-        if (!mayRetry) {
-          const exhausted = wantsRetry ? ' (retry budget exhausted)' : '';
-          return { ok: false, error: { ...error, message: `${error.message}${exhausted}` }, attempts: n };
-        }
-        if (!(await sleep(backoffDelay(policy, n, error), options.signal))) return aborted(n);
+      if (request.format !== 'gemini') {
+        throw new TypeError(`the Gemini provider was given a request in the ${String(request.format)} dialect; it sends only format 'gemini'`);
       }
+      return runAttempts(policy, options, () => attempt(request, options));
     },
 
     async createCache(request, ttlSeconds, signal): Promise<CacheOutcome> {
@@ -106,7 +89,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider {
         if (!cache.name) return { ok: false, error: malformed('cachedContents.create returned no name') };
         return { ok: true, cache: { name: cache.name, tokens: cache.usageMetadata?.totalTokenCount ?? 0 } };
       } catch (err) {
-        return { ok: false, error: classifyError(err, signal) };
+        return { ok: false, error: classifyError(err, signal, null, { secrets }) };
       }
     },
 
@@ -121,7 +104,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider {
 }
 
 function requestConfig(
-  request: ModelRequest,
+  request: GeminiRequest,
   signal: AbortSignal,
   fetchFn: typeof fetch,
   timeoutMs: number | undefined,
