@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatAssistantMessage } from '../session/openai-chat-schema.js';
+import { type AttemptOutcome, runAttempts } from './attempts.js';
+import { classifyError } from './errors.js';
+import { resolveChatEndpoint } from './presets.js';
+import {
+  DEFAULT_RETRY,
+  type GenerateOptions,
+  type ModelError,
+  type ModelProvider,
+  type OpenAIChatRequest,
+  type ProviderConfig,
+  type TokenUsage,
+} from './types.js';
+
+/**
+ * A ModelProvider over the official openai SDK, for every API that speaks Chat Completions
+ * (OpenAI, DeepSeek, DashScope, vLLM, SGLang, the local simulator). The request body is the
+ * parent's own, sent as it is (its key order, its messages) with streaming and usage turned on;
+ * the SDK does not retry (the shared attempt loop does). Throws a TypeError when the key or the
+ * base URL cannot be resolved (see resolveChatEndpoint); the key never enters a message or result.
+ */
+export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider {
+  const endpoint = resolveChatEndpoint(config);
+  const { preset } = endpoint;
+  const secrets = endpoint.keyIsSecret ? [endpoint.apiKey] : [];
+  const policy = config.retry ?? DEFAULT_RETRY;
+  const timeoutMs = config.callTimeoutMs;
+
+  // The SDK keeps `error.message` of OpenAI's envelope only; a flat body (DashScope's `{code, message}`)
+  // would be lost. Failed responses' bodies are kept here, found again by the error's headers object.
+  const errorBodies = new WeakMap<Headers, string>();
+  const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    if (!response.ok) {
+      try {
+        errorBodies.set(response.headers, await response.clone().text());
+      } catch {
+        // The body could not be read (the connection went): the SDK reports that itself.
+      }
+    }
+    return response;
+  };
+
+  const client = new OpenAI({
+    apiKey: endpoint.apiKey,
+    baseURL: endpoint.baseUrl,
+    maxRetries: 0,
+    fetch: recordingFetch,
+    // OPENAI_ORG_ID and OPENAI_PROJECT_ID belong to OpenAI: never sent to another provider.
+    ...(preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
+    // Failures are classified and reported by forkpool; the SDK's console logging stays off unless asked for.
+    ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
+  });
+
+  async function attempt(request: OpenAIChatRequest, options: GenerateOptions): Promise<AttemptOutcome> {
+    // One signal for the attempt: the caller's abort, or the per-attempt bound on the whole call
+    // (the SDK's own timeout ends when the response headers arrive, not when the stream does).
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    if (options.signal.aborted) controller.abort();
+    let timedOut = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, timeoutMs);
+    const interrupted = (): ModelError =>
+      timedOut && !options.signal.aborted
+        ? { kind: 'timeout', message: 'the model call timed out', retryable: true }
+        : { kind: 'aborted', message: 'the call was aborted', retryable: false };
+    try {
+      const stream = await client.chat.completions.create(chatBody(request, preset.takesPromptCacheKey), {
+        signal: controller.signal,
+        maxRetries: 0,
+        ...(timeoutMs !== undefined ? { timeout: Math.max(1, Math.ceil(timeoutMs)) } : {}),
+      });
+      const reply = new ReplyAccumulator();
+      let started = false;
+      for await (const chunk of stream) {
+        if (!started) {
+          started = true;
+          options.onResponseStart?.();
+        }
+        reply.add(chunk);
+      }
+      // The SDK ends an aborted stream quietly: what arrived is not the whole answer.
+      if (controller.signal.aborted) return { ok: false, error: interrupted() };
+      return reply.finish();
+    } catch (err) {
+      if (controller.signal.aborted) return { ok: false, error: interrupted() };
+      const headers = (err as { headers?: unknown }).headers;
+      const body = headers instanceof Headers ? errorBodies.get(headers) : undefined;
+      return { ok: false, error: classifyError(err, options.signal, null, { secrets, ...(body !== undefined ? { body } : {}) }) };
+    } finally {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    async generate(request, options) {
+      if (request.format !== 'openai-chat') {
+        throw new TypeError(
+          `the ${config.kind} Chat Completions provider was given a request in the ${String(request.format)} dialect; it sends only format 'openai-chat'`,
+        );
+      }
+      return runAttempts(policy, options, () => attempt(request, options));
+    },
+
+    async createCache() {
+      return {
+        ok: false,
+        error: {
+          kind: 'http',
+          message: `explicit caches (cachedContents) are Gemini's: the ${config.kind} provider has none (its prompt cache works on the request prefix by itself)`,
+          retryable: false,
+        },
+      };
+    },
+
+    async deleteCache() {
+      // Nothing to delete: no explicit cache was ever created.
+    },
+  };
+}
+
+/**
+ * What is sent: the parent's body as it is, keys in its order, then streaming with usage on
+ * (options the parent gave for the stream are kept), and the cache key where the API takes one.
+ */
+function chatBody(request: OpenAIChatRequest, takesPromptCacheKey: boolean): ChatCompletionCreateParamsStreaming {
+  const own = request.body.stream_options;
+  const streamOptions = own !== null && typeof own === 'object' && !Array.isArray(own) ? { ...own, include_usage: true } : { include_usage: true };
+  return {
+    ...request.body,
+    stream: true,
+    stream_options: streamOptions,
+    ...(takesPromptCacheKey && request.promptCacheKey !== undefined ? { prompt_cache_key: request.promptCacheKey } : {}),
+  } as unknown as ChatCompletionCreateParamsStreaming;
+}
+
+interface PartialCall {
+  id?: string;
+  name?: string;
+  arguments: string;
+}
+
+/** One assistant message out of streamed deltas (choice 0): text, refusal, tool calls by index. */
+class ReplyAccumulator {
+  private content: string | undefined;
+  private refusal: string | undefined;
+  private readonly calls = new Map<number, PartialCall>();
+  private finishReason: string | undefined;
+  private usage: TokenUsage | undefined;
+  private sawChoice = false;
+
+  add(chunk: ChatCompletionChunk): void {
+    this.usage = readChatUsage(chunk.usage) ?? this.usage;
+    const choice = (chunk.choices ?? []).find((c) => (c.index ?? 0) === 0);
+    if (!choice) return;
+    this.sawChoice = true;
+    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
+    const delta = choice.delta ?? {};
+    // DeepSeek's `reasoning_content` is left out on purpose: its docs say not to send it back.
+    if (typeof delta.content === 'string') this.content = (this.content ?? '') + delta.content;
+    if (typeof delta.refusal === 'string') this.refusal = (this.refusal ?? '') + delta.refusal;
+    (delta.tool_calls ?? []).forEach((fragment, position) => {
+      const index = typeof fragment.index === 'number' ? fragment.index : position;
+      const call = this.calls.get(index) ?? { arguments: '' };
+      this.calls.set(index, call);
+      // id and name come whole on a call's first fragment; servers that repeat them are not doubled.
+      if (call.id === undefined && typeof fragment.id === 'string' && fragment.id !== '') call.id = fragment.id;
+      const fn = fragment.function;
+      if (call.name === undefined && typeof fn?.name === 'string' && fn.name !== '') call.name = fn.name;
+      if (typeof fn?.arguments === 'string') call.arguments += fn.arguments;
+    });
+  }
+
+  finish(): AttemptOutcome {
+    if (!this.sawChoice) return { ok: false, error: malformed('the stream held no choice') };
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]) => call);
+    if (toolCalls.some((call) => call.name === undefined)) return { ok: false, error: malformed('a tool call without a name') };
+    const message: ChatAssistantMessage = {
+      role: 'assistant',
+      // null only beside calls or a refusal; an empty answer is an empty string (a message the API takes back).
+      content: this.content ?? (toolCalls.length > 0 || this.refusal !== undefined ? null : ''),
+      ...(this.refusal !== undefined ? { refusal: this.refusal } : {}),
+      ...(toolCalls.length > 0
+        ? {
+            tool_calls: toolCalls.map((call) => ({
+              // A server that sent no id still gets its calls answered: the id is ours, unique in the conversation.
+              id: call.id ?? `call_${randomUUID().replace(/-/g, '')}`,
+              type: 'function' as const,
+              function: { name: call.name as string, arguments: call.arguments },
+            })),
+          }
+        : {}),
+    };
+    return {
+      ok: true,
+      message,
+      usage: this.usage ?? { promptTokens: 0, cachedTokens: null, outputTokens: 0 },
+      finishReason: this.finishReason,
+    };
+  }
+}
+
+/**
+ * A Chat Completions `usage` object in forkpool's terms, by the fields present:
+ * cached tokens from DeepSeek's `prompt_cache_hit_tokens`, else `prompt_tokens_details.cached_tokens`
+ * when it is a number (OpenAI, DashScope, vLLM with --enable-prompt-tokens-details, SGLang with
+ * --enable-cache-report), else null: unknown, never 0. Cache writes from DashScope's
+ * `prompt_tokens_details.cache_creation_input_tokens` or OpenAI's `prompt_tokens_details.cache_write_tokens`.
+ * Undefined when `usage` is not an object (the chunks before the last carry `usage: null`).
+ */
+export function readChatUsage(usage: unknown): TokenUsage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const cacheWriteTokens = count(details.cache_creation_input_tokens) ?? count(details.cache_write_tokens);
+  return {
+    promptTokens: count(usage.prompt_tokens) ?? 0,
+    cachedTokens: count(usage.prompt_cache_hit_tokens) ?? count(details.cached_tokens) ?? null,
+    outputTokens: count(usage.completion_tokens) ?? 0,
+    ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function malformed(message: string): ModelError {
+  return { kind: 'malformed', message: `malformed response: ${message}`, retryable: true };
+}
