@@ -16,6 +16,7 @@ import { runInNewContext } from 'node:vm';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { wrap, releaseProxy, type Endpoint } from 'comlink';
 import { Bench } from 'tinybench';
+import { openConversation } from '../src/engine/conversation.js';
 import { seedFork } from '../src/fork/index.js';
 import { createGenaiProvider } from '../src/model/genai.js';
 import { decodePrefix, freezePrefix } from '../src/prefix/index.js';
@@ -124,14 +125,7 @@ export async function runMicro(sizes: readonly number[], quick: boolean, log: (l
       gc();
       parsedCopyMiB.push({ prefixBytes: prefix.byteLength, mib: (process.memoryUsage().heapUsed - before) / 1024 / 1024 });
       void copy;
-      const seed = seedFork(prefix.session, 'Probe.\nREPLY done');
-      const request = {
-        model: seed.model,
-        contents: seed.contents,
-        ...(seed.systemInstruction !== undefined ? { systemInstruction: seed.systemInstruction } : {}),
-        ...(seed.tools !== undefined ? { tools: seed.tools } : {}),
-        ...(seed.generationConfig !== undefined ? { generationConfig: seed.generationConfig } : {}),
-      };
+      const request = openConversation(seedFork(prefix.session, 'Probe.\nREPLY done')).request();
       const b = budget(bytes, quick);
       const bench = new Bench({ ...b, warmupIterations: 2, warmupTime: 0 });
       bench

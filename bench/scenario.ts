@@ -98,7 +98,7 @@ export interface ScenarioResult {
   /** Event-loop utilization of this process's main thread idle with the probe running: the floor of `main.utilization`. */
   probeIdleUtilization: number;
   /** The engine's report figures (sab variants). */
-  engine?: { hitRate: number; efficiency: number | null; theoreticalCachedTokens: number; cachedTokens: number; cacheEffective: string; note?: string };
+  engine?: { hitRate: number | null; efficiency: number | null; theoreticalCachedTokens: number; cachedTokens: number | null; cacheEffective: string; note?: string };
 }
 
 function resolveModel(latency: LatencyPreset | LatencyModel): LatencyModel {
@@ -108,7 +108,8 @@ function resolveModel(latency: LatencyPreset | LatencyModel): LatencyModel {
 function forkModelMs(result: ForkResult, model: LatencyModel): number {
   let ms = 0;
   for (const call of result.calls) {
-    ms += prefillMs(model, call.promptTokens - call.cachedTokens, call.cachedTokens) + decodeMs(model, call.outputTokens);
+    const cached = call.cachedTokens ?? 0;
+    ms += prefillMs(model, call.promptTokens - cached, cached) + decodeMs(model, call.outputTokens);
   }
   return ms;
 }
@@ -168,7 +169,8 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   const forkMs = completed.length > 0 ? median(completed.map((r) => forkModelMs(r, model))) : 0;
   const idealMs = waves * forkMs;
   const prompt = results.reduce((a, r) => a + r.usage.promptTokens, 0);
-  const cached = results.reduce((a, r) => a + r.usage.cachedTokens, 0);
+  // The local server always reports cached tokens; null (unknown) would count as none.
+  const cached = results.reduce((a, r) => a + (r.usage.cachedTokens ?? 0), 0);
   // The fork dispatched first meets a cold cache, unless an explicit cache holds the prefix or the
   // parent has just sent it (then it can reuse what the parent sent).
   const explicit = job.variant === 'sab+explicit';
@@ -179,8 +181,8 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   results.forEach((r, i) => {
     const first = r.calls[0];
     if (!first) return;
-    firstCached += first.cachedTokens;
-    if (first.cachedTokens === 0) misses++;
+    firstCached += first.cachedTokens ?? 0;
+    if (!first.cachedTokens) misses++;
     const cold = !explicit && !parentWarm && i === 0;
     // Parent-warm, the first wave goes out before any fork's response: it can reuse what the parent sent.
     const reusable = !explicit && parentWarm && i < job.concurrency ? first.parentTokens : (first.explicitTokens ?? first.sharedTokens);

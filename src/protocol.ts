@@ -11,9 +11,12 @@ export {
   ForkRejectedError,
   AGENT_TOOL_NAME,
   AGENT_TOOL_DECLARATION,
+  AGENT_TOOL_FUNCTION,
   isRealUserTurn,
   syntheticPrefixLength,
   type ForkSeed,
+  type GeminiForkSeed,
+  type OpenAIChatForkSeed,
   type SeedCase,
   type SeedOptions,
   type AgentParams,
@@ -25,4 +28,15 @@ export {
 export { formatTaskNotification, escapeXml } from './engine/notification.js';
 export type { FunctionDeclaration } from './tools/define.js';
 export type { Failure } from './failure.js';
-export type { Content, ForkTurns, GeminiTool, HistoryMode, ParentSession, Part, SubagentType, SystemInstruction } from './session/schema.js';
+export type {
+  Content,
+  ForkTurns,
+  GeminiSession,
+  GeminiTool,
+  HistoryMode,
+  ParentSession,
+  Part,
+  SubagentType,
+  SystemInstruction,
+} from './session/schema.js';
+export type { ChatMessage, ChatTool, OpenAIChatSession } from './session/openai-chat-schema.js';

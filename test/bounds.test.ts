@@ -77,7 +77,7 @@ describe('token budgets', () => {
 
   it('refuses to run without a provider, or with a mistyped one, naming the choices: never a silent simulator (issue 13)', async () => {
     await expect(ForkEngine.create({})).rejects.toThrow(/^ForkEngine: options\.provider is required: \{ kind: 'gemini' \}.*\{ kind: 'local' \} for the built-in simulated model/);
-    await expect(ForkEngine.create({ provider: { kind: 'gemni' } } as never)).rejects.toThrow(/^ForkEngine: options\.provider\.kind must be "local" or "gemini", got "gemni"/);
+    await expect(ForkEngine.create({ provider: { kind: 'gemni' } } as never)).rejects.toThrow(/^ForkEngine: options\.provider\.kind must be "local", "gemini", "openai", "deepseek", "dashscope" or "openai-compatible", got "gemni"/);
     await expect(ForkEngine.create({ provider: 'gemini' } as never)).rejects.toThrow('ForkEngine: options.provider must be an object, got string');
   });
 
@@ -85,7 +85,7 @@ describe('token budgets', () => {
     await withEngine({}, async (engine) => {
       const prefix = engine.freeze(parentSession(tools, { words: 10 }));
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { retainResult: false } as never)).toThrow(
-        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults)',
+        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey)',
       );
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { parentWarm: 'true' } as never)).toThrow('ForkEngine.fanOut: options.parentWarm must be true or false');
     });

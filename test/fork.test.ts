@@ -307,7 +307,7 @@ describe('seedFork, cache-safe copies', () => {
 
   it('keeps keys absent in the session absent', () => {
     const seed = seedFork({ model: 'm', history: finished }, 'x');
-    expect(Object.keys(seed).sort()).toEqual(['contents', 'model', 'seedCase', 'sharedContents', 'trimmedMessages']);
+    expect(Object.keys(seed).sort()).toEqual(['contents', 'format', 'model', 'seedCase', 'sharedContents', 'trimmedMessages']);
   });
 
   it('returns deep copies: mutating the seed never touches the parent session', () => {

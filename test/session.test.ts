@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ForkTaskSchema,
   InputError,
-  ParentSessionSchema,
+  GeminiSessionSchema,
   formatPath,
   loadSession,
   loadTasks,
@@ -109,7 +109,7 @@ describe('parseSession', () => {
     [{ model: 'm', history: [], contents: [] }, 's.json: contents: is not a session field: the conversation goes in "history"'],
     [
       { model: 'm', history: [], temperature: 1 },
-      's.json: temperature: is not a session field (allowed: model, systemInstruction, tools, toolConfig, generationConfig, history); it would not be forwarded to the model',
+      's.json: temperature: is not a session field (allowed: format, model, systemInstruction, tools, toolConfig, generationConfig, history); it would not be forwarded to the model',
     ],
     [[], 's.json: a session must be a JSON object ({ "model", "history", … })'],
   ])('rejects %j with a located rule', (input, message) => {
@@ -301,7 +301,7 @@ describe('parseTasks', () => {
     const result = ForkTaskSchema.safeParse({ id: 'a', directive: 'x', model: 'other' });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.message).toMatch(/^a fork cannot change the model/);
-    expect(ParentSessionSchema.safeParse({ model: 'm', history: [] }).success).toBe(true);
+    expect(GeminiSessionSchema.safeParse({ model: 'm', history: [] }).success).toBe(true);
   });
 });
 

@@ -4,16 +4,15 @@
  * Throughput scenarios run on a warm cache (the steady state of a long-lived engine); the cold
  * start is measured on its own, in the cache scenarios.
  */
+import { dialectOf, viewMessage } from '../../src/dialect/index.js';
+import { openConversation } from '../../src/engine/conversation.js';
 import { seedFork } from '../../src/fork/index.js';
 import { createGenaiProvider } from '../../src/model/genai.js';
-import { prefixFields } from '../../src/model/request.js';
 import type { ModelRequest } from '../../src/model/types.js';
-import type { Content } from '../../src/session/schema.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 
 export async function primeCache(url: string, prefix: FrozenPrefix): Promise<void> {
-  const seed = seedFork(prefix.session, 'REPLY primed');
-  await send(url, { ...seed, contents: seed.contents }, 'priming the cache');
+  await send(url, openConversation(seedFork(prefix.session, 'REPLY primed')).request(), 'priming the cache');
 }
 
 /**
@@ -22,16 +21,15 @@ export async function primeCache(url: string, prefix: FrozenPrefix): Promise<voi
  * cache with the prefix its forks send.
  */
 export async function sendAsParent(url: string, prefix: FrozenPrefix): Promise<void> {
-  const history = prefix.session.history;
-  const sent = history[history.length - 1]?.role === 'model' ? history.slice(0, -1) : history;
-  await send(url, { ...prefix.session, contents: sent }, "the parent's call");
+  const dialect = dialectOf(prefix.session);
+  const messages = dialect.messages(prefix.session);
+  const last = messages[messages.length - 1];
+  const sent = last !== undefined && viewMessage(last).role === 'model' ? messages.slice(0, -1) : messages;
+  await send(url, dialect.request(prefix.session, sent), "the parent's call");
 }
 
-async function send(url: string, request: Omit<ModelRequest, 'contents'> & { contents: readonly Content[] }, what: string): Promise<void> {
+async function send(url: string, request: ModelRequest, what: string): Promise<void> {
   const provider = createGenaiProvider({ kind: 'local', baseUrl: url });
-  const outcome = await provider.generate(
-    { ...prefixFields(request), contents: [...request.contents] },
-    { signal: AbortSignal.timeout(600_000) },
-  );
+  const outcome = await provider.generate(request, { signal: AbortSignal.timeout(600_000) });
   if (!outcome.ok) throw new Error(`${what} failed: ${outcome.error.message}`);
 }

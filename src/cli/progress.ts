@@ -10,7 +10,7 @@ export function startProgress(run: FanOutRun, stream: NodeJS.WriteStream): () =>
     const elapsed = (performance.now() - started) / 1000;
     const rate = elapsed > 0 ? done / elapsed : 0;
     const eta = rate > 0 ? `${Math.ceil((r.forks.total - done) / rate)}s` : '—';
-    const line = `done ${done}/${r.forks.total} · running ${r.forks.running} · queued ${r.forks.queued} · failed ${r.forks.failed} · ${rate.toFixed(1)} forks/s · hit ${(r.hitRate * 100).toFixed(0)}% · ETA ${eta}`;
+    const line = `done ${done}/${r.forks.total} · running ${r.forks.running} · queued ${r.forks.queued} · failed ${r.forks.failed} · ${rate.toFixed(1)} forks/s · hit ${r.hitRate === null ? 'unknown' : `${(r.hitRate * 100).toFixed(0)}%`} · ETA ${eta}`;
     stream.write(`\r\x1b[2K${line}`);
   };
   const timer = setInterval(draw, 250);

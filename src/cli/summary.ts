@@ -2,6 +2,8 @@ import type { RunReport } from '../engine/report.js';
 
 const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
 const num = (x: number): string => x.toLocaleString('en-US');
+/** Cached tokens a provider does not report are unknown, never 0. */
+const cached = (x: number | null): string => (x === null ? 'unknown' : num(x));
 
 /** The readable end-of-run summary for --output-format text. */
 export function summaryText(report: RunReport, providerLabel: string): string {
@@ -9,7 +11,7 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     f.id,
     f.status,
     num(f.promptTokens),
-    num(f.cachedTokens),
+    cached(f.cachedTokens),
     num(f.theoreticalCachedTokens),
     pct(f.efficiency),
   ]);
@@ -22,8 +24,8 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     ...(rows.length > 0 ? [...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined), ''] : []),
     `forks      ${report.forks.completed} completed, ${report.forks.failed} failed, ${report.forks.cancelled} cancelled of ${report.forks.total}`,
     `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
-    `tokens     ${num(report.promptTokens)} prompt · ${num(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
-    `cache      hit rate ${pct(report.hitRate)} · ${num(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
+    `tokens     ${num(report.promptTokens)} prompt · ${cached(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
+    `cache      hit rate ${pct(report.hitRate)} · ${cached(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
     ...(report.cache.note ? [`           ${report.cache.note}`] : []),
     ...(budget
       ? [

@@ -1,6 +1,7 @@
 import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
 import { prefixFields } from '../model/request.js';
-import type { Content, ForkTask, HistoryMode } from '../session/schema.js';
+import { viewMessage, type AnyMessage } from '../dialect/view.js';
+import { isOpenAIChatSession, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
 import { seedWindow, type CallRecord, type ForkResult } from './protocol.js';
@@ -73,7 +74,7 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
       const annotated = annotateFirstCall(result, () => {
         const seed = seedForkTask(prefix.session, task, defaults);
         const key = seedWindow(task, settings.history);
-        const head = heads.get(key) ?? measureHead(seed, prefix.session.history);
+        const head = heads.get(key) ?? measureHead(seed, conversationOf(prefix.session));
         heads.set(key, head);
         return sharedShares(head, seed.contents.slice(seed.sharedContents));
       });
@@ -84,7 +85,7 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
         promptTokens: result.usage.promptTokens,
         cachedTokens: result.usage.cachedTokens,
         theoreticalCachedTokens: theoretical,
-        efficiency: ratio(result.usage.cachedTokens, theoretical),
+        efficiency: result.usage.cachedTokens === null ? null : ratio(result.usage.cachedTokens, theoretical),
       };
       return { result: annotated, figures };
     },
@@ -154,7 +155,7 @@ export function ratio(numerator: number, denominator: number): number | null {
  * untouched history up to its last request: a trailing model message is the parent's response).
  * Providers count tokens their own way, so shares of characters estimate shares of tokens.
  */
-function sharedShares(head: SeedHead, tailContents: readonly Content[]): Shares {
+function sharedShares(head: SeedHead, tailContents: readonly AnyMessage[]): Shares {
   const tail = JSON.stringify(tailContents);
   const at = tail.indexOf(DIRECTIVE_PREFIX);
   const common = at < 0 ? 0 : at + DIRECTIVE_PREFIX.length;
@@ -176,10 +177,24 @@ interface SeedHead {
   wholeHistory: boolean;
 }
 
-function measureHead(seed: ForkSeed, history: readonly Content[]): SeedHead {
+/** The session's messages as a fork's contents start: Chat Completions' leading instructions included. */
+function conversationOf(session: Readonly<ParentSession>): readonly AnyMessage[] {
+  return isOpenAIChatSession(session) ? session.messages : session.history;
+}
+
+/** The size of what a request sends besides its messages (instructions, tools, settings). */
+function fieldsSize(seed: ForkSeed): number {
+  if (seed.format === 'openai-chat') {
+    const { messages: _messages, format: _format, ...fields } = seed.session;
+    return JSON.stringify(fields).length;
+  }
   const fixed = prefixFields(seed);
-  const shared = seed.contents.slice(0, seed.sharedContents);
-  const fixedSize = JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
+  return JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
+}
+
+function measureHead(seed: ForkSeed, history: readonly AnyMessage[]): SeedHead {
+  const shared: readonly AnyMessage[] = seed.contents.slice(0, seed.sharedContents);
+  const fixedSize = fieldsSize(seed);
   let chars = fixedSize;
   let baseChars = fixedSize;
   let unchanged = true;
@@ -190,7 +205,7 @@ function measureHead(seed: ForkSeed, history: readonly Content[]): SeedHead {
     // The seed's messages are the history's own objects (`copy: false`): identity is enough.
     unchanged &&= i < history.length && (content === history[i] || json === JSON.stringify(history[i]));
     if (unchanged) baseChars += json.length;
-    if (unchanged && i === history.length - 1 && content.role === 'model') response = json.length;
+    if (unchanged && i === history.length - 1 && viewMessage(content).role === 'model') response = json.length;
   });
   return { chars, baseChars, parentChars: baseChars - response, wholeHistory: unchanged && shared.length === history.length };
 }

@@ -1,13 +1,14 @@
 import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import { startLocalServerThread } from '../local-server/index.js';
-import { createGenaiProvider } from '../model/genai.js';
-import type { ProviderConfig } from '../model/types.js';
+import { resolveChatEndpoint } from '../model/presets.js';
+import { createProvider } from '../model/providers.js';
+import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { InputError } from '../session/errors.js';
 import { firstIssue, plainWords } from '../session/issues.js';
 import { parseSession } from '../session/load.js';
-import { ForkTaskSchema, type ForkTask, type ParentSession } from '../session/schema.js';
+import { ForkTaskSchema, sessionFormat, type ForkTask, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate } from './call-gate.js';
 import { checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
@@ -23,6 +24,8 @@ const CANCEL_GRACE_MS = 5_000;
 export class ForkEngine {
   private closed = false;
   private readonly runs = new Set<FanOutRun>();
+  /** This thread's model clients (explicit caches, the parent loop), one per session format. */
+  private readonly mainProviders = new Map<SessionFormat, ModelProvider>();
 
   private constructor(
     private readonly pool: Piscina,
@@ -75,9 +78,11 @@ export class ForkEngine {
     checkFanOutOptions(options);
     const checked = checkTasks(tasks);
     const o = this.options;
+    const format = sessionFormat(prefix.session);
     const settings: RunSettings = {
       provider: this.provider,
-      mainProvider: createGenaiProvider(this.provider),
+      mainProvider: this.providerFor(format),
+      promptCacheKey: format === 'openai-chat' ? (options.promptCacheKey ?? prefix.id) : undefined,
       concurrency: o.concurrency,
       warmup: o.warmup,
       parentWarm: options.parentWarm === true,
@@ -113,14 +118,25 @@ export class ForkEngine {
     options: { maxTurns?: number; signal?: AbortSignal; onEvent?: (event: ParentEvent) => void } = {},
   ): Promise<ParentOutcome> {
     if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
+    const parsed = parseSession(session);
     return runParentAgent({
       engine: this,
-      provider: createGenaiProvider(this.provider),
+      provider: this.providerFor(sessionFormat(parsed)),
       tools: this.host,
-      session: parseSession(session),
+      session: parsed,
       prompt,
       ...options,
     });
+  }
+
+  /** This thread's client for a session format; a provider that does not speak it is a TypeError naming both. */
+  private providerFor(format: SessionFormat): ModelProvider {
+    let provider = this.mainProviders.get(format);
+    if (!provider) {
+      provider = createProvider(this.provider, format);
+      this.mainProviders.set(format, provider);
+    }
+    return provider;
   }
 
   /** Cancels what still runs, waits for it to settle, stops the pool and the local server. */
@@ -146,6 +162,19 @@ async function resolveProvider(options: ResolvedOptions): Promise<{ provider: Pr
     if (!apiKey) throw new Error('ForkEngine: the gemini provider needs an API key (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY)');
     const baseUrl = p.baseUrl ?? process.env.GOOGLE_GEMINI_BASE_URL;
     return { provider: { kind: 'gemini', apiKey, ...(baseUrl ? { baseUrl } : {}), ...common } };
+  }
+  if (p.kind !== 'local') {
+    // The key is read where the model is called (apiKeyEnv), so it never rides in the descriptor
+    // unless the caller passed it in; a missing one is an error now, not a failure per fork.
+    const config: ProviderConfig = {
+      kind: p.kind,
+      ...(p.apiKey !== undefined ? { apiKey: p.apiKey } : {}),
+      ...(p.apiKeyEnv !== undefined ? { apiKeyEnv: p.apiKeyEnv } : {}),
+      ...(p.baseUrl !== undefined ? { baseUrl: p.baseUrl } : {}),
+      ...common,
+    };
+    resolveChatEndpoint(config);
+    return { provider: config };
   }
   if (p.url) return { provider: { kind: 'local', baseUrl: p.url, ...common } };
   // The built-in server runs in a thread of its own, never on the engine's main thread.

@@ -46,9 +46,13 @@ export async function prepareExplicitCaches(
   await Promise.all(
     [...groups].map(async ([key, task]) => {
       const seed = seedTask(session, task, task.directive, { history: settings.history, spawnTools: [...settings.spawnTools] });
+      if (seed.format !== 'gemini') {
+        problems.push('explicit caches (cachedContents) are Gemini\'s; this session is in Chat Completions\' shape');
+        return;
+      }
       // A cachedContent holds no sampling settings: each request that names it sends its own.
       const { generationConfig: _sentWithEachCall, ...fields } = prefixFields(seed);
-      const shared = { ...fields, contents: seed.contents.slice(0, seed.sharedContents) };
+      const shared = { format: 'gemini' as const, ...fields, contents: seed.contents.slice(0, seed.sharedContents) };
       const estimate = estimateTokens(JSON.stringify(shared));
       if (estimate < settings.minCacheTokens) {
         problems.push(`the shared prefix (~${estimate} tokens) is under the minimum cacheable size of ${settings.minCacheTokens}`);

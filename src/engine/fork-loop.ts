@@ -1,10 +1,12 @@
 import { threadId } from 'node:worker_threads';
 import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
-import { prefixFields } from '../model/request.js';
-import type { ModelProvider, ModelRequest, TokenUsage } from '../model/types.js';
-import type { Content, ParentSession, Part } from '../session/schema.js';
+import type { ToolResponse } from '../dialect/dialect.js';
+import { viewMessage, type CallView } from '../dialect/view.js';
+import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
+import type { ParentSession } from '../session/schema.js';
 import type { ToolCall } from '../tools/host.js';
 import type { HostClient } from './host-client.js';
+import { openConversation } from './conversation.js';
 import { seedForkTask } from './fork-seed.js';
 import { checkOutput, repairMessage } from './output-schema.js';
 import type { CallRecord, FailureKind, ForkJob, ForkResult } from './protocol.js';
@@ -69,10 +71,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   }
 
   const cache = job.cache;
-  const fixed: Omit<ModelRequest, 'contents'> = cache
-    ? { model: seed.model, cachedContent: cache.name, ...(seed.generationConfig ? { generationConfig: seed.generationConfig } : {}) }
-    : prefixFields(seed);
-  const contents: Content[] = cache ? seed.contents.slice(cache.sharedContents) : seed.contents;
+  const conversation = openConversation(seed, cache, job.promptCacheKey);
   const maxTurns = task.maxTurns ?? job.maxTurns;
   const gate = ctx.host.gate(ctx.signal, job.retryBudget);
   let repaired = false;
@@ -96,7 +95,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     if (stop) return finish(stop);
     let announced = false;
     const outcome = await ctx.provider.generate(
-      { ...fixed, contents },
+      conversation.request(),
       {
         signal: ctx.signal,
         gate,
@@ -120,9 +119,10 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     state.spent += tokenEstimate;
     // What a call shares with others is the engine's to work out (cache-accounting.ts), not the worker's.
     state.calls.push(cache ? { ...outcome.usage, explicitTokens: cache.tokens } : { ...outcome.usage });
-    contents.push(outcome.content);
-    const calls = functionCalls(outcome.content.parts);
-    const text = answerText(outcome.content.parts);
+    conversation.push(outcome.message);
+    const reply = viewMessage(outcome.message);
+    const calls = reply.calls;
+    const text = reply.texts.join('');
     if (text) state.text = text;
     ctx.host.report({ type: 'turn', turn, usage: outcome.usage, functionCalls: calls.length });
 
@@ -132,48 +132,40 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       if (checked.ok) return finish({ status: 'completed', output: checked.value });
       if (repaired) return finish({ status: 'failed', kind: 'output_schema', message: checked.error.message });
       repaired = true;
-      contents.push({ role: 'user', parts: [{ text: repairMessage(checked.error.message) }] });
+      conversation.say(repairMessage(checked.error.message));
       continue;
     }
 
-    const responses = await Promise.all(calls.map((call) => ctx.host.execTool(call, ctx.signal, job.toolTimeoutMs)));
+    const answers = await Promise.all(calls.map((call) => ctx.host.execTool(toolCall(call), ctx.signal, job.toolTimeoutMs)));
     state.toolCalls += calls.length;
-    const parts: Part[] = [];
-    for (const [i, answer] of responses.entries()) {
+    const responses: ToolResponse[] = [];
+    for (const [i, answer] of answers.entries()) {
       if (!answer.ok) {
         if (answer.error.kind === 'aborted') return finish(interrupted());
         return finish({ status: 'failed', kind: 'host_gone', message: `the tool host did not answer ${calls[i]?.name} (${answer.error.kind})` });
       }
-      const call = calls[i] as ToolCall;
-      parts.push({ functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response: answer.value.response } } as Part);
+      responses.push(answer.value.response);
     }
-    contents.push({ role: 'user', parts });
+    conversation.answer(calls, responses);
   }
   return finish({ status: 'failed', kind: 'max_turns', message: `the fork reached its limit of ${maxTurns} model turns` });
 }
 
-function functionCalls(parts: readonly Part[]): ToolCall[] {
-  const calls: ToolCall[] = [];
-  for (const part of parts) {
-    const fc = (part as { functionCall?: { id?: string; name?: string; args?: Record<string, unknown> } }).functionCall;
-    if (fc?.name) calls.push({ name: fc.name, ...(fc.id ? { id: fc.id } : {}), args: fc.args ?? {} });
-  }
-  return calls;
-}
-
-/** The visible answer: text parts that are not the model's thoughts. */
-function answerText(parts: readonly Part[]): string {
-  return parts
-    .filter((p) => typeof (p as { text?: unknown }).text === 'string' && !(p as { thought?: boolean }).thought)
-    .map((p) => (p as { text: string }).text)
-    .join('');
+/** A call as the tool host takes it: arguments default to {} (Gemini omits empty ones). */
+function toolCall(call: CallView): ToolCall {
+  return {
+    name: call.name,
+    ...(call.id ? { id: call.id } : {}),
+    args: call.args ?? {},
+    ...(call.argsError !== undefined ? { argsError: call.argsError } : {}),
+  };
 }
 
 function sumUsage(calls: readonly CallRecord[]): TokenUsage {
   const total: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
   for (const c of calls) {
     total.promptTokens += c.promptTokens;
-    total.cachedTokens += c.cachedTokens;
+    total.cachedTokens = addCached(total.cachedTokens, c.cachedTokens);
     total.outputTokens += c.outputTokens;
   }
   return total;

@@ -1,13 +1,24 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
+import { CHAT_PRESETS } from '../model/presets.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
 import type { HistoryMode } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { RateLimits } from './call-gate.js';
 
+/** An OpenAI Chat Completions provider: a preset, or any compatible server at `baseUrl`. */
+type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
+
 export type ProviderOption =
   | { kind: 'local'; url?: string }
-  | { kind: 'gemini'; apiKey?: string; baseUrl?: string };
+  | { kind: 'gemini'; apiKey?: string; baseUrl?: string }
+  /**
+   * `apiKeyEnv`: the environment variable to read the key from, in whichever process calls the
+   * model (default: the preset's, e.g. OPENAI_API_KEY), so the descriptor itself holds no key.
+   */
+  | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
+
+const CHAT_KINDS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible'];
 
 export interface ForkEngineOptions {
   provider?: ProviderOption;
@@ -25,7 +36,7 @@ export interface ForkEngineOptions {
   history?: HistoryMode;
   /** Warm-up releases the other forks after this long even without a first response; default 5000. */
   staggerCapMs?: number;
-  /** The provider's minimum cacheable prefix, in tokens; default 1024. */
+  /** The provider's minimum cacheable prefix, in tokens; default: the provider's documented one (1024 for Gemini and OpenAI). */
   minCacheTokens?: number;
   /** Per-attempt bound on one model HTTP call, ms. */
   callTimeoutMs?: number;
@@ -59,6 +70,12 @@ export interface FanOutOptions {
    * Default true.
    */
   retainResults?: boolean;
+  /**
+   * OpenAI: the `prompt_cache_key` every fork request carries, so all forks route to the same
+   * cache. Default: the prefix id. Pass the key an outside parent already uses, so the forks land
+   * where the parent's cache is. Providers without such a key ignore it.
+   */
+  promptCacheKey?: string;
 }
 
 /** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
@@ -135,7 +152,7 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
     timeoutMs: integer('timeoutMs', options.timeoutMs, 1, MAX_TIMER_MS),
     history: oneOf('history', options.history, ['inherit', 'completed-turns'] as const) ?? d.history,
     staggerCapMs: integer('staggerCapMs', options.staggerCapMs, 0, MAX_TIMER_MS) ?? d.staggerCapMs,
-    minCacheTokens: integer('minCacheTokens', options.minCacheTokens, 0) ?? d.minCacheTokens,
+    minCacheTokens: integer('minCacheTokens', options.minCacheTokens, 0) ?? defaultMinCacheTokens(options.provider),
     callTimeoutMs: integer('callTimeoutMs', options.callTimeoutMs, 1, MAX_TIMER_MS),
     retry,
     globalRetryBudget: integer('globalRetryBudget', options.globalRetryBudget, 0),
@@ -201,9 +218,10 @@ function list<T>(name: string, value: readonly T[] | undefined, ok: (item: unkno
 
 /** The provider, checked: a mistyped one must never fall through to the simulator. */
 function resolveProvider(provider: unknown): ProviderOption {
-  const choices = "{ kind: 'gemini' } (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY), or { kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)";
+  const choices =
+    "{ kind: 'gemini' } (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY); { kind: 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible' } (apiKey or apiKeyEnv, baseUrl); or { kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)";
   if (provider === undefined) throw new TypeError(`ForkEngine: options.provider is required: ${choices}`);
-  const p = record('provider', provider as Record<string, unknown>, ['kind', 'url', 'apiKey', 'baseUrl']);
+  const p = record('provider', provider as Record<string, unknown>, ['kind', 'url', 'apiKey', 'apiKeyEnv', 'baseUrl']);
   const strings = (keys: readonly string[]): void => {
     for (const key of keys) {
       if (p[key] !== undefined && (typeof p[key] !== 'string' || p[key] === '')) {
@@ -212,23 +230,46 @@ function resolveProvider(provider: unknown): ProviderOption {
     }
   };
   if (p.kind === 'local') {
-    if (p.apiKey !== undefined || p.baseUrl !== undefined) throw new TypeError("ForkEngine: options.provider { kind: 'local' } takes only url");
+    if (p.apiKey !== undefined || p.apiKeyEnv !== undefined || p.baseUrl !== undefined) {
+      throw new TypeError("ForkEngine: options.provider { kind: 'local' } takes only url");
+    }
     strings(['url']);
     return p as ProviderOption;
   }
   if (p.kind === 'gemini') {
-    if (p.url !== undefined) throw new TypeError("ForkEngine: options.provider { kind: 'gemini' } takes apiKey and baseUrl, not url");
+    if (p.url !== undefined || p.apiKeyEnv !== undefined) {
+      throw new TypeError("ForkEngine: options.provider { kind: 'gemini' } takes apiKey and baseUrl");
+    }
     strings(['apiKey', 'baseUrl']);
     return p as ProviderOption;
   }
-  throw new TypeError(`ForkEngine: options.provider.kind must be "local" or "gemini", got ${JSON.stringify(p.kind)}: ${choices}`);
+  if (typeof p.kind === 'string' && CHAT_KINDS.includes(p.kind)) {
+    if (p.url !== undefined) throw new TypeError(`ForkEngine: options.provider { kind: '${p.kind}' } takes apiKey, apiKeyEnv and baseUrl, not url`);
+    strings(['apiKey', 'apiKeyEnv', 'baseUrl']);
+    if (p.kind === 'openai-compatible' && p.baseUrl === undefined) {
+      throw new TypeError("ForkEngine: options.provider { kind: 'openai-compatible' } needs baseUrl (the server's Chat Completions base URL, e.g. http://localhost:8000/v1)");
+    }
+    return p as ProviderOption;
+  }
+  throw new TypeError(
+    `ForkEngine: options.provider.kind must be "local", "gemini", "openai", "deepseek", "dashscope" or "openai-compatible", got ${JSON.stringify(p.kind)}: ${choices}`,
+  );
+}
+
+/** The documented minimum cacheable prompt of the provider (presets.ts); 0 where the server decides. */
+function defaultMinCacheTokens(provider: ProviderOption | undefined): number {
+  if (provider === undefined || provider.kind === 'local' || provider.kind === 'gemini') return ENGINE_DEFAULTS.minCacheTokens;
+  return CHAT_PRESETS[provider.kind].cacheMinTokens ?? 0;
 }
 
 /** Checks a fan-out's own options. */
 export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
-  const o = record('fanOut', options, ['parentWarm', 'retainResults']);
+  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey']);
   for (const key of ['parentWarm', 'retainResults'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
+  }
+  if (o.promptCacheKey !== undefined && (typeof o.promptCacheKey !== 'string' || o.promptCacheKey === '')) {
+    throw new TypeError('ForkEngine.fanOut: options.promptCacheKey must be a non-empty string');
   }
   return o;
 }

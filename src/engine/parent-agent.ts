@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, isForkChild, validateAgentParams } from '../fork/index.js';
 import { failure, type Failure } from '../failure.js';
-import { prefixFields } from '../model/request.js';
-import type { ModelProvider, TokenUsage } from '../model/types.js';
-import type { Content, ForkTask, ParentSession, Part, SubagentType } from '../session/schema.js';
+import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../dialect/index.js';
+import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
+import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js';
 import { declaredToolNames, type ToolCall, type ToolHost } from '../tools/host.js';
 import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from './protocol.js';
@@ -59,11 +60,15 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   const { engine, session } = opts;
   const signal = opts.signal ?? new AbortController().signal;
   const maxTurns = opts.maxTurns ?? 50;
-  const tools = withAgentTool(session.tools);
+  const dialect = dialectOf(session);
+  const tools = withAgentTool(dialect, session);
   const declared = declaredToolNames(tools);
+  const parent = dialect.withConversation(session, [], tools);
+  // One prompt_cache_key for the parent and every fork it starts (Chat Completions), so all land on one cache.
+  const promptCacheKey = dialect.format === 'openai-chat' ? createHash('sha256').update(JSON.stringify(session)).digest('hex') : undefined;
   // A conversation that is itself a fork may not start sub-agents: refused when called, not later.
-  const insideFork = isForkChild(session.history);
-  const contents: Content[] = [...structuredClone(session.history), { role: 'user', parts: [{ text: opts.prompt }] }];
+  const insideFork = isForkChild(dialect.messages(session));
+  const contents: AnyMessage[] = [...structuredClone(dialect.messages(session)), dialect.userText(opts.prompt)];
   const runs: FanOutRun[] = [];
   const started = new Map<string, StartedTask>();
   const finished: ForkResult[] = [];
@@ -95,7 +100,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
     for (let turn = 1; turn <= maxTurns; turn++) {
       if (signal.aborted) return await cancelled(turn - 1);
       const outcome = await opts.provider.generate(
-        { ...prefixFields({ ...session, tools }), contents },
+        { ...dialect.request(parent, contents), ...(promptCacheKey !== undefined ? { promptCacheKey } : {}) },
         { signal },
       );
       if (!outcome.ok) {
@@ -103,27 +108,27 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         return await fail('model_error', `the parent model call failed: ${outcome.error.message}`, turn - 1);
       }
       usage.promptTokens += outcome.usage.promptTokens;
-      usage.cachedTokens += outcome.usage.cachedTokens;
+      usage.cachedTokens = addCached(usage.cachedTokens, outcome.usage.cachedTokens);
       usage.outputTokens += outcome.usage.outputTokens;
       opts.onEvent?.({ type: 'turn', turn, usage: outcome.usage });
-      contents.push(outcome.content);
-      const answer = outcome.content.parts.flatMap((p) => (typeof p.text === 'string' && !(p as { thought?: boolean }).thought ? [p.text] : [])).join('');
+      contents.push(outcome.message);
+      const reply = viewMessage(outcome.message);
+      const answer = reply.texts.join('');
       if (answer) text = answer;
-      const calls = outcome.content.parts.flatMap((p) => (p.functionCall ? [p.functionCall as ToolCall] : []));
+      const calls = reply.calls;
 
       if (calls.length > 0) {
         const forkTasks: StartedTask[] = [];
-        const responses: Part[] = [];
+        const responses: ToolResponse[] = [];
         for (const call of calls) {
-          const respond = (response: Record<string, unknown>): void => {
-            responses.push({ functionResponse: { ...(call.id ? { id: call.id } : {}), name: call.name, response } } as Part);
-          };
+          const respond = (response: ToolResponse): void => void responses.push(response);
           if (call.name !== AGENT_TOOL_NAME) {
-            const result = await opts.tools.execute(call, { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
+            const toolCall: ToolCall = { name: call.name, ...(call.id ? { id: call.id } : {}), args: call.args ?? {}, ...(call.argsError !== undefined ? { argsError: call.argsError } : {}) };
+            const result = await opts.tools.execute(toolCall, { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
             respond(result.response);
             continue;
           }
-          const checked = validateAgentParams(call.args ?? {}, { headless: true, insideFork });
+          const checked = call.argsError !== undefined ? invalidArguments(call.argsError) : validateAgentParams(call.args ?? {}, { headless: true, insideFork });
           if (!checked.ok) {
             respond({ error: checked.error.message });
             continue;
@@ -151,8 +156,8 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           // Siblings of one turn share one frozen prefix: the conversation up to this model message,
           // with the very tools the parent just declared. The parent has just sent all of it but its
           // own reply, so its cache entry is usable: nobody waits for a warm-up.
-          const prefix = engine.freeze({ ...session, tools, history: contents.slice() });
-          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true });
+          const prefix = engine.freeze(dialect.withConversation(session, contents.slice(), tools));
+          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true, ...(promptCacheKey !== undefined ? { promptCacheKey } : {}) });
           runs.push(run);
           pending += forkTasks.length;
           for (const f of forkTasks) {
@@ -167,7 +172,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
             wakeUp?.();
           });
         }
-        contents.push({ role: 'user', parts: [...responses, ...drainNotifications(unreported, started)] });
+        contents.push(...dialect.answer(calls, responses, drainNotifications(unreported, started)).messages);
         continue;
       }
 
@@ -181,7 +186,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         wakeUp = undefined;
         if (signal.aborted) return await cancelled(turn);
       }
-      contents.push({ role: 'user', parts: drainNotifications(unreported, started) });
+      contents.push(...dialect.answer([], [], drainNotifications(unreported, started)).messages);
     }
     return await fail('max_turns', `the parent reached its limit of ${maxTurns} turns`, maxTurns);
   } finally {
@@ -189,12 +194,17 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   }
 }
 
-function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>): Part[] {
-  return unreported.splice(0).map((r) => ({ text: formatTaskNotification(r, started.get(r.id)?.description ?? r.id) }) as Part);
+function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>): string[] {
+  return unreported.splice(0).map((r) => formatTaskNotification(r, started.get(r.id)?.description ?? r.id));
 }
 
-/** The session's tools plus the agent tool's declaration, unless the session declares it already. */
-function withAgentTool(tools: ParentSession['tools']): NonNullable<ParentSession['tools']> {
-  if (declaredToolNames(tools).has(AGENT_TOOL_NAME)) return tools ?? [];
-  return [...(tools ?? []), { functionDeclarations: [{ ...AGENT_TOOL_DECLARATION }] }];
+/** The session's tools plus the agent tool's declaration (in the session's shape), unless it declares it already. */
+function withAgentTool(dialect: Dialect<AnyMessage, ParentSession>, session: Readonly<ParentSession>): readonly unknown[] {
+  const tools = dialect.tools(session) ?? [];
+  if (declaredToolNames(tools).has(AGENT_TOOL_NAME)) return tools;
+  return [...tools, dialect.declareFunction(AGENT_TOOL_DECLARATION)];
+}
+
+function invalidArguments(why: string): { ok: false; error: Failure<'invalid_params'> } {
+  return { ok: false, error: failure('invalid_params', `the agent tool's arguments could not be read: ${why}`) };
 }

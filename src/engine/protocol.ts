@@ -82,6 +82,8 @@ export interface ForkJob {
   /** The longest a tool call may take on the main thread; past it (plus a grace) the host counts as gone. */
   toolTimeoutMs: number;
   cache: ExplicitCacheRef | undefined;
+  /** Chat Completions: OpenAI's prompt_cache_key for every request of this fork (one for the whole fan-out). */
+  promptCacheKey?: string;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }

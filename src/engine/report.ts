@@ -4,7 +4,8 @@ export interface ForkCacheFigures {
   id: string;
   status: ForkStatus;
   promptTokens: number;
-  cachedTokens: number;
+  /** null: the provider does not report cached tokens. */
+  cachedTokens: number | null;
   /** The most the provider could have served from cache for this fork's calls. */
   theoreticalCachedTokens: number;
   /** cached / theoretical; null when nothing was cacheable. */
@@ -26,10 +27,11 @@ export interface RunReport {
   toolCalls: number;
   retries: number;
   promptTokens: number;
-  cachedTokens: number;
+  /** null: the provider does not report cached tokens (the report says "unknown", never 0). */
+  cachedTokens: number | null;
   outputTokens: number;
-  /** cached / prompt tokens. */
-  hitRate: number;
+  /** cached / prompt tokens; null when cached tokens are unknown. */
+  hitRate: number | null;
   theoreticalCachedTokens: number;
   efficiency: number | null;
   /** 'parent': the caller said the parent had just sent the prefix, so no fork waited. */

@@ -10,6 +10,7 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
+import { addCached } from '../model/types.js';
 import { createCacheAccounting, ratio, type CacheAccounting } from './cache-accounting.js';
 import type { ForkCacheFigures, RunReport } from './report.js';
 
@@ -17,6 +18,8 @@ export interface RunSettings {
   provider: ProviderConfig;
   /** Main-thread client, for explicit cache create/delete only. */
   mainProvider: ModelProvider;
+  /** Chat Completions: the prompt_cache_key of every fork request (undefined for Gemini sessions). */
+  promptCacheKey: string | undefined;
   concurrency: number;
   warmup: 'auto' | 'none';
   /** The parent has just sent this prefix (its response has begun): no fork waits, the first can hit. */
@@ -207,9 +210,9 @@ export class FanOutRun {
       promptTokens: t.promptTokens,
       cachedTokens: t.cachedTokens,
       outputTokens: t.outputTokens,
-      hitRate: t.promptTokens > 0 ? t.cachedTokens / t.promptTokens : 0,
+      hitRate: t.cachedTokens === null ? null : t.promptTokens > 0 ? t.cachedTokens / t.promptTokens : 0,
       theoreticalCachedTokens: t.theoreticalCachedTokens,
-      efficiency: ratio(t.cachedTokens, t.theoreticalCachedTokens),
+      efficiency: t.cachedTokens === null ? null : ratio(t.cachedTokens, t.theoreticalCachedTokens),
       warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
@@ -310,6 +313,7 @@ export class FanOutRun {
       maxTurns: this.settings.maxTurns,
       timeoutMs: this.settings.timeoutMs,
       cache: this.caches?.forTask(task),
+      ...(this.settings.promptCacheKey !== undefined ? { promptCacheKey: this.settings.promptCacheKey } : {}),
       port: channel.workerPort,
     };
     if (this.budgetSpent) channel.stop('budget');
@@ -407,7 +411,7 @@ export class FanOutRun {
     t.toolCalls += result.toolCalls;
     t.retries += result.retries;
     t.promptTokens += result.usage.promptTokens;
-    t.cachedTokens += result.usage.cachedTokens;
+    t.cachedTokens = addCached(t.cachedTokens, result.usage.cachedTokens);
     t.outputTokens += result.usage.outputTokens;
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
     if (result.status !== 'completed') {

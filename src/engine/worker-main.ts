@@ -1,10 +1,10 @@
-import { createGenaiProvider } from '../model/genai.js';
+import { createProvider } from '../model/providers.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { runForkLoop } from './fork-loop.js';
 import { connectHost } from './host-client.js';
 import { createPrefixStore } from './prefix-store.js';
 import type { ForkJob, ForkResult } from './protocol.js';
-import type { ParentSession } from '../session/schema.js';
+import { sessionFormat, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { emptyFailure } from './results.js';
 import { threadId } from 'node:worker_threads';
 
@@ -12,11 +12,11 @@ import { threadId } from 'node:worker_threads';
 const prefixes = createPrefixStore();
 const providers = new Map<string, ModelProvider>();
 
-function providerFor(config: ProviderConfig): ModelProvider {
-  const key = JSON.stringify(config);
+function providerFor(config: ProviderConfig, format: SessionFormat): ModelProvider {
+  const key = `${format} ${JSON.stringify(config)}`;
   let provider = providers.get(key);
   if (!provider) {
-    provider = createGenaiProvider(config);
+    provider = createProvider(config, format);
     providers.set(key, provider);
   }
   return provider;
@@ -49,10 +49,11 @@ export async function runForkWith(
   const host = connectHost(job.port, () => abort('cancelled'), undefined, (why) => (stopReason ??= why));
   const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
   try {
+    const loaded = load();
     const result = await runForkLoop({
       job,
-      ...load(),
-      provider: providerFor(job.provider),
+      ...loaded,
+      provider: providerFor(job.provider, sessionFormat(loaded.session)),
       host,
       signal: controller.signal,
       abortReason: () => reason,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { chatFunctionTool } from '../dialect/openai-chat.js';
 import { failure, type Failure } from '../failure.js';
+import type { ChatTool } from '../session/openai-chat-schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
@@ -60,6 +62,9 @@ function declaration(): FunctionDeclaration {
 }
 
 export const AGENT_TOOL_DECLARATION: FunctionDeclaration = declaration();
+
+/** The agent tool as a Chat Completions function tool, for OpenAI-shaped conversations. */
+export const AGENT_TOOL_FUNCTION: ChatTool = chatFunctionTool(AGENT_TOOL_DECLARATION);
 
 export interface AgentCallContext {
   /** The caller is a fork (or the conversation is one): it may not start sub-agents at all. */

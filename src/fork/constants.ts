@@ -25,7 +25,7 @@ export const FORK_ACK_TEXT = 'Understood. Executing directive now.';
 /** The fork's first user turn in the mid-turn case (its directive is already in the history). */
 export const FORK_BEGIN_TEXT = 'Begin.';
 
-const FORK_SYSTEM_TEXT = [
+export const FORK_SYSTEM_TEXT = [
   'You are a background worker agent started by another agent to carry out one directive.',
   'Work autonomously with the tools you are given, keep to the directive, and finish with a concise report.',
 ].join(' ');

@@ -1,4 +1,4 @@
-import type { Content } from '../session/schema.js';
+import { viewMessage, type AnyMessage } from '../dialect/view.js';
 import { FORK_BOILERPLATE_OPEN } from './constants.js';
 
 /** Forking a fork is refused: the child would inherit a directive that is not its own. */
@@ -13,7 +13,7 @@ export class ForkRejectedError extends Error {
  * Whether this conversation is itself a fork child: a user text part holds an opening
  * `<fork-boilerplate>` tag, closed or not (as the reference checks: a cut-off child message counts).
  */
-export function isForkChild(history: readonly Readonly<Content>[]): boolean {
+export function isForkChild(history: readonly AnyMessage[]): boolean {
   // A frozen history cannot change: scan it once, however many forks are seeded from it.
   const known = Object.isFrozen(history) ? verdicts.get(history) : undefined;
   if (known !== undefined) return known;
@@ -22,21 +22,16 @@ export function isForkChild(history: readonly Readonly<Content>[]): boolean {
   return verdict;
 }
 
-const verdicts = new WeakMap<readonly Readonly<Content>[], boolean>();
+const verdicts = new WeakMap<readonly AnyMessage[], boolean>();
 
-function scan(history: readonly Readonly<Content>[]): boolean {
-  return history.some(
-    (message) =>
-      message.role === 'user' &&
-      message.parts.some(
-        (part) =>
-          typeof part.text === 'string' &&
-          part.text.includes(FORK_BOILERPLATE_OPEN),
-      ),
-  );
+function scan(history: readonly AnyMessage[]): boolean {
+  return history.some((message) => {
+    const view = viewMessage(message);
+    return view.role === 'user' && view.texts.some((text) => text.includes(FORK_BOILERPLATE_OPEN));
+  });
 }
 
-export function assertNotForkChild(history: readonly Readonly<Content>[]): void {
+export function assertNotForkChild(history: readonly AnyMessage[]): void {
   if (isForkChild(history)) {
     throw new ForkRejectedError(
       'cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block). ' +

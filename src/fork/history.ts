@@ -1,34 +1,33 @@
-import type { Content, ForkTurns } from '../session/schema.js';
+import { viewMessage, type AnyMessage, type CallView, type ResultView } from '../dialect/view.js';
+import type { ForkTurns } from '../session/schema.js';
 import { isRealUserTurn, syntheticPrefixLength } from './synthetic.js';
-
-export function hasFunctionCalls(message: Readonly<Content>): boolean {
-  return message.parts.some((part) => part.functionCall !== undefined);
-}
 
 /**
  * The longest prefix ending with a completed turn: a model message without function calls, with
  * every earlier function call answered. Calls are matched by id, or by name when they have none.
  */
-export function completedTurnPrefix<T extends Readonly<Content>>(history: readonly T[]): T[] {
+export function completedTurnPrefix<T extends AnyMessage>(history: readonly T[]): T[] {
   const pending = new Map<string, number>();
   let end = 0;
   history.forEach((message, index) => {
-    for (const part of message.parts) {
-      const key = callKey(part.functionCall ?? part.functionResponse);
-      if (key === undefined) continue;
+    const view = viewMessage(message);
+    for (const call of view.calls) {
+      const key = callKey(call);
+      pending.set(key, (pending.get(key) ?? 0) + 1);
+    }
+    for (const result of view.results) {
+      const key = callKey(result);
       const count = pending.get(key) ?? 0;
-      if (part.functionCall !== undefined) pending.set(key, count + 1);
-      else if (count <= 1) pending.delete(key);
+      if (count <= 1) pending.delete(key);
       else pending.set(key, count - 1);
     }
-    if (message.role === 'model' && !hasFunctionCalls(message) && pending.size === 0) end = index + 1;
+    if (view.role === 'model' && view.calls.length === 0 && pending.size === 0) end = index + 1;
   });
   return history.slice(0, end);
 }
 
-function callKey(ref: { id?: string | undefined; name: string } | undefined): string | undefined {
-  if (ref === undefined) return undefined;
-  return ref.id !== undefined && ref.id !== '' ? `id:${ref.id}` : `name:${ref.name}`;
+function callKey(ref: CallView | ResultView): string {
+  return ref.id !== undefined && ref.id !== '' ? `id:${ref.id}` : `name:${ref.name ?? ''}`;
 }
 
 /**
@@ -37,10 +36,7 @@ function callKey(ref: { id?: string | undefined; name: string } | undefined): st
  * summary), and holds nothing when no real user turn follows that prefix — the reference's
  * selectForkHistory. Returns how many leading parent messages were left out.
  */
-export function keepLastUserTurns<T extends Readonly<Content>>(
-  history: readonly T[],
-  turns: ForkTurns,
-): { kept: T[]; dropped: number } {
+export function keepLastUserTurns<T extends AnyMessage>(history: readonly T[], turns: ForkTurns): { kept: T[]; dropped: number } {
   if (turns === 'all') return { kept: history.slice(), dropped: 0 };
   const starts: number[] = [];
   for (let i = syntheticPrefixLength(history, { includeCompacted: true }); i < history.length; i++) {

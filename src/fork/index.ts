@@ -1,5 +1,6 @@
 export {
   AGENT_TOOL_DECLARATION,
+  AGENT_TOOL_FUNCTION,
   AGENT_TOOL_NAME,
   validateAgentParams,
   type AgentCallContext,
@@ -23,5 +24,5 @@ export {
   isRealUserTurn,
   syntheticPrefixLength,
 } from './synthetic.js';
-export { seedFork, type ForkSeed, type SeedCase, type SeedOptions } from './seed.js';
+export { seedFork, type ForkSeed, type GeminiForkSeed, type OpenAIChatForkSeed, type SeedCase, type SeedOptions } from './seed.js';
 export { seedTask, type TaskSeedDefaults } from './seed-task.js';

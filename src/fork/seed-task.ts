@@ -1,4 +1,6 @@
-import type { ForkTask, ParentSession, HistoryMode } from '../session/schema.js';
+import { geminiDialect } from '../dialect/gemini.js';
+import { openAIChatDialect } from '../dialect/openai-chat.js';
+import { isOpenAIChatSession, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import { assertNotForkChild } from './guards.js';
 import { seedFork, type ForkSeed } from './seed.js';
 
@@ -31,18 +33,32 @@ export function seedTask(
 
 /**
  * A general-purpose sub-agent: no inherited history, the directive as its first user message, and
- * the parent's system instruction, tools and settings unchanged (a system instruction the parent
- * has not got is not added: it would come first and break the cacheable opening).
+ * the parent's instructions, tools and settings unchanged (instructions the parent has not got
+ * are not added: they would come first and break the cacheable opening).
  */
 function seedFreshAgent(session: Readonly<ParentSession>, directive: string): ForkSeed {
+  if (isOpenAIChatSession(session)) {
+    assertNotForkChild(session.messages);
+    const { head, history } = openAIChatDialect.split(session);
+    return {
+      format: 'openai-chat',
+      model: session.model,
+      session,
+      contents: [...head, openAIChatDialect.userText(directive)],
+      sharedContents: head.length,
+      seedCase: 'fresh',
+      trimmedMessages: history.length,
+    };
+  }
   assertNotForkChild(session.history);
   return {
+    format: 'gemini',
     model: session.model,
     ...(session.systemInstruction !== undefined ? { systemInstruction: session.systemInstruction } : {}),
     ...(session.tools !== undefined ? { tools: session.tools } : {}),
     ...(session.toolConfig !== undefined ? { toolConfig: session.toolConfig } : {}),
     ...(session.generationConfig !== undefined ? { generationConfig: session.generationConfig } : {}),
-    contents: [{ role: 'user', parts: [{ text: directive }] }],
+    contents: [geminiDialect.userText(directive)],
     sharedContents: 0,
     seedCase: 'fresh',
     trimmedMessages: session.history.length,

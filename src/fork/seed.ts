@@ -1,4 +1,18 @@
-import type { Content, ForkTurns, GeminiTool, ParentSession, Part, HistoryMode, SystemInstruction } from '../session/schema.js';
+import type { Dialect, ToolResponse } from '../dialect/dialect.js';
+import { geminiDialect } from '../dialect/gemini.js';
+import { openAIChatDialect, systemMessage } from '../dialect/openai-chat.js';
+import { viewMessage, type AnyMessage, type CallView } from '../dialect/view.js';
+import type { ChatMessage, OpenAIChatSession } from '../session/openai-chat-schema.js';
+import {
+  isOpenAIChatSession,
+  type Content,
+  type ForkTurns,
+  type GeminiSession,
+  type GeminiTool,
+  type HistoryMode,
+  type ParentSession,
+  type SystemInstruction,
+} from '../session/schema.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
@@ -6,10 +20,11 @@ import {
   FORK_BEGIN_TEXT,
   FORK_PLACEHOLDER_TEXT,
   FORK_SYSTEM_INSTRUCTION,
+  FORK_SYSTEM_TEXT,
   FORK_UNAVAILABLE_RESULT_TEXT,
 } from './constants.js';
 import { assertNotForkChild } from './guards.js';
-import { completedTurnPrefix, hasFunctionCalls, keepLastUserTurns } from './history.js';
+import { completedTurnPrefix, keepLastUserTurns } from './history.js';
 
 export interface SeedOptions {
   /** 'inherit' (default): the whole history; 'completed-turns': up to the last completed turn. */
@@ -44,14 +59,9 @@ export interface SeedOptions {
  */
 export type SeedCase = 'continue' | 'mid-turn' | 'tool-results' | 'dropped-user' | 'fresh';
 
-/** The pieces of a fork's first model request. */
-export interface ForkSeed {
+interface SeedBase<M> {
   model: string;
-  systemInstruction?: SystemInstruction;
-  tools?: GeminiTool[];
-  toolConfig?: ParentSession['toolConfig'];
-  generationConfig?: ParentSession['generationConfig'];
-  contents: Content[];
+  contents: M[];
   /**
    * How many leading entries of `contents` are the same for every fork of this session with the
    * same history mode and forkTurns, whatever the directive: the part that can be cached once for all.
@@ -62,26 +72,62 @@ export interface ForkSeed {
   trimmedMessages: number;
 }
 
-export function seedFork(
-  session: ParentSession | Readonly<ParentSession>,
-  directive: string,
-  options: SeedOptions = {},
-): ForkSeed {
+/** The pieces of a fork's first model request, for a Gemini-shaped session. */
+export interface GeminiForkSeed extends SeedBase<Content> {
+  format: 'gemini';
+  systemInstruction?: SystemInstruction;
+  tools?: GeminiTool[];
+  toolConfig?: GeminiSession['toolConfig'];
+  generationConfig?: GeminiSession['generationConfig'];
+}
+
+/**
+ * The pieces of a fork's first model request, for a Chat Completions session: `contents` are its
+ * messages (the parent's leading system and developer messages first); every other field of the
+ * request is the session's own (`session`, in its key order).
+ */
+export interface OpenAIChatForkSeed extends SeedBase<ChatMessage> {
+  format: 'openai-chat';
+  session: Readonly<OpenAIChatSession>;
+}
+
+export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed;
+
+export function seedFork(session: Readonly<GeminiSession>, directive: string, options?: SeedOptions): GeminiForkSeed;
+export function seedFork(session: Readonly<OpenAIChatSession>, directive: string, options?: SeedOptions): OpenAIChatForkSeed;
+export function seedFork(session: Readonly<ParentSession>, directive: string, options?: SeedOptions): ForkSeed;
+export function seedFork(session: Readonly<ParentSession>, directive: string, options: SeedOptions = {}): ForkSeed {
   const { history = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);
   const clone = options.copy === false ? shareMessages : deepCopy;
-  assertNotForkChild(session.history);
-
-  const base = history === 'completed-turns' ? completedTurnPrefix(session.history) : session.history.slice();
-  const { kept, dropped } = keepLastUserTurns(base, forkTurns);
   const childText = buildChildMessage(directive, allowedTools);
-  const built = buildContents(clone(kept), childText, new Set(spawnTools));
+  const window = { history, forkTurns, childText, spawnTools: new Set(spawnTools) };
 
-  const out: ForkSeed = {
+  if (isOpenAIChatSession(session)) {
+    const { head, history: messages } = openAIChatDialect.split(session);
+    assertNotForkChild(session.messages);
+    const built = seedMessages(openAIChatDialect, clone(messages as ChatMessage[]), window);
+    // A fresh fork of a session without instructions gets the fork's own, as a Gemini one does.
+    const lead = head.length === 0 && built.seedCase === 'fresh' ? [systemMessage(FORK_SYSTEM_TEXT)] : clone(head as ChatMessage[]);
+    return {
+      format: 'openai-chat',
+      model: session.model,
+      session,
+      contents: [...lead, ...built.contents],
+      sharedContents: lead.length + built.shared,
+      seedCase: built.seedCase,
+      trimmedMessages: built.dropped,
+    };
+  }
+
+  assertNotForkChild(session.history);
+  const built = seedMessages(geminiDialect, clone(session.history as Content[]), window);
+  const out: GeminiForkSeed = {
+    format: 'gemini',
     model: session.model,
     contents: built.contents,
     sharedContents: built.shared,
     seedCase: built.seedCase,
-    trimmedMessages: dropped,
+    trimmedMessages: built.dropped,
   };
   // Verbatim copies: these are the cached prefix, so a fork never edits them. Absent stays absent.
   if (session.systemInstruction !== undefined) out.systemInstruction = clone(session.systemInstruction);
@@ -92,91 +138,99 @@ export function seedFork(
   return out;
 }
 
-interface Built {
-  contents: Content[];
+interface Window {
+  history: HistoryMode;
+  forkTurns: ForkTurns;
+  childText: string;
+  spawnTools: ReadonlySet<string>;
+}
+
+interface Built<M> {
+  contents: M[];
   shared: number;
   seedCase: SeedCase;
+  dropped: number;
+}
+
+/** The fork rules, in any shape: the window of the history, then where the child message goes. */
+function seedMessages<M extends AnyMessage, S>(dialect: Dialect<M, S>, messages: M[], window: Window): Built<M> {
+  const base = window.history === 'completed-turns' ? completedTurnPrefix(messages) : messages;
+  const { kept, dropped } = keepLastUserTurns(base, window.forkTurns);
+  return { ...buildContents(dialect, kept, window.childText, window.spawnTools), dropped };
 }
 
 /** `history` is a private array here, so it can be reused in the result. */
-function buildContents(history: Content[], childText: string, spawnTools: ReadonlySet<string>): Built {
+function buildContents<M extends AnyMessage, S>(
+  dialect: Dialect<M, S>,
+  history: M[],
+  childText: string,
+  spawnTools: ReadonlySet<string>,
+): Omit<Built<M>, 'dropped'> {
   let seedCase: SeedCase = 'continue';
-  let last = history[history.length - 1];
-  const results = last?.role === 'user' ? answeredCalls(last, history[history.length - 2]) : undefined;
-  if (last?.role === 'user' && results === undefined) {
+  let results = trailingResults(history);
+  const last = history[history.length - 1];
+  if (last !== undefined && viewMessage(last).role === 'user' && results === undefined) {
     // A prompt the parent never answered (no results of the last calls in it): that one message
     // goes, and the child message takes its place.
     history.pop();
     seedCase = 'dropped-user';
-    last = history[history.length - 1];
+    results = trailingResults(history);
   }
-  if (last === undefined) return { contents: [userText(childText)], shared: 0, seedCase: 'fresh' };
-  if (last.role === 'user') {
-    if (results === undefined) return { contents: [...history, userText(childText)], shared: history.length, seedCase };
+  const end = history[history.length - 1];
+  if (end === undefined) return { contents: [dialect.userText(childText)], shared: 0, seedCase: 'fresh' };
+  if (results !== undefined) {
     // Real results of the last calls, which the parent has not answered yet: kept as they are (the
     // calls keep their arguments); a call still without a result gets a placeholder, so every call
-    // is answered; the child message joins that same user message.
-    history[history.length - 1] = { ...last, parts: [...last.parts, ...placeholders(results.unanswered, spawnTools), { text: childText }] };
-    return { contents: history, shared: history.length - 1, seedCase: 'tool-results' };
+    // is answered; then the child message.
+    const { contents, shared } = dialect.completeResults(history, results, placeholders(results, spawnTools), [childText]);
+    return { contents, shared, seedCase: 'tool-results' };
   }
-  if (!hasFunctionCalls(last)) {
-    return { contents: [...history, userText(childText)], shared: history.length, seedCase };
+  const calls = viewMessage(end).calls;
+  if (viewMessage(end).role !== 'model' || calls.length === 0) {
+    return { contents: [...history, dialect.userText(childText)], shared: history.length, seedCase };
   }
   // Mid-turn: siblings share the call message (agent calls without their arguments) and the
   // placeholders byte for byte; only the child message differs, so nobody sees a sibling's directive.
-  const calls = last.parts.flatMap((part) => (part.functionCall ? [part.functionCall] : []));
-  history[history.length - 1] = { ...last, parts: last.parts.map((part) => redactSpawnCall(part, spawnTools)) };
+  history[history.length - 1] = dialect.redactCalls(end, spawnTools);
+  const answer = dialect.answer(calls, placeholders(calls, spawnTools), [childText]);
   return {
-    contents: [
-      ...history,
-      { role: 'user', parts: [...placeholders(calls, spawnTools), { text: childText }] },
-      { role: 'model', parts: [{ text: FORK_ACK_TEXT }] },
-      userText(FORK_BEGIN_TEXT),
-    ],
-    shared: history.length,
+    contents: [...history, ...answer.messages, dialect.modelText(FORK_ACK_TEXT), dialect.userText(FORK_BEGIN_TEXT)],
+    shared: history.length + answer.shared,
     seedCase: 'mid-turn',
   };
 }
 
-type Call = NonNullable<Part['functionCall']>;
-
 /**
- * When `message` holds results of `previous`'s calls (matched by id, or by name without one):
- * the calls it leaves unanswered. undefined when it answers none of them.
+ * When the history ends on results of the last model message's calls (matched by id, or by name
+ * without one): the calls still unanswered. undefined when it does not (no results, or results
+ * that answer none of them).
  */
-function answeredCalls(message: Readonly<Content>, previous: Readonly<Content> | undefined): { unanswered: Call[] } | undefined {
-  const calls = previous?.role === 'model' ? previous.parts.flatMap((part) => (part.functionCall ? [part.functionCall] : [])) : [];
-  const open = [...calls];
+function trailingResults(history: readonly AnyMessage[]): CallView[] | undefined {
+  let at = history.length - 1;
+  const answers = [];
+  // Gemini carries results in one user message; Chat Completions in one tool message each.
+  while (at >= 0 && viewMessage(history[at] as AnyMessage).results.length > 0) {
+    answers.push(...viewMessage(history[at] as AnyMessage).results);
+    at--;
+    if (viewMessage(history[at + 1] as AnyMessage).role === 'user') break;
+  }
+  if (answers.length === 0) return undefined;
+  const previous = history[at];
+  if (previous === undefined || viewMessage(previous).role !== 'model') return undefined;
+  const open = [...viewMessage(previous).calls];
   let answered = 0;
-  for (const part of message.parts) {
-    const response = part.functionResponse;
-    if (response === undefined) continue;
-    const at = open.findIndex((call) => (call.id !== undefined && call.id !== '' ? call.id === response.id : call.name === response.name));
-    if (at < 0) continue;
-    open.splice(at, 1);
+  for (const result of answers) {
+    const i = open.findIndex((call) => (call.id !== undefined && call.id !== '' ? call.id === result.id : call.name === result.name));
+    if (i < 0) continue;
+    open.splice(i, 1);
     answered++;
   }
-  return answered > 0 ? { unanswered: open } : undefined;
+  return answered > 0 ? open : undefined;
 }
 
 /** One result per call: the reference's fork placeholder for agent calls, "not available" for the rest. */
-function placeholders(calls: readonly Call[], spawnTools: ReadonlySet<string>): Part[] {
-  return calls.map((call) => ({
-    functionResponse: {
-      ...(call.id !== undefined ? { id: call.id } : {}),
-      name: call.name,
-      response: { output: spawnTools.has(call.name) ? FORK_PLACEHOLDER_TEXT : FORK_UNAVAILABLE_RESULT_TEXT },
-    },
-  }));
-}
-
-/** An agent call keeps its place, id and name; its arguments (a sibling's directive) become `{}`. */
-function redactSpawnCall(part: Part, spawnTools: ReadonlySet<string>): Part {
-  return part.functionCall && spawnTools.has(part.functionCall.name) ? { ...part, functionCall: { ...part.functionCall, args: {} } } : part;
-}
-
-function userText(text: string): Content {
-  return { role: 'user', parts: [{ text }] };
+function placeholders(calls: readonly CallView[], spawnTools: ReadonlySet<string>): ToolResponse[] {
+  return calls.map((call) => ({ output: spawnTools.has(call.name) ? FORK_PLACEHOLDER_TEXT : FORK_UNAVAILABLE_RESULT_TEXT }));
 }
 
 function deepCopy<T>(value: T): T {

@@ -1,4 +1,4 @@
-import type { Content, Part } from '../session/schema.js';
+import { viewMessage, type AnyMessage, type MessageView } from '../dialect/view.js';
 
 /*
  * Messages an agent writes into a conversation that no person wrote: startup context and
@@ -24,68 +24,59 @@ const POST_COMPACT_ATTACHMENT_OPENINGS = [
   'Recent visual snapshots preserved from before context was compacted',
 ];
 
-type Message = Readonly<Content>;
-
-/** A text part that is one injected reminder: opens with the tag and ends with its close. */
-export function isReminderPart(part: Readonly<Part>): boolean {
-  return typeof part.text === 'string' && part.text.startsWith(SYSTEM_REMINDER_OPEN) && part.text.trimEnd().endsWith(SYSTEM_REMINDER_CLOSE);
+/** A text that is one injected reminder: opens with the tag and ends with its close. */
+export function isReminder(text: string): boolean {
+  return text.startsWith(SYSTEM_REMINDER_OPEN) && text.trimEnd().endsWith(SYSTEM_REMINDER_CLOSE);
 }
 
-/** A message of reminders only (and at least one). */
-function isReminderOnly(message: Message): boolean {
-  return message.parts.length > 0 && message.parts.every(isReminderPart);
+/** A user message of reminders only (and at least one). */
+function isReminderOnly(view: MessageView): boolean {
+  return view.texts.length > 0 && !view.media && view.results.length === 0 && view.texts.every(isReminder);
 }
 
 /**
- * Where a real user turn starts: a user message with a part a person wrote — not a tool result,
- * not a reminder, not blank text (an image or a file counts).
+ * Where a real user turn starts: a user message with something a person wrote — not only tool
+ * results, not a reminder, not blank text (an image or a file counts).
  */
-export function isRealUserTurn(message: Message): boolean {
-  return (
-    message.role === 'user' &&
-    message.parts.some(
-      (part) => part.functionResponse === undefined && !isReminderPart(part) && (typeof part.text !== 'string' || part.text.trim() !== ''),
-    )
-  );
+export function isRealUserTurn(message: AnyMessage): boolean {
+  const view = viewMessage(message);
+  return view.role === 'user' && (view.media || view.texts.some((text) => !isReminder(text) && text.trim() !== ''));
 }
-
-const firstText = (message: Message | undefined): string | undefined => {
-  const text = message?.parts[0]?.text;
-  return typeof text === 'string' ? text : undefined;
-};
 
 /**
  * The length of a compacted-history summary starting at `at`: the summary, the model's
  * acknowledgement, then optionally the attachments user message and the model's calls after it.
  * 0 when there is none.
  */
-function compactedSummaryLength(history: readonly Message[], at: number): number {
-  const summary = history[at];
-  const ack = history[at + 1];
-  if (summary?.role !== 'user' || !(firstText(summary) ?? '').includes(COMPACTED_SUMMARY_MARK)) return 0;
-  if (ack?.role !== 'model' || firstText(ack) !== COMPACTED_SUMMARY_ACK) return 0;
-  const attachments = history[at + 2];
-  const isAttachments =
-    attachments?.role === 'user' &&
-    attachments.parts.some((part) => typeof part.text === 'string' && POST_COMPACT_ATTACHMENT_OPENINGS.some((o) => part.text?.startsWith(o)));
+function compactedSummaryLength(history: readonly AnyMessage[], at: number): number {
+  const summary = view(history[at]);
+  const ack = view(history[at + 1]);
+  if (summary?.role !== 'user' || !(summary.firstText ?? '').includes(COMPACTED_SUMMARY_MARK)) return 0;
+  if (ack?.role !== 'model' || ack.firstText !== COMPACTED_SUMMARY_ACK) return 0;
+  const attachments = view(history[at + 2]);
+  const isAttachments = attachments?.role === 'user' && attachments.texts.some((text) => POST_COMPACT_ATTACHMENT_OPENINGS.some((o) => text.startsWith(o)));
   if (!isAttachments) return 2;
-  const calls = history[at + 3];
-  return calls?.role === 'model' && calls.parts.some((part) => part.functionCall !== undefined) ? 4 : 3;
+  const calls = view(history[at + 3]);
+  return calls?.role === 'model' && calls.calls.length > 0 ? 4 : 3;
 }
 
 /**
  * How many leading messages are startup context: one reminder-only user message, or the legacy
  * pair (a user message and the model's "Got it. Thanks for the context!"). With
  * `includeCompacted`, a compacted-history summary at the start (or right after a startup
- * reminder) counts too.
+ * reminder) counts too. Works on either shape (Gemini Content, Chat Completions messages).
  */
-export function syntheticPrefixLength(history: readonly Message[], options: { includeCompacted?: boolean } = {}): number {
-  const first = history[0];
+export function syntheticPrefixLength(history: readonly AnyMessage[], options: { includeCompacted?: boolean } = {}): number {
+  const first = view(history[0]);
   if (first?.role !== 'user') return 0;
   if (isReminderOnly(first)) {
     const compacted = options.includeCompacted === true ? compactedSummaryLength(history, 1) : 0;
     return 1 + compacted;
   }
-  if (history[1]?.role === 'model' && firstText(history[1]) === LEGACY_STARTUP_ACK) return 2;
+  if (view(history[1])?.role === 'model' && view(history[1])?.firstText === LEGACY_STARTUP_ACK) return 2;
   return options.includeCompacted === true ? compactedSummaryLength(history, 0) : 0;
+}
+
+function view(message: AnyMessage | undefined): MessageView | undefined {
+  return message === undefined ? undefined : viewMessage(message);
 }

@@ -1,5 +1,5 @@
 import { DIRECTIVE_PREFIX, TOOL_RESTRICTION_OPEN } from '../fork/constants.js';
-import { isReminderPart } from '../fork/synthetic.js';
+import { isReminder } from '../fork/synthetic.js';
 import { isObject } from './validate.js';
 import type { JsonObject, WireContent, WireFunctionResponse } from './types.js';
 
@@ -39,7 +39,7 @@ const isUser = (content: WireContent): boolean => content.role === undefined || 
 
 function isRealUserText(text: string): boolean {
   const trimmed = text.trim();
-  return trimmed !== '' && !trimmed.includes(NOTIFICATION) && !isReminderPart({ text: trimmed });
+  return trimmed !== '' && !trimmed.includes(NOTIFICATION) && !isReminder(trimmed);
 }
 
 function findAnchor(contents: readonly WireContent[]): { directive: string; anchor: number } {

@@ -142,7 +142,7 @@ export interface ChatEndpoint {
  * only: it never goes into a message or a result.
  */
 export function resolveChatEndpoint(
-  config: { kind: ProviderKind; baseUrl?: string; apiKey?: string },
+  config: { kind: ProviderKind; baseUrl?: string; apiKey?: string; apiKeyEnv?: string },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ChatEndpoint {
   const { kind } = config;
@@ -161,10 +161,11 @@ export function resolveChatEndpoint(
   }
   if (kind === 'local') baseUrl = `${baseUrl.replace(/\/+$/, '')}/v1`;
 
-  const own = nonEmpty(config.apiKey) ?? fromEnv(preset.apiKeyEnv);
+  const keyEnv = config.apiKeyEnv ?? preset.apiKeyEnv;
+  const own = nonEmpty(config.apiKey) ?? fromEnv(keyEnv);
   if (own !== undefined) return { kind, preset, baseUrl, apiKey: own, keyIsSecret: true };
-  if (preset.apiKeyEnv !== undefined) {
-    throw new TypeError(`provider '${kind}' needs an API key: set ${preset.apiKeyEnv} (or give apiKey)`);
+  if (keyEnv !== undefined) {
+    throw new TypeError(`provider '${kind}' needs an API key: set ${keyEnv} (or give apiKey)`);
   }
   return { kind, preset, baseUrl, apiKey: kind === 'local' ? LOCAL_API_KEY : NO_KEY, keyIsSecret: false };
 }

@@ -1,8 +1,10 @@
 import type { Failure } from '../failure.js';
+import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
 /** One model call, in Gemini's shapes. Prefix fields are the parent's, verbatim. */
-export interface ModelRequest {
+export interface GeminiRequest {
+  format: 'gemini';
   model: string;
   systemInstruction?: unknown;
   tools?: readonly unknown[];
@@ -13,10 +15,37 @@ export interface ModelRequest {
   cachedContent?: string;
 }
 
+/** A Chat Completions request body: the parent's own fields, in its key order, with a fork's messages. */
+type ChatRequestBody = Readonly<Record<string, unknown>> & { readonly model: string; readonly messages: readonly ChatMessage[] };
+
+/** One Chat Completions call (OpenAI and compatible APIs). */
+export interface OpenAIChatRequest {
+  format: 'openai-chat';
+  body: ChatRequestBody;
+  /**
+   * Routes every fork to the same cache (OpenAI's `prompt_cache_key`); the provider sends it where
+   * its API takes one. Not part of the body: the parent's own request may have had none.
+   */
+  promptCacheKey?: string;
+}
+
+export type ModelRequest = GeminiRequest | OpenAIChatRequest;
+
+/** A message in the request's own dialect: a Gemini Content, or a Chat Completions message. */
+export type ModelMessage = Content | ChatMessage;
+
 export interface TokenUsage {
   promptTokens: number;
-  cachedTokens: number;
+  /** null: the provider does not report cached tokens (vLLM without --enable-prompt-tokens-details, SGLang without --enable-cache-report). */
+  cachedTokens: number | null;
   outputTokens: number;
+  /** Tokens written into a cache by this call, when the provider reports it (DashScope explicit, OpenAI's newer models). */
+  cacheWriteTokens?: number;
+}
+
+/** Cached tokens summed: unknown (null) as soon as one call's count is unknown. */
+export function addCached(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
 }
 
 type ModelErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'malformed';
@@ -32,7 +61,7 @@ export interface ModelError extends Failure<ModelErrorKind> {
 }
 
 export type ModelOutcome =
-  | { ok: true; content: Content; usage: TokenUsage; finishReason: string | undefined; attempts: number }
+  | { ok: true; message: ModelMessage; usage: TokenUsage; finishReason: string | undefined; attempts: number }
   | { ok: false; error: ModelError; attempts: number };
 
 /** What an attempt came to, for the run-wide call gate. */
@@ -67,19 +96,28 @@ export type CacheOutcome = { ok: true; cache: CacheHandle } | { ok: false; error
 /** The narrow interface the engine needs from a model backend. */
 export interface ModelProvider {
   generate(request: ModelRequest, options: GenerateOptions): Promise<ModelOutcome>;
+  /** Gemini's explicit caches; other providers answer with an error that says they have none. */
   createCache(
-    request: Omit<ModelRequest, 'cachedContent'>,
+    request: Omit<GeminiRequest, 'cachedContent'>,
     ttlSeconds: number,
     signal: AbortSignal,
   ): Promise<CacheOutcome>;
   deleteCache(name: string): Promise<void>;
 }
 
+/**
+ * Who serves the model. `local`: the built-in simulator (either dialect); `gemini`: Google's API;
+ * the rest speak Chat Completions (`openai-compatible`: vLLM, SGLang or anything at a base URL).
+ */
+export type ProviderKind = 'local' | 'gemini' | 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
+
 /** Serializable: crosses into worker threads. */
 export interface ProviderConfig {
-  kind: 'local' | 'gemini';
+  kind: ProviderKind;
   baseUrl?: string;
   apiKey?: string;
+  /** The environment variable holding the key, read where the model is called (so the descriptor carries none). */
+  apiKeyEnv?: string;
   /** Per-attempt bound on one HTTP call, ms. */
   callTimeoutMs?: number;
   retry?: RetryPolicy;

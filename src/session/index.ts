@@ -2,11 +2,13 @@ export { InputError, formatPath, type InputErrorInit } from './errors.js';
 export { loadSession, loadTasks, parseSession, parseTasks } from './load.js';
 export {
   ForkTaskSchema,
-  ParentSessionSchema,
+  GeminiSessionSchema,
   type Content,
   type ForkTask,
   type ForkTurns,
   type ParentSession,
+  type GeminiSession,
+  type SessionFormat,
   type Part,
   type HistoryMode,
   type SubagentType,

@@ -2,7 +2,8 @@ import { InputError } from './errors.js';
 import { parseOrThrow } from './issues.js';
 import { assertSafeJson, parseJsonText } from './json.js';
 import { decodeUtf8, limitOf, readInputFile, readInputStream, type ReadLimits } from './read.js';
-import { ForkTaskSchema, ParentSessionSchema, type ForkTask, type ParentSession } from './schema.js';
+import { parseOpenAIChatSession } from './openai-chat-schema.js';
+import { ForkTaskSchema, GeminiSessionSchema, type ForkTask, type ParentSession } from './schema.js';
 
 /**
  * Validates an already-parsed session object (from a file or from code) and returns that same
@@ -15,7 +16,16 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "model", "history", … })' });
   }
-  parseOrThrow(ParentSessionSchema, json, at);
+  const format = (json as { format?: unknown }).format;
+  if (format === 'openai-chat') return parseOpenAIChatSession(json, source);
+  if (format !== undefined && format !== 'gemini') {
+    throw new InputError({
+      ...at,
+      path: 'format',
+      rule: `must be "gemini" (the default) or "openai-chat", not ${JSON.stringify(format)}`,
+    });
+  }
+  parseOrThrow(GeminiSessionSchema, json, at);
   return json as ParentSession;
 }
 

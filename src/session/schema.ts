@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { OpenAIChatSession } from './openai-chat-schema.js';
 
 /*
  * The parent session and task lines, in Gemini's native shapes (@google/genai).
@@ -67,7 +68,7 @@ const GeminiToolSchema = z.looseObject({
   functionDeclarations: z.array(FunctionDeclarationSchema).optional(),
 });
 
-const SESSION_KEYS = ['model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
+const SESSION_KEYS = ['format', 'model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
 
 /** Common mistakes get a hint; anything else gets the list of fields we forward. */
 const SESSION_KEY_HINTS: Record<string, string> = {
@@ -82,9 +83,11 @@ function unknownKeysRule(keys: readonly string[], what: string, allowed: readonl
   return `${subject} (allowed: ${allowed.join(', ')}); ${why}`;
 }
 
-export const ParentSessionSchema = z
+/** A session in Gemini's shape: the default when a session names no `format`. */
+export const GeminiSessionSchema = z
   .strictObject(
     {
+      format: z.literal('gemini', { error: 'must be "gemini" here' }).optional(),
       model: nonEmpty('the model name'),
       systemInstruction: SystemInstructionSchema.optional(),
       tools: z.array(GeminiToolSchema).optional(),
@@ -204,7 +207,20 @@ export type Part = z.output<typeof PartSchema>;
 export type Content = z.output<typeof ContentSchema>;
 export type SystemInstruction = z.output<typeof SystemInstructionSchema>;
 export type GeminiTool = z.output<typeof GeminiToolSchema>;
-export type ParentSession = z.output<typeof ParentSessionSchema>;
+export type GeminiSession = z.output<typeof GeminiSessionSchema>;
+/** A parent session in the shape of the API it was sent to: Gemini's (no `format`, or "gemini") or OpenAI Chat Completions' ("openai-chat"). */
+export type ParentSession = GeminiSession | OpenAIChatSession;
+/** The shapes a session can have: its `format`. */
+export type SessionFormat = 'gemini' | 'openai-chat';
+
+/** A session's format: Gemini's unless it says otherwise. */
+export function sessionFormat(session: Readonly<ParentSession>): SessionFormat {
+  return session.format === 'openai-chat' ? 'openai-chat' : 'gemini';
+}
+
+export function isOpenAIChatSession(session: Readonly<ParentSession>): session is Readonly<OpenAIChatSession> {
+  return session.format === 'openai-chat';
+}
 export type ForkTask = z.output<typeof ForkTaskSchema>;
 export type HistoryMode = NonNullable<ForkTask['history']>;
 export type ForkTurns = 'all' | number;

@@ -12,6 +12,8 @@ export interface ToolCall {
   id?: string;
   name: string;
   args?: Record<string, unknown>;
+  /** Why the model's arguments could not be read (Chat Completions sends them as a JSON string). */
+  argsError?: string;
 }
 
 /** What one fork may do with tools. */
@@ -37,11 +39,14 @@ export interface ToolHost {
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
-/** The function names a Gemini `tools` array declares to the model. */
+type DeclaredTool = { functionDeclarations?: readonly { name?: unknown }[]; type?: unknown; function?: { name?: unknown } };
+
+/** The function names a `tools` array declares to the model: Gemini's functionDeclarations, or Chat Completions' function tools. */
 export function declaredToolNames(tools: readonly unknown[] | undefined): Set<string> {
   const names = new Set<string>();
-  for (const tool of (tools ?? []) as readonly { functionDeclarations?: readonly { name?: unknown }[] }[]) {
+  for (const tool of (tools ?? []) as readonly DeclaredTool[]) {
     for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
+    if (tool.type === 'function' && typeof tool.function?.name === 'string') names.add(tool.function.name);
   }
   return names;
 }
@@ -65,6 +70,7 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
       const rejection = check(call, policy, byName);
       if (rejection) return rejection;
       const tool = byName.get(call.name) as Tool;
+      if (call.argsError !== undefined) return reject('invalid_args', `Invalid arguments for ${tool.name}: ${call.argsError}. Fix them and call again.`);
       const parsed = tool.parameters.safeParse(call.args ?? {});
       if (!parsed.success) {
         return reject('invalid_args', `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}. Fix them and call again.`);

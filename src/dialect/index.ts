@@ -1,0 +1,16 @@
+import { isOpenAIChatSession, type ParentSession } from '../session/schema.js';
+import type { Dialect } from './dialect.js';
+import { geminiDialect } from './gemini.js';
+import { openAIChatDialect } from './openai-chat.js';
+import type { AnyMessage } from './view.js';
+
+export type { Dialect, ToolResponse } from './dialect.js';
+export { viewMessage, type AnyMessage } from './view.js';
+
+/**
+ * The dialect a session is written in, for code that works on either shape. The one place the
+ * two are told apart: a session's messages and its dialect always agree.
+ */
+export function dialectOf(session: Readonly<ParentSession>): Dialect<AnyMessage, ParentSession> {
+  return (isOpenAIChatSession(session) ? openAIChatDialect : geminiDialect) as unknown as Dialect<AnyMessage, ParentSession>;
+}

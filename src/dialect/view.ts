@@ -1,0 +1,120 @@
+import type { ChatContentPart, ChatMessage } from '../session/openai-chat-schema.js';
+import type { Content } from '../session/schema.js';
+
+/*
+ * What the fork rules read of a message, the same for every API's shape: who wrote it, its text,
+ * the calls it makes and the results it carries. Reading never changes a message; writing is each
+ * dialect's own (gemini.ts, openai-chat.ts), so what is sent stays in the parent's shape.
+ */
+
+export interface CallView {
+  id?: string;
+  name: string;
+  /** The call's arguments as an object; undefined when they are missing or not a JSON object. */
+  args?: Record<string, unknown>;
+  /** Why the arguments could not be read (a Chat Completions `arguments` string that is not a JSON object). */
+  argsError?: string;
+}
+
+export interface ResultView {
+  /** The call it answers (Gemini: functionResponse.id; Chat Completions: tool_call_id). */
+  id?: string;
+  name?: string;
+}
+
+export interface MessageView {
+  /** 'tool': a Chat Completions tool message; 'system': a system or developer message. */
+  role: 'user' | 'model' | 'tool' | 'system';
+  /** Its text parts in order (a model's thoughts left out). */
+  texts: readonly string[];
+  /** The text of its first part, when that part is text. */
+  firstText: string | undefined;
+  /** It holds content other than text, calls and results (an image, a file, audio). */
+  media: boolean;
+  calls: readonly CallView[];
+  results: readonly ResultView[];
+}
+
+export type AnyMessage = Readonly<Content> | Readonly<ChatMessage>;
+
+/** A message's view; a frozen message (a frozen prefix's) is read once however many forks read it. */
+export function viewMessage(message: AnyMessage): MessageView {
+  const frozen = Object.isFrozen(message);
+  const known = frozen ? views.get(message) : undefined;
+  if (known) return known;
+  const view = 'parts' in message ? viewGemini(message as Readonly<Content>) : viewChat(message as Readonly<ChatMessage>);
+  if (frozen) views.set(message, view);
+  return view;
+}
+
+const views = new WeakMap<object, MessageView>();
+
+function viewGemini(message: Readonly<Content>): MessageView {
+  const texts: string[] = [];
+  const calls: CallView[] = [];
+  const results: ResultView[] = [];
+  let media = false;
+  for (const part of message.parts) {
+    if (typeof part.text === 'string') {
+      if ((part as { thought?: unknown }).thought !== true) texts.push(part.text);
+    } else if (part.functionCall) {
+      const { id, name, args } = part.functionCall;
+      calls.push({ ...(id !== undefined ? { id } : {}), name, ...(args !== undefined ? { args } : {}) });
+    } else if (part.functionResponse) {
+      const { id, name } = part.functionResponse;
+      results.push({ ...(id !== undefined ? { id } : {}), name });
+    } else media = true;
+  }
+  const first = message.parts[0]?.text;
+  return {
+    role: message.role === 'model' ? 'model' : 'user',
+    texts,
+    firstText: typeof first === 'string' ? first : undefined,
+    media,
+    calls,
+    results,
+  };
+}
+
+function viewChat(message: Readonly<ChatMessage>): MessageView {
+  const { texts, media, firstText } = chatContent(message.content);
+  switch (message.role) {
+    case 'assistant': {
+      const calls = (message.tool_calls ?? []).flatMap((call): CallView[] =>
+        call.type === 'function' ? [{ id: call.id, name: call.function.name, ...readArguments(call.function.arguments) }] : [],
+      );
+      return { role: 'model', texts, firstText, media, calls, results: [] };
+    }
+    case 'tool':
+      return { role: 'tool', texts, firstText, media, calls: [], results: [{ id: message.tool_call_id }] };
+    case 'user':
+      return { role: 'user', texts, firstText, media, calls: [], results: [] };
+    default:
+      return { role: 'system', texts, firstText, media, calls: [], results: [] };
+  }
+}
+
+function chatContent(content: unknown): { texts: string[]; media: boolean; firstText: string | undefined } {
+  if (typeof content === 'string') return { texts: [content], media: false, firstText: content };
+  if (!Array.isArray(content)) return { texts: [], media: false, firstText: undefined };
+  const parts = content as readonly ChatContentPart[];
+  const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+  const first = parts[0];
+  return {
+    texts,
+    media: parts.some((part) => part.type !== 'text' && part.type !== 'refusal'),
+    firstText: first?.type === 'text' ? first.text : undefined,
+  };
+}
+
+/** Chat Completions sends arguments as a JSON string; the model may write one that is not an object. */
+function readArguments(raw: string): Pick<CallView, 'args' | 'argsError'> {
+  if (raw.trim() === '') return { args: {} };
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { args: value as Record<string, unknown> };
+    return { argsError: 'the arguments are not a JSON object' };
+  } catch {
+    return { argsError: 'the arguments are not valid JSON' };
+  }
+}

@@ -1,0 +1,55 @@
+import type { Dialect, ToolResponse } from '../dialect/dialect.js';
+import { geminiDialect } from '../dialect/gemini.js';
+import { openAIChatDialect } from '../dialect/openai-chat.js';
+import type { AnyMessage, CallView } from '../dialect/view.js';
+import type { ForkSeed } from '../fork/index.js';
+import { prefixFields } from '../model/request.js';
+import type { ModelMessage, ModelRequest } from '../model/types.js';
+import type { ExplicitCacheRef } from './protocol.js';
+
+/**
+ * A fork's conversation as it grows, in its session's own shape: what the loop sends next, and the
+ * model's messages and the tool results appended to it. The loop never looks inside a message.
+ */
+export interface Conversation {
+  request(): ModelRequest;
+  /** A message the model sent back, appended as it came. */
+  push(message: ModelMessage): void;
+  /** The results of a turn's calls (one response each), then the user's texts, if any. */
+  answer(calls: readonly CallView[], responses: readonly ToolResponse[], texts?: readonly string[]): void;
+  say(text: string): void;
+}
+
+/** Starts from a seed; with an explicit cache (Gemini), requests name it and send only what it does not hold. */
+export function openConversation(seed: ForkSeed, cache?: ExplicitCacheRef, promptCacheKey?: string): Conversation {
+  if (seed.format === 'openai-chat') {
+    const messages = [...seed.contents];
+    return grow(openAIChatDialect as Dialect<AnyMessage, unknown>, messages, () => ({
+      ...openAIChatDialect.request(seed.session, messages),
+      ...(promptCacheKey !== undefined ? { promptCacheKey } : {}),
+    }));
+  }
+  if (cache) {
+    const messages = seed.contents.slice(cache.sharedContents);
+    return grow(geminiDialect as Dialect<AnyMessage, unknown>, messages, () => ({
+      format: 'gemini',
+      model: seed.model,
+      cachedContent: cache.name,
+      ...(seed.generationConfig ? { generationConfig: seed.generationConfig } : {}),
+      contents: messages,
+    }));
+  }
+  const messages = [...seed.contents];
+  return grow(geminiDialect as Dialect<AnyMessage, unknown>, messages, () => ({ format: 'gemini', ...prefixFields(seed), contents: messages }));
+}
+
+function grow(dialect: Dialect<AnyMessage, unknown>, messages: AnyMessage[], request: () => ModelRequest): Conversation {
+  return {
+    request,
+    push: (message) => void messages.push(message),
+    answer(calls, responses, texts = []) {
+      messages.push(...dialect.answer(calls, responses, texts).messages);
+    },
+    say: (text) => void messages.push(dialect.userText(text)),
+  };
+}
