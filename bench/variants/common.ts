@@ -60,7 +60,7 @@ export function schedule(
   const done = new Promise<ForkResult[]>((resolve) => (finish = resolve));
   if (tasks.length === 0) finish([]);
   // The engine's own accounting, so every variant's results carry the same shared-token figures.
-  const accounting = createCacheAccounting(prefix, { history: 'inherit', spawnTools: [AGENT_TOOL_NAME], minCacheTokens: ENGINE_DEFAULTS.minCacheTokens });
+  const accounting = createCacheAccounting(prefix, { history: 'inherit', spawnTools: [AGENT_TOOL_NAME], minCacheTokens: ENGINE_DEFAULTS.minCacheTokens, cacheBlockTokens: 1 });
   const scheduler = createScheduler({
     count: tasks.length,
     concurrency: options.concurrency,

@@ -1,4 +1,5 @@
 import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type ProviderOption } from '../engine/options.js';
+import type { SessionFormat } from '../session/schema.js';
 import type { FlagTable } from './flags.js';
 import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
@@ -7,12 +8,24 @@ import { UsageError } from './usage-error.js';
 export const ENGINE_FLAGS = {
   provider: {
     type: 'string',
-    arg: 'local|gemini',
+    arg: 'NAME',
     group: 'Provider and pool',
-    help: 'default: gemini when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the\nbuilt-in local server (a scripted, simulated model)',
+    help:
+      'local, gemini, openai, deepseek, dashscope or openai-compatible (vLLM, SGLang…;\nneeds --base-url). It must speak the session\'s format. Default: gemini for a\nGemini session when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the built-in\nlocal server (a scripted, simulated model)',
   },
   model: { type: 'string', arg: 'NAME', group: 'Provider and pool', help: "run the whole fan-out on this model instead of the session's" },
-  'base-url': { type: 'string', arg: 'URL', group: 'Provider and pool', help: 'a Gemini-compatible endpoint (also GOOGLE_GEMINI_BASE_URL)' },
+  'base-url': {
+    type: 'string',
+    arg: 'URL',
+    group: 'Provider and pool',
+    help: "the provider's endpoint (gemini: also GOOGLE_GEMINI_BASE_URL; openai: also\nOPENAI_BASE_URL; local: a server already running, e.g. forkpool serve)",
+  },
+  'api-key-env': {
+    type: 'string',
+    arg: 'NAME',
+    group: 'Provider and pool',
+    help: 'read the API key from this environment variable (default: the provider\'s:\nOPENAI_API_KEY, DEEPSEEK_API_KEY, DASHSCOPE_API_KEY)',
+  },
   threads: { type: 'string', arg: 'N', group: 'Provider and pool', help: 'worker threads (default: cores)' },
   concurrency: { type: 'string', arg: 'N', group: 'Provider and pool', help: `forks in flight (default ${D.concurrency})` },
   history: { type: 'string', arg: 'inherit|completed-turns', group: 'Provider and pool', help: `which history forks start from (default ${D.history})` },
@@ -34,7 +47,18 @@ export const ENGINE_FLAGS = {
   },
   'max-tokens-per-fork': { type: 'string', arg: 'N', group: 'Provider and pool', help: "token budget of each fork (a task's own maxTokens wins)" },
   'timeout-ms': { type: 'string', arg: 'N', group: 'Provider and pool', help: 'per-fork time limit' },
-  'min-cache-tokens': { type: 'string', arg: 'N', group: 'Provider and pool', help: `the provider's minimum cacheable prefix (default ${D.minCacheTokens})` },
+  'min-cache-tokens': {
+    type: 'string',
+    arg: 'N',
+    group: 'Provider and pool',
+    help: `the provider's minimum cacheable prefix (default: the provider's documented\nminimum; ${D.minCacheTokens} for Gemini and OpenAI)`,
+  },
+  'cache-block-tokens': {
+    type: 'string',
+    arg: 'N',
+    group: 'Provider and pool',
+    help: "the provider caches in steps of N tokens (default: the provider's; OpenAI 128)",
+  },
   'call-timeout-ms': { type: 'string', arg: 'N', group: 'Reliability', help: 'bound on one model call attempt' },
   'max-attempts': {
     type: 'string',
@@ -67,6 +91,8 @@ export interface EngineFlagValues {
   'max-tokens-per-fork'?: string | undefined;
   'timeout-ms'?: string | undefined;
   'min-cache-tokens'?: string | undefined;
+  'cache-block-tokens'?: string | undefined;
+  'api-key-env'?: string | undefined;
   'call-timeout-ms'?: string | undefined;
   'max-attempts'?: string | undefined;
   'retry-budget'?: string | undefined;
@@ -79,20 +105,64 @@ export function outputFormat(values: EngineFlagValues): OutputFormat {
   return oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const) ?? 'text';
 }
 
-/** Which provider runs, by the rule users of Gemini CLI expect: a key in the environment means the real API. */
-function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv): ProviderOption {
-  const kind = oneOf('--provider', values.provider, ['local', 'gemini'] as const);
+const PROVIDERS = ['local', 'gemini', 'openai', 'deepseek', 'dashscope', 'openai-compatible'] as const;
+const CHAT_PROVIDERS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible'];
+
+/**
+ * Which provider runs. A Gemini session follows the rule users of Gemini CLI expect (a key in the
+ * environment means the real API); a Chat Completions session runs on the local server unless a
+ * provider is named. A provider that does not speak the session's format is a usage error.
+ */
+function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat): ProviderOption {
+  const kind = oneOf('--provider', values.provider, PROVIDERS);
+  const keyEnv = values['api-key-env'];
+  if (keyEnv !== undefined && (kind === undefined || !CHAT_PROVIDERS.includes(kind))) {
+    throw new UsageError('--api-key-env: only for --provider openai, deepseek, dashscope or openai-compatible');
+  }
+  if (kind !== undefined && kind !== 'local') {
+    const speaks = kind === 'gemini' ? 'gemini' : 'openai-chat';
+    if (speaks !== format) {
+      throw new UsageError(
+        `--provider ${kind} speaks ${speaks === 'gemini' ? "Gemini's API" : 'OpenAI Chat Completions'}, but the session is in ${format === 'gemini' ? "Gemini's shape" : 'OpenAI Chat Completions\' shape ("format": "openai-chat")'}: choose ${format === 'gemini' ? '--provider gemini or local' : '--provider openai, deepseek, dashscope, openai-compatible or local'}, or convert the session with forkpool convert`,
+      );
+    }
+  }
+  if (kind !== undefined && CHAT_PROVIDERS.includes(kind)) {
+    const chat = kind as 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
+    if (chat === 'openai-compatible' && !values['base-url']) throw new UsageError('--provider openai-compatible needs --base-url (e.g. http://localhost:8000/v1)');
+    if (keyEnv !== undefined && !env[keyEnv]) throw new UsageError(`--api-key-env ${keyEnv}: that variable is not set`);
+    return { kind: chat, ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}), ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
+  }
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;
-  if (kind === 'gemini' || (kind === undefined && hasKey)) {
+  if (kind === 'gemini' || (kind === undefined && hasKey && format === 'gemini')) {
     if (!hasKey) throw new UsageError('--provider gemini needs GEMINI_API_KEY or GOOGLE_API_KEY in the environment');
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
   }
   return { kind: 'local', ...(values['base-url'] ? { url: values['base-url'] } : {}) };
 }
 
-export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv): ForkEngineOptions {
-  const options: ForkEngineOptions = { provider: chooseProvider(values, env) };
+/** What the run's summary calls the provider. */
+export function providerLabel(provider: ProviderOption): string {
+  const labels: Record<ProviderOption['kind'], string> = {
+    local: 'local simulated model',
+    gemini: 'Gemini API',
+    openai: 'OpenAI',
+    deepseek: 'DeepSeek',
+    dashscope: 'DashScope',
+    'openai-compatible': 'OpenAI-compatible server',
+  };
+  return labels[provider.kind];
+}
+
+/** The notice printed when the built-in simulator runs: how to use a real API instead. */
+export function localNotice(format: SessionFormat): string {
+  const how = format === 'gemini' ? 'set GEMINI_API_KEY to use Gemini' : 'pass --provider openai, deepseek, dashscope or openai-compatible to use a real API';
+  return `forkpool: using the built-in local server (a scripted, simulated model); ${how}\n`;
+}
+
+export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat = 'gemini'): ForkEngineOptions {
+  const options: ForkEngineOptions = { provider: chooseProvider(values, env, format) };
   const threads = positiveInt('--threads', values.threads);
   if (threads !== undefined && threads > MAX_THREADS) {
     throw new UsageError(`--threads: at most ${MAX_THREADS} (got ${threads}); forks wait on the network, so raise --concurrency instead`);
@@ -103,6 +173,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   const maxTokensPerFork = positiveInt('--max-tokens-per-fork', values['max-tokens-per-fork']);
   const timeoutMs = positiveInt('--timeout-ms', values['timeout-ms']);
   const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
+  const cacheBlockTokens = positiveInt('--cache-block-tokens', values['cache-block-tokens']);
   if (values.seed !== undefined) throw new UsageError('--seed is now called --history (inherit or completed-turns)');
   const history = oneOf('--history', values.history, ['inherit', 'completed-turns'] as const);
   const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
@@ -125,6 +196,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv):
   if (maxTokensPerFork !== undefined) options.maxTokensPerFork = maxTokensPerFork;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
+  if (cacheBlockTokens !== undefined) options.cacheBlockTokens = cacheBlockTokens;
   if (history) options.history = history;
   if (cache) options.cache = cache;
   // 'parent' is a property of one fan-out, not of the engine: see parentWarm().

@@ -1,7 +1,7 @@
 import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../session/load.js';
-import { ENGINE_FLAGS, engineOptions, outputFormat } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
@@ -9,6 +9,8 @@ import { taskNotificationLine, taskStartedLine } from './stream-json.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
+import { sessionFormat } from '../session/schema.js';
+import type { ProviderOption } from '../engine/options.js';
 
 /** `prompt`'s flags: parsing and help both come from here. */
 const PROMPT_FLAGS = {
@@ -36,13 +38,13 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const text = positionals.join(' ').trim();
   if (!text) throw new UsageError('prompt: the prompt TEXT is required');
   const format = outputFormat(values);
-  const options = engineOptions(values, io.env);
   const session: ParentSession = values.session ? await loadSession(values.session) : { model: DEFAULT_MODEL, history: [] };
   if (values.model) session.model = values.model;
+  const shape = sessionFormat(session);
+  const options = engineOptions(values, io.env, shape);
   const tools = await toolsFromFlags(values.workspace, values.tools);
-  if (options.provider?.kind === 'local' && !('url' in options.provider && options.provider.url)) {
-    io.stderr.write('forkpool: using the built-in local server (a scripted, simulated model); set GEMINI_API_KEY to use Gemini\n');
-  }
+  const provider = options.provider as ProviderOption;
+  if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));
 
   const engine = await ForkEngine.create({ ...options, tools });
   const controller = new AbortController();

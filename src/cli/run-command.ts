@@ -1,7 +1,7 @@
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { ForkEngine } from '../engine/engine.js';
 import { loadSession, loadTasks } from '../session/load.js';
-import { ENGINE_FLAGS, engineOptions, outputFormat, parentWarm } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
@@ -15,6 +15,8 @@ import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
+import { sessionFormat } from '../session/schema.js';
+import type { ProviderOption } from '../engine/options.js';
 
 /** `run`'s flags: parsing and help both come from here. */
 const RUN_FLAGS = {
@@ -52,8 +54,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.session) throw new UsageError('run: --session FILE is required');
   if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
   const format = outputFormat(values);
-  const options = engineOptions(values, io.env);
   const session = await loadSession(values.session);
+  const shape = sessionFormat(session);
+  const options = engineOptions(values, io.env, shape);
   if (values.model) session.model = values.model;
   const tasks = await loadTasks(values.tasks, io.stdin);
   const tools = await toolsFromFlags(values.workspace, values.tools);
@@ -71,10 +74,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const byId = new Map(tasks.map((t) => [t.id, t]));
   if (resumed) io.stderr.write(`forkpool: resuming: ${done.size} of ${tasks.length} forks already finished, ${toRun.length} to run\n`);
 
-  const providerLabel = options.provider?.kind === 'gemini' ? 'Gemini API' : 'local simulated model';
-  if (options.provider?.kind === 'local' && !('url' in options.provider && options.provider.url)) {
-    io.stderr.write('forkpool: using the built-in local server (a scripted, simulated model); set GEMINI_API_KEY to use Gemini\n');
-  }
+  const provider = options.provider as ProviderOption;
+  if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));
   const engine = await ForkEngine.create({ ...options, tools });
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
@@ -113,7 +114,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...compactReport(report) };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
-      io.stdout.write(`${summaryText(report, providerLabel)}\n`);
+      io.stdout.write(`${summaryText(report, providerLabel(provider))}\n`);
       if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
     }
     if (signal) {

@@ -18,6 +18,8 @@ export interface AccountingSettings {
   spawnTools: readonly string[];
   /** The provider's minimum cacheable prompt; calls below it can hit nothing. */
   minCacheTokens: number;
+  /** The provider caches in steps of this many tokens (1: any length). */
+  cacheBlockTokens: number;
 }
 
 /** What the scheduler knew when it sent a fork. */
@@ -46,6 +48,8 @@ export interface TheoreticalInputs {
   /** The first fork dispatched of each seed window (history × forkTurns). */
   windowLeaders: ReadonlySet<string>;
   minCacheTokens: number;
+  /** Default 1: the provider can serve any length. */
+  cacheBlockTokens?: number;
 }
 
 export function createCacheAccounting(prefix: FrozenPrefix, settings: AccountingSettings): CacheAccounting {
@@ -57,6 +61,7 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
     parentWave: new Set<string>(),
     windowLeaders: new Set<string>(),
     minCacheTokens: settings.minCacheTokens,
+    cacheBlockTokens: settings.cacheBlockTokens,
   };
 
   return {
@@ -135,7 +140,8 @@ export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs)
               ? (call.baseTokens ?? 0)
               : (call.sharedTokens ?? 0)
         : previous.promptTokens + previous.outputTokens;
-    reusable = Math.min(reusable, call.promptTokens);
+    const block = inputs.cacheBlockTokens ?? 1;
+    reusable = Math.floor(Math.min(reusable, call.promptTokens) / block) * block;
     if (reusable < inputs.minCacheTokens) reusable = 0;
     total += reusable;
   });

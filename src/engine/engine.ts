@@ -11,7 +11,7 @@ import { parseSession } from '../session/load.js';
 import { ForkTaskSchema, sessionFormat, type ForkTask, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate } from './call-gate.js';
-import { checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
+import { cacheRules, checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type RunSettings } from './run.js';
 import { workerEntry } from '../threads/worker-entry.js';
@@ -88,7 +88,7 @@ export class ForkEngine {
       parentWarm: options.parentWarm === true,
       staggerCapMs: o.staggerCapMs,
       cache: o.cache,
-      minCacheTokens: o.minCacheTokens,
+      ...cacheRules(o, format),
       history: o.history,
       maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,

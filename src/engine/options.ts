@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
 import { CHAT_PRESETS } from '../model/presets.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
-import type { HistoryMode } from '../session/schema.js';
+import type { HistoryMode, SessionFormat } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { RateLimits } from './call-gate.js';
 
@@ -38,6 +38,8 @@ export interface ForkEngineOptions {
   staggerCapMs?: number;
   /** The provider's minimum cacheable prefix, in tokens; default: the provider's documented one (1024 for Gemini and OpenAI). */
   minCacheTokens?: number;
+  /** The provider caches in steps of this many tokens (OpenAI: 128); default: the provider's documented one, else 1. */
+  cacheBlockTokens?: number;
   /** Per-attempt bound on one model HTTP call, ms. */
   callTimeoutMs?: number;
   /** Backoff and attempts per model call, and retries per fork (`forkBudget`). */
@@ -108,7 +110,9 @@ export interface ResolvedOptions {
   timeoutMs: number | undefined;
   history: HistoryMode;
   staggerCapMs: number;
-  minCacheTokens: number;
+  /** undefined: the provider's own (cacheRules). */
+  minCacheTokens: number | undefined;
+  cacheBlockTokens: number | undefined;
   callTimeoutMs: number | undefined;
   retry: RetryPolicy | undefined;
   globalRetryBudget: number | undefined;
@@ -122,7 +126,7 @@ export interface ResolvedOptions {
 
 const KNOWN = [
   'provider', 'threads', 'concurrency', 'tools', 'warmup', 'cache', 'maxTurns', 'timeoutMs', 'history', 'staggerCapMs',
-  'minCacheTokens', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
+  'minCacheTokens', 'cacheBlockTokens', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
   'maxTokensPerFork', 'eventReplayLimit',
 ];
 
@@ -152,7 +156,8 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
     timeoutMs: integer('timeoutMs', options.timeoutMs, 1, MAX_TIMER_MS),
     history: oneOf('history', options.history, ['inherit', 'completed-turns'] as const) ?? d.history,
     staggerCapMs: integer('staggerCapMs', options.staggerCapMs, 0, MAX_TIMER_MS) ?? d.staggerCapMs,
-    minCacheTokens: integer('minCacheTokens', options.minCacheTokens, 0) ?? defaultMinCacheTokens(options.provider),
+    minCacheTokens: integer('minCacheTokens', options.minCacheTokens, 0),
+    cacheBlockTokens: integer('cacheBlockTokens', options.cacheBlockTokens, 1),
     callTimeoutMs: integer('callTimeoutMs', options.callTimeoutMs, 1, MAX_TIMER_MS),
     retry,
     globalRetryBudget: integer('globalRetryBudget', options.globalRetryBudget, 0),
@@ -256,10 +261,18 @@ function resolveProvider(provider: unknown): ProviderOption {
   );
 }
 
-/** The documented minimum cacheable prompt of the provider (presets.ts); 0 where the server decides. */
-function defaultMinCacheTokens(provider: ProviderOption | undefined): number {
-  if (provider === undefined || provider.kind === 'local' || provider.kind === 'gemini') return ENGINE_DEFAULTS.minCacheTokens;
-  return CHAT_PRESETS[provider.kind].cacheMinTokens ?? 0;
+/**
+ * The cache rules the report's theoretical maximum follows for a session format: what the options
+ * say, else the provider's documented minimum and step (presets.ts; 0 and 1 where the server
+ * decides). The built-in simulator follows its `openai` usage preset for Chat Completions sessions.
+ */
+export function cacheRules(options: ResolvedOptions, format: SessionFormat): { minCacheTokens: number; cacheBlockTokens: number } {
+  const p = options.provider;
+  const preset = p.kind === 'gemini' || (p.kind === 'local' && format === 'gemini') ? undefined : CHAT_PRESETS[p.kind === 'local' ? 'openai' : p.kind];
+  return {
+    minCacheTokens: options.minCacheTokens ?? (preset ? (preset.cacheMinTokens ?? 0) : ENGINE_DEFAULTS.minCacheTokens),
+    cacheBlockTokens: options.cacheBlockTokens ?? preset?.cacheBlockTokens ?? 1,
+  };
 }
 
 /** Checks a fan-out's own options. */

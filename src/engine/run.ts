@@ -27,6 +27,8 @@ export interface RunSettings {
   staggerCapMs: number;
   cache: 'implicit' | 'explicit' | 'off';
   minCacheTokens: number;
+  /** The provider caches in steps of this many tokens: the theoretical maximum rounds down to them. */
+  cacheBlockTokens: number;
   history: HistoryMode;
   maxTurns: number;
   timeoutMs: number | undefined;
@@ -123,6 +125,7 @@ export class FanOutRun {
       history: settings.history,
       spawnTools: [...settings.spawnTools],
       minCacheTokens: settings.minCacheTokens,
+      cacheBlockTokens: settings.cacheBlockTokens,
     });
     this.slots = tasks.map(() => QUEUED);
     this.queuedCount = tasks.length;

@@ -1,6 +1,6 @@
 import { isMainThread, threadId } from 'node:worker_threads';
 import { z } from 'zod';
-import { defineTool, type ParentSession, type Tool } from '../../src/index.js';
+import { defineTool, type OpenAIChatSession, type ParentSession, type Tool } from '../../src/index.js';
 
 /** Filler that makes a prefix large enough to cache (the local server's minimum is 1,024 tokens). */
 export function filler(words: number, seed = 'context'): string {
@@ -66,5 +66,26 @@ export function parentSession(tools: readonly Tool[], opts: { marker?: string; w
       { role: 'user', parts: [{ text: `Look into the cache. Remember ${opts.marker ?? 'MARKER-0000'} for later.` }] },
       { role: 'model', parts: [{ text: 'I looked into it; the cache is keyed by prefix.' }] },
     ],
+  };
+}
+
+/** The same parent in OpenAI Chat Completions' shape: a system message, function tools, a marker in the history. */
+export function openAIChatSession(tools: readonly Tool[], opts: { marker?: string; words?: number } = {}): OpenAIChatSession {
+  return {
+    format: 'openai-chat',
+    model: 'gpt-4.1-mini',
+    messages: [
+      { role: 'system', content: `You are a research agent. ${filler(opts.words ?? 1500, 'sys')}` },
+      { role: 'user', content: `Look into the cache. Remember ${opts.marker ?? 'MARKER-0000'} for later.` },
+      { role: 'assistant', content: 'I looked into it; the cache is keyed by prefix.' },
+    ],
+    tools: [
+      ...tools.map((t) => ({
+        type: 'function' as const,
+        function: { name: t.declaration.name, description: t.declaration.description, parameters: t.declaration.parametersJsonSchema },
+      })),
+      { type: 'function', function: { name: 'agent', description: 'Starts a sub-agent.', parameters: { type: 'object' } } },
+    ],
+    temperature: 0.2,
   };
 }
