@@ -84,7 +84,7 @@ export interface GeminiForkSeed extends SeedBase<Content> {
 /**
  * The pieces of a fork's first model request, for a Chat Completions session: `contents` are its
  * messages (the parent's leading system and developer messages first); every other field of the
- * request is the session's own (`session`, in its key order).
+ * request is the session's own (`session`, in its key order; a private deep copy unless `copy` is false).
  */
 export interface OpenAIChatForkSeed extends SeedBase<ChatMessage> {
   format: 'openai-chat';
@@ -111,7 +111,9 @@ export function seedFork(session: Readonly<ParentSession>, directive: string, op
     return {
       format: 'openai-chat',
       model: session.model,
-      session,
+      // The request's other fields (tools, settings): a private copy too unless copy is false, as
+      // Gemini's systemInstruction, tools and settings are.
+      session: options.copy === false ? session : deepCopy(session),
       contents: [...lead, ...built.contents],
       sharedContents: lead.length + built.shared,
       seedCase: built.seedCase,

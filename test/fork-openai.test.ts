@@ -1,0 +1,779 @@
+import { describe, expect, it } from 'vitest';
+import { openAIChatDialect } from '../src/dialect/openai-chat.js';
+import {
+  AGENT_TOOL_DECLARATION,
+  AGENT_TOOL_FUNCTION,
+  FORK_ACK_TEXT,
+  FORK_BEGIN_TEXT,
+  FORK_PLACEHOLDER_TEXT,
+  FORK_UNAVAILABLE_RESULT_TEXT,
+  ForkRejectedError,
+  buildChildMessage,
+  isForkChild,
+  isRealUserTurn,
+  seedFork,
+  seedTask,
+  syntheticPrefixLength,
+  validateAgentParams,
+} from '../src/fork/index.js';
+import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
+import { freezePrefix } from '../src/prefix/index.js';
+import type { ChatMessage, ChatTool, OpenAIChatSession } from '../src/protocol.js';
+import * as protocol from '../src/protocol.js';
+import { parseSession } from '../src/session/index.js';
+
+/*
+ * The fork rules on sessions in OpenAI Chat Completions' shape ("format": "openai-chat"): every
+ * case of fork.test.ts, translated to the shape. Where Gemini puts results and the child message
+ * in one user message, Chat Completions has one `tool` message per result, then the child message
+ * as a user message of its own; the leading system and developer messages (the head) are kept first
+ * by every fork and counted in sharedContents. Every session built here is checked with
+ * parseSession: each is a session a file could hold.
+ */
+
+const sys = (content: string): ChatMessage => ({ role: 'system', content });
+const dev = (content: string): ChatMessage => ({ role: 'developer', content });
+const user = (text: string): ChatMessage => ({ role: 'user', content: text });
+const userParts = (...texts: string[]): ChatMessage => ({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) });
+const assistant = (text: string): ChatMessage => ({ role: 'assistant', content: text });
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
+const calls = (...list: [id: string, name: string, args: Record<string, unknown>][]): ChatMessage => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: list.map(([id, name, args]) => call(id, name, args)),
+});
+const tool = (id: string, content: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content });
+const answers = (...ids: string[]): ChatMessage[] => ids.map((id) => tool(id, `result of ${id}`));
+const fn = (name: string): ChatTool => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
+
+/** The placeholder tool message a fork gets for a call of the parent's in-flight turn. */
+const placeholder = (id: string): ChatMessage => tool(id, FORK_PLACEHOLDER_TEXT);
+const unavailable = (id: string): ChatMessage => tool(id, FORK_UNAVAILABLE_RESULT_TEXT);
+const child = (directive: string, allowedTools?: readonly string[]): ChatMessage => user(buildChildMessage(directive, allowedTools));
+
+const contentOf = (message: ChatMessage | undefined): unknown => message?.content;
+const callsOf = (message: ChatMessage | undefined) => (message?.role === 'assistant' ? (message.tool_calls ?? []) : []);
+
+const MARKER = 'MARKER-7f3a-only-in-parent-history';
+const HEAD: ChatMessage[] = [sys('You are the main agent.'), dev('Prefer small, reviewed changes.')];
+const H = HEAD.length;
+const TOOLS: ChatTool[] = [fn('read_file'), AGENT_TOOL_FUNCTION, fn('grep')];
+
+/** A valid openai-chat session (parseSession returns the same object) with exactly these messages. */
+function chat(messages: ChatMessage[], extra: Partial<OpenAIChatSession> = {}): OpenAIChatSession {
+  const session: OpenAIChatSession = {
+    format: 'openai-chat',
+    model: 'gpt-4.1-mini',
+    messages,
+    tools: TOOLS,
+    tool_choice: 'auto',
+    parallel_tool_calls: true,
+    temperature: 0.1,
+    top_p: 0.9,
+    max_completion_tokens: 2048,
+    ...extra,
+  };
+  const parsed = parseSession(session);
+  if (parsed !== session) throw new Error('parseSession returned another object');
+  return session;
+}
+
+/** The head (system + developer messages), then this history. */
+const session = (history: ChatMessage[], extra: Partial<OpenAIChatSession> = {}): OpenAIChatSession => chat([...HEAD, ...history], extra);
+
+/** A finished exchange: user asks, model reads a file, answers. */
+const finished: ChatMessage[] = [
+  user(`Please remember ${MARKER}.`),
+  calls(['c1', 'read_file', { path: 'README.md' }]),
+  ...answers('c1'),
+  assistant('Noted, and I read the README.'),
+];
+
+/** The parent just called the Agent tool twice in one turn. */
+const midTurn: ChatMessage[] = [
+  ...finished,
+  user('Investigate the parser and the lexer in parallel.'),
+  {
+    role: 'assistant',
+    content: 'Starting two forks.',
+    tool_calls: [
+      call('a1', 'agent', { description: 'parser', prompt: 'PARSER-DIRECTIVE', subagent_type: 'fork' }),
+      call('a2', 'agent', { description: 'lexer', prompt: 'LEXER-DIRECTIVE', subagent_type: 'fork' }),
+    ],
+  },
+];
+
+const textOf = (contents: ChatMessage[]): string => JSON.stringify(contents);
+
+describe('openai-chat seedFork, history "inherit"', () => {
+  it('case 1: history ending on an assistant message without calls is kept after the head, the child message follows', () => {
+    const parent = session(finished);
+    const seed = seedFork(parent, 'Summarize the README.');
+    expect(seed.format).toBe('openai-chat');
+    expect(seed.seedCase).toBe('continue');
+    expect(seed.contents).toEqual([...HEAD, ...finished, child('Summarize the README.')]);
+    expect(seed.sharedContents).toBe(H + 4);
+    expect(seed.trimmedMessages).toBe(0);
+  });
+
+  it('case 2: mid-turn history gets redacted agent calls, a placeholder tool message per call, the child message, an ack and the begin text', () => {
+    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE');
+    expect(seed.seedCase).toBe('mid-turn');
+    expect(seed.contents).toEqual([
+      ...HEAD,
+      ...midTurn.slice(0, 5),
+      {
+        role: 'assistant',
+        content: 'Starting two forks.',
+        tool_calls: [
+          { id: 'a1', type: 'function', function: { name: 'agent', arguments: '{}' } },
+          { id: 'a2', type: 'function', function: { name: 'agent', arguments: '{}' } },
+        ],
+      },
+      placeholder('a1'),
+      placeholder('a2'),
+      child('PARSER-DIRECTIVE'),
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    // Shared: the head, the history, the redacted call message and both placeholders.
+    expect(seed.sharedContents).toBe(H + 6 + 2);
+    expect(seed.trimmedMessages).toBe(0);
+  });
+
+  it('case 2: calls of other tools keep their arguments, and their placeholder says the result was not available', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }])];
+    const seed = seedFork(session(history), 'do it');
+    expect(seed.contents[H + 1]).toEqual(history[1]);
+    expect(seed.contents[H + 2]).toEqual(unavailable('g1'));
+    expect(seed.contents.slice(H + 3)).toEqual([child('do it'), assistant(FORK_ACK_TEXT), user(FORK_BEGIN_TEXT)]);
+    expect(seed.sharedContents).toBe(H + 3);
+  });
+
+  it('case 2: a turn mixing agent and other calls blanks only the agent calls, and each call gets its own placeholder', () => {
+    const history = [
+      user('go'),
+      calls(
+        ['g1', 'grep', { q: 'parser' }],
+        ['a1', 'agent', { description: 'd', prompt: 'SIBLING-DIRECTIVE', subagent_type: 'fork' }],
+        ['s1', 'spawn_helper', { task: 'HELPER-TASK' }],
+      ),
+    ];
+    const seed = seedFork(session(history), 'mine', { spawnTools: ['agent', 'spawn_helper'] });
+    expect(callsOf(seed.contents[H + 1]).map((c) => c.function.arguments)).toEqual(['{"q":"parser"}', '{}', '{}']);
+    expect(seed.contents.slice(H + 2, H + 5)).toEqual([unavailable('g1'), placeholder('a1'), placeholder('s1')]);
+    expect(textOf(seed.contents)).not.toContain('SIBLING-DIRECTIVE');
+    expect(textOf(seed.contents)).not.toContain('HELPER-TASK');
+  });
+
+  it('case 3: a trailing user prompt the parent never answered is dropped, and the child message takes its place', () => {
+    const seed = seedFork(session([...finished, user('And now something else?')]), 'Check the tests.');
+    expect(seed.seedCase).toBe('dropped-user');
+    expect(seed.contents).toEqual([...HEAD, ...finished, child('Check the tests.')]);
+    expect(textOf(seed.contents)).not.toContain('something else');
+    expect(seed.sharedContents).toBe(H + 4);
+  });
+
+  it('case 3: only that one message is dropped; an unanswered prompt before it stays (text parts too)', () => {
+    const history = [...finished, user('first unanswered'), userParts('second unanswered')];
+    const seed = seedFork(session(history), 'Check the tests.');
+    expect(seed.seedCase).toBe('dropped-user');
+    expect(seed.contents).toEqual([...HEAD, ...finished, user('first unanswered'), child('Check the tests.')]);
+    expect(seed.sharedContents).toBe(H + 5);
+  });
+
+  it('case 3: real tool results the parent has not answered are kept, calls keep their arguments, the child message follows them', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), ...answers('g1', 'r1')];
+    const seed = seedFork(session(history), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents).toEqual([...HEAD, ...history, child('Look.')]);
+    expect(textOf(seed.contents)).not.toContain(FORK_PLACEHOLDER_TEXT);
+    expect(textOf(seed.contents)).not.toContain(FORK_UNAVAILABLE_RESULT_TEXT);
+    // The results are messages of their own: they are shared; only the child message is the fork's.
+    expect(seed.sharedContents).toBe(H + 4);
+  });
+
+  it('case 3: results that answer only some of the calls are kept, and each call still without one gets a placeholder tool message', () => {
+    const history = [
+      user('go'),
+      calls(['g1', 'grep', { q: 'x' }], ['a1', 'agent', { prompt: 'SIBLING' }], ['r1', 'read_file', { path: 'a.ts' }]),
+      ...answers('g1'),
+    ];
+    const seed = seedFork(session(history), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents).toEqual([...HEAD, ...history, placeholder('a1'), unavailable('r1'), child('Look.')]);
+    expect(seed.sharedContents).toBe(H + 5);
+  });
+
+  it('case 3: results answered in another order, and a trailing prompt after partial results', () => {
+    const callMessage = calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }], ['g2', 'grep', { q: 'y' }]);
+    const reordered = [user('go'), callMessage, ...answers('g2', 'g1')];
+    const seed = seedFork(session(reordered), 'Look.');
+    expect(seed.contents).toEqual([...HEAD, ...reordered, unavailable('r1'), child('Look.')]);
+    // The prompt is dropped (only it); the results before it are kept and completed.
+    const prompted = [user('go'), callMessage, ...answers('g1'), user('and also?')];
+    const dropped = seedFork(session(prompted), 'Look.');
+    expect(dropped.contents).toEqual([...HEAD, ...prompted.slice(0, 3), unavailable('r1'), unavailable('g2'), child('Look.')]);
+    expect(dropped.seedCase).toBe('tool-results');
+    expect(dropped.sharedContents).toBe(H + 5);
+  });
+
+  it('case 3: a trailing prompt after an unanswered call message leaves the parent mid-turn', () => {
+    const history = [user('go'), calls(['a1', 'agent', { prompt: 'SIBLING' }]), user('well?')];
+    const seed = seedFork(session(history), 'mine');
+    expect(seed.seedCase).toBe('mid-turn');
+    expect(seed.contents.slice(H + 1)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a1', type: 'function', function: { name: 'agent', arguments: '{}' } }] },
+      placeholder('a1'),
+      child('mine'),
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+  });
+
+  it('a tool message answering none of the last calls cannot occur: the schema refuses it (Gemini drops such a message)', () => {
+    expect(() => session([...finished, tool('zz', 'stale')])).toThrow(/answers no tool call/);
+  });
+
+  it('no conversation after the head: a fresh agent that keeps the head', () => {
+    const seed = seedFork(chat(HEAD), 'x');
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.contents).toEqual([...HEAD, child('x')]);
+    expect(seed.sharedContents).toBe(H);
+  });
+
+  it('no system message and nothing to inherit: a fresh agent gets a system message with the fork system text, and the parent tools', () => {
+    const parent = chat([user('hello')]);
+    const seed = seedFork(parent, 'Start from scratch.');
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.contents).toEqual([sys(FORK_SYSTEM_TEXT), child('Start from scratch.')]);
+    expect(FORK_SYSTEM_TEXT).toMatch(/background worker agent/);
+    expect(seed.sharedContents).toBe(1);
+    expect(seed.session.tools).toEqual(parent.tools);
+    // Every seed has a system message of its own.
+    expect(seedFork(parent, 'y').contents[0]).not.toBe(seed.contents[0]);
+  });
+
+  it('a history of only a user message falls back to a fresh agent', () => {
+    expect(seedFork(session([user('hello')]), 'x').seedCase).toBe('fresh');
+    expect(seedFork(session([user('hello')]), 'x').contents).toEqual([...HEAD, child('x')]);
+  });
+
+  it('a developer message alone, or several, make the head; a system message later in the conversation is history', () => {
+    const later = sys('Mode changed: read-only.');
+    const seed = seedFork(chat([dev('dev only'), user('a'), assistant('b'), later, user('c'), assistant('d')]), 'x', { forkTurns: 1 });
+    expect(seed.contents).toEqual([dev('dev only'), user('c'), assistant('d'), child('x')]);
+    expect(seed.sharedContents).toBe(3);
+    expect(seed.trimmedMessages).toBe(3);
+  });
+});
+
+describe('openai-chat seedFork, history "completed-turns"', () => {
+  it('leaves the in-flight turn out entirely', () => {
+    const seed = seedFork(session(midTurn), 'Look at the lexer.', { history: 'completed-turns' });
+    expect(seed.contents).toEqual([...HEAD, ...finished, child('Look at the lexer.')]);
+    expect(textOf(seed.contents)).not.toContain('PARSER-DIRECTIVE');
+    expect(textOf(seed.contents)).not.toContain('in parallel');
+    expect(seed.sharedContents).toBe(H + 4);
+    expect(seed.seedCase).toBe('continue');
+  });
+
+  it('stops before a turn whose calls are answered but not yet replied to', () => {
+    const history = [...finished, user('next'), calls(['c9', 'grep', {}]), ...answers('c9')];
+    expect(seedFork(session(history), 'x', { history: 'completed-turns' }).contents.slice(0, -1)).toEqual([...HEAD, ...finished]);
+  });
+
+  it('does not count an assistant text message while an earlier call is unanswered', () => {
+    const history = [user('go'), calls(['c1', 'grep', {}]), assistant('still waiting')];
+    const seed = seedFork(session(history), 'x', { history: 'completed-turns' });
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.contents).toEqual([...HEAD, child('x')]);
+  });
+
+  it('counts an assistant message whose calls were all answered, then the text reply', () => {
+    const history = [user('go'), calls(['c1', 'grep', {}], ['c2', 'grep', {}]), ...answers('c2', 'c1'), assistant('both done'), user('more')];
+    const seed = seedFork(session(history), 'x', { history: 'completed-turns' });
+    expect(seed.contents).toEqual([...HEAD, ...history.slice(0, 5), child('x')]);
+  });
+
+  it('with no completed turn and no system message the fork starts fresh, with the fork system message', () => {
+    const seed = seedFork(chat([user('go'), calls(['c1', 'agent', { prompt: 'x' }])]), 'Do the thing.', { history: 'completed-turns' });
+    expect(seed.contents).toEqual([sys(FORK_SYSTEM_TEXT), child('Do the thing.')]);
+    expect(seed.sharedContents).toBe(1);
+    expect(seed.seedCase).toBe('fresh');
+  });
+});
+
+describe('openai-chat seedFork, forkTurns', () => {
+  // Three real user turns, with tool results, a blank, and reminder-only user messages between.
+  const turns: ChatMessage[] = [
+    user('turn one'),
+    assistant('one done'),
+    user('turn two'),
+    calls(['c1', 'grep', { q: 'a' }]),
+    ...answers('c1'),
+    assistant('grep done'),
+    user('   '),
+    assistant('blank noted'),
+    user('<system-reminder>todo list is empty</system-reminder>\n'),
+    assistant('reminder noted'),
+    user('turn three <system-reminder>x</system-reminder>'),
+    assistant('three done'),
+  ];
+
+  it('1 keeps the head and the last real user turn only', () => {
+    const seed = seedFork(session(turns), 'x', { forkTurns: 1 });
+    expect(seed.contents).toEqual([...HEAD, ...turns.slice(10), child('x')]);
+    expect(seed.trimmedMessages).toBe(10);
+    expect(seed.sharedContents).toBe(H + 2);
+  });
+
+  it('2 keeps from the second real turn on: tool results, blank and reminder-only messages do not count', () => {
+    const seed = seedFork(session(turns), 'x', { forkTurns: 2 });
+    expect(seed.contents).toEqual([...HEAD, ...turns.slice(2), child('x')]);
+    expect(seed.trimmedMessages).toBe(2);
+    expect(seed.sharedContents).toBe(H + turns.length - 2);
+  });
+
+  it('blank and reminder-only messages written as text parts do not count either; an image does', () => {
+    const parts: ChatMessage[] = [
+      user('turn one'),
+      assistant('one done'),
+      userParts('  ', ''),
+      assistant('blank noted'),
+      userParts('<system-reminder>a</system-reminder>', '<system-reminder>b</system-reminder>'),
+      assistant('reminders noted'),
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,c2hvdA==' } }] },
+      assistant('image seen'),
+    ];
+    expect(seedFork(session(parts), 'x', { forkTurns: 1 }).contents).toEqual([...HEAD, ...parts.slice(6), child('x')]);
+    expect(seedFork(session(parts), 'x', { forkTurns: 2 }).contents).toEqual([...HEAD, ...parts, child('x')]);
+  });
+
+  it('more turns than exist, and "all", keep everything', () => {
+    for (const forkTurns of [3, 50, 'all'] as const) {
+      const seed = seedFork(session(turns), 'x', { forkTurns });
+      expect(seed.contents).toEqual([...HEAD, ...turns, child('x')]);
+      expect(seed.trimmedMessages).toBe(0);
+      expect(seed.sharedContents).toBe(H + turns.length);
+    }
+  });
+
+  it('combines with the mid-turn case', () => {
+    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE', { forkTurns: 1 });
+    expect(seed.contents.slice(0, H)).toEqual(HEAD);
+    expect(seed.contents[H]).toEqual(user('Investigate the parser and the lexer in parallel.'));
+    expect(callsOf(seed.contents[H + 1])[0]).toEqual({ id: 'a1', type: 'function', function: { name: 'agent', arguments: '{}' } });
+    expect(seed.contents.slice(H + 2)).toEqual([placeholder('a1'), placeholder('a2'), child('PARSER-DIRECTIVE'), assistant(FORK_ACK_TEXT), user(FORK_BEGIN_TEXT)]);
+    expect(textOf(seed.contents)).not.toContain(MARKER);
+    expect(seed.sharedContents).toBe(H + 2 + 2);
+    expect(seed.trimmedMessages).toBe(4);
+  });
+
+  it('combines with completed-turns', () => {
+    const seed = seedFork(session(midTurn), 'x', { history: 'completed-turns', forkTurns: 1 });
+    expect(seed.contents).toEqual([...HEAD, ...finished, child('x')]);
+  });
+
+  it('never inherits startup context or a compacted summary, and keeps the head', () => {
+    const history: ChatMessage[] = [
+      userParts('<system-reminder>\nstartup\n</system-reminder>'),
+      user('Summary of the work.\n\nResume the prior task using the summary above.'),
+      assistant('Got it. Thanks for the additional context!'),
+      user('first question'),
+      assistant('first answer'),
+    ];
+    const seed = seedFork(session(history), 'x', { forkTurns: 5 });
+    expect(seed.contents).toEqual([...HEAD, user('first question'), assistant('first answer'), child('x')]);
+    expect(seed.trimmedMessages).toBe(3);
+    expect(seed.sharedContents).toBe(H + 2);
+    // No real turn after the synthetic prefix: empty, fresh, head kept.
+    const empty = seedFork(session(history.slice(0, 3)), 'x', { forkTurns: 1 });
+    expect(empty.seedCase).toBe('fresh');
+    expect(empty.contents).toEqual([...HEAD, child('x')]);
+    expect(empty.sharedContents).toBe(H);
+    // …and without a head, the fork's own system message.
+    const bare = seedFork(chat(history.slice(0, 3)), 'x', { forkTurns: 1 });
+    expect(bare.contents).toEqual([sys(FORK_SYSTEM_TEXT), child('x')]);
+  });
+});
+
+describe('openai-chat seedFork, copies and sharing', () => {
+  it("the request's other fields are the session's own: model, tools and settings, in its key order", () => {
+    const parent = session(finished);
+    const seed = seedFork(parent, 'x', { allowedTools: ['read_file'] });
+    expect(seed.model).toBe(parent.model);
+    expect(JSON.stringify(seed.session.tools)).toBe(JSON.stringify(parent.tools));
+    const body = openAIChatDialect.request(seed.session, seed.contents).body as Record<string, unknown>;
+    const { format: _format, ...fields } = parent;
+    expect(Object.keys(body)).toEqual(Object.keys(fields));
+    expect(JSON.stringify({ ...body, messages: parent.messages })).toBe(JSON.stringify(fields));
+    expect(body.messages).toEqual(seed.contents);
+  });
+
+  it('keeps the seed to its documented keys', () => {
+    const seed = seedFork(chat([...HEAD, ...finished], { tools: undefined }), 'x');
+    expect(Object.keys(seed).sort()).toEqual(['contents', 'format', 'model', 'seedCase', 'session', 'sharedContents', 'trimmedMessages']);
+  });
+
+  it('returns deep copies by default: mutating the seed never touches the parent session', () => {
+    const parent = session(structuredClone(midTurn));
+    const before = structuredClone(parent);
+    const seed = seedFork(parent, 'x');
+    (seed.contents[0] as { content: string }).content = 'mutated';
+    (seed.contents[H] as { content: string }).content = 'mutated';
+    callsOf(seed.contents[H + 1])[0]!.function.arguments = 'mutated';
+    callsOf(seed.contents[H + 5])[0]!.function.arguments = 'mutated';
+    seed.contents.push(user('extra'));
+    (seed.session.tools as ChatTool[]).push(fn('evil'));
+    (seed.session as { temperature: number }).temperature = 2;
+    (seed.session.messages as ChatMessage[]).push(user('evil'));
+    expect(parent).toEqual(before);
+    for (const [i, message] of seed.contents.slice(0, H + 5).entries()) expect(message).not.toBe(parent.messages[i]);
+    // The redacted message is a copy too: the parent still has its arguments.
+    expect(callsOf(parent.messages[H + 5]).map((c) => JSON.parse(c.function.arguments))).toEqual([
+      { description: 'parser', prompt: 'PARSER-DIRECTIVE', subagent_type: 'fork' },
+      { description: 'lexer', prompt: 'LEXER-DIRECTIVE', subagent_type: 'fork' },
+    ]);
+  });
+
+  it('seeds from a frozen prefix session and returns mutable copies', () => {
+    const prefix = freezePrefix(session(midTurn));
+    const seed = seedFork(prefix.session as OpenAIChatSession, 'x');
+    (seed.contents[H] as { content: string }).content = 'mutable';
+    expect((prefix.session as OpenAIChatSession).messages[H]?.content).toBe(`Please remember ${MARKER}.`);
+  });
+
+  it('with copy: false shares the frozen messages (head included), in an array of its own', () => {
+    const prefix = freezePrefix(session(finished));
+    const frozen = prefix.session as OpenAIChatSession;
+    const seed = seedFork(frozen, 'x', { copy: false });
+    expect(seed.session).toBe(frozen);
+    for (let i = 0; i < seed.sharedContents; i++) expect(seed.contents[i]).toBe(frozen.messages[i]);
+    expect(seed.contents.slice(0, seed.sharedContents)).toEqual(frozen.messages);
+    seed.contents.push(user('more'));
+    expect(frozen.messages).toHaveLength(H + finished.length);
+    expect(() => {
+      (seed.contents[H] as { content: string }).content = 'edited';
+    }).toThrow(TypeError);
+  });
+
+  it('with copy: false in the mid-turn case, the untouched messages are shared and the redacted one is new', () => {
+    const parent = session(midTurn);
+    const seed = seedFork(parent, 'x', { copy: false });
+    for (let i = 0; i < H + 5; i++) expect(seed.contents[i]).toBe(parent.messages[i]);
+    expect(seed.contents[H + 5]).not.toBe(parent.messages[H + 5]);
+    expect(callsOf(parent.messages[H + 5])[0]?.function.arguments).toContain('PARSER-DIRECTIVE');
+  });
+
+  it('shares exactly the first sharedContents entries between forks with different directives', () => {
+    const partial = [user('go'), calls(['g1', 'grep', {}], ['a1', 'agent', {}]), ...answers('g1')];
+    const parents = [session(finished), session(midTurn), session([...finished, user('dangling')]), session(partial), chat(HEAD), chat([user('hi')])];
+    for (const parent of parents) {
+      for (const options of [{}, { forkTurns: 1 }, { history: 'completed-turns' as const }]) {
+        const a = seedFork(parent, 'directive A', options);
+        const b = seedFork(parent, 'directive B', options);
+        expect(a.sharedContents).toBe(b.sharedContents);
+        expect(JSON.stringify(a.contents.slice(0, a.sharedContents))).toBe(JSON.stringify(b.contents.slice(0, b.sharedContents)));
+        expect(JSON.stringify(a.contents[a.sharedContents])).not.toBe(JSON.stringify(b.contents[b.sharedContents]));
+      }
+    }
+  });
+});
+
+describe('openai-chat byte fidelity: the parent part of a fork is the parent\'s bytes, in its own key order', () => {
+  // Keys in orders no SDK would write, on every kind of message and on the session itself.
+  const text = `{
+    "messages": [
+      {"content": "You are terse.", "role": "system"},
+      {"name": "ops", "content": [{"text": "Prefer small diffs.", "type": "text"}], "role": "developer"},
+      {"content": "Please remember ${MARKER}.", "role": "user"},
+      {"tool_calls": [{"function": {"arguments": "{\\"path\\": \\"a.ts\\",  \\"lines\\": [1, 2]}", "name": "read_file"}, "type": "function", "id": "c1"}], "content": null, "role": "assistant"},
+      {"tool_call_id": "c1", "content": [{"text": "file a", "type": "text"}], "role": "tool"},
+      {"refusal": null, "content": "Read it.", "role": "assistant"},
+      {"content": [{"text": "Now in parallel?", "type": "text"}, {"image_url": {"detail": "low", "url": "https://example.com/a.png"}, "type": "image_url"}], "role": "user"},
+      {"tool_calls": [
+        {"type": "function", "function": {"name": "grep", "arguments": "{\\"q\\":\\"x\\"}"}, "id": "g1"},
+        {"id": "a1", "function": {"arguments": "{\\"prompt\\":\\"SIBLING\\",\\"description\\":\\"d\\",\\"subagent_type\\":\\"fork\\"}", "name": "agent"}, "type": "function"}
+      ], "content": "Two things.", "role": "assistant"}
+    ],
+    "temperature": 0,
+    "tools": [{"function": {"parameters": {"type": "object", "properties": {}}, "name": "read_file"}, "type": "function"}],
+    "model": "gpt-4.1-mini",
+    "format": "openai-chat"
+  }`;
+  const parent = (): OpenAIChatSession => parseSession(JSON.parse(text)) as OpenAIChatSession;
+  const bytes = (value: unknown): string => JSON.stringify(value);
+  const M = (JSON.parse(text) as OpenAIChatSession).messages;
+  const withResult = (): OpenAIChatSession => {
+    const p = parent();
+    p.messages.push({ content: 'grep out', tool_call_id: 'g1', role: 'tool' } as ChatMessage);
+    return parseSession(p) as OpenAIChatSession;
+  };
+  const withPrompt = (): OpenAIChatSession => {
+    const p = parent();
+    p.messages.splice(7, 1, { content: 'done', role: 'assistant' } as ChatMessage, { content: 'unanswered', role: 'user' } as ChatMessage);
+    return parseSession(p) as OpenAIChatSession;
+  };
+
+  const cases: [string, () => OpenAIChatSession, Parameters<typeof seedFork>[2], number, number][] = [
+    // name, session, options, parent messages kept verbatim (from `from`), from
+    ['mid-turn', parent, {}, 7, 0],
+    ['tool-results', withResult, {}, 9, 0],
+    ['dropped-user', withPrompt, {}, 8, 0],
+    ['completed-turns', parent, { history: 'completed-turns' }, 6, 0],
+  ];
+  for (const copy of [true, false]) {
+    for (const [name, make, options, kept] of cases) {
+      it(`${name}${copy ? '' : ', copy: false'}: the messages taken from the parent serialize exactly as the parent's`, () => {
+        const p = make();
+        const frozen = freezePrefix(p).session as OpenAIChatSession;
+        for (const source of [p, frozen]) {
+          const seed = seedFork(source, 'mine', { ...options, copy });
+          expect(bytes(seed.contents.slice(0, kept))).toBe(bytes(p.messages.slice(0, kept)));
+          // …and so does the shared part, up to where the fork's own messages begin.
+          expect(bytes(seed.contents.slice(0, seed.sharedContents)).startsWith(bytes(p.messages.slice(0, kept)).slice(0, -1))).toBe(true);
+        }
+      });
+    }
+  }
+
+  it('the redacted call message keeps its key order: only the agent call\'s arguments differ', () => {
+    const seed = seedFork(parent(), 'mine');
+    const redacted = bytes(M[7]).replace(JSON.stringify('{"prompt":"SIBLING","description":"d","subagent_type":"fork"}'), '"{}"');
+    expect(redacted).not.toBe(bytes(M[7]));
+    expect(bytes(seed.contents[7])).toBe(redacted);
+  });
+
+  it('a forkTurns window keeps the head and the window byte for byte', () => {
+    // Real turns: the marker prompt, the prompt with an image, the unanswered one (then dropped).
+    const seed = seedFork(withPrompt(), 'mine', { forkTurns: 2 });
+    const p = withPrompt();
+    expect(seed.trimmedMessages).toBe(4);
+    expect(bytes(seed.contents.slice(0, seed.sharedContents))).toBe(bytes([...p.messages.slice(0, 2), ...p.messages.slice(6, 8)]));
+  });
+
+  it('the fork request carries the parent body byte for byte up to the fork\'s own messages', () => {
+    const p = withPrompt();
+    const { format: _format, ...fields } = p;
+    const seed = seedFork(p, 'mine', { copy: false });
+    const body = bytes(openAIChatDialect.request(seed.session, seed.contents).body);
+    const own = bytes(fields); // the parent's own request body
+    const shared = `{"messages":${bytes(p.messages.slice(0, seed.sharedContents)).slice(0, -1)},`;
+    expect(own.startsWith(shared)).toBe(true);
+    expect(body.startsWith(shared)).toBe(true);
+    expect(body.endsWith(own.slice(own.indexOf('],"temperature":')))).toBe(true);
+  });
+
+  it('a general-purpose sub-agent keeps the head byte for byte', () => {
+    const p = parent();
+    const seed = seedTask(p, { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', { history: 'inherit', spawnTools: ['agent'] });
+    expect(bytes(seed.contents.slice(0, seed.sharedContents))).toBe(bytes(p.messages.slice(0, 2)));
+  });
+});
+
+describe('openai-chat seedTask', () => {
+  const defaults = { history: 'inherit' as const, spawnTools: ['agent'] };
+
+  it('general-purpose: the head, then the directive as the first user message; nothing inherited', () => {
+    const parent = session(midTurn);
+    const seed = seedTask(parent, { id: 't', directive: 'Audit deps.', subagentType: 'general-purpose' }, 'Audit deps.', defaults);
+    expect(seed.format).toBe('openai-chat');
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.contents).toEqual([...HEAD, user('Audit deps.')]);
+    expect(seed.sharedContents).toBe(H);
+    expect(seed.trimmedMessages).toBe(midTurn.length);
+    expect(seed.contents[0]).toBe(parent.messages[0]);
+    expect(textOf(seed.contents)).not.toContain(MARKER);
+  });
+
+  it('general-purpose without a system message adds none (it would break the cacheable opening)', () => {
+    const seed = seedTask(chat(finished), { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', defaults);
+    expect(seed.contents).toEqual([user('go')]);
+    expect(seed.sharedContents).toBe(0);
+  });
+
+  it('a fork task shares the session\'s messages (copy: false), with its window and allowlist', () => {
+    const parent = session(midTurn);
+    const seed = seedTask(parent, { id: 't', directive: 'd', forkTurns: 1, tools: ['grep'] }, 'd', defaults);
+    expect(seed.contents[0]).toBe(parent.messages[0]);
+    expect(seed.contents[H]).toBe(parent.messages[H + 4]);
+    expect(seed.contents.at(-3)).toEqual(child('d', ['grep']));
+    expect(seed.sharedContents).toBe(H + 4);
+  });
+
+  it('refuses a session that is itself a fork, for a fork and a general-purpose sub-agent alike', () => {
+    const forked = seedFork(session(finished), 'earlier').contents;
+    const grandchild = chat([...forked, assistant('done')]);
+    expect(() => seedTask(grandchild, { id: 't', directive: 'd' }, 'd', defaults)).toThrow(ForkRejectedError);
+    expect(() => seedTask(grandchild, { id: 't', directive: 'd', subagentType: 'general-purpose' }, 'd', defaults)).toThrow(ForkRejectedError);
+  });
+});
+
+describe('openai-chat sibling forks from one parent turn with two Agent calls', () => {
+  const parent = session(midTurn);
+  const parser = seedFork(parent, 'PARSER-DIRECTIVE');
+  const lexer = seedFork(parent, 'LEXER-DIRECTIVE');
+  const childAt = H + 8;
+
+  it("neither fork's contents hold the other's directive", () => {
+    expect(textOf(parser.contents)).not.toContain('LEXER-DIRECTIVE');
+    expect(textOf(lexer.contents)).not.toContain('PARSER-DIRECTIVE');
+  });
+
+  it('each holds its own Directive line, in the user message after the placeholders', () => {
+    expect(String(contentOf(parser.contents[childAt])).endsWith('Directive: PARSER-DIRECTIVE')).toBe(true);
+    expect(String(contentOf(lexer.contents[childAt])).endsWith('Directive: LEXER-DIRECTIVE')).toBe(true);
+    expect(parser.sharedContents).toBe(childAt);
+  });
+
+  it('both share the head, the redacted call message and the placeholders byte for byte', () => {
+    expect(JSON.stringify(parser.contents[H + 5])).toBe(JSON.stringify(lexer.contents[H + 5]));
+    expect(JSON.stringify(parser.contents.slice(0, parser.sharedContents))).toBe(JSON.stringify(lexer.contents.slice(0, lexer.sharedContents)));
+    expect(JSON.stringify(parser.contents.slice(childAt + 1))).toBe(JSON.stringify(lexer.contents.slice(childAt + 1)));
+  });
+
+  it('a marker only in the parent history reaches the fork, and is not in the directive', () => {
+    expect(textOf(parser.contents)).toContain(MARKER);
+    expect(buildChildMessage('PARSER-DIRECTIVE')).not.toContain(MARKER);
+  });
+});
+
+describe('openai-chat child message', () => {
+  it('is what seedFork puts in the child message, restriction included, as the string content of a user message', () => {
+    const seed = seedFork(session(finished), 'Look.', { allowedTools: [] });
+    expect(seed.contents.at(-1)).toEqual({ role: 'user', content: buildChildMessage('Look.', []) });
+    const mid = seedFork(session(midTurn), 'Look.', { allowedTools: ['read_file'] });
+    expect(contentOf(mid.contents.at(-3))).toBe(buildChildMessage('Look.', ['read_file']));
+    expect(String(contentOf(mid.contents.at(-3)))).toContain('<tool-restriction>');
+  });
+});
+
+describe('openai-chat fork-child guard', () => {
+  it('recognises a fork child and refuses to fork it', () => {
+    const forked = seedFork(session(finished), 'x');
+    expect(isForkChild(forked.contents)).toBe(true);
+    const grandchild = chat([...forked.contents, assistant('done')]);
+    expect(() => seedFork(grandchild, 'again')).toThrow(ForkRejectedError);
+    expect(() => seedFork(grandchild, 'again')).toThrow('cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block).');
+    // A mid-turn fork child too (its child message follows the placeholder tool messages).
+    const mid = seedFork(session(midTurn), 'x');
+    expect(isForkChild(mid.contents)).toBe(true);
+    expect(() => seedFork(chat([...mid.contents, assistant('done')]), 'again')).toThrow(ForkRejectedError);
+  });
+
+  it('reads string content and text parts', () => {
+    expect(isForkChild([user('<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
+    expect(isForkChild([userParts('some context', '<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
+    expect(isForkChild([...HEAD, userParts('<fork-boilerplate>\nYou are a fork: a copy of the agent, started fr')])).toBe(true);
+    expect(() => seedFork(session([userParts('<fork-boilerplate>rules, cut off'), assistant('ok')]), 'again')).toThrow(ForkRejectedError);
+  });
+
+  it('does not mistake ordinary conversations for fork children', () => {
+    expect(isForkChild(session(finished).messages)).toBe(false);
+    expect(isForkChild(session(midTurn).messages)).toBe(false);
+    expect(isForkChild([])).toBe(false);
+    expect(isForkChild([assistant('<fork-boilerplate>rules</fork-boilerplate>')])).toBe(false);
+    expect(isForkChild([{ role: 'assistant', content: [{ type: 'text', text: '<fork-boilerplate>' }] }])).toBe(false);
+    expect(isForkChild([user('what does the fork-boilerplate tag mean?')])).toBe(false);
+    // Not written by a user: a system prompt that quotes the tag, a tool result that read a file holding it.
+    expect(isForkChild([sys('Forks get a <fork-boilerplate> block.')])).toBe(false);
+    expect(isForkChild([calls(['c1', 'read_file', {}]), tool('c1', 'const OPEN = "<fork-boilerplate>";')])).toBe(false);
+  });
+});
+
+describe('openai-chat synthetic prefix and real user turns', () => {
+  const reminder = '<system-reminder>\nstartup\n</system-reminder>';
+
+  it('a reminder-only user message is startup context, as a string and as text parts', () => {
+    expect(syntheticPrefixLength([user(reminder), user('hi')])).toBe(1);
+    expect(syntheticPrefixLength([userParts(reminder, '<system-reminder>more</system-reminder>\n'), user('hi')])).toBe(1);
+    expect(isRealUserTurn(user(reminder))).toBe(false);
+    expect(isRealUserTurn(userParts(reminder, '<system-reminder>more</system-reminder>'))).toBe(false);
+    // A reminder with anything a person wrote is a real turn.
+    expect(syntheticPrefixLength([userParts(reminder, 'and a question')])).toBe(0);
+    expect(isRealUserTurn(userParts(reminder, 'and a question'))).toBe(true);
+  });
+
+  it('an image_url part counts as a real turn, alone or beside a reminder; blank text does not', () => {
+    const image = { type: 'image_url' as const, image_url: { url: 'https://example.com/a.png' } };
+    expect(isRealUserTurn({ role: 'user', content: [image] })).toBe(true);
+    expect(isRealUserTurn({ role: 'user', content: [{ type: 'text', text: reminder }, image] })).toBe(true);
+    expect(syntheticPrefixLength([{ role: 'user', content: [{ type: 'text', text: reminder }, image] }])).toBe(0);
+    expect(isRealUserTurn(user(''))).toBe(false);
+    expect(isRealUserTurn(userParts('  ', '\n'))).toBe(false);
+  });
+
+  it('only user messages are user turns: not tool results, assistant, system or developer messages', () => {
+    expect(isRealUserTurn(user('hello'))).toBe(true);
+    expect(isRealUserTurn(tool('c1', 'hello'))).toBe(false);
+    expect(isRealUserTurn(assistant('hello'))).toBe(false);
+    expect(isRealUserTurn(sys('hello'))).toBe(false);
+    expect(isRealUserTurn(dev('hello'))).toBe(false);
+  });
+
+  it('the legacy startup pair: a user message and "Got it. Thanks for the context!" (string or text part)', () => {
+    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context!'), user('q')])).toBe(2);
+    expect(syntheticPrefixLength([user('context'), { role: 'assistant', content: [{ type: 'text', text: 'Got it. Thanks for the context!' }] }])).toBe(2);
+    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context! And more.')])).toBe(0);
+  });
+
+  it('a compacted summary with its acknowledgement, its attachments and the calls after them', () => {
+    const summary = user('Summary of the work.\n\nResume the prior task using the summary above.');
+    const ack = assistant('Got it. Thanks for the additional context!');
+    const attachments = userParts('The following files were recently accessed before context was compacted.\n- a.ts');
+    const reads = calls(['r1', 'read_file', { path: 'a.ts' }]);
+    expect(syntheticPrefixLength([summary, ack, user('q')])).toBe(0);
+    expect(syntheticPrefixLength([summary, ack, user('q')], { includeCompacted: true })).toBe(2);
+    expect(syntheticPrefixLength([userParts(reminder), summary, ack, user('q')], { includeCompacted: true })).toBe(3);
+    expect(syntheticPrefixLength([summary, ack, attachments, reads, tool('r1', 'x'), user('q')], { includeCompacted: true })).toBe(4);
+    expect(syntheticPrefixLength([summary, ack, attachments, user('q')], { includeCompacted: true })).toBe(3);
+    // The acknowledgement must be the assistant's, word for word.
+    expect(syntheticPrefixLength([summary, user('Got it. Thanks for the additional context!')], { includeCompacted: true })).toBe(0);
+    expect(syntheticPrefixLength([summary, assistant('Got it.')], { includeCompacted: true })).toBe(0);
+  });
+});
+
+describe('openai-chat agent tool', () => {
+  it('AGENT_TOOL_FUNCTION is the agent tool as a Chat Completions function tool, exported from forkpool/protocol', () => {
+    expect(protocol.AGENT_TOOL_FUNCTION).toBe(AGENT_TOOL_FUNCTION);
+    expect(AGENT_TOOL_FUNCTION).toEqual({
+      type: 'function',
+      function: { name: 'agent', description: AGENT_TOOL_DECLARATION.description, parameters: AGENT_TOOL_DECLARATION.parametersJsonSchema },
+    });
+    expect(() => chat([user('x')], { tools: [AGENT_TOOL_FUNCTION] })).not.toThrow();
+  });
+
+  it('a model\'s agent call, read from its arguments string, seeds a fork with the window and allowlist it asks for', () => {
+    const args = { description: 'parser', prompt: 'Read the parser.', subagent_type: 'fork', fork_turns: 1, fork_tools: ['read_file'] };
+    const parent = session([...finished, user('Look at the parser.'), calls(['a1', 'agent', args])]);
+    const checked = validateAgentParams(JSON.parse(callsOf(parent.messages.at(-1))[0]!.function.arguments));
+    if (!checked.ok || checked.fork === undefined) throw new Error('expected a fork request');
+    const seed = seedFork(parent, checked.params.prompt, checked.fork);
+    expect(seed.contents).toEqual([
+      ...HEAD,
+      user('Look at the parser.'),
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a1', type: 'function', function: { name: 'agent', arguments: '{}' } }] },
+      placeholder('a1'),
+      child('Read the parser.', ['read_file']),
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    expect(seed.trimmedMessages).toBe(finished.length);
+  });
+});
+
+describe('openai-chat seedFork option checks', () => {
+  it('refuses an empty directive and bad options, as for Gemini', () => {
+    const parent = session(finished);
+    expect(() => seedFork(parent, '  ')).toThrow('seedFork: the directive must be a non-empty string');
+    expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
+    expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
+    expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
+    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
+  });
+});
