@@ -3,7 +3,7 @@ import { createScheduler } from '../src/engine/scheduler.js';
 
 /* The one scheduler of the engine and the benchmark's variants: order, concurrency, warm-up. */
 
-function harness(count: number, options: { concurrency: number; warmup: boolean; staggerCapMs?: number }) {
+function harness(count: number, options: { concurrency: number; warmup: boolean; staggerCapMs?: number; cacheBuildMs?: number }) {
   const sent: { index: number; first: boolean }[] = [];
   const queued = new Set(Array.from({ length: count }, (_, i) => i));
   const scheduler = createScheduler({
@@ -11,6 +11,7 @@ function harness(count: number, options: { concurrency: number; warmup: boolean;
     concurrency: options.concurrency,
     warmup: options.warmup,
     staggerCapMs: options.staggerCapMs ?? 5_000,
+    ...(options.cacheBuildMs !== undefined ? { cacheBuildMs: options.cacheBuildMs } : {}),
     isQueued: (index) => queued.has(index),
     dispatch(index, first) {
       queued.delete(index);
@@ -75,5 +76,36 @@ describe('the scheduler', () => {
     const h = harness(2, { concurrency: 8, warmup: false });
     h.scheduler.pump();
     expect(h.sent).toEqual([]);
+  });
+
+  it('with a cache build delay (DeepSeek), the siblings go that long after the lead\'s first response, not at once', () => {
+    vi.useFakeTimers();
+    const h = harness(3, { concurrency: 8, warmup: true, cacheBuildMs: 2_000 });
+    h.scheduler.start(0);
+    h.scheduler.responded(true);
+    vi.advanceTimersByTime(1_999);
+    expect(h.order()).toEqual([0]);
+    vi.advanceTimersByTime(1);
+    expect(h.order()).toEqual([0, 1, 2]);
+  });
+
+  it('with a cache build delay and no warm-up (parent-warm), every fork waits for the parent\'s entry to be built, the lead first', () => {
+    vi.useFakeTimers();
+    const h = harness(3, { concurrency: 8, warmup: false, cacheBuildMs: 2_000 });
+    h.scheduler.start(2);
+    vi.advanceTimersByTime(1_999);
+    expect(h.order()).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(h.order()).toEqual([2, 0, 1]);
+  });
+
+  it('with a build delay longer than the stagger cap, the cap waits for the build too', () => {
+    vi.useFakeTimers();
+    const h = harness(2, { concurrency: 8, warmup: true, staggerCapMs: 500, cacheBuildMs: 2_000 });
+    h.scheduler.start(0);
+    vi.advanceTimersByTime(1_999);
+    expect(h.order()).toEqual([0]);
+    vi.advanceTimersByTime(1);
+    expect(h.order()).toEqual([0, 1]);
   });
 });

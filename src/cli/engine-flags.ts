@@ -53,6 +53,12 @@ export const ENGINE_FLAGS = {
     group: 'Provider and pool',
     help: `the provider's minimum cacheable prefix (default: the provider's documented\nminimum; ${D.minCacheTokens} for Gemini and OpenAI)`,
   },
+  'cache-build-ms': {
+    type: 'string',
+    arg: 'N',
+    group: 'Provider and pool',
+    help: "how long after a response has begun its prefix can be read (default: the\nprovider's; DeepSeek 3000): warm-up and parent-warm fan-outs wait for it",
+  },
   'cache-block-tokens': {
     type: 'string',
     arg: 'N',
@@ -92,6 +98,7 @@ export interface EngineFlagValues {
   'timeout-ms'?: string | undefined;
   'min-cache-tokens'?: string | undefined;
   'cache-block-tokens'?: string | undefined;
+  'cache-build-ms'?: string | undefined;
   'api-key-env'?: string | undefined;
   'call-timeout-ms'?: string | undefined;
   'max-attempts'?: string | undefined;
@@ -174,6 +181,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, 
   const timeoutMs = positiveInt('--timeout-ms', values['timeout-ms']);
   const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
   const cacheBlockTokens = positiveInt('--cache-block-tokens', values['cache-block-tokens']);
+  const cacheBuildMs = nonNegativeInt('--cache-build-ms', values['cache-build-ms']);
   if (values.seed !== undefined) throw new UsageError('--seed is now called --history (inherit or completed-turns)');
   const history = oneOf('--history', values.history, ['inherit', 'completed-turns'] as const);
   const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
@@ -197,6 +205,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, 
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
   if (cacheBlockTokens !== undefined) options.cacheBlockTokens = cacheBlockTokens;
+  if (cacheBuildMs !== undefined) options.cacheBuildMs = cacheBuildMs;
   if (history) options.history = history;
   if (cache) options.cache = cache;
   // 'parent' is a property of one fan-out, not of the engine: see parentWarm().

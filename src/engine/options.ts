@@ -40,6 +40,12 @@ export interface ForkEngineOptions {
   minCacheTokens?: number;
   /** The provider caches in steps of this many tokens (OpenAI: 128); default: the provider's documented one, else 1. */
   cacheBlockTokens?: number;
+  /**
+   * How long after a response has begun its prefix can be read, ms (DeepSeek builds its cache in
+   * seconds): warm-up waits this long more, and a parent-warm fan-out this long from its start.
+   * Default: the provider's (DeepSeek 3000, others 0).
+   */
+  cacheBuildMs?: number;
   /** Per-attempt bound on one model HTTP call, ms. */
   callTimeoutMs?: number;
   /** Backoff and attempts per model call, and retries per fork (`forkBudget`). */
@@ -113,6 +119,7 @@ export interface ResolvedOptions {
   /** undefined: the provider's own (cacheRules). */
   minCacheTokens: number | undefined;
   cacheBlockTokens: number | undefined;
+  cacheBuildMs: number | undefined;
   callTimeoutMs: number | undefined;
   retry: RetryPolicy | undefined;
   globalRetryBudget: number | undefined;
@@ -126,7 +133,7 @@ export interface ResolvedOptions {
 
 const KNOWN = [
   'provider', 'threads', 'concurrency', 'tools', 'warmup', 'cache', 'maxTurns', 'timeoutMs', 'history', 'staggerCapMs',
-  'minCacheTokens', 'cacheBlockTokens', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
+  'minCacheTokens', 'cacheBlockTokens', 'cacheBuildMs', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
   'maxTokensPerFork', 'eventReplayLimit',
 ];
 
@@ -158,6 +165,7 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
     staggerCapMs: integer('staggerCapMs', options.staggerCapMs, 0, MAX_TIMER_MS) ?? d.staggerCapMs,
     minCacheTokens: integer('minCacheTokens', options.minCacheTokens, 0),
     cacheBlockTokens: integer('cacheBlockTokens', options.cacheBlockTokens, 1),
+    cacheBuildMs: integer('cacheBuildMs', options.cacheBuildMs, 0, MAX_TIMER_MS),
     callTimeoutMs: integer('callTimeoutMs', options.callTimeoutMs, 1, MAX_TIMER_MS),
     retry,
     globalRetryBudget: integer('globalRetryBudget', options.globalRetryBudget, 0),
@@ -266,12 +274,16 @@ function resolveProvider(provider: unknown): ProviderOption {
  * say, else the provider's documented minimum and step (presets.ts; 0 and 1 where the server
  * decides). The built-in simulator follows its `openai` usage preset for Chat Completions sessions.
  */
-export function cacheRules(options: ResolvedOptions, format: SessionFormat): { minCacheTokens: number; cacheBlockTokens: number } {
+export function cacheRules(
+  options: ResolvedOptions,
+  format: SessionFormat,
+): { minCacheTokens: number; cacheBlockTokens: number; cacheBuildMs: number } {
   const p = options.provider;
   const preset = p.kind === 'gemini' || (p.kind === 'local' && format === 'gemini') ? undefined : CHAT_PRESETS[p.kind === 'local' ? 'openai' : p.kind];
   return {
     minCacheTokens: options.minCacheTokens ?? (preset ? (preset.cacheMinTokens ?? 0) : ENGINE_DEFAULTS.minCacheTokens),
     cacheBlockTokens: options.cacheBlockTokens ?? preset?.cacheBlockTokens ?? 1,
+    cacheBuildMs: options.cacheBuildMs ?? preset?.cacheBuildMs ?? 0,
   };
 }
 

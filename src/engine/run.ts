@@ -29,6 +29,8 @@ export interface RunSettings {
   minCacheTokens: number;
   /** The provider caches in steps of this many tokens: the theoretical maximum rounds down to them. */
   cacheBlockTokens: number;
+  /** How long after a response has begun its prefix can be read (warm-up waits this long more). */
+  cacheBuildMs: number;
   history: HistoryMode;
   maxTurns: number;
   timeoutMs: number | undefined;
@@ -136,6 +138,8 @@ export class FanOutRun {
       concurrency: settings.concurrency,
       warmup: !(settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off'),
       staggerCapMs: settings.staggerCapMs,
+      // Nothing to wait for when nothing is cached (cache off) or when no fork waits (warm-up none).
+      cacheBuildMs: settings.cache === 'off' || settings.warmup === 'none' ? 0 : settings.cacheBuildMs,
       isQueued: (index) => this.slots[index]?.state === 'queued',
       dispatch: (index, first) => this.dispatch(index, first),
     });

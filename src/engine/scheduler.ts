@@ -11,6 +11,12 @@ export interface SchedulerOptions {
   /** false: nobody waits (no warm-up, or the parent has just sent the prefix). */
   warmup: boolean;
   staggerCapMs: number;
+  /**
+   * How long a provider takes to make a written prefix readable (DeepSeek builds its disk cache in
+   * "seconds"). With warm-up, the others go this long after the first response began; without
+   * (the parent has just sent the prefix), every fork waits this long from the start. Default 0.
+   */
+  cacheBuildMs?: number;
   /** Whether a task is still waiting to be dispatched (a cancel may have settled it). */
   isQueued(index: number): boolean;
   /** Starts one task. The caller reports back with `responded(first)` and `finished(first)`. */
@@ -35,22 +41,32 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   let next = 0;
   let inFlight = 0;
   let dispatched = 0;
-  let released = !o.warmup;
-  const release = (): void => {
+  const buildMs = o.cacheBuildMs ?? 0;
+  // Without warm-up but with a build delay, even the first fork waits for the parent's entry.
+  let holding = !o.warmup && buildMs > 0;
+  let released = !o.warmup && !holding;
+  let releasing = false;
+  const open = (): void => {
     if (released) return;
     released = true;
     pump();
   };
+  const release = (): void => {
+    if (released || releasing) return;
+    releasing = true;
+    if (buildMs > 0) setTimeout(open, buildMs).unref();
+    else open();
+  };
   const send = (index: number): void => {
     const first = dispatched === 0;
-    if (first && !released) setTimeout(release, o.staggerCapMs).unref();
+    if (first && !released) setTimeout(open, Math.max(o.staggerCapMs, buildMs)).unref();
     dispatched++;
     inFlight++;
     o.dispatch(index, first);
   };
   function pump(): void {
     if (!started) return;
-    while (next < o.count && inFlight < o.concurrency && (released || dispatched === 0)) {
+    while (next < o.count && inFlight < o.concurrency && (released || (dispatched === 0 && !holding))) {
       const index = next++;
       if (o.isQueued(index)) send(index);
     }
@@ -58,8 +74,14 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   return {
     start(lead) {
       started = true;
-      if (o.isQueued(lead) && o.concurrency > 0) send(lead);
-      pump();
+      const go = (): void => {
+        holding = false;
+        released ||= !o.warmup;
+        if (o.isQueued(lead) && o.concurrency > 0) send(lead);
+        pump();
+      };
+      if (holding) setTimeout(go, buildMs).unref();
+      else go();
     },
     pump,
     responded(first) {

@@ -32,6 +32,11 @@ interface ChatPreset {
   cacheMinTokens: number | undefined;
   /** Documented granularity of cache hits, tokens; undefined: not documented. */
   cacheBlockTokens: number | undefined;
+  /**
+   * How long after a request's response has begun its prefix can be read, ms: what a warm-up waits
+   * on top of the first response (and a parent-warm fan-out from its start). 0: at once.
+   */
+  cacheBuildMs: number;
   /** The usage fields it documents about the cache (none: it reports cached tokens only when configured to). */
   usageFields: readonly UsageField[];
 }
@@ -51,6 +56,8 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     cacheMinTokens: 1024,
     // same page: "Cache hits occur in increments of 128 tokens." (GPT-5.6 and later: exact at breakpoints.)
     cacheBlockTokens: 128,
+    // No delay is documented: a prefix is readable once the response that wrote it has begun.
+    cacheBuildMs: 0,
     // same page: "For the Chat Completions API, they appear in `usage.prompt_tokens_details`";
     // GPT-5.6 and later also report `cache_write_tokens` there.
     usageFields: ['prompt_tokens_details.cached_tokens', 'prompt_tokens_details.cache_write_tokens'],
@@ -66,6 +73,9 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     // https://api-docs.deepseek.com/guides/kv_cache no longer states a number ("cache prefix units").
     cacheMinTokens: 64,
     cacheBlockTokens: 64,
+    // https://api-docs.deepseek.com/guides/kv_cache: "Cache construction takes seconds." No number is
+    // given: 3 s is our pick (the simulator builds in 2 s); a run that needs more sets cacheBuildMs.
+    cacheBuildMs: 3000,
     // https://api-docs.deepseek.com/guides/kv_cache: prompt_cache_hit_tokens / prompt_cache_miss_tokens.
     usageFields: ['prompt_cache_hit_tokens', 'prompt_cache_miss_tokens'],
   },
@@ -80,6 +90,8 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     cacheMinTokens: 256,
     // Not documented for the implicit cache.
     cacheBlockTokens: undefined,
+    // Implicit cache: no delay documented (explicit markers are written "after model response").
+    cacheBuildMs: 0,
     // same page: prompt_tokens_details.cached_tokens; explicit markers add cache_creation_input_tokens.
     usageFields: ['prompt_tokens_details.cached_tokens', 'prompt_tokens_details.cache_creation_input_tokens'],
   },
@@ -94,6 +106,8 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     // 16 on CUDA (vllm/platforms/cuda.py). SGLang: page size 1, no minimum found. The server decides.
     cacheMinTokens: undefined,
     cacheBlockTokens: undefined,
+    // vLLM and SGLang share a prefix as soon as it is computed.
+    cacheBuildMs: 0,
     // Only when started so: vLLM --enable-prompt-tokens-details, SGLang --enable-cache-report.
     usageFields: [],
   },
@@ -106,6 +120,8 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     // Its rules follow the `usage` preset it was started with (CHAT_CACHE_PRESETS in src/local-server).
     cacheMinTokens: undefined,
     cacheBlockTokens: undefined,
+    // The simulator's openai preset, the one the built-in server starts with.
+    cacheBuildMs: 0,
     usageFields: ['prompt_tokens_details.cached_tokens', 'prompt_cache_hit_tokens', 'prompt_tokens_details.cache_creation_input_tokens'],
   },
 };
