@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DEFAULT_MAX_TURNS, ForkEngine, defineTool, type Content, type ParentSession } from '../src/index.js';
-import { AGENT_TOOL_DECLARATION, buildChildMessage, isForkChild, seedFork, validateAgentParams } from '../src/protocol.js';
+import { chatFunctionTool } from '../src/dialect/openai-chat.js';
+import { DEFAULT_MAX_TURNS, ForkEngine, defineTool, parseSession, type Content, type ParentSession } from '../src/index.js';
+import {
+  AGENT_TOOL_DECLARATION,
+  AGENT_TOOL_FUNCTION,
+  buildChildMessage,
+  isForkChild,
+  seedFork,
+  validateAgentParams,
+  type ChatMessage,
+  type ForkSeed,
+  type FunctionDeclaration,
+  type OpenAIChatSession,
+} from '../src/protocol.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { filler } from './support/engine-fixtures.js';
 
@@ -24,32 +36,187 @@ const REF = {
   spawnInFork: 'Error: Cannot spawn sub-agents from within a fork. Please execute tasks directly.',
 };
 
-// The reference's fixtures, in Gemini's Content shape.
-const startup: Content = { role: 'user', parts: [{ text: '<system-reminder>\nstartup\n</system-reminder>' }] };
-const firstUser: Content = { role: 'user', parts: [{ text: 'first question' }] };
-const firstModel: Content = { role: 'model', parts: [{ text: 'first answer' }] };
-const toolCall: Content = { role: 'model', parts: [{ functionCall: { id: 'call-1', name: 'read_file', args: { path: 'a.ts' } } }] };
-const toolResult: Content = { role: 'user', parts: [{ functionResponse: { id: 'call-1', name: 'read_file', response: { output: 'file contents' } } }] };
-const secondUser: Content = { role: 'user', parts: [{ text: 'second question' }] };
-const secondModel: Content = { role: 'model', parts: [{ text: 'second answer' }] };
-const reminder: Content = { role: 'user', parts: [{ text: '<system-reminder>\nchanged tools\n</system-reminder>' }] };
-const compactedSummary: Content = { role: 'user', parts: [{ text: 'Resume the prior task from this summary.' }] };
-const compactedAck: Content = { role: 'model', parts: [{ text: 'Got it. Thanks for the additional context!' }] };
+/*
+ * Every case that seeds a fork runs on both session shapes: Gemini's (Content with parts) and
+ * OpenAI Chat Completions' ("format": "openai-chat"). A shape says how it writes a user text, a
+ * model text, a call and its results; the expectations are the same facts in that shape. In Chat
+ * Completions a result is a `tool` message of its own and the user's words a user message after
+ * it, where Gemini puts both in one user message; its leading system message (the head) is kept
+ * first by every fork, where Gemini keeps its system instruction in a field of its own.
+ */
 
-function session(history: Content[], extra: Partial<ParentSession> = {}): ParentSession {
-  return {
+type Message = Content | ChatMessage;
+type Result = [id: string, name: string, output: string];
+
+interface Shape {
+  name: string;
+  /** What every fork keeps before the conversation: Chat Completions' system message (Gemini: nothing, its system instruction is a field). */
+  head: Message[];
+  user(text: string): Message;
+  model(text: string): Message;
+  /** A user message of these text parts. */
+  userParts(...texts: string[]): Message;
+  /** A user message with no content at all. */
+  emptyUser(): Message;
+  call(id: string, name: string, args: Record<string, unknown>): Message;
+  /** The results of calls, then the user's text if any, as this shape writes them after the call message. */
+  results(list: Result[], text?: string): Message[];
+  /** A parent session with the head (or, system: false, without any system instruction) and this conversation. */
+  session(history: Message[], options?: { system?: boolean }): ParentSession;
+  /** The smallest conversation a fork inherits nothing of (Gemini: none at all). */
+  nothing: Message[];
+  /** The fork's system instruction text. */
+  systemText(seed: ForkSeed): string | undefined;
+  /** The tool declarations a fork's requests carry. */
+  tools(seed: ForkSeed): unknown;
+  /** The last text of a message. */
+  lastText(message: Message | undefined): string | undefined;
+  /** A tool result holding a nested object, and where to find that object's copy in a fork's contents. */
+  nestedResult(): { message: Message; nested: object; find(contents: Message[]): unknown };
+  /** How a tool's error text reads inside a request body the local server captured. */
+  inBody(text: string): string;
+  /** The local server's route for a model call in this shape. */
+  modelRoute: RegExp;
+  /** A session for the engine: this system text, these groups of declarations, this conversation. */
+  engineSession(system: string, tools: FunctionDeclaration[][], history: Message[]): ParentSession;
+}
+
+const gemini: Shape = {
+  name: 'gemini',
+  head: [],
+  user: (text) => ({ role: 'user', parts: [{ text }] }),
+  model: (text) => ({ role: 'model', parts: [{ text }] }),
+  userParts: (...texts) => ({ role: 'user', parts: texts.map((text) => ({ text })) }),
+  emptyUser: () => ({ role: 'user', parts: [] }),
+  call: (id, name, args) => ({ role: 'model', parts: [{ functionCall: { id, name, args } }] }),
+  results: (list, text) => [
+    {
+      role: 'user',
+      parts: [...list.map(([id, name, output]) => ({ functionResponse: { id, name, response: { output } } })), ...(text !== undefined ? [{ text }] : [])],
+    },
+  ],
+  session: (history, { system = true } = {}) => ({
     model: 'gemini-2.5-flash',
-    systemInstruction: { parts: [{ text: 'parent system' }] },
+    ...(system ? { systemInstruction: { parts: [{ text: 'parent system' }] } } : {}),
     tools: [{ functionDeclarations: [{ name: 'read_file' }, { name: 'edit' }, { name: 'agent' }] }],
-    history,
-    ...extra,
+    history: history as Content[],
+  }),
+  nothing: [],
+  systemText: (seed) => (seed.format === 'gemini' ? seed.systemInstruction?.parts[0]?.text : undefined),
+  tools: (seed) => (seed.format === 'gemini' ? seed.tools : undefined),
+  lastText: (message) => (message as Content | undefined)?.parts.at(-1)?.text,
+  nestedResult() {
+    const nested = { inlineData: { mimeType: 'image/png', data: 'c2hvdA==' } };
+    const message: Content = {
+      role: 'user',
+      parts: [{ functionResponse: { id: 'call-1', name: 'read_file', response: { output: 'captured' }, parts: [nested] } }],
+    };
+    const find = (contents: Message[]) => {
+      const response = (contents as Content[]).flatMap((c) => c.parts).find((p) => p.functionResponse !== undefined)?.functionResponse;
+      return (response as unknown as { parts: unknown[] }).parts[0];
+    };
+    return { message, nested, find };
+  },
+  inBody: (text) => JSON.stringify(text).slice(1, -1),
+  modelRoute: /^(generateContent|streamGenerateContent)$/,
+  engineSession: (system, tools, history) => ({
+    model: 'gemini-2.5-flash',
+    systemInstruction: { parts: [{ text: system }] },
+    tools: tools.map((group) => ({ functionDeclarations: group.map((declaration) => ({ ...declaration })) })),
+    history: history as Content[],
+  }),
+};
+
+const chatSystem = (content: string): ChatMessage => ({ role: 'system', content });
+
+/** A valid openai-chat session: parseSession throws on anything else, and returns the very object. */
+function chatSession(session: OpenAIChatSession): OpenAIChatSession {
+  if (parseSession(session) !== session) throw new Error('parseSession returned another object');
+  return session;
+}
+
+const openAIChat: Shape = {
+  name: 'openai-chat',
+  head: [chatSystem('parent system')],
+  user: (text) => ({ role: 'user', content: text }),
+  model: (text) => ({ role: 'assistant', content: text }),
+  userParts: (...texts) => ({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) }),
+  emptyUser: () => ({ role: 'user', content: '' }),
+  call: (id, name, args) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }),
+  results: (list, text) => [
+    ...list.map(([id, , output]): ChatMessage => ({ role: 'tool', tool_call_id: id, content: output })),
+    ...(text !== undefined ? [{ role: 'user' as const, content: text }] : []),
+  ],
+  session: (history, { system = true } = {}) =>
+    chatSession({
+      format: 'openai-chat',
+      model: 'gpt-4.1-mini',
+      messages: [...(system ? [chatSystem('parent system')] : []), ...(history as ChatMessage[])],
+      tools: ['read_file', 'edit', 'agent'].map((name) => ({ type: 'function' as const, function: { name } })),
+    }),
+  // A session holds at least one message: a lone prompt the parent never answered, which a fork drops.
+  nothing: [{ role: 'user', content: 'hello' }],
+  systemText: (seed) => {
+    const first = seed.format === 'openai-chat' ? seed.contents[0] : undefined;
+    return first?.role === 'system' && typeof first.content === 'string' ? first.content : undefined;
+  },
+  tools: (seed) => (seed.format === 'openai-chat' ? seed.session.tools : undefined),
+  lastText: (message) => {
+    const content = (message as ChatMessage | undefined)?.content;
+    if (typeof content === 'string') return content;
+    const last = Array.isArray(content) ? content.at(-1) : undefined;
+    return last?.type === 'text' ? last.text : undefined;
+  },
+  nestedResult() {
+    const nested = { type: 'text' as const, text: 'captured' };
+    const message: ChatMessage = { role: 'tool', tool_call_id: 'call-1', content: [nested] };
+    const find = (contents: Message[]) => {
+      const result = (contents as ChatMessage[]).find((m) => m.role === 'tool');
+      return Array.isArray(result?.content) ? result.content[0] : undefined;
+    };
+    return { message, nested, find };
+  },
+  // A result that is not text is sent as JSON in the tool message's content, itself a JSON string in the body.
+  inBody: (text) => JSON.stringify(JSON.stringify(text).slice(1, -1)).slice(1, -1),
+  modelRoute: /^chat\.completions$/,
+  engineSession: (system, tools, history) =>
+    chatSession({
+      format: 'openai-chat',
+      model: 'gpt-4.1-mini',
+      messages: [chatSystem(system), ...(history as ChatMessage[])],
+      tools: tools.flat().map((declaration) => (declaration === AGENT_TOOL_DECLARATION ? AGENT_TOOL_FUNCTION : chatFunctionTool(declaration))),
+    }),
+};
+
+const SHAPES = [gemini, openAIChat];
+
+/** The reference's fixtures, in a shape. */
+function fixtures(shape: Shape) {
+  const reminderText = '<system-reminder>\nchanged tools\n</system-reminder>';
+  return {
+    startup: shape.user('<system-reminder>\nstartup\n</system-reminder>'),
+    firstUser: shape.user('first question'),
+    firstModel: shape.model('first answer'),
+    toolCall: shape.call('call-1', 'read_file', { path: 'a.ts' }),
+    toolResult: shape.results([['call-1', 'read_file', 'file contents']]),
+    secondUser: shape.user('second question'),
+    secondModel: shape.model('second answer'),
+    reminderText,
+    reminder: shape.user(reminderText),
+    compactedSummary: shape.user('Resume the prior task from this summary.'),
+    compactedAck: shape.model('Got it. Thanks for the additional context!'),
+    /** The child message as a user message of its own. */
+    child: (directive: string, allowedTools?: readonly string[]) => shape.user(buildChildMessage(directive, allowedTools)),
   };
 }
 
-/** What a fork inherits of the parent's history with `forkTurns` (its own child message left out). */
-function inherited(history: Content[], forkTurns: 'all' | number): Content[] {
-  const seed = seedFork(session(history), 'the directive', { forkTurns });
-  return seed.contents.slice(0, -1);
+/** What a fork inherits of the parent's conversation with `forkTurns` (the head checked, its own child message left out). */
+function inheritedIn(shape: Shape) {
+  return (history: Message[], forkTurns: 'all' | number): Message[] => {
+    const seed = seedFork(shape.session(history), 'the directive', { forkTurns });
+    expect(seed.contents.slice(0, shape.head.length)).toEqual(shape.head);
+    return seed.contents.slice(shape.head.length, -1);
+  };
 }
 
 describe('fork-subagent.test.ts › selectForkHistory', () => {
@@ -63,72 +230,73 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
     expect(forkTurns({ fork_turns: '3' })).toBe(3);
   });
 
-  it('preserves all history when no bounded window is requested', () => {
-    expect(inherited([startup, firstUser, firstModel], 'all')).toEqual([startup, firstUser, firstModel]);
-  });
+  describe.each(SHAPES)('on $name sessions', (shape) => {
+    const { startup, firstUser, firstModel, toolCall, toolResult, secondUser, secondModel, reminderText, reminder, compactedSummary, compactedAck, child } =
+      fixtures(shape);
+    const inherited = inheritedIn(shape);
+    const H = shape.head.length;
 
-  it('counts real user turns rather than tool responses', () => {
-    expect(inherited([startup, firstUser, toolCall, toolResult, firstModel, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
-  });
+    it('preserves all history when no bounded window is requested', () => {
+      expect(inherited([startup, firstUser, firstModel], 'all')).toEqual([startup, firstUser, firstModel]);
+    });
 
-  it('keeps all available context when fewer turns exist than requested', () => {
-    const seed = seedFork(session([startup, firstUser, firstModel]), 'd', { forkTurns: 3 });
-    expect(seed.contents.slice(0, -1)).toEqual([firstUser, firstModel]);
-    expect(seed.trimmedMessages).toBe(1);
-  });
+    it('counts real user turns rather than tool responses', () => {
+      expect(inherited([startup, firstUser, toolCall, ...toolResult, firstModel, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
+    });
 
-  it('returns empty when no real user turns exist after the synthetic prefix', () => {
-    const seed = seedFork(session([startup]), 'the directive', { forkTurns: 1 });
-    expect(seed.seedCase).toBe('fresh');
-    expect(seed.contents).toEqual([{ role: 'user', parts: [{ text: buildChildMessage('the directive') }] }]);
-  });
+    it('keeps all available context when fewer turns exist than requested', () => {
+      const seed = seedFork(shape.session([startup, firstUser, firstModel]), 'd', { forkTurns: 3 });
+      expect(seed.contents.slice(0, H)).toEqual(shape.head);
+      expect(seed.contents.slice(H, -1)).toEqual([firstUser, firstModel]);
+      expect(seed.trimmedMessages).toBe(1);
+      expect(seed.sharedContents).toBe(H + 2);
+    });
 
-  it('does not count or inherit a compacted-history prefix for a numeric window', () => {
-    expect(inherited([startup, compactedSummary, compactedAck, firstUser, firstModel], 3)).toEqual([firstUser, firstModel]);
-    // The real compaction text (Qwen Code's RESUME_TRAILER) is recognized the same way.
-    const real: Content = {
-      role: 'user',
-      parts: [{ text: 'Summary of the work.\n\nResume the prior task using the summary above. Continue from the last in-flight step.' }],
-    };
-    expect(inherited([real, compactedAck, firstUser, firstModel, secondUser, secondModel], 5)).toEqual([
-      firstUser,
-      firstModel,
-      secondUser,
-      secondModel,
-    ]);
-  });
+    it('returns empty when no real user turns exist after the synthetic prefix', () => {
+      const seed = seedFork(shape.session([startup]), 'the directive', { forkTurns: 1 });
+      expect(seed.seedCase).toBe('fresh');
+      expect(seed.contents).toEqual([...shape.head, child('the directive')]);
+    });
 
-  it('does not count pure reminders as user turns', () => {
-    expect(inherited([startup, firstUser, firstModel, reminder, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
-  });
+    it('does not count or inherit a compacted-history prefix for a numeric window', () => {
+      expect(inherited([startup, compactedSummary, compactedAck, firstUser, firstModel], 3)).toEqual([firstUser, firstModel]);
+      // The real compaction text (Qwen Code's RESUME_TRAILER) is recognized the same way.
+      const real = shape.user('Summary of the work.\n\nResume the prior task using the summary above. Continue from the last in-flight step.');
+      expect(inherited([real, compactedAck, firstUser, firstModel, secondUser, secondModel], 5)).toEqual([
+        firstUser,
+        firstModel,
+        secondUser,
+        secondModel,
+      ]);
+    });
 
-  it('does not count empty user content as a real turn', () => {
-    const emptyUser: Content = { role: 'user', parts: [] };
-    const emptyAck: Content = { role: 'model', parts: [{ text: 'ignored empty input' }] };
-    expect(inherited([startup, firstUser, firstModel, emptyUser, emptyAck], 1)).toEqual([firstUser, firstModel, emptyUser, emptyAck]);
-    // A session file cannot hold a message without parts (Gemini refuses one); a blank text part is the same case.
-    const blank: Content = { role: 'user', parts: [{ text: '  ' }] };
-    expect(inherited([startup, firstUser, firstModel, blank, emptyAck], 1)).toEqual([firstUser, firstModel, blank, emptyAck]);
-  });
+    it('does not count pure reminders as user turns', () => {
+      expect(inherited([startup, firstUser, firstModel, reminder, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
+    });
 
-  it('does not count a tool response mixed with a pure reminder', () => {
-    const mixed: Content = { role: 'user', parts: [...toolResult.parts, ...reminder.parts] };
-    expect(inherited([startup, firstUser, toolCall, mixed, firstModel], 1)).toEqual([firstUser, toolCall, mixed, firstModel]);
-  });
+    it('does not count empty user content as a real turn', () => {
+      const emptyUser = shape.emptyUser();
+      const emptyAck = shape.model('ignored empty input');
+      expect(inherited([startup, firstUser, firstModel, emptyUser, emptyAck], 1)).toEqual([firstUser, firstModel, emptyUser, emptyAck]);
+      // A Gemini session file cannot hold a message without parts (Gemini refuses one); a blank text part is the same case.
+      const blank = shape.userParts('  ');
+      expect(inherited([startup, firstUser, firstModel, blank, emptyAck], 1)).toEqual([firstUser, firstModel, blank, emptyAck]);
+    });
 
-  it('does not share nested mutable parts with the parent history', () => {
-    const nestedImage = { inlineData: { mimeType: 'image/png', data: 'c2hvdA==' } };
-    const withImage: Content = {
-      role: 'user',
-      parts: [{ functionResponse: { id: 'call-1', name: 'read_file', response: { output: 'captured' }, parts: [nestedImage] } }],
-    };
-    for (const forkTurns of ['all', 5] as const) {
-      const seed = seedFork(session([startup, firstUser, toolCall, withImage, firstModel]), 'd', { forkTurns });
-      const response = seed.contents.flatMap((c) => c.parts).find((p) => p.functionResponse !== undefined)?.functionResponse;
-      const copy = (response as { parts: unknown[] }).parts[0];
-      expect(copy).toEqual(nestedImage);
-      expect(copy).not.toBe(nestedImage);
-    }
+    it('does not count a tool response mixed with a pure reminder', () => {
+      const mixed = shape.results([['call-1', 'read_file', 'file contents']], reminderText);
+      expect(inherited([startup, firstUser, toolCall, ...mixed, firstModel], 1)).toEqual([firstUser, toolCall, ...mixed, firstModel]);
+    });
+
+    it('does not share nested mutable parts with the parent history', () => {
+      const { message, nested, find } = shape.nestedResult();
+      for (const forkTurns of ['all', 5] as const) {
+        const seed = seedFork(shape.session([startup, firstUser, toolCall, message, firstModel]), 'd', { forkTurns });
+        const copy = find(seed.contents);
+        expect(copy).toEqual(nested);
+        expect(copy).not.toBe(nested);
+      }
+    });
   });
 });
 
@@ -218,12 +386,6 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
     expect(validateAgentParams(fork, { insideFork: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: REF.nestedFork } });
   });
 
-  it('refuses to fork a conversation that is itself a fork (its history holds an opening <fork-boilerplate>)', () => {
-    const child = seedFork(session([firstUser, firstModel]), 'earlier').contents;
-    expect(() => seedFork(session([...child, firstModel]), 'again')).toThrow(/it is itself a fork/);
-    expect(isForkChild([{ role: 'user', parts: [{ text: '<fork-boilerplate>\ncut off' }] }])).toBe(true);
-  });
-
   it('blocks a fork child from spawning any sub-agent', () => {
     expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose' }, { insideFork: true })).toEqual({
       ok: false,
@@ -234,6 +396,18 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   it('runs a non-interactive fork in the background whatever run_in_background says', () => {
     const checked = validateAgentParams({ ...fork, run_in_background: false }, { headless: true });
     expect(checked.ok && checked.runInBackground).toBe(true);
+  });
+
+  describe.each(SHAPES)('on $name sessions', (shape) => {
+    const { firstUser, firstModel } = fixtures(shape);
+    const H = shape.head.length;
+
+    it('refuses to fork a conversation that is itself a fork (its history holds an opening <fork-boilerplate>)', () => {
+      const forked = seedFork(shape.session([firstUser, firstModel]), 'earlier').contents;
+      expect(() => seedFork(shape.session([...forked.slice(H), firstModel]), 'again')).toThrow(/it is itself a fork/);
+      expect(isForkChild([shape.user('<fork-boilerplate>\ncut off')])).toBe(true);
+      expect(isForkChild([shape.userParts('context', '<fork-boilerplate>\ncut off')])).toBe(true);
+    });
   });
 });
 
@@ -250,64 +424,70 @@ describe('agent.test.ts › fork dispatch: child message and forked messages', (
     expect(buildChildMessage('reason without tools', [])).toContain('may not execute any tool');
   });
 
-  it('includes the execution restriction in the synthetic fork suffix of a mid-turn parent', () => {
-    const midTurn: Content = { role: 'model', parts: [{ functionCall: { id: 'call-1', name: 'read_file', args: { path: 'README.md' } } }] };
-    const seed = seedFork(session([firstUser, midTurn]), 'inspect the implementation', { allowedTools: ['read_file'] });
-    const userMessage = seed.contents[2] as Content;
-    expect(userMessage.parts.at(-1)?.text).toBe(buildChildMessage('inspect the implementation', ['read_file']));
-    expect(userMessage.parts.at(-1)?.text).toContain('<tool-restriction>');
-  });
+  describe.each(SHAPES)('on $name sessions', (shape) => {
+    const { startup, firstUser, firstModel, toolCall, secondUser, secondModel, child } = fixtures(shape);
+    const inherited = inheritedIn(shape);
+    const H = shape.head.length;
 
-  it('a mid-turn parent: placeholder results, the child message as the last part of that user message, the ack, then Begin.', () => {
-    const agentCall: Content = {
-      role: 'model',
-      parts: [{ functionCall: { id: 'a1', name: 'agent', args: { description: 'x', prompt: 'SIBLING', subagent_type: 'fork' } } }],
-    };
-    const seed = seedFork(session([firstUser, agentCall]), 'mine');
-    expect(seed.contents.slice(2)).toEqual([
-      {
-        role: 'user',
-        parts: [{ functionResponse: { id: 'a1', name: 'agent', response: { output: REF.placeholder } } }, { text: buildChildMessage('mine') }],
-      },
-      { role: 'model', parts: [{ text: REF.ack }] },
-      { role: 'user', parts: [{ text: REF.begin }] },
-    ]);
-  });
+    it('includes the execution restriction in the synthetic fork suffix of a mid-turn parent', () => {
+      const midTurn = shape.call('call-1', 'read_file', { path: 'README.md' });
+      const seed = seedFork(shape.session([firstUser, midTurn]), 'inspect the implementation', { allowedTools: ['read_file'] });
+      // The message that holds the child message: Gemini's user message of results, Chat Completions' user message after the tool messages.
+      const userMessage = seed.contents.at(-3);
+      expect(shape.lastText(userMessage)).toBe(buildChildMessage('inspect the implementation', ['read_file']));
+      expect(shape.lastText(userMessage)).toContain('<tool-restriction>');
+      expect(seed.contents.slice(-2)).toEqual([shape.model(REF.ack), shape.user(REF.begin)]);
+    });
 
-  it('a history ending on a user message (deliberate difference: real tool results are kept, only a prompt is dropped)', () => {
-    // The reference drops any trailing user message; forkpool keeps the results of the last calls.
-    const kept = seedFork(session([firstUser, toolCall, toolResult]), 'd');
-    expect(kept.contents[2]?.parts).toEqual([...toolResult.parts, { text: buildChildMessage('d') }]);
-    const dropped = seedFork(session([firstUser, firstModel, secondUser]), 'd');
-    expect(dropped.contents).toEqual([firstUser, firstModel, { role: 'user', parts: [{ text: buildChildMessage('d') }] }]);
-  });
+    it('a mid-turn parent: placeholder results, the child message after them (Gemini: the last part of that user message), the ack, then Begin.', () => {
+      const agentCall = shape.call('a1', 'agent', { description: 'x', prompt: 'SIBLING', subagent_type: 'fork' });
+      const seed = seedFork(shape.session([firstUser, agentCall]), 'mine');
+      expect(seed.contents.slice(H + 2)).toEqual([
+        ...shape.results([['a1', 'agent', REF.placeholder]], buildChildMessage('mine')),
+        shape.model(REF.ack),
+        shape.user(REF.begin),
+      ]);
+      expect(JSON.stringify(seed.contents)).not.toContain('SIBLING');
+    });
 
-  it('limits a fork to recent real user turns (deliberate difference: forkpool does not put the startup context back)', () => {
-    // The reference re-attaches the startup context in front of the window; forkpool's window
-    // omits every synthetic prefix, as its design states (README: Conformance).
-    expect(inherited([startup, firstUser, firstModel, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
-  });
+    it('a history ending on a user message (deliberate difference: real tool results are kept, only a prompt is dropped)', () => {
+      // The reference drops any trailing user message; forkpool keeps the results of the last calls.
+      const results: Result[] = [['call-1', 'read_file', 'file contents']];
+      const kept = seedFork(shape.session([firstUser, toolCall, ...shape.results(results)]), 'd');
+      expect(kept.contents).toEqual([...shape.head, firstUser, toolCall, ...shape.results(results, buildChildMessage('d'))]);
+      const dropped = seedFork(shape.session([firstUser, firstModel, secondUser]), 'd');
+      expect(dropped.contents).toEqual([...shape.head, firstUser, firstModel, child('d')]);
+    });
 
-  it('preserves full curated history when fork_turns is "all", adding nothing when it ends on model text', () => {
-    const seed = seedFork(session([startup, firstUser, firstModel, secondUser, secondModel]), 'd');
-    expect(seed.contents).toEqual([startup, firstUser, firstModel, secondUser, secondModel, { role: 'user', parts: [{ text: buildChildMessage('d') }] }]);
-  });
+    it('limits a fork to recent real user turns (deliberate difference: forkpool does not put the startup context back)', () => {
+      // The reference re-attaches the startup context in front of the window; forkpool's window
+      // omits every synthetic prefix, as its design states (README: Conformance).
+      expect(inherited([startup, firstUser, firstModel, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
+    });
 
-  it('a fork of an empty conversation without a system instruction gets the fork system prompt and every declared tool', () => {
-    const seed = seedFork(session([], { systemInstruction: undefined }), 'd');
-    expect(seed.seedCase).toBe('fresh');
-    expect(seed.systemInstruction?.parts[0]?.text).toMatch(/background worker agent/);
-    expect(seed.tools).toEqual(session([]).tools);
-  });
+    it('preserves full curated history when fork_turns is "all", adding nothing when it ends on model text', () => {
+      const seed = seedFork(shape.session([startup, firstUser, firstModel, secondUser, secondModel]), 'd');
+      expect(seed.contents).toEqual([...shape.head, startup, firstUser, firstModel, secondUser, secondModel, child('d')]);
+    });
 
-  it('passes fork_tools separately from inherited tool names: the declarations stay the parent\'s', () => {
-    const parent = session([firstUser, firstModel]);
-    const seed = seedFork(parent, 'd', { allowedTools: ['read_file'] });
-    expect(JSON.stringify(seed.tools)).toBe(JSON.stringify(parent.tools));
+    it('a fork of an empty conversation without a system instruction gets the fork system prompt and every declared tool', () => {
+      const parent = shape.session(shape.nothing, { system: false });
+      const seed = seedFork(parent, 'd');
+      expect(seed.seedCase).toBe('fresh');
+      expect(shape.systemText(seed)).toMatch(/background worker agent/);
+      expect(shape.tools(seed)).toEqual(parent.tools);
+    });
+
+    it('passes fork_tools separately from inherited tool names: the declarations stay the parent\'s', () => {
+      const parent = shape.session([firstUser, firstModel]);
+      const seed = seedFork(parent, 'd', { allowedTools: ['read_file'] });
+      expect(JSON.stringify(shape.tools(seed))).toBe(JSON.stringify(parent.tools));
+    });
   });
 });
 
-describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.test.ts › display_image (on a real engine)', () => {
+describe.each(SHAPES)('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.test.ts › display_image (on a real engine, $name sessions)', (shape) => {
+  const { firstUser, firstModel } = fixtures(shape);
   let server: LocalServer;
   let engine: ForkEngine;
   const executed: string[] = [];
@@ -331,12 +511,8 @@ describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.
       return { shown: true };
     },
   });
-  const parent: ParentSession = {
-    model: 'gemini-2.5-flash',
-    systemInstruction: { parts: [{ text: `parent system ${filler(1200)}` }] },
-    tools: [{ functionDeclarations: [readFile.declaration, displayImage.declaration] }],
-    history: [firstUser, firstModel],
-  };
+  const system = `parent system ${filler(1200)}`;
+  const parent = shape.engineSession(system, [[readFile.declaration, displayImage.declaration]], [firstUser, firstModel]);
   beforeAll(async () => {
     server = await startLocalServer({ captureRequests: true });
     engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [readFile, displayImage] });
@@ -346,11 +522,17 @@ describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.
     await server.close();
   });
 
-  const said = (from: number): string => server.requests.slice(from).map((r) => r.body).join('\n');
+  /** What the forks sent since `from`: every model call in this shape's own route. */
+  const said = (from: number): string => {
+    const requests = server.requests.slice(from).filter((r) => r.route !== 'countTokens');
+    expect(requests.length).toBeGreaterThan(0);
+    for (const request of requests) expect(request.route).toMatch(shape.modelRoute);
+    return requests.map((r) => r.body).join('\n');
+  };
 
   it('preserves unrestricted execution when display_image is not advertised', async () => {
     executed.length = 0;
-    const plain: ParentSession = { ...parent, tools: [{ functionDeclarations: [readFile.declaration] }] };
+    const plain = shape.engineSession(system, [[readFile.declaration]], [firstUser, firstModel]);
     const [result] = await engine.fanOut(engine.freeze(plain), [{ id: 'a', directive: 'CALL read_file {"path":"a.ts"}\nREPLY ok' }]).results();
     expect(result?.status).toBe('completed');
     expect(executed).toEqual(['read_file a.ts']);
@@ -384,7 +566,7 @@ describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.
     const local = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [deploy] });
     try {
       const start = server.requests.length;
-      const withDeploy: ParentSession = { ...parent, tools: [{ functionDeclarations: [deploy.declaration] }] };
+      const withDeploy = shape.engineSession(system, [[deploy.declaration]], [firstUser, firstModel]);
       const [result] = await local.fanOut(local.freeze(withDeploy), [{ id: 'e', directive: 'CALL deploy {}\nREPLY not deployed' }]).results();
       expect(result?.text).toBe('not deployed');
       expect(said(start)).toContain("deploy needs a person's approval, and background agents cannot prompt for it.");
@@ -394,11 +576,11 @@ describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.
   });
 
   it('runs a non-interactive fork in the background, whatever run_in_background says, and it sees the parent conversation', async () => {
-    const withAgent: ParentSession = {
-      ...parent,
-      tools: [...(parent.tools ?? []), { functionDeclarations: [AGENT_TOOL_DECLARATION] }],
-      history: [{ role: 'user', parts: [{ text: 'parent marker: FORK7348_PARENT_7XQ9' }] }, { role: 'model', parts: [{ text: 'Ready.' }] }],
-    };
+    const withAgent = shape.engineSession(
+      system,
+      [[readFile.declaration, displayImage.declaration], [AGENT_TOOL_DECLARATION]],
+      [shape.user('parent marker: FORK7348_PARENT_7XQ9'), shape.model('Ready.')],
+    );
     const outcome = await engine.runParentAgent(
       withAgent,
       'CALL agent {"description":"marker","prompt":"RECALL FORK\\\\d+_PARENT_\\\\w+","subagent_type":"fork","run_in_background":false}\nREPLY launched',
@@ -408,7 +590,7 @@ describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.
   });
 
   it('blocks a fork from spawning any sub-agent, with the reference\'s words', async () => {
-    const withAgent: ParentSession = { ...parent, tools: [...(parent.tools ?? []), { functionDeclarations: [AGENT_TOOL_DECLARATION] }] };
+    const withAgent = shape.engineSession(system, [[readFile.declaration, displayImage.declaration], [AGENT_TOOL_DECLARATION]], [firstUser, firstModel]);
     const start = server.requests.length;
     const [result] = await engine
       .fanOut(engine.freeze(withAgent), [
@@ -416,7 +598,7 @@ describe('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.
       ])
       .results();
     expect(result?.status).toBe('completed');
-    expect(said(start)).toContain(JSON.stringify(REF.spawnInFork).slice(1, -1));
-    expect(said(start)).toContain(JSON.stringify(REF.nestedFork).slice(1, -1));
+    expect(said(start)).toContain(shape.inBody(REF.spawnInFork));
+    expect(said(start)).toContain(shape.inBody(REF.nestedFork));
   });
 });
