@@ -107,7 +107,14 @@ const midTurn: ChatMessage[] = [
   },
 ];
 
-const textOf = (contents: ChatMessage[]): string => JSON.stringify(contents);
+const textOf = (contents: readonly unknown[]): string => JSON.stringify(contents);
+
+/** The Chat Completions body a fork sends first: the session's fields with the seed's messages. */
+function bodyOf(session: Readonly<OpenAIChatSession>, messages: readonly ChatMessage[]): Record<string, unknown> {
+  const request = openAIChatDialect.request(session, messages);
+  if (request.format !== 'openai-chat') throw new Error('expected a Chat Completions request');
+  return request.body as Record<string, unknown>;
+}
 
 describe('openai-chat seedFork, history "inherit"', () => {
   it('case 1: history ending on an assistant message without calls is kept after the head, the child message follows', () => {
@@ -233,6 +240,14 @@ describe('openai-chat seedFork, history "inherit"', () => {
       assistant(FORK_ACK_TEXT),
       user(FORK_BEGIN_TEXT),
     ]);
+  });
+
+  it('case 3: a user message after the results is dropped, even a reminder (Gemini holds results and words in one message, which is kept)', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', {}]), ...answers('g1'), user('<system-reminder>x</system-reminder>')];
+    const seed = seedFork(session(history), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    // The placeholder must follow the call message's results directly, so the child message comes after it.
+    expect(seed.contents).toEqual([...HEAD, ...history.slice(0, 3), unavailable('r1'), child('Look.')]);
   });
 
   it('a tool message answering none of the last calls cannot occur: the schema refuses it (Gemini drops such a message)', () => {
@@ -408,7 +423,7 @@ describe('openai-chat seedFork, copies and sharing', () => {
     const seed = seedFork(parent, 'x', { allowedTools: ['read_file'] });
     expect(seed.model).toBe(parent.model);
     expect(JSON.stringify(seed.session.tools)).toBe(JSON.stringify(parent.tools));
-    const body = openAIChatDialect.request(seed.session, seed.contents).body as Record<string, unknown>;
+    const body = bodyOf(seed.session, seed.contents);
     const { format: _format, ...fields } = parent;
     expect(Object.keys(body)).toEqual(Object.keys(fields));
     expect(JSON.stringify({ ...body, messages: parent.messages })).toBe(JSON.stringify(fields));
@@ -561,7 +576,7 @@ describe('openai-chat byte fidelity: the parent part of a fork is the parent\'s 
     const p = withPrompt();
     const { format: _format, ...fields } = p;
     const seed = seedFork(p, 'mine', { copy: false });
-    const body = bytes(openAIChatDialect.request(seed.session, seed.contents).body);
+    const body = bytes(bodyOf(seed.session, seed.contents));
     const own = bytes(fields); // the parent's own request body
     const shared = `{"messages":${bytes(p.messages.slice(0, seed.sharedContents)).slice(0, -1)},`;
     expect(own.startsWith(shared)).toBe(true);
@@ -775,5 +790,107 @@ describe('openai-chat seedFork option checks', () => {
     expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
     expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
     expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
+  });
+});
+
+describe('openai-chat and Gemini: the same rules on the same conversation', () => {
+  /*
+   * Random conversations written in both shapes: whatever a Gemini fork gets, the OpenAI fork gets
+   * the same messages in its own shape (a Gemini results message is one tool message per result;
+   * a Gemini user message of results and text is those tool messages, then the text as a user message).
+   * Gemini user messages mixing results and words are not generated: in Chat Completions the words
+   * are a user message of their own after the results, and a trailing one is dropped like any prompt.
+   */
+  type GContent = import('../src/protocol.js').Content;
+
+  function toChat(message: GContent): ChatMessage[] {
+    const texts = message.parts.flatMap((p) => (typeof p.text === 'string' ? [p.text] : []));
+    if (message.role === 'model') {
+      const callParts = message.parts.flatMap((p) => (p.functionCall ? [p.functionCall] : []));
+      if (callParts.length === 0) return [assistant(texts.join(''))];
+      return [
+        {
+          role: 'assistant',
+          content: texts.length > 0 ? texts.join('') : null,
+          tool_calls: callParts.map((c) => call(c.id ?? c.name, c.name, c.args ?? {})),
+        },
+      ];
+    }
+    const results = message.parts.flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+    return [
+      ...results.map((r) => tool(r.id ?? r.name, String((r.response as { output?: unknown }).output))),
+      ...(texts.length === 1 ? [user(texts[0] as string)] : texts.length > 1 ? [userParts(...texts)] : []),
+    ];
+  }
+
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+  }
+
+  function conversation(next: () => number): GContent[] {
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+    const gUser = (text: string): GContent => ({ role: 'user', parts: [{ text }] });
+    const gModel = (text: string): GContent => ({ role: 'model', parts: [{ text }] });
+    const history: GContent[] = [];
+    if (next() < 0.3) history.push(gUser('<system-reminder>\nstartup\n</system-reminder>'));
+    if (next() < 0.2) history.push(gUser('Resume the prior task using the summary above.'), gModel('Got it. Thanks for the additional context!'));
+    let id = 0;
+    const length = Math.floor(next() * 12);
+    for (let i = 0; i < length; i++) {
+      const kind = pick(['user', 'user', 'blank', 'reminder', 'model', 'calls', 'calls'] as const);
+      if (kind === 'user') history.push(gUser(`question ${i}`));
+      else if (kind === 'blank') history.push(gUser('  '));
+      else if (kind === 'reminder') history.push(gUser('<system-reminder>x</system-reminder>'));
+      else if (kind === 'model') history.push(gModel(`answer ${i}`));
+      else {
+        const count = 1 + Math.floor(next() * 3);
+        const made = Array.from({ length: count }, () => {
+          const name = pick(['grep', 'agent', 'read_file']);
+          return { id: `k${id++}`, name, args: name === 'agent' ? { prompt: `SIBLING-${id}` } : { q: `${id}` } };
+        });
+        history.push({ role: 'model', parts: [...(next() < 0.5 ? [{ text: 'calling' }] : []), ...made.map((c) => ({ functionCall: c }))] });
+        // Results right after the calls (Chat Completions allows them nowhere else): all, some (in any order), or none.
+        const answered = made.filter(() => next() < 0.7).sort(() => next() - 0.5);
+        if (answered.length > 0) {
+          history.push({
+            role: 'user',
+            parts: answered.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { output: `out ${c.id}` } } })),
+          });
+        }
+      }
+    }
+    return history;
+  }
+
+  it('gives the same fork, message for message, for 400 random conversations and every window', () => {
+    const next = random(20261130);
+    let checked = 0;
+    const cases = new Set<string>();
+    for (let n = 0; n < 400; n++) {
+      const history = conversation(next);
+      const gemini = parseSession({ model: 'gemini-2.5-flash', systemInstruction: { parts: [{ text: 'sys' }] }, history }) as import('../src/protocol.js').GeminiSession;
+      const openai = chat([sys('sys'), ...history.flatMap(toChat)]);
+      for (const history of ['inherit', 'completed-turns'] as const) {
+        for (const forkTurns of ['all', 1, 2, 3] as const) {
+          const options = { history, forkTurns, allowedTools: ['grep'] };
+          const g = seedFork(gemini, 'the directive', options);
+          const o = seedFork(openai, 'the directive', options);
+          const context = JSON.stringify({ history: gemini.history, options });
+          expect(o.seedCase, context).toBe(g.seedCase);
+          expect(o.contents.slice(1), context).toEqual(g.contents.flatMap(toChat));
+          const trimmed = gemini.history.slice(0, g.trimmedMessages).flatMap(toChat).length;
+          expect(o.trimmedMessages, context).toBe(trimmed);
+          expect(o.contents[0]).toEqual(sys('sys'));
+          cases.add(o.seedCase);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(400 * 8);
+    expect([...cases].sort()).toEqual(['continue', 'dropped-user', 'fresh', 'mid-turn', 'tool-results']);
   });
 });
