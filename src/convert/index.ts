@@ -1,0 +1,85 @@
+import { InputError } from '../session/errors.js';
+import { parseSession } from '../session/load.js';
+import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
+import { sessionFormat, type GeminiSession, type ParentSession, type SessionFormat } from '../session/schema.js';
+import { ConversionError, Issues, type DroppedItem } from './issues.js';
+import { openAIChatToGemini } from './to-gemini.js';
+import { geminiToOpenAIChat } from './to-openai-chat.js';
+
+/*
+ * Converting a session from one API shape to the other: Gemini's (no `format`) ⇄ OpenAI Chat
+ * Completions' (`"format": "openai-chat"`). Never done silently: `forkpool convert` and
+ * `convertSession` are the only ways. The rules are at the top of to-openai-chat.ts and
+ * to-gemini.ts, and in the README's "Converting sessions".
+ */
+
+export { ConversionError, type DroppedItem } from './issues.js';
+
+export interface ConvertOptions {
+  /** Leave out what the target shape cannot represent, and list it in `dropped`, instead of throwing. */
+  dropUnsupported?: boolean;
+  /** The file the session came from: errors then read `file: path: rule`. */
+  source?: string;
+}
+
+export interface ConversionResult {
+  /** A valid session of the target shape (parseSession accepts it); it shares no object with the input. */
+  session: ParentSession;
+  from: SessionFormat;
+  to: SessionFormat;
+  /** Messages in the source (history Contents, or messages) and in the result. */
+  messages: { from: number; to: number };
+  /** Function tools declared in the result. */
+  tools: number;
+  /** What was left out: thought parts always, unsupported items with `dropUnsupported`. */
+  dropped: DroppedItem[];
+}
+
+const TARGETS: readonly SessionFormat[] = ['gemini', 'openai-chat'];
+
+/**
+ * Converts a session to the other API shape. The input is validated first (InputError); an item
+ * the target cannot represent throws a ConversionError naming its path (`history[3].parts[1]:
+ * inlineData cannot be converted to openai-chat`), unless `dropUnsupported` is set.
+ */
+export function convertSession(session: ParentSession, to: SessionFormat, options: ConvertOptions = {}): ConversionResult {
+  if (!TARGETS.includes(to)) throw new TypeError(`convertSession: "to" must be "gemini" or "openai-chat", not ${JSON.stringify(to)}`);
+  const file = options.source;
+  const input = parseSession(session, file);
+  const from = sessionFormat(input);
+  if (from === to) throw new ConversionError({ ...(file === undefined ? {} : { file }), rule: `is already a ${to} session; nothing to convert` });
+  const issues = new Issues(to, options.dropUnsupported === true, file);
+  const converted =
+    to === 'openai-chat' ? geminiToOpenAIChat(input as GeminiSession, issues) : openAIChatToGemini(input as OpenAIChatSession, issues);
+  // Opaque values (args, responses, schemas) were carried over by reference: the result owns its copy.
+  const output = structuredClone(converted);
+  checkConverted(output, to, file);
+  return {
+    session: output,
+    from,
+    to,
+    messages: { from: messageCount(input), to: messageCount(output) },
+    tools: toolCount(output),
+    dropped: issues.dropped,
+  };
+}
+
+/** A converted session the target's validation refuses: the converter missed a rule. Say where, in the result's terms. */
+function checkConverted(session: ParentSession, to: SessionFormat, file: string | undefined): void {
+  try {
+    parseSession(session);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    const where = err.path ? `${err.path} of the converted session` : 'the converted session';
+    throw new ConversionError({ ...(file === undefined ? {} : { file }), rule: `cannot be converted to ${to}: ${where} ${err.rule}` });
+  }
+}
+
+function messageCount(session: ParentSession): number {
+  return 'messages' in session ? session.messages.length : session.history.length;
+}
+
+function toolCount(session: ParentSession): number {
+  if ('messages' in session) return session.tools?.length ?? 0;
+  return (session.tools ?? []).reduce((n, tool) => n + (tool.functionDeclarations?.length ?? 0), 0);
+}
