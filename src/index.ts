@@ -54,6 +54,7 @@ export {
   type SubagentType,
   type ForkTurns,
 } from './session/index.js';
+export { convertSession, ConversionError, type ConvertOptions, type ConversionResult, type DroppedItem } from './convert/index.js';
 export {
   defineTool,
   type Tool,
