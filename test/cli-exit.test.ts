@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLI, REPO_ROOT, offlineEnv } from './fixtures/cli/run-cli.js';
 
@@ -40,6 +41,8 @@ describe('every command ends by itself', () => {
     ['prompt', ['prompt', 'FORK REPLY done', '--session', 'examples/session.json'], {}, 0],
     ['serve, stopped by SIGTERM', ['serve', '--port', '0'], { stopWhen: /GOOGLE_GEMINI_BASE_URL/ }, 0],
     ['bench --help', ['bench', '--help'], {}, 0],
+    ['convert', ['convert', 'examples/session.json', '--to', 'openai-chat'], {}, 0],
+    ['convert from stdin', ['convert', '-', '--to', 'openai-chat'], { input: readFileSync('examples/session.json', 'utf8') }, 0],
     ['--help', ['--help'], {}, 0],
     ['--version', ['--version'], {}, 0],
     ['a usage error', ['run', '--session', 'examples/session.json'], {}, 2],

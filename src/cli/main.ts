@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../session/errors.js';
 import { benchCommand } from './bench-command.js';
+import { convertCommand } from './convert-command.js';
 import type { CliIo } from './io.js';
 import { promptCommand } from './prompt-command.js';
 import { runCommand } from './run-command.js';
@@ -16,6 +17,7 @@ Usage:
   forkpool run --session FILE --tasks FILE|- [options]   fan out one fork per task line
   forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
   forkpool serve [options]                                the local Gemini-compatible model server
+  forkpool convert SESSION --to gemini|openai-chat        convert a session to the other API shape
   forkpool bench [--quick]                                benchmarks (from a source checkout)
   forkpool <command> --help                               a command's options
   forkpool --version
@@ -45,6 +47,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await serveCommand(rest, { out: (l) => io.stdout.write(`${l}\n`), err: (l) => io.stderr.write(`${l}\n`) });
       case 'bench':
         return await benchCommand(rest, io);
+      case 'convert':
+        return await convertCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
     }

@@ -1,0 +1,84 @@
+import { writeFile } from 'node:fs/promises';
+import { ConversionError, convertSession, type ConversionResult } from '../convert/index.js';
+import { parseJsonText } from '../session/json.js';
+import { loadSession, parseSession } from '../session/load.js';
+import { decodeUtf8, MAX_INPUT_BYTES, readInputStream } from '../session/read.js';
+import type { ParentSession, SessionFormat } from '../session/schema.js';
+import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import type { CliIo } from './io.js';
+import { parseFlags, quoted } from './parse-flags.js';
+import { UsageError } from './usage-error.js';
+
+/** `convert`'s flags: parsing and help both come from here. */
+const CONVERT_FLAGS = {
+  to: { type: 'string', arg: 'FORMAT', help: 'gemini | openai-chat: the shape to convert to (required)' },
+  out: { type: 'string', arg: 'FILE', help: 'write the converted session to FILE (default: standard output)' },
+  'drop-unsupported': {
+    type: 'boolean',
+    help: 'leave out what the target shape cannot represent, and list it on stderr\n(default: an error naming the first such item)',
+  },
+  help: { type: 'boolean', short: 'h', help: 'this help' },
+} as const satisfies FlagTable;
+
+const CONVERT_HELP = `Usage: forkpool convert SESSION|- --to gemini|openai-chat [--out FILE] [--drop-unsupported]
+
+Converts a session between Gemini's shape (no "format") and OpenAI Chat Completions' ("format":
+"openai-chat"); - reads it from standard input. The result is a valid session of the target shape,
+written as JSON; a one-line summary goes to stderr. Anything the target cannot represent (images,
+thought signatures, settings it lacks, …) is an error naming its path, unless --drop-unsupported.
+Exit 0 when converted, 1 when the session cannot be converted, 2 for bad usage or an invalid session.
+
+${helpOf(CONVERT_FLAGS)}`;
+
+const TARGETS: readonly string[] = ['gemini', 'openai-chat'];
+
+export async function convertCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(argv, parseOptionsOf(CONVERT_FLAGS), true);
+  if (values.help) {
+    io.stdout.write(`${CONVERT_HELP}\n`);
+    return 0;
+  }
+  const [path, ...extra] = positionals;
+  if (path === undefined) throw new UsageError('convert: the SESSION file is required (- reads standard input)');
+  if (extra.length > 0) throw new UsageError(`convert: takes one SESSION file; ${quoted(extra[0] as string)} is one too many`);
+  const to = values.to;
+  if (to === undefined) throw new UsageError('convert: --to gemini|openai-chat is required');
+  if (!TARGETS.includes(to)) throw new UsageError(`convert: --to must be gemini or openai-chat, not ${quoted(to)}`);
+
+  const source = path === '-' ? '<stdin>' : path;
+  const session = path === '-' ? await readStdinSession(io.stdin) : await loadSession(path);
+  let result: ConversionResult;
+  try {
+    result = convertSession(session, to as SessionFormat, { dropUnsupported: values['drop-unsupported'] === true, source });
+  } catch (err) {
+    if (!(err instanceof ConversionError)) throw err;
+    io.stderr.write(`forkpool: ${err.message}${err.droppable ? ' (--drop-unsupported leaves it out)' : ''}\n`);
+    return 1;
+  }
+  const text = `${JSON.stringify(result.session, null, 2)}\n`;
+  if (values.out === undefined) io.stdout.write(text);
+  else {
+    try {
+      await writeFile(values.out, text);
+    } catch (err) {
+      throw new Error(`cannot write ${values.out}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  io.stderr.write(summary(source, result));
+  return 0;
+}
+
+async function readStdinSession(stdin: NodeJS.ReadableStream): Promise<ParentSession> {
+  const text = decodeUtf8(await readInputStream(stdin, '<stdin>', MAX_INPUT_BYTES), '<stdin>');
+  return parseSession(parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { file: '<stdin>' }), '<stdin>');
+}
+
+const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+
+/** One line, then one line per item left out. */
+function summary(source: string, result: ConversionResult): string {
+  const { messages, tools, dropped } = result;
+  const left = dropped.length === 0 ? 'nothing dropped' : `${count(dropped.length, 'item')} dropped:`;
+  const head = `forkpool: converted ${source} from ${result.from} to ${result.to}: ${count(messages.from, 'message')} → ${messages.to}, ${count(tools, 'tool')}, ${left}`;
+  return [head, ...dropped.map((item) => `  ${item.path ? `${item.path}: ` : ''}${item.what}`), ''].join('\n');
+}

@@ -1,0 +1,119 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseSession } from '../src/session/index.js';
+import { runCli } from './fixtures/cli/run-cli.js';
+
+/*
+ * `forkpool convert`, spawned as a user runs it (the built CLI; `npm test` builds first).
+ * Exit 0 converted, 1 cannot be converted, 2 bad usage or an invalid session.
+ */
+
+const EXAMPLE = 'examples/session.json';
+const tmp = mkdtempSync(join(tmpdir(), 'forkpool-convert-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function file(name: string, value: unknown): string {
+  const path = join(tmp, name);
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}
+
+const WITH_IMAGE = {
+  model: 'gemini-2.5-flash',
+  history: [
+    { role: 'user', parts: [{ text: 'what is this?' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] },
+    { role: 'model', parts: [{ text: 'thinking', thought: true }, { text: 'A square.' }] },
+  ],
+};
+
+describe('forkpool convert', () => {
+  it('writes the converted session to stdout and a one-line summary to stderr', async () => {
+    const run = await runCli(['convert', EXAMPLE, '--to', 'openai-chat']);
+    expect(run.code).toBe(0);
+    const session = JSON.parse(run.stdout) as { format: string };
+    expect(session.format).toBe('openai-chat');
+    expect(parseSession(session)).toBe(session);
+    expect(run.stderr).toBe(`forkpool: converted ${EXAMPLE} from gemini to openai-chat: 18 messages → 20, 4 tools, nothing dropped\n`);
+  });
+
+  it('--out writes a file; - reads stdin; there and back gives the example byte for byte', async () => {
+    const out = join(tmp, 'chat.json');
+    const there = await runCli(['convert', EXAMPLE, '--to', 'openai-chat', '--out', out]);
+    expect(there.code).toBe(0);
+    expect(there.stdout).toBe('');
+    const back = await runCli(['convert', '-', '--to', 'gemini'], { input: readFileSync(out, 'utf8') });
+    expect(back.code).toBe(0);
+    expect(back.stdout).toBe(readFileSync(EXAMPLE, 'utf8'));
+    expect(back.stderr).toBe('forkpool: converted <stdin> from openai-chat to gemini: 20 messages → 18, 4 tools, nothing dropped\n');
+  });
+
+  it('what cannot be converted: exit 1, the path named, nothing written', async () => {
+    const path = file('image.json', WITH_IMAGE);
+    const out = join(tmp, 'never.json');
+    const run = await runCli(['convert', path, '--to', 'openai-chat', '--out', out]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`forkpool: ${path}: history[0].parts[1]: inlineData cannot be converted to openai-chat (--drop-unsupported leaves it out)\n`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('--drop-unsupported leaves such items out and lists them', async () => {
+    const path = file('image-dropped.json', WITH_IMAGE);
+    const run = await runCli(['convert', path, '--to', 'openai-chat', '--drop-unsupported']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      format: 'openai-chat',
+      model: 'gemini-2.5-flash',
+      messages: [
+        { role: 'user', content: 'what is this?' },
+        { role: 'assistant', content: 'A square.' },
+      ],
+    });
+    expect(run.stderr).toBe(
+      [
+        `forkpool: converted ${path} from gemini to openai-chat: 2 messages → 2, 0 tools, 2 items dropped:`,
+        '  history[0].parts[1]: inlineData',
+        '  history[1].parts[0]: thought',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('an invalid session exits 2 with file: path: rule', async () => {
+    const path = file('bad.json', { model: 'm', history: [{ role: 'assistant', parts: [{ text: 'x' }] }] });
+    const run = await runCli(['convert', path, '--to', 'openai-chat']);
+    expect(run).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: ${path}: history[0].role: must be "user" or "model"\n` });
+  });
+
+  it.each<[string[], string]>([
+    [['convert', EXAMPLE], 'forkpool: convert: --to gemini|openai-chat is required'],
+    [['convert', EXAMPLE, '--to', 'anthropic'], 'forkpool: convert: --to must be gemini or openai-chat, not "anthropic"'],
+    [['convert', '--to', 'gemini'], 'forkpool: convert: the SESSION file is required (- reads standard input)'],
+    [['convert', EXAMPLE, EXAMPLE, '--to', 'gemini'], `forkpool: convert: takes one SESSION file; "${EXAMPLE}" is one too many`],
+    [['convert', EXAMPLE, '--to', 'gemini', '--frobnicate'], "forkpool: Unknown option '--frobnicate'; see forkpool convert --help"],
+  ])('usage error: %j', async (args, message) => {
+    const run = await runCli(args);
+    expect(run).toMatchObject({ code: 2, stdout: '', stderr: `${message}\n` });
+  });
+
+  it('converting to the shape the session already has exits 1', async () => {
+    const run = await runCli(['convert', EXAMPLE, '--to', 'gemini']);
+    expect(run).toMatchObject({ code: 1, stdout: '', stderr: `forkpool: ${EXAMPLE}: is already a gemini session; nothing to convert\n` });
+  });
+
+  it('--help lists its flags; forkpool --help lists the command', async () => {
+    const [help, top] = await Promise.all([runCli(['convert', '--help']), runCli(['--help'])]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: forkpool convert SESSION\|- --to gemini\|openai-chat/);
+    for (const flag of ['--to', '--out', '--drop-unsupported', '--help']) expect(help.stdout).toContain(flag);
+    expect(top.stdout).toContain('forkpool convert SESSION --to gemini|openai-chat');
+  });
+
+  it('convertSession is exported from the forkpool entry point', async () => {
+    const root = await import('forkpool');
+    expect(typeof root.convertSession).toBe('function');
+    expect(root).toHaveProperty('ConversionError');
+  });
+});
