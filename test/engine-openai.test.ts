@@ -216,3 +216,51 @@ describe('OpenAI-compatible presets against the simulator', () => {
     });
   });
 });
+
+describe("DashScope's explicit cache (cache_control markers)", () => {
+  it('marks the last shared message in every fork request, waits for the first response to end, and reads the written entry', async () => {
+    const markerServer = await startLocalServer({ captureRequests: true, usage: 'dashscope' });
+    const markerEngine = await ForkEngine.create({
+      provider: { kind: 'dashscope', apiKey: 'sk-test-not-real', baseUrl: `${markerServer.url}/v1` },
+      threads: 2,
+      cache: 'explicit',
+    });
+    try {
+      const session = openAIChatSession([], { words: 1500 });
+      const run = markerEngine.fanOut(markerEngine.freeze(session), Array.from({ length: 8 }, (_, i) => ({ id: `d${i}`, directive: `Fork ${i}.\nREPLY ok` })));
+      const results = await run.results();
+      expect(results.every((r) => r.status === 'completed')).toBe(true);
+      const bodies = chatBodies(markerServer);
+      // The parent's last message (the assistant's reply) carries the marker; nothing else changed.
+      for (const { body } of bodies) {
+        const marked = body.messages.flatMap((m, i) => (JSON.stringify(m).includes('cache_control') ? [i] : []));
+        expect(marked).toEqual([session.messages.length - 1]);
+        expect(body.messages[session.messages.length - 1]).toEqual({
+          role: 'assistant',
+          content: [{ type: 'text', text: session.messages.at(-1)?.content, cache_control: { type: 'ephemeral' } }],
+        });
+        expect(body.messages.slice(0, session.messages.length - 1)).toEqual(session.messages.slice(0, -1));
+      }
+      const report = run.report();
+      expect(report.cache).toMatchObject({ requested: 'explicit', effective: 'explicit' });
+      // The first fork writes the entry (reported as cache creation), the seven others read it.
+      expect(results[0]?.usage.cacheWriteTokens).toBeGreaterThan(1024);
+      expect(results.slice(1).every((r) => (r.usage.cachedTokens ?? 0) > 1024)).toBe(true);
+      expect(report.efficiency).toBeGreaterThanOrEqual(0.95);
+    } finally {
+      await markerEngine.close();
+      await markerServer.close();
+    }
+  });
+
+  it('another Chat Completions provider asked for an explicit cache falls back to implicit and says why', async () => {
+    const fallbackEngine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, cache: 'explicit' });
+    try {
+      const run = fallbackEngine.fanOut(fallbackEngine.freeze(openAIChatSession([], { words: 10 })), [{ id: 'f', directive: 'REPLY x' }]);
+      await run.results();
+      expect(run.report().cache).toMatchObject({ requested: 'explicit', effective: 'implicit', note: expect.stringContaining('only DashScope takes cache_control markers') });
+    } finally {
+      await fallbackEngine.close();
+    }
+  });
+});

@@ -20,6 +20,11 @@ export interface AccountingSettings {
   minCacheTokens: number;
   /** The provider caches in steps of this many tokens (1: any length). */
   cacheBlockTokens: number;
+  /**
+   * The cache holds exactly what a marker closes (DashScope's cache_control on the last shared
+   * message): the child message's common opening after it is not cached.
+   */
+  toMarkerOnly?: boolean;
 }
 
 /** What the scheduler knew when it sent a fork. */
@@ -81,7 +86,7 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
         const key = seedWindow(task, settings.history);
         const head = heads.get(key) ?? measureHead(seed, conversationOf(prefix.session));
         heads.set(key, head);
-        return sharedShares(head, seed.contents.slice(seed.sharedContents));
+        return sharedShares(head, seed.contents.slice(seed.sharedContents), settings.toMarkerOnly === true);
       });
       const theoretical = theoreticalCached(annotated, inputs);
       const figures: ForkCacheFigures = {
@@ -161,10 +166,10 @@ export function ratio(numerator: number, denominator: number): number | null {
  * untouched history up to its last request: a trailing model message is the parent's response).
  * Providers count tokens their own way, so shares of characters estimate shares of tokens.
  */
-function sharedShares(head: SeedHead, tailContents: readonly AnyMessage[]): Shares {
+function sharedShares(head: SeedHead, tailContents: readonly AnyMessage[], toMarkerOnly: boolean): Shares {
   const tail = JSON.stringify(tailContents);
   const at = tail.indexOf(DIRECTIVE_PREFIX);
-  const common = at < 0 ? 0 : at + DIRECTIVE_PREFIX.length;
+  const common = at < 0 || toMarkerOnly ? 0 : at + DIRECTIVE_PREFIX.length;
   const total = head.chars + tail.length;
   if (total === 0) return { shared: 0, base: 0, parent: 0 };
   const base = head.wholeHistory ? head.chars + common : head.baseChars;

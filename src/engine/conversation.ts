@@ -1,5 +1,6 @@
 import type { Dialect, ToolResponse } from '../dialect/dialect.js';
 import { geminiDialect } from '../dialect/gemini.js';
+import { markLastShared } from '../dialect/cache-marker.js';
 import { openAIChatDialect } from '../dialect/openai-chat.js';
 import type { AnyMessage, CallView } from '../dialect/view.js';
 import type { ForkSeed } from '../fork/index.js';
@@ -21,9 +22,19 @@ export interface Conversation {
 }
 
 /** Starts from a seed; with an explicit cache (Gemini), requests name it and send only what it does not hold. */
-export function openConversation(seed: ForkSeed, cache?: ExplicitCacheRef, promptCacheKey?: string): Conversation {
+export interface ConversationOptions {
+  /** Gemini: an explicit cache holding the shared part; requests name it and send only the rest. */
+  cache?: ExplicitCacheRef | undefined;
+  /** Chat Completions: OpenAI's prompt_cache_key for every request. */
+  promptCacheKey?: string | undefined;
+  /** Chat Completions on DashScope: a cache_control marker on the last shared message. */
+  cacheMarker?: boolean | undefined;
+}
+
+export function openConversation(seed: ForkSeed, options: ConversationOptions = {}): Conversation {
+  const { cache, promptCacheKey } = options;
   if (seed.format === 'openai-chat') {
-    const messages = [...seed.contents];
+    const messages = options.cacheMarker ? markLastShared(seed.contents, seed.sharedContents) : [...seed.contents];
     return grow(openAIChatDialect as Dialect<AnyMessage, unknown>, messages, () => ({
       ...openAIChatDialect.request(seed.session, messages),
       ...(promptCacheKey !== undefined ? { promptCacheKey } : {}),

@@ -89,6 +89,7 @@ export class ForkEngine {
       staggerCapMs: o.staggerCapMs,
       cache: o.cache,
       ...cacheRules(o, format),
+      cacheMarkers: o.cache === 'explicit' && format === 'openai-chat' && this.provider.kind === 'dashscope',
       history: o.history,
       maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,

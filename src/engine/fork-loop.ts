@@ -71,7 +71,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   }
 
   const cache = job.cache;
-  const conversation = openConversation(seed, cache, job.promptCacheKey);
+  const conversation = openConversation(seed, { cache, promptCacheKey: job.promptCacheKey, cacheMarker: job.cacheMarker });
   const maxTurns = task.maxTurns ?? job.maxTurns;
   const gate = ctx.host.gate(ctx.signal, job.retryBudget);
   let repaired = false;
@@ -167,6 +167,7 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
     total.promptTokens += c.promptTokens;
     total.cachedTokens = addCached(total.cachedTokens, c.cachedTokens);
     total.outputTokens += c.outputTokens;
+    if (c.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + c.cacheWriteTokens;
   }
   return total;
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
-import { CHAT_PRESETS } from '../model/presets.js';
+import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS } from '../model/presets.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
 import type { HistoryMode, SessionFormat } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
@@ -280,8 +280,10 @@ export function cacheRules(
 ): { minCacheTokens: number; cacheBlockTokens: number; cacheBuildMs: number } {
   const p = options.provider;
   const preset = p.kind === 'gemini' || (p.kind === 'local' && format === 'gemini') ? undefined : CHAT_PRESETS[p.kind === 'local' ? 'openai' : p.kind];
+  // DashScope's explicit markers have a minimum of their own ("at least 1024 tokens").
+  const presetMin = p.kind === 'dashscope' && options.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : preset?.cacheMinTokens;
   return {
-    minCacheTokens: options.minCacheTokens ?? (preset ? (preset.cacheMinTokens ?? 0) : ENGINE_DEFAULTS.minCacheTokens),
+    minCacheTokens: options.minCacheTokens ?? (preset ? (presetMin ?? 0) : ENGINE_DEFAULTS.minCacheTokens),
     cacheBlockTokens: options.cacheBlockTokens ?? preset?.cacheBlockTokens ?? 1,
     cacheBuildMs: options.cacheBuildMs ?? preset?.cacheBuildMs ?? 0,
   };

@@ -84,6 +84,8 @@ export interface ForkJob {
   cache: ExplicitCacheRef | undefined;
   /** Chat Completions: OpenAI's prompt_cache_key for every request of this fork (one for the whole fan-out). */
   promptCacheKey?: string;
+  /** DashScope's explicit cache: mark the last shared message with cache_control. */
+  cacheMarker?: boolean;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }

@@ -11,6 +11,7 @@ import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js'
 import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
 import { addCached } from '../model/types.js';
+import { sessionFormat } from '../session/schema.js';
 import { createCacheAccounting, ratio, type CacheAccounting } from './cache-accounting.js';
 import type { ForkCacheFigures, RunReport } from './report.js';
 
@@ -31,6 +32,11 @@ export interface RunSettings {
   cacheBlockTokens: number;
   /** How long after a response has begun its prefix can be read (warm-up waits this long more). */
   cacheBuildMs: number;
+  /**
+   * DashScope's explicit cache: every fork request marks the last shared message with
+   * cache_control; the entry is written after the first response ends, so warm-up waits for that.
+   */
+  cacheMarkers: boolean;
   history: HistoryMode;
   maxTurns: number;
   timeoutMs: number | undefined;
@@ -128,6 +134,7 @@ export class FanOutRun {
       spawnTools: [...settings.spawnTools],
       minCacheTokens: settings.minCacheTokens,
       cacheBlockTokens: settings.cacheBlockTokens,
+      toMarkerOnly: settings.cacheMarkers,
     });
     this.slots = tasks.map(() => QUEUED);
     this.queuedCount = tasks.length;
@@ -136,7 +143,8 @@ export class FanOutRun {
     this.scheduler = createScheduler({
       count: tasks.length,
       concurrency: settings.concurrency,
-      warmup: !(settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off'),
+      // A marked entry (DashScope) is the first fork's to write, even when the parent has just sent the prefix.
+      warmup: settings.cacheMarkers ? settings.warmup !== 'none' : !(settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off'),
       staggerCapMs: settings.staggerCapMs,
       // Nothing to wait for when nothing is cached (cache off) or when no fork waits (warm-up none).
       cacheBuildMs: settings.cache === 'off' || settings.warmup === 'none' ? 0 : settings.cacheBuildMs,
@@ -223,7 +231,7 @@ export class FanOutRun {
       warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
-        effective: this.caches?.active ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
+        effective: this.caches?.active || this.settings.cacheMarkers ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
         ...(this.cacheNote ? { note: this.cacheNote } : {}),
       },
       ...(this.settings.maxTokens !== undefined || this.settings.maxTokensPerFork !== undefined || t.budgetStopped > 0
@@ -246,7 +254,12 @@ export class FanOutRun {
 
   private async start(): Promise<void> {
     if (this.tasks.length === 0) return this.finishRun();
-    if (this.settings.cache === 'explicit') {
+    if (this.settings.cacheMarkers) {
+      this.cacheNote = 'DashScope explicit cache: each request marks the last shared message with cache_control; the first fork writes the entry';
+    } else if (this.settings.cache === 'explicit' && sessionFormat(this.prefix.session) === 'openai-chat') {
+      this.cacheNote =
+        "explicit cache fell back to implicit: of the Chat Completions providers only DashScope takes cache_control markers (Gemini's cachedContents need a Gemini session)";
+    } else if (this.settings.cache === 'explicit') {
       try {
         this.caches = await prepareExplicitCaches(this.prefix.session, this.tasks, this.settings);
         this.cacheNote = this.caches.note;
@@ -285,9 +298,11 @@ export class FanOutRun {
       onEvent: (event) => {
         if (event.type === 'response_start') {
           if (first) this.firstResponded = true;
-          this.scheduler.responded(first);
+          // A marked entry is written only once the response has ended: the first 'turn' releases.
+          if (!this.settings.cacheMarkers) this.scheduler.responded(first);
           return;
         }
+        if (this.settings.cacheMarkers && event.turn === 1) this.scheduler.responded(first);
         if (this.slots[index]?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
         const tokens = event.usage.promptTokens + event.usage.outputTokens;
@@ -321,6 +336,7 @@ export class FanOutRun {
       timeoutMs: this.settings.timeoutMs,
       cache: this.caches?.forTask(task),
       ...(this.settings.promptCacheKey !== undefined ? { promptCacheKey: this.settings.promptCacheKey } : {}),
+      ...(this.settings.cacheMarkers ? { cacheMarker: true } : {}),
       port: channel.workerPort,
     };
     if (this.budgetSpent) channel.stop('budget');

@@ -136,6 +136,12 @@ export function dialectOf(kind: ProviderKind): ModelDialect | 'either' {
   return 'openai-chat';
 }
 
+/**
+ * DashScope's explicit cache (cache_control markers): https://www.alibabacloud.com/help/en/model-studio/context-cache
+ * "A cache block must contain at least 1024 tokens"; the entry exists only "after model response".
+ */
+export const DASHSCOPE_MARKER_MIN_TOKENS = 1024;
+
 /** The key sent to servers that want none: the local simulator accepts any unless told otherwise. */
 export const LOCAL_API_KEY = 'forkpool-local';
 /** vLLM's documented stand-in when the server was started without --api-key. */

@@ -109,9 +109,15 @@ function unknownKind(
 
 // ── Content parts ───────────────────────────────────────────────────────────────────────────────
 
+/** DashScope's explicit cache marker on a text part (kept as the parent sent it). */
+const CacheControlSchema = z.strictObject(
+  { type: z.literal('ephemeral', { error: 'must be "ephemeral" (DashScope\'s only cache_control type)' }) },
+  strictFields('a cache_control marker', ['type']),
+);
+
 const TextPartSchema = z.strictObject(
-  { type: z.literal('text'), text: z.string() },
-  strictFields('a text part', ['type', 'text']),
+  { type: z.literal('text'), text: z.string(), cache_control: CacheControlSchema.optional() },
+  strictFields('a text part', ['type', 'text', 'cache_control']),
 );
 
 const RefusalPartSchema = z.strictObject(
