@@ -1,4 +1,5 @@
-import type { ChatContentPart, ChatMessage } from '../session/openai-chat-schema.js';
+import type { AnthropicMessageLike } from '../model/types.js';
+import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
 /*
@@ -35,13 +36,15 @@ export interface MessageView {
   results: readonly ResultView[];
 }
 
-export type AnyMessage = Readonly<Content> | Readonly<ChatMessage>;
+export type AnyMessage = Readonly<Content> | Readonly<ChatMessage> | Readonly<AnthropicMessageLike>;
 
 /** A message's view; a frozen message (a frozen prefix's) is read once however many forks read it. */
 export function viewMessage(message: AnyMessage): MessageView {
   const frozen = Object.isFrozen(message);
   const known = frozen ? views.get(message) : undefined;
   if (known) return known;
+  // Gemini's Content has parts; Chat Completions and Anthropic messages have role and content, and
+  // their blocks do not overlap in kind (a user message with string content reads the same in both).
   const view = 'parts' in message ? viewGemini(message as Readonly<Content>) : viewChat(message as Readonly<ChatMessage>);
   if (frozen) views.set(message, view);
   return view;
@@ -77,35 +80,52 @@ function viewGemini(message: Readonly<Content>): MessageView {
 }
 
 function viewChat(message: Readonly<ChatMessage>): MessageView {
-  const { texts, media, firstText } = chatContent(message.content);
+  const content = readContent(message.content);
+  const { texts, media, firstText } = content;
   switch (message.role) {
     case 'assistant': {
       const calls = (message.tool_calls ?? []).flatMap((call): CallView[] =>
         call.type === 'function' ? [{ id: call.id, name: call.function.name, ...readArguments(call.function.arguments) }] : [],
       );
-      return { role: 'model', texts, firstText, media, calls, results: [] };
+      // Anthropic's calls are tool_use blocks of the content.
+      return { role: 'model', texts, firstText, media, calls: [...calls, ...content.calls], results: [] };
     }
     case 'tool':
       return { role: 'tool', texts, firstText, media, calls: [], results: [{ id: message.tool_call_id }] };
     case 'user':
-      return { role: 'user', texts, firstText, media, calls: [], results: [] };
+      // Anthropic's results are tool_result blocks of a user message.
+      return { role: 'user', texts, firstText, media, calls: [], results: content.results };
     default:
       return { role: 'system', texts, firstText, media, calls: [], results: [] };
   }
 }
 
-function chatContent(content: unknown): { texts: string[]; media: boolean; firstText: string | undefined } {
-  if (typeof content === 'string') return { texts: [content], media: false, firstText: content };
-  if (!Array.isArray(content)) return { texts: [], media: false, firstText: undefined };
-  const parts = content as readonly ChatContentPart[];
-  const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []));
-  const first = parts[0];
-  return {
-    texts,
-    media: parts.some((part) => part.type !== 'text' && part.type !== 'refusal'),
-    firstText: first?.type === 'text' ? first.text : undefined,
-  };
+type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string };
+
+/** The parts of Chat Completions content, or the blocks of Anthropic content (their kinds do not overlap). */
+function readContent(content: unknown): { texts: string[]; media: boolean; firstText: string | undefined; calls: CallView[]; results: ResultView[] } {
+  if (typeof content === 'string') return { texts: [content], media: false, firstText: content, calls: [], results: [] };
+  if (!Array.isArray(content)) return { texts: [], media: false, firstText: undefined, calls: [], results: [] };
+  const blocks = content as readonly Block[];
+  const texts: string[] = [];
+  const calls: CallView[] = [];
+  const results: ResultView[] = [];
+  let media = false;
+  for (const block of blocks) {
+    if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+    else if (block.type === 'tool_use' && typeof block.name === 'string') {
+      const input = block.input;
+      const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? { args: input as Record<string, unknown> } : { argsError: 'the input is not a JSON object' };
+      calls.push({ ...(typeof block.id === 'string' ? { id: block.id } : {}), name: block.name, ...args });
+    } else if (block.type === 'tool_result') results.push(typeof block.tool_use_id === 'string' ? { id: block.tool_use_id } : {});
+    // A model's thinking is neither what it answered nor content a person gave.
+    else if (!NOT_MEDIA.has(block.type)) media = true;
+  }
+  const first = blocks[0];
+  return { texts, media, firstText: first?.type === 'text' ? first.text : undefined, calls, results };
 }
+
+const NOT_MEDIA = new Set(['text', 'refusal', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result']);
 
 /** Chat Completions sends arguments as a JSON string; the model may write one that is not an object. */
 function readArguments(raw: string): Pick<CallView, 'args' | 'argsError'> {

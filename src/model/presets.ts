@@ -7,7 +7,7 @@ import type { ProviderKind } from './types.js';
  */
 
 /** The request dialects a provider speaks. */
-export type ModelDialect = 'gemini' | 'openai-chat';
+export type ModelDialect = 'gemini' | 'openai-chat' | 'anthropic-messages';
 
 /** Where a usage object says how many prompt tokens were read from (or written to) the cache. */
 type UsageField =
@@ -41,7 +41,7 @@ interface ChatPreset {
   usageFields: readonly UsageField[];
 }
 
-type ChatProviderKind = Exclude<ProviderKind, 'gemini'>;
+type ChatProviderKind = Exclude<ProviderKind, 'gemini' | 'anthropic'>;
 
 export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
   openai: {
@@ -132,6 +132,7 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
  */
 export function dialectOf(kind: ProviderKind): ModelDialect | 'either' {
   if (kind === 'gemini') return 'gemini';
+  if (kind === 'anthropic') return 'anthropic-messages';
   if (kind === 'local') return 'either';
   return 'openai-chat';
 }
@@ -168,7 +169,9 @@ export function resolveChatEndpoint(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ChatEndpoint {
   const { kind } = config;
-  if (kind === 'gemini') throw new TypeError("provider 'gemini' speaks Gemini's API, not Chat Completions (format 'openai-chat')");
+  if (kind === 'gemini' || kind === 'anthropic') {
+    throw new TypeError(`provider '${kind}' does not speak Chat Completions (format 'openai-chat')`);
+  }
   const preset = CHAT_PRESETS[kind];
   if (preset === undefined) throw new TypeError(`unknown provider kind ${JSON.stringify(kind)}`);
   const fromEnv = (name: string | undefined): string | undefined => (name === undefined || !env[name] ? undefined : env[name]);

@@ -29,18 +29,32 @@ export interface OpenAIChatRequest {
   promptCacheKey?: string;
 }
 
-export type ModelRequest = GeminiRequest | OpenAIChatRequest;
+/** A message of Anthropic's Messages API, as the engine passes it through (validated by the session schema). */
+export interface AnthropicMessageLike {
+  role: 'user' | 'assistant';
+  content: string | readonly Readonly<Record<string, unknown>>[];
+}
 
-/** A message in the request's own dialect: a Gemini Content, or a Chat Completions message. */
-export type ModelMessage = Content | ChatMessage;
+/** One Messages API call: the parent's own body (system, tools, settings in its key order) with a fork's messages. */
+export interface AnthropicRequest {
+  format: 'anthropic-messages';
+  body: Readonly<Record<string, unknown>> & { readonly model: string; readonly max_tokens: number; readonly messages: readonly AnthropicMessageLike[] };
+}
+
+export type ModelRequest = GeminiRequest | OpenAIChatRequest | AnthropicRequest;
+
+/** A message in the request's own dialect: a Gemini Content, a Chat Completions message or an Anthropic message. */
+export type ModelMessage = Content | ChatMessage | AnthropicMessageLike;
 
 export interface TokenUsage {
   promptTokens: number;
   /** null: the provider does not report cached tokens (vLLM without --enable-prompt-tokens-details, SGLang without --enable-cache-report). */
   cachedTokens: number | null;
   outputTokens: number;
-  /** Tokens written into a cache by this call, when the provider reports it (DashScope explicit, OpenAI's newer models). */
+  /** Tokens written into a cache by this call, when the provider reports it (Anthropic, DashScope explicit, OpenAI's newer models). */
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written with a 1-hour TTL (Anthropic bills them 2×, 5-minute writes 1.25×). */
+  cacheWrite1hTokens?: number;
 }
 
 /** Cached tokens summed: unknown (null) as soon as one call's count is unknown. */
@@ -109,7 +123,7 @@ export interface ModelProvider {
  * Who serves the model. `local`: the built-in simulator (either dialect); `gemini`: Google's API;
  * the rest speak Chat Completions (`openai-compatible`: vLLM, SGLang or anything at a base URL).
  */
-export type ProviderKind = 'local' | 'gemini' | 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
+export type ProviderKind = 'local' | 'gemini' | 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible' | 'anthropic';
 
 /** Serializable: crosses into worker threads. */
 export interface ProviderConfig {
