@@ -27,6 +27,11 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     `tokens     ${num(report.promptTokens)} prompt · ${cached(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
     `cache      hit rate ${pct(report.hitRate)} · ${cached(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
     ...(report.cache.note ? [`           ${report.cache.note}`] : []),
+    ...(report.inputCost
+      ? [
+          `cost       input ≈ ${pct(report.inputCost.relative)} of an uncached run (${num(report.inputCost.units)} of ${num(report.inputCost.uncachedUnits)} input-token units; reads ${report.inputCost.pricing.read}×, writes ${report.inputCost.pricing.write5m}× (5 min) / ${report.inputCost.pricing.write1h}× (1 h))`,
+        ]
+      : []),
     ...(budget
       ? [
           `budget     ${num(budget.spentTokens)} tokens spent${budget.maxTokens !== undefined ? ` of ${num(budget.maxTokens)} for the run` : ''}${budget.maxTokensPerFork !== undefined ? ` · at most ${num(budget.maxTokensPerFork)} per fork` : ''}${budget.stoppedForks > 0 ? ` · ${budget.stoppedForks} fork${budget.stoppedForks === 1 ? '' : 's'} stopped by the budget` : ''}${budget.spent ? ' · run budget spent' : ''}`,

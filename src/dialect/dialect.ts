@@ -10,7 +10,7 @@ export type ToolResponse = Readonly<Record<string, unknown>>;
  * here, in the parent's own shape; what the parent sent is passed through untouched.
  */
 export interface Dialect<M extends AnyMessage, S> {
-  readonly format: 'gemini' | 'openai-chat';
+  readonly format: 'gemini' | 'openai-chat' | 'anthropic-messages';
   /**
    * The session's messages: `head` is what every fork keeps whatever its window (Chat Completions'
    * leading system and developer messages; Gemini keeps its system instruction in a field of its

@@ -5,7 +5,8 @@ import { isOpenAIChatSession, type ForkTask, type HistoryMode, type ParentSessio
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
 import { seedWindow, type CallRecord, type ForkResult } from './protocol.js';
-import type { ForkCacheFigures } from './report.js';
+import type { TokenUsage } from '../model/types.js';
+import type { CachePricing, ForkCacheFigures } from './report.js';
 
 /*
  * Cache accounting, all of it, on the engine's thread: what of a fork's first request its siblings,
@@ -25,6 +26,8 @@ export interface AccountingSettings {
    * message): the child message's common opening after it is not cached.
    */
   toMarkerOnly?: boolean;
+  /** Set for providers that bill cache reads and writes apart: each fork's figures get a relative input cost. */
+  pricing?: CachePricing;
 }
 
 /** What the scheduler knew when it sent a fork. */
@@ -96,6 +99,7 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
         cachedTokens: result.usage.cachedTokens,
         theoreticalCachedTokens: theoretical,
         efficiency: result.usage.cachedTokens === null ? null : ratio(result.usage.cachedTokens, theoretical),
+        ...(settings.pricing ? { relativeInputCost: ratio(inputUnits(result.usage, settings.pricing), result.usage.promptTokens) } : {}),
       };
       return { result: annotated, figures };
     },
@@ -151,6 +155,18 @@ export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs)
     total += reusable;
   });
   return total;
+}
+
+/**
+ * A call's input in units of one uncached input token: tokens neither read nor written at 1×, reads
+ * and writes at their prices. Unknown cached tokens count as none read.
+ */
+export function inputUnits(usage: TokenUsage, pricing: CachePricing): number {
+  const read = usage.cachedTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  const written1h = usage.cacheWrite1hTokens ?? 0;
+  const plain = Math.max(0, usage.promptTokens - read - written);
+  return plain + read * pricing.read + (written - written1h) * pricing.write5m + written1h * pricing.write1h;
 }
 
 export function ratio(numerator: number, denominator: number): number | null {

@@ -10,6 +10,29 @@ export interface ForkCacheFigures {
   theoreticalCachedTokens: number;
   /** cached / theoretical; null when nothing was cacheable. */
   efficiency: number | null;
+  /** What this fork's input cost relative to sending it uncached (providers that price cache reads and writes). */
+  relativeInputCost?: number | null;
+}
+
+/**
+ * The price of cached input relative to a normal input token, for providers that bill cache reads
+ * and writes apart (Anthropic: reads 0.1×, writes 1.25× with the 5-minute TTL and 2× with 1 hour).
+ */
+export interface CachePricing {
+  read: number;
+  write5m: number;
+  write1h: number;
+}
+
+/** A run's input cost in units of one uncached input token: what it cost, against the same tokens sent uncached. */
+export interface InputCost {
+  /** Input tokens as an uncached run would pay for them (every prompt token at 1×). */
+  uncachedUnits: number;
+  /** What the run paid: uncached tokens 1×, cache reads and writes at their prices. */
+  units: number;
+  /** units / uncachedUnits: below 1 the cache saved money, above 1 it cost more than it saved. */
+  relative: number | null;
+  pricing: CachePricing;
 }
 
 export interface CacheMode {
@@ -37,6 +60,8 @@ export interface RunReport {
   /** 'parent': the caller said the parent had just sent the prefix, so no fork waited. */
   warmup: 'auto' | 'none' | 'parent';
   cache: CacheMode;
+  /** Present for providers that price cache reads and writes apart (Anthropic): the estimated input cost. */
+  inputCost?: InputCost;
   /** Present when a token budget was set: what was spent and how many forks the budgets ended. */
   budget?: RunBudget;
   prefix: { id: string; bytes: number; tokens: number };

@@ -12,8 +12,8 @@ import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
 import { addCached } from '../model/types.js';
 import { sessionFormat } from '../session/schema.js';
-import { createCacheAccounting, ratio, type CacheAccounting } from './cache-accounting.js';
-import type { ForkCacheFigures, RunReport } from './report.js';
+import { createCacheAccounting, inputUnits, ratio, type CacheAccounting } from './cache-accounting.js';
+import type { CachePricing, ForkCacheFigures, RunReport } from './report.js';
 
 export interface RunSettings {
   provider: ProviderConfig;
@@ -56,6 +56,8 @@ export interface RunSettings {
   retainResults: boolean;
   /** How many recent events the run keeps for `events({ replay: true })`. */
   eventReplayLimit: number;
+  /** Set for providers that bill cache reads and writes apart (Anthropic): the report estimates the input cost. */
+  pricing?: CachePricing;
 }
 
 type Slot =
@@ -72,6 +74,8 @@ type Totals = Record<ForkResult['status'], number> &
   Pick<RunReport, 'modelCalls' | 'toolCalls' | 'retries' | 'promptTokens' | 'cachedTokens' | 'outputTokens' | 'theoreticalCachedTokens' | 'failures'> & {
     /** Forks the budgets ended: queued ones cancelled, running ones stopped, forks over their own budget. */
     budgetStopped: number;
+    /** Input in units of one uncached input token (with pricing only). */
+    inputUnits: number;
   };
 
 /** Failures listed in a report whose results are not retained (the rest are counted). */
@@ -112,6 +116,7 @@ export class FanOutRun {
     outputTokens: 0,
     theoreticalCachedTokens: 0,
     budgetStopped: 0,
+    inputUnits: 0,
     failures: [],
   };
   private readonly done: Promise<ForkResult[]>;
@@ -135,6 +140,7 @@ export class FanOutRun {
       minCacheTokens: settings.minCacheTokens,
       cacheBlockTokens: settings.cacheBlockTokens,
       toMarkerOnly: settings.cacheMarkers,
+      ...(settings.pricing ? { pricing: settings.pricing } : {}),
     });
     this.slots = tasks.map(() => QUEUED);
     this.queuedCount = tasks.length;
@@ -234,6 +240,16 @@ export class FanOutRun {
         effective: this.caches?.active || this.settings.cacheMarkers ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
         ...(this.cacheNote ? { note: this.cacheNote } : {}),
       },
+      ...(this.settings.pricing
+        ? {
+            inputCost: {
+              uncachedUnits: t.promptTokens,
+              units: Math.round(t.inputUnits),
+              relative: ratio(t.inputUnits, t.promptTokens),
+              pricing: this.settings.pricing,
+            },
+          }
+        : {}),
       ...(this.settings.maxTokens !== undefined || this.settings.maxTokensPerFork !== undefined || t.budgetStopped > 0
         ? {
             budget: {
@@ -437,6 +453,7 @@ export class FanOutRun {
     t.cachedTokens = addCached(t.cachedTokens, result.usage.cachedTokens);
     t.outputTokens += result.usage.outputTokens;
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
+    if (this.settings.pricing) t.inputUnits += inputUnits(result.usage, this.settings.pricing);
     if (result.status !== 'completed') {
       if (result.error.kind === 'budget') t.budgetStopped++;
       if (this.settings.retainResults || t.failures.length < MAX_LISTED_FAILURES) {
