@@ -20,11 +20,12 @@ let wrapped = false;
 function wrapDispatch(): void {
   if (wrapped) return;
   wrapped = true;
-  const proto = FanOutRun.prototype as unknown as { dispatch(index: number): void };
+  const proto = FanOutRun.prototype as unknown as { dispatch(...args: unknown[]): void };
   const original = proto.dispatch;
-  proto.dispatch = function timedDispatch(this: unknown, index: number): void {
+  // Every argument passed on: dispatch(index, first) tells the run which fork leads the warm-up.
+  proto.dispatch = function timedDispatch(this: unknown, ...args: unknown[]): void {
     const t0 = performance.now();
-    original.call(this, index);
+    original.apply(this, args);
     samples.push(performance.now() - t0);
   };
 }
