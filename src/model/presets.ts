@@ -4,6 +4,7 @@ import type { ProviderKind } from './types.js';
  * The OpenAI-compatible providers in one table: where each is reached, which key it reads, which
  * request knobs it takes, what its prompt cache documents and which usage fields it reports.
  * Sources: the project's notes (openai-compatible-cache-rules.md), each number with its page.
+ * Anthropic's Messages API has a table of its own (ANTHROPIC_PRESET, at the end).
  */
 
 /** The request dialects a provider speaks. */
@@ -127,8 +128,9 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
 };
 
 /**
- * The dialect a provider kind speaks: Gemini's API speaks `gemini`, the OpenAI-compatible ones
- * `openai-chat`; the local simulator speaks both (`either`: the session's format decides).
+ * The dialect a provider kind speaks: Gemini's API speaks `gemini`, Anthropic's `anthropic-messages`,
+ * the OpenAI-compatible ones `openai-chat`; the local simulator speaks all three (`either`: the
+ * session's format decides).
  */
 export function dialectOf(kind: ProviderKind): ModelDialect | 'either' {
   if (kind === 'gemini') return 'gemini';
@@ -197,4 +199,164 @@ export function resolveChatEndpoint(
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * Anthropic's Messages API (the @anthropic-ai/sdk client), kept apart from CHAT_PRESETS: it speaks
+ * another dialect, and its prompt cache works only at `cache_control` breakpoints. The cache page
+ * cited below is https://platform.claude.com/docs/en/build-with-claude/prompt-caching (Anthropic's
+ * "Prompt caching"). The stored copies of that page that were searchable for this work carried its
+ * opening sections only; the sentences quoted here are the page's own, as several public notes that
+ * fetched it quote it word for word (the newest, accessed 2026-10-08).
+ */
+interface AnthropicPreset {
+  /** The SDK's own default (client.ts: `baseURL || 'https://api.anthropic.com'`). */
+  defaultBaseUrl: string;
+  /** Read for a base URL before the default, as the SDK reads it (trimmed; empty means unset). */
+  baseUrlEnv: string;
+  /** Read for the key when the config has none (the SDK's own variable); `apiKeyEnv` overrides it. */
+  apiKeyEnv: string;
+  /** "You can define up to 4 cache breakpoints (using `cache_control` parameters) in your prompt." */
+  maxBreakpoints: number;
+  /**
+   * "The lookback window is 20 blocks." A breakpoint finds an earlier cache entry only within the
+   * 20 content blocks before it; a longer stretch needs another breakpoint.
+   */
+  lookbackBlocks: number;
+  /**
+   * `cache_control.ttl`: "5m" or "1h", "Defaults to `5m`" (https://platform.claude.com/docs/en/api/messages/create).
+   * "By default, the cache has a 5-minute lifetime. The cache is refreshed for no additional cost each time the cached content is used."
+   */
+  ttls: readonly ['5m', '1h'];
+  /**
+   * Prices relative to the model's base input price: "5-minute cache write tokens are 1.25 times the
+   * base input tokens price", "1-hour cache write tokens are 2 times the base input tokens price",
+   * "Cache read tokens are 0.1 times the base input tokens price (see the table footnote for
+   * per-model exceptions)" — the footnote's exceptions are lower reads: 0.05× on Claude Opus 5.5
+   * and Sonnet 5.5, 0.025× on Claude Fable 5.1 and Mythos 5.1.
+   */
+  costMultipliers: { read: number; write5m: number; write1h: number };
+  /**
+   * "For concurrent requests, note that a cache entry only becomes available after the first
+   * response begins": a warm-up waits for the first response to begin, and nothing more.
+   */
+  cacheBuildMs: number;
+  /** The minimum cacheable prompt for a model this table does not know (see anthropicMinCacheTokens). */
+  defaultMinCacheTokens: number;
+  /**
+   * The minimum cacheable prompt per model, the page's "Cache limitations" (#cache-limitations):
+   *   "On the Claude API, Claude Platform on AWS, Google Cloud, and Microsoft Foundry, the minimum
+   *   cacheable prompt length is:
+   *   * 512 tokens for Claude Fable 5.1, Claude Mythos 5.1, Claude Opus 5.5, Claude Opus 5, Claude
+   *     Sonnet 5.5, Claude Fable 5, Claude Mythos 5, and Claude Haiku 5.5
+   *   * 2,048 tokens for Claude Mythos Preview and Claude Opus 4.7
+   *   * 4,096 tokens for Claude Opus 4.6 and Claude Opus 4.5
+   *   * 1,024 tokens for Claude Opus 4.8, Claude Sonnet 5, Claude Sonnet 4.6, Claude Sonnet 4.5,
+   *     Claude Opus 4.1 (…), Claude Opus 4 (…), and Claude Sonnet 4 (…)
+   *   * 4,096 tokens for Claude Haiku 4.5
+   *   * 2,048 tokens for Claude Haiku 3.5 (…)"
+   *   "Shorter prompts cannot be cached, even if marked with `cache_control`. Any requests to cache
+   *   fewer than this number of tokens will be processed without caching, and no error is returned."
+   * (The 512 line as quoted on 2026-10-08; earlier copies list fewer models in it, the other lines
+   * are the same in every copy since 2026-07-28. The parentheses are deprecation notes.) Keys are
+   * model ids as the SDK's `Model` type names them; Claude Haiku 3.5's id is `claude-3-5-haiku`.
+   */
+  minCacheTokens: Readonly<Record<string, number>>;
+}
+
+export const ANTHROPIC_PRESET: Readonly<AnthropicPreset> = {
+  defaultBaseUrl: 'https://api.anthropic.com',
+  baseUrlEnv: 'ANTHROPIC_BASE_URL',
+  apiKeyEnv: 'ANTHROPIC_API_KEY',
+  maxBreakpoints: 4,
+  lookbackBlocks: 20,
+  ttls: ['5m', '1h'],
+  costMultipliers: { read: 0.1, write5m: 1.25, write1h: 2 },
+  cacheBuildMs: 0,
+  // Not documented: an unknown model (a newer one, e.g. claude-fable-5-2, which the SDK 1.15 names
+  // but the page quoted above does not) is taken at 1,024, the minimum most models have had.
+  defaultMinCacheTokens: 1024,
+  minCacheTokens: {
+    'claude-fable-5-1': 512,
+    'claude-mythos-5-1': 512,
+    'claude-opus-5-5': 512,
+    'claude-opus-5': 512,
+    'claude-sonnet-5-5': 512,
+    'claude-fable-5': 512,
+    'claude-mythos-5': 512,
+    'claude-haiku-5-5': 512,
+    'claude-mythos-preview': 2048,
+    'claude-opus-4-7': 2048,
+    'claude-opus-4-6': 4096,
+    'claude-opus-4-5': 4096,
+    'claude-opus-4-8': 1024,
+    'claude-sonnet-5': 1024,
+    'claude-sonnet-4-6': 1024,
+    'claude-sonnet-4-5': 1024,
+    'claude-opus-4-1': 1024,
+    'claude-opus-4': 1024,
+    'claude-sonnet-4': 1024,
+    'claude-haiku-4-5': 4096,
+    'claude-3-5-haiku': 2048,
+  },
+};
+
+/**
+ * The documented minimum cacheable prompt of an Anthropic model, by model-id prefix: the longest
+ * key of ANTHROPIC_PRESET.minCacheTokens that the id starts with, where what follows the key is not
+ * a further version number (`claude-opus-4-5-20251101` and `claude-opus-4-5@20251101` are Claude
+ * Opus 4.5, 4,096; `claude-opus-4-8` is not Claude Opus 4, and `claude-fable-5-2` is not Claude
+ * Fable 5). A model the table does not know gets the default, 1,024 tokens: an assumption, not a
+ * documented number.
+ */
+export function anthropicMinCacheTokens(model: string): number {
+  let best: string | undefined;
+  for (const key of Object.keys(ANTHROPIC_PRESET.minCacheTokens)) {
+    if (!model.startsWith(key) || (best !== undefined && best.length >= key.length)) continue;
+    // `-5`, `-12`: another version of the model, not this one; `-20251101` (a date), `@…`, `-v1:0` are this one.
+    if (/^-\d{1,2}(?!\d)/.test(model.slice(key.length))) continue;
+    best = key;
+  }
+  return best === undefined ? ANTHROPIC_PRESET.defaultMinCacheTokens : (ANTHROPIC_PRESET.minCacheTokens[best] ?? ANTHROPIC_PRESET.defaultMinCacheTokens);
+}
+
+/** Where an Anthropic provider is reached and with which key. */
+export interface AnthropicEndpoint {
+  baseUrl: string;
+  apiKey: string;
+  /** False for the local simulator's stand-in key: nothing to keep secret. */
+  keyIsSecret: boolean;
+}
+
+/**
+ * Resolves an Anthropic provider's base URL and key. `anthropic`: the config's baseUrl, else
+ * ANTHROPIC_BASE_URL (as the SDK reads it), else https://api.anthropic.com; the key is `apiKey`,
+ * else the variable `apiKeyEnv` names (ANTHROPIC_API_KEY by default), else a TypeError naming that
+ * variable. `local`: the started simulator's root URL (`baseUrl`, required; the SDK adds
+ * /v1/messages) and the stand-in key unless the config gives one (apiKey, or apiKeyEnv named
+ * explicitly: ANTHROPIC_API_KEY is never sent to the simulator by default). The key is returned
+ * for the client only: it never goes into a message or a result.
+ */
+export function resolveAnthropicEndpoint(
+  config: { kind: ProviderKind; baseUrl?: string; apiKey?: string; apiKeyEnv?: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): AnthropicEndpoint {
+  const { kind } = config;
+  const fromEnv = (name: string): string | undefined => nonEmpty(env[name]?.trim());
+  if (kind === 'local') {
+    const baseUrl = nonEmpty(config.baseUrl);
+    if (baseUrl === undefined) {
+      throw new TypeError("provider 'local' with format 'anthropic-messages' needs baseUrl: the URL of the started local server (the SDK adds /v1/messages)");
+    }
+    const own = nonEmpty(config.apiKey) ?? (config.apiKeyEnv !== undefined ? fromEnv(config.apiKeyEnv) : undefined);
+    return own !== undefined ? { baseUrl, apiKey: own, keyIsSecret: true } : { baseUrl, apiKey: LOCAL_API_KEY, keyIsSecret: false };
+  }
+  if (kind !== 'anthropic') {
+    throw new TypeError(`provider '${kind}' does not speak Anthropic's Messages API (format 'anthropic-messages')`);
+  }
+  const baseUrl = nonEmpty(config.baseUrl) ?? fromEnv(ANTHROPIC_PRESET.baseUrlEnv) ?? ANTHROPIC_PRESET.defaultBaseUrl;
+  const keyEnv = config.apiKeyEnv ?? ANTHROPIC_PRESET.apiKeyEnv;
+  const apiKey = nonEmpty(config.apiKey) ?? fromEnv(keyEnv);
+  if (apiKey === undefined) throw new TypeError(`provider 'anthropic' needs an API key: set ${keyEnv} (or give apiKey)`);
+  return { baseUrl, apiKey, keyIsSecret: true };
 }
