@@ -1,3 +1,9 @@
+import {
+  APIError as AnthropicAPIError,
+  APIConnectionError as AnthropicConnectionError,
+  APIConnectionTimeoutError as AnthropicConnectionTimeoutError,
+  APIUserAbortError as AnthropicUserAbortError,
+} from '@anthropic-ai/sdk';
 import { ApiError } from '@google/genai';
 import { APIConnectionError, APIConnectionTimeoutError, APIError as OpenAIAPIError, APIUserAbortError } from 'openai';
 import type { ModelError } from './types.js';
@@ -14,8 +20,9 @@ export interface ErrorContext {
 
 /**
  * Reads the status and message out of whatever the SDK or fetch threw: @google/genai's ApiError,
- * the openai SDK's APIError family, or a plain fetch error. No message carries a credential: the
- * given secrets and any `Bearer …` token a server echoed back are replaced by `[redacted]`.
+ * the openai SDK's APIError family, the @anthropic-ai/sdk's APIError family, or a plain fetch error.
+ * No message carries a credential: the given secrets, any `Bearer …` token and any `x-api-key`
+ * value a server echoed back are replaced by `[redacted]`.
  */
 export function classifyError(
   err: unknown,
@@ -47,6 +54,7 @@ function classify(
 ): ModelError {
   if (signal.aborted) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
   if (err instanceof OpenAIAPIError) return classifyOpenAI(err, body, text);
+  if (err instanceof AnthropicAPIError) return classifyAnthropic(err, text);
   const e = err instanceof Error ? err : new Error(String(err));
   // The SDK's own class first; a status on any other error (a fetch wrapper's) is read the same way.
   const rawStatus = err instanceof ApiError ? err.status : (e as Error & { status?: unknown }).status;
@@ -77,11 +85,7 @@ function classify(
 function classifyOpenAI(err: OpenAIAPIError, body: string | undefined, text: Text): ModelError {
   if (err instanceof APIUserAbortError) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
   if (err instanceof APIConnectionTimeoutError) return { kind: 'timeout', message: 'the model call timed out', retryable: true };
-  if (err instanceof APIConnectionError) {
-    const cause = err.cause as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined;
-    const detail = [cause?.cause?.code, cause?.code, cause?.message, err.message].find((v) => typeof v === 'string' && v !== '');
-    return { kind: 'network', message: `network error: ${text.short(String(detail))}`, retryable: true };
-  }
+  if (err instanceof APIConnectionError) return connectionError(err, text);
   const said = openAIServerMessage(err, body, text);
   if (err.status === undefined) {
     // An error event inside a stream that had begun (`data: {"error": …}`): the server's own failure,
@@ -99,6 +103,90 @@ function classifyOpenAI(err: OpenAIAPIError, body: string | undefined, text: Tex
     retryable: hint === 'true' ? true : hint === 'false' ? false : RETRYABLE_STATUS.has(status),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
+}
+
+/** A connection that failed or dropped: the most specific code or message the SDK's error carries. */
+function connectionError(err: Error, text: Text): ModelError {
+  const cause = err.cause as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined;
+  const detail = [cause?.cause?.code, cause?.code, cause?.message, err.message].find((v) => typeof v === 'string' && v !== '');
+  return { kind: 'network', message: `network error: ${text.short(String(detail))}`, retryable: true };
+}
+
+/** Error types Anthropic's API gives to requests that will fail again as they are. */
+const ANTHROPIC_FINAL_TYPES = new Set([
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'billing_error',
+]);
+
+/**
+ * The @anthropic-ai/sdk's errors, by class (a timeout is also a connection error: it is asked first).
+ * An HTTP failure is retryable when the server's x-should-retry says so, else for the statuses the
+ * SDK itself retries: 408, 409, 429 and every 5xx (529 overloaded among them); the wait the server
+ * asks for comes from retry-after-ms, else retry-after (seconds or a date), as the SDK reads them.
+ * The message is the server's `{"type":"error","error":{"type","message"}}` as `type: message`.
+ */
+function classifyAnthropic(err: AnthropicAPIError, text: Text): ModelError {
+  if (err instanceof AnthropicUserAbortError) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
+  if (err instanceof AnthropicConnectionTimeoutError) return { kind: 'timeout', message: 'the model call timed out', retryable: true };
+  if (err instanceof AnthropicConnectionError) return connectionError(err, text);
+  const said = anthropicServerMessage(err, text);
+  const status = err.status;
+  if (status === undefined) {
+    // `event: error` inside a stream that had begun (Anthropic sends overloaded_error this way).
+    const type = anthropicErrorType(err);
+    return {
+      kind: 'http',
+      message: `the stream carried an error: ${said ?? 'no message'}`,
+      retryable: type === undefined || !ANTHROPIC_FINAL_TYPES.has(type),
+    };
+  }
+  const retryAfterMs = parseRetryAfterMs(err.headers?.get('retry-after-ms')) ?? parseRetryAfter(err.headers?.get('retry-after'));
+  const hint = err.headers?.get('x-should-retry');
+  const byStatus = status === 408 || status === 409 || status === 429 || status >= 500;
+  return {
+    kind: 'http',
+    status,
+    message: said ?? `HTTP ${status}`,
+    retryable: hint === 'true' ? true : hint === 'false' ? false : byStatus,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+}
+
+function anthropicErrorType(err: AnthropicAPIError): string | undefined {
+  const inner = (err.error as { error?: { type?: unknown } } | undefined)?.error;
+  const type = err.type ?? inner?.type;
+  return typeof type === 'string' && type !== '' ? type : undefined;
+}
+
+/**
+ * The server's words: Anthropic's envelope `{"type":"error","error":{"type","message"}}` as
+ * `type: message`, a flat `{"message"}` (a proxy's), or the body as text when it was not JSON
+ * (the SDK then puts it after the status in its own message).
+ */
+function anthropicServerMessage(err: AnthropicAPIError, text: Text): string | undefined {
+  const body = err.error as { error?: { type?: unknown; message?: unknown } | string; message?: unknown } | string | undefined;
+  if (typeof body === 'string') return body.trim() === '' ? undefined : text.short(body.trim());
+  if (body !== undefined && body !== null && typeof body === 'object') {
+    const inner = body.error;
+    if (typeof inner === 'string' && inner !== '') return text.short(inner);
+    if (typeof inner === 'object' && inner !== null) {
+      const type = typeof inner.type === 'string' && inner.type !== '' ? inner.type : undefined;
+      const message = typeof inner.message === 'string' && inner.message !== '' ? inner.message : undefined;
+      if (message !== undefined) return text.short(type !== undefined ? `${type}: ${message}` : message);
+      if (type !== undefined) return text.short(type);
+    }
+    if (typeof body.message === 'string' && body.message !== '') return text.short(body.message);
+    return text.short(JSON.stringify(body));
+  }
+  // No JSON body: the SDK's message is `<status> <body text>`, or `<status> status code (no body)`.
+  if (err.status === undefined) return undefined;
+  const prefix = `${err.status} `;
+  const rest = err.message.startsWith(prefix) ? err.message.slice(prefix.length).trim() : '';
+  return rest === '' || rest === 'status code (no body)' ? undefined : text.short(rest);
 }
 
 /**
@@ -126,11 +214,13 @@ function openAIServerMessage(err: OpenAIAPIError, body: string | undefined, text
   return text.short(body.trim());
 }
 
-/** Secrets out, and any bearer token a server echoed back. */
+/** Secrets out, and any bearer token or x-api-key value a server echoed back. */
 function redact(message: string, secrets: readonly string[]): string {
   let out = message;
   for (const secret of secrets) out = out.split(secret).join('[redacted]');
-  return out.replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]');
+  return out
+    .replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]')
+    .replace(/\b(x-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, '$1[redacted]');
 }
 
 /** The `error.message` of a Gemini error body, when the SDK put the body in the message. */
