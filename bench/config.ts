@@ -1,5 +1,5 @@
 /** What `npm run bench` and `npm run bench -- --quick` run. */
-import type { LatencyModel } from '../src/local-server/index.js';
+import type { LatencyModel, UsagePreset } from '../src/local-server/index.js';
 import { KIB, MIB } from './lib/session.js';
 import type { VariantName } from './variants/common.js';
 
@@ -36,8 +36,19 @@ export interface BenchConfig {
     bigN: number | null;
     bigRepeats: number;
   };
-  /** `latency`: realistic in the full run; quick uses 'fast' (the same shape scaled down: the cold start is still a whole wave). */
-  cache: { ns: readonly number[]; concurrency: number; repeats: number; prefixBytes: number; latency: 'realistic' | 'fast' };
+  /**
+   * `latency`: realistic in the full run; quick uses 'fast' (the same shape scaled down: the cold start is still a whole wave).
+   * `chat`: the same conversation in OpenAI Chat Completions' shape, per simulated provider preset
+   * (warm-up none, auto, parent; DeepSeek's auto and parent also with `cacheBuildMs: 0`), `ns` forks each.
+   */
+  cache: {
+    ns: readonly number[];
+    concurrency: number;
+    repeats: number;
+    prefixBytes: number;
+    latency: 'realistic' | 'fast';
+    chat: { ns: readonly number[]; presets: readonly UsagePreset[] };
+  };
   /**
    * sab+explicit over a small and a large prefix: `nBig` forks over each, and `nSmall` forks over
    * the large one, so that what grows per fork (a copy per fork in flight) shows apart from what
@@ -52,6 +63,8 @@ export interface BenchConfig {
 }
 
 const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
+/** Every simulated OpenAI-compatible provider ('none': a vLLM-like server that does not report cached tokens). */
+const CHAT_PRESETS: readonly UsagePreset[] = ['openai', 'deepseek', 'dashscope', 'none'];
 
 export const QUICK: BenchConfig = {
   mode: 'quick',
@@ -61,7 +74,7 @@ export const QUICK: BenchConfig = {
   dispatch: { sizes: PREFIX_SIZES, n: 16, bursts: 2, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 8, repeats: 1 },
   throughput: { ns: { zero: [10, 100], realistic: [100] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
-  cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast' },
+  cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16, 256], presets: CHAT_PRESETS } },
   memory: { nSmall: 4, nBig: 16, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 10_000 },
   variants: VARIANTS,
@@ -76,7 +89,7 @@ export const FULL: BenchConfig = {
   dispatch: { sizes: PREFIX_SIZES, n: 64, bursts: 6, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3 },
   throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
-  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic' },
+  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS } },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 100_000 },
   variants: VARIANTS,

@@ -1,5 +1,5 @@
 /**
- * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (under 2 minutes).
+ * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (about 2.5 minutes).
  * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
@@ -11,6 +11,10 @@
  *   sab+explicit  ForkEngine with an explicit cache (the prefix leaves the request bodies)
  * Each fork: 3 model calls and 2 tool calls. Every scenario runs in a child process (memory and
  * event loop are the scenario's own); ratios to `sab` compare figures of the same run.
+ * The cache section runs `sab` on a cold cache twice over: Gemini-shaped sessions on the local
+ * provider, and the same conversation in OpenAI Chat Completions' shape per simulated provider
+ * (openai, deepseek, dashscope, and 'none': a server that does not report cached tokens), each
+ * through the engine's preset for that provider; DeepSeek also without its build wait.
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
 import { execFileSync, fork } from 'node:child_process';
@@ -19,6 +23,7 @@ import { arch, cpus, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { UsagePreset } from '../src/local-server/index.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import { FULL, QUICK, SWEEP_LATENCY, type BenchConfig } from './config.js';
 import { runJobChild, runningJobs } from './lib/child.js';
@@ -87,8 +92,9 @@ async function runJob(
     for (const r of got) {
       rows.push({ ...r, ...tag, rep });
       const fail = r.failed > 0 ? ` FAILED ${r.failed}: ${r.failures.join(' | ')}` : '';
+      const what = r.provider !== undefined ? `${r.provider} ${r.warmup} wait ${r.cacheBuildMs ?? 0}` : r.variant;
       log(
-        `    ${String(tag.section).padEnd(10)} ${r.variant.padEnd(12)} ${sizeLabel(r.prefixBytes).padStart(7)} N=${String(r.n).padEnd(4)} ` +
+        `    ${String(tag.section).padEnd(10)} ${what.padEnd(12)} ${sizeLabel(r.prefixBytes).padStart(7)} N=${String(r.n).padEnd(4)} ` +
           `makespan ${r.makespanMs.toFixed(0).padStart(6)} ms  dispatch ${r.dispatch.medianUs.toFixed(0).padStart(5)} µs  ` +
           `main busy ${(r.main.utilization * 100).toFixed(1)}%  p99 ${r.main.loopDelay.p99.toFixed(1)} ms  rss ${r.main.memory.peakRssMiB.toFixed(0)} MiB${fail}`,
       );
@@ -192,11 +198,18 @@ const CACHE_MODES: { mode: 'none' | 'auto' | 'parent' | 'explicit'; variant: Var
   { mode: 'explicit', variant: 'sab+explicit', warmup: 'auto' },
 ];
 
+/**
+ * OpenAI-shaped sessions: warm-up none in one job; auto and parent (the same engine: parent-warm is
+ * per fan-out) in another; for DeepSeek, auto and parent again without the engine's build wait.
+ */
+const CHAT_JOBS: { warmup: 'none' | 'auto'; cacheBuildMs?: number }[] = [{ warmup: 'none' }, { warmup: 'auto' }];
+const NO_BUILD_WAIT = { warmup: 'auto', cacheBuildMs: 0 } as const;
+
 async function sectionCache(ctx: Runner): Promise<void> {
   const { cfg } = ctx;
   for (let rep = 1; rep <= cfg.cache.repeats; rep++) {
     for (const n of cfg.cache.ns) {
-      log(`  cache N=${n}, repeat ${rep}/${cfg.cache.repeats} (a fresh server each: cold cache)`);
+      log(`  cache gemini N=${n}, repeat ${rep}/${cfg.cache.repeats} (a fresh server each: cold cache)`);
       for (const m of CACHE_MODES) {
         await withServer(cfg.cache.latency, async (server) => {
           const rows = await runJob(
@@ -216,7 +229,54 @@ async function sectionCache(ctx: Runner): Promise<void> {
         });
       }
     }
+    for (const preset of cfg.cache.chat.presets) await chatCache(ctx, preset, rep);
   }
+}
+
+/**
+ * One preset's rows: one server simulating it (`usage` preset), a job per engine setting, a
+ * scenario per warm-up and fork count. Each scenario's session is salted in its first cache block,
+ * so it starts cold on the shared server.
+ */
+async function chatCache(ctx: Runner, preset: UsagePreset, rep: number): Promise<void> {
+  const c = ctx.cfg.cache;
+  log(`  cache ${preset} (openai-chat) N=${c.chat.ns.join(',')}, repeat ${rep}/${c.repeats}`);
+  const jobs = preset === 'deepseek' ? [...CHAT_JOBS, NO_BUILD_WAIT] : CHAT_JOBS;
+  await withServer(
+    c.latency,
+    async (server) => {
+      for (const j of jobs) {
+        const wait = j.cacheBuildMs ?? 'd';
+        const modes = j.warmup === 'none' ? [false] : [false, true];
+        const rows = await runJob(
+          ctx,
+          server,
+          {
+            variant: 'sab',
+            concurrency: c.concurrency,
+            warmup: j.warmup,
+            latency: c.latency,
+            chat: preset,
+            ...(j.cacheBuildMs !== undefined ? { cacheBuildMs: j.cacheBuildMs } : {}),
+            scenarios: modes.flatMap((parentWarm) =>
+              c.chat.ns.map((n) => ({
+                prefixBytes: c.prefixBytes,
+                n,
+                ...(parentWarm ? { parentWarm } : {}),
+                // What tells the runs apart comes first: it must fall inside the first cache block (makeChatSession).
+                salt: `n${n}-${parentWarm ? 'parent' : j.warmup}-${wait}-r${rep}-${preset}`,
+              })),
+            ),
+          },
+          { section: 'cache' },
+          rep,
+          false, // cache figures do not need a process per scenario
+        );
+        ctx.results.cache.push(...rows.map((r) => ({ ...r, mode: r.warmup })));
+      }
+    },
+    preset,
+  );
 }
 
 async function sectionMemory(ctx: Runner): Promise<void> {
@@ -293,7 +353,7 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
-        '  --quick          fewer forks, one run each (about 2 minutes); without it, the full run\n' +
+        '  --quick          fewer forks, one run each (about 2.5 minutes); without it, the full run\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg as it is\n' +

@@ -6,11 +6,14 @@
  *   npx tsx --expose-gc bench/scenario.ts '{"variant":"sab","url":"http://…",…,"scenarios":[{"prefixBytes":16384,"n":10}]}'
  */
 import { join } from 'node:path';
-import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset } from '../src/local-server/index.js';
+import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePreset } from '../src/local-server/index.js';
 import { decodeMs, prefillMs } from '../src/local-server/latency.js';
+import { cacheRules, resolveOptions } from '../src/engine/options.js';
 import type { ForkResult } from '../src/engine/protocol.js';
-import { freezePrefix } from '../src/prefix/index.js';
-import { benchTool, makeSession, makeTasks } from './lib/session.js';
+import type { ProviderConfig } from '../src/model/types.js';
+import { freezePrefix, type FrozenPrefix } from '../src/prefix/index.js';
+import { chatProvider } from './lib/chat.js';
+import { benchTool, makeChatSession, makeSession, makeTasks } from './lib/session.js';
 import { startWindowProfile } from './lib/inspector-profile.js';
 import { calibrateProbe, median, probeMainThread, type MainThreadFigures } from './lib/measure.js';
 import { sendAsParent } from './lib/prime.js';
@@ -22,8 +25,16 @@ import { createSabRunner } from './variants/sab.js';
 export interface ScenarioSpec {
   prefixBytes: number;
   n: number;
-  /** Added to the system instruction: a prefix no earlier request used (a cold cache for it). */
+  /**
+   * Added to the system instruction (and, in Chat Completions' shape, the tool's description): a
+   * prefix no earlier request used (a cold cache for it).
+   */
   salt?: string;
+  /**
+   * sab with warm-up 'auto' only: this scenario is parent-warm, as a job with warm-up 'parent' (the
+   * engine is the same, so one job can hold both).
+   */
+  parentWarm?: boolean;
 }
 
 export interface JobSpec {
@@ -38,6 +49,13 @@ export interface JobSpec {
   scenarios: ScenarioSpec[];
   /** When set, a CPU profile of the main thread over each fan-out is written there. */
   profileDir?: string;
+  /**
+   * sab only: OpenAI Chat Completions sessions, sent through the provider that matches the server's
+   * `usage` preset (bench/lib/chat.ts). Absent: Gemini sessions to the local provider.
+   */
+  chat?: UsagePreset;
+  /** sab only: the engine's `cacheBuildMs` (absent: the provider's own). */
+  cacheBuildMs?: number;
   /**
    * Dispatch only: for each scenario, `bursts` fan-outs of `n` forks dispatched in one burst
    * (concurrency ≥ n) against a dead port with one attempt per call, so forks end at once and
@@ -62,6 +80,10 @@ export interface ScenarioResult {
   variant: VariantName;
   concurrency: number;
   warmup: BenchWarmup;
+  /** The simulated OpenAI-compatible provider (Chat Completions sessions); absent: Gemini on the local provider. */
+  provider?: UsagePreset;
+  /** The engine's cache build wait, ms (DeepSeek's default 3000), for Chat Completions runs. */
+  cacheBuildMs?: number;
   /** warm-up 'parent': the parent's own call (its whole conversation, cold), before the fan-out, ms. */
   parentCallMs?: number;
   n: number;
@@ -90,9 +112,13 @@ export interface ScenarioResult {
   /** CPU of the whole process (main thread + workers) per fork. */
   processCpuPerForkMs: number;
   dispatch: { forks: number; medianUs: number; meanUs: number; totalMs: number };
-  usage: { promptTokens: number; cachedTokens: number; hitRate: number; modelCalls: number; toolCalls: number };
-  /** First calls only: cached tokens against the shared prefix (what prefix sharing is about). */
-  firstCalls: { cachedTokens: number; theoreticalTokens: number; efficiency: number | null; misses: number };
+  /** cachedTokens and hitRate null: the provider does not report cached tokens. */
+  usage: { promptTokens: number; cachedTokens: number | null; hitRate: number | null; modelCalls: number; toolCalls: number };
+  /**
+   * First calls only: cached tokens against the shared prefix (what prefix sharing is about), by
+   * the provider's own minimum and block; misses = first calls with nothing cached (null: unknown).
+   */
+  firstCalls: { cachedTokens: number | null; theoreticalTokens: number; efficiency: number | null; misses: number | null };
   /** Forks whose worker decoded the prefix (sab: once per worker). */
   prefixDecodes: number;
   /** Event-loop utilization of this process's main thread idle with the probe running: the floor of `main.utilization`. */
@@ -122,7 +148,12 @@ async function createRunner(job: JobSpec): Promise<Runner> {
     warmup: job.warmup,
     timeoutMs: job.timeoutMs,
     ...(job.dispatchBursts !== undefined ? { maxAttempts: 1 } : {}),
+    ...(job.chat !== undefined ? { chat: job.chat } : {}),
+    ...(job.cacheBuildMs !== undefined ? { cacheBuildMs: job.cacheBuildMs } : {}),
   };
+  if (job.variant !== 'sab' && (job.chat !== undefined || job.cacheBuildMs !== undefined)) {
+    throw new Error(`bench: chat sessions and cacheBuildMs are measured with sab only (got ${job.variant})`);
+  }
   switch (job.variant) {
     case 'inprocess':
       return createInprocessRunner(options, [benchTool]);
@@ -136,29 +167,52 @@ async function createRunner(job: JobSpec): Promise<Runner> {
 }
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
-const MIN_CACHE_TOKENS = 1024; // the engine's and the local server's default
+
+/** Who the forks (and the parent) talk to: the local provider in Gemini's dialect, or a Chat Completions preset. */
+function providerOf(job: JobSpec): ProviderConfig {
+  return job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local', baseUrl: job.url };
+}
+
+/** The cache rules the engine applies for this job's provider (minimum, block, build wait), as the engine resolves them. */
+function rulesOf(job: JobSpec): ReturnType<typeof cacheRules> {
+  const provider = job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local' as const, url: job.url };
+  const options = resolveOptions({ provider, ...(job.cacheBuildMs !== undefined ? { cacheBuildMs: job.cacheBuildMs } : {}) });
+  return cacheRules(options, job.chat !== undefined ? 'openai-chat' : 'gemini');
+}
+
+/** The job's parent session at about `bytes`, made cold by `salt`. */
+function makePrefix(job: JobSpec, bytes: number, salt: string | undefined): FrozenPrefix {
+  if (job.chat !== undefined) return freezePrefix(makeChatSession(bytes, salt ?? 'plain'));
+  const session = makeSession(bytes);
+  if (salt) {
+    (session as { systemInstruction: { parts: { text: string }[] } }).systemInstruction.parts.push({ text: `Run ${salt}.` });
+  }
+  return freezePrefix(session);
+}
 
 async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: number, probeIdleUtilization: number): Promise<ScenarioResult> {
   gc();
   const rssBeforePrefixMiB = process.memoryUsage().rss / 1024 / 1024;
-  const session = makeSession(spec.prefixBytes);
-  if (spec.salt) {
-    (session as { systemInstruction: { parts: { text: string }[] } }).systemInstruction.parts.push({ text: `Run ${spec.salt}.` });
+  if (spec.parentWarm && (job.variant !== 'sab' || job.warmup !== 'auto')) {
+    throw new Error(`bench: a parent-warm scenario runs in a sab job with warm-up auto (got ${job.variant}, ${job.warmup})`);
   }
-  const prefix = freezePrefix(session);
+  const parentWarm = job.warmup === 'parent' || spec.parentWarm === true;
+  const warmup: BenchWarmup = parentWarm ? 'parent' : job.warmup;
+  const prefix = makePrefix(job, spec.prefixBytes, spec.salt);
+  const rules = rulesOf(job);
   const tasks = makeTasks(spec.n, `s${index}f`);
   gc();
 
   // Parent-warm: the parent sends its conversation first (as any agent does before it forks).
   let parentCallMs: number | undefined;
-  if (job.warmup === 'parent') {
+  if (parentWarm) {
     const t0 = performance.now();
-    await sendAsParent(job.url, prefix);
+    await sendAsParent(providerOf(job), prefix);
     parentCallMs = performance.now() - t0;
   }
   const profiler = job.profileDir ? await startWindowProfile() : undefined;
   const probe = await probeMainThread();
-  const handle = runner.fanOut(prefix, tasks, { parentWarm: job.warmup === 'parent' });
+  const handle = runner.fanOut(prefix, tasks, { parentWarm });
   const results = await handle.results;
   const main = probe.stop();
   await profiler?.stop(join(job.profileDir as string, `main-${job.variant}-${spec.prefixBytes}-${spec.n}.cpuprofile`));
@@ -169,12 +223,12 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   const forkMs = completed.length > 0 ? median(completed.map((r) => forkModelMs(r, model))) : 0;
   const idealMs = waves * forkMs;
   const prompt = results.reduce((a, r) => a + r.usage.promptTokens, 0);
-  // The local server always reports cached tokens; null (unknown) would count as none.
-  const cached = results.reduce((a, r) => a + (r.usage.cachedTokens ?? 0), 0);
+  // null: the provider does not report cached tokens (then neither hits nor misses are known).
+  const unknown = results.some((r) => r.usage.cachedTokens === null);
+  const cached = unknown ? null : results.reduce((a, r) => a + (r.usage.cachedTokens ?? 0), 0);
   // The fork dispatched first meets a cold cache, unless an explicit cache holds the prefix or the
   // parent has just sent it (then it can reuse what the parent sent).
   const explicit = job.variant === 'sab+explicit';
-  const parentWarm = job.warmup === 'parent';
   let firstCached = 0;
   let firstTheoretical = 0;
   let misses = 0;
@@ -186,15 +240,18 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     const cold = !explicit && !parentWarm && i === 0;
     // Parent-warm, the first wave goes out before any fork's response: it can reuse what the parent sent.
     const reusable = !explicit && parentWarm && i < job.concurrency ? first.parentTokens : (first.explicitTokens ?? first.sharedTokens);
-    const shared = cold ? 0 : Math.min(reusable ?? 0, first.promptTokens);
-    firstTheoretical += shared >= MIN_CACHE_TOKENS ? shared : 0;
+    // As the engine's theoretical maximum: whole blocks, nothing below the provider's minimum.
+    const shared = cold ? 0 : Math.floor(Math.min(reusable ?? 0, first.promptTokens) / rules.cacheBlockTokens) * rules.cacheBlockTokens;
+    firstTheoretical += shared >= rules.minCacheTokens ? shared : 0;
   });
   const d = handle.dispatchMs;
   const report = handle.report?.();
   return {
     variant: job.variant,
     concurrency: job.concurrency,
-    warmup: job.warmup,
+    warmup,
+    // The wait the engine applied: none with warm-up none (nothing waits then).
+    ...(job.chat !== undefined ? { provider: job.chat, cacheBuildMs: warmup === 'none' ? 0 : rules.cacheBuildMs } : {}),
     ...(parentCallMs !== undefined ? { parentCallMs } : {}),
     n: spec.n,
     prefixBytes: prefix.byteLength,
@@ -228,15 +285,15 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     usage: {
       promptTokens: prompt,
       cachedTokens: cached,
-      hitRate: prompt > 0 ? cached / prompt : 0,
+      hitRate: cached === null ? null : prompt > 0 ? cached / prompt : 0,
       modelCalls: results.reduce((a, r) => a + r.calls.length, 0),
       toolCalls: results.reduce((a, r) => a + r.toolCalls, 0),
     },
     firstCalls: {
-      cachedTokens: firstCached,
+      cachedTokens: unknown ? null : firstCached,
       theoreticalTokens: firstTheoretical,
-      efficiency: firstTheoretical > 0 ? firstCached / firstTheoretical : null,
-      misses,
+      efficiency: !unknown && firstTheoretical > 0 ? firstCached / firstTheoretical : null,
+      misses: unknown ? null : misses,
     },
     prefixDecodes: results.filter((r) => r.worker.decodedPrefix).length,
     probeIdleUtilization,
@@ -296,8 +353,13 @@ export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | D
     if (job.dispatchBursts !== undefined) return await runDispatch(runner, job, onResult);
     // Warm-up on another (small) prefix: workers started, modules loaded, JIT warm; the measured
     // prefix stays new to the workers (sab decodes it inside the measurement).
-    const warm = freezePrefix(makeSession(8 * 1024));
-    const results = await runner.fanOut(warm, makeTasks(4 * job.threads, 'warm')).results;
+    const warm = makePrefix(job, 8 * 1024, job.chat !== undefined ? 'warm-up' : undefined);
+    const tasks = makeTasks(4 * job.threads, 'warm');
+    // With a cache build wait (DeepSeek's 3 s), the siblings of one fan-out would wait for it: one fan-out per fork instead.
+    const results =
+      rulesOf(job).cacheBuildMs > 0
+        ? (await Promise.all(tasks.map((task) => runner.fanOut(warm, [task]).results))).flat()
+        : await runner.fanOut(warm, tasks).results;
     const bad = results.find((r) => r.status !== 'completed');
     if (bad) throw new Error(`warm-up fork failed: ${JSON.stringify((bad as { error?: unknown }).error)}`);
     const idle = await calibrateProbe();

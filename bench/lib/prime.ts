@@ -8,28 +8,35 @@ import { dialectOf, viewMessage } from '../../src/dialect/index.js';
 import { openConversation } from '../../src/engine/conversation.js';
 import { seedFork } from '../../src/fork/index.js';
 import { createGenaiProvider } from '../../src/model/genai.js';
-import type { ModelRequest } from '../../src/model/types.js';
+import { createProvider } from '../../src/model/providers.js';
+import type { ModelProvider, ModelRequest, ProviderConfig } from '../../src/model/types.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
+import { sessionFormat } from '../../src/session/schema.js';
 
 export async function primeCache(url: string, prefix: FrozenPrefix): Promise<void> {
-  await send(url, openConversation(seedFork(prefix.session, 'REPLY primed')).request(), 'priming the cache');
+  const provider = createGenaiProvider({ kind: 'local', baseUrl: url });
+  await send(provider, openConversation(seedFork(prefix.session, 'REPLY primed')).request(), 'priming the cache');
 }
 
 /**
  * What a parent agent does before it forks: the request that produced the history's last model
  * message (system instruction, tools, settings and the history before that reply), which fills the
- * cache with the prefix its forks send.
+ * cache with the prefix its forks send. Sent in the session's own dialect through the provider the
+ * forks use (`createProvider(config, format)`); a Chat Completions parent carries the forks'
+ * prompt_cache_key (the prefix id, the engine's default) where the provider takes one.
  */
-export async function sendAsParent(url: string, prefix: FrozenPrefix): Promise<void> {
+export async function sendAsParent(config: ProviderConfig, prefix: FrozenPrefix): Promise<void> {
   const dialect = dialectOf(prefix.session);
   const messages = dialect.messages(prefix.session);
   const last = messages[messages.length - 1];
   const sent = last !== undefined && viewMessage(last).role === 'model' ? messages.slice(0, -1) : messages;
-  await send(url, dialect.request(prefix.session, sent), "the parent's call");
+  const format = sessionFormat(prefix.session);
+  const request = dialect.request(prefix.session, sent);
+  const keyed: ModelRequest = request.format === 'openai-chat' ? { ...request, promptCacheKey: prefix.id } : request;
+  await send(createProvider(config, format), keyed, "the parent's call");
 }
 
-async function send(url: string, request: ModelRequest, what: string): Promise<void> {
-  const provider = createGenaiProvider({ kind: 'local', baseUrl: url });
+async function send(provider: ModelProvider, request: ModelRequest, what: string): Promise<void> {
   const outcome = await provider.generate(request, { signal: AbortSignal.timeout(600_000) });
   if (!outcome.ok) throw new Error(`${what} failed: ${outcome.error.message}`);
 }

@@ -1,7 +1,7 @@
 /** Starts bench/lib/server-process.ts in a child process and talks to it over IPC. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { LatencyModel, LatencyPreset, LocalServerMetrics } from '../../src/local-server/index.js';
+import type { LatencyModel, LatencyPreset, LocalServerMetrics, UsagePreset } from '../../src/local-server/index.js';
 
 interface ServerStats {
   cpuMs: number;
@@ -21,9 +21,10 @@ export const openServers = new Set<ServerProcess>();
 const START_TIMEOUT_MS = 20_000;
 const STATS_TIMEOUT_MS = 10_000;
 
-async function startServerProcess(latency: LatencyPreset | LatencyModel): Promise<ServerProcess> {
+async function startServerProcess(latency: LatencyPreset | LatencyModel, usage: UsagePreset | undefined): Promise<ServerProcess> {
   // Large prefixes: the cache must hold an 8 MiB prefix (~2.2M tokens) and the body limit must pass it.
-  const options = { latency, cache: { capacityTokens: 16_000_000 }, maxBodyBytes: 64 * 1024 * 1024 };
+  // `usage`: which provider the Chat Completions routes simulate (cache rules, usage fields).
+  const options = { latency, cache: { capacityTokens: 16_000_000 }, maxBodyBytes: 64 * 1024 * 1024, ...(usage !== undefined ? { usage } : {}) };
   const child: ChildProcess = fork(ENTRY, [JSON.stringify(options)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -85,9 +86,13 @@ async function startServerProcess(latency: LatencyPreset | LatencyModel): Promis
   return server;
 }
 
-/** Runs `body` with a fresh server process, closed whatever happens. */
-export async function withServer<T>(latency: LatencyPreset | LatencyModel, body: (server: ServerProcess) => Promise<T>): Promise<T> {
-  const server = await startServerProcess(latency);
+/** Runs `body` with a fresh server process, closed whatever happens. `usage`: the Chat Completions routes' preset (default openai). */
+export async function withServer<T>(
+  latency: LatencyPreset | LatencyModel,
+  body: (server: ServerProcess) => Promise<T>,
+  usage?: UsagePreset,
+): Promise<T> {
+  const server = await startServerProcess(latency, usage);
   try {
     return await body(server);
   } finally {

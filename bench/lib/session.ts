@@ -4,9 +4,11 @@
  */
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../src/tools/define.js';
+import type { OpenAIChatSession } from '../../src/session/openai-chat-schema.js';
 import type { ForkTask, ParentSession } from '../../src/session/schema.js';
 
 const MODEL = 'gemini-2.5-flash';
+const CHAT_MODEL = 'gpt-4.1-mini';
 export const KIB = 1024;
 export const MIB = 1024 * 1024;
 
@@ -40,40 +42,67 @@ function prose(seed: number, chars: number): string {
   return out.join(' ').slice(0, chars);
 }
 
-/**
- * A parent session whose JSON is about `targetBytes` long: system instruction, the
- * bench tool's declaration, and a history of user/model turns ending on a model message without
- * function calls (the fork's child message follows it as the next user message).
- */
-export function makeSession(targetBytes: number): ParentSession {
-  const base: ParentSession = {
-    model: MODEL,
-    systemInstruction: {
-      parts: [{ text: 'You are a research agent. Use the tool t when the directive says so; answer briefly.' }],
-    },
-    tools: [{ functionDeclarations: [benchTool.declaration] }],
-    generationConfig: { temperature: 0 },
-    history: [],
-  } as unknown as ParentSession;
-  const overhead = JSON.stringify(base).length;
-  const budget = Math.max(0, targetBytes - overhead);
-  // Turns of ~8 KiB (user 3/4, model 1/4) keep the message count realistic at every size.
+/** The history's turns, ~8 KiB each (user 3/4, model 1/4), to fill `budget` bytes of JSON. */
+function turns(budget: number): { user: string; model: string }[] {
+  // Turns of ~8 KiB keep the message count realistic at every size.
   const turnBytes = Math.min(8 * KIB, Math.max(512, Math.floor(budget / 2)));
-  const history: unknown[] = [];
+  const out: { user: string; model: string }[] = [];
   let used = 0;
   for (let i = 0; used + 80 < budget; i++) {
     const left = budget - used;
     const size = Math.min(turnBytes, left) - 80; // ~80 bytes of JSON around the two texts
     if (size < 16) break;
     const userChars = Math.floor(size * 0.75);
-    history.push({ role: 'user', parts: [{ text: `Q${i}: ${prose(2 * i + 1, userChars)}` }] });
-    history.push({ role: 'model', parts: [{ text: `A${i}: ${prose(2 * i + 2, size - userChars)}` }] });
+    out.push({ user: `Q${i}: ${prose(2 * i + 1, userChars)}`, model: `A${i}: ${prose(2 * i + 2, size - userChars)}` });
     used += size + 80;
   }
-  if (history.length === 0) {
-    history.push({ role: 'user', parts: [{ text: 'Q0: start' }] }, { role: 'model', parts: [{ text: 'A0: ok' }] });
-  }
+  if (out.length === 0) out.push({ user: 'Q0: start', model: 'A0: ok' });
+  return out;
+}
+
+const SYSTEM = 'You are a research agent. Use the tool t when the directive says so; answer briefly.';
+
+/**
+ * A parent session whose JSON is about `targetBytes` long: system instruction, the
+ * bench tool's declaration, and a history of user/model turns ending on a model message without
+ * function calls (the fork's child message follows it as the next user message).
+ */
+export function makeSession(targetBytes: number): ParentSession {
+  const base = {
+    model: MODEL,
+    systemInstruction: { parts: [{ text: SYSTEM }] },
+    tools: [{ functionDeclarations: [benchTool.declaration] }],
+    generationConfig: { temperature: 0 },
+    history: [] as unknown[],
+  };
+  const history = turns(Math.max(0, targetBytes - JSON.stringify(base).length)).flatMap((t) => [
+    { role: 'user', parts: [{ text: t.user }] },
+    { role: 'model', parts: [{ text: t.model }] },
+  ]);
   return { ...base, history } as unknown as ParentSession;
+}
+
+/**
+ * The same parent in OpenAI Chat Completions' shape (`"format": "openai-chat"`), about
+ * `targetBytes` long, for the OpenAI-compatible presets. `salt` makes its cache entries its own:
+ * it opens the system message and the tool's description, and the tool's `function` key comes
+ * first, so the salt lies inside the first cache block of the rendering (tools are rendered ahead
+ * of the messages, and a 16-token block is 64 characters) and no two salts share a block.
+ */
+export function makeChatSession(targetBytes: number, salt: string): OpenAIChatSession {
+  const decl = benchTool.declaration;
+  const base: OpenAIChatSession = {
+    format: 'openai-chat',
+    model: CHAT_MODEL,
+    messages: [{ role: 'system', content: `Run ${salt}. ${SYSTEM}` }],
+    tools: [{ function: { description: `${salt}: ${decl.description}`, name: decl.name, parameters: decl.parametersJsonSchema as Record<string, unknown> }, type: 'function' }],
+    temperature: 0,
+  };
+  const messages = turns(Math.max(0, targetBytes - JSON.stringify(base).length)).flatMap((t) => [
+    { role: 'user' as const, content: t.user },
+    { role: 'assistant' as const, content: t.model },
+  ]);
+  return { ...base, messages: [...base.messages, ...messages] };
 }
 
 /** "each fork 3 model calls and 2 tool calls": CALL on turn 1, CALL@2 on turn 2, REPLY on turn 3. */

@@ -228,12 +228,13 @@ export function evaluateTargets(res: BenchResults): Target[] {
     targets.push({ name: 'Main thread stays responsive', goal: 'p99 < 20 ms for sab at 1 MiB', measured: '–', status: 'not measured' });
   }
 
-  // 4. Cache efficiency, cold.
-  if (res.cache.length > 0) {
-    const byMode = (mode: string): Row[] => res.cache.filter((r) => r.mode === mode);
+  // 4. Cache efficiency, cold (issue 6: the Gemini rows; the OpenAI-compatible presets are in the cache tables).
+  const geminiCache = res.cache.filter((r) => r.provider === undefined);
+  if (geminiCache.length > 0) {
+    const byMode = (mode: string): Row[] => geminiCache.filter((r) => r.mode === mode);
     const eff: Pick = (r) => r.engine?.efficiency ?? null;
     const first: Pick = (r) => r.firstCalls.efficiency;
-    const ns = [...new Set(res.cache.map((r) => r.n))].sort((a, b) => a - b);
+    const ns = [...new Set(geminiCache.map((r) => r.n))].sort((a, b) => a - b);
     const describe = (mode: string): string =>
       ns.map((n) => `N=${n}: ${fmt(median(byMode(mode).filter((r) => r.n === n), eff), 3)} (first calls ${fmt(median(byMode(mode).filter((r) => r.n === n), first), 3)})`).join('; ');
     const autoMin = Math.min(...ns.map((n) => median(byMode('auto').filter((r) => r.n === n), eff)));
@@ -320,6 +321,123 @@ function floorNote(rows: readonly Row[]): string {
   return f.n > 0
     ? `Floor of "main busy": an idle main thread with the measuring timers reads ${pct(f.median)} (${pct(f.min)}–${pct(f.max)}); per-fork figures include it.`
     : '';
+}
+
+/** Who served a cache row: Gemini's API on the local provider, or an OpenAI-compatible preset of the local server. */
+const PROVIDER_LABEL: Readonly<Record<string, string>> = {
+  gemini: 'gemini',
+  openai: 'openai',
+  deepseek: 'deepseek',
+  dashscope: 'dashscope',
+  none: 'none (vLLM-like)',
+};
+const PROVIDER_ORDER = ['gemini', 'openai', 'deepseek', 'dashscope', 'none'];
+const MODE_ORDER = ['none', 'auto', 'parent', 'explicit'];
+
+const providerOf = (r: Row): string => r.provider ?? 'gemini';
+
+/** Cache rows in groups of equal runs (repeats), in table order: provider, warm-up, build wait. */
+function cacheGroups(rows: readonly Row[]): Row[][] {
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const key = `${r.n}|${providerOf(r)}|${r.mode}|${r.cacheBuildMs ?? ''}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const rank = (r: Row): number[] => [r.n, PROVIDER_ORDER.indexOf(providerOf(r)), MODE_ORDER.indexOf(r.mode ?? ''), -(r.cacheBuildMs ?? 0)];
+  return [...groups.values()].sort((a, b) => {
+    const x = rank(a[0] as Row);
+    const y = rank(b[0] as Row);
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+    return 0;
+  });
+}
+
+/** A cell of one group: "unknown" when the provider reported no cached tokens, else median (min–max). */
+function groupCell(g: readonly Row[], pick: Pick, digits: number): string {
+  const known = g.some((r) => r.usage.cachedTokens !== null);
+  const s = stat(g, pick);
+  if (s.n === 0 && !known) return 'unknown';
+  return cell(s, undefined, true, (v) => fmt(v, digits));
+}
+
+function cacheSection(res: BenchResults): string[] {
+  const c = res.meta.config;
+  const out: string[] = [];
+  const chat = res.cache.some((r) => r.provider !== undefined);
+  out.push('', `## Prompt cache, cold (a fresh cache per run): sab, ${sizeLabel(c.cache.prefixBytes)} prefix, ${c.cache.latency} latency, concurrency ${c.cache.concurrency}`, '');
+  out.push(
+    'hit rate = cached / prompt tokens; efficiency = cached / the theoretical maximum (engine report); first calls = the same for each fork\'s first call only (the shared prefix); misses = forks whose first call found nothing cached. ' +
+      'parent: the parent sends its own conversation (timed apart: parent call) and then fans out parent-warm, so no fork waits for a sibling and the first fork may hit too; makespan is the fan-out alone in every mode.' +
+      (chat
+        ? ' gemini: Gemini-shaped sessions on the local provider (a fresh server per run). The other providers: the same conversation in OpenAI Chat Completions\' shape, sent through the openai SDK with the engine\'s preset for that provider, ' +
+          'to the local server simulating that provider\'s cache and usage fields (one server per provider; each run salts the first cache block, so it starts cold). ' +
+          'build wait = how long the engine held the forks for the provider to build its cache (`cacheBuildMs`: DeepSeek 3000 ms by default, after the first response with auto, from the start of the fan-out with parent; the simulated DeepSeek builds in 2 s). ' +
+          'none (vLLM-like): a server that caches without reporting it, so hit rate, efficiency and misses are unknown.'
+        : ''),
+    '',
+  );
+  const groups = cacheGroups(res.cache);
+  // With OpenAI-compatible providers, one table per fork count; Gemini alone, one table.
+  const ns = [...new Set(res.cache.map((r) => r.n))].sort((a, b) => a - b);
+  const tables = chat ? ns.map((n) => ({ title: `### N=${n}`, part: groups.filter((g) => (g[0] as Row).n === n) })) : [{ title: undefined, part: groups }];
+  for (const { title, part } of tables) {
+    if (title !== undefined) out.push(title, '');
+    const rows = part
+      .map((g) => {
+        const r0 = g[0] as Row;
+        const s = (p: Pick, digits: number): string => cell(stat(g, p), undefined, true, (v) => fmt(v, digits));
+        const mode = `${r0.mode}${r0.engine?.cacheEffective === 'explicit' ? '' : r0.mode === 'explicit' ? ` (fell back: ${r0.engine?.note ?? ''})` : ''}`;
+        return [
+          ...(chat ? [PROVIDER_LABEL[providerOf(r0)] ?? providerOf(r0)] : [`N=${r0.n}`]),
+          mode,
+          ...(chat ? [r0.cacheBuildMs !== undefined ? fmt(r0.cacheBuildMs, 0) : '–'] : []),
+          groupCell(g, (r) => (r.engine ? r.engine.hitRate : r.usage.hitRate), 3),
+          groupCell(g, (r) => r.engine?.efficiency ?? null, 3),
+          groupCell(g, (r) => r.firstCalls.efficiency, 3),
+          groupCell(g, (r) => r.firstCalls.misses, 0),
+          s((r) => r.makespanMs, 0),
+          r0.parentCallMs !== undefined ? s((r) => r.parentCallMs ?? null, 0) : '–',
+          s((r) => r.failed, 0),
+        ];
+      });
+    out.push(
+      table(
+        [chat ? 'provider' : 'forks', 'warm-up', ...(chat ? ['build wait ms'] : []), 'hit rate', 'efficiency', 'first-call efficiency', 'first-call misses', 'makespan ms', 'parent call ms', 'failed'],
+        rows,
+      ),
+    );
+    if (chat) out.push('');
+  }
+  out.push(...deepseekWait(groups));
+  return out;
+}
+
+/** DeepSeek's build wait: auto and parent with the default wait and with none, side by side. */
+function deepseekWait(groups: readonly Row[][]): string[] {
+  const ds = groups.filter((g) => providerOf(g[0] as Row) === 'deepseek' && ((g[0] as Row).mode === 'auto' || (g[0] as Row).mode === 'parent'));
+  if (!ds.some((g) => (g[0] as Row).cacheBuildMs === 0)) return [];
+  const rows = ds.map((g) => {
+    const r0 = g[0] as Row;
+    const s = (p: Pick, digits: number): string => cell(stat(g, p), undefined, true, (v) => fmt(v, digits));
+    return [
+      `N=${r0.n}`,
+      r0.mode ?? '',
+      fmt(r0.cacheBuildMs ?? 0, 0),
+      s((r) => r.firstCalls.misses, 0),
+      s((r) => r.engine?.efficiency ?? null, 3),
+      s((r) => r.usage.hitRate, 3),
+      s((r) => r.makespanMs, 0),
+      s((r) => (r.parentCallMs ?? 0) + r.makespanMs, 0),
+    ];
+  });
+  return [
+    '',
+    '### DeepSeek: what the build wait costs and saves',
+    '',
+    'The same fan-outs with the engine\'s DeepSeek wait (`cacheBuildMs` 3000, the default) and without it (`cacheBuildMs: 0`). parent call + makespan: from the parent\'s request to the last fork\'s end.',
+    '',
+    table(['forks', 'warm-up', 'build wait ms', 'first-call misses', 'efficiency', 'hit rate', 'makespan ms', 'parent call + makespan ms'], rows),
+  ];
 }
 
 export function renderMarkdown(res: BenchResults): string {
@@ -421,32 +539,7 @@ export function renderMarkdown(res: BenchResults): string {
     out.push('', floorNote(res.throughput));
   }
 
-  if (res.cache.length > 0) {
-    out.push('', `## Prompt cache, cold (a fresh server per run): sab, ${sizeLabel(c.cache.prefixBytes)} prefix, ${c.cache.latency} latency, concurrency ${c.cache.concurrency}`, '');
-    out.push(
-      'hit rate = cached / prompt tokens; efficiency = cached / the theoretical maximum (engine report); first calls = the same for each fork\'s first call only (the shared prefix); misses = forks whose first call found nothing cached. ' +
-        'parent: the parent sends its own conversation (timed apart: parent call) and then fans out parent-warm, so no fork waits and the first fork may hit too; makespan is the fan-out alone in every mode.',
-      '',
-    );
-    const groups = new Map<string, Row[]>();
-    for (const r of res.cache) groups.set(`${r.n}|${r.mode}`, [...(groups.get(`${r.n}|${r.mode}`) ?? []), r]);
-    const rows = [...groups.values()].map((g) => {
-      const r0 = g[0] as Row;
-      const s = (p: Pick, f?: (v: number) => string): string => cell(stat(g, p), undefined, true, f);
-      return [
-        `N=${r0.n}`,
-        `${r0.mode}${r0.engine?.cacheEffective === 'explicit' ? '' : r0.mode === 'explicit' ? ` (fell back: ${r0.engine?.note ?? ''})` : ''}`,
-        s((r) => r.engine?.hitRate ?? r.usage.hitRate, (v) => fmt(v, 3)),
-        s((r) => r.engine?.efficiency ?? null, (v) => fmt(v, 3)),
-        s((r) => r.firstCalls.efficiency, (v) => fmt(v, 3)),
-        s((r) => r.firstCalls.misses, (v) => fmt(v, 0)),
-        s((r) => r.makespanMs, (v) => fmt(v, 0)),
-        r0.parentCallMs !== undefined ? s((r) => r.parentCallMs ?? null, (v) => fmt(v, 0)) : '–',
-        s((r) => r.failed, (v) => fmt(v, 0)),
-      ];
-    });
-    out.push(table(['forks', 'warm-up', 'hit rate', 'efficiency', 'first-call efficiency', 'first-call misses', 'makespan ms', 'parent call ms', 'failed'], rows));
-  }
+  if (res.cache.length > 0) out.push(...cacheSection(res));
 
   if ((res.retention ?? []).length > 0) {
     out.push('', `## Memory per fork: ${fmt(res.retention[0]?.n ?? 0, 0)} one-call forks, zero latency, concurrency 64`, '');

@@ -10,6 +10,7 @@ import { ENGINE_DEFAULTS } from '../../src/engine/options.js';
 import type { ForkResult } from '../../src/engine/protocol.js';
 import { createScheduler } from '../../src/engine/scheduler.js';
 import type { RunReport } from '../../src/engine/report.js';
+import type { UsagePreset } from '../../src/local-server/index.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask } from '../../src/session/schema.js';
 
@@ -27,6 +28,13 @@ export interface RunnerOptions {
   timeoutMs: number;
   /** Attempts per model call (default: the engine's); 1 makes forks against a dead port end at once. */
   maxAttempts?: number;
+  /**
+   * sab only: the forks speak Chat Completions to the server's `usage` preset through that
+   * provider (bench/lib/chat.ts) instead of Gemini's API to the local provider.
+   */
+  chat?: UsagePreset;
+  /** sab only: the engine's `cacheBuildMs` (default: the provider's). */
+  cacheBuildMs?: number;
 }
 
 export interface FanOutHandle {

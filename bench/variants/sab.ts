@@ -12,6 +12,7 @@ import { FanOutRun } from '../../src/engine/run.js';
 import type { FrozenPrefix } from '../../src/prefix/index.js';
 import type { ForkTask } from '../../src/session/schema.js';
 import type { Tool } from '../../src/tools/define.js';
+import { chatProvider } from '../lib/chat.js';
 import type { FanOutHandle, Runner, RunnerOptions } from './common.js';
 
 let samples: number[] = [];
@@ -36,7 +37,7 @@ export async function createSabRunner(
 ): Promise<Runner> {
   wrapDispatch();
   const engine = await ForkEngine.create({
-    provider: { kind: 'local', url: options.url },
+    provider: options.chat !== undefined ? chatProvider(options.url, options.chat) : { kind: 'local', url: options.url },
     threads: options.threads,
     concurrency: options.concurrency,
     tools,
@@ -46,6 +47,7 @@ export async function createSabRunner(
     maxTurns: 20,
     ...(options.maxAttempts !== undefined ? { retry: { maxAttempts: options.maxAttempts } } : {}),
     ...(options.minCacheTokens !== undefined ? { minCacheTokens: options.minCacheTokens } : {}),
+    ...(options.cacheBuildMs !== undefined ? { cacheBuildMs: options.cacheBuildMs } : {}),
   });
   return {
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], fanOutOptions = {}): FanOutHandle {
