@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { invalid } from './errors.js';
 import { modelResource, type StoredCache } from './explicit-cache.js';
-import { decodeMs, delay, prefillMs } from './latency.js';
+import { decodeMs, delay, prefillMs, type LatencyModel } from './latency.js';
 import { planResponse } from './model.js';
 import type { GenerateRoute } from './routes.js';
 import { countTokens, renderPrompt, type RenderedPrompt } from './render.js';
@@ -83,6 +83,36 @@ export function streamPieces(parts: WirePart[]): WirePart[][] {
   const pieces: WirePart[][] = [];
   for (let at = 0; at < text.length; at += size) pieces.push([{ text: text.slice(at, at + size) }]);
   return pieces;
+}
+
+/** Argument text in a few fragments, as a model streams it. */
+export function argumentFragments(text: string): string[] {
+  const size = Math.max(16, Math.ceil(text.length / 4));
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+  return out;
+}
+
+/**
+ * Sends each streamed step after its decode time (`chars`: the generated text it carries); the
+ * last step carries whatever output tokens the others did not. False when the client went away.
+ */
+export async function sendPaced<T extends { chars: number }>(
+  steps: readonly T[],
+  completionTokens: number,
+  latency: LatencyModel,
+  signal: AbortSignal,
+  send: (step: T) => void,
+): Promise<boolean> {
+  let sentTokens = 0;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i] as T;
+    const tokens = i === steps.length - 1 ? Math.max(0, completionTokens - sentTokens) : countTokens(step.chars);
+    if (!(await delay(decodeMs(latency, tokens), signal))) return false;
+    sentTokens += tokens;
+    send(step);
+  }
+  return true;
 }
 
 export async function serveGenerate(

@@ -1,9 +1,8 @@
 import type { FaultKind } from './faults.js';
-import { streamPieces, type Exchange, type Sent } from './generate.js';
-import { decodeMs, delay, type LatencyModel } from './latency.js';
+import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from './generate.js';
+import type { LatencyModel } from './latency.js';
 import type { AssistantReply } from './openai-translate.js';
 import type { ChatCompletionChunk, ChatUsage, ChunkDelta } from './openai-wire.js';
-import { countTokens } from './render.js';
 
 /**
  * `stream: true`: `data: {chunk}` events, then `data: [DONE]`. Text comes in a few pieces; a tool
@@ -25,14 +24,6 @@ interface Step {
   chars: number;
 }
 
-/** Argument text in a few fragments, as a model streams it. */
-function fragments(text: string): string[] {
-  const size = Math.max(16, Math.ceil(text.length / 4));
-  const out: string[] = [];
-  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
-  return out;
-}
-
 function steps(reply: AssistantReply): Step[] {
   if (!reply.toolCalls) {
     const pieces = streamPieces([{ text: reply.content ?? '' }]).map((parts) => parts[0]?.text ?? '');
@@ -42,7 +33,7 @@ function steps(reply: AssistantReply): Step[] {
   reply.toolCalls.forEach((call, index) => {
     const first: ChunkDelta = { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] };
     out.push({ delta: index === 0 ? { role: 'assistant', content: null, ...first } : first, chars: call.function.name.length });
-    for (const piece of fragments(call.function.arguments)) out.push({ delta: { tool_calls: [{ index, function: { arguments: piece } }] }, chars: piece.length });
+    for (const piece of argumentFragments(call.function.arguments)) out.push({ delta: { tool_calls: [{ index, function: { arguments: piece } }] }, chars: piece.length });
   });
   return out;
 }
@@ -66,15 +57,10 @@ export async function streamReply(
     const data = JSON.stringify(chunk);
     ex.res.write(`data: ${last && stream.fault === 'malformed' ? data.slice(0, Math.floor(data.length / 2)) : data}\n\n`);
   };
-  const all = steps(reply);
-  let sentTokens = 0;
-  for (let i = 0; i < all.length; i++) {
-    const step = all[i] as Step;
-    const tokens = i === all.length - 1 ? Math.max(0, stream.completionTokens - sentTokens) : countTokens(step.chars);
-    if (!(await delay(decodeMs(stream.latency, tokens), ex.signal))) return 0;
-    sentTokens += tokens;
-    send(chunk(head, [{ index: 0, delta: step.delta, logprobs: null, finish_reason: null }], nullUsage));
-  }
+  const sent = await sendPaced(steps(reply), stream.completionTokens, stream.latency, ex.signal, (step) =>
+    send(chunk(head, [{ index: 0, delta: step.delta, logprobs: null, finish_reason: null }], nullUsage)),
+  );
+  if (!sent) return 0;
   send(chunk(head, [{ index: 0, delta: {}, logprobs: null, finish_reason: reply.finishReason }], nullUsage), stream.usage === undefined);
   if (stream.usage !== undefined) send(chunk(head, [], stream.usage), true);
   if (stream.fault !== 'malformed') ex.res.write('data: [DONE]\n\n');
