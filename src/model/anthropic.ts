@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { type AttemptOutcome, runAttempts } from './attempts.js';
 import { classifyError } from './errors.js';
@@ -31,13 +31,19 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
   const policy = config.retry ?? DEFAULT_RETRY;
   const timeoutMs = config.callTimeoutMs;
 
-  const client = new Anthropic({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseUrl,
-    maxRetries: 0,
-    // Failures are classified and reported by forkpool; the SDK's console logging stays off unless asked for.
-    ...(process.env.ANTHROPIC_LOG ? {} : { logLevel: 'off' as const }),
-  });
+  // The SDK is loaded at the first call (about 140 ms of a worker's start otherwise, for sessions of other formats too).
+  let client: Promise<Anthropic> | undefined;
+  const clientOnce = (): Promise<Anthropic> =>
+    (client ??= loadSdk().then(
+      ({ default: Client }) =>
+        new Client({
+          apiKey: endpoint.apiKey,
+          baseURL: endpoint.baseUrl,
+          maxRetries: 0,
+          // Failures are classified and reported by forkpool; the SDK's console logging stays off unless asked for.
+          ...(process.env.ANTHROPIC_LOG ? {} : { logLevel: 'off' as const }),
+        }),
+    ));
 
   async function attempt(request: AnthropicRequest, options: GenerateOptions): Promise<AttemptOutcome> {
     // One signal for the attempt: the caller's abort, or the per-attempt bound on the whole call
@@ -59,7 +65,7 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
         ? { kind: 'timeout', message: 'the model call timed out', retryable: true }
         : { kind: 'aborted', message: 'the call was aborted', retryable: false };
     try {
-      const stream = await client.messages.create(streamingBody(request), {
+      const stream = await (await clientOnce()).messages.create(streamingBody(request), {
         signal: controller.signal,
         maxRetries: 0,
         ...(timeoutMs !== undefined ? { timeout: Math.max(1, Math.ceil(timeoutMs)) } : {}),
@@ -107,6 +113,12 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
       // Nothing to delete: no explicit cache was ever created.
     },
   };
+}
+
+let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
+function loadSdk(): Promise<typeof import('@anthropic-ai/sdk')> {
+  sdk ??= import('@anthropic-ai/sdk');
+  return sdk;
 }
 
 /** What is sent: the parent's body as it is, keys in its order (an own `stream` keeps its place), streaming on. */

@@ -3,7 +3,7 @@ import {
   APIConnectionError as AnthropicConnectionError,
   APIConnectionTimeoutError as AnthropicConnectionTimeoutError,
   APIUserAbortError as AnthropicUserAbortError,
-} from '@anthropic-ai/sdk';
+} from '@anthropic-ai/sdk/core/error';
 import { ApiError } from '@google/genai';
 import { APIConnectionError, APIConnectionTimeoutError, APIError as OpenAIAPIError, APIUserAbortError } from 'openai';
 import type { ModelError } from './types.js';
