@@ -249,6 +249,9 @@ describe('the Anthropic preset and the provider factory', () => {
       ['claude-opus-4-20250514', 1024],
       ['claude-sonnet-4-20250514', 1024],
       ['claude-3-5-haiku-20241022', 2048],
+      ['claude-3-haiku-20240307', 2048],
+      ['claude-3-7-sonnet-20250219', 1024],
+      ['claude-3-opus-20240229', 1024],
       // Not in the documented table: the default.
       ['claude-fable-5-2', 1024],
       ['claude-opus-4-9', 1024],

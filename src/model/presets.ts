@@ -258,8 +258,11 @@ interface AnthropicPreset {
    *   "Shorter prompts cannot be cached, even if marked with `cache_control`. Any requests to cache
    *   fewer than this number of tokens will be processed without caching, and no error is returned."
    * (The 512 line as quoted on 2026-10-08; earlier copies list fewer models in it, the other lines
-   * are the same in every copy since 2026-07-28. The parentheses are deprecation notes.) Keys are
-   * model ids as the SDK's `Model` type names them; Claude Haiku 3.5's id is `claude-3-5-haiku`.
+   * are the same in every copy since 2026-07-28. The parentheses are deprecation notes.) Retired
+   * models the page no longer lists keep what its earlier version said
+   * (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): "1024 tokens for Claude Opus 4, Claude Sonnet 4, Claude Sonnet 3.7, Claude Sonnet 3.5
+   * and Claude Opus 3" and "2048 tokens for Claude Haiku 3.5 and Claude Haiku 3". Keys are model
+   * ids as the SDK's `Model` type names them (Claude 3.x ids put the version first: `claude-3-5-haiku`).
    */
   minCacheTokens: Readonly<Record<string, number>>;
 }
@@ -298,6 +301,10 @@ export const ANTHROPIC_PRESET: Readonly<AnthropicPreset> = {
     'claude-sonnet-4': 1024,
     'claude-haiku-4-5': 4096,
     'claude-3-5-haiku': 2048,
+    'claude-3-7-sonnet': 1024,
+    'claude-3-5-sonnet': 1024,
+    'claude-3-opus': 1024,
+    'claude-3-haiku': 2048,
   },
 };
 
