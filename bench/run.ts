@@ -19,7 +19,7 @@
  */
 import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -382,6 +382,8 @@ async function main(): Promise<number> {
   mkdirSync(outDir, { recursive: true });
 
   const started = new Date();
+  // The machine may be shared: the 1-minute load average over the run goes into the results.
+  const load = { start: loadavg()[0] ?? 0, max: loadavg()[0] ?? 0, end: 0 };
   const t0 = performance.now();
   const results: BenchResults = {
     meta: {
@@ -394,6 +396,7 @@ async function main(): Promise<number> {
       config: cfg,
       sweepLatency: SWEEP_LATENCY,
       durationS: 0,
+      loadAverage: load,
     },
     micro: undefined,
     dispatch: [],
@@ -407,6 +410,7 @@ async function main(): Promise<number> {
     errors: [],
   };
   const ctx: Runner = { cfg, results };
+  const loadTimer = setInterval(() => (load.max = Math.max(load.max, loadavg()[0] ?? 0)), 5_000).unref();
   log(`forkpool bench (${cfg.mode}): ${results.meta.machine.cpus} × ${results.meta.machine.cpuModel}, ${results.meta.machine.memGiB} GiB, Node ${process.version}`);
 
   const steps: Record<Section, () => Promise<void>> = {
@@ -435,6 +439,9 @@ async function main(): Promise<number> {
     log(`  ${section}: ${((performance.now() - s0) / 1000).toFixed(1)} s`);
   }
   results.meta.durationS = Math.round((performance.now() - t0) / 100) / 10;
+  clearInterval(loadTimer);
+  load.end = loadavg()[0] ?? 0;
+  load.max = Math.max(load.max, load.end);
   results.targets = evaluateTargets(results);
 
   const stamp = started.toISOString().slice(0, 16).replace(':', '-');

@@ -34,6 +34,8 @@ export interface BenchResults {
     config: BenchConfig;
     sweepLatency: LatencyModel;
     durationS: number;
+    /** The 1-minute load average at the start, its highest (sampled every 5 s) and at the end (absent in older results). */
+    loadAverage?: { start: number; max: number; end: number };
   };
   micro: MicroResult | undefined;
   dispatch: DispatchResult[];
@@ -450,7 +452,10 @@ export function renderMarkdown(res: BenchResults): string {
     `Machine: ${m.machine.cpus} × ${m.machine.cpuModel}, ${m.machine.memGiB} GiB, ${m.machine.os}; Node ${m.node}; commit ${m.commit}; ${m.durationS} s. ` +
       `Worker threads: ${c.threads}. Local model server in a separate process on the same machine. ` +
       `Each fork: 3 model calls, 2 tool calls. Ratios (×) are to \`sab\` in the same group of this run; ` +
-      `values are medians${c.sweep.repeats > 1 || c.throughput.repeats > 1 ? ' (min–max over repeats)' : ' of one run each'}.`,
+      `values are medians${c.sweep.repeats > 1 || c.throughput.repeats > 1 ? ' (min–max over repeats)' : ' of one run each'}.` +
+      (m.loadAverage
+        ? ` 1-minute load average over the run (the benchmark's own processes included): ${fmt(m.loadAverage.start, 1)} at the start, ${fmt(m.loadAverage.max, 1)} at most, ${fmt(m.loadAverage.end, 1)} at the end.`
+        : ''),
   );
   if (res.errors.length > 0) {
     out.push('');
