@@ -25,3 +25,14 @@ export {
   type ChatToolMessage,
   type OpenAIChatSession,
 } from './openai-chat-schema.js';
+export {
+  AnthropicMessagesSessionSchema,
+  parseAnthropicMessagesSession,
+  type AnthropicCacheControl,
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  type AnthropicMessagesSession,
+  type AnthropicTool,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+} from './anthropic-messages-schema.js';
