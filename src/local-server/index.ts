@@ -1,7 +1,9 @@
 /**
  * The local model server (a simulator, and it says so): the real @google/genai SDK talks to it
  * through `httpOptions.baseUrl`, the real openai SDK through `baseURL: url + '/v1'`
- * (POST /v1/chat/completions, GET /v1/models; usage and cache rules by the `usage` preset).
+ * (POST /v1/chat/completions, GET /v1/models; usage and cache rules by the `usage` preset), the real
+ * @anthropic-ai/sdk through `baseURL: url` (POST /v1/messages, /v1/messages/count_tokens; Anthropic's
+ * prompt cache at cache_control breakpoints).
  *
  * Scripted model, one command per line of the directive (text after the last `Directive:` in user
  * text; without one, the last real user text):
@@ -12,7 +14,7 @@
  *   REPLY <text> | JSON <json>       final answer is that text / exactly that JSON
  *   TOKENS <n>                       final answer of n tokens
  *   SLEEP <ms>                       delays the response (aborted when the client disconnects)
- *   FAIL <status> [xN]               first N attempts of this exact request fail (429 carries Retry-After)
+ *   FAIL <status> [xN]               first N attempts of this exact request fail (429 carries Retry-After; 529 is Anthropic's overloaded)
  * No command: "Scope: ...\nResult: ..." with a digest of the tool results and a context hash.
  * `<task-notification>` results in later user turns are included in the final answer.
  */
@@ -32,3 +34,4 @@ export {
   type MarkerCacheRules,
   type UsagePreset,
 } from './openai-cache-presets.js';
+export type { AnthropicCacheOptions } from './anthropic-cache.js';

@@ -87,7 +87,7 @@ export function prometheusText(m: LocalServerMetrics): string {
   metric('forkpool_local_cache_entries', 'gauge', 'Blocks in the prefix cache.', [['', m.cacheEntries]]);
   metric('forkpool_local_cache_tokens', 'gauge', 'Tokens held by the prefix cache.', [['', m.cacheTokens]]);
   metric('forkpool_local_cache_evictions_total', 'counter', 'Blocks evicted from the prefix cache.', [['', m.evictions]]);
-  metric('forkpool_local_explicit_caches', 'gauge', 'Explicit caches stored (cachedContents; DashScope cache_control entries).', [['', m.explicitCaches]]);
+  metric('forkpool_local_explicit_caches', 'gauge', 'Explicit caches stored (cachedContents; DashScope and Anthropic cache_control entries).', [['', m.explicitCaches]]);
   metric('forkpool_local_in_flight_requests', 'gauge', 'Requests being served.', [['', m.inFlight]]);
   metric(
     'forkpool_local_faults_total', 'counter', 'Injected faults by kind.',

@@ -1,6 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { newRequestId, sendAnthropicFailure } from './anthropic-errors.js';
+import { serveMessages, serveMessageTokens } from './anthropic-generate.js';
+import { checkAnthropicHeaders, isAnthropicPath, matchAnthropicRoute, notFoundPath, type AnthropicRoute } from './anthropic-routes.js';
 import { serveCachedContents } from './cached-contents.js';
 import { ApiFailure, sendFailure } from './errors.js';
 import { parseFaultSpec } from './faults.js';
@@ -56,10 +59,13 @@ function checkKey(req: IncomingMessage, url: URL, required: string | undefined):
   if (key !== required) throw new ApiFailure(403, 'API key not valid. Please pass a valid API key.');
 }
 
-function captureModel(route: Route | OpenAIRoute | undefined, text: string): string {
+/** Kinds whose body names the model. */
+const MODEL_IN_BODY: ReadonlySet<string> = new Set(['cachedContents.create', 'chat.completions', 'messages', 'messages.count_tokens']);
+
+function captureModel(route: Route | OpenAIRoute | AnthropicRoute | undefined, text: string): string {
   if (!route) return '';
   if ('model' in route) return route.model;
-  if (route.kind === 'cachedContents.create' || route.kind === 'chat.completions') {
+  if (MODEL_IN_BODY.has(route.kind)) {
     try {
       const body: unknown = JSON.parse(text);
       if (isObject(body) && typeof body.model === 'string') return body.model;
@@ -70,12 +76,15 @@ function captureModel(route: Route | OpenAIRoute | undefined, text: string): str
   return '';
 }
 
-/** Gemini's paths, or (under /v1/chat and /v1/models) OpenAI's: each answers errors in its own shape. */
+/** Gemini's paths, OpenAI's (under /v1/chat and /v1/models) or Anthropic's (under /v1/messages): each answers errors in its own shape. */
 async function dispatch(state: ServerState, options: LocalServerOptions, captured: CapturedRequest[], req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<{ route: string; status: number }> {
   const url = new URL(req.url ?? '/', 'http://local');
   const method = req.method ?? 'GET';
   const openai = isOpenAIPath(url.pathname);
-  const route = openai ? matchOpenAIRoute(method, url.pathname) : matchRoute(method, url.pathname);
+  const anthropic = !openai && isAnthropicPath(url.pathname);
+  const route = openai ? matchOpenAIRoute(method, url.pathname) : anthropic ? matchAnthropicRoute(method, url.pathname) : matchRoute(method, url.pathname);
+  // Every Anthropic response carries one, errors included.
+  const requestId = anthropic ? newRequestId() : '';
   const name = route?.kind ?? 'unknown';
   try {
     if (route?.kind === 'metrics') {
@@ -90,8 +99,9 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     }
     const text = body.bytes.toString('utf8');
     if (options.captureRequests) captured.push({ route: name, model: captureModel(route, text), body: text });
-    if (!route) throw openai ? invalidUrl(method, url.pathname) : new ApiFailure(404, `Method not found: ${method} ${url.pathname}`);
+    if (!route) throw openai ? invalidUrl(method, url.pathname) : anthropic ? notFoundPath() : new ApiFailure(404, `Method not found: ${method} ${url.pathname}`);
     if (openai) checkBearer(req, options.requireApiKey);
+    else if (anthropic) checkAnthropicHeaders(req, options.requireApiKey);
     else checkKey(req, url, options.requireApiKey);
     const bodyless = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete' || route.kind === 'models.list';
     // Replacement characters would silently change the prompt (and its cache keys): refuse bad bytes.
@@ -103,12 +113,15 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     else if (route.kind === 'countTokens') status = serveCountTokens(state, route.model, json, ex);
     else if (route.kind === 'chat.completions') status = await serveChatCompletions(state, json, ex);
     else if (route.kind === 'models.list') status = serveModels(state.chat.preset, res);
+    else if (route.kind === 'messages') status = await serveMessages(state, json, ex, requestId);
+    else if (route.kind === 'messages.count_tokens') status = serveMessageTokens(json, ex, requestId);
     else status = serveCachedContents(state, route, json, res);
     return { route: name, status };
   } catch (err) {
     const failure = err instanceof ApiFailure ? err : new ApiFailure(500, `Internal error: ${err instanceof Error ? err.message : String(err)}`);
     if (res.destroyed) return { route: name, status: 0 };
     if (openai) sendOpenAIFailure(res, failure);
+    else if (anthropic) sendAnthropicFailure(res, failure, requestId);
     else sendFailure(res, failure);
     return { route: name, status: failure.code };
   }

@@ -1,3 +1,5 @@
+import { createAnthropicCache, type AnthropicCache, type AnthropicCacheOptions } from './anthropic-cache.js';
+import type { AnthropicRouteKind } from './anthropic-routes.js';
 import { createExplicitCacheStore, type ExplicitCacheStore } from './explicit-cache.js';
 import { createFaultInjector, type FaultInjector, type FaultSpec } from './faults.js';
 import { resolveLatency, type LatencyModel, type LatencyPreset } from './latency.js';
@@ -24,9 +26,14 @@ export interface LocalServerOptions {
   usage?: UsagePreset;
   /** Overrides of the `usage` preset's prefix cache parameters (e.g. `{ buildDelayMs: 0 }` in tests). */
   openaiCache?: Partial<PrefixCacheConfig>;
+  /** The Anthropic Messages route's prompt cache: `minTokens` overrides the per-model minimum cacheable prompt (tests). */
+  anthropicCache?: AnthropicCacheOptions;
   /** Rates per kind + seed, or the string form ("429=0.1,drop=0.01,seed=7"). */
   faults?: FaultSpec | string;
-  /** When set, requests must carry this key (x-goog-api-key header or ?key=): 401 without, 403 when wrong. */
+  /**
+   * When set, requests must carry this key: Gemini's x-goog-api-key header or ?key= (401 without, 403
+   * when wrong), OpenAI's Bearer token, Anthropic's x-api-key or Bearer token (401 without or wrong).
+   */
   requireApiKey?: string;
   /** Default 32 MiB; larger bodies get 413. */
   maxBodyBytes?: number;
@@ -37,8 +44,8 @@ export interface LocalServerOptions {
 }
 
 export interface CapturedRequest {
-  route: RouteKind | OpenAIRouteKind | 'unknown';
-  /** Model named by the URL (or by a cachedContents.create or chat completions body); '' when none. */
+  route: RouteKind | OpenAIRouteKind | AnthropicRouteKind | 'unknown';
+  /** Model named by the URL (or by a cachedContents.create, chat completions or messages body); '' when none. */
   model: string;
   /** The raw request body. */
   body: string;
@@ -50,6 +57,8 @@ export interface ServerState {
   explicit: ExplicitCacheStore;
   /** The Chat Completions routes' cache, by the `usage` preset. */
   chat: ChatCache;
+  /** The Messages route's prompt cache (entries at cache_control breakpoints). */
+  anthropic: AnthropicCache;
   latency: LatencyModel;
   faults: FaultInjector;
   metrics: MetricsRecorder;
@@ -64,10 +73,12 @@ export function createState(options: LocalServerOptions, faults: FaultSpec | und
   const usage = options.usage ?? 'openai';
   if (!isUsagePreset(usage)) throw new Error(`local server: usage must be one of ${USAGE_PRESETS.join(', ')} (got ${String(usage)})`);
   checkCacheConfig('openaiCache', { ...options.openaiCache });
+  checkCacheConfig('anthropicCache', { ...options.anthropicCache });
   let serial = 0;
   return {
     cache: createPrefixCache(config),
     chat: createChatCache(usage, options.openaiCache),
+    anthropic: createAnthropicCache(options.anthropicCache),
     explicit: createExplicitCacheStore(config.minTokens),
     latency: resolveLatency(options.latency),
     faults: createFaultInjector(faults),
@@ -91,6 +102,6 @@ export function metricsOf(state: ServerState): LocalServerMetrics {
     cacheEntries: cache.entries() + chat.implicit.entries(),
     cacheTokens: cache.entries() * cache.config.blockTokens + chat.implicit.entries() * chat.implicit.config.blockTokens,
     evictions: cache.evictions() + chat.implicit.evictions(),
-    explicitCaches: state.explicit.size() + chat.explicitEntries(),
+    explicitCaches: state.explicit.size() + chat.explicitEntries() + state.anthropic.entries(),
   });
 }
