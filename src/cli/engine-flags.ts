@@ -11,7 +11,7 @@ export const ENGINE_FLAGS = {
     arg: 'NAME',
     group: 'Provider and pool',
     help:
-      'local, gemini, openai, deepseek, dashscope or openai-compatible (vLLM, SGLang…;\nneeds --base-url). It must speak the session\'s format. Default: gemini for a\nGemini session when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the built-in\nlocal server (a scripted, simulated model)',
+      'local, gemini, openai, deepseek, dashscope, openai-compatible (vLLM, SGLang…;\nneeds --base-url) or anthropic. It must speak the session\'s format. Default:\ngemini for a Gemini session when GEMINI_API_KEY or GOOGLE_API_KEY is set, else\nthe built-in local server (a scripted, simulated model)',
   },
   model: { type: 'string', arg: 'NAME', group: 'Provider and pool', help: "run the whole fan-out on this model instead of the session's" },
   'base-url': {
@@ -24,7 +24,13 @@ export const ENGINE_FLAGS = {
     type: 'string',
     arg: 'NAME',
     group: 'Provider and pool',
-    help: 'read the API key from this environment variable (default: the provider\'s:\nOPENAI_API_KEY, DEEPSEEK_API_KEY, DASHSCOPE_API_KEY)',
+    help: 'read the API key from this environment variable (default: the provider\'s:\nOPENAI_API_KEY, DEEPSEEK_API_KEY, DASHSCOPE_API_KEY, ANTHROPIC_API_KEY)',
+  },
+  'cache-ttl': {
+    type: 'string',
+    arg: '5m|1h',
+    group: 'Provider and pool',
+    help: 'Anthropic: the TTL of the cache breakpoints forkpool places (default 5m;\nwrites cost 1.25x for 5m, 2x for 1h)',
   },
   threads: { type: 'string', arg: 'N', group: 'Provider and pool', help: 'worker threads (default: cores)' },
   concurrency: { type: 'string', arg: 'N', group: 'Provider and pool', help: `forks in flight (default ${D.concurrency})` },
@@ -100,6 +106,7 @@ export interface EngineFlagValues {
   'cache-block-tokens'?: string | undefined;
   'cache-build-ms'?: string | undefined;
   'api-key-env'?: string | undefined;
+  'cache-ttl'?: string | undefined;
   'call-timeout-ms'?: string | undefined;
   'max-attempts'?: string | undefined;
   'retry-budget'?: string | undefined;
@@ -112,8 +119,25 @@ export function outputFormat(values: EngineFlagValues): OutputFormat {
   return oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const) ?? 'text';
 }
 
-const PROVIDERS = ['local', 'gemini', 'openai', 'deepseek', 'dashscope', 'openai-compatible'] as const;
+const PROVIDERS = ['local', 'gemini', 'openai', 'deepseek', 'dashscope', 'openai-compatible', 'anthropic'] as const;
 const CHAT_PROVIDERS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible'];
+const KEYED_PROVIDERS: readonly string[] = [...CHAT_PROVIDERS, 'anthropic'];
+const SPEAKS: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'anthropic-messages' };
+const SHAPE_NAMES: Record<SessionFormat, string> = {
+  gemini: "Gemini's shape",
+  'openai-chat': 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
+  'anthropic-messages': 'Anthropic Messages\' shape ("format": "anthropic-messages")',
+};
+const API_NAMES: Record<SessionFormat, string> = {
+  gemini: "Gemini's API",
+  'openai-chat': 'OpenAI Chat Completions',
+  'anthropic-messages': "Anthropic's Messages API",
+};
+const PROVIDERS_FOR: Record<SessionFormat, string> = {
+  gemini: '--provider gemini or local',
+  'openai-chat': '--provider openai, deepseek, dashscope, openai-compatible or local',
+  'anthropic-messages': '--provider anthropic or local',
+};
 
 /**
  * Which provider runs. A Gemini session follows the rule users of Gemini CLI expect (a key in the
@@ -123,16 +147,20 @@ const CHAT_PROVIDERS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'o
 function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat): ProviderOption {
   const kind = oneOf('--provider', values.provider, PROVIDERS);
   const keyEnv = values['api-key-env'];
-  if (keyEnv !== undefined && (kind === undefined || !CHAT_PROVIDERS.includes(kind))) {
-    throw new UsageError('--api-key-env: only for --provider openai, deepseek, dashscope or openai-compatible');
+  if (keyEnv !== undefined && (kind === undefined || !KEYED_PROVIDERS.includes(kind))) {
+    throw new UsageError('--api-key-env: only for --provider openai, deepseek, dashscope, openai-compatible or anthropic');
   }
   if (kind !== undefined && kind !== 'local') {
-    const speaks = kind === 'gemini' ? 'gemini' : 'openai-chat';
+    const speaks = SPEAKS[kind] ?? 'openai-chat';
     if (speaks !== format) {
       throw new UsageError(
-        `--provider ${kind} speaks ${speaks === 'gemini' ? "Gemini's API" : 'OpenAI Chat Completions'}, but the session is in ${format === 'gemini' ? "Gemini's shape" : 'OpenAI Chat Completions\' shape ("format": "openai-chat")'}: choose ${format === 'gemini' ? '--provider gemini or local' : '--provider openai, deepseek, dashscope, openai-compatible or local'}, or convert the session with forkpool convert`,
+        `--provider ${kind} speaks ${API_NAMES[speaks]}, but the session is in ${SHAPE_NAMES[format]}: choose ${PROVIDERS_FOR[format]}${format === 'anthropic-messages' || speaks === 'anthropic-messages' ? '' : ', or convert the session with forkpool convert'}`,
       );
     }
+  }
+  if (kind === 'anthropic') {
+    if (keyEnv !== undefined && !env[keyEnv]) throw new UsageError(`--api-key-env ${keyEnv}: that variable is not set`);
+    return { kind, ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}), ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
   }
   if (kind !== undefined && CHAT_PROVIDERS.includes(kind)) {
     const chat = kind as 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
@@ -158,13 +186,19 @@ export function providerLabel(provider: ProviderOption): string {
     deepseek: 'DeepSeek',
     dashscope: 'DashScope',
     'openai-compatible': 'OpenAI-compatible server',
+    anthropic: 'Anthropic',
   };
   return labels[provider.kind];
 }
 
 /** The notice printed when the built-in simulator runs: how to use a real API instead. */
 export function localNotice(format: SessionFormat): string {
-  const how = format === 'gemini' ? 'set GEMINI_API_KEY to use Gemini' : 'pass --provider openai, deepseek, dashscope or openai-compatible to use a real API';
+  const how =
+    format === 'gemini'
+      ? 'set GEMINI_API_KEY to use Gemini'
+      : format === 'anthropic-messages'
+        ? 'pass --provider anthropic (ANTHROPIC_API_KEY) to use the real API'
+        : 'pass --provider openai, deepseek, dashscope or openai-compatible to use a real API';
   return `forkpool: using the built-in local server (a scripted, simulated model); ${how}\n`;
 }
 
@@ -182,6 +216,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, 
   const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
   const cacheBlockTokens = positiveInt('--cache-block-tokens', values['cache-block-tokens']);
   const cacheBuildMs = nonNegativeInt('--cache-build-ms', values['cache-build-ms']);
+  const cacheTtl = oneOf('--cache-ttl', values['cache-ttl'], ['5m', '1h'] as const);
   if (values.seed !== undefined) throw new UsageError('--seed is now called --history (inherit or completed-turns)');
   const history = oneOf('--history', values.history, ['inherit', 'completed-turns'] as const);
   const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
@@ -206,6 +241,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, 
   if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
   if (cacheBlockTokens !== undefined) options.cacheBlockTokens = cacheBlockTokens;
   if (cacheBuildMs !== undefined) options.cacheBuildMs = cacheBuildMs;
+  if (cacheTtl !== undefined) options.cacheTtl = cacheTtl;
   if (history) options.history = history;
   if (cache) options.cache = cache;
   // 'parent' is a property of one fan-out, not of the engine: see parentWarm().

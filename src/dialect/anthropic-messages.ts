@@ -3,12 +3,13 @@ import type { FunctionDeclaration } from '../tools/define.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
 
-/** What the dialect needs of an Anthropic-shaped session (the session schema has the full shape). */
+/** What the dialect needs of an Anthropic-shaped session (the session schema, AnthropicMessagesSession, has the full shape). */
 export interface AnthropicSessionLike {
   format: 'anthropic-messages';
   model: string;
   max_tokens: number;
   tools?: readonly unknown[];
+  system?: unknown;
   messages: readonly AnthropicMessageLike[];
 }
 

@@ -17,16 +17,35 @@ type Block = Readonly<Record<string, unknown>>;
 /** Blocks that may carry cache_control (a model's thinking may not). */
 const MARKABLE = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'search_result']);
 
-/** How many cache_control breakpoints a session's tools, system blocks and messages already hold. */
-export function countBreakpoints(session: { tools?: readonly unknown[]; system?: unknown; messages: readonly AnthropicMessageLike[] }): number {
-  let count = 0;
+/** The parent's own breakpoints: how many, and whether one has the 5-minute TTL. */
+export interface ParentBreakpoints {
+  count: number;
+  /** A 1-hour breakpoint may not follow a 5-minute one (the API answers 400): forkpool's, which come last, then use 5 minutes. */
+  hasFiveMinute: boolean;
+}
+
+/** The cache_control breakpoints a session's tools, system blocks and messages (tool results' content included) hold. */
+export function parentBreakpoints(session: { tools?: readonly unknown[]; system?: unknown; messages: readonly AnthropicMessageLike[] }): ParentBreakpoints {
+  const found: ParentBreakpoints = { count: 0, hasFiveMinute: false };
   const visit = (block: unknown): void => {
-    if (block !== null && typeof block === 'object' && (block as Block).cache_control !== undefined) count++;
+    if (block === null || typeof block !== 'object') return;
+    const control = (block as Block).cache_control as { ttl?: unknown } | null | undefined;
+    if (control !== null && control !== undefined) {
+      found.count++;
+      if (control.ttl !== '1h') found.hasFiveMinute = true;
+    }
+    const inner = (block as Block).content;
+    if ((block as Block).type === 'tool_result' && Array.isArray(inner)) for (const nested of inner) visit(nested);
   };
   for (const tool of session.tools ?? []) visit(tool);
   if (Array.isArray(session.system)) for (const block of session.system) visit(block);
   for (const message of session.messages) if (typeof message.content !== 'string') for (const block of message.content) visit(block);
-  return count;
+  return found;
+}
+
+/** The TTL forkpool's breakpoints get: the one asked for, unless the parent's 5-minute ones forbid 1 hour after them. */
+export function breakpointTtl(asked: CacheTtl, parent: ParentBreakpoints): CacheTtl {
+  return asked === '1h' && parent.hasFiveMinute ? '5m' : asked;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { isOpenAIChatSession, type ParentSession } from '../session/schema.js';
+import { isAnthropicMessagesSession, isOpenAIChatSession, type ParentSession } from '../session/schema.js';
+import { anthropicMessagesDialect } from './anthropic-messages.js';
 import type { Dialect } from './dialect.js';
 import { geminiDialect } from './gemini.js';
 import { openAIChatDialect } from './openai-chat.js';
@@ -12,5 +13,6 @@ export { viewMessage, type AnyMessage } from './view.js';
  * two are told apart: a session's messages and its dialect always agree.
  */
 export function dialectOf(session: Readonly<ParentSession>): Dialect<AnyMessage, ParentSession> {
-  return (isOpenAIChatSession(session) ? openAIChatDialect : geminiDialect) as unknown as Dialect<AnyMessage, ParentSession>;
+  const dialect = isOpenAIChatSession(session) ? openAIChatDialect : isAnthropicMessagesSession(session) ? anthropicMessagesDialect : geminiDialect;
+  return dialect as unknown as Dialect<AnyMessage, ParentSession>;
 }

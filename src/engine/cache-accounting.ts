@@ -1,7 +1,7 @@
 import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
 import { prefixFields } from '../model/request.js';
 import { viewMessage, type AnyMessage } from '../dialect/view.js';
-import { isOpenAIChatSession, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
+import { sessionMessages, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
 import { seedWindow, type CallRecord, type ForkResult } from './protocol.js';
@@ -206,12 +206,12 @@ interface SeedHead {
 
 /** The session's messages as a fork's contents start: Chat Completions' leading instructions included. */
 function conversationOf(session: Readonly<ParentSession>): readonly AnyMessage[] {
-  return isOpenAIChatSession(session) ? session.messages : session.history;
+  return sessionMessages(session) as readonly AnyMessage[];
 }
 
 /** The size of what a request sends besides its messages (instructions, tools, settings). */
 function fieldsSize(seed: ForkSeed): number {
-  if (seed.format === 'openai-chat') {
+  if (seed.format !== 'gemini') {
     const { messages: _messages, format: _format, ...fields } = seed.session;
     return JSON.stringify(fields).length;
   }

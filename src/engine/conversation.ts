@@ -1,11 +1,13 @@
 import type { Dialect, ToolResponse } from '../dialect/dialect.js';
 import { geminiDialect } from '../dialect/gemini.js';
+import { anthropicMessagesDialect, type AnthropicSessionLike } from '../dialect/anthropic-messages.js';
+import { placeBreakpoints, type CacheTtl } from '../dialect/breakpoints.js';
 import { markLastShared } from '../dialect/cache-marker.js';
 import { openAIChatDialect } from '../dialect/openai-chat.js';
 import type { AnyMessage, CallView } from '../dialect/view.js';
 import type { ForkSeed } from '../fork/index.js';
 import { prefixFields } from '../model/request.js';
-import type { ModelMessage, ModelRequest } from '../model/types.js';
+import type { AnthropicMessageLike, ModelMessage, ModelRequest } from '../model/types.js';
 import type { ExplicitCacheRef } from './protocol.js';
 
 /**
@@ -29,6 +31,8 @@ export interface ConversationOptions {
   promptCacheKey?: string | undefined;
   /** Chat Completions on DashScope: a cache_control marker on the last shared message. */
   cacheMarker?: boolean | undefined;
+  /** Anthropic: place cache_control breakpoints, leaving room for the parent's own (`parent` of the 4). */
+  breakpoints?: { parent: number; ttl: CacheTtl } | undefined;
 }
 
 export function openConversation(seed: ForkSeed, options: ConversationOptions = {}): Conversation {
@@ -39,6 +43,16 @@ export function openConversation(seed: ForkSeed, options: ConversationOptions = 
       ...openAIChatDialect.request(seed.session, messages),
       ...(promptCacheKey !== undefined ? { promptCacheKey } : {}),
     }));
+  }
+  if (seed.format === 'anthropic-messages') {
+    const messages = [...seed.contents];
+    const breakpoints = options.breakpoints;
+    return grow(anthropicMessagesDialect as Dialect<AnyMessage, unknown>, messages, () =>
+      anthropicMessagesDialect.request(
+        seed.session as AnthropicSessionLike,
+        breakpoints ? placeBreakpoints(messages as AnthropicMessageLike[], seed.sharedContents, breakpoints.parent, breakpoints.ttl) : (messages as AnthropicMessageLike[]),
+      ),
+    );
   }
   if (cache) {
     const messages = seed.contents.slice(cache.sharedContents);

@@ -1,7 +1,9 @@
 import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import { startLocalServerThread } from '../local-server/index.js';
-import { resolveChatEndpoint } from '../model/presets.js';
+import { breakpointTtl, parentBreakpoints } from '../dialect/breakpoints.js';
+import type { AnthropicSessionLike } from '../dialect/anthropic-messages.js';
+import { ANTHROPIC_PRESET, resolveAnthropicEndpoint, resolveChatEndpoint } from '../model/presets.js';
 import { createProvider } from '../model/providers.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
@@ -88,8 +90,9 @@ export class ForkEngine {
       parentWarm: options.parentWarm === true,
       staggerCapMs: o.staggerCapMs,
       cache: o.cache,
-      ...cacheRules(o, format),
+      ...cacheRules(o, format, prefix.session.model),
       cacheMarkers: o.cache === 'explicit' && format === 'openai-chat' && this.provider.kind === 'dashscope',
+      ...(format === 'anthropic-messages' ? anthropicSettings(prefix.session as AnthropicSessionLike, o) : {}),
       history: o.history,
       maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,
@@ -120,7 +123,9 @@ export class ForkEngine {
   ): Promise<ParentOutcome> {
     if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
     const parsed = parseSession(session);
+    const anthropic = sessionFormat(parsed) === 'anthropic-messages' ? anthropicSettings(parsed as AnthropicSessionLike, this.options) : undefined;
     return runParentAgent({
+      ...(anthropic?.breakpoints ? { breakpoints: { parent: anthropic.breakpoints.parent, ttl: anthropic.breakpoints.ttl } } : {}),
       engine: this,
       provider: this.providerFor(sessionFormat(parsed)),
       tools: this.host,
@@ -151,6 +156,18 @@ export class ForkEngine {
   }
 }
 
+/**
+ * Anthropic caches only at cache_control breakpoints: forkpool places them (unless the cache is
+ * off), leaving the parent's own where they are, and prices the run's cache reads and writes.
+ */
+function anthropicSettings(session: AnthropicSessionLike, o: ResolvedOptions): Pick<RunSettings, 'breakpoints' | 'pricing'> {
+  const parent = parentBreakpoints(session);
+  return {
+    pricing: ANTHROPIC_PRESET.costMultipliers,
+    ...(o.cache !== 'off' ? { breakpoints: { parent: parent.count, ttl: breakpointTtl(o.cacheTtl, parent), askedTtl: o.cacheTtl } } : {}),
+  };
+}
+
 async function resolveProvider(options: ResolvedOptions): Promise<{ provider: ProviderConfig; stop?: () => Promise<void> }> {
   const common = {
     ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
@@ -174,7 +191,8 @@ async function resolveProvider(options: ResolvedOptions): Promise<{ provider: Pr
       ...(p.baseUrl !== undefined ? { baseUrl: p.baseUrl } : {}),
       ...common,
     };
-    resolveChatEndpoint(config);
+    if (p.kind === 'anthropic') resolveAnthropicEndpoint(config);
+    else resolveChatEndpoint(config);
     return { provider: config };
   }
   if (p.url) return { provider: { kind: 'local', baseUrl: p.url, ...common } };

@@ -71,7 +71,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   }
 
   const cache = job.cache;
-  const conversation = openConversation(seed, { cache, promptCacheKey: job.promptCacheKey, cacheMarker: job.cacheMarker });
+  const conversation = openConversation(seed, { cache, promptCacheKey: job.promptCacheKey, cacheMarker: job.cacheMarker, breakpoints: job.breakpoints });
   const maxTurns = task.maxTurns ?? job.maxTurns;
   const gate = ctx.host.gate(ctx.signal, job.retryBudget);
   let repaired = false;

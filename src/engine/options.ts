@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
-import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS } from '../model/presets.js';
+import { ANTHROPIC_PRESET, CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, anthropicMinCacheTokens } from '../model/presets.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
 import type { HistoryMode, SessionFormat } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
@@ -16,9 +16,11 @@ export type ProviderOption =
    * `apiKeyEnv`: the environment variable to read the key from, in whichever process calls the
    * model (default: the preset's, e.g. OPENAI_API_KEY), so the descriptor itself holds no key.
    */
-  | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
+  | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string }
+  /** Anthropic's Messages API: the key from `apiKey`, else `apiKeyEnv` (default ANTHROPIC_API_KEY). */
+  | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
 
-const CHAT_KINDS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible'];
+const CHAT_KINDS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible', 'anthropic'];
 
 export interface ForkEngineOptions {
   provider?: ProviderOption;
@@ -46,6 +48,8 @@ export interface ForkEngineOptions {
    * Default: the provider's (DeepSeek 3000, others 0).
    */
   cacheBuildMs?: number;
+  /** Anthropic: the TTL of the cache breakpoints forkpool places, '5m' (default; writes cost 1.25×) or '1h' (2×). */
+  cacheTtl?: '5m' | '1h';
   /** Per-attempt bound on one model HTTP call, ms. */
   callTimeoutMs?: number;
   /** Backoff and attempts per model call, and retries per fork (`forkBudget`). */
@@ -120,6 +124,7 @@ export interface ResolvedOptions {
   minCacheTokens: number | undefined;
   cacheBlockTokens: number | undefined;
   cacheBuildMs: number | undefined;
+  cacheTtl: '5m' | '1h';
   callTimeoutMs: number | undefined;
   retry: RetryPolicy | undefined;
   globalRetryBudget: number | undefined;
@@ -133,7 +138,7 @@ export interface ResolvedOptions {
 
 const KNOWN = [
   'provider', 'threads', 'concurrency', 'tools', 'warmup', 'cache', 'maxTurns', 'timeoutMs', 'history', 'staggerCapMs',
-  'minCacheTokens', 'cacheBlockTokens', 'cacheBuildMs', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
+  'minCacheTokens', 'cacheBlockTokens', 'cacheBuildMs', 'cacheTtl', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
   'maxTokensPerFork', 'eventReplayLimit',
 ];
 
@@ -166,6 +171,7 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
     minCacheTokens: integer('minCacheTokens', options.minCacheTokens, 0),
     cacheBlockTokens: integer('cacheBlockTokens', options.cacheBlockTokens, 1),
     cacheBuildMs: integer('cacheBuildMs', options.cacheBuildMs, 0, MAX_TIMER_MS),
+    cacheTtl: oneOf('cacheTtl', options.cacheTtl, ['5m', '1h'] as const) ?? '5m',
     callTimeoutMs: integer('callTimeoutMs', options.callTimeoutMs, 1, MAX_TIMER_MS),
     retry,
     globalRetryBudget: integer('globalRetryBudget', options.globalRetryBudget, 0),
@@ -277,9 +283,19 @@ function resolveProvider(provider: unknown): ProviderOption {
 export function cacheRules(
   options: ResolvedOptions,
   format: SessionFormat,
+  model: string,
 ): { minCacheTokens: number; cacheBlockTokens: number; cacheBuildMs: number } {
   const p = options.provider;
-  const preset = p.kind === 'gemini' || (p.kind === 'local' && format === 'gemini') ? undefined : CHAT_PRESETS[p.kind === 'local' ? 'openai' : p.kind];
+  if (format === 'anthropic-messages') {
+    // The minimum depends on the model (Anthropic's table); a cache entry is readable once the response has begun.
+    return {
+      minCacheTokens: options.minCacheTokens ?? anthropicMinCacheTokens(model),
+      cacheBlockTokens: options.cacheBlockTokens ?? 1,
+      cacheBuildMs: options.cacheBuildMs ?? ANTHROPIC_PRESET.cacheBuildMs,
+    };
+  }
+  const preset =
+    p.kind === 'gemini' || p.kind === 'anthropic' || (p.kind === 'local' && format === 'gemini') ? undefined : CHAT_PRESETS[p.kind === 'local' ? 'openai' : p.kind];
   // DashScope's explicit markers have a minimum of their own ("at least 1024 tokens").
   const presetMin = p.kind === 'dashscope' && options.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : preset?.cacheMinTokens;
   return {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, isForkChild, validateAgentParams } from '../fork/index.js';
 import { failure, type Failure } from '../failure.js';
 import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../dialect/index.js';
-import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
+import { placeBreakpoints, type CacheTtl } from '../dialect/breakpoints.js';
+import { addCached, type AnthropicMessageLike, type ModelProvider, type TokenUsage } from '../model/types.js';
 import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js';
 import { declaredToolNames, type ToolCall, type ToolHost } from '../tools/host.js';
 import { formatTaskNotification } from './notification.js';
@@ -39,6 +40,8 @@ export interface ParentAgentOptions {
   maxTurns?: number;
   signal?: AbortSignal;
   onEvent?: (event: ParentEvent) => void;
+  /** Anthropic: the parent's own requests carry a breakpoint on their latest message, as its forks' do. */
+  breakpoints?: { parent: number; ttl: CacheTtl };
 }
 
 const PLACEHOLDER = (id: string, type: SubagentType): string =>
@@ -100,7 +103,10 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
     for (let turn = 1; turn <= maxTurns; turn++) {
       if (signal.aborted) return await cancelled(turn - 1);
       const outcome = await opts.provider.generate(
-        { ...dialect.request(parent, contents), ...(promptCacheKey !== undefined ? { promptCacheKey } : {}) },
+        {
+          ...dialect.request(parent, opts.breakpoints ? markLatest(contents, opts.breakpoints) : contents),
+          ...(promptCacheKey !== undefined ? { promptCacheKey } : {}),
+        },
         { signal },
       );
       if (!outcome.ok) {
@@ -192,6 +198,11 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   } finally {
     signal.removeEventListener('abort', cancelForks);
   }
+}
+
+/** The parent's conversation with a breakpoint on its latest message: the prefix its forks inherit is then cached. */
+function markLatest(contents: readonly AnyMessage[], b: { parent: number; ttl: CacheTtl }): AnyMessage[] {
+  return placeBreakpoints(contents as AnthropicMessageLike[], contents.length, b.parent, b.ttl);
 }
 
 function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>): string[] {

@@ -86,6 +86,8 @@ export interface ForkJob {
   promptCacheKey?: string;
   /** DashScope's explicit cache: mark the last shared message with cache_control. */
   cacheMarker?: boolean;
+  /** Anthropic: place cache_control breakpoints (the parent holds `parent` of the 4). */
+  breakpoints?: { parent: number; ttl: '5m' | '1h' };
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }

@@ -10,6 +10,7 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
+import { MAX_BREAKPOINTS, type CacheTtl } from '../dialect/breakpoints.js';
 import { addCached } from '../model/types.js';
 import { sessionFormat } from '../session/schema.js';
 import { createCacheAccounting, inputUnits, ratio, type CacheAccounting } from './cache-accounting.js';
@@ -58,6 +59,12 @@ export interface RunSettings {
   eventReplayLimit: number;
   /** Set for providers that bill cache reads and writes apart (Anthropic): the report estimates the input cost. */
   pricing?: CachePricing;
+  /**
+   * Anthropic: forkpool places cache_control breakpoints, leaving room for the parent's `parent`
+   * of the 4; `ttl` is what they get (5 minutes when the parent's own 5-minute ones forbid 1 hour).
+   * A cache entry is what a breakpoint closes, so warm-up is never skipped.
+   */
+  breakpoints?: { parent: number; ttl: CacheTtl; askedTtl: CacheTtl };
 }
 
 type Slot =
@@ -149,8 +156,13 @@ export class FanOutRun {
     this.scheduler = createScheduler({
       count: tasks.length,
       concurrency: settings.concurrency,
-      // A marked entry (DashScope) is the first fork's to write, even when the parent has just sent the prefix.
-      warmup: settings.cacheMarkers ? settings.warmup !== 'none' : !(settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off'),
+      // A marked entry (DashScope) is the first fork's to write, even when the parent has just sent the
+      // prefix. Anthropic's warm-up is mandatory: without it the whole first wave misses.
+      warmup: settings.cacheMarkers
+        ? settings.warmup !== 'none'
+        : settings.breakpoints
+          ? !settings.parentWarm
+          : !(settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off'),
       staggerCapMs: settings.staggerCapMs,
       // Nothing to wait for when nothing is cached (cache off) or when no fork waits (warm-up none).
       cacheBuildMs: settings.cache === 'off' || settings.warmup === 'none' ? 0 : settings.cacheBuildMs,
@@ -237,7 +249,7 @@ export class FanOutRun {
       warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
-        effective: this.caches?.active || this.settings.cacheMarkers ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
+        effective: this.caches?.active || this.settings.cacheMarkers || this.settings.breakpoints ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
         ...(this.cacheNote ? { note: this.cacheNote } : {}),
       },
       ...(this.settings.pricing
@@ -270,7 +282,9 @@ export class FanOutRun {
 
   private async start(): Promise<void> {
     if (this.tasks.length === 0) return this.finishRun();
-    if (this.settings.cacheMarkers) {
+    if (this.settings.breakpoints) {
+      this.cacheNote = breakpointNote(this.settings.breakpoints, this.settings.warmup === 'none' && !this.settings.parentWarm);
+    } else if (this.settings.cacheMarkers) {
       this.cacheNote = 'DashScope explicit cache: each request marks the last shared message with cache_control; the first fork writes the entry';
     } else if (this.settings.cache === 'explicit' && sessionFormat(this.prefix.session) === 'openai-chat') {
       this.cacheNote =
@@ -353,6 +367,7 @@ export class FanOutRun {
       cache: this.caches?.forTask(task),
       ...(this.settings.promptCacheKey !== undefined ? { promptCacheKey: this.settings.promptCacheKey } : {}),
       ...(this.settings.cacheMarkers ? { cacheMarker: true } : {}),
+      ...(this.settings.breakpoints ? { breakpoints: { parent: this.settings.breakpoints.parent, ttl: this.settings.breakpoints.ttl } } : {}),
       port: channel.workerPort,
     };
     if (this.budgetSpent) channel.stop('budget');
@@ -486,4 +501,17 @@ function describe(task: ForkTask): string {
 function crashResult(task: ForkTask, err: unknown): ForkResult {
   const message = err instanceof Error ? err.message : String(err);
   return emptyFailure(task.id, 'worker_crash', `the worker running this fork died: ${message}`);
+}
+
+/** What the report says about Anthropic's breakpoints: where forkpool put them, or why it added none. */
+function breakpointNote(b: NonNullable<RunSettings['breakpoints']>, warmupAsked: boolean): string {
+  const room = MAX_BREAKPOINTS - b.parent;
+  const parts = [
+    room <= 0
+      ? `Anthropic breakpoints: the parent's ${b.parent} already fill the limit of ${MAX_BREAKPOINTS}; forkpool added none`
+      : `Anthropic breakpoints: forkpool adds ${room >= 2 ? 'two' : 'one'} (${room >= 2 ? 'the end of the inherited history and each request\'s latest message' : 'the end of the inherited history'}) to the parent's ${b.parent}, TTL ${b.ttl}`,
+  ];
+  if (b.ttl !== b.askedTtl) parts.push(`1h was asked, but the parent's 5-minute breakpoints come first and a 1-hour one may not follow them`);
+  if (warmupAsked) parts.push('warm-up none was asked, but Anthropic needs it (an entry is readable only once a response has begun): the run warmed up');
+  return parts.join('; ');
 }

@@ -1,6 +1,8 @@
+import type { AnthropicMessageLike } from '../model/types.js';
+import { anthropicMessagesDialect } from '../dialect/anthropic-messages.js';
 import { geminiDialect } from '../dialect/gemini.js';
 import { openAIChatDialect } from '../dialect/openai-chat.js';
-import { isOpenAIChatSession, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
+import { isAnthropicMessagesSession, isOpenAIChatSession, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import { assertNotForkChild } from './guards.js';
 import { seedFork, type ForkSeed } from './seed.js';
 
@@ -48,6 +50,18 @@ function seedFreshAgent(session: Readonly<ParentSession>, directive: string): Fo
       sharedContents: head.length,
       seedCase: 'fresh',
       trimmedMessages: history.length,
+    };
+  }
+  if (isAnthropicMessagesSession(session)) {
+    assertNotForkChild(session.messages as unknown as readonly AnthropicMessageLike[]);
+    return {
+      format: 'anthropic-messages',
+      model: session.model,
+      session,
+      contents: [anthropicMessagesDialect.userText(directive)],
+      sharedContents: 0,
+      seedCase: 'fresh',
+      trimmedMessages: session.messages.length,
     };
   }
   assertNotForkChild(session.history);

@@ -1,9 +1,13 @@
+import { anthropicMessagesDialect } from '../dialect/anthropic-messages.js';
 import type { Dialect, ToolResponse } from '../dialect/dialect.js';
 import { geminiDialect } from '../dialect/gemini.js';
 import { openAIChatDialect, systemMessage } from '../dialect/openai-chat.js';
 import { viewMessage, type AnyMessage, type CallView } from '../dialect/view.js';
 import type { ChatMessage, OpenAIChatSession } from '../session/openai-chat-schema.js';
+import type { AnthropicMessageLike } from '../model/types.js';
+import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
 import {
+  isAnthropicMessagesSession,
   isOpenAIChatSession,
   type Content,
   type ForkTurns,
@@ -91,10 +95,22 @@ export interface OpenAIChatForkSeed extends SeedBase<ChatMessage> {
   session: Readonly<OpenAIChatSession>;
 }
 
-export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed;
+/**
+ * The pieces of a fork's first model request, for an Anthropic Messages session: `contents` are its
+ * messages; the system prompt, tools and settings are the session's own (`session`, in its key
+ * order; a private deep copy unless `copy` is false). A fresh fork of a session without a system
+ * prompt gets the fork's own in `session.system`.
+ */
+export interface AnthropicForkSeed extends SeedBase<AnthropicMessageLike> {
+  format: 'anthropic-messages';
+  session: Readonly<AnthropicMessagesSession>;
+}
+
+export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed;
 
 export function seedFork(session: Readonly<GeminiSession>, directive: string, options?: SeedOptions): GeminiForkSeed;
 export function seedFork(session: Readonly<OpenAIChatSession>, directive: string, options?: SeedOptions): OpenAIChatForkSeed;
+export function seedFork(session: Readonly<AnthropicMessagesSession>, directive: string, options?: SeedOptions): AnthropicForkSeed;
 export function seedFork(session: Readonly<ParentSession>, directive: string, options?: SeedOptions): ForkSeed;
 export function seedFork(session: Readonly<ParentSession>, directive: string, options: SeedOptions = {}): ForkSeed {
   const { history = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);
@@ -116,6 +132,22 @@ export function seedFork(session: Readonly<ParentSession>, directive: string, op
       session: options.copy === false ? session : deepCopy(session),
       contents: [...lead, ...built.contents],
       sharedContents: lead.length + built.shared,
+      seedCase: built.seedCase,
+      trimmedMessages: built.dropped,
+    };
+  }
+
+  if (isAnthropicMessagesSession(session)) {
+    assertNotForkChild(session.messages as unknown as readonly AnthropicMessageLike[]);
+    // The schema validated the messages; the fork rules read them through the view and write loose blocks.
+    const built = seedMessages(anthropicMessagesDialect, clone(session.messages as unknown as AnthropicMessageLike[]), window);
+    const own = options.copy === false ? session : deepCopy(session);
+    return {
+      format: 'anthropic-messages',
+      model: session.model,
+      session: own.system === undefined && built.seedCase === 'fresh' ? { ...own, system: FORK_SYSTEM_TEXT } : own,
+      contents: built.contents,
+      sharedContents: built.shared,
       seedCase: built.seedCase,
       trimmedMessages: built.dropped,
     };

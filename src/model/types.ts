@@ -29,9 +29,13 @@ export interface OpenAIChatRequest {
   promptCacheKey?: string;
 }
 
-/** A message of Anthropic's Messages API, as the engine passes it through (validated by the session schema). */
+/**
+ * A message of Anthropic's Messages API as the engine passes it through: role and content blocks,
+ * validated by the session schema (AnthropicMessage) and otherwise never looked into.
+ */
 export interface AnthropicMessageLike {
-  role: 'user' | 'assistant';
+  /** 'system': the API's mid-conversation system message (some models only). */
+  role: 'user' | 'assistant' | 'system';
   content: string | readonly Readonly<Record<string, unknown>>[];
 }
 

@@ -2,6 +2,7 @@ import { InputError } from './errors.js';
 import { parseOrThrow } from './issues.js';
 import { assertSafeJson, parseJsonText } from './json.js';
 import { decodeUtf8, limitOf, readInputFile, readInputStream, type ReadLimits } from './read.js';
+import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
 import { parseOpenAIChatSession } from './openai-chat-schema.js';
 import { ForkTaskSchema, GeminiSessionSchema, type ForkTask, type ParentSession } from './schema.js';
 
@@ -18,11 +19,12 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   }
   const format = (json as { format?: unknown }).format;
   if (format === 'openai-chat') return parseOpenAIChatSession(json, source);
+  if (format === 'anthropic-messages') return parseAnthropicMessagesSession(json, source);
   if (format !== undefined && format !== 'gemini') {
     throw new InputError({
       ...at,
       path: 'format',
-      rule: `must be "gemini" (the default) or "openai-chat", not ${JSON.stringify(format)}`,
+      rule: `must be "gemini" (the default), "openai-chat" or "anthropic-messages", not ${JSON.stringify(format)}`,
     });
   }
   parseOrThrow(GeminiSessionSchema, json, at);

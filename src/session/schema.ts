@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AnthropicMessagesSession } from './anthropic-messages-schema.js';
 import type { OpenAIChatSession } from './openai-chat-schema.js';
 
 /*
@@ -208,14 +209,26 @@ export type Content = z.output<typeof ContentSchema>;
 export type SystemInstruction = z.output<typeof SystemInstructionSchema>;
 export type GeminiTool = z.output<typeof GeminiToolSchema>;
 export type GeminiSession = z.output<typeof GeminiSessionSchema>;
-/** A parent session in the shape of the API it was sent to: Gemini's (no `format`, or "gemini") or OpenAI Chat Completions' ("openai-chat"). */
-export type ParentSession = GeminiSession | OpenAIChatSession;
+/**
+ * A parent session in the shape of the API it was sent to: Gemini's (no `format`, or "gemini"),
+ * OpenAI Chat Completions' ("openai-chat") or Anthropic Messages' ("anthropic-messages").
+ */
+export type ParentSession = GeminiSession | OpenAIChatSession | AnthropicMessagesSession;
 /** The shapes a session can have: its `format`. */
-export type SessionFormat = 'gemini' | 'openai-chat';
+export type SessionFormat = 'gemini' | 'openai-chat' | 'anthropic-messages';
 
 /** A session's format: Gemini's unless it says otherwise. */
 export function sessionFormat(session: Readonly<ParentSession>): SessionFormat {
-  return session.format === 'openai-chat' ? 'openai-chat' : 'gemini';
+  return session.format === 'openai-chat' || session.format === 'anthropic-messages' ? session.format : 'gemini';
+}
+
+export function isAnthropicMessagesSession(session: Readonly<ParentSession>): session is Readonly<AnthropicMessagesSession> {
+  return session.format === 'anthropic-messages';
+}
+
+/** A session's messages, whatever its shape (Gemini calls them its history). */
+export function sessionMessages(session: Readonly<ParentSession>): readonly unknown[] {
+  return session.format === 'openai-chat' || session.format === 'anthropic-messages' ? session.messages : session.history;
 }
 
 export function isOpenAIChatSession(session: Readonly<ParentSession>): session is Readonly<OpenAIChatSession> {
