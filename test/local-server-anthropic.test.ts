@@ -234,7 +234,9 @@ describe('local server: Anthropic prompt caching', () => {
     // "Cache entries with longer TTL must appear before shorter TTLs."
     const reversed = await apiError(ai.messages.create(params({ system: system(1500, '5m'), messages: [{ role: 'user', content: [text('doc', '1h'), text('REPLY c')] }] })));
     expect(reversed).toBeInstanceOf(Anthropic.BadRequestError);
-    expect(reversed.message).toMatch(/messages\.0\.content\.0\.cache_control\.ttl/);
+    expect(reversed.apiMessage).toMatch(/^messages\.0\.content\.0\.cache_control\.ttl: /);
+    const automatic = await apiError(ai.messages.create(params({ cache_control: { type: 'ephemeral', ttl: '1h' }, system: system(1500, '5m'), messages: [{ role: 'user', content: 'REPLY d' }] })));
+    expect(automatic.apiMessage).toMatch(/^cache_control\.ttl: /);
   });
 
   it('a request sent while the first is still being processed misses: two sent at once both write, a later one reads', async () => {

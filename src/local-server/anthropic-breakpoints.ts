@@ -53,8 +53,9 @@ export function breakpointsOf(rendering: AnthropicRendering, automatic: CacheCon
   for (const point of points) {
     if (point.ttl === '5m') fiveMinutes ??= point;
     else if (fiveMinutes) {
-      const { path } = rendering.blocks[point.block] as { path: string };
-      throw invalidRequest(`${path}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block (${rendering.blocks[fiveMinutes.block]?.path})`);
+      // The automatic breakpoint's ttl is the top-level cache_control's.
+      const marked = rendering.blocks[point.block]?.cacheControl ? `${rendering.blocks[point.block]?.path}.` : '';
+      throw invalidRequest(`${marked}cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block (${rendering.blocks[fiveMinutes.block]?.path})`);
     }
   }
   return points;
