@@ -168,6 +168,7 @@ function sumUsage(calls: readonly CallRecord[]): TokenUsage {
     total.cachedTokens = addCached(total.cachedTokens, c.cachedTokens);
     total.outputTokens += c.outputTokens;
     if (c.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + c.cacheWriteTokens;
+    if (c.cacheWrite1hTokens !== undefined) total.cacheWrite1hTokens = (total.cacheWrite1hTokens ?? 0) + c.cacheWrite1hTokens;
   }
   return total;
 }

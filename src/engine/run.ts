@@ -146,7 +146,8 @@ export class FanOutRun {
       spawnTools: [...settings.spawnTools],
       minCacheTokens: settings.minCacheTokens,
       cacheBlockTokens: settings.cacheBlockTokens,
-      toMarkerOnly: settings.cacheMarkers,
+      // A marker (DashScope's, Anthropic's breakpoints) closes what is cached: the child message after it is not.
+      toMarkerOnly: settings.cacheMarkers || settings.breakpoints !== undefined,
       ...(settings.pricing ? { pricing: settings.pricing } : {}),
     });
     this.slots = tasks.map(() => QUEUED);

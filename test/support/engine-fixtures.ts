@@ -1,6 +1,6 @@
 import { isMainThread, threadId } from 'node:worker_threads';
 import { z } from 'zod';
-import { defineTool, type OpenAIChatSession, type ParentSession, type Tool } from '../../src/index.js';
+import { defineTool, type AnthropicMessagesSession, type OpenAIChatSession, type ParentSession, type Tool } from '../../src/index.js';
 
 /** Filler that makes a prefix large enough to cache (the local server's minimum is 1,024 tokens). */
 export function filler(words: number, seed = 'context'): string {
@@ -87,5 +87,23 @@ export function openAIChatSession(tools: readonly Tool[], opts: { marker?: strin
       { type: 'function', function: { name: 'agent', description: 'Starts a sub-agent.', parameters: { type: 'object' } } },
     ],
     temperature: 0.2,
+  };
+}
+
+/** The same parent in Anthropic's Messages shape: a system prompt, tools, a marker in the history. */
+export function anthropicSession(tools: readonly Tool[], opts: { marker?: string; words?: number } = {}): AnthropicMessagesSession {
+  return {
+    format: 'anthropic-messages',
+    model: 'claude-sonnet-4-5',
+    max_tokens: 2048,
+    system: `You are a research agent. ${filler(opts.words ?? 1500, 'sys')}`,
+    tools: [
+      ...tools.map((t) => ({ name: t.declaration.name, description: t.declaration.description, input_schema: t.declaration.parametersJsonSchema as { type: 'object' } })),
+      { name: 'agent', description: 'Starts a sub-agent.', input_schema: { type: 'object' as const } },
+    ],
+    messages: [
+      { role: 'user', content: `Look into the cache. Remember ${opts.marker ?? 'MARKER-0000'} for later.` },
+      { role: 'assistant', content: 'I looked into it; the cache is keyed by prefix.' },
+    ],
   };
 }
