@@ -11,6 +11,12 @@ import { anthropicSession, testTools, type ToolLog } from './support/engine-fixt
 
 type Body = { messages: { role: string; content: string | Record<string, unknown>[] }[]; [key: string]: unknown };
 
+/** A message's content blocks (a string content is one text block). */
+function blocks(message: Body['messages'][number] | undefined): Record<string, unknown>[] {
+  if (message === undefined) throw new Error('no such message');
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
 const log: ToolLog = { calls: [] };
 const tools = testTools(log);
 let server: LocalServer;
@@ -159,8 +165,7 @@ describe('forks of an Anthropic-shaped session', () => {
       const run = engine.fanOut(engine.freeze(anthropicSession([], { words: 1499, marker: 'MARKER-1111' })), distinct(3));
       const results = await run.results();
       const [first] = bodies(start);
-      const lastShared = first?.body.messages[1]?.content as Record<string, unknown>[];
-      expect(lastShared[0]?.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+      expect(blocks(first?.body.messages[1])[0]?.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
       expect(results[0]?.usage.cacheWrite1hTokens).toBeGreaterThan(0);
       expect(run.report().perFork[0]?.relativeInputCost).toBeGreaterThan(1.5);
 
@@ -200,8 +205,8 @@ describe('forks of an Anthropic-shaped session', () => {
       const messages = bodies(start)[0]?.body.messages ?? [];
       expect(JSON.stringify(messages)).not.toContain('SECRET-2');
       const at = messages.findIndex((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_use'));
-      expect((messages[at]?.content as Record<string, unknown>[]).map((b) => b.input)).toEqual([{}, { key: 'k' }]);
-      const answers = messages[at + 1]?.content as Record<string, unknown>[];
+      expect(blocks(messages[at]).map((b) => b.input)).toEqual([{}, { key: 'k' }]);
+      const answers = blocks(messages[at + 1]);
       expect(answers.slice(0, 2)).toEqual([
         { type: 'tool_result', tool_use_id: 'toolu_a', content: FORK_PLACEHOLDER_TEXT },
         { type: 'tool_result', tool_use_id: 'toolu_b', content: expect.stringMatching(/^Result not available/) },
@@ -218,8 +223,8 @@ describe('forks of an Anthropic-shaped session', () => {
       expect(result).toMatchObject({ status: 'completed', text: 'looked it up', toolCalls: 1 });
       expect(log.calls).toEqual([expect.objectContaining({ tool: 'lookup', args: { key: 'abc' }, mainThread: true })]);
       const second = bodies(start)[1]?.body.messages ?? [];
-      const call = (second.at(-2)?.content as Record<string, unknown>[]).find((b) => b.type === 'tool_use');
-      const answer = (second.at(-1)?.content as Record<string, unknown>[])[0];
+      const call = blocks(second.at(-2)).find((b) => b.type === 'tool_use');
+      const answer = blocks(second.at(-1))[0];
       expect(answer).toMatchObject({ type: 'tool_result', tool_use_id: call?.id, content: '{"output":{"value":"value-of-abc"}}' });
       // Each request's latest message carries the moving breakpoint; the earlier turn's is gone.
       expect(markers(bodies(start)[1]?.body as Body).at(-1)).toEqual([second.length - 1, 0]);
