@@ -7,6 +7,7 @@ import { classifyError } from '../src/model/errors.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS, LOCAL_API_KEY, anthropicMinCacheTokens, dialectOf, resolveAnthropicEndpoint } from '../src/model/presets.js';
 import { createProvider } from '../src/model/providers.js';
 import type { AnthropicMessageLike, AnthropicRequest, AttemptGate, GenerateOptions, ModelOutcome, ProviderConfig, RetryPolicy } from '../src/model/types.js';
+import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
 
 /*
  * The Anthropic provider through the real @anthropic-ai/sdk, against small node:http servers written
@@ -27,6 +28,8 @@ vi.mock('../src/model/retry.js', async (importOriginal) => {
     },
   };
 });
+
+const startLocal = serversClosedAfterEach();
 
 interface TinyServer {
   /** The server's root: the SDK adds /v1/messages. */
@@ -629,5 +632,69 @@ describe('the Anthropic provider through the SDK', () => {
     success(await createProvider({ kind: 'local', baseUrl: local.url, retry: FAST }, 'anthropic-messages').generate(messages(), options()));
     expect(local.requests[0]!.path).toBe('/v1/messages');
     expect(sentKey(local.requests[0]!.headers)).toBe(LOCAL_API_KEY);
+  });
+});
+
+describe('the Anthropic provider against the local server', () => {
+  async function local(more: Parameters<typeof startLocal>[0] = {}) {
+    const server = await startLocal({ captureRequests: true, ...more });
+    return { server, provider: createProvider({ kind: 'local', baseUrl: server.url, retry: FAST }, 'anthropic-messages') };
+  }
+  const ask = (content: string, body: Record<string, unknown> = {}) => messages({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content }], ...body });
+
+  it('a streamed text reply and a streamed tool_use, as the simulator sends them', async () => {
+    const { server, provider: p } = await local();
+    let starts = 0;
+    const text = success(await p.generate(ask('REPLY hello from the simulator, in pieces'), options(undefined, { onResponseStart: () => starts++ })));
+    expect(text.message).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'hello from the simulator, in pieces' }] });
+    expect([text.finishReason, text.attempts, starts]).toEqual(['end_turn', 1, 1]);
+    expect(text.usage.cachedTokens).toBe(0);
+    expect(text.usage.promptTokens).toBeGreaterThan(0);
+
+    const args = { path: 'a/rather/long/path/to/some/file.txt', lines: [1, 200] };
+    const call = success(await p.generate(ask(`CALL read_file ${JSON.stringify(args)}`), options()));
+    expect(call.finishReason).toBe('tool_use');
+    const [block] = (call.message as AnthropicMessageLike).content as Record<string, unknown>[];
+    expect(block).toMatchObject({ type: 'tool_use', name: 'read_file', input: args });
+    expect(block!.id).toMatch(/^toolu_/);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('usage through a breakpoint: the first call writes the prefix (1 hour), the next reads all of it', async () => {
+    const { provider: p } = await local();
+    const system = [{ type: 'text', text: `You are careful. ${padding(1500, 'sys')}`, cache_control: { type: 'ephemeral', ttl: '1h' } }];
+    const cold = success(await p.generate(ask('REPLY a', { system }), options())).usage;
+    expect(cold.cachedTokens).toBe(0);
+    expect(cold.cacheWriteTokens).toBeGreaterThanOrEqual(1500);
+    expect(cold.cacheWrite1hTokens).toBe(cold.cacheWriteTokens);
+    expect(cold.promptTokens).toBeGreaterThan(cold.cacheWriteTokens!);
+    const warm = success(await p.generate(ask('REPLY b', { system }), options())).usage;
+    expect(warm.cachedTokens).toBe(cold.cacheWriteTokens);
+    expect(warm.cacheWriteTokens).toBe(0);
+    expect(warm.promptTokens).toBe(cold.promptTokens);
+  });
+
+  it("retries the simulator's 529 and 429 (its retry-after honoured), and not its 400", async () => {
+    const { server, provider: p } = await local();
+    const overloaded = success(await p.generate(ask('FAIL 529 x1\nREPLY after the storm'), options()));
+    expect([overloaded.attempts, overloaded.message]).toEqual([2, { role: 'assistant', content: [{ type: 'text', text: 'after the storm' }] }]);
+    const limited = success(await p.generate(ask('FAIL 429 x1\nREPLY finally'), options()));
+    expect(limited.attempts).toBe(2);
+    expect(slept.at(-1)).toBe(1000);
+    expect(server.requests).toHaveLength(4);
+
+    const bad = await p.generate(messages({ messages: [{ role: 'wizard', content: 'x' }] as never }), options());
+    expect(bad.attempts).toBe(1);
+    expect(failure(bad)).toMatchObject({ kind: 'http', status: 400, retryable: false, message: expect.stringMatching(/^invalid_request_error: /) });
+  });
+
+  it('a key the simulator requires is sent, and a wrong one is a 401 whose message carries no key', async () => {
+    const server = await startLocal({ requireApiKey: 'sk-ant-local-required' });
+    const right = createProvider({ kind: 'local', baseUrl: server.url, apiKey: 'sk-ant-local-required', retry: FAST }, 'anthropic-messages');
+    success(await right.generate(ask('REPLY in'), options()));
+    const wrong = createProvider({ kind: 'local', baseUrl: server.url, apiKey: KEY, retry: FAST }, 'anthropic-messages');
+    const error = failure(await wrong.generate(ask('REPLY out'), options()));
+    expect(error).toMatchObject({ kind: 'http', status: 401, retryable: false, message: expect.stringMatching(/^authentication_error: /) });
+    expect(error.message).not.toContain('SECRET');
   });
 });
