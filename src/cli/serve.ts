@@ -113,9 +113,10 @@ export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => c
   }
   // Listening for the stop before saying we are up: a supervisor may signal as soon as it reads the URL.
   const stopped = io.stopped ?? waitForSignal();
-  io.out(`forkpool local Gemini- and OpenAI-compatible server (simulated, scripted model) listening on ${server.url}`);
+  io.out(`forkpool local Gemini-, OpenAI- and Anthropic-compatible server (simulated, scripted model) listening on ${server.url}`);
   io.out(`export GOOGLE_GEMINI_BASE_URL=${server.url}`);
   io.out(`export OPENAI_BASE_URL=${server.url}/v1`);
+  io.out(`export ANTHROPIC_BASE_URL=${server.url}`);
   await stopped;
   await server.close();
   return 0;
