@@ -19,6 +19,8 @@ export {
   type CancelKind,
   type CallRecord,
   type RunReport,
+  type InputCost,
+  type CachePricing,
   type RunBudget,
   type ForkCacheFigures,
   type CacheMode,

@@ -12,11 +12,13 @@ export {
   AGENT_TOOL_NAME,
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_FUNCTION,
+  AGENT_TOOL_ANTHROPIC,
   isRealUserTurn,
   syntheticPrefixLength,
   type ForkSeed,
   type GeminiForkSeed,
   type OpenAIChatForkSeed,
+  type AnthropicForkSeed,
   type SeedCase,
   type SeedOptions,
   type AgentParams,
@@ -40,3 +42,5 @@ export type {
   SystemInstruction,
 } from './session/schema.js';
 export type { ChatMessage, ChatTool, OpenAIChatSession } from './session/openai-chat-schema.js';
+export type { AnthropicMessagesSession } from './session/anthropic-messages-schema.js';
+export type { AnthropicMessageLike } from './model/types.js';

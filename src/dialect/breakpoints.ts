@@ -1,3 +1,4 @@
+import { ANTHROPIC_PRESET } from '../model/presets.js';
 import type { AnthropicMessageLike } from '../model/types.js';
 
 /*
@@ -8,7 +9,7 @@ import type { AnthropicMessageLike } from '../model/types.js';
  * fork's own turns are cached as it goes.
  */
 
-export const MAX_BREAKPOINTS = 4;
+export const MAX_BREAKPOINTS = ANTHROPIC_PRESET.maxBreakpoints;
 
 export type CacheTtl = '5m' | '1h';
 

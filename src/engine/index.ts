@@ -9,5 +9,5 @@ export {
 export { FanOutRun } from './run.js';
 export type { ForkEvent, EventsOptions } from './events.js';
 export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord } from './protocol.js';
-export type { RunReport, RunBudget, ForkCacheFigures, CacheMode } from './report.js';
+export type { RunReport, RunBudget, ForkCacheFigures, CacheMode, InputCost, CachePricing } from './report.js';
 export type { ParentEvent, ParentOutcome } from './parent-agent.js';

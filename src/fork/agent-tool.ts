@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { anthropicTool } from '../dialect/anthropic-messages.js';
 import { chatFunctionTool } from '../dialect/openai-chat.js';
 import { failure, type Failure } from '../failure.js';
 import type { ChatTool } from '../session/openai-chat-schema.js';
@@ -65,6 +66,9 @@ export const AGENT_TOOL_DECLARATION: FunctionDeclaration = declaration();
 
 /** The agent tool as a Chat Completions function tool, for OpenAI-shaped conversations. */
 export const AGENT_TOOL_FUNCTION: ChatTool = chatFunctionTool(AGENT_TOOL_DECLARATION);
+
+/** The agent tool as an Anthropic tool (`input_schema`), for Anthropic-shaped conversations. */
+export const AGENT_TOOL_ANTHROPIC: Readonly<Record<string, unknown>> = anthropicTool(AGENT_TOOL_DECLARATION);
 
 export interface AgentCallContext {
   /** The caller is a fork (or the conversation is one): it may not start sub-agents at all. */

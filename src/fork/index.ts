@@ -1,6 +1,7 @@
 export {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_FUNCTION,
+  AGENT_TOOL_ANTHROPIC,
   AGENT_TOOL_NAME,
   validateAgentParams,
   type AgentCallContext,
@@ -24,5 +25,5 @@ export {
   isRealUserTurn,
   syntheticPrefixLength,
 } from './synthetic.js';
-export { seedFork, type ForkSeed, type GeminiForkSeed, type OpenAIChatForkSeed, type SeedCase, type SeedOptions } from './seed.js';
+export { seedFork, type ForkSeed, type GeminiForkSeed, type OpenAIChatForkSeed, type AnthropicForkSeed, type SeedCase, type SeedOptions } from './seed.js';
 export { seedTask, type TaskSeedDefaults } from './seed-task.js';

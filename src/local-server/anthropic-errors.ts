@@ -23,7 +23,7 @@ const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
   529: 'overloaded_error',
 };
 
-export function errorType(status: number): string {
+function errorType(status: number): string {
   return TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 

@@ -12,7 +12,7 @@ import type { JsonObject } from './types.js';
  * (same page, "What invalidates the cache": changing them invalidates message blocks only).
  */
 
-export interface RenderedBlock {
+interface RenderedBlock {
   /** Where the block is in the request (`tools.0`, `system`, `messages.3.content.1`). */
   path: string;
   type: string;

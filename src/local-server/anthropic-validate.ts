@@ -27,7 +27,7 @@ function requireObject(value: unknown, path: string): JsonObject {
   return value;
 }
 
-export function validateCacheControl(value: unknown, path: string): CacheControl | undefined {
+function validateCacheControl(value: unknown, path: string): CacheControl | undefined {
   if (value === undefined || value === null) return undefined;
   const control = requireObject(value, path);
   if (control.type !== 'ephemeral') throw wrong(`${path}.type`, "'ephemeral'");
