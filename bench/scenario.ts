@@ -177,7 +177,7 @@ function providerOf(job: JobSpec): ProviderConfig {
 function rulesOf(job: JobSpec): ReturnType<typeof cacheRules> {
   const provider = job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local' as const, url: job.url };
   const options = resolveOptions({ provider, ...(job.cacheBuildMs !== undefined ? { cacheBuildMs: job.cacheBuildMs } : {}) });
-  return cacheRules(options, job.chat !== undefined ? 'openai-chat' : 'gemini');
+  return cacheRules(options, job.chat !== undefined ? 'openai-chat' : 'gemini', 'bench-model');
 }
 
 /** The job's parent session at about `bytes`, made cold by `salt`. */
