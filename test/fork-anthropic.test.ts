@@ -1,0 +1,980 @@
+import { describe, expect, it } from 'vitest';
+import { anthropicMessagesDialect, anthropicTool, type AnthropicSessionLike } from '../src/dialect/anthropic-messages.js';
+import { parentBreakpoints, placeBreakpoints } from '../src/dialect/breakpoints.js';
+import {
+  AGENT_TOOL_DECLARATION,
+  FORK_ACK_TEXT,
+  FORK_BEGIN_TEXT,
+  FORK_PLACEHOLDER_TEXT,
+  FORK_UNAVAILABLE_RESULT_TEXT,
+  ForkRejectedError,
+  buildChildMessage,
+  isForkChild,
+  isRealUserTurn,
+  seedFork,
+  seedTask,
+  syntheticPrefixLength,
+  validateAgentParams,
+} from '../src/fork/index.js';
+import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
+import type { AnthropicMessageLike } from '../src/model/types.js';
+import { freezePrefix } from '../src/prefix/index.js';
+import type { Content, GeminiSession } from '../src/protocol.js';
+import type { AnthropicMessagesSession, AnthropicTool } from '../src/session/anthropic-messages-schema.js';
+import { parseSession } from '../src/session/index.js';
+
+/*
+ * The fork rules on sessions in Anthropic's Messages shape ("format": "anthropic-messages"): every
+ * case of fork.test.ts and fork-openai.test.ts, translated to the shape. Anthropic's shape is close
+ * to Gemini's: calls are `tool_use` blocks of an assistant message, results are `tool_result` blocks
+ * that open the next user message and the user's words follow them in that same message; the
+ * system prompt is a field of its own (no head messages). Every session built here is checked with
+ * parseSession, so each is a session a file could hold; where a Gemini or OpenAI case cannot be
+ * written in this shape (the schema refuses it, as the API does), the test says so.
+ */
+
+type Msg = AnthropicMessageLike;
+type Block = Record<string, unknown>;
+
+const text = (value: string): Block => ({ type: 'text', text: value });
+const user = (value: string): Msg => ({ role: 'user', content: value });
+const userBlocks = (...texts: string[]): Msg => ({ role: 'user', content: texts.map(text) });
+const assistant = (value: string): Msg => ({ role: 'assistant', content: value });
+const use = (id: string, name: string, input: Record<string, unknown>): Block => ({ type: 'tool_use', id, name, input });
+const calls = (...list: [id: string, name: string, input: Record<string, unknown>][]): Msg => ({
+  role: 'assistant',
+  content: list.map(([id, name, input]) => use(id, name, input)),
+});
+const result = (id: string, content: string): Block => ({ type: 'tool_result', tool_use_id: id, content });
+/** One user message answering these calls (results open a user message). */
+const answers = (...ids: string[]): Msg => ({ role: 'user', content: ids.map((id) => result(id, `result of ${id}`)) });
+const tool = (name: string): AnthropicTool => ({ name, description: `The ${name} tool.`, input_schema: { type: 'object', properties: {} } });
+
+/** The placeholder result a fork gets for a call of the parent's in-flight turn. */
+const placeholder = (id: string): Block => result(id, FORK_PLACEHOLDER_TEXT);
+const unavailable = (id: string): Block => result(id, FORK_UNAVAILABLE_RESULT_TEXT);
+const childBlock = (directive: string, allowedTools?: readonly string[]): Block => text(buildChildMessage(directive, allowedTools));
+/** The child message as a user message of its own (string content, as the dialect writes a user text). */
+const child = (directive: string, allowedTools?: readonly string[]): Msg => user(buildChildMessage(directive, allowedTools));
+
+const blocksOf = (message: Msg | undefined): readonly Block[] => (message === undefined || typeof message.content === 'string' ? [] : message.content);
+const usesOf = (message: Msg | undefined) => blocksOf(message).filter((b) => b.type === 'tool_use');
+
+const MARKER = 'MARKER-7f3a-only-in-parent-history';
+const SYSTEM = 'You are the main agent.';
+const TOOLS: AnthropicTool[] = [tool('read_file'), anthropicTool(AGENT_TOOL_DECLARATION) as AnthropicTool, tool('grep')];
+
+/** A valid anthropic-messages session (parseSession returns the same object) with exactly these messages. */
+function session(messages: Msg[], extra: Partial<AnthropicMessagesSession> = {}, { system = true } = {}): AnthropicMessagesSession {
+  const made = {
+    format: 'anthropic-messages',
+    model: 'claude-sonnet-4-5',
+    system: SYSTEM,
+    tools: TOOLS,
+    tool_choice: { type: 'auto' },
+    messages,
+    max_tokens: 2048,
+    stop_sequences: ['</report>'],
+    ...extra,
+  } as AnthropicMessagesSession;
+  if (!system) delete made.system;
+  const parsed = parseSession(made);
+  if (parsed !== made) throw new Error('parseSession returned another object');
+  return made;
+}
+
+/** The same without a system prompt (the key absent, not undefined). */
+const bare = (messages: Msg[]): AnthropicMessagesSession => session(messages, {}, { system: false });
+
+/** A finished exchange: user asks, model reads a file, answers. */
+const finished: Msg[] = [
+  user(`Please remember ${MARKER}.`),
+  calls(['c1', 'read_file', { path: 'README.md' }]),
+  answers('c1'),
+  assistant('Noted, and I read the README.'),
+];
+
+/** The parent just called the Agent tool twice in one turn. */
+const midTurn: Msg[] = [
+  ...finished,
+  user('Investigate the parser and the lexer in parallel.'),
+  {
+    role: 'assistant',
+    content: [
+      text('Starting two forks.'),
+      use('a1', 'agent', { description: 'parser', prompt: 'PARSER-DIRECTIVE', subagent_type: 'fork' }),
+      use('a2', 'agent', { description: 'lexer', prompt: 'LEXER-DIRECTIVE', subagent_type: 'fork' }),
+    ],
+  },
+];
+
+/** A session's messages, as the fork rules read them. */
+const messagesOf = (s: Readonly<AnthropicMessagesSession>): readonly Msg[] => s.messages as unknown as readonly Msg[];
+
+const textOf = (contents: readonly unknown[]): string => JSON.stringify(contents);
+
+/** The Messages API body a fork sends first: the session's fields with the seed's messages. */
+function bodyOf(fields: Readonly<AnthropicMessagesSession>, messages: readonly Msg[]): Record<string, unknown> {
+  const request = anthropicMessagesDialect.request(fields as unknown as AnthropicSessionLike, messages);
+  if (request.format !== 'anthropic-messages') throw new Error('expected a Messages request');
+  return request.body as Record<string, unknown>;
+}
+
+describe('anthropic-messages seedFork, history "inherit"', () => {
+  it('case 1: history ending on an assistant message without calls is kept, the child message follows as a user message', () => {
+    const parent = session(finished);
+    const seed = seedFork(parent, 'Summarize the README.');
+    expect(seed.format).toBe('anthropic-messages');
+    expect(seed.seedCase).toBe('continue');
+    expect(seed.contents).toEqual([...finished, child('Summarize the README.')]);
+    expect(seed.sharedContents).toBe(4);
+    expect(seed.trimmedMessages).toBe(0);
+  });
+
+  it('case 2: mid-turn history gets redacted agent calls, placeholder tool_result blocks, the child message in that user message, an ack and the begin text', () => {
+    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE');
+    expect(seed.seedCase).toBe('mid-turn');
+    expect(seed.contents).toEqual([
+      ...midTurn.slice(0, 5),
+      {
+        role: 'assistant',
+        content: [text('Starting two forks.'), use('a1', 'agent', {}), use('a2', 'agent', {})],
+      },
+      { role: 'user', content: [placeholder('a1'), placeholder('a2'), childBlock('PARSER-DIRECTIVE')] },
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    // Shared: the history and the redacted call message; the user message holds the child message.
+    expect(seed.sharedContents).toBe(6);
+    expect(seed.trimmedMessages).toBe(0);
+  });
+
+  it('case 2: calls of other tools keep their input, and their placeholder says the result was not available', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }])];
+    const seed = seedFork(session(history), 'do it');
+    expect(seed.contents).toEqual([
+      user('go'),
+      history[1],
+      { role: 'user', content: [unavailable('g1'), childBlock('do it')] },
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    expect(seed.sharedContents).toBe(2);
+  });
+
+  it('case 2: a turn mixing agent and other calls blanks only the agent calls, and each call gets its own placeholder', () => {
+    const history = [
+      user('go'),
+      calls(
+        ['g1', 'grep', { q: 'parser' }],
+        ['a1', 'agent', { description: 'd', prompt: 'SIBLING-DIRECTIVE', subagent_type: 'fork' }],
+        ['s1', 'spawn_helper', { task: 'HELPER-TASK' }],
+      ),
+    ];
+    const seed = seedFork(session(history), 'mine', { spawnTools: ['agent', 'spawn_helper'] });
+    expect(usesOf(seed.contents[1]).map((b) => b.input)).toEqual([{ q: 'parser' }, {}, {}]);
+    expect(seed.contents[2]).toEqual({ role: 'user', content: [unavailable('g1'), placeholder('a1'), placeholder('s1'), childBlock('mine')] });
+    expect(textOf(seed.contents)).not.toContain('SIBLING-DIRECTIVE');
+    expect(textOf(seed.contents)).not.toContain('HELPER-TASK');
+  });
+
+  it('case 2: thinking and redacted_thinking blocks of the call message are kept verbatim, signatures included', () => {
+    const thinking = { type: 'thinking', thinking: 'Two forks will do.', signature: 'EqQBCkYIBxgCKkDsig==' };
+    const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
+    const history = [user('go'), { role: 'assistant' as const, content: [thinking, redacted, use('a1', 'agent', { prompt: 'SIBLING' })] }];
+    const seed = seedFork(session(history, { thinking: { type: 'enabled', budget_tokens: 1024 } }), 'mine');
+    expect(seed.contents[1]).toEqual({ role: 'assistant', content: [thinking, redacted, use('a1', 'agent', {})] });
+    expect(JSON.stringify(blocksOf(seed.contents[1]).slice(0, 2))).toBe(JSON.stringify([thinking, redacted]));
+  });
+
+  it('case 3: a trailing user prompt the parent never answered is dropped, and the child message takes its place', () => {
+    const seed = seedFork(session([...finished, user('And now something else?')]), 'Check the tests.');
+    expect(seed.seedCase).toBe('dropped-user');
+    expect(seed.contents).toEqual([...finished, child('Check the tests.')]);
+    expect(textOf(seed.contents)).not.toContain('something else');
+    expect(seed.sharedContents).toBe(4);
+  });
+
+  it('case 3: only that one message is dropped; an unanswered prompt before it stays (text blocks too)', () => {
+    const history = [...finished, user('first unanswered'), userBlocks('second unanswered')];
+    const seed = seedFork(session(history), 'Check the tests.');
+    expect(seed.seedCase).toBe('dropped-user');
+    expect(seed.contents).toEqual([...finished, user('first unanswered'), child('Check the tests.')]);
+    expect(seed.sharedContents).toBe(5);
+  });
+
+  it('case 3: real tool results the parent has not answered are kept, calls keep their input, the child message joins that user message', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), answers('g1', 'r1')];
+    const seed = seedFork(session(history), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents).toEqual([user('go'), history[1], { role: 'user', content: [...blocksOf(history[2]), childBlock('Look.')] }]);
+    expect(textOf(seed.contents)).not.toContain(FORK_PLACEHOLDER_TEXT);
+    expect(textOf(seed.contents)).not.toContain(FORK_UNAVAILABLE_RESULT_TEXT);
+    // The results share a message with the child message: only what comes before it is shared.
+    expect(seed.sharedContents).toBe(2);
+  });
+
+  it("case 3: the user's words after the results stay in that message (as in Gemini), and the child message follows them", () => {
+    const words = { role: 'user' as const, content: [result('g1', 'found it'), text('<system-reminder>x</system-reminder>'), text('and the tests?')] };
+    const seed = seedFork(session([user('go'), calls(['g1', 'grep', { q: 'x' }]), words]), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents[2]).toEqual({ role: 'user', content: [...words.content, childBlock('Look.')] });
+  });
+
+  it('case 3: results answered in another order, and a trailing prompt after the results (dropped; the results are kept)', () => {
+    const callMessage = calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }], ['g2', 'grep', { q: 'y' }]);
+    const reordered = [user('go'), callMessage, answers('g2', 'r1', 'g1')];
+    const seed = seedFork(session(reordered), 'Look.');
+    expect(seed.contents).toEqual([user('go'), callMessage, { role: 'user', content: [...blocksOf(reordered[2]), childBlock('Look.')] }]);
+    const prompted = [...reordered, user('and also?')];
+    const dropped = seedFork(session(prompted), 'Look.');
+    expect(dropped.seedCase).toBe('tool-results');
+    expect(dropped.contents).toEqual(seed.contents);
+    expect(dropped.sharedContents).toBe(2);
+  });
+
+  it('results answering only some calls, a prompt after unanswered calls, or results answering none: the schema refuses them, as the API does', () => {
+    // Gemini seeds these (placeholders for the rest, or the stray message dropped); an Anthropic
+    // session cannot hold them: every tool_use is answered by the user turn right after it.
+    const partial = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['a1', 'agent', { prompt: 'SIBLING' }]), answers('g1')];
+    expect(() => session(partial)).toThrow(/the tool_use "a1" is not answered/);
+    expect(() => session([user('go'), calls(['a1', 'agent', { prompt: 'SIBLING' }]), user('well?')])).toThrow(/the tool_use "a1" is not answered/);
+    expect(() => session([...finished, answers('zz')])).toThrow(/"zz" answers no tool_use/);
+  });
+
+  it('a history of only a user message, without a system prompt: a fresh agent with the fork system text in session.system, and the parent tools', () => {
+    const parent = bare([user('hello')]);
+    const seed = seedFork(parent, 'Start from scratch.');
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.contents).toEqual([child('Start from scratch.')]);
+    expect(seed.sharedContents).toBe(0);
+    expect(seed.trimmedMessages).toBe(0);
+    expect(seed.session.system).toBe(FORK_SYSTEM_TEXT);
+    expect(FORK_SYSTEM_TEXT).toMatch(/background worker agent/);
+    expect(seed.session.tools).toEqual(parent.tools);
+    // The parent keeps having none, and the fork's system prompt comes where the API reads it.
+    expect('system' in parent).toBe(false);
+    expect(bodyOf(seed.session, seed.contents).system).toBe(FORK_SYSTEM_TEXT);
+    // Every seed has a session of its own.
+    expect(seedFork(parent, 'y').session).not.toBe(seed.session);
+    expect(seedFork(parent, 'y', { copy: false }).session.system).toBe(FORK_SYSTEM_TEXT);
+  });
+
+  it("a fresh fork keeps the parent's own system prompt", () => {
+    const blocks = [{ type: 'text' as const, text: 'You are the main agent.', cache_control: { type: 'ephemeral' as const } }];
+    const seed = seedFork(session([user('hello')], { system: blocks }), 'x');
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.session.system).toEqual(blocks);
+    expect(seedFork(session([user('hello')]), 'x').session.system).toBe(SYSTEM);
+  });
+
+  it('a fork that inherits history never gets the fork system text, even when the parent has no system prompt', () => {
+    const seed = seedFork(bare(finished), 'x');
+    expect(seed.seedCase).toBe('continue');
+    expect('system' in seed.session).toBe(false);
+  });
+
+  it('a mid-conversation system message is history: kept where it stands, and left out with the turns a window drops', () => {
+    const note = { role: 'system' as const, content: 'Mode changed: read-only.' };
+    const history = [user('a'), note, assistant('b'), user('c'), assistant('d')];
+    expect(seedFork(session(history), 'x').contents).toEqual([...history, child('x')]);
+    const windowed = seedFork(session(history), 'x', { forkTurns: 1 });
+    expect(windowed.contents).toEqual([user('c'), assistant('d'), child('x')]);
+    expect(windowed.trimmedMessages).toBe(3);
+    expect(seedFork(session([user('a'), note, assistant('b'), user('c'), { role: 'system', content: 'again' }, assistant('d')]), 'x', { forkTurns: 1 }).contents).toEqual([
+      user('c'),
+      { role: 'system', content: 'again' },
+      assistant('d'),
+      child('x'),
+    ]);
+  });
+});
+
+describe('anthropic-messages seedFork, history "completed-turns"', () => {
+  it('leaves the in-flight turn out entirely', () => {
+    const seed = seedFork(session(midTurn), 'Look at the lexer.', { history: 'completed-turns' });
+    expect(seed.contents).toEqual([...finished, child('Look at the lexer.')]);
+    expect(textOf(seed.contents)).not.toContain('PARSER-DIRECTIVE');
+    expect(textOf(seed.contents)).not.toContain('in parallel');
+    expect(seed.sharedContents).toBe(4);
+    expect(seed.seedCase).toBe('continue');
+  });
+
+  it('stops before a turn whose calls are answered but not yet replied to', () => {
+    const history = [...finished, user('next'), calls(['c9', 'grep', {}]), answers('c9')];
+    expect(seedFork(session(history), 'x', { history: 'completed-turns' }).contents).toEqual([...finished, child('x')]);
+  });
+
+  it('counts an assistant message whose calls were all answered, then the text reply', () => {
+    const history = [user('go'), calls(['c1', 'grep', {}], ['c2', 'grep', {}]), answers('c2', 'c1'), assistant('both done'), user('more')];
+    const seed = seedFork(session(history), 'x', { history: 'completed-turns' });
+    expect(seed.contents).toEqual([...history.slice(0, 4), child('x')]);
+  });
+
+  it('with no completed turn and no system prompt the fork starts fresh, with the fork system text', () => {
+    const seed = seedFork(bare([user('go'), calls(['c1', 'agent', { prompt: 'x' }])]), 'Do the thing.', { history: 'completed-turns' });
+    expect(seed.contents).toEqual([child('Do the thing.')]);
+    expect(seed.sharedContents).toBe(0);
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.session.system).toBe(FORK_SYSTEM_TEXT);
+  });
+});
+
+describe('anthropic-messages seedFork, forkTurns', () => {
+  // Three real user turns, with tool results, a blank, and reminder-only user messages between.
+  const turns: Msg[] = [
+    user('turn one'),
+    assistant('one done'),
+    user('turn two'),
+    calls(['c1', 'grep', { q: 'a' }]),
+    answers('c1'),
+    assistant('grep done'),
+    user('   '),
+    assistant('blank noted'),
+    user('<system-reminder>todo list is empty</system-reminder>\n'),
+    assistant('reminder noted'),
+    user('turn three <system-reminder>x</system-reminder>'),
+    assistant('three done'),
+  ];
+
+  it('1 keeps the last real user turn only', () => {
+    const seed = seedFork(session(turns), 'x', { forkTurns: 1 });
+    expect(seed.contents).toEqual([...turns.slice(10), child('x')]);
+    expect(seed.trimmedMessages).toBe(10);
+    expect(seed.sharedContents).toBe(2);
+  });
+
+  it('2 keeps from the second real turn on: tool_result-only messages, blank and reminder-only messages do not count', () => {
+    const seed = seedFork(session(turns), 'x', { forkTurns: 2 });
+    expect(seed.contents).toEqual([...turns.slice(2), child('x')]);
+    expect(seed.trimmedMessages).toBe(2);
+    expect(seed.sharedContents).toBe(turns.length - 2);
+  });
+
+  it('blank and reminder-only messages written as text blocks do not count either; an image block does', () => {
+    const blocks: Msg[] = [
+      user('turn one'),
+      assistant('one done'),
+      userBlocks('  ', '\n'),
+      assistant('blank noted'),
+      userBlocks('<system-reminder>a</system-reminder>', '<system-reminder>b</system-reminder>'),
+      assistant('reminders noted'),
+      { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'c2hvdA==' } }] },
+      assistant('image seen'),
+    ];
+    expect(seedFork(session(blocks), 'x', { forkTurns: 1 }).contents).toEqual([...blocks.slice(6), child('x')]);
+    expect(seedFork(session(blocks), 'x', { forkTurns: 2 }).contents).toEqual([...blocks, child('x')]);
+  });
+
+  it('more turns than exist, and "all", keep everything', () => {
+    for (const forkTurns of [3, 50, 'all'] as const) {
+      const seed = seedFork(session(turns), 'x', { forkTurns });
+      expect(seed.contents).toEqual([...turns, child('x')]);
+      expect(seed.trimmedMessages).toBe(0);
+      expect(seed.sharedContents).toBe(turns.length);
+    }
+  });
+
+  it('combines with the mid-turn case', () => {
+    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE', { forkTurns: 1 });
+    expect(seed.contents).toEqual([
+      user('Investigate the parser and the lexer in parallel.'),
+      { role: 'assistant', content: [text('Starting two forks.'), use('a1', 'agent', {}), use('a2', 'agent', {})] },
+      { role: 'user', content: [placeholder('a1'), placeholder('a2'), childBlock('PARSER-DIRECTIVE')] },
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    expect(textOf(seed.contents)).not.toContain(MARKER);
+    expect(seed.sharedContents).toBe(2);
+    expect(seed.trimmedMessages).toBe(4);
+  });
+
+  it('combines with completed-turns', () => {
+    const seed = seedFork(session(midTurn), 'x', { history: 'completed-turns', forkTurns: 1 });
+    expect(seed.contents).toEqual([...finished, child('x')]);
+  });
+
+  it('never inherits startup context or a compacted summary', () => {
+    const history: Msg[] = [
+      userBlocks('<system-reminder>\nstartup\n</system-reminder>'),
+      user('Summary of the work.\n\nResume the prior task using the summary above.'),
+      assistant('Got it. Thanks for the additional context!'),
+      user('first question'),
+      assistant('first answer'),
+    ];
+    const seed = seedFork(session(history), 'x', { forkTurns: 5 });
+    expect(seed.contents).toEqual([user('first question'), assistant('first answer'), child('x')]);
+    expect(seed.trimmedMessages).toBe(3);
+    expect(seed.sharedContents).toBe(2);
+    // No real turn after the synthetic prefix: empty and fresh; the parent's system prompt is kept…
+    const empty = seedFork(session(history.slice(0, 3)), 'x', { forkTurns: 1 });
+    expect(empty.seedCase).toBe('fresh');
+    expect(empty.contents).toEqual([child('x')]);
+    expect(empty.sharedContents).toBe(0);
+    expect(empty.session.system).toBe(SYSTEM);
+    // …and without one, the fork's own.
+    expect(seedFork(bare(history.slice(0, 3)), 'x', { forkTurns: 1 }).session.system).toBe(FORK_SYSTEM_TEXT);
+  });
+});
+
+describe('anthropic-messages seedFork, copies and sharing', () => {
+  it("the request's other fields are the session's own: model, system, tools and settings, in its key order", () => {
+    const parent = session(finished);
+    const seed = seedFork(parent, 'x', { allowedTools: ['read_file'] });
+    expect(seed.model).toBe(parent.model);
+    expect(JSON.stringify(seed.session.tools)).toBe(JSON.stringify(parent.tools));
+    const body = bodyOf(seed.session, seed.contents);
+    const { format: _format, ...fields } = parent;
+    expect(Object.keys(body)).toEqual(Object.keys(fields));
+    expect(JSON.stringify({ ...body, messages: parent.messages })).toBe(JSON.stringify(fields));
+    expect(body.messages).toEqual(seed.contents);
+  });
+
+  it('keeps the seed to its documented keys', () => {
+    const seed = seedFork(session(finished, { tools: undefined }), 'x');
+    expect(Object.keys(seed).sort()).toEqual(['contents', 'format', 'model', 'seedCase', 'session', 'sharedContents', 'trimmedMessages']);
+  });
+
+  it('returns deep copies by default: mutating the seed never touches the parent session', () => {
+    const parent = session(structuredClone(midTurn), { system: [{ type: 'text', text: SYSTEM }] });
+    const before = structuredClone(parent);
+    const seed = seedFork(parent, 'x');
+    (seed.contents[0] as { content: string }).content = 'mutated';
+    (usesOf(seed.contents[1])[0] as { input: Record<string, unknown> }).input.path = 'mutated';
+    (usesOf(seed.contents[5])[0] as { input: Record<string, unknown> }).input.prompt = 'mutated';
+    seed.contents.push(user('extra'));
+    (seed.session.tools as AnthropicTool[]).push(tool('evil'));
+    ((seed.session.system as { text: string }[])[0] as { text: string }).text = 'mutated';
+    (seed.session as { max_tokens: number }).max_tokens = 1;
+    (seed.session.messages as Msg[]).push(user('evil'));
+    expect(parent).toEqual(before);
+    for (const [i, message] of seed.contents.slice(0, 5).entries()) expect(message).not.toBe(parent.messages[i]);
+    // The redacted message is a copy too: the parent still has its inputs.
+    expect(usesOf(parent.messages[5] as Msg).map((b) => b.input)).toEqual([
+      { description: 'parser', prompt: 'PARSER-DIRECTIVE', subagent_type: 'fork' },
+      { description: 'lexer', prompt: 'LEXER-DIRECTIVE', subagent_type: 'fork' },
+    ]);
+  });
+
+  it('seeds from a frozen prefix session and returns mutable copies', () => {
+    const prefix = freezePrefix(session(midTurn));
+    const frozen = prefix.session as AnthropicMessagesSession;
+    const seed = seedFork(frozen, 'x');
+    (seed.contents[0] as { content: string }).content = 'mutable';
+    (seed.session as { max_tokens: number }).max_tokens = 1;
+    expect(frozen.messages[0]?.content).toBe(`Please remember ${MARKER}.`);
+    expect(frozen.max_tokens).toBe(2048);
+  });
+
+  it('with copy: false shares the frozen messages and session, in an array of its own', () => {
+    const prefix = freezePrefix(session(finished));
+    const frozen = prefix.session as AnthropicMessagesSession;
+    const seed = seedFork(frozen, 'x', { copy: false });
+    expect(seed.session).toBe(frozen);
+    for (let i = 0; i < seed.sharedContents; i++) expect(seed.contents[i]).toBe(frozen.messages[i]);
+    expect(seed.contents.slice(0, seed.sharedContents)).toEqual(frozen.messages);
+    seed.contents.push(user('more'));
+    expect(frozen.messages).toHaveLength(finished.length);
+    expect(() => {
+      (seed.contents[0] as { content: string }).content = 'edited';
+    }).toThrow(TypeError);
+  });
+
+  it('with copy: false in the mid-turn case, the untouched messages are shared and the redacted one is new', () => {
+    const parent = session(midTurn);
+    const seed = seedFork(parent, 'x', { copy: false });
+    for (let i = 0; i < 5; i++) expect(seed.contents[i]).toBe(parent.messages[i]);
+    expect(seed.contents[5]).not.toBe(parent.messages[5]);
+    // Blocks that are not agent calls are the parent's own objects.
+    expect(blocksOf(seed.contents[5])[0]).toBe(blocksOf(parent.messages[5] as Msg)[0]);
+    expect(usesOf(parent.messages[5] as Msg)[0]?.input).toMatchObject({ prompt: 'PARSER-DIRECTIVE' });
+  });
+
+  it('with copy: false in the tool-results case, the results message is a new one and the parent keeps its own', () => {
+    const parent = session([user('go'), calls(['g1', 'grep', {}]), answers('g1')]);
+    const seed = seedFork(parent, 'x', { copy: false });
+    expect(seed.contents[2]).not.toBe(parent.messages[2]);
+    expect(blocksOf(parent.messages[2] as Msg)).toHaveLength(1);
+    expect(blocksOf(seed.contents[2])[0]).toBe(blocksOf(parent.messages[2] as Msg)[0]);
+  });
+
+  it('shares exactly the first sharedContents entries between forks with different directives', () => {
+    const results = [user('go'), calls(['g1', 'grep', {}], ['a1', 'agent', {}]), answers('g1', 'a1')];
+    const parents = [session(finished), session(midTurn), session([...finished, user('dangling')]), session(results), session([user('hi')]), bare([user('hi')])];
+    for (const parent of parents) {
+      for (const options of [{}, { forkTurns: 1 }, { history: 'completed-turns' as const }]) {
+        const a = seedFork(parent, 'directive A', options);
+        const b = seedFork(parent, 'directive B', options);
+        expect(a.sharedContents).toBe(b.sharedContents);
+        expect(JSON.stringify(a.contents.slice(0, a.sharedContents))).toBe(JSON.stringify(b.contents.slice(0, b.sharedContents)));
+        expect(JSON.stringify(a.contents[a.sharedContents])).not.toBe(JSON.stringify(b.contents[b.sharedContents]));
+        expect(JSON.stringify(a.session)).toBe(JSON.stringify(b.session));
+      }
+    }
+  });
+});
+
+describe("anthropic-messages byte fidelity: the parent part of a fork is the parent's bytes, in its own key order", () => {
+  // Keys in orders no SDK would write, on every kind of block, on the tools, on the system prompt
+  // and on the session itself; the parent's own cache_control markers; thinking with signatures.
+  const text = `{
+    "messages": [
+      {"content": "Please remember ${MARKER}.", "role": "user"},
+      {"content": [
+        {"signature": "EqQBCkYIBxgCKkD+sig/==", "thinking": "I should read a.ts first.", "type": "thinking"},
+        {"input": {"path": "a.ts",  "lines": [1, 2]}, "name": "read_file", "id": "c1", "type": "tool_use"}
+      ], "role": "assistant"},
+      {"content": [
+        {"is_error": false, "content": [{"text": "file a", "type": "text"}], "tool_use_id": "c1", "type": "tool_result"},
+        {"cache_control": {"ttl": "5m", "type": "ephemeral"}, "text": "Now in parallel?", "type": "text"},
+        {"source": {"data": "c2hvdA==", "media_type": "image/png", "type": "base64"}, "type": "image"}
+      ], "role": "user"},
+      {"content": [
+        {"data": "EmwKAhgBEgy3va3pzix/LafPsn4a", "type": "redacted_thinking"},
+        {"text": "Two things.", "type": "text"},
+        {"type": "tool_use", "name": "grep", "input": {"q": "x"}, "id": "g1"},
+        {"id": "a1", "input": {"prompt": "SIBLING", "description": "d", "subagent_type": "fork"}, "name": "agent", "type": "tool_use"}
+      ], "role": "assistant"}
+    ],
+    "max_tokens": 4096,
+    "thinking": {"budget_tokens": 2048, "type": "enabled"},
+    "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "read_file", "cache_control": {"type": "ephemeral", "ttl": "1h"}}],
+    "system": [{"cache_control": {"type": "ephemeral", "ttl": "1h"}, "text": "You are terse.", "type": "text"}],
+    "model": "claude-sonnet-4-5",
+    "format": "anthropic-messages"
+  }`;
+  const parent = (): AnthropicMessagesSession => parseSession(JSON.parse(text)) as AnthropicMessagesSession;
+  const bytes = (value: unknown): string => JSON.stringify(value);
+  const M = (JSON.parse(text) as AnthropicMessagesSession).messages;
+  const withResults = (): AnthropicMessagesSession => {
+    const p = parent();
+    p.messages.push({ content: [{ content: 'grep out', tool_use_id: 'g1', type: 'tool_result' }, { tool_use_id: 'a1', type: 'tool_result', content: 'started' }], role: 'user' });
+    return parseSession(p) as AnthropicMessagesSession;
+  };
+  const withPrompt = (): AnthropicMessagesSession => {
+    const p = parent();
+    p.messages.splice(3, 1, { content: [{ text: 'done', type: 'text' }], role: 'assistant' }, { content: 'unanswered', role: 'user' });
+    return parseSession(p) as AnthropicMessagesSession;
+  };
+
+  const cases: [string, () => AnthropicMessagesSession, Parameters<typeof seedFork>[2], number][] = [
+    // name, session, options, parent messages kept verbatim
+    ['mid-turn', parent, {}, 3],
+    ['tool-results', withResults, {}, 4],
+    ['dropped-user', withPrompt, {}, 4],
+    ['completed-turns', parent, { history: 'completed-turns' }, 0],
+  ];
+  for (const copy of [true, false]) {
+    for (const [name, make, options, kept] of cases) {
+      it(`${name}${copy ? '' : ', copy: false'}: the messages taken from the parent serialize exactly as the parent's`, () => {
+        const p = make();
+        const frozen = freezePrefix(p).session as AnthropicMessagesSession;
+        for (const source of [p, frozen]) {
+          const seed = seedFork(source, 'mine', { ...options, copy });
+          expect(bytes(seed.contents.slice(0, kept))).toBe(bytes(p.messages.slice(0, kept)));
+          expect(bytes(seed.contents.slice(0, seed.sharedContents)).startsWith(bytes(p.messages.slice(0, kept)).slice(0, -1))).toBe(true);
+          // The system prompt and tools, their markers included, are the parent's bytes.
+          expect(bytes(seed.session.system)).toBe(bytes(p.system));
+          expect(bytes(seed.session.tools)).toBe(bytes(p.tools));
+        }
+      });
+    }
+  }
+
+  it('completed-turns without a completed turn is a fresh fork that keeps the system prompt byte for byte', () => {
+    const seed = seedFork(parent(), 'mine', { history: 'completed-turns' });
+    expect(seed.seedCase).toBe('fresh');
+    expect(bytes(seed.session.system)).toBe(bytes(parent().system));
+  });
+
+  it("the redacted call message keeps its key order, its thinking and its text: only the agent call's input differs", () => {
+    const seed = seedFork(parent(), 'mine');
+    const redacted = bytes(M[3]).replace(bytes({ prompt: 'SIBLING', description: 'd', subagent_type: 'fork' }), '{}');
+    expect(redacted).not.toBe(bytes(M[3]));
+    expect(bytes(seed.contents[3])).toBe(redacted);
+    expect(bytes(blocksOf(seed.contents[3])[0])).toBe('{"data":"EmwKAhgBEgy3va3pzix/LafPsn4a","type":"redacted_thinking"}');
+  });
+
+  it('the results message keeps its blocks byte for byte, and the child message follows them', () => {
+    const p = withResults();
+    const seed = seedFork(p, 'mine');
+    expect(seed.seedCase).toBe('tool-results');
+    const own = bytes(p.messages[4]);
+    // The parent's message, its content array left open, then the child message's text block.
+    expect(bytes(seed.contents[4]).startsWith(own.slice(0, own.lastIndexOf(']')))).toBe(true);
+    expect(blocksOf(seed.contents[4]).at(-1)).toEqual(childBlock('mine'));
+  });
+
+  it("the thinking block and the parent's cache_control markers are untouched, also by the breakpoints a fork request adds", () => {
+    const p = parent();
+    const seed = seedFork(p, 'mine', { copy: false });
+    expect(bytes(seed.contents[1])).toBe(bytes(M[1]));
+    expect(bytes(seed.contents[2])).toBe(bytes(M[2]));
+    const marks = parentBreakpoints(seed.session as Parameters<typeof parentBreakpoints>[0]);
+    expect(marks).toEqual({ count: 3, hasFiveMinute: true });
+    const before = bytes(seed.contents);
+    const sent = placeBreakpoints(seed.contents, seed.sharedContents, marks.count, '1h');
+    // The seed itself is not changed; the parent's marked message and the thinking go out as they were.
+    expect(bytes(seed.contents)).toBe(before);
+    expect(bytes(sent[1])).toBe(bytes(M[1]));
+    expect(bytes(sent[2])).toBe(bytes(M[2]));
+    expect(textOf(sent).match(/"cache_control"/g)).toHaveLength(2);
+  });
+
+  it("the fork request carries the parent body byte for byte up to the fork's own messages", () => {
+    const p = withPrompt();
+    const { format: _format, ...fields } = p;
+    const seed = seedFork(p, 'mine', { copy: false });
+    const body = bytes(bodyOf(seed.session, seed.contents));
+    const own = bytes(fields); // the parent's own request body
+    const shared = `{"messages":${bytes(p.messages.slice(0, seed.sharedContents)).slice(0, -1)},`;
+    expect(own.startsWith(shared)).toBe(true);
+    expect(body.startsWith(shared)).toBe(true);
+    expect(body.endsWith(own.slice(own.indexOf('],"max_tokens":')))).toBe(true);
+  });
+
+  it('a general-purpose sub-agent sends the system prompt and tools byte for byte, and nothing of the history', () => {
+    const p = parent();
+    const seed = seedTask(p, { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', { history: 'inherit', spawnTools: ['agent'] });
+    if (seed.format !== 'anthropic-messages') throw new Error('expected an anthropic-messages seed');
+    expect(seed.session).toBe(p);
+    expect(seed.contents).toEqual([user('go')]);
+    const { format: _format, ...fields } = p;
+    expect(bytes(bodyOf(seed.session, seed.contents))).toBe(bytes({ ...fields, messages: [user('go')] }));
+  });
+});
+
+describe('anthropic-messages seedTask', () => {
+  const defaults = { history: 'inherit' as const, spawnTools: ['agent'] };
+
+  it('general-purpose: the directive as the first user message; nothing inherited, the system prompt kept', () => {
+    const parent = session(midTurn);
+    const seed = seedTask(parent, { id: 't', directive: 'Audit deps.', subagentType: 'general-purpose' }, 'Audit deps.', defaults);
+    expect(seed.format).toBe('anthropic-messages');
+    expect(seed.seedCase).toBe('fresh');
+    expect(seed.contents).toEqual([user('Audit deps.')]);
+    expect(seed.sharedContents).toBe(0);
+    expect(seed.trimmedMessages).toBe(midTurn.length);
+    expect(seed.format === 'anthropic-messages' && seed.session.system).toBe(SYSTEM);
+    expect(textOf(seed.contents)).not.toContain(MARKER);
+  });
+
+  it('general-purpose without a system prompt adds none (it would break the cacheable opening)', () => {
+    const seed = seedTask(bare(finished), { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', defaults);
+    expect(seed.contents).toEqual([user('go')]);
+    expect(seed.format === 'anthropic-messages' && 'system' in seed.session).toBe(false);
+  });
+
+  it("a fork task shares the session's messages (copy: false), with its window and allowlist", () => {
+    const parent = session(midTurn);
+    const seed = seedTask(parent, { id: 't', directive: 'd', forkTurns: 1, tools: ['grep'] }, 'd', defaults);
+    expect(seed.contents[0]).toBe(parent.messages[4]);
+    expect(seed.contents.at(-3)).toEqual({ role: 'user', content: [placeholder('a1'), placeholder('a2'), childBlock('d', ['grep'])] });
+    expect(seed.sharedContents).toBe(2);
+  });
+
+  it('refuses a session that is itself a fork, for a fork and a general-purpose sub-agent alike', () => {
+    const forked = seedFork(session(finished), 'earlier').contents;
+    const grandchild = session([...forked, assistant('done')]);
+    expect(() => seedTask(grandchild, { id: 't', directive: 'd' }, 'd', defaults)).toThrow(ForkRejectedError);
+    expect(() => seedTask(grandchild, { id: 't', directive: 'd', subagentType: 'general-purpose' }, 'd', defaults)).toThrow(ForkRejectedError);
+  });
+});
+
+describe('anthropic-messages sibling forks from one parent turn with two Agent calls', () => {
+  const parent = session(midTurn);
+  const parser = seedFork(parent, 'PARSER-DIRECTIVE');
+  const lexer = seedFork(parent, 'LEXER-DIRECTIVE');
+
+  it("neither fork's contents hold the other's directive", () => {
+    expect(textOf(parser.contents)).not.toContain('LEXER-DIRECTIVE');
+    expect(textOf(lexer.contents)).not.toContain('PARSER-DIRECTIVE');
+  });
+
+  it('each holds its own Directive line, as the last block of the user message after the placeholders', () => {
+    expect(String(blocksOf(parser.contents[6]).at(-1)?.text).endsWith('Directive: PARSER-DIRECTIVE')).toBe(true);
+    expect(String(blocksOf(lexer.contents[6]).at(-1)?.text).endsWith('Directive: LEXER-DIRECTIVE')).toBe(true);
+    expect(parser.sharedContents).toBe(6);
+  });
+
+  it('both share the redacted call message and the placeholder blocks byte for byte', () => {
+    expect(JSON.stringify(parser.contents[5])).toBe(JSON.stringify(lexer.contents[5]));
+    expect(JSON.stringify(parser.contents.slice(0, parser.sharedContents))).toBe(JSON.stringify(lexer.contents.slice(0, lexer.sharedContents)));
+    expect(JSON.stringify(blocksOf(parser.contents[6]).slice(0, 2))).toBe(JSON.stringify(blocksOf(lexer.contents[6]).slice(0, 2)));
+    expect(JSON.stringify(parser.contents.slice(7))).toBe(JSON.stringify(lexer.contents.slice(7)));
+  });
+
+  it('a marker only in the parent history reaches the fork, and is not in the directive', () => {
+    expect(textOf(parser.contents)).toContain(MARKER);
+    expect(buildChildMessage('PARSER-DIRECTIVE')).not.toContain(MARKER);
+  });
+});
+
+describe('anthropic-messages child message', () => {
+  it('is what seedFork puts in the child message, restriction included: string content alone, a text block beside results', () => {
+    const seed = seedFork(session(finished), 'Look.', { allowedTools: [] });
+    expect(seed.contents.at(-1)).toEqual({ role: 'user', content: buildChildMessage('Look.', []) });
+    const mid = seedFork(session(midTurn), 'Look.', { allowedTools: ['read_file'] });
+    expect(blocksOf(mid.contents.at(-3)).at(-1)).toEqual({ type: 'text', text: buildChildMessage('Look.', ['read_file']) });
+    expect(String(blocksOf(mid.contents.at(-3)).at(-1)?.text)).toContain('<tool-restriction>');
+  });
+});
+
+describe('anthropic-messages tool results as the dialect writes them', () => {
+  const call = { id: 'c1', name: 'grep' };
+
+  it('an error is an is_error result holding the error text; an output is the text itself, anything else its JSON', () => {
+    expect(anthropicMessagesDialect.answer([call], [{ error: 'Error: grep failed' }], [])).toEqual({
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'Error: grep failed', is_error: true }] }],
+      shared: 1,
+    });
+    expect(anthropicMessagesDialect.answer([call], [{ output: 'found' }], ['next'])).toEqual({
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'found' }, text('next')] }],
+      shared: 0,
+    });
+    expect(anthropicMessagesDialect.answer([call], [{ output: { hits: 2 } }], []).messages[0]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'c1', content: '{"output":{"hits":2}}' },
+    ]);
+  });
+
+  it('a conversation with an is_error result and the results the dialect wrote is a valid session', () => {
+    const written = anthropicMessagesDialect.answer([call], [{ error: 'Error: grep failed' }], ['go on']).messages;
+    expect(() => session([user('go'), calls(['c1', 'grep', {}]), ...written, assistant('retrying')])).not.toThrow();
+  });
+});
+
+describe('anthropic-messages fork-child guard', () => {
+  it('recognises a fork child and refuses to fork it', () => {
+    const forked = seedFork(session(finished), 'x');
+    expect(isForkChild(forked.contents)).toBe(true);
+    const grandchild = session([...forked.contents, assistant('done')]);
+    expect(() => seedFork(grandchild, 'again')).toThrow(ForkRejectedError);
+    expect(() => seedFork(grandchild, 'again')).toThrow('cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block).');
+    // A mid-turn fork child too (its child message is a text block after the placeholder results).
+    const mid = seedFork(session(midTurn), 'x');
+    expect(isForkChild(mid.contents)).toBe(true);
+    expect(() => seedFork(session([...mid.contents, assistant('done')]), 'again')).toThrow(ForkRejectedError);
+    // And a frozen one.
+    expect(() => seedFork(freezePrefix(grandchild).session as AnthropicMessagesSession, 'again')).toThrow(ForkRejectedError);
+  });
+
+  it('reads string content and text blocks, closed or cut off', () => {
+    expect(isForkChild([user('<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
+    expect(isForkChild([userBlocks('some context', '<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
+    expect(isForkChild([userBlocks('<fork-boilerplate>\nYou are a fork: a copy of the agent, started fr')])).toBe(true);
+    expect(() => seedFork(session([userBlocks('<fork-boilerplate>rules, cut off'), assistant('ok')]), 'again')).toThrow(ForkRejectedError);
+  });
+
+  it('does not mistake ordinary conversations for fork children', () => {
+    expect(isForkChild(messagesOf(session(finished)))).toBe(false);
+    expect(isForkChild(messagesOf(session(midTurn)))).toBe(false);
+    expect(isForkChild([])).toBe(false);
+    expect(isForkChild([assistant('<fork-boilerplate>rules</fork-boilerplate>')])).toBe(false);
+    expect(isForkChild([{ role: 'assistant', content: [text('<fork-boilerplate>')] }])).toBe(false);
+    expect(isForkChild([user('what does the fork-boilerplate tag mean?')])).toBe(false);
+    // Not written by a user: a thinking block, a mid-conversation system message, a tool result that read a file holding the tag.
+    expect(isForkChild([{ role: 'assistant', content: [{ type: 'thinking', thinking: '<fork-boilerplate>', signature: 's' }] }])).toBe(false);
+    expect(isForkChild([{ role: 'system', content: 'Forks get a <fork-boilerplate> block.' }])).toBe(false);
+    expect(isForkChild([calls(['c1', 'read_file', {}]), { role: 'user', content: [result('c1', 'const OPEN = "<fork-boilerplate>";')] }])).toBe(false);
+    const parent = session([user('go'), calls(['c1', 'read_file', {}]), { role: 'user', content: [result('c1', '<fork-boilerplate>')] }, assistant('read')]);
+    expect(() => seedFork(parent, 'x')).not.toThrow();
+  });
+});
+
+describe('anthropic-messages synthetic prefix and real user turns', () => {
+  const reminder = '<system-reminder>\nstartup\n</system-reminder>';
+  const image = { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } };
+
+  it('a reminder-only user message is startup context, as a string and as text blocks', () => {
+    expect(syntheticPrefixLength([user(reminder), user('hi')])).toBe(1);
+    expect(syntheticPrefixLength([userBlocks(reminder, '<system-reminder>more</system-reminder>\n'), user('hi')])).toBe(1);
+    expect(isRealUserTurn(user(reminder))).toBe(false);
+    expect(isRealUserTurn(userBlocks(reminder, '<system-reminder>more</system-reminder>'))).toBe(false);
+    // A reminder with anything a person wrote is a real turn.
+    expect(syntheticPrefixLength([userBlocks(reminder, 'and a question')])).toBe(0);
+    expect(isRealUserTurn(userBlocks(reminder, 'and a question'))).toBe(true);
+  });
+
+  it('an image or a document block counts as a real turn, alone or beside a reminder; blank or empty content does not', () => {
+    expect(isRealUserTurn({ role: 'user', content: [image] })).toBe(true);
+    expect(isRealUserTurn({ role: 'user', content: [text(reminder), image] })).toBe(true);
+    expect(isRealUserTurn({ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } }] })).toBe(true);
+    expect(syntheticPrefixLength([{ role: 'user', content: [text(reminder), image] }])).toBe(0);
+    expect(isRealUserTurn(user('  '))).toBe(false);
+    expect(isRealUserTurn(userBlocks('  ', '\n'))).toBe(false);
+    // Empty content: Anthropic's API (and the schema) refuse it in a session, but it is no turn either.
+    expect(isRealUserTurn(user(''))).toBe(false);
+    expect(isRealUserTurn({ role: 'user', content: [] })).toBe(false);
+  });
+
+  it('tool_result-only user messages are not user turns, nor are they with a reminder; with words they are', () => {
+    expect(isRealUserTurn(answers('c1'))).toBe(false);
+    expect(isRealUserTurn({ role: 'user', content: [result('c1', 'a question in a result?'), text(reminder)] })).toBe(false);
+    // A result whose content is an image is still a result.
+    expect(isRealUserTurn({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: [image] }] })).toBe(false);
+    expect(isRealUserTurn({ role: 'user', content: [result('c1', 'x'), text('and now?')] })).toBe(true);
+  });
+
+  it('only user messages are user turns: not assistant messages (thinking included) or system messages', () => {
+    expect(isRealUserTurn(user('hello'))).toBe(true);
+    expect(isRealUserTurn(assistant('hello'))).toBe(false);
+    expect(isRealUserTurn({ role: 'assistant', content: [{ type: 'thinking', thinking: 'hello', signature: 's' }] })).toBe(false);
+    expect(isRealUserTurn({ role: 'system', content: 'hello' })).toBe(false);
+  });
+
+  it('the legacy startup pair: a user message and "Got it. Thanks for the context!" (string or text block)', () => {
+    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context!'), user('q')])).toBe(2);
+    expect(syntheticPrefixLength([userBlocks('context'), { role: 'assistant', content: [text('Got it. Thanks for the context!')] }])).toBe(2);
+    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context! And more.')])).toBe(0);
+    // The acknowledgement is read from the first block: a thinking block before it makes it another message.
+    expect(
+      syntheticPrefixLength([user('context'), { role: 'assistant', content: [{ type: 'thinking', thinking: 'ok', signature: 's' }, text('Got it. Thanks for the context!')] }]),
+    ).toBe(0);
+  });
+
+  it('a compacted summary with its acknowledgement, its attachments and the calls after them', () => {
+    const summary = user('Summary of the work.\n\nResume the prior task using the summary above.');
+    const ack = assistant('Got it. Thanks for the additional context!');
+    const attachments = userBlocks('The following files were recently accessed before context was compacted.\n- a.ts');
+    const reads = calls(['r1', 'read_file', { path: 'a.ts' }]);
+    expect(syntheticPrefixLength([summary, ack, user('q')])).toBe(0);
+    expect(syntheticPrefixLength([summary, ack, user('q')], { includeCompacted: true })).toBe(2);
+    expect(syntheticPrefixLength([userBlocks(reminder), summary, ack, user('q')], { includeCompacted: true })).toBe(3);
+    expect(syntheticPrefixLength([summary, ack, attachments, reads, answers('r1'), user('q')], { includeCompacted: true })).toBe(4);
+    expect(syntheticPrefixLength([summary, ack, attachments, user('q')], { includeCompacted: true })).toBe(3);
+    // The acknowledgement must be the assistant's, word for word.
+    expect(syntheticPrefixLength([summary, user('Got it. Thanks for the additional context!')], { includeCompacted: true })).toBe(0);
+    expect(syntheticPrefixLength([summary, assistant('Got it.')], { includeCompacted: true })).toBe(0);
+  });
+});
+
+describe('anthropic-messages agent tool', () => {
+  it('the agent tool declared as an Anthropic tool is a valid session tool', () => {
+    expect(anthropicTool(AGENT_TOOL_DECLARATION)).toEqual({
+      name: 'agent',
+      description: AGENT_TOOL_DECLARATION.description,
+      input_schema: AGENT_TOOL_DECLARATION.parametersJsonSchema,
+    });
+    expect(() => session([user('x')], { tools: [anthropicTool(AGENT_TOOL_DECLARATION) as AnthropicTool] })).not.toThrow();
+  });
+
+  it("a model's agent call, read from its tool_use input, seeds a fork with the window and allowlist it asks for", () => {
+    const input = { description: 'parser', prompt: 'Read the parser.', subagent_type: 'fork', fork_turns: 1, fork_tools: ['read_file'] };
+    const parent = session([...finished, user('Look at the parser.'), calls(['a1', 'agent', input])]);
+    const checked = validateAgentParams(usesOf(parent.messages.at(-1) as Msg)[0]?.input);
+    if (!checked.ok || checked.fork === undefined) throw new Error('expected a fork request');
+    const seed = seedFork(parent, checked.params.prompt, checked.fork);
+    expect(seed.contents).toEqual([
+      user('Look at the parser.'),
+      calls(['a1', 'agent', {}]),
+      { role: 'user', content: [placeholder('a1'), childBlock('Read the parser.', ['read_file'])] },
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    expect(seed.trimmedMessages).toBe(finished.length);
+  });
+});
+
+describe('anthropic-messages seedFork option checks', () => {
+  it('refuses an empty directive and bad options, as for Gemini', () => {
+    const parent = session(finished);
+    expect(() => seedFork(parent, '  ')).toThrow('seedFork: the directive must be a non-empty string');
+    expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
+    expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
+    expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
+    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
+  });
+});
+
+describe('anthropic-messages and Gemini: the same rules on the same conversation', () => {
+  /*
+   * Random conversations written in both shapes: whatever a Gemini fork gets, the Anthropic fork
+   * gets the same messages in its own shape. The shapes match message for message: a Gemini model
+   * message is an assistant message (text blocks, then tool_use blocks), a Gemini user message is a
+   * user message (tool_result blocks, then text blocks), and a lone text is string content. Every
+   * call is answered by the next message (all its results, in any order, maybe with words after
+   * them), except in a call message that ends the conversation: Anthropic's API takes nothing else.
+   */
+  function toAnthropic(message: Content): Msg {
+    const texts = message.parts.flatMap((p) => (typeof p.text === 'string' ? [p.text] : []));
+    const only = message.parts.length === 1 && texts.length === 1 ? texts[0] : undefined;
+    if (only !== undefined) return message.role === 'model' ? assistant(only) : user(only);
+    if (message.role === 'model') {
+      const made = message.parts.flatMap((p) => (p.functionCall ? [use(p.functionCall.id ?? p.functionCall.name, p.functionCall.name, p.functionCall.args ?? {})] : []));
+      return { role: 'assistant', content: [...texts.map(text), ...made] };
+    }
+    const results = message.parts.flatMap((p) => (p.functionResponse ? [result(p.functionResponse.id ?? p.functionResponse.name, String((p.functionResponse.response as { output?: unknown }).output))] : []));
+    return { role: 'user', content: [...results, ...texts.map(text)] };
+  }
+
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+  }
+
+  function conversation(next: () => number): Content[] {
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+    const gUser = (value: string): Content => ({ role: 'user', parts: [{ text: value }] });
+    const gModel = (value: string): Content => ({ role: 'model', parts: [{ text: value }] });
+    const history: Content[] = [];
+    if (next() < 0.3) history.push(gUser('<system-reminder>\nstartup\n</system-reminder>'));
+    if (next() < 0.2) history.push(gUser('Resume the prior task using the summary above.'), gModel('Got it. Thanks for the additional context!'));
+    let id = 0;
+    const length = 1 + Math.floor(next() * 12);
+    for (let i = 0; i < length; i++) {
+      const kind = pick(['user', 'user', 'blank', 'reminder', 'model', 'calls', 'calls'] as const);
+      if (kind === 'user') history.push(gUser(`question ${i}`));
+      else if (kind === 'blank') history.push(gUser('  '));
+      else if (kind === 'reminder') history.push(gUser('<system-reminder>x</system-reminder>'));
+      else if (kind === 'model') history.push(gModel(`answer ${i}`));
+      else {
+        const count = 1 + Math.floor(next() * 3);
+        const made = Array.from({ length: count }, () => {
+          const name = pick(['grep', 'agent', 'read_file']);
+          return { id: `k${id++}`, name, args: name === 'agent' ? { prompt: `SIBLING-${id}` } : { q: `${id}` } };
+        });
+        history.push({ role: 'model', parts: [...(next() < 0.5 ? [{ text: 'calling' }] : []), ...made.map((c) => ({ functionCall: c }))] });
+        // A call message that ends the conversation may stay unanswered; any other is answered whole, in any order.
+        if (i === length - 1 && next() < 0.5) break;
+        const answered = made.slice().sort(() => next() - 0.5);
+        const words = pick([[], [], ['<system-reminder>y</system-reminder>'], [`words ${i}`]]);
+        history.push({
+          role: 'user',
+          parts: [...answered.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { output: `out ${c.id}` } } })), ...words.map((w) => ({ text: w }))],
+        });
+      }
+    }
+    return history;
+  }
+
+  it('gives the same fork, message for message, for 400 random conversations and every window', () => {
+    const next = random(20261201);
+    let checked = 0;
+    const cases = new Set<string>();
+    for (let n = 0; n < 400; n++) {
+      const history = conversation(next);
+      const gemini = parseSession({ model: 'gemini-2.5-flash', systemInstruction: { parts: [{ text: 'sys' }] }, history }) as GeminiSession;
+      const anthropic = session(history.map(toAnthropic), { system: 'sys' });
+      for (const mode of ['inherit', 'completed-turns'] as const) {
+        for (const forkTurns of ['all', 1, 2, 3] as const) {
+          const options = { history: mode, forkTurns, allowedTools: ['grep'] };
+          const g = seedFork(gemini, 'the directive', options);
+          const a = seedFork(anthropic, 'the directive', options);
+          const context = JSON.stringify({ history: gemini.history, options });
+          expect(a.seedCase, context).toBe(g.seedCase);
+          expect(a.contents, context).toEqual(g.contents.map(toAnthropic));
+          expect(a.sharedContents, context).toBe(g.sharedContents);
+          expect(a.trimmedMessages, context).toBe(g.trimmedMessages);
+          expect(a.session.system).toBe('sys');
+          cases.add(a.seedCase);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(400 * 8);
+    expect([...cases].sort()).toEqual(['continue', 'dropped-user', 'fresh', 'mid-turn', 'tool-results']);
+  });
+});
