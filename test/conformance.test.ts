@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { anthropicTool } from '../src/dialect/anthropic-messages.js';
 import { chatFunctionTool } from '../src/dialect/openai-chat.js';
 import { DEFAULT_MAX_TURNS, ForkEngine, defineTool, parseSession, type Content, type ParentSession } from '../src/index.js';
 import {
@@ -14,7 +15,10 @@ import {
   type FunctionDeclaration,
   type OpenAIChatSession,
 } from '../src/protocol.js';
+import type { ProviderOption } from '../src/engine/options.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
+import type { AnthropicMessageLike } from '../src/model/types.js';
+import type { AnthropicMessagesSession, AnthropicTool } from '../src/session/anthropic-messages-schema.js';
 import { filler } from './support/engine-fixtures.js';
 
 /*
@@ -37,15 +41,17 @@ const REF = {
 };
 
 /*
- * Every case that seeds a fork runs on both session shapes: Gemini's (Content with parts) and
- * OpenAI Chat Completions' ("format": "openai-chat"). A shape says how it writes a user text, a
- * model text, a call and its results; the expectations are the same facts in that shape. In Chat
- * Completions a result is a `tool` message of its own and the user's words a user message after
- * it, where Gemini puts both in one user message; its leading system message (the head) is kept
- * first by every fork, where Gemini keeps its system instruction in a field of its own.
+ * Every case that seeds a fork runs on the three session shapes: Gemini's (Content with parts),
+ * OpenAI Chat Completions' ("format": "openai-chat") and Anthropic Messages' ("format":
+ * "anthropic-messages"). A shape says how it writes a user text, a model text, a call and its
+ * results; the expectations are the same facts in that shape. In Chat Completions a result is a
+ * `tool` message of its own and the user's words a user message after it, where Gemini puts both in
+ * one user message (Anthropic too: `tool_result` blocks, then the words); its leading system message
+ * (the head) is kept first by every fork, where Gemini and Anthropic keep the system prompt in a
+ * field of their own.
  */
 
-type Message = Content | ChatMessage;
+type Message = Content | ChatMessage | AnthropicMessageLike;
 type Result = [id: string, name: string, output: string];
 
 interface Shape {
@@ -56,8 +62,8 @@ interface Shape {
   model(text: string): Message;
   /** A user message of these text parts. */
   userParts(...texts: string[]): Message;
-  /** A user message with no content at all. */
-  emptyUser(): Message;
+  /** A user message with no content at all; undefined when a session of this shape cannot hold one (Anthropic's API refuses empty content). */
+  emptyUser: (() => Message) | undefined;
   call(id: string, name: string, args: Record<string, unknown>): Message;
   /** The results of calls, then the user's text if any, as this shape writes them after the call message. */
   results(list: Result[], text?: string): Message[];
@@ -79,6 +85,8 @@ interface Shape {
   modelRoute: RegExp;
   /** A session for the engine: this system text, these groups of declarations, this conversation. */
   engineSession(system: string, tools: FunctionDeclaration[][], history: Message[]): ParentSession;
+  /** The engine's provider for this shape, talking to the local server at `url`. */
+  provider(url: string): ProviderOption;
 }
 
 const gemini: Shape = {
@@ -125,6 +133,7 @@ const gemini: Shape = {
     tools: tools.map((group) => ({ functionDeclarations: group.map((declaration) => ({ ...declaration })) })),
     history: history as Content[],
   }),
+  provider: (url) => ({ kind: 'local', url }),
 };
 
 const chatSystem = (content: string): ChatMessage => ({ role: 'system', content });
@@ -186,9 +195,82 @@ const openAIChat: Shape = {
       messages: [chatSystem(system), ...(history as ChatMessage[])],
       tools: tools.flat().map((declaration) => (declaration === AGENT_TOOL_DECLARATION ? AGENT_TOOL_FUNCTION : chatFunctionTool(declaration))),
     }),
+  provider: (url) => ({ kind: 'local', url }),
 };
 
-const SHAPES = [gemini, openAIChat];
+/** A valid anthropic-messages session: parseSession throws on anything else, and returns the very object. */
+function anthropicSession(session: AnthropicMessagesSession): AnthropicMessagesSession {
+  if (parseSession(session) !== session) throw new Error('parseSession returned another object');
+  return session;
+}
+
+const anthropicBlocks = (message: Message | undefined): readonly Record<string, unknown>[] => {
+  const content = (message as AnthropicMessageLike | undefined)?.content;
+  return Array.isArray(content) ? content : [];
+};
+
+const anthropicMessages: Shape = {
+  name: 'anthropic-messages',
+  head: [],
+  user: (text) => ({ role: 'user', content: text }),
+  model: (text) => ({ role: 'assistant', content: text }),
+  userParts: (...texts) => ({ role: 'user', content: texts.map((text) => ({ type: 'text', text })) }),
+  // Anthropic's API (and so the schema) refuses a user message with empty content.
+  emptyUser: undefined,
+  call: (id, name, args) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name, input: args }] }),
+  results: (list, text) => [
+    {
+      role: 'user',
+      content: [
+        ...list.map(([id, , output]) => ({ type: 'tool_result', tool_use_id: id, content: output })),
+        ...(text !== undefined ? [{ type: 'text', text }] : []),
+      ],
+    },
+  ],
+  session: (history, { system = true } = {}) =>
+    anthropicSession({
+      format: 'anthropic-messages',
+      model: 'claude-sonnet-4-5',
+      ...(system ? { system: 'parent system' } : {}),
+      tools: ['read_file', 'edit', 'agent'].map((name) => ({ name, input_schema: { type: 'object' as const } })),
+      messages: history as AnthropicMessagesSession['messages'],
+      max_tokens: 1024,
+    }),
+  // A session holds at least one message: a lone prompt the parent never answered, which a fork drops.
+  nothing: [{ role: 'user', content: 'hello' }],
+  systemText: (seed) => (seed.format === 'anthropic-messages' && typeof seed.session.system === 'string' ? seed.session.system : undefined),
+  tools: (seed) => (seed.format === 'anthropic-messages' ? seed.session.tools : undefined),
+  lastText: (message) => {
+    const content = (message as AnthropicMessageLike | undefined)?.content;
+    if (typeof content === 'string') return content;
+    const last = anthropicBlocks(message).at(-1);
+    return last?.type === 'text' && typeof last.text === 'string' ? last.text : undefined;
+  },
+  nestedResult() {
+    const nested = { type: 'text', text: 'captured' };
+    const message: AnthropicMessageLike = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call-1', content: [nested] }] };
+    const find = (contents: Message[]) => {
+      const block = contents.flatMap(anthropicBlocks).find((b) => b.type === 'tool_result');
+      return Array.isArray(block?.content) ? block.content[0] : undefined;
+    };
+    return { message, nested, find };
+  },
+  // A tool's error is a tool_result holding the text itself, marked as an error.
+  inBody: (text) => `"content":${JSON.stringify(text)},"is_error":true`,
+  modelRoute: /^messages$/,
+  engineSession: (system, tools, history) =>
+    anthropicSession({
+      format: 'anthropic-messages',
+      model: 'claude-sonnet-4-5',
+      system,
+      tools: tools.flat().map((declaration) => anthropicTool(declaration) as AnthropicTool),
+      messages: history as AnthropicMessagesSession['messages'],
+      max_tokens: 1024,
+    }),
+  provider: (url) => ({ kind: 'anthropic', apiKey: 'sk-test-not-real', baseUrl: url }),
+};
+
+const SHAPES = [gemini, openAIChat, anthropicMessages];
 
 /** The reference's fixtures, in a shape. */
 function fixtures(shape: Shape) {
@@ -275,9 +357,16 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
     });
 
     it('does not count empty user content as a real turn', () => {
-      const emptyUser = shape.emptyUser();
       const emptyAck = shape.model('ignored empty input');
-      expect(inherited([startup, firstUser, firstModel, emptyUser, emptyAck], 1)).toEqual([firstUser, firstModel, emptyUser, emptyAck]);
+      if (shape.emptyUser !== undefined) {
+        const emptyUser = shape.emptyUser();
+        expect(inherited([startup, firstUser, firstModel, emptyUser, emptyAck], 1)).toEqual([firstUser, firstModel, emptyUser, emptyAck]);
+      } else {
+        // Anthropic's API refuses empty content, and so does the schema: blank content is the case a session can hold.
+        expect(() => shape.session([startup, firstUser, firstModel, shape.user(''), emptyAck])).toThrow(/must not be empty/);
+        const blankString = shape.user('  ');
+        expect(inherited([startup, firstUser, firstModel, blankString, emptyAck], 1)).toEqual([firstUser, firstModel, blankString, emptyAck]);
+      }
       // A Gemini session file cannot hold a message without parts (Gemini refuses one); a blank text part is the same case.
       const blank = shape.userParts('  ');
       expect(inherited([startup, firstUser, firstModel, blank, emptyAck], 1)).toEqual([firstUser, firstModel, blank, emptyAck]);
@@ -515,7 +604,7 @@ describe.each(SHAPES)('fork-subagent.test.ts › resolveForkExecutionAllowedTool
   const parent = shape.engineSession(system, [[readFile.declaration, displayImage.declaration]], [firstUser, firstModel]);
   beforeAll(async () => {
     server = await startLocalServer({ captureRequests: true });
-    engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [readFile, displayImage] });
+    engine = await ForkEngine.create({ provider: shape.provider(server.url), threads: 1, tools: [readFile, displayImage] });
   });
   afterAll(async () => {
     await engine.close();
@@ -532,10 +621,13 @@ describe.each(SHAPES)('fork-subagent.test.ts › resolveForkExecutionAllowedTool
 
   it('preserves unrestricted execution when display_image is not advertised', async () => {
     executed.length = 0;
+    const start = server.requests.length;
     const plain = shape.engineSession(system, [[readFile.declaration]], [firstUser, firstModel]);
     const [result] = await engine.fanOut(engine.freeze(plain), [{ id: 'a', directive: 'CALL read_file {"path":"a.ts"}\nREPLY ok' }]).results();
     expect(result?.status).toBe('completed');
     expect(executed).toEqual(['read_file a.ts']);
+    // Each model call went to this shape's own route.
+    said(start);
   });
 
   it('keeps inherited declarations but denies display_image by default', async () => {
@@ -563,7 +655,7 @@ describe.each(SHAPES)('fork-subagent.test.ts › resolveForkExecutionAllowedTool
   it('caps fork turns at 200 and never asks a person: an approval-required tool is denied in a fork', async () => {
     expect(DEFAULT_MAX_TURNS).toBe(200);
     const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: z.object({}), approval: 'required', execute: () => 'deployed' });
-    const local = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [deploy] });
+    const local = await ForkEngine.create({ provider: shape.provider(server.url), threads: 1, tools: [deploy] });
     try {
       const start = server.requests.length;
       const withDeploy = shape.engineSession(system, [[deploy.declaration]], [firstUser, firstModel]);
@@ -581,12 +673,15 @@ describe.each(SHAPES)('fork-subagent.test.ts › resolveForkExecutionAllowedTool
       [[readFile.declaration, displayImage.declaration], [AGENT_TOOL_DECLARATION]],
       [shape.user('parent marker: FORK7348_PARENT_7XQ9'), shape.model('Ready.')],
     );
+    const start = server.requests.length;
     const outcome = await engine.runParentAgent(
       withAgent,
       'CALL agent {"description":"marker","prompt":"RECALL FORK\\\\d+_PARENT_\\\\w+","subagent_type":"fork","run_in_background":false}\nREPLY launched',
     );
     expect(outcome.status).toBe('completed');
     expect(outcome.forks.map((f) => [f.status, f.text])).toEqual([['completed', 'RECALL FORK\\d+_PARENT_\\w+: FORK7348_PARENT_7XQ9']]);
+    // The parent's calls and the fork's went to this shape's own route.
+    said(start);
   });
 
   it('blocks a fork from spawning any sub-agent, with the reference\'s words', async () => {
