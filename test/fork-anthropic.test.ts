@@ -17,6 +17,7 @@ import {
   validateAgentParams,
 } from '../src/fork/index.js';
 import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
+import { validateMessagesRequest } from '../src/local-server/anthropic-validate.js';
 import type { AnthropicMessageLike } from '../src/model/types.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import type { Content, GeminiSession } from '../src/protocol.js';
@@ -112,6 +113,12 @@ const midTurn: Msg[] = [
 const messagesOf = (s: Readonly<AnthropicMessagesSession>): readonly Msg[] => s.messages as unknown as readonly Msg[];
 
 const textOf = (contents: readonly unknown[]): string => JSON.stringify(contents);
+
+/** The local server's check of a Messages request (it answers 400 as the API does: a tool_result must answer a tool_use of the message before). */
+function accepted(seed: { session: Readonly<AnthropicMessagesSession>; contents: readonly Msg[] }): boolean {
+  validateMessagesRequest(bodyOf(seed.session, seed.contents) as Parameters<typeof validateMessagesRequest>[0]);
+  return true;
+}
 
 /** The Messages API body a fork sends first: the session's fields with the seed's messages. */
 function bodyOf(fields: Readonly<AnthropicMessagesSession>, messages: readonly Msg[]): Record<string, unknown> {
@@ -415,6 +422,29 @@ describe('anthropic-messages seedFork, forkTurns', () => {
     // …and without one, the fork's own.
     expect(seedFork(bare(history.slice(0, 3)), 'x', { forkTurns: 1 }).session.system).toBe(FORK_SYSTEM_TEXT);
   });
+
+  it("a window that starts at a user message of results and words keeps the words, not the results of calls it left out", () => {
+    const words = { role: 'user' as const, content: [result('g1', 'found it'), text('next question'), text('<system-reminder>x</system-reminder>')] };
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }]), words, assistant('ok')];
+    const parent = session(history);
+    const seed = seedFork(parent, 'x', { forkTurns: 1 });
+    expect(seed.contents).toEqual([{ role: 'user', content: [text('next question'), text('<system-reminder>x</system-reminder>')] }, assistant('ok'), child('x')]);
+    expect(seed.trimmedMessages).toBe(2);
+    expect(seed.sharedContents).toBe(2);
+    expect(accepted(seed)).toBe(true);
+    // The parent keeps its message, with copy: false too (the window's is a new one, its blocks the parent's).
+    const shared = seedFork(parent, 'x', { forkTurns: 1, copy: false });
+    expect(shared.contents[0]).not.toBe(parent.messages[2]);
+    expect(blocksOf(shared.contents[0])[0]).toBe(words.content[1]);
+    expect(parent.messages[2]).toEqual(words);
+    // A window that keeps the calls keeps their results; "all" keeps everything.
+    expect(seedFork(parent, 'x', { forkTurns: 2 }).contents).toEqual([...history, child('x')]);
+    // Then mid-turn: the window's first message is still without the results of calls it left out.
+    const mid = seedFork(session([...history, user('and the lexer?'), calls(['a1', 'agent', { prompt: 'SIBLING' }])]), 'x', { forkTurns: 2 });
+    expect(mid.seedCase).toBe('mid-turn');
+    expect(mid.contents[0]).toEqual({ role: 'user', content: [text('next question'), text('<system-reminder>x</system-reminder>')] });
+    expect(accepted(mid)).toBe(true);
+  });
 });
 
 describe('anthropic-messages seedFork, copies and sharing', () => {
@@ -619,6 +649,19 @@ describe("anthropic-messages byte fidelity: the parent part of a fork is the par
     expect(bytes(sent[1])).toBe(bytes(M[1]));
     expect(bytes(sent[2])).toBe(bytes(M[2]));
     expect(textOf(sent).match(/"cache_control"/g)).toHaveLength(2);
+  });
+
+  it('a forkTurns window keeps its messages byte for byte; the one it starts at loses only the results of calls it left out', () => {
+    // Real turns: the marker prompt, the message with words and an image after a result, the unanswered prompt (dropped).
+    const p = withPrompt();
+    const seed = seedFork(p, 'mine', { forkTurns: 2 });
+    expect(seed.trimmedMessages).toBe(2);
+    expect(seed.seedCase).toBe('dropped-user');
+    const result = bytes(blocksOf(p.messages[2] as Msg)[0]);
+    expect(result).toBe('{"is_error":false,"content":[{"text":"file a","type":"text"}],"tool_use_id":"c1","type":"tool_result"}');
+    expect(bytes(seed.contents[0])).toBe(bytes(p.messages[2]).replace(`${result},`, ''));
+    expect(bytes(seed.contents.slice(1, seed.sharedContents))).toBe(bytes(p.messages.slice(3, 4)));
+    expect(accepted(seed)).toBe(true);
   });
 
   it("the fork request carries the parent body byte for byte up to the fork's own messages", () => {
@@ -907,6 +950,11 @@ describe('anthropic-messages and Gemini: the same rules on the same conversation
     return { role: 'user', content: [...results, ...texts.map(text)] };
   }
 
+  function withoutResults(message: Msg): Msg {
+    if (typeof message.content === 'string' || !message.content.some((b) => b.type === 'tool_result')) return message;
+    return { ...message, content: message.content.filter((b) => b.type !== 'tool_result') };
+  }
+
   function random(seed: number): () => number {
     let state = seed;
     return () => {
@@ -965,7 +1013,12 @@ describe('anthropic-messages and Gemini: the same rules on the same conversation
           const a = seedFork(anthropic, 'the directive', options);
           const context = JSON.stringify({ history: gemini.history, options });
           expect(a.seedCase, context).toBe(g.seedCase);
-          expect(a.contents, context).toEqual(g.contents.map(toAnthropic));
+          // One deliberate difference: a window that starts at a message of results and words leaves
+          // those results out with the calls they answer (the API refuses them); Gemini keeps them.
+          const expected = g.contents.map(toAnthropic);
+          if (g.trimmedMessages > 0 && g.seedCase !== 'fresh') expected[0] = withoutResults(expected[0] as Msg);
+          expect(a.contents, context).toEqual(expected);
+          expect(accepted(a), context).toBe(true);
           expect(a.sharedContents, context).toBe(g.sharedContents);
           expect(a.trimmedMessages, context).toBe(g.trimmedMessages);
           expect(a.session.system).toBe('sys');

@@ -61,6 +61,15 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
   },
 };
 
+/**
+ * The message without its tool_result blocks (the same message when it has none): what a forkTurns
+ * window keeps of the user message it starts at, whose results answer calls the window left out.
+ */
+export function withoutToolResults(message: AnthropicMessageLike): AnthropicMessageLike {
+  if (typeof message.content === 'string' || !message.content.some((block) => block.type === 'tool_result')) return message;
+  return { ...message, content: message.content.filter((block) => block.type !== 'tool_result') };
+}
+
 /** A function declaration as an Anthropic tool (`input_schema` is the JSON Schema). */
 export function anthropicTool(declaration: FunctionDeclaration): Block {
   return { name: declaration.name, description: declaration.description, input_schema: declaration.parametersJsonSchema };

@@ -1,4 +1,4 @@
-import { anthropicMessagesDialect } from '../dialect/anthropic-messages.js';
+import { anthropicMessagesDialect, withoutToolResults } from '../dialect/anthropic-messages.js';
 import type { Dialect, ToolResponse } from '../dialect/dialect.js';
 import { geminiDialect } from '../dialect/gemini.js';
 import { openAIChatDialect, systemMessage } from '../dialect/openai-chat.js';
@@ -190,6 +190,13 @@ interface Built<M> {
 function seedMessages<M extends AnyMessage, S>(dialect: Dialect<M, S>, messages: M[], window: Window): Built<M> {
   const base = window.history === 'completed-turns' ? completedTurnPrefix(messages) : messages;
   const { kept, dropped } = keepLastUserTurns(base, window.forkTurns);
+  const first = kept[0];
+  if (dropped > 0 && first !== undefined && dialect.format === 'anthropic-messages') {
+    // In Anthropic's shape results open the user message that carries the person's words: a window
+    // that starts there has left out the calls they answer, and the API refuses a tool_result
+    // without its tool_use in the message before. The words stay; the results go with their calls.
+    kept[0] = withoutToolResults(first as AnthropicMessageLike) as M;
+  }
   return { ...buildContents(dialect, kept, window.childText, window.spawnTools), dropped };
 }
 
