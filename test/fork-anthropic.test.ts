@@ -120,6 +120,16 @@ function accepted(seed: { session: Readonly<AnthropicMessagesSession>; contents:
   return true;
 }
 
+/**
+ * Whether a seed's messages, answered by the model, make a session the schema takes: its tool rules
+ * are the API's, which reads consecutive messages of one role as one turn (the local server's check
+ * pairs single messages only, so it cannot judge those).
+ */
+function valid(seed: { session: Readonly<AnthropicMessagesSession>; contents: readonly Msg[] }): boolean {
+  parseSession({ ...seed.session, messages: [...seed.contents, assistant('done')] });
+  return true;
+}
+
 /** The Messages API body a fork sends first: the session's fields with the seed's messages. */
 function bodyOf(fields: Readonly<AnthropicMessagesSession>, messages: readonly Msg[]): Record<string, unknown> {
   const request = anthropicMessagesDialect.request(fields as unknown as AnthropicSessionLike, messages);
@@ -294,6 +304,68 @@ describe('anthropic-messages seedFork, history "inherit"', () => {
       assistant('d'),
       child('x'),
     ]);
+  });
+});
+
+describe("anthropic-messages seedFork: consecutive messages of one role are one turn, as Anthropic's API reads them", () => {
+  it("results spread over consecutive user messages are all kept (none replaced by a placeholder); the child message joins the last", () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), answers('g1'), answers('r1')];
+    const seed = seedFork(session(history), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents).toEqual([...history.slice(0, 3), { role: 'user', content: [result('r1', 'result of r1'), childBlock('Look.')] }]);
+    expect(textOf(seed.contents)).not.toContain(FORK_UNAVAILABLE_RESULT_TEXT);
+    expect(seed.sharedContents).toBe(3);
+    expect(valid(seed)).toBe(true);
+  });
+
+  it('calls spread over consecutive assistant messages, or followed by assistant text, are answered by the results after them', () => {
+    const split = [user('go'), calls(['g1', 'grep', { q: 'x' }]), calls(['r1', 'read_file', { path: 'a.ts' }]), answers('g1', 'r1')];
+    const seed = seedFork(session(split), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents).toEqual([...split.slice(0, 3), { role: 'user', content: [...blocksOf(split[3]), childBlock('Look.')] }]);
+    const talking = [user('go'), calls(['g1', 'grep', { q: 'x' }]), assistant('Let me look.'), answers('g1')];
+    const kept = seedFork(session(talking), 'Look.');
+    // The results are the parent's, kept: not dropped as if they answered nothing.
+    expect(kept.seedCase).toBe('tool-results');
+    expect(kept.contents).toEqual([...talking.slice(0, 3), { role: 'user', content: [...blocksOf(talking[3]), childBlock('Look.')] }]);
+    expect(valid(seed) && valid(kept)).toBe(true);
+  });
+
+  it('a mid-turn parent whose calls span several assistant messages gets a placeholder for every call, after the last of them', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }]), calls(['a1', 'agent', { prompt: 'SIBLING' }])];
+    const parent = session(history);
+    const seed = seedFork(parent, 'mine');
+    expect(seed.seedCase).toBe('mid-turn');
+    expect(seed.contents).toEqual([
+      user('go'),
+      history[1],
+      calls(['a1', 'agent', {}]),
+      { role: 'user', content: [unavailable('g1'), placeholder('a1'), childBlock('mine')] },
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    expect(seed.sharedContents).toBe(3);
+    expect(valid(seed)).toBe(true);
+    // With copy: false, the message without agent calls is the parent's own.
+    expect(seedFork(parent, 'mine', { copy: false }).contents[1]).toBe(parent.messages[1]);
+  });
+
+  it('calls followed by assistant text that ends the conversation leave the parent mid-turn, not finished', () => {
+    const history = [user('go'), calls(['a1', 'agent', { prompt: 'SIBLING' }]), assistant('Still waiting for the fork.')];
+    const seed = seedFork(session(history), 'mine');
+    expect(seed.seedCase).toBe('mid-turn');
+    expect(seed.contents).toEqual([
+      user('go'),
+      calls(['a1', 'agent', {}]),
+      history[2],
+      { role: 'user', content: [placeholder('a1'), childBlock('mine')] },
+      assistant(FORK_ACK_TEXT),
+      user(FORK_BEGIN_TEXT),
+    ]);
+    expect(textOf(seed.contents)).not.toContain('SIBLING');
+    expect(valid(seed)).toBe(true);
+    // Its turn is not completed either.
+    expect(seedFork(session(history), 'mine', { history: 'completed-turns' }).seedCase).toBe('fresh');
   });
 });
 
@@ -1019,6 +1091,7 @@ describe('anthropic-messages and Gemini: the same rules on the same conversation
           if (g.trimmedMessages > 0 && g.seedCase !== 'fresh') expected[0] = withoutResults(expected[0] as Msg);
           expect(a.contents, context).toEqual(expected);
           expect(accepted(a), context).toBe(true);
+          expect(valid(a), context).toBe(true);
           expect(a.sharedContents, context).toBe(g.sharedContents);
           expect(a.trimmedMessages, context).toBe(g.trimmedMessages);
           expect(a.session.system).toBe('sys');

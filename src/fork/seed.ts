@@ -207,15 +207,18 @@ function buildContents<M extends AnyMessage, S>(
   childText: string,
   spawnTools: ReadonlySet<string>,
 ): Omit<Built<M>, 'dropped'> {
+  // Anthropic's API reads consecutive messages of one role as one turn (so does its session schema):
+  // a turn's calls may span several assistant messages, and their results several user messages.
+  const merged = dialect.format === 'anthropic-messages';
   let seedCase: SeedCase = 'continue';
-  let results = trailingResults(history);
+  let results = trailingResults(history, merged);
   const last = history[history.length - 1];
   if (last !== undefined && viewMessage(last).role === 'user' && results === undefined) {
     // A prompt the parent never answered (no results of the last calls in it): that one message
     // goes, and the child message takes its place.
     history.pop();
     seedCase = 'dropped-user';
-    results = trailingResults(history);
+    results = trailingResults(history, merged);
   }
   const end = history[history.length - 1];
   if (end === undefined) return { contents: [dialect.userText(childText)], shared: 0, seedCase: 'fresh' };
@@ -226,13 +229,14 @@ function buildContents<M extends AnyMessage, S>(
     const { contents, shared } = dialect.completeResults(history, results, placeholders(results, spawnTools), [childText]);
     return { contents, shared, seedCase: 'tool-results' };
   }
-  const calls = viewMessage(end).calls;
+  const start = modelTurnStart(history, history.length - 1, merged);
+  const calls = history.slice(start).flatMap((message) => viewMessage(message).calls);
   if (viewMessage(end).role !== 'model' || calls.length === 0) {
     return { contents: [...history, dialect.userText(childText)], shared: history.length, seedCase };
   }
   // Mid-turn: siblings share the call message (agent calls without their arguments) and the
   // placeholders byte for byte; only the child message differs, so nobody sees a sibling's directive.
-  history[history.length - 1] = dialect.redactCalls(end, spawnTools);
+  for (let i = start; i < history.length; i++) history[i] = dialect.redactCalls(history[i] as M, spawnTools);
   const answer = dialect.answer(calls, placeholders(calls, spawnTools), [childText]);
   return {
     contents: [...history, ...answer.messages, dialect.modelText(FORK_ACK_TEXT), dialect.userText(FORK_BEGIN_TEXT)],
@@ -242,23 +246,37 @@ function buildContents<M extends AnyMessage, S>(
 }
 
 /**
- * When the history ends on results of the last model message's calls (matched by id, or by name
- * without one): the calls still unanswered. undefined when it does not (no results, or results
- * that answer none of them).
+ * Where the model turn that ends at `end` starts: `end` itself, or with `merged` (consecutive
+ * model messages are one turn) the first of the model messages right before it. `end + 1` when
+ * `end` is not a model message.
  */
-function trailingResults(history: readonly AnyMessage[]): CallView[] | undefined {
+function modelTurnStart(history: readonly AnyMessage[], end: number, merged: boolean): number {
+  const at = history[end];
+  if (at === undefined || viewMessage(at).role !== 'model') return end + 1;
+  let start = end;
+  while (merged && start > 0 && viewMessage(history[start - 1] as AnyMessage).role === 'model') start--;
+  return start;
+}
+
+/**
+ * When the history ends on results of the last model turn's calls (matched by id, or by name
+ * without one): the calls still unanswered. undefined when it does not (no results, or results
+ * that answer none of them). With `merged`, consecutive user messages of results are one turn's
+ * results, and consecutive model messages one turn's calls.
+ */
+function trailingResults(history: readonly AnyMessage[], merged: boolean): CallView[] | undefined {
   let at = history.length - 1;
   const answers = [];
   // Gemini carries results in one user message; Chat Completions in one tool message each.
   while (at >= 0 && viewMessage(history[at] as AnyMessage).results.length > 0) {
     answers.push(...viewMessage(history[at] as AnyMessage).results);
     at--;
-    if (viewMessage(history[at + 1] as AnyMessage).role === 'user') break;
+    if (viewMessage(history[at + 1] as AnyMessage).role === 'user' && !merged) break;
   }
   if (answers.length === 0) return undefined;
-  const previous = history[at];
-  if (previous === undefined || viewMessage(previous).role !== 'model') return undefined;
-  const open = [...viewMessage(previous).calls];
+  const start = modelTurnStart(history, at, merged);
+  if (start > at) return undefined;
+  const open = history.slice(start, at + 1).flatMap((message) => viewMessage(message).calls);
   let answered = 0;
   for (const result of answers) {
     const i = open.findIndex((call) => (call.id !== undefined && call.id !== '' ? call.id === result.id : call.name === result.name));
