@@ -39,7 +39,11 @@ export interface BenchConfig {
   /**
    * `latency`: realistic in the full run; quick uses 'fast' (the same shape scaled down: the cold start is still a whole wave).
    * `chat`: the same conversation in OpenAI Chat Completions' shape, per simulated provider preset
-   * (warm-up none, auto, parent; DeepSeek's auto and parent also with `cacheBuildMs: 0`), `ns` forks each.
+   * (warm-up none, auto, parent; DeepSeek's auto and parent also with `cacheBuildMs: 0`), `ns` forks
+   * each, run `chat.repeats` times (no more than `repeats`). Once in the full run too: in 3 runs at
+   * realistic latency (2026-12-01) hit rate, efficiency and misses came out the same every time
+   * except in DeepSeek's parent-warm rows at N=256 (spread up to 0.04), and the 3 runs took the
+   * cache section from 3 to 14 minutes (on the shared machine).
    */
   cache: {
     ns: readonly number[];
@@ -47,7 +51,7 @@ export interface BenchConfig {
     repeats: number;
     prefixBytes: number;
     latency: 'realistic' | 'fast';
-    chat: { ns: readonly number[]; presets: readonly UsagePreset[] };
+    chat: { ns: readonly number[]; presets: readonly UsagePreset[]; repeats: number };
   };
   /**
    * sab+explicit over a small and a large prefix: `nBig` forks over each, and `nSmall` forks over
@@ -74,7 +78,7 @@ export const QUICK: BenchConfig = {
   dispatch: { sizes: PREFIX_SIZES, n: 16, bursts: 2, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 8, repeats: 1 },
   throughput: { ns: { zero: [10, 100], realistic: [100] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
-  cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16, 256], presets: CHAT_PRESETS } },
+  cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1 } },
   memory: { nSmall: 4, nBig: 16, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 10_000 },
   variants: VARIANTS,
@@ -89,7 +93,7 @@ export const FULL: BenchConfig = {
   dispatch: { sizes: PREFIX_SIZES, n: 64, bursts: 6, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3 },
   throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
-  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS } },
+  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1 } },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 100_000 },
   variants: VARIANTS,

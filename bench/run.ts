@@ -229,7 +229,7 @@ async function sectionCache(ctx: Runner): Promise<void> {
         });
       }
     }
-    for (const preset of cfg.cache.chat.presets) await chatCache(ctx, preset, rep);
+    if (rep <= cfg.cache.chat.repeats) for (const preset of cfg.cache.chat.presets) await chatCache(ctx, preset, rep);
   }
 }
 
@@ -240,7 +240,7 @@ async function sectionCache(ctx: Runner): Promise<void> {
  */
 async function chatCache(ctx: Runner, preset: UsagePreset, rep: number): Promise<void> {
   const c = ctx.cfg.cache;
-  log(`  cache ${preset} (openai-chat) N=${c.chat.ns.join(',')}, repeat ${rep}/${c.repeats}`);
+  log(`  cache ${preset} (openai-chat) N=${c.chat.ns.join(',')}, repeat ${rep}/${Math.min(c.repeats, c.chat.repeats)}`);
   const jobs = preset === 'deepseek' ? [...CHAT_JOBS, NO_BUILD_WAIT] : CHAT_JOBS;
   await withServer(
     c.latency,
