@@ -369,6 +369,40 @@ describe("anthropic-messages seedFork: consecutive messages of one role are one 
   });
 });
 
+describe('anthropic-messages seedFork: a mid-conversation system message at the end goes with the user message before it', () => {
+  // Anthropic takes a { "role": "system" } message right after a user message, as the last message
+  // or before an assistant message: a fork's user message may not follow it.
+  const note = { role: 'system' as const, content: 'Mode changed: read-only.' };
+
+  it('after a prompt the parent never answered, both are dropped', () => {
+    const seed = seedFork(session([...finished, user('And now?'), note]), 'Look.');
+    expect(seed.seedCase).toBe('dropped-user');
+    expect(seed.contents).toEqual([...finished, child('Look.')]);
+    expect(seed.sharedContents).toBe(4);
+    expect(valid(seed)).toBe(true);
+    const only = seedFork(session([user('hello'), note]), 'Look.');
+    expect(only.seedCase).toBe('fresh');
+    expect(only.contents).toEqual([child('Look.')]);
+  });
+
+  it('after results of the last calls, it follows the child message that joins them', () => {
+    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }]), answers('g1'), note];
+    const seed = seedFork(session(history), 'Look.');
+    expect(seed.seedCase).toBe('tool-results');
+    expect(seed.contents).toEqual([user('go'), history[1], { role: 'user', content: [...blocksOf(history[2]), childBlock('Look.')] }, note]);
+    expect(seed.sharedContents).toBe(2);
+    expect(valid(seed)).toBe(true);
+  });
+
+  it('elsewhere it is history like any message, and siblings still share everything before their child message', () => {
+    const history = [user('go'), note, assistant('ok')];
+    expect(seedFork(session(history), 'x').contents).toEqual([...history, child('x')]);
+    const a = seedFork(session([user('go'), calls(['g1', 'grep', {}]), answers('g1'), note]), 'A');
+    const b = seedFork(session([user('go'), calls(['g1', 'grep', {}]), answers('g1'), note]), 'B');
+    expect(JSON.stringify(a.contents.slice(0, a.sharedContents))).toBe(JSON.stringify(b.contents.slice(0, b.sharedContents)));
+  });
+});
+
 describe('anthropic-messages seedFork, history "completed-turns"', () => {
   it('leaves the in-flight turn out entirely', () => {
     const seed = seedFork(session(midTurn), 'Look at the lexer.', { history: 'completed-turns' });

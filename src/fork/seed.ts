@@ -210,13 +210,17 @@ function buildContents<M extends AnyMessage, S>(
   // Anthropic's API reads consecutive messages of one role as one turn (so does its session schema):
   // a turn's calls may span several assistant messages, and their results several user messages.
   const merged = dialect.format === 'anthropic-messages';
+  // Anthropic's mid-conversation system messages stand right after a user message and must end the
+  // request or be followed by an assistant message: at the end, they go with the user message before them.
+  const notes = merged ? trailingSystemMessages(history) : [];
   let seedCase: SeedCase = 'continue';
   let results = trailingResults(history, merged);
   const last = history[history.length - 1];
   if (last !== undefined && viewMessage(last).role === 'user' && results === undefined) {
     // A prompt the parent never answered (no results of the last calls in it): that one message
-    // goes, and the child message takes its place.
+    // (and a system message after it) goes, and the child message takes its place.
     history.pop();
+    notes.length = 0;
     seedCase = 'dropped-user';
     results = trailingResults(history, merged);
   }
@@ -225,9 +229,9 @@ function buildContents<M extends AnyMessage, S>(
   if (results !== undefined) {
     // Real results of the last calls, which the parent has not answered yet: kept as they are (the
     // calls keep their arguments); a call still without a result gets a placeholder, so every call
-    // is answered; then the child message.
+    // is answered; then the child message, and the system message that followed the results.
     const { contents, shared } = dialect.completeResults(history, results, placeholders(results, spawnTools), [childText]);
-    return { contents, shared, seedCase: 'tool-results' };
+    return { contents: [...contents, ...notes], shared, seedCase: 'tool-results' };
   }
   const start = modelTurnStart(history, history.length - 1, merged);
   const calls = history.slice(start).flatMap((message) => viewMessage(message).calls);
@@ -243,6 +247,15 @@ function buildContents<M extends AnyMessage, S>(
     shared: history.length + answer.shared,
     seedCase: 'mid-turn',
   };
+}
+
+/** Takes the system messages at the end of `history` off it, when a user message comes before them; returns them in order. */
+function trailingSystemMessages<M extends AnyMessage>(history: M[]): M[] {
+  let at = history.length;
+  while (at > 0 && viewMessage(history[at - 1] as M).role === 'system') at--;
+  const before = history[at - 1];
+  if (at === history.length || before === undefined || viewMessage(before).role !== 'user') return [];
+  return history.splice(at);
 }
 
 /**
