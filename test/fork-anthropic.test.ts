@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { anthropicMessagesDialect, anthropicTool, type AnthropicSessionLike } from '../src/dialect/anthropic-messages.js';
 import { parentBreakpoints, placeBreakpoints } from '../src/dialect/breakpoints.js';
 import {
+  AGENT_TOOL_ANTHROPIC,
   AGENT_TOOL_DECLARATION,
   FORK_ACK_TEXT,
   FORK_BEGIN_TEXT,
@@ -21,6 +22,7 @@ import { validateMessagesRequest } from '../src/local-server/anthropic-validate.
 import type { AnthropicMessageLike } from '../src/model/types.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import type { Content, GeminiSession } from '../src/protocol.js';
+import * as protocol from '../src/protocol.js';
 import type { AnthropicMessagesSession, AnthropicTool } from '../src/session/anthropic-messages-schema.js';
 import { parseSession } from '../src/session/index.js';
 
@@ -63,7 +65,7 @@ const usesOf = (message: Msg | undefined) => blocksOf(message).filter((b) => b.t
 
 const MARKER = 'MARKER-7f3a-only-in-parent-history';
 const SYSTEM = 'You are the main agent.';
-const TOOLS: AnthropicTool[] = [tool('read_file'), anthropicTool(AGENT_TOOL_DECLARATION) as AnthropicTool, tool('grep')];
+const TOOLS: AnthropicTool[] = [tool('read_file'), AGENT_TOOL_ANTHROPIC as AnthropicTool, tool('grep')];
 
 /** A valid anthropic-messages session (parseSession returns the same object) with exactly these messages. */
 function session(messages: Msg[], extra: Partial<AnthropicMessagesSession> = {}, { system = true } = {}): AnthropicMessagesSession {
@@ -998,13 +1000,15 @@ describe('anthropic-messages synthetic prefix and real user turns', () => {
 });
 
 describe('anthropic-messages agent tool', () => {
-  it('the agent tool declared as an Anthropic tool is a valid session tool', () => {
-    expect(anthropicTool(AGENT_TOOL_DECLARATION)).toEqual({
+  it('AGENT_TOOL_ANTHROPIC is the agent tool as an Anthropic tool, exported from forkpool/protocol, and a valid session tool', () => {
+    expect(protocol.AGENT_TOOL_ANTHROPIC).toBe(AGENT_TOOL_ANTHROPIC);
+    expect(AGENT_TOOL_ANTHROPIC).toEqual({
       name: 'agent',
       description: AGENT_TOOL_DECLARATION.description,
       input_schema: AGENT_TOOL_DECLARATION.parametersJsonSchema,
     });
-    expect(() => session([user('x')], { tools: [anthropicTool(AGENT_TOOL_DECLARATION) as AnthropicTool] })).not.toThrow();
+    expect(anthropicTool(AGENT_TOOL_DECLARATION)).toEqual(AGENT_TOOL_ANTHROPIC);
+    expect(() => session([user('x')], { tools: [AGENT_TOOL_ANTHROPIC as AnthropicTool] })).not.toThrow();
   });
 
   it("a model's agent call, read from its tool_use input, seeds a fork with the window and allowlist it asks for", () => {
