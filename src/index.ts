@@ -30,6 +30,7 @@ export {
 export { freezePrefix, decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
 export {
   loadSession,
+  importSession,
   loadTasks,
   parseSession,
   parseTasks,
@@ -40,6 +41,7 @@ export {
   ForkTaskSchema,
   type InputErrorInit,
   type ReadLimits,
+  type LoadSessionOptions,
   type ParentSession,
   type GeminiSession,
   type OpenAIChatSession,
@@ -61,6 +63,18 @@ export {
   type SubagentType,
   type ForkTurns,
 } from './session/index.js';
+export {
+  IMPORT_FORMATS,
+  DEFAULT_MODELS,
+  WORKSPACE_MAPPINGS,
+  formatImportSummary,
+  type ImportFormat,
+  type ImportOptions,
+  type ImportResult,
+  type ImportSummary,
+  type DroppedRecord,
+  type MessageOrigin,
+} from './import/index.js';
 export { convertSession, ConversionError, type ConvertOptions, type ConversionResult, type DroppedItem } from './convert/index.js';
 export {
   defineTool,

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { InputError } from '../session/errors.js';
 import { benchCommand } from './bench-command.js';
 import { convertCommand } from './convert-command.js';
+import { importCommand } from './import-command.js';
 import type { CliIo } from './io.js';
 import { promptCommand } from './prompt-command.js';
 import { runCommand } from './run-command.js';
@@ -18,6 +19,7 @@ Usage:
   forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
   forkpool serve [options]                                the local Gemini-compatible model server
   forkpool convert SESSION --to gemini|openai-chat        convert a session to the other API shape
+  forkpool import FILE [--out FILE]                       another agent's transcript as a session
   forkpool bench [--quick]                                benchmarks (from a source checkout)
   forkpool <command> --help                               a command's options
   forkpool --version
@@ -49,6 +51,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await benchCommand(rest, io);
       case 'convert':
         return await convertCommand(rest, io);
+      case 'import':
+        return await importCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
     }

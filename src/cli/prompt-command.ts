@@ -1,6 +1,7 @@
 import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../session/load.js';
+import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
@@ -15,6 +16,7 @@ import type { ProviderOption } from '../engine/options.js';
 /** `prompt`'s flags: parsing and help both come from here. */
 const PROMPT_FLAGS = {
   session: { type: 'string', arg: 'FILE', help: 'a parent session to continue (default: an empty conversation)' },
+  'session-format': SESSION_FORMAT_FLAG,
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
 } as const satisfies FlagTable;
@@ -38,7 +40,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const text = positionals.join(' ').trim();
   if (!text) throw new UsageError('prompt: the prompt TEXT is required');
   const format = outputFormat(values);
-  const session: ParentSession = values.session ? await loadSession(values.session) : { model: DEFAULT_MODEL, history: [] };
+  const session: ParentSession = values.session ? await loadSession(values.session, sessionLoadOptions(values['session-format'], io)) : { model: DEFAULT_MODEL, history: [] };
   if (values.model) session.model = values.model;
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);

@@ -1,6 +1,7 @@
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { ForkEngine } from '../engine/engine.js';
 import { loadSession, loadTasks } from '../session/load.js';
+import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
@@ -21,6 +22,7 @@ import type { ProviderOption } from '../engine/options.js';
 /** `run`'s flags: parsing and help both come from here. */
 const RUN_FLAGS = {
   session: { type: 'string', arg: 'FILE', help: 'the parent session (JSON)' },
+  'session-format': SESSION_FORMAT_FLAG,
   tasks: { type: 'string', arg: 'FILE|-', help: 'JSONL, one task a line: {"id","directive",...}; - reads stdin' },
   out: {
     type: 'string',
@@ -54,7 +56,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.session) throw new UsageError('run: --session FILE is required');
   if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
   const format = outputFormat(values);
-  const session = await loadSession(values.session);
+  const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
   if (values.model) session.model = values.model;

@@ -1,5 +1,5 @@
 export { InputError, formatPath, type InputErrorInit } from './errors.js';
-export { loadSession, loadTasks, parseSession, parseTasks } from './load.js';
+export { importSession, loadSession, loadTasks, parseSession, parseTasks, type LoadSessionOptions } from './load.js';
 export {
   ForkTaskSchema,
   GeminiSessionSchema,

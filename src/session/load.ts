@@ -5,6 +5,7 @@ import { decodeUtf8, limitOf, readInputFile, readInputStream, type ReadLimits } 
 import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
 import { parseOpenAIChatSession } from './openai-chat-schema.js';
 import { ForkTaskSchema, GeminiSessionSchema, type ForkTask, type ParentSession } from './schema.js';
+import type { ImportOptions, ImportResult, ImportSummary } from '../import/index.js';
 
 /**
  * Validates an already-parsed session object (from a file or from code) and returns that same
@@ -31,14 +32,51 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   return json as ParentSession;
 }
 
+export interface LoadSessionOptions extends ReadLimits, ImportOptions {
+  /** Called with the import's summary when the file is another agent's transcript, not forkpool's own session. */
+  onImport?: (summary: ImportSummary) => void;
+}
+
 /**
  * Reads a session file: a regular file of at most `limits.maxBytes` (default 256 MiB), strict
- * UTF-8 (a byte-order mark is allowed), one JSON object.
+ * UTF-8 (a byte-order mark is allowed): forkpool's own session (one JSON object), or another
+ * agent's transcript that `importSession` recognizes (or `options.format` names).
  */
-export async function loadSession(path: string, limits?: ReadLimits): Promise<ParentSession> {
-  const bytes = await readInputFile(path, limitOf(limits));
+export async function loadSession(path: string, options?: LoadSessionOptions): Promise<ParentSession> {
+  const result = await importSession(path, options);
+  if (result.summary.format !== 'forkpool') options?.onImport?.(result.summary);
+  return result.session;
+}
+
+/**
+ * Reads a file as a session, whatever wrote it (src/import/): forkpool's own formats pass through;
+ * Gemini CLI, Qwen Code and Claude Code transcripts and OpenAI / Anthropic requests are converted
+ * to a session in their own shape. The result is validated; an error in a converted message names
+ * the source's line and field.
+ */
+export async function importSession(path: string, options: ReadLimits & ImportOptions = {}): Promise<ImportResult> {
+  const bytes = await readInputFile(path, limitOf(options));
   const text = decodeUtf8(bytes, path);
-  return parseSession(parseJsonText(stripBom(text), { file: path }), path);
+  // Loaded when a session is read (main thread), so workers that only parse prefixes never load the importers.
+  const { importTranscript } = await import('../import/index.js');
+  const result = importTranscript(stripBom(text), path, options);
+  try {
+    parseSession(result.session, path);
+  } catch (err) {
+    throw relocate(err, result, path);
+  }
+  return result;
+}
+
+/** An error in a converted message, told in the source's terms: its line and field. */
+function relocate(err: unknown, result: ImportResult, file: string): unknown {
+  if (!(err instanceof InputError) || result.summary.format === 'forkpool') return err;
+  const match = /^(?:history|messages)\[(\d+)\](.*)$/.exec(err.path);
+  const origin = match ? result.origins[Number(match[1])] : undefined;
+  if (!match || !origin) return err;
+  const line = origin.line === undefined ? {} : { line: origin.line };
+  if (origin.exact) return new InputError({ file, ...line, path: `${origin.path}${match[2] ?? ''}`, rule: err.rule });
+  return new InputError({ file, ...line, path: origin.path, rule: `${err.path} of the imported session ${err.rule}` });
 }
 
 /**

@@ -1,0 +1,74 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { IMPORT_FORMATS, formatImportSummary, isImportFormat } from '../import/index.js';
+import { importSession } from '../session/load.js';
+import type { Tool } from '../tools/define.js';
+import { loadToolsModule } from '../tools/load-module.js';
+import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import type { CliIo } from './io.js';
+import { parseFlags, quoted } from './parse-flags.js';
+import { UsageError } from './usage-error.js';
+
+/** `import`'s flags: parsing and help both come from here. */
+const IMPORT_FLAGS = {
+  out: { type: 'string', arg: 'FILE', help: 'write the session to FILE (default: standard output)' },
+  format: {
+    type: 'string',
+    arg: 'NAME',
+    help: `read the file as ${IMPORT_FORMATS.join(', ')}\n(default: recognized by its content)`,
+  },
+  model: { type: 'string', arg: 'NAME', help: "the session's model (default: the file's, else the records', else the\nprovider's default for the session's API)" },
+  tools: { type: 'string', arg: 'MODULE', help: 'declare the tools of this module (made with defineTool), in the session\'s shape' },
+  help: { type: 'boolean', short: 'h', help: 'this help' },
+} as const satisfies FlagTable;
+
+const IMPORT_HELP = `Usage: forkpool import FILE [--out FILE] [--format NAME] [--model NAME] [--tools MODULE]
+
+Reads another agent's transcript as a forkpool session, in the source's own shape: a Gemini CLI
+checkpoint (/chat save) or session recording, a Qwen Code session JSONL (Gemini's shape), a
+Claude Code session JSONL (Anthropic's), OpenAI Chat Completions messages or a request body,
+an Anthropic Messages request body; forkpool's own session files pass through. The session is
+written as JSON; a summary goes to stderr: messages kept, tokens, tools used and how they are
+declared, the model and where it came from, and every record left out with the reason.
+Exit 0 when imported, 2 for bad usage or a file that cannot be read as a session.
+
+${helpOf(IMPORT_FLAGS)}`;
+
+export async function importCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(argv, parseOptionsOf(IMPORT_FLAGS), true);
+  if (values.help) {
+    io.stdout.write(`${IMPORT_HELP}\n`);
+    return 0;
+  }
+  const [path, ...extra] = positionals;
+  if (path === undefined) throw new UsageError('import: the FILE to import is required');
+  if (extra.length > 0) throw new UsageError(`import: takes one FILE; ${quoted(extra[0] as string)} is one too many`);
+  const format = values.format;
+  if (format !== undefined && !isImportFormat(format)) {
+    throw new UsageError(`import: --format must be one of ${IMPORT_FORMATS.join(', ')}, not ${quoted(format)}`);
+  }
+  let tools: Tool[] | undefined;
+  if (values.tools !== undefined) {
+    try {
+      tools = await loadToolsModule(resolve(values.tools));
+    } catch (err) {
+      throw new UsageError(`--tools: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const { session, summary } = await importSession(path, {
+    ...(format !== undefined ? { format } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(tools !== undefined ? { tools } : {}),
+  });
+  const text = `${JSON.stringify(session, null, 2)}\n`;
+  if (values.out === undefined) io.stdout.write(text);
+  else {
+    try {
+      await writeFile(values.out, text);
+    } catch (err) {
+      throw new Error(`cannot write ${values.out}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  io.stderr.write(formatImportSummary(summary));
+  return 0;
+}

@@ -1,0 +1,179 @@
+import { InputError } from '../session/errors.js';
+import { assertSafeJson, parseJsonText } from '../session/json.js';
+import type { ImportFormat } from './summary.js';
+
+/*
+ * Which format a file is, by its content (or by the name the user gave). The rules, in order:
+ * - JSON that is an object with "format", or with "model" and "history", is forkpool's own
+ *   session and is never reinterpreted (a forkpool file without "format" stays Gemini-shaped);
+ * - an object of only "history" (and "authType"), or an array of { role, parts }, is a Gemini
+ *   CLI checkpoint (/chat save); an object with "sessionId", "projectHash" and "messages" is a
+ *   Gemini CLI session recording;
+ * - an array of { role, content }, or an object with "messages", is a Chat Completions request
+ *   (or its messages), unless something only Anthropic's Messages API has shows (a top-level
+ *   "system", "stop_sequences" or "thinking", a tool with "input_schema", a content block of a
+ *   kind only Anthropic has): then it is an Anthropic Messages request body;
+ * - any other object is taken as forkpool's (its validation then says what is wrong);
+ * - text that is not one JSON document but whose first line is a JSON object is JSONL: records
+ *   with "$rewindTo" / "$set", or with "projectHash" and no "uuid", or with "id" and a Gemini
+ *   CLI message type, are Gemini CLI's; a record whose "message" has "parts" (a Gemini Content)
+ *   is Qwen Code's; one whose "message" has "content", or with "isSidechain", or of a type only
+ *   Claude Code writes, is Claude Code's.
+ */
+
+export interface JsonlRecord {
+  line: number;
+  value: Record<string, unknown>;
+}
+
+export interface JsonlRead {
+  records: JsonlRecord[];
+  /** The last line does not parse and the file does not end with a newline: a line still being written. */
+  partialLastLine?: number;
+}
+
+export type Detected =
+  | { format: ImportFormat; json: unknown; jsonl?: undefined }
+  | { format: 'gemini-cli' | 'qwen-code' | 'claude-code'; jsonl: JsonlRead; json?: undefined };
+
+const JSONL_FORMATS: readonly ImportFormat[] = ['qwen-code', 'claude-code'];
+
+/** Reads the file's content as the named format, or recognizes it. Bad JSON is an InputError with its line. */
+export function detect(text: string, file: string | undefined, forced?: ImportFormat): Detected {
+  const at = file === undefined ? {} : { file };
+  let parsed: { value: unknown } | undefined;
+  try {
+    parsed = { value: JSON.parse(text) };
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined) {
+    if (!firstLineIsObject(text)) parseJsonText(text, at); // throws the usual located syntax error
+    const jsonl = readJsonl(text, file);
+    if (forced !== undefined && forced !== 'gemini-cli' && !JSONL_FORMATS.includes(forced)) {
+      throw new InputError({ ...at, rule: `is JSONL (one record a line), which is not a ${forced} file; JSONL is read as gemini-cli, qwen-code or claude-code` });
+    }
+    return { format: (forced as 'gemini-cli' | 'qwen-code' | 'claude-code' | undefined) ?? jsonlFormat(jsonl, file), jsonl };
+  }
+  const value = parsed.value;
+  assertSafeJson(value, at);
+  // A JSONL file of one record is one JSON document: read it as JSONL all the same.
+  if (forced !== undefined && JSONL_FORMATS.includes(forced)) return { format: forced as 'qwen-code' | 'claude-code', jsonl: readJsonl(text, file) };
+  if (forced === undefined && isRecordLike(value)) {
+    const jsonl = readJsonl(text, file);
+    return { format: jsonlFormat(jsonl, file), jsonl };
+  }
+  if (forced === 'gemini-cli' && isRecord(value) && !('messages' in value) && !('history' in value) && 'projectHash' in value) {
+    return { format: 'gemini-cli', jsonl: readJsonl(text, file) };
+  }
+  return { format: forced ?? jsonFormat(value), json: value };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** One JSONL record parsed as a whole document: Qwen Code's and Claude Code's carry uuid and parentUuid. */
+function isRecordLike(value: unknown): boolean {
+  return isRecord(value) && typeof value.uuid === 'string' && 'parentUuid' in value && !('history' in value) && !('format' in value);
+}
+
+function jsonFormat(value: unknown): ImportFormat {
+  if (Array.isArray(value)) {
+    const first: unknown = value[0];
+    if (isRecord(first) && 'parts' in first) return 'gemini-cli';
+    return 'openai-chat';
+  }
+  if (!isRecord(value)) return 'forkpool';
+  if ('format' in value) return 'forkpool';
+  if ('history' in value) {
+    const onlyCheckpoint = Object.keys(value).every((key) => key === 'history' || key === 'authType');
+    return onlyCheckpoint && !('model' in value) ? 'gemini-cli' : 'forkpool';
+  }
+  if (Array.isArray(value.messages)) {
+    if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini-cli';
+    return looksAnthropic(value) ? 'anthropic-messages' : 'openai-chat';
+  }
+  return 'forkpool';
+}
+
+const ANTHROPIC_ONLY_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'search_result']);
+const OPENAI_ONLY_ROLES = new Set(['system', 'developer', 'tool', 'function']);
+
+/** Something only Anthropic's Messages API has, and nothing only Chat Completions has. */
+function looksAnthropic(body: Record<string, unknown>): boolean {
+  const messages = body.messages as unknown[];
+  for (const message of messages) {
+    if (!isRecord(message)) continue;
+    if (OPENAI_ONLY_ROLES.has(message.role as string) || 'tool_calls' in message || 'tool_call_id' in message) return false;
+  }
+  if ('system' in body || 'stop_sequences' in body || 'thinking' in body || 'top_k' in body) return true;
+  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && 'input_schema' in tool)) return true;
+  return messages.some(
+    (message) =>
+      isRecord(message) &&
+      Array.isArray(message.content) &&
+      message.content.some((block) => isRecord(block) && (ANTHROPIC_ONLY_BLOCKS.has(block.type as string) || (block.type === 'image' && 'source' in block))),
+  );
+}
+
+const GEMINI_CLI_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);
+const CLAUDE_CODE_ONLY_TYPES = new Set(['summary', 'file-history-snapshot', 'progress', 'queue-operation', 'attachment', 'checkpoint']);
+
+function jsonlFormat(read: JsonlRead, file: string | undefined): 'gemini-cli' | 'qwen-code' | 'claude-code' {
+  for (const { value } of read.records) {
+    if ('$rewindTo' in value || '$set' in value) return 'gemini-cli';
+    if (typeof value.projectHash === 'string' && !('uuid' in value)) return 'gemini-cli';
+    if (typeof value.id === 'string' && !('uuid' in value) && GEMINI_CLI_TYPES.has(value.type as string)) return 'gemini-cli';
+    const message = value.message;
+    if (isRecord(message) && 'parts' in message) return 'qwen-code';
+    if (isRecord(message) && 'content' in message) return 'claude-code';
+    if ('isSidechain' in value || 'userType' in value || CLAUDE_CODE_ONLY_TYPES.has(value.type as string)) return 'claude-code';
+  }
+  throw new InputError({
+    ...(file === undefined ? {} : { file }),
+    rule: 'is JSONL, but no record shows which agent wrote it (Gemini CLI, Qwen Code or Claude Code); name the format (--format, or --session-format)',
+  });
+}
+
+function firstLineIsObject(text: string): boolean {
+  const first = text.split('\n').find((line) => line.trim() !== '');
+  if (first === undefined || !first.trimStart().startsWith('{')) return false;
+  try {
+    return isRecord(JSON.parse(first));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One JSON object a line; blank lines are skipped but counted. A last line that does not parse,
+ * in a file that does not end with a newline, is an agent still writing: it is left out and
+ * reported. Any other line that does not parse is an error naming it.
+ */
+function readJsonl(text: string, file: string | undefined): JsonlRead {
+  const at = file === undefined ? {} : { file };
+  const lines = text.split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && (lines[last] as string).trim() === '') last--;
+  const endsWithNewline = text.endsWith('\n');
+  const records: JsonlRecord[] = [];
+  let partialLastLine: number | undefined;
+  lines.forEach((raw, index) => {
+    const textLine = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (textLine.trim() === '') return;
+    const line = index + 1;
+    let value: unknown;
+    try {
+      value = parseJsonText(textLine, { ...at, line });
+    } catch (err) {
+      if (index === last && !endsWithNewline && err instanceof InputError && /^invalid JSON/.test(err.rule)) {
+        partialLastLine = line;
+        return;
+      }
+      throw err;
+    }
+    if (!isRecord(value)) throw new InputError({ ...at, line, rule: 'each line must be a JSON object (one record a line)' });
+    records.push({ line, value });
+  });
+  if (records.length === 0) throw new InputError({ ...at, rule: 'holds no records (expected one JSON object a line)' });
+  return partialLastLine === undefined ? { records } : { records, partialLastLine };
+}

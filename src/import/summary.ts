@@ -1,0 +1,145 @@
+import type { SessionFormat } from '../session/schema.js';
+
+/*
+ * What an import reports: the formats it reads, what each converter hands back, and the summary
+ * `forkpool import` prints (and `run` / `prompt` mention in one line).
+ */
+
+/** The formats `--format` / `--session-format` name; `forkpool` is the project's own session file. */
+export const IMPORT_FORMATS = ['forkpool', 'gemini-cli', 'qwen-code', 'claude-code', 'openai-chat', 'anthropic-messages'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+export function isImportFormat(value: string): value is ImportFormat {
+  return (IMPORT_FORMATS as readonly string[]).includes(value);
+}
+
+/** A record (or field) of the source left out of the session, and why. */
+export interface DroppedRecord {
+  /** 1-based line of a JSONL record. */
+  line?: number;
+  /** Where it was in a JSON document (`messages[3]`), or which field of a record. */
+  path?: string;
+  /** What it was: `a "ui_telemetry" system record`, `an info message`, … */
+  what: string;
+  reason: string;
+}
+
+/** Where a message of the result came from, so an error in it can name the source's line and field. */
+export interface MessageOrigin {
+  line?: number;
+  /** The field of that record (or path in the document) the message was made from: `message`, `messages[4]`. */
+  path: string;
+  /** The message is that field, unchanged: a path inside it is the same path inside the source. */
+  exact: boolean;
+}
+
+export type ModelSource = 'option' | 'file' | 'records' | 'default';
+
+/** What one converter made of a source, before tools and the model are settled. */
+export interface Converted {
+  /** The session without `model` (settled by importTranscript); tools only when the source recorded them. */
+  session: Record<string, unknown>;
+  shape: SessionFormat;
+  /** The source in words: `a Gemini CLI checkpoint (/chat save)`. */
+  kind: string;
+  /** The model the source names: the request body's (`file`) or the records' (`records`). */
+  model?: { name: string; from: 'file' | 'records' };
+  dropped: DroppedRecord[];
+  origins: (MessageOrigin | undefined)[];
+  partialLastLine?: number;
+  /** Facts worth a line of their own (thought parts left out, a compression checkpoint applied). */
+  notes: string[];
+}
+
+export interface DeclaredTool {
+  name: string;
+  from: 'recorded' | 'module' | 'workspace';
+  /** Workspace tools: the recorded tool it stands for, and how its arguments were mapped. */
+  recordedAs?: string;
+  mapping?: string;
+}
+
+export interface ImportSummary {
+  /** The file as the user named it. */
+  source?: string;
+  format: ImportFormat;
+  kind: string;
+  shape: SessionFormat;
+  /** Messages in the session (history Contents, or messages). */
+  messages: number;
+  /** estimateTokens of the session's JSON. */
+  tokens: number;
+  model: { name: string; from: ModelSource };
+  /** Every tool the conversation calls, with its number of calls, in order of first use (after mapping). */
+  toolsUsed: { name: string; calls: number }[];
+  declared: DeclaredTool[];
+  undeclared: { name: string; why: string }[];
+  /** Messages recognized by src/fork/synthetic.ts: startup context, and a compacted-history summary after it. */
+  synthetic: { startupContext: number; compactedSummary: number };
+  dropped: DroppedRecord[];
+  /** The last line of a JSONL file was cut off (the agent may still be writing it): left out. */
+  partialLastLine?: number;
+  notes: string[];
+}
+
+const SHAPE_NAMES: Record<SessionFormat, string> = {
+  gemini: "Gemini's shape",
+  'openai-chat': 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
+  'anthropic-messages': 'Anthropic Messages\' shape ("format": "anthropic-messages")',
+};
+
+const MODEL_SOURCES: Record<ModelSource, string> = {
+  option: 'from --model',
+  file: 'named by the file',
+  records: "from the records (the last assistant record's model)",
+  default: "the provider's default: the file names none; --model sets another",
+};
+
+const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+
+/** The summary as `forkpool import` prints it on stderr. */
+export function formatImportSummary(summary: ImportSummary): string {
+  const lines = [`forkpool: imported ${summary.source ?? 'the session'} (${summary.kind}) as a session in ${SHAPE_NAMES[summary.shape]}`];
+  const row = (label: string, text: string) => lines.push(`  ${label.padEnd(10)} ${text}`);
+  const more = (text: string) => lines.push(`  ${' '.repeat(10)} ${text}`);
+  const { startupContext, compactedSummary } = summary.synthetic;
+  const synthetic = [
+    startupContext > 0 ? `${count(startupContext, 'message')} of startup context` : '',
+    compactedSummary > 0 ? `a compacted-history summary (${count(compactedSummary, 'message')})` : '',
+  ].filter(Boolean);
+  row('messages', `${summary.messages.toLocaleString('en-US')} kept${synthetic.length > 0 ? `, of which ${synthetic.join(' and ')}` : ''}`);
+  row('tokens', `~${summary.tokens.toLocaleString('en-US')} (estimated: about 4 characters a token)`);
+  row('model', `${summary.model.name} (${MODEL_SOURCES[summary.model.from]})`);
+  row('tools', summary.toolsUsed.length === 0 ? 'none called' : summary.toolsUsed.map((t) => `${t.name} ×${t.calls}`).join(', '));
+  for (const tool of summary.declared) {
+    if (tool.from === 'workspace') {
+      more(`declared ${tool.name}: forkpool's workspace tool, for the recorded ${tool.recordedAs ?? tool.name} (${tool.mapping ?? 'same arguments'})`);
+    } else more(`declared ${tool.name}: ${tool.from === 'module' ? 'from --tools' : 'as recorded'}`);
+  }
+  for (const tool of summary.undeclared) more(`undeclared ${tool.name}: ${tool.why}`);
+  if (summary.dropped.length === 0) row('dropped', 'nothing');
+  else {
+    row('dropped', `${summary.dropped.length.toLocaleString('en-US')} (records, or fields, of the source left out)`);
+    for (const item of summary.dropped) {
+      const where = [item.line !== undefined ? `line ${item.line}` : '', item.path ?? ''].filter(Boolean).join(' ');
+      more(`${where ? `${where}: ` : ''}${item.what}: ${item.reason}`);
+    }
+  }
+  if (summary.partialLastLine !== undefined) {
+    row('partial', `line ${summary.partialLastLine} is cut off (the agent may still be writing it): left out`);
+  }
+  for (const note of summary.notes) row('note', note);
+  return `${lines.join('\n')}\n`;
+}
+
+/** One line for `run` and `prompt`, which read a transcript as their session. */
+export function importNotice(summary: ImportSummary): string {
+  const parts = [
+    `${count(summary.messages, 'message')} kept`,
+    summary.dropped.length > 0 ? `${summary.dropped.length.toLocaleString('en-US')} dropped` : '',
+    summary.undeclared.length > 0 ? `${count(summary.undeclared.length, 'tool')} left undeclared` : '',
+    summary.partialLastLine !== undefined ? `line ${summary.partialLastLine} cut off and left out` : '',
+    `model ${summary.model.name}`,
+  ].filter(Boolean);
+  return `forkpool: read ${summary.source ?? 'the session'} as ${summary.kind}: ${parts.join(', ')} (forkpool import shows the details)\n`;
+}
