@@ -15,7 +15,7 @@ import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.
 import { createCallGate, type CallGate } from './call-gate.js';
 import { cacheRules, checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
-import { FanOutRun, type RunSettings } from './run.js';
+import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
 import { workerEntry } from '../threads/worker-entry.js';
 
 export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
@@ -30,7 +30,7 @@ export class ForkEngine {
   private readonly mainProviders = new Map<SessionFormat, ModelProvider>();
 
   private constructor(
-    private readonly pool: Piscina,
+    private readonly pool: ForkPool,
     private readonly gate: CallGate,
     private readonly host: ToolHost,
     private readonly options: ResolvedOptions,
@@ -63,6 +63,23 @@ export class ForkEngine {
       ...(options.globalRetryBudget !== undefined ? { retryBudget: options.globalRetryBudget } : {}),
     });
     return new ForkEngine(pool, gate, host, options, provider, stop);
+  }
+
+  /**
+   * An engine whose forks run elsewhere: `pool` takes each fork job (src/queue puts it on a BullMQ
+   * queue for `forkpool worker` processes) and settles with its result. Scheduling, warm-up,
+   * budgets, events and the report are this engine's; it calls no model and starts no server, so
+   * `options.provider` only names what the workers use (for the report's cache rules) and no key
+   * is read. Explicit caches, which need a model call here, are not available.
+   */
+  static async createRemote(given: ForkEngineOptions, pool: ForkPool): Promise<ForkEngine> {
+    const options = resolveOptions(given);
+    if (options.cache === 'explicit') throw new TypeError('ForkEngine.createRemote: options.cache "explicit" needs a model call on this process; use "implicit" or "off"');
+    const host = createToolHost(options.tools);
+    const gate = createCallGate({ maxInFlight: options.concurrency });
+    // Never called (no explicit cache, no parent loop): a client for the report's format only.
+    const placeholder: ProviderConfig = { kind: 'local', baseUrl: 'http://127.0.0.1:9' };
+    return new ForkEngine(pool, gate, host, options, placeholder, undefined);
   }
 
   /** Validates the session (any JSON value) and freezes it: its own JSON bytes in a SharedArrayBuffer, written once. */
@@ -105,6 +122,7 @@ export class ForkEngine {
       maxTokensPerFork: o.maxTokensPerFork,
       retainResults: options.retainResults !== false,
       eventReplayLimit: o.eventReplayLimit,
+      ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
     };
     const run = new FanOutRun(this.pool, this.host, settings, prefix, checked);
     this.runs.add(run);

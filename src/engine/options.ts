@@ -88,6 +88,11 @@ export interface FanOutOptions {
    * where the parent's cache is. Providers without such a key ignore it.
    */
   promptCacheKey?: string;
+  /**
+   * Told when a fork's model response has begun, on every turn (turn 1: its first). Warm-up reads
+   * the same moment; `forkpool worker` passes it on to the coordinator of a distributed run.
+   */
+  onResponseStart?: (taskId: string, turn: number) => void;
 }
 
 /** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
@@ -307,12 +312,15 @@ export function cacheRules(
 
 /** Checks a fan-out's own options. */
 export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
-  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey']);
+  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart']);
   for (const key of ['parentWarm', 'retainResults'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
   }
   if (o.promptCacheKey !== undefined && (typeof o.promptCacheKey !== 'string' || o.promptCacheKey === '')) {
     throw new TypeError('ForkEngine.fanOut: options.promptCacheKey must be a non-empty string');
+  }
+  if (o.onResponseStart !== undefined && typeof o.onResponseStart !== 'function') {
+    throw new TypeError('ForkEngine.fanOut: options.onResponseStart must be a function');
   }
   return o;
 }

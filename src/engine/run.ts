@@ -65,6 +65,8 @@ export interface RunSettings {
    * A cache entry is what a breakpoint closes, so warm-up is never skipped.
    */
   breakpoints?: { parent: number; ttl: CacheTtl; askedTtl: CacheTtl };
+  /** Told when a fork's model response has begun (every turn). */
+  onResponseStart?: (taskId: string, turn: number) => void;
 }
 
 type Slot =
@@ -87,6 +89,12 @@ type Totals = Record<ForkResult['status'], number> &
 
 /** Failures listed in a report whose results are not retained (the rest are counted). */
 const MAX_LISTED_FAILURES = 100;
+
+/**
+ * Where a run's forks go: the engine's Piscina pool, or anything that takes a fork job the same
+ * way and settles with its result (src/queue hands each job to a BullMQ queue).
+ */
+export type ForkPool = Pick<Piscina, 'run' | 'close'>;
 
 /** One fan-out: forks of one prefix, scheduled over the engine's pool. */
 export class FanOutRun {
@@ -133,7 +141,7 @@ export class FanOutRun {
   private readonly background: Promise<void>;
 
   constructor(
-    private readonly pool: Piscina,
+    private readonly pool: ForkPool,
     private readonly host: ToolHost,
     private readonly settings: RunSettings,
     prefix: FrozenPrefix,
@@ -328,6 +336,7 @@ export class FanOutRun {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
+          this.settings.onResponseStart?.(task.id, event.turn);
           if (first) this.firstResponded = true;
           // A marked entry is written only once the response has ended: the first 'turn' releases.
           if (!this.settings.cacheMarkers) this.scheduler.responded(first);
