@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseSession } from '../src/session/index.js';
+import { runCli } from './fixtures/cli/run-cli.js';
+
+/*
+ * `forkpool import`, and transcripts as `--session` of `run` and `prompt`, spawned as a user runs
+ * them (the built CLI; `npm test` builds first). Offline: the local simulator answers.
+ */
+
+const F = 'test/fixtures/import';
+const tmp = mkdtempSync(join(tmpdir(), 'forkpool-cli-import-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('forkpool import', () => {
+  it('writes the session in the source\'s shape to stdout and the summary to stderr', async () => {
+    const run = await runCli(['import', `${F}/claude-code.jsonl`]);
+    expect(run.code).toBe(0);
+    const session = JSON.parse(run.stdout) as { format: string; model: string };
+    expect(session.format).toBe('anthropic-messages');
+    expect(parseSession(session)).toBe(session);
+    expect(run.stderr).toContain(`forkpool: imported ${F}/claude-code.jsonl (a Claude Code session (JSONL)) as a session in Anthropic Messages' shape`);
+    expect(run.stderr).toContain("  model      claude-opus-4-6 (from the records (the last assistant record's model))");
+    expect(run.stderr).toContain('             undeclared Read: no declaration recorded and none from --tools');
+    expect(run.stderr).toContain("line 11: a \"user\" record: a sidechain: a sub-agent's conversation, not this one");
+  });
+
+  it('--out, --model and --tools: the file written, the model named, the module\'s tools declared', async () => {
+    const out = join(tmp, 'checkpoint.json');
+    const run = await runCli(['import', `${F}/gemini-cli-checkpoint.json`, '--out', out, '--model', 'gemini-2.5-pro', '--tools', 'test/fixtures/cli/tools.mjs']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    const session = JSON.parse(readFileSync(out, 'utf8')) as { model: string; tools: { functionDeclarations: { name: string }[] }[] };
+    expect(session.model).toBe('gemini-2.5-pro');
+    expect(session.tools[0]?.functionDeclarations.map((d) => d.name)).toEqual(['lookup_ticket', 'read_file', 'list_dir']);
+    expect(run.stderr).toContain('  model      gemini-2.5-pro (from --model)');
+    expect(run.stderr).toContain('             declared lookup_ticket: from --tools');
+    expect(run.stderr).toContain("             declared list_dir: forkpool's workspace tool, for the recorded list_directory");
+  });
+
+  it('a partly written last line is tolerated and reported; --format names the format', async () => {
+    const run = await runCli(['import', `${F}/qwen-code.jsonl`, '--format', 'qwen-code']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('  partial    line 17 is cut off (the agent may still be writing it): left out');
+    const wrong = await runCli(['import', `${F}/qwen-code.jsonl`, '--format', 'gemini']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe('forkpool: import: --format must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, anthropic-messages, not "gemini"\n');
+  });
+
+  it('a bad record: exit 2, its line and field named, nothing on stdout', async () => {
+    const lines = readFileSync(`${F}/qwen-code.jsonl`, 'utf8').split('\n');
+    const record = JSON.parse(lines[1] as string);
+    record.message.role = 'assistant';
+    const path = join(tmp, 'bad.jsonl');
+    writeFileSync(path, `${lines[0]}\n${JSON.stringify(record)}\n`);
+    const run = await runCli(['import', path]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`forkpool: ${path}:2: message.role: must be "user" or "model"\n`);
+  });
+
+  it('--help lists the flags', async () => {
+    const run = await runCli(['import', '--help']);
+    expect(run.code).toBe(0);
+    for (const flag of ['--out FILE', '--format NAME', '--model NAME', '--tools MODULE']) expect(run.stdout).toContain(flag);
+  });
+});
+
+describe('transcripts as --session', () => {
+  it('prompt forks an imported Qwen Code session and the fork recalls the marker only its history holds', async () => {
+    const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}', '--session', `${F}/qwen-code.jsonl`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-Z]{4}: MARKER-QC7Z');
+    expect(run.stderr).toContain(`forkpool: read ${F}/qwen-code.jsonl as a Qwen Code session (JSONL): 6 messages kept, 9 dropped, line 17 cut off and left out, model qwen3-coder-plus (forkpool import shows the details)`);
+  });
+
+  it('run forks a Claude Code session on the local server (Anthropic routes) and a Gemini CLI session recording', async () => {
+    for (const [path, marker] of [
+      [`${F}/claude-code.jsonl`, 'MARKER-CC4D'],
+      [`${F}/gemini-cli-session.json`, 'MARKER-G5R2'],
+    ] as const) {
+      const tasks = join(tmp, 'tasks.jsonl');
+      writeFileSync(tasks, `${JSON.stringify({ id: 'recall', directive: 'RECALL MARKER-[0-9A-Z]{4}' })}\n`);
+      const run = await runCli(['run', '--session', path, '--tasks', tasks, '--output-format', 'json']);
+      expect(run.code).toBe(0);
+      const result = JSON.parse(run.stdout) as { results: { text: string }[] };
+      expect(result.results[0]?.text).toContain(marker);
+    }
+  });
+
+  it('--session-format reads an ambiguous body as Anthropic\'s; an unknown name is a usage error', async () => {
+    const path = join(tmp, 'plain.json');
+    writeFileSync(path, JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'Code word MARKER-PL4N.' }] }));
+    const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}', '--session', path, '--session-format', 'anthropic-messages']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-Z]{4}: MARKER-PL4N');
+    expect(run.stderr).toContain('as an Anthropic Messages request body');
+    const bad = await runCli(['prompt', 'hi', '--session', path, '--session-format', 'claude']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('forkpool: --session-format: must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, anthropic-messages (got "claude")');
+  });
+});
