@@ -10,6 +10,7 @@ import type { CliIo } from './io.js';
 import { promptCommand } from './prompt-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve.js';
+import { workerCommand } from './worker-command.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `forkpool — fan out forks of an agent conversation over worker threads, sharing one prompt cache
@@ -18,6 +19,7 @@ Usage:
   forkpool run --session FILE --tasks FILE|- [options]   fan out one fork per task line
   forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
   forkpool serve [options]                                the local Gemini-compatible model server
+  forkpool worker --queue redis://HOST:PORT [options]     run the forks of distributed runs (run --queue)
   forkpool convert SESSION --to gemini|openai-chat        convert a session to the other API shape
   forkpool import FILE [--out FILE]                       another agent's transcript as a session
   forkpool bench [--quick]                                benchmarks (from a source checkout)
@@ -53,6 +55,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await convertCommand(rest, io);
       case 'import':
         return await importCommand(rest, io);
+      case 'worker':
+        return await workerCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
     }

@@ -18,6 +18,7 @@ import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { ProviderOption } from '../engine/options.js';
+import { openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
 
 /** `run`'s flags: parsing and help both come from here. */
 const RUN_FLAGS = {
@@ -36,6 +37,12 @@ const RUN_FLAGS = {
   },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
+  queue: {
+    type: 'string',
+    arg: 'redis://HOST:PORT[/DB]',
+    group: 'Many machines',
+    help: 'coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help)',
+  },
 } as const satisfies FlagTable;
 
 const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
@@ -56,6 +63,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.session) throw new UsageError('run: --session FILE is required');
   if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
   const format = outputFormat(values);
+  // Checked before anything is read or written: the flags that belong to the workers are refused.
+  const queueAddress = values.queue !== undefined ? queueAddressOf(values) : undefined;
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
@@ -77,8 +86,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (resumed) io.stderr.write(`forkpool: resuming: ${done.size} of ${tasks.length} forks already finished, ${toRun.length} to run\n`);
 
   const provider = options.provider as ProviderOption;
-  if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));
-  const engine = await ForkEngine.create({ ...options, tools });
+  if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
+  const queue: QueueRun | undefined = queueAddress ? await openQueueRun(queueAddress, options, prefix, toRun.length, io) : undefined;
+  const engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
     // Streaming to --out, results are not kept in memory: a run of any size stays flat.
@@ -111,12 +121,14 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const report = run.report();
     const previously = { resumed: done.size, resumedFailed: [...done.values()].filter((r) => r.status !== 'completed').length };
     const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0;
-    if (format === 'stream-json') io.stdout.write(`${resultEventLine(report, resumed ? previously : {})}\n`);
+    const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
+    if (format === 'stream-json') io.stdout.write(`${resultEventLine(report, { ...(resumed ? previously : {}), ...workers })}\n`);
     else if (format === 'json') {
-      const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...compactReport(report) };
+      const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...compactReport(report) };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
-      io.stdout.write(`${summaryText(report, providerLabel(provider))}\n`);
+      io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
+      if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers())}\n`);
       if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
     }
     if (signal) {

@@ -1,0 +1,97 @@
+import { ENGINE_DEFAULTS } from '../engine/options.js';
+import type { ProviderOption } from '../engine/options.js';
+import { parseQueueAddress } from '../queue/address.js';
+import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
+import type { SessionFormat } from '../session/schema.js';
+import { ENGINE_FLAGS, engineOptions, localNotice } from './engine-flags.js';
+import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import type { CliIo } from './io.js';
+import { parseFlags, quoted } from './parse-flags.js';
+import { onStopSignals } from './signals.js';
+import { toolsFromFlags } from './tools-flags.js';
+import { UsageError } from './usage-error.js';
+
+const E = ENGINE_FLAGS;
+
+/** `worker`'s flags: the queue, and the engine flags that are this process's own (its pool, provider, tools, retries). */
+const WORKER_FLAGS = {
+  queue: { type: 'string', arg: 'redis://HOST:PORT[/DB]', help: "the distributed run's Redis (required)" },
+  'lock-ms': {
+    type: 'string',
+    arg: 'N',
+    help: `BullMQ's job lock: a worker that dies holds its forks until it runs out,\nthen another worker takes them over (default ${DEFAULT_LOCK_MS})`,
+  },
+  name: { type: 'string', arg: 'NAME', help: 'how this worker is named in the run reports (default HOST:PID)' },
+  help: { type: 'boolean', short: 'h', help: 'this help' },
+  provider: E.provider,
+  'base-url': E['base-url'],
+  'api-key-env': E['api-key-env'],
+  threads: E.threads,
+  concurrency: { ...E.concurrency, help: `forks this process runs at once (default ${ENGINE_DEFAULTS.concurrency})` },
+  'call-timeout-ms': E['call-timeout-ms'],
+  'max-attempts': E['max-attempts'],
+  'retry-budget': { ...E['retry-budget'], help: 'retries this process may spend (default: unbounded)' },
+  rpm: { ...E.rpm, help: 'model requests per minute from this process' },
+  tpm: { ...E.tpm, help: 'tokens per minute from this process' },
+  workspace: E.workspace,
+  tools: E.tools,
+} as const satisfies FlagTable;
+
+const WORKER_HELP = `Usage: forkpool worker --queue redis://HOST:PORT[/DB] [options]
+
+Runs the forks of distributed runs (forkpool run ... --queue) until SIGTERM or SIGINT, then
+finishes the forks in flight and exits. Any number of workers, on any machines, may serve the
+same queue. Each reads its API keys from its own environment: keys never go through Redis.
+
+${helpOf(WORKER_FLAGS)}`;
+
+/** The session format a provider speaks (local speaks all: Gemini's is only the default's rule). */
+const FORMAT_OF: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'anthropic-messages', local: 'gemini' };
+
+export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, parseOptionsOf(WORKER_FLAGS), false);
+  if (values.help) {
+    io.stdout.write(`${WORKER_HELP}\n`);
+    return 0;
+  }
+  if (!values.queue) throw new UsageError('worker: --queue redis://HOST:PORT[/DB] is required');
+  let address: ReturnType<typeof parseQueueAddress>;
+  try {
+    address = parseQueueAddress(values.queue);
+  } catch (err) {
+    throw new UsageError(`--queue: ${(err as Error).message}`);
+  }
+  const lockMs = values['lock-ms'] === undefined ? undefined : lockMsOf(values['lock-ms']);
+  if (values.name !== undefined && (values.name === '' || values.name.length > 200)) throw new UsageError('--name: 1 to 200 characters');
+  const format = values.provider === undefined ? 'gemini' : (FORMAT_OF[values.provider] ?? 'openai-chat');
+  const options = engineOptions(values, io.env, format);
+  const tools = await toolsFromFlags(values.workspace, values.tools);
+  const provider = options.provider as ProviderOption;
+  if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(format));
+  const log = (line: string): void => void io.stderr.write(`forkpool worker: ${line}\n`);
+  const concurrency = options.concurrency ?? ENGINE_DEFAULTS.concurrency;
+  const worker = await startQueueWorker({
+    address,
+    engine: { ...options, tools },
+    concurrency,
+    ...(lockMs !== undefined ? { lockMs } : {}),
+    ...(values.name !== undefined ? { name: values.name } : {}),
+    log,
+  });
+  const stopped = new Promise<NodeJS.Signals | undefined>((resolve) => {
+    const signals = onStopSignals(() => resolve(signals.received()));
+  });
+  log(`${worker.name} ready on ${address.display} (queue forkpool, ${concurrency} forks at once, provider ${provider.kind})`);
+  const signal = await stopped;
+  log(`${signal ?? 'stop'}: finishing the forks in flight`);
+  await worker.close();
+  log('stopped');
+  return 0;
+}
+
+function lockMsOf(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 100 || Number(value) > 86_400_000) {
+    throw new UsageError(`--lock-ms: must be an integer from 100 to 86400000 (got ${quoted(value)})`);
+  }
+  return Number(value);
+}

@@ -1,0 +1,261 @@
+import { Job, Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { connectHost, type HostClient } from '../engine/host-client.js';
+import type { ForkJob, ForkResult } from '../engine/protocol.js';
+import { emptyCancelled, emptyFailure } from '../engine/results.js';
+import type { ForkPool } from '../engine/run.js';
+import type { FrozenPrefix } from '../prefix/index.js';
+import { connectionOf, connectRedis, type QueueAddress } from './address.js';
+import {
+  FORK_JOB,
+  QUEUE_NAME,
+  isQueueProgress,
+  jobIdOf,
+  parseJobReturn,
+  type QueueJobData,
+  type RunForkSettings,
+  type WorkerFigures,
+} from './protocol.js';
+import { renewRun, storePrefix, storeRun } from './store.js';
+
+/** How long the prefix, the run record and finished jobs stay in Redis after the coordinator last renewed them. */
+const DEFAULT_TTL_SECONDS = 3_600;
+/** Without any event for this long, pending jobs are looked up directly (an event missed is a result found). */
+const RECONCILE_MS = 5_000;
+/** Jobs looked up per reconciliation. */
+const RECONCILE_BATCH = 200;
+/** With no job taken after this long, the coordinator says how to start a worker. */
+const IDLE_HINT_MS = 10_000;
+
+export interface DispatcherOptions {
+  address: QueueAddress;
+  runId: string;
+  prefix: FrozenPrefix;
+  settings: RunForkSettings;
+  ttlSeconds?: number;
+  /** Lines for people (stderr). */
+  log?: (line: string) => void;
+}
+
+/** Per worker process, what it did for this run. */
+export interface WorkerSummary extends WorkerFigures {
+  forks: number;
+  modelCalls: number;
+}
+
+interface Pending {
+  taskId: string;
+  host: HostClient;
+  resolve(result: ForkResult): void;
+}
+
+/**
+ * The coordinator's side of a distributed run, as the engine's fork pool: each fork job becomes a
+ * BullMQ job (the task and the prefix id only), the fork's events come back as the job's progress
+ * (so the engine's warm-up sees the lead fork's response begin, on whatever machine it runs), and
+ * its result as the job's return value. Each task settles once: a job BullMQ delivers twice
+ * completes once, and a result that finds no fork waiting for it is dropped.
+ */
+export class QueueDispatcher implements ForkPool {
+  private readonly pending = new Map<string, Pending>();
+  private readonly summaries = new Map<string, WorkerSummary>();
+  private lastEventAt = Date.now();
+  private takenAny = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private reconciling = false;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly redis: Redis,
+    private readonly queue: Queue,
+    private readonly events: QueueEvents,
+    private readonly o: DispatcherOptions & { ttlSeconds: number; log: (line: string) => void },
+  ) {}
+
+  /** Connects, stores the prefix and the run record, and listens for the run's job events before any job exists. */
+  static async open(options: DispatcherOptions): Promise<QueueDispatcher> {
+    const o = { ...options, ttlSeconds: options.ttlSeconds ?? DEFAULT_TTL_SECONDS, log: options.log ?? (() => undefined) };
+    const redis = await connectRedis(o.address);
+    const connection = connectionOf(o.address);
+    const queue = new Queue(QUEUE_NAME, { connection });
+    const events = new QueueEvents(QUEUE_NAME, { connection });
+    try {
+      await storePrefix(redis, o.prefix, o.ttlSeconds);
+      await storeRun(redis, o.runId, { version: 1, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
+      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+    } catch (err) {
+      await Promise.allSettled([events.close(), queue.close()]);
+      redis.disconnect();
+      throw err;
+    }
+    const dispatcher = new QueueDispatcher(redis, queue, events, o);
+    dispatcher.listen();
+    return dispatcher;
+  }
+
+  private listen(): void {
+    const { events, queue, redis, o } = this;
+    const complain = (err: Error): void => o.log(`queue: ${err.message}`);
+    events.on('error', complain);
+    queue.on('error', complain);
+    redis.on('error', complain);
+    events.on('active', ({ jobId }) => {
+      if (this.pending.has(jobId)) this.takenAny = this.touch();
+    });
+    events.on('progress', ({ jobId, data }) => {
+      const p = this.pending.get(jobId);
+      if (!p) return;
+      this.touch();
+      if (isQueueProgress(data)) p.host.report(data);
+    });
+    events.on('completed', ({ jobId, returnvalue }) => {
+      if (!this.pending.has(jobId)) return;
+      this.touch();
+      this.accept(jobId, returnvalue);
+    });
+    events.on('failed', ({ jobId, failedReason }) => {
+      const p = this.pending.get(jobId);
+      if (!p) return;
+      this.touch();
+      this.finish(jobId, failedJob(p.taskId, failedReason));
+    });
+    const every = (ms: number, fn: () => void): void => {
+      const timer = setInterval(fn, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(Math.max(1_000, (o.ttlSeconds * 1000) / 4), () => {
+      renewRun(redis, o.runId, o.prefix.id, o.ttlSeconds).catch(complain);
+    });
+    every(RECONCILE_MS, () => {
+      if (Date.now() - this.lastEventAt >= RECONCILE_MS && this.pending.size > 0) void this.reconcile();
+    });
+    const hint = setTimeout(() => {
+      if (!this.takenAny && this.pending.size > 0) {
+        o.log(`no worker has taken a fork yet; start workers with: forkpool worker --queue ${o.address.display}`);
+      }
+    }, IDLE_HINT_MS);
+    hint.unref();
+    this.timers.push(hint);
+  }
+
+  private touch(): true {
+    this.lastEventAt = Date.now();
+    return true;
+  }
+
+  /** Enqueues one fork; settles with its result (never rejects). */
+  run(job: ForkJob): Promise<ForkResult> {
+    const taskId = job.task.id;
+    const jobId = jobIdOf(this.o.runId, taskId);
+    // The engine's end of the fork's channel: events go to it; a cancel takes a job nobody has taken back.
+    const host = connectHost(job.port, () => void this.cancelQueued(jobId));
+    return new Promise<ForkResult>((resolve) => {
+      if (this.closing) {
+        host.close();
+        resolve(emptyCancelled(taskId, 'the run was closed before this fork was enqueued'));
+        return;
+      }
+      this.pending.set(jobId, { taskId, host, resolve });
+      const data: QueueJobData = { runId: this.o.runId, prefixId: this.o.prefix.id, task: job.task };
+      const keep = { age: this.o.ttlSeconds };
+      this.queue
+        .add(FORK_JOB, data, { jobId, removeOnComplete: keep, removeOnFail: keep })
+        .catch((err: unknown) => this.finish(jobId, emptyFailure(taskId, 'error', `could not enqueue the fork: ${messageOf(err)}`)));
+    });
+  }
+
+  /** What each worker process did for this run, in the order they first finished a fork. */
+  workers(): WorkerSummary[] {
+    return [...this.summaries.values()].map((s) => ({ ...s }));
+  }
+
+  /** Stops listening and disconnects. Forks still pending end cancelled (their jobs stay in the queue). */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const timer of this.timers) clearTimeout(timer);
+      for (const jobId of [...this.pending.keys()]) {
+        const p = this.pending.get(jobId) as Pending;
+        this.finish(jobId, emptyCancelled(p.taskId, 'the coordinator closed before this fork ended'));
+      }
+      await Promise.allSettled([this.events.close(), this.queue.close()]);
+      await this.redis.quit().catch(() => this.redis.disconnect());
+    })();
+    return this.closing;
+  }
+
+  private accept(jobId: string, value: unknown): void {
+    const p = this.pending.get(jobId);
+    if (!p) return;
+    let result: ForkResult;
+    try {
+      const ret = parseJobReturn(value, p.taskId);
+      result = ret.result;
+      const s = this.summaries.get(ret.worker.id) ?? { id: ret.worker.id, forks: 0, modelCalls: 0, prefixFetches: 0, cpuMs: 0 };
+      s.forks++;
+      s.modelCalls += result.calls.length;
+      s.prefixFetches = Math.max(s.prefixFetches, ret.worker.prefixFetches);
+      s.cpuMs = Math.max(s.cpuMs, ret.worker.cpuMs);
+      this.summaries.set(s.id, s);
+    } catch (err) {
+      result = emptyFailure(p.taskId, 'error', `the worker's answer could not be read: ${messageOf(err)}`);
+    }
+    this.finish(jobId, result);
+  }
+
+  /** The one place a fork's job ends here: once, whoever gets here first. */
+  private finish(jobId: string, result: ForkResult): void {
+    const p = this.pending.get(jobId);
+    if (!p) return;
+    this.pending.delete(jobId);
+    // Every progress event reported before the result reaches the engine first.
+    void p.host.flush().then(() => {
+      p.host.close();
+      p.resolve(result);
+    });
+  }
+
+  /** A cancelled fork whose job no worker has taken is removed from the queue and ends cancelled. */
+  private async cancelQueued(jobId: string): Promise<void> {
+    const p = this.pending.get(jobId);
+    if (!p) return;
+    try {
+      // 0 when a worker holds the job's lock: it runs on (cancel does not reach workers yet).
+      if ((await this.queue.remove(jobId)) === 1) this.finish(jobId, emptyCancelled(p.taskId, 'cancelled before a worker took it'));
+    } catch {
+      // The queue is unreachable: the engine's grace period ends the fork as cancelled.
+    }
+  }
+
+  /** Looks pending jobs up directly: a completion whose event was missed still settles its fork. */
+  private async reconcile(): Promise<void> {
+    if (this.reconciling) return;
+    this.reconciling = true;
+    try {
+      const ids = [...this.pending.keys()].slice(0, RECONCILE_BATCH);
+      const jobs = await Promise.all(ids.map((id) => Job.fromId(this.queue, id)));
+      jobs.forEach((job, i) => {
+        const jobId = ids[i] as string;
+        if (!job?.finishedOn) return;
+        if (job.failedReason) {
+          const p = this.pending.get(jobId);
+          if (p) this.finish(jobId, failedJob(p.taskId, job.failedReason));
+        } else this.accept(jobId, job.returnvalue);
+      });
+    } catch (err) {
+      this.o.log(`queue: ${messageOf(err)}`);
+    } finally {
+      this.reconciling = false;
+    }
+  }
+}
+
+/** A job BullMQ failed: the worker threw (no prefix, a bad task) or it stalled past the limit (its workers died). */
+function failedJob(taskId: string, reason: string): ForkResult {
+  const stalled = /stalled/i.test(reason);
+  return emptyFailure(taskId, stalled ? 'worker_crash' : 'error', stalled ? `the workers running this fork died: ${reason}` : `the worker could not run this fork: ${reason}`);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

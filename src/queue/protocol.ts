@@ -1,0 +1,129 @@
+/**
+ * What a distributed run puts in Redis, in one place. Keys are never in it: every worker reads
+ * its own from its own environment.
+ *
+ * - `forkpool:prefix:<prefix id>`: the frozen prefix bytes, under their content address (sha256).
+ * - `forkpool:run:<run id>`: the run record (the prefix id and the fork settings of the run).
+ * - BullMQ's queue `forkpool`: one job per fork, id `<run id>.<task id, URI-encoded>`, data
+ *   { runId, prefixId, task }; its progress carries the fork's events, its return value the result.
+ */
+import type { ForkResult, WorkerEvent } from '../engine/protocol.js';
+import type { ForkTask, HistoryMode } from '../session/schema.js';
+
+/** The BullMQ queue every coordinator and worker of a Redis database shares (runs are told apart by id). */
+export const QUEUE_NAME = 'forkpool';
+/** The name of every fork job. */
+export const FORK_JOB = 'fork';
+
+export const prefixKey = (prefixId: string): string => `forkpool:prefix:${prefixId}`;
+export const runKey = (runId: string): string => `forkpool:run:${runId}`;
+
+/**
+ * The job id of a fork: deterministic from the run and the task, so enqueueing it again is a
+ * no-op. BullMQ refuses ':' inside custom ids (and ids that are integers): the task id is
+ * URI-encoded (':' becomes %3A) and follows the run id (hex, no '.') after a '.'.
+ */
+export function jobIdOf(runId: string, taskId: string): string {
+  return `${runId}.${encodeURIComponent(taskId)}`;
+}
+
+/** A run id: hex (so no '.', no ':'), fresh for every run. */
+function isRunId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{8,64}$/.test(value);
+}
+
+/** A fork job's data: the task and where its prefix and settings are, nothing else. */
+export interface QueueJobData {
+  runId: string;
+  prefixId: string;
+  task: ForkTask;
+}
+
+/** The fork settings of a run, which every worker applies to its forks (its own pool, provider and tools aside). */
+export interface RunForkSettings {
+  maxTurns?: number;
+  timeoutMs?: number;
+  history?: HistoryMode;
+  cache?: 'implicit' | 'off';
+  cacheTtl?: '5m' | '1h';
+  maxTokensPerFork?: number;
+}
+
+export interface RunRecord {
+  version: 1;
+  prefixId: string;
+  settings: RunForkSettings;
+}
+
+/** A job's progress: the fork's events, as a worker thread reports them to its engine. */
+export type QueueProgress = WorkerEvent;
+
+/** The figures of one worker process, as it was when it finished a fork (cumulative over the process). */
+export interface WorkerFigures {
+  /** `forkpool worker` names itself HOST:PID unless told otherwise. */
+  id: string;
+  /** Prefixes this process has fetched from Redis (once per prefix, whatever the number of forks). */
+  prefixFetches: number;
+  /** CPU time of the process, user + system, ms. */
+  cpuMs: number;
+}
+
+/** A job's return value: the fork's result (a failed fork too) and who ran it. */
+export interface QueueJobReturn {
+  result: ForkResult;
+  worker: WorkerFigures;
+}
+
+/** Checks a job's data as it comes out of Redis (the task itself is checked by the engine). */
+export function parseJobData(value: unknown): QueueJobData {
+  const data = value as Partial<QueueJobData> | null;
+  if (data === null || typeof data !== 'object' || !isRunId(data.runId) || typeof data.prefixId !== 'string' || !/^[0-9a-f]{64}$/.test(data.prefixId)) {
+    throw new TypeError('the job is not a forkpool fork job (runId, prefixId, task)');
+  }
+  if (data.task === null || typeof data.task !== 'object') throw new TypeError('the fork job has no task');
+  return data as QueueJobData;
+}
+
+/** Checks a run record as it comes out of Redis. */
+export function parseRunRecord(text: string, runId: string): RunRecord {
+  let record: Partial<RunRecord>;
+  try {
+    record = JSON.parse(text) as Partial<RunRecord>;
+  } catch {
+    throw new TypeError(`the record of run ${runId} is not JSON`);
+  }
+  if (record?.version !== 1 || typeof record.prefixId !== 'string' || record.settings === null || typeof record.settings !== 'object') {
+    throw new TypeError(`the record of run ${runId} is not one this version of forkpool reads (version 1)`);
+  }
+  return record as RunRecord;
+}
+
+/** Events a worker may report through a job's progress; anything else is ignored. */
+export function isQueueProgress(value: unknown): value is QueueProgress {
+  const event = value as Partial<WorkerEvent> | null;
+  if (event === null || typeof event !== 'object' || typeof event.turn !== 'number') return false;
+  if (event.type === 'response_start') return true;
+  return event.type === 'turn' && typeof event.functionCalls === 'number' && typeof event.usage === 'object' && event.usage !== null;
+}
+
+/** Checks a job's return value: a result of the job's own task, with the fields the report reads. */
+export function parseJobReturn(value: unknown, taskId: string): QueueJobReturn {
+  const ret = value as Partial<QueueJobReturn> | null;
+  const result = ret?.result as Partial<ForkResult> | undefined;
+  if (
+    result === null ||
+    typeof result !== 'object' ||
+    !['completed', 'failed', 'cancelled'].includes(result.status as string) ||
+    typeof result.usage !== 'object' ||
+    !Array.isArray(result.calls)
+  ) {
+    throw new TypeError('the job returned no fork result');
+  }
+  if (result.id !== taskId) throw new TypeError(`the job returned the result of another task (${JSON.stringify(result.id)})`);
+  const worker = ret?.worker;
+  const figures: WorkerFigures =
+    worker && typeof worker.id === 'string'
+      ? { id: worker.id, prefixFetches: Number(worker.prefixFetches) || 0, cpuMs: Number(worker.cpuMs) || 0 }
+      : { id: 'unknown', prefixFetches: 0, cpuMs: 0 };
+  return { result: result as ForkResult, worker: figures };
+}

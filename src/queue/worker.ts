@@ -1,0 +1,186 @@
+import { hostname } from 'node:os';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ForkEngine, type ForkEngineOptions } from '../engine/engine.js';
+import type { FrozenPrefix } from '../prefix/index.js';
+import { connectionOf, connectRedis, type QueueAddress } from './address.js';
+import { QUEUE_NAME, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
+import { fetchPrefix, fetchRun } from './store.js';
+
+/** BullMQ's own default: a job whose worker has not renewed its lock for this long is taken over. */
+export const DEFAULT_LOCK_MS = 30_000;
+
+export interface QueueWorkerOptions {
+  address: QueueAddress;
+  /**
+   * This process's engine: its provider (keys from its own environment, never from Redis),
+   * threads, concurrency, tools and retries. Each run's fork settings come from the run record.
+   */
+  engine: ForkEngineOptions;
+  /** Forks this process runs at once (BullMQ's concurrency and the engine's). */
+  concurrency: number;
+  /** The job lock; a worker that dies holds its jobs this long (at most twice) before another takes them. */
+  lockMs?: number;
+  /** Default HOST:PID. */
+  name?: string;
+  /** Lines for people (stderr). */
+  log?: (line: string) => void;
+}
+
+export interface QueueWorker {
+  readonly name: string;
+  /** Takes no more jobs, lets the forks in flight finish and complete their jobs, then disconnects. */
+  close(): Promise<void>;
+}
+
+/**
+ * `forkpool worker`: takes fork jobs from the queue and runs each on this process's own engine
+ * (one Piscina pool per distinct run setting). A prefix is fetched from Redis once per process,
+ * when its first job arrives, and frozen into one SharedArrayBuffer that every fork of it shares.
+ * A fork that fails is still a completed job (its result says how it failed); only a worker that
+ * dies lets BullMQ deliver its jobs again, once their lock runs out.
+ */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+  const log = options.log ?? (() => undefined);
+  const name = options.name ?? `${hostname()}:${process.pid}`;
+  const lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
+  const redis = await connectRedis(options.address, (err) => log(`redis: ${err.message}`));
+  const runner = new JobRunner(redis, options.engine, name, log);
+  const worker = new Worker(QUEUE_NAME, (job: Job) => runner.run(job), {
+    connection: connectionOf(options.address),
+    concurrency: options.concurrency,
+    lockDuration: lockMs,
+    // Stalled jobs are looked for as often as a lock can run out: a dead worker's forks move on in at most about twice the lock.
+    stalledInterval: lockMs,
+    name,
+    autorun: true,
+  });
+  worker.on('error', (err) => log(`queue: ${err.message}`));
+  worker.on('failed', (job, err) => log(`fork job ${job?.id ?? '?'} failed: ${err.message}`));
+  try {
+    await worker.waitUntilReady();
+  } catch (err) {
+    await worker.close(true).catch(() => undefined);
+    await runner.close();
+    redis.disconnect();
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    name,
+    close() {
+      closing ??= (async () => {
+        await worker.close();
+        await runner.close();
+        await redis.quit().catch(() => redis.disconnect());
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Runs fork jobs: prefixes and run records fetched once, engines made once per distinct fork settings. */
+class JobRunner {
+  private readonly prefixes = new Map<string, Promise<FrozenPrefix>>();
+  private readonly runs = new Map<string, Promise<RunForkSettings>>();
+  private readonly engines = new Map<string, Promise<ForkEngine>>();
+  private prefixFetches = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly base: ForkEngineOptions,
+    private readonly name: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async run(job: Job): Promise<QueueJobReturn> {
+    const data = parseJobData(job.data);
+    const [prefix, settings] = await Promise.all([this.prefix(data.prefixId), this.settings(data.runId, data.prefixId)]);
+    const engine = await this.engine(settings);
+    this.log(`fork ${JSON.stringify(data.task.id)} of run ${data.runId}: started`);
+    const updates: Promise<unknown>[] = [];
+    const progress = (event: QueueProgress): void => {
+      // Lost progress only costs warm-up time or budget accuracy: never the fork.
+      updates.push(job.updateProgress(event).catch(() => undefined));
+    };
+    const run = engine.fanOut(prefix, [data.task], {
+      // The coordinator releases the other forks of a run when its lead's first response begins.
+      onResponseStart: (_taskId, turn) => {
+        if (turn === 1) progress({ type: 'response_start', turn });
+      },
+    });
+    const turns = (async () => {
+      for await (const event of run.events()) {
+        if (event.type === 'turn') progress({ type: 'turn', turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
+      }
+    })();
+    const [result] = await run.results();
+    await turns;
+    await Promise.all(updates);
+    if (!result) throw new Error('the fork ended without a result');
+    this.log(`fork ${JSON.stringify(data.task.id)} of run ${data.runId}: ${result.status}`);
+    return { result, worker: this.figures() };
+  }
+
+  async close(): Promise<void> {
+    const engines = await Promise.allSettled(this.engines.values());
+    await Promise.all(engines.map((e) => (e.status === 'fulfilled' ? e.value.close() : undefined)));
+  }
+
+  private figures(): WorkerFigures {
+    const cpu = process.cpuUsage();
+    return { id: this.name, prefixFetches: this.prefixFetches, cpuMs: Math.round((cpu.user + cpu.system) / 1000) };
+  }
+
+  /** Once per process per prefix: concurrent first jobs share the one fetch; a failed fetch is tried again by the next job. */
+  private prefix(prefixId: string): Promise<FrozenPrefix> {
+    let prefix = this.prefixes.get(prefixId);
+    if (!prefix) {
+      prefix = fetchPrefix(this.redis, prefixId);
+      this.prefixes.set(prefixId, prefix);
+      prefix.then(
+        () => {
+          this.prefixFetches++;
+          this.log(`prefix ${prefixId.slice(0, 12)} fetched`);
+        },
+        () => this.prefixes.delete(prefixId),
+      );
+    }
+    return prefix;
+  }
+
+  private settings(runId: string, prefixId: string): Promise<RunForkSettings> {
+    let settings = this.runs.get(runId);
+    if (!settings) {
+      settings = fetchRun(this.redis, runId).then((record) => {
+        if (record.prefixId !== prefixId) throw new Error(`run ${runId} is of prefix ${record.prefixId.slice(0, 12)}, not ${prefixId.slice(0, 12)}`);
+        return record.settings;
+      });
+      this.runs.set(runId, settings);
+      settings.catch(() => this.runs.delete(runId));
+    }
+    return settings;
+  }
+
+  private engine(settings: RunForkSettings): Promise<ForkEngine> {
+    const key = JSON.stringify(settings);
+    let engine = this.engines.get(key);
+    if (!engine) {
+      const s = settings;
+      engine = ForkEngine.create({
+        ...this.base,
+        ...(s.maxTurns !== undefined ? { maxTurns: s.maxTurns } : {}),
+        ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
+        ...(s.history !== undefined ? { history: s.history } : {}),
+        ...(s.cache !== undefined ? { cache: s.cache } : {}),
+        ...(s.cacheTtl !== undefined ? { cacheTtl: s.cacheTtl } : {}),
+        ...(s.maxTokensPerFork !== undefined ? { maxTokensPerFork: s.maxTokensPerFork } : {}),
+        // Each job is a fan-out of one fork: the coordinator does the run's warm-up.
+        warmup: 'none',
+      });
+      this.engines.set(key, engine);
+      engine.catch(() => this.engines.delete(key));
+    }
+    return engine;
+  }
+}

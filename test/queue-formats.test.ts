@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { ForkResult } from '../src/engine/protocol.js';
+import { parseQueueAddress } from '../src/queue/address.js';
+import { isQueueProgress, jobIdOf, parseJobData, parseJobReturn } from '../src/queue/protocol.js';
+
+/* The formats of a distributed run that need no Redis: addresses, job ids, job data, progress and return values. */
+
+function completed(id: string): ForkResult {
+  return {
+    id,
+    status: 'completed',
+    text: `done ${id}`,
+    turns: 1,
+    toolCalls: 0,
+    usage: { promptTokens: 100, cachedTokens: 0, outputTokens: 5 },
+    durationMs: 1,
+    retries: 0,
+    calls: [{ promptTokens: 100, cachedTokens: 0, outputTokens: 5 }],
+    worker: { threadId: -1, decodedPrefix: false },
+  };
+}
+
+describe('the queue formats', () => {
+  it('parses redis://HOST:PORT[/DB] and prints it without the password', () => {
+    expect(parseQueueAddress('redis://127.0.0.1:6380/2')).toMatchObject({ host: '127.0.0.1', port: 6380, db: 2, display: 'redis://127.0.0.1:6380/2' });
+    expect(parseQueueAddress('redis://cache.internal')).toMatchObject({ host: 'cache.internal', port: 6379, db: 0 });
+    const secret = parseQueueAddress('redis://user:s3cret@[::1]:7000');
+    expect(secret).toMatchObject({ host: '::1', port: 7000, username: 'user', password: 's3cret' });
+    expect(secret.display).toBe('redis://user:***@[::1]:7000');
+    expect(secret.display).not.toContain('s3cret');
+    expect(() => parseQueueAddress('http://127.0.0.1:6379')).toThrow(/expected redis:\/\/HOST:PORT\[\/DB\]/);
+    expect(() => parseQueueAddress('redis://127.0.0.1:6379/x')).toThrow(/database must be a number/);
+    expect(() => parseQueueAddress('rediss://127.0.0.1')).toThrow(/TLS/);
+    expect(() => parseQueueAddress('not a url')).toThrow(/not a URL/);
+  });
+
+  it('job ids are the run id and the task id, with no ":" (BullMQ refuses it) and distinct for distinct tasks', () => {
+    const ids = ['a:b', 'a%3Ab', 'a.b', 'ünï cödé', '42'].map((task) => jobIdOf('00ff00ff00ff00ff', task));
+    for (const id of ids) {
+      expect(id).not.toContain(':');
+      expect(id.startsWith('00ff00ff00ff00ff.')).toBe(true);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(jobIdOf('00ff00ff00ff00ff', 'a:b')).toBe('00ff00ff00ff00ff.a%3Ab');
+  });
+
+  it('reads job data, progress and return values defensively', () => {
+    const prefixId = 'a'.repeat(64);
+    expect(parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' } }).task.id).toBe('t');
+    expect(() => parseJobData({ runId: 'r:1', prefixId, task: {} })).toThrow(/not a forkpool fork job/);
+    expect(isQueueProgress({ type: 'response_start', turn: 1 })).toBe(true);
+    expect(isQueueProgress({ type: 'turn', turn: 2, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, functionCalls: 0 })).toBe(true);
+    expect(isQueueProgress(50)).toBe(false);
+    const ret = parseJobReturn({ result: completed('t'), worker: { id: 'w', prefixFetches: 1, cpuMs: 12 } }, 't');
+    expect(ret.worker).toEqual({ id: 'w', prefixFetches: 1, cpuMs: 12 });
+    expect(() => parseJobReturn({ result: completed('other'), worker: { id: 'w' } }, 't')).toThrow(/another task/);
+    expect(() => parseJobReturn({ nothing: true }, 't')).toThrow(/no fork result/);
+  });
+});

@@ -1,0 +1,366 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
+import { freezePrefix } from '../src/prefix/index.js';
+import { loadSession } from '../src/session/load.js';
+import { CLI, REPO_ROOT, jsonLines, offlineEnv } from './fixtures/cli/run-cli.js';
+import { startRedis, type TestRedis } from './support/redis.js';
+
+/*
+ * Distributed runs end to end: a real redis-server (its own, per file), real `forkpool worker`
+ * processes and a real coordinator (`forkpool run --queue`), all spawned from the built CLI, and
+ * the local simulated model started per test. Every wait is bounded; nothing asserts on time.
+ */
+
+const KEY = 'fp-test-key-7c31d9e0';
+const SESSION = 'examples/session.json';
+const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
+const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
+const WAIT_MS = 45_000;
+
+let redis: TestRedis;
+/**
+ * Each test has a Redis database of its own (redis://…/N): BullMQ's stalled check is queue-wide
+ * (one check per interval, whichever worker makes it), so an earlier test's workers with the
+ * default 30 s lock would hold back the next test's stalled check.
+ */
+let db = 0;
+let queueUrl = '';
+let tmp: string;
+const children = new Set<ChildProcess>();
+const servers: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  tmp = mkdtempSync(join(tmpdir(), 'forkpool-queue-'));
+});
+
+beforeEach(() => {
+  db++;
+  queueUrl = `${redis.url}/${db}`;
+});
+
+afterEach(async () => {
+  await Promise.all([...children].map((child) => stop(child)));
+  children.clear();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+afterAll(async () => {
+  await redis?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+interface Spawned {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** The built CLI as a user runs it: the offline environment plus the test's Gemini key. */
+function cli(args: readonly string[]): Spawned {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...offlineEnv(), GEMINI_API_KEY: KEY },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await gone;
+  clearTimeout(timer);
+}
+
+/** Polls until `ok()` holds; fails with `what` after WAIT_MS. */
+async function until(what: string, ok: () => boolean): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function within<T>(what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function startWorker(name: string, modelUrl: string, extra: readonly string[] = []): Promise<Spawned> {
+  const w = cli(['worker', '--queue', queueUrl, '--provider', 'gemini', '--base-url', modelUrl, '--workspace', '.', '--threads', '1', '--name', name, ...extra]);
+  await until(`worker ${name} to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
+  expect(w.child.exitCode).toBeNull();
+  return w;
+}
+
+async function modelServer(): Promise<LocalServer> {
+  const server = await startLocalServer({ captureRequests: true, requireApiKey: KEY });
+  servers.push(server);
+  return server;
+}
+
+interface ProxyEvent {
+  kind: 'request' | 'response';
+  id: number;
+  body: string;
+}
+
+/**
+ * A pass-through in front of the model server that records, in order, when each request arrived
+ * and when its response began (upstream headers): the order of those two is what warm-up is about.
+ */
+async function recordingProxy(upstream: string): Promise<{ url: string; events: ProxyEvent[] }> {
+  const target = new URL(upstream);
+  const events: ProxyEvent[] = [];
+  let next = 0;
+  const server: Server = createServer((req, res) => {
+    const id = next++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      events.push({ kind: 'request', id, body: body.toString('utf8') });
+      const up = httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (upRes) => {
+          events.push({ kind: 'response', id, body: '' });
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+        },
+      );
+      up.on('error', () => res.destroy());
+      res.on('close', () => up.destroy());
+      up.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, events };
+}
+
+function writeTasks(name: string, tasks: readonly object[]): string {
+  const path = join(tmp, `${name}.jsonl`);
+  writeFileSync(path, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+  return path;
+}
+
+/** The examples' marker tasks plus three more inherited recalls: 8 forks. */
+function markerTasks(): object[] {
+  const lines = readFileSync(join(REPO_ROOT, 'examples/marker.jsonl'), 'utf8').trim().split('\n');
+  const extra = [1, 2, 3].map((i) => ({ id: `recall-again:${i}`, directive: `Quote the onboarding ticket once more (${i}).\n${RECALL}` }));
+  return [...lines.map((l) => JSON.parse(l) as object), ...extra];
+}
+
+/** Every key and every value in the Redis database, as text. */
+async function everythingIn(url: string): Promise<{ keys: string[]; text: string }> {
+  const client = new Redis(url);
+  try {
+    const keys = await client.keys('*');
+    const parts: string[] = [];
+    for (const key of keys) {
+      const type = await client.type(key);
+      parts.push(key);
+      if (type === 'string') parts.push((await client.getBuffer(key))?.toString('utf8') ?? '');
+      else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
+      else if (type === 'list') parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
+      else if (type === 'set') parts.push(JSON.stringify(await client.smembers(key)));
+      else if (type === 'zset') parts.push(JSON.stringify(await client.zrange(key, 0, -1, 'WITHSCORES')));
+      else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
+      else parts.push(`<${type}>`);
+    }
+    return { keys, text: parts.join('\n') };
+  } finally {
+    client.disconnect();
+  }
+}
+
+describe('forkpool run --queue with forkpool worker processes', () => {
+  it('a coordinator and two workers run 8 marker forks: every result arrives exactly once, the prefix is stored once, no key is in Redis', async () => {
+    const model = await modelServer();
+    await Promise.all([startWorker('w1', model.url, ['--concurrency', '2']), startWorker('w2', model.url, ['--concurrency', '2'])]);
+    const tasks = markerTasks();
+    const out = join(tmp, 'marker-out.jsonl');
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('marker', tasks), '--queue', queueUrl, '--out', out, '--output-format', 'json']);
+    const { code } = await within('the coordinator', run.exited);
+    expect(run.stderr()).toMatch(/distributed run [0-9a-f]{16} on redis:\/\/127\.0\.0\.1:\d+\/\d+/);
+    expect(code).toBe(0);
+
+    const lines = jsonLines(readFileSync(out, 'utf8'));
+    expect(lines.map((l) => l.id).sort()).toEqual(tasks.map((t) => (t as { id: string }).id).sort());
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    for (const id of ['recall-ticket', 'recall-completed-turns', 'recall-read-only', 'recall-again:1', 'recall-again:2', 'recall-again:3']) {
+      expect(byId.get(id)?.status).toBe('completed');
+      expect(byId.get(id)?.text).toBe(MARKER_ANSWER);
+    }
+    expect(byId.get('last-turn-only')?.text).toBe(`${RECALL}: no match`);
+    expect(byId.get('no-tools')?.text).toContain('Tool list_dir is not allowed in this fork. This fork may not execute any tool.');
+    // The journal, as for a local run: one result per fork.
+    const journal = jsonLines(readFileSync(`${out}.journal`, 'utf8'));
+    expect(journal.filter((e) => e.type === 'result')).toHaveLength(8);
+
+    // The summary: the local run's report, plus each worker process's figures.
+    const summary = JSON.parse(run.stdout()) as {
+      subtype: string;
+      runId: string;
+      forks: { completed: number; total: number };
+      workers: { id: string; forks: number; modelCalls: number; prefixFetches: number }[];
+    };
+    expect(summary.subtype).toBe('success');
+    expect(summary.forks).toMatchObject({ completed: 8, total: 8 });
+    expect(summary.workers.length).toBeGreaterThanOrEqual(1);
+    expect(summary.workers.map((w) => w.id).every((id) => id === 'w1' || id === 'w2')).toBe(true);
+    expect(summary.workers.reduce((n, w) => n + w.forks, 0)).toBe(8);
+    for (const w of summary.workers) expect(w.prefixFetches).toBe(1);
+    // Each worker called the model with its own key (the server refuses any other).
+    expect(model.requests.length).toBe(summary.workers.reduce((n, w) => n + w.modelCalls, 0));
+
+    const stored = await everythingIn(queueUrl);
+    const prefix = freezePrefix(await loadSession(join(REPO_ROOT, SESSION)));
+    expect(stored.keys.filter((k) => k.startsWith('forkpool:prefix:'))).toEqual([`forkpool:prefix:${prefix.id}`]);
+    const client = new Redis(queueUrl);
+    try {
+      const bytes = await client.getBuffer(`forkpool:prefix:${prefix.id}`);
+      expect(bytes?.equals(Buffer.from(new Uint8Array(prefix.buffer, 0, prefix.byteLength)))).toBe(true);
+      // Job ids: the run id and the task id, ':' encoded.
+      expect(await client.exists(`bull:forkpool:${summary.runId}.recall-again%3A1`)).toBe(1);
+    } finally {
+      client.disconnect();
+    }
+    // The values were read (the session and the results are there), and the key is in none of them.
+    expect(stored.text).toContain('MARKER-1F0C');
+    expect(stored.text).not.toContain(KEY);
+  });
+
+  it('a worker SIGKILLed mid-fork: the other takes its fork over once the lock runs out, and the fork ends exactly once', async () => {
+    const model = await modelServer();
+    const lock = ['--lock-ms', '1500', '--concurrency', '4'];
+    const workers = await Promise.all([startWorker('k1', model.url, lock), startWorker('k2', model.url, lock)]);
+    const tasks = [
+      ...Array.from({ length: 6 }, (_, i) => ({ id: `quick-${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` })),
+      { id: 'sleepy', directive: `Take your time, then quote the ticket.\nSLEEP 3000\n${RECALL}` },
+    ];
+    const out = join(tmp, 'kill-out.jsonl');
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('kill', tasks), '--queue', queueUrl, '--out', out]);
+    const started = (w: Spawned): boolean => w.stderr().includes('fork "sleepy" of run');
+    await until('a worker to start the sleepy fork', () => workers.some(started));
+    await until('the sleepy fork to reach the model', () => model.requests.some((r) => r.body.includes('Take your time')));
+    const victim = workers.find(started) as Spawned;
+    const survivor = workers.find((w) => w !== victim) as Spawned;
+    victim.child.kill('SIGKILL');
+    expect((await within('the killed worker', victim.exited)).signal).toBe('SIGKILL');
+
+    const { code } = await within('the coordinator', run.exited);
+    expect(code).toBe(0);
+    // The survivor ran the sleepy fork again, after the victim had started it.
+    expect(survivor.stderr()).toMatch(/fork "sleepy" of run [0-9a-f]+: completed/);
+    const lines = jsonLines(readFileSync(out, 'utf8'));
+    expect(lines.map((l) => l.id).sort()).toEqual(tasks.map((t) => t.id).sort());
+    for (const line of lines) {
+      expect(line.status).toBe('completed');
+      expect(line.text).toBe(MARKER_ANSWER);
+    }
+    const journal = jsonLines(readFileSync(`${out}.journal`, 'utf8')).filter((e) => e.type === 'result');
+    expect(journal).toHaveLength(tasks.length);
+    // The sleepy fork's request reached the model twice: delivered twice, one result.
+    expect(model.requests.filter((r) => r.body.includes('Take your time')).length).toBe(2);
+    expect(run.stdout()).toContain('forks      7 completed, 0 failed, 0 cancelled of 7');
+  });
+
+  /** The forks' first requests, in arrival order, against when the lead's first response began. */
+  function warmupOrder(events: readonly ProxyEvent[], lead: string, others: readonly string[]) {
+    const leadRequest = events.find((e) => e.kind === 'request' && e.body.includes(lead));
+    const leadResponse = events.findIndex((e) => e.kind === 'response' && e.id === leadRequest?.id);
+    const firstOf = (marker: string): number => events.findIndex((e) => e.kind === 'request' && e.body.includes(marker));
+    return { leadResponse, others: others.map(firstOf) };
+  }
+
+  const warmTasks = [
+    { id: 'lead', directive: `WARM-LEAD: quote the ticket.\nSLEEP 1500\n${RECALL}` },
+    ...Array.from({ length: 5 }, (_, i) => ({ id: `sibling-${i}`, directive: `WARM-SIBLING-${i}: quote the ticket.\n${RECALL}` })),
+  ];
+
+  it('warm-up: the lead fork goes alone; the others are enqueued once a worker reports its first response began', async () => {
+    const model = await modelServer();
+    const proxy = await recordingProxy(model.url);
+    await Promise.all([startWorker('a1', proxy.url), startWorker('a2', proxy.url)]);
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('warm', warmTasks), '--queue', queueUrl, '--output-format', 'json']);
+    const { code } = await within('the coordinator', run.exited);
+    expect(code).toBe(0);
+    const order = warmupOrder(proxy.events, 'WARM-LEAD', warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`));
+    expect(order.leadResponse).toBeGreaterThan(0);
+    for (const index of order.others) expect(index).toBeGreaterThan(order.leadResponse);
+    const summary = JSON.parse(run.stdout()) as { warmup: string; forks: { completed: number } };
+    expect(summary).toMatchObject({ warmup: 'auto', forks: { completed: 6 } });
+  });
+
+  it('--warmup parent releases every fork at once: siblings reach the model while the lead still waits for its response', async () => {
+    const model = await modelServer();
+    const proxy = await recordingProxy(model.url);
+    await Promise.all([startWorker('p1', proxy.url), startWorker('p2', proxy.url)]);
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('parent', warmTasks), '--queue', queueUrl, '--warmup', 'parent', '--output-format', 'json']);
+    const { code } = await within('the coordinator', run.exited);
+    expect(code).toBe(0);
+    const order = warmupOrder(proxy.events, 'WARM-LEAD', warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`));
+    expect(order.others.every((index) => index >= 0)).toBe(true);
+    // The lead's response is held back by its SLEEP; nothing holds the siblings back.
+    expect(Math.min(...order.others)).toBeLessThan(order.leadResponse);
+    expect((JSON.parse(run.stdout()) as { warmup: string }).warmup).toBe('parent');
+  });
+});
+
+describe('forkpool worker and run --queue: usage', () => {
+  it('refuses a bad address and the flags that belong to the workers, before anything runs', async () => {
+    const bad = cli(['run', '--session', SESSION, '--tasks', 'examples/marker.jsonl', '--queue', 'http://127.0.0.1:1']);
+    const workerFlag = cli(['run', '--session', SESSION, '--tasks', 'examples/marker.jsonl', '--queue', queueUrl, '--workspace', '.']);
+    const noQueue = cli(['worker']);
+    const results = await within('the usage errors', Promise.all([bad.exited, workerFlag.exited, noQueue.exited]));
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
+    expect(bad.stderr()).toContain('--queue: expected redis://HOST:PORT[/DB]');
+    expect(workerFlag.stderr()).toContain('--workspace goes to each forkpool worker');
+    expect(noQueue.stderr()).toContain('--queue redis://HOST:PORT[/DB] is required');
+  });
+
+  it('a worker stops on SIGTERM and says so; an address nobody answers at is an error at once', async () => {
+    const model = await modelServer();
+    const w = await startWorker('t1', model.url);
+    w.child.kill('SIGTERM');
+    expect((await within('the worker to stop', w.exited)).code).toBe(0);
+    expect(w.stderr()).toContain('SIGTERM: finishing the forks in flight');
+    const nobody = cli(['worker', '--queue', 'redis://127.0.0.1:1']);
+    expect((await within('the unreachable worker', nobody.exited)).code).toBe(1);
+    expect(nobody.stderr()).toContain('cannot reach Redis at redis://127.0.0.1:1');
+  });
+});
