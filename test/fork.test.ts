@@ -281,6 +281,22 @@ describe('seedFork, forkTurns', () => {
     }
   });
 
+  it('a window that starts at a user message of results and words keeps the words, not the results of calls it left out', () => {
+    const history: Content[] = [
+      user('turn one'),
+      calls(['c1', 'grep', { q: 'a' }]),
+      { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'grep', response: { output: 'found' } } }, { text: 'turn two, after the result' }] },
+      model('two done'),
+    ];
+    const seed = seedFork(session(history), 'x', { forkTurns: 1 });
+    // Gemini refuses a function response whose call is not in the turn before it.
+    expect(seed.contents.slice(0, 2)).toEqual([user('turn two, after the result'), model('two done')]);
+    expect(seed.trimmedMessages).toBe(2);
+    // The parent's message is untouched, and a window that keeps the call keeps its result.
+    expect(history[2]?.parts).toHaveLength(2);
+    expect(seedFork(session(history), 'x', { forkTurns: 2 }).contents.slice(0, 4)).toEqual(history);
+  });
+
   it('combines with the mid-turn case', () => {
     const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE', { forkTurns: 1 });
     expect(seed.contents[0]).toEqual(user('Investigate the parser and the lexer in parallel.'));

@@ -33,6 +33,7 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
   declareFunction: anthropicTool,
   userText: (text) => ({ role: 'user', content: text }),
   modelText: (text) => ({ role: 'assistant', content: text }),
+  withoutResults: (message) => withoutToolResults(message),
   redactCalls(message, tools) {
     if (typeof message.content === 'string' || !message.content.some((block) => isSpawnCall(block, tools))) return message;
     return { ...message, content: message.content.map((block) => (isSpawnCall(block, tools) ? { ...block, input: {} } : block)) };
@@ -61,11 +62,8 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
   },
 };
 
-/**
- * The message without its tool_result blocks (the same message when it has none): what a forkTurns
- * window keeps of the user message it starts at, whose results answer calls the window left out.
- */
-export function withoutToolResults(message: AnthropicMessageLike): AnthropicMessageLike {
+/** The message without its tool_result blocks (the same message when it has none). */
+function withoutToolResults(message: AnthropicMessageLike): AnthropicMessageLike {
   if (typeof message.content === 'string' || !message.content.some((block) => block.type === 'tool_result')) return message;
   return { ...message, content: message.content.filter((block) => block.type !== 'tool_result') };
 }

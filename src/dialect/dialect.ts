@@ -27,6 +27,12 @@ export interface Dialect<M extends AnyMessage, S> {
   declareFunction(declaration: FunctionDeclaration): unknown;
   userText(text: string): M;
   modelText(text: string): M;
+  /**
+   * The message without the results it carries (the same message when it has none): what a
+   * forkTurns window keeps of the user message it starts at, whose results answer calls the window
+   * left out (every API refuses a result without its call in the message before).
+   */
+  withoutResults(message: M): M;
   /** The model message with the arguments of these tools' calls emptied (they hold a sibling's directive). */
   redactCalls(message: M, tools: ReadonlySet<string>): M;
   /**

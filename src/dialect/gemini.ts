@@ -13,6 +13,10 @@ export const geminiDialect: Dialect<Content, GeminiSession> = {
   declareFunction: (declaration) => ({ functionDeclarations: [{ ...declaration }] }),
   userText: (text) => ({ role: 'user', parts: [{ text }] }),
   modelText: (text) => ({ role: 'model', parts: [{ text }] }),
+  withoutResults(message) {
+    if (!message.parts.some((part) => part.functionResponse !== undefined)) return message;
+    return { ...message, parts: message.parts.filter((part) => part.functionResponse === undefined) };
+  },
   redactCalls(message, tools) {
     if (!message.parts.some((part) => part.functionCall && tools.has(part.functionCall.name))) return message;
     return {

@@ -21,6 +21,8 @@ export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
   declareFunction: chatFunctionTool,
   userText: (text) => ({ role: 'user', content: text }),
   modelText: (text) => ({ role: 'assistant', content: text }),
+  // Results are tool messages of their own, never part of a user turn a window starts at.
+  withoutResults: (message) => message,
   redactCalls(message, tools) {
     if (message.role !== 'assistant' || !message.tool_calls?.some((call) => call.type === 'function' && tools.has(call.function.name))) {
       return message;

@@ -1,4 +1,4 @@
-import { anthropicMessagesDialect, withoutToolResults } from '../dialect/anthropic-messages.js';
+import { anthropicMessagesDialect } from '../dialect/anthropic-messages.js';
 import type { Dialect, ToolResponse } from '../dialect/dialect.js';
 import { geminiDialect } from '../dialect/gemini.js';
 import { openAIChatDialect, systemMessage } from '../dialect/openai-chat.js';
@@ -191,11 +191,11 @@ function seedMessages<M extends AnyMessage, S>(dialect: Dialect<M, S>, messages:
   const base = window.history === 'completed-turns' ? completedTurnPrefix(messages) : messages;
   const { kept, dropped } = keepLastUserTurns(base, window.forkTurns);
   const first = kept[0];
-  if (dropped > 0 && first !== undefined && dialect.format === 'anthropic-messages') {
-    // In Anthropic's shape results open the user message that carries the person's words: a window
-    // that starts there has left out the calls they answer, and the API refuses a tool_result
-    // without its tool_use in the message before. The words stay; the results go with their calls.
-    kept[0] = withoutToolResults(first as AnthropicMessageLike) as M;
+  if (dropped > 0 && first !== undefined) {
+    // A window that starts at a user message carrying results (Gemini's and Anthropic's shapes put
+    // them with the person's words) has left out the calls they answer, and the API refuses a result
+    // without its call in the message before. The words stay; the results go with their calls.
+    kept[0] = dialect.withoutResults(first);
   }
   return { ...buildContents(dialect, kept, window.childText, window.spawnTools), dropped };
 }
