@@ -20,6 +20,20 @@ function fork(id: string, calls: ForkResult['calls']): ForkResult {
 const inputs = { coldForkId: 'cold', windowLeaders: new Set(['leader']), minCacheTokens: 1024 };
 
 describe('the theoretical cache maximum', () => {
+  it('is never below what a first call was served: a parent-warm first-wave fork that found a sibling\'s prefill cached', () => {
+    const first = { promptTokens: 5000, cachedTokens: 4800, outputTokens: 40, sharedTokens: 4800, baseTokens: 4800, parentTokens: 4000 };
+    const parentWave = { ...inputs, coldForkId: undefined, parentWave: new Set(['early']) };
+    expect(theoreticalCached(fork('early', [first]), parentWave)).toBe(4800);
+    // Served less than the estimate: the estimate stands.
+    expect(theoreticalCached(fork('early', [{ ...first, cachedTokens: 1000 }]), parentWave)).toBe(4000);
+  });
+
+  it('rounds down to the provider\'s cache step and counts nothing under its minimum', () => {
+    const first = { promptTokens: 3000, cachedTokens: 0, outputTokens: 10, sharedTokens: 2900, baseTokens: 2900 };
+    expect(theoreticalCached(fork('sibling', [first]), { ...inputs, cacheBlockTokens: 128 })).toBe(2816);
+    expect(theoreticalCached(fork('sibling', [first]), { ...inputs, minCacheTokens: 2901 })).toBe(0);
+  });
+
   it('is nothing for the cold fork’s first call, then the previous call’s prompt and output', () => {
     const calls = [
       { promptTokens: 5000, cachedTokens: 0, outputTokens: 40, sharedTokens: 4800, baseTokens: 4800 },

@@ -123,7 +123,7 @@ function annotateFirstCall(result: ForkResult, shares: () => Shares): ForkResult
 }
 
 /**
- * The theoretical maximum for one fork. On an explicit cache: the cached content, on every call.
+ * The theoretical maximum for one fork, never below what it was served. On an explicit cache: the cached content, on every call.
  * Otherwise, its first call can reuse the prefix its siblings share
  * (nothing, for the very first call on a cold cache; what the parent sent, for the forks a
  * parent-warm run sent before any fork's response began; only the system instruction and tools for
@@ -152,6 +152,10 @@ export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs)
     const block = inputs.cacheBlockTokens ?? 1;
     reusable = Math.floor(Math.min(reusable, call.promptTokens) / block) * block;
     if (reusable < inputs.minCacheTokens) reusable = 0;
+    // A first call's share is an estimate from characters and from the order of dispatch (a fork of
+    // a parent-warm first wave may still find a sibling's prefill cached): what it was served was
+    // possible, so it is never more than the maximum.
+    if (previous === undefined) reusable = Math.max(reusable, call.cachedTokens ?? 0);
     total += reusable;
   });
   return total;
