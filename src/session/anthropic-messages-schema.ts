@@ -1,8 +1,9 @@
 import type { DocumentBlockParam, ImageBlockParam, TextCitationParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { InputError, formatPath } from './errors.js';
-import { parseOrThrow, plainWords } from './issues.js';
+import { describeValue, parseOrThrow } from './issues.js';
 import { assertSafeJson } from './json.js';
+import { JsonObjectSchema, byJsonType, choices, kindOf, nonEmpty, pushIssuesOf, strictFields, unknownKind } from './rules.js';
 
 /*
  * A parent session in Anthropic's Messages API shape (`"format": "anthropic-messages"`): the
@@ -38,81 +39,9 @@ import { assertSafeJson } from './json.js';
  *   leave every fork without room to answer.
  */
 
-const nonEmpty = (what: string) => z.string().min(1, { error: `${what} must not be empty` });
-
-const JsonObjectSchema = z.record(z.string(), z.unknown(), {
-  error: (iss) => (iss.input === undefined ? 'is required' : 'must be a JSON object'),
-});
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'number') return Number.isInteger(value) ? `the number ${value}` : 'a number';
-  return `a ${typeof value}`;
-}
-
-const quoted = (words: readonly string[]) => words.map((w) => JSON.stringify(w)).join(', ');
-
-/** `"a", "b" or "c"` */
-function choices(words: readonly string[]): string {
-  const q = words.map((w) => JSON.stringify(w));
-  return q.length <= 1 ? (q[0] ?? '') : `${q.slice(0, -1).join(', ')} or ${q.at(-1)}`;
-}
-
-const kindOf = (kind: unknown) => (typeof kind === 'string' ? JSON.stringify(kind) : describeValue(kind));
-
-/** The error of a strict object: an unknown key is named (the path points at it), with the keys it takes. */
-function strictFields(what: string, allowed: readonly string[], hints: Record<string, string> = {}) {
-  return {
-    error: (iss: z.core.$ZodRawIssue) => {
-      if (iss.code !== 'unrecognized_keys') return undefined;
-      const keys = iss.keys as string[];
-      const key = keys.length === 1 ? (keys[0] ?? '') : undefined;
-      if (key !== undefined && Object.hasOwn(hints, key)) return hints[key];
-      const subject = keys.length === 1 ? `is not a field of ${what}` : `${quoted(keys)} are not fields of ${what}`;
-      return `${subject} (allowed: ${allowed.join(', ')})`;
-    },
-  };
-}
-
-/** Runs `schema` on a value of a custom check, keeping each inner issue and its path (worded by the loader's plain-words map). */
-function pushIssuesOf(schema: z.ZodType, value: unknown, issues: z.core.$ZodRawIssue[]): void {
-  const result = schema.safeParse(value, { error: plainWords });
-  if (result.success) return;
-  for (const issue of result.error.issues) issues.push({ ...issue, input: value } as z.core.$ZodRawIssue);
-}
-
 /** A value checked by `schema` (in outline) and typed `T`: what the schema does not look at passes through as the API types it. */
 function outline<T>(schema: z.ZodType): z.ZodCustom<T, T> {
   return z.custom<T>().check((ctx) => pushIssuesOf(schema, ctx.value, ctx.issues));
-}
-
-type JsonTypeInput<B> = z.input<NonNullable<B[keyof B]>>;
-
-/**
- * A value that is a string, an array or an object, each validated by its own schema. zod's union
- * would report a bad block deep inside an array as "Invalid input" on the whole value; this keeps
- * the inner issue and its path.
- */
-function byJsonType<B extends { string?: z.ZodType; array?: z.ZodType; object?: z.ZodType }>(
-  expected: string,
-  branches: B,
-): z.ZodCustom<JsonTypeInput<B>, JsonTypeInput<B>> {
-  return z.custom<JsonTypeInput<B>>().check((ctx) => {
-    const value: unknown = ctx.value;
-    const kind = typeof value === 'string' ? 'string' : Array.isArray(value) ? 'array' : value !== null && typeof value === 'object' ? 'object' : undefined;
-    const branch = kind === undefined ? undefined : branches[kind];
-    if (!branch) {
-      ctx.issues.push({
-        code: 'custom',
-        input: value,
-        message: value === undefined ? 'is required' : `must be ${expected}, not ${describeValue(value)}`,
-      });
-      return;
-    }
-    pushIssuesOf(branch, value, ctx.issues);
-  });
 }
 
 type KindInput<K> = z.input<NonNullable<K[keyof K]>>;
@@ -148,27 +77,6 @@ function blockOf<K extends Record<string, z.ZodType>>(
           : `must be ${choices(allowed)}, not ${kindOf(kind)}`;
     ctx.issues.push({ code: 'custom', input: kind, path: ['type'], message });
   });
-}
-
-/** The error of a discriminated union whose discriminator matched no option. */
-function unknownKind(
-  key: string,
-  what: string,
-  allowed: readonly string[],
-  refused: Record<string, string> = {},
-): { error: (iss: z.core.$ZodRawIssue) => string | undefined } {
-  return {
-    error: (iss) => {
-      if (iss.code === 'invalid_type') return `${what} must be a JSON object, not ${describeValue(iss.input)}`;
-      // A discriminated union reports invalid_union only when the discriminator matched no option.
-      if (iss.code !== 'invalid_union') return undefined;
-      const input = iss.input as Record<string, unknown>;
-      const kind = input[key];
-      if (kind === undefined) return `is required (allowed: ${choices(allowed)})`;
-      if (typeof kind === 'string' && Object.hasOwn(refused, kind)) return refused[kind];
-      return `must be ${choices(allowed)}, not ${kindOf(kind)}`;
-    },
-  };
 }
 
 // ── Cache breakpoints and text ──────────────────────────────────────────────────────────────────

@@ -16,7 +16,8 @@ const TYPE_NAMES: Record<string, string> = {
   boolean: 'true or false',
 };
 
-function describeValue(value: unknown): string {
+/** A value as a rule names it ("an array", "the number 3", "null"). */
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';

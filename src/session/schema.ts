@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AnthropicMessagesSession } from './anthropic-messages-schema.js';
 import type { OpenAIChatSession } from './openai-chat-schema.js';
+import { JsonObjectSchema, nonEmpty, positiveInteger } from './rules.js';
 
 /*
  * The parent session and task lines, in Gemini's native shapes (@google/genai).
@@ -10,12 +11,6 @@ import type { OpenAIChatSession } from './openai-chat-schema.js';
  * Validation only: the session's own objects are what is frozen and sent (zod's output rebuilds
  * known keys in schema order, which would change the bytes).
  */
-
-const nonEmpty = (what: string) => z.string().min(1, { error: `${what} must not be empty` });
-
-const JsonObjectSchema = z.record(z.string(), z.unknown(), {
-  error: (iss) => (iss.input === undefined ? 'is required' : 'must be a JSON object'),
-});
 
 const FunctionCallSchema = z.looseObject({
   id: z.string().optional(),
@@ -154,11 +149,6 @@ const ForkTurnsSchema = z.custom<'all' | number>(
 );
 
 const SUBAGENT_TYPES = ['fork', 'general-purpose'] as const;
-
-const positiveInteger = z
-  .number({ error: 'must be a positive integer' })
-  .int({ error: 'must be a positive integer' })
-  .positive({ error: 'must be a positive integer' });
 
 export const ForkTaskSchema = z.strictObject(
   {
