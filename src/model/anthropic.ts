@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import { type AttemptOutcome, runAttempts } from './attempts.js';
-import { classifyError } from './errors.js';
+import type { AttemptOutcome } from './attempts.js';
+import { malformed } from './errors.js';
 import { resolveAnthropicEndpoint } from './presets.js';
-import {
-  type AnthropicMessageLike,
-  type AnthropicRequest,
-  DEFAULT_RETRY,
-  type GenerateOptions,
-  type ModelError,
-  type ModelProvider,
-  type ProviderConfig,
-  type TokenUsage,
-} from './types.js';
+import { createStreamingProvider } from './streaming-provider.js';
+import type { AnthropicMessageLike, AnthropicRequest, ModelProvider, ProviderConfig, TokenUsage } from './types.js';
 
 /**
  * A ModelProvider over the official @anthropic-ai/sdk, for Anthropic's Messages API and the local
@@ -27,9 +19,6 @@ import {
  */
 export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
   const endpoint = resolveAnthropicEndpoint(config);
-  const secrets = endpoint.keyIsSecret ? [endpoint.apiKey] : [];
-  const policy = config.retry ?? DEFAULT_RETRY;
-  const timeoutMs = config.callTimeoutMs;
 
   // The SDK is loaded at the first call (about 140 ms of a worker's start otherwise, for sessions of other formats too).
   let client: Promise<Anthropic> | undefined;
@@ -45,74 +34,24 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
         }),
     ));
 
-  async function attempt(request: AnthropicRequest, options: GenerateOptions): Promise<AttemptOutcome> {
-    // One signal for the attempt: the caller's abort, or the per-attempt bound on the whole call
-    // (the SDK's own timeout ends when the response headers arrive, not when the stream does).
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort();
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    if (options.signal.aborted) controller.abort();
-    let timedOut = false;
-    const timer =
-      timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, timeoutMs);
-    const interrupted = (): ModelError =>
-      timedOut && !options.signal.aborted
-        ? { kind: 'timeout', message: 'the model call timed out', retryable: true }
-        : { kind: 'aborted', message: 'the call was aborted', retryable: false };
-    try {
-      const stream = await (await clientOnce()).messages.create(streamingBody(request), {
-        signal: controller.signal,
-        maxRetries: 0,
-        ...(timeoutMs !== undefined ? { timeout: Math.max(1, Math.ceil(timeoutMs)) } : {}),
-      });
+  return createStreamingProvider(config, {
+    format: 'anthropic-messages',
+    api: 'Anthropic',
+    endpoint,
+    noExplicitCache: `explicit caches (cachedContents) are Gemini's: Anthropic has none (its prompt cache is written at the request's cache_control breakpoints, which forkpool places instead)`,
+    call(request, options) {
       const reply = new MessageAssembler();
-      for await (const event of stream) {
-        const problem = reply.add(event);
-        if (problem !== undefined) return { ok: false, error: malformed(problem) };
-        if (reply.justStarted) options.onResponseStart?.();
-      }
-      // The SDK ends an aborted stream quietly: what arrived is not the whole answer.
-      if (controller.signal.aborted) return { ok: false, error: interrupted() };
-      return reply.finish();
-    } catch (err) {
-      if (controller.signal.aborted) return { ok: false, error: interrupted() };
-      return { ok: false, error: classifyError(err, options.signal, null, { secrets }) };
-    } finally {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  return {
-    async generate(request, options) {
-      if (request.format !== 'anthropic-messages') {
-        throw new TypeError(
-          `the ${config.kind} Anthropic provider was given a request in the ${String(request.format)} dialect; it sends only format 'anthropic-messages'`,
-        );
-      }
-      return runAttempts(policy, options, () => attempt(request, options));
-    },
-
-    async createCache() {
       return {
-        ok: false,
-        error: {
-          kind: 'http',
-          message: `explicit caches (cachedContents) are Gemini's: Anthropic has none (its prompt cache is written at the request's cache_control breakpoints, which forkpool places instead)`,
-          retryable: false,
+        open: async (requestOptions) => (await clientOnce()).messages.create(streamingBody(request), requestOptions),
+        read(event) {
+          const problem = reply.add(event);
+          if (problem === undefined && reply.justStarted) options.onResponseStart?.();
+          return problem;
         },
+        finish: () => reply.finish(),
       };
     },
-
-    async deleteCache() {
-      // Nothing to delete: no explicit cache was ever created.
-    },
-  };
+  });
 }
 
 let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
@@ -301,8 +240,4 @@ function count(value: unknown): number | undefined {
 
 function describe(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? 'nothing';
-}
-
-function malformed(message: string): ModelError {
-  return { kind: 'malformed', message: `malformed response: ${message}`, retryable: true };
 }

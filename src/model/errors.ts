@@ -10,6 +10,11 @@ import type { ModelError } from './types.js';
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
+/** A response the provider could not read as an answer (retryable: the next attempt may be whole). */
+export function malformed(message: string): ModelError {
+  return { kind: 'malformed', message: `malformed response: ${message}`, retryable: true };
+}
+
 /** What a provider knows about a failure besides the thrown error. */
 export interface ErrorContext {
   /** The raw body of the failed HTTP response, when the provider kept it (the openai SDK drops a flat `{code, message}` body). */

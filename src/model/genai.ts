@@ -1,7 +1,7 @@
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part as GenaiPart } from '@google/genai';
 import type { Part } from '../session/schema.js';
 import { type AttemptOutcome, runAttempts } from './attempts.js';
-import { classifyError } from './errors.js';
+import { classifyError, malformed } from './errors.js';
 import { LOCAL_API_KEY } from './presets.js';
 import {
   DEFAULT_RETRY,
@@ -155,9 +155,5 @@ function checkParts(parts: readonly Part[], sawCandidate: boolean): ModelError |
     }
   }
   return undefined;
-}
-
-function malformed(message: string): ModelError {
-  return { kind: 'malformed', message: `malformed response: ${message}`, retryable: true };
 }
 

@@ -2,18 +2,11 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatAssistantMessage } from '../session/openai-chat-schema.js';
-import { type AttemptOutcome, runAttempts } from './attempts.js';
-import { classifyError } from './errors.js';
+import type { AttemptOutcome } from './attempts.js';
+import { malformed } from './errors.js';
 import { resolveChatEndpoint } from './presets.js';
-import {
-  DEFAULT_RETRY,
-  type GenerateOptions,
-  type ModelError,
-  type ModelProvider,
-  type OpenAIChatRequest,
-  type ProviderConfig,
-  type TokenUsage,
-} from './types.js';
+import { createStreamingProvider } from './streaming-provider.js';
+import type { ModelProvider, OpenAIChatRequest, ProviderConfig, TokenUsage } from './types.js';
 
 /**
  * A ModelProvider over the official openai SDK, for every API that speaks Chat Completions
@@ -25,9 +18,6 @@ import {
 export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider {
   const endpoint = resolveChatEndpoint(config);
   const { preset } = endpoint;
-  const secrets = endpoint.keyIsSecret ? [endpoint.apiKey] : [];
-  const policy = config.retry ?? DEFAULT_RETRY;
-  const timeoutMs = config.callTimeoutMs;
 
   // The SDK keeps `error.message` of OpenAI's envelope only; a flat body (DashScope's `{code, message}`)
   // would be lost. Failed responses' bodies are kept here, found again by the error's headers object.
@@ -55,79 +45,33 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
     ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
   });
 
-  async function attempt(request: OpenAIChatRequest, options: GenerateOptions): Promise<AttemptOutcome> {
-    // One signal for the attempt: the caller's abort, or the per-attempt bound on the whole call
-    // (the SDK's own timeout ends when the response headers arrive, not when the stream does).
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort();
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    if (options.signal.aborted) controller.abort();
-    let timedOut = false;
-    const timer =
-      timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, timeoutMs);
-    const interrupted = (): ModelError =>
-      timedOut && !options.signal.aborted
-        ? { kind: 'timeout', message: 'the model call timed out', retryable: true }
-        : { kind: 'aborted', message: 'the call was aborted', retryable: false };
-    try {
-      const stream = await client.chat.completions.create(chatBody(request, preset.takesPromptCacheKey), {
-        signal: controller.signal,
-        maxRetries: 0,
-        ...(timeoutMs !== undefined ? { timeout: Math.max(1, Math.ceil(timeoutMs)) } : {}),
-      });
+  return createStreamingProvider(config, {
+    format: 'openai-chat',
+    api: 'Chat Completions',
+    endpoint,
+    noExplicitCache: `explicit caches (cachedContents) are Gemini's: the ${config.kind} provider has none (its prompt cache works on the request prefix by itself)`,
+    call(request, options) {
       const reply = new ReplyAccumulator();
       let started = false;
-      for await (const chunk of stream) {
-        if (!started) {
-          started = true;
-          options.onResponseStart?.();
-        }
-        reply.add(chunk);
-      }
-      // The SDK ends an aborted stream quietly: what arrived is not the whole answer.
-      if (controller.signal.aborted) return { ok: false, error: interrupted() };
-      return reply.finish();
-    } catch (err) {
-      if (controller.signal.aborted) return { ok: false, error: interrupted() };
-      const headers = (err as { headers?: unknown }).headers;
-      const body = headers instanceof Headers ? errorBodies.get(headers) : undefined;
-      return { ok: false, error: classifyError(err, options.signal, null, { secrets, ...(body !== undefined ? { body } : {}) }) };
-    } finally {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  return {
-    async generate(request, options) {
-      if (request.format !== 'openai-chat') {
-        throw new TypeError(
-          `the ${config.kind} Chat Completions provider was given a request in the ${String(request.format)} dialect; it sends only format 'openai-chat'`,
-        );
-      }
-      return runAttempts(policy, options, () => attempt(request, options));
-    },
-
-    async createCache() {
       return {
-        ok: false,
-        error: {
-          kind: 'http',
-          message: `explicit caches (cachedContents) are Gemini's: the ${config.kind} provider has none (its prompt cache works on the request prefix by itself)`,
-          retryable: false,
+        open: (requestOptions) => client.chat.completions.create(chatBody(request, preset.takesPromptCacheKey), requestOptions),
+        read(chunk) {
+          if (!started) {
+            started = true;
+            options.onResponseStart?.();
+          }
+          reply.add(chunk);
+          return undefined;
+        },
+        finish: () => reply.finish(),
+        errorContext(err) {
+          const headers = (err as { headers?: unknown }).headers;
+          const body = headers instanceof Headers ? errorBodies.get(headers) : undefined;
+          return body !== undefined ? { body } : {};
         },
       };
     },
-
-    async deleteCache() {
-      // Nothing to delete: no explicit cache was ever created.
-    },
-  };
+  });
 }
 
 /**
@@ -239,8 +183,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-function malformed(message: string): ModelError {
-  return { kind: 'malformed', message: `malformed response: ${message}`, retryable: true };
 }
