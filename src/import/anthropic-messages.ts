@@ -1,5 +1,6 @@
 import { InputError } from '../session/errors.js';
 import type { Converted, DroppedRecord } from './summary.js';
+import { ANTHROPIC_SESSION_KEYS } from '../session/anthropic-messages-schema.js';
 
 /*
  * An Anthropic Messages request body (`{ model, max_tokens, system?, tools?, messages, … }`, as
@@ -11,7 +12,7 @@ import type { Converted, DroppedRecord } from './summary.js';
  * them). A body without `max_tokens` gets 8,192 and the summary says so.
  */
 
-const SESSION_FIELDS = new Set(['model', 'system', 'tools', 'tool_choice', 'messages', 'max_tokens', 'thinking', 'stop_sequences']);
+const SESSION_FIELDS = new Set(ANTHROPIC_SESSION_KEYS.filter((key) => key !== 'format'));
 
 const REASONS: Record<string, string> = {
   stream: 'a transport setting: forkpool streams each fork itself',

@@ -1,5 +1,6 @@
 import { InputError } from '../session/errors.js';
 import type { Converted, DroppedRecord } from './summary.js';
+import { OPENAI_CHAT_SESSION_KEYS } from '../session/openai-chat-schema.js';
 
 /*
  * OpenAI Chat Completions: the `messages` of a request (a JSON array) or a whole request body
@@ -10,22 +11,8 @@ import type { Converted, DroppedRecord } from './summary.js';
  * `user`, `store`, `metadata`, …) are left out and listed.
  */
 
-/** The fields a forkpool openai-chat session takes (src/session/openai-chat-schema.ts), besides format. */
-const SESSION_FIELDS = new Set([
-  'model',
-  'messages',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'temperature',
-  'top_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'reasoning_effort',
-  'response_format',
-  'seed',
-  'stop',
-]);
+/** The fields a forkpool openai-chat session takes, besides format. */
+const SESSION_FIELDS = new Set(OPENAI_CHAT_SESSION_KEYS.filter((key) => key !== 'format'));
 
 const REASONS: Record<string, string> = {
   stream: 'a transport setting: forkpool streams each fork itself',

@@ -431,7 +431,8 @@ const ThinkingSchema = z.discriminatedUnion(
 
 const positiveRule = 'must be a positive integer';
 
-const ANTHROPIC_SESSION_KEYS = ['format', 'model', 'system', 'tools', 'tool_choice', 'messages', 'max_tokens', 'thinking', 'stop_sequences'];
+/** Every field an anthropic-messages session takes (the importers keep these of a request body). */
+export const ANTHROPIC_SESSION_KEYS: readonly string[] = ['format', 'model', 'system', 'tools', 'tool_choice', 'messages', 'max_tokens', 'thinking', 'stop_sequences'];
 
 const SAMPLING_REFUSED =
   'is refused by Anthropic\'s API version 2026-10-21 (the one @anthropic-ai/sdk 1.x sends): "temperature", "top_p" and "top_k" get a 400 error, even at their defaults; leave it out';

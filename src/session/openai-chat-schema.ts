@@ -295,7 +295,8 @@ const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] 
 
 const finiteNumber = z.number({ error: (iss) => (iss.input === undefined ? 'is required' : `must be a finite number, not ${describeValue(iss.input)}`) });
 
-const OPENAI_CHAT_SESSION_KEYS = [
+/** Every field an openai-chat session takes (the importers keep these of a request body). */
+export const OPENAI_CHAT_SESSION_KEYS: readonly string[] = [
   'format',
   'model',
   'messages',
