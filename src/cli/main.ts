@@ -10,7 +10,6 @@ import type { CliIo } from './io.js';
 import { promptCommand } from './prompt-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve.js';
-import { workerCommand } from './worker-command.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `forkpool — fan out forks of an agent conversation over worker threads, sharing one prompt cache
@@ -56,7 +55,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'import':
         return await importCommand(rest, io);
       case 'worker':
-        return await workerCommand(rest, io);
+        // BullMQ and ioredis load only here (about 130 ms that no other command should pay).
+        return await (await import('./worker-command.js')).workerCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
     }

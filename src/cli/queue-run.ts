@@ -3,7 +3,7 @@ import { ForkEngine } from '../engine/engine.js';
 import type { ForkEngineOptions } from '../engine/options.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { parseQueueAddress, type QueueAddress } from '../queue/address.js';
-import { QueueDispatcher, type WorkerSummary } from '../queue/dispatcher.js';
+import type { QueueDispatcher, WorkerSummary } from '../queue/dispatcher.js';
 import type { RunForkSettings } from '../queue/protocol.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './usage-error.js';
@@ -53,6 +53,8 @@ export async function openQueueRun(address: QueueAddress, options: ForkEngineOpt
     ...(options.maxTokensPerFork !== undefined ? { maxTokensPerFork: options.maxTokensPerFork } : {}),
   };
   const log = (line: string): void => void io.stderr.write(`forkpool: ${line}\n`);
+  // BullMQ is loaded only by the commands that use it (it costs every CLI start about 130 ms).
+  const { QueueDispatcher } = await import('../queue/dispatcher.js');
   const dispatcher = await QueueDispatcher.open({ address, runId, prefix, settings, log });
   try {
     const engine = await ForkEngine.createRemote(

@@ -5,7 +5,8 @@ import type { ForkJob, ForkResult } from '../engine/protocol.js';
 import { emptyCancelled, emptyFailure } from '../engine/results.js';
 import type { ForkPool } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
-import { connectionOf, connectRedis, type QueueAddress } from './address.js';
+import { connectionOf, type QueueAddress } from './address.js';
+import { connectRedis } from './redis.js';
 import {
   FORK_JOB,
   QUEUE_NAME,

@@ -3,7 +3,8 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ForkEngine, type ForkEngineOptions } from '../engine/engine.js';
 import type { FrozenPrefix } from '../prefix/index.js';
-import { connectionOf, connectRedis, type QueueAddress } from './address.js';
+import { connectionOf, type QueueAddress } from './address.js';
+import { connectRedis } from './redis.js';
 import { QUEUE_NAME, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
 import { fetchPrefix, fetchRun } from './store.js';
 
