@@ -299,6 +299,23 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     expect(run.stdout()).toContain('forks      7 completed, 0 failed, 0 cancelled of 7');
   });
 
+  it('a worker SIGTERMed with a fork in flight finishes it, completes its job and exits 0; the run ends with it', async () => {
+    const model = await modelServer();
+    const worker = await startWorker('g1', model.url);
+    const tasks = [{ id: 'slow', directive: `Take a moment, then quote the ticket.\nSLEEP 1500\n${RECALL}` }];
+    const out = join(tmp, 'term-out.jsonl');
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('term', tasks), '--queue', queueUrl, '--out', out]);
+    await until('the slow fork to reach the model', () => model.requests.some((r) => r.body.includes('Take a moment')));
+    worker.child.kill('SIGTERM');
+    expect((await within('the worker to stop', worker.exited)).code).toBe(0);
+    const log = worker.stderr();
+    expect(log.indexOf('fork "slow" of run')).toBeLessThan(log.indexOf('SIGTERM: finishing the forks in flight'));
+    expect(log.indexOf('SIGTERM: finishing the forks in flight')).toBeLessThan(log.search(/fork "slow" of run [0-9a-f]+: completed/));
+    expect((await within('the coordinator', run.exited)).code).toBe(0);
+    expect(jsonLines(readFileSync(out, 'utf8')).map((l) => [l.id, l.status, l.text])).toEqual([['slow', 'completed', MARKER_ANSWER]]);
+    expect(model.requests.filter((r) => r.body.includes('Take a moment'))).toHaveLength(1);
+  });
+
   /** The forks' first requests, in arrival order, against when the lead's first response began. */
   function warmupOrder(events: readonly ProxyEvent[], lead: string, others: readonly string[]) {
     const leadRequest = events.find((e) => e.kind === 'request' && e.body.includes(lead));
