@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ForkResult } from '../src/engine/protocol.js';
 import { parseQueueAddress } from '../src/queue/address.js';
-import { isQueueProgress, jobIdOf, parseJobData, parseJobReturn } from '../src/queue/protocol.js';
+import { isQueueProgress, jobIdOf, parseCancelMessage, parseJobData, parseJobReturn } from '../src/queue/protocol.js';
 
 /* The formats of a distributed run that need no Redis: addresses, job ids, job data, progress and return values. */
 
@@ -55,5 +55,13 @@ describe('the queue formats', () => {
     expect(ret.worker).toEqual({ id: 'w', prefixFetches: 1, cpuMs: 12 });
     expect(() => parseJobReturn({ result: completed('other'), worker: { id: 'w' } }, 't')).toThrow(/another task/);
     expect(() => parseJobReturn({ nothing: true }, 't')).toThrow(/no fork result/);
+  });
+
+  it('reads cancel messages: a run id, and a task id or none; anything else is ignored', () => {
+    expect(parseCancelMessage('{"runId":"0123456789abcdef"}')).toEqual({ runId: '0123456789abcdef' });
+    expect(parseCancelMessage('{"runId":"0123456789abcdef","taskId":"a:b"}')).toEqual({ runId: '0123456789abcdef', taskId: 'a:b' });
+    expect(parseCancelMessage('{"runId":"not hex"}')).toBeUndefined();
+    expect(parseCancelMessage('{"runId":"0123456789abcdef","taskId":7}')).toBeUndefined();
+    expect(parseCancelMessage('nonsense')).toBeUndefined();
   });
 });

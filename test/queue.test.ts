@@ -316,6 +316,78 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     expect(model.requests.filter((r) => r.body.includes('Take a moment'))).toHaveLength(1);
   });
 
+  /** Two forks that sleep on the model, sent at once (--warmup parent), and a worker running both. */
+  async function sleepingRun(name: string, sleeps: Record<string, number>, extra: readonly string[] = []) {
+    const model = await modelServer();
+    const worker = await startWorker(name, model.url);
+    const tasks = Object.entries(sleeps).map(([id, ms]) => ({ id, directive: `SLEEPER-${id}: quote the ticket.\nSLEEP ${ms}\n${RECALL}` }));
+    const out = join(tmp, `${name}-out.jsonl`);
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks(name, tasks), '--queue', queueUrl, '--warmup', 'parent', '--out', out, ...extra]);
+    await until('every fork to reach the model', () => tasks.every((t) => model.requests.some((r) => r.body.includes(`SLEEPER-${t.id}`))));
+    const runId = /distributed run ([0-9a-f]+)/.exec(run.stderr())?.[1] as string;
+    return { worker, run, out, runId };
+  }
+
+  /** A cancel the worker confirmed: the fork loop's own words, not the coordinator's grace-period stand-in. */
+  function cancelledByWorker(line: Record<string, unknown>): void {
+    expect(line.status).toBe('cancelled');
+    expect((line.error as { message: string }).message).not.toContain('did not confirm in time');
+  }
+
+  it('SIGINT at the coordinator reaches the worker: its running forks end cancelled there, and the run exits 130', async () => {
+    const { worker, run, out } = await sleepingRun('int', { one: 60_000, two: 60_000 });
+    run.child.kill('SIGINT');
+    const { code } = await within('the coordinator', run.exited);
+    expect(code).toBe(130);
+    const lines = jsonLines(readFileSync(out, 'utf8'));
+    expect(lines.map((l) => l.id).sort()).toEqual(['one', 'two']);
+    for (const line of lines) cancelledByWorker(line);
+    await until('the worker to log both cancels', () => (worker.stderr().match(/: cancelled$/gm) ?? []).length === 2);
+    expect(worker.stderr()).toContain('fork "one" of run');
+    expect(worker.child.exitCode).toBeNull();
+  });
+
+  it('forkpool cancel RUN TASK stops one fork wherever it runs; RUN alone stops the rest; the coordinator records them', async () => {
+    const { worker, run, out, runId } = await sleepingRun('cnl', { keep: 60_000, drop: 60_000 });
+    const one = cli(['cancel', '--queue', queueUrl, runId, 'drop']);
+    expect((await within('forkpool cancel TASK', one.exited)).code).toBe(0);
+    expect(one.stdout()).toMatch(new RegExp(`cancel of fork "drop" of run ${runId} sent: 0 waiting jobs removed, [2-9] processes told`));
+    await until('the worker to cancel "drop"', () => /fork "drop" of run [0-9a-f]+: cancelled/.test(worker.stderr()));
+    expect(worker.stderr()).not.toMatch(/fork "keep" of run [0-9a-f]+: cancelled/);
+    const all = cli(['cancel', '--queue', queueUrl, runId]);
+    expect((await within('forkpool cancel RUN', all.exited)).code).toBe(0);
+    const { code } = await within('the coordinator', run.exited);
+    expect(code).toBe(1);
+    const lines = jsonLines(readFileSync(out, 'utf8'));
+    expect(lines.map((l) => l.id)).toEqual(['drop', 'keep']);
+    for (const line of lines) cancelledByWorker(line);
+    expect(run.stdout()).toContain('forks      0 completed, 0 failed, 2 cancelled of 2');
+  });
+
+  it('forkpool cancel RUN with no worker up: the lead\'s waiting job is removed, the forks warm-up held back never go out', async () => {
+    const out = join(tmp, 'idle-out.jsonl');
+    const tasks = ['a', 'b', 'c'].map((id) => ({ id, directive: `Quote the ticket.\n${RECALL}` }));
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('idle', tasks), '--queue', queueUrl, '--out', out]);
+    await until('the coordinator to enqueue', () => /distributed run [0-9a-f]+/.test(run.stderr()));
+    const runId = /distributed run ([0-9a-f]+)/.exec(run.stderr())?.[1] as string;
+    const client = new Redis(queueUrl);
+    try {
+      for (let i = 0; i < 400 && (await client.exists(`bull:forkpool:${runId}.a`)) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    } finally {
+      client.disconnect();
+    }
+    const cancel = cli(['cancel', '--queue', queueUrl, runId]);
+    expect((await within('forkpool cancel', cancel.exited)).code).toBe(0);
+    expect(cancel.stdout()).toContain('1 waiting job removed');
+    expect((await within('the coordinator', run.exited)).code).toBe(1);
+    const lines = jsonLines(readFileSync(out, 'utf8'));
+    expect(lines.map((l) => [l.id, l.status]).sort()).toEqual([
+      ['a', 'cancelled'],
+      ['b', 'cancelled'],
+      ['c', 'cancelled'],
+    ]);
+  });
+
   /** The forks' first requests, in arrival order, against when the lead's first response began. */
   function warmupOrder(events: readonly ProxyEvent[], lead: string, others: readonly string[]) {
     const leadRequest = events.find((e) => e.kind === 'request' && e.body.includes(lead));

@@ -19,6 +19,7 @@ Usage:
   forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
   forkpool serve [options]                                the local Gemini-compatible model server
   forkpool worker --queue redis://HOST:PORT [options]     run the forks of distributed runs (run --queue)
+  forkpool cancel --queue redis://HOST:PORT RUN [TASK]    cancel a distributed run, or one fork of it
   forkpool convert SESSION --to gemini|openai-chat        convert a session to the other API shape
   forkpool import FILE [--out FILE]                       another agent's transcript as a session
   forkpool bench [--quick]                                benchmarks (from a source checkout)
@@ -57,6 +58,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'worker':
         // BullMQ and ioredis load only here (about 130 ms that no other command should pay).
         return await (await import('./worker-command.js')).workerCommand(rest, io);
+      case 'cancel':
+        return await (await import('./cancel-command.js')).cancelCommand(rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
     }

@@ -94,6 +94,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     // Streaming to --out, results are not kept in memory: a run of any size stays flat.
     const run = engine.fanOut(prefix, toRun, { parentWarm: parentWarm(values), retainResults: outFd === undefined });
     stopSignals = onStopSignals(() => run.cancelAll());
+    // forkpool cancel, from anywhere: the same cancel as a signal here (every fork, or one task).
+    queue?.dispatcher.onCancel((taskId) => (taskId === undefined ? run.cancelAll() : run.cancel(taskId)));
     const resultsToStdout = !outFd && format === 'json';
     const collected: ResultLine[] = [...done.values()];
     run.onResult((result) => {

@@ -8,8 +8,10 @@ import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
 import {
+  CANCEL_CHANNEL,
   FORK_JOB,
   QUEUE_NAME,
+  parseCancelMessage,
   isQueueProgress,
   jobIdOf,
   parseJobReturn,
@@ -65,9 +67,11 @@ export class QueueDispatcher implements ForkPool {
   private readonly timers: NodeJS.Timeout[] = [];
   private reconciling = false;
   private closing: Promise<void> | undefined;
+  private cancelListener: ((taskId: string | undefined) => void) | undefined;
 
   private constructor(
     private readonly redis: Redis,
+    private readonly subscriber: Redis,
     private readonly queue: Queue,
     private readonly events: QueueEvents,
     private readonly o: DispatcherOptions & { ttlSeconds: number; log: (line: string) => void },
@@ -80,16 +84,21 @@ export class QueueDispatcher implements ForkPool {
     const connection = connectionOf(o.address);
     const queue = new Queue(QUEUE_NAME, { connection });
     const events = new QueueEvents(QUEUE_NAME, { connection });
+    // Cancels of this run from elsewhere (forkpool cancel) reach its engine through here.
+    const subscriber = redis.duplicate();
+    subscriber.on('error', () => undefined);
     try {
+      await subscriber.subscribe(CANCEL_CHANNEL);
       await storePrefix(redis, o.prefix, o.ttlSeconds);
       await storeRun(redis, o.runId, { version: 1, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
     } catch (err) {
       await Promise.allSettled([events.close(), queue.close()]);
+      subscriber.disconnect();
       redis.disconnect();
       throw err;
     }
-    const dispatcher = new QueueDispatcher(redis, queue, events, o);
+    const dispatcher = new QueueDispatcher(redis, subscriber, queue, events, o);
     dispatcher.listen();
     return dispatcher;
   }
@@ -113,6 +122,14 @@ export class QueueDispatcher implements ForkPool {
       if (!this.pending.has(jobId)) return;
       this.touch();
       this.accept(jobId, returnvalue);
+    });
+    events.on('removed', ({ jobId }) => {
+      const p = this.pending.get(jobId);
+      if (p) this.finish(jobId, emptyCancelled(p.taskId, 'its job was removed from the queue before a worker took it'));
+    });
+    this.subscriber.on('message', (_channel: string, text: string) => {
+      const message = parseCancelMessage(text);
+      if (message?.runId === o.runId) this.cancelListener?.(message.taskId);
     });
     events.on('failed', ({ jobId, failedReason }) => {
       const p = this.pending.get(jobId);
@@ -166,6 +183,14 @@ export class QueueDispatcher implements ForkPool {
     });
   }
 
+  /**
+   * Called when a cancel for this run comes from elsewhere (forkpool cancel): every fork, or the
+   * one task. The caller cancels them in its engine, which hands the running ones back here.
+   */
+  onCancel(listener: (taskId: string | undefined) => void): void {
+    this.cancelListener = listener;
+  }
+
   /** What each worker process did for this run, in the order they first finished a fork. */
   workers(): WorkerSummary[] {
     return [...this.summaries.values()].map((s) => ({ ...s }));
@@ -180,6 +205,7 @@ export class QueueDispatcher implements ForkPool {
         this.finish(jobId, emptyCancelled(p.taskId, 'the coordinator closed before this fork ended'));
       }
       await Promise.allSettled([this.events.close(), this.queue.close()]);
+      await this.subscriber.quit().catch(() => this.subscriber.disconnect());
       await this.redis.quit().catch(() => this.redis.disconnect());
     })();
     return this.closing;
@@ -216,13 +242,18 @@ export class QueueDispatcher implements ForkPool {
     });
   }
 
-  /** A cancelled fork whose job no worker has taken is removed from the queue and ends cancelled. */
+  /**
+   * A cancelled fork: a job no worker has taken is removed from the queue and ends cancelled here;
+   * a running one is cancelled by its worker (told on the cancel channel), whose result then
+   * completes the job. A worker that does not answer in time leaves it to the engine's grace period.
+   */
   private async cancelQueued(jobId: string): Promise<void> {
     const p = this.pending.get(jobId);
     if (!p) return;
     try {
-      // 0 when a worker holds the job's lock: it runs on (cancel does not reach workers yet).
+      // 0 when a worker holds the job's lock.
       if ((await this.queue.remove(jobId)) === 1) this.finish(jobId, emptyCancelled(p.taskId, 'cancelled before a worker took it'));
+      else await this.redis.publish(CANCEL_CHANNEL, JSON.stringify({ runId: this.o.runId, taskId: p.taskId }));
     } catch {
       // The queue is unreachable: the engine's grace period ends the fork as cancelled.
     }

@@ -6,6 +6,7 @@
  * - `forkpool:run:<run id>`: the run record (the prefix id and the fork settings of the run).
  * - BullMQ's queue `forkpool`: one job per fork, id `<run id>.<task id, URI-encoded>`, data
  *   { runId, prefixId, task }; its progress carries the fork's events, its return value the result.
+ * - the pub/sub channel `forkpool:cancel`: { runId, taskId? }, to every coordinator and worker.
  */
 import type { ForkResult, WorkerEvent } from '../engine/protocol.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
@@ -28,7 +29,7 @@ export function jobIdOf(runId: string, taskId: string): string {
 }
 
 /** A run id: hex (so no '.', no ':'), fresh for every run. */
-function isRunId(value: unknown): value is string {
+export function isRunId(value: unknown): value is string {
   return typeof value === 'string' && /^[0-9a-f]{8,64}$/.test(value);
 }
 
@@ -72,6 +73,26 @@ export interface WorkerFigures {
 export interface QueueJobReturn {
   result: ForkResult;
   worker: WorkerFigures;
+}
+
+/** Where cancels go: every worker stops its forks of the run (or the one task), the run's coordinator cancels them too. */
+export const CANCEL_CHANNEL = 'forkpool:cancel';
+
+export interface CancelMessage {
+  runId: string;
+  /** Absent: every fork of the run. */
+  taskId?: string;
+}
+
+export function parseCancelMessage(text: string): CancelMessage | undefined {
+  try {
+    const m = JSON.parse(text) as Partial<CancelMessage> | null;
+    if (m === null || typeof m !== 'object' || !isRunId(m.runId)) return undefined;
+    if (m.taskId !== undefined && typeof m.taskId !== 'string') return undefined;
+    return m.taskId === undefined ? { runId: m.runId } : { runId: m.runId, taskId: m.taskId };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Checks a job's data as it comes out of Redis (the task itself is checked by the engine). */

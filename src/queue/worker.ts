@@ -2,10 +2,11 @@ import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ForkEngine, type ForkEngineOptions } from '../engine/engine.js';
+import type { FanOutRun } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
-import { QUEUE_NAME, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
+import { CANCEL_CHANNEL, QUEUE_NAME, jobIdOf, parseCancelMessage, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
 import { fetchPrefix, fetchRun } from './store.js';
 
 /** BullMQ's own default: a job whose worker has not renewed its lock for this long is taken over. */
@@ -47,6 +48,13 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
   const redis = await connectRedis(options.address, (err) => log(`redis: ${err.message}`));
   const runner = new JobRunner(redis, options.engine, name, log);
+  // Cancels reach the forks this process runs (a coordinator's SIGINT, forkpool cancel).
+  const subscriber = redis.duplicate();
+  subscriber.on('error', (err) => log(`redis: ${err.message}`));
+  subscriber.on('message', (_channel: string, text: string) => {
+    const message = parseCancelMessage(text);
+    if (message) runner.cancel(message.runId, message.taskId);
+  });
   const worker = new Worker(QUEUE_NAME, (job: Job) => runner.run(job), {
     connection: connectionOf(options.address),
     concurrency: options.concurrency,
@@ -59,10 +67,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   worker.on('error', (err) => log(`queue: ${err.message}`));
   worker.on('failed', (job, err) => log(`fork job ${job?.id ?? '?'} failed: ${err.message}`));
   try {
+    await subscriber.subscribe(CANCEL_CHANNEL);
     await worker.waitUntilReady();
   } catch (err) {
     await worker.close(true).catch(() => undefined);
     await runner.close();
+    subscriber.disconnect();
     redis.disconnect();
     throw err;
   }
@@ -73,6 +83,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       closing ??= (async () => {
         await worker.close();
         await runner.close();
+        await subscriber.quit().catch(() => subscriber.disconnect());
         await redis.quit().catch(() => redis.disconnect());
       })();
       return closing;
@@ -85,6 +96,8 @@ class JobRunner {
   private readonly prefixes = new Map<string, Promise<FrozenPrefix>>();
   private readonly runs = new Map<string, Promise<RunForkSettings>>();
   private readonly engines = new Map<string, Promise<ForkEngine>>();
+  /** The forks running here, by run id and task id. */
+  private readonly active = new Map<string, { runId: string; taskId: string; run: FanOutRun }>();
   private prefixFetches = 0;
 
   constructor(
@@ -110,17 +123,28 @@ class JobRunner {
         if (turn === 1) progress({ type: 'response_start', turn });
       },
     });
+    const key = jobIdOf(data.runId, data.task.id);
+    this.active.set(key, { runId: data.runId, taskId: data.task.id, run });
     const turns = (async () => {
       for await (const event of run.events()) {
         if (event.type === 'turn') progress({ type: 'turn', turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
       }
     })();
-    const [result] = await run.results();
+    const [result] = await run.results().finally(() => this.active.delete(key));
     await turns;
     await Promise.all(updates);
     if (!result) throw new Error('the fork ended without a result');
     this.log(`fork ${JSON.stringify(data.task.id)} of run ${data.runId}: ${result.status}`);
     return { result, worker: this.figures() };
+  }
+
+  /** Cancels the forks of a run running here (or the one task): each ends cancelled, and its job completes with that result. */
+  cancel(runId: string, taskId: string | undefined): void {
+    for (const fork of this.active.values()) {
+      if (fork.runId !== runId || (taskId !== undefined && fork.taskId !== taskId)) continue;
+      this.log(`fork ${JSON.stringify(fork.taskId)} of run ${runId}: cancel received`);
+      fork.run.cancel(fork.taskId);
+    }
   }
 
   async close(): Promise<void> {
