@@ -9,7 +9,9 @@ export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
   split(session) {
     let head = 0;
     while (head < session.messages.length && isInstruction(session.messages[head] as ChatMessage)) head++;
-    return { head: session.messages.slice(0, head), history: session.messages.slice(head) };
+    // A copy first: slicing a frozen array (a frozen prefix's) is ~100× slower in V8.
+    const messages = [...session.messages];
+    return { head: messages.slice(0, head), history: messages.slice(head) };
   },
   messages: (session) => session.messages,
   withConversation: (session, messages, tools) => ({

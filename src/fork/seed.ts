@@ -311,7 +311,8 @@ function deepCopy<T>(value: T): T {
 
 /** Arrays stay private (the seed appends to them); their messages are shared. */
 function shareMessages<T>(value: T): T {
-  return (Array.isArray(value) ? value.slice() : value) as T;
+  // Spread, not slice(): V8 copies a frozen array (a frozen prefix's) ~100× slower with slice.
+  return (Array.isArray(value) ? [...value] : value) as T;
 }
 
 function checkOptions(directive: string, options: SeedOptions): SeedOptions {
