@@ -91,4 +91,4 @@ export { workspaceTools, type WorkspaceLimits } from './tools/workspace/index.js
 export { loadToolsModule, type LoadToolsOptions } from './tools/load-module.js';
 export type { TokenUsage, RetryPolicy } from './model/types.js';
 export type { Failure } from './failure.js';
-export type { RateLimits } from './engine/call-gate.js';
+export type { EngineCallGate, RateLimits } from './engine/call-gate.js';

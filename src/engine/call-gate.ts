@@ -20,6 +20,16 @@ export interface CallGateOptions extends RateLimits {
   now?: () => number;
 }
 
+/**
+ * What the engine's forks need from a gate: admission before each attempt (false: the wait was
+ * aborted) and its outcome after (whether a retry fits the budget). The engine's own gate is one;
+ * a fan-out may bring another (`FanOutOptions.callGate`: forkpool worker's gate shared through Redis).
+ */
+export interface EngineCallGate {
+  acquire(tokens: number, signal?: AbortSignal): Promise<boolean>;
+  release(status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean>;
+}
+
 export interface CallGateStats {
   limit: number;
   inFlight: number;

@@ -1,7 +1,7 @@
 import { expose, type Endpoint } from 'comlink';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
-import type { CallGate } from './call-gate.js';
+import type { EngineCallGate } from './call-gate.js';
 import { CANCEL_MESSAGE, STOP_MESSAGE, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './protocol.js';
 
 export interface ForkChannel {
@@ -17,7 +17,7 @@ export interface ForkChannel {
 /** The main thread's end of one fork's channel: its ToolHost, exposed with Comlink. */
 export function openForkChannel(args: {
   host: ToolHost;
-  gate: CallGate;
+  gate: EngineCallGate;
   policy: ForkToolPolicy;
   onEvent(event: WorkerEvent): void;
   onToolCall(call: ToolCall, outcome: ToolOutcome): void;
@@ -41,7 +41,7 @@ export function openForkChannel(args: {
       const admitted = await args.gate.acquire(tokens, tools.signal);
       // The budget may have run out while this call waited at the gate: give the slot back.
       if (admitted && !args.admit()) {
-        args.gate.release('failed', false);
+        await args.gate.release('failed', false);
         return false;
       }
       return admitted;

@@ -113,7 +113,7 @@ export class ForkEngine {
       history: o.history,
       maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,
-      gate: this.gate,
+      gate: options.callGate ?? this.gate,
       forkRetryBudget: o.retry?.forkBudget,
       cancelGraceMs: CANCEL_GRACE_MS,
       declaredTools: declaredToolNames(prefix.session.tools),

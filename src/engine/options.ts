@@ -4,7 +4,7 @@ import { ANTHROPIC_PRESET, CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, anthropicM
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
 import type { HistoryMode, SessionFormat } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
-import type { RateLimits } from './call-gate.js';
+import type { EngineCallGate, RateLimits } from './call-gate.js';
 
 /** An OpenAI Chat Completions provider: a preset, or any compatible server at `baseUrl`. */
 type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
@@ -93,6 +93,12 @@ export interface FanOutOptions {
    * the same moment; `forkpool worker` passes it on to the coordinator of a distributed run.
    */
   onResponseStart?: (taskId: string, turn: number) => void;
+  /**
+   * The gate every model call of this fan-out passes instead of the engine's own (its rate limits,
+   * in-flight bound and retry budget): `forkpool worker` gives each job the gate of its run, whose
+   * requests and tokens per minute and 429 back-off are shared through Redis by every worker.
+   */
+  callGate?: EngineCallGate;
 }
 
 /** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
@@ -312,7 +318,7 @@ export function cacheRules(
 
 /** Checks a fan-out's own options. */
 export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
-  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart']);
+  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'callGate']);
   for (const key of ['parentWarm', 'retainResults'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
   }
@@ -321,6 +327,10 @@ export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
   }
   if (o.onResponseStart !== undefined && typeof o.onResponseStart !== 'function') {
     throw new TypeError('ForkEngine.fanOut: options.onResponseStart must be a function');
+  }
+  const gate = o.callGate as Partial<EngineCallGate> | null | undefined;
+  if (gate !== undefined && (gate === null || typeof gate.acquire !== 'function' || typeof gate.release !== 'function')) {
+    throw new TypeError('ForkEngine.fanOut: options.callGate must have acquire(tokens, signal) and release(status, wantsRetry)');
   }
   return o;
 }

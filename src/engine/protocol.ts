@@ -103,7 +103,7 @@ export interface ForkHostApi {
   report(event: WorkerEvent): void;
   /** The engine's call gate: admission before each model call attempt, and its outcome after. */
   acquireCall(tokens: number): Promise<boolean>;
-  releaseCall(status: AttemptStatus, wantsRetry: boolean): boolean;
+  releaseCall(status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean>;
   /** Answers once every message sent before it on this channel has been handled. */
   flush(): void;
 }

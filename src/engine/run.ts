@@ -3,7 +3,7 @@ import type { ProviderConfig, ModelProvider } from '../model/types.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
-import type { CallGate } from './call-gate.js';
+import type { EngineCallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './channel.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
@@ -41,8 +41,8 @@ export interface RunSettings {
   history: HistoryMode;
   maxTurns: number;
   timeoutMs: number | undefined;
-  /** The engine's gate for model calls (shared by every run of the engine). */
-  gate: CallGate;
+  /** The gate for model calls: the engine's (shared by every run of the engine), or the fan-out's own. */
+  gate: EngineCallGate;
   /** Retries one fork may spend. */
   forkRetryBudget: number | undefined;
   /** How long a cancelled fork's worker gets to answer before it is recorded as cancelled anyway. */
