@@ -7,8 +7,13 @@
  * - BullMQ's queue `forkpool`: one job per fork, id `<run id>.<task id, URI-encoded>`, data
  *   { runId, prefixId, task }; its progress carries the fork's events, its return value the result.
  * - the pub/sub channel `forkpool:cancel`: { runId, taskId? }, to every coordinator and worker.
+ * - `forkpool:rate:<run id>:{calls,tokens,backoff,strikes}`: the run's shared rate limit when its
+ *   record has one (src/queue/shared-gate.ts): the model calls admitted in the last minute (a sorted
+ *   set by time, each member ending in its tokens), their tokens, the time every worker backs off until
+ *   after a 429, and the 429s of the last seconds (which lengthen that back-off).
  */
 import type { ForkResult, WorkerEvent } from '../engine/protocol.js';
+import type { RateLimits } from '../engine/call-gate.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 
 /** The BullMQ queue every coordinator and worker of a Redis database shares (runs are told apart by id). */
@@ -18,6 +23,7 @@ export const FORK_JOB = 'fork';
 
 export const prefixKey = (prefixId: string): string => `forkpool:prefix:${prefixId}`;
 export const runKey = (runId: string): string => `forkpool:run:${runId}`;
+export const rateKey = (runId: string, part: 'calls' | 'tokens' | 'backoff' | 'strikes'): string => `forkpool:rate:${runId}:${part}`;
 
 /**
  * The job id of a fork: deterministic from the run and the task, so enqueueing it again is a
@@ -48,6 +54,11 @@ export interface RunForkSettings {
   cache?: 'implicit' | 'off';
   cacheTtl?: '5m' | '1h';
   maxTokensPerFork?: number;
+  /**
+   * Model requests and tokens per minute for the whole run, every worker together (`run --queue
+   * --rpm/--tpm`): each worker gives the run's forks a gate whose window and 429 back-off live in Redis.
+   */
+  rateLimit?: RateLimits;
 }
 
 export interface RunRecord {
@@ -115,6 +126,13 @@ export function parseRunRecord(text: string, runId: string): RunRecord {
   }
   if (record?.version !== 1 || typeof record.prefixId !== 'string' || record.settings === null || typeof record.settings !== 'object') {
     throw new TypeError(`the record of run ${runId} is not one this version of forkpool reads (version 1)`);
+  }
+  const limits = (record.settings as RunForkSettings).rateLimit as Record<string, unknown> | undefined;
+  if (limits !== undefined) {
+    const positive = (v: unknown): boolean => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 1);
+    if (limits === null || typeof limits !== 'object' || !positive(limits.requestsPerMinute) || !positive(limits.tokensPerMinute)) {
+      throw new TypeError(`the record of run ${runId} has a rate limit that is not requests and tokens per minute (positive integers)`);
+    }
   }
   return record as RunRecord;
 }

@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { createCallGate, type CallGate } from '../engine/call-gate.js';
 import { ForkEngine, type ForkEngineOptions } from '../engine/engine.js';
 import type { FanOutRun } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
 import { CANCEL_CHANNEL, QUEUE_NAME, jobIdOf, parseCancelMessage, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
+import { createSharedGate, type SharedGate } from './shared-gate.js';
 import { fetchPrefix, fetchRun } from './store.js';
 
 /** BullMQ's own default: a job whose worker has not renewed its lock for this long is taken over. */
@@ -47,7 +49,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
   const redis = await connectRedis(options.address, (err) => log(`redis: ${err.message}`));
-  const runner = new JobRunner(redis, options.engine, name, log);
+  const runner = new JobRunner(redis, options.engine, options.concurrency, name, log);
   // Cancels reach the forks this process runs (a coordinator's SIGINT, forkpool cancel).
   const subscriber = redis.duplicate();
   subscriber.on('error', (err) => log(`redis: ${err.message}`));
@@ -96,6 +98,10 @@ class JobRunner {
   private readonly prefixes = new Map<string, Promise<FrozenPrefix>>();
   private readonly runs = new Map<string, Promise<RunForkSettings>>();
   private readonly engines = new Map<string, Promise<ForkEngine>>();
+  /** The shared rate limit of each run that has one (its window and 429 back-off in Redis). */
+  private readonly gates = new Map<string, SharedGate>();
+  /** This process's own in-flight bound and retry budget, under every run's shared gate. */
+  private localGate: CallGate | undefined;
   /** The forks running here, by run id and task id. */
   private readonly active = new Map<string, { runId: string; taskId: string; run: FanOutRun }>();
   private prefixFetches = 0;
@@ -103,6 +109,7 @@ class JobRunner {
   constructor(
     private readonly redis: Redis,
     private readonly base: ForkEngineOptions,
+    private readonly concurrency: number,
     private readonly name: string,
     private readonly log: (line: string) => void,
   ) {}
@@ -117,7 +124,10 @@ class JobRunner {
       // Lost progress only costs warm-up time or budget accuracy: never the fork.
       updates.push(job.updateProgress(event).catch(() => undefined));
     };
+    const gate = this.gate(data.runId, settings);
     const run = engine.fanOut(prefix, [data.task], {
+      // The run's rate limit, shared with every worker through Redis, instead of this engine's own.
+      ...(gate ? { callGate: gate } : {}),
       // The coordinator releases the other forks of a run when its lead's first response begins.
       onResponseStart: (_taskId, turn) => {
         if (turn === 1) progress({ type: 'response_start', turn });
@@ -187,8 +197,30 @@ class JobRunner {
     return settings;
   }
 
+  /**
+   * The run's shared gate, made once per run. Under it, one local gate for the whole process: the
+   * adaptive in-flight bound (this process's concurrency), its own --rpm/--tpm if it was given some,
+   * and its retry budget.
+   */
+  private gate(runId: string, settings: RunForkSettings): SharedGate | undefined {
+    if (!settings.rateLimit) return undefined;
+    let gate = this.gates.get(runId);
+    if (!gate) {
+      this.localGate ??= createCallGate({
+        maxInFlight: this.concurrency,
+        ...this.base.rateLimit,
+        ...(this.base.globalRetryBudget !== undefined ? { retryBudget: this.base.globalRetryBudget } : {}),
+      });
+      gate = createSharedGate({ redis: this.redis, runId, limits: settings.rateLimit, local: this.localGate, log: this.log });
+      this.gates.set(runId, gate);
+    }
+    return gate;
+  }
+
   private engine(settings: RunForkSettings): Promise<ForkEngine> {
-    const key = JSON.stringify(settings);
+    // The rate limit is the fan-out's gate (per run), not the engine's: runs that differ only in it share an engine.
+    const { rateLimit: _shared, ...engineSettings } = settings;
+    const key = JSON.stringify(engineSettings);
     let engine = this.engines.get(key);
     if (!engine) {
       const s = settings;
