@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { canonicalJson } from './canonical-json.js';
 import type { ForkTask } from '../session/schema.js';
+import { isRunId } from '../queue/protocol.js';
 import type { ResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
 
@@ -19,6 +20,15 @@ interface Header {
   version: number;
   prefixId: string;
   tasksHash: string;
+}
+
+/**
+ * The id of the distributed run (--queue) this journal's forks were enqueued under: a resumed run
+ * re-attaches to its jobs rather than enqueueing the forks again. The latest one counts.
+ */
+interface RunEntry {
+  type: 'run';
+  runId: string;
 }
 
 interface Entry {
@@ -47,12 +57,16 @@ function completeLines(path: string): { lines: string[]; tornAt: number | undefi
 export interface Journal {
   /** Appends a terminal result durably (write + fsync) before returning. */
   record(task: ForkTask, result: ResultLine): void;
+  /** Records (write + fsync) the id of the distributed run this journal's forks go to, before any is enqueued. */
+  recordRun(runId: string): void;
   close(): void;
 }
 
 export interface ResumeState {
   /** Results already final (completed or failed) for tasks of this run, by task id. */
   done: Map<string, ResultLine>;
+  /** The distributed run the journal's forks were last enqueued under, if any. */
+  runId?: string;
 }
 
 /** Starts a new journal for this run (replacing an old one). */
@@ -75,6 +89,11 @@ function openJournal(path: string, prefixId: string): Journal {
       writeSync(fd, `${JSON.stringify(entry)}\n`);
       fsyncSync(fd);
     },
+    recordRun(runId) {
+      const entry: RunEntry = { type: 'run', runId };
+      writeSync(fd, `${JSON.stringify(entry)}\n`);
+      fsyncSync(fd);
+    },
     close() {
       closeSync(fd);
     },
@@ -92,7 +111,7 @@ export function resumeJournal(path: string, prefixId: string, tasks: readonly Fo
   if (tornAt !== undefined) truncateSync(path, tornAt);
   const parsed = lines.map((line, i) => {
     try {
-      return JSON.parse(line) as Header | Entry;
+      return JSON.parse(line) as Header | Entry | RunEntry;
     } catch {
       throw new UsageError(`${path}:${i + 1}: the journal line is not valid JSON (only a torn last line is tolerated)`);
     }
@@ -114,12 +133,14 @@ export function resumeJournal(path: string, prefixId: string, tasks: readonly Fo
   }
   const byHash = new Map(tasks.map((t) => [taskHash(t), t]));
   const done = new Map<string, ResultLine>();
+  let runId: string | undefined;
   for (const entry of parsed.slice(1)) {
+    if (entry.type === 'run' && isRunId(entry.runId)) runId = entry.runId;
     if (entry.type !== 'result') continue;
     const task = byHash.get(entry.taskHash);
     if (task && entry.prefixId === prefixId && entry.result.status !== 'cancelled') done.set(task.id, entry.result);
   }
-  return { journal: openJournal(path, prefixId), state: { done } };
+  return { journal: openJournal(path, prefixId), state: runId === undefined ? { done } : { done, runId } };
 }
 
 /**

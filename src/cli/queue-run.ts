@@ -12,8 +12,7 @@ import { UsageError } from './usage-error.js';
 const QUEUE_STAGGER_CAP_MS = 30_000;
 
 /** Flags that belong to each worker in a distributed run: the coordinator runs no fork and calls no model. */
-// --rpm and --tpm are not among them: they go into the run record, one limit for every worker together (src/queue/shared-gate.ts).
-const WORKER_ONLY = ['threads', 'workspace', 'tools', 'base-url', 'api-key-env', 'call-timeout-ms', 'max-attempts', 'retry-budget'] as const;
+const WORKER_ONLY = ['threads', 'workspace', 'tools', 'base-url', 'api-key-env', 'call-timeout-ms', 'max-attempts', 'retry-budget', 'rpm', 'tpm'] as const;
 
 /** `run --queue`: the address, checked with the flags that cannot go with it, before anything runs. */
 export function queueAddressOf(values: Record<string, unknown>): QueueAddress {
@@ -43,8 +42,25 @@ export interface QueueRun {
  * engine whose forks are BullMQ jobs schedules them (warm-up included: the lead fork's job goes
  * alone, the rest once a worker reports that its first response began).
  */
-export async function openQueueRun(address: QueueAddress, options: ForkEngineOptions, prefix: FrozenPrefix, forks: number, io: CliIo): Promise<QueueRun> {
-  const runId = randomBytes(8).toString('hex');
+/** A fresh run id: hex, so it fits in a job id (no '.', no ':'). */
+export function newRunId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+/** Which run the coordinator drives: a fresh one, or (attach) one a resumed journal names, whose jobs may be in the queue. */
+export interface QueueRunId {
+  runId: string;
+  attach: boolean;
+}
+
+export async function openQueueRun(
+  address: QueueAddress,
+  options: ForkEngineOptions,
+  prefix: FrozenPrefix,
+  forks: number,
+  io: CliIo,
+  { runId, attach }: QueueRunId,
+): Promise<QueueRun> {
   const settings: RunForkSettings = {
     ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -52,12 +68,11 @@ export async function openQueueRun(address: QueueAddress, options: ForkEngineOpt
     ...(options.cache === 'implicit' || options.cache === 'off' ? { cache: options.cache } : {}),
     ...(options.cacheTtl !== undefined ? { cacheTtl: options.cacheTtl } : {}),
     ...(options.maxTokensPerFork !== undefined ? { maxTokensPerFork: options.maxTokensPerFork } : {}),
-    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   };
   const log = (line: string): void => void io.stderr.write(`forkpool: ${line}\n`);
   // BullMQ is loaded only by the commands that use it (it costs every CLI start about 130 ms).
   const { QueueDispatcher } = await import('../queue/dispatcher.js');
-  const dispatcher = await QueueDispatcher.open({ address, runId, prefix, settings, log });
+  const dispatcher = await QueueDispatcher.open({ address, runId, prefix, settings, attach, log });
   try {
     const engine = await ForkEngine.createRemote(
       {
@@ -68,6 +83,7 @@ export async function openQueueRun(address: QueueAddress, options: ForkEngineOpt
       },
       dispatcher,
     );
+    if (attach) log(`re-attaching to distributed run ${runId}: forks whose jobs are still in the queue are collected, not enqueued again`);
     log(`distributed run ${runId} on ${address.display}: ${forks} fork${forks === 1 ? '' : 's'} for the workers (forkpool worker --queue ${address.display})`);
     return { engine, dispatcher, runId, label: `distributed on ${address.display} (run ${runId})` };
   } catch (err) {

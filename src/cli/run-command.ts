@@ -18,7 +18,7 @@ import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { ProviderOption } from '../engine/options.js';
-import { openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
+import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
 
 /** `run`'s flags: parsing and help both come from here. */
 const RUN_FLAGS = {
@@ -87,7 +87,15 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
 
   const provider = options.provider as ProviderOption;
   if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
-  const queue: QueueRun | undefined = queueAddress ? await openQueueRun(queueAddress, options, prefix, toRun.length, io) : undefined;
+  // A distributed run's id goes on record in the journal before any job is enqueued: a coordinator
+  // restarted with --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
+  const recordedRunId = resumed?.state.runId;
+  const runId = queueAddress ? (recordedRunId ?? newRunId()) : undefined;
+  if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
+  const queue: QueueRun | undefined =
+    queueAddress && runId !== undefined
+      ? await openQueueRun(queueAddress, options, prefix, toRun.length, io, { runId, attach: runId === recordedRunId })
+      : undefined;
   const engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {

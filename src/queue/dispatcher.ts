@@ -35,6 +35,12 @@ export interface DispatcherOptions {
   runId: string;
   prefix: FrozenPrefix;
   settings: RunForkSettings;
+  /**
+   * The run may already have jobs in the queue (a coordinator restarted with --resume under the
+   * run id its journal recorded): each fork first looks for its job and collects it, and only a
+   * fork with no job, or with a cancelled one, is enqueued.
+   */
+  attach?: boolean;
   ttlSeconds?: number;
   /** Lines for people (stderr). */
   log?: (line: string) => void;
@@ -67,6 +73,10 @@ export class QueueDispatcher implements ForkPool {
   private readonly timers: NodeJS.Timeout[] = [];
   private reconciling = false;
   private closing: Promise<void> | undefined;
+  /** Jobs this coordinator removes itself to enqueue them again: their 'removed' event ends no fork. */
+  private readonly replacing = new Set<string>();
+  /** Jobs a resumed fork is looking up: reconciliation leaves them to it. */
+  private readonly attaching = new Set<string>();
   private cancelListener: ((taskId: string | undefined) => void) | undefined;
 
   private constructor(
@@ -124,6 +134,7 @@ export class QueueDispatcher implements ForkPool {
       this.accept(jobId, returnvalue);
     });
     events.on('removed', ({ jobId }) => {
+      if (this.replacing.delete(jobId)) return;
       const p = this.pending.get(jobId);
       if (p) this.finish(jobId, emptyCancelled(p.taskId, 'its job was removed from the queue before a worker took it'));
     });
@@ -176,11 +187,55 @@ export class QueueDispatcher implements ForkPool {
       }
       this.pending.set(jobId, { taskId, host, resolve });
       const data: QueueJobData = { runId: this.o.runId, prefixId: this.o.prefix.id, task: job.task };
-      const keep = { age: this.o.ttlSeconds };
-      this.queue
-        .add(FORK_JOB, data, { jobId, removeOnComplete: keep, removeOnFail: keep })
-        .catch((err: unknown) => this.finish(jobId, emptyFailure(taskId, 'error', `could not enqueue the fork: ${messageOf(err)}`)));
+      (this.o.attach ? this.attach(jobId, data) : this.enqueue(jobId, data)).catch((err: unknown) =>
+        this.finish(jobId, emptyFailure(taskId, 'error', `could not enqueue the fork: ${messageOf(err)}`)),
+      );
     });
+  }
+
+  private async enqueue(jobId: string, data: QueueJobData): Promise<void> {
+    const keep = { age: this.o.ttlSeconds };
+    await this.queue.add(FORK_JOB, data, { jobId, removeOnComplete: keep, removeOnFail: keep });
+  }
+
+  /**
+   * A resumed run's fork (its pending entry is set, so no event of its job is missed from here on):
+   * a job that finished while no coordinator listened gives its result now; a job waiting or
+   * running is left to finish (its events come here); a job that ended cancelled is removed and
+   * enqueued again, as a resumed run runs cancelled forks again; no job at all is enqueued.
+   */
+  private async attach(jobId: string, data: QueueJobData): Promise<void> {
+    this.attaching.add(jobId);
+    try {
+      const job = await Job.fromId(this.queue, jobId);
+      if (job?.finishedOn && !this.cancelledJob(job)) {
+        this.settleFinished(jobId, job);
+        return;
+      }
+      if (job && !job.finishedOn) return;
+      if (job) {
+        this.replacing.add(jobId);
+        // 0 only when it is gone already (a finished job holds no lock): nothing to ignore then.
+        if ((await this.queue.remove(jobId)) === 0) this.replacing.delete(jobId);
+      }
+      await this.enqueue(jobId, data);
+    } finally {
+      this.attaching.delete(jobId);
+    }
+  }
+
+  /** A finished job whose result is a cancelled fork (a resumed run runs it again). */
+  private cancelledJob(job: Job): boolean {
+    if (job.failedReason) return false;
+    const ret = job.returnvalue as { result?: { status?: unknown } } | null | undefined;
+    return ret?.result?.status === 'cancelled';
+  }
+
+  private settleFinished(jobId: string, job: Job): void {
+    if (job.failedReason) {
+      const p = this.pending.get(jobId);
+      if (p) this.finish(jobId, failedJob(p.taskId, job.failedReason));
+    } else this.accept(jobId, job.returnvalue);
   }
 
   /**
@@ -264,15 +319,10 @@ export class QueueDispatcher implements ForkPool {
     if (this.reconciling) return;
     this.reconciling = true;
     try {
-      const ids = [...this.pending.keys()].slice(0, RECONCILE_BATCH);
+      const ids = [...this.pending.keys()].filter((id) => !this.attaching.has(id)).slice(0, RECONCILE_BATCH);
       const jobs = await Promise.all(ids.map((id) => Job.fromId(this.queue, id)));
       jobs.forEach((job, i) => {
-        const jobId = ids[i] as string;
-        if (!job?.finishedOn) return;
-        if (job.failedReason) {
-          const p = this.pending.get(jobId);
-          if (p) this.finish(jobId, failedJob(p.taskId, job.failedReason));
-        } else this.accept(jobId, job.returnvalue);
+        if (job?.finishedOn) this.settleFinished(ids[i] as string, job);
       });
     } catch (err) {
       this.o.log(`queue: ${messageOf(err)}`);
