@@ -197,6 +197,36 @@ describe('a distributed run whose coordinator is SIGKILLed', () => {
   });
 });
 
+describe('a distributed run stopped by SIGINT', () => {
+  it('--resume runs its cancelled forks again: their cancelled jobs are replaced, and --out ends with each fork once, completed', async () => {
+    const model = await modelServer();
+    const worker = await startWorker('s1', model.url, ['--concurrency', '4']);
+    const tasks = ['one', 'two'].map((id) => ({ id, directive: `STOPPED-${id}: quote the ticket.\nSLEEP 2000\n${RECALL}` }));
+    const out = join(tmp, 'sigint-out.jsonl');
+    const args = ['run', '--session', SESSION, '--tasks', writeTasks('sigint', tasks), '--queue', queueUrl, '--out', out, '--warmup', 'parent'];
+    const first = cli(args);
+    await until('both forks to reach the model', () => tasks.every((t) => model.requests.some((r) => r.body.includes(`STOPPED-${t.id}`))));
+    first.child.kill('SIGINT');
+    expect((await within('the first coordinator', first.exited)).code).toBe(130);
+    expect(lines(out).map((l) => [l.id, l.status]).sort()).toEqual([
+      ['one', 'cancelled'],
+      ['two', 'cancelled'],
+    ]);
+    await until('the worker to cancel both', () => (worker.stderr().match(/: cancelled$/gm) ?? []).length === 2);
+    const runId = /distributed run ([0-9a-f]{16})/.exec(first.stderr())?.[1] as string;
+
+    const second = cli([...args, '--resume']);
+    expect((await within('the resumed coordinator', second.exited)).code).toBe(0);
+    expect(second.stderr()).toContain(`re-attaching to distributed run ${runId}`);
+    expect(lines(out).map((l) => [l.id, l.status, l.text]).sort()).toEqual([
+      ['one', 'completed', MARKER_ANSWER],
+      ['two', 'completed', MARKER_ANSWER],
+    ]);
+    // Each fork ran twice: cancelled, then again under the same job id.
+    for (const t of tasks) expect(model.requests.filter((r) => r.body.includes(`STOPPED-${t.id}`))).toHaveLength(2);
+  });
+});
+
 describe('a large distributed run with model faults and a worker SIGKILLed', () => {
   it('300 forks, 3 workers, injected 429s and 500s, one worker killed: every fork once, one prefix copy, one fetch per worker, warm-up holds', async () => {
     const model = await modelServer({ rates: { '429': 0.04, '500': 0.03 }, seed: 16, retryAfterSeconds: 1 });
