@@ -61,6 +61,18 @@ export interface BenchConfig {
   memory: { nSmall: number; nBig: number; concurrency: number; smallPrefix: number; bigPrefix: number };
   /** One-call forks per run, with results retained and streamed (`retainResults: false`). */
   retention: { n: number };
+  /**
+   * The same run local and on a BullMQ queue (issue 16): `n` forks per run at each latency, `repeats`
+   * times, with 0 (local), then each of `workers` worker processes; `concurrency` forks in flight in all. Memory:
+   * one worker, `memory.n` forks (one wave) at `memory.latency`, Redis sampled while they run.
+   */
+  queue: {
+    n: number;
+    latencies: readonly { latency: 'zero' | 'fast' | 'realistic'; repeats: number }[];
+    workers: readonly number[];
+    concurrency: number;
+    memory: { n: number; latency: 'fast' | 'realistic' };
+  };
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -81,6 +93,7 @@ export const QUICK: BenchConfig = {
   cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1 } },
   memory: { nSmall: 4, nBig: 16, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 10_000 },
+  queue: { n: 100, latencies: [{ latency: 'zero', repeats: 2 }, { latency: 'realistic', repeats: 1 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },
   variants: VARIANTS,
   forkTimeoutMs: 120_000,
 };
@@ -96,6 +109,7 @@ export const FULL: BenchConfig = {
   cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1 } },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 100_000 },
+  queue: { n: 300, latencies: [{ latency: 'zero', repeats: 3 }, { latency: 'realistic', repeats: 3 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (about 2.5 minutes).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,queue, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
  *
@@ -15,6 +15,9 @@
  * provider, and the same conversation in OpenAI Chat Completions' shape per simulated provider
  * (openai, deepseek, dashscope, and 'none': a server that does not report cached tokens), each
  * through the engine's preset for that provider; DeepSeek also without its build wait.
+ * The queue section runs the same forks through the built CLI, local and distributed (BullMQ on a
+ * redis-server of its own, 1, 2 and 4 `forkpool worker` processes): forks/s, CPU, enqueue → start,
+ * Redis memory per fork in flight (bench/queue.ts; `npm run build` first).
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
 import { execFileSync, fork } from 'node:child_process';
@@ -31,13 +34,14 @@ import { primeCache } from './lib/prime.js';
 import { openServers, withServer, type ServerProcess } from './lib/server.js';
 import { makeSession, sizeLabel } from './lib/session.js';
 import { runMicro, type MicroResult } from './micro.js';
+import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
 import type { RetentionJob, RetentionResult } from './retention.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'queue'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -405,6 +409,7 @@ async function main(): Promise<number> {
     cache: [],
     memory: [],
     retention: [],
+    queue: null,
     serverCpu: [],
     targets: [],
     errors: [],
@@ -424,6 +429,9 @@ async function main(): Promise<number> {
     cache: () => sectionCache(ctx),
     memory: () => sectionMemory(ctx),
     retention: () => sectionRetention(ctx),
+    queue: async () => {
+      results.queue = await runQueueSection(cfg);
+    },
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

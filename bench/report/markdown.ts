@@ -4,6 +4,7 @@ import type { BenchConfig } from '../config.js';
 import { spread, type Spread } from '../lib/measure.js';
 import { sizeLabel } from '../lib/session.js';
 import type { MicroResult } from '../micro.js';
+import type { QueueResult, QueueRow } from '../queue.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
 import type { RetentionResult } from '../retention.js';
 import type { VariantName } from '../variants/common.js';
@@ -44,6 +45,8 @@ export interface BenchResults {
   cache: Row[];
   memory: Row[];
   retention: RetentionResult[];
+  /** The queue section (issue 16); absent in older results. */
+  queue?: QueueResult | null;
   serverCpu: Record<string, unknown>[];
   targets: Target[];
   errors: { section: string; message: string }[];
@@ -569,6 +572,8 @@ export function renderMarkdown(res: BenchResults): string {
     );
   }
 
+  if (res.queue) out.push(...queueSection(res.queue, c));
+
   if (res.memory.length > 0) {
     out.push('', `## Memory: sab+explicit, concurrency ${c.memory.concurrency}`, '');
     out.push(
@@ -591,4 +596,105 @@ export function renderMarkdown(res: BenchResults): string {
   }
   out.push('');
   return `${out.join('\n')}\n`;
+}
+
+function kib(bytes: number): string {
+  return fmt(bytes / 1024);
+}
+
+/** median (min–max) when repeated. */
+function range(s: Spread, digits?: number): string {
+  if (s.n === 0) return '–';
+  return s.n > 1 && s.min !== s.max ? `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})` : fmt(s.median, digits);
+}
+
+function who(r: QueueRow): string {
+  return r.workers === 0 ? 'local (one process)' : `${r.workers} worker process${r.workers > 1 ? 'es' : ''}`;
+}
+
+function queueSection(q: QueueResult, c: BenchConfig): string[] {
+  const out: string[] = [];
+  const n = q.rows[0]?.n ?? c.queue.n;
+  out.push('', `## Many machines on one: local run against BullMQ workers (${n} forks, 16 KiB prefix, ${c.queue.concurrency} in flight in all, warm-up none)`, '');
+  out.push(
+    'The built CLI: `forkpool run` local, and `forkpool run --queue` with k `forkpool worker` processes on the same machine, a redis-server of the run\'s own and the local model server in a process of its own. ' +
+      'Medians (min–max) over the runs, interleaved (local, 1, 2, 4 workers, again). forks/s and wall = the run\'s report (from the fan-out\'s start); process = spawn to exit (start-up included); ×local = forks/s against the local run at the same latency; ' +
+      'enqueue→start = BullMQ\'s job timestamp to processedOn per fork; forkpool CPU = every forkpool process of the run (local, or coordinator + workers), start-ups included (the workers\' own, up to ready, in the next column, in ms for all of them); redis CPU = redis-server\'s over the run; load = the 1-minute load average before → after the run.',
+    '',
+  );
+  const latencies = [...new Set(q.rows.map((r) => r.latency))];
+  const rows: string[][] = [];
+  for (const latency of latencies) {
+    const group = q.rows.filter((r) => r.latency === latency);
+    const keys = [...new Set(group.map((r) => r.workers))];
+    const local = spread(group.filter((r) => r.workers === 0).map((r) => r.forksPerSecond));
+    for (const k of keys) {
+      const g = group.filter((r) => r.workers === k);
+      const fps = spread(g.map((r) => r.forksPerSecond));
+      const wall = spread(g.map((r) => r.wallMs));
+      const proc = spread(g.map((r) => r.processMs));
+      const waits = g.map((r) => r.queueWaitMs).filter((w): w is NonNullable<QueueRow['queueWaitMs']> => w !== null);
+      const first = g[0] as QueueRow;
+      const cpu = spread(g.map((r) => r.forkpoolCpuMs / r.n));
+      const startup = spread(g.map((r) => r.workerStartupCpuMs ?? 0));
+      const redisCpu = spread(g.map((r) => (r.redisCpuMs === null ? NaN : r.redisCpuMs / r.n)).filter(Number.isFinite));
+      rows.push([
+        latency,
+        who(first),
+        `${first.threadsPerProcess} / ${first.concurrencyPerProcess}`,
+        String(g.length),
+        range(fps),
+        k === 0 || local.n === 0 ? '–' : `×${fmt(fps.median / local.median, 2)}`,
+        range(wall, 0),
+        range(proc, 0),
+        waits.length > 0 ? `${fmt(spread(waits.map((w) => w.p50)).median)} / ${fmt(spread(waits.map((w) => w.p90)).median)}` : '–',
+        range(cpu),
+        k === 0 ? '–' : range(startup, 0),
+        redisCpu.n > 0 ? fmt(redisCpu.median) : '–',
+        g.map((r) => `${fmt(r.loadBefore, 1)}→${fmt(r.loadAfter, 1)}`).join(', '),
+        String(g.reduce((a, r) => a + r.failed, 0)),
+      ]);
+    }
+  }
+  out.push(table(['latency', 'run', 'threads / forks in flight per process', 'runs', 'forks/s', '×local', 'wall ms', 'process ms', 'enqueue→start p50 / p90 ms', 'forkpool CPU ms/fork', 'of it worker start-ups ms (total)', 'redis CPU ms/fork', 'load', 'failed'], rows));
+  const zero = q.rows.filter((r) => r.latency === 'zero');
+  const zl = spread(zero.filter((r) => r.workers === 0).map((r) => r.wallMs));
+  const z1 = spread(zero.filter((r) => r.workers === 1).map((r) => r.wallMs));
+  if (zl.n > 0 && z1.n > 0) {
+    const cl = spread(zero.filter((r) => r.workers === 0).map((r) => r.forkpoolCpuMs));
+    const c1 = spread(zero.filter((r) => r.workers === 1).map((r) => r.forkpoolCpuMs + (r.redisCpuMs ?? 0)));
+    out.push(
+      '',
+      `Queue overhead per fork at zero latency, 1 worker (with the local run's ${zero[0]?.threadsPerProcess ?? c.threads} threads) against the local run: ` +
+        `wall ${fmt((z1.median - zl.median) / n)} ms per fork (${fmt(z1.median, 0)} against ${fmt(zl.median, 0)} ms for ${n} forks); ` +
+        `CPU ${fmt((c1.median - cl.median) / n)} ms per fork (coordinator + worker + redis-server, ${fmt(c1.median / n)} ms, against ${fmt(cl.median / n)} ms for the local process; start-ups included).`,
+    );
+  }
+  const m = q.memory;
+  if (m?.redis) {
+    const r = m.redis;
+    const inFlight = r.atPeakInFlight.inFlight;
+    out.push('', `### Redis memory: ${m.n} forks, one worker, ${m.latency} latency`, '');
+    out.push('used_memory less mem_clients_normal (the connections\' buffers), sampled every 10 ms; in flight = jobs waiting + active. The run also stores the 16 KiB prefix once and a run record.', '');
+    out.push(
+      table(
+        ['before KiB', `with ${inFlight} in flight (${r.atPeakInFlight.completed} completed) KiB`, 'peak KiB', 'after KiB', 'per fork in flight KiB', 'per completed fork KiB', 'one active job hash KiB', 'one completed job hash KiB', 'samples', 'forks/s'],
+        [
+          [
+            kib(r.beforeBytes),
+            kib(r.atPeakInFlight.dataBytes),
+            kib(r.peakBytes),
+            kib(r.afterBytes),
+            inFlight > 0 ? kib((r.atPeakInFlight.dataBytes - r.beforeBytes) / inFlight) : '–',
+            kib((r.afterBytes - r.beforeBytes) / m.n),
+            r.activeJobHashBytes === null ? '–' : kib(r.activeJobHashBytes),
+            r.completedJobHashBytes === null ? '–' : kib(r.completedJobHashBytes),
+            String(r.samples),
+            fmt(m.forksPerSecond),
+          ],
+        ],
+      ),
+    );
+  }
+  return out;
 }
