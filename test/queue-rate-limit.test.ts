@@ -1,9 +1,15 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { createCallGate } from '../src/engine/call-gate.js';
 import type { RateLimits } from '../src/engine/call-gate.js';
 import { rateKey } from '../src/queue/protocol.js';
 import { createSharedGate, type SharedGate } from '../src/queue/shared-gate.js';
+import { CLI, REPO_ROOT, jsonLines, offlineEnv } from './fixtures/cli/run-cli.js';
 import { startRedis, type TestRedis } from './support/redis.js';
 
 /*
@@ -28,6 +34,30 @@ afterEach(async () => {
 
 afterAll(async () => {
   await server?.stop();
+});
+
+const KEY = 'fp-test-key-rate-51c0';
+const WAIT_MS = 45_000;
+const children = new Set<ChildProcess>();
+let model: LocalServer | undefined;
+let tmp: string | undefined;
+
+afterEach(async () => {
+  await Promise.all(
+    [...children].map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    }),
+  );
+  children.clear();
+  await model?.close();
+  model = undefined;
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  tmp = undefined;
 });
 
 /** A Redis database of its own per test, and a clock the test moves. */
@@ -238,5 +268,75 @@ describe('a run-wide rate limit shared through Redis', () => {
     const b = gate({ requestsPerMinute: 1 }, '2222222222222222');
     expect(await a.acquire(0)).toBe(true);
     expect(await b.acquire(0)).toBe(true);
+  });
+});
+
+/** The built CLI, as a user runs it: the offline environment plus the test's Gemini key. */
+function cli(args: readonly string[]) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...offlineEnv(), GEMINI_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let err = '';
+  child.stdout?.resume();
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, stderr: () => err, exited };
+}
+
+/** Polls until `ok()` holds; fails with `what` after WAIT_MS. */
+async function until(what: string, ok: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('forkpool run --queue --rpm with two forkpool worker processes', () => {
+  it('the local model sees no more than the run-wide limit in its first minute; SIGINT ends the forks waiting at the shared gate', async () => {
+    db++;
+    const queueUrl = `${server.url}/${db}`;
+    tmp = mkdtempSync(join(tmpdir(), 'forkpool-rate-'));
+    model = await startLocalServer({ captureRequests: true, requireApiKey: KEY });
+    const workers = ['r1', 'r2'].map((name) =>
+      cli(['worker', '--queue', queueUrl, '--provider', 'gemini', '--base-url', (model as LocalServer).url, '--workspace', '.', '--threads', '1', '--concurrency', '4', '--name', name]),
+    );
+    for (const w of workers) await until(`a worker to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
+    const tasks = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, directive: `Answer in one word: ready (${i}).`, tools: [] as string[] }));
+    const tasksPath = join(tmp, 'tasks.jsonl');
+    writeFileSync(tasksPath, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+    const out = join(tmp, 'out.jsonl');
+    // Each worker alone would take 4 forks at once; together they may send 3 requests a minute.
+    const run = cli(['run', '--session', 'examples/session.json', '--tasks', tasksPath, '--queue', queueUrl, '--warmup', 'parent', '--rpm', '3', '--out', out]);
+    await until(`the run to start (stderr: ${run.stderr()})`, () => /distributed run [0-9a-f]+/.test(run.stderr()) || run.child.exitCode !== null);
+    const runId = /distributed run ([0-9a-f]+)/.exec(run.stderr())?.[1] as string;
+
+    const started = (): number => workers.reduce((n, w) => n + (w.stderr().match(/: started$/gm) ?? []).length, 0);
+    await until('every fork to start on a worker', () => started() === 6);
+    await until('three requests at the model', () => (model as LocalServer).requests.length >= 3);
+    const redis = new Redis(queueUrl);
+    clients.push(redis);
+    const key = rateKey(runId, 'calls');
+    await until('the window to hold three calls', async () => (await redis.zcard(key)) === 3);
+    // The other forks have asked Redis again meanwhile (every second at most): still three.
+    const asked = (await redis.zrange(key, 0, 0, 'WITHSCORES'))[1];
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const [seconds] = await redis.time();
+    expect(Number(seconds) * 1000 - Number(asked)).toBeLessThan(60_000);
+    expect((model as LocalServer).requests).toHaveLength(3);
+    expect(await redis.zcard(key)).toBe(3);
+    // Both workers were in it: each had forks running (not one worker taking the whole limit by being alone).
+    for (const w of workers) expect(w.stderr()).toMatch(/: started$/m);
+
+    run.child.kill('SIGINT');
+    const code = await Promise.race([run.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), WAIT_MS))]);
+    expect(code).toBe(130);
+    const lines = jsonLines(readFileSync(out, 'utf8'));
+    expect(lines.map((l) => l.id).sort()).toEqual(tasks.map((t) => t.id));
+    expect(lines.filter((l) => l.status === 'completed')).toHaveLength(3);
+    // The forks that waited at the shared gate were cancelled there, by their worker, with no call sent.
+    const cancelled = lines.filter((l) => l.status === 'cancelled');
+    expect(cancelled).toHaveLength(3);
+    for (const l of cancelled) expect((l.error as { message: string }).message).not.toContain('did not confirm in time');
+    expect((model as LocalServer).requests).toHaveLength(3);
   });
 });
