@@ -12,7 +12,8 @@ import { UsageError } from './usage-error.js';
 const QUEUE_STAGGER_CAP_MS = 30_000;
 
 /** Flags that belong to each worker in a distributed run: the coordinator runs no fork and calls no model. */
-const WORKER_ONLY = ['threads', 'workspace', 'tools', 'base-url', 'api-key-env', 'call-timeout-ms', 'max-attempts', 'retry-budget', 'rpm', 'tpm'] as const;
+// --rpm and --tpm are not among them: they go into the run record, one limit for every worker together (src/queue/shared-gate.ts).
+const WORKER_ONLY = ['threads', 'workspace', 'tools', 'base-url', 'api-key-env', 'call-timeout-ms', 'max-attempts', 'retry-budget'] as const;
 
 /** `run --queue`: the address, checked with the flags that cannot go with it, before anything runs. */
 export function queueAddressOf(values: Record<string, unknown>): QueueAddress {
@@ -68,6 +69,7 @@ export async function openQueueRun(
     ...(options.cache === 'implicit' || options.cache === 'off' ? { cache: options.cache } : {}),
     ...(options.cacheTtl !== undefined ? { cacheTtl: options.cacheTtl } : {}),
     ...(options.maxTokensPerFork !== undefined ? { maxTokensPerFork: options.maxTokensPerFork } : {}),
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   };
   const log = (line: string): void => void io.stderr.write(`forkpool: ${line}\n`);
   // BullMQ is loaded only by the commands that use it (it costs every CLI start about 130 ms).
