@@ -33,7 +33,7 @@ const RUN_FLAGS = {
   journal: { type: 'string', arg: 'FILE', help: 'durable record of finished forks (default: FILE.journal beside --out)' },
   resume: {
     type: 'boolean',
-    help: 'run only the forks the journal has no completed or failed result for;\n--out is rewritten to hold each finished fork exactly once',
+    help: 'run only the forks the journal has no completed or failed result for;\n--out is rewritten to hold each finished fork exactly once. With --queue it\nre-attaches to the same distributed run (its id is in the journal): jobs\nstill queued or finished unheard are collected, not run again',
   },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
