@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalServer, type FaultSpec, type LocalServer } from '../src/local-server/index.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import { loadSession } from '../src/session/load.js';
-import { CLI, REPO_ROOT, jsonLines, offlineEnv } from './fixtures/cli/run-cli.js';
-import { startRedis, type TestRedis } from './support/redis.js';
+import { REPO_ROOT, jsonLines } from './fixtures/cli/run-cli.js';
+import { queueHarness, until, within, type Spawned } from './support/queue-harness.js';
 
 /*
  * Distributed runs that lose a process: a coordinator SIGKILLed and restarted with --resume, and a
@@ -21,106 +19,18 @@ const KEY = 'fp-test-key-5e02b7a4';
 const SESSION = 'examples/session.json';
 const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
 const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
-const WAIT_MS = 45_000;
 
-let redis: TestRedis;
-/** Each test has a Redis database of its own (BullMQ's stalled check is queue-wide). */
-let db = 0;
-let queueUrl = '';
-let tmp: string;
-const children = new Set<ChildProcess>();
-const servers: LocalServer[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  tmp = mkdtempSync(join(tmpdir(), 'forkpool-queue-resume-'));
-});
-
-beforeEach(() => {
-  db++;
-  queueUrl = `${redis.url}/${db}`;
-});
-
-afterEach(async () => {
-  await Promise.all([...children].map((child) => stop(child)));
-  children.clear();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-afterAll(async () => {
-  await redis?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-interface Spawned {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function cli(args: readonly string[]): Spawned {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...offlineEnv(), GEMINI_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await gone;
-  clearTimeout(timer);
-}
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function within<T>(what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function startWorker(name: string, modelUrl: string, extra: readonly string[] = []): Promise<Spawned> {
-  const w = cli(['worker', '--queue', queueUrl, '--provider', 'gemini', '--base-url', modelUrl, '--workspace', '.', '--threads', '1', '--name', name, ...extra]);
-  await until(`worker ${name} to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
-  expect(w.child.exitCode).toBeNull();
-  return w;
-}
+const h = queueHarness(KEY, 'forkpool-queue-resume-');
+const { cli, startWorker } = h;
 
 async function modelServer(faults?: FaultSpec): Promise<LocalServer> {
   const server = await startLocalServer({ captureRequests: true, requireApiKey: KEY, ...(faults ? { faults } : {}) });
-  servers.push(server);
+  h.closeAfter(server);
   return server;
 }
 
 function writeTasks(name: string, tasks: readonly object[]): string {
-  const path = join(tmp, `${name}.jsonl`);
+  const path = join(h.tmp(), `${name}.jsonl`);
   writeFileSync(path, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
   return path;
 }
@@ -148,8 +58,8 @@ describe('a distributed run whose coordinator is SIGKILLed', () => {
       ...Array.from({ length: 5 }, (_, i) => ({ id: `quick:${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` })),
     ];
     const tasksPath = writeTasks('resume', tasks);
-    const out = join(tmp, 'resume-out.jsonl');
-    const args = ['run', '--session', SESSION, '--tasks', tasksPath, '--queue', queueUrl, '--out', out, '--concurrency', '2', '--output-format', 'json'];
+    const out = join(h.tmp(), 'resume-out.jsonl');
+    const args = ['run', '--session', SESSION, '--tasks', tasksPath, '--queue', h.queueUrl(), '--out', out, '--concurrency', '2', '--output-format', 'json'];
     const first = cli(args);
     const journalResults = (): Record<string, unknown>[] => lines(`${out}.journal`).filter((e) => e.type === 'result');
     await until('the lead to be journaled', () => journalResults().some((e) => (e.result as { id: string }).id === 'lead'));
@@ -202,8 +112,8 @@ describe('a distributed run stopped by SIGINT', () => {
     const model = await modelServer();
     const worker = await startWorker('s1', model.url, ['--concurrency', '4']);
     const tasks = ['one', 'two'].map((id) => ({ id, directive: `STOPPED-${id}: quote the ticket.\nSLEEP 2000\n${RECALL}` }));
-    const out = join(tmp, 'sigint-out.jsonl');
-    const args = ['run', '--session', SESSION, '--tasks', writeTasks('sigint', tasks), '--queue', queueUrl, '--out', out, '--warmup', 'parent'];
+    const out = join(h.tmp(), 'sigint-out.jsonl');
+    const args = ['run', '--session', SESSION, '--tasks', writeTasks('sigint', tasks), '--queue', h.queueUrl(), '--out', out, '--warmup', 'parent'];
     const first = cli(args);
     await until('both forks to reach the model', () => tasks.every((t) => model.requests.some((r) => r.body.includes(`STOPPED-${t.id}`))));
     first.child.kill('SIGINT');
@@ -233,8 +143,8 @@ describe('a large distributed run with model faults and a worker SIGKILLed', () 
     const flags = ['--lock-ms', '1500', '--concurrency', '16', '--max-attempts', '8'];
     const workers = await Promise.all(['big1', 'big2', 'big3'].map((name) => startWorker(name, model.url, flags)));
     const tasks = Array.from({ length: 300 }, (_, i) => ({ id: `fork:${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` }));
-    const out = join(tmp, 'big-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('big', tasks), '--queue', queueUrl, '--out', out, '--output-format', 'json']);
+    const out = join(h.tmp(), 'big-out.jsonl');
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('big', tasks), '--queue', h.queueUrl(), '--out', out, '--output-format', 'json']);
     // Mid-run: some forks are done, and the victim has forks of its own.
     const victim = workers[2] as Spawned;
     const finishedBy = (w: Spawned): number => (w.stderr().match(/: completed$/gm) ?? []).length;
@@ -276,7 +186,7 @@ describe('a large distributed run with model faults and a worker SIGKILLed', () 
     expect(summary.efficiency as number).toBeGreaterThanOrEqual(0.95);
 
     // Redis held one copy of the prefix.
-    const client = new Redis(queueUrl);
+    const client = new Redis(h.queueUrl());
     try {
       const prefix = freezePrefix(await loadSession(join(REPO_ROOT, SESSION)));
       expect(await client.keys('forkpool:prefix:*')).toEqual([`forkpool:prefix:${prefix.id}`]);

@@ -1,16 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import { loadSession } from '../src/session/load.js';
-import { CLI, REPO_ROOT, jsonLines, offlineEnv } from './fixtures/cli/run-cli.js';
-import { startRedis, type TestRedis } from './support/redis.js';
+import { REPO_ROOT, jsonLines } from './fixtures/cli/run-cli.js';
+import { queueHarness, until, within, type Spawned } from './support/queue-harness.js';
 
 /*
  * Distributed runs end to end: a real redis-server (its own, per file), real `forkpool worker`
@@ -22,107 +20,13 @@ const KEY = 'fp-test-key-7c31d9e0';
 const SESSION = 'examples/session.json';
 const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
 const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
-const WAIT_MS = 45_000;
 
-let redis: TestRedis;
-/**
- * Each test has a Redis database of its own (redis://…/N): BullMQ's stalled check is queue-wide
- * (one check per interval, whichever worker makes it), so an earlier test's workers with the
- * default 30 s lock would hold back the next test's stalled check.
- */
-let db = 0;
-let queueUrl = '';
-let tmp: string;
-const children = new Set<ChildProcess>();
-const servers: { close(): Promise<void> }[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  tmp = mkdtempSync(join(tmpdir(), 'forkpool-queue-'));
-});
-
-beforeEach(() => {
-  db++;
-  queueUrl = `${redis.url}/${db}`;
-});
-
-afterEach(async () => {
-  await Promise.all([...children].map((child) => stop(child)));
-  children.clear();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-afterAll(async () => {
-  await redis?.stop();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-interface Spawned {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** The built CLI as a user runs it: the offline environment plus the test's Gemini key. */
-function cli(args: readonly string[]): Spawned {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...offlineEnv(), GEMINI_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await gone;
-  clearTimeout(timer);
-}
-
-/** Polls until `ok()` holds; fails with `what` after WAIT_MS. */
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function within<T>(what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function startWorker(name: string, modelUrl: string, extra: readonly string[] = []): Promise<Spawned> {
-  const w = cli(['worker', '--queue', queueUrl, '--provider', 'gemini', '--base-url', modelUrl, '--workspace', '.', '--threads', '1', '--name', name, ...extra]);
-  await until(`worker ${name} to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
-  expect(w.child.exitCode).toBeNull();
-  return w;
-}
+const h = queueHarness(KEY, 'forkpool-queue-');
+const { cli, startWorker } = h;
 
 async function modelServer(): Promise<LocalServer> {
   const server = await startLocalServer({ captureRequests: true, requireApiKey: KEY });
-  servers.push(server);
+  h.closeAfter(server);
   return server;
 }
 
@@ -161,7 +65,7 @@ async function recordingProxy(upstream: string): Promise<{ url: string; events: 
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push({
+  h.closeAfter({
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -172,7 +76,7 @@ async function recordingProxy(upstream: string): Promise<{ url: string; events: 
 }
 
 function writeTasks(name: string, tasks: readonly object[]): string {
-  const path = join(tmp, `${name}.jsonl`);
+  const path = join(h.tmp(), `${name}.jsonl`);
   writeFileSync(path, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
   return path;
 }
@@ -212,8 +116,8 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const model = await modelServer();
     await Promise.all([startWorker('w1', model.url, ['--concurrency', '2']), startWorker('w2', model.url, ['--concurrency', '2'])]);
     const tasks = markerTasks();
-    const out = join(tmp, 'marker-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('marker', tasks), '--queue', queueUrl, '--out', out, '--output-format', 'json']);
+    const out = join(h.tmp(), 'marker-out.jsonl');
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('marker', tasks), '--queue', h.queueUrl(), '--out', out, '--output-format', 'json']);
     const { code } = await within('the coordinator', run.exited);
     expect(run.stderr()).toMatch(/distributed run [0-9a-f]{16} on redis:\/\/127\.0\.0\.1:\d+\/\d+/);
     expect(code).toBe(0);
@@ -247,10 +151,10 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     // Each worker called the model with its own key (the server refuses any other).
     expect(model.requests.length).toBe(summary.workers.reduce((n, w) => n + w.modelCalls, 0));
 
-    const stored = await everythingIn(queueUrl);
+    const stored = await everythingIn(h.queueUrl());
     const prefix = freezePrefix(await loadSession(join(REPO_ROOT, SESSION)));
     expect(stored.keys.filter((k) => k.startsWith('forkpool:prefix:'))).toEqual([`forkpool:prefix:${prefix.id}`]);
-    const client = new Redis(queueUrl);
+    const client = new Redis(h.queueUrl());
     try {
       const bytes = await client.getBuffer(`forkpool:prefix:${prefix.id}`);
       expect(bytes?.equals(Buffer.from(new Uint8Array(prefix.buffer, 0, prefix.byteLength)))).toBe(true);
@@ -272,8 +176,8 @@ describe('forkpool run --queue with forkpool worker processes', () => {
       ...Array.from({ length: 6 }, (_, i) => ({ id: `quick-${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` })),
       { id: 'sleepy', directive: `Take your time, then quote the ticket.\nSLEEP 3000\n${RECALL}` },
     ];
-    const out = join(tmp, 'kill-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('kill', tasks), '--queue', queueUrl, '--out', out]);
+    const out = join(h.tmp(), 'kill-out.jsonl');
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('kill', tasks), '--queue', h.queueUrl(), '--out', out]);
     const started = (w: Spawned): boolean => w.stderr().includes('fork "sleepy" of run');
     await until('a worker to start the sleepy fork', () => workers.some(started));
     await until('the sleepy fork to reach the model', () => model.requests.some((r) => r.body.includes('Take your time')));
@@ -303,8 +207,8 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const model = await modelServer();
     const worker = await startWorker('g1', model.url);
     const tasks = [{ id: 'slow', directive: `Take a moment, then quote the ticket.\nSLEEP 1500\n${RECALL}` }];
-    const out = join(tmp, 'term-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('term', tasks), '--queue', queueUrl, '--out', out]);
+    const out = join(h.tmp(), 'term-out.jsonl');
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('term', tasks), '--queue', h.queueUrl(), '--out', out]);
     await until('the slow fork to reach the model', () => model.requests.some((r) => r.body.includes('Take a moment')));
     worker.child.kill('SIGTERM');
     expect((await within('the worker to stop', worker.exited)).code).toBe(0);
@@ -321,8 +225,8 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const model = await modelServer();
     const worker = await startWorker(name, model.url);
     const tasks = Object.entries(sleeps).map(([id, ms]) => ({ id, directive: `SLEEPER-${id}: quote the ticket.\nSLEEP ${ms}\n${RECALL}` }));
-    const out = join(tmp, `${name}-out.jsonl`);
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks(name, tasks), '--queue', queueUrl, '--warmup', 'parent', '--out', out, ...extra]);
+    const out = join(h.tmp(), `${name}-out.jsonl`);
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks(name, tasks), '--queue', h.queueUrl(), '--warmup', 'parent', '--out', out, ...extra]);
     await until('every fork to reach the model', () => tasks.every((t) => model.requests.some((r) => r.body.includes(`SLEEPER-${t.id}`))));
     const runId = /distributed run ([0-9a-f]+)/.exec(run.stderr())?.[1] as string;
     return { worker, run, out, runId };
@@ -349,12 +253,12 @@ describe('forkpool run --queue with forkpool worker processes', () => {
 
   it('forkpool cancel RUN TASK stops one fork wherever it runs; RUN alone stops the rest; the coordinator records them', async () => {
     const { worker, run, out, runId } = await sleepingRun('cnl', { keep: 60_000, drop: 60_000 });
-    const one = cli(['cancel', '--queue', queueUrl, runId, 'drop']);
+    const one = cli(['cancel', '--queue', h.queueUrl(), runId, 'drop']);
     expect((await within('forkpool cancel TASK', one.exited)).code).toBe(0);
     expect(one.stdout()).toMatch(new RegExp(`cancel of fork "drop" of run ${runId} sent: 0 waiting jobs removed, [2-9] processes told`));
     await until('the worker to cancel "drop"', () => /fork "drop" of run [0-9a-f]+: cancelled/.test(worker.stderr()));
     expect(worker.stderr()).not.toMatch(/fork "keep" of run [0-9a-f]+: cancelled/);
-    const all = cli(['cancel', '--queue', queueUrl, runId]);
+    const all = cli(['cancel', '--queue', h.queueUrl(), runId]);
     expect((await within('forkpool cancel RUN', all.exited)).code).toBe(0);
     const { code } = await within('the coordinator', run.exited);
     expect(code).toBe(1);
@@ -365,18 +269,18 @@ describe('forkpool run --queue with forkpool worker processes', () => {
   });
 
   it('forkpool cancel RUN with no worker up: the lead\'s waiting job is removed, the forks warm-up held back never go out', async () => {
-    const out = join(tmp, 'idle-out.jsonl');
+    const out = join(h.tmp(), 'idle-out.jsonl');
     const tasks = ['a', 'b', 'c'].map((id) => ({ id, directive: `Quote the ticket.\n${RECALL}` }));
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('idle', tasks), '--queue', queueUrl, '--out', out]);
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('idle', tasks), '--queue', h.queueUrl(), '--out', out]);
     await until('the coordinator to enqueue', () => /distributed run [0-9a-f]+/.test(run.stderr()));
     const runId = /distributed run ([0-9a-f]+)/.exec(run.stderr())?.[1] as string;
-    const client = new Redis(queueUrl);
+    const client = new Redis(h.queueUrl());
     try {
       for (let i = 0; i < 400 && (await client.exists(`bull:forkpool:${runId}.a`)) === 0; i++) await new Promise((r) => setTimeout(r, 25));
     } finally {
       client.disconnect();
     }
-    const cancel = cli(['cancel', '--queue', queueUrl, runId]);
+    const cancel = cli(['cancel', '--queue', h.queueUrl(), runId]);
     expect((await within('forkpool cancel', cancel.exited)).code).toBe(0);
     expect(cancel.stdout()).toContain('1 waiting job removed');
     expect((await within('the coordinator', run.exited)).code).toBe(1);
@@ -405,7 +309,7 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const model = await modelServer();
     const proxy = await recordingProxy(model.url);
     await Promise.all([startWorker('a1', proxy.url), startWorker('a2', proxy.url)]);
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('warm', warmTasks), '--queue', queueUrl, '--output-format', 'json']);
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('warm', warmTasks), '--queue', h.queueUrl(), '--output-format', 'json']);
     const { code } = await within('the coordinator', run.exited);
     expect(code).toBe(0);
     const order = warmupOrder(proxy.events, 'WARM-LEAD', warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`));
@@ -419,7 +323,7 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const model = await modelServer();
     const proxy = await recordingProxy(model.url);
     await Promise.all([startWorker('p1', proxy.url), startWorker('p2', proxy.url)]);
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('parent', warmTasks), '--queue', queueUrl, '--warmup', 'parent', '--output-format', 'json']);
+    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('parent', warmTasks), '--queue', h.queueUrl(), '--warmup', 'parent', '--output-format', 'json']);
     const { code } = await within('the coordinator', run.exited);
     expect(code).toBe(0);
     const order = warmupOrder(proxy.events, 'WARM-LEAD', warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`));
@@ -433,7 +337,7 @@ describe('forkpool run --queue with forkpool worker processes', () => {
 describe('forkpool worker and run --queue: usage', () => {
   it('refuses a bad address and the flags that belong to the workers, before anything runs', async () => {
     const bad = cli(['run', '--session', SESSION, '--tasks', 'examples/marker.jsonl', '--queue', 'http://127.0.0.1:1']);
-    const workerFlag = cli(['run', '--session', SESSION, '--tasks', 'examples/marker.jsonl', '--queue', queueUrl, '--workspace', '.']);
+    const workerFlag = cli(['run', '--session', SESSION, '--tasks', 'examples/marker.jsonl', '--queue', h.queueUrl(), '--workspace', '.']);
     const noQueue = cli(['worker']);
     const results = await within('the usage errors', Promise.all([bad.exited, workerFlag.exited, noQueue.exited]));
     expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
