@@ -23,8 +23,8 @@ const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
 const h = queueHarness(KEY, 'forkpool-queue-resume-');
 const { cli, startWorker } = h;
 
-async function modelServer(faults?: FaultSpec): Promise<LocalServer> {
-  const server = await startLocalServer({ captureRequests: true, requireApiKey: KEY, ...(faults ? { faults } : {}) });
+async function modelServer(faults?: FaultSpec, latency?: 'fast'): Promise<LocalServer> {
+  const server = await startLocalServer({ captureRequests: true, requireApiKey: KEY, ...(faults ? { faults } : {}), ...(latency ? { latency } : {}) });
   h.closeAfter(server);
   return server;
 }
@@ -139,7 +139,8 @@ describe('a distributed run stopped by SIGINT', () => {
 
 describe('a large distributed run with model faults and a worker SIGKILLed', () => {
   it('300 forks, 3 workers, injected 429s and 500s, one worker killed: every fork once, one prefix copy, one fetch per worker, warm-up holds', async () => {
-    const model = await modelServer({ rates: { '429': 0.04, '500': 0.03 }, seed: 16, retryAfterSeconds: 1 });
+    // Fast (not zero) latency: a fork takes long enough that the victim has forks in flight when it dies.
+    const model = await modelServer({ rates: { '429': 0.04, '500': 0.03 }, seed: 16, retryAfterSeconds: 1 }, 'fast');
     const flags = ['--lock-ms', '1500', '--concurrency', '16', '--max-attempts', '8'];
     const workers = await Promise.all(['big1', 'big2', 'big3'].map((name) => startWorker(name, model.url, flags)));
     const tasks = Array.from({ length: 300 }, (_, i) => ({ id: `fork:${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` }));
@@ -148,7 +149,9 @@ describe('a large distributed run with model faults and a worker SIGKILLed', () 
     // Mid-run: some forks are done, and the victim has forks of its own.
     const victim = workers[2] as Spawned;
     const finishedBy = (w: Spawned): number => (w.stderr().match(/: completed$/gm) ?? []).length;
-    await until('the victim to finish a few forks', () => finishedBy(victim) >= 3);
+    const startedBy = (w: Spawned): number => (w.stderr().match(/: started$/gm) ?? []).length;
+    // Killed with forks of its own in flight (they are the orphans the others must take over).
+    await until('the victim to finish a few forks and have more running', () => finishedBy(victim) >= 3 && startedBy(victim) - finishedBy(victim) >= 2);
     victim.child.kill('SIGKILL');
     expect((await within('the killed worker', victim.exited)).signal).toBe('SIGKILL');
 
