@@ -23,7 +23,11 @@ export interface Conversation {
   say(text: string): void;
 }
 
-/** Starts from a seed; with an explicit cache (Gemini), requests name it and send only what it does not hold. */
+/**
+ * Starts from a seed and grows its `contents` in place (a seed's contents are a fresh array of its
+ * own: no copy of the whole history per fork); with an explicit cache (Gemini), requests name it
+ * and send only what it does not hold.
+ */
 export interface ConversationOptions {
   /** Gemini: an explicit cache holding the shared part; requests name it and send only the rest. */
   cache?: ExplicitCacheRef | undefined;
@@ -38,14 +42,14 @@ export interface ConversationOptions {
 export function openConversation(seed: ForkSeed, options: ConversationOptions = {}): Conversation {
   const { cache, promptCacheKey } = options;
   if (seed.format === 'openai-chat') {
-    const messages = options.cacheMarker ? markLastShared(seed.contents, seed.sharedContents) : [...seed.contents];
+    const messages = options.cacheMarker ? markLastShared(seed.contents, seed.sharedContents) : seed.contents;
     return grow(openAIChatDialect as Dialect<AnyMessage, unknown>, messages, () => ({
       ...openAIChatDialect.request(seed.session, messages),
       ...(promptCacheKey !== undefined ? { promptCacheKey } : {}),
     }));
   }
   if (seed.format === 'anthropic-messages') {
-    const messages = [...seed.contents];
+    const messages = seed.contents;
     const breakpoints = options.breakpoints;
     return grow(anthropicMessagesDialect as Dialect<AnyMessage, unknown>, messages, () =>
       anthropicMessagesDialect.request(
@@ -64,7 +68,7 @@ export function openConversation(seed: ForkSeed, options: ConversationOptions = 
       contents: messages,
     }));
   }
-  const messages = [...seed.contents];
+  const messages = seed.contents;
   return grow(geminiDialect as Dialect<AnyMessage, unknown>, messages, () => ({ format: 'gemini', ...prefixFields(seed), contents: messages }));
 }
 
