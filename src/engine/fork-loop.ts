@@ -1,10 +1,10 @@
 import { threadId } from 'node:worker_threads';
 import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import type { ToolResponse } from '../dialect/dialect.js';
-import { viewMessage, type CallView } from '../dialect/view.js';
+import { viewMessage } from '../dialect/view.js';
+import { toolCallOf } from '../tools/call.js';
 import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
 import type { ParentSession } from '../session/schema.js';
-import type { ToolCall } from '../tools/host.js';
 import type { HostClient } from './host-client.js';
 import { openConversation } from './conversation.js';
 import { seedForkTask } from './fork-seed.js';
@@ -136,7 +136,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       continue;
     }
 
-    const answers = await Promise.all(calls.map((call) => ctx.host.execTool(toolCall(call), ctx.signal, job.toolTimeoutMs)));
+    const answers = await Promise.all(calls.map((call) => ctx.host.execTool(toolCallOf(call), ctx.signal, job.toolTimeoutMs)));
     state.toolCalls += calls.length;
     const responses: ToolResponse[] = [];
     for (const [i, answer] of answers.entries()) {
@@ -149,16 +149,6 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     conversation.answer(calls, responses);
   }
   return finish({ status: 'failed', kind: 'max_turns', message: `the fork reached its limit of ${maxTurns} model turns` });
-}
-
-/** A call as the tool host takes it: arguments default to {} (Gemini omits empty ones). */
-function toolCall(call: CallView): ToolCall {
-  return {
-    name: call.name,
-    ...(call.id ? { id: call.id } : {}),
-    args: call.args ?? {},
-    ...(call.argsError !== undefined ? { argsError: call.argsError } : {}),
-  };
 }
 
 function sumUsage(calls: readonly CallRecord[]): TokenUsage {

@@ -5,7 +5,8 @@ import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolRespons
 import { placeBreakpoints, type CacheTtl } from '../dialect/breakpoints.js';
 import { addCached, type AnthropicMessageLike, type ModelProvider, type TokenUsage } from '../model/types.js';
 import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js';
-import { declaredToolNames, type ToolCall, type ToolHost } from '../tools/host.js';
+import { toolCallOf } from '../tools/call.js';
+import { declaredToolNames, type ToolHost } from '../tools/host.js';
 import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from './protocol.js';
 import type { FanOutRun } from './run.js';
@@ -129,8 +130,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         for (const call of calls) {
           const respond = (response: ToolResponse): void => void responses.push(response);
           if (call.name !== AGENT_TOOL_NAME) {
-            const toolCall: ToolCall = { name: call.name, ...(call.id ? { id: call.id } : {}), args: call.args ?? {}, ...(call.argsError !== undefined ? { argsError: call.argsError } : {}) };
-            const result = await opts.tools.execute(toolCall, { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
+            const result = await opts.tools.execute(toolCallOf(call), { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
             respond(result.response);
             continue;
           }

@@ -4,17 +4,13 @@ import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fo
 import type { SubagentType } from '../session/schema.js';
 import { runInThread } from './cpu-thread.js';
 import type { Tool } from './define.js';
+import type { ToolCall } from './call.js';
 import { fail, reject, succeed, type ToolOutcome } from './outcome.js';
+
+export type { ToolCall } from './call.js';
 
 export type { ToolOutcome } from './outcome.js';
 
-export interface ToolCall {
-  id?: string;
-  name: string;
-  args?: Record<string, unknown>;
-  /** Why the model's arguments could not be read (Chat Completions sends them as a JSON string). */
-  argsError?: string;
-}
 
 /** What one fork may do with tools. */
 export interface ForkToolPolicy {
