@@ -489,6 +489,7 @@ export class FanOutRun {
 
   private async finishRun(): Promise<void> {
     this.endedAt = performance.now();
+    this.scheduler.stop();
     await this.caches?.release();
     this.log.close();
     this.resolveDone(this.settings.retainResults ? this.slots.map((s) => (s as Extract<Slot, { state: 'done' }>).result as ForkResult) : []);

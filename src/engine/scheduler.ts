@@ -32,6 +32,8 @@ export interface Scheduler {
   responded(first: boolean): void;
   /** A dispatched fork's slot is free again. */
   finished(first: boolean): void;
+  /** Clears the waits still pending (the run is over): nothing of the scheduler's outlives it. */
+  stop(): void;
   readonly inFlight: number;
   readonly dispatched: number;
 }
@@ -46,20 +48,35 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   let holding = !o.warmup && buildMs > 0;
   let released = !o.warmup && !holding;
   let releasing = false;
+  // These waits are the run's work, not housekeeping: they keep the process alive (an unref'd one let
+  // Node exit with code 13 mid-run whenever nothing else was pending), and each is cleared once moot.
+  const timers = new Set<NodeJS.Timeout>();
+  const after = (ms: number, fn: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+  const stop = (): void => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+  };
   const open = (): void => {
     if (released) return;
     released = true;
+    stop();
     pump();
   };
   const release = (): void => {
     if (released || releasing) return;
     releasing = true;
-    if (buildMs > 0) setTimeout(open, buildMs).unref();
+    if (buildMs > 0) after(buildMs, open);
     else open();
   };
   const send = (index: number): void => {
     const first = dispatched === 0;
-    if (first && !released) setTimeout(open, Math.max(o.staggerCapMs, buildMs)).unref();
+    if (first && !released) after(Math.max(o.staggerCapMs, buildMs), open);
     dispatched++;
     inFlight++;
     o.dispatch(index, first);
@@ -80,10 +97,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         if (o.isQueued(lead) && o.concurrency > 0) send(lead);
         pump();
       };
-      if (holding) setTimeout(go, buildMs).unref();
+      if (holding) after(buildMs, go);
       else go();
     },
     pump,
+    stop,
     responded(first) {
       if (first) release();
     },
