@@ -51,7 +51,8 @@ export interface BenchConfig {
     repeats: number;
     prefixBytes: number;
     latency: 'realistic' | 'fast';
-    chat: { ns: readonly number[]; presets: readonly UsagePreset[]; repeats: number };
+    /** `withoutWarmup`: also the warm-up-none job per preset (the Gemini rows show that loss in every mode). */
+    chat: { ns: readonly number[]; presets: readonly UsagePreset[]; repeats: number; withoutWarmup: boolean };
   };
   /**
    * sab+explicit over a small and a large prefix: `nBig` forks over each, and `nSmall` forks over
@@ -82,19 +83,24 @@ const VARIANTS: readonly VariantName[] = ['inprocess', 'clone', 'sab', 'sab+expl
 /** Every simulated OpenAI-compatible provider ('none': a vLLM-like server that does not report cached tokens). */
 const CHAT_PRESETS: readonly UsagePreset[] = ['openai', 'deepseek', 'dashscope', 'none'];
 
+/**
+ * Within 90 s on 2 cores: every section's headline once, on the fewest forks and sizes that still
+ * give it (16 KiB, 1 MiB and 8 MiB where a target compares sizes; inprocess against sab where it
+ * compares variants; N=16 for the cache's cold start). The full run keeps everything.
+ */
 export const QUICK: BenchConfig = {
   mode: 'quick',
   threads: 2,
   isolate: false,
-  micro: { sizes: PREFIX_SIZES },
-  dispatch: { sizes: PREFIX_SIZES, n: 16, bursts: 2, variants: ['inprocess', 'clone', 'sab'] },
-  sweep: { sizes: PREFIX_SIZES, n: 8, repeats: 1 },
-  throughput: { ns: { zero: [10, 100], realistic: [100] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
-  cache: { ns: [16, 256], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1 } },
-  memory: { nSmall: 4, nBig: 16, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
-  retention: { n: 10_000 },
-  queue: { n: 100, latencies: [{ latency: 'zero', repeats: 2 }, { latency: 'realistic', repeats: 1 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },
-  variants: VARIANTS,
+  micro: { sizes: [16 * KIB, 1 * MIB, 8 * MIB] },
+  dispatch: { sizes: [16 * KIB, 1 * MIB, 8 * MIB], n: 16, bursts: 1, variants: ['clone', 'sab'] },
+  sweep: { sizes: [16 * KIB, 1 * MIB], n: 8, repeats: 1 },
+  throughput: { ns: { zero: [100], realistic: [64] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
+  cache: { ns: [16], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16], presets: ['openai', 'deepseek'], repeats: 1, withoutWarmup: false } },
+  memory: { nSmall: 2, nBig: 8, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
+  retention: { n: 2_000 },
+  queue: { n: 64, latencies: [{ latency: 'zero', repeats: 1 }], workers: [1, 2], concurrency: 64, memory: { n: 64, latency: 'fast' } },
+  variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
 
@@ -106,7 +112,7 @@ export const FULL: BenchConfig = {
   dispatch: { sizes: PREFIX_SIZES, n: 64, bursts: 6, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3 },
   throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
-  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1 } },
+  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1, withoutWarmup: true } },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 100_000 },
   queue: { n: 300, latencies: [{ latency: 'zero', repeats: 3 }, { latency: 'realistic', repeats: 3 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },

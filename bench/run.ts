@@ -245,7 +245,8 @@ async function sectionCache(ctx: Runner): Promise<void> {
 async function chatCache(ctx: Runner, preset: UsagePreset, rep: number): Promise<void> {
   const c = ctx.cfg.cache;
   log(`  cache ${preset} (openai-chat) N=${c.chat.ns.join(',')}, repeat ${rep}/${Math.min(c.repeats, c.chat.repeats)}`);
-  const jobs = preset === 'deepseek' ? [...CHAT_JOBS, NO_BUILD_WAIT] : CHAT_JOBS;
+  const asked = c.chat.withoutWarmup ? CHAT_JOBS : CHAT_JOBS.filter((j) => j.warmup !== 'none');
+  const jobs = preset === 'deepseek' ? [...asked, NO_BUILD_WAIT] : asked;
   await withServer(
     c.latency,
     async (server) => {
