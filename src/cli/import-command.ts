@@ -1,11 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { IMPORT_FORMATS, formatImportSummary, isImportFormat } from '../import/index.js';
 import { importSession } from '../session/load.js';
 import type { Tool } from '../tools/define.js';
 import { loadToolsModule } from '../tools/load-module.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
-import type { CliIo } from './io.js';
+import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -60,15 +59,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(tools !== undefined ? { tools } : {}),
   });
-  const text = `${JSON.stringify(session, null, 2)}\n`;
-  if (values.out === undefined) io.stdout.write(text);
-  else {
-    try {
-      await writeFile(values.out, text);
-    } catch (err) {
-      throw new Error(`cannot write ${values.out}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  await writeJsonOut(io, values.out, session);
   io.stderr.write(formatImportSummary(summary));
   return 0;
 }
