@@ -28,10 +28,10 @@ target shape, written as JSON; a one-line summary goes to stderr. Anything the t
 represent (images, thought signatures, settings it lacks, …) is an error naming its path, unless
 --drop-unsupported.
 
-Exit codes: 0 converted · 2 not converted, nothing written: bad usage, an invalid session, or one
-that cannot be converted (the line says what and why)
+${helpOf(CONVERT_FLAGS)}
 
-${helpOf(CONVERT_FLAGS)}`;
+Exit codes: 0 converted · 2 not converted, nothing written: bad usage, an invalid session, or one
+that cannot be converted (the line says what and why)`;
 
 const TARGETS: readonly string[] = ['gemini', 'openai-chat'];
 

@@ -29,9 +29,10 @@ Claude Code session JSONL (Anthropic's), OpenAI Chat Completions messages or a r
 an Anthropic Messages request body; forkpool's own session files pass through. The session is
 written as JSON; a summary goes to stderr: messages kept, tokens, tools used and how they are
 declared, the model and where it came from, and every record left out with the reason.
-Exit 0 when imported, 2 for bad usage or a file that cannot be read as a session.
 
-${helpOf(IMPORT_FLAGS)}`;
+${helpOf(IMPORT_FLAGS)}
+
+Exit codes: 0 imported · 2 bad usage, or a file that cannot be read as a session (nothing written)`;
 
 export async function importCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(IMPORT_FLAGS), true);
