@@ -231,6 +231,12 @@ describe('a run never throws away what an earlier run paid for', () => {
     expect(resumed.stderr).toContain('the journal was written for different tasks; to start again, discarding it, pass --overwrite instead of --resume');
 
     rmSync(`${out}.journal`);
+    const bytes = readFileSync(out).length;
+    const noJournal = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out]);
+    expect(noJournal.code).toBe(2);
+    expect(noJournal.stderr).toBe(
+      `forkpool: run: not starting: ${out} already holds results (${bytes} bytes), and there is no journal at ${out}.journal to resume from; pass --overwrite to discard them and start again, or choose another --out\n`,
+    );
     const orphan = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out, '--resume']);
     expect(orphan.code).toBe(2);
     expect(orphan.stderr).toContain(`--resume: there is no journal at ${out}.journal, so the results in ${out}`);

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ForkTask } from '../session/schema.js';
-import { journalHoldings } from './journal.js';
+import { journalHoldings, type JournalHoldings } from './journal.js';
 import { UsageError } from './usage-error.js';
 
 /** Where `run` writes what it has paid for, and what it was told to do with an earlier run's. */
@@ -42,18 +42,28 @@ export function checkEarlierResults(files: RunFiles, prefixId: string, tasks: re
   if (!journalCounts && outBytes === 0) return;
 
   const what: string[] = [];
-  if (held !== undefined && journalCounts) {
-    const forks = `${held.finished} finished fork${held.finished === 1 ? '' : 's'}`;
-    const run = held.runId !== undefined ? ` of distributed run ${held.runId}, whose jobs may still be in the queue` : '';
-    what.push(held.journal ? `the journal ${journalPath} holds ${forks}${run}${held.mismatch ? ` (${held.mismatch}, so --resume cannot use it)` : ''}` : `${journalPath} is not a forkpool journal`);
+  if (held !== undefined && journalCounts) what.push(holdingsText(held, journalPath));
+  if (out !== undefined && outBytes > 0) {
+    what.push(`${out} already holds results (${outBytes} bytes)${held === undefined ? `, and there is no journal at ${journalPath} to resume from` : ''}`);
   }
-  if (out !== undefined && outBytes > 0) what.push(`${out} already holds results (${outBytes} bytes)`);
-  const resumable = held !== undefined && held.journal && held.mismatch === undefined;
-  const left = held ? tasks.length - held.finished : tasks.length;
-  const advice = resumable
-    ? `pass --resume to ${left === 0 ? 'keep them and run no fork again' : `run only the ${left} fork${left === 1 ? '' : 's'} not finished`}, or --overwrite to discard ${held.finished === 0 ? 'it' : `the ${held.finished} finished`} and run all ${tasks.length} again`
-    : `pass --overwrite to discard ${held?.journal === false ? 'it' : 'them'} and start again, or choose another ${out !== undefined ? '--out' : '--journal'}`;
+  const n = tasks.length;
+  let advice: string;
+  if (held?.journal && held.mismatch === undefined) {
+    const left = n - held.finished;
+    const resume = left === 0 ? 'keep them and run no fork again' : `run only the ${left} fork${left === 1 ? '' : 's'} not finished`;
+    advice = `pass --resume to ${resume}, or --overwrite to discard ${held.finished === 0 ? 'it' : `the ${held.finished} finished`} and run all ${n} again`;
+  } else {
+    advice = `pass --overwrite to discard ${held?.journal === false ? 'it' : 'them'} and start again, or choose another ${out !== undefined ? '--out' : '--journal'}`;
+  }
   throw new UsageError(`run: not starting: ${what.join(', and ')}; ${advice}`);
+}
+
+function holdingsText(held: JournalHoldings, journalPath: string): string {
+  if (!held.journal) return `${journalPath} is not a forkpool journal`;
+  const forks = `${held.finished} finished fork${held.finished === 1 ? '' : 's'}`;
+  const run = held.runId !== undefined ? ` of distributed run ${held.runId}, whose jobs may still be in the queue` : '';
+  const unusable = held.mismatch !== undefined ? ` (${held.mismatch}, so --resume cannot use it)` : '';
+  return `the journal ${journalPath} holds ${forks}${run}${unusable}`;
 }
 
 /** A path whose directory is missing is the flag's error, named before anything is written. */
