@@ -29,7 +29,7 @@ const RUN_FLAGS = {
   out: {
     type: 'string',
     arg: 'FILE',
-    help: 'append one JSON result line per fork as it ends (results are then not kept\nin memory; default: stdout for --output-format json / stream-json)',
+    help: 'write one JSON result line per fork as it ends (results are then not kept\nin memory; default: stdout for --output-format json / stream-json)',
   },
   journal: { type: 'string', arg: 'FILE', help: 'durable record of finished forks (default: FILE.journal beside --out)' },
   resume: {
