@@ -283,7 +283,7 @@ async function runLocal(spec: RunSpec, inputs: Inputs, modelUrl: string): Promis
   const run = cli([
     'run', '--session', inputs.session, '--tasks', inputs.tasks, '--provider', 'local', '--base-url', modelUrl,
     '--workspace', inputs.workspace, '--warmup', 'none', '--threads', String(spec.threads), '--concurrency', String(spec.concurrency),
-    '--output-format', 'json', '--out', join(dirname(inputs.tasks), 'out-local.jsonl'),
+    '--output-format', 'json', '--out', join(dirname(inputs.tasks), 'out-local.jsonl'), '--overwrite', // each repetition starts again
   ]);
   await run.exited;
   const processMs = performance.now() - t0;
@@ -332,7 +332,7 @@ async function runDistributed(spec: RunSpec, inputs: Inputs, modelUrl: string, r
     const t0 = performance.now();
     const run = cli([
       'run', '--session', inputs.session, '--tasks', inputs.tasks, '--queue', redisUrl, '--warmup', 'none',
-      '--concurrency', String(spec.concurrency), '--output-format', 'json', '--out', join(dirname(inputs.tasks), `out-q${spec.workers}.jsonl`),
+      '--concurrency', String(spec.concurrency), '--output-format', 'json', '--out', join(dirname(inputs.tasks), `out-q${spec.workers}.jsonl`), '--overwrite',
     ]);
     await run.exited;
     const processMs = performance.now() - t0;

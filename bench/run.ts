@@ -362,7 +362,8 @@ async function main(): Promise<number> {
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg as it is\n' +
-        '  --report FILE    no run: render FILE.md and the chart again from a results file\n',
+        '  --report FILE    no run: render FILE.md and the chart again from a results file\n' +
+        'Exit codes: 0 every section ran · 1 a section failed (its error is in the results) · 2 bad usage\n',
     );
     return 0;
   }

@@ -7,7 +7,7 @@ import { runCli } from './fixtures/cli/run-cli.js';
 
 /*
  * `forkpool convert`, spawned as a user runs it (the built CLI; `npm test` builds first).
- * Exit 0 converted, 1 cannot be converted, 2 bad usage or an invalid session.
+ * Exit 0 converted, 2 not converted (bad usage, an invalid session, or one that cannot be converted).
  */
 
 const EXAMPLE = 'examples/session.json';
@@ -49,11 +49,11 @@ describe('forkpool convert', () => {
     expect(back.stderr).toBe('forkpool: converted <stdin> from openai-chat to gemini: 20 messages → 18, 4 tools, nothing dropped\n');
   });
 
-  it('what cannot be converted: exit 1, the path named, nothing written', async () => {
+  it('what cannot be converted: exit 2, the path named, nothing written', async () => {
     const path = file('image.json', WITH_IMAGE);
     const out = join(tmp, 'never.json');
     const run = await runCli(['convert', path, '--to', 'openai-chat', '--out', out]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(`forkpool: ${path}: history[0].parts[1]: inlineData cannot be converted to openai-chat (--drop-unsupported leaves it out)\n`);
     expect(existsSync(out)).toBe(false);
@@ -98,9 +98,48 @@ describe('forkpool convert', () => {
     expect(run).toMatchObject({ code: 2, stdout: '', stderr: `${message}\n` });
   });
 
-  it('converting to the shape the session already has exits 1', async () => {
+  it('converting to the shape the session already has exits 2', async () => {
     const run = await runCli(['convert', EXAMPLE, '--to', 'gemini']);
-    expect(run).toMatchObject({ code: 1, stdout: '', stderr: `forkpool: ${EXAMPLE}: is already a gemini session; nothing to convert\n` });
+    expect(run).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: ${EXAMPLE}: is already a gemini session; nothing to convert\n` });
+  });
+
+  it('every pair of shapes, with and without --drop-unsupported: converted (exit 0) or one line saying what and why (exit 2), never a crash', async () => {
+    const examples = { gemini: EXAMPLE, 'openai-chat': 'examples/openai-session.json', 'anthropic-messages': 'examples/anthropic-session.json' };
+    const anthropicRule = 'is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (each to the other); run it as it is, with --provider anthropic or local';
+    for (const [from, path] of Object.entries(examples)) {
+      for (const to of Object.keys(examples)) {
+        for (const drop of [[], ['--drop-unsupported']]) {
+          const out = join(tmp, `pair-${from}-${to}-${drop.length}.json`);
+          const run = await runCli(['convert', path, '--to', to, '--out', out, ...drop]);
+          const pair = `${from} → ${to}${drop.length ? ' --drop-unsupported' : ''}`;
+          const lines = run.stderr.trim().split('\n');
+          if (to === 'anthropic-messages') {
+            expect(run.stderr, pair).toBe(`forkpool: convert: --to must be gemini or openai-chat, not "anthropic-messages" (Anthropic's shape is not a conversion target)\n`);
+          } else if (from === to) {
+            expect(run.stderr, pair).toBe(`forkpool: ${path}: is already a ${to} session; nothing to convert\n`);
+          } else if (from === 'anthropic-messages') {
+            expect(run.stderr, pair).toBe(`forkpool: ${path}: ${anthropicRule}\n`);
+          } else {
+            expect(run.code, pair).toBe(0);
+            expect(parseSession(JSON.parse(readFileSync(out, 'utf8')), out), pair).toMatchObject(to === 'gemini' ? { history: expect.any(Array) } : { format: 'openai-chat' });
+            expect(lines[0], pair).toMatch(new RegExp(`^forkpool: converted ${path} from ${from} to ${to}: `));
+            continue;
+          }
+          expect(run.code, pair).toBe(2);
+          expect(lines, pair).toHaveLength(1);
+          expect(existsSync(out), pair).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('convert and import: an --out in a directory that does not exist is a usage error naming --out', async () => {
+    const missing = join(tmp, 'missing', 'x.json');
+    const [convert, imported] = await Promise.all([
+      runCli(['convert', EXAMPLE, '--to', 'openai-chat', '--out', missing]),
+      runCli(['import', EXAMPLE, '--out', missing]),
+    ]);
+    for (const run of [convert, imported]) expect(run).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: --out: cannot write ${missing}: ENOENT\n` });
   });
 
   it('--help lists its flags; forkpool --help lists the command', async () => {

@@ -103,3 +103,79 @@ describe('forkpool run: bad input exits 2 and runs nothing', () => {
     expect(run.stdout).toBe('');
   });
 });
+
+describe('numeric flags: a negative number is a value, refused with the same message as 0', () => {
+  const POSITIVE = ['threads', 'concurrency', 'max-turns', 'max-tokens', 'max-tokens-per-fork', 'timeout-ms', 'cache-block-tokens', 'call-timeout-ms', 'max-attempts', 'rpm', 'tpm'];
+  const NON_NEGATIVE = ['min-cache-tokens', 'cache-build-ms', 'retry-budget'];
+
+  it('run and prompt: every numeric engine flag', async () => {
+    for (const flag of POSITIVE) {
+      const [zero, negative] = await Promise.all(['0', '-1'].map((value) => expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, `--${flag}`, value])));
+      expect(zero).toBe(`forkpool: --${flag}: must be a positive integer (got "0")`);
+      expect(negative).toBe(`forkpool: --${flag}: must be a positive integer (got "-1")`);
+    }
+    for (const flag of NON_NEGATIVE) {
+      expect(await expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, `--${flag}`, '-1'])).toBe(`forkpool: --${flag}: must be a non-negative integer (got "-1")`);
+    }
+    const prompt = await runCli(['prompt', 'hello', '--concurrency', '-1']);
+    expect(prompt).toMatchObject({ code: 2, stdout: '', stderr: 'forkpool: --concurrency: must be a positive integer (got "-1")\n' });
+  });
+
+  it('worker --lock-ms and serve --port, --block-tokens, --min-cache-tokens', async () => {
+    const [lockZero, lockNegative] = await Promise.all(['0', '-5'].map((value) => runCli(['worker', '--queue', 'redis://127.0.0.1:9', '--lock-ms', value])));
+    expect(lockZero).toMatchObject({ code: 2, stderr: 'forkpool: --lock-ms: must be an integer from 100 to 86400000 (got "0")\n' });
+    expect(lockNegative).toMatchObject({ code: 2, stderr: 'forkpool: --lock-ms: must be an integer from 100 to 86400000 (got "-5")\n' });
+    const serve = async (args: string[]): Promise<string> => {
+      const run = await runCli(['serve', ...args]);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      return run.stderr.split('\n')[0] as string;
+    };
+    expect(await serve(['--port', '-1'])).toBe('forkpool serve: --port must be a non-negative integer, got "-1"');
+    expect(await serve(['--min-cache-tokens', '-1'])).toBe('forkpool serve: --min-cache-tokens must be a non-negative integer, got "-1"');
+    expect(await serve(['--block-tokens', '0'])).toBe('forkpool serve: --block-tokens must be a positive integer, got "0"');
+    expect(await serve(['--block-tokens', '-1'])).toBe('forkpool serve: --block-tokens must be a positive integer, got "-1"');
+  });
+});
+
+describe('a missing API key: exit 2 naming the variable and the flag, before anything runs', () => {
+  const OPENAI_SESSION = 'examples/openai-session.json';
+  const ANTHROPIC_SESSION = 'examples/anthropic-session.json';
+  const cases: [provider: string, session: string, variable: string][] = [
+    ['openai', OPENAI_SESSION, 'OPENAI_API_KEY'],
+    ['deepseek', OPENAI_SESSION, 'DEEPSEEK_API_KEY'],
+    ['dashscope', OPENAI_SESSION, 'DASHSCOPE_API_KEY'],
+    ['anthropic', ANTHROPIC_SESSION, 'ANTHROPIC_API_KEY'],
+  ];
+
+  it('run, prompt and worker, for every provider that reads a key', async () => {
+    for (const [provider, session, variable] of cases) {
+      const expected = `forkpool: ${variable} is not set: export it, or pass --api-key-env NAME to read the key from another variable`;
+      expect(await expectRejected(['run', '--session', session, '--tasks', GOOD_TASKS, '--provider', provider])).toBe(expected);
+      const [prompt, worker] = await Promise.all([
+        runCli(['prompt', 'hello', '--session', session, '--provider', provider]),
+        runCli(['worker', '--queue', 'redis://127.0.0.1:9', '--provider', provider]),
+      ]);
+      expect(prompt).toMatchObject({ code: 2, stdout: '', stderr: `${expected}\n` });
+      expect(worker).toMatchObject({ code: 2, stdout: '', stderr: `${expected}\n` });
+    }
+    expect(await expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, '--provider', 'gemini'])).toBe(
+      'forkpool: GEMINI_API_KEY is not set: export it (or GOOGLE_API_KEY), or leave out --provider gemini to run on the local simulator',
+    );
+  });
+
+  it('a variable named by --api-key-env that is not set is named, and no key in the environment is printed', async () => {
+    const secret = 'sk-forkpool-test-secret-0123456789';
+    const run = await runCli(['run', '--session', OPENAI_SESSION, '--tasks', GOOD_TASKS, '--provider', 'openai-compatible', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'MY_FORKPOOL_KEY'], {
+      env: { OPENAI_API_KEY: secret, DEEPSEEK_API_KEY: secret },
+    });
+    expect(run).toMatchObject({ code: 2, stdout: '', stderr: 'forkpool: --api-key-env MY_FORKPOOL_KEY: that variable is not set (export it)\n' });
+    expect(run.stderr).not.toContain(secret.slice(0, 10));
+  });
+
+  it('a distributed run\'s coordinator calls no model, so it needs no key: it gets as far as Redis', async () => {
+    const run = await runCli(['run', '--session', OPENAI_SESSION, '--tasks', GOOD_TASKS, '--provider', 'openai', '--queue', 'redis://127.0.0.1:9']);
+    expect(run.stderr).not.toContain('OPENAI_API_KEY is not set');
+    expect(run.stderr).toContain('cannot reach Redis at redis://127.0.0.1:9');
+  });
+});

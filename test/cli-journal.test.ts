@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -140,7 +140,7 @@ describe('the run journal', () => {
     const run = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--journal', journal, '--resume']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${journal}: the journal was written by forkpool 0.1, whose prefix ids sorted the session's keys;`);
-    expect(run.stderr).toContain('Finish that run with forkpool 0.1, or remove the journal and start again');
+    expect(run.stderr).toContain('Finish that run with forkpool 0.1, or start again with --overwrite instead of --resume');
   });
 
   it('--resume without a journal or --out is a usage error', async () => {
@@ -150,6 +150,145 @@ describe('the run journal', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--resume needs a journal/);
     expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+  });
+});
+
+describe('a run never throws away what an earlier run paid for', () => {
+  const three = [
+    { id: 'a', directive: 'REPLY a' },
+    { id: 'b', directive: 'REPLY b' },
+    { id: 'c', directive: 'FAIL 400\nREPLY never' },
+  ];
+
+  it('re-running with --out but without --resume refuses (exit 2), naming both flags and the finished forks, and changes nothing', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, three);
+    const out = join(dir, 'out.jsonl');
+    expect((await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'json'])).code).toBe(1);
+    const before = { out: readFileSync(out, 'utf8'), journal: readFileSync(`${out}.journal`, 'utf8') };
+
+    const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'json']);
+    expect(again.code).toBe(2);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toBe(
+      `forkpool: run: not starting: the journal ${out}.journal holds 3 finished forks, and ${out} already holds results (${before.out.length} bytes); ` +
+        'pass --resume to keep them and run no fork again, or --overwrite to discard the 3 finished and run all 3 again\n',
+    );
+    expect(again.stderr).not.toContain('using the built-in local server');
+    expect(readFileSync(out, 'utf8')).toBe(before.out);
+    expect(readFileSync(`${out}.journal`, 'utf8')).toBe(before.journal);
+  });
+
+  it('an interrupted run: the refusal counts what the journal holds, and --resume then runs only the rest', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, [
+      { id: 'quick', directive: 'REPLY quick' },
+      { id: 'slow', directive: 'SLEEP 1000\nREPLY slow' },
+    ]);
+    const out = join(dir, 'out.jsonl');
+    let sent = false;
+    const interrupted = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'stream-json'], {
+      onStdout: (child, soFar) => {
+        if (!sent && soFar.includes('"task_notification"')) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(interrupted.code).toBe(130);
+    const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`the journal ${out}.journal holds 1 finished fork,`);
+    expect(again.stderr).toContain('pass --resume to run only the 1 fork not finished, or --overwrite to discard the 1 finished and run all 2 again');
+    const resumed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
+    expect(resumed.code).toBe(0);
+    expect(idsIn(out)).toEqual(['quick', 'slow']);
+  });
+
+  it('--overwrite starts again: --out and the journal hold this run only, each fork once', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, three);
+    const out = join(dir, 'out.jsonl');
+    await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out]);
+    const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--overwrite', '--output-format', 'json']);
+    expect(again.code).toBe(1);
+    expect(idsIn(out).sort()).toEqual(['a', 'b', 'c']);
+    expect(jsonLines(readFileSync(`${out}.journal`, 'utf8')).filter((e) => e.type === 'result')).toHaveLength(3);
+  });
+
+  it('a journal of other tasks, or --out without its journal, can only be overwritten; a file that is not a journal is not replaced unasked', async () => {
+    const dir = workdir();
+    const out = join(dir, 'out.jsonl');
+    await runCli(['run', '--session', SESSION, '--tasks', writeTasks(dir, three), '--out', out]);
+    const other = writeTasks(dir, [{ id: 'x', directive: 'REPLY x' }]);
+    const changed = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out]);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain(`the journal ${out}.journal holds 3 finished forks (it was written for different tasks, so --resume cannot use it)`);
+    expect(changed.stderr).toContain('pass --overwrite to discard them and start again, or choose another --out');
+    // --resume with a journal of other tasks says the same way out.
+    const resumed = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out, '--resume']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('the journal was written for different tasks; to start again, discarding it, pass --overwrite instead of --resume');
+
+    rmSync(`${out}.journal`);
+    const bytes = readFileSync(out).length;
+    const noJournal = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out]);
+    expect(noJournal.code).toBe(2);
+    expect(noJournal.stderr).toBe(
+      `forkpool: run: not starting: ${out} already holds results (${bytes} bytes), and there is no journal at ${out}.journal to resume from; pass --overwrite to discard them and start again, or choose another --out\n`,
+    );
+    const orphan = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out, '--resume']);
+    expect(orphan.code).toBe(2);
+    expect(orphan.stderr).toContain(`--resume: there is no journal at ${out}.journal, so the results in ${out}`);
+    expect(readFileSync(out, 'utf8')).not.toBe('');
+
+    const notJournal = join(dir, 'notes.txt');
+    writeFileSync(notJournal, 'my notes\n');
+    const wrongFile = await runCli(['run', '--session', SESSION, '--tasks', other, '--journal', notJournal]);
+    expect(wrongFile.code).toBe(2);
+    expect(wrongFile.stderr).toContain(`${notJournal} is not a forkpool journal; pass --overwrite to discard it and start again, or choose another --journal`);
+    expect(readFileSync(notJournal, 'utf8')).toBe('my notes\n');
+  });
+
+  it('a distributed run refuses too, before it reaches Redis, naming the run the journal holds', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY a' }]);
+    const journal = join(dir, 'run.journal');
+    // A coordinator killed after it enqueued its jobs leaves a journal that names its run and no result.
+    await runCli(['run', '--session', SESSION, '--tasks', tasks, '--journal', journal]);
+    const header = readFileSync(journal, 'utf8').split('\n')[0];
+    writeFileSync(journal, `${header}\n${JSON.stringify({ type: 'run', runId: '0123456789abcdef' })}\n`);
+    // Port 9 (discard): nothing listens, so reaching Redis would fail differently.
+    const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--journal', journal, '--queue', 'redis://127.0.0.1:9']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe(
+      `forkpool: run: not starting: the journal ${journal} holds 0 finished forks of distributed run 0123456789abcdef, whose jobs may still be in the queue; ` +
+        'pass --resume to run only the 1 fork not finished, or --overwrite to discard it and run all 1 again\n',
+    );
+  });
+
+  it('--resume with --overwrite, or --overwrite without a file, is a usage error', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY a' }]);
+    const both = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', join(dir, 'o.jsonl'), '--resume', '--overwrite']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('forkpool: --resume and --overwrite exclude each other: --resume keeps the finished forks, --overwrite discards them\n');
+    const alone = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--overwrite']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toBe('forkpool: --overwrite needs --out FILE or --journal FILE (the results it would replace)\n');
+  });
+
+  it('--out or --journal in a directory that does not exist is a usage error naming the flag', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY a' }]);
+    const missing = join(dir, 'missing', 'x.jsonl');
+    const out = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', missing]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(`forkpool: --out ${missing}: the directory ${join(dir, 'missing')} does not exist\n`);
+    const journal = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', join(dir, 'o.jsonl'), '--journal', missing]);
+    expect(journal.code).toBe(2);
+    expect(journal.stderr).toBe(`forkpool: --journal ${missing}: the directory ${join(dir, 'missing')} does not exist\n`);
+    expect(existsSync(join(dir, 'o.jsonl'))).toBe(false);
   });
 });
 
@@ -167,7 +306,7 @@ describe('secrets', () => {
       const outputs: string[] = [];
       for (const format of ['text', 'json', 'stream-json']) {
         const run = await runCli(
-          ['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--provider', 'gemini', '--base-url', serve.url, '--output-format', format],
+          ['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--overwrite', '--provider', 'gemini', '--base-url', serve.url, '--output-format', format],
           { env: { GEMINI_API_KEY: key } },
         );
         expect(run.code).toBe(1);

@@ -74,6 +74,28 @@ describe('forkpool --version / --help', () => {
   });
 });
 
+describe('help texts name every dialect and every exit code', () => {
+  it('each command\'s --help lists its exit codes; run and prompt include 130 (stopped by a signal)', async () => {
+    const commands = ['run', 'prompt', 'serve', 'worker', 'cancel', 'convert', 'import', 'bench'];
+    const helps = await Promise.all([runCli(['--help']), ...commands.map((command) => runCli([command, '--help']))]);
+    for (const [i, help] of helps.entries()) {
+      const name = i === 0 ? 'forkpool --help' : `forkpool ${commands[i - 1]} --help`;
+      expect(help.code, name).toBe(0);
+      expect(help.stdout, name).toMatch(/Exit codes: 0 .*· 2 /s);
+    }
+    const [top, run, prompt, serve] = helps.map((h) => h.stdout);
+    for (const text of [top, run, prompt]) expect(text).toMatch(/· 130 stopped by SIGINT or SIGTERM/);
+    expect(run).toMatch(/· 1 a fork failed or was cancelled/);
+    for (const text of [top, serve]) {
+      expect(text).toMatch(/Gemini/);
+      expect(text).toMatch(/OpenAI('s)? Chat\s+Completions/);
+      expect(text).toMatch(/Anthropic(\s|')/);
+    }
+    expect(serve).toContain('/v1/messages');
+    expect(top).toContain('"format": "anthropic-messages"');
+  });
+});
+
 describe('forkpool run with the examples (the README quick start)', () => {
   it('text: every research fork completes over the repo, with a summary and real cache hits', async () => {
     const run = await runCli(['run', '--session', 'examples/session.json', '--tasks', 'examples/research.jsonl', '--workspace', '.']);

@@ -351,6 +351,19 @@ describe('Gemini → openai-chat: what cannot be converted is an error naming it
     expect(errorOf(() => convertSession(gemini([user('x')]), 'gemini', { source: 'g.json' })).message).toBe('g.json: is already a gemini session; nothing to convert');
   });
 
+  it('an Anthropic Messages session is a ConversionError to either target, whatever dropUnsupported says', () => {
+    const anthropic = { format: 'anthropic-messages', model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] } as never;
+    for (const to of ['gemini', 'openai-chat'] as const) {
+      for (const dropUnsupported of [false, true]) {
+        const err = errorOf(() => convertSession(anthropic, to, { source: 'a.json', dropUnsupported }));
+        expect(err.message).toBe(
+          'a.json: is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (each to the other); run it as it is, with --provider anthropic or local',
+        );
+        expect(err.droppable).toBe(false);
+      }
+    }
+  });
+
   it('an invalid input session is an InputError from validation, not a ConversionError', () => {
     const bad = { model: 'm', history: [{ role: 'assistant', parts: [{ text: 'x' }] }] } as unknown as GeminiSession;
     let caught: unknown;

@@ -17,7 +17,9 @@ Cancels a distributed run (RUN: the id its coordinator printed), or one fork of 
 id): jobs no worker has taken are removed from the queue, workers stop the forks they run (each
 ends cancelled, with what it had), and the run's coordinator records them cancelled.
 
-${helpOf(CANCEL_FLAGS)}`;
+${helpOf(CANCEL_FLAGS)}
+
+Exit codes: 0 the cancel was sent · 1 an error (e.g. Redis unreachable) · 2 bad usage`;
 
 export async function cancelCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(CANCEL_FLAGS), true);

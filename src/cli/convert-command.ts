@@ -1,11 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { ConversionError, convertSession, type ConversionResult } from '../convert/index.js';
 import { parseJsonText } from '../session/json.js';
 import { loadSession, parseSession } from '../session/load.js';
 import { decodeUtf8, MAX_INPUT_BYTES, readInputStream } from '../session/read.js';
 import type { ParentSession, SessionFormat } from '../session/schema.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
-import type { CliIo } from './io.js';
+import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -23,12 +22,16 @@ const CONVERT_FLAGS = {
 const CONVERT_HELP = `Usage: forkpool convert SESSION|- --to gemini|openai-chat [--out FILE] [--drop-unsupported]
 
 Converts a session between Gemini's shape (no "format") and OpenAI Chat Completions' ("format":
-"openai-chat"); - reads it from standard input. The result is a valid session of the target shape,
-written as JSON; a one-line summary goes to stderr. Anything the target cannot represent (images,
-thought signatures, settings it lacks, …) is an error naming its path, unless --drop-unsupported.
-Exit 0 when converted, 1 when the session cannot be converted, 2 for bad usage or an invalid session.
+"openai-chat"); - reads it from standard input. Anthropic Messages sessions ("format":
+"anthropic-messages") are not converted: run them as they are. The result is a valid session of the
+target shape, written as JSON; a one-line summary goes to stderr. Anything the target cannot
+represent (images, thought signatures, settings it lacks, …) is an error naming its path, unless
+--drop-unsupported.
 
-${helpOf(CONVERT_FLAGS)}`;
+${helpOf(CONVERT_FLAGS)}
+
+Exit codes: 0 converted · 2 not converted, nothing written: bad usage, an invalid session, or one
+that cannot be converted (the line says what and why)`;
 
 const TARGETS: readonly string[] = ['gemini', 'openai-chat'];
 
@@ -43,7 +46,10 @@ export async function convertCommand(argv: string[], io: CliIo): Promise<number>
   if (extra.length > 0) throw new UsageError(`convert: takes one SESSION file; ${quoted(extra[0] as string)} is one too many`);
   const to = values.to;
   if (to === undefined) throw new UsageError('convert: --to gemini|openai-chat is required');
-  if (!TARGETS.includes(to)) throw new UsageError(`convert: --to must be gemini or openai-chat, not ${quoted(to)}`);
+  if (!TARGETS.includes(to)) {
+    const why = to === 'anthropic-messages' ? " (Anthropic's shape is not a conversion target)" : '';
+    throw new UsageError(`convert: --to must be gemini or openai-chat, not ${quoted(to)}${why}`);
+  }
 
   const source = path === '-' ? '<stdin>' : path;
   const session = path === '-' ? await readStdinSession(io.stdin) : await loadSession(path);
@@ -53,17 +59,9 @@ export async function convertCommand(argv: string[], io: CliIo): Promise<number>
   } catch (err) {
     if (!(err instanceof ConversionError)) throw err;
     io.stderr.write(`forkpool: ${err.message}${err.droppable ? ' (--drop-unsupported leaves it out)' : ''}\n`);
-    return 1;
+    return 2;
   }
-  const text = `${JSON.stringify(result.session, null, 2)}\n`;
-  if (values.out === undefined) io.stdout.write(text);
-  else {
-    try {
-      await writeFile(values.out, text);
-    } catch (err) {
-      throw new Error(`cannot write ${values.out}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  await writeJsonOut(io, values.out, result.session);
   io.stderr.write(summary(source, result));
   return 0;
 }

@@ -1,4 +1,5 @@
 import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type ProviderOption } from '../engine/options.js';
+import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
 import type { SessionFormat } from '../session/schema.js';
 import type { FlagTable } from './flags.js';
 import { quoted } from './parse-flags.js';
@@ -159,22 +160,37 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
     }
   }
   if (kind === 'anthropic') {
-    if (keyEnv !== undefined && !env[keyEnv]) throw new UsageError(`--api-key-env ${keyEnv}: that variable is not set`);
     return { kind, ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}), ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
   }
   if (kind !== undefined && CHAT_PROVIDERS.includes(kind)) {
     const chat = kind as 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
     if (chat === 'openai-compatible' && !values['base-url']) throw new UsageError('--provider openai-compatible needs --base-url (e.g. http://localhost:8000/v1)');
-    if (keyEnv !== undefined && !env[keyEnv]) throw new UsageError(`--api-key-env ${keyEnv}: that variable is not set`);
     return { kind: chat, ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}), ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
   }
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;
   if (kind === 'gemini' || (kind === undefined && hasKey && format === 'gemini')) {
-    if (!hasKey) throw new UsageError('--provider gemini needs GEMINI_API_KEY or GOOGLE_API_KEY in the environment');
+    if (!hasKey) throw new UsageError('GEMINI_API_KEY is not set: export it (or GOOGLE_API_KEY), or leave out --provider gemini to run on the local simulator');
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
   }
   return { kind: 'local', ...(values['base-url'] ? { url: values['base-url'] } : {}) };
+}
+
+/**
+ * The process that calls the model needs its provider's key: a missing one is bad usage, named
+ * with the variable and the flag, before anything runs. (A distributed run's coordinator calls no
+ * model: its workers check their own.) The key itself is never printed.
+ */
+export function requireApiKey(provider: ProviderOption | undefined, env: NodeJS.ProcessEnv): void {
+  if (provider === undefined || provider.kind === 'local' || provider.kind === 'gemini') return;
+  const named = provider.apiKeyEnv;
+  const name = named ?? (provider.kind === 'anthropic' ? ANTHROPIC_PRESET.apiKeyEnv : CHAT_PRESETS[provider.kind].apiKeyEnv);
+  if (name === undefined || env[name]?.trim()) return;
+  throw new UsageError(
+    named !== undefined
+      ? `--api-key-env ${named}: that variable is not set (export it)`
+      : `${name} is not set: export it, or pass --api-key-env NAME to read the key from another variable`,
+  );
 }
 
 /** What the run's summary calls the provider. */

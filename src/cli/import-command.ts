@@ -1,11 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { IMPORT_FORMATS, formatImportSummary, isImportFormat } from '../import/index.js';
 import { importSession } from '../session/load.js';
 import type { Tool } from '../tools/define.js';
 import { loadToolsModule } from '../tools/load-module.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
-import type { CliIo } from './io.js';
+import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -30,9 +29,10 @@ Claude Code session JSONL (Anthropic's), OpenAI Chat Completions messages or a r
 an Anthropic Messages request body; forkpool's own session files pass through. The session is
 written as JSON; a summary goes to stderr: messages kept, tokens, tools used and how they are
 declared, the model and where it came from, and every record left out with the reason.
-Exit 0 when imported, 2 for bad usage or a file that cannot be read as a session.
 
-${helpOf(IMPORT_FLAGS)}`;
+${helpOf(IMPORT_FLAGS)}
+
+Exit codes: 0 imported · 2 bad usage, or a file that cannot be read as a session (nothing written)`;
 
 export async function importCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(IMPORT_FLAGS), true);
@@ -60,15 +60,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(tools !== undefined ? { tools } : {}),
   });
-  const text = `${JSON.stringify(session, null, 2)}\n`;
-  if (values.out === undefined) io.stdout.write(text);
-  else {
-    try {
-      await writeFile(values.out, text);
-    } catch (err) {
-      throw new Error(`cannot write ${values.out}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  await writeJsonOut(io, values.out, session);
   io.stderr.write(formatImportSummary(summary));
   return 0;
 }

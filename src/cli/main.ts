@@ -17,17 +17,23 @@ const HELP = `forkpool — fan out forks of an agent conversation over worker th
 Usage:
   forkpool run --session FILE --tasks FILE|- [options]   fan out one fork per task line
   forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
-  forkpool serve [options]                                the local Gemini-compatible model server
+  forkpool serve [options]                                the local model server (Gemini, OpenAI Chat
+                                                          Completions and Anthropic Messages routes)
   forkpool worker --queue redis://HOST:PORT [options]     run the forks of distributed runs (run --queue)
   forkpool cancel --queue redis://HOST:PORT RUN [TASK]    cancel a distributed run, or one fork of it
-  forkpool convert SESSION --to gemini|openai-chat        convert a session to the other API shape
+  forkpool convert SESSION --to gemini|openai-chat        convert between Gemini's and OpenAI's shapes
   forkpool import FILE [--out FILE]                       another agent's transcript as a session
   forkpool bench [--quick]                                benchmarks (from a source checkout)
-  forkpool <command> --help                               a command's options
+  forkpool <command> --help                               a command's options and exit codes
   forkpool --version
 
-Without GEMINI_API_KEY (or --provider gemini) everything runs offline on the built-in local
-server, a scripted, simulated model with a realistic prefix cache.`;
+Sessions come in three shapes: Gemini's (no "format"), OpenAI Chat Completions' ("format":
+"openai-chat") and Anthropic Messages' ("format": "anthropic-messages"). Without --provider (and,
+for a Gemini session, without GEMINI_API_KEY) everything runs offline on the built-in local
+server, a scripted, simulated model with a realistic prefix cache that speaks all three.
+
+Exit codes: 0 done · 1 a fork or the parent failed or was cancelled, or a command could not do its
+work · 2 bad usage or input (nothing ran) · 130 stopped by SIGINT or SIGTERM`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;

@@ -10,7 +10,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * since silently keeping the last value hides a typo in a long command line.
  */
 export function parseFlags<const O extends Options>(args: string[], options: O, allowPositionals: boolean): Parsed<O> {
-  const parsed = parseArgs({ args, options, strict: true, allowPositionals, tokens: true });
+  const parsed = parseArgs({ args: joinNegativeValues(args, options), options, strict: true, allowPositionals, tokens: true });
   const seen = new Set<string>();
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== 'option' || options[token.name]?.type !== 'string') continue;
@@ -18,6 +18,26 @@ export function parseFlags<const O extends Options>(args: string[], options: O, 
     seen.add(token.name);
   }
   return parsed;
+}
+
+/**
+ * `--concurrency -1` as `--concurrency=-1`: parseArgs takes a value that starts with `-` for an
+ * option and calls the flag "ambiguous"; a negative number is a value, which the flag's own check
+ * then refuses with the same message as 0.
+ */
+function joinNegativeValues(args: readonly string[], options: Options): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (arg === '--') return [...joined, ...args.slice(i)];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-[\d.]/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  return joined;
 }
 
 /** A user's value quoted in an error, cut so a huge argument cannot flood the terminal. */

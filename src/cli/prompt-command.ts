@@ -2,7 +2,7 @@ import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../session/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, requireApiKey } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
@@ -27,7 +27,10 @@ Runs a headless parent agent: the model gets the session (if any), TEXT as the u
 the \`agent\` tool. Forks it starts run in the background; their notifications come back to it; the
 final answer is printed once every fork has finished.
 
-${helpOf(PROMPT_FLAGS)}`;
+${helpOf(PROMPT_FLAGS)}
+
+Exit codes: 0 the parent answered and every fork completed · 1 the parent or a fork failed or
+was cancelled · 2 bad usage or input (nothing ran) · 130 stopped by SIGINT or SIGTERM`;
 
 const DEFAULT_MODEL = 'gemini-2.5-flash';
 
@@ -44,6 +47,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   if (values.model) session.model = values.model;
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
+  requireApiKey(options.provider, io.env);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const provider = options.provider as ProviderOption;
   if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));

@@ -2,11 +2,12 @@ import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { ForkEngine } from '../engine/engine.js';
 import { loadSession, loadTasks } from '../session/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel, requireApiKey } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
 import { createJournal, resumeJournal, rewriteOut } from './journal.js';
+import { checkEarlierResults } from './earlier-results.js';
 import { freezePrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
 import { compactReport, resultEventLine, taskNotificationLine, taskStartedLine } from './stream-json.js';
@@ -28,12 +29,16 @@ const RUN_FLAGS = {
   out: {
     type: 'string',
     arg: 'FILE',
-    help: 'append one JSON result line per fork as it ends (results are then not kept\nin memory; default: stdout for --output-format json / stream-json)',
+    help: 'write one JSON result line per fork as it ends (results are then not kept\nin memory; default: stdout for --output-format json / stream-json)',
   },
   journal: { type: 'string', arg: 'FILE', help: 'durable record of finished forks (default: FILE.journal beside --out)' },
   resume: {
     type: 'boolean',
     help: 'run only the forks the journal has no completed or failed result for;\n--out is rewritten to hold each finished fork exactly once. With --queue it\nre-attaches to the same distributed run (its id is in the journal): jobs\nstill queued or finished unheard are collected, not run again',
+  },
+  overwrite: {
+    type: 'boolean',
+    help: 'start again, discarding the results --out and the journal hold from an\nearlier run (without --resume or --overwrite, a run whose --out or journal\nholds results refuses to start)',
   },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
@@ -52,7 +57,8 @@ session's system instruction, tools, sampling settings and history, and gets its
 
 ${helpOf(RUN_FLAGS)}
 
-Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad usage or input`;
+Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad usage or input
+(nothing ran) · 130 stopped by SIGINT or SIGTERM (finished forks are kept in --out and the journal)`;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, parseOptionsOf(RUN_FLAGS), false);
@@ -68,19 +74,22 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
+  if (!queueAddress) requireApiKey(options.provider, io.env);
   if (values.model) session.model = values.model;
   const tasks = await loadTasks(values.tasks, io.stdin);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const journalPath = values.journal ?? (values.out ? `${values.out}.journal` : undefined);
   if (values.resume && !journalPath) throw new UsageError('--resume needs a journal: give --journal FILE or --out FILE');
   const prefix = freezePrefix(session);
+  const overwrite = values.overwrite === true;
+  checkEarlierResults({ out: values.out, journal: values.journal, journalPath, resume: values.resume === true, overwrite }, prefix.id, tasks);
   // The journal is read (and refused when it belongs to another run) before anything runs.
   const resumed = values.resume && journalPath ? resumeJournal(journalPath, prefix.id, tasks) : undefined;
   const done = resumed?.state.done ?? new Map<string, ResultLine>();
   if (resumed && values.out) rewriteOut(values.out, done, tasks);
   const journal = resumed?.journal ?? (journalPath ? createJournal(journalPath, prefix.id, tasks) : undefined);
   // Checked now, so a bad path fails before anything runs.
-  const outFd = values.out ? openOut(values.out) : undefined;
+  const outFd = values.out ? openOut(values.out, overwrite) : undefined;
   const toRun = tasks.filter((t) => !done.has(t.id));
   const byId = new Map(tasks.map((t) => [t.id, t]));
   if (resumed) io.stderr.write(`forkpool: resuming: ${done.size} of ${tasks.length} forks already finished, ${toRun.length} to run\n`);
@@ -154,9 +163,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-function openOut(path: string): number {
+/** Appended to (a resumed run's --out holds the finished forks), or emptied by --overwrite. */
+function openOut(path: string, overwrite: boolean): number {
   try {
-    return openSync(path, 'a');
+    return openSync(path, overwrite ? 'w' : 'a');
   } catch (err) {
     throw new UsageError(`--out: cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }

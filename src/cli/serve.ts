@@ -33,9 +33,12 @@ simulate (/v1/chat/completions, /v1/models): usage field names and cache rules`,
 const USAGE = `usage: forkpool serve [options]
 
 Runs the local model server (a scripted, simulated model) until SIGINT/SIGTERM. It speaks
-Gemini's REST API and OpenAI's Chat Completions (under /v1).
+Gemini's REST API (/v1beta), OpenAI's Chat Completions (/v1/chat/completions) and Anthropic's
+Messages API (/v1/messages).
 
-${helpOf(SERVE_FLAGS)}`;
+${helpOf(SERVE_FLAGS)}
+
+Exit codes: 0 stopped by SIGINT or SIGTERM · 1 cannot start (e.g. the port is taken) · 2 bad usage`;
 
 export interface ServeIo {
   out: (line: string) => void;
@@ -44,9 +47,10 @@ export interface ServeIo {
   stopped?: Promise<string>;
 }
 
-function nonNegativeInt(name: string, value: string | undefined): number | undefined {
+/** An integer flag of at least `min`: a negative value gets the same message as any other out of range. */
+function intAtLeast(min: 0 | 1, name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a non-negative integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new Error(`--${name} must be a ${min === 1 ? 'positive' : 'non-negative'} integer, got "${value}"`);
   return Number(value);
 }
 
@@ -63,7 +67,7 @@ function waitForSignal(): Promise<string> {
 function parseOptions(argv: string[]): LocalServerOptions {
   const { values } = parseFlags(argv, parseOptionsOf(SERVE_FLAGS), false);
   const options: LocalServerOptions = {};
-  const port = nonNegativeInt('port', values.port);
+  const port = intAtLeast(0, 'port', values.port);
   if (port !== undefined) {
     if (port > 65535) throw new Error('--port must be at most 65535');
     options.port = port;
@@ -73,9 +77,8 @@ function parseOptions(argv: string[]): LocalServerOptions {
     if (!isLatencyPreset(values.latency)) throw new Error(`--latency must be one of ${Object.keys(LATENCY_PRESETS).join(', ')}`);
     options.latency = values.latency;
   }
-  const minTokens = nonNegativeInt('min-cache-tokens', values['min-cache-tokens']);
-  const blockTokens = nonNegativeInt('block-tokens', values['block-tokens']);
-  if (blockTokens === 0) throw new Error('--block-tokens must be at least 1');
+  const minTokens = intAtLeast(0, 'min-cache-tokens', values['min-cache-tokens']);
+  const blockTokens = intAtLeast(1, 'block-tokens', values['block-tokens']);
   if (minTokens !== undefined || blockTokens !== undefined) {
     options.cache = {};
     if (minTokens !== undefined) options.cache.minTokens = minTokens;

@@ -3,7 +3,7 @@ import type { ProviderOption } from '../engine/options.js';
 import { parseQueueAddress } from '../queue/address.js';
 import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
 import type { SessionFormat } from '../session/schema.js';
-import { ENGINE_FLAGS, engineOptions, localNotice } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
@@ -43,7 +43,10 @@ Runs the forks of distributed runs (forkpool run ... --queue) until SIGTERM or S
 finishes the forks in flight and exits. Any number of workers, on any machines, may serve the
 same queue. Each reads its API keys from its own environment: keys never go through Redis.
 
-${helpOf(WORKER_FLAGS)}`;
+${helpOf(WORKER_FLAGS)}
+
+Exit codes: 0 stopped by SIGTERM or SIGINT, forks in flight finished · 1 an error stopped it
+(e.g. Redis unreachable; the message says which) · 2 bad usage (nothing ran)`;
 
 /** The session format a provider speaks (local speaks all: Gemini's is only the default's rule). */
 const FORMAT_OF: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'anthropic-messages', local: 'gemini' };
@@ -65,6 +68,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   if (values.name !== undefined && (values.name === '' || values.name.length > 200)) throw new UsageError('--name: 1 to 200 characters');
   const format = values.provider === undefined ? 'gemini' : (FORMAT_OF[values.provider] ?? 'openai-chat');
   const options = engineOptions(values, io.env, format);
+  requireApiKey(options.provider, io.env);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const provider = options.provider as ProviderOption;
   if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(format));

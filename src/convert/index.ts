@@ -38,7 +38,8 @@ export interface ConversionResult {
 const TARGETS: readonly SessionFormat[] = ['gemini', 'openai-chat'];
 
 /**
- * Converts a session to the other API shape. The input is validated first (InputError); an item
+ * Converts a session to the other API shape (Gemini's ⇄ OpenAI Chat Completions'; an Anthropic
+ * Messages session is a ConversionError). The input is validated first (InputError); an item
  * the target cannot represent throws a ConversionError naming its path (`history[3].parts[1]:
  * inlineData cannot be converted to openai-chat`), unless `dropUnsupported` is set.
  */
@@ -48,6 +49,12 @@ export function convertSession(session: ParentSession, to: SessionFormat, option
   const input = parseSession(session, file);
   const from = sessionFormat(input);
   if (from === to) throw new ConversionError({ ...(file === undefined ? {} : { file }), rule: `is already a ${to} session; nothing to convert` });
+  if (from === 'anthropic-messages') {
+    throw new ConversionError({
+      ...(file === undefined ? {} : { file }),
+      rule: `is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (each to the other); run it as it is, with --provider anthropic or local`,
+    });
+  }
   const issues = new Issues(to, options.dropUnsupported === true, file);
   const converted =
     to === 'openai-chat' ? geminiToOpenAIChat(input as GeminiSession, issues) : openAIChatToGemini(input as OpenAIChatSession, issues);

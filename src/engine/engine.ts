@@ -28,6 +28,8 @@ export class ForkEngine {
   private readonly runs = new Set<FanOutRun>();
   /** This thread's model clients (explicit caches, the parent loop), one per session format. */
   private readonly mainProviders = new Map<SessionFormat, ModelProvider>();
+  /** Tools already warned about as undeclared: one warning per tool per engine. */
+  private readonly warnedUndeclared = new Set<string>();
 
   private constructor(
     private readonly pool: ForkPool,
@@ -98,6 +100,8 @@ export class ForkEngine {
     const checked = checkTasks(tasks);
     const o = this.options;
     const format = sessionFormat(prefix.session);
+    const declaredTools = declaredToolNames(prefix.session.tools);
+    this.warnUndeclared(declaredTools);
     const settings: RunSettings = {
       provider: this.provider,
       mainProvider: this.providerFor(format),
@@ -116,7 +120,7 @@ export class ForkEngine {
       gate: options.callGate ?? this.gate,
       forkRetryBudget: o.retry?.forkBudget,
       cancelGraceMs: CANCEL_GRACE_MS,
-      declaredTools: declaredToolNames(prefix.session.tools),
+      declaredTools,
       spawnTools: new Set([AGENT_TOOL_NAME, ...o.spawnTools]),
       maxTokens: o.maxTokens,
       maxTokensPerFork: o.maxTokensPerFork,
@@ -141,6 +145,7 @@ export class ForkEngine {
   ): Promise<ParentOutcome> {
     if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
     const parsed = parseSession(session);
+    this.warnUndeclared(declaredToolNames(parsed.tools));
     const anthropic = sessionFormat(parsed) === 'anthropic-messages' ? anthropicSettings(parsed as AnthropicSessionLike, this.options) : undefined;
     return runParentAgent({
       ...(anthropic?.breakpoints ? { breakpoints: { parent: anthropic.breakpoints.parent, ttl: anthropic.breakpoints.ttl } } : {}),
@@ -151,6 +156,23 @@ export class ForkEngine {
       prompt,
       ...options,
     });
+  }
+
+  /**
+   * A tool given to the engine that the session does not declare can never be called: the model
+   * sees only the session's declarations (forks must keep the parent's bytes, so none is added).
+   * Said once per tool, as a process warning (code FORKPOOL_UNDECLARED_TOOL).
+   */
+  private warnUndeclared(declared: ReadonlySet<string>): void {
+    const missing = this.options.tools.map((t) => t.name).filter((name) => !declared.has(name) && !this.warnedUndeclared.has(name));
+    if (missing.length === 0) return;
+    for (const name of missing) this.warnedUndeclared.add(name);
+    const names = missing.map((name) => JSON.stringify(name)).join(', ');
+    const one = missing.length === 1;
+    process.emitWarning(
+      `forkpool: the session does not declare the tool${one ? '' : 's'} ${names} given to the engine, so the model can never call ${one ? 'it' : 'them'}: add ${one ? 'its declaration' : 'their declarations'} to the session's tools (tool.declaration holds ${one ? 'it' : 'them'} in Gemini's shape)`,
+      { code: 'FORKPOOL_UNDECLARED_TOOL' },
+    );
   }
 
   /** This thread's client for a session format; a provider that does not speak it is a TypeError naming both. */
