@@ -1,5 +1,5 @@
 /** What `npm run bench` and `npm run bench -- --quick` run. */
-import type { LatencyModel, UsagePreset } from '../src/local-server/index.js';
+import type { LatencyModel, UsagePreset } from '../dist/src/local-server/index.js';
 import { KIB, MIB } from './lib/session.js';
 import type { VariantName } from './variants/common.js';
 

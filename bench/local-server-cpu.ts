@@ -7,10 +7,10 @@
  */
 import { request, Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { startLocalServer } from '../src/local-server/index.js';
-import { planResponse } from '../src/local-server/model.js';
-import { renderPrompt } from '../src/local-server/render.js';
-import { parseJsonBody, validateGenerateRequest } from '../src/local-server/validate.js';
+import { startLocalServer } from '../dist/src/local-server/index.js';
+import { planResponse } from '../dist/src/local-server/model.js';
+import { renderPrompt } from '../dist/src/local-server/render.js';
+import { parseJsonBody, validateGenerateRequest } from '../dist/src/local-server/validate.js';
 
 const MIB = 1024 * 1024;
 

@@ -16,10 +16,10 @@ import { runInNewContext } from 'node:vm';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { wrap, releaseProxy, type Endpoint } from 'comlink';
 import { Bench } from 'tinybench';
-import { openConversation } from '../src/engine/conversation.js';
-import { seedFork } from '../src/fork/index.js';
-import { createGenaiProvider } from '../src/model/genai.js';
-import { decodePrefix, freezePrefix } from '../src/prefix/index.js';
+import { openConversation } from '../dist/src/engine/conversation.js';
+import { seedFork } from '../dist/src/fork/index.js';
+import { createGenaiProvider } from '../dist/src/model/genai.js';
+import { decodePrefix, freezePrefix } from '../dist/src/prefix/index.js';
 import { makeSession, sizeLabel } from './lib/session.js';
 
 export interface MicroRow {

@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freezePrefix } from '../src/prefix/index.js';
+import { freezePrefix } from '../dist/src/prefix/index.js';
 import { SWEEP_LATENCY } from './config.js';
 import { runJobChild } from './lib/child.js';
 import { primeCache } from './lib/prime.js';

@@ -1,5 +1,5 @@
 /**
- * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (about 2.5 minutes).
+ * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
  * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,queue, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
@@ -17,7 +17,7 @@
  * through the engine's preset for that provider; DeepSeek also without its build wait.
  * The queue section runs the same forks through the built CLI, local and distributed (BullMQ on a
  * redis-server of its own, 1, 2 and 4 `forkpool worker` processes): forks/s, CPU, enqueue → start,
- * Redis memory per fork in flight (bench/queue.ts; `npm run build` first).
+ * Redis memory per fork in flight (bench/queue.ts; the built CLI).
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
 import { execFileSync, fork } from 'node:child_process';
@@ -26,9 +26,10 @@ import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { UsagePreset } from '../src/local-server/index.js';
-import { freezePrefix } from '../src/prefix/index.js';
+import type { UsagePreset } from '../dist/src/local-server/index.js';
+import { freezePrefix } from '../dist/src/prefix/index.js';
 import { FULL, QUICK, SWEEP_LATENCY, type BenchConfig } from './config.js';
+import { ensureBuilt } from './lib/built.js';
 import { runJobChild, runningJobs } from './lib/child.js';
 import { primeCache } from './lib/prime.js';
 import { openServers, withServer, type ServerProcess } from './lib/server.js';
@@ -358,7 +359,7 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
-        '  --quick          fewer forks, one run each (about 2.5 minutes); without it, the full run\n' +
+        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes)\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg as it is\n' +
@@ -386,6 +387,7 @@ async function main(): Promise<number> {
   }
   const outDir = values.out ?? join(here, 'results');
   mkdirSync(outDir, { recursive: true });
+  ensureBuilt(join(here, '..'), log);
 
   const started = new Date();
   // The machine may be shared: the 1-minute load average over the run goes into the results.

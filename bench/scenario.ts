@@ -6,12 +6,12 @@
  *   npx tsx --expose-gc bench/scenario.ts '{"variant":"sab","url":"http://…",…,"scenarios":[{"prefixBytes":16384,"n":10}]}'
  */
 import { join } from 'node:path';
-import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePreset } from '../src/local-server/index.js';
-import { decodeMs, prefillMs } from '../src/local-server/latency.js';
-import { cacheRules, resolveOptions } from '../src/engine/options.js';
-import type { ForkResult } from '../src/engine/protocol.js';
-import type { ProviderConfig } from '../src/model/types.js';
-import { freezePrefix, type FrozenPrefix } from '../src/prefix/index.js';
+import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePreset } from '../dist/src/local-server/index.js';
+import { decodeMs, prefillMs } from '../dist/src/local-server/latency.js';
+import { cacheRules, resolveOptions } from '../dist/src/engine/options.js';
+import type { ForkResult } from '../dist/src/engine/protocol.js';
+import type { ProviderConfig } from '../dist/src/model/types.js';
+import { freezePrefix, type FrozenPrefix } from '../dist/src/prefix/index.js';
 import { chatProvider } from './lib/chat.js';
 import { benchTool, makeChatSession, makeSession, makeTasks } from './lib/session.js';
 import { startWindowProfile } from './lib/inspector-profile.js';

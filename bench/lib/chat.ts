@@ -5,7 +5,7 @@
  * server simulates the provider's cache and usage fields (src/local-server/openai-cache-presets.ts).
  * 'none' is a vLLM-like server that caches without saying so: the engine's `openai-compatible`.
  */
-import type { UsagePreset } from '../../src/local-server/index.js';
+import type { UsagePreset } from '../../dist/src/local-server/index.js';
 
 type ChatKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
 

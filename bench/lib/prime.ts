@@ -4,14 +4,14 @@
  * Throughput scenarios run on a warm cache (the steady state of a long-lived engine); the cold
  * start is measured on its own, in the cache scenarios.
  */
-import { dialectOf, viewMessage } from '../../src/dialect/index.js';
-import { openConversation } from '../../src/engine/conversation.js';
-import { seedFork } from '../../src/fork/index.js';
-import { createGenaiProvider } from '../../src/model/genai.js';
-import { createProvider } from '../../src/model/providers.js';
-import type { ModelProvider, ModelRequest, ProviderConfig } from '../../src/model/types.js';
-import type { FrozenPrefix } from '../../src/prefix/index.js';
-import { sessionFormat } from '../../src/session/schema.js';
+import { dialectOf, viewMessage } from '../../dist/src/dialect/index.js';
+import { openConversation } from '../../dist/src/engine/conversation.js';
+import { seedFork } from '../../dist/src/fork/index.js';
+import { createGenaiProvider } from '../../dist/src/model/genai.js';
+import { createProvider } from '../../dist/src/model/providers.js';
+import type { ModelProvider, ModelRequest, ProviderConfig } from '../../dist/src/model/types.js';
+import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
+import { sessionFormat } from '../../dist/src/session/schema.js';
 
 export async function primeCache(url: string, prefix: FrozenPrefix): Promise<void> {
   const provider = createGenaiProvider({ kind: 'local', baseUrl: url });

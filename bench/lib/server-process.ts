@@ -4,7 +4,7 @@
  *   parent → { type: 'stats' } | { type: 'close' };  child → { type: 'ready', url } | { type: 'stats', … }.
  * Exits when told to, or when the parent goes away (IPC disconnect).
  */
-import { startLocalServer, type LocalServerOptions } from '../../src/local-server/index.js';
+import { startLocalServer, type LocalServerOptions } from '../../dist/src/local-server/index.js';
 
 type Request = { type: 'stats'; seq: number } | { type: 'close' };
 

@@ -1,7 +1,7 @@
 /** Starts bench/lib/server-process.ts in a child process and talks to it over IPC. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { LatencyModel, LatencyPreset, LocalServerMetrics, UsagePreset } from '../../src/local-server/index.js';
+import type { LatencyModel, LatencyPreset, LocalServerMetrics, UsagePreset } from '../../dist/src/local-server/index.js';
 
 interface ServerStats {
   cpuMs: number;

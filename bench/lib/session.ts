@@ -3,9 +3,9 @@
  * the forks call, and fork directives for the local server's scripted model.
  */
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../src/tools/define.js';
-import type { OpenAIChatSession } from '../../src/session/openai-chat-schema.js';
-import type { ForkTask, ParentSession } from '../../src/session/schema.js';
+import { defineTool, type Tool } from '../../dist/src/tools/define.js';
+import type { OpenAIChatSession } from '../../dist/src/session/openai-chat-schema.js';
+import type { ForkTask, ParentSession } from '../../dist/src/session/schema.js';
 
 const MODEL = 'gemini-2.5-flash';
 const CHAT_MODEL = 'gpt-4.1-mini';

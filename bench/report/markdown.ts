@@ -1,5 +1,5 @@
 /** The results file's shape, the markdown tables, and the targets of issue 6 checked against the figures. */
-import type { LatencyModel } from '../../src/local-server/index.js';
+import type { LatencyModel } from '../../dist/src/local-server/index.js';
 import type { BenchConfig } from '../config.js';
 import { spread, type Spread } from '../lib/measure.js';
 import { sizeLabel } from '../lib/session.js';

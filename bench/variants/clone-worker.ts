@@ -2,9 +2,9 @@
  * Piscina entry of the `clone` variant: the whole parent session arrives structured-cloned inside
  * every task. Nothing is decoded; the same fork loop runs on the cloned session.
  */
-import type { ForkJob, ForkResult } from '../../src/engine/protocol.js';
-import { runForkWith } from '../../src/engine/worker-main.js';
-import type { ParentSession } from '../../src/session/schema.js';
+import type { ForkJob, ForkResult } from '../../dist/src/engine/protocol.js';
+import { runForkWith } from '../../dist/src/engine/worker-main.js';
+import type { ParentSession } from '../../dist/src/session/schema.js';
 
 export interface CloneJob extends Omit<ForkJob, 'prefix'> {
   /** The parent session itself, structured-cloned by postMessage for every fork. */

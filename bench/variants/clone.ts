@@ -5,16 +5,16 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
-import { createCallGate } from '../../src/engine/call-gate.js';
-import { openForkChannel } from '../../src/engine/channel.js';
-import type { ForkResult } from '../../src/engine/protocol.js';
-import { emptyFailure } from '../../src/engine/results.js';
-import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
-import type { FrozenPrefix } from '../../src/prefix/index.js';
-import type { ForkTask, ParentSession } from '../../src/session/schema.js';
-import type { Tool } from '../../src/tools/define.js';
-import { createToolHost, declaredToolNames } from '../../src/tools/host.js';
+import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
+import { createCallGate } from '../../dist/src/engine/call-gate.js';
+import { openForkChannel } from '../../dist/src/engine/channel.js';
+import type { ForkResult } from '../../dist/src/engine/protocol.js';
+import { emptyFailure } from '../../dist/src/engine/results.js';
+import { DEFAULT_RETRY, type ProviderConfig } from '../../dist/src/model/types.js';
+import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
+import type { ForkTask, ParentSession } from '../../dist/src/session/schema.js';
+import type { Tool } from '../../dist/src/tools/define.js';
+import { createToolHost, declaredToolNames } from '../../dist/src/tools/host.js';
 import type { CloneJob } from './clone-worker.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';
 

@@ -4,15 +4,15 @@
  * warm-up 'auto' every fork but the first waits for the first fork's first response.
  */
 import { performance } from 'node:perf_hooks';
-import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
-import { createCacheAccounting } from '../../src/engine/cache-accounting.js';
-import { ENGINE_DEFAULTS } from '../../src/engine/options.js';
-import type { ForkResult } from '../../src/engine/protocol.js';
-import { createScheduler } from '../../src/engine/scheduler.js';
-import type { RunReport } from '../../src/engine/report.js';
-import type { UsagePreset } from '../../src/local-server/index.js';
-import type { FrozenPrefix } from '../../src/prefix/index.js';
-import type { ForkTask } from '../../src/session/schema.js';
+import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
+import { createCacheAccounting } from '../../dist/src/engine/cache-accounting.js';
+import { ENGINE_DEFAULTS } from '../../dist/src/engine/options.js';
+import type { ForkResult } from '../../dist/src/engine/protocol.js';
+import { createScheduler } from '../../dist/src/engine/scheduler.js';
+import type { RunReport } from '../../dist/src/engine/report.js';
+import type { UsagePreset } from '../../dist/src/local-server/index.js';
+import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
+import type { ForkTask } from '../../dist/src/session/schema.js';
 
 export type VariantName = 'inprocess' | 'clone' | 'sab' | 'sab+explicit';
 

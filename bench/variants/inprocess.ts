@@ -4,17 +4,17 @@
  * same tool host; the tool call is a direct function call instead of an RPC.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { AGENT_TOOL_NAME } from '../../src/fork/index.js';
-import { runForkLoop } from '../../src/engine/fork-loop.js';
-import { createCallGate, type CallGate } from '../../src/engine/call-gate.js';
-import type { HostClient } from '../../src/engine/host-client.js';
-import type { ForkJob, ForkResult } from '../../src/engine/protocol.js';
-import { createGenaiProvider } from '../../src/model/genai.js';
-import { DEFAULT_RETRY, type ProviderConfig } from '../../src/model/types.js';
-import type { FrozenPrefix } from '../../src/prefix/index.js';
-import type { ForkTask } from '../../src/session/schema.js';
-import type { Tool } from '../../src/tools/define.js';
-import { createToolHost, declaredToolNames, type ForkToolPolicy } from '../../src/tools/host.js';
+import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
+import { runForkLoop } from '../../dist/src/engine/fork-loop.js';
+import { createCallGate, type CallGate } from '../../dist/src/engine/call-gate.js';
+import type { HostClient } from '../../dist/src/engine/host-client.js';
+import type { ForkJob, ForkResult } from '../../dist/src/engine/protocol.js';
+import { createGenaiProvider } from '../../dist/src/model/genai.js';
+import { DEFAULT_RETRY, type ProviderConfig } from '../../dist/src/model/types.js';
+import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
+import type { ForkTask } from '../../dist/src/session/schema.js';
+import type { Tool } from '../../dist/src/tools/define.js';
+import { createToolHost, declaredToolNames, type ForkToolPolicy } from '../../dist/src/tools/host.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';
 
 /**

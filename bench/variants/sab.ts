@@ -7,11 +7,11 @@
  * and its postMessage) is recorded, also when dispatch happens after the explicit cache is made.
  */
 import { performance } from 'node:perf_hooks';
-import { ForkEngine } from '../../src/engine/engine.js';
-import { FanOutRun } from '../../src/engine/run.js';
-import type { FrozenPrefix } from '../../src/prefix/index.js';
-import type { ForkTask } from '../../src/session/schema.js';
-import type { Tool } from '../../src/tools/define.js';
+import { ForkEngine } from '../../dist/src/engine/engine.js';
+import { FanOutRun } from '../../dist/src/engine/run.js';
+import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
+import type { ForkTask } from '../../dist/src/session/schema.js';
+import type { Tool } from '../../dist/src/tools/define.js';
 import { chatProvider } from '../lib/chat.js';
 import type { FanOutHandle, Runner, RunnerOptions } from './common.js';
 
