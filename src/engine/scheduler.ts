@@ -80,7 +80,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         if (o.isQueued(lead) && o.concurrency > 0) send(lead);
         pump();
       };
-      if (holding) setTimeout(go, buildMs).unref();
+      // Not unref'd: when the parent's entry is all the run waits for, this timer is what keeps a CLI process alive.
+      if (holding) setTimeout(go, buildMs);
       else go();
     },
     pump,
