@@ -10,6 +10,7 @@ import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePrese
 import { decodeMs, prefillMs } from '../dist/src/local-server/latency.js';
 import { cacheRules, resolveOptions } from '../dist/src/engine/options.js';
 import type { ForkResult } from '../dist/src/engine/protocol.js';
+import { callMaxima, type FirstCallRole } from '../dist/src/engine/cache-figures.js';
 import type { ProviderConfig } from '../dist/src/model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../dist/src/prefix/index.js';
 import { chatProvider } from './lib/chat.js';
@@ -227,8 +228,8 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   const unknown = results.some((r) => r.usage.cachedTokens === null);
   const cached = unknown ? null : results.reduce((a, r) => a + (r.usage.cachedTokens ?? 0), 0);
   // The fork dispatched first meets a cold cache, unless an explicit cache holds the prefix or the
-  // parent has just sent it (then it can reuse what the parent sent).
-  const explicit = job.variant === 'sab+explicit';
+  // parent has just sent it (then it can reuse what the parent sent); any other can reuse what its
+  // siblings send. The engine's own maximum (cache-figures.ts).
   let firstCached = 0;
   let firstTheoretical = 0;
   let misses = 0;
@@ -237,12 +238,8 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     if (!first) return;
     firstCached += first.cachedTokens ?? 0;
     if (!first.cachedTokens) misses++;
-    const cold = !explicit && !parentWarm && i === 0;
-    // Parent-warm, the first wave goes out before any fork's response: it can reuse what the parent sent.
-    const reusable = !explicit && parentWarm && i < job.concurrency ? first.parentTokens : (first.explicitTokens ?? first.sharedTokens);
-    // As the engine's theoretical maximum: whole blocks, nothing below the provider's minimum.
-    const shared = cold ? 0 : Math.floor(Math.min(reusable ?? 0, first.promptTokens) / rules.cacheBlockTokens) * rules.cacheBlockTokens;
-    firstTheoretical += shared >= rules.minCacheTokens ? shared : 0;
+    const role: FirstCallRole = i > 0 ? 'sibling' : parentWarm ? 'parent' : 'cold';
+    firstTheoretical += callMaxima([first], role, rules)[0] ?? 0;
   });
   const d = handle.dispatchMs;
   const report = handle.report?.();

@@ -217,7 +217,7 @@ describe('forkpool run: inputs and outputs', () => {
     const run = await runCli(['run', '--session', SESSION, '--tasks', '-', '--max-tokens', '1', '--concurrency', '1', '--warmup', 'none'], { input: TASKS });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^budget {5}[\d,]+ tokens spent of 1 for the run · 2 forks stopped by the budget · run budget spent$/m);
-    expect(run.stdout).toMatch(/^failed {5}beta: budget: the run's token budget was spent/m);
+    expect(run.stdout).toMatch(/^cancelled {2}beta: budget: the run's token budget was spent/m);
     const bad = await runCli(['run', '--session', SESSION, '--tasks', '-', '--max-tokens-per-fork', '0'], { input: TASKS });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('forkpool: --max-tokens-per-fork: must be a positive integer (got "0")');
@@ -303,7 +303,7 @@ describe('forkpool run: inputs and outputs', () => {
     const failed = (summary.results as Record<string, any>[]).find((r) => r.id === 'needs-two');
     expect(failed?.status).toBe('failed');
     expect(failed?.error.kind).toBe('max_turns');
-    expect(summary.failures).toEqual([{ id: 'needs-two', kind: 'max_turns', message: failed?.error.message }]);
+    expect(summary.failures).toEqual([{ id: 'needs-two', status: 'failed', kind: 'max_turns', message: failed?.error.message }]);
     expect((summary.results as Record<string, any>[]).find((r) => r.id === 'ok')?.text).toBe('fine');
   });
 

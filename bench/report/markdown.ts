@@ -371,7 +371,7 @@ function cacheSection(res: BenchResults): string[] {
   const chat = res.cache.some((r) => r.provider !== undefined);
   out.push('', `## Prompt cache, cold (a fresh cache per run): sab, ${sizeLabel(c.cache.prefixBytes)} prefix, ${c.cache.latency} latency, concurrency ${c.cache.concurrency}`, '');
   out.push(
-    'hit rate = cached / prompt tokens; efficiency = cached / the theoretical maximum (engine report); first calls = the same for each fork\'s first call only (the shared prefix); misses = forks whose first call found nothing cached. ' +
+    'hit rate = cached / prompt tokens; efficiency = (cached − what the cache held before the run) / the theoretical maximum (engine report); first calls = the same for each fork\'s first call only (the shared prefix); misses = forks whose first call found nothing cached. ' +
       'parent: the parent sends its own conversation (timed apart: parent call) and then fans out parent-warm, so no fork waits for a sibling and the first fork may hit too; makespan is the fan-out alone in every mode.' +
       (chat
         ? ' gemini: Gemini-shaped sessions on the local provider (a fresh server per run). The other providers: the same conversation in OpenAI Chat Completions\' shape, sent through the openai SDK with the engine\'s preset for that provider, ' +

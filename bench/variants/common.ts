@@ -78,7 +78,7 @@ export function schedule(
     dispatch(index, first) {
       sent[index] = true;
       const task = tasks[index] as ForkTask;
-      accounting.dispatched(task, { first, explicit: false, parentWarm: options.warmup === 'parent', parentWave: false });
+      accounting.dispatched(task, { first, explicit: false, parentWarm: options.warmup === 'parent', wave: first });
       const t0 = performance.now();
       const running = start(task, () => scheduler.responded(first));
       dispatchMs.push(performance.now() - t0);

@@ -7,15 +7,19 @@ const cached = (x: number | null): string => (x === null ? 'unknown' : num(x));
 
 /** The readable end-of-run summary for --output-format text. */
 export function summaryText(report: RunReport, providerLabel: string): string {
+  // The column of what the cache held before the run is there only when it held something.
+  const held = report.perFork.some((f) => (f.preexistingCachedTokens ?? 0) > 0);
   const rows = report.perFork.map((f) => [
     f.id,
     f.status,
     num(f.promptTokens),
     cached(f.cachedTokens),
+    ...(held ? [cached(f.preexistingCachedTokens)] : []),
     num(f.theoreticalCachedTokens),
     pct(f.efficiency),
   ]);
-  const header = ['fork', 'status', 'prompt', 'cached', 'max cacheable', 'efficiency'];
+  const header = ['fork', 'status', 'prompt', 'cached', ...(held ? ['held before'] : []), 'max cacheable', 'efficiency'];
+  const preexisting = report.preexistingCachedTokens ?? 0;
   const budget = report.budget;
   const lines = [
     `forkpool run · ${providerLabel} · prefix ${report.prefix.id.slice(0, 12)} (${num(report.prefix.bytes)} bytes, ~${num(report.prefix.tokens)} tokens)`,
@@ -26,6 +30,11 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
     `tokens     ${num(report.promptTokens)} prompt · ${cached(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
     `cache      hit rate ${pct(report.hitRate)} · ${cached(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
+    ...(preexisting > 0
+      ? [
+          `           the cache already held ${num(preexisting)} tokens of this prefix when the run began (an earlier run, or the parent beyond what it was assumed to send): served, not counted in the efficiency`,
+        ]
+      : []),
     ...(report.cache.note ? [`           ${report.cache.note}`] : []),
     ...(report.inputCost
       ? [
@@ -38,7 +47,7 @@ export function summaryText(report: RunReport, providerLabel: string): string {
         ]
       : []),
     ...report.notes.map((n) => `note       ${n}`),
-    ...report.failures.slice(0, 20).map((f) => `failed     ${f.id}: ${f.kind}: ${f.message}`),
+    ...report.failures.slice(0, 20).map((f) => `${f.status.padEnd(10)} ${f.id}: ${f.kind}: ${f.message}`),
   ];
   return lines.join('\n');
 }

@@ -1,31 +1,32 @@
 import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
 import { prefixFields } from '../model/request.js';
+import { markLastShared } from '../dialect/cache-marker.js';
 import { viewMessage, type AnyMessage } from '../dialect/view.js';
 import { sessionMessages, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
 import { seedWindow, type CallRecord, type ForkResult } from './protocol.js';
-import type { TokenUsage } from '../model/types.js';
 import type { CachePricing, ForkCacheFigures } from './report.js';
+import { forkFigures, type CacheRules, type FirstCallRole } from './cache-figures.js';
+import { createOpeningWave, type FigureCorrection } from './opening-wave.js';
 
 /*
  * Cache accounting, all of it, on the engine's thread: what of a fork's first request its siblings,
  * the other windows and the parent send byte for byte, and from that and the order of dispatch the
- * most a provider could have served from cache. Workers only report what each call cost.
+ * most a provider could have served from cache (cache-figures.ts). Workers only report what each
+ * call cost.
  */
 
-export interface AccountingSettings {
+export interface AccountingSettings extends CacheRules {
   history: HistoryMode;
   spawnTools: readonly string[];
-  /** The provider's minimum cacheable prompt; calls below it can hit nothing. */
-  minCacheTokens: number;
-  /** The provider caches in steps of this many tokens (1: any length). */
-  cacheBlockTokens: number;
   /**
    * The cache holds exactly what a marker closes (DashScope's cache_control on the last shared
    * message): the child message's common opening after it is not cached.
    */
   toMarkerOnly?: boolean;
+  /** DashScope's explicit cache: requests carry the marker on the last shared message, and so does what is measured. */
+  cacheMarker?: boolean;
   /** Set for providers that bill cache reads and writes apart: each fork's figures get a relative input cost. */
   pricing?: CachePricing;
 }
@@ -36,74 +37,69 @@ interface Dispatch {
   first: boolean;
   /** Its requests name an explicit cache that already holds its window's shared part. */
   explicit: boolean;
-  /** The parent has just sent the prefix (parent-warm run). */
+  /** The parent has just sent the prefix and the first fork may read it (parent-warm, no marker of its own to write). */
   parentWarm: boolean;
-  /** Parent-warm, and no fork's response has begun yet: it can reuse only what the parent sent. */
-  parentWave: boolean;
+  /** No fork's response had begun yet: it went with the opening wave. */
+  wave: boolean;
 }
 
 export interface CacheAccounting {
   dispatched(task: ForkTask, at: Dispatch): void;
-  /** A settled fork: its first call annotated with the shared shares, and its figures (final). */
+  /** A settled fork: its first call annotated with the shared shares, and its figures (final unless corrections() moves them). */
   settle(task: ForkTask, result: ForkResult): { result: ForkResult; figures: ForkCacheFigures };
-}
-
-export interface TheoreticalInputs {
-  /** The fork whose first call met a cold cache (the first one dispatched), if any. */
-  coldForkId: string | undefined;
-  /** Parent-warm: forks dispatched before any fork's response began. */
-  parentWave?: ReadonlySet<string>;
-  /** The first fork dispatched of each seed window (history × forkTurns). */
-  windowLeaders: ReadonlySet<string>;
-  minCacheTokens: number;
-  /** Default 1: the provider can serve any length. */
-  cacheBlockTokens?: number;
+  /** Figures given at settle that the report replaces: the opening wave's first request, once known (opening-wave.ts). */
+  corrections(): FigureCorrection[];
 }
 
 export function createCacheAccounting(prefix: FrozenPrefix, settings: AccountingSettings): CacheAccounting {
   const defaults: TaskSeedDefaults = { history: settings.history, spawnTools: settings.spawnTools };
   const heads = new Map<string, SeedHead>();
   const leaders = new Map<string, string>();
-  const inputs = {
-    coldForkId: undefined as string | undefined,
-    parentWave: new Set<string>(),
-    windowLeaders: new Set<string>(),
-    minCacheTokens: settings.minCacheTokens,
-    cacheBlockTokens: settings.cacheBlockTokens,
-  };
+  const windowLeaders = new Set<string>();
+  const wave = createOpeningWave();
+  let openingRole: FirstCallRole = 'cold';
+  let waveOpen = false;
 
   return {
     dispatched(task, at) {
-      if (at.first && !at.explicit && !at.parentWarm) inputs.coldForkId = task.id;
-      if (at.parentWave && !at.explicit) inputs.parentWave.add(task.id);
+      // The first fork meets the cache as the run found it, unless an explicit cache was made for it.
+      if (at.first && !at.explicit) {
+        waveOpen = true;
+        openingRole = at.parentWarm ? 'parent' : 'cold';
+      }
+      if (waveOpen && at.wave && !at.explicit) wave.join(task.id);
       // With an explicit cache, every window's shared part was cached before any fork ran.
       const window = seedWindow(task, settings.history);
       if (!leaders.has(window) && !at.explicit) {
         leaders.set(window, task.id);
-        inputs.windowLeaders.add(task.id);
+        windowLeaders.add(task.id);
       }
     },
     settle(task, result) {
       const annotated = annotateFirstCall(result, () => {
-        const seed = seedForkTask(prefix.session, task, defaults);
+        const seed = asSent(seedForkTask(prefix.session, task, defaults), settings.cacheMarker === true);
         const key = seedWindow(task, settings.history);
         const head = heads.get(key) ?? measureHead(seed, conversationOf(prefix.session));
         heads.set(key, head);
         return sharedShares(head, seed.contents.slice(seed.sharedContents), settings.toMarkerOnly === true);
       });
-      const theoretical = theoreticalCached(annotated, inputs);
-      const figures: ForkCacheFigures = {
-        id: result.id,
-        status: result.status,
-        promptTokens: result.usage.promptTokens,
-        cachedTokens: result.usage.cachedTokens,
-        theoreticalCachedTokens: theoretical,
-        efficiency: result.usage.cachedTokens === null ? null : ratio(result.usage.cachedTokens, theoretical),
-        ...(settings.pricing ? { relativeInputCost: ratio(inputUnits(result.usage, settings.pricing), result.usage.promptTokens) } : {}),
-      };
-      return { result: annotated, figures };
+      const ordinary: FirstCallRole = windowLeaders.has(result.id) ? 'leader' : 'sibling';
+      const figuresAs = (role: FirstCallRole): ForkCacheFigures => forkFigures(annotated, role, settings, settings.pricing);
+      const inWave = wave.role(result.id);
+      if (inWave === undefined) return { result: annotated, figures: figuresAs(ordinary) };
+      const asOpening = figuresAs(openingRole);
+      const asOrdinary = figuresAs(ordinary);
+      wave.settled(result.id, { firstServed: annotated.calls[0]?.cachedTokens, asOpening, asOrdinary });
+      return { result: annotated, figures: inWave === 'opening' ? asOpening : asOrdinary };
     },
+    corrections: () => wave.corrections(),
   };
+}
+
+/** The seed's contents as its first request carries them: with DashScope's marker the shared part is a little longer. */
+function asSent(seed: ForkSeed, cacheMarker: boolean): ForkSeed {
+  if (!cacheMarker || seed.format !== 'openai-chat') return seed;
+  return { ...seed, contents: markLastShared(seed.contents, seed.sharedContents) };
 }
 
 type Shares = { shared: number; base: number; parent: number };
@@ -120,61 +116,6 @@ function annotateFirstCall(result: ForkResult, shares: () => Shares): ForkResult
     parentTokens: Math.round(first.promptTokens * share.parent),
   };
   return { ...result, calls: [annotated, ...result.calls.slice(1)] };
-}
-
-/**
- * The theoretical maximum for one fork, never below what it was served. On an explicit cache: the cached content, on every call.
- * Otherwise, its first call can reuse the prefix its siblings share
- * (nothing, for the very first call on a cold cache; what the parent sent, for the forks a
- * parent-warm run sent before any fork's response began; only the system instruction and tools for
- * the first fork of another seed window); each later call can reuse everything the previous call sent
- * and received. Never more than the call's own prompt.
- */
-export function theoreticalCached(result: ForkResult, inputs: TheoreticalInputs): number {
-  let total = 0;
-  result.calls.forEach((call, i) => {
-    if (call.explicitTokens !== undefined) {
-      // A call that names a cachedContent is served from it and nothing more: that is its maximum.
-      total += Math.min(call.explicitTokens, call.promptTokens);
-      return;
-    }
-    const previous = result.calls[i - 1];
-    let reusable =
-      previous === undefined
-        ? result.id === inputs.coldForkId
-          ? 0
-          : inputs.parentWave?.has(result.id) === true
-            ? (call.parentTokens ?? 0)
-            : inputs.windowLeaders.has(result.id)
-              ? (call.baseTokens ?? 0)
-              : (call.sharedTokens ?? 0)
-        : previous.promptTokens + previous.outputTokens;
-    const block = inputs.cacheBlockTokens ?? 1;
-    reusable = Math.floor(Math.min(reusable, call.promptTokens) / block) * block;
-    if (reusable < inputs.minCacheTokens) reusable = 0;
-    // A first call's share is an estimate from characters and from the order of dispatch (a fork of
-    // a parent-warm first wave may still find a sibling's prefill cached): what it was served was
-    // possible, so it is never more than the maximum.
-    if (previous === undefined) reusable = Math.max(reusable, call.cachedTokens ?? 0);
-    total += reusable;
-  });
-  return total;
-}
-
-/**
- * A call's input in units of one uncached input token: tokens neither read nor written at 1×, reads
- * and writes at their prices. Unknown cached tokens count as none read.
- */
-export function inputUnits(usage: TokenUsage, pricing: CachePricing): number {
-  const read = usage.cachedTokens ?? 0;
-  const written = usage.cacheWriteTokens ?? 0;
-  const written1h = usage.cacheWrite1hTokens ?? 0;
-  const plain = Math.max(0, usage.promptTokens - read - written);
-  return plain + read * pricing.read + (written - written1h) * pricing.write5m + written1h * pricing.write1h;
-}
-
-export function ratio(numerator: number, denominator: number): number | null {
-  return denominator > 0 ? numerator / denominator : null;
 }
 
 /**

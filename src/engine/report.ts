@@ -6,9 +6,14 @@ export interface ForkCacheFigures {
   promptTokens: number;
   /** null: the provider does not report cached tokens. */
   cachedTokens: number | null;
-  /** The most the provider could have served from cache for this fork's calls. */
+  /**
+   * The most the provider's rules let it serve from cache for this fork's calls, given what this
+   * run had sent before each of them (never what was served).
+   */
   theoreticalCachedTokens: number;
-  /** cached / theoretical; null when nothing was cacheable. */
+  /** Served beyond each call's maximum: the cache held it before the run began (an earlier run, the parent). null when cached is. */
+  preexistingCachedTokens: number | null;
+  /** (cached − preexisting) / theoretical: never above 1; null when nothing was cacheable or cached tokens are unknown. */
   efficiency: number | null;
   /** What this fork's input cost relative to sending it uncached (providers that price cache reads and writes). */
   relativeInputCost?: number | null;
@@ -55,7 +60,11 @@ export interface RunReport {
   outputTokens: number;
   /** cached / prompt tokens; null when cached tokens are unknown. */
   hitRate: number | null;
+  /** The sum of the forks' maxima. */
   theoreticalCachedTokens: number;
+  /** Of cachedTokens, what the cache held before the run began (an earlier run, the parent beyond what it was assumed to send); null when cached tokens are unknown. */
+  preexistingCachedTokens: number | null;
+  /** (cachedTokens − preexistingCachedTokens) / theoreticalCachedTokens: never above 1. */
   efficiency: number | null;
   /** 'parent': the caller said the parent had just sent the prefix, so no fork waited. */
   warmup: 'auto' | 'none' | 'parent';
@@ -69,7 +78,8 @@ export interface RunReport {
   notes: string[];
   /** One row per fork that ended, in task order (empty when results are not retained). */
   perFork: ForkCacheFigures[];
-  failures: { id: string; kind: string; message: string }[];
+  /** Forks that did not complete (failed or cancelled), each with its status and reason. */
+  failures: { id: string; status: 'failed' | 'cancelled'; kind: string; message: string }[];
 }
 
 export interface RunBudget {

@@ -13,7 +13,8 @@ import { emptyCancelled, emptyFailure } from './results.js';
 import { MAX_BREAKPOINTS, type CacheTtl } from '../dialect/breakpoints.js';
 import { addCached } from '../model/types.js';
 import { sessionFormat } from '../session/schema.js';
-import { createCacheAccounting, inputUnits, ratio, type CacheAccounting } from './cache-accounting.js';
+import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
+import { inputUnits, ratio } from './cache-figures.js';
 import type { CachePricing, ForkCacheFigures, RunReport } from './report.js';
 
 export interface RunSettings {
@@ -80,7 +81,10 @@ const DONE_UNRETAINED: Slot = Object.freeze({ state: 'done', result: undefined, 
 
 /** Running sums of every settled fork: the report without keeping the results. */
 type Totals = Record<ForkResult['status'], number> &
-  Pick<RunReport, 'modelCalls' | 'toolCalls' | 'retries' | 'promptTokens' | 'cachedTokens' | 'outputTokens' | 'theoreticalCachedTokens' | 'failures'> & {
+  Pick<
+    RunReport,
+    'modelCalls' | 'toolCalls' | 'retries' | 'promptTokens' | 'cachedTokens' | 'outputTokens' | 'theoreticalCachedTokens' | 'preexistingCachedTokens' | 'failures'
+  > & {
     /** Forks the budgets ended: queued ones cancelled, running ones stopped, forks over their own budget. */
     budgetStopped: number;
     /** Input in units of one uncached input token (with pricing only). */
@@ -108,8 +112,8 @@ export class FanOutRun {
   /** Forks dispatched and not yet settled: what the report calls running. */
   private running = 0;
   private settledCount = 0;
-  /** Parent-warm: forks sent before the first fork's response began can reuse only what the parent sent. */
-  private firstResponded = false;
+  /** Some fork's response has begun: forks sent from now on come after the opening wave. */
+  private anyResponded = false;
   private readonly accounting: CacheAccounting;
   /** Which fork goes next, and when (concurrency, warm-up). */
   private readonly scheduler: Scheduler;
@@ -130,6 +134,7 @@ export class FanOutRun {
     cachedTokens: 0,
     outputTokens: 0,
     theoreticalCachedTokens: 0,
+    preexistingCachedTokens: 0,
     budgetStopped: 0,
     inputUnits: 0,
     failures: [],
@@ -156,6 +161,7 @@ export class FanOutRun {
       cacheBlockTokens: settings.cacheBlockTokens,
       // A marker (DashScope's, Anthropic's breakpoints) closes what is cached: the child message after it is not.
       toMarkerOnly: settings.cacheMarkers || settings.breakpoints !== undefined,
+      cacheMarker: settings.cacheMarkers,
       ...(settings.pricing ? { pricing: settings.pricing } : {}),
     });
     this.slots = tasks.map(() => QUEUED);
@@ -226,6 +232,17 @@ export class FanOutRun {
   report(): RunReport {
     const t = this.totals;
     const settled = t.completed + t.failed + t.cancelled;
+    // The opening wave's first request, once known, moves the opening maximum to another fork (opening-wave.ts).
+    const corrections = this.accounting.corrections();
+    const corrected = new Map(corrections.map((c) => [c.after.id, c.after]));
+    let theoretical = t.theoreticalCachedTokens;
+    let preexisting = t.preexistingCachedTokens;
+    for (const { before, after } of corrections) {
+      theoretical += after.theoreticalCachedTokens - before.theoreticalCachedTokens;
+      if (preexisting !== null && before.preexistingCachedTokens !== null && after.preexistingCachedTokens !== null) {
+        preexisting += after.preexistingCachedTokens - before.preexistingCachedTokens;
+      }
+    }
     const wallMs = (this.endedAt ?? performance.now()) - this.startedAt;
     const notes: string[] = [];
     if (this.caches?.active) {
@@ -253,8 +270,9 @@ export class FanOutRun {
       cachedTokens: t.cachedTokens,
       outputTokens: t.outputTokens,
       hitRate: t.cachedTokens === null ? null : t.promptTokens > 0 ? t.cachedTokens / t.promptTokens : 0,
-      theoreticalCachedTokens: t.theoreticalCachedTokens,
-      efficiency: t.cachedTokens === null ? null : ratio(t.cachedTokens, t.theoreticalCachedTokens),
+      theoreticalCachedTokens: theoretical,
+      preexistingCachedTokens: preexisting,
+      efficiency: t.cachedTokens === null || preexisting === null ? null : ratio(t.cachedTokens - preexisting, theoretical),
       warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
@@ -284,7 +302,7 @@ export class FanOutRun {
         : {}),
       prefix: { id: this.prefix.id, bytes: this.prefix.byteLength, tokens: this.prefix.tokenEstimate },
       notes,
-      perFork: this.slots.flatMap((slot) => (slot.state === 'done' && slot.figures ? [slot.figures] : [])),
+      perFork: this.slots.flatMap((slot) => (slot.state === 'done' && slot.figures ? [corrected.get(slot.figures.id) ?? slot.figures] : [])),
       failures: t.failures,
     };
   }
@@ -318,8 +336,9 @@ export class FanOutRun {
     this.accounting.dispatched(task, {
       first,
       explicit: this.caches?.forTask(task) !== undefined,
-      parentWarm: this.settings.parentWarm,
-      parentWave: this.settings.parentWarm && !this.firstResponded,
+      // A marked entry (DashScope) is the first fork's to write: the parent wrote none.
+      parentWarm: this.settings.parentWarm && !this.settings.cacheMarkers,
+      wave: !this.anyResponded,
     });
     this.running++;
     this.queuedCount--;
@@ -337,7 +356,7 @@ export class FanOutRun {
       onEvent: (event) => {
         if (event.type === 'response_start') {
           this.settings.onResponseStart?.(task.id, event.turn);
-          if (first) this.firstResponded = true;
+          this.anyResponded = true;
           // A marked entry is written only once the response has ended: the first 'turn' releases.
           if (!this.settings.cacheMarkers) this.scheduler.responded(first);
           return;
@@ -478,11 +497,12 @@ export class FanOutRun {
     t.cachedTokens = addCached(t.cachedTokens, result.usage.cachedTokens);
     t.outputTokens += result.usage.outputTokens;
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
+    t.preexistingCachedTokens = addCached(t.preexistingCachedTokens, figures.preexistingCachedTokens);
     if (this.settings.pricing) t.inputUnits += inputUnits(result.usage, this.settings.pricing);
     if (result.status !== 'completed') {
       if (result.error.kind === 'budget') t.budgetStopped++;
       if (this.settings.retainResults || t.failures.length < MAX_LISTED_FAILURES) {
-        t.failures.push({ id: result.id, kind: result.error.kind, message: result.error.message });
+        t.failures.push({ id: result.id, status: result.status, kind: result.error.kind, message: result.error.message });
       }
     }
   }
