@@ -3,7 +3,8 @@ import { GoogleGenAI } from '@google/genai';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startServe, type ServeProcess } from './fixtures/cli/run-cli.js';
+import { runCli } from './fixtures/cli/run-cli.js';
+import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 
 /*
  * The cache report as users read it: the built CLI against a `forkpool serve` in another process.
