@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ForkResult } from '../src/engine/protocol.js';
-import { parseQueueAddress } from '../src/queue/address.js';
+import { connectionOf, parseQueueAddress } from '../src/queue/address.js';
 import { isQueueProgress, jobIdOf, parseCancelMessage, parseJobData, parseJobReturn } from '../src/queue/protocol.js';
 
 /* The formats of a distributed run that need no Redis: addresses, job ids, job data, progress and return values. */
@@ -21,17 +21,26 @@ function completed(id: string): ForkResult {
 }
 
 describe('the queue formats', () => {
-  it('parses redis://HOST:PORT[/DB] and prints it without the password', () => {
+  it('parses redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] and prints it without the password', () => {
     expect(parseQueueAddress('redis://127.0.0.1:6380/2')).toMatchObject({ host: '127.0.0.1', port: 6380, db: 2, display: 'redis://127.0.0.1:6380/2' });
     expect(parseQueueAddress('redis://cache.internal')).toMatchObject({ host: 'cache.internal', port: 6379, db: 0 });
     const secret = parseQueueAddress('redis://user:s3cret@[::1]:7000');
     expect(secret).toMatchObject({ host: '::1', port: 7000, username: 'user', password: 's3cret' });
     expect(secret.display).toBe('redis://user:***@[::1]:7000');
     expect(secret.display).not.toContain('s3cret');
-    expect(() => parseQueueAddress('http://127.0.0.1:6379')).toThrow(/expected redis:\/\/HOST:PORT\[\/DB\]/);
+    expect(secret.tls).toBe(false);
+    expect(parseQueueAddress('redis://:only%2Fpw@cache.internal:6380')).toMatchObject({ password: 'only/pw', display: 'redis://:***@cache.internal:6380' });
+    // rediss:// is TLS: ioredis gets tls options (Node's defaults: its CAs and NODE_EXTRA_CA_CERTS).
+    const tls = parseQueueAddress('rediss://app:p%40ss@redis.example:6380/3');
+    expect(tls).toMatchObject({ tls: true, username: 'app', password: 'p@ss', display: 'rediss://app:***@redis.example:6380/3' });
+    expect(connectionOf(tls)).toMatchObject({ host: 'redis.example', port: 6380, db: 3, username: 'app', password: 'p@ss', tls: {} });
+    expect(connectionOf(secret)).not.toHaveProperty('tls');
+    expect(() => parseQueueAddress('http://127.0.0.1:6379')).toThrow('expected redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] (got the scheme "http:")');
     expect(() => parseQueueAddress('redis://127.0.0.1:6379/x')).toThrow(/database must be a number/);
-    expect(() => parseQueueAddress('rediss://127.0.0.1')).toThrow(/TLS/);
     expect(() => parseQueueAddress('not a url')).toThrow(/not a URL/);
+    // A URL that does not parse is echoed with whatever stands before its last '@' masked.
+    expect(() => parseQueueAddress('redis://user:s3cret@host:port')).toThrow('(got "***@host:port")');
+    expect(() => parseQueueAddress('redis://:pa/ss@w@rd@host:port')).toThrow('(got "***@host:port")');
   });
 
   it('job ids are the run id and the task id, with no ":" (BullMQ refuses it) and distinct for distinct tasks', () => {

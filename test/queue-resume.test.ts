@@ -1,12 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { startLocalServer, type FaultSpec, type LocalServer } from '../src/local-server/index.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import { loadSession } from '../src/session/load.js';
-import { REPO_ROOT, jsonLines } from './fixtures/cli/run-cli.js';
-import { queueHarness, until, within, type Spawned } from './support/queue-harness.js';
+import { REPO_ROOT } from './fixtures/cli/run-cli.js';
+import { linesOf as lines, queueHarness, until, within, type Spawned } from './support/queue-harness.js';
 
 /*
  * Distributed runs that lose a process: a coordinator SIGKILLed and restarted with --resume, and a
@@ -21,23 +20,7 @@ const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
 const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
 
 const h = queueHarness(KEY, 'forkpool-queue-resume-');
-const { cli, startWorker } = h;
-
-async function modelServer(faults?: FaultSpec, latency?: 'fast'): Promise<LocalServer> {
-  const server = await startLocalServer({ captureRequests: true, requireApiKey: KEY, ...(faults ? { faults } : {}), ...(latency ? { latency } : {}) });
-  h.closeAfter(server);
-  return server;
-}
-
-function writeTasks(name: string, tasks: readonly object[]): string {
-  const path = join(h.tmp(), `${name}.jsonl`);
-  writeFileSync(path, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
-  return path;
-}
-
-function lines(path: string): Record<string, unknown>[] {
-  return existsSync(path) ? jsonLines(readFileSync(path, 'utf8')) : [];
-}
+const { cli, startWorker, modelServer, writeTasks } = h;
 
 /** How many times each id occurs. */
 function counts(ids: readonly unknown[]): Map<unknown, number> {
@@ -140,7 +123,7 @@ describe('a distributed run stopped by SIGINT', () => {
 describe('a large distributed run with model faults and a worker SIGKILLed', () => {
   it('300 forks, 3 workers, injected 429s and 500s, one worker killed: every fork once, one prefix copy, one fetch per worker, warm-up holds', async () => {
     // Fast (not zero) latency: a fork takes long enough that the victim has forks in flight when it dies.
-    const model = await modelServer({ rates: { '429': 0.04, '500': 0.03 }, seed: 16, retryAfterSeconds: 1 }, 'fast');
+    const model = await modelServer({ faults: { rates: { '429': 0.04, '500': 0.03 }, seed: 16, retryAfterSeconds: 1 }, latency: 'fast' });
     const flags = ['--lock-ms', '1500', '--concurrency', '16', '--max-attempts', '8'];
     const workers = await Promise.all(['big1', 'big2', 'big3'].map((name) => startWorker(name, model.url, flags)));
     const tasks = Array.from({ length: 300 }, (_, i) => ({ id: `fork:${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` }));

@@ -1,14 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import { loadSession } from '../src/session/load.js';
 import { REPO_ROOT, jsonLines } from './fixtures/cli/run-cli.js';
-import { queueHarness, until, within, type Spawned } from './support/queue-harness.js';
+import { everythingIn, queueHarness, until, within, type Spawned } from './support/queue-harness.js';
 
 /*
  * Distributed runs end to end: a real redis-server (its own, per file), real `forkpool worker`
@@ -22,13 +21,7 @@ const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
 const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
 
 const h = queueHarness(KEY, 'forkpool-queue-');
-const { cli, startWorker } = h;
-
-async function modelServer(): Promise<LocalServer> {
-  const server = await startLocalServer({ captureRequests: true, requireApiKey: KEY });
-  h.closeAfter(server);
-  return server;
-}
+const { cli, startWorker, modelServer, writeTasks } = h;
 
 interface ProxyEvent {
   kind: 'request' | 'response';
@@ -75,40 +68,12 @@ async function recordingProxy(upstream: string): Promise<{ url: string; events: 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, events };
 }
 
-function writeTasks(name: string, tasks: readonly object[]): string {
-  const path = join(h.tmp(), `${name}.jsonl`);
-  writeFileSync(path, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
-  return path;
-}
 
 /** The examples' marker tasks plus three more inherited recalls: 8 forks. */
 function markerTasks(): object[] {
   const lines = readFileSync(join(REPO_ROOT, 'examples/marker.jsonl'), 'utf8').trim().split('\n');
   const extra = [1, 2, 3].map((i) => ({ id: `recall-again:${i}`, directive: `Quote the onboarding ticket once more (${i}).\n${RECALL}` }));
   return [...lines.map((l) => JSON.parse(l) as object), ...extra];
-}
-
-/** Every key and every value in the Redis database, as text. */
-async function everythingIn(url: string): Promise<{ keys: string[]; text: string }> {
-  const client = new Redis(url);
-  try {
-    const keys = await client.keys('*');
-    const parts: string[] = [];
-    for (const key of keys) {
-      const type = await client.type(key);
-      parts.push(key);
-      if (type === 'string') parts.push((await client.getBuffer(key))?.toString('utf8') ?? '');
-      else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
-      else if (type === 'list') parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
-      else if (type === 'set') parts.push(JSON.stringify(await client.smembers(key)));
-      else if (type === 'zset') parts.push(JSON.stringify(await client.zrange(key, 0, -1, 'WITHSCORES')));
-      else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
-      else parts.push(`<${type}>`);
-    }
-    return { keys, text: parts.join('\n') };
-  } finally {
-    client.disconnect();
-  }
 }
 
 describe('forkpool run --queue with forkpool worker processes', () => {
@@ -341,9 +306,30 @@ describe('forkpool worker and run --queue: usage', () => {
     const noQueue = cli(['worker']);
     const results = await within('the usage errors', Promise.all([bad.exited, workerFlag.exited, noQueue.exited]));
     expect(results.map((r) => r.code)).toEqual([2, 2, 2]);
-    expect(bad.stderr()).toContain('--queue: expected redis://HOST:PORT[/DB]');
+    expect(bad.stderr()).toContain('--queue: expected redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] (got the scheme "http:")');
     expect(workerFlag.stderr()).toContain('--workspace goes to each forkpool worker');
-    expect(noQueue.stderr()).toContain('--queue redis://HOST:PORT[/DB] is required');
+    expect(noQueue.stderr()).toContain('worker: --queue redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] is required');
+  });
+
+  it('forkpool cancel of a run Redis does not know says so and exits 1, having published nothing', async () => {
+    const listener = new Redis(h.queueUrl());
+    const heard: string[] = [];
+    try {
+      await listener.subscribe('forkpool:cancel');
+      listener.on('message', (_channel: string, text: string) => heard.push(text));
+      const run = cli(['cancel', '--queue', h.queueUrl(), '0123456789abcdef']);
+      const task = cli(['cancel', '--queue', h.queueUrl(), '0123456789abcdef', 'some-task']);
+      const [runExit, taskExit] = await within('forkpool cancel', Promise.all([run.exited, task.exited]));
+      expect([runExit.code, taskExit.code]).toEqual([1, 1]);
+      expect(run.stderr()).toMatch(/cancel of run 0123456789abcdef: Redis at redis:\/\/127\.0\.0\.1:\d+\/\d+ has no such run \(never started there, or ended more than an hour ago\); nothing was cancelled/);
+      expect(task.stderr()).toContain('cancel of fork "some-task" of run 0123456789abcdef: Redis at');
+      expect(run.stdout() + task.stdout()).toBe('');
+      // A round trip on the listener's connection: a message published before it would have arrived by now.
+      await listener.ping();
+      expect(heard).toEqual([]);
+    } finally {
+      listener.disconnect();
+    }
   });
 
   it('a worker stops on SIGTERM and says so; an address nobody answers at is an error at once', async () => {

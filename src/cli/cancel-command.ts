@@ -1,21 +1,22 @@
-import { parseQueueAddress } from '../queue/address.js';
 import { cancelRun } from '../queue/cancel.js';
 import { isRunId } from '../queue/protocol.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
+import { QUEUE_URL_HELP, queueFlagOf } from './queue-flag.js';
 import { UsageError } from './usage-error.js';
 
 const CANCEL_FLAGS = {
-  queue: { type: 'string', arg: 'redis://HOST:PORT[/DB]', help: "the distributed run's Redis (required)" },
+  queue: { type: 'string', arg: 'URL', help: `the distributed run's Redis (required):\n${QUEUE_URL_HELP}` },
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies FlagTable;
 
-const CANCEL_HELP = `Usage: forkpool cancel --queue redis://HOST:PORT[/DB] RUN [TASK]
+const CANCEL_HELP = `Usage: forkpool cancel --queue URL RUN [TASK]
 
 Cancels a distributed run (RUN: the id its coordinator printed), or one fork of it (TASK: a task
 id): jobs no worker has taken are removed from the queue, workers stop the forks they run (each
-ends cancelled, with what it had), and the run's coordinator records them cancelled.
+ends cancelled, with what it had), and the run's coordinator records them cancelled. A run Redis
+does not know (never started there, or ended more than an hour ago) is an error: exit code 1.
 
 ${helpOf(CANCEL_FLAGS)}
 
@@ -27,19 +28,17 @@ export async function cancelCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout.write(`${CANCEL_HELP}\n`);
     return 0;
   }
-  if (!values.queue) throw new UsageError('cancel: --queue redis://HOST:PORT[/DB] is required');
+  const address = queueFlagOf(values.queue, 'cancel');
   const [runId, taskId, ...extra] = positionals;
   if (runId === undefined) throw new UsageError('cancel: the RUN id is required (the coordinator prints it: "distributed run RUN on …")');
   if (extra.length > 0) throw new UsageError(`cancel: one RUN and at most one TASK (got ${positionals.length} arguments)`);
   if (!isRunId(runId)) throw new UsageError(`cancel: RUN must be a run id, lowercase hex (got ${quoted(runId)})`);
-  let address: ReturnType<typeof parseQueueAddress>;
-  try {
-    address = parseQueueAddress(values.queue);
-  } catch (err) {
-    throw new UsageError(`--queue: ${(err as Error).message}`);
-  }
   const outcome = await cancelRun(address, runId, taskId);
   const what = taskId === undefined ? `run ${runId}` : `fork ${JSON.stringify(taskId)} of run ${runId}`;
+  if (!outcome.found) {
+    io.stderr.write(`forkpool: cancel of ${what}: Redis at ${address.display} has no such run (never started there, or ended more than an hour ago); nothing was cancelled\n`);
+    return 1;
+  }
   io.stdout.write(
     `forkpool: cancel of ${what} sent: ${outcome.removed} waiting job${outcome.removed === 1 ? '' : 's'} removed, ${outcome.listeners} process${outcome.listeners === 1 ? '' : 'es'} told (its coordinator and the workers)\n`,
   );

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { ForkEngine } from '../engine/engine.js';
 import type { ForkEngineOptions } from '../engine/options.js';
 import type { FrozenPrefix } from '../prefix/index.js';
-import { parseQueueAddress, type QueueAddress } from '../queue/address.js';
+import type { QueueAddress } from '../queue/address.js';
 import type { QueueDispatcher, WorkerSummary } from '../queue/dispatcher.js';
 import type { RunForkSettings } from '../queue/protocol.js';
 import type { CliIo } from './io.js';
+import { queueFlagOf } from './queue-flag.js';
 import { UsageError } from './usage-error.js';
 
 /** The lead fork's job may wait for a worker to start: warm-up gives it this long (from its enqueue) before releasing the rest. */
@@ -23,11 +24,7 @@ export function queueAddressOf(values: Record<string, unknown>): QueueAddress {
     }
   }
   if (values.cache === 'explicit') throw new UsageError('--cache explicit is not available with --queue yet (use implicit or off)');
-  try {
-    return parseQueueAddress(values.queue as string);
-  } catch (err) {
-    throw new UsageError(`--queue: ${(err as Error).message}`);
-  }
+  return queueFlagOf(values.queue as string, 'run');
 }
 
 export interface QueueRun {

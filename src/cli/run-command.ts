@@ -19,6 +19,7 @@ import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { ProviderOption } from '../engine/options.js';
+import { QUEUE_URL_HELP } from './queue-flag.js';
 import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
 
 /** `run`'s flags: parsing and help both come from here. */
@@ -44,9 +45,9 @@ const RUN_FLAGS = {
   ...ENGINE_FLAGS,
   queue: {
     type: 'string',
-    arg: 'redis://HOST:PORT[/DB]',
+    arg: 'URL',
     group: 'Many machines',
-    help: 'coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help)',
+    help: `coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help).\nURL: ${QUEUE_URL_HELP}`,
   },
 } as const satisfies FlagTable;
 

@@ -1,12 +1,12 @@
 import { ENGINE_DEFAULTS } from '../engine/options.js';
 import type { ProviderOption } from '../engine/options.js';
-import { parseQueueAddress } from '../queue/address.js';
 import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
 import type { SessionFormat } from '../session/schema.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
+import { QUEUE_URL_HELP, queueFlagOf } from './queue-flag.js';
 import { onStopSignals } from './signals.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
@@ -15,7 +15,7 @@ const E = ENGINE_FLAGS;
 
 /** `worker`'s flags: the queue, and the engine flags that are this process's own (its pool, provider, tools, retries). */
 const WORKER_FLAGS = {
-  queue: { type: 'string', arg: 'redis://HOST:PORT[/DB]', help: "the distributed run's Redis (required)" },
+  queue: { type: 'string', arg: 'URL', help: `the distributed run's Redis (required):\n${QUEUE_URL_HELP}` },
   'lock-ms': {
     type: 'string',
     arg: 'N',
@@ -37,11 +37,13 @@ const WORKER_FLAGS = {
   tools: E.tools,
 } as const satisfies FlagTable;
 
-const WORKER_HELP = `Usage: forkpool worker --queue redis://HOST:PORT[/DB] [options]
+const WORKER_HELP = `Usage: forkpool worker --queue URL [options]
 
 Runs the forks of distributed runs (forkpool run ... --queue) until SIGTERM or SIGINT, then
 finishes the forks in flight and exits. Any number of workers, on any machines, may serve the
 same queue. Each reads its API keys from its own environment: keys never go through Redis.
+The Redis password is never printed. With rediss:// (TLS), a server certificate from a private
+CA is trusted when its file is in NODE_EXTRA_CA_CERTS.
 
 ${helpOf(WORKER_FLAGS)}
 
@@ -57,13 +59,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout.write(`${WORKER_HELP}\n`);
     return 0;
   }
-  if (!values.queue) throw new UsageError('worker: --queue redis://HOST:PORT[/DB] is required');
-  let address: ReturnType<typeof parseQueueAddress>;
-  try {
-    address = parseQueueAddress(values.queue);
-  } catch (err) {
-    throw new UsageError(`--queue: ${(err as Error).message}`);
-  }
+  const address = queueFlagOf(values.queue, 'worker');
   const lockMs = values['lock-ms'] === undefined ? undefined : lockMsOf(values['lock-ms']);
   if (values.name !== undefined && (values.name === '' || values.name.length > 200)) throw new UsageError('--name: 1 to 200 characters');
   const format = values.provider === undefined ? 'gemini' : (FORMAT_OF[values.provider] ?? 'openai-chat');

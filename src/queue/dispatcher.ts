@@ -15,6 +15,7 @@ import {
   isQueueProgress,
   jobIdOf,
   parseJobReturn,
+  runKey,
   type QueueJobData,
   type RunForkSettings,
   type WorkerFigures,
@@ -25,8 +26,13 @@ import { renewRun, storePrefix, storeRun } from './store.js';
 const DEFAULT_TTL_SECONDS = 3_600;
 /** Without any event for this long, pending jobs are looked up directly (an event missed is a result found). */
 const RECONCILE_MS = 5_000;
-/** Jobs looked up per reconciliation. */
+/** Jobs looked up per reconciliation (the next ones at the next). */
 const RECONCILE_BATCH = 200;
+/**
+ * How often the run record is looked for: gone, Redis lost the run's data (restarted without it, or
+ * flushed), and the jobs in flight are enqueued again. Also looked for at once on every reconnection.
+ */
+const LOST_CHECK_MS = 2_000;
 /** With no job taken after this long, the coordinator says how to start a worker. */
 const IDLE_HINT_MS = 10_000;
 
@@ -54,8 +60,13 @@ export interface WorkerSummary extends WorkerFigures {
 
 interface Pending {
   taskId: string;
+  data: QueueJobData;
   host: HostClient;
   resolve(result: ForkResult): void;
+  /** Its job is in the queue (or was, before Redis lost it): enqueued, or found there by a resumed run. */
+  enqueued: boolean;
+  /** The engine cancelled it: a lost job of it is not enqueued again. */
+  cancelling: boolean;
 }
 
 /**
@@ -72,6 +83,7 @@ export class QueueDispatcher implements ForkPool {
   private takenAny = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private reconciling = false;
+  private recovering = false;
   private closing: Promise<void> | undefined;
   /** Jobs this coordinator removes itself to enqueue them again: their 'removed' event ends no fork. */
   private readonly replacing = new Set<string>();
@@ -119,6 +131,8 @@ export class QueueDispatcher implements ForkPool {
     events.on('error', complain);
     queue.on('error', complain);
     redis.on('error', complain);
+    // Back from a disconnection: a Redis restarted without its data is noticed now, not at the next check.
+    redis.on('ready', () => void this.checkRunRecord());
     events.on('active', ({ jobId }) => {
       if (this.pending.has(jobId)) this.takenAny = this.touch();
     });
@@ -156,6 +170,7 @@ export class QueueDispatcher implements ForkPool {
     every(Math.max(1_000, (o.ttlSeconds * 1000) / 4), () => {
       renewRun(redis, o.runId, o.prefix.id, o.ttlSeconds).catch(complain);
     });
+    every(LOST_CHECK_MS, () => void this.checkRunRecord());
     every(RECONCILE_MS, () => {
       if (Date.now() - this.lastEventAt >= RECONCILE_MS && this.pending.size > 0) void this.reconcile();
     });
@@ -185,17 +200,20 @@ export class QueueDispatcher implements ForkPool {
         resolve(emptyCancelled(taskId, 'the run was closed before this fork was enqueued'));
         return;
       }
-      this.pending.set(jobId, { taskId, host, resolve });
       const data: QueueJobData = { runId: this.o.runId, prefixId: this.o.prefix.id, task: job.task };
+      this.pending.set(jobId, { taskId, data, host, resolve, enqueued: false, cancelling: false });
       (this.o.attach ? this.attach(jobId, data) : this.enqueue(jobId, data)).catch((err: unknown) =>
         this.finish(jobId, emptyFailure(taskId, 'error', `could not enqueue the fork: ${messageOf(err)}`)),
       );
     });
   }
 
+  /** Adds the fork's job; a job of that id already in the queue is left as it is (BullMQ's add is then a no-op). */
   private async enqueue(jobId: string, data: QueueJobData): Promise<void> {
     const keep = { age: this.o.ttlSeconds };
     await this.queue.add(FORK_JOB, data, { jobId, removeOnComplete: keep, removeOnFail: keep });
+    const p = this.pending.get(jobId);
+    if (p) p.enqueued = true;
   }
 
   /**
@@ -212,7 +230,11 @@ export class QueueDispatcher implements ForkPool {
         this.settleFinished(jobId, job);
         return;
       }
-      if (job && !job.finishedOn) return;
+      if (job && !job.finishedOn) {
+        const p = this.pending.get(jobId);
+        if (p) p.enqueued = true;
+        return;
+      }
       if (job) {
         this.replacing.add(jobId);
         // 0 only when it is gone already (a finished job holds no lock): nothing to ignore then.
@@ -305,6 +327,7 @@ export class QueueDispatcher implements ForkPool {
   private async cancelQueued(jobId: string): Promise<void> {
     const p = this.pending.get(jobId);
     if (!p) return;
+    p.cancelling = true;
     try {
       // 0 when a worker holds the job's lock.
       if ((await this.queue.remove(jobId)) === 1) this.finish(jobId, emptyCancelled(p.taskId, 'cancelled before a worker took it'));
@@ -314,20 +337,81 @@ export class QueueDispatcher implements ForkPool {
     }
   }
 
-  /** Looks pending jobs up directly: a completion whose event was missed still settles its fork. */
+  /**
+   * Looks pending jobs up directly, a batch at a time (those looked at go to the back of the line):
+   * a completion whose event was missed still settles its fork, and a job that is gone (Redis
+   * restarted from an older snapshot, keys deleted) is enqueued again.
+   */
   private async reconcile(): Promise<void> {
     if (this.reconciling) return;
     this.reconciling = true;
     try {
       const ids = [...this.pending.keys()].filter((id) => !this.attaching.has(id)).slice(0, RECONCILE_BATCH);
       const jobs = await Promise.all(ids.map((id) => Job.fromId(this.queue, id)));
-      jobs.forEach((job, i) => {
-        if (job?.finishedOn) this.settleFinished(ids[i] as string, job);
-      });
+      let lost = false;
+      for (const [i, job] of jobs.entries()) {
+        const jobId = ids[i] as string;
+        if (job?.finishedOn) {
+          this.settleFinished(jobId, job);
+          continue;
+        }
+        const p = this.pending.get(jobId);
+        if (!p) continue;
+        if (!job && p.enqueued) lost = true;
+        this.pending.delete(jobId);
+        this.pending.set(jobId, p);
+      }
+      if (lost) await this.recover('some of its jobs are gone');
     } catch (err) {
       this.o.log(`queue: ${messageOf(err)}`);
     } finally {
       this.reconciling = false;
+    }
+  }
+
+  /** The run record gone means Redis lost the run's data. A Redis that does not answer is left to the reconnection. */
+  private async checkRunRecord(): Promise<void> {
+    if (this.closing || this.recovering) return;
+    let present: boolean;
+    try {
+      present = (await this.redis.exists(runKey(this.o.runId))) === 1;
+    } catch {
+      // The client's own error events say why.
+      return;
+    }
+    if (!present) await this.recover('its run record is gone');
+  }
+
+  /**
+   * Redis lost some or all of the run's data (restarted without it, flushed, restored from an older
+   * snapshot): the prefix and the run record are stored again, and every fork whose job was in the
+   * queue is enqueued again under its own id (a job still there is left as it is; a worker still
+   * running one of the lost jobs cannot complete it, so the fork runs again). A fork the engine was
+   * cancelling ends cancelled instead. Its result is still settled once, here.
+   */
+  private async recover(why: string): Promise<void> {
+    if (this.recovering || this.closing) return;
+    this.recovering = true;
+    const { o } = this;
+    try {
+      await storePrefix(this.redis, o.prefix, o.ttlSeconds);
+      await storeRun(this.redis, o.runId, { version: 1, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
+      const queued = [...this.pending].filter(([, p]) => p.enqueued);
+      for (const [jobId, p] of queued) {
+        if (p.cancelling) this.finish(jobId, emptyCancelled(p.taskId, "its job was lost with Redis's data while it was being cancelled"));
+      }
+      const again = queued.filter(([, p]) => !p.cancelling);
+      for (let i = 0; i < again.length; i += RECONCILE_BATCH) {
+        await Promise.all(again.slice(i, i + RECONCILE_BATCH).map(([jobId, p]) => this.enqueue(jobId, p.data)));
+      }
+      o.log(
+        `queue: Redis at ${o.address.display} lost data of run ${o.runId} (${why}: restarted without its data, or flushed); ` +
+          `the prefix and the run record are stored again and ${again.length} fork${again.length === 1 ? '' : 's'} in the queue enqueued again under the same ids`,
+      );
+    } catch (err) {
+      o.log(`queue: run ${o.runId} could not be stored again in Redis (tried again at the next check): ${messageOf(err)}`);
+    } finally {
+      this.recovering = false;
     }
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseRunRecord, prefixKey, runKey, type RunRecord } from './protocol.js';
@@ -24,12 +25,29 @@ export async function renewRun(redis: Redis, runId: string, prefixId: string, tt
 }
 
 /**
+ * How long a worker waits for a prefix or a run record that is not in Redis: one whose Redis lost
+ * its data has them back within seconds, as its coordinator stores them again (dispatcher.ts).
+ */
+const MISSING_WAIT_MS = 15_000;
+const MISSING_POLL_MS = 250;
+
+/** Reads a key until it is there, for at most waitMs. */
+async function patiently<T>(read: () => Promise<T | null>, waitMs: number): Promise<T | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const value = await read();
+    if (value !== null || Date.now() >= deadline) return value;
+    await delay(MISSING_POLL_MS);
+  }
+}
+
+/**
  * Fetches a prefix and freezes it again here: freezePrefix gives the same bytes, so its id must be
  * the one the job names (bytes changed in Redis, or written by another version, are refused).
  */
 export async function fetchPrefix(redis: Redis, prefixId: string): Promise<FrozenPrefix> {
-  const bytes = await redis.getBuffer(prefixKey(prefixId));
-  if (bytes === null) throw new Error(`prefix ${prefixId.slice(0, 12)} is not in Redis (its TTL ran out, or no coordinator stored it)`);
+  const bytes = await patiently(() => redis.getBuffer(prefixKey(prefixId)), MISSING_WAIT_MS);
+  if (bytes === null) throw new Error(`prefix ${prefixId.slice(0, 12)} is not in Redis (waited ${MISSING_WAIT_MS / 1000} s: its TTL ran out, or no coordinator stored it)`);
   let session: unknown;
   try {
     session = JSON.parse(bytes.toString('utf8'));
@@ -44,7 +62,7 @@ export async function fetchPrefix(redis: Redis, prefixId: string): Promise<Froze
 }
 
 export async function fetchRun(redis: Redis, runId: string): Promise<RunRecord> {
-  const text = await redis.get(runKey(runId));
-  if (text === null) throw new Error(`run ${runId} is not in Redis (its TTL ran out, or its coordinator never stored it)`);
+  const text = await patiently(() => redis.get(runKey(runId)), MISSING_WAIT_MS);
+  if (text === null) throw new Error(`run ${runId} is not in Redis (waited ${MISSING_WAIT_MS / 1000} s: its TTL ran out, or its coordinator never stored it)`);
   return parseRunRecord(text, runId);
 }

@@ -7,7 +7,7 @@ import type { FanOutRun } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
-import { CANCEL_CHANNEL, QUEUE_NAME, jobIdOf, parseCancelMessage, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
+import { CANCEL_CHANNEL, QUEUE_NAME, parseCancelMessage, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
 import { createSharedGate, type SharedGate } from './shared-gate.js';
 import { fetchPrefix, fetchRun } from './store.js';
 
@@ -102,8 +102,11 @@ class JobRunner {
   private readonly gates = new Map<string, SharedGate>();
   /** This process's own in-flight bound and retry budget, under every run's shared gate. */
   private localGate: CallGate | undefined;
-  /** The forks running here, by run id and task id. */
-  private readonly active = new Map<string, { runId: string; taskId: string; run: FanOutRun }>();
+  /**
+   * The forks running here. One task may run here twice at once: its job lost with Redis's data
+   * and enqueued again by its coordinator while the first run of it goes on.
+   */
+  private readonly active = new Set<{ runId: string; taskId: string; run: FanOutRun }>();
   private prefixFetches = 0;
 
   constructor(
@@ -133,14 +136,14 @@ class JobRunner {
         if (turn === 1) progress({ type: 'response_start', turn });
       },
     });
-    const key = jobIdOf(data.runId, data.task.id);
-    this.active.set(key, { runId: data.runId, taskId: data.task.id, run });
+    const fork = { runId: data.runId, taskId: data.task.id, run };
+    this.active.add(fork);
     const turns = (async () => {
       for await (const event of run.events()) {
         if (event.type === 'turn') progress({ type: 'turn', turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
       }
     })();
-    const [result] = await run.results().finally(() => this.active.delete(key));
+    const [result] = await run.results().finally(() => this.active.delete(fork));
     await turns;
     await Promise.all(updates);
     if (!result) throw new Error('the fork ended without a result');
@@ -150,7 +153,7 @@ class JobRunner {
 
   /** Cancels the forks of a run running here (or the one task): each ends cancelled, and its job completes with that result. */
   cancel(runId: string, taskId: string | undefined): void {
-    for (const fork of this.active.values()) {
+    for (const fork of this.active) {
       if (fork.runId !== runId || (taskId !== undefined && fork.taskId !== taskId)) continue;
       this.log(`fork ${JSON.stringify(fork.taskId)} of run ${runId}: cancel received`);
       fork.run.cancel(fork.taskId);

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { CLI, REPO_ROOT, offlineEnv } from '../fixtures/cli/run-cli.js';
-import { startRedis, type TestRedis } from './redis.js';
+import { startLocalServer, type LocalServer, type LocalServerOptions } from '../../src/local-server/index.js';
+import { CLI, REPO_ROOT, jsonLines, offlineEnv } from '../fixtures/cli/run-cli.js';
+import { startRedis, type RedisOptions, type TestRedis } from './redis.js';
 
 /*
  * What the distributed-run test files share: a redis-server of the file's own, a Redis database per
@@ -22,20 +24,33 @@ export interface Spawned {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** A worker's queue (default: the test's) and environment (added to the CLI's). */
+interface WorkerOptions {
+  queue?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
 export interface QueueHarness {
   /** This test's queue: redis://…/N, a database of its own. */
   queueUrl(): string;
   /** The file's temporary folder. */
   tmp(): string;
-  /** The built CLI, in the offline environment plus the test's Gemini key; stopped after the test. */
-  cli(args: readonly string[]): Spawned;
+  /** The file's redis-server. */
+  server(): TestRedis;
+  /** The built CLI, in the offline environment plus the test's Gemini key (plus env); stopped after the test. */
+  cli(args: readonly string[], env?: NodeJS.ProcessEnv): Spawned;
   /** A `forkpool worker` on this test's queue, once it says it is ready. */
-  startWorker(name: string, modelUrl: string, extra?: readonly string[]): Promise<Spawned>;
+  startWorker(name: string, modelUrl: string, extra?: readonly string[], options?: WorkerOptions): Promise<Spawned>;
   /** Closed after the test (model servers, proxies). */
   closeAfter(server: { close(): Promise<void> }): void;
+  /** The local simulated model, requiring the test's key and capturing requests; closed after the test. */
+  modelServer(options?: LocalServerOptions): Promise<LocalServer>;
+  /** Writes tasks as JSONL into the file's temporary folder; returns the path. */
+  writeTasks(name: string, tasks: readonly object[]): string;
 }
 
-export function queueHarness(key: string, tmpPrefix: string): QueueHarness {
+/** `redis` gives the file's server its options (a password, an ACL user, TLS), from the file's temporary folder. */
+export function queueHarness(key: string, tmpPrefix: string, redisOptions: (tmp: string) => RedisOptions = () => ({})): QueueHarness {
   let redis: TestRedis | undefined;
   let db = 0;
   let queueUrl = '';
@@ -44,8 +59,8 @@ export function queueHarness(key: string, tmpPrefix: string): QueueHarness {
   const servers: { close(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    redis = await startRedis();
     tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
+    redis = await startRedis(redisOptions(tmp));
   });
   beforeEach(() => {
     db++;
@@ -61,8 +76,8 @@ export function queueHarness(key: string, tmpPrefix: string): QueueHarness {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  function cli(args: readonly string[]): Spawned {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...offlineEnv(), GEMINI_API_KEY: key }, stdio: ['ignore', 'pipe', 'pipe'] });
+  function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Spawned {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...offlineEnv(), GEMINI_API_KEY: key, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     let out = '';
     let err = '';
@@ -80,14 +95,26 @@ export function queueHarness(key: string, tmpPrefix: string): QueueHarness {
   return {
     queueUrl: () => queueUrl,
     tmp: () => tmp,
+    server: () => redis as TestRedis,
     cli,
-    async startWorker(name, modelUrl, extra = []) {
-      const w = cli(['worker', '--queue', queueUrl, '--provider', 'gemini', '--base-url', modelUrl, '--workspace', '.', '--threads', '1', '--name', name, ...extra]);
+    async startWorker(name, modelUrl, extra = [], options = {}) {
+      const queue = options.queue ?? queueUrl;
+      const w = cli(['worker', '--queue', queue, '--provider', 'gemini', '--base-url', modelUrl, '--workspace', '.', '--threads', '1', '--name', name, ...extra], options.env);
       await until(`worker ${name} to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
       expect(w.child.exitCode).toBeNull();
       return w;
     },
     closeAfter: (server) => void servers.push(server),
+    async modelServer(options = {}) {
+      const server = await startLocalServer({ captureRequests: true, requireApiKey: key, ...options });
+      servers.push(server);
+      return server;
+    },
+    writeTasks(name, tasks) {
+      const path = join(tmp, `${name}.jsonl`);
+      writeFileSync(path, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
+      return path;
+    },
   };
 }
 
@@ -118,5 +145,33 @@ export async function within<T>(what: string, promise: Promise<T>): Promise<T> {
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** The lines of a JSONL file, parsed; none when it is not there (yet). */
+export function linesOf(path: string): Record<string, unknown>[] {
+  return existsSync(path) ? jsonLines(readFileSync(path, 'utf8')) : [];
+}
+
+/** Every key and every value in the Redis database, as text. */
+export async function everythingIn(url: string): Promise<{ keys: string[]; text: string }> {
+  const client = new Redis(url);
+  try {
+    const keys = await client.keys('*');
+    const parts: string[] = [];
+    for (const key of keys) {
+      const type = await client.type(key);
+      parts.push(key);
+      if (type === 'string') parts.push((await client.getBuffer(key))?.toString('utf8') ?? '');
+      else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
+      else if (type === 'list') parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
+      else if (type === 'set') parts.push(JSON.stringify(await client.smembers(key)));
+      else if (type === 'zset') parts.push(JSON.stringify(await client.zrange(key, 0, -1, 'WITHSCORES')));
+      else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
+      else parts.push(`<${type}>`);
+    }
+    return { keys, text: parts.join('\n') };
+  } finally {
+    client.disconnect();
   }
 }
