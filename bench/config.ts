@@ -98,7 +98,7 @@ export const QUICK: BenchConfig = {
   throughput: { ns: { zero: [100], realistic: [64] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
   cache: { ns: [16], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16], presets: ['openai', 'deepseek'], repeats: 1, withoutWarmup: false } },
   memory: { nSmall: 2, nBig: 8, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
-  retention: { n: 2_000 },
+  retention: { n: 1_000 },
   queue: { n: 64, latencies: [{ latency: 'zero', repeats: 1 }], workers: [1, 2], concurrency: 64, memory: { n: 64, latency: 'fast' } },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
