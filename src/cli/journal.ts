@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { canonicalJson } from './canonical-json.js';
 import type { ForkTask } from '../session/schema.js';
 import { isRunId } from '../queue/protocol.js';
@@ -7,19 +7,20 @@ import type { ResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
 
 /*
- * The run journal: a header naming the prefix and the task set, then one line per terminal fork
- * result, each written and fsync'd the moment the fork ends. A run killed at any point can be
- * resumed from it: forks with a completed or failed result are not run again.
+ * The run journal: a header naming the prefix, then one line per terminal fork result (with the
+ * hash of its task), each written and fsync'd the moment the fork ends. A run killed at any point
+ * can be resumed from it: a task whose id and content match a completed or failed result is not
+ * run again. Tasks are matched one by one as they stream in, so no task list is needed up front.
  */
 
-/** 2: prefix ids are the sha256 of the session's own JSON (version 1 sorted its keys first). */
-const VERSION = 2;
+/** 3: no hash of the whole task set (tasks are streamed); 2 is read too, its task-set hash ignored. */
+const VERSION = 3;
+const READABLE_VERSIONS = [2, 3];
 
 interface Header {
   type: 'journal';
   version: number;
   prefixId: string;
-  tasksHash: string;
 }
 
 /**
@@ -38,12 +39,9 @@ interface Entry {
   result: ResultLine;
 }
 
-function taskHash(task: ForkTask): string {
+/** A task's content address (its id and every field, key order aside): what a journal entry is matched by. */
+export function taskHash(task: ForkTask): string {
   return createHash('sha256').update(canonicalJson(task)).digest('hex');
-}
-
-function tasksHash(tasks: readonly ForkTask[]): string {
-  return createHash('sha256').update(canonicalJson(tasks.map(taskHash))).digest('hex');
 }
 
 /** Lines of a file written by appends, without a torn last line (a write cut short by a kill). */
@@ -63,15 +61,15 @@ export interface Journal {
 }
 
 export interface ResumeState {
-  /** Results already final (completed or failed) for tasks of this run, by task id. */
+  /** Results already final (completed or failed), by the hash of their task (taskHash). */
   done: Map<string, ResultLine>;
   /** The distributed run the journal's forks were last enqueued under, if any. */
   runId?: string;
 }
 
 /** Starts a new journal for this run (replacing an old one). */
-export function createJournal(path: string, prefixId: string, tasks: readonly ForkTask[]): Journal {
-  const header: Header = { type: 'journal', version: VERSION, prefixId, tasksHash: tasksHash(tasks) };
+export function createJournal(path: string, prefixId: string): Journal {
+  const header: Header = { type: 'journal', version: VERSION, prefixId };
   writeFileSync(path, `${JSON.stringify(header)}\n`);
   return openJournal(path, prefixId);
 }
@@ -101,12 +99,12 @@ function openJournal(path: string, prefixId: string): Journal {
 }
 
 /**
- * Reopens a journal to resume: refuses one written for another session or task set, ignores a
- * torn last line (and cuts it off, so new lines start clean), and reports what is already done.
- * Cancelled forks are not done: a resumed run runs them again.
+ * Reopens a journal to resume: refuses one written for another session, ignores a torn last line
+ * (and cuts it off, so new lines start clean), and reports what is already done. Cancelled forks
+ * are not done: a resumed run runs them again.
  */
-export function resumeJournal(path: string, prefixId: string, tasks: readonly ForkTask[]): { journal: Journal; state: ResumeState } {
-  if (!existsSync(path)) return { journal: createJournal(path, prefixId, tasks), state: { done: new Map() } };
+export function resumeJournal(path: string, prefixId: string): { journal: Journal; state: ResumeState } {
+  if (!existsSync(path)) return { journal: createJournal(path, prefixId), state: { done: new Map() } };
   const { lines, tornAt } = completeLines(path);
   if (tornAt !== undefined) truncateSync(path, tornAt);
   const parsed = lines.map((line, i) => {
@@ -122,41 +120,17 @@ export function resumeJournal(path: string, prefixId: string, tasks: readonly Fo
       `${path}: the journal was written by forkpool 0.1, whose prefix ids sorted the session's keys; this version keeps the session's own order, so its forks cannot be matched. Finish that run with forkpool 0.1, or remove the journal and start again`,
     );
   }
-  if (header?.type !== 'journal' || header.version !== VERSION) {
+  if (header?.type !== 'journal' || !READABLE_VERSIONS.includes(header.version)) {
     throw new UsageError(`${path}:1: not a forkpool journal (expected a header line)`);
   }
   if (header.prefixId !== prefixId) {
     throw new UsageError(`${path}: the journal was written for a different session (prefix ${header.prefixId.slice(0, 12)}, this run is ${prefixId.slice(0, 12)}); remove it or drop --resume`);
   }
-  if (header.tasksHash !== tasksHash(tasks)) {
-    throw new UsageError(`${path}: the journal was written for different tasks; remove it or drop --resume`);
-  }
-  const byHash = new Map(tasks.map((t) => [taskHash(t), t]));
   const done = new Map<string, ResultLine>();
   let runId: string | undefined;
   for (const entry of parsed.slice(1)) {
     if (entry.type === 'run' && isRunId(entry.runId)) runId = entry.runId;
-    if (entry.type !== 'result') continue;
-    const task = byHash.get(entry.taskHash);
-    if (task && entry.prefixId === prefixId && entry.result.status !== 'cancelled') done.set(task.id, entry.result);
+    if (entry.type === 'result' && entry.prefixId === prefixId && entry.result.status !== 'cancelled') done.set(entry.taskHash, entry.result);
   }
   return { journal: openJournal(path, prefixId), state: runId === undefined ? { done } : { done, runId } };
-}
-
-/**
- * Rewrites --out to hold exactly the finished results, in task order, before a resumed run appends
- * the rest: whatever a killed run left there (a torn line, a result whose journal write never
- * happened, a cancelled fork about to run again), each fork ends up in --out exactly once.
- */
-export function rewriteOut(path: string, done: ReadonlyMap<string, ResultLine>, tasks: readonly ForkTask[]): void {
-  const lines = tasks.flatMap((t) => {
-    const r = done.get(t.id);
-    return r ? [`${JSON.stringify(r)}\n`] : [];
-  });
-  const temp = `${path}.tmp-${process.pid}`;
-  writeFileSync(temp, lines.join(''));
-  const fd = openSync(temp, 'r+');
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(temp, path);
 }
