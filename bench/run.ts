@@ -22,7 +22,7 @@
  * the task reader and a run on a stand-in pool: heap bytes per task (bench/task-stream.ts).
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,6 +33,7 @@ import { freezePrefix } from '../src/prefix/index.js';
 import { FULL, QUICK, SWEEP_LATENCY, type BenchConfig } from './config.js';
 import { runJobChild, runningJobs } from './lib/child.js';
 import { primeCache } from './lib/prime.js';
+import { runScriptChild } from './lib/script.js';
 import { openServers, withServer, type ServerProcess } from './lib/server.js';
 import { makeSession, sizeLabel } from './lib/session.js';
 import { runMicro, type MicroResult } from './micro.js';
@@ -341,28 +342,9 @@ async function sectionTasks(ctx: Runner): Promise<void> {
     log(`  tasks: ${job.lines} lines, ${job.mode}`);
     const result = await runScriptChild<TaskStreamJob, TaskStreamResult>('task-stream.ts', job, 120_000 + job.lines);
     log(`    ${result.bytesPerTask.toFixed(1)} bytes per task (heap +${(result.heapAtEndMiB - result.heapBeforeMiB).toFixed(1)} MiB), ${result.tasksPerSecond.toFixed(0)} tasks/s, peak RSS ${result.peakRssMiB.toFixed(0)} MiB`);
-    (ctx.results.tasks ??= []).push(result);
+    ctx.results.tasks ??= [];
+    ctx.results.tasks.push(result);
   }
-}
-
-/** A measurement script of bench/ in a child process of its own (GC exposed); its last stdout line is the result. */
-function runScriptChild<J, R>(script: string, job: J, boundMs: number): Promise<R> {
-  return new Promise((resolve, reject) => {
-    const child = fork(join(here, script), [JSON.stringify(job)], {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    runningJobs.add(child);
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
-    child.once('exit', (code) => {
-      runningJobs.delete(child);
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`${script} exited with code ${code}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as R);
-    });
-  });
 }
 
 async function main(): Promise<number> {

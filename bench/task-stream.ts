@@ -20,6 +20,7 @@ import type { ForkPool } from '../src/engine/run.js';
 import type { ForkJob, ForkResult } from '../src/engine/protocol.js';
 import type { FrozenPrefix } from '../src/prefix/index.js';
 import { loadTasks, streamTasks } from '../src/session/index.js';
+import { runIfMain } from './lib/script.js';
 import { makeSession } from './lib/session.js';
 
 export type TaskStreamMode = 'run' | 'reader' | 'array';
@@ -154,17 +155,4 @@ export async function measureTaskStream(job: TaskStreamJob): Promise<TaskStreamR
   }
 }
 
-const isMain = process.argv[1]?.endsWith('task-stream.ts');
-if (isMain) {
-  const job = JSON.parse(process.argv[2] ?? '{}') as TaskStreamJob;
-  measureTaskStream(job).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain('task-stream.ts', measureTaskStream);

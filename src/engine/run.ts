@@ -228,7 +228,10 @@ export class FanOutRun {
    */
   onResult(listener: ResultListener): void {
     this.resultListeners.push(listener);
-    this.kept.forEach((k) => listener(k.result, k.task));
+    // forEach skips the holes of forks still running.
+    this.kept.forEach((k) => {
+      listener(k.result, k.task);
+    });
   }
 
   /**
@@ -263,7 +266,12 @@ export class FanOutRun {
 
   /** Cancels one fork; a task not taken yet is cancelled as it arrives. */
   cancel(id: string): void {
-    for (const [index, live] of this.live) if (live.task.id === id) return this.cancelIndex(index);
+    for (const [index, live] of this.live) {
+      if (live.task.id === id) {
+        this.cancelIndex(index);
+        return;
+      }
+    }
     if (this.taking === 'open') this.cancelledAhead.add(id);
   }
 

@@ -36,7 +36,9 @@ export function taskSource(tasks: TaskInput): TaskSource {
 
 function arraySource(tasks: readonly ForkTask[]): TaskSource {
   const check = createTaskChecker(INDEX_PLACES);
-  tasks.forEach((task, i) => check(task, i));
+  tasks.forEach((task, i) => {
+    check(task, i);
+  });
   // Our own array (a pointer per task): a caller reusing theirs cannot change a run under way.
   const all = tasks.slice();
   let next = 0;
