@@ -62,6 +62,8 @@ export interface BenchConfig {
   memory: { nSmall: number; nBig: number; concurrency: number; smallPrefix: number; bigPrefix: number };
   /** One-call forks per run, with results retained and streamed (`retainResults: false`). */
   retention: { n: number };
+  /** Lines of the streamed task file (also run at half as many, for the per-task slope). */
+  tasks: { lines: number };
   /**
    * The same run local and on a BullMQ queue (issue 16): `n` forks per run at each latency, `repeats`
    * times, with 0 (local), then each of `workers` worker processes; `concurrency` forks in flight in all. Memory:
@@ -99,6 +101,7 @@ export const QUICK: BenchConfig = {
   cache: { ns: [16], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16], presets: ['openai', 'deepseek'], repeats: 1, withoutWarmup: false } },
   memory: { nSmall: 2, nBig: 8, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 1_000 },
+  tasks: { lines: 20_000 },
   queue: { n: 64, latencies: [{ latency: 'zero', repeats: 1 }], workers: [1, 2], concurrency: 64, memory: { n: 64, latency: 'fast' } },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
@@ -115,6 +118,7 @@ export const FULL: BenchConfig = {
   cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1, withoutWarmup: true } },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 100_000 },
+  tasks: { lines: 1_000_000 },
   queue: { n: 300, latencies: [{ latency: 'zero', repeats: 3 }, { latency: 'realistic', repeats: 3 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,

@@ -6,6 +6,7 @@
  *   node --import tsx --expose-gc bench/retention.ts '{"url":"http://127.0.0.1:PORT","n":20000,"retain":false}'
  */
 import { ForkEngine } from '../dist/src/engine/engine.js';
+import { runIfMain } from './lib/script.js';
 import { makeSession } from './lib/session.js';
 
 export interface RetentionJob {
@@ -76,17 +77,4 @@ export async function measureRetention(job: RetentionJob): Promise<RetentionResu
   }
 }
 
-const isMain = process.argv[1]?.endsWith('retention.ts');
-if (isMain) {
-  const job = JSON.parse(process.argv[2] ?? '{}') as RetentionJob;
-  measureRetention(job).then(
-    (result) => {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain('retention.ts', measureRetention);

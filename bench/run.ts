@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,queue, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
  *
@@ -18,9 +18,11 @@
  * The queue section runs the same forks through the built CLI, local and distributed (BullMQ on a
  * redis-server of its own, 1, 2 and 4 `forkpool worker` processes): forks/s, CPU, enqueue → start,
  * Redis memory per fork in flight (bench/queue.ts; the built CLI).
+ * The tasks section streams a JSONL task file of 1,000,000 lines (20,000 with --quick) through
+ * the task reader and a run on a stand-in pool: heap bytes per task (bench/task-stream.ts).
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,6 +34,7 @@ import { FULL, QUICK, SWEEP_LATENCY, type BenchConfig } from './config.js';
 import { ensureBuilt } from './lib/built.js';
 import { runJobChild, runningJobs } from './lib/child.js';
 import { primeCache } from './lib/prime.js';
+import { runScriptChild } from './lib/script.js';
 import { openServers, withServer, type ServerProcess } from './lib/server.js';
 import { makeSession, sizeLabel } from './lib/session.js';
 import { runMicro, type MicroResult } from './micro.js';
@@ -39,10 +42,11 @@ import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
 import type { RetentionJob, RetentionResult } from './retention.js';
+import type { TaskStreamJob, TaskStreamMode, TaskStreamResult } from './task-stream.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'queue'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -318,30 +322,31 @@ async function sectionRetention(ctx: Runner): Promise<void> {
   await withServer('zero', async (server) => {
     for (const retain of [true, false]) {
       log(`  retention: ${n} one-call forks, results ${retain ? 'retained' : 'streamed'}`);
-      const result = await runRetentionChild({ url: server.url, n, retain }, 120_000 + n * 20);
+      const result = await runScriptChild<RetentionJob, RetentionResult>('retention.ts', { url: server.url, n, retain }, 120_000 + n * 20);
       log(`    heap +${(result.heapAfterMiB - result.heapBeforeMiB).toFixed(1)} MiB (${result.heapMiBPer1000.toFixed(3)} MiB per 1,000 forks), peak RSS ${result.peakRssMiB.toFixed(0)} MiB`);
       ctx.results.retention.push(result);
     }
   });
 }
 
-function runRetentionChild(job: RetentionJob, boundMs: number): Promise<RetentionResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(join(here, 'retention.ts'), [JSON.stringify(job)], {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    runningJobs.add(child);
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
-    child.once('exit', (code) => {
-      runningJobs.delete(child);
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`retention job exited with code ${code}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as RetentionResult);
-    });
-  });
+/**
+ * Memory per task of a streamed task file: the reader, a run on a stand-in pool, and the whole file
+ * as an array, each in a process of its own; the streamed ones also at half the lines, so the
+ * per-task slope shows apart from what is paid once.
+ */
+async function sectionTasks(ctx: Runner): Promise<void> {
+  const { lines } = ctx.cfg.tasks;
+  const jobs: TaskStreamJob[] = [
+    ...(['reader', 'run'] as const).flatMap((mode: TaskStreamMode) => [{ mode, lines: lines / 2 }, { mode, lines }]),
+    { mode: 'array', lines },
+  ];
+  for (const job of jobs) {
+    log(`  tasks: ${job.lines} lines, ${job.mode}`);
+    const result = await runScriptChild<TaskStreamJob, TaskStreamResult>('task-stream.ts', job, 120_000 + job.lines);
+    log(`    ${result.bytesPerTask.toFixed(1)} bytes per task (heap +${(result.heapAtEndMiB - result.heapBeforeMiB).toFixed(1)} MiB), ${result.tasksPerSecond.toFixed(0)} tasks/s, peak RSS ${result.peakRssMiB.toFixed(0)} MiB`);
+    ctx.results.tasks ??= [];
+    ctx.results.tasks.push(result);
+  }
 }
 
 async function main(): Promise<number> {
@@ -413,6 +418,7 @@ async function main(): Promise<number> {
     cache: [],
     memory: [],
     retention: [],
+    tasks: [],
     queue: null,
     serverCpu: [],
     targets: [],
@@ -433,6 +439,7 @@ async function main(): Promise<number> {
     cache: () => sectionCache(ctx),
     memory: () => sectionMemory(ctx),
     retention: () => sectionRetention(ctx),
+    tasks: () => sectionTasks(ctx),
     queue: async () => {
       results.queue = await runQueueSection(cfg);
     },

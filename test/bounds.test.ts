@@ -85,7 +85,7 @@ describe('token budgets', () => {
     await withEngine({}, async (engine) => {
       const prefix = engine.freeze(parentSession(tools, { words: 10 }));
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { retainResult: false } as never)).toThrow(
-        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey, onResponseStart, callGate)',
+        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey, onResponseStart, onResult, callGate)',
       );
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { parentWarm: 'true' } as never)).toThrow('ForkEngine.fanOut: options.parentWarm must be true or false');
     });
@@ -178,7 +178,7 @@ describe('fanOut input', () => {
         expect.objectContaining({ name: 'InputError', message: 'tasks[1].forkTurns: must be "all" or a positive integer' }),
       );
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }, { id: 'a', directive: 'y' }])).toThrow(
-        'tasks[1].id: "a" is used by an earlier task; task ids must be unique',
+        'tasks[1].id: "a" repeats tasks[0]; task ids must be unique',
       );
     });
   });

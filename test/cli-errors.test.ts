@@ -48,8 +48,9 @@ describe('forkpool run: bad input exits 2 and runs nothing', () => {
     expect(message).toContain(`forkpool: ${session}:4: invalid JSON`);
   });
 
-  it('a bad task line names file:line and the field', async () => {
-    const tasks = file('bad-line.jsonl', ['{"id":"a","directive":"REPLY a"}', '', '{"id":"b","directive":"REPLY b","forkTurns":0}'].join('\n'));
+  // A bad line after good ones stops a run that has started: test/cli-stream.test.ts.
+  it('a bad first task line names file:line (blank lines counted) and the field', async () => {
+    const tasks = file('bad-line.jsonl', ['', '  ', '{"id":"b","directive":"REPLY b","forkTurns":0}'].join('\n'));
     const message = await expectRejected(['run', '--session', SESSION, '--tasks', tasks]);
     expect(message).toBe(`forkpool: ${tasks}:3: forkTurns: must be "all" or a positive integer`);
   });
@@ -61,8 +62,8 @@ describe('forkpool run: bad input exits 2 and runs nothing', () => {
   });
 
   it('a bad line on stdin is located as <stdin>:line', async () => {
-    const message = await expectRejected(['run', '--session', SESSION, '--tasks', '-'], '{"id":"a","directive":"REPLY a"}\n{"id":"a","directive":"REPLY again"}\n');
-    expect(message).toBe('forkpool: <stdin>:2: id: "a" is already used on line 1; task ids must be unique');
+    const message = await expectRejected(['run', '--session', SESSION, '--tasks', '-'], '\n{"id":"a","directive":"REPLY again","maxTurns":0}\n');
+    expect(message).toBe('forkpool: <stdin>:2: maxTurns: must be a positive integer');
   });
 
   it('a missing session or tasks file is named', async () => {

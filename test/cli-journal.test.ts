@@ -25,7 +25,7 @@ describe('the run journal', () => {
     const run = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'json']);
     expect(run.code).toBe(0);
     const journal = jsonLines(readFileSync(`${out}.journal`, 'utf8'));
-    expect(journal[0]).toMatchObject({ type: 'journal', version: 2, prefixId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(journal[0]).toEqual({ type: 'journal', version: 3, prefixId: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(journal.slice(1).map((e) => [e.type, (e.result as { id: string }).id, (e.result as { status: string }).status]).sort()).toEqual([
       ['result', 'a', 'completed'],
       ['result', 'b', 'completed'],
@@ -60,7 +60,7 @@ describe('the run journal', () => {
 
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(new RegExp(`resuming: ${journaled} of 9 forks already finished, ${9 - journaled} to run`));
+    expect(resumed.stderr).toMatch(new RegExp(`resuming: the journal holds ${journaled} finished forks; a task with the same id and content is not run again`));
     const summary = JSON.parse(resumed.stdout) as { forks: { total: number }; resumed: number };
     expect(summary.forks.total).toBe(9 - journaled);
     expect(summary.resumed).toBe(journaled);
@@ -80,7 +80,8 @@ describe('the run journal', () => {
     const first = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'json']);
     expect(first.code).toBe(1);
     const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
-    expect(again.stderr).toMatch(/resuming: 2 of 2 forks already finished, 0 to run/);
+    expect(again.stderr).toMatch(/resuming: the journal holds 2 finished forks/);
+    expect(JSON.parse(again.stdout)).toMatchObject({ resumed: 2, resumedFailed: 1, forks: { total: 0 } });
     expect(again.code).toBe(1);
     expect(idsIn(out).sort()).toEqual(['bad', 'ok']);
   });
@@ -108,23 +109,35 @@ describe('the run journal', () => {
     ]);
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(/resuming: 1 of 2 forks already finished, 1 to run/);
+    expect(resumed.stderr).toMatch(/resuming: the journal holds 1 finished forks/);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ resumed: 1, forks: { total: 1, completed: 1 } });
     expect(jsonLines(readFileSync(out, 'utf8')).map((r) => [r.id, r.status])).toEqual([
       ['quick', 'completed'],
       ['slow', 'completed'],
     ]);
   });
 
-  it('refuses a journal written for another session or other tasks, running nothing', async () => {
+  it('matches tasks one by one: a task changed since the journal runs again, an unchanged one does not; another session is refused', async () => {
     const dir = workdir();
-    const tasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY a' }]);
+    const tasks = writeTasks(dir, [
+      { id: 'a', directive: 'REPLY a' },
+      { id: 'b', directive: 'REPLY b' },
+    ]);
     const journal = join(dir, 'run.journal');
     expect((await runCli(['run', '--session', SESSION, '--tasks', tasks, '--journal', journal, '--output-format', 'json'])).code).toBe(0);
 
-    const otherTasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY changed' }]);
-    const changed = await runCli(['run', '--session', SESSION, '--tasks', otherTasks, '--journal', journal, '--resume']);
-    expect(changed.code).toBe(2);
-    expect(changed.stderr).toContain(`${journal}: the journal was written for different tasks`);
+    const otherTasks = writeTasks(dir, [
+      { id: 'a', directive: 'REPLY a' },
+      { id: 'b', directive: 'REPLY changed' },
+    ]);
+    const changed = await runCli(['run', '--session', SESSION, '--tasks', otherTasks, '--journal', journal, '--resume', '--output-format', 'json']);
+    expect(changed.code).toBe(0);
+    const summary = JSON.parse(changed.stdout) as { resumed: number; forks: { total: number }; results: { id: string; text: string }[] };
+    expect(summary).toMatchObject({ resumed: 1, forks: { total: 1 } });
+    expect(summary.results.map((r) => [r.id, r.text])).toEqual([
+      ['a', 'a'],
+      ['b', 'changed'],
+    ]);
 
     const otherSession = await runCli(['run', '--session', 'examples/session.json', '--tasks', otherTasks, '--journal', journal, '--resume']);
     expect(otherSession.code).toBe(2);

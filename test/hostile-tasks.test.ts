@@ -131,7 +131,7 @@ describe('task lines: size and count', () => {
     const lines: string[] = [];
     for (let i = 0; i < 100_000; i++) lines.push(JSON.stringify({ id: `t${i === 99_999 ? 5 : i}`, directive: 'x' }));
     expect(inputErrorOf(() => parseTasks(lines.join('\n'), 't.jsonl')).message).toBe(
-      't.jsonl:100000: id: "t5" is already used on line 6; task ids must be unique',
+      't.jsonl:100000: id: "t5" repeats line 6; task ids must be unique',
     );
   });
 

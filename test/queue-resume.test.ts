@@ -85,7 +85,8 @@ describe('a distributed run whose coordinator is SIGKILLed', () => {
     // A third --resume has nothing left to run, and --out still holds each fork once.
     const third = cli([...args, '--resume']);
     expect((await within('the third coordinator', third.exited)).code).toBe(0);
-    expect(third.stderr()).toContain('8 of 8 forks already finished, 0 to run');
+    expect(third.stderr()).toContain('resuming: the journal holds 8 finished forks');
+    expect(JSON.parse(third.stdout())).toMatchObject({ resumed: 8, forks: { total: 0 } });
     expect(lines(out).map((l) => l.id).sort()).toEqual(ids);
   });
 });

@@ -7,11 +7,11 @@ function harness(count: number, options: { concurrency: number; warmup: boolean;
   const sent: { index: number; first: boolean }[] = [];
   const queued = new Set(Array.from({ length: count }, (_, i) => i));
   const scheduler = createScheduler({
-    count,
     concurrency: options.concurrency,
     warmup: options.warmup,
     staggerCapMs: options.staggerCapMs ?? 5_000,
     ...(options.cacheBuildMs !== undefined ? { cacheBuildMs: options.cacheBuildMs } : {}),
+    next: () => (queued.size > 0 ? Math.min(...queued) : undefined),
     isQueued: (index) => queued.has(index),
     dispatch(index, first) {
       queued.delete(index);

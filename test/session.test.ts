@@ -287,7 +287,7 @@ describe('parseTasks', () => {
   it('rejects duplicate ids, naming both lines', () => {
     const text = '{"id":"a","directive":"x"}\n{"id":"b","directive":"y"}\n\n{"id":"a","directive":"z"}';
     const err = errorOf(() => parseTasks(text, 'tasks.jsonl'));
-    expect(err.message).toBe('tasks.jsonl:4: id: "a" is already used on line 1; task ids must be unique');
+    expect(err.message).toBe('tasks.jsonl:4: id: "a" repeats line 1; task ids must be unique');
   });
 
   it('rejects a file with no tasks', () => {

@@ -7,6 +7,7 @@ import type { MicroResult } from '../micro.js';
 import type { QueueResult, QueueRow } from '../queue.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
 import type { RetentionResult } from '../retention.js';
+import type { TaskStreamResult } from '../task-stream.js';
 import type { VariantName } from '../variants/common.js';
 
 export type Row = ScenarioResult & {
@@ -45,6 +46,8 @@ export interface BenchResults {
   cache: Row[];
   memory: Row[];
   retention: RetentionResult[];
+  /** The tasks section (issue 21); absent in older results. */
+  tasks?: TaskStreamResult[];
   /** The queue section (issue 16); absent in older results. */
   queue?: QueueResult | null;
   serverCpu: Record<string, unknown>[];
@@ -572,6 +575,8 @@ export function renderMarkdown(res: BenchResults): string {
     );
   }
 
+  if ((res.tasks ?? []).length > 0) out.push(...tasksSection(res.tasks ?? []));
+
   if (res.queue) out.push(...queueSection(res.queue, c));
 
   if (res.memory.length > 0) {
@@ -697,4 +702,39 @@ function queueSection(q: QueueResult, c: BenchConfig): string[] {
     );
   }
   return out;
+}
+
+/** Memory per task of a streamed task file: per line at each size, and the slope between the two sizes. */
+function tasksSection(rows: readonly TaskStreamResult[]): string[] {
+  const largest = Math.max(...rows.map((r) => r.lines));
+  const label: Record<TaskStreamResult['mode'], string> = {
+    reader: 'streamTasks alone (reader + id index)',
+    run: 'fanOut(streamTasks), stand-in pool, retainResults: false',
+    array: 'loadTasks: the whole file as an array',
+  };
+  const slope = (mode: TaskStreamResult['mode']): string => {
+    const [small, big] = rows.filter((r) => r.mode === mode).sort((a, b) => a.lines - b.lines);
+    if (!small || !big || small.lines === big.lines) return '—';
+    return fmt(((big.heapAtEndMiB - small.heapAtEndMiB) * 1024 * 1024) / (big.lines - small.lines), 1);
+  };
+  return [
+    '',
+    `## Memory per task: a ${fmt(largest, 0)}-line task file streamed`,
+    '',
+    'bytes per task = (main-thread heap at the last task − heap before reading, both after GC) / lines; the slope is the same between the two sizes, what each further line costs. The stand-in pool answers every fork at once (no model, no worker thread): the coordinator\'s side of a run at full speed. Lines are about 120 bytes.',
+    '',
+    table(
+      ['tasks', 'lines', 'file MiB', 'heap growth MiB', 'bytes per task', 'slope bytes per task', 'tasks/s', 'peak RSS MiB'],
+      rows.map((r) => [
+        label[r.mode],
+        fmt(r.lines, 0),
+        fmt(r.fileMiB, 1),
+        fmt(r.heapAtEndMiB - r.heapBeforeMiB, 1),
+        fmt(r.bytesPerTask, 1),
+        r.lines === largest ? slope(r.mode) : '',
+        fmt(r.tasksPerSecond, 0),
+        fmt(r.peakRssMiB, 0),
+      ]),
+    ),
+  ];
 }

@@ -69,11 +69,15 @@ export function schedule(
   if (tasks.length === 0) finish([]);
   // The engine's own accounting, so every variant's results carry the same shared-token figures.
   const accounting = createCacheAccounting(prefix, { history: 'inherit', spawnTools: [AGENT_TOOL_NAME], minCacheTokens: ENGINE_DEFAULTS.minCacheTokens, cacheBlockTokens: 1 });
+  let next = 0;
   const scheduler = createScheduler({
-    count: tasks.length,
     concurrency: options.concurrency,
     warmup: options.warmup === 'auto',
     staggerCapMs: ENGINE_DEFAULTS.staggerCapMs,
+    next() {
+      while (next < tasks.length && sent[next]) next++;
+      return next < tasks.length ? next : undefined;
+    },
     isQueued: (index) => !sent[index],
     dispatch(index, first) {
       sent[index] = true;

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ForkTask } from '../session/schema.js';
 import { journalHoldings, type JournalHoldings } from './journal.js';
 import { UsageError } from './usage-error.js';
 
@@ -20,7 +19,7 @@ export interface RunFiles {
  * starts only with --resume (run the rest) or --overwrite (discard them and start again).
  * Checked before anything is written; each refusal is a usage error that says which flag to pass.
  */
-export function checkEarlierResults(files: RunFiles, prefixId: string, tasks: readonly ForkTask[]): void {
+export function checkEarlierResults(files: RunFiles, prefixId: string): void {
   const { out, journalPath, resume, overwrite } = files;
   if (resume && overwrite) throw new UsageError('--resume and --overwrite exclude each other: --resume keeps the finished forks, --overwrite discards them');
   if (overwrite && journalPath === undefined) throw new UsageError('--overwrite needs --out FILE or --journal FILE (the results it would replace)');
@@ -28,7 +27,7 @@ export function checkEarlierResults(files: RunFiles, prefixId: string, tasks: re
   if (files.journal !== undefined) checkDirectory('--journal', files.journal);
   if (overwrite || journalPath === undefined) return;
 
-  const held = journalHoldings(journalPath, prefixId, tasks);
+  const held = journalHoldings(journalPath, prefixId);
   const outBytes = out !== undefined ? bytesIn(out) : 0;
   if (resume) {
     if (held === undefined && out !== undefined && outBytes > 0) {
@@ -46,12 +45,10 @@ export function checkEarlierResults(files: RunFiles, prefixId: string, tasks: re
   if (out !== undefined && outBytes > 0) {
     what.push(`${out} already holds results (${outBytes} bytes)${held === undefined ? `, and there is no journal at ${journalPath} to resume from` : ''}`);
   }
-  const n = tasks.length;
   let advice: string;
   if (held?.journal && held.mismatch === undefined) {
-    const left = n - held.finished;
-    const resume = left === 0 ? 'keep them and run no fork again' : `run only the ${left} fork${left === 1 ? '' : 's'} not finished`;
-    advice = `pass --resume to ${resume}, or --overwrite to discard ${held.finished === 0 ? 'it' : `the ${held.finished} finished`} and run all ${n} again`;
+    // Tasks stream in: how many are left is known only as they are read.
+    advice = `pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard ${held.finished === 0 ? 'it' : `the ${held.finished} finished`} and run every task again`;
   } else {
     advice = `pass --overwrite to discard ${held?.journal === false ? 'it' : 'them'} and start again, or choose another ${out !== undefined ? '--out' : '--journal'}`;
   }

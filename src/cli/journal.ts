@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { canonicalJson } from './canonical-json.js';
 import type { ForkTask } from '../session/schema.js';
 import { isRunId } from '../queue/protocol.js';
@@ -7,19 +7,20 @@ import type { ResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
 
 /*
- * The run journal: a header naming the prefix and the task set, then one line per terminal fork
- * result, each written and fsync'd the moment the fork ends. A run killed at any point can be
- * resumed from it: forks with a completed or failed result are not run again.
+ * The run journal: a header naming the prefix, then one line per terminal fork result (with the
+ * hash of its task), each written and fsync'd the moment the fork ends. A run killed at any point
+ * can be resumed from it: a task whose id and content match a completed or failed result is not
+ * run again. Tasks are matched one by one as they stream in, so no task list is needed up front.
  */
 
-/** 2: prefix ids are the sha256 of the session's own JSON (version 1 sorted its keys first). */
-const VERSION = 2;
+/** 3: no hash of the whole task set (tasks are streamed); 2 is read too, its task-set hash ignored. */
+const VERSION = 3;
+const READABLE_VERSIONS = [2, 3];
 
 interface Header {
   type: 'journal';
   version: number;
   prefixId: string;
-  tasksHash: string;
 }
 
 /**
@@ -38,12 +39,9 @@ interface Entry {
   result: ResultLine;
 }
 
-function taskHash(task: ForkTask): string {
+/** A task's content address (its id and every field, key order aside): what a journal entry is matched by. */
+export function taskHash(task: ForkTask): string {
   return createHash('sha256').update(canonicalJson(task)).digest('hex');
-}
-
-function tasksHash(tasks: readonly ForkTask[]): string {
-  return createHash('sha256').update(canonicalJson(tasks.map(taskHash))).digest('hex');
 }
 
 /** The journal's complete lines, parsed; a line that is not JSON (other than a torn last one) is a usage error naming it. */
@@ -76,15 +74,15 @@ export interface Journal {
 }
 
 export interface ResumeState {
-  /** Results already final (completed or failed) for tasks of this run, by task id. */
+  /** Results already final (completed or failed), by the hash of their task (taskHash). */
   done: Map<string, ResultLine>;
   /** The distributed run the journal's forks were last enqueued under, if any. */
   runId?: string;
 }
 
 /** Starts a new journal for this run (replacing an old one). */
-export function createJournal(path: string, prefixId: string, tasks: readonly ForkTask[]): Journal {
-  const header: Header = { type: 'journal', version: VERSION, prefixId, tasksHash: tasksHash(tasks) };
+export function createJournal(path: string, prefixId: string): Journal {
+  const header: Header = { type: 'journal', version: VERSION, prefixId };
   try {
     writeFileSync(path, `${JSON.stringify(header)}\n`);
   } catch (err) {
@@ -118,12 +116,12 @@ function openJournal(path: string, prefixId: string): Journal {
 }
 
 /**
- * Reopens a journal to resume: refuses one written for another session or task set, ignores a
- * torn last line (and cuts it off, so new lines start clean), and reports what is already done.
- * Cancelled forks are not done: a resumed run runs them again.
+ * Reopens a journal to resume: refuses one written for another session, ignores a torn last line
+ * (and cuts it off, so new lines start clean), and reports what is already done. Cancelled forks
+ * are not done: a resumed run runs them again.
  */
-export function resumeJournal(path: string, prefixId: string, tasks: readonly ForkTask[]): { journal: Journal; state: ResumeState } {
-  if (!existsSync(path)) return { journal: createJournal(path, prefixId, tasks), state: { done: new Map() } };
+export function resumeJournal(path: string, prefixId: string): { journal: Journal; state: ResumeState } {
+  if (!existsSync(path)) return { journal: createJournal(path, prefixId), state: { done: new Map() } };
   const { parsed, tornAt } = journalLines(path);
   if (tornAt !== undefined) truncateSync(path, tornAt);
   const header = parsed[0];
@@ -132,36 +130,30 @@ export function resumeJournal(path: string, prefixId: string, tasks: readonly Fo
       `${path}: the journal was written by forkpool 0.1, whose prefix ids sorted the session's keys; this version keeps the session's own order, so its forks cannot be matched. Finish that run with forkpool 0.1, or start again with --overwrite instead of --resume`,
     );
   }
-  const mismatch = headerMismatch(header, prefixId, tasks);
+  const mismatch = headerMismatch(header, prefixId);
   if (mismatch !== undefined) {
     throw new UsageError(`${path}${mismatch.line ?? ''}: ${mismatch.why}; to start again, discarding it, pass --overwrite instead of --resume`);
   }
-  const { done, runId } = finishedIn(parsed, prefixId, tasks);
-  return { journal: openJournal(path, prefixId), state: runId === undefined ? { done } : { done, runId } };
+  return { journal: openJournal(path, prefixId), state: finishedIn(parsed, prefixId) };
 }
 
-/** Why a journal's header does not belong to this run (another session, other tasks, another version), or undefined. */
-function headerMismatch(header: Header | Entry | RunEntry | undefined, prefixId: string, tasks: readonly ForkTask[]): { why: string; line?: string } | undefined {
-  if (header?.type !== 'journal' || header.version !== VERSION) {
-    return header?.type === 'journal' ? { why: `the journal was written by another forkpool version (journal version ${header.version})` } : { why: 'not a forkpool journal (expected a header line)', line: ':1' };
-  }
+/** Why a journal's header does not belong to this run (another session, another version), or undefined. */
+function headerMismatch(header: Header | Entry | RunEntry | undefined, prefixId: string): { why: string; line?: string } | undefined {
+  if (header?.type !== 'journal') return { why: 'not a forkpool journal (expected a header line)', line: ':1' };
+  if (!READABLE_VERSIONS.includes(header.version)) return { why: `the journal was written by another forkpool version (journal version ${header.version})` };
   if (header.prefixId !== prefixId) {
     return { why: `the journal was written for a different session (prefix ${header.prefixId.slice(0, 12)}, this run is ${prefixId.slice(0, 12)})` };
   }
-  if (header.tasksHash !== tasksHash(tasks)) return { why: 'the journal was written for different tasks' };
   return undefined;
 }
 
-/** The final results on record for this run's tasks (the latest for each), and the distributed run last named. */
-function finishedIn(parsed: readonly (Header | Entry | RunEntry)[], prefixId: string, tasks: readonly ForkTask[]): ResumeState {
-  const byHash = new Map(tasks.map((t) => [taskHash(t), t]));
+/** The final results on record (the latest for each task), and the distributed run last named. */
+function finishedIn(parsed: readonly (Header | Entry | RunEntry)[], prefixId: string): ResumeState {
   const done = new Map<string, ResultLine>();
   let runId: string | undefined;
   for (const entry of parsed.slice(1)) {
     if (entry.type === 'run' && isRunId(entry.runId)) runId = entry.runId;
-    if (entry.type !== 'result') continue;
-    const task = byHash.get(entry.taskHash);
-    if (task && entry.prefixId === prefixId && entry.result.status !== 'cancelled') done.set(task.id, entry.result);
+    if (entry.type === 'result' && entry.prefixId === prefixId && entry.result.status !== 'cancelled') done.set(entry.taskHash, entry.result);
   }
   return runId === undefined ? { done } : { done, runId };
 }
@@ -174,7 +166,7 @@ export interface JournalHoldings {
   finished: number;
   /** The distributed run (--queue) it names: its jobs may still be in the queue, or finished unheard. */
   runId?: string;
-  /** Why --resume cannot use it (another session, other tasks, another version); undefined when it can. */
+  /** Why --resume cannot use it (another session, another version); undefined when it can. */
   mismatch?: string;
 }
 
@@ -182,7 +174,7 @@ export interface JournalHoldings {
  * Reads a journal without changing it, to tell a run started without --resume what it would
  * discard. Undefined when there is no file, or an empty one.
  */
-export function journalHoldings(path: string, prefixId: string, tasks: readonly ForkTask[]): JournalHoldings | undefined {
+export function journalHoldings(path: string, prefixId: string): JournalHoldings | undefined {
   if (!existsSync(path) || statSync(path).size === 0) return undefined;
   let parsed: (Header | Entry | RunEntry)[];
   try {
@@ -191,31 +183,13 @@ export function journalHoldings(path: string, prefixId: string, tasks: readonly 
     return { journal: false, finished: 0 };
   }
   if (parsed[0]?.type !== 'journal') return { journal: false, finished: 0 };
-  const mismatch = headerMismatch(parsed[0], prefixId, tasks)?.why;
+  const mismatch = headerMismatch(parsed[0], prefixId)?.why;
   if (mismatch === undefined) {
-    const { done, runId } = finishedIn(parsed, prefixId, tasks);
+    const { done, runId } = finishedIn(parsed, prefixId);
     return { journal: true, finished: done.size, ...(runId !== undefined ? { runId } : {}) };
   }
   // Another run's journal: its finished forks cost as much to run again.
   const finished = new Set(parsed.flatMap((e) => (e.type === 'result' && e.result.status !== 'cancelled' ? [e.taskHash] : [])));
   const runId = parsed.findLast((e): e is RunEntry => e.type === 'run' && isRunId(e.runId))?.runId;
   return { journal: true, finished: finished.size, mismatch: mismatch.replace(/^the journal /, 'it '), ...(runId !== undefined ? { runId } : {}) };
-}
-
-/**
- * Rewrites --out to hold exactly the finished results, in task order, before a resumed run appends
- * the rest: whatever a killed run left there (a torn line, a result whose journal write never
- * happened, a cancelled fork about to run again), each fork ends up in --out exactly once.
- */
-export function rewriteOut(path: string, done: ReadonlyMap<string, ResultLine>, tasks: readonly ForkTask[]): void {
-  const lines = tasks.flatMap((t) => {
-    const r = done.get(t.id);
-    return r ? [`${JSON.stringify(r)}\n`] : [];
-  });
-  const temp = `${path}.tmp-${process.pid}`;
-  writeFileSync(temp, lines.join(''));
-  const fd = openSync(temp, 'r+');
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(temp, path);
 }

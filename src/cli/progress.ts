@@ -9,8 +9,10 @@ export function startProgress(run: FanOutRun, stream: NodeJS.WriteStream): () =>
     const done = r.forks.completed + r.forks.failed + r.forks.cancelled;
     const elapsed = (performance.now() - started) / 1000;
     const rate = elapsed > 0 ? done / elapsed : 0;
-    const eta = rate > 0 ? `${Math.ceil((r.forks.total - done) / rate)}s` : '—';
-    const line = `done ${done}/${r.forks.total} · running ${r.forks.running} · queued ${r.forks.queued} · failed ${r.forks.failed} · ${rate.toFixed(1)} forks/s · hit ${r.hitRate === null ? 'unknown' : `${(r.hitRate * 100).toFixed(0)}%`} · ETA ${eta}`;
+    // Tasks still streaming in: the total so far is a lower bound, and there is no ETA.
+    const total = r.forks.totalKnown ? `${r.forks.total}` : `${r.forks.total}+`;
+    const eta = rate > 0 && r.forks.totalKnown ? `${Math.ceil((r.forks.total - done) / rate)}s` : '—';
+    const line = `done ${done}/${total} · running ${r.forks.running} · queued ${r.forks.queued} · failed ${r.forks.failed} · ${rate.toFixed(1)} forks/s · hit ${r.hitRate === null ? 'unknown' : `${(r.hitRate * 100).toFixed(0)}%`} · ETA ${eta}`;
     stream.write(`\r\x1b[2K${line}`);
   };
   const timer = setInterval(draw, 250);

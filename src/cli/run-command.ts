@@ -1,12 +1,13 @@
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { ForkEngine } from '../engine/engine.js';
-import { loadSession, loadTasks } from '../session/load.js';
+import { loadSession } from '../session/load.js';
+import { streamTasks, type TaskLines } from '../session/task-lines.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel, requireApiKey } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
-import { createJournal, resumeJournal, rewriteOut } from './journal.js';
+import { createJournal, resumeJournal, taskHash, type Journal } from './journal.js';
 import { checkEarlierResults } from './earlier-results.js';
 import { freezePrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
@@ -26,7 +27,11 @@ import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } fr
 const RUN_FLAGS = {
   session: { type: 'string', arg: 'FILE', help: 'the parent session (JSON)' },
   'session-format': SESSION_FORMAT_FLAG,
-  tasks: { type: 'string', arg: 'FILE|-', help: 'JSONL, one task a line: {"id","directive",...}; - reads stdin' },
+  tasks: {
+    type: 'string',
+    arg: 'FILE|-',
+    help: 'JSONL, one task a line: {"id","directive",...}; - reads stdin. Read as a stream:\nforks start from the first line; a bad line stops the reading (the forks\nbefore it run and keep their results; exit 2 naming the line)',
+  },
   out: {
     type: 'string',
     arg: 'FILE',
@@ -35,7 +40,7 @@ const RUN_FLAGS = {
   journal: { type: 'string', arg: 'FILE', help: 'durable record of finished forks (default: FILE.journal beside --out)' },
   resume: {
     type: 'boolean',
-    help: 'run only the forks the journal has no completed or failed result for;\n--out is rewritten to hold each finished fork exactly once. With --queue it\nre-attaches to the same distributed run (its id is in the journal): jobs\nstill queued or finished unheard are collected, not run again',
+    help: 'skip each task the journal has a completed or failed result for (same id\nand content); --out is rebuilt to hold each finished fork exactly once.\nWith --queue it re-attaches to the same distributed run (its id is in the\njournal): jobs still queued or finished unheard are collected, not run again',
   },
   overwrite: {
     type: 'boolean',
@@ -77,61 +82,84 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const options = engineOptions(values, io.env, shape);
   if (!queueAddress) requireApiKey(options.provider, io.env);
   if (values.model) session.model = values.model;
-  const tasks = await loadTasks(values.tasks, io.stdin);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const journalPath = values.journal ?? (values.out ? `${values.out}.journal` : undefined);
   if (values.resume && !journalPath) throw new UsageError('--resume needs a journal: give --journal FILE or --out FILE');
   const prefix = freezePrefix(session);
   const overwrite = values.overwrite === true;
-  checkEarlierResults({ out: values.out, journal: values.journal, journalPath, resume: values.resume === true, overwrite }, prefix.id, tasks);
-  // The journal is read (and refused when it belongs to another run) before anything runs.
-  const resumed = values.resume && journalPath ? resumeJournal(journalPath, prefix.id, tasks) : undefined;
-  const done = resumed?.state.done ?? new Map<string, ResultLine>();
-  if (resumed && values.out) rewriteOut(values.out, done, tasks);
-  const journal = resumed?.journal ?? (journalPath ? createJournal(journalPath, prefix.id, tasks) : undefined);
-  // Checked now, so a bad path fails before anything runs.
-  const outFd = values.out ? openOut(values.out, overwrite) : undefined;
-  const toRun = tasks.filter((t) => !done.has(t.id));
-  const byId = new Map(tasks.map((t) => [t.id, t]));
-  if (resumed) io.stderr.write(`forkpool: resuming: ${done.size} of ${tasks.length} forks already finished, ${toRun.length} to run\n`);
-
-  const provider = options.provider as ProviderOption;
-  if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
-  // A distributed run's id goes on record in the journal before any job is enqueued: a coordinator
-  // restarted with --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
-  const recordedRunId = resumed?.state.runId;
-  const runId = queueAddress ? (recordedRunId ?? newRunId()) : undefined;
-  if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
-  const queue: QueueRun | undefined =
-    queueAddress && runId !== undefined
-      ? await openQueueRun(queueAddress, options, prefix, toRun.length, io, { runId, attach: runId === recordedRunId })
-      : undefined;
-  const engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
+  // Nothing paid for is thrown away unasked: an --out or journal holding results needs --resume or --overwrite.
+  checkEarlierResults({ out: values.out, journal: values.journal, journalPath, resume: values.resume === true, overwrite }, prefix.id);
+  // The journal is read (and refused when it belongs to another session) before anything runs.
+  const resumed = values.resume && journalPath ? resumeJournal(journalPath, prefix.id) : undefined;
+  const resultsToStdout = !values.out && format === 'json';
+  const collected: ResultLine[] = [];
+  const previously = { resumed: 0, resumedFailed: 0 };
+  let outFd: number | undefined;
+  // A resumed run rebuilds --out as the tasks stream past: a task the journal has a result for is not
+  // run, its result goes to --out again, so each fork ends up there exactly once (whatever a killed
+  // run left in it: a torn line, a result whose journal write never happened, a cancelled fork).
+  const skipFinished = (task: ForkTask): boolean => {
+    const line = resumed?.state.done.get(taskHash(task));
+    if (!line) return false;
+    previously.resumed++;
+    if (line.status !== 'completed') previously.resumedFailed++;
+    if (outFd !== undefined) appendFileSync(outFd, `${JSON.stringify(line)}\n`);
+    if (resultsToStdout) collected.push(line);
+    return true;
+  };
+  const lines = await streamTasks(values.tasks, io.stdin, resumed ? { skip: skipFinished } : {});
+  let journal: Journal | undefined = resumed?.journal;
+  let engine: ForkEngine | undefined;
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
+    if (resumed && values.out) outFd = openOut(values.out, 'w');
+    // Up to the first task to run: a bad first line is refused before anything starts.
+    await lines.ready();
+    // A distributed run reads every task first (each becomes a job; bad input enqueues nothing).
+    const tasks = queueAddress ? await readAll(lines) : lines;
+    if (resumed) io.stderr.write(`forkpool: resuming: the journal holds ${resumed.state.done.size} finished forks; a task with the same id and content is not run again\n`);
+    journal ??= journalPath ? createJournal(journalPath, prefix.id) : undefined;
+    // Checked now, so a bad path fails before anything runs.
+    outFd ??= values.out ? openOut(values.out, overwrite ? 'w' : 'a') : undefined;
+
+    const provider = options.provider as ProviderOption;
+    if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
+    // A distributed run's id goes on record in the journal before any job is enqueued: a coordinator
+    // restarted with --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
+    const recordedRunId = resumed?.state.runId;
+    const runId = queueAddress ? (recordedRunId ?? newRunId()) : undefined;
+    if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
+    const queue: QueueRun | undefined =
+      queueAddress && runId !== undefined && Array.isArray(tasks)
+        ? await openQueueRun(queueAddress, options, prefix, tasks.length, io, { runId, attach: runId === recordedRunId })
+        : undefined;
+    engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
+    const out = outFd;
     // Streaming to --out, results are not kept in memory: a run of any size stays flat.
-    const run = engine.fanOut(prefix, toRun, { parentWarm: parentWarm(values), retainResults: outFd === undefined });
+    const run = engine.fanOut(prefix, tasks, {
+      parentWarm: parentWarm(values),
+      retainResults: out === undefined,
+      onResult: (result, task) => {
+        const line = resultLine(result);
+        // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
+        journal?.record(task, line);
+        if (out !== undefined) appendFileSync(out, `${JSON.stringify(line)}\n`);
+        if (resultsToStdout) collected.push(line);
+      },
+    });
     stopSignals = onStopSignals(() => run.cancelAll());
     // forkpool cancel, from anywhere: the same cancel as a signal here (every fork, or one task).
     queue?.dispatcher.onCancel((taskId) => (taskId === undefined ? run.cancelAll() : run.cancel(taskId)));
-    const resultsToStdout = !outFd && format === 'json';
-    const collected: ResultLine[] = [...done.values()];
-    run.onResult((result) => {
-      const line = resultLine(result);
-      // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
-      journal?.record(byId.get(result.id) as ForkTask, line);
-      if (outFd !== undefined) appendFileSync(outFd, `${JSON.stringify(line)}\n`);
-      if (resultsToStdout) collected.push(line);
-    });
     const stopProgress = format === 'text' ? startProgress(run, io.stderr) : () => undefined;
     if (format === 'stream-json') {
       const descriptions = new Map<string, string>();
       for await (const ev of run.events()) {
         if (ev.type === 'task_started') {
           descriptions.set(ev.forkId, ev.description);
-          io.stdout.write(`${taskStartedLine(ev.forkId, undefined, ev.description, byId.get(ev.forkId)?.subagentType)}\n`);
+          io.stdout.write(`${taskStartedLine(ev.forkId, undefined, ev.description, ev.subagentType)}\n`);
         } else if (ev.type === 'task_notification') {
           io.stdout.write(`${taskNotificationLine(ev.result, descriptions.get(ev.forkId) ?? ev.forkId)}\n`);
+          descriptions.delete(ev.forkId);
         }
       }
     }
@@ -139,8 +167,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     stopProgress();
     const signal = stopSignals.received();
     const report = run.report();
-    const previously = { resumed: done.size, resumedFailed: [...done.values()].filter((r) => r.status !== 'completed').length };
-    const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0;
+    // A bad task stopped the reading: the forks before it ran and their results are kept, but the run is not whole.
+    const badTask = run.tasksError;
+    const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined;
     const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
     if (format === 'stream-json') io.stdout.write(`${resultEventLine(report, { ...(resumed ? previously : {}), ...workers })}\n`);
     else if (format === 'json') {
@@ -155,19 +184,29 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`forkpool: stopped by ${signal}; finished results were kept\n`);
       return 130;
     }
+    // Bad input, as when it is found before the run (exit 2), named by its file and line.
+    if (badTask) throw badTask;
     return allCompleted ? 0 : 1;
   } finally {
     stopSignals?.dispose();
+    lines.close();
     journal?.close();
     if (outFd !== undefined) closeSync(outFd);
-    await engine.close();
+    await engine?.close();
   }
 }
 
-/** Appended to (a resumed run's --out holds the finished forks), or emptied by --overwrite. */
-function openOut(path: string, overwrite: boolean): number {
+/** Every task of the stream, in an array. */
+async function readAll(lines: TaskLines): Promise<ForkTask[]> {
+  const tasks: ForkTask[] = [];
+  for await (const task of lines) tasks.push(task);
+  return tasks;
+}
+
+/** Appended to, or emptied (a resumed run rebuilds it; --overwrite discards an earlier run's). */
+function openOut(path: string, flags: 'a' | 'w'): number {
   try {
-    return openSync(path, overwrite ? 'w' : 'a');
+    return openSync(path, flags);
   } catch (err) {
     throw new UsageError(`--out: cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }

@@ -7,15 +7,14 @@ import { ANTHROPIC_PRESET, resolveAnthropicEndpoint, resolveChatEndpoint } from 
 import { createProvider } from '../model/providers.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
-import { InputError } from '../session/errors.js';
-import { firstIssue, plainWords } from '../session/issues.js';
 import { parseSession } from '../session/load.js';
-import { ForkTaskSchema, sessionFormat, type ForkTask, type ParentSession, type SessionFormat } from '../session/schema.js';
+import { sessionFormat, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate } from './call-gate.js';
 import { cacheRules, checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
+import { taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../threads/worker-entry.js';
 
 export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
@@ -90,14 +89,17 @@ export class ForkEngine {
   }
 
   /**
-   * Runs one fork per task from the prefix. `parentWarm: true` says the parent has just sent this
-   * prefix itself (its response has begun), so its cache entry is usable: no fork waits for a
-   * warm-up, and the report lets the first fork hit too.
+   * Runs one fork per task from the prefix. Tasks are an array (checked whole, now: a bad one is
+   * an InputError thrown here, and nothing runs), or any iterable or async iterable (a generator,
+   * `streamTasks()`): taken as forks are dispatched, at most `concurrency` ahead, each checked as it
+   * is taken; a bad one stops the taking (see FanOutRun.tasksError). `parentWarm: true` says the
+   * parent has just sent this prefix itself (its response has begun), so its cache entry is usable:
+   * no fork waits for a warm-up, and the report lets the first fork hit too.
    */
-  fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[], options: FanOutOptions = {}): FanOutRun {
+  fanOut(prefix: FrozenPrefix, tasks: TaskInput, options: FanOutOptions = {}): FanOutRun {
     if (this.closed) throw new Error('ForkEngine.fanOut: the engine is closed');
     checkFanOutOptions(options);
-    const checked = checkTasks(tasks);
+    const source = taskSource(tasks);
     const o = this.options;
     const format = sessionFormat(prefix.session);
     const declaredTools = declaredToolNames(prefix.session.tools);
@@ -128,7 +130,8 @@ export class ForkEngine {
       eventReplayLimit: o.eventReplayLimit,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
     };
-    const run = new FanOutRun(this.pool, this.host, settings, prefix, checked);
+    const run = new FanOutRun(this.pool, this.host, settings, prefix, source);
+    if (options.onResult) run.onResult(options.onResult);
     this.runs.add(run);
     void run.settled().then(() => this.runs.delete(run));
     return run;
@@ -240,25 +243,4 @@ async function resolveProvider(options: ResolvedOptions): Promise<{ provider: Pr
   const server = await startLocalServerThread({});
   return { provider: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
 }
-
-
-/**
- * Validates every task (an InputError naming `tasks[i]`, the field and the rule) and returns the
- * caller's own array: a copy per task would cost memory per fork for the whole run.
- */
-function checkTasks(tasks: readonly ForkTask[]): readonly ForkTask[] {
-  const ids = new Set<string>();
-  tasks.forEach((task, i) => {
-    const result = ForkTaskSchema.safeParse(task, { error: plainWords });
-    if (!result.success) {
-      const { path, rule } = firstIssue(result.error);
-      throw new InputError({ path: path ? `tasks[${i}].${path}` : `tasks[${i}]`, rule });
-    }
-    if (ids.has(task.id)) throw new InputError({ path: `tasks[${i}].id`, rule: `${JSON.stringify(task.id)} is used by an earlier task; task ids must be unique` });
-    ids.add(task.id);
-  });
-  // Our own array (a pointer per task): a caller reusing theirs cannot change a run under way.
-  return tasks.slice();
-}
-
 

@@ -1,10 +1,11 @@
 import type { Failure } from '../failure.js';
+import type { SubagentType } from '../session/schema.js';
 import type { TokenUsage } from '../model/types.js';
 import type { ToolOutcome } from '../tools/host.js';
 import type { ForkResult, ForkStatus } from './protocol.js';
 
 export type ForkEvent =
-  | { type: 'task_started'; forkId: string; description: string }
+  | { type: 'task_started'; forkId: string; description: string; subagentType?: SubagentType }
   | { type: 'turn'; forkId: string; turn: number; usage: TokenUsage; functionCalls: number }
   | { type: 'tool_call'; forkId: string; tool: string; status: ToolOutcome['status']; error?: Failure }
   | { type: 'task_notification'; forkId: string; status: ForkStatus; result: ForkResult };

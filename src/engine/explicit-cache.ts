@@ -32,13 +32,16 @@ export async function prepareExplicitCaches(
     minCacheTokens: number;
     timeoutMs: number | undefined;
     concurrency: number;
+    /** How many forks the run has; undefined for a stream, whose length is unknown. */
+    forks: number | undefined;
   },
 ): Promise<ExplicitCaches> {
   const keyOf = (task: ForkTask): string => seedWindow(task, settings.history);
   const groups = new Map<string, ForkTask>();
   for (const task of tasks) if (!groups.has(keyOf(task))) groups.set(keyOf(task), task);
 
-  const waves = Math.ceil(tasks.length / Math.max(1, settings.concurrency));
+  // A stream of unknown length gets the longest TTL; every cache is deleted when the run ends anyway.
+  const waves = settings.forks === undefined ? Number.POSITIVE_INFINITY : Math.ceil(settings.forks / Math.max(1, settings.concurrency));
   const ttlSeconds = Math.min(MAX_TTL_S, Math.max(MIN_TTL_S, ((settings.timeoutMs ?? DEFAULT_FORK_BUDGET_MS) * waves) / 1000));
   const made = new Map<string, ExplicitCacheRef>();
   const problems: string[] = [];

@@ -6,7 +6,8 @@ export {
   type FanOutOptions,
   type ProviderOption,
 } from './engine.js';
-export { FanOutRun } from './run.js';
+export { FanOutRun, type ResultListener } from './run.js';
+export type { TaskInput } from './task-source.js';
 export type { ForkEvent, EventsOptions } from './events.js';
 export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord } from './protocol.js';
 export type { RunReport, RunBudget, ForkCacheFigures, CacheMode, InputCost, CachePricing } from './report.js';

@@ -2,9 +2,10 @@ import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
 import { ANTHROPIC_PRESET, CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, anthropicMinCacheTokens } from '../model/presets.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
-import type { HistoryMode, SessionFormat } from '../session/schema.js';
+import type { ForkTask, HistoryMode, SessionFormat } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { EngineCallGate, RateLimits } from './call-gate.js';
+import type { ForkResult } from './protocol.js';
 
 /** An OpenAI Chat Completions provider: a preset, or any compatible server at `baseUrl`. */
 type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
@@ -82,6 +83,11 @@ export interface FanOutOptions {
    * Default true.
    */
   retainResults?: boolean;
+  /**
+   * Called once per fork, the moment its result exists, with the task it ran: the same as calling
+   * `run.onResult(listener)` before the run starts (what a run with `retainResults: false` needs).
+   */
+  onResult?: (result: ForkResult, task: ForkTask) => void;
   /**
    * OpenAI: the `prompt_cache_key` every fork request carries, so all forks route to the same
    * cache. Default: the prefix id. Pass the key an outside parent already uses, so the forks land
@@ -318,15 +324,15 @@ export function cacheRules(
 
 /** Checks a fan-out's own options. */
 export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
-  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'callGate']);
+  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'onResult', 'callGate']);
   for (const key of ['parentWarm', 'retainResults'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
   }
   if (o.promptCacheKey !== undefined && (typeof o.promptCacheKey !== 'string' || o.promptCacheKey === '')) {
     throw new TypeError('ForkEngine.fanOut: options.promptCacheKey must be a non-empty string');
   }
-  if (o.onResponseStart !== undefined && typeof o.onResponseStart !== 'function') {
-    throw new TypeError('ForkEngine.fanOut: options.onResponseStart must be a function');
+  for (const key of ['onResponseStart', 'onResult'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'function') throw new TypeError(`ForkEngine.fanOut: options.${key} must be a function`);
   }
   const gate = o.callGate as Partial<EngineCallGate> | null | undefined;
   if (gate !== undefined && (gate === null || typeof gate.acquire !== 'function' || typeof gate.release !== 'function')) {

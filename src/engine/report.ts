@@ -48,7 +48,17 @@ export interface CacheMode {
 }
 
 export interface RunReport {
-  forks: { total: number; completed: number; failed: number; cancelled: number; running: number; queued: number };
+  forks: {
+    /** The forks of the run: from a stream, those of the tasks taken so far (see totalKnown). */
+    total: number;
+    /** false while a streamed run may still take tasks. */
+    totalKnown: boolean;
+    completed: number;
+    failed: number;
+    cancelled: number;
+    running: number;
+    queued: number;
+  };
   wallMs: number;
   forksPerSecond: number;
   modelCalls: number;

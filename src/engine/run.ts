@@ -8,13 +8,14 @@ import { openForkChannel, type ForkChannel } from './channel.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
-import { seedWindow, type ForkJob, type ForkResult } from './protocol.js';
+import { seedWindow, type CancelKind, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
 import { MAX_BREAKPOINTS, type CacheTtl } from '../dialect/breakpoints.js';
 import { addCached } from '../model/types.js';
 import { sessionFormat } from '../session/schema.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { inputUnits, ratio } from './cache-figures.js';
+import type { Taken, TaskSource } from './task-source.js';
 import type { CachePricing, ForkCacheFigures, RunReport } from './report.js';
 
 export interface RunSettings {
@@ -70,14 +71,20 @@ export interface RunSettings {
   onResponseStart?: (taskId: string, turn: number) => void;
 }
 
-type Slot =
-  | { state: 'queued' }
-  | { state: 'running'; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout }
-  | { state: 'done'; result: ForkResult | undefined; figures: ForkCacheFigures | undefined };
+/** A task taken and not yet terminal: the only tasks a run holds (at most the read-ahead plus the forks in flight). */
+type Live =
+  | { state: 'queued'; task: ForkTask }
+  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout };
 
-/** Shared slots (a queued task, a settled one whose result is not kept): 100,000 tasks cost an array of pointers. */
-const QUEUED: Slot = Object.freeze({ state: 'queued' });
-const DONE_UNRETAINED: Slot = Object.freeze({ state: 'done', result: undefined, figures: undefined });
+/** A settled fork, kept only with retainResults. */
+interface Kept {
+  task: ForkTask;
+  result: ForkResult;
+  figures: ForkCacheFigures;
+}
+
+/** Listens for each fork's result, with the task it ran (the run keeps neither once it is told). */
+export type ResultListener = (result: ForkResult, task: ForkTask) => void;
 
 /** Running sums of every settled fork: the report without keeping the results. */
 type Totals = Record<ForkResult['status'], number> &
@@ -100,12 +107,35 @@ const MAX_LISTED_FAILURES = 100;
  */
 export type ForkPool = Pick<Piscina, 'run' | 'close'>;
 
-/** One fan-out: forks of one prefix, scheduled over the engine's pool. */
+/**
+ * One fan-out: forks of one prefix, scheduled over the engine's pool. Tasks are taken from their
+ * source as they are needed, at most `concurrency` ahead of dispatch: a stream of any length is
+ * never read whole, and a task is held only from its taking to its end.
+ */
 export class FanOutRun {
   readonly prefix: FrozenPrefix;
-  private readonly tasks: readonly ForkTask[];
-  private readonly slots: Slot[];
-  private queuedCount: number;
+  private readonly source: TaskSource;
+  /** Tasks taken and not yet dispatched, at most: a whole wave, ready when the slots free up. */
+  private readonly readAhead: number;
+  /** Tasks taken and not yet terminal, by index. */
+  private readonly live = new Map<number, Live>();
+  /** The queued ones, in order. */
+  private waiting: number[] = [];
+  private taken = 0;
+  /** 'open': more may come; 'ended': the source is exhausted; 'stopped': no more are taken (cancel, budget, a bad task). */
+  private taking: 'open' | 'ended' | 'stopped' = 'open';
+  /** An async source's next task is on its way. */
+  private pulling = false;
+  private advancing = false;
+  private started = false;
+  private wakeStart: (() => void) | undefined;
+  private stoppedBy: Error | undefined;
+  /** Ids cancelled before their task was taken: the task ends cancelled as it arrives. */
+  private readonly cancelledAhead = new Set<string>();
+  /** A task trimmed the history (forkTurns): the report says what that costs. */
+  private trimmedTurns = false;
+  /** Settled forks by index, with retainResults only. */
+  private readonly kept: Kept[] = [];
   private readonly log: ReturnType<typeof createEventLog<ForkEvent>>;
   private readonly startedAt = performance.now();
   private endedAt: number | undefined;
@@ -141,7 +171,7 @@ export class FanOutRun {
   };
   private readonly done: Promise<ForkResult[]>;
   private resolveDone!: (results: ForkResult[]) => void;
-  private readonly resultListeners: ((result: ForkResult) => void)[] = [];
+  private readonly resultListeners: ResultListener[] = [];
   /** The run's own background work (cache setup and cleanup), for the engine's close(). */
   private readonly background: Promise<void>;
 
@@ -150,10 +180,12 @@ export class FanOutRun {
     private readonly host: ToolHost,
     private readonly settings: RunSettings,
     prefix: FrozenPrefix,
-    tasks: readonly ForkTask[],
+    source: TaskSource,
   ) {
     this.prefix = prefix;
-    this.tasks = tasks;
+    this.source = source;
+    this.readAhead = Math.max(1, settings.concurrency);
+    this.trimmedTurns = source.all?.some(trimsHistory) ?? false;
     this.accounting = createCacheAccounting(prefix, {
       history: settings.history,
       spawnTools: [...settings.spawnTools],
@@ -164,12 +196,9 @@ export class FanOutRun {
       cacheMarker: settings.cacheMarkers,
       ...(settings.pricing ? { pricing: settings.pricing } : {}),
     });
-    this.slots = tasks.map(() => QUEUED);
-    this.queuedCount = tasks.length;
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
     this.scheduler = createScheduler({
-      count: tasks.length,
       concurrency: settings.concurrency,
       // A marked entry (DashScope) is the first fork's to write, even when the parent has just sent the
       // prefix. Anthropic's warm-up is mandatory: without it the whole first wave misses.
@@ -181,7 +210,8 @@ export class FanOutRun {
       staggerCapMs: settings.staggerCapMs,
       // Nothing to wait for when nothing is cached (cache off) or when no fork waits (warm-up none).
       cacheBuildMs: settings.cache === 'off' || settings.warmup === 'none' ? 0 : settings.cacheBuildMs,
-      isQueued: (index) => this.slots[index]?.state === 'queued',
+      next: () => this.waiting[0],
+      isQueued: (index) => this.live.get(index)?.state === 'queued',
       dispatch: (index, first) => this.dispatch(index, first),
     });
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -198,20 +228,40 @@ export class FanOutRun {
   }
 
   /**
-   * Calls back once per fork, the moment its result exists (for writing results as they come).
-   * Results that ended before the listener was added are replayed only when results are retained.
+   * Calls back once per fork, the moment its result exists (for writing results as they come), with
+   * the task it ran. Results that ended before the listener was added are replayed only when
+   * results are retained.
    */
-  onResult(listener: (result: ForkResult) => void): void {
+  onResult(listener: ResultListener): void {
     this.resultListeners.push(listener);
-    for (const slot of this.slots) if (slot.state === 'done' && slot.result) listener(slot.result);
+    // forEach skips the holes of forks still running.
+    this.kept.forEach((k) => {
+      listener(k.result, k.task);
+    });
   }
 
-  /** Every fork's result, in task order, once all are terminal. Unavailable with `retainResults: false`. */
+  /**
+   * Every fork's result, in task order, once all are terminal. Unavailable with `retainResults:
+   * false`. Rejects with `tasksError` when the run stopped taking tasks at a bad one (the results of
+   * the forks before it went to onResult and are in report()).
+   */
   results(): Promise<ForkResult[]> {
     if (!this.settings.retainResults) {
       throw new Error('FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()');
     }
-    return this.done;
+    return this.done.then((results) => {
+      if (this.stoppedBy) throw this.stoppedBy;
+      return results;
+    });
+  }
+
+  /**
+   * Why the run stopped taking tasks before their end, once it has: a task that failed its check
+   * (an InputError naming `tasks[i]`, or `file:line` for streamTasks), or what the iterator threw.
+   * The tasks before it still run; none after it is read.
+   */
+  get tasksError(): Error | undefined {
+    return this.stoppedBy;
   }
 
   /** Resolves when the run is over and its explicit caches are deleted. */
@@ -220,13 +270,21 @@ export class FanOutRun {
     await this.background;
   }
 
+  /** Cancels one fork; a task not taken yet is cancelled as it arrives. */
   cancel(id: string): void {
-    const index = this.tasks.findIndex((t) => t.id === id);
-    if (index >= 0) this.cancelIndex(index);
+    for (const [index, live] of this.live) {
+      if (live.task.id === id) {
+        this.cancelIndex(index);
+        return;
+      }
+    }
+    if (this.taking === 'open') this.cancelledAhead.add(id);
   }
 
+  /** Cancels every fork; from a stream, no more tasks are taken (an array's untaken tasks end cancelled). */
   cancelAll(): void {
-    for (let i = 0; i < this.slots.length; i++) this.cancelIndex(i);
+    this.cancelQueuedAndRest(undefined);
+    for (const index of [...this.live.keys()]) this.cancelIndex(index);
   }
 
   report(): RunReport {
@@ -244,22 +302,25 @@ export class FanOutRun {
       }
     }
     const wallMs = (this.endedAt ?? performance.now()) - this.startedAt;
+    const all = this.source.all;
     const notes: string[] = [];
     if (this.caches?.active) {
       notes.push('explicit cache: every call is served from the cachedContent and nothing more, so that is each call’s maximum; a fork’s own earlier turns are not cached alongside it.');
     }
-    if (this.tasks.some((task) => task.forkTurns !== undefined && task.forkTurns !== 'all')) {
+    if (this.trimmedTurns) {
       notes.push('forkTurns trimmed the history: forks no longer share the parent conversation’s cache, only system instruction and tools (siblings with the same window still share theirs).');
     }
     if (!this.settings.retainResults) notes.push('results were not retained (retainResults: false): no per-fork rows; totals cover every fork.');
+    if (this.stoppedBy) notes.push(`tasks stopped at a bad one (the forks before it ran): ${this.stoppedBy.message}`);
     return {
       forks: {
-        total: this.tasks.length,
+        total: all?.length ?? this.taken,
+        totalKnown: all !== undefined || this.taking !== 'open',
         completed: t.completed,
         failed: t.failed,
         cancelled: t.cancelled,
         running: this.running,
-        queued: this.queuedCount,
+        queued: this.waiting.length + (all ? all.length - this.taken : 0),
       },
       wallMs: Math.round(wallMs),
       forksPerSecond: wallMs > 0 ? settled / (wallMs / 1000) : 0,
@@ -302,13 +363,24 @@ export class FanOutRun {
         : {}),
       prefix: { id: this.prefix.id, bytes: this.prefix.byteLength, tokens: this.prefix.tokenEstimate },
       notes,
-      perFork: this.slots.flatMap((slot) => (slot.state === 'done' && slot.figures ? [corrected.get(slot.figures.id) ?? slot.figures] : [])),
+      // flatMap skips the holes of forks still running.
+      perFork: this.kept.flatMap((k) => [corrected.get(k.figures.id) ?? k.figures]),
       failures: t.failures,
     };
   }
 
   private async start(): Promise<void> {
-    if (this.tasks.length === 0) return this.finishRun();
+    // Takes what it can now: up to the read-ahead from an array or an iterable; an async iterable's first pull starts.
+    this.advance();
+    if (this.waiting.length === 0 && this.taking === 'open') await new Promise<void>((resolve) => (this.wakeStart = resolve));
+    if (this.waiting.length > 0) await this.prepareCache();
+    this.started = true;
+    // The lead: a fork of the default window, whose first response warms the most.
+    this.scheduler.start(leadOf(this.waiting, (i) => this.taskAt(i), this.settings.history));
+    this.advance();
+  }
+
+  private async prepareCache(): Promise<void> {
     if (this.settings.breakpoints) {
       this.cacheNote = breakpointNote(this.settings.breakpoints, this.settings.warmup === 'none' && !this.settings.parentWarm);
     } else if (this.settings.cacheMarkers) {
@@ -317,22 +389,83 @@ export class FanOutRun {
       this.cacheNote =
         "explicit cache fell back to implicit: of the Chat Completions providers only DashScope takes cache_control markers (Gemini's cachedContents need a Gemini session)";
     } else if (this.settings.cache === 'explicit') {
+      // From a stream, the windows of the tasks read so far get a cache; a fork of another window runs on implicit caching.
+      const tasks = this.source.all ?? this.waiting.map((i) => this.taskAt(i));
       try {
-        this.caches = await prepareExplicitCaches(this.prefix.session, this.tasks, this.settings);
+        this.caches = await prepareExplicitCaches(this.prefix.session, tasks, { ...this.settings, forks: this.source.all?.length });
         this.cacheNote = this.caches.note;
       } catch (err) {
         // Forks still run, on implicit caching; whatever broke the cache will fail them by name.
         this.cacheNote = `explicit cache fell back to implicit: ${err instanceof Error ? err.message : String(err)}`;
       }
-      // Cancelled while the cache was being made: the run is over, so the cache goes at once.
-      if (this.endedAt !== undefined) await this.caches?.release();
     }
-    // The lead: a fork of the default window, whose first response warms the most.
-    this.scheduler.start(leadOf(this.tasks, this.settings.history, (i) => this.slots[i]?.state === 'queued'));
+  }
+
+  /**
+   * Takes tasks up to the read-ahead and dispatches what may go, until neither moves; then ends the
+   * run when nothing more can come and every fork is terminal.
+   */
+  private advance(): void {
+    if (this.advancing) return;
+    this.advancing = true;
+    try {
+      for (;;) {
+        if (this.started) this.scheduler.pump();
+        if (this.taking !== 'open' || this.pulling || this.waiting.length >= this.readAhead) break;
+        const taken = this.source.take();
+        if (taken instanceof Promise) {
+          this.pulling = true;
+          void taken.then((next) => {
+            this.pulling = false;
+            this.accept(next);
+            this.advance();
+          });
+          break;
+        }
+        this.accept(taken);
+      }
+    } finally {
+      this.advancing = false;
+    }
+    this.finishIfDone();
+  }
+
+  private accept(taken: Taken): void {
+    if (this.taking !== 'open') return; // arrived after the run stopped taking: not one of its tasks
+    if (taken.kind === 'end') this.taking = 'ended';
+    else if (taken.kind === 'error') {
+      this.taking = 'stopped';
+      this.stoppedBy = taken.error;
+      this.source.stop();
+    } else {
+      const index = this.taken++;
+      const { task } = taken;
+      if (trimsHistory(task)) this.trimmedTurns = true;
+      this.live.set(index, { state: 'queued', task });
+      this.waiting.push(index);
+      if (this.cancelledAhead.delete(task.id)) this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    const wake = this.wakeStart;
+    this.wakeStart = undefined;
+    wake?.();
+  }
+
+  private finishIfDone(): void {
+    if (!this.started || this.endedAt !== undefined || this.taking === 'open' || this.settledCount < this.taken) return;
+    void this.finishRun();
+  }
+
+  private taskAt(index: number): ForkTask {
+    return (this.live.get(index) as Live).task;
   }
 
   private dispatch(index: number, first: boolean): void {
-    const task = this.tasks[index] as ForkTask;
+    const task = this.taskAt(index);
+    this.waiting.splice(this.waiting.indexOf(index), 1);
     this.accounting.dispatched(task, {
       first,
       explicit: this.caches?.forTask(task) !== undefined,
@@ -341,7 +474,6 @@ export class FanOutRun {
       wave: !this.anyResponded,
     });
     this.running++;
-    this.queuedCount--;
     const channel = openForkChannel({
       host: this.host,
       gate: this.settings.gate,
@@ -362,14 +494,14 @@ export class FanOutRun {
           return;
         }
         if (this.settings.cacheMarkers && event.turn === 1) this.scheduler.responded(first);
-        if (this.slots[index]?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
+        if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
         const tokens = event.usage.promptTokens + event.usage.outputTokens;
         this.countedTokens.set(index, (this.countedTokens.get(index) ?? 0) + tokens);
         this.spend(tokens);
       },
       onToolCall: (call, outcome) => {
-        if (this.slots[index]?.state !== 'running') return; // a tool aborted after its fork ended
+        if (this.live.get(index)?.state !== 'running') return; // a tool aborted after its fork ended
         this.log.push({
           type: 'tool_call',
           forkId: task.id,
@@ -379,8 +511,8 @@ export class FanOutRun {
         });
       },
     });
-    this.slots[index] = { state: 'running', channel, since: performance.now() };
-    this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
+    this.live.set(index, { state: 'running', task, channel, since: performance.now() });
+    this.log.push(startedEvent(task));
     const job: ForkJob = {
       task,
       prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
@@ -409,74 +541,101 @@ export class FanOutRun {
       .finally(() => {
         channel.close();
         this.scheduler.finished(first);
+        this.advance();
       });
   }
 
   /**
-   * Counts tokens as calls return. Once the run's budget is spent, queued forks are cancelled and
-   * running forks end before their next model call (calls in flight finish: they are paid for).
+   * Counts tokens as calls return. Once the run's budget is spent, queued forks are cancelled, no
+   * more tasks are taken, and running forks end before their next model call (calls in flight
+   * finish: they are paid for).
    */
   private spend(tokens: number): void {
     this.spentTokens += tokens;
     const limit = this.settings.maxTokens;
     if (limit === undefined || this.budgetSpent || this.spentTokens < limit) return;
     this.budgetSpent = true;
-    const why = `the run's token budget was spent (${this.spentTokens} of ${limit} tokens) before it started`;
-    this.slots.forEach((slot, index) => {
-      if (slot.state === 'queued') this.cancelQueued(index, emptyCancelled((this.tasks[index] as ForkTask).id, why, 'budget'));
-      else if (slot.state === 'running') slot.channel.stop('budget');
-    });
+    this.cancelQueuedAndRest({ why: `the run's token budget was spent (${this.spentTokens} of ${limit} tokens) before it started`, kind: 'budget' });
+    for (const live of this.live.values()) if (live.state === 'running') live.channel.stop('budget');
+  }
+
+  /**
+   * Queued forks end cancelled and no more tasks are taken: an array's untaken tasks end cancelled
+   * too (each with its task_started and notification), a stream's are never read.
+   */
+  private cancelQueuedAndRest(reason: { why: string; kind: CancelKind } | undefined): void {
+    const cancelled = (task: ForkTask): ForkResult =>
+      reason ? emptyCancelled(task.id, reason.why, reason.kind) : emptyCancelled(task.id, 'cancelled before it started');
+    const queued = this.waiting;
+    this.waiting = [];
+    if (this.taking === 'open' && this.source.all) {
+      // Arrays only: their tasks are in memory already, and the run's results cover every one.
+      for (let taken = this.source.take() as Taken; taken.kind === 'task'; taken = this.source.take() as Taken) {
+        const index = this.taken++;
+        this.live.set(index, { state: 'queued', task: taken.task });
+        this.cancelQueued(index, cancelled(taken.task));
+      }
+      this.taking = 'ended';
+    } else if (this.taking === 'open') {
+      this.taking = 'stopped';
+      this.source.stop();
+    }
+    for (const index of queued) this.cancelQueued(index, cancelled(this.taskAt(index)));
+    this.wake();
   }
 
   private cancelIndex(index: number): void {
-    const slot = this.slots[index] as Slot;
-    const task = this.tasks[index] as ForkTask;
-    if (slot.state === 'queued') {
-      this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
-    } else if (slot.state === 'running' && slot.graceTimer === undefined) {
-      slot.channel.cancel();
+    const live = this.live.get(index);
+    if (live?.state === 'queued') {
+      this.cancelQueued(index, emptyCancelled(live.task.id, 'cancelled before it started'));
+    } else if (live?.state === 'running' && live.graceTimer === undefined) {
+      live.channel.cancel();
       // A worker that does not answer in time is recorded as cancelled; its late result is dropped.
-      slot.graceTimer = setTimeout(
-        () => this.settle(index, emptyCancelled(task.id, 'cancelled; the worker did not confirm in time')),
+      live.graceTimer = setTimeout(
+        () => this.settle(index, emptyCancelled(live.task.id, 'cancelled; the worker did not confirm in time')),
         this.settings.cancelGraceMs,
       );
-      slot.graceTimer.unref();
+      live.graceTimer.unref();
     }
   }
 
   /** A fork that never started still gets its one task_started and one task_notification. */
   private cancelQueued(index: number, result: ForkResult): void {
-    const task = this.tasks[index] as ForkTask;
-    this.queuedCount--;
-    this.log.push({ type: 'task_started', forkId: task.id, description: describe(task) });
+    const live = this.live.get(index);
+    if (live?.state !== 'queued') return;
+    const at = this.waiting.indexOf(index);
+    if (at >= 0) this.waiting.splice(at, 1);
+    this.log.push(startedEvent(live.task));
     this.settle(index, result);
-    this.scheduler.pump();
+    this.advance();
   }
 
   /** The one place a fork becomes terminal: exactly once, whoever gets here first. */
   private settle(index: number, result: ForkResult): void {
-    const slot = this.slots[index] as Slot;
-    if (slot.state === 'done') return;
-    if (slot.state === 'running') {
+    const live = this.live.get(index);
+    if (!live) return;
+    if (live.state === 'running') {
       this.running--;
-      clearTimeout(slot.graceTimer);
+      clearTimeout(live.graceTimer);
       // The result and the fork's turn events travel on different channels: count what the events have not.
       const uncounted = result.usage.promptTokens + result.usage.outputTokens - (this.countedTokens.get(index) ?? 0);
       this.countedTokens.delete(index);
       if (uncounted > 0) this.spend(uncounted);
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
-      result = { ...result, durationMs: Math.round(performance.now() - slot.since) };
+      result = { ...result, durationMs: Math.round(performance.now() - live.since) };
     }
-    const settled = this.accounting.settle(this.tasks[index] as ForkTask, result);
+    // Nothing of the task stays behind unless results are retained.
+    this.live.delete(index);
+    const settled = this.accounting.settle(live.task, result);
     result = settled.result;
     const figures = settled.figures;
-    this.slots[index] = this.settings.retainResults ? { state: 'done', result, figures } : DONE_UNRETAINED;
+    if (this.settings.retainResults) this.kept[index] = { task: live.task, result, figures };
     this.count(result, figures);
-    const last = ++this.settledCount === this.slots.length;
+    this.settledCount++;
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) {
       try {
-        listener(result);
+        listener(result, live.task);
       } catch (err) {
         // A listener's bug is the caller's, reported as theirs: it must not stall the run.
         queueMicrotask(() => {
@@ -484,7 +643,7 @@ export class FanOutRun {
         });
       }
     }
-    if (last) void this.finishRun();
+    this.finishIfDone();
   }
 
   private count(result: ForkResult, figures: ForkCacheFigures): void {
@@ -512,16 +671,22 @@ export class FanOutRun {
     this.scheduler.stop();
     await this.caches?.release();
     this.log.close();
-    this.resolveDone(this.settings.retainResults ? this.slots.map((s) => (s as Extract<Slot, { state: 'done' }>).result as ForkResult) : []);
+    this.resolveDone(this.settings.retainResults ? this.kept.map((k) => k.result) : []);
   }
 }
 
 /** The fork to send first: one of the default window (its response warms the most), else any fork. */
-function leadOf(tasks: readonly ForkTask[], history: HistoryMode, queued: (index: number) => boolean): number {
-  const main = tasks.findIndex((t, i) => queued(i) && seedWindow(t, history) === `${history}|all`);
-  if (main >= 0) return main;
-  const fork = tasks.findIndex((t, i) => queued(i) && t.subagentType !== 'general-purpose');
-  return Math.max(fork, 0);
+function leadOf(waiting: readonly number[], taskAt: (index: number) => ForkTask, history: HistoryMode): number | undefined {
+  const main = waiting.find((i) => seedWindow(taskAt(i), history) === `${history}|all`);
+  return main ?? waiting.find((i) => taskAt(i).subagentType !== 'general-purpose') ?? waiting[0];
+}
+
+function trimsHistory(task: ForkTask): boolean {
+  return task.forkTurns !== undefined && task.forkTurns !== 'all';
+}
+
+function startedEvent(task: ForkTask): ForkEvent {
+  return { type: 'task_started', forkId: task.id, description: describe(task), ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}) };
 }
 
 function describe(task: ForkTask): string {

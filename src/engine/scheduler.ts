@@ -5,8 +5,6 @@
  * benchmark's variants without an engine.
  */
 export interface SchedulerOptions {
-  /** How many tasks there are (indices 0 … count − 1). */
-  count: number;
   concurrency: number;
   /** false: nobody waits (no warm-up, or the parent has just sent the prefix). */
   warmup: boolean;
@@ -17,6 +15,11 @@ export interface SchedulerOptions {
    * (the parent has just sent the prefix), every fork waits this long from the start. Default 0.
    */
   cacheBuildMs?: number;
+  /**
+   * The task that goes next, in order, or undefined when none is waiting now (the caller may not
+   * have taken more yet: tasks can arrive as a stream). `dispatch` takes it off the queue.
+   */
+  next(): number | undefined;
   /** Whether a task is still waiting to be dispatched (a cancel may have settled it). */
   isQueued(index: number): boolean;
   /** Starts one task. The caller reports back with `responded(first)` and `finished(first)`. */
@@ -24,9 +27,9 @@ export interface SchedulerOptions {
 }
 
 export interface Scheduler {
-  /** Begins dispatching, leading with `lead` when it is still queued. */
-  start(lead: number): void;
-  /** Dispatches what may go now (after a cancel freed a task, for instance). */
+  /** Begins dispatching, leading with `lead` when it is still queued (without one, with the next in order). */
+  start(lead: number | undefined): void;
+  /** Dispatches what may go now (after a cancel freed a task, or new tasks arrived). */
   pump(): void;
   /** A fork's first response began: the lead's releases its siblings. */
   responded(first: boolean): void;
@@ -40,7 +43,6 @@ export interface Scheduler {
 
 export function createScheduler(o: SchedulerOptions): Scheduler {
   let started = false;
-  let next = 0;
   let inFlight = 0;
   let dispatched = 0;
   const buildMs = o.cacheBuildMs ?? 0;
@@ -83,9 +85,10 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   };
   function pump(): void {
     if (!started) return;
-    while (next < o.count && inFlight < o.concurrency && (released || (dispatched === 0 && !holding))) {
-      const index = next++;
-      if (o.isQueued(index)) send(index);
+    while (inFlight < o.concurrency && (released || (dispatched === 0 && !holding))) {
+      const index = o.next();
+      if (index === undefined) return;
+      send(index);
     }
   }
   return {
@@ -94,7 +97,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       const go = (): void => {
         holding = false;
         released ||= !o.warmup;
-        if (o.isQueued(lead) && o.concurrency > 0) send(lead);
+        if (lead !== undefined && o.isQueued(lead) && o.concurrency > 0) send(lead);
         pump();
       };
       if (holding) after(buildMs, go);

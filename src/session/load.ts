@@ -1,10 +1,12 @@
 import { InputError } from './errors.js';
 import { parseOrThrow } from './issues.js';
-import { assertSafeJson, parseJsonText } from './json.js';
-import { decodeUtf8, limitOf, readInputFile, readInputStream, type ReadLimits } from './read.js';
+import { assertSafeJson } from './json.js';
+import { decodeUtf8, limitOf, readInputFile, type ReadLimits } from './read.js';
+import { createTaskChecker, linePlaces } from './task-check.js';
+import { noTasks, streamTasks, taskOfLine } from './task-lines.js';
 import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
 import { parseOpenAIChatSession } from './openai-chat-schema.js';
-import { ForkTaskSchema, GeminiSessionSchema, type ForkTask, type ParentSession } from './schema.js';
+import { GeminiSessionSchema, type ForkTask, type ParentSession } from './schema.js';
 import type { ImportOptions, ImportResult, ImportSummary } from '../import/index.js';
 
 /**
@@ -84,49 +86,30 @@ function relocate(err: unknown, result: ImportResult, file: string): unknown {
  * the user's editor. The first problem stops the load: nothing runs on bad input.
  */
 export function parseTasks(text: string, source?: string): ForkTask[] {
-  const at = source === undefined ? {} : { file: source };
-  const tasks: ForkTask[] = [];
-  const lineOfId = new Map<string, number>();
-  const lines = stripBom(text).split(/\r?\n/);
-  lines.forEach((raw, index) => {
-    if (raw.trim() === '') return;
-    const line = index + 1;
-    const json = parseJsonText(raw, { ...at, line });
-    if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-      throw new InputError({ ...at, line, rule: 'each line must be a JSON object ({ "id", "directive", … })' });
-    }
-    const task = parseOrThrow(ForkTaskSchema, json, { ...at, line });
-    const earlier = lineOfId.get(task.id);
-    if (earlier !== undefined) {
-      throw new InputError({
-        ...at,
-        line,
-        path: 'id',
-        rule: `${JSON.stringify(task.id)} is already used on line ${earlier}; task ids must be unique`,
-      });
-    }
-    lineOfId.set(task.id, line);
-    tasks.push(task);
-  });
-  if (tasks.length === 0) {
-    throw new InputError({ ...at, rule: 'holds no tasks (expected one JSON task object per line)' });
-  }
+  const check = createTaskChecker(linePlaces(source));
+  const tasks = stripBom(text)
+    .split(/\r?\n/)
+    .flatMap((raw, index) => {
+      const task = taskOfLine(raw, index + 1, source, check);
+      return task === undefined ? [] : [task];
+    });
+  if (tasks.length === 0) throw noTasks(source);
   return tasks;
 }
 
 /**
- * Loads tasks from a JSONL file, or from standard input when the path is '-'. The same limits as
- * a session file: a regular file (a pipe is read through '-'), at most `limits.maxBytes`, strict UTF-8.
+ * Loads every task from a JSONL file, or from standard input when the path is '-', into an array.
+ * The same limits as a session file: a regular file (a pipe is read through '-'), at most
+ * `limits.maxBytes`, strict UTF-8. To run the tasks as they are read, pass `streamTasks()` to fanOut.
  */
 export async function loadTasks(
   pathOrDash: string,
   stdin: NodeJS.ReadableStream = process.stdin,
   limits?: ReadLimits,
 ): Promise<ForkTask[]> {
-  const maxBytes = limitOf(limits);
-  if (pathOrDash === '-') return parseTasks(decodeUtf8(await readInputStream(stdin, '<stdin>', maxBytes), '<stdin>'), '<stdin>');
-  const bytes = await readInputFile(pathOrDash, maxBytes, '; to read tasks from a pipe, pass - and pipe them to standard input');
-  return parseTasks(decodeUtf8(bytes, pathOrDash), pathOrDash);
+  const tasks: ForkTask[] = [];
+  for await (const task of await streamTasks(pathOrDash, stdin, { maxBytes: limitOf(limits) })) tasks.push(task);
+  return tasks;
 }
 
 function stripBom(text: string): string {

@@ -23,8 +23,8 @@ export function limitOf(limits: ReadLimits | undefined): number {
   return max;
 }
 
-/** Reads a regular file of at most `maxBytes` bytes, or throws an InputError naming it. */
-export async function readInputFile(path: string, maxBytes: number, hint = ''): Promise<Buffer> {
+/** Checks that `path` is a regular file (not a directory, pipe or device) of at most `maxBytes`, or throws an InputError naming it. */
+export async function statInputFile(path: string, maxBytes: number, hint = ''): Promise<Stats> {
   let st: Stats;
   try {
     st = await stat(path);
@@ -34,12 +34,22 @@ export async function readInputFile(path: string, maxBytes: number, hint = ''): 
   if (st.isDirectory()) throw new InputError({ file: path, rule: 'is a directory, not a file' });
   if (!st.isFile()) throw new InputError({ file: path, rule: `is not a regular file (it is ${kindOf(st)})${hint}` });
   if (st.size > maxBytes) throw tooLarge(path, maxBytes);
-  let handle: FileHandle;
+  return st;
+}
+
+/** Opens a file for reading, or throws an InputError naming it. */
+export async function openInputFile(path: string): Promise<FileHandle> {
   try {
-    handle = await open(path, 'r');
+    return await open(path, 'r');
   } catch (err) {
     throw new InputError({ file: path, rule: describeReadError(err) });
   }
+}
+
+/** Reads a regular file of at most `maxBytes` bytes, or throws an InputError naming it. */
+export async function readInputFile(path: string, maxBytes: number, hint = ''): Promise<Buffer> {
+  const st = await statInputFile(path, maxBytes, hint);
+  const handle = await openInputFile(path);
   try {
     // The file may grow between stat and read: read at most one byte past the limit to notice.
     const buffer = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
@@ -89,13 +99,27 @@ export function decodeUtf8(bytes: Uint8Array, file: string | undefined): string 
     const offset = invalidUtf8Offset(bytes) ?? 0;
     let line = 1;
     for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
-    const byte = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, '0');
-    throw new InputError({
-      ...(file === undefined ? {} : { file }),
-      line,
-      rule: `invalid UTF-8 at byte offset ${offset} (byte 0x${byte}); the file must be UTF-8 text`,
-    });
+    throw invalidUtf8(bytes, offset, { file, line, fileOffset: offset });
   }
+}
+
+/** One line of a file, strict UTF-8: invalid bytes are an InputError at the line and the file offset (`lineStart`: the line's). */
+export function decodeUtf8Line(bytes: Uint8Array, file: string | undefined, line: number, lineStart: number): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const offset = invalidUtf8Offset(bytes) ?? 0;
+    throw invalidUtf8(bytes, offset, { file, line, fileOffset: lineStart + offset });
+  }
+}
+
+function invalidUtf8(bytes: Uint8Array, offset: number, at: { file: string | undefined; line: number; fileOffset: number }): InputError {
+  const byte = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, '0');
+  return new InputError({
+    ...(at.file === undefined ? {} : { file: at.file }),
+    line: at.line,
+    rule: `invalid UTF-8 at byte offset ${at.fileOffset} (byte 0x${byte}); the file must be UTF-8 text`,
+  });
 }
 
 /** The offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */
@@ -133,11 +157,11 @@ export function invalidUtf8Offset(bytes: Uint8Array): number | undefined {
   return undefined;
 }
 
-function tooLarge(file: string, maxBytes: number): InputError {
+export function tooLarge(file: string, maxBytes: number): InputError {
   return new InputError({ file, rule: `is larger than the ${formatBytes(maxBytes)} limit for input files` });
 }
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes}-byte`;
@@ -151,7 +175,7 @@ function kindOf(st: Stats): string {
   return 'not a file';
 }
 
-function describeReadError(err: unknown): string {
+export function describeReadError(err: unknown): string {
   const code = err !== null && typeof err === 'object' && 'code' in err ? String(err.code) : '';
   switch (code) {
     case 'ENOENT':

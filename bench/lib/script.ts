@@ -1,0 +1,46 @@
+import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runningJobs } from './child.js';
+
+/*
+ * The measuring scripts of bench/ (retention.ts, task-stream.ts): each runs in a process of its own
+ * with GC exposed, takes its job as JSON in argv[2] and prints its result as its last stdout line.
+ */
+
+const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Runs a bench/ script on a job in a child process, killed after `boundMs`. */
+export function runScriptChild<J, R>(script: string, job: J, boundMs: number): Promise<R> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(benchDir, script), [JSON.stringify(job)], {
+      execArgv: ['--import', 'tsx', '--expose-gc'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    runningJobs.add(child);
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
+    child.once('exit', (code) => {
+      runningJobs.delete(child);
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`${script} exited with code ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as R);
+    });
+  });
+}
+
+/** When node was started on `script`: measures the job in argv[2], prints the result, exits 0 (1 on failure). */
+export function runIfMain<J, R>(script: string, measure: (job: J) => Promise<R>): void {
+  if (!process.argv[1]?.endsWith(script)) return;
+  measure(JSON.parse(process.argv[2] ?? '{}') as J).then(
+    (result) => {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.exit(0);
+    },
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
