@@ -185,7 +185,7 @@ describe('a run never throws away what an earlier run paid for', () => {
     expect(again.stdout).toBe('');
     expect(again.stderr).toBe(
       `forkpool: run: not starting: the journal ${out}.journal holds 3 finished forks, and ${out} already holds results (${before.out.length} bytes); ` +
-        'pass --resume to keep them and run no fork again, or --overwrite to discard the 3 finished and run all 3 again\n',
+        'pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard the 3 finished and run every task again\n',
     );
     expect(again.stderr).not.toContain('using the built-in local server');
     expect(readFileSync(out, 'utf8')).toBe(before.out);
@@ -212,7 +212,7 @@ describe('a run never throws away what an earlier run paid for', () => {
     const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`the journal ${out}.journal holds 1 finished fork,`);
-    expect(again.stderr).toContain('pass --resume to run only the 1 fork not finished, or --overwrite to discard the 1 finished and run all 2 again');
+    expect(again.stderr).toContain('pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard the 1 finished and run every task again');
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
     expect(resumed.code).toBe(0);
     expect(idsIn(out)).toEqual(['quick', 'slow']);
@@ -229,19 +229,19 @@ describe('a run never throws away what an earlier run paid for', () => {
     expect(jsonLines(readFileSync(`${out}.journal`, 'utf8')).filter((e) => e.type === 'result')).toHaveLength(3);
   });
 
-  it('a journal of other tasks, or --out without its journal, can only be overwritten; a file that is not a journal is not replaced unasked', async () => {
+  it('a journal of other tasks is resumed task by task; --out without its journal can only be overwritten; a file that is not a journal is not replaced unasked', async () => {
     const dir = workdir();
     const out = join(dir, 'out.jsonl');
     await runCli(['run', '--session', SESSION, '--tasks', writeTasks(dir, three), '--out', out]);
     const other = writeTasks(dir, [{ id: 'x', directive: 'REPLY x' }]);
     const changed = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out]);
     expect(changed.code).toBe(2);
-    expect(changed.stderr).toContain(`the journal ${out}.journal holds 3 finished forks (it was written for different tasks, so --resume cannot use it)`);
-    expect(changed.stderr).toContain('pass --overwrite to discard them and start again, or choose another --out');
-    // --resume with a journal of other tasks says the same way out.
+    expect(changed.stderr).toContain(`the journal ${out}.journal holds 3 finished forks, and ${out} already holds results`);
+    expect(changed.stderr).toContain('pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard the 3 finished and run every task again');
+    // Tasks are matched one by one as they stream in: --resume with other tasks runs the ones it has no result for.
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out, '--resume']);
-    expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain('the journal was written for different tasks; to start again, discarding it, pass --overwrite instead of --resume');
+    expect(resumed.code).toBe(0);
+    expect(idsIn(out)).toEqual(['x']);
 
     rmSync(`${out}.journal`);
     const bytes = readFileSync(out).length;
@@ -276,7 +276,7 @@ describe('a run never throws away what an earlier run paid for', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toBe(
       `forkpool: run: not starting: the journal ${journal} holds 0 finished forks of distributed run 0123456789abcdef, whose jobs may still be in the queue; ` +
-        'pass --resume to run only the 1 fork not finished, or --overwrite to discard it and run all 1 again\n',
+        'pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard it and run every task again\n',
     );
   });
 
