@@ -69,6 +69,25 @@ describe('forkpool import', () => {
 });
 
 describe('transcripts as --session', () => {
+  it('run forks a Claude Code session with parallel calls: the fork sees every call\'s result, and the summary line says what was left out', async () => {
+    const tasks = join(tmp, 'parallel-tasks.jsonl');
+    writeFileSync(tasks, `${JSON.stringify({ id: 'recall', directive: 'RECALL MARKER-[0-9A-Z]{4}' })}\n`);
+    const run = await runCli(['run', '--session', `${F}/claude-code-parallel.jsonl`, '--tasks', tasks, '--output-format', 'json']);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { results: { text: string }[] };
+    expect(result.results[0]?.text).toBe('RECALL MARKER-[0-9A-Z]{4}: MARKER-CP2P, MARKER-GR3P, MARKER-RE4D, MARKER-GL0B, MARKER-BA5H, MARKER-SEQ1');
+    expect(run.stderr).toContain(`forkpool: read ${F}/claude-code-parallel.jsonl as a Claude Code session (JSONL): 10 messages kept, 5 dropped`);
+  });
+
+  it('prompt forks a real Claude Code 2.0.13 compacted session: the share left out comes first', async () => {
+    const run = await runCli(['prompt', 'FORK RECALL how[ ]are[ ]you[ ]doing', '--session', `${F}/real/claude-code-2.0.13-compact.jsonl`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Fork results:\nRECALL how[ ]are[ ]you[ ]doing: how are you doing');
+    expect(run.stderr.split('\n')[0]).toBe(
+      `forkpool: 6 of the 10 message records of ${F}/real/claude-code-2.0.13-compact.jsonl (60%) are left out of the session; each is listed under "dropped" with its reason`,
+    );
+  });
+
   it('prompt forks an imported Qwen Code session and the fork recalls the marker only its history holds', async () => {
     const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}', '--session', `${F}/qwen-code.jsonl`]);
     expect(run.code).toBe(0);

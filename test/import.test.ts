@@ -150,10 +150,10 @@ describe('Claude Code', () => {
     expect(messages[4]?.content).toBe('Is the fee ever refunded?');
     expect(JSON.stringify(messages)).toContain('MARKER-CC4D');
     const reasons = new Map(summary.dropped.map((d) => [d.line, d.reason]));
-    expect(reasons.get(11)).toBe("a sidechain: a sub-agent's conversation, not this one");
-    expect(reasons.get(14)).toBe('a branch not on the chain (the parentUuid chain that ends at the last record)');
+    expect(reasons.get(11)).toMatch(/^a sidechain: a sub-agent's conversation, not this one/);
+    expect(reasons.get(14)).toBe('a branch not on the chain (the parentUuid chain that ends at the last record): a rewound or retried turn');
     expect(reasons.get(1)).toBe('a title for --resume, not a message');
-    expect(reasons.get(8)).toBe('UI-only: hook progress shown while a tool runs');
+    expect(reasons.get(8)).toBe('UI-only: progress shown while a tool runs');
     expect(summary.undeclared.map((u) => u.name)).toEqual(['Read', 'Grep']);
   });
 

@@ -9,7 +9,7 @@ import { detect } from './detect.js';
 import { importGeminiCheckpoint, importGeminiRecording, importGeminiRecordingJsonl } from './gemini-cli.js';
 import { importOpenAIChat } from './openai-chat.js';
 import { importQwenCode } from './qwen-code.js';
-import type { Converted, ImportFormat, ImportSummary, MessageOrigin, ModelSource } from './summary.js';
+import { leftOutShare, type Converted, type ImportFormat, type ImportSummary, type MessageOrigin, type ModelSource } from './summary.js';
 import { settleTools } from './tools.js';
 
 /*
@@ -88,11 +88,14 @@ export function importTranscript(text: string, source: string | undefined, optio
     undeclared: tools.undeclared,
     synthetic: { startupContext, compactedSummary: withCompacted - startupContext },
     dropped: converted.dropped,
+    ...withLeftOut(leftOutShare(converted.dropped, converted.messageRecords)),
     ...(converted.partialLastLine === undefined ? {} : { partialLastLine: converted.partialLastLine }),
     notes: converted.notes,
   };
   return { session: ordered as unknown as ParentSession, summary, origins: converted.origins };
 }
+
+const withLeftOut = (leftOut: ImportSummary['leftOut']) => (leftOut === undefined ? {} : { leftOut });
 
 function convert(detected: ReturnType<typeof detect>, source: string | undefined): Converted {
   if (detected.jsonl !== undefined) {
