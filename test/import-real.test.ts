@@ -117,3 +117,46 @@ describe('Claude Code: no silent loss', () => {
     expect(await recall(session, 'how[ ]are[ ]you[ ]doing|Tailwind[ ]Studio')).toEqual(['how are you doing']);
   });
 });
+
+describe('OpenAI and Anthropic logs, read as the APIs read them', () => {
+  it('null fields are absent, client extras and a stream delta\'s index are left out, all listed in one pass', async () => {
+    const { session, summary } = await imported(`${F}/openai-request-log.json`);
+    const messages = (session as unknown as { messages: Record<string, unknown>[] }).messages;
+    expect(messages.map((m) => Object.keys(m))).toEqual([
+      ['role', 'content'],
+      ['role', 'content'],
+      ['role', 'content', 'tool_calls'],
+      ['role', 'tool_call_id', 'content'],
+      ['role', 'content', 'refusal'],
+    ]);
+    expect(Object.keys(session)).toEqual(['format', 'model', 'messages', 'tools', 'temperature']);
+    expect(summary.dropped.map((d) => d.path)).toEqual([
+      'tool_choice',
+      'parallel_tool_calls',
+      'stream',
+      'stream_options',
+      'messages[1].sender',
+      'messages[1].timestamp',
+      'messages[1].displayContent',
+      'messages[2].function_call',
+      'messages[2].anthropicReasoning',
+      'messages[2].reasoning',
+      'messages[2].tool_calls[0].index',
+      'messages[3].tool_name',
+      'messages[3].name',
+      'messages[4].tool_calls',
+      'messages[4].function_call',
+      'messages[4].anthropicReasoning',
+    ]);
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+')).toEqual(['MARKER-OL9G', 'REFUND_FEE = 2.5']);
+  });
+
+  it('what the API itself refuses stays an error, with its path and rule', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const path = join(mkdtempSync(join(tmpdir(), 'forkpool-import-real-')), 'bad.json');
+    writeFileSync(path, JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi', sender: 'x' }, { role: 'tool', content: 'r', tool_call_id: null }] }));
+    await expect(importSession(path)).rejects.toThrow(`${path}: messages[1].tool_call_id: is required`);
+  });
+});
