@@ -160,3 +160,16 @@ describe('OpenAI and Anthropic logs, read as the APIs read them', () => {
     await expect(importSession(path)).rejects.toThrow(`${path}: messages[1].tool_call_id: is required`);
   });
 });
+
+describe('Qwen Code: the model and provider it was recorded with', () => {
+  it('0.15.6 on an OpenAI-compatible server (real file): an openai-chat session with the model as the server named it', async () => {
+    const { session, summary } = await imported(`${R}/qwen-code-0.15.6.jsonl`);
+    expect(session.format).toBe('openai-chat');
+    expect(session.model).toBe('cleanunicorn/qwen3-coder-30b-a3b-instruct');
+    expect(summary.shape).toBe('openai-chat');
+    expect(summary.notes).toContain(
+      'recorded with auth_type "openai" (an OpenAI-compatible API): converted to an openai-chat session; run it with --provider openai-compatible --base-url URL (or the local server)',
+    );
+    expect(await recall(session, '0\\.69935132|simple[ ]multiplication')).toEqual(['0.69935132']);
+  });
+});
