@@ -173,3 +173,22 @@ describe('Qwen Code: the model and provider it was recorded with', () => {
     expect(await recall(session, '0\\.69935132|simple[ ]multiplication')).toEqual(['0.69935132']);
   });
 });
+
+describe('Gemini CLI: its current resume rules', () => {
+  it('session and hook context and empty messages skipped, thought parts sent back, read_file ranges mapped, re-written records listed', async () => {
+    const { session, summary } = await imported(`${F}/gemini-cli-current.jsonl`);
+    const history = (session as unknown as { history: { role: string; parts: Record<string, unknown>[] }[] }).history;
+    expect(history.map((c) => c.role)).toEqual(['user', 'model', 'user', 'model']);
+    expect(history[1]?.parts[0]).toEqual({ text: "**Reading the range** I'll read just lines 10-20.", thought: true });
+    expect(history[1]?.parts[1]?.functionCall).toEqual({ id: 'read_file_1772600000000_0', name: 'read_file', args: { path: '/home/ana/shop/src/orders.ts', offset: 10, limit: 11 } });
+    expect(history[3]?.parts).toEqual([{ text: '**Summarizing** The function sums the items.', thought: true }, { text: 'Lines 10-20 compute the order total as the sum of its items.' }]);
+    expect(summary.dropped.map((d) => [d.line, d.reason])).toEqual([
+      [2, 'session context Gemini CLI adds again itself on resume (a <session_context> message), not sent back'],
+      [4, 'written again on line 5 (the same id): the later record replaces it'],
+      [6, 'hook output Gemini CLI adds again itself on resume (a <hook_context> message), not sent back'],
+      [8, 'empty: Gemini CLI leaves empty user messages out on resume'],
+      [9, 'UI-only: shown to the user, never sent to the model'],
+    ]);
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}|<session_[c]ontext>|<hook_[c]ontext>')).toEqual(['MARKER-GR4N']);
+  });
+});
