@@ -68,6 +68,28 @@ describe('forkpool import', () => {
   });
 });
 
+describe('files of no format forkpool reads (issue 22)', () => {
+  it('an iFlow CLI session (records much like Claude Code\'s) is refused naming the formats tried; --format reads it anyway', async () => {
+    const run = await runCli(['import', `${F}/iflow-cli.jsonl`]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`forkpool: ${F}/iflow-cli.jsonl: is JSONL of none of the formats forkpool reads: tried gemini-cli (`);
+    expect(run.stderr).toContain('claude-code (a "message" with "content" and a bare-UUID "sessionId")');
+    expect(run.stderr).toContain('name the format with --format (or --session-format) to read it as one anyway');
+    const forced = await runCli(['prompt', 'FORK RECALL call_[0-9a-f]{24}', '--session', `${F}/iflow-cli.jsonl`, '--session-format', 'claude-code']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout.trim()).toBe('Fork results:\nRECALL call_[0-9a-f]{24}: call_e55a5b729638448fb77ba8fc');
+  });
+
+  it('a JSON object of no claimed format is refused naming the formats tried', async () => {
+    const path = join(tmp, 'other.json');
+    writeFileSync(path, JSON.stringify({ conversation: [{ speaker: 'ana', text: 'hi' }] }));
+    const run = await runCli(['import', path]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`forkpool: ${path}: is a JSON object of none of the formats forkpool reads: tried forkpool session`);
+  });
+});
+
 describe('transcripts as --session', () => {
   it('run forks a Claude Code session with parallel calls: the fork sees every call\'s result, and the summary line says what was left out', async () => {
     const tasks = join(tmp, 'parallel-tasks.jsonl');
