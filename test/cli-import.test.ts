@@ -68,7 +68,48 @@ describe('forkpool import', () => {
   });
 });
 
+describe('files of no format forkpool reads (issue 22)', () => {
+  it('an iFlow CLI session (records much like Claude Code\'s) is refused naming the formats tried; --format reads it anyway', async () => {
+    const run = await runCli(['import', `${F}/iflow-cli.jsonl`]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`forkpool: ${F}/iflow-cli.jsonl: is JSONL of none of the formats forkpool reads: tried gemini-cli (`);
+    expect(run.stderr).toContain('claude-code (a "message" with "content" and a bare-UUID "sessionId")');
+    expect(run.stderr).toContain('name the format with --format (or --session-format) to read it as one anyway');
+    const forced = await runCli(['prompt', 'FORK RECALL call_[0-9a-f]{24}', '--session', `${F}/iflow-cli.jsonl`, '--session-format', 'claude-code']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout.trim()).toBe('Fork results:\nRECALL call_[0-9a-f]{24}: call_e55a5b729638448fb77ba8fc');
+  });
+
+  it('a JSON object of no claimed format is refused naming the formats tried', async () => {
+    const path = join(tmp, 'other.json');
+    writeFileSync(path, JSON.stringify({ conversation: [{ speaker: 'ana', text: 'hi' }] }));
+    const run = await runCli(['import', path]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`forkpool: ${path}: is a JSON object of none of the formats forkpool reads: tried forkpool session`);
+  });
+});
+
 describe('transcripts as --session', () => {
+  it('run forks a Claude Code session with parallel calls: the fork sees every call\'s result, and the summary line says what was left out', async () => {
+    const tasks = join(tmp, 'parallel-tasks.jsonl');
+    writeFileSync(tasks, `${JSON.stringify({ id: 'recall', directive: 'RECALL MARKER-[0-9A-Z]{4}' })}\n`);
+    const run = await runCli(['run', '--session', `${F}/claude-code-parallel.jsonl`, '--tasks', tasks, '--output-format', 'json']);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { results: { text: string }[] };
+    expect(result.results[0]?.text).toBe('RECALL MARKER-[0-9A-Z]{4}: MARKER-CP2P, MARKER-GR3P, MARKER-RE4D, MARKER-GL0B, MARKER-BA5H, MARKER-SEQ1');
+    expect(run.stderr).toContain(`forkpool: read ${F}/claude-code-parallel.jsonl as a Claude Code session (JSONL): 10 messages kept, 5 dropped`);
+  });
+
+  it('prompt forks a real Claude Code 2.0.13 compacted session: the share left out comes first', async () => {
+    const run = await runCli(['prompt', 'FORK RECALL how[ ]are[ ]you[ ]doing', '--session', `${F}/real/claude-code-2.0.13-compact.jsonl`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Fork results:\nRECALL how[ ]are[ ]you[ ]doing: how are you doing');
+    expect(run.stderr.split('\n')[0]).toBe(
+      `forkpool: 6 of the 10 message records of ${F}/real/claude-code-2.0.13-compact.jsonl (60%) are left out of the session; each is listed under "dropped" with its reason`,
+    );
+  });
+
   it('prompt forks an imported Qwen Code session and the fork recalls the marker only its history holds', async () => {
     const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}', '--session', `${F}/qwen-code.jsonl`]);
     expect(run.code).toBe(0);

@@ -23,16 +23,18 @@ const IMPORT_FLAGS = {
 
 const IMPORT_HELP = `Usage: forkpool import FILE [--out FILE] [--format NAME] [--model NAME] [--tools MODULE]
 
-Reads another agent's transcript as a forkpool session, in the source's own shape: a Gemini CLI
-checkpoint (/chat save) or session recording, a Qwen Code session JSONL (Gemini's shape), a
-Claude Code session JSONL (Anthropic's), OpenAI Chat Completions messages or a request body,
-an Anthropic Messages request body; forkpool's own session files pass through. The session is
-written as JSON; a summary goes to stderr: messages kept, tokens, tools used and how they are
-declared, the model and where it came from, and every record left out with the reason.
+Reads another agent's transcript as a forkpool session, in the shape of the API the source
+reached its model through: a Gemini CLI checkpoint (/chat save) or session recording, a Qwen
+Code session JSONL (Gemini's shape, or openai-chat when Qwen Code used an OpenAI-compatible
+API), a Claude Code session or sub-agent JSONL (Anthropic's), OpenAI Chat Completions messages
+or a request body, an Anthropic Messages request body; forkpool's own session files pass
+through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
+used and how they are declared, the model and where it came from, and every record (or field)
+left out with the reason, first the share left out when it is more than a tenth.
 
 ${helpOf(IMPORT_FLAGS)}
 
-Exit codes: 0 imported · 2 bad usage, or a file that cannot be read as a session (nothing written)`;
+Exit codes: 0 imported · 2 bad usage, or a file that cannot be read as a session (nothing written;\na file of none of the formats names the formats tried)`;
 
 export async function importCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(IMPORT_FLAGS), true);

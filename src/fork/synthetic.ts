@@ -11,6 +11,8 @@ const SYSTEM_REMINDER_OPEN = '<system-reminder>';
 const SYSTEM_REMINDER_CLOSE = '</system-reminder>';
 /** The user message a compaction leaves holds this (Qwen Code: "Resume the prior task using the summary above. …"). */
 const COMPACTED_SUMMARY_MARK = 'Resume the prior task';
+/** Claude Code's compaction summary (a user record with isCompactSummary) opens with this; no acknowledgement follows it. */
+const CLAUDE_CODE_SUMMARY_OPENING = 'This session is being continued from a previous conversation';
 /** The model's acknowledgement of a compacted summary, matched exactly. */
 const COMPACTED_SUMMARY_ACK = 'Got it. Thanks for the additional context!';
 /** The model's acknowledgement of startup context in older Qwen Code conversations, matched exactly. */
@@ -45,11 +47,12 @@ export function isRealUserTurn(message: AnyMessage): boolean {
 
 /**
  * The length of a compacted-history summary starting at `at`: the summary, the model's
- * acknowledgement, then optionally the attachments user message and the model's calls after it.
- * 0 when there is none.
+ * acknowledgement, then optionally the attachments user message and the model's calls after it
+ * (Qwen Code's); or Claude Code's summary alone. 0 when there is none.
  */
 function compactedSummaryLength(history: readonly AnyMessage[], at: number): number {
   const summary = view(history[at]);
+  if (summary?.role === 'user' && (summary.firstText ?? '').startsWith(CLAUDE_CODE_SUMMARY_OPENING)) return 1;
   const ack = view(history[at + 1]);
   if (summary?.role !== 'user' || !(summary.firstText ?? '').includes(COMPACTED_SUMMARY_MARK)) return 0;
   if (ack?.role !== 'model' || ack.firstText !== COMPACTED_SUMMARY_ACK) return 0;

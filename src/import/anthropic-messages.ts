@@ -1,6 +1,7 @@
 import { InputError } from '../session/errors.js';
 import type { Converted, DroppedRecord } from './summary.js';
 import { ANTHROPIC_SESSION_KEYS } from '../session/anthropic-messages-schema.js';
+import { eachRecord, withoutExtras, withoutNullFields, type FieldRules } from './api-fields.js';
 
 /*
  * An Anthropic Messages request body (`{ model, max_tokens, system?, tools?, messages, … }`, as
@@ -9,8 +10,12 @@ import { ANTHROPIC_SESSION_KEYS } from '../session/anthropic-messages-schema.js'
  * others are left out and listed: transport and bookkeeping (`stream`, `metadata`,
  * `service_tier`), and the sampling fields forkpool refuses for Anthropic sessions
  * (`temperature`, `top_p`, `top_k`: the API version @anthropic-ai/sdk 1.15 sends no longer takes
- * them). A body without `max_tokens` gets 8,192 and the summary says so.
+ * them). A body without `max_tokens` gets 8,192 and the summary says so. As the API reads it
+ * (api-fields.ts): null fields are absent, and fields a client or proxy added to a message beside
+ * `role` and `content` are left out and listed.
  */
+
+const MESSAGE_RULES: FieldRules = { fields: ['role', 'content'], what: 'a message' };
 
 const SESSION_FIELDS = new Set(ANTHROPIC_SESSION_KEYS.filter((key) => key !== 'format'));
 
@@ -33,13 +38,14 @@ export function importAnthropicMessages(json: unknown, file: string | undefined)
   const dropped: DroppedRecord[] = [];
   const notes: string[] = [];
   const session: Record<string, unknown> = { format: 'anthropic-messages' };
-  for (const [key, value] of Object.entries(json)) {
+  for (const [key, value] of Object.entries(withoutNullFields(json as Record<string, unknown>, dropped))) {
     if (key === 'format') continue;
     if (SESSION_FIELDS.has(key)) session[key] = value;
     else dropped.push({ path: key, what: 'a request field', reason: REASONS[key] ?? 'not a field a session holds' });
   }
   const messages = session.messages;
   if (!Array.isArray(messages)) throw new InputError({ ...at, path: 'messages', rule: 'must be an array of messages' });
+  session.messages = eachRecord(messages, (message, m) => withoutExtras(message, MESSAGE_RULES, `messages[${m}]`, dropped));
   if (session.max_tokens === undefined) {
     session.max_tokens = DEFAULT_MAX_TOKENS;
     notes.push(`max_tokens ${DEFAULT_MAX_TOKENS}: the body names none (forkpool's choice; the Messages API requires one)`);

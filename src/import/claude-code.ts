@@ -1,200 +1,131 @@
 import { InputError } from '../session/errors.js';
+import { buildTurns } from './claude-code-turns.js';
 import type { JsonlRead, JsonlRecord } from './detect.js';
-import type { Converted, DroppedRecord, MessageOrigin } from './summary.js';
+import type { Converted, DroppedRecord } from './summary.js';
 
 /*
- * Claude Code's session JSONL (~/.claude/projects/<project>/<session id>.jsonl). Claude Code is
- * closed source; this reader follows only:
- * - Anthropic's documentation (docs.anthropic.com/en/docs/claude-code/sdk/sdk-sessions, "Session
- *   Transcript Format"): one JSON object a line; `{"type":"user","uuid",…,"message":{"content":…}}`,
- *   `{"type":"assistant","uuid","parentUuid",…,"message":{"content":[{"type":"text",…}]}}`, and
- *   non-message lines such as `{"type":"checkpoint",…}`;
- * - public sample transcripts: marot/spotter test/fixtures/transcripts/4d5611e5-….jsonl (Claude
- *   Code 2.1.39, commit 53a088d2): records `{ parentUuid, isSidechain, userType, cwd, sessionId,
- *   version, gitBranch, type, message, uuid, timestamp, requestId? }`; `message` is the API's
- *   (assistant: `{ model, id, type, role, content, stop_reason, usage }`; user: `{ role, content }`);
- *   one assistant message is written as several records, one content block each, sharing
- *   `message.id`, each record's parentUuid the record before it; a tool_result record's parent is
- *   the record holding its tool_use (so with parallel calls the results of the earlier calls hang
- *   off the chain: `sourceToolAssistantUUID` names that record too); `progress` records (hook
- *   runs) and `file-history-snapshot` records sit in the file; `summary` records (`leafUuid`) name
- *   the session for --resume.
- * What forkpool does with it: the conversation is the parentUuid chain that ends at the last
- * record with a uuid (sidechain records, `isSidechain: true`, are another agent's and skipped);
- * the records of one assistant message (same `message.id`) are merged into one message, in chain
- * order; a tool_result record off the chain whose parent is a record of an assistant message on
- * the chain is that message's result and is kept; the results of one message make one user
- * message, in the order of its tool_use blocks. Every other record is dropped with its reason.
- * Not confirmed (no public document says): how Claude Code itself picks the leaf after a rewind,
- * and what a compaction writes (the chain simply starts where its parentUuid is null).
+ * Claude Code's session JSONL (~/.claude/projects/<project>/<session id>.jsonl, and each
+ * sub-agent's <session id>/subagents/agent-*.jsonl). Claude Code is closed source; this reader
+ * follows Anthropic's documentation of the transcript format and real transcripts (Claude Code
+ * 2.0.13 to 2.1.39: test/fixtures/import/real/README.md names them):
+ * - records `{ parentUuid, isSidechain, userType, cwd, sessionId, version, gitBranch, type,
+ *   message, uuid, timestamp, requestId? }`; `message` is the API's (assistant: `{ model, id, type,
+ *   role, content, stop_reason, usage }`; user: `{ role, content }`); bookkeeping records
+ *   (`summary`, `file-history-snapshot`, `queue-operation`) have no uuid; `progress` and `system`
+ *   records have one and sit on the chain;
+ * - one assistant message is written as one record per content block, sharing `message.id`; with
+ *   parallel calls the later tool_use records and the results hang off one another in the order
+ *   they were written, so the chain passes through only some of them (claude-code-turns.ts
+ *   gathers them back);
+ * - a compaction writes `{ type: "system", subtype: "compact_boundary", parentUuid: null,
+ *   logicalParentUuid }` and then the summary as a user record with `isCompactSummary: true`:
+ *   the chain starts again at the boundary, and the records written before it are what the summary
+ *   replaces (logicalParentUuid names the last of them, but it need not be in the file);
+ * - a sub-agent's records carry `isSidechain: true`: in a session file (Claude Code 1.x and 2.0
+ *   write them there) they are another conversation; a file whose every record is a sidechain
+ *   (Claude Code 2.1's subagents/agent-*.jsonl) is that sub-agent's own conversation.
+ * What forkpool reads: the parentUuid chain that ends at the file's last record with a uuid, made
+ * into the Messages API's turns by claude-code-turns.ts. Every record left out is listed with why.
+ * Not confirmed (no public document says): how Claude Code itself picks the leaf after a rewind.
  */
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-type Block = Record<string, unknown>;
+const DEFAULT_MAX_TOKENS = 8192;
+const COMPACT_BOUNDARY = 'compact_boundary';
 
-/** The fields the Messages API takes on each block kind (what else a record's block carries is left out). */
-const API_FIELDS: Record<string, readonly string[]> = {
-  text: ['type', 'text', 'citations', 'cache_control'],
-  thinking: ['type', 'thinking', 'signature'],
-  redacted_thinking: ['type', 'data'],
-  tool_use: ['type', 'id', 'name', 'input', 'caller', 'cache_control'],
-  tool_result: ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'],
-  image: ['type', 'source', 'cache_control'],
-  document: ['type', 'source', 'title', 'context', 'citations', 'cache_control'],
-};
-
-interface OutMessage {
-  role: 'user' | 'assistant';
-  content: string | Block[];
-  /** For assistant messages: its message.id, to merge the records that continue it. */
-  id?: string;
-  lines: number[];
-  trimmed: boolean;
-  results?: { block: Block; order: number }[];
-}
+const isMessage = (record: JsonlRecord) => record.value.type === 'user' || record.value.type === 'assistant';
+const hasUuid = (record: JsonlRecord) => typeof record.value.uuid === 'string' && record.value.uuid !== '';
 
 export function importClaudeCode(read: JsonlRead, file: string | undefined): Converted {
-  const fail: (line: number, path: string, rule: string) => never = (line, path, rule) => {
-    throw new InputError({ ...(file === undefined ? {} : { file }), line, path, rule });
-  };
-  const dropped: DroppedRecord[] = [];
-  const main = new Map<string, JsonlRecord>();
-  let last: JsonlRecord | undefined;
-  for (const record of read.records) {
-    const { line, value } = record;
+  const at = file === undefined ? {} : { file };
+  for (const { line, value } of read.records) {
+    const fail = (path: string, rule: string): never => {
+      throw new InputError({ ...at, line, path, rule });
+    };
     const type = value.type;
-    if (typeof type !== 'string') fail(line, 'type', 'is required: user, assistant, or a record type such as summary');
-    if (type === 'user' || type === 'assistant') checkMessage(value, type, (path, rule) => fail(line, path, rule));
-    if (value.isSidechain === true) {
-      dropped.push({ line, what: recordName(type), reason: "a sidechain: a sub-agent's conversation, not this one" });
-      continue;
-    }
-    if (typeof value.uuid !== 'string' || value.uuid === '') {
-      dropped.push({ line, what: recordName(type), reason: NO_UUID_REASONS[type] ?? 'not a message (no uuid): Claude Code bookkeeping' });
-      continue;
-    }
+    if (typeof type !== 'string') fail('type', 'is required: user, assistant, or a record type such as summary');
+    if (type === 'user' || type === 'assistant') checkMessage(value, type, fail);
     if (value.parentUuid !== null && value.parentUuid !== undefined && typeof value.parentUuid !== 'string') {
-      fail(line, 'parentUuid', 'must be the uuid of the record before it, or null');
+      fail('parentUuid', 'must be the uuid of the record before it, or null');
     }
-    main.set(value.uuid, record);
-    last = record;
   }
-  if (last === undefined) throw new InputError({ ...(file === undefined ? {} : { file }), rule: 'holds no conversation: no user or assistant record outside sidechains' });
+  const dropped: DroppedRecord[] = [];
+  const linked = read.records.filter(hasUuid);
+  const subAgent = linked.some(isMessage) && linked.every((record) => record.value.isSidechain === true);
+  const main = new Map<string, JsonlRecord>();
+  for (const record of read.records) {
+    const type = String(record.value.type);
+    if (!hasUuid(record)) dropped.push({ line: record.line, what: recordName(record.value), reason: NO_UUID_REASONS[type] ?? 'not a message (no uuid): Claude Code bookkeeping' });
+    else if (record.value.isSidechain === true && !subAgent) dropped.push({ line: record.line, what: recordName(record.value), reason: SIDECHAIN_REASON });
+    else main.set(record.value.uuid as string, record);
+  }
+  const conversation = [...main.values()].filter(isMessage);
+  if (conversation.length === 0) throw new InputError({ ...at, rule: 'holds no conversation: no user or assistant record outside sidechains' });
 
+  const chain = chainTo([...main.values()].at(-1) as JsonlRecord, main);
+  const boundary = chain[0]?.value.type === 'system' && chain[0].value.subtype === COMPACT_BOUNDARY ? chain[0] : undefined;
+  const summaryLine = chain.find((record) => record.value.isCompactSummary === true)?.line;
+
+  const turns = buildTurns(chain.filter(isMessage), conversation);
+  dropped.push(...turns.dropped);
+  for (const record of chain) if (!isMessage(record)) dropped.push({ line: record.line, what: recordName(record.value), reason: chainReason(record.value) });
+  const onChain = new Set(chain.map((record) => record.value.uuid as string));
+  for (const record of main.values()) {
+    const uuid = record.value.uuid as string;
+    if (onChain.has(uuid) || turns.used.has(uuid)) continue;
+    // Written before the (latest) compaction: what its summary stands for, branches of then included.
+    const reason = boundary !== undefined && record.line < boundary.line
+      ? `before the compaction on line ${boundary.line}: Claude Code resumes from its summary${summaryLine === undefined ? '' : ` (line ${summaryLine})`}, not from these`
+      : isMessage(record)
+        ? 'a branch not on the chain (the parentUuid chain that ends at the last record): a rewound or retried turn'
+        : chainReason(record.value);
+    dropped.push({ line: record.line, what: recordName(record.value), reason, ...(isMessage(record) ? { message: true } : {}) });
+  }
+
+  const notes = [...turns.notes];
+  if (subAgent) notes.unshift("every record is a sidechain: read as that sub-agent's own conversation (Claude Code 2.1 keeps each sub-agent in subagents/agent-*.jsonl)");
+  if (boundary !== undefined) notes.push(`the compaction on line ${boundary.line} was applied: the conversation starts with its summary${summaryLine === undefined ? '' : ` (line ${summaryLine})`}`);
+  notes.push(`max_tokens ${DEFAULT_MAX_TOKENS}: Claude Code records none (forkpool's choice; the Messages API requires one)`);
+  const model = lastModel(conversation);
+  return {
+    session: { format: 'anthropic-messages', messages: turns.messages, max_tokens: DEFAULT_MAX_TOKENS },
+    shape: 'anthropic-messages',
+    kind: subAgent ? 'a Claude Code sub-agent session (JSONL)' : 'a Claude Code session (JSONL)',
+    ...(model ? { model: { name: model, from: 'records' as const } } : {}),
+    dropped: dropped.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
+    origins: turns.origins,
+    ...(read.partialLastLine !== undefined ? { partialLastLine: read.partialLastLine } : {}),
+    notes,
+    messageRecords: conversation.length,
+  };
+}
+
+/** The parentUuid chain that ends at `leaf`, first record first. */
+function chainTo(leaf: JsonlRecord, main: ReadonlyMap<string, JsonlRecord>): JsonlRecord[] {
   const chain: JsonlRecord[] = [];
-  const onChain = new Set<string>();
-  let current: JsonlRecord | undefined = last;
-  while (current !== undefined && !onChain.has(current.value.uuid as string)) {
-    onChain.add(current.value.uuid as string);
+  const seen = new Set<string>();
+  let current: JsonlRecord | undefined = leaf;
+  while (current !== undefined && !seen.has(current.value.uuid as string)) {
+    seen.add(current.value.uuid as string);
     chain.push(current);
     const parent: unknown = current.value.parentUuid;
     current = typeof parent === 'string' ? main.get(parent) : undefined;
   }
-  chain.reverse();
-
-  // Results of parallel calls: off the chain, child of a record of an assistant message on it.
-  const recovered = new Map<string, JsonlRecord[]>();
-  for (const record of main.values()) {
-    if (onChain.has(record.value.uuid as string)) continue;
-    const parent = typeof record.value.parentUuid === 'string' ? main.get(record.value.parentUuid) : undefined;
-    if (parent && onChain.has(parent.value.uuid as string) && parent.value.type === 'assistant' && onlyResults(record.value)) {
-      recovered.set(parent.value.uuid as string, [...(recovered.get(parent.value.uuid as string) ?? []), record]);
-      continue;
-    }
-    const type = String(record.value.type);
-    const reason = type === 'user' || type === 'assistant' ? 'a branch not on the chain (the parentUuid chain that ends at the last record)' : (CHAIN_REASONS[type] ?? `not a message: a "${type}" event`);
-    dropped.push({ line: record.line, what: recordName(type), reason });
-  }
-
-  const out: OutMessage[] = [];
-  let stripped = 0;
-  const clean = (block: Block): Block => {
-    const allowed = API_FIELDS[block.type as string];
-    if (!allowed) return block;
-    const keys = Object.keys(block);
-    if (keys.every((key) => allowed.includes(key))) return block;
-    stripped += keys.filter((key) => !allowed.includes(key)).length;
-    return Object.fromEntries(Object.entries(block).filter(([key]) => allowed.includes(key)));
-  };
-  let group: OutMessage | undefined;
-  const addResults = (target: OutMessage, record: JsonlRecord) => {
-    for (const block of record.value.message ? ((record.value.message as Block).content as Block[]) : []) {
-      const order = toolUseOrder(target, block.tool_use_id as string);
-      target.results?.push({ block: clean(block), order });
-    }
-    target.lines.push(record.line);
-  };
-  for (const record of chain) {
-    const { line, value } = record;
-    const type = value.type as string;
-    if (type !== 'user' && type !== 'assistant') {
-      dropped.push({ line, what: recordName(type), reason: CHAIN_REASONS[type] ?? `not a message: a "${type}" event` });
-      continue;
-    }
-    const message = value.message as Block;
-    if (type === 'assistant') {
-      const id = typeof message.id === 'string' ? message.id : undefined;
-      const blocks = (Array.isArray(message.content) ? message.content : [{ type: 'text', text: message.content }]) as Block[];
-      if (group && id !== undefined && group.id === id && out.at(-1) === group) {
-        (group.content as Block[]).push(...blocks.map(clean));
-        group.lines.push(line);
-        group.trimmed = true;
-      } else {
-        group = { role: 'assistant', content: blocks.map(clean), ...(id !== undefined ? { id } : {}), lines: [line], trimmed: false, results: [] };
-        out.push(group);
-      }
-      for (const result of recovered.get(value.uuid as string) ?? []) addResults(group, result);
-      continue;
-    }
-    if (onlyResults(value) && group && out.at(-1) === group) {
-      addResults(group, record);
-      continue;
-    }
-    const content = message.content as string | Block[];
-    if (content === '' || (Array.isArray(content) && content.length === 0)) {
-      dropped.push({ line, what: 'a "user" record', reason: 'empty: no content' });
-      continue;
-    }
-    out.push({ role: 'user', content: typeof content === 'string' ? content : content.map(clean), lines: [line], trimmed: false });
-  }
-
-  // Each assistant message's results become the user message after it, in tool_use order.
-  const messages: { role: 'user' | 'assistant'; content: string | Block[] }[] = [];
-  const origins: MessageOrigin[] = [];
-  for (const message of out) {
-    messages.push({ role: message.role, content: message.content });
-    origins.push({ line: message.lines[0] as number, path: 'message', exact: message.lines.length === 1 && !message.trimmed });
-    if (message.results && message.results.length > 0) {
-      const blocks = [...message.results].sort((a, b) => a.order - b.order).map((r) => r.block);
-      messages.push({ role: 'user', content: blocks });
-      origins.push({ line: message.lines[1] ?? (message.lines[0] as number), path: 'message', exact: false });
-    }
-  }
-
-  let model: string | undefined;
-  for (const record of chain) {
-    const message = record.value.message;
-    if (record.value.type === 'assistant' && isRecord(message) && typeof message.model === 'string' && message.model !== '') model = message.model;
-  }
-  const notes: string[] = [];
-  const merged = out.filter((m) => m.role === 'assistant' && m.lines.length > 1).length;
-  if (merged > 0) notes.push(`${merged} assistant message${merged === 1 ? ' was' : 's were'} written as several records (one message.id) and merged`);
-  if (stripped > 0) notes.push(`${stripped} block field${stripped === 1 ? '' : 's'} that the Messages API does not take left out`);
-  notes.push(`max_tokens ${DEFAULT_MAX_TOKENS}: Claude Code records none (forkpool's choice; the Messages API requires one)`);
-  return {
-    session: { format: 'anthropic-messages', messages, max_tokens: DEFAULT_MAX_TOKENS },
-    shape: 'anthropic-messages',
-    kind: 'a Claude Code session (JSONL)',
-    ...(model ? { model: { name: model, from: 'records' as const } } : {}),
-    dropped: dropped.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
-    origins,
-    ...(read.partialLastLine !== undefined ? { partialLastLine: read.partialLastLine } : {}),
-    notes,
-  };
+  return chain.reverse();
 }
 
-const DEFAULT_MAX_TOKENS = 8192;
+function lastModel(records: readonly JsonlRecord[]): string | undefined {
+  let model: string | undefined;
+  for (const { value } of records) {
+    const message = value.message;
+    if (value.type === 'assistant' && isRecord(message) && typeof message.model === 'string' && message.model !== '' && message.model !== '<synthetic>') model = message.model;
+  }
+  return model;
+}
+
+const SIDECHAIN_REASON =
+  "a sidechain: a sub-agent's conversation, not this one (Claude Code 2.1 also writes it to <session>/subagents/agent-*.jsonl, which forkpool reads as that sub-agent's session)";
 
 const NO_UUID_REASONS: Record<string, string> = {
   summary: 'a title for --resume, not a message',
@@ -203,11 +134,21 @@ const NO_UUID_REASONS: Record<string, string> = {
   'queue-operation': 'input queue bookkeeping, not a message',
 };
 
-const CHAIN_REASONS: Record<string, string> = {
-  progress: 'UI-only: hook progress shown while a tool runs',
-  system: 'a system event (hook output, a local command), not a message the model sees',
-  attachment: 'UI-only: an attachment notice',
+const SYSTEM_REASONS: Record<string, string> = {
+  [COMPACT_BOUNDARY]: 'marks where Claude Code compacted the conversation (the summary after it stands for what came before)',
+  local_command: 'the output of a local command as shown on screen; the user records around it carry what the model sees',
+  stop_hook_summary: 'UI-only: a summary of hook runs',
+  turn_duration: 'UI-only: how long a turn took',
+  api_error: 'UI-only: an API error shown while retrying',
 };
+
+function chainReason(value: Record<string, unknown>): string {
+  const type = String(value.type);
+  if (type === 'system') return SYSTEM_REASONS[String(value.subtype)] ?? 'a system event (hook output, a local command), not a message the model sees';
+  if (type === 'progress') return 'UI-only: progress shown while a tool runs';
+  if (type === 'attachment') return 'UI-only: an attachment notice';
+  return `not a message: a "${type}" event`;
+}
 
 function checkMessage(value: Record<string, unknown>, type: 'user' | 'assistant', fail: (path: string, rule: string) => never): void {
   const message = value.message;
@@ -219,19 +160,12 @@ function checkMessage(value: Record<string, unknown>, type: 'user' | 'assistant'
   content.forEach((block: unknown, i: number) => {
     if (!isRecord(block) || typeof block.type !== 'string') fail(`message.content[${i}]`, 'must be a content block ({ "type", … })');
     if (block.type === 'tool_result' && typeof block.tool_use_id !== 'string') fail(`message.content[${i}].tool_use_id`, 'is required: the id of the tool_use it answers');
+    if (block.type === 'tool_use' && (typeof block.id !== 'string' || block.id === '')) fail(`message.content[${i}].id`, 'is required: the id its tool_result answers');
   });
 }
 
-function onlyResults(value: Record<string, unknown>): boolean {
-  const message = value.message;
-  return isRecord(message) && Array.isArray(message.content) && message.content.length > 0 && message.content.every((b) => isRecord(b) && b.type === 'tool_result');
-}
-
-function toolUseOrder(message: OutMessage, id: string): number {
-  const index = (message.content as Block[]).filter((b) => b.type === 'tool_use').findIndex((b) => b.id === id);
-  return index === -1 ? Number.MAX_SAFE_INTEGER : index;
-}
-
-function recordName(type: string): string {
-  return `${/^[aeio]/.test(type) ? 'an' : 'a'} "${type}" record`;
+function recordName(value: Record<string, unknown>): string {
+  const type = String(value.type);
+  const name = `${/^[aeio]/.test(type) ? 'an' : 'a'} "${type}" record`;
+  return typeof value.subtype === 'string' ? `${name} (${value.subtype})` : name;
 }

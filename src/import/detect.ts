@@ -13,12 +13,16 @@ import type { ImportFormat } from './summary.js';
  *   (or its messages), unless something only Anthropic's Messages API has shows (a top-level
  *   "system", "stop_sequences" or "thinking", a tool with "input_schema", a content block of a
  *   kind only Anthropic has): then it is an Anthropic Messages request body;
- * - any other object is taken as forkpool's (its validation then says what is wrong);
+ * - any other object with a field of forkpool's session (model, systemInstruction, tools, …) is
+ *   taken as forkpool's (its validation then says what is wrong); an object with none is refused,
+ *   naming the formats tried;
  * - text that is not one JSON document but whose first line is a JSON object is JSONL: records
  *   with "$rewindTo" / "$set", or with "projectHash" and no "uuid", or with "id" and a Gemini
  *   CLI message type, are Gemini CLI's; a record whose "message" has "parts" (a Gemini Content)
  *   is Qwen Code's; one whose "message" has "content", or with "isSidechain", or of a type only
- *   Claude Code writes, is Claude Code's.
+ *   Claude Code writes, is Claude Code's, unless its "sessionId" is not a bare UUID (Claude Code
+ *   names sessions by one; iFlow CLI, which writes records much like Claude Code's, by
+ *   "session-<uuid>"). A file no record of which shows its writer is refused, naming the formats tried.
  */
 
 export interface JsonlRecord {
@@ -66,7 +70,7 @@ export function detect(text: string, file: string | undefined, forced?: ImportFo
   if (forced === 'gemini-cli' && isRecord(value) && !('messages' in value) && !('history' in value) && 'projectHash' in value) {
     return { format: 'gemini-cli', jsonl: readJsonl(text, file) };
   }
-  return { format: forced ?? jsonFormat(value), json: value };
+  return { format: forced ?? jsonFormat(value, file), json: value };
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -76,11 +80,18 @@ function isRecordLike(value: unknown): boolean {
   return isRecord(value) && typeof value.uuid === 'string' && 'parentUuid' in value && !('history' in value) && !('format' in value);
 }
 
-function jsonFormat(value: unknown): ImportFormat {
+/** The fields of forkpool's own (Gemini-shaped) session: an object with one of them is read as forkpool's. */
+const FORKPOOL_KEYS = ['format', 'model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
+
+const JSON_TRIED =
+  'forkpool session ({ "model", "history", … }), gemini-cli (a checkpoint { "history" } or a recording { "sessionId", "projectHash", "messages" }), openai-chat and anthropic-messages (a request body { "messages", … } or a messages array)';
+
+function jsonFormat(value: unknown, file: string | undefined): ImportFormat {
   if (Array.isArray(value)) {
     const first: unknown = value[0];
     if (isRecord(first) && 'parts' in first) return 'gemini-cli';
-    return 'openai-chat';
+    if (first === undefined || (isRecord(first) && 'role' in first)) return 'openai-chat';
+    throw notClaimed(file, `is a JSON array, but not of messages ({ "role", "content" } or { "role", "parts" }); tried ${JSON_TRIED}`);
   }
   if (!isRecord(value)) return 'forkpool';
   if ('format' in value) return 'forkpool';
@@ -92,7 +103,12 @@ function jsonFormat(value: unknown): ImportFormat {
     if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini-cli';
     return looksAnthropic(value) ? 'anthropic-messages' : 'openai-chat';
   }
-  return 'forkpool';
+  if (FORKPOOL_KEYS.some((key) => key in value)) return 'forkpool';
+  throw notClaimed(file, `is a JSON object of none of the formats forkpool reads: tried ${JSON_TRIED}`);
+}
+
+function notClaimed(file: string | undefined, rule: string): InputError {
+  return new InputError({ ...(file === undefined ? {} : { file }), rule: `${rule}; name the format with --format (or --session-format) to read it as one anyway` });
 }
 
 const ANTHROPIC_ONLY_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'search_result']);
@@ -116,6 +132,7 @@ function looksAnthropic(body: Record<string, unknown>): boolean {
 }
 
 const GEMINI_CLI_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);
+const BARE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CLAUDE_CODE_ONLY_TYPES = new Set(['summary', 'file-history-snapshot', 'progress', 'queue-operation', 'attachment', 'checkpoint']);
 
 function jsonlFormat(read: JsonlRead, file: string | undefined): 'gemini-cli' | 'qwen-code' | 'claude-code' {
@@ -125,13 +142,14 @@ function jsonlFormat(read: JsonlRead, file: string | undefined): 'gemini-cli' | 
     if (typeof value.id === 'string' && !('uuid' in value) && GEMINI_CLI_TYPES.has(value.type as string)) return 'gemini-cli';
     const message = value.message;
     if (isRecord(message) && 'parts' in message) return 'qwen-code';
+    if (typeof value.sessionId === 'string' && !BARE_UUID.test(value.sessionId)) continue; // not Claude Code's session id
     if (isRecord(message) && 'content' in message) return 'claude-code';
     if ('isSidechain' in value || 'userType' in value || CLAUDE_CODE_ONLY_TYPES.has(value.type as string)) return 'claude-code';
   }
-  throw new InputError({
-    ...(file === undefined ? {} : { file }),
-    rule: 'is JSONL, but no record shows which agent wrote it (Gemini CLI, Qwen Code or Claude Code); name the format (--format, or --session-format)',
-  });
+  throw notClaimed(
+    file,
+    'is JSONL of none of the formats forkpool reads: tried gemini-cli (records with "id" and a Gemini CLI message type, "$set", "$rewindTo", or { "sessionId", "projectHash" } metadata), qwen-code (a "message" with "parts") and claude-code (a "message" with "content" and a bare-UUID "sessionId"); no record shows which agent wrote it',
+  );
 }
 
 function firstLineIsObject(text: string): boolean {

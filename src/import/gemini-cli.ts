@@ -16,16 +16,18 @@ import type { Converted, DroppedRecord, MessageOrigin } from './summary.js';
  *   result?, status, … }`), `thoughts`, `tokens` and `model`. Older versions write it as one JSON
  *   file (session-*.json); newer ones append JSONL: a metadata line `{ sessionId, projectHash, … }`,
  *   message records (a record with an id seen before replaces it, in place), `{ "$rewindTo": id }`
- *   (that message and every later one are gone) and `{ "$set": {…} }` (metadata; a non-empty
- *   `messages` there replaces the list), as loadConversationRecord reads them.
+ *   (that message and every later one are gone) and `{ "$set": {…} }` (metadata; a `messages`
+ *   array there replaces the list), as loadConversationRecord (chatRecordingService.ts) reads them.
+ *   Every record replaced or rewound is listed.
  * - On resume Gemini CLI turns the messages into API history with convertSessionToClientHistory
- *   (packages/core/src/utils/sessionUtils.ts), and so does this importer: info, error and warning
- *   messages are left out (UI only), so are user messages whose text starts with "/" or "?"
- *   (slash commands and help); a gemini message is its content parts, then a functionCall for each
- *   tool call not already among them (by id, else by name and arguments), then one user message of
- *   the calls' results (a string result is `{ output }`, parts are kept as they are). Thought
- *   summaries are not sent back (the current version adds none; an older one added them as
- *   thought parts): they are left out and counted.
+ *   (packages/core/src/utils/sessionUtils.ts, as at commit 5411f113cafae26161b4969b0237b8e1e024e2c2),
+ *   and so does this importer: info, error and warning messages are left out (UI only), so are
+ *   user messages that are empty or start with "/", "?", "<session_context>" or "<hook_context>"
+ *   (isIgnoredUserContent); a gemini message whose content holds function calls or thought parts
+ *   is that content as it is; any other is rebuilt: its thought summaries as thought parts
+ *   (`**subject** description`), its content, then a functionCall per tool call; then one user
+ *   message of the calls' results (a string result is `{ output }`, parts are kept as they are).
+ *   A gemini message with nothing in it is left out, its results too.
  */
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -78,46 +80,50 @@ export function importGeminiRecording(json: Record<string, unknown>, file: strin
   );
 }
 
-/** A session recording in the newer JSONL form. */
+/** A session recording in the newer JSONL form, read as loadConversationRecord reads it. */
 export function importGeminiRecordingJsonl(read: JsonlRead, file: string | undefined): Converted {
-  const byId = new Map<string, { message: Record<string, unknown>; line: number }>();
-  const rewound: DroppedRecord[] = [];
-  let replaced: unknown[] | undefined;
-  let replacedAt: number | undefined;
+  type Entry = { message: Record<string, unknown>; line: number; path: string };
+  const byId = new Map<string, Entry>();
+  const gone: DroppedRecord[] = [];
+  // Rewound or replaced messages count toward the left-out warning; a message written again is the same message.
+  const drop = (entry: Entry, reason: string, message = true) =>
+    gone.push({ line: entry.line, ...(entry.path ? { path: entry.path } : {}), what: `a "${String(entry.message.type)}" message`, reason, ...(message ? { message } : {}) });
+  // A message written again under its id replaces the earlier one in place (a Map keeps the first position).
+  const put = (entry: Entry) => {
+    const earlier = byId.get(entry.message.id as string);
+    if (earlier !== undefined) drop(earlier, `written again on line ${entry.line} (the same id): the later record replaces it`, false);
+    byId.set(entry.message.id as string, entry);
+  };
+  const putAll = (messages: unknown[], line: number, field: string) =>
+    messages.forEach((message, i) => {
+      if (isRecord(message) && typeof message.id === 'string') put({ message, line, path: `${field}[${i}]` });
+    });
   for (const { line, value } of read.records) {
-    if ('$rewindTo' in value) {
-      const target = value.$rewindTo;
-      if (typeof target !== 'string') fail({ file, line }, '$rewindTo', 'must be the id of a message');
+    if (typeof value.$rewindTo === 'string') {
       const ids = [...byId.keys()];
-      const from = ids.indexOf(target);
+      const from = ids.indexOf(value.$rewindTo);
       for (const id of from === -1 ? ids : ids.slice(from)) {
-        const gone = byId.get(id);
+        drop(byId.get(id) as Entry, `rewound by line ${line} ($rewindTo): a branch not on the chain`);
         byId.delete(id);
-        if (gone) rewound.push({ line: gone.line, what: `a "${String(gone.message.type)}" message`, reason: `rewound by line ${line} ($rewindTo): a branch not on the chain` });
       }
-    } else if ('$set' in value) {
+    } else if ('$rewindTo' in value) fail({ file, line }, '$rewindTo', 'must be the id of a message');
+    else if ('$set' in value) {
       const set = value.$set;
       if (!isRecord(set)) fail({ file, line }, '$set', 'must be a JSON object of metadata');
-      if (Array.isArray(set.messages) && set.messages.length > 0) {
-        replaced = set.messages;
-        replacedAt = line;
+      if (Array.isArray(set.messages)) {
+        for (const entry of byId.values()) drop(entry, `replaced by the message list that line ${line} sets`);
+        byId.clear();
+        putAll(set.messages, line, '$set.messages');
       }
-    } else if (typeof value.id === 'string') {
-      byId.set(value.id, { message: value, line });
-    } else if (typeof value.sessionId !== 'string' || typeof value.projectHash !== 'string') {
-      fail({ file, line }, 'id', 'is required: a Gemini CLI record is a message ({ "id", "type", "content" }), metadata, "$set" or "$rewindTo"');
-    }
+    } else if (typeof value.id === 'string') put({ message: value, line, path: '' });
+    else if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') {
+      if (Array.isArray(value.messages)) putAll(value.messages, line, 'messages');
+    } else fail({ file, line }, 'id', 'is required: a Gemini CLI record is a message ({ "id", "type", "content" }), metadata, "$set" or "$rewindTo"');
   }
-  let entries: { message: unknown; path: string; line?: number }[];
-  if (replaced !== undefined) {
-    // loadConversationRecord: metadata messages, when there are any, are the conversation.
-    entries = replaced.map((message, i) => ({ message, path: `$set.messages[${i}]`, line: replacedAt as number }));
-    for (const { message, line } of byId.values()) {
-      rewound.push({ line, what: `a "${String(message.type)}" message`, reason: `replaced by the message list that line ${replacedAt} sets` });
-    }
-  } else entries = [...byId.values()].map(({ message, line }) => ({ message, path: '', line }));
+  const entries = [...byId.values()];
   const converted = toHistory(entries, file, 'a Gemini CLI session recording (JSONL)', lastModel(entries.map((e) => e.message)));
-  converted.dropped.unshift(...rewound);
+  converted.dropped = [...gone, ...converted.dropped].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  converted.messageRecords = (converted.messageRecords ?? 0) + gone.filter((item) => item.message === true).length;
   if (read.partialLastLine !== undefined) converted.partialLastLine = read.partialLastLine;
   return converted;
 }
@@ -142,22 +148,6 @@ function partsOf(content: unknown, at: Located, path: string): Part[] {
   }
   if (isRecord(content)) return [content];
   return fail(at, path, 'must be a string, a part or an array of parts');
-}
-
-function textOf(parts: readonly Part[]): string {
-  return parts.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
-}
-
-/** JSON with keys sorted, to compare call arguments (Gemini CLI's stableStringify does the same). */
-function stable(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
-  if (isRecord(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stable(value[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 function toHistory(
@@ -185,9 +175,9 @@ function toHistory(
     }
     if (type === 'user') {
       const parts = partsOf(message.content, at, field('content'));
-      const text = textOf(parts).trim();
-      if (text.startsWith('/') || text.startsWith('?')) {
-        dropped.push({ ...where(entry), what: 'a user message', reason: `UI-only: a command to Gemini CLI (${JSON.stringify(clip(text))}), not sent to the model` });
+      const ignored = ignoredBecause(asString(parts).trim());
+      if (ignored !== undefined) {
+        dropped.push({ ...where(entry), what: 'a user message', reason: ignored });
         continue;
       }
       history.push({ role: 'user', parts });
@@ -198,34 +188,13 @@ function toHistory(
       dropped.push({ ...where(entry), what: `a "${type}" record`, reason: 'not a message Gemini CLI sends to the model' });
       continue;
     }
-    if (Array.isArray(message.thoughts)) thoughts += message.thoughts.length;
     const toolCalls = message.toolCalls ?? [];
     if (!Array.isArray(toolCalls)) fail(at, field('toolCalls'), 'must be an array of tool calls');
-    const content = message.content;
-    const contentParts = content ? partsOf(content, at, field('content')) : [];
-    if (toolCalls.length === 0) {
-      if (contentParts.length > 0) {
-        history.push({ role: 'model', parts: contentParts });
-        origins.push(origin('content'));
-      } else dropped.push({ ...where(entry), what: 'a gemini message', reason: 'empty: no text and no tool calls' });
-      continue;
-    }
-    const modelParts: Part[] = [...contentParts];
-    const ids = new Map<string, number>();
-    const prints = new Map<string, number>();
-    const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
-    const take = (map: Map<string, number>, key: string) => {
-      const n = map.get(key) ?? 0;
-      if (n === 0) return false;
-      map.set(key, n - 1);
-      return true;
-    };
-    for (const part of contentParts) {
-      const call = part.functionCall;
-      if (!isRecord(call)) continue;
-      if (typeof call.id === 'string' && call.id !== '') bump(ids, call.id);
-      else bump(prints, `${String(call.name)}:${stable(call.args ?? {})}`);
-    }
+    const contentParts = message.content ? partsOf(message.content, at, field('content')) : [];
+    // Gemini CLI's rule: content holding calls or thoughts is the whole model turn (recordings since
+    // it writes them there); otherwise the turn is rebuilt: thoughts, content, then the recorded calls.
+    const modern = contentParts.some((part) => part.functionCall !== undefined || part.thought === true);
+    const modelParts: Part[] = modern ? contentParts : [...thoughtParts(message.thoughts), ...contentParts];
     const results: Part[] = [];
     toolCalls.forEach((call: unknown, c: number) => {
       const path = field(`toolCalls[${c}]`);
@@ -233,8 +202,7 @@ function toHistory(
       if (typeof call.name !== 'string' || call.name === '') fail(at, `${path}.name`, 'is required: the name of the tool called');
       if (call.args !== undefined && !isRecord(call.args)) fail(at, `${path}.args`, 'must be a JSON object');
       const id = typeof call.id === 'string' && call.id !== '' ? call.id : undefined;
-      const already = (id !== undefined && take(ids, id)) || (prints.size > 0 && take(prints, `${call.name}:${stable(call.args ?? {})}`));
-      if (!already) modelParts.push({ functionCall: { name: call.name, args: call.args ?? {}, ...(id !== undefined ? { id } : {}) } });
+      if (!modern) modelParts.push({ functionCall: { ...(id !== undefined ? { id } : {}), name: call.name, args: call.args ?? {} } });
       const result = call.result;
       if (!result) return;
       if (typeof result === 'string') results.push({ functionResponse: { ...(id !== undefined ? { id } : {}), name: call.name, response: { output: result } } });
@@ -242,15 +210,43 @@ function toHistory(
       else if (isRecord(result)) results.push(result);
       else fail(at, `${path}.result`, 'must be a string, a part or an array of parts');
     });
+    if (modelParts.length === 0) {
+      dropped.push({ ...where(entry), what: 'a gemini message', reason: 'empty: no text, thoughts or tool calls (Gemini CLI sends nothing for it, results included)', message: true });
+      continue;
+    }
+    thoughts += modelParts.filter((part) => part.thought === true).length;
     history.push({ role: 'model', parts: modelParts });
-    origins.push(origin('toolCalls'));
+    origins.push(origin(modern || toolCalls.length === 0 ? 'content' : 'toolCalls'));
     if (results.length > 0) {
       history.push({ role: 'user', parts: results });
       origins.push(origin('toolCalls'));
     }
   }
-  const notes = thoughts > 0 ? [`${thoughts} thought summar${thoughts === 1 ? 'y' : 'ies'} left out (Gemini CLI does not send them back on resume)`] : [];
-  return { session: { history }, shape: 'gemini', kind, ...(model ? { model } : {}), dropped, origins, notes };
+  const notes = thoughts > 0 ? [`${thoughts} thought part${thoughts === 1 ? '' : 's'} kept as Gemini CLI sends them back on resume (recorded thought summaries become { "text", "thought": true } parts)`] : [];
+  return { session: { history }, shape: 'gemini', kind, ...(model ? { model } : {}), dropped, origins, notes, messageRecords: entries.length };
+}
+
+/** Why Gemini CLI leaves a user message out on resume (isIgnoredUserContent), or undefined. */
+function ignoredBecause(text: string): string | undefined {
+  if (text === '') return 'empty: Gemini CLI leaves empty user messages out on resume';
+  if (text.startsWith('/') || text.startsWith('?')) return `UI-only: a command to Gemini CLI (${JSON.stringify(clip(text))}), not sent to the model`;
+  if (text.startsWith('<session_context>')) return 'session context Gemini CLI adds again itself on resume (a <session_context> message), not sent back';
+  if (text.startsWith('<hook_context>')) return 'hook output Gemini CLI adds again itself on resume (a <hook_context> message), not sent back';
+  return undefined;
+}
+
+/** A legacy recording's thought summaries as Gemini CLI sends them back: `**subject** description`. */
+function thoughtParts(thoughts: unknown): Part[] {
+  if (!Array.isArray(thoughts)) return [];
+  return thoughts.filter(isRecord).map((thought) => ({
+    text: typeof thought.subject === 'string' && thought.subject !== '' ? `**${thought.subject}** ${String(thought.description ?? '')}` : String(thought.description ?? ''),
+    thought: true,
+  }));
+}
+
+/** The message as text, as Gemini CLI reads it for its rules: a part that is not text counts as something. */
+function asString(parts: readonly Part[]): string {
+  return parts.map((part) => (typeof part.text === 'string' ? part.text : '[part]')).join('');
 }
 
 function clip(text: string): string {

@@ -9,8 +9,10 @@ import { detect } from './detect.js';
 import { importGeminiCheckpoint, importGeminiRecording, importGeminiRecordingJsonl } from './gemini-cli.js';
 import { importOpenAIChat } from './openai-chat.js';
 import { importQwenCode } from './qwen-code.js';
-import type { Converted, ImportFormat, ImportSummary, MessageOrigin, ModelSource } from './summary.js';
+import { leftOutShare, type Converted, type ImportFormat, type ImportSummary, type MessageOrigin, type ModelSource } from './summary.js';
+import { relocate } from './relocate.js';
 import { settleTools } from './tools.js';
+import { convertSession } from '../convert/index.js';
 
 /*
  * Reading other agents' transcripts into forkpool sessions: Gemini CLI, Qwen Code, Claude Code,
@@ -30,6 +32,7 @@ export {
   type MessageOrigin,
 } from './summary.js';
 export { WORKSPACE_MAPPINGS } from './tools.js';
+export { relocate } from './relocate.js';
 
 export interface ImportOptions {
   /** Read the file as this format instead of recognizing it. */
@@ -71,7 +74,7 @@ export function importTranscript(text: string, source: string | undefined, optio
   const { name, from } = settleModel(converted, options.model);
   const session = withModel(converted, name);
   const tools = settleTools(session, detected.format, options.tools);
-  const ordered = inKeyOrder(session, converted.shape);
+  const { ordered, shape, origins, dropped } = routed(inKeyOrder(session, converted.shape), converted, source);
   const messages = (Array.isArray(ordered.history) ? ordered.history : ordered.messages) as AnyMessage[];
   const startupContext = syntheticPrefixLength(messages);
   const withCompacted = syntheticPrefixLength(messages, { includeCompacted: true });
@@ -79,7 +82,7 @@ export function importTranscript(text: string, source: string | undefined, optio
     ...(source === undefined ? {} : { source }),
     format: detected.format,
     kind: converted.kind,
-    shape: converted.shape,
+    shape,
     messages: messages.length,
     tokens: estimateTokens(JSON.stringify(ordered)),
     model: { name, from },
@@ -87,12 +90,32 @@ export function importTranscript(text: string, source: string | undefined, optio
     declared: tools.declared,
     undeclared: tools.undeclared,
     synthetic: { startupContext, compactedSummary: withCompacted - startupContext },
-    dropped: converted.dropped,
+    dropped,
+    ...withLeftOut(leftOutShare(dropped, converted.messageRecords)),
     ...(converted.partialLastLine === undefined ? {} : { partialLastLine: converted.partialLastLine }),
     notes: converted.notes,
   };
-  return { session: ordered as unknown as ParentSession, summary, origins: converted.origins };
+  return { session: ordered as unknown as ParentSession, summary, origins };
 }
+
+/** The session in the shape of the API its model was reached through (Qwen Code on an OpenAI-compatible server). */
+function routed(session: Record<string, unknown>, converted: Converted, source: string | undefined) {
+  if (converted.convertTo === undefined) return { ordered: session, shape: converted.shape, origins: converted.origins, dropped: converted.dropped };
+  let result: ReturnType<typeof convertSession>;
+  try {
+    result = convertSession(session as unknown as ParentSession, converted.convertTo, { dropUnsupported: true, ...(source === undefined ? {} : { source }) });
+  } catch (err) {
+    throw relocate(err, converted.origins, source);
+  }
+  const dropped = [
+    ...converted.dropped,
+    ...result.dropped.map((item) => ({ path: item.path, what: item.what, reason: 'has no counterpart in Chat Completions (the session was converted to openai-chat)' })),
+  ];
+  // Converted messages no longer map one to one onto the source's records: the conversion validated them.
+  return { ordered: result.session as unknown as Record<string, unknown>, shape: result.to, origins: [], dropped };
+}
+
+const withLeftOut = (leftOut: ImportSummary['leftOut']) => (leftOut === undefined ? {} : { leftOut });
 
 function convert(detected: ReturnType<typeof detect>, source: string | undefined): Converted {
   if (detected.jsonl !== undefined) {

@@ -1,14 +1,17 @@
 import { InputError } from '../session/errors.js';
-import type { Converted, DroppedRecord } from './summary.js';
 import { OPENAI_CHAT_SESSION_KEYS } from '../session/openai-chat-schema.js';
+import { eachRecord, withoutExtras, withoutNullFields, type FieldRules } from './api-fields.js';
+import type { Converted, DroppedRecord } from './summary.js';
 
 /*
  * OpenAI Chat Completions: the `messages` of a request (a JSON array) or a whole request body
  * (`{ model, messages, tools?, … }`, as `client.chat.completions.create` takes it), read as a
- * session in that API's shape ("format": "openai-chat"). The body's fields that a session holds
- * are kept as they are, in their order (the request's own bytes are what a fork re-sends); fields
- * that only steer one request's transport or bookkeeping (`stream`, `stream_options`, `n`,
- * `user`, `store`, `metadata`, …) are left out and listed.
+ * session in that API's shape ("format": "openai-chat") and as the API reads it (api-fields.ts):
+ * null fields are absent, and fields a client added to its messages (`sender`, `tool_name`,
+ * `anthropicReasoning`, a stream delta's `index` in a tool call, …) are left out and listed. The
+ * body's fields that a session holds are kept as they are, in their order (the request's own bytes
+ * are what a fork re-sends); fields that only steer one request's transport or bookkeeping
+ * (`stream`, `stream_options`, `n`, `user`, `store`, `metadata`, …) are left out and listed.
  */
 
 /** The fields a forkpool openai-chat session takes, besides format. */
@@ -23,12 +26,31 @@ const REASONS: Record<string, string> = {
   metadata: "the caller's tags for one request, not part of the conversation",
 };
 
+/** Deprecated or misplaced fields forkpool's validation names with a hint: kept for it. */
+const EXPLAINED = ['function_call', 'parts'];
+
+const MESSAGE_RULES: Record<string, FieldRules> = {
+  system: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "system" message' },
+  developer: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "developer" message' },
+  user: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "user" message' },
+  assistant: {
+    fields: ['role', 'content', 'refusal', 'name', 'audio', 'tool_calls'],
+    nullable: ['content', 'refusal', 'audio'],
+    explained: EXPLAINED,
+    what: 'an "assistant" message',
+  },
+  tool: { fields: ['role', 'content', 'tool_call_id'], explained: EXPLAINED, what: 'a "tool" message' },
+};
+
+const TOOL_CALL_RULES: FieldRules = { fields: ['id', 'type', 'function'], what: 'a tool call' };
+const CALLED_FUNCTION_RULES: FieldRules = { fields: ['name', 'arguments'], what: 'a tool call\'s "function"' };
+
 export function importOpenAIChat(json: unknown, file: string | undefined): Converted {
   const dropped: DroppedRecord[] = [];
   let session: Record<string, unknown>;
   if (Array.isArray(json)) session = { format: 'openai-chat', messages: json };
   else {
-    const body = json as Record<string, unknown>;
+    const body = withoutNullFields(json as Record<string, unknown>, dropped);
     session = { format: 'openai-chat' };
     for (const [key, value] of Object.entries(body)) {
       if (key === 'format') continue;
@@ -36,17 +58,35 @@ export function importOpenAIChat(json: unknown, file: string | undefined): Conve
       else dropped.push({ path: key, what: 'a request field', reason: REASONS[key] ?? 'not a field a session holds (see forkpool convert and the Concepts section for the fields kept)' });
     }
   }
+  const prefix = Array.isArray(json) ? '' : 'messages';
   const messages = session.messages;
   if (!Array.isArray(messages)) throw new InputError({ ...(file === undefined ? {} : { file }), path: 'messages', rule: 'must be an array of messages' });
+  session.messages = eachRecord(messages, (message, m) => asTheApiReadsIt(message, `${prefix}[${m}]`, dropped));
   const model = typeof session.model === 'string' && session.model !== '' ? { name: session.model, from: 'file' as const } : undefined;
-  const prefix = Array.isArray(json) ? '' : 'messages';
   return {
     session,
     shape: 'openai-chat',
-    kind: Array.isArray(json) ? "OpenAI Chat Completions messages (a JSON array)" : 'an OpenAI Chat Completions request body',
+    kind: Array.isArray(json) ? 'OpenAI Chat Completions messages (a JSON array)' : 'an OpenAI Chat Completions request body',
     ...(model ? { model } : {}),
     dropped,
+    // Only keys were left out: a path inside a message is the same path in the source.
     origins: messages.map((_, i) => ({ path: `${prefix}[${i}]`, exact: true })),
     notes: [],
   };
+}
+
+function asTheApiReadsIt(message: Record<string, unknown>, path: string, dropped: DroppedRecord[]): Record<string, unknown> {
+  const rules = MESSAGE_RULES[message.role as string];
+  if (rules === undefined) return message; // an unknown role: validation names it
+  const kept = withoutExtras(message, rules, path, dropped);
+  if (message.role !== 'assistant' || !Array.isArray(kept.tool_calls)) return kept;
+  const calls = eachRecord(kept.tool_calls, (call, c) => {
+    const at = `${path}.tool_calls[${c}]`;
+    const cleaned = withoutExtras(call, TOOL_CALL_RULES, at, dropped);
+    const fn = cleaned.function;
+    if (fn === null || typeof fn !== 'object' || Array.isArray(fn)) return cleaned;
+    const cleanedFn = withoutExtras(fn as Record<string, unknown>, CALLED_FUNCTION_RULES, `${at}.function`, dropped);
+    return cleanedFn === fn ? cleaned : { ...cleaned, function: cleanedFn };
+  });
+  return calls === kept.tool_calls ? kept : { ...kept, tool_calls: calls };
 }

@@ -20,6 +20,15 @@ import type { Converted, DroppedRecord, MessageOrigin } from './summary.js';
  *   without one, every record's message in order. Thought parts (`thought: true`) are stripped,
  *   which was that function's default in the version read (a later version keeps them by
  *   default); forkpool strips them too and counts them.
+ * - The provider: each API response is logged as a `ui_telemetry` record whose uiEvent carries
+ *   `auth_type` (AuthType in packages/core/src/core/contentGenerator.ts: `openai` and `qwen-oauth`
+ *   reach the model through an OpenAI-compatible API, `gemini` / `gemini-api-key` / `vertex-ai`
+ *   through Gemini's, `anthropic` through Anthropic's). A session recorded through an
+ *   OpenAI-compatible API (or, with no auth_type recorded, on a model that is not a Gemini model:
+ *   Qwen Code reaches those through one) becomes an openai-chat session, so the model name goes
+ *   in the request body as the server named it (`cleanunicorn/qwen3-coder-30b-a3b-instruct` is
+ *   no Gemini model path); one recorded through Anthropic keeps Gemini's shape, and the summary
+ *   says so.
  * Not confirmed from the source: the subtypes that newer versions add (notifications,
  * mid-turn user messages merged into the previous user message, realtime messages, …) are read
  * by the older rules above: a record with a message is kept, a system record is not.
@@ -70,7 +79,9 @@ export function importQwenCode(read: JsonlRead, file: string | undefined): Conve
 
   const dropped: DroppedRecord[] = [];
   for (const { line, value } of read.records) {
-    if (!seen.has(value.uuid as string)) dropped.push({ line, what: describe(value), reason: 'a branch not on the chain (the parentUuid chain that ends at the last record)' });
+    if (!seen.has(value.uuid as string)) {
+      dropped.push({ line, what: describe(value), reason: 'a branch not on the chain (the parentUuid chain that ends at the last record)', ...(value.message === undefined ? {} : { message: true }) });
+    }
   }
 
   const messages = chain.map((uuid) => aggregate(uuid, byUuid.get(uuid) as JsonlRecord[]));
@@ -98,7 +109,7 @@ export function importQwenCode(read: JsonlRead, file: string | undefined): Conve
     });
     for (const record of messages.slice(0, compressionIndex)) {
       if (record.message) {
-        dropped.push({ line: record.lines[0] as number, what: describe(record), reason: `replaced by the compression checkpoint on line ${line} (Qwen Code resumes from its compressedHistory)` });
+        dropped.push({ line: record.lines[0] as number, what: describe(record), reason: `replaced by the compression checkpoint on line ${line} (Qwen Code resumes from its compressedHistory)`, message: true });
       } else dropNonMessage(record, dropped);
     }
     notes.push(`the compression checkpoint on line ${line} was applied: its ${compressed.length} messages, then the ${messages.length - compressionIndex - 1} records after it`);
@@ -131,16 +142,55 @@ export function importQwenCode(read: JsonlRead, file: string | undefined): Conve
 
   let model: string | undefined;
   for (const record of messages) if (record.type === 'assistant' && record.model) model = record.model;
+  const route = routeOf(authTypeOf(read.records), model);
+  notes.push(route.note);
   return {
     session: { history: kept },
     shape: 'gemini',
     kind: 'a Qwen Code session (JSONL)',
+    ...(route.convertTo ? { convertTo: route.convertTo } : {}),
     ...(model ? { model: { name: model, from: 'records' as const } } : {}),
     dropped: dropped.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
     origins: keptOrigins,
     ...(read.partialLastLine !== undefined ? { partialLastLine: read.partialLastLine } : {}),
     notes,
+    messageRecords: read.records.filter(({ value }) => value.message !== undefined).length,
   };
+}
+
+const OPENAI_COMPATIBLE = new Set(['openai', 'qwen-oauth']);
+const GEMINI = new Set(['gemini', 'gemini-api-key', 'vertex-ai', 'oauth-personal', 'cloud-shell', 'compute-default-credentials']);
+
+/** The last auth_type the session's API responses were logged with. */
+function authTypeOf(records: readonly JsonlRecord[]): string | undefined {
+  let authType: string | undefined;
+  for (const { value } of records) {
+    const payload = value.systemPayload;
+    const event = isRecord(payload) ? payload.uiEvent : undefined;
+    if (isRecord(event) && typeof event.auth_type === 'string' && event.auth_type !== '') authType = event.auth_type;
+  }
+  return authType;
+}
+
+function routeOf(authType: string | undefined, model: string | undefined): { convertTo?: 'openai-chat'; note: string } {
+  const recorded = authType === undefined ? 'no auth_type recorded' : `recorded with auth_type "${authType}"`;
+  if (authType !== undefined && OPENAI_COMPATIBLE.has(authType)) {
+    return {
+      convertTo: 'openai-chat',
+      note: `${recorded} (an OpenAI-compatible API): converted to an openai-chat session; run it with --provider ${authType === 'qwen-oauth' ? 'dashscope' : 'openai-compatible --base-url URL'} (or the local server)`,
+    };
+  }
+  if (authType === 'anthropic') {
+    return { note: `${recorded}: Qwen Code reached ${model ?? 'the model'} through Anthropic's API; the session keeps Gemini's shape (forkpool converts it only to openai-chat), so name a model your provider serves with --model` };
+  }
+  if (authType !== undefined && GEMINI.has(authType)) return { note: `${recorded} (Gemini's API): the session keeps Gemini's shape` };
+  if (model !== undefined && !model.startsWith('gemini-')) {
+    return {
+      convertTo: 'openai-chat',
+      note: `${recorded}, and ${model} is not a Gemini model: Qwen Code reached it through an OpenAI-compatible API, so the session is converted to openai-chat; run it with --provider dashscope or openai-compatible --base-url URL (or the local server)`,
+    };
+  }
+  return { note: `${recorded}: the session keeps Gemini's shape` };
 }
 
 /** `message` must be a Content: `{ role: "user" | "model", parts: [ {…}, … ] }`. Paths start at "message". */
@@ -181,7 +231,8 @@ function dropNonMessage(record: Aggregated, dropped: DroppedRecord[]): void {
         ? 'UI-only: Qwen Code replays it on screen, the model never sees it'
         : 'a system event, not a message the model sees';
     dropped.push({ line, what, reason });
-  } else dropped.push({ line, what, reason: record.message ? 'a message after the compression checkpoint that Qwen Code does not resend' : 'no message: UI-only' });
+  } else if (record.message) dropped.push({ line, what, reason: 'a message after the compression checkpoint that Qwen Code does not resend', message: true });
+  else dropped.push({ line, what, reason: 'no message: UI-only' });
 }
 
 function describe(record: { type?: unknown; subtype?: unknown }): string {

@@ -22,6 +22,8 @@ export interface DroppedRecord {
   /** What it was: `a "ui_telemetry" system record`, `an info message`, … */
   what: string;
   reason: string;
+  /** A message record of the conversation (not bookkeeping, not a field): counted for the left-out warning. */
+  message?: boolean;
 }
 
 /** Where a message of the result came from, so an error in it can name the source's line and field. */
@@ -49,6 +51,10 @@ export interface Converted {
   partialLastLine?: number;
   /** Facts worth a line of their own (thought parts left out, a compression checkpoint applied). */
   notes: string[];
+  /** The API the source's model was reached through, when it is not the shape's own: the session is converted to it. */
+  convertTo?: 'openai-chat';
+  /** How many message records the source holds (the base of the left-out warning); absent: not counted. */
+  messageRecords?: number;
 }
 
 export interface DeclaredTool {
@@ -77,9 +83,25 @@ export interface ImportSummary {
   /** Messages recognized by src/fork/synthetic.ts: startup context, and a compacted-history summary after it. */
   synthetic: { startupContext: number; compactedSummary: number };
   dropped: DroppedRecord[];
+  /** More than a tenth of the source's message records were left out: how many, of how many. */
+  leftOut?: { messages: number; of: number };
   /** The last line of a JSONL file was cut off (the agent may still be writing it): left out. */
   partialLastLine?: number;
   notes: string[];
+}
+
+/** The left-out warning's figures when more than a tenth of the message records were left out. */
+export function leftOutShare(dropped: readonly DroppedRecord[], messageRecords: number | undefined): ImportSummary['leftOut'] {
+  if (messageRecords === undefined || messageRecords === 0) return undefined;
+  const messages = dropped.filter((item) => item.message === true).length;
+  return messages * 10 > messageRecords ? { messages, of: messageRecords } : undefined;
+}
+
+function leftOutLine(summary: ImportSummary): string | undefined {
+  const share = summary.leftOut;
+  if (share === undefined) return undefined;
+  const percent = Math.round((share.messages / share.of) * 100);
+  return `forkpool: ${share.messages.toLocaleString('en-US')} of the ${share.of.toLocaleString('en-US')} message records of ${summary.source ?? 'the session'} (${percent}%) are left out of the session; each is listed under "dropped" with its reason`;
 }
 
 const SHAPE_NAMES: Record<SessionFormat, string> = {
@@ -99,7 +121,7 @@ const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}
 
 /** The summary as `forkpool import` prints it on stderr. */
 export function formatImportSummary(summary: ImportSummary): string {
-  const lines = [`forkpool: imported ${summary.source ?? 'the session'} (${summary.kind}) as a session in ${SHAPE_NAMES[summary.shape]}`];
+  const lines = [leftOutLine(summary), `forkpool: imported ${summary.source ?? 'the session'} (${summary.kind}) as a session in ${SHAPE_NAMES[summary.shape]}`];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(10)} ${text}`);
   const more = (text: string) => lines.push(`  ${' '.repeat(10)} ${text}`);
   const { startupContext, compactedSummary } = summary.synthetic;
@@ -129,7 +151,7 @@ export function formatImportSummary(summary: ImportSummary): string {
     row('partial', `line ${summary.partialLastLine} is cut off (the agent may still be writing it): left out`);
   }
   for (const note of summary.notes) row('note', note);
-  return `${lines.join('\n')}\n`;
+  return `${lines.filter((line) => line !== undefined).join('\n')}\n`;
 }
 
 /** One line for `run` and `prompt`, which read a transcript as their session. */
@@ -141,5 +163,6 @@ export function importNotice(summary: ImportSummary): string {
     summary.partialLastLine !== undefined ? `line ${summary.partialLastLine} cut off and left out` : '',
     `model ${summary.model.name}`,
   ].filter(Boolean);
-  return `forkpool: read ${summary.source ?? 'the session'} as ${summary.kind}: ${parts.join(', ')} (forkpool import shows the details)\n`;
+  const warning = leftOutLine(summary);
+  return `${warning === undefined ? '' : `${warning}\n`}forkpool: read ${summary.source ?? 'the session'} as ${summary.kind}: ${parts.join(', ')} (forkpool import shows the details)\n`;
 }

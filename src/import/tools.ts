@@ -57,18 +57,31 @@ function mapArgs(args: Args, target: string, from: Record<string, readonly strin
 export const WORKSPACE_MAPPINGS: Readonly<Record<string, WorkspaceMapping>> = {
   read_file: {
     target: 'read_file',
-    how: 'file_path (or absolute_path) → path, offset (0-based) → offset + 1 (1-based), limit → limit',
+    how: 'file_path (or absolute_path) → path; offset (0-based) → offset + 1 (1-based), limit → limit; or start_line → offset, end_line → limit (end_line − start_line + 1)',
     map(args) {
-      const mapped = mapArgs(args, 'read_file', { path: ['file_path', 'absolute_path'], offset: ['offset'], limit: ['limit'] });
+      const mapped = mapArgs(args, 'read_file', {
+        path: ['file_path', 'absolute_path'],
+        offset: ['offset'],
+        limit: ['limit'],
+        start: ['start_line'],
+        end: ['end_line'],
+      });
       if ('why' in mapped) return mapped;
-      const out = mapped.args;
-      if (typeof out.path !== 'string' || out.path === '') return { why: 'a call has no file_path' };
-      if (out.offset !== undefined) {
-        if (!Number.isInteger(out.offset) || (out.offset as number) < 0) return { why: 'a call\'s "offset" is not a line number' };
-        out.offset = (out.offset as number) + 1;
+      const { path, offset, limit, start, end } = mapped.args;
+      if (typeof path !== 'string' || path === '') return { why: 'a call has no file_path' };
+      const isLine = (n: unknown, min: number) => Number.isInteger(n) && (n as number) >= min;
+      if (start !== undefined || end !== undefined) {
+        // Gemini CLI's current read_file: a 1-based, inclusive line range.
+        if (offset !== undefined || limit !== undefined) return { why: 'a call gives both offset/limit and start_line/end_line' };
+        if (start !== undefined && !isLine(start, 1)) return { why: 'a call\'s "start_line" is not a line number' };
+        if (end !== undefined && !isLine(end, 1)) return { why: 'a call\'s "end_line" is not a line number' };
+        const from = (start as number | undefined) ?? 1;
+        if (end !== undefined && (end as number) < from) return { why: 'a call\'s "end_line" is before its "start_line"' };
+        return { args: { path, ...(start !== undefined ? { offset: from } : {}), ...(end !== undefined ? { limit: (end as number) - from + 1 } : {}) } };
       }
-      if (out.limit !== undefined && (!Number.isInteger(out.limit) || (out.limit as number) < 1)) return { why: 'a call\'s "limit" is not a positive integer' };
-      return { args: out };
+      if (offset !== undefined && !isLine(offset, 0)) return { why: 'a call\'s "offset" is not a line number' };
+      if (limit !== undefined && !isLine(limit, 1)) return { why: 'a call\'s "limit" is not a positive integer' };
+      return { args: { path, ...(offset !== undefined ? { offset: (offset as number) + 1 } : {}), ...(limit !== undefined ? { limit } : {}) } };
     },
   },
   list_directory: {

@@ -60,25 +60,14 @@ export async function importSession(path: string, options: ReadLimits & ImportOp
   const bytes = await readInputFile(path, limitOf(options));
   const text = decodeUtf8(bytes, path);
   // Loaded when a session is read (main thread), so workers that only parse prefixes never load the importers.
-  const { importTranscript } = await import('../import/index.js');
+  const { importTranscript, relocate } = await import('../import/index.js');
   const result = importTranscript(stripBom(text), path, options);
   try {
     parseSession(result.session, path);
   } catch (err) {
-    throw relocate(err, result, path);
+    throw result.summary.format === 'forkpool' ? err : relocate(err, result.origins, path);
   }
   return result;
-}
-
-/** An error in a converted message, told in the source's terms: its line and field. */
-function relocate(err: unknown, result: ImportResult, file: string): unknown {
-  if (!(err instanceof InputError) || result.summary.format === 'forkpool') return err;
-  const match = /^(?:history|messages)\[(\d+)\](.*)$/.exec(err.path);
-  const origin = match ? result.origins[Number(match[1])] : undefined;
-  if (!match || !origin) return err;
-  const line = origin.line === undefined ? {} : { line: origin.line };
-  if (origin.exact) return new InputError({ file, ...line, path: `${origin.path}${match[2] ?? ''}`, rule: err.rule });
-  return new InputError({ file, ...line, path: origin.path, rule: `${err.path} of the imported session ${err.rule}` });
 }
 
 /**

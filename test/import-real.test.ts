@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ForkEngine } from '../src/engine/engine.js';
+import { formatImportSummary, type ImportSummary } from '../src/import/index.js';
+import { importSession, parseSession, type ParentSession } from '../src/session/index.js';
+
+/*
+ * Transcripts as people have them (issue 22): real files from public repositories
+ * (test/fixtures/import/real/, origins in its README) and files written after the record layouts
+ * real files show (test/fixtures/import/). Each test asserts what a fork of the imported session
+ * sees: a fork on the local simulator asked to RECALL what only the source conversation holds.
+ */
+
+const F = 'test/fixtures/import';
+const R = `${F}/real`;
+
+let engine: ForkEngine;
+beforeAll(async () => {
+  engine = await ForkEngine.create({ provider: { kind: 'local' }, threads: 1 });
+});
+afterAll(async () => {
+  await engine.close();
+});
+
+/**
+ * What a fork of `session` answers to `RECALL pattern`: every distinct match in its whole request.
+ * The directive is part of that request, so a pattern must not match its own text (`[ ]` for a space).
+ */
+async function recall(session: ParentSession, pattern: string): Promise<string[]> {
+  const [result] = await engine.fanOut(engine.freeze(session), [{ id: 'recall', directive: `RECALL ${pattern}` }]).results();
+  expect(result?.status).toBe('completed');
+  const text = result?.status === 'completed' ? result.text : '';
+  const found = text.replace(`RECALL ${pattern}: `, '');
+  return found === 'no match' ? [] : found.split(', ').sort();
+}
+
+async function imported(path: string, options: Parameters<typeof importSession>[1] = {}) {
+  const result = await importSession(path, options);
+  expect(parseSession(result.session)).toBe(result.session);
+  return result;
+}
+
+type Block = { type: string; id?: string; tool_use_id?: string; text?: string; is_error?: boolean };
+const messagesOf = (session: ParentSession) => (session as unknown as { messages: { role: string; content: string | Block[] }[] }).messages;
+const blocksOf = (content: string | Block[]) => (typeof content === 'string' ? [{ type: 'text', text: content }] : content);
+const reasonsAt = (summary: ImportSummary) => new Map(summary.dropped.map((d) => [`${d.line ?? ''}${d.path ? ` ${d.path}` : ''}`, d.reason]));
+
+describe('Claude Code: no silent loss', () => {
+  it('parallel calls: every tool_use record of a message.id is merged, each answered in the next message, in call order', async () => {
+    const { session, summary } = await imported(`${F}/claude-code-parallel.jsonl`);
+    const messages = messagesOf(session);
+    const first = blocksOf(messages[1]?.content ?? '');
+    expect(first.map((b) => b.type)).toEqual(['thinking', 'tool_use', 'tool_use', 'tool_use', 'tool_use']);
+    const calls = first.filter((b) => b.type === 'tool_use').map((b) => b.id);
+    expect(blocksOf(messages[2]?.content ?? '').map((b) => b.tool_use_id)).toEqual(calls);
+    // The results of the calls the parentUuid chain does not pass through reach the fork too.
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}')).toEqual(['MARKER-BA5H', 'MARKER-CP2P', 'MARKER-GL0B', 'MARKER-GR3P', 'MARKER-RE4D', 'MARKER-SEQ1']);
+    expect(summary.toolsUsed).toEqual([
+      { name: 'Grep', calls: 1 },
+      { name: 'Read', calls: 1 },
+      { name: 'Glob', calls: 1 },
+      { name: 'Bash', calls: 3 },
+    ]);
+    expect(summary.leftOut).toBeUndefined();
+  });
+
+  it('calls run one after another under one message.id: one assistant message, then all its results; a call with no result is answered and said so', async () => {
+    const { session, summary } = await imported(`${F}/claude-code-parallel.jsonl`);
+    const messages = messagesOf(session);
+    const sequential = messages.findIndex((m) => JSON.stringify(m.content).includes('toolu_01BashFeeTests0000000005'));
+    expect(blocksOf(messages[sequential]?.content ?? '').map((b) => b.id)).toEqual(['toolu_01BashFeeTests0000000005', 'toolu_01BashRefundTests00000006']);
+    const results = blocksOf(messages[sequential + 1]?.content ?? '');
+    expect(results.map((b) => [b.tool_use_id, b.is_error ?? false])).toEqual([
+      ['toolu_01BashFeeTests0000000005', false],
+      ['toolu_01BashRefundTests00000006', true],
+    ]);
+    expect(summary.notes).toContain(
+      'line 19: the Bash call "toolu_01BashRefundTests00000006" has no result in the file; it is answered with an error result saying so (the Messages API requires an answer for every call)',
+    );
+  });
+
+  it('whitespace-only text blocks are left out and listed (the Messages API refuses them), the rest of their message kept', async () => {
+    const { session, summary } = await imported(`${F}/claude-code-parallel.jsonl`);
+    const texts = messagesOf(session).flatMap((m) => blocksOf(m.content)).filter((b) => b.type === 'text');
+    expect(texts.every((b) => (b.text ?? '').trim() !== '')).toBe(true);
+    const reasons = reasonsAt(summary);
+    expect(reasons.get('3 message.content[0]')).toBe('text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")');
+    expect(reasons.get('22 message.content[0]')).toBe(reasons.get('3 message.content[0]'));
+    expect(messagesOf(session).at(-1)?.content).toEqual([{ type: 'text', text: 'The fee tests passed: 4 of 4.' }]);
+  });
+
+  it('a sub-agent file (every record a sidechain) is that sub-agent\'s conversation', async () => {
+    const { session, summary } = await imported(`${F}/claude-code-subagent-2.1.jsonl`);
+    expect(summary.kind).toBe('a Claude Code sub-agent session (JSONL)');
+    expect(messagesOf(session).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(await recall(session, 'MARKER-SB[0-9A-Z]{2}')).toEqual(['MARKER-SB1D', 'MARKER-SB2M', 'MARKER-SB3F']);
+  });
+
+  it('Claude Code 2.0.13, a sub-agent\'s records inline (real file): the sidechain is left out and listed, the Task result kept', async () => {
+    const { session, summary } = await imported(`${R}/claude-code-2.0.13-subagent.jsonl`);
+    expect(messagesOf(session).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(reasonsAt(summary).get('7')).toMatch(/^a sidechain: a sub-agent's conversation, not this one/);
+    expect(await recall(session, 'Pretty[ ]friendly[ ]agent|React-based[ ]visual[ ]design[ ]tool')).toEqual(['Pretty friendly agent', 'React-based visual design tool']);
+  });
+
+  it('compaction (real file, 2.0.13): the conversation starts at the summary, marked synthetic; what it replaced is listed, and the share left out is said first', async () => {
+    const { session, summary } = await imported(`${R}/claude-code-2.0.13-compact.jsonl`);
+    const messages = messagesOf(session);
+    expect(String(messages[0]?.content)).toMatch(/^This session is being continued from a previous conversation/);
+    expect(summary.synthetic).toEqual({ startupContext: 0, compactedSummary: 1 });
+    expect(reasonsAt(summary).get('7')).toBe('before the compaction on line 11: Claude Code resumes from its summary (line 12), not from these');
+    expect(summary.leftOut).toEqual({ messages: 6, of: 10 });
+    expect(formatImportSummary(summary).split('\n')[0]).toBe(
+      `forkpool: 6 of the 10 message records of ${R}/claude-code-2.0.13-compact.jsonl (60%) are left out of the session; each is listed under "dropped" with its reason`,
+    );
+    expect(summary.model).toEqual({ name: 'claude-sonnet-4-5-20250929', from: 'records' });
+    // The summary is what the fork knows of the time before the compaction.
+    expect(await recall(session, 'how[ ]are[ ]you[ ]doing|Tailwind[ ]Studio')).toEqual(['how are you doing']);
+  });
+});
+
+describe('OpenAI and Anthropic logs, read as the APIs read them', () => {
+  it('null fields are absent, client extras and a stream delta\'s index are left out, all listed in one pass', async () => {
+    const { session, summary } = await imported(`${F}/openai-request-log.json`);
+    const messages = (session as unknown as { messages: Record<string, unknown>[] }).messages;
+    expect(messages.map((m) => Object.keys(m))).toEqual([
+      ['role', 'content'],
+      ['role', 'content'],
+      ['role', 'content', 'tool_calls'],
+      ['role', 'tool_call_id', 'content'],
+      ['role', 'content', 'refusal'],
+    ]);
+    expect(Object.keys(session)).toEqual(['format', 'model', 'messages', 'tools', 'temperature']);
+    expect(summary.dropped.map((d) => d.path)).toEqual([
+      'tool_choice',
+      'parallel_tool_calls',
+      'stream',
+      'stream_options',
+      'messages[1].sender',
+      'messages[1].timestamp',
+      'messages[1].displayContent',
+      'messages[2].function_call',
+      'messages[2].anthropicReasoning',
+      'messages[2].reasoning',
+      'messages[2].tool_calls[0].index',
+      'messages[3].tool_name',
+      'messages[3].name',
+      'messages[4].tool_calls',
+      'messages[4].function_call',
+      'messages[4].anthropicReasoning',
+    ]);
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+')).toEqual(['MARKER-OL9G', 'REFUND_FEE = 2.5']);
+  });
+
+  it('what the API itself refuses stays an error, with its path and rule', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const path = join(mkdtempSync(join(tmpdir(), 'forkpool-import-real-')), 'bad.json');
+    writeFileSync(path, JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi', sender: 'x' }, { role: 'tool', content: 'r', tool_call_id: null }] }));
+    await expect(importSession(path)).rejects.toThrow(`${path}: messages[1].tool_call_id: is required`);
+  });
+});
+
+describe('Qwen Code: the model and provider it was recorded with', () => {
+  it('0.15.6 on an OpenAI-compatible server (real file): an openai-chat session with the model as the server named it', async () => {
+    const { session, summary } = await imported(`${R}/qwen-code-0.15.6.jsonl`);
+    expect(session.format).toBe('openai-chat');
+    expect(session.model).toBe('cleanunicorn/qwen3-coder-30b-a3b-instruct');
+    expect(summary.shape).toBe('openai-chat');
+    expect(summary.notes).toContain(
+      'recorded with auth_type "openai" (an OpenAI-compatible API): converted to an openai-chat session; run it with --provider openai-compatible --base-url URL (or the local server)',
+    );
+    expect(await recall(session, '0\\.69935132|simple[ ]multiplication')).toEqual(['0.69935132']);
+  });
+});
+
+describe('Gemini CLI: its current resume rules', () => {
+  it('session and hook context and empty messages skipped, thought parts sent back, read_file ranges mapped, re-written records listed', async () => {
+    const { session, summary } = await imported(`${F}/gemini-cli-current.jsonl`);
+    const history = (session as unknown as { history: { role: string; parts: Record<string, unknown>[] }[] }).history;
+    expect(history.map((c) => c.role)).toEqual(['user', 'model', 'user', 'model']);
+    expect(history[1]?.parts[0]).toEqual({ text: "**Reading the range** I'll read just lines 10-20.", thought: true });
+    expect(history[1]?.parts[1]?.functionCall).toEqual({ id: 'read_file_1772600000000_0', name: 'read_file', args: { path: '/home/ana/shop/src/orders.ts', offset: 10, limit: 11 } });
+    expect(history[3]?.parts).toEqual([{ text: '**Summarizing** The function sums the items.', thought: true }, { text: 'Lines 10-20 compute the order total as the sum of its items.' }]);
+    expect(summary.dropped.map((d) => [d.line, d.reason])).toEqual([
+      [2, 'session context Gemini CLI adds again itself on resume (a <session_context> message), not sent back'],
+      [4, 'written again on line 5 (the same id): the later record replaces it'],
+      [6, 'hook output Gemini CLI adds again itself on resume (a <hook_context> message), not sent back'],
+      [8, 'empty: Gemini CLI leaves empty user messages out on resume'],
+      [9, 'UI-only: shown to the user, never sent to the model'],
+    ]);
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}|<session_[c]ontext>|<hook_[c]ontext>')).toEqual(['MARKER-GR4N']);
+  });
+});
