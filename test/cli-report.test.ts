@@ -51,7 +51,8 @@ describe('runs in a row against one server', () => {
     const second = report(await run('examples/openai-session.json', args));
     expect(figures(second)).toEqual([96_896, 86_272, 10_624, 1]);
     const text = await run('examples/openai-session.json', args, 'text');
-    expect(text).toContain('cache      hit rate 98.8% · 96,896 of 86,272 cacheable (efficiency 100.0%) · warmup auto · implicit');
+    // The hit rate's denominator holds the forks' own tool results (this checkout's files): only the cache figures are exact.
+    expect(text).toMatch(/^cache {6}hit rate [\d.]+% · 96,896 of 86,272 cacheable \(efficiency 100\.0%\) · warmup auto · implicit$/m);
     expect(text).toContain('the cache already held 10,624 tokens of this prefix when the run began');
     // Per fork: the column of what the cache held before; the first fork was served it all.
     expect(text).toMatch(/fork +status +prompt +cached +held before +max cacheable +efficiency/);
@@ -222,12 +223,13 @@ describe('parent-warm runs: the first wave is counted against what the run itsel
 
 describe('the summary names cancelled forks as cancelled', () => {
   it('forks a spent budget cancelled are listed as cancelled, not failed', async () => {
-    // One fork at a time and a budget of one token: the first call spends it, every fork ends cancelled.
+    // One fork at a time and a budget of one token: the first call spends it; the fork taken ahead ends cancelled, and the rest are never taken.
     const done = await runCli(['run', '--session', 'examples/session.json', '--tasks', TASKS, '--workspace', '.', '--concurrency', '1', '--max-tokens', '1']);
     expect(done.code).toBe(1);
-    expect(done.stdout).toContain('forks      0 completed, 0 failed, 8 cancelled of 8');
+    expect(done.stdout).toContain('forks      0 completed, 0 failed, 2 cancelled of 2');
+    expect(done.stdout).toContain('note       the run stopped taking tasks before their end (cancelled, or its budget spent)');
     const listed = done.stdout.split('\n').filter((line) => /^(failed|cancelled) /.test(line));
-    expect(listed).toHaveLength(8);
+    expect(listed).toHaveLength(2);
     expect(listed).toContain("cancelled  engine-loop: budget: the run's token budget was spent; the fork stopped before its next model call");
     expect(listed).toContain("cancelled  warmup: budget: the run's token budget was spent (4607 of 1 tokens) before it started");
     expect(listed.every((line) => line.startsWith('cancelled  '))).toBe(true);

@@ -1,5 +1,5 @@
 import { InputError } from '../session/errors.js';
-import { parseSession } from '../session/load.js';
+import { parseSession } from '../session/parse.js';
 import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
 import { sessionFormat, type GeminiSession, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { ConversionError, Issues, type DroppedItem } from './issues.js';

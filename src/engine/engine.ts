@@ -7,7 +7,7 @@ import { ANTHROPIC_PRESET, resolveAnthropicEndpoint, resolveChatEndpoint } from 
 import { createProvider } from '../model/providers.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
-import { parseSession } from '../session/load.js';
+import { parseSession } from '../session/parse.js';
 import { sessionFormat, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate } from './call-gate.js';

@@ -304,6 +304,10 @@ export class FanOutRun {
     const wallMs = (this.endedAt ?? performance.now()) - this.startedAt;
     const all = this.source.all;
     const notes: string[] = [];
+    // A stream stopped early (a cancel, a spent budget) leaves its unread tasks unrun, and in no result: say so.
+    if (this.taking === 'stopped' && this.stoppedBy === undefined) {
+      notes.push('the run stopped taking tasks before their end (cancelled, or its budget spent): tasks not yet taken did not run and have no result (a journal\'s --resume runs them)');
+    }
     if (this.caches?.active) {
       notes.push('explicit cache: every call is served from the cachedContent and nothing more, so that is each call’s maximum; a fork’s own earlier turns are not cached alongside it.');
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseSession } from '../session/load.js';
+import { parseSession } from '../session/parse.js';
 import type { ParentSession } from '../session/schema.js';
 import { estimateTokens } from './tokens.js';
 import { deepFreeze } from './deep-freeze.js';

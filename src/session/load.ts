@@ -1,38 +1,10 @@
-import { InputError } from './errors.js';
-import { parseOrThrow } from './issues.js';
-import { assertSafeJson } from './json.js';
 import { decodeUtf8, limitOf, readInputFile, type ReadLimits } from './read.js';
 import { createTaskChecker, linePlaces } from './task-check.js';
 import { noTasks, streamTasks, taskOfLine } from './task-lines.js';
-import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
-import { parseOpenAIChatSession } from './openai-chat-schema.js';
-import { GeminiSessionSchema, type ForkTask, type ParentSession } from './schema.js';
+import { parseSession } from './parse.js';
+import type { ForkTask, ParentSession } from './schema.js';
 import type { ImportOptions, ImportResult, ImportSummary } from '../import/index.js';
 
-/**
- * Validates an already-parsed session object (from a file or from code) and returns that same
- * object. zod rebuilds the keys it knows in schema order, and a fork must send the parent's
- * objects in the parent's own key order (byte fidelity), so the parsed copy is thrown away.
- */
-export function parseSession(json: unknown, source?: string): ParentSession {
-  const at = source === undefined ? {} : { file: source };
-  assertSafeJson(json, at);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "model", "history", … })' });
-  }
-  const format = (json as { format?: unknown }).format;
-  if (format === 'openai-chat') return parseOpenAIChatSession(json, source);
-  if (format === 'anthropic-messages') return parseAnthropicMessagesSession(json, source);
-  if (format !== undefined && format !== 'gemini') {
-    throw new InputError({
-      ...at,
-      path: 'format',
-      rule: `must be "gemini" (the default), "openai-chat" or "anthropic-messages", not ${JSON.stringify(format)}`,
-    });
-  }
-  parseOrThrow(GeminiSessionSchema, json, at);
-  return json as ParentSession;
-}
 
 export interface LoadSessionOptions extends ReadLimits, ImportOptions {
   /** Called with the import's summary when the file is another agent's transcript, not forkpool's own session. */

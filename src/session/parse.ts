@@ -1,0 +1,31 @@
+import { InputError } from './errors.js';
+import { parseOrThrow } from './issues.js';
+import { assertSafeJson } from './json.js';
+import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
+import { parseOpenAIChatSession } from './openai-chat-schema.js';
+import { GeminiSessionSchema, type ParentSession } from './schema.js';
+
+/**
+ * Validates an already-parsed session object (from a file or from code) and returns that same
+ * object. zod rebuilds the keys it knows in schema order, and a fork must send the parent's
+ * objects in the parent's own key order (byte fidelity), so the parsed copy is thrown away.
+ */
+export function parseSession(json: unknown, source?: string): ParentSession {
+  const at = source === undefined ? {} : { file: source };
+  assertSafeJson(json, at);
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "model", "history", … })' });
+  }
+  const format = (json as { format?: unknown }).format;
+  if (format === 'openai-chat') return parseOpenAIChatSession(json, source);
+  if (format === 'anthropic-messages') return parseAnthropicMessagesSession(json, source);
+  if (format !== undefined && format !== 'gemini') {
+    throw new InputError({
+      ...at,
+      path: 'format',
+      rule: `must be "gemini" (the default), "openai-chat" or "anthropic-messages", not ${JSON.stringify(format)}`,
+    });
+  }
+  parseOrThrow(GeminiSessionSchema, json, at);
+  return json as ParentSession;
+}
