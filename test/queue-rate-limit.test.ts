@@ -101,8 +101,10 @@ function ask(gate: SharedGate, clock: { t: number }, tokens = 0): Pending {
 async function settle(calls: Pending[], polls = 3): Promise<void> {
   const gates = [...new Set(calls.filter((c) => c.admitted === undefined).map((c) => c.gate))];
   const start = gates.map((g) => g.stats().waits);
+  // Each waiting call asks on its own, and one may have asked with the clock as it was: count `polls` per waiting call.
+  const waiting = gates.map((g) => calls.filter((c) => c.gate === g && c.admitted === undefined).length);
   const done = (g: SharedGate, i: number): boolean =>
-    g.stats().waits >= (start[i] as number) + polls || calls.every((c) => c.gate !== g || c.admitted !== undefined);
+    g.stats().waits >= (start[i] as number) + polls * (waiting[i] as number) || calls.every((c) => c.gate !== g || c.admitted !== undefined);
   for (let i = 0; i < 5_000; i++) {
     if (gates.every(done)) return;
     await new Promise((r) => setTimeout(r, 2));
