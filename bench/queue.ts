@@ -398,10 +398,11 @@ export async function runQueueSection(cfg: BenchConfig): Promise<QueueResult> {
       });
     }
     // Redis memory with one wave in flight: as many forks as the concurrency, at a latency where they stay in flight.
-    await withServer(q.memory.latency, async (server) => {
-      const memInputs = writeInputs(dir, q.memory.n);
+    const memory = q.memory;
+    if (memory !== null) await withServer(memory.latency, async (server) => {
+      const memInputs = writeInputs(dir, memory.n);
       const row = await runDistributed(
-        { latency: q.memory.latency, workers: 1, n: q.memory.n, rep: 1, concurrency: q.concurrency, threads: cfg.threads },
+        { latency: memory.latency, workers: 1, n: memory.n, rep: 1, concurrency: q.concurrency, threads: cfg.threads },
         memInputs,
         server.url,
         redisServer.url,

@@ -18,7 +18,7 @@
  * The queue section runs the same forks through the built CLI, local and distributed (BullMQ on a
  * redis-server of its own, 1, 2 and 4 `forkpool worker` processes): forks/s, CPU, enqueue → start,
  * Redis memory per fork in flight (bench/queue.ts; the built CLI).
- * The tasks section streams a JSONL task file of 1,000,000 lines (20,000 with --quick) through
+ * The tasks section streams a JSONL task file of 1,000,000 lines (10,000 with --quick) through
  * the task reader and a run on a stand-in pool: heap bytes per task (bench/task-stream.ts).
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
@@ -170,6 +170,7 @@ async function sectionThroughput(ctx: Runner): Promise<void> {
   const { cfg } = ctx;
   const t = cfg.throughput;
   for (const latency of ['zero', 'realistic'] as const) {
+    if (t.ns[latency].length === 0 && t.bigN === null) continue;
     await withServer(latency, async (server) => {
       await primeCache(server.url, freezePrefix(makeSession(t.prefixBytes)));
       const groups: { ns: readonly number[]; repeats: number }[] = [{ ns: t.ns[latency], repeats: t.repeats }];
@@ -303,7 +304,8 @@ async function sectionMemory(ctx: Runner): Promise<void> {
         warmup: 'auto',
         latency: SWEEP_LATENCY,
         scenarios: [
-          { prefixBytes: m.smallPrefix, n: m.nBig },
+          // The small prefix's row is context (what the forks alone cost), not the headline: the full run only.
+          ...(cfg.mode === 'full' ? [{ prefixBytes: m.smallPrefix, n: m.nBig }] : []),
           { prefixBytes: m.bigPrefix, n: m.nSmall },
           { prefixBytes: m.bigPrefix, n: m.nBig },
         ],
@@ -336,9 +338,11 @@ async function sectionRetention(ctx: Runner): Promise<void> {
  */
 async function sectionTasks(ctx: Runner): Promise<void> {
   const { lines } = ctx.cfg.tasks;
+  // --quick: the headline alone (a streamed run, at two sizes for the per-line slope); the reader alone and the array in the full run.
+  const modes: readonly TaskStreamMode[] = ctx.cfg.mode === 'quick' ? ['run'] : ['reader', 'run'];
   const jobs: TaskStreamJob[] = [
-    ...(['reader', 'run'] as const).flatMap((mode: TaskStreamMode) => [{ mode, lines: lines / 2 }, { mode, lines }]),
-    { mode: 'array', lines },
+    ...modes.flatMap((mode) => [{ mode, lines: lines / 2 }, { mode, lines }]),
+    ...(ctx.cfg.mode === 'quick' ? [] : [{ mode: 'array' as const, lines }]),
   ];
   for (const job of jobs) {
     log(`  tasks: ${job.lines} lines, ${job.mode}`);
