@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonLines, runCli, writeTasks } from './fixtures/cli/run-cli.js';
+import { jsonLines, runCli, writeTasks, type CliRun } from './fixtures/cli/run-cli.js';
 
 const SESSION = 'test/fixtures/cli/session.json';
 
@@ -12,6 +12,26 @@ function workdir(): string {
 
 function idsIn(path: string): string[] {
   return jsonLines(readFileSync(path, 'utf8')).map((l) => l.id as string);
+}
+
+
+/** A run of a quick and a slow fork, SIGINTed once the quick one's notification is out: one fork journaled, one cancelled. */
+async function interruptedRun(dir: string): Promise<{ tasks: string; out: string; interrupted: CliRun }> {
+  const tasks = writeTasks(dir, [
+    { id: 'quick', directive: 'REPLY quick' },
+    { id: 'slow', directive: 'SLEEP 1000\nREPLY slow' },
+  ]);
+  const out = join(dir, 'out.jsonl');
+  let sent = false;
+  const interrupted = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'stream-json'], {
+    onStdout: (child, soFar) => {
+      if (!sent && soFar.includes('"task_notification"')) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    },
+  });
+  return { tasks, out, interrupted };
 }
 
 describe('the run journal', () => {
@@ -88,20 +108,7 @@ describe('the run journal', () => {
 
   it('reruns forks that SIGINT cancelled, and --out ends with each fork once', async () => {
     const dir = workdir();
-    const tasks = writeTasks(dir, [
-      { id: 'quick', directive: 'REPLY quick' },
-      { id: 'slow', directive: 'SLEEP 1000\nREPLY slow' },
-    ]);
-    const out = join(dir, 'out.jsonl');
-    let sent = false;
-    const interrupted = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'stream-json'], {
-      onStdout: (child, soFar) => {
-        if (!sent && soFar.includes('"task_notification"')) {
-          sent = true;
-          child.kill('SIGINT');
-        }
-      },
-    });
+    const { tasks, out, interrupted } = await interruptedRun(dir);
     expect(interrupted.code).toBe(130);
     expect(jsonLines(readFileSync(out, 'utf8')).map((r) => [r.id, r.status])).toEqual([
       ['quick', 'completed'],
@@ -194,20 +201,7 @@ describe('a run never throws away what an earlier run paid for', () => {
 
   it('an interrupted run: the refusal counts what the journal holds, and --resume then runs only the rest', async () => {
     const dir = workdir();
-    const tasks = writeTasks(dir, [
-      { id: 'quick', directive: 'REPLY quick' },
-      { id: 'slow', directive: 'SLEEP 1000\nREPLY slow' },
-    ]);
-    const out = join(dir, 'out.jsonl');
-    let sent = false;
-    const interrupted = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'stream-json'], {
-      onStdout: (child, soFar) => {
-        if (!sent && soFar.includes('"task_notification"')) {
-          sent = true;
-          child.kill('SIGINT');
-        }
-      },
-    });
+    const { tasks, out, interrupted } = await interruptedRun(dir);
     expect(interrupted.code).toBe(130);
     const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out]);
     expect(again.code).toBe(2);

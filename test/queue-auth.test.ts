@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines } from './fixtures/cli/run-cli.js';
-import { everythingIn, queueHarness, within, type Spawned } from './support/queue-harness.js';
+import { everythingIn, queueHarness, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
 import { makeTestCertificate, type TestCertificate } from './support/tls-certificate.js';
 
 /*
@@ -18,9 +18,6 @@ const PASSWORD = 'redis-pw-8d2e4b71';
 const USER = 'forkpool-user';
 /** With a '/' (written %2F in a URL): the address is decoded before it reaches Redis. */
 const USER_PASSWORD = 'acl-pw/51c3e9d0';
-const SESSION = 'examples/session.json';
-const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
-const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
 
 let certificate: TestCertificate | undefined;
 const h = queueHarness(KEY, 'forkpool-queue-auth-', (tmp) => ({

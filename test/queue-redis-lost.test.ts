@@ -8,7 +8,7 @@ import { FORK_JOB, QUEUE_NAME, jobIdOf, type QueueJobData, type QueueJobReturn }
 import { storePrefix, storeRun } from '../src/queue/store.js';
 import { loadSession } from '../src/session/load.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
-import { linesOf as lines, queueHarness, until, within } from './support/queue-harness.js';
+import { linesOf as lines, queueHarness, until, within, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
 
 /*
  * A distributed run whose Redis loses its data: a real redis-server (the file's own) SIGKILLed and
@@ -17,9 +17,6 @@ import { linesOf as lines, queueHarness, until, within } from './support/queue-h
  */
 
 const KEY = 'fp-test-key-3b81c6f2';
-const SESSION = 'examples/session.json';
-const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
-const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
 
 const h = queueHarness(KEY, 'forkpool-queue-lost-');
 const { cli, startWorker, modelServer, writeTasks } = h;

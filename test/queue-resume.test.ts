@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { freezePrefix } from '../src/prefix/index.js';
 import { loadSession } from '../src/session/load.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
-import { linesOf as lines, queueHarness, until, within, type Spawned } from './support/queue-harness.js';
+import { linesOf as lines, queueHarness, until, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
 
 /*
  * Distributed runs that lose a process: a coordinator SIGKILLed and restarted with --resume, and a
@@ -15,9 +15,6 @@ import { linesOf as lines, queueHarness, until, within, type Spawned } from './s
  */
 
 const KEY = 'fp-test-key-5e02b7a4';
-const SESSION = 'examples/session.json';
-const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
-const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
 
 const h = queueHarness(KEY, 'forkpool-queue-resume-');
 const { cli, startWorker, modelServer, writeTasks } = h;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { freezePrefix } from '../src/prefix/index.js';
 import { loadSession } from '../src/session/load.js';
 import { REPO_ROOT, jsonLines } from './fixtures/cli/run-cli.js';
-import { everythingIn, queueHarness, until, within, type Spawned } from './support/queue-harness.js';
+import { everythingIn, queueHarness, until, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
 
 /*
  * Distributed runs end to end: a real redis-server (its own, per file), real `forkpool worker`
@@ -16,9 +16,6 @@ import { everythingIn, queueHarness, until, within, type Spawned } from './suppo
  */
 
 const KEY = 'fp-test-key-7c31d9e0';
-const SESSION = 'examples/session.json';
-const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
-const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
 
 const h = queueHarness(KEY, 'forkpool-queue-');
 const { cli, startWorker, modelServer, writeTasks } = h;

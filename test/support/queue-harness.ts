@@ -17,6 +17,11 @@ import { startRedis, type RedisOptions, type TestRedis } from './redis.js';
 
 const WAIT_MS = 45_000;
 
+/** What the distributed-run tests fork: the example session, and a directive only its history answers. */
+export const SESSION = 'examples/session.json';
+export const RECALL = 'RECALL MARKER-[0-9A-F]{4}';
+export const MARKER_ANSWER = `${RECALL}: MARKER-1F0C`;
+
 export interface Spawned {
   child: ChildProcess;
   stdout(): string;
