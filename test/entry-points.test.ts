@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 /*
@@ -14,6 +19,23 @@ describe('entry points', () => {
     for (const name of ['seedFork', 'buildChildMessage', 'validateAgentParams', 'startLocalServer', 'canonicalJson']) {
       expect(root).not.toHaveProperty(name);
     }
+  });
+
+  it('forkpool loads no module of the simulator; { kind: "local" } loads it when asked', async () => {
+    // A process of its own with module hooks that log every module it loads (test/fixtures/entry/).
+    const loaded = async (...args: string[]): Promise<string[]> => {
+      const log = join(mkdtempSync(join(tmpdir(), 'forkpool-loaded-')), 'modules.txt');
+      await promisify(execFile)(process.execPath, ['--import', './test/fixtures/entry/record.mjs', 'test/fixtures/entry/import-root.mjs', ...args], {
+        env: { ...process.env, FORKPOOL_LOADED_LOG: log },
+        timeout: 60_000,
+      });
+      return readFileSync(log, 'utf8').split('\n').filter((url) => url.includes('/dist/src/'));
+    };
+    const simulator = (urls: string[]) => urls.filter((url) => url.includes('/dist/src/local-server/'));
+    const root = await loaded();
+    expect(root).toContainEqual(expect.stringMatching(/\/dist\/src\/engine\/engine\.js$/));
+    expect(simulator(root)).toEqual([]);
+    expect(simulator(await loaded('local'))).toContainEqual(expect.stringMatching(/\/dist\/src\/local-server\/server\.js$/));
   });
 
   it('forkpool/protocol: seeding, the child message, guards, the agent tool, notifications', async () => {

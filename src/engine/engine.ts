@@ -1,6 +1,5 @@
 import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
-import { startLocalServerThread } from '../local-server/index.js';
 import { breakpointTtl, parentBreakpoints } from '../dialect/breakpoints.js';
 import type { AnthropicSessionLike } from '../dialect/anthropic-messages.js';
 import { ANTHROPIC_PRESET, resolveAnthropicEndpoint, resolveChatEndpoint } from '../model/presets.js';
@@ -239,7 +238,9 @@ async function resolveProvider(options: ResolvedOptions): Promise<{ provider: Pr
     return { provider: config };
   }
   if (p.url) return { provider: { kind: 'local', baseUrl: p.url, ...common } };
-  // The built-in server runs in a thread of its own, never on the engine's main thread.
+  // The built-in server runs in a thread of its own, never on the engine's main thread; its module is
+  // loaded only here, so a library that is given a real provider never loads the simulator.
+  const { startLocalServerThread } = await import('../local-server/thread.js');
   const server = await startLocalServerThread({});
   return { provider: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
 }
