@@ -21,6 +21,7 @@ import { seedFork } from '../dist/src/fork/index.js';
 import { createGenaiProvider } from '../dist/src/model/genai.js';
 import { decodePrefix, freezePrefix } from '../dist/src/prefix/index.js';
 import { makeSession, sizeLabel } from './lib/session.js';
+import { undecorated } from './lib/plan.js';
 
 export interface MicroRow {
   task: string;
@@ -125,7 +126,7 @@ export async function runMicro(sizes: readonly number[], quick: boolean, log: (l
       gc();
       parsedCopyMiB.push({ prefixBytes: prefix.byteLength, mib: (process.memoryUsage().heapUsed - before) / 1024 / 1024 });
       void copy;
-      const request = openConversation(seedFork(prefix.session, 'Probe.\nREPLY done')).request();
+      const request = openConversation(seedFork(prefix.session, 'Probe.\nREPLY done'), undecorated).request();
       const b = budget(bytes, quick);
       const bench = new Bench({ ...b, warmupIterations: 2, warmupTime: 0 });
       bench

@@ -8,7 +8,9 @@
 import { join } from 'node:path';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePreset } from '../dist/src/local-server/index.js';
 import { decodeMs, prefillMs } from '../dist/src/local-server/latency.js';
-import { cacheRules, resolveOptions } from '../dist/src/engine/options.js';
+import { resolveOptions } from '../dist/src/engine/options.js';
+import type { CachePlan } from '../dist/src/model/plan.js';
+import { resolvePlan } from '../dist/src/model/providers/index.js';
 import type { ForkResult } from '../dist/src/engine/protocol.js';
 import { callMaxima, type FirstCallRole } from '../dist/src/engine/cache-figures.js';
 import type { ProviderConfig } from '../dist/src/model/types.js';
@@ -174,11 +176,21 @@ function providerOf(job: JobSpec): ProviderConfig {
   return job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local', baseUrl: job.url };
 }
 
-/** The cache rules the engine applies for this job's provider (minimum, block, build wait), as the engine resolves them. */
-function rulesOf(job: JobSpec): ReturnType<typeof cacheRules> {
+/** The cache rules the engine applies for this job's provider (minimum, block, build wait), as the provider's plan resolves them. */
+function rulesOf(job: JobSpec, prefix: FrozenPrefix): CachePlan['rules'] & { cacheBuildMs: number } {
   const provider = job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local' as const, url: job.url };
-  const options = resolveOptions({ provider, ...(job.cacheBuildMs !== undefined ? { cacheBuildMs: job.cacheBuildMs } : {}) });
-  return cacheRules(options, job.chat !== undefined ? 'openai-chat' : 'gemini', 'bench-model');
+  const o = resolveOptions({ provider, ...(job.cacheBuildMs !== undefined ? { cacheBuildMs: job.cacheBuildMs } : {}) });
+  const plan = resolvePlan(provider.kind, {
+    session: prefix.session,
+    cache: o.cache,
+    cacheTtl: o.cacheTtl,
+    cacheKey: prefix.id,
+    role: 'forks',
+    warmup: o.warmup,
+    parentWarm: false,
+    overrides: { minCacheTokens: o.minCacheTokens, cacheBlockTokens: o.cacheBlockTokens, cacheBuildMs: o.cacheBuildMs },
+  });
+  return { ...plan.rules, cacheBuildMs: plan.readable.buildMs };
 }
 
 /** The job's parent session at about `bytes`, made cold by `salt`. */
@@ -200,7 +212,7 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   const parentWarm = job.warmup === 'parent' || spec.parentWarm === true;
   const warmup: BenchWarmup = parentWarm ? 'parent' : job.warmup;
   const prefix = makePrefix(job, spec.prefixBytes, spec.salt);
-  const rules = rulesOf(job);
+  const rules = rulesOf(job, prefix);
   const tasks = makeTasks(spec.n, `s${index}f`);
   gc();
 
@@ -354,7 +366,7 @@ export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | D
     const tasks = makeTasks(4 * job.threads, 'warm');
     // With a cache build wait (DeepSeek's 3 s), the siblings of one fan-out would wait for it: one fan-out per fork instead.
     const results =
-      rulesOf(job).cacheBuildMs > 0
+      rulesOf(job, warm).cacheBuildMs > 0
         ? (await Promise.all(tasks.map((task) => runner.fanOut(warm, [task]).results))).flat()
         : await runner.fanOut(warm, tasks).results;
     const bad = results.find((r) => r.status !== 'completed');

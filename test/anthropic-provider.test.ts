@@ -4,8 +4,8 @@ import { APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerE
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAnthropicProvider, readAnthropicUsage } from '../src/model/anthropic.js';
 import { classifyError } from '../src/model/errors.js';
-import { ANTHROPIC_PRESET, CHAT_PRESETS, LOCAL_API_KEY, anthropicMinCacheTokens, dialectOf, resolveAnthropicEndpoint } from '../src/model/presets.js';
-import { createProvider } from '../src/model/providers.js';
+import { ANTHROPIC_PRESET, CHAT_PRESETS, LOCAL_API_KEY, anthropicMinCacheTokens, resolveAnthropicEndpoint } from '../src/model/presets.js';
+import { createProvider, providerModule } from '../src/model/providers/index.js';
 import type { AnthropicMessageLike, AnthropicRequest, AttemptGate, GenerateOptions, ModelOutcome, ProviderConfig, RetryPolicy } from '../src/model/types.js';
 import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
 
@@ -226,7 +226,7 @@ describe('the Anthropic preset and the provider factory', () => {
       costMultipliers: { read: 0.1, write5m: 1.25, write1h: 2 },
       defaultMinCacheTokens: 1024,
     });
-    expect(dialectOf('anthropic')).toBe('anthropic-messages');
+    expect(providerModule('anthropic').shapes).toEqual(['anthropic-messages']);
     expect(Object.keys(CHAT_PRESETS)).not.toContain('anthropic');
   });
 
@@ -300,18 +300,14 @@ describe('the Anthropic preset and the provider factory', () => {
     expect(() => createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'anthropic-messages')).not.toThrow();
   });
 
-  it('a request of another dialect is a programming error; explicit caches are Gemini-only', async () => {
+  it('a request of another dialect is a programming error; explicit caches are Gemini-only (a client without them has no cache methods)', async () => {
     const anthropic = createAnthropicProvider({ kind: 'anthropic', apiKey: 'k', baseUrl: 'http://127.0.0.1:1' });
     await expect(anthropic.generate({ format: 'openai-chat', body: { model: 'm', messages: [] } }, options())).rejects.toThrow(
       new TypeError("the anthropic Anthropic provider was given a request in the openai-chat dialect; it sends only format 'anthropic-messages'"),
     );
     await expect(anthropic.generate({ format: 'gemini', model: 'm', contents: [] }, options())).rejects.toThrow(TypeError);
-    const cache = await anthropic.createCache({ format: 'gemini', model: 'm', contents: [] }, 60, new AbortController().signal);
-    expect(cache).toEqual({
-      ok: false,
-      error: expect.objectContaining({ kind: 'http', retryable: false, message: expect.stringMatching(/Anthropic has none .*cache_control breakpoints/) }),
-    });
-    await expect(anthropic.deleteCache('anything')).resolves.toBeUndefined();
+    expect('createCache' in anthropic).toBe(false);
+    expect(providerModule('anthropic').explicitCaches).toBeUndefined();
   });
 });
 

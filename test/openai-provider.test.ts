@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { APIConnectionTimeoutError, APIUserAbortError, ConflictError, InternalServerError, RateLimitError } from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { classifyError } from '../src/model/errors.js';
-import { CHAT_PRESETS, LOCAL_API_KEY, dialectOf, resolveChatEndpoint } from '../src/model/presets.js';
+import { CHAT_PRESETS, LOCAL_API_KEY, resolveChatEndpoint } from '../src/model/presets.js';
 import { createOpenAIChatProvider, readChatUsage } from '../src/model/openai-chat.js';
-import { createProvider } from '../src/model/providers.js';
+import { createProvider, providerModule } from '../src/model/providers/index.js';
 import type { AttemptGate, GenerateOptions, ModelOutcome, OpenAIChatRequest, ProviderConfig, RetryPolicy } from '../src/model/types.js';
 import type { ChatMessage } from '../src/session/openai-chat-schema.js';
 import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
@@ -171,10 +171,10 @@ describe("classifyError: the openai SDK's errors, by class", () => {
 });
 
 describe('presets and the provider factory', () => {
-  it('dialectOf: gemini speaks gemini, the OpenAI-compatible kinds openai-chat, local either', () => {
-    expect(dialectOf('gemini')).toBe('gemini');
-    for (const kind of ['openai', 'deepseek', 'dashscope', 'openai-compatible'] as const) expect(dialectOf(kind)).toBe('openai-chat');
-    expect(dialectOf('local')).toBe('either');
+  it('the shapes each provider speaks: gemini speaks gemini, the OpenAI-compatible kinds openai-chat, local every shape', () => {
+    expect(providerModule('gemini').shapes).toEqual(['gemini']);
+    for (const kind of ['openai', 'deepseek', 'dashscope', 'openai-compatible'] as const) expect(providerModule(kind).shapes).toEqual(['openai-chat']);
+    expect(providerModule('local').shapes).toEqual(['gemini', 'openai-chat', 'anthropic-messages']);
   });
 
   it('the preset table: only OpenAI takes prompt_cache_key; the documented cache minimums and blocks', () => {
@@ -217,16 +217,16 @@ describe('presets and the provider factory', () => {
     expect(() => createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'gemini')).not.toThrow();
   });
 
-  it('a request of the other dialect is a programming error; explicit caches are Gemini-only', async () => {
+  it('a request of the other dialect is a programming error; explicit caches are Gemini-only (a client without them has no cache methods)', async () => {
     const provider = createOpenAIChatProvider({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1' });
     await expect(provider.generate({ format: 'gemini', model: 'm', contents: [] }, options())).rejects.toThrow(
       new TypeError("the openai-compatible Chat Completions provider was given a request in the gemini dialect; it sends only format 'openai-chat'"),
     );
     const gemini = createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'gemini');
     await expect(gemini.generate(chat([{ role: 'user', content: 'x' }]), options())).rejects.toThrow(/Gemini provider was given a request in the openai-chat dialect/);
-    const cache = await provider.createCache({ format: 'gemini', model: 'm', contents: [] }, 60, new AbortController().signal);
-    expect(cache).toEqual({ ok: false, error: expect.objectContaining({ retryable: false, message: expect.stringContaining("explicit caches (cachedContents) are Gemini's") }) });
-    await expect(provider.deleteCache('cachedContents/x')).resolves.toBeUndefined();
+    expect('createCache' in provider).toBe(false);
+    for (const kind of ['openai', 'deepseek', 'dashscope', 'openai-compatible'] as const) expect(providerModule(kind).explicitCaches).toBeUndefined();
+    expect(typeof providerModule('gemini').explicitCaches).toBe('function');
   });
 });
 

@@ -7,23 +7,25 @@
 import { dialectOf, viewMessage } from '../../dist/src/dialect/index.js';
 import { openConversation } from '../../dist/src/engine/conversation.js';
 import { seedFork } from '../../dist/src/fork/index.js';
+import { requestDecorator } from '../../dist/src/model/decorate.js';
 import { createGenaiProvider } from '../../dist/src/model/genai.js';
-import { createProvider } from '../../dist/src/model/providers.js';
+import { createProvider, resolvePlan } from '../../dist/src/model/providers/index.js';
 import type { ModelProvider, ModelRequest, ProviderConfig } from '../../dist/src/model/types.js';
 import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
+import { undecorated } from './plan.js';
 import { sessionFormat } from '../../dist/src/session/schema.js';
 
 export async function primeCache(url: string, prefix: FrozenPrefix): Promise<void> {
   const provider = createGenaiProvider({ kind: 'local', baseUrl: url });
-  await send(provider, openConversation(seedFork(prefix.session, 'REPLY primed')).request(), 'priming the cache');
+  await send(provider, openConversation(seedFork(prefix.session, 'REPLY primed'), undecorated).request(), 'priming the cache');
 }
 
 /**
  * What a parent agent does before it forks: the request that produced the history's last model
  * message (system instruction, tools, settings and the history before that reply), which fills the
  * cache with the prefix its forks send. Sent in the session's own dialect through the provider the
- * forks use (`createProvider(config, format)`); a Chat Completions parent carries the forks'
- * prompt_cache_key (the prefix id, the engine's default) where the provider takes one.
+ * forks use (`createProvider(config, format)`), decorated as the engine decorates a parent's
+ * requests with the forks' routing key (the prefix id, the engine's default).
  */
 export async function sendAsParent(config: ProviderConfig, prefix: FrozenPrefix): Promise<void> {
   const dialect = dialectOf(prefix.session);
@@ -31,9 +33,19 @@ export async function sendAsParent(config: ProviderConfig, prefix: FrozenPrefix)
   const last = messages[messages.length - 1];
   const sent = last !== undefined && viewMessage(last).role === 'model' ? messages.slice(0, -1) : messages;
   const format = sessionFormat(prefix.session);
-  const request = dialect.request(prefix.session, sent);
-  const keyed: ModelRequest = request.format === 'openai-chat' ? { ...request, promptCacheKey: prefix.id } : request;
-  await send(createProvider(config, format), keyed, "the parent's call");
+  // Decorated as the engine decorates a parent's requests (the one request path), with the forks' key.
+  const plan = resolvePlan(config.kind, {
+    session: prefix.session,
+    cache: 'implicit',
+    cacheTtl: '5m',
+    cacheKey: prefix.id,
+    role: 'parent',
+    warmup: 'auto',
+    parentWarm: false,
+    overrides: {},
+  });
+  const request = requestDecorator(plan, { shared: sent.length, window: 'parent' }).request(dialect.request(prefix.session, sent));
+  await send(createProvider(config, format), request, "the parent's call");
 }
 
 async function send(provider: ModelProvider, request: ModelRequest, what: string): Promise<void> {

@@ -17,6 +17,7 @@ import type { Tool } from '../../dist/src/tools/define.js';
 import { createToolHost, declaredToolNames } from '../../dist/src/tools/host.js';
 import type { CloneJob } from './clone-worker.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';
+import { localPlan } from '../lib/plan.js';
 
 const ENTRY = fileURLToPath(new URL('./clone-worker.ts', import.meta.url));
 /** Set to a directory to get a CPU profile of each worker (the fork loop's side; the engine's own workers cannot take flags). */
@@ -42,6 +43,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
   return {
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
       const declaredTools = declaredToolNames(prefix.session.tools);
+      const plan = localPlan(prefix);
       const spawnTools = new Set([AGENT_TOOL_NAME]);
       return schedule(prefix, tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
         const channel = openForkChannel({
@@ -67,7 +69,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           maxTokens: undefined,
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
-          cache: undefined,
+          plan,
           port: channel.workerPort,
         };
         return (pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)

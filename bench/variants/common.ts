@@ -68,7 +68,11 @@ export function schedule(
   const done = new Promise<ForkResult[]>((resolve) => (finish = resolve));
   if (tasks.length === 0) finish([]);
   // The engine's own accounting, so every variant's results carry the same shared-token figures.
-  const accounting = createCacheAccounting(prefix, { history: 'inherit', spawnTools: [AGENT_TOOL_NAME], minCacheTokens: ENGINE_DEFAULTS.minCacheTokens, cacheBlockTokens: 1 });
+  const accounting = createCacheAccounting(prefix, {
+    history: 'inherit',
+    spawnTools: [AGENT_TOOL_NAME],
+    plan: { rules: { minCacheTokens: ENGINE_DEFAULTS.minCacheTokens, cacheBlockTokens: 1, toMarkerOnly: false }, request: { mechanism: 'none' } },
+  });
   let next = 0;
   const scheduler = createScheduler({
     concurrency: options.concurrency,

@@ -16,6 +16,7 @@ import type { ForkTask } from '../../dist/src/session/schema.js';
 import type { Tool } from '../../dist/src/tools/define.js';
 import { createToolHost, declaredToolNames, type ForkToolPolicy } from '../../dist/src/tools/host.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';
+import { localPlan } from '../lib/plan.js';
 
 /**
  * A HostClient on the main thread: the tool host and the engine's call gate are called directly,
@@ -59,6 +60,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
   return {
     fanOut(prefix: FrozenPrefix, tasks: readonly ForkTask[]) {
       const declaredTools = declaredToolNames(prefix.session.tools);
+      const plan = localPlan(prefix);
       const spawnTools = new Set([AGENT_TOOL_NAME]);
       return schedule(prefix, tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
         const job: ForkJob = {
@@ -73,7 +75,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
           maxTokens: undefined,
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
-          cache: undefined,
+          plan,
           port: undefined as unknown as MessagePort, // the loop never touches it
         };
         const controller = new AbortController();

@@ -1,13 +1,14 @@
 import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
-import { prefixFields } from '../model/request.js';
-import { markLastShared } from '../dialect/cache-marker.js';
+import { measuredMessages } from '../model/decorate.js';
+import type { CachePlan } from '../model/plan.js';
+import { seedFieldsChars } from '../dialect/seed-request.js';
 import { viewMessage, type AnyMessage } from '../dialect/view.js';
 import { sessionMessages, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
 import { seedWindow, type CallRecord, type ForkResult } from './protocol.js';
-import type { CachePricing, ForkCacheFigures } from './report.js';
-import { forkFigures, type CacheRules, type FirstCallRole } from './cache-figures.js';
+import type { ForkCacheFigures } from './report.js';
+import { forkFigures, type FirstCallRole } from './cache-figures.js';
 import { createOpeningWave, type FigureCorrection } from './opening-wave.js';
 
 /*
@@ -17,18 +18,15 @@ import { createOpeningWave, type FigureCorrection } from './opening-wave.js';
  * call cost.
  */
 
-export interface AccountingSettings extends CacheRules {
+export interface AccountingSettings {
   history: HistoryMode;
   spawnTools: readonly string[];
   /**
-   * The cache holds exactly what a marker closes (DashScope's cache_control on the last shared
-   * message): the child message's common opening after it is not cached.
+   * The provider's cache rules (the minimum, the step, whether the cache holds exactly what a marker
+   * closes), what its requests carry (a marker is measured as sent), and its prices when it bills
+   * cache reads and writes apart (each fork's figures then get a relative input cost).
    */
-  toMarkerOnly?: boolean;
-  /** DashScope's explicit cache: requests carry the marker on the last shared message, and so does what is measured. */
-  cacheMarker?: boolean;
-  /** Set for providers that bill cache reads and writes apart: each fork's figures get a relative input cost. */
-  pricing?: CachePricing;
+  plan: Pick<CachePlan, 'rules' | 'request' | 'pricing'>;
 }
 
 /** What the scheduler knew when it sent a fork. */
@@ -53,6 +51,7 @@ export interface CacheAccounting {
 
 export function createCacheAccounting(prefix: FrozenPrefix, settings: AccountingSettings): CacheAccounting {
   const defaults: TaskSeedDefaults = { history: settings.history, spawnTools: settings.spawnTools };
+  const { plan } = settings;
   const heads = new Map<string, SeedHead>();
   const leaders = new Map<string, string>();
   const windowLeaders = new Set<string>();
@@ -77,14 +76,14 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
     },
     settle(task, result) {
       const annotated = annotateFirstCall(result, () => {
-        const seed = asSent(seedForkTask(prefix.session, task, defaults), settings.cacheMarker === true);
+        const seed = asSent(seedForkTask(prefix.session, task, defaults), plan);
         const key = seedWindow(task, settings.history);
         const head = heads.get(key) ?? measureHead(seed, conversationOf(prefix.session));
         heads.set(key, head);
-        return sharedShares(head, seed.contents.slice(seed.sharedContents), settings.toMarkerOnly === true);
+        return sharedShares(head, seed.contents.slice(seed.sharedContents), plan.rules.toMarkerOnly);
       });
       const ordinary: FirstCallRole = windowLeaders.has(result.id) ? 'leader' : 'sibling';
-      const figuresAs = (role: FirstCallRole): ForkCacheFigures => forkFigures(annotated, role, settings, settings.pricing);
+      const figuresAs = (role: FirstCallRole): ForkCacheFigures => forkFigures(annotated, role, plan.rules, plan.pricing);
       const inWave = wave.role(result.id);
       if (inWave === undefined) return { result: annotated, figures: figuresAs(ordinary) };
       const asOpening = figuresAs(openingRole);
@@ -96,10 +95,10 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
   };
 }
 
-/** The seed's contents as its first request carries them: with DashScope's marker the shared part is a little longer. */
-function asSent(seed: ForkSeed, cacheMarker: boolean): ForkSeed {
-  if (!cacheMarker || seed.format !== 'openai-chat') return seed;
-  return { ...seed, contents: markLastShared(seed.contents, seed.sharedContents) };
+/** The seed's contents as the report measures them (decorate.ts: a marker makes the shared part a little longer). */
+function asSent(seed: ForkSeed, plan: AccountingSettings['plan']): ForkSeed {
+  const contents = measuredMessages(plan, seed.contents as readonly AnyMessage[], seed.sharedContents);
+  return contents === seed.contents ? seed : ({ ...seed, contents } as ForkSeed);
 }
 
 type Shares = { shared: number; base: number; parent: number };
@@ -154,19 +153,9 @@ function conversationOf(session: Readonly<ParentSession>): readonly AnyMessage[]
   return sessionMessages(session) as readonly AnyMessage[];
 }
 
-/** The size of what a request sends besides its messages (instructions, tools, settings). */
-function fieldsSize(seed: ForkSeed): number {
-  if (seed.format !== 'gemini') {
-    const { messages: _messages, format: _format, ...fields } = seed.session;
-    return JSON.stringify(fields).length;
-  }
-  const fixed = prefixFields(seed);
-  return JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
-}
-
 function measureHead(seed: ForkSeed, history: readonly AnyMessage[]): SeedHead {
   const shared: readonly AnyMessage[] = seed.contents.slice(0, seed.sharedContents);
-  const fixedSize = fieldsSize(seed);
+  const fixedSize = seedFieldsChars(seed);
   let chars = fixedSize;
   let baseChars = fixedSize;
   let unchanged = true;

@@ -1,16 +1,16 @@
+import { createHash } from 'node:crypto';
 import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
-import { breakpointTtl, parentBreakpoints } from '../dialect/breakpoints.js';
-import type { AnthropicSessionLike } from '../dialect/anthropic-messages.js';
-import { ANTHROPIC_PRESET, resolveAnthropicEndpoint, resolveChatEndpoint } from '../model/presets.js';
-import { createProvider } from '../model/providers.js';
+import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../model/module.js';
+import type { CachePlan, PlanInput } from '../model/plan.js';
+import { createProvider, providerModule, resolvePlan } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
-import { sessionFormat, type ParentSession, type SessionFormat } from '../session/schema.js';
+import type { ParentSession, SessionFormat } from '../session/schema.js';
 import { createToolHost, declaredToolNames, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate } from './call-gate.js';
-import { cacheRules, checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
+import { checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
 import { taskSource, type TaskInput } from './task-source.js';
@@ -24,8 +24,10 @@ const CANCEL_GRACE_MS = 5_000;
 export class ForkEngine {
   private closed = false;
   private readonly runs = new Set<FanOutRun>();
-  /** This thread's model clients (explicit caches, the parent loop), one per session format. */
+  /** This thread's model clients (the parent loop), one per session format. */
   private readonly mainProviders = new Map<SessionFormat, ModelProvider>();
+  /** This thread's client for explicit caches, made when a run first asks for one. */
+  private explicitCaches: ExplicitCacheClient | undefined;
   /** Tools already warned about as undeclared: one warning per tool per engine. */
   private readonly warnedUndeclared = new Set<string>();
 
@@ -34,6 +36,8 @@ export class ForkEngine {
     private readonly gate: CallGate,
     private readonly host: ToolHost,
     private readonly options: ResolvedOptions,
+    /** The module of the provider the forks use (its cache plan); `provider` is where this process reaches it. */
+    private readonly module: ProviderModule,
     private readonly provider: ProviderConfig,
     private readonly stopServer: (() => Promise<void>) | undefined,
   ) {}
@@ -44,7 +48,8 @@ export class ForkEngine {
     const { threads, concurrency } = options;
     // Checked before anything starts: a tool that cannot run is the caller's error, named now.
     const host = createToolHost(options.tools);
-    const { provider, stop } = await resolveProvider(options);
+    const module = providerModule(options.provider.kind);
+    const { config: provider, stop } = await module.connect(options.provider, connectCommon(options));
     const entry = workerEntry('fork-worker');
     const pool = new Piscina({
       filename: entry.filename,
@@ -62,7 +67,7 @@ export class ForkEngine {
       ...options.rateLimit,
       ...(options.globalRetryBudget !== undefined ? { retryBudget: options.globalRetryBudget } : {}),
     });
-    return new ForkEngine(pool, gate, host, options, provider, stop);
+    return new ForkEngine(pool, gate, host, options, module, provider, stop);
   }
 
   /**
@@ -77,9 +82,9 @@ export class ForkEngine {
     if (options.cache === 'explicit') throw new TypeError('ForkEngine.createRemote: options.cache "explicit" needs a model call on this process; use "implicit" or "off"');
     const host = createToolHost(options.tools);
     const gate = createCallGate({ maxInFlight: options.concurrency });
-    // Never called (no explicit cache, no parent loop): a client for the report's format only.
+    // Never called (no explicit cache, no parent loop): the plan is the named provider's, the model is the workers'.
     const placeholder: ProviderConfig = { kind: 'local', baseUrl: 'http://127.0.0.1:9' };
-    return new ForkEngine(pool, gate, host, options, placeholder, undefined);
+    return new ForkEngine(pool, gate, host, options, providerModule(options.provider.kind), placeholder, undefined);
   }
 
   /** Validates the session (any JSON value) and freezes it: its own JSON bytes in a SharedArrayBuffer, written once. */
@@ -100,21 +105,19 @@ export class ForkEngine {
     checkFanOutOptions(options);
     const source = taskSource(tasks);
     const o = this.options;
-    const format = sessionFormat(prefix.session);
     const declaredTools = declaredToolNames(prefix.session.tools);
     this.warnUndeclared(declaredTools);
+    const parentWarm = options.parentWarm === true;
+    const plan = this.plan(prefix.session, { cacheKey: options.promptCacheKey ?? prefix.id, role: 'forks', parentWarm });
     const settings: RunSettings = {
       provider: this.provider,
-      mainProvider: this.providerFor(format),
-      promptCacheKey: format === 'openai-chat' ? (options.promptCacheKey ?? prefix.id) : undefined,
+      plan,
+      explicitCaches: plan.explicit ? this.explicitCacheClient() : undefined,
       concurrency: o.concurrency,
       warmup: o.warmup,
-      parentWarm: options.parentWarm === true,
+      parentWarm,
       staggerCapMs: o.staggerCapMs,
       cache: o.cache,
-      ...cacheRules(o, format, prefix.session.model),
-      cacheMarkers: o.cache === 'explicit' && format === 'openai-chat' && this.provider.kind === 'dashscope',
-      ...(format === 'anthropic-messages' ? anthropicSettings(prefix.session as AnthropicSessionLike, o) : {}),
       history: o.history,
       maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,
@@ -148,11 +151,14 @@ export class ForkEngine {
     if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
     const parsed = parseSession(session);
     this.warnUndeclared(declaredToolNames(parsed.tools));
-    const anthropic = sessionFormat(parsed) === 'anthropic-messages' ? anthropicSettings(parsed as AnthropicSessionLike, this.options) : undefined;
+    // One routing key for the parent and every fork it starts: the id of the conversation it began from.
+    const cacheKey = createHash('sha256').update(JSON.stringify(parsed)).digest('hex');
+    const plan = this.plan(parsed, { cacheKey, role: 'parent', parentWarm: false });
     return runParentAgent({
-      ...(anthropic?.breakpoints ? { breakpoints: { parent: anthropic.breakpoints.parent, ttl: anthropic.breakpoints.ttl } } : {}),
+      plan,
+      cacheKey,
       engine: this,
-      provider: this.providerFor(sessionFormat(parsed)),
+      provider: this.providerFor(plan.shape),
       tools: this.host,
       session: parsed,
       prompt,
@@ -177,6 +183,24 @@ export class ForkEngine {
     );
   }
 
+  /** The provider's cache plan for a session, with this engine's options. */
+  private plan(session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm'>): CachePlan {
+    const o = this.options;
+    return resolvePlan(this.module.kind, {
+      session,
+      cache: o.cache,
+      cacheTtl: o.cacheTtl,
+      warmup: o.warmup,
+      overrides: { minCacheTokens: o.minCacheTokens, cacheBlockTokens: o.cacheBlockTokens, cacheBuildMs: o.cacheBuildMs },
+      ...run,
+    });
+  }
+
+  private explicitCacheClient(): ExplicitCacheClient | undefined {
+    this.explicitCaches ??= this.module.explicitCaches?.(this.provider);
+    return this.explicitCaches;
+  }
+
   /** This thread's client for a session format; a provider that does not speak it is a TypeError naming both. */
   private providerFor(format: SessionFormat): ModelProvider {
     let provider = this.mainProviders.get(format);
@@ -198,50 +222,10 @@ export class ForkEngine {
   }
 }
 
-/**
- * Anthropic caches only at cache_control breakpoints: forkpool places them (unless the cache is
- * off), leaving the parent's own where they are, and prices the run's cache reads and writes.
- */
-function anthropicSettings(session: AnthropicSessionLike, o: ResolvedOptions): Pick<RunSettings, 'breakpoints' | 'pricing'> {
-  const parent = parentBreakpoints(session);
+/** What every provider's descriptor carries of the engine's options. */
+function connectCommon(options: ResolvedOptions): ConnectCommon {
   return {
-    pricing: ANTHROPIC_PRESET.costMultipliers,
-    ...(o.cache !== 'off' ? { breakpoints: { parent: parent.count, ttl: breakpointTtl(o.cacheTtl, parent), askedTtl: o.cacheTtl } } : {}),
-  };
-}
-
-async function resolveProvider(options: ResolvedOptions): Promise<{ provider: ProviderConfig; stop?: () => Promise<void> }> {
-  const common = {
     ...(options.callTimeoutMs !== undefined ? { callTimeoutMs: options.callTimeoutMs } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   };
-  // Checked by resolveOptions: never a silent simulator (a caller with a key would get made-up answers).
-  const p = options.provider;
-  if (p.kind === 'gemini') {
-    const apiKey = p.apiKey ?? process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY;
-    if (!apiKey) throw new Error('ForkEngine: the gemini provider needs an API key (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY)');
-    const baseUrl = p.baseUrl ?? process.env.GOOGLE_GEMINI_BASE_URL;
-    return { provider: { kind: 'gemini', apiKey, ...(baseUrl ? { baseUrl } : {}), ...common } };
-  }
-  if (p.kind !== 'local') {
-    // The key is read where the model is called (apiKeyEnv), so it never rides in the descriptor
-    // unless the caller passed it in; a missing one is an error now, not a failure per fork.
-    const config: ProviderConfig = {
-      kind: p.kind,
-      ...(p.apiKey !== undefined ? { apiKey: p.apiKey } : {}),
-      ...(p.apiKeyEnv !== undefined ? { apiKeyEnv: p.apiKeyEnv } : {}),
-      ...(p.baseUrl !== undefined ? { baseUrl: p.baseUrl } : {}),
-      ...common,
-    };
-    if (p.kind === 'anthropic') resolveAnthropicEndpoint(config);
-    else resolveChatEndpoint(config);
-    return { provider: config };
-  }
-  if (p.url) return { provider: { kind: 'local', baseUrl: p.url, ...common } };
-  // The built-in server runs in a thread of its own, never on the engine's main thread; its module is
-  // loaded only here, so a library that is given a real provider never loads the simulator.
-  const { startLocalServerThread } = await import('../local-server/thread.js');
-  const server = await startLocalServerThread({});
-  return { provider: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
 }
-

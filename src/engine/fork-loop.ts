@@ -3,13 +3,14 @@ import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import type { ToolResponse } from '../dialect/dialect.js';
 import { viewMessage } from '../dialect/view.js';
 import { toolCallOf } from '../tools/call.js';
+import { requestDecorator } from '../model/decorate.js';
 import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
 import type { ParentSession } from '../session/schema.js';
 import type { HostClient } from './host-client.js';
 import { openConversation } from './conversation.js';
 import { seedForkTask } from './fork-seed.js';
 import { checkOutput, repairMessage } from './output-schema.js';
-import type { CallRecord, FailureKind, ForkJob, ForkResult } from './protocol.js';
+import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './protocol.js';
 
 export interface LoopContext {
   job: ForkJob;
@@ -70,13 +71,14 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     return finish({ status: 'failed', kind, message: err instanceof Error ? err.message : String(err) });
   }
 
-  const cache = job.cache;
-  const conversation = openConversation(seed, { cache, promptCacheKey: job.promptCacheKey, cacheMarker: job.cacheMarker, breakpoints: job.breakpoints });
+  const decorator = requestDecorator(job.plan, { shared: seed.sharedContents, window: seedWindow(task, job.history) });
+  const conversation = openConversation(seed, decorator);
+  const explicitTokens = decorator.explicitTokens;
   const maxTurns = task.maxTurns ?? job.maxTurns;
   const gate = ctx.host.gate(ctx.signal, job.retryBudget);
   let repaired = false;
   // For tokens-per-minute limits: the prefix at first, then what the last call sent and got.
-  let tokenEstimate = cache ? 0 : job.prefixTokens;
+  let tokenEstimate = explicitTokens !== undefined ? 0 : job.prefixTokens;
 
   const budget = task.maxTokens ?? job.maxTokens;
   const stopped = (): Ending | undefined => {
@@ -118,7 +120,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
     state.spent += tokenEstimate;
     // What a call shares with others is the engine's to work out (cache-accounting.ts), not the worker's.
-    state.calls.push(cache ? { ...outcome.usage, explicitTokens: cache.tokens } : { ...outcome.usage });
+    state.calls.push(explicitTokens !== undefined ? { ...outcome.usage, explicitTokens } : { ...outcome.usage });
     conversation.push(outcome.message);
     const reply = viewMessage(outcome.message);
     const calls = reply.calls;

@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
-import { ANTHROPIC_PRESET, CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, anthropicMinCacheTokens } from '../model/presets.js';
+import { findProvider, providerKindList, providerUsage } from '../model/providers/index.js';
+import { GEMINI_MIN_CACHE_TOKENS } from '../model/providers/gemini.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
-import type { ForkTask, HistoryMode, SessionFormat } from '../session/schema.js';
+import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { EngineCallGate, RateLimits } from './call-gate.js';
 import type { ForkResult } from './protocol.js';
@@ -20,8 +21,6 @@ export type ProviderOption =
   | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string }
   /** Anthropic's Messages API: the key from `apiKey`, else `apiKeyEnv` (default ANTHROPIC_API_KEY). */
   | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
-
-const CHAT_KINDS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible', 'anthropic'];
 
 export interface ForkEngineOptions {
   provider?: ProviderOption;
@@ -118,7 +117,7 @@ export const ENGINE_DEFAULTS = Object.freeze({
   maxTurns: 200,
   history: 'inherit',
   staggerCapMs: 5_000,
-  minCacheTokens: 1024,
+  minCacheTokens: GEMINI_MIN_CACHE_TOKENS,
   eventReplayLimit: 1_000,
   maxAttempts: DEFAULT_RETRY.maxAttempts,
 } as const);
@@ -252,74 +251,24 @@ function list<T>(name: string, value: readonly T[] | undefined, ok: (item: unkno
   return value;
 }
 
-/** The provider, checked: a mistyped one must never fall through to the simulator. */
+/** The provider, checked against its module's keys: a mistyped one must never fall through to the simulator. */
 function resolveProvider(provider: unknown): ProviderOption {
-  const choices =
-    "{ kind: 'gemini' } (apiKey, GEMINI_API_KEY or GOOGLE_API_KEY); { kind: 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible' } (apiKey or apiKeyEnv, baseUrl); or { kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)";
-  if (provider === undefined) throw new TypeError(`ForkEngine: options.provider is required: ${choices}`);
-  const p = record('provider', provider as Record<string, unknown>, ['kind', 'url', 'apiKey', 'apiKeyEnv', 'baseUrl']);
-  const strings = (keys: readonly string[]): void => {
-    for (const key of keys) {
-      if (p[key] !== undefined && (typeof p[key] !== 'string' || p[key] === '')) {
-        throw new TypeError(`ForkEngine: options.provider.${key} must be a non-empty string`);
-      }
-    }
-  };
-  if (p.kind === 'local') {
-    if (p.apiKey !== undefined || p.apiKeyEnv !== undefined || p.baseUrl !== undefined) {
-      throw new TypeError("ForkEngine: options.provider { kind: 'local' } takes only url");
-    }
-    strings(['url']);
-    return p as ProviderOption;
+  const choices = providerUsage;
+  if (provider === undefined) throw new TypeError(`ForkEngine: options.provider is required: ${choices()}`);
+  if (provider === null || typeof provider !== 'object' || Array.isArray(provider)) record('provider', provider, []);
+  const given = provider as Record<string, unknown>;
+  const module = typeof given.kind === 'string' ? findProvider(given.kind) : undefined;
+  if (module === undefined) {
+    throw new TypeError(`ForkEngine: options.provider.kind must be ${providerKindList()}, got ${JSON.stringify(given.kind)}: ${choices()}`);
   }
-  if (p.kind === 'gemini') {
-    if (p.url !== undefined || p.apiKeyEnv !== undefined) {
-      throw new TypeError("ForkEngine: options.provider { kind: 'gemini' } takes apiKey and baseUrl");
+  record('provider', given, ['kind', ...module.optionKeys]);
+  for (const key of module.optionKeys) {
+    if (given[key] !== undefined && (typeof given[key] !== 'string' || given[key] === '')) {
+      throw new TypeError(`ForkEngine: options.provider.${key} must be a non-empty string`);
     }
-    strings(['apiKey', 'baseUrl']);
-    return p as ProviderOption;
   }
-  if (typeof p.kind === 'string' && CHAT_KINDS.includes(p.kind)) {
-    if (p.url !== undefined) throw new TypeError(`ForkEngine: options.provider { kind: '${p.kind}' } takes apiKey, apiKeyEnv and baseUrl, not url`);
-    strings(['apiKey', 'apiKeyEnv', 'baseUrl']);
-    if (p.kind === 'openai-compatible' && p.baseUrl === undefined) {
-      throw new TypeError("ForkEngine: options.provider { kind: 'openai-compatible' } needs baseUrl (the server's Chat Completions base URL, e.g. http://localhost:8000/v1)");
-    }
-    return p as ProviderOption;
-  }
-  throw new TypeError(
-    `ForkEngine: options.provider.kind must be "local", "gemini", "openai", "deepseek", "dashscope" or "openai-compatible", got ${JSON.stringify(p.kind)}: ${choices}`,
-  );
-}
-
-/**
- * The cache rules the report's theoretical maximum follows for a session format: what the options
- * say, else the provider's documented minimum and step (presets.ts; 0 and 1 where the server
- * decides). The built-in simulator follows its `openai` usage preset for Chat Completions sessions.
- */
-export function cacheRules(
-  options: ResolvedOptions,
-  format: SessionFormat,
-  model: string,
-): { minCacheTokens: number; cacheBlockTokens: number; cacheBuildMs: number } {
-  const p = options.provider;
-  if (format === 'anthropic-messages') {
-    // The minimum depends on the model (Anthropic's table); a cache entry is readable once the response has begun.
-    return {
-      minCacheTokens: options.minCacheTokens ?? anthropicMinCacheTokens(model),
-      cacheBlockTokens: options.cacheBlockTokens ?? 1,
-      cacheBuildMs: options.cacheBuildMs ?? ANTHROPIC_PRESET.cacheBuildMs,
-    };
-  }
-  const preset =
-    p.kind === 'gemini' || p.kind === 'anthropic' || (p.kind === 'local' && format === 'gemini') ? undefined : CHAT_PRESETS[p.kind === 'local' ? 'openai' : p.kind];
-  // DashScope's explicit markers have a minimum of their own ("at least 1024 tokens").
-  const presetMin = p.kind === 'dashscope' && options.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : preset?.cacheMinTokens;
-  return {
-    minCacheTokens: options.minCacheTokens ?? (preset ? (presetMin ?? 0) : ENGINE_DEFAULTS.minCacheTokens),
-    cacheBlockTokens: options.cacheBlockTokens ?? preset?.cacheBlockTokens ?? 1,
-    cacheBuildMs: options.cacheBuildMs ?? preset?.cacheBuildMs ?? 0,
-  };
+  module.checkOption?.(given);
+  return given as ProviderOption;
 }
 
 /** Checks a fan-out's own options. */

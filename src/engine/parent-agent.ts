@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, isForkChild, validateAgentParams } from '../fork/index.js';
 import { failure, type Failure } from '../failure.js';
 import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../dialect/index.js';
-import { placeBreakpoints, type CacheTtl } from '../dialect/breakpoints.js';
-import { addCached, type AnthropicMessageLike, type ModelProvider, type TokenUsage } from '../model/types.js';
+import { requestDecorator } from '../model/decorate.js';
+import type { CachePlan } from '../model/plan.js';
+import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
 import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js';
 import { toolCallOf } from '../tools/call.js';
 import { declaredToolNames, type ToolHost } from '../tools/host.js';
@@ -41,8 +41,10 @@ export interface ParentAgentOptions {
   maxTurns?: number;
   signal?: AbortSignal;
   onEvent?: (event: ParentEvent) => void;
-  /** Anthropic: the parent's own requests carry a breakpoint on their latest message, as its forks' do. */
-  breakpoints?: { parent: number; ttl: CacheTtl };
+  /** The provider's cache plan for the parent's own requests: decorated as its forks' are (model/decorate.ts). */
+  plan: CachePlan;
+  /** The run's routing key, given to every fan-out the parent starts so that its forks share the parent's cache. */
+  cacheKey: string;
 }
 
 const PLACEHOLDER = (id: string, type: SubagentType): string =>
@@ -68,8 +70,6 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   const tools = withAgentTool(dialect, session);
   const declared = declaredToolNames(tools);
   const parent = dialect.withConversation(session, [], tools);
-  // One prompt_cache_key for the parent and every fork it starts (Chat Completions), so all land on one cache.
-  const promptCacheKey = dialect.format === 'openai-chat' ? createHash('sha256').update(JSON.stringify(session)).digest('hex') : undefined;
   // A conversation that is itself a fork may not start sub-agents: refused when called, not later.
   const insideFork = isForkChild(dialect.messages(session));
   const contents: AnyMessage[] = [...structuredClone(dialect.messages(session)), dialect.userText(opts.prompt)];
@@ -103,13 +103,9 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
       if (signal.aborted) return await cancelled(turn - 1);
-      const outcome = await opts.provider.generate(
-        {
-          ...dialect.request(parent, opts.breakpoints ? markLatest(contents, opts.breakpoints) : contents),
-          ...(promptCacheKey !== undefined ? { promptCacheKey } : {}),
-        },
-        { signal },
-      );
+      // The parent's whole conversation is what its forks inherit: all of it is the shared part.
+      const decorator = requestDecorator(opts.plan, { shared: contents.length, window: 'parent' });
+      const outcome = await opts.provider.generate(decorator.request(dialect.request(parent, contents)), { signal });
       if (!outcome.ok) {
         if (signal.aborted) return await cancelled(turn - 1);
         return await fail('model_error', `the parent model call failed: ${outcome.error.message}`, turn - 1);
@@ -163,7 +159,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           // with the very tools the parent just declared. The parent has just sent all of it but its
           // own reply, so its cache entry is usable: nobody waits for a warm-up.
           const prefix = engine.freeze(dialect.withConversation(session, contents.slice(), tools));
-          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true, ...(promptCacheKey !== undefined ? { promptCacheKey } : {}) });
+          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true, promptCacheKey: opts.cacheKey });
           runs.push(run);
           pending += forkTasks.length;
           for (const f of forkTasks) {
@@ -198,11 +194,6 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   } finally {
     signal.removeEventListener('abort', cancelForks);
   }
-}
-
-/** The parent's conversation with a breakpoint on its latest message: the prefix its forks inherit is then cached. */
-function markLatest(contents: readonly AnyMessage[], b: { parent: number; ttl: CacheTtl }): AnyMessage[] {
-  return placeBreakpoints(contents as AnthropicMessageLike[], contents.length, b.parent, b.ttl);
 }
 
 function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>): string[] {

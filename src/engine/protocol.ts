@@ -4,6 +4,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Failure } from '../failure.js';
+import type { CachePlan } from '../model/plan.js';
 import type { AttemptStatus, ProviderConfig, TokenUsage } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
@@ -56,19 +57,12 @@ export type ForkResult =
 
 export type CancelKind = 'cancelled' | 'budget';
 
-/** How a fork's requests use an explicit cache, when the engine made one. */
-export interface ExplicitCacheRef {
-  name: string;
-  tokens: number;
-  /** Leading seed contents that live in the cache and are left out of the request body. */
-  sharedContents: number;
-}
-
 export interface ForkJob {
   task: ForkTask;
   prefix: { id: string; buffer: SharedArrayBuffer; byteLength: number };
   /** The prefix's token estimate, for tokens-per-minute admission of the first call. */
   prefixTokens: number;
+  /** Where the model is reached (keys by environment variable where the caller gave none). */
   provider: ProviderConfig;
   history: HistoryMode;
   /** Tools that start agents: redacted in a mid-turn seed (execution is refused on the main thread). */
@@ -81,13 +75,8 @@ export interface ForkJob {
   maxTokens: number | undefined;
   /** The longest a tool call may take on the main thread; past it (plus a grace) the host counts as gone. */
   toolTimeoutMs: number;
-  cache: ExplicitCacheRef | undefined;
-  /** Chat Completions: OpenAI's prompt_cache_key for every request of this fork (one for the whole fan-out). */
-  promptCacheKey?: string;
-  /** DashScope's explicit cache: mark the last shared message with cache_control. */
-  cacheMarker?: boolean;
-  /** Anthropic: place cache_control breakpoints (the parent holds `parent` of the 4). */
-  breakpoints?: { parent: number; ttl: '5m' | '1h' };
+  /** The run's cache plan: how each request of the fork is decorated (the provider's, resolved once for the run). */
+  plan: CachePlan;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }

@@ -1,4 +1,8 @@
+import type { CachePricing } from '../model/plan.js';
 import type { ForkStatus } from './protocol.js';
+
+/** The price of cached input relative to a normal input token (Anthropic: reads 0.1×, writes 1.25× with the 5-minute TTL and 2× with 1 hour). */
+export type { CachePricing };
 
 export interface ForkCacheFigures {
   id: string;
@@ -17,16 +21,6 @@ export interface ForkCacheFigures {
   efficiency: number | null;
   /** What this fork's input cost relative to sending it uncached (providers that price cache reads and writes). */
   relativeInputCost?: number | null;
-}
-
-/**
- * The price of cached input relative to a normal input token, for providers that bill cache reads
- * and writes apart (Anthropic: reads 0.1×, writes 1.25× with the 5-minute TTL and 2× with 1 hour).
- */
-export interface CachePricing {
-  read: number;
-  write5m: number;
-  write1h: number;
 }
 
 /** A run's input cost in units of one uncached input token: what it cost, against the same tokens sent uncached. */

@@ -1,5 +1,7 @@
 import type { Piscina } from 'piscina';
-import type { ProviderConfig, ModelProvider } from '../model/types.js';
+import type { ExplicitCacheClient } from '../model/module.js';
+import { needsWarmup, type CachePlan } from '../model/plan.js';
+import type { ProviderConfig } from '../model/types.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
@@ -10,36 +12,25 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type CancelKind, type ForkJob, type ForkResult } from './protocol.js';
 import { emptyCancelled, emptyFailure } from './results.js';
-import { MAX_BREAKPOINTS, type CacheTtl } from '../dialect/breakpoints.js';
 import { addCached } from '../model/types.js';
-import { sessionFormat } from '../session/schema.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
-import type { CachePricing, ForkCacheFigures, RunReport } from './report.js';
+import type { ForkCacheFigures, RunReport } from './report.js';
 
 export interface RunSettings {
   provider: ProviderConfig;
-  /** Main-thread client, for explicit cache create/delete only. */
-  mainProvider: ModelProvider;
-  /** Chat Completions: the prompt_cache_key of every fork request (undefined for Gemini sessions). */
-  promptCacheKey: string | undefined;
+  /** Everything provider-specific about the run's cache (model/plan.ts), resolved once by the provider's module. */
+  plan: CachePlan;
+  /** This thread's client for the explicit caches the plan asks for (providers that have them). */
+  explicitCaches: ExplicitCacheClient | undefined;
   concurrency: number;
   warmup: 'auto' | 'none';
   /** The parent has just sent this prefix (its response has begun): no fork waits, the first can hit. */
   parentWarm: boolean;
   staggerCapMs: number;
+  /** The cache mode the caller asked for (the plan says what the provider does with it). */
   cache: 'implicit' | 'explicit' | 'off';
-  minCacheTokens: number;
-  /** The provider caches in steps of this many tokens: the theoretical maximum rounds down to them. */
-  cacheBlockTokens: number;
-  /** How long after a response has begun its prefix can be read (warm-up waits this long more). */
-  cacheBuildMs: number;
-  /**
-   * DashScope's explicit cache: every fork request marks the last shared message with
-   * cache_control; the entry is written after the first response ends, so warm-up waits for that.
-   */
-  cacheMarkers: boolean;
   history: HistoryMode;
   maxTurns: number;
   timeoutMs: number | undefined;
@@ -59,14 +50,6 @@ export interface RunSettings {
   retainResults: boolean;
   /** How many recent events the run keeps for `events({ replay: true })`. */
   eventReplayLimit: number;
-  /** Set for providers that bill cache reads and writes apart (Anthropic): the report estimates the input cost. */
-  pricing?: CachePricing;
-  /**
-   * Anthropic: forkpool places cache_control breakpoints, leaving room for the parent's `parent`
-   * of the 4; `ttl` is what they get (5 minutes when the parent's own 5-minute ones forbid 1 hour).
-   * A cache entry is what a breakpoint closes, so warm-up is never skipped.
-   */
-  breakpoints?: { parent: number; ttl: CacheTtl; askedTtl: CacheTtl };
   /** Told when a fork's model response has begun (every turn). */
   onResponseStart?: (taskId: string, turn: number) => void;
 }
@@ -149,6 +132,8 @@ export class FanOutRun {
   private readonly scheduler: Scheduler;
   private caches: ExplicitCaches | undefined;
   private cacheNote: string | undefined;
+  /** The settings' plan, with the explicit caches once they are made. */
+  private plan: CachePlan;
   private spentTokens = 0;
   /** Tokens counted so far per running fork (from its turn events, which may trail its result). */
   private readonly countedTokens = new Map<number, number>();
@@ -186,30 +171,16 @@ export class FanOutRun {
     this.source = source;
     this.readAhead = Math.max(1, settings.concurrency);
     this.trimmedTurns = source.all?.some(trimsHistory) ?? false;
-    this.accounting = createCacheAccounting(prefix, {
-      history: settings.history,
-      spawnTools: [...settings.spawnTools],
-      minCacheTokens: settings.minCacheTokens,
-      cacheBlockTokens: settings.cacheBlockTokens,
-      // A marker (DashScope's, Anthropic's breakpoints) closes what is cached: the child message after it is not.
-      toMarkerOnly: settings.cacheMarkers || settings.breakpoints !== undefined,
-      cacheMarker: settings.cacheMarkers,
-      ...(settings.pricing ? { pricing: settings.pricing } : {}),
-    });
+    this.plan = settings.plan;
+    this.accounting = createCacheAccounting(prefix, { history: settings.history, spawnTools: [...settings.spawnTools], plan: settings.plan });
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
     this.scheduler = createScheduler({
       concurrency: settings.concurrency,
-      // A marked entry (DashScope) is the first fork's to write, even when the parent has just sent the
-      // prefix. Anthropic's warm-up is mandatory: without it the whole first wave misses.
-      warmup: settings.cacheMarkers
-        ? settings.warmup !== 'none'
-        : settings.breakpoints
-          ? !settings.parentWarm
-          : !(settings.parentWarm || settings.warmup === 'none' || settings.cache === 'off'),
+      warmup: needsWarmup(settings.plan, settings),
       staggerCapMs: settings.staggerCapMs,
       // Nothing to wait for when nothing is cached (cache off) or when no fork waits (warm-up none).
-      cacheBuildMs: settings.cache === 'off' || settings.warmup === 'none' ? 0 : settings.cacheBuildMs,
+      cacheBuildMs: settings.cache === 'off' || settings.warmup === 'none' ? 0 : settings.plan.readable.buildMs,
       next: () => this.waiting[0],
       isQueued: (index) => this.live.get(index)?.state === 'queued',
       dispatch: (index, first) => this.dispatch(index, first),
@@ -341,16 +312,16 @@ export class FanOutRun {
       warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
-        effective: this.caches?.active || this.settings.cacheMarkers || this.settings.breakpoints ? 'explicit' : this.settings.cache === 'off' ? 'off' : 'implicit',
+        effective: this.caches?.active ? 'explicit' : this.plan.effective,
         ...(this.cacheNote ? { note: this.cacheNote } : {}),
       },
-      ...(this.settings.pricing
+      ...(this.plan.pricing
         ? {
             inputCost: {
               uncachedUnits: t.promptTokens,
               units: Math.round(t.inputUnits),
               relative: ratio(t.inputUnits, t.promptTokens),
-              pricing: this.settings.pricing,
+              pricing: this.plan.pricing,
             },
           }
         : {}),
@@ -385,23 +356,27 @@ export class FanOutRun {
   }
 
   private async prepareCache(): Promise<void> {
-    if (this.settings.breakpoints) {
-      this.cacheNote = breakpointNote(this.settings.breakpoints, this.settings.warmup === 'none' && !this.settings.parentWarm);
-    } else if (this.settings.cacheMarkers) {
-      this.cacheNote = 'DashScope explicit cache: each request marks the last shared message with cache_control; the first fork writes the entry';
-    } else if (this.settings.cache === 'explicit' && sessionFormat(this.prefix.session) === 'openai-chat') {
-      this.cacheNote =
-        "explicit cache fell back to implicit: of the Chat Completions providers only DashScope takes cache_control markers (Gemini's cachedContents need a Gemini session)";
-    } else if (this.settings.cache === 'explicit') {
-      // From a stream, the windows of the tasks read so far get a cache; a fork of another window runs on implicit caching.
-      const tasks = this.source.all ?? this.waiting.map((i) => this.taskAt(i));
-      try {
-        this.caches = await prepareExplicitCaches(this.prefix.session, tasks, { ...this.settings, forks: this.source.all?.length });
-        this.cacheNote = this.caches.note;
-      } catch (err) {
-        // Forks still run, on implicit caching; whatever broke the cache will fail them by name.
-        this.cacheNote = `explicit cache fell back to implicit: ${err instanceof Error ? err.message : String(err)}`;
-      }
+    this.cacheNote = this.plan.note;
+    if (!this.plan.explicit) return;
+    const client = this.settings.explicitCaches;
+    if (client === undefined) {
+      this.cacheNote = `explicit cache fell back to implicit: provider '${this.plan.provider}' makes no explicit caches here`;
+      return;
+    }
+    // From a stream, the windows of the tasks read so far get a cache; a fork of another window runs on implicit caching.
+    const tasks = this.source.all ?? this.waiting.map((i) => this.taskAt(i));
+    try {
+      this.caches = await prepareExplicitCaches(this.prefix.session, tasks, {
+        ...this.settings,
+        client,
+        minCacheTokens: this.plan.rules.minCacheTokens,
+        forks: this.source.all?.length,
+      });
+      this.cacheNote = this.caches.note;
+      this.plan = { ...this.plan, request: { mechanism: 'cached-content', caches: { ...this.caches.caches } } };
+    } catch (err) {
+      // Forks still run, on implicit caching; whatever broke the cache will fail them by name.
+      this.cacheNote = `explicit cache fell back to implicit: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
 
@@ -472,9 +447,9 @@ export class FanOutRun {
     this.waiting.splice(this.waiting.indexOf(index), 1);
     this.accounting.dispatched(task, {
       first,
-      explicit: this.caches?.forTask(task) !== undefined,
-      // A marked entry (DashScope) is the first fork's to write: the parent wrote none.
-      parentWarm: this.settings.parentWarm && !this.settings.cacheMarkers,
+      explicit: this.caches?.caches[seedWindow(task, this.settings.history)] !== undefined,
+      // An entry the first fork writes (DashScope's marked one) is not the parent's.
+      parentWarm: this.settings.parentWarm && this.plan.readable.fromParent,
       wave: !this.anyResponded,
     });
     this.running++;
@@ -493,11 +468,11 @@ export class FanOutRun {
         if (event.type === 'response_start') {
           this.settings.onResponseStart?.(task.id, event.turn);
           this.anyResponded = true;
-          // A marked entry is written only once the response has ended: the first 'turn' releases.
-          if (!this.settings.cacheMarkers) this.scheduler.responded(first);
+          if (this.plan.readable.after === 'response-start') this.scheduler.responded(first);
           return;
         }
-        if (this.settings.cacheMarkers && event.turn === 1) this.scheduler.responded(first);
+        // An entry written once the response has ended: the first 'turn' releases the warm-up.
+        if (this.plan.readable.after === 'response-end' && event.turn === 1) this.scheduler.responded(first);
         if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
         const tokens = event.usage.promptTokens + event.usage.outputTokens;
@@ -529,10 +504,7 @@ export class FanOutRun {
       spawnTools: [...this.settings.spawnTools],
       maxTurns: this.settings.maxTurns,
       timeoutMs: this.settings.timeoutMs,
-      cache: this.caches?.forTask(task),
-      ...(this.settings.promptCacheKey !== undefined ? { promptCacheKey: this.settings.promptCacheKey } : {}),
-      ...(this.settings.cacheMarkers ? { cacheMarker: true } : {}),
-      ...(this.settings.breakpoints ? { breakpoints: { parent: this.settings.breakpoints.parent, ttl: this.settings.breakpoints.ttl } } : {}),
+      plan: this.plan,
       port: channel.workerPort,
     };
     if (this.budgetSpent) channel.stop('budget');
@@ -661,7 +633,7 @@ export class FanOutRun {
     t.outputTokens += result.usage.outputTokens;
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
     t.preexistingCachedTokens = addCached(t.preexistingCachedTokens, figures.preexistingCachedTokens);
-    if (this.settings.pricing) t.inputUnits += inputUnits(result.usage, this.settings.pricing);
+    if (this.plan.pricing) t.inputUnits += inputUnits(result.usage, this.plan.pricing);
     if (result.status !== 'completed') {
       if (result.error.kind === 'budget') t.budgetStopped++;
       if (this.settings.retainResults || t.failures.length < MAX_LISTED_FAILURES) {
@@ -701,17 +673,4 @@ function describe(task: ForkTask): string {
 function crashResult(task: ForkTask, err: unknown): ForkResult {
   const message = err instanceof Error ? err.message : String(err);
   return emptyFailure(task.id, 'worker_crash', `the worker running this fork died: ${message}`);
-}
-
-/** What the report says about Anthropic's breakpoints: where forkpool put them, or why it added none. */
-function breakpointNote(b: NonNullable<RunSettings['breakpoints']>, warmupAsked: boolean): string {
-  const room = MAX_BREAKPOINTS - b.parent;
-  const parts = [
-    room <= 0
-      ? `Anthropic breakpoints: the parent's ${b.parent} already fill the limit of ${MAX_BREAKPOINTS}; forkpool added none`
-      : `Anthropic breakpoints: forkpool adds ${room >= 2 ? 'two' : 'one'} (${room >= 2 ? 'the end of the inherited history and each request\'s latest message' : 'the end of the inherited history'}) to the parent's ${b.parent}, TTL ${b.ttl}`,
-  ];
-  if (b.ttl !== b.askedTtl) parts.push(`1h was asked, but the parent's 5-minute breakpoints come first and a 1-hour one may not follow them`);
-  if (warmupAsked) parts.push('warm-up none was asked, but Anthropic needs it (an entry is readable only once a response has begun): the run warmed up');
-  return parts.join('; ');
 }

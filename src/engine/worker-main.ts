@@ -1,10 +1,10 @@
-import { createProvider } from '../model/providers.js';
+import { createProvider } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { runForkLoop } from './fork-loop.js';
 import { connectHost } from './host-client.js';
 import { createPrefixStore } from './prefix-store.js';
 import type { ForkJob, ForkResult } from './protocol.js';
-import { sessionFormat, type ParentSession, type SessionFormat } from '../session/schema.js';
+import type { ParentSession, SessionFormat } from '../session/schema.js';
 import { emptyFailure } from './results.js';
 import { threadId } from 'node:worker_threads';
 
@@ -53,7 +53,7 @@ export async function runForkWith(
     const result = await runForkLoop({
       job,
       ...loaded,
-      provider: providerFor(job.provider, sessionFormat(loaded.session)),
+      provider: providerFor(job.provider, job.plan.shape),
       host,
       signal: controller.signal,
       abortReason: () => reason,

@@ -38,7 +38,6 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
     format: 'anthropic-messages',
     api: 'Anthropic',
     endpoint,
-    noExplicitCache: `explicit caches (cachedContents) are Gemini's: Anthropic has none (its prompt cache is written at the request's cache_control breakpoints, which forkpool places instead)`,
     call(request, options) {
       const reply = new MessageAssembler();
       return {

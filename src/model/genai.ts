@@ -2,6 +2,7 @@ import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, 
 import type { Part } from '../session/schema.js';
 import { type AttemptOutcome, runAttempts } from './attempts.js';
 import { classifyError, malformed } from './errors.js';
+import type { ExplicitCacheClient } from './module.js';
 import { LOCAL_API_KEY } from './presets.js';
 import {
   DEFAULT_RETRY,
@@ -14,8 +15,8 @@ import {
   type TokenUsage,
 } from './types.js';
 
-/** A ModelProvider over the real @google/genai SDK: Gemini API, or any endpoint speaking it. */
-export function createGenaiProvider(config: ProviderConfig): ModelProvider {
+/** A ModelProvider over the real @google/genai SDK, with its explicit caches: Gemini API, or any endpoint speaking it. */
+export function createGenaiProvider(config: ProviderConfig): ModelProvider & ExplicitCacheClient {
   const apiKey = config.apiKey ?? (config.kind === 'local' ? LOCAL_API_KEY : undefined);
   const client = new GoogleGenAI({
     vertexai: false,
@@ -73,7 +74,17 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider {
       return runAttempts(policy, options, () => attempt(request, options));
     },
 
+    held(request) {
+      if (request.format !== 'gemini') return request;
+      // A cachedContent holds no sampling settings: each request that names it sends its own.
+      const { generationConfig: _sentWithEachCall, ...held } = request;
+      return held;
+    },
+
     async createCache(request, ttlSeconds, signal): Promise<CacheOutcome> {
+      if (request.format !== 'gemini') {
+        return { ok: false, error: { kind: 'http', message: `explicit caches (cachedContents) are Gemini's; this session is in the ${request.format} shape`, retryable: false } };
+      }
       try {
         const cache = await client.caches.create({
           model: request.model,

@@ -49,7 +49,6 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
     format: 'openai-chat',
     api: 'Chat Completions',
     endpoint,
-    noExplicitCache: `explicit caches (cachedContents) are Gemini's: the ${config.kind} provider has none (its prompt cache works on the request prefix by itself)`,
     call(request, options) {
       const reply = new ReplyAccumulator();
       let started = false;

@@ -7,9 +7,6 @@ import type { ProviderKind } from './types.js';
  * Anthropic's Messages API has a table of its own (ANTHROPIC_PRESET, at the end).
  */
 
-/** The request dialects a provider speaks. */
-export type ModelDialect = 'gemini' | 'openai-chat' | 'anthropic-messages';
-
 /** Where a usage object says how many prompt tokens were read from (or written to) the cache. */
 type UsageField =
   | 'prompt_tokens_details.cached_tokens'
@@ -18,7 +15,7 @@ type UsageField =
   | 'prompt_cache_hit_tokens'
   | 'prompt_cache_miss_tokens';
 
-interface ChatPreset {
+export interface ChatPreset {
   /** Used when the config names none; undefined: the config must name one (`baseUrl`). */
   defaultBaseUrl: string | undefined;
   /** The environment variable read for a base URL before the default (the openai SDK's own). */
@@ -42,7 +39,7 @@ interface ChatPreset {
   usageFields: readonly UsageField[];
 }
 
-type ChatProviderKind = Exclude<ProviderKind, 'gemini' | 'anthropic'>;
+export type ChatProviderKind = Exclude<ProviderKind, 'gemini' | 'anthropic'>;
 
 export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
   openai: {
@@ -126,18 +123,6 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     usageFields: ['prompt_tokens_details.cached_tokens', 'prompt_cache_hit_tokens', 'prompt_tokens_details.cache_creation_input_tokens'],
   },
 };
-
-/**
- * The dialect a provider kind speaks: Gemini's API speaks `gemini`, Anthropic's `anthropic-messages`,
- * the OpenAI-compatible ones `openai-chat`; the local simulator speaks all three (`either`: the
- * session's format decides).
- */
-export function dialectOf(kind: ProviderKind): ModelDialect | 'either' {
-  if (kind === 'gemini') return 'gemini';
-  if (kind === 'anthropic') return 'anthropic-messages';
-  if (kind === 'local') return 'either';
-  return 'openai-chat';
-}
 
 /**
  * DashScope's explicit cache (cache_control markers): https://www.alibabacloud.com/help/en/model-studio/context-cache

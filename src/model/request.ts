@@ -1,7 +1,7 @@
 import type { GeminiRequest } from './types.js';
 
 /** Where a Gemini request's prefix fields come from: a parent session, or a fork's seed. */
-type PrefixSource = Pick<GeminiRequest, 'model' | 'systemInstruction' | 'tools' | 'toolConfig' | 'generationConfig'>;
+export type PrefixSource = Pick<GeminiRequest, 'model' | 'systemInstruction' | 'tools' | 'toolConfig' | 'generationConfig'>;
 
 /** A Gemini request without its contents (and without an explicit cache). */
 export type PrefixFields = Omit<GeminiRequest, 'format' | 'contents' | 'cachedContent'>;

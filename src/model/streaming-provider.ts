@@ -7,7 +7,7 @@ import { DEFAULT_RETRY, type GenerateOptions, type ModelError, type ModelProvide
  * that sends one streamed request per attempt (the SDK does not retry: the shared attempt loop
  * does) and has no explicit caches. Each provider says how to send its request and read its
  * stream; the attempt's signal, its time bound over the whole stream, the key kept out of error
- * messages and the provider's answers to a wrong dialect and to createCache are the same here.
+ * messages and the provider's answer to a request of another shape are the same here.
  */
 
 /** What the SDK call of an attempt is given: the attempt's own signal, no SDK retries, and the SDK's timeout. */
@@ -39,8 +39,6 @@ interface StreamingProviderSpec<F extends StreamedFormat, E> {
   api: string;
   /** The key and whether it is a secret (a stand-in key is not). */
   endpoint: { apiKey: string; keyIsSecret: boolean };
-  /** The answer to createCache: this API has no explicit caches. */
-  noExplicitCache: string;
   /** A new call for each attempt of a request. */
   call(request: RequestOf<F>, options: GenerateOptions): StreamedCall<E>;
 }
@@ -100,14 +98,6 @@ export function createStreamingProvider<F extends StreamedFormat, E>(config: Pro
         );
       }
       return runAttempts(policy, options, () => attempt(spec.call(request, options), options));
-    },
-
-    async createCache() {
-      return { ok: false, error: { kind: 'http', message: spec.noExplicitCache, retryable: false } };
-    },
-
-    async deleteCache() {
-      // Nothing to delete: no explicit cache was ever created.
     },
   };
 }

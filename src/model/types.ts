@@ -111,20 +111,13 @@ interface CacheHandle {
 
 export type CacheOutcome = { ok: true; cache: CacheHandle } | { ok: false; error: ModelError };
 
-/** The narrow interface the engine needs from a model backend. */
+/** The narrow interface the engine needs from a model backend: one call. Explicit caches are a provider module's own (module.ts). */
 export interface ModelProvider {
   generate(request: ModelRequest, options: GenerateOptions): Promise<ModelOutcome>;
-  /** Gemini's explicit caches; other providers answer with an error that says they have none. */
-  createCache(
-    request: Omit<GeminiRequest, 'cachedContent'>,
-    ttlSeconds: number,
-    signal: AbortSignal,
-  ): Promise<CacheOutcome>;
-  deleteCache(name: string): Promise<void>;
 }
 
 /**
- * Who serves the model. `local`: the built-in simulator (either dialect); `gemini`: Google's API;
+ * Who serves the model. `local`: the built-in simulator (every shape); `gemini`: Google's API;
  * the rest speak Chat Completions (`openai-compatible`: vLLM, SGLang or anything at a base URL).
  */
 export type ProviderKind = 'local' | 'gemini' | 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible' | 'anthropic';

@@ -1,0 +1,74 @@
+import { placeBreakpoints } from '../dialect/breakpoints.js';
+import { markLastShared } from '../dialect/cache-marker.js';
+import type { AnyMessage } from '../dialect/view.js';
+import type { ChatMessage } from '../session/openai-chat-schema.js';
+import type { CachePlan, RequestCache } from './plan.js';
+import type { AnthropicMessageLike, AnthropicRequest, ModelRequest } from './types.js';
+
+/*
+ * The one request path: a conversation's requests, the headless parent's and every fork's, are the
+ * shape's own request decorated here as the plan's request mechanism says. Nothing else adds a
+ * cache key, a marker, a breakpoint or a cached content to a request.
+ */
+
+export interface RequestDecorator {
+  /**
+   * The messages a conversation starts from and then grows: with an explicit cache, without what it
+   * holds; with a marker, the last shared message marked (once, on a copy).
+   */
+  start(messages: AnyMessage[]): AnyMessage[];
+  /** One request as it is sent, from the shape's own request over the grown messages. */
+  request(base: ModelRequest): ModelRequest;
+  /** The tokens an explicit cache holds for this conversation, when its requests name one. */
+  readonly explicitTokens?: number;
+}
+
+/**
+ * The decorator of one conversation: `shared` is how many of its leading messages every sibling
+ * sends alike (the parent's own conversation: all of them), `window` its seed window (which explicit
+ * cache it reads).
+ */
+export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared: number; window: string }): RequestDecorator {
+  const r: RequestCache = plan.request;
+  // A seed's messages are a fresh array of its own: grown in place, never copied whole per fork.
+  const asIs = (messages: AnyMessage[]): AnyMessage[] => messages;
+  switch (r.mechanism) {
+    case 'none':
+      return { start: asIs, request: (base) => base };
+    case 'cache-key':
+      return { start: asIs, request: (base) => ({ ...base, promptCacheKey: r.key }) as ModelRequest };
+    case 'marker':
+      return { start: (messages) => markLastShared(messages as readonly ChatMessage[], at.shared) as AnyMessage[], request: (base) => base };
+    case 'breakpoints':
+      return {
+        start: asIs,
+        request: (base) => {
+          const { body } = base as AnthropicRequest;
+          // Placed on copies per request: the conversation itself keeps none, so earlier turns never pile them up.
+          return { ...base, body: { ...body, messages: placeBreakpoints(body.messages as AnthropicMessageLike[], at.shared, r.parent, r.ttl) } } as ModelRequest;
+        },
+      };
+    case 'cached-content': {
+      const cache = r.caches[at.window];
+      if (cache === undefined) return { start: asIs, request: (base) => base };
+      return {
+        explicitTokens: cache.tokens,
+        start: (messages) => messages.slice(cache.sharedContents),
+        // The API rejects cachedContent beside systemInstruction, tools or toolConfig: the cache holds them.
+        request: (base) => {
+          if (base.format !== 'gemini') return base;
+          const { model, generationConfig, contents } = base;
+          return { format: 'gemini', model, cachedContent: cache.name, ...(generationConfig ? { generationConfig } : {}), contents };
+        },
+      };
+    }
+  }
+}
+
+/**
+ * A seed's messages as the report measures what siblings share: as sent where a marker makes the
+ * shared part a little longer (DashScope's), as they are otherwise.
+ */
+export function measuredMessages(plan: Pick<CachePlan, 'request'>, messages: readonly AnyMessage[], shared: number): readonly AnyMessage[] {
+  return plan.request.mechanism === 'marker' ? markLastShared(messages as readonly ChatMessage[], shared) : messages;
+}

@@ -1,0 +1,36 @@
+import { createAnthropicProvider } from '../anthropic.js';
+import { createGenaiProvider } from '../genai.js';
+import type { ProviderModule } from '../module.js';
+import { createOpenAIChatProvider } from '../openai-chat.js';
+import { CHAT_PRESETS } from '../presets.js';
+import { anthropicPlan } from './anthropic.js';
+import { geminiPlan } from './gemini.js';
+import { chatPlan } from './openai-compatible.js';
+
+/**
+ * The built-in simulator: it speaks every shape, each with the cache rules of the API it stands
+ * in for (Chat Completions: the `openai` usage preset it starts with, without cache routing).
+ * `{ kind: 'local' }` starts it in a thread of its own, loaded only then; `url` names one running.
+ */
+export const localModule: ProviderModule = {
+  kind: 'local',
+  shapes: ['gemini', 'openai-chat', 'anthropic-messages'],
+  optionKeys: ['url'],
+  usage: "{ kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)",
+  async connect(option, common) {
+    if (typeof option.url === 'string') return { config: { kind: 'local', baseUrl: option.url, ...common } };
+    // Never on the engine's main thread; its module is loaded only here, so a library given a real provider never loads the simulator.
+    const { startLocalServerThread } = await import('../../local-server/thread.js');
+    const server = await startLocalServerThread({});
+    return { config: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
+  },
+  plan(input) {
+    if (input.shape === 'openai-chat') return chatPlan('local', CHAT_PRESETS.openai, input, { cacheKey: CHAT_PRESETS.local.takesPromptCacheKey, markers: false });
+    return input.shape === 'anthropic-messages' ? anthropicPlan('local', input) : geminiPlan('local', input);
+  },
+  client(config, shape) {
+    if (shape === 'gemini') return createGenaiProvider(config);
+    return shape === 'anthropic-messages' ? createAnthropicProvider(config) : createOpenAIChatProvider(config);
+  },
+  explicitCaches: (config) => createGenaiProvider(config),
+};

@@ -1,0 +1,96 @@
+import { createOpenAIChatProvider } from '../openai-chat.js';
+import type { ProviderModule } from '../module.js';
+import type { CachePlan, PlanInput } from '../plan.js';
+import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type ChatPreset, type ChatProviderKind } from '../presets.js';
+import type { ProviderConfig } from '../types.js';
+
+/** What a Chat Completions provider's plan is made of besides its preset's figures. */
+interface ChatCacheRules {
+  /** Requests carry `prompt_cache_key` (OpenAI). */
+  cacheKey: boolean;
+  /** `cache: 'explicit'` marks the last shared message with cache_control (DashScope). */
+  markers: boolean;
+}
+
+/** A server with no address of its own (vLLM, SGLang): the option must give one. */
+function needsBaseUrl(option: Readonly<Record<string, unknown>>): void {
+  if (option.baseUrl === undefined) {
+    throw new TypeError("ForkEngine: options.provider { kind: 'openai-compatible' } needs baseUrl (the server's Chat Completions base URL, e.g. http://localhost:8000/v1)");
+  }
+}
+
+/**
+ * A Chat Completions session's plan. OpenAI routes a run's requests to one cache by key; DashScope's
+ * explicit cache is a marker that the first fork's request writes once its response has ended;
+ * every other provider matches prefixes on its own.
+ */
+export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput, rules: ChatCacheRules): CachePlan {
+  const marker = rules.markers && input.cache === 'explicit' && input.role === 'forks';
+  const o = input.overrides;
+  return {
+    provider,
+    shape: 'openai-chat',
+    request: marker ? { mechanism: 'marker' } : rules.cacheKey ? { mechanism: 'cache-key', key: input.cacheKey } : { mechanism: 'none' },
+    explicit: false,
+    // A marked entry is written after the response (DashScope: "after model response"): the first fork's to write, even after the parent's own request.
+    readable: { after: marker ? 'response-end' : 'response-start', buildMs: o.cacheBuildMs ?? preset.cacheBuildMs, required: false, fromParent: !marker },
+    rules: {
+      // DashScope's explicit markers have a minimum of their own ("at least 1024 tokens").
+      minCacheTokens: o.minCacheTokens ?? (rules.markers && input.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : (preset.cacheMinTokens ?? 0)),
+      cacheBlockTokens: o.cacheBlockTokens ?? preset.cacheBlockTokens ?? 1,
+      toMarkerOnly: marker,
+    },
+    effective: marker ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
+    ...(marker
+      ? { note: 'DashScope explicit cache: each request marks the last shared message with cache_control; the first fork writes the entry' }
+      : input.cache === 'explicit'
+        ? {
+            note: "explicit cache fell back to implicit: of the Chat Completions providers only DashScope takes cache_control markers (Gemini's cachedContents need a Gemini session)",
+          }
+        : {}),
+  };
+}
+
+/** The key is read where the model is called (apiKeyEnv), so it never rides in the descriptor unless the caller passed it in. */
+function chatConfig(kind: string, option: Readonly<Record<string, unknown>>, common: object): ProviderConfig {
+  const config = { kind, ...common } as ProviderConfig;
+  for (const key of ['apiKey', 'apiKeyEnv', 'baseUrl'] as const) {
+    if (option[key] !== undefined) config[key] = option[key] as string;
+  }
+  return config;
+}
+
+function chatModule(
+  kind: Exclude<ChatProviderKind, 'local'>,
+  usage: string,
+  rules: ChatCacheRules,
+  checkOption?: ProviderModule['checkOption'],
+): ProviderModule {
+  return {
+    kind,
+    shapes: ['openai-chat'],
+    optionKeys: ['apiKey', 'apiKeyEnv', 'baseUrl'],
+    usage,
+    ...(checkOption ? { checkOption } : {}),
+    async connect(option, common) {
+      const config = chatConfig(kind, option, common);
+      // A missing key or base URL is an error now, not a failure per fork.
+      resolveChatEndpoint(config);
+      return { config };
+    },
+    plan: (input) => chatPlan(kind, CHAT_PRESETS[kind], input, rules),
+    client: (config) => createOpenAIChatProvider(config),
+  };
+}
+
+/** OpenAI's API (prompt_cache_key routes a run to one cache). */
+export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", { cacheKey: true, markers: false });
+/** DeepSeek's API (a disk cache built in seconds). */
+export const deepseekModule = chatModule('deepseek', "{ kind: 'deepseek' } (apiKey or apiKeyEnv, default DEEPSEEK_API_KEY; baseUrl)", { cacheKey: false, markers: false });
+/** Alibaba Cloud's DashScope (implicit, or explicit cache_control markers). */
+export const dashscopeModule = chatModule('dashscope', "{ kind: 'dashscope' } (apiKey or apiKeyEnv, default DASHSCOPE_API_KEY; baseUrl)", { cacheKey: false, markers: true });
+/** vLLM, SGLang or any server speaking Chat Completions at a base URL. */
+export const openaiCompatibleModule = chatModule('openai-compatible', "{ kind: 'openai-compatible', baseUrl } (vLLM, SGLang, …; apiKey or apiKeyEnv)", {
+  cacheKey: false,
+  markers: false,
+}, needsBaseUrl);
