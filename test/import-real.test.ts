@@ -118,6 +118,86 @@ describe('Claude Code: no silent loss', () => {
   });
 });
 
+describe('Claude Code 2.1 (real files)', () => {
+  it('2.1.38, parallel calls (spotter tool_heavy.jsonl): the call and result the parentUuid chain skips reach the fork, answered in call order', async () => {
+    const { session, summary } = await imported(`${R}/claude-code-2.1.38-parallel.jsonl`);
+    const messages = messagesOf(session);
+    // Line 27's "\n\n" text, line 28's thinking and lines 29-30's WebSearch and Glob calls share one message.id;
+    // the chain from the last record passes through the WebSearch call only (line 30's Glob and its result, line 32, hang off it).
+    const parallel = messages.findIndex((m) => JSON.stringify(m.content).includes('toolu_01JJds55jYrYwd9TktNGndRY'));
+    expect(blocksOf(messages[parallel]?.content ?? '').map((b) => `${b.type} ${b.id ?? ''}`)).toEqual([
+      'thinking ',
+      'tool_use toolu_01DKTWcKpZ2ksZQmoKKfxiw6',
+      'tool_use toolu_01JJds55jYrYwd9TktNGndRY',
+    ]);
+    const results = blocksOf(messages[parallel + 1]?.content ?? '') as (Block & { content?: unknown })[];
+    expect(results.map((b) => b.tool_use_id)).toEqual(['toolu_01DKTWcKpZ2ksZQmoKKfxiw6', 'toolu_01JJds55jYrYwd9TktNGndRY']);
+    expect(results[1]?.content).toBe('/home/marco/projects/spotter/assets/js/app.js');
+    // The Glob call's pattern is on line 30 only, off the chain.
+    expect(await recall(session, 'assets/js/[*]{2}/[*][.]js')).toEqual(['assets/js/**/*.js']);
+    const reasons = reasonsAt(summary);
+    expect(reasons.get('27 message.content[0]')).toBe('text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")');
+    expect(reasons.get('9')).toBe('input queue bookkeeping, not a message');
+    expect(reasons.get('23')).toMatch(/^the output of a local command as shown on screen/);
+    expect(summary.dropped.some((d) => /branch not on the chain/.test(d.reason))).toBe(false);
+    expect(summary.leftOut).toBeUndefined();
+    expect(summary.model).toEqual({ name: 'claude-opus-4-6', from: 'records' });
+  });
+
+  it('2.1.38, four parallel calls answered out of order (spotter subagent.jsonl): all four results reach the fork, the Task result too', async () => {
+    const { session, summary } = await imported(`${R}/claude-code-2.1.38-task.jsonl`);
+    const messages = messagesOf(session);
+    const first = messages.findIndex((m) => JSON.stringify(m.content).includes('toolu_01UBumkyGa4vv7EbMVke2AiH'));
+    const calls = blocksOf(messages[first]?.content ?? '').filter((b) => b.type === 'tool_use').map((b) => b.id);
+    // Written as lines 9-12, their results as lines 13-16 in another order; the chain passes through lines 9, 10 and 16 only.
+    expect(calls).toEqual(['toolu_01UBumkyGa4vv7EbMVke2AiH', 'toolu_01FqWwvYWkHZHuD78wSmgc6r', 'toolu_01PPH5xRopN6EKFruBKc1giM', 'toolu_01DgymFTXTDEthJ9vJBG4n59']);
+    expect(blocksOf(messages[first + 1]?.content ?? '').map((b) => b.tool_use_id)).toEqual(calls);
+    // Line 13 (WebFetch), 14 and 15 (WebSearch) are off the chain; line 16 is on it.
+    expect(await recall(session, 'Claude[ ]Marketplace[ ]for[ ]Elixir|hexdocs[.]pm/(dialyxir|mix_audit|credo)')).toEqual([
+      'Claude Marketplace for Elixir',
+      'hexdocs.pm/credo',
+      'hexdocs.pm/dialyxir',
+      'hexdocs.pm/mix_audit',
+    ]);
+    expect(summary.toolsUsed).toContainEqual({ name: 'Task', calls: 1 });
+    expect(summary.toolsUsed).toContainEqual({ name: 'WebSearch', calls: 5 });
+    expect(reasonsAt(summary).get('6 message.content[0]')).toMatch(/^text of whitespace only/);
+    expect(summary.dropped.some((d) => /branch not on the chain/.test(d.reason))).toBe(false);
+    expect(summary.leftOut).toBeUndefined();
+  });
+
+  it('2.1.39, a sub-agent file (spotter subagents/agent-aac57f5.jsonl): every record a sidechain, two messages of six parallel calls each, results in another order', async () => {
+    const { session, summary } = await imported(`${R}/claude-code-2.1.39-agent-aac57f5.jsonl`);
+    expect(summary.kind).toBe('a Claude Code sub-agent session (JSONL)');
+    const messages = messagesOf(session);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    for (const at of [1, 3]) {
+      const calls = blocksOf(messages[at]?.content ?? '').filter((b) => b.type === 'tool_use').map((b) => b.id);
+      expect(calls).toHaveLength(6);
+      expect(blocksOf(messages[at + 1]?.content ?? '').map((b) => b.tool_use_id)).toEqual(calls);
+    }
+    // Of the twelve results the chain passes through three (lines 20, 28, 39); the others hang off their own calls.
+    expect(await recall(session, 'released[ ]on[ ][A-Z][a-z]+[ ][0-9]+|Latest[ ]Stable[ ]Version:[*]{2}[ ][0-9.]+[0-9]|opentelemetry_(req|process|ecto|liveview)')).toEqual([
+      'Latest Stable Version:** 1.10.0',
+      'opentelemetry_ecto',
+      'opentelemetry_liveview',
+      'opentelemetry_process',
+      'opentelemetry_req',
+      'released on August 21',
+      'released on Feb 21',
+      'released on February 21',
+      'released on July 11',
+      'released on October 17',
+    ]);
+    expect(summary.toolsUsed).toEqual([
+      { name: 'WebSearch', calls: 6 },
+      { name: 'WebFetch', calls: 6 },
+    ]);
+    expect(summary.dropped.map((d) => d.reason)).toEqual(Array(12).fill('UI-only: progress shown while a tool runs'));
+    expect(summary.leftOut).toBeUndefined();
+  });
+});
+
 describe('OpenAI and Anthropic logs, read as the APIs read them', () => {
   it('null fields are absent, client extras and a stream delta\'s index are left out, all listed in one pass', async () => {
     const { session, summary } = await imported(`${F}/openai-request-log.json`);
@@ -171,6 +251,63 @@ describe('Qwen Code: the model and provider it was recorded with', () => {
       'recorded with auth_type "openai" (an OpenAI-compatible API): converted to an openai-chat session; run it with --provider openai-compatible --base-url URL (or the local server)',
     );
     expect(await recall(session, '0\\.69935132|simple[ ]multiplication')).toEqual(['0.69935132']);
+  });
+});
+
+describe('Gemini CLI recordings (real files)', () => {
+  type Part = { text?: string; thought?: boolean; functionCall?: { id?: string; name: string; args: Record<string, unknown> }; functionResponse?: { id?: string; name: string; response: Record<string, unknown> } };
+  const historyOf = (session: ParentSession) => (session as unknown as { history: { role: string; parts: Part[] }[] }).history;
+
+  it('October 2025, gemini-2.5-pro (ai-sessions gemini-cli-pomodoro-timer.json): three calls of one message answered together, an error result kept, thought summaries sent back', async () => {
+    const { session, summary } = await imported(`${R}/gemini-cli-2025-10-recording.json`);
+    expect(summary.kind).toBe('a Gemini CLI session recording');
+    const history = historyOf(session);
+    expect(history).toHaveLength(28);
+    expect(history[1]?.parts.map((p) => (p.functionCall ? p.functionCall.args.file_path : p.thought ? 'thought' : 'text'))).toEqual([
+      'thought',
+      'thought',
+      'text',
+      '/Users/yoavfarhi/dev/pomodoro/gemini/index.html',
+      '/Users/yoavfarhi/dev/pomodoro/gemini/style.css',
+      '/Users/yoavfarhi/dev/pomodoro/gemini/script.js',
+    ]);
+    expect(history[2]?.parts.map((p) => p.functionResponse?.id)).toEqual(history[1]?.parts.flatMap((p) => (p.functionCall ? [p.functionCall.id] : [])));
+    // Each write_file result, and the replace call's error, exist only in the recorded toolCalls' results.
+    expect(await recall(session, 'wrote[ ]to[ ]new[ ]file: /[A-Za-z/]+/(index|style|script)[.][a-z]+|A[ ]secondary[ ]check[ ]by[ ]an[ ]LLM')).toEqual([
+      'A secondary check by an LLM',
+      'wrote to new file: /Users/yoavfarhi/dev/pomodoro/gemini/index.html',
+      'wrote to new file: /Users/yoavfarhi/dev/pomodoro/gemini/script.js',
+      'wrote to new file: /Users/yoavfarhi/dev/pomodoro/gemini/style.css',
+    ]);
+    expect(summary.toolsUsed).toEqual([
+      { name: 'write_file', calls: 3 },
+      { name: 'replace', calls: 8 },
+    ]);
+    expect(summary.dropped).toEqual([]);
+    expect(summary.model).toEqual({ name: 'gemini-2.5-pro', from: 'records' });
+  });
+
+  it('March 2026, gemini-3.1-pro-preview (aim matrix_pro.json): Part[] user content, read_file start_line/end_line mapped to forkpool\'s read_file, its error result kept', async () => {
+    const { session, summary } = await imported(`${R}/gemini-cli-2026-03-recording.json`);
+    const history = historyOf(session);
+    expect(history.map((c) => c.role)).toEqual(Array.from({ length: 70 }, (_, i) => (i % 2 === 0 ? 'user' : 'model')));
+    const calls = history.flatMap((c) => c.parts.flatMap((p) => (p.functionCall?.name === 'read_file' ? [p.functionCall.args] : [])));
+    expect(calls).toEqual([
+      { path: 'TASK.md' },
+      { path: 'django/core/validators.py', offset: 100, limit: 61 },
+      { path: 'django_repo/django/core/validators.py', offset: 100, limit: 61 },
+    ]);
+    expect(session.tools?.[0]).toMatchObject({ functionDeclarations: [{ name: 'read_file' }] });
+    // The failed read's error and the shell results are in the tool results only.
+    expect(await recall(session, 'File[ ]not[ ]found: [^ ]+[.]py|Found[ ][0-9]+[ ]matches[ ]for[ ]pattern')).toEqual([
+      'File not found: /home/kingb/aim_benchmarks/django_matrix_pro/django/core/validators.py',
+      'Found 100 matches for pattern',
+      'Found 2 matches for pattern',
+      'Found 47 matches for pattern',
+    ]);
+    expect(summary.toolsUsed).toContainEqual({ name: 'read_file', calls: 3 });
+    expect(summary.dropped).toEqual([]);
+    expect(summary.model).toEqual({ name: 'gemini-3.1-pro-preview', from: 'records' });
   });
 });
 
