@@ -13,6 +13,7 @@ import { importSession, parseSession, type ParentSession } from '../src/session/
  * asserts what a fork of the imported session sees (the local simulator's RECALL).
  */
 
+const F = 'test/fixtures/import';
 const tmp = mkdtempSync(join(tmpdir(), 'forkpool-import-apis-'));
 
 let engine: ForkEngine;
@@ -153,5 +154,44 @@ describe('Anthropic Messages logs: content blocks read as the API reads them', (
     await expect(importSession(bad, { format: 'anthropic-messages' })).rejects.toThrow(
       `${bad}: messages[1].content[0].cache_control: a thinking block cannot carry cache_control (Anthropic's API refuses it): mark another block`,
     );
+  });
+});
+
+describe('Qwen Code through Anthropic (issue 22): an anthropic-messages session, never a request the provider cannot route', () => {
+  it('auth_type "anthropic": converted after Qwen Code\'s own Anthropic converter, the provider named, the whitespace block listed at its line', async () => {
+    const { session, summary } = await imported(`${F}/qwen-code-anthropic.jsonl`);
+    expect(session.format).toBe('anthropic-messages');
+    expect(summary.shape).toBe('anthropic-messages');
+    expect(summary.model).toEqual({ name: 'claude-sonnet-4-5', from: 'records' });
+    const messages = (session as unknown as { messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[] }).messages;
+    expect(messages.map((m) => [m.role, m.content.map((b) => b.type).join('+')])).toEqual([
+      ['user', 'text'],
+      ['assistant', 'tool_use'],
+      ['user', 'tool_result'],
+      ['assistant', 'text'],
+      ['user', 'text'],
+    ]);
+    expect(messages[2]?.content[0]?.tool_use_id).toBe(messages[1]?.content[0]?.id);
+    expect((session as unknown as { max_tokens: number }).max_tokens).toBe(8192);
+    expect(summary.notes).toEqual([
+      "1 thought part left out (as Qwen Code's resume strips them)",
+      'recorded with auth_type "anthropic" (Anthropic\'s API): converted to an anthropic-messages session; run it with --provider anthropic (or the local server)',
+      "max_tokens 8192: the session sets no maxOutputTokens (forkpool's choice; the Messages API requires one)",
+    ]);
+    expect(summary.dropped.map((d) => [d.line, d.path, d.what])).toEqual([
+      [5, undefined, 'a "system" record (ui_telemetry)'],
+      [6, 'message.parts[0]', 'whitespace-only text'],
+    ]);
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+|I[ ]should[ ]read')).toEqual(['MARKER-QA8N', 'REFUND_FEE = 3.75']);
+  });
+
+  it('with no model recorded, the default model is Anthropic\'s, not Gemini\'s', async () => {
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(`${F}/qwen-code-anthropic.jsonl`, 'utf8').replace(/,"model":"claude-sonnet-4-5"/g, '');
+    const path = join(tmp, 'qwen-anthropic-no-model.jsonl');
+    writeFileSync(path, text);
+    const { session, summary } = await imported(path);
+    expect(summary.model).toEqual({ name: 'claude-sonnet-4-5', from: 'default' });
+    expect(session.format).toBe('anthropic-messages');
   });
 });

@@ -1,3 +1,4 @@
+import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../convert/to-anthropic-messages.js';
 import { InputError } from '../session/errors.js';
 import type { Converted, DroppedRecord } from './summary.js';
 import { ANTHROPIC_SESSION_KEYS } from '../session/anthropic-messages-schema.js';
@@ -52,8 +53,6 @@ const BLOCK_RULES: Record<string, BlockRules> = {
     what: 'a tool_result block',
   },
 };
-
-const DEFAULT_MAX_TOKENS = 8192;
 
 const SESSION_FIELDS = new Set(ANTHROPIC_SESSION_KEYS.filter((key) => key !== 'format'));
 
