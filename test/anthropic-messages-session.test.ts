@@ -693,3 +693,34 @@ describe('types', () => {
     expect(diagnostics).toEqual([]);
   });
 });
+
+describe('whitespace-only text (issue 22): refused where the Messages API refuses it, with the path and the rule', () => {
+  const MESSAGE_RULE =
+    'holds only whitespace text: Anthropic\'s API refuses a message whose text is all whitespace ("text content blocks must contain non-whitespace text"); leave the block out, or give the message other content';
+  const SYSTEM_RULE =
+    'holds only whitespace text: Anthropic\'s API refuses a system prompt that is all whitespace ("system: text content blocks must contain non-whitespace text"); leave it out or write one';
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a user message of "\\n"', session([{ role: 'assistant', content: 'a' }, { role: 'user', content: '\n' }]), `s.json: messages[2].content: ${MESSAGE_RULE}`],
+    ['a lone whitespace block', session([{ role: 'assistant', content: [text(' ')] }, { role: 'user', content: 'x' }]), `s.json: messages[1].content[0].text: ${MESSAGE_RULE}`],
+    ['whitespace blocks only', session([{ role: 'assistant', content: [text('\n\n'), text('\t')] }, { role: 'user', content: 'x' }]), `s.json: messages[1].content[0].text: ${MESSAGE_RULE}`],
+    ['a final assistant message of whitespace', session([{ role: 'assistant', content: '  ' }]), `s.json: messages[1].content: ${MESSAGE_RULE}`],
+    ['a whitespace system string', session([], { system: '  ' }), `s.json: system: ${SYSTEM_RULE}`],
+    ['whitespace system blocks', session([], { system: [text('\n')] }), `s.json: system[0].text: ${SYSTEM_RULE}`],
+  ])('%s', (_name, input, message) => {
+    expect(errorOf(() => parseAnthropicMessagesSession(input, 's.json')).message).toBe(message);
+  });
+
+  it('whitespace beside other content, in a tool_result, or an empty system string is accepted (the API takes them)', () => {
+    const accepted = session(
+      [
+        { role: 'assistant', content: [text(' '), text('ok')] },
+        { role: 'user', content: [text('hi'), text(' ')] },
+        { role: 'assistant', content: [text('\n\n'), use('t1')] },
+        { role: 'user', content: [result('t1', ' ')] },
+      ],
+      { system: '', tools },
+    );
+    expect(parseAnthropicMessagesSession(accepted)).toBe(accepted);
+  });
+});

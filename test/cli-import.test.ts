@@ -117,6 +117,22 @@ describe('transcripts as --session', () => {
     expect(run.stderr).toContain(`forkpool: read ${F}/qwen-code.jsonl as a Qwen Code session (JSONL): 6 messages kept, 9 dropped, line 17 cut off and left out, model qwen3-coder-plus (forkpool import shows the details)`);
   });
 
+  it('a Qwen Code session recorded through Anthropic: import writes an anthropic-messages session and names the provider; prompt forks it on Anthropic routes', async () => {
+    const path = `${F}/qwen-code-anthropic.jsonl`;
+    const imported = await runCli(['import', path]);
+    expect(imported.code).toBe(0);
+    const session = JSON.parse(imported.stdout) as { format: string; model: string };
+    expect(session).toMatchObject({ format: 'anthropic-messages', model: 'claude-sonnet-4-5' });
+    expect(parseSession(session)).toBe(session);
+    expect(imported.stderr).toContain(
+      '  note       recorded with auth_type "anthropic" (Anthropic\'s API): converted to an anthropic-messages session; run it with --provider anthropic (or the local server)',
+    );
+    expect(imported.stderr).toContain('line 6 message.parts[0]: whitespace-only text: has no counterpart in Anthropic Messages, or Anthropic Messages refuses it');
+    const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+', '--session', path]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+: MARKER-QA8N, REFUND_FEE = 3.75');
+  });
+
   it('run forks a Claude Code session on the local server (Anthropic routes) and a Gemini CLI session recording', async () => {
     for (const [path, marker] of [
       [`${F}/claude-code.jsonl`, 'MARKER-CC4D'],

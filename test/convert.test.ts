@@ -357,7 +357,7 @@ describe('Gemini → openai-chat: what cannot be converted is an error naming it
       for (const dropUnsupported of [false, true]) {
         const err = errorOf(() => convertSession(anthropic, to, { source: 'a.json', dropUnsupported }));
         expect(err.message).toBe(
-          'a.json: is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (each to the other); run it as it is, with --provider anthropic or local',
+          'a.json: is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (gemini to either other shape, openai-chat to gemini); run it as it is, with --provider anthropic or local',
         );
         expect(err.droppable).toBe(false);
       }
@@ -491,5 +491,113 @@ describe('openai-chat → Gemini', () => {
     expect(errorOf(() => convertSession(withArgs('[1]'), 'gemini')).message).toBe(
       "messages[1].tool_calls[0].function.arguments: must be the JSON text of an object: a Gemini call's args are a JSON object",
     );
+  });
+});
+
+describe('Gemini → anthropic-messages (after Qwen Code\'s Anthropic converter)', () => {
+  type Out = { format: string; system?: unknown; tools?: unknown[]; tool_choice?: unknown; messages: { role: string; content: Record<string, unknown>[] }[]; max_tokens: number; thinking?: unknown; stop_sequences?: unknown };
+  const toAnthropic = (session: GeminiSession, options?: ConvertOptions) => {
+    const result = convertSession(session, 'anthropic-messages', options);
+    expect(parseSession(result.session)).toBe(result.session);
+    return { out: result.session as unknown as Out, result };
+  };
+  const call = (name: string, args: Record<string, unknown> = {}, id?: string) => ({ functionCall: { ...(id ? { id } : {}), name, args } });
+  const response = (name: string, body: Record<string, unknown>, id?: string) => ({ functionResponse: { ...(id ? { id } : {}), name, response: body } });
+
+  it('system text joined with a newline; calls become tool_use, responses tool_result (output, else error, else JSON), results first in a merged user turn', () => {
+    const { out, result } = toAnthropic(
+      gemini(
+        [
+          user('Find the fee.'),
+          { role: 'model', parts: [{ text: 'Looking.' }, call('grep', { q: 'fee' }, 'toolu_A1'), call('read_file', { path: 'a.ts' })] },
+          { role: 'user', parts: [{ text: 'Also this.' }, response('grep', { output: 'a.ts:1' }, 'toolu_A1')] },
+          { role: 'user', parts: [response('read_file', { error: 'ENOENT' })] },
+          { role: 'model', parts: [{ text: 'Done.' }] },
+        ],
+        { systemInstruction: { parts: [{ text: 'A' }, { text: 'B' }] }, tools: [{ functionDeclarations: [{ name: 'grep', description: 'Search' }, { name: 'read_file', parametersJsonSchema: { properties: { path: { type: 'string' } } } }] }] },
+      ),
+    );
+    expect(Object.keys(out)).toEqual(['format', 'model', 'system', 'tools', 'messages', 'max_tokens']);
+    expect(out.system).toBe('A\nB');
+    expect(out.tools).toEqual([
+      { name: 'grep', description: 'Search', input_schema: { type: 'object', properties: {} } },
+      { name: 'read_file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
+    ]);
+    expect(out.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(out.messages[1]?.content).toEqual([
+      { type: 'text', text: 'Looking.' },
+      { type: 'tool_use', id: 'toolu_A1', name: 'grep', input: { q: 'fee' } },
+      { type: 'tool_use', id: 'tool_1', name: 'read_file', input: { path: 'a.ts' } },
+    ]);
+    expect(out.messages[2]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_A1', content: 'a.ts:1' },
+      { type: 'tool_result', tool_use_id: 'tool_1', content: 'ENOENT' },
+      { type: 'text', text: 'Also this.' },
+    ]);
+    expect(out.max_tokens).toBe(8192);
+    expect(result.notes).toEqual(["max_tokens 8192: the session sets no maxOutputTokens (forkpool's choice; the Messages API requires one)"]);
+    expect(result.dropped).toEqual([]);
+  });
+
+  it('thought parts: a model thought with its signature becomes a thinking block, others are left out and listed; empty and whitespace text likewise', () => {
+    const { out, result } = toAnthropic(
+      gemini([
+        { role: 'user', parts: [{ text: 'q' }, { text: 'hidden', thought: true }] },
+        { role: 'model', parts: [{ text: 'plan', thought: true, thoughtSignature: 'sig1' }, { text: 'no sig', thought: true }, { text: '\n\n' }, { text: '' }, { text: 'answer' }] },
+      ]),
+    );
+    expect(out.messages[1]?.content).toEqual([{ type: 'thinking', thinking: 'plan', signature: 'sig1' }, { type: 'text', text: 'answer' }]);
+    expect(result.dropped).toEqual([
+      { path: 'history[0].parts[1]', what: 'thought' },
+      { path: 'history[1].parts[1]', what: 'thought' },
+      { path: 'history[1].parts[2]', what: 'whitespace-only text' },
+      { path: 'history[1].parts[3]', what: 'empty text' },
+    ]);
+  });
+
+  it('settings: maxOutputTokens, stopSequences, a thinking budget, tool choice; a made-up id never takes one the session uses', () => {
+    const { out } = toAnthropic(
+      gemini([user('q'), { role: 'model', parts: [call('f', {}, 'bad id!'), call('f', {}, 'tool_0')] }, { role: 'user', parts: [response('f', {}, 'bad id!'), response('f', { x: 1 }, 'tool_0')] }], {
+        tools: [{ functionDeclarations: [{ name: 'f' }] }],
+        toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+        generationConfig: { maxOutputTokens: 4096, stopSequences: ['END'], thinkingConfig: { thinkingBudget: 2048 } },
+      }),
+    );
+    expect(out.tool_choice).toEqual({ type: 'auto' });
+    const named = toAnthropic(gemini([user('q')], { tools: [{ functionDeclarations: [{ name: 'f' }] }], toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['f'] } } }));
+    expect(named.out.tool_choice).toEqual({ type: 'tool', name: 'f' });
+    expect(out).toMatchObject({ max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 }, stop_sequences: ['END'] });
+    expect(out.messages[1]?.content.map((b) => b.id)).toEqual(['tool_0_1', 'tool_0']);
+    expect(out.messages[2]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'tool_0_1', content: '{}' },
+      { type: 'tool_result', tool_use_id: 'tool_0', content: '{"x":1}' },
+    ]);
+  });
+
+  it('what Anthropic cannot take is an error naming its path, or left out and listed with dropUnsupported; an openai-chat session is refused', () => {
+    const source = gemini([user('q'), { role: 'model', parts: [{ text: 'a', thoughtSignature: 'gemini-sig' }] }], { generationConfig: { temperature: 0.2, maxOutputTokens: 100 } });
+    const err = errorOf(() => convertSession(source, 'anthropic-messages', { source: 'g.json' }));
+    expect(err.message).toBe('g.json: history[1].parts[0]: thoughtSignature cannot be converted to anthropic-messages');
+    expect(err.droppable).toBe(true);
+    const { result } = toAnthropic(source, { dropUnsupported: true });
+    expect(result.dropped).toEqual([
+      { path: 'history[1].parts[0]', what: 'thoughtSignature' },
+      { path: 'generationConfig', what: 'temperature' },
+    ]);
+    expect(errorOf(() => convertSession(chat([{ role: 'user', content: 'hi' }]), 'anthropic-messages')).rule).toBe(
+      'is an openai-chat session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)',
+    );
+  });
+
+  it('a fork of the converted session sees the source conversation (local simulator, Anthropic routes)', async () => {
+    const { ForkEngine } = await import('../src/engine/engine.js');
+    const { out } = toAnthropic(gemini([user('Code word MARKER-CV9A.'), { role: 'model', parts: [call('f', {}, 'c1')] }, { role: 'user', parts: [response('f', { output: 'FEE = 7' })] }, { role: 'model', parts: [{ text: 'ok' }] }], { tools: [{ functionDeclarations: [{ name: 'f' }] }] }));
+    const engine = await ForkEngine.create({ provider: { kind: 'local' }, threads: 1 });
+    try {
+      const [fork] = await engine.fanOut(engine.freeze(out as unknown as ParentSession), [{ id: 'r', directive: 'RECALL MARKER-[0-9A-Z]{4}|FEE = [0-9]' }]).results();
+      expect(fork?.status === 'completed' ? fork.text : fork?.status).toBe('RECALL MARKER-[0-9A-Z]{4}|FEE = [0-9]: MARKER-CV9A, FEE = 7');
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { UsageError } from './usage-error.js';
 
 /** `convert`'s flags: parsing and help both come from here. */
 const CONVERT_FLAGS = {
-  to: { type: 'string', arg: 'FORMAT', help: 'gemini | openai-chat: the shape to convert to (required)' },
+  to: { type: 'string', arg: 'FORMAT', help: 'gemini | openai-chat | anthropic-messages: the shape to convert to (required)' },
   out: { type: 'string', arg: 'FILE', help: 'write the converted session to FILE (default: standard output)' },
   'drop-unsupported': {
     type: 'boolean',
@@ -20,21 +20,22 @@ const CONVERT_FLAGS = {
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies FlagTable;
 
-const CONVERT_HELP = `Usage: forkpool convert SESSION|- --to gemini|openai-chat [--out FILE] [--drop-unsupported]
+const CONVERT_HELP = `Usage: forkpool convert SESSION|- --to gemini|openai-chat|anthropic-messages [--out FILE] [--drop-unsupported]
 
 Converts a session between Gemini's shape (no "format") and OpenAI Chat Completions' ("format":
-"openai-chat"); - reads it from standard input. Anthropic Messages sessions ("format":
-"anthropic-messages") are not converted: run them as they are. The result is a valid session of the
-target shape, written as JSON; a one-line summary goes to stderr. Anything the target cannot
-represent (images, thought signatures, settings it lacks, …) is an error naming its path, unless
---drop-unsupported.
+"openai-chat"), or from Gemini's shape to Anthropic Messages' ("format": "anthropic-messages");
+- reads it from standard input. Anthropic Messages sessions are not converted: run them as they
+are. The result is a valid session of the target shape, written as JSON; a one-line summary goes
+to stderr, then a line per item left out and per setting filled in (an Anthropic session's
+required max_tokens). Anything the target cannot represent (images, thought signatures, settings
+it lacks, …) is an error naming its path, unless --drop-unsupported.
 
 ${helpOf(CONVERT_FLAGS)}
 
 Exit codes: 0 converted · 2 not converted, nothing written: bad usage, an invalid session, or one
 that cannot be converted (the line says what and why)`;
 
-const TARGETS: readonly string[] = ['gemini', 'openai-chat'];
+const TARGETS: readonly string[] = ['gemini', 'openai-chat', 'anthropic-messages'];
 
 export async function convertCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(CONVERT_FLAGS), true);
@@ -46,11 +47,8 @@ export async function convertCommand(argv: string[], io: CliIo): Promise<number>
   if (path === undefined) throw new UsageError('convert: the SESSION file is required (- reads standard input)');
   if (extra.length > 0) throw new UsageError(`convert: takes one SESSION file; ${quoted(extra[0] as string)} is one too many`);
   const to = values.to;
-  if (to === undefined) throw new UsageError('convert: --to gemini|openai-chat is required');
-  if (!TARGETS.includes(to)) {
-    const why = to === 'anthropic-messages' ? " (Anthropic's shape is not a conversion target)" : '';
-    throw new UsageError(`convert: --to must be gemini or openai-chat, not ${quoted(to)}${why}`);
-  }
+  if (to === undefined) throw new UsageError('convert: --to gemini|openai-chat|anthropic-messages is required');
+  if (!TARGETS.includes(to)) throw new UsageError(`convert: --to must be gemini, openai-chat or anthropic-messages, not ${quoted(to)}`);
 
   const source = path === '-' ? '<stdin>' : path;
   const session = path === '-' ? await readStdinSession(io.stdin) : await loadSession(path);
@@ -76,8 +74,8 @@ const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}
 
 /** One line, then one line per item left out. */
 function summary(source: string, result: ConversionResult): string {
-  const { messages, tools, dropped } = result;
+  const { messages, tools, dropped, notes } = result;
   const left = dropped.length === 0 ? 'nothing dropped' : `${count(dropped.length, 'item')} dropped:`;
   const head = `forkpool: converted ${source} from ${result.from} to ${result.to}: ${count(messages.from, 'message')} → ${messages.to}, ${count(tools, 'tool')}, ${left}`;
-  return [head, ...dropped.map((item) => `  ${item.path ? `${item.path}: ` : ''}${item.what}`), ''].join('\n');
+  return [head, ...dropped.map((item) => `  ${item.path ? `${item.path}: ` : ''}${item.what}`), ...notes.map((note) => `  note: ${note}`), ''].join('\n');
 }

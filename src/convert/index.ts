@@ -3,14 +3,17 @@ import { parseSession } from '../session/parse.js';
 import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
 import { sessionFormat, type GeminiSession, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { ConversionError, Issues, type DroppedItem } from './issues.js';
+import { geminiToAnthropicMessages } from './to-anthropic-messages.js';
 import { openAIChatToGemini } from './to-gemini.js';
 import { geminiToOpenAIChat } from './to-openai-chat.js';
 
 /*
- * Converting a session from one API shape to the other: Gemini's (no `format`) ⇄ OpenAI Chat
- * Completions' (`"format": "openai-chat"`). Never done silently: `forkpool convert` and
- * `convertSession` are the only ways. The rules are at the top of to-openai-chat.ts and
- * to-gemini.ts, and in the README's "Converting sessions".
+ * Converting a session from one API shape to another: Gemini's (no `format`) ⇄ OpenAI Chat
+ * Completions' (`"format": "openai-chat"`), and Gemini's → Anthropic Messages'
+ * (`"format": "anthropic-messages"`). Never done silently: `forkpool convert`, `convertSession`
+ * and the Qwen Code importer (a session recorded through another API) are the only ways. The
+ * rules are at the top of to-openai-chat.ts, to-gemini.ts and to-anthropic-messages.ts, and in the
+ * README's "Converting sessions".
  */
 
 export { ConversionError, type DroppedItem } from './issues.js';
@@ -33,18 +36,21 @@ export interface ConversionResult {
   tools: number;
   /** What was left out: thought parts always, unsupported items with `dropUnsupported`. */
   dropped: DroppedItem[];
+  /** Facts about the result (a required setting the source had no value for, filled in). */
+  notes: string[];
 }
 
-const TARGETS: readonly SessionFormat[] = ['gemini', 'openai-chat'];
+const TARGETS: readonly SessionFormat[] = ['gemini', 'openai-chat', 'anthropic-messages'];
 
 /**
- * Converts a session to the other API shape (Gemini's ⇄ OpenAI Chat Completions'; an Anthropic
- * Messages session is a ConversionError). The input is validated first (InputError); an item
+ * Converts a session to another API shape (Gemini's ⇄ OpenAI Chat Completions', Gemini's →
+ * Anthropic Messages'; converting an Anthropic Messages session, or an openai-chat one to
+ * Anthropic's shape, is a ConversionError). The input is validated first (InputError); an item
  * the target cannot represent throws a ConversionError naming its path (`history[3].parts[1]:
  * inlineData cannot be converted to openai-chat`), unless `dropUnsupported` is set.
  */
 export function convertSession(session: ParentSession, to: SessionFormat, options: ConvertOptions = {}): ConversionResult {
-  if (!TARGETS.includes(to)) throw new TypeError(`convertSession: "to" must be "gemini" or "openai-chat", not ${JSON.stringify(to)}`);
+  if (!TARGETS.includes(to)) throw new TypeError(`convertSession: "to" must be "gemini", "openai-chat" or "anthropic-messages", not ${JSON.stringify(to)}`);
   const file = options.source;
   const input = parseSession(session, file);
   const from = sessionFormat(input);
@@ -52,12 +58,22 @@ export function convertSession(session: ParentSession, to: SessionFormat, option
   if (from === 'anthropic-messages') {
     throw new ConversionError({
       ...(file === undefined ? {} : { file }),
-      rule: `is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (each to the other); run it as it is, with --provider anthropic or local`,
+      rule: `is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (gemini to either other shape, openai-chat to gemini); run it as it is, with --provider anthropic or local`,
+    });
+  }
+  if (from === 'openai-chat' && to === 'anthropic-messages') {
+    throw new ConversionError({
+      ...(file === undefined ? {} : { file }),
+      rule: 'is an openai-chat session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)',
     });
   }
   const issues = new Issues(to, options.dropUnsupported === true, file);
-  const converted =
-    to === 'openai-chat' ? geminiToOpenAIChat(input as GeminiSession, issues) : openAIChatToGemini(input as OpenAIChatSession, issues);
+  const converted: ParentSession =
+    to === 'openai-chat'
+      ? geminiToOpenAIChat(input as GeminiSession, issues)
+      : to === 'anthropic-messages'
+        ? geminiToAnthropicMessages(input as GeminiSession, issues)
+        : openAIChatToGemini(input as OpenAIChatSession, issues);
   // Opaque values (args, responses, schemas) were carried over by reference: the result owns its copy.
   const output = structuredClone(converted);
   checkConverted(output, to, file);
@@ -68,6 +84,7 @@ export function convertSession(session: ParentSession, to: SessionFormat, option
     messages: { from: messageCount(input), to: messageCount(output) },
     tools: toolCount(output),
     dropped: issues.dropped,
+    notes: issues.notes,
   };
 }
 

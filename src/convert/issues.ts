@@ -26,6 +26,8 @@ export class ConversionError extends InputError {
 /** What a converter reports as it goes: unsupported items (thrown, or dropped and listed) and hard errors. */
 export class Issues {
   readonly dropped: DroppedItem[] = [];
+  /** Facts about the result worth a line (a setting the target requires, filled in). */
+  readonly notes: string[] = [];
 
   constructor(
     private readonly to: SessionFormat,
@@ -45,6 +47,11 @@ export class Issues {
   /** An item left out by rule, whatever the options (a model's thought part). */
   drop(path: string, what: string): void {
     this.dropped.push({ path, what });
+  }
+
+  /** A fact about the result worth a line of the summary. */
+  note(text: string): void {
+    this.notes.push(text);
   }
 
   /** A problem no option can work around. */

@@ -279,7 +279,7 @@ function chatTool(declaration: Json & { name: string }, path: string, issues: Is
  * lowercased (TYPE_UNSPECIFIED left out), `nullable: true` folded into `type`, through
  * `properties`, `items` and `anyOf`. Other keywords are kept as they are.
  */
-function jsonSchemaOf(schema: unknown): unknown {
+export function jsonSchemaOf(schema: unknown): unknown {
   if (!isRecord(schema)) return schema;
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {

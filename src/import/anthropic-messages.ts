@@ -1,7 +1,8 @@
+import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../convert/to-anthropic-messages.js';
 import { InputError } from '../session/errors.js';
 import type { Converted, DroppedRecord } from './summary.js';
 import { ANTHROPIC_SESSION_KEYS } from '../session/anthropic-messages-schema.js';
-import { eachRecord, withoutExtras, withoutNullFields, type FieldRules } from './api-fields.js';
+import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
 
 /*
  * An Anthropic Messages request body (`{ model, max_tokens, system?, tools?, messages, … }`, as
@@ -12,10 +13,46 @@ import { eachRecord, withoutExtras, withoutNullFields, type FieldRules } from '.
  * (`temperature`, `top_p`, `top_k`: the API version @anthropic-ai/sdk 1.15 sends no longer takes
  * them). A body without `max_tokens` gets 8,192 and the summary says so. As the API reads it
  * (api-fields.ts): null fields are absent, and fields a client or proxy added to a message beside
- * `role` and `content` are left out and listed.
+ * `role` and `content` are left out and listed, and so are those inside the content blocks of
+ * `system` and of each message (a tool_result's and a search_result's own blocks included). What
+ * each block kind takes is what @anthropic-ai/sdk 1.x types as its *BlockParam (`cache_control`
+ * and `citations` on text, `signature` on thinking, `data` on redacted_thinking, `caller` on
+ * tool_use, …); a null where the SDK types `| null` is kept, as the API takes it. A `cache_control`
+ * on a thinking block is kept for validation to explain (the API refuses it). Kinds not named
+ * here (server tool blocks, …) are left for validation, which names them.
  */
 
 const MESSAGE_RULES: FieldRules = { fields: ['role', 'content'], what: 'a message' };
+
+/** The content blocks a session may hold, as the SDK's *BlockParam types name their fields. */
+const BLOCK_RULES: Record<string, BlockRules> = {
+  text: { fields: ['type', 'text', 'cache_control', 'citations'], nullable: ['cache_control', 'citations'], what: 'a text block' },
+  image: { fields: ['type', 'source', 'cache_control', 'transformations'], nullable: ['cache_control', 'transformations'], what: 'an image block' },
+  document: {
+    fields: ['type', 'source', 'cache_control', 'citations', 'context', 'title'],
+    nullable: ['cache_control', 'citations', 'context', 'title'],
+    what: 'a document block',
+  },
+  search_result: {
+    fields: ['type', 'source', 'title', 'content', 'cache_control', 'citations'],
+    nullable: ['cache_control'],
+    blocks: ['content'],
+    what: 'a search_result block',
+  },
+  thinking: { fields: ['type', 'thinking', 'signature'], explained: ['cache_control'], what: 'a thinking block' },
+  redacted_thinking: { fields: ['type', 'data'], explained: ['cache_control'], what: 'a redacted_thinking block' },
+  tool_use: {
+    fields: ['type', 'id', 'name', 'input', 'cache_control', 'caller', 'toolset_name'],
+    nullable: ['cache_control', 'toolset_name'],
+    what: 'a tool_use block',
+  },
+  tool_result: {
+    fields: ['type', 'tool_use_id', 'content', 'is_error', 'cache_control', 'toolset_name'],
+    nullable: ['cache_control', 'toolset_name'],
+    blocks: ['content'],
+    what: 'a tool_result block',
+  },
+};
 
 const SESSION_FIELDS = new Set(ANTHROPIC_SESSION_KEYS.filter((key) => key !== 'format'));
 
@@ -28,7 +65,6 @@ const REASONS: Record<string, string> = {
   top_k: 'refused for Anthropic sessions: the API version forkpool sends no longer takes sampling fields',
 };
 
-const DEFAULT_MAX_TOKENS = 8192;
 
 export function importAnthropicMessages(json: unknown, file: string | undefined): Converted {
   const at = file === undefined ? {} : { file };
@@ -45,7 +81,12 @@ export function importAnthropicMessages(json: unknown, file: string | undefined)
   }
   const messages = session.messages;
   if (!Array.isArray(messages)) throw new InputError({ ...at, path: 'messages', rule: 'must be an array of messages' });
-  session.messages = eachRecord(messages, (message, m) => withoutExtras(message, MESSAGE_RULES, `messages[${m}]`, dropped));
+  if (Array.isArray(session.system)) session.system = withoutBlockExtras(session.system, BLOCK_RULES, 'system', dropped);
+  session.messages = eachRecord(messages, (message, m) => {
+    const kept = withoutExtras(message, MESSAGE_RULES, `messages[${m}]`, dropped);
+    const content = withoutBlockExtras(kept.content, BLOCK_RULES, `messages[${m}].content`, dropped);
+    return content === kept.content ? kept : { ...kept, content };
+  });
   if (session.max_tokens === undefined) {
     session.max_tokens = DEFAULT_MAX_TOKENS;
     notes.push(`max_tokens ${DEFAULT_MAX_TOKENS}: the body names none (forkpool's choice; the Messages API requires one)`);

@@ -63,3 +63,39 @@ export function withoutNullFields(body: Record<string, unknown>, dropped: Droppe
   });
   return kept.length === Object.keys(body).length ? body : Object.fromEntries(kept);
 }
+
+/** What each kind of content part or block takes; objects inside it and arrays of blocks inside it are read the same way. */
+export interface BlockRules extends FieldRules {
+  /** Fields holding one object, with the fields it takes (`image_url`: `url`, `detail`). */
+  objects?: Record<string, FieldRules>;
+  /** Fields holding an array of blocks, read by the same table (a tool_result's `content`). */
+  blocks?: readonly string[];
+}
+
+/**
+ * Each content part or block of `list` (an array; anything else is left for validation) of a kind
+ * `kinds` names, without its null and unknown fields, all of them listed; objects and blocks inside
+ * it likewise. A kind the table does not name is left for validation to name. Kept keys stay in
+ * their own order, and an array with nothing to leave out is returned as it is.
+ */
+export function withoutBlockExtras(list: unknown, kinds: Readonly<Record<string, BlockRules>>, path: string, dropped: DroppedRecord[]): unknown {
+  return eachRecord(list, (block, b) => {
+    const at = `${path}[${b}]`;
+    const kind = block.type;
+    const rules = typeof kind === 'string' && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
+    if (rules === undefined) return block;
+    let kept = withoutExtras(block, rules, at, dropped);
+    for (const [key, inner] of Object.entries(rules.objects ?? {})) {
+      const value = kept[key];
+      if (!isRecord(value)) continue;
+      const cleaned = withoutExtras(value, inner, `${at}.${key}`, dropped);
+      if (cleaned !== value) kept = { ...kept, [key]: cleaned };
+    }
+    for (const key of rules.blocks ?? []) {
+      const value = kept[key];
+      const cleaned = withoutBlockExtras(value, kinds, `${at}.${key}`, dropped);
+      if (cleaned !== value) kept = { ...kept, [key]: cleaned };
+    }
+    return kept;
+  });
+}

@@ -74,7 +74,7 @@ export function importTranscript(text: string, source: string | undefined, optio
   const { name, from } = settleModel(converted, options.model);
   const session = withModel(converted, name);
   const tools = settleTools(session, detected.format, options.tools);
-  const { ordered, shape, origins, dropped } = routed(inKeyOrder(session, converted.shape), converted, source);
+  const { ordered, shape, origins, dropped, notes } = routed(inKeyOrder(session, converted.shape), converted, source);
   const messages = (Array.isArray(ordered.history) ? ordered.history : ordered.messages) as AnyMessage[];
   const startupContext = syntheticPrefixLength(messages);
   const withCompacted = syntheticPrefixLength(messages, { includeCompacted: true });
@@ -93,26 +93,41 @@ export function importTranscript(text: string, source: string | undefined, optio
     dropped,
     ...withLeftOut(leftOutShare(dropped, converted.messageRecords)),
     ...(converted.partialLastLine === undefined ? {} : { partialLastLine: converted.partialLastLine }),
-    notes: converted.notes,
+    notes,
   };
   return { session: ordered as unknown as ParentSession, summary, origins };
 }
 
 /** The session in the shape of the API its model was reached through (Qwen Code on an OpenAI-compatible server). */
 function routed(session: Record<string, unknown>, converted: Converted, source: string | undefined) {
-  if (converted.convertTo === undefined) return { ordered: session, shape: converted.shape, origins: converted.origins, dropped: converted.dropped };
+  if (converted.convertTo === undefined) {
+    return { ordered: session, shape: converted.shape, origins: converted.origins, dropped: converted.dropped, notes: converted.notes };
+  }
   let result: ReturnType<typeof convertSession>;
   try {
     result = convertSession(session as unknown as ParentSession, converted.convertTo, { dropUnsupported: true, ...(source === undefined ? {} : { source }) });
   } catch (err) {
     throw relocate(err, converted.origins, source);
   }
+  const api = converted.convertTo === 'openai-chat' ? 'Chat Completions' : 'Anthropic Messages';
   const dropped = [
     ...converted.dropped,
-    ...result.dropped.map((item) => ({ path: item.path, what: item.what, reason: 'has no counterpart in Chat Completions (the session was converted to openai-chat)' })),
+    ...result.dropped.map((item) => ({
+      ...inSource(item.path, converted.origins),
+      what: item.what,
+      reason: `has no counterpart in ${api}, or ${api} refuses it (the session was converted to ${result.to})`,
+    })),
   ];
   // Converted messages no longer map one to one onto the source's records: the conversion validated them.
-  return { ordered: result.session as unknown as Record<string, unknown>, shape: result.to, origins: [], dropped };
+  return { ordered: result.session as unknown as Record<string, unknown>, shape: result.to, origins: [], dropped, notes: [...converted.notes, ...result.notes] };
+}
+
+/** A path in the converted history (`history[3].parts[0]`) as the source's line and field, where the history's message came from one. */
+function inSource(path: string, origins: readonly (MessageOrigin | undefined)[]): { line?: number; path: string } {
+  const match = /^history\[(\d+)\](.*)$/.exec(path);
+  const origin = match ? origins[Number(match[1])] : undefined;
+  if (!match || origin?.line === undefined) return { path };
+  return { line: origin.line, path: origin.exact ? `${origin.path}${match[2]}` : path };
 }
 
 const withLeftOut = (leftOut: ImportSummary['leftOut']) => (leftOut === undefined ? {} : { leftOut });
@@ -139,7 +154,7 @@ function convert(detected: ReturnType<typeof detect>, source: string | undefined
 function settleModel(converted: Converted, option: string | undefined): { name: string; from: ModelSource } {
   if (option !== undefined) return { name: option, from: 'option' };
   if (converted.model) return converted.model;
-  return { name: DEFAULT_MODELS[converted.shape], from: 'default' };
+  return { name: DEFAULT_MODELS[converted.convertTo ?? converted.shape], from: 'default' };
 }
 
 /** The model in place when the source had one there (a request body), else first (after `format`). */

@@ -1,6 +1,6 @@
 import { InputError } from '../session/errors.js';
 import { OPENAI_CHAT_SESSION_KEYS } from '../session/openai-chat-schema.js';
-import { eachRecord, withoutExtras, withoutNullFields, type FieldRules } from './api-fields.js';
+import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
 import type { Converted, DroppedRecord } from './summary.js';
 
 /*
@@ -8,7 +8,10 @@ import type { Converted, DroppedRecord } from './summary.js';
  * (`{ model, messages, tools?, … }`, as `client.chat.completions.create` takes it), read as a
  * session in that API's shape ("format": "openai-chat") and as the API reads it (api-fields.ts):
  * null fields are absent, and fields a client added to its messages (`sender`, `tool_name`,
- * `anthropicReasoning`, a stream delta's `index` in a tool call, …) are left out and listed. The
+ * `anthropicReasoning`, a stream delta's `index` in a tool call, …) and to the content parts of a
+ * message (the fields of each part type, and of its `image_url`, `input_audio` or `file`, as the
+ * `openai` SDK types them; `cache_control` on a text part is DashScope's and kept) are left out and
+ * listed. The
  * body's fields that a session holds are kept as they are, in their order (the request's own bytes
  * are what a fork re-sends); fields that only steer one request's transport or bookkeeping
  * (`stream`, `stream_options`, `n`, `user`, `store`, `metadata`, …) are left out and listed.
@@ -40,6 +43,27 @@ const MESSAGE_RULES: Record<string, FieldRules> = {
     what: 'an "assistant" message',
   },
   tool: { fields: ['role', 'content', 'tool_call_id'], explained: EXPLAINED, what: 'a "tool" message' },
+};
+
+/** Content parts as ChatCompletionContentPart* types them in the openai SDK (completions.d.ts). */
+const PART_RULES: Record<string, BlockRules> = {
+  text: { fields: ['type', 'text', 'cache_control'], what: 'a text part' },
+  refusal: { fields: ['type', 'refusal'], what: 'a refusal part' },
+  image_url: {
+    fields: ['type', 'image_url'],
+    what: 'an image part',
+    objects: { image_url: { fields: ['url', 'detail'], what: 'an image part\'s "image_url"' } },
+  },
+  input_audio: {
+    fields: ['type', 'input_audio'],
+    what: 'an audio part',
+    objects: { input_audio: { fields: ['data', 'format'], what: 'an audio part\'s "input_audio"' } },
+  },
+  file: {
+    fields: ['type', 'file'],
+    what: 'a file part',
+    objects: { file: { fields: ['file_data', 'file_id', 'filename'], what: 'a file part\'s "file"' } },
+  },
 };
 
 const TOOL_CALL_RULES: FieldRules = { fields: ['id', 'type', 'function'], what: 'a tool call' };
@@ -78,7 +102,9 @@ export function importOpenAIChat(json: unknown, file: string | undefined): Conve
 function asTheApiReadsIt(message: Record<string, unknown>, path: string, dropped: DroppedRecord[]): Record<string, unknown> {
   const rules = MESSAGE_RULES[message.role as string];
   if (rules === undefined) return message; // an unknown role: validation names it
-  const kept = withoutExtras(message, rules, path, dropped);
+  let kept = withoutExtras(message, rules, path, dropped);
+  const parts = withoutBlockExtras(kept.content, PART_RULES, `${path}.content`, dropped);
+  if (parts !== kept.content) kept = { ...kept, content: parts };
   if (message.role !== 'assistant' || !Array.isArray(kept.tool_calls)) return kept;
   const calls = eachRecord(kept.tool_calls, (call, c) => {
     const at = `${path}.tool_calls[${c}]`;

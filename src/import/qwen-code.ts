@@ -27,8 +27,10 @@ import type { Converted, DroppedRecord, MessageOrigin } from './summary.js';
  *   OpenAI-compatible API (or, with no auth_type recorded, on a model that is not a Gemini model:
  *   Qwen Code reaches those through one) becomes an openai-chat session, so the model name goes
  *   in the request body as the server named it (`cleanunicorn/qwen3-coder-30b-a3b-instruct` is
- *   no Gemini model path); one recorded through Anthropic keeps Gemini's shape, and the summary
- *   says so.
+ *   no Gemini model path); one recorded through Anthropic (AuthType.USE_ANTHROPIC, `anthropic`,
+ *   whose AnthropicContentGenerator sends the history through
+ *   anthropicContentGenerator/converter.ts) becomes an anthropic-messages session, converted by
+ *   src/convert/to-anthropic-messages.ts after that converter.
  * Not confirmed from the source: the subtypes that newer versions add (notifications,
  * mid-turn user messages merged into the previous user message, realtime messages, …) are read
  * by the older rules above: a record with a message is kept, a system record is not.
@@ -172,7 +174,7 @@ function authTypeOf(records: readonly JsonlRecord[]): string | undefined {
   return authType;
 }
 
-function routeOf(authType: string | undefined, model: string | undefined): { convertTo?: 'openai-chat'; note: string } {
+function routeOf(authType: string | undefined, model: string | undefined): { convertTo?: 'openai-chat' | 'anthropic-messages'; note: string } {
   const recorded = authType === undefined ? 'no auth_type recorded' : `recorded with auth_type "${authType}"`;
   if (authType !== undefined && OPENAI_COMPATIBLE.has(authType)) {
     return {
@@ -181,7 +183,10 @@ function routeOf(authType: string | undefined, model: string | undefined): { con
     };
   }
   if (authType === 'anthropic') {
-    return { note: `${recorded}: Qwen Code reached ${model ?? 'the model'} through Anthropic's API; the session keeps Gemini's shape (forkpool converts it only to openai-chat), so name a model your provider serves with --model` };
+    return {
+      convertTo: 'anthropic-messages',
+      note: `${recorded} (Anthropic's API): converted to an anthropic-messages session; run it with --provider anthropic (or the local server)`,
+    };
   }
   if (authType !== undefined && GEMINI.has(authType)) return { note: `${recorded} (Gemini's API): the session keeps Gemini's shape` };
   if (model !== undefined && !model.startsWith('gemini-')) {

@@ -52,7 +52,7 @@ export interface Converted {
   /** Facts worth a line of their own (thought parts left out, a compression checkpoint applied). */
   notes: string[];
   /** The API the source's model was reached through, when it is not the shape's own: the session is converted to it. */
-  convertTo?: 'openai-chat';
+  convertTo?: 'openai-chat' | 'anthropic-messages';
   /** How many message records the source holds (the base of the left-out warning); absent: not counted. */
   messageRecords?: number;
 }

@@ -458,6 +458,39 @@ const SYSTEM_FIRST =
 type Block = Record<string, unknown>;
 type Path = (string | number)[];
 
+/*
+ * Whitespace-only text. Anthropic's API answers it with a 400 ("text content blocks must contain
+ * non-whitespace text") when it is all the text of a message or of the system prompt, and takes it
+ * beside other content. Measured against the API and written up in
+ * github.com/LibreChat-AI/agents/pull/124 and github.com/experientiallabs/experiential/pull/804:
+ * refused: user `"\n"`, user or assistant `[{text: " "}]` alone, system `"  "`; accepted:
+ * `[{text: " "}, {text: "ok"}]`, assistant `[{text: "\n\n"}, tool_use]`, a tool_result's
+ * content `" "`, system `""`. A string content is the API's shorthand for one text block (the
+ * SDK's MessageParam docs), so it follows the same rule. No exception for a final assistant
+ * message: there the API refuses any trailing whitespace ("final assistant content cannot end with
+ * trailing whitespace"). A tool_result's own content is not looked at (the API takes whitespace there).
+ */
+const WHITESPACE_MESSAGE =
+  'holds only whitespace text: Anthropic\'s API refuses a message whose text is all whitespace ("text content blocks must contain non-whitespace text"); leave the block out, or give the message other content';
+const WHITESPACE_SYSTEM =
+  'holds only whitespace text: Anthropic\'s API refuses a system prompt that is all whitespace ("system: text content blocks must contain non-whitespace text"); leave it out or write one';
+
+const isBlank = (text: unknown): boolean => typeof text === 'string' && text !== '' && text.trim() === '';
+
+/**
+ * The path (below `content`) to name when `content` is whitespace text and nothing else: `[]` for a
+ * string, `[i, "text"]` for the first whitespace block of an array of text blocks only.
+ */
+function whitespaceOnly(content: unknown): Path | undefined {
+  if (typeof content === 'string') return isBlank(content) ? [] : undefined;
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  const texts = content as readonly unknown[];
+  const onlyText = texts.every((block) => block !== null && typeof block === 'object' && (block as Block).type === 'text' && typeof (block as Block).text === 'string');
+  if (!onlyText || texts.some((block) => ((block as Block).text as string).trim() !== '')) return undefined;
+  const first = texts.findIndex((block) => isBlank((block as Block).text));
+  return first < 0 ? undefined : [first, 'text'];
+}
+
 export const AnthropicMessagesSessionSchema = z
   .strictObject(
     {
@@ -514,6 +547,10 @@ export const AnthropicMessagesSessionSchema = z
     const messages = session.messages;
     const last = messages.length - 1;
 
+    // Text that is all whitespace, in the system prompt and in each message.
+    const blank = whitespaceOnly(session.system);
+    if (blank) rule(['system', ...blank], WHITESPACE_SYSTEM);
+
     // Where content may be empty, and where a system message may stand.
     messages.forEach((message, m) => {
       const content: unknown = message.content;
@@ -521,6 +558,8 @@ export const AnthropicMessagesSessionSchema = z
       if (empty && !(m === last && message.role === 'assistant')) {
         rule(['messages', m, 'content'], "must not be empty (Anthropic's API takes empty content only in a final assistant message)", content);
       }
+      const whitespace = whitespaceOnly(content);
+      if (whitespace) rule(['messages', m, 'content', ...whitespace], WHITESPACE_MESSAGE);
       if (message.role !== 'system') return;
       if (m === 0) rule(['messages', 0, 'role'], SYSTEM_FIRST, 'system');
       else if (messages[m - 1]?.role !== 'user') {
