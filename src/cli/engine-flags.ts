@@ -1,4 +1,4 @@
-import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type ProviderOption } from '../engine/options.js';
+import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
 import type { SessionFormat } from '../session/schema.js';
 import type { FlagTable } from './flags.js';
@@ -218,8 +218,11 @@ export function localNotice(format: SessionFormat): string {
   return `forkpool: using the built-in local server (a scripted, simulated model); ${how}\n`;
 }
 
-export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat = 'gemini'): ForkEngineOptions {
-  const options: ForkEngineOptions = { provider: chooseProvider(values, env, format) };
+/** The engine's options from the flags: the CLI names built-in providers only. */
+type CliEngineOptions = ForkEngineOptions & { provider: ProviderOption };
+
+export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat = 'gemini'): CliEngineOptions {
+  const options: CliEngineOptions = { provider: chooseProvider(values, env, format) };
   const threads = positiveInt('--threads', values.threads);
   if (threads !== undefined && threads > MAX_THREADS) {
     throw new UsageError(`--threads: at most ${MAX_THREADS} (got ${threads}); forks wait on the network, so raise --concurrency instead`);

@@ -19,7 +19,7 @@ import { parseFlags } from './parse-flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
-import type { ProviderOption } from '../engine/options.js';
+import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { QUEUE_URL_HELP } from './queue-flag.js';
 import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
 

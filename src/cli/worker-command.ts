@@ -1,5 +1,5 @@
 import { ENGINE_DEFAULTS } from '../engine/options.js';
-import type { ProviderOption } from '../engine/options.js';
+import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
 import type { SessionFormat } from '../session/schema.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey } from './engine-flags.js';

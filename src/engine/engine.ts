@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../model/module.js';
 import type { CachePlan, PlanInput } from '../model/plan.js';
-import { createProvider, providerModule, resolvePlan } from '../model/providers/index.js';
+import { createProvider, loadProvider, providerModule, resolvePlan } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
@@ -43,13 +43,19 @@ export class ForkEngine {
   ) {}
 
   static async create(given: ForkEngineOptions = {}): Promise<ForkEngine> {
+    // A provider of one's own is registered first, so that its option keys can be checked.
+    await loadProviderOf(given);
     // Every option checked once, here: nothing fails later, per fork, for a value given now.
     const options = resolveOptions(given);
     const { threads, concurrency } = options;
     // Checked before anything starts: a tool that cannot run is the caller's error, named now.
     const host = createToolHost(options.tools);
     const module = providerModule(options.provider.kind);
-    const { config: provider, stop } = await module.connect(options.provider, connectCommon(options));
+    const connected = await module.connect(options.provider, connectCommon(options));
+    const { stop } = connected;
+    // Workers and other processes import a provider of one's own from the URL its descriptor carries.
+    const url = moduleUrlOf(options.provider);
+    const provider = url !== undefined ? { ...connected.config, module: url } : connected.config;
     const entry = workerEntry('fork-worker');
     const pool = new Piscina({
       filename: entry.filename,
@@ -78,6 +84,7 @@ export class ForkEngine {
    * is read. Explicit caches, which need a model call here, are not available.
    */
   static async createRemote(given: ForkEngineOptions, pool: ForkPool): Promise<ForkEngine> {
+    await loadProviderOf(given);
     const options = resolveOptions(given);
     if (options.cache === 'explicit') throw new TypeError('ForkEngine.createRemote: options.cache "explicit" needs a model call on this process; use "implicit" or "off"');
     const host = createToolHost(options.tools);
@@ -219,6 +226,22 @@ export class ForkEngine {
     await Promise.all([...this.runs].map((r) => r.settled()));
     await this.pool.close();
     await this.stopServer?.();
+  }
+}
+
+/** The URL of a provider module the option names (`{ kind, module }`: a provider of one's own). */
+function moduleUrlOf(provider: unknown): string | undefined {
+  const url = (provider as { module?: unknown } | undefined)?.module;
+  return typeof url === 'string' ? url : undefined;
+}
+
+async function loadProviderOf(given: ForkEngineOptions): Promise<void> {
+  const url = moduleUrlOf(given.provider);
+  if (url === undefined) return;
+  try {
+    await loadProvider(url);
+  } catch (err) {
+    throw new TypeError(`ForkEngine: options.provider.module ${JSON.stringify(url)} could not be loaded: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

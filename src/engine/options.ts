@@ -11,7 +11,8 @@ import type { ForkResult } from './protocol.js';
 /** An OpenAI Chat Completions provider: a preset, or any compatible server at `baseUrl`. */
 type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
 
-export type ProviderOption =
+/** A built-in provider, as `options.provider` names it. */
+export type BuiltInProviderOption =
   | { kind: 'local'; url?: string }
   | { kind: 'gemini'; apiKey?: string; baseUrl?: string }
   /**
@@ -21,6 +22,14 @@ export type ProviderOption =
   | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string }
   /** Anthropic's Messages API: the key from `apiKey`, else `apiKeyEnv` (default ANTHROPIC_API_KEY). */
   | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
+
+export type ProviderOption =
+  | BuiltInProviderOption
+  /**
+   * A provider of one's own (README, "Adding a provider"): `module` is the URL of the module that
+   * exports it as `provider`; the other keys are the ones it declares (`optionKeys`).
+   */
+  | { kind: string; module: string; [option: string]: string | undefined };
 
 export interface ForkEngineOptions {
   provider?: ProviderOption;
@@ -261,7 +270,7 @@ function resolveProvider(provider: unknown): ProviderOption {
   if (module === undefined) {
     throw new TypeError(`ForkEngine: options.provider.kind must be ${providerKindList()}, got ${JSON.stringify(given.kind)}: ${choices()}`);
   }
-  record('provider', given, ['kind', ...module.optionKeys]);
+  record('provider', given, ['kind', ...(given.module !== undefined ? ['module'] : []), ...module.optionKeys]);
   for (const key of module.optionKeys) {
     if (given[key] !== undefined && (typeof given[key] !== 'string' || given[key] === '')) {
       throw new TypeError(`ForkEngine: options.provider.${key} must be a non-empty string`);

@@ -1,4 +1,4 @@
-import { createProvider } from '../model/providers/index.js';
+import { createProvider, loadProvider } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { runForkLoop } from './fork-loop.js';
 import { connectHost } from './host-client.js';
@@ -12,10 +12,12 @@ import { threadId } from 'node:worker_threads';
 const prefixes = createPrefixStore();
 const providers = new Map<string, ModelProvider>();
 
-function providerFor(config: ProviderConfig, format: SessionFormat): ModelProvider {
+/** This worker's client for a descriptor and shape; a provider of one's own is imported once, from its module's URL. */
+async function providerFor(config: ProviderConfig, format: SessionFormat): Promise<ModelProvider> {
   const key = `${format} ${JSON.stringify(config)}`;
   let provider = providers.get(key);
   if (!provider) {
+    if (config.module !== undefined) await loadProvider(config.module);
     provider = createProvider(config, format);
     providers.set(key, provider);
   }
@@ -53,7 +55,7 @@ export async function runForkWith(
     const result = await runForkLoop({
       job,
       ...loaded,
-      provider: providerFor(job.provider, job.plan.shape),
+      provider: await providerFor(job.provider, job.plan.shape),
       host,
       signal: controller.signal,
       abortReason: () => reason,

@@ -152,14 +152,14 @@ export interface ChatEndpoint {
  * only: it never goes into a message or a result.
  */
 export function resolveChatEndpoint(
-  config: { kind: ProviderKind; baseUrl?: string; apiKey?: string; apiKeyEnv?: string },
+  config: { kind: string; baseUrl?: string; apiKey?: string; apiKeyEnv?: string },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ChatEndpoint {
-  const { kind } = config;
-  if (kind === 'gemini' || kind === 'anthropic') {
+  const kind = config.kind as ChatProviderKind;
+  if ((config.kind as ProviderKind) === 'gemini' || config.kind === 'anthropic') {
     throw new TypeError(`provider '${kind}' does not speak Chat Completions (format 'openai-chat')`);
   }
-  const preset = CHAT_PRESETS[kind];
+  const preset = Object.hasOwn(CHAT_PRESETS, kind) ? CHAT_PRESETS[kind] : undefined;
   if (preset === undefined) throw new TypeError(`unknown provider kind ${JSON.stringify(kind)}`);
   const fromEnv = (name: string | undefined): string | undefined => (name === undefined || !env[name] ? undefined : env[name]);
 
@@ -330,7 +330,7 @@ export interface AnthropicEndpoint {
  * for the client only: it never goes into a message or a result.
  */
 export function resolveAnthropicEndpoint(
-  config: { kind: ProviderKind; baseUrl?: string; apiKey?: string; apiKeyEnv?: string },
+  config: { kind: string; baseUrl?: string; apiKey?: string; apiKeyEnv?: string },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): AnthropicEndpoint {
   const { kind } = config;

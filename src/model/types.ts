@@ -124,7 +124,13 @@ export type ProviderKind = 'local' | 'gemini' | 'openai' | 'deepseek' | 'dashsco
 
 /** Serializable: crosses into worker threads. */
 export interface ProviderConfig {
-  kind: ProviderKind;
+  /** A built-in provider's kind, or one a provider module registered (`module`). */
+  kind: string;
+  /**
+   * A provider of one's own: the URL of the module that exports it (`export const provider`), which
+   * every thread and process that calls the model imports once (providers/index.ts, loadProvider).
+   */
+  module?: string;
   baseUrl?: string;
   apiKey?: string;
   /** The environment variable holding the key, read where the model is called (so the descriptor carries none). */

@@ -38,6 +38,46 @@ export function findProvider(kind: string): ProviderModule | undefined {
   return modules.get(kind);
 }
 
+/**
+ * Registers a provider of one's own, imported from `url` (an `import()` specifier, usually a file
+ * URL; the module exports it as `provider`). Every thread and process that calls the model imports
+ * it once, from the URL its descriptor carries, so the engine needs no line of its own for it.
+ * A kind already registered from another module is a TypeError; the same module again is a no-op.
+ */
+export async function loadProvider(url: string): Promise<ProviderModule> {
+  const loaded = loading.get(url) ?? import(url).then((exports: { provider?: unknown }) => register(exports.provider, url));
+  loading.set(url, loaded);
+  loaded.catch(() => loading.delete(url));
+  return loaded;
+}
+
+const loading = new Map<string, Promise<ProviderModule>>();
+const origins = new Map<string, string>();
+
+function register(candidate: unknown, url: string): ProviderModule {
+  const m = candidate as Partial<ProviderModule> | undefined;
+  const functions = ['connect', 'plan', 'client'] as const;
+  if (
+    m === null ||
+    typeof m !== 'object' ||
+    typeof m.kind !== 'string' ||
+    m.kind === '' ||
+    !Array.isArray(m.shapes) ||
+    !Array.isArray(m.optionKeys) ||
+    functions.some((name) => typeof m[name] !== 'function')
+  ) {
+    throw new TypeError(`provider module ${url}: its export \`provider\` must be a ProviderModule (kind, shapes, optionKeys, usage, connect, plan, client)`);
+  }
+  const module = m as ProviderModule;
+  const known = modules.get(module.kind);
+  if (known !== undefined && known !== module) {
+    throw new TypeError(`provider module ${url}: kind '${module.kind}' is already registered${origins.has(module.kind) ? ` by ${origins.get(module.kind)}` : ' (built in)'}`);
+  }
+  modules.set(module.kind, module);
+  origins.set(module.kind, url);
+  return module;
+}
+
 /** The module of a descriptor's kind: an unknown kind is a TypeError listing every known one. */
 export function providerModule(kind: string): ProviderModule {
   const found = modules.get(kind);
