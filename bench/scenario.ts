@@ -11,7 +11,7 @@ import { decodeMs, prefillMs } from '../dist/src/local-server/latency.js';
 import { resolveOptions } from '../dist/src/engine/options.js';
 import type { CachePlan } from '../dist/src/model/plan.js';
 import { resolvePlan } from '../dist/src/model/providers/index.js';
-import type { ForkResult } from '../dist/src/engine/protocol.js';
+import type { ForkResult } from '../dist/src/engine/thread-wire.js';
 import { callMaxima, type FirstCallRole } from '../dist/src/engine/cache-figures.js';
 import type { ProviderConfig } from '../dist/src/model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../dist/src/prefix/index.js';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { ForkEngine } from '../dist/src/engine/engine.js';
 import type { ForkPool } from '../dist/src/engine/run.js';
-import type { ForkJob, ForkResult } from '../dist/src/engine/protocol.js';
+import type { ForkJob, ForkResult } from '../dist/src/engine/thread-wire.js';
 import type { FrozenPrefix } from '../dist/src/prefix/index.js';
 import { loadTasks, streamTasks } from '../dist/src/session/index.js';
 import { runIfMain } from './lib/script.js';

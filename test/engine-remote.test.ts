@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine } from '../src/engine/engine.js';
 import { connectHost } from '../src/engine/host-client.js';
-import type { ForkJob, ForkResult } from '../src/engine/protocol.js';
+import type { ForkJob, ForkResult } from '../src/engine/thread-wire.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import { loadSession } from '../src/session/load.js';

@@ -2,7 +2,7 @@ import { expose, type Endpoint } from 'comlink';
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { connectHost } from '../src/engine/host-client.js';
-import { CANCEL_MESSAGE, type ForkHostApi } from '../src/engine/protocol.js';
+import { CANCEL_MESSAGE, type ForkHostApi } from '../src/engine/thread-wire.js';
 
 /** A main-thread side whose tool calls never answer, like a wedged or vanished host. */
 function silentHost(): ForkHostApi {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ForkResult } from '../src/engine/protocol.js';
+import type { ForkResult } from '../src/engine/thread-wire.js';
 import { connectionOf, parseQueueAddress } from '../src/queue/address.js';
-import { isQueueProgress, jobIdOf, parseCancelMessage, parseJobData, parseJobReturn } from '../src/queue/protocol.js';
+import { isQueueProgress, jobIdOf, parseCancelMessage, parseJobData, parseJobReturn } from '../src/queue/redis-wire.js';
 
 /* The formats of a distributed run that need no Redis: addresses, job ids, job data, progress and return values. */
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { createCallGate } from '../src/engine/call-gate.js';
 import type { RateLimits } from '../src/engine/call-gate.js';
-import { rateKey } from '../src/queue/protocol.js';
+import { rateKey } from '../src/queue/redis-wire.js';
 import { createSharedGate, type SharedGate } from '../src/queue/shared-gate.js';
 import { CLI, REPO_ROOT, jsonLines, offlineEnv } from './fixtures/cli/run-cli.js';
 import { startRedis, type TestRedis } from './support/redis.js';

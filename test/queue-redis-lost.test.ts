@@ -4,7 +4,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { freezePrefix } from '../src/prefix/index.js';
-import { FORK_JOB, QUEUE_NAME, jobIdOf, type QueueJobData, type QueueJobReturn } from '../src/queue/protocol.js';
+import { FORK_JOB, QUEUE_NAME, jobIdOf, type QueueJobData, type QueueJobReturn } from '../src/queue/redis-wire.js';
 import { storePrefix, storeRun } from '../src/queue/store.js';
 import { loadSession } from '../src/session/load.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';

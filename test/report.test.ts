@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ForkResult } from '../src/engine/protocol.js';
+import type { ForkResult } from '../src/engine/thread-wire.js';
 import { callMaxima, forkFigures, type CacheRules } from '../src/engine/cache-figures.js';
 import { createOpeningWave } from '../src/engine/opening-wave.js';
 

@@ -2,7 +2,7 @@
  * Piscina entry of the `clone` variant: the whole parent session arrives structured-cloned inside
  * every task. Nothing is decoded; the same fork loop runs on the cloned session.
  */
-import type { ForkJob, ForkResult } from '../../dist/src/engine/protocol.js';
+import type { ForkJob, ForkResult } from '../../dist/src/engine/thread-wire.js';
 import { runForkWith } from '../../dist/src/engine/worker-main.js';
 import type { ParentSession } from '../../dist/src/session/schema.js';
 

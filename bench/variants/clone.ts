@@ -8,7 +8,7 @@ import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
 import { createCallGate } from '../../dist/src/engine/call-gate.js';
 import { openForkChannel } from '../../dist/src/engine/channel.js';
-import type { ForkResult } from '../../dist/src/engine/protocol.js';
+import type { ForkResult } from '../../dist/src/engine/thread-wire.js';
 import { emptyFailure } from '../../dist/src/engine/results.js';
 import { DEFAULT_RETRY, type ProviderConfig } from '../../dist/src/model/types.js';
 import type { FrozenPrefix } from '../../dist/src/prefix/index.js';

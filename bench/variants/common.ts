@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
 import { createCacheAccounting } from '../../dist/src/engine/cache-accounting.js';
 import { ENGINE_DEFAULTS } from '../../dist/src/engine/options.js';
-import type { ForkResult } from '../../dist/src/engine/protocol.js';
+import type { ForkResult } from '../../dist/src/engine/thread-wire.js';
 import { createScheduler } from '../../dist/src/engine/scheduler.js';
 import type { RunReport } from '../../dist/src/engine/report.js';
 import type { UsagePreset } from '../../dist/src/local-server/index.js';

@@ -1,5 +1,5 @@
 import { cancelRun } from '../queue/cancel.js';
-import { isRunId } from '../queue/protocol.js';
+import { isRunId } from '../queue/redis-wire.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { canonicalJson } from './canonical-json.js';
 import type { ForkTask } from '../session/schema.js';
-import { isRunId } from '../queue/protocol.js';
+import { isRunId } from '../queue/redis-wire.js';
 import type { ResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
 

@@ -4,7 +4,7 @@ import type { ForkEngineOptions } from '../engine/options.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { QueueAddress } from '../queue/address.js';
 import type { QueueDispatcher, WorkerSummary } from '../queue/dispatcher.js';
-import type { RunForkSettings } from '../queue/protocol.js';
+import type { RunForkSettings } from '../queue/redis-wire.js';
 import type { CliIo } from './io.js';
 import { queueFlagOf } from './queue-flag.js';
 import { UsageError } from './usage-error.js';

@@ -1,4 +1,4 @@
-import type { ForkResult } from '../engine/protocol.js';
+import type { ForkResult } from '../engine/thread-wire.js';
 
 /** The documented result line; engine diagnostics (per-call records, worker ids) stay out of it. */
 export interface ResultLine {

@@ -1,5 +1,5 @@
 import { notificationSummary } from '../engine/notification.js';
-import type { ForkResult } from '../engine/protocol.js';
+import type { ForkResult } from '../engine/thread-wire.js';
 import type { RunReport } from '../engine/report.js';
 import { resultLine } from './result-line.js';
 

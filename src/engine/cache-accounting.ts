@@ -6,7 +6,7 @@ import { viewMessage, type AnyMessage } from '../dialect/view.js';
 import { sessionMessages, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
-import { seedWindow, type CallRecord, type ForkResult } from './protocol.js';
+import { seedWindow, type CallRecord, type ForkResult } from './thread-wire.js';
 import type { ForkCacheFigures } from './report.js';
 import { forkFigures, type FirstCallRole } from './cache-figures.js';
 import { createOpeningWave, type FigureCorrection } from './opening-wave.js';

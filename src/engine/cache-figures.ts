@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../model/types.js';
-import type { CallRecord, ForkResult } from './protocol.js';
+import type { CallRecord, ForkResult } from './thread-wire.js';
 import type { CachePricing, ForkCacheFigures } from './report.js';
 
 /*

@@ -2,7 +2,7 @@ import { expose, type Endpoint } from 'comlink';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
-import { CANCEL_MESSAGE, STOP_MESSAGE, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './protocol.js';
+import { CANCEL_MESSAGE, STOP_MESSAGE, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
 
 export interface ForkChannel {
   /** Goes to the worker inside the task, in the transfer list. */

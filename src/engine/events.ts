@@ -2,7 +2,7 @@ import type { Failure } from '../failure.js';
 import type { SubagentType } from '../session/schema.js';
 import type { TokenUsage } from '../model/types.js';
 import type { ToolOutcome } from '../tools/host.js';
-import type { ForkResult, ForkStatus } from './protocol.js';
+import type { ForkResult, ForkStatus } from './thread-wire.js';
 
 export type ForkEvent =
   | { type: 'task_started'; forkId: string; description: string; subagentType?: SubagentType }

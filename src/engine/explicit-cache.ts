@@ -4,7 +4,7 @@ import type { ExplicitCacheClient } from '../model/module.js';
 import type { CachedContentRef } from '../model/plan.js';
 import { estimateTokens } from '../prefix/index.js';
 import type { ForkTask, HistoryMode, ParentSession } from '../session/schema.js';
-import { seedWindow } from './protocol.js';
+import { seedWindow } from './thread-wire.js';
 
 export interface ExplicitCaches {
   /** At least one cache exists; forks of other groups run on implicit caching. */

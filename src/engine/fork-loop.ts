@@ -10,7 +10,7 @@ import type { HostClient } from './host-client.js';
 import { openConversation } from './conversation.js';
 import { seedForkTask } from './fork-seed.js';
 import { checkOutput, repairMessage } from './output-schema.js';
-import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './protocol.js';
+import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './thread-wire.js';
 
 export interface LoopContext {
   job: ForkJob;

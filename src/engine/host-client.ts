@@ -3,7 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { failure, type Failure } from '../failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import { isCancelMessage, isStopMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './protocol.js';
+import { isCancelMessage, isStopMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;

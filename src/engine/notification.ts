@@ -1,4 +1,4 @@
-import type { ForkResult } from './protocol.js';
+import type { ForkResult } from './thread-wire.js';
 
 export function escapeXml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string);

@@ -6,7 +6,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { EngineCallGate, RateLimits } from './call-gate.js';
-import type { ForkResult } from './protocol.js';
+import type { ForkResult } from './thread-wire.js';
 
 /** An OpenAI Chat Completions provider: a preset, or any compatible server at `baseUrl`. */
 type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';

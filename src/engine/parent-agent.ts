@@ -8,7 +8,7 @@ import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js
 import { toolCallOf } from '../tools/call.js';
 import { declaredToolNames, type ToolHost } from '../tools/host.js';
 import { formatTaskNotification } from './notification.js';
-import type { ForkResult } from './protocol.js';
+import type { ForkResult } from './thread-wire.js';
 import type { FanOutRun } from './run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { FanOutOptions } from './options.js';

@@ -1,5 +1,5 @@
 import type { CachePricing } from '../model/plan.js';
-import type { ForkStatus } from './protocol.js';
+import type { ForkStatus } from './thread-wire.js';
 
 /** The price of cached input relative to a normal input token (Anthropic: reads 0.1×, writes 1.25× with the 5-minute TTL and 2× with 1 hour). */
 export type { CachePricing };

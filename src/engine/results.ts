@@ -1,4 +1,4 @@
-import type { CancelKind, FailureKind, ForkResult } from './protocol.js';
+import type { CancelKind, FailureKind, ForkResult } from './thread-wire.js';
 
 /** A result for a fork that ended before its loop produced anything (never ran, or broke at once). */
 export function emptyFailure(id: string, kind: FailureKind, message: string, threadId = -1): ForkResult {

@@ -10,7 +10,7 @@ import { openForkChannel, type ForkChannel } from './channel.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
-import { seedWindow, type CancelKind, type ForkJob, type ForkResult } from './protocol.js';
+import { seedWindow, type CancelKind, type ForkJob, type ForkResult } from './thread-wire.js';
 import { emptyCancelled, emptyFailure } from './results.js';
 import { addCached } from '../model/types.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';

@@ -3,7 +3,7 @@ import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { runForkLoop } from './fork-loop.js';
 import { connectHost } from './host-client.js';
 import { createPrefixStore } from './prefix-store.js';
-import type { ForkJob, ForkResult } from './protocol.js';
+import type { ForkJob, ForkResult } from './thread-wire.js';
 import type { ParentSession, SessionFormat } from '../session/schema.js';
 import { emptyFailure } from './results.js';
 import { threadId } from 'node:worker_threads';

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { connectionOf, type QueueAddress } from './address.js';
-import { CANCEL_CHANNEL, QUEUE_NAME, jobIdOf, runKey, type CancelMessage } from './protocol.js';
+import { CANCEL_CHANNEL, QUEUE_NAME, jobIdOf, runKey, type CancelMessage } from './redis-wire.js';
 import { connectRedis } from './redis.js';
 
 /** Waiting jobs looked at per page when a whole run is cancelled. */

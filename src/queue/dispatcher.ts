@@ -1,7 +1,7 @@
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connectHost, type HostClient } from '../engine/host-client.js';
-import type { ForkJob, ForkResult } from '../engine/protocol.js';
+import type { ForkJob, ForkResult } from '../engine/thread-wire.js';
 import { emptyCancelled, emptyFailure } from '../engine/results.js';
 import type { ForkPool } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
@@ -19,7 +19,7 @@ import {
   type QueueJobData,
   type RunForkSettings,
   type WorkerFigures,
-} from './protocol.js';
+} from './redis-wire.js';
 import { renewRun, storePrefix, storeRun } from './store.js';
 
 /** How long the prefix, the run record and finished jobs stay in Redis after the coordinator last renewed them. */

@@ -1,7 +1,7 @@
 /**
  * One rate limit for a whole distributed run, every worker together: model requests and tokens per
  * minute and the 429 back-off live in Redis under the run id (`forkpool:rate:<run id>:*`, see
- * protocol.ts). BullMQ's own limiter counts jobs, and a job is a fork of several calls, so it
+ * redis-wire.ts). BullMQ's own limiter counts jobs, and a job is a fork of several calls, so it
  * cannot bound model calls; this gate is asked before every attempt of every call instead.
  *
  * - The window is a sliding minute: a sorted set of the calls admitted, by time, each member ending
@@ -23,7 +23,7 @@ import type { Redis } from 'ioredis';
 import type { EngineCallGate, RateLimits } from '../engine/call-gate.js';
 import { sleep } from '../model/retry.js';
 import type { AttemptStatus } from '../model/types.js';
-import { rateKey } from './protocol.js';
+import { rateKey } from './redis-wire.js';
 
 const WINDOW_MS = 60_000;
 const BACKOFF_BASE_MS = 1_000;

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
-import { parseRunRecord, prefixKey, runKey, type RunRecord } from './protocol.js';
+import { parseRunRecord, prefixKey, runKey, type RunRecord } from './redis-wire.js';
 
 /**
  * Stores the frozen prefix bytes under their content address, once: a prefix already there (the

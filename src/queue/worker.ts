@@ -7,7 +7,7 @@ import type { FanOutRun } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
-import { CANCEL_CHANNEL, QUEUE_NAME, parseCancelMessage, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './protocol.js';
+import { CANCEL_CHANNEL, QUEUE_NAME, parseCancelMessage, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './redis-wire.js';
 import { createSharedGate, type SharedGate } from './shared-gate.js';
 import { fetchPrefix, fetchRun } from './store.js';
 

@@ -12,7 +12,7 @@
  *   set by time, each member ending in its tokens), their tokens, the time every worker backs off until
  *   after a 429, and the 429s of the last seconds (which lengthen that back-off).
  */
-import type { ForkResult, WorkerEvent } from '../engine/protocol.js';
+import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
 import type { RateLimits } from '../engine/call-gate.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 
