@@ -5,7 +5,7 @@ import { startLocalServer, type LocalServer } from '../src/local-server/index.js
 import { deepArrays, deepObjects } from './fixtures/hostile/errors.js';
 
 /*
- * Hostile requests to the local Gemini-compatible server, through raw fetch and raw sockets. Each
+ * Hostile requests to the local server (its Gemini routes), through raw fetch and raw sockets. Each
  * ends in a Gemini error body (or a closed socket), pollutes nothing, and afterwards a good request
  * through the real @google/genai SDK still succeeds.
  */

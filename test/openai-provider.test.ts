@@ -213,7 +213,7 @@ describe('presets and the provider factory', () => {
     expect(() => createProvider({ kind: 'local' }, 'openai-chat')).toThrow(/needs baseUrl/);
     expect(() => createProvider({ kind: 'gemini', apiKey: 'k' }, 'openai-chat')).toThrow(new TypeError("provider 'gemini' speaks gemini, not openai-chat: the session's format and the provider must match"));
     expect(() => createProvider({ kind: 'openai', apiKey: 'k' }, 'gemini')).toThrow(TypeError);
-    // Chat Completions kinds get the Chat provider, local either one.
+    // Chat Completions kinds get the Chat provider, local any of them.
     expect(() => createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'gemini')).not.toThrow();
   });
 

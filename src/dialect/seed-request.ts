@@ -1,4 +1,5 @@
 import type { ModelRequest } from '../model/types.js';
+import type { SessionFormat } from '../session/schema.js';
 import { prefixFields, type PrefixSource } from '../model/request.js';
 import { anthropicMessagesDialect } from './anthropic-messages.js';
 import type { Dialect } from './dialect.js';
@@ -20,9 +21,14 @@ const DIALECTS = {
   'anthropic-messages': anthropicMessagesDialect,
 } as const;
 
+/** The reader and writer of one session shape. */
+export function dialectFor(shape: SessionFormat): Dialect<AnyMessage, unknown> {
+  return DIALECTS[shape] as unknown as Dialect<AnyMessage, unknown>;
+}
+
 /** The dialect a seed is written in. */
 export function seedDialect(seed: SeedFields): Dialect<AnyMessage, unknown> {
-  return DIALECTS[seed.format] as unknown as Dialect<AnyMessage, unknown>;
+  return dialectFor(seed.format);
 }
 
 /** A request of the seed's shape with these messages: the seed's own fields, in their order. */

@@ -67,7 +67,7 @@ function compactedSummaryLength(history: readonly AnyMessage[], at: number): num
  * How many leading messages are startup context: one reminder-only user message, or the legacy
  * pair (a user message and the model's "Got it. Thanks for the context!"). With
  * `includeCompacted`, a compacted-history summary at the start (or right after a startup
- * reminder) counts too. Works on either shape (Gemini Content, Chat Completions messages).
+ * reminder) counts too. Works on every shape (Gemini Content, Chat Completions and Anthropic messages).
  */
 export function syntheticPrefixLength(history: readonly AnyMessage[], options: { includeCompacted?: boolean } = {}): number {
   const first = view(history[0]);
