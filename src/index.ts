@@ -31,8 +31,6 @@ export {
 } from './engine/index.js';
 export { freezePrefix, decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
 export {
-  loadSession,
-  importSession,
   loadTasks,
   parseSession,
   parseTasks,
@@ -46,7 +44,6 @@ export {
   ForkTaskSchema,
   type InputErrorInit,
   type ReadLimits,
-  type LoadSessionOptions,
   type ParentSession,
   type GeminiSession,
   type OpenAIChatSession,
@@ -68,6 +65,7 @@ export {
   type SubagentType,
   type ForkTurns,
 } from './session/index.js';
+export { loadSession, importSession, type LoadSessionOptions } from './import/load.js';
 export {
   IMPORT_FORMATS,
   DEFAULT_MODELS,

@@ -4,7 +4,7 @@ import { connectHost } from '../src/engine/host-client.js';
 import type { ForkJob, ForkResult } from '../src/engine/thread-wire.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { freezePrefix } from '../src/prefix/index.js';
-import { loadSession } from '../src/session/load.js';
+import { loadSession } from '../src/import/load.js';
 
 /*
  * What a distributed run needs of the engine: an engine whose forks go to another pool

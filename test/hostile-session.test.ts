@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_INPUT_BYTES, invalidUtf8Offset, loadSession, parseSession } from '../src/session/index.js';
+import { MAX_INPUT_BYTES, invalidUtf8Offset, parseSession } from '../src/session/index.js';
+import { loadSession } from '../src/import/load.js';
 import { deepArrays, deepObjects, inputErrorOf, inputRejectionOf } from './fixtures/hostile/errors.js';
 
 /*

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine } from '../src/engine/engine.js';
 import { formatImportSummary } from '../src/import/index.js';
-import { importSession, parseSession, type ParentSession } from '../src/session/index.js';
+import { parseSession, type ParentSession } from '../src/session/index.js';
+import { importSession } from '../src/import/load.js';
 
 /*
  * Issue 22, what was left: logged API requests read as the APIs read them inside content parts and

@@ -65,3 +65,30 @@ describe('the module graph of src/', () => {
     expect(findCycle(graph)).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
   });
 });
+
+/** Static imports and `import('…')` calls alike: a floor reaches up either way. */
+function everyImportOf(file: string): string[] {
+  const dynamic = [...readFileSync(file, 'utf8').matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) => resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')));
+  return [...importsOf(file), ...dynamic];
+}
+
+describe('floors: the session and tools floors import nothing from the floors above (issue 23)', () => {
+  const graph = new Map(modules(SRC).map((file) => [file, everyImportOf(file)]));
+  /** Each floor's files, and the folders of src/ none of them may import from. */
+  const floors: [string, string[]][] = [
+    ['session', ['import', 'convert', 'engine', 'cli', 'queue', 'local-server', 'model', 'dialect', 'fork', 'tools', 'prefix']],
+    // The tools floor applies the fork rules' refusals (their wording lives in src/fork) and nothing above.
+    ['tools', ['import', 'convert', 'engine', 'cli', 'queue', 'local-server', 'model', 'dialect', 'prefix']],
+  ];
+  it.each(floors)('src/%s', (floor, above) => {
+    const reaching: string[] = [];
+    for (const [file, imports] of graph) {
+      if (!relative(SRC, file).startsWith(`${floor}/`)) continue;
+      for (const target of imports) {
+        const folder = relative(SRC, target).split('/')[0] ?? '';
+        if (above.includes(folder)) reaching.push(`${relative(SRC, file)} → ${relative(SRC, target)}`);
+      }
+    }
+    expect(reaching).toEqual([]);
+  });
+});

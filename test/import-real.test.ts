@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine } from '../src/engine/engine.js';
 import { formatImportSummary, type ImportSummary } from '../src/import/index.js';
-import { importSession, parseSession, type ParentSession } from '../src/session/index.js';
+import { parseSession, type ParentSession } from '../src/session/index.js';
+import { importSession } from '../src/import/load.js';
 
 /*
  * Transcripts as people have them (issue 22): real files from public repositories

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ForkEngine } from '../src/engine/engine.js';
 import { formatImportSummary, importTranscript, type ImportSummary } from '../src/import/index.js';
-import { importSession, InputError, loadSession, parseSession } from '../src/session/index.js';
+import { InputError, parseSession } from '../src/session/index.js';
+import { importSession, loadSession } from '../src/import/load.js';
 import { defineTool } from '../src/tools/define.js';
 
 /*

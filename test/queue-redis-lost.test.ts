@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { freezePrefix } from '../src/prefix/index.js';
 import { FORK_JOB, QUEUE_NAME, jobIdOf, type QueueJobData, type QueueJobReturn } from '../src/queue/redis-wire.js';
 import { storePrefix, storeRun } from '../src/queue/store.js';
-import { loadSession } from '../src/session/load.js';
+import { loadSession } from '../src/import/load.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
 import { linesOf as lines, queueHarness, until, within, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
 

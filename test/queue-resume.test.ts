@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { freezePrefix } from '../src/prefix/index.js';
-import { loadSession } from '../src/session/load.js';
+import { loadSession } from '../src/import/load.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
 import { linesOf as lines, queueHarness, until, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
 

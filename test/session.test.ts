@@ -3,16 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import {
-  ForkTaskSchema,
-  InputError,
-  GeminiSessionSchema,
-  formatPath,
-  loadSession,
-  loadTasks,
-  parseSession,
-  parseTasks,
-} from '../src/session/index.js';
+import { ForkTaskSchema, InputError, GeminiSessionSchema, formatPath, loadTasks, parseSession, parseTasks } from '../src/session/index.js';
+import { loadSession } from '../src/import/load.js';
 
 const session = {
   model: 'gemini-2.5-flash',

@@ -1,6 +1,6 @@
 import { ConversionError, convertSession, type ConversionResult } from '../convert/index.js';
 import { parseJsonText } from '../session/json.js';
-import { loadSession } from '../session/load.js';
+import { loadSession } from '../import/load.js';
 import { parseSession } from '../session/parse.js';
 import { decodeUtf8, MAX_INPUT_BYTES, readInputStream } from '../session/read.js';
 import type { ParentSession, SessionFormat } from '../session/schema.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { IMPORT_FORMATS, formatImportSummary, isImportFormat } from '../import/index.js';
-import { importSession } from '../session/load.js';
+import { importSession } from '../import/load.js';
 import type { Tool } from '../tools/define.js';
 import { loadToolsModule } from '../tools/load-module.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';

@@ -1,6 +1,6 @@
 import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
-import { loadSession } from '../session/load.js';
+import { loadSession } from '../import/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, requireApiKey } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';

@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { ForkEngine } from '../engine/engine.js';
-import { loadSession } from '../session/load.js';
+import { loadSession } from '../import/load.js';
 import { streamTasks, type TaskLines } from '../session/task-lines.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel, requireApiKey } from './engine-flags.js';

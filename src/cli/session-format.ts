@@ -1,5 +1,5 @@
 import { IMPORT_FORMATS, importNotice, isImportFormat } from '../import/index.js';
-import type { LoadSessionOptions } from '../session/load.js';
+import type { LoadSessionOptions } from '../import/load.js';
 import type { CliIo } from './io.js';
 import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';

@@ -18,7 +18,7 @@ import { convertSession } from '../convert/index.js';
  * Reading other agents' transcripts into forkpool sessions: Gemini CLI, Qwen Code, Claude Code,
  * OpenAI Chat Completions and Anthropic Messages requests, and forkpool's own files (passed through,
  * never reinterpreted). The result is a session in the source's own shape, not yet validated:
- * loadSession / importSession (src/session/load.ts) validate it. Rules: detect.ts and each format's file.
+ * loadSession / importSession (load.ts) validate it. Rules: detect.ts and each format's file.
  */
 
 export {

@@ -1,5 +1,5 @@
 export { InputError, formatPath, type InputErrorInit } from './errors.js';
-export { importSession, loadSession, loadTasks, parseTasks, type LoadSessionOptions } from './load.js';
+export { loadTasks, parseTasks } from './load.js';
 export { parseSession } from './parse.js';
 export { streamTasks, TaskLines, type TaskLinesOptions } from './task-lines.js';
 export {

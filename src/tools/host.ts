@@ -35,28 +35,6 @@ export interface ToolHost {
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
-type DeclaredTool = {
-  functionDeclarations?: readonly { name?: unknown }[];
-  type?: unknown;
-  function?: { name?: unknown };
-  name?: unknown;
-  input_schema?: unknown;
-};
-
-/**
- * The function names a `tools` array declares to the model: Gemini's functionDeclarations, Chat
- * Completions' function tools, or Anthropic's tools (a name and an input_schema).
- */
-export function declaredToolNames(tools: readonly unknown[] | undefined): Set<string> {
-  const names = new Set<string>();
-  for (const tool of (tools ?? []) as readonly DeclaredTool[]) {
-    for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
-    if (tool.type === 'function' && typeof tool.function?.name === 'string') names.add(tool.function.name);
-    if (typeof tool.name === 'string' && tool.input_schema !== undefined) names.add(tool.name);
-  }
-  return names;
-}
-
 /**
  * The main thread's tool executor. Every check happens before execution, in the order a
  * reviewer would ask: may a fork do this at all, is it this fork's to call, are the args right.
