@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePreset } from '../dist/src/local-server/index.js';
-import { decodeMs, prefillMs } from '../dist/src/local-server/latency.js';
+import { decodeMs, prefillMs } from '../dist/src/local-server/core/latency.js';
 import { cacheRules, resolveOptions } from '../dist/src/engine/options.js';
 import type { ForkResult } from '../dist/src/engine/protocol.js';
 import { callMaxima, type FirstCallRole } from '../dist/src/engine/cache-figures.js';

@@ -1,4 +1,4 @@
-import type { PrefixCacheConfig } from './prefix-cache.js';
+import type { PrefixCacheConfig } from '../core/prefix-cache.js';
 
 /**
  * The simulated prompt cache of each OpenAI-compatible provider, in one table. Numbers come from

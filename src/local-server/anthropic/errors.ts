@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { ApiFailure } from './errors.js';
+import { ApiFailure } from '../gemini/errors.js';
 
 /**
  * Anthropic's error JSON, for any ApiFailure:

@@ -1,6 +1,6 @@
 /** Wire shapes of the OpenAI Chat Completions API, as far as the local server reads and writes them. */
 
-import type { JsonObject } from './types.js';
+import type { JsonObject } from '../core/types.js';
 
 /** A content part: `{type: 'text', text}` and others kept as received (`cache_control` marks DashScope's explicit cache). */
 export interface ChatContentPart {

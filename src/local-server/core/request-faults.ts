@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { ApiFailure } from './errors.js';
+import { ApiFailure } from '../gemini/errors.js';
 import type { FaultKind } from './faults.js';
 import type { ModelPlan } from './model.js';
-import type { ServerState } from './state.js';
+import type { ServerState } from '../state.js';
 
 /** The failures of one model request, for every dialect: the script's FAIL, then the seeded draw. */
 

@@ -1,8 +1,8 @@
-import type { FaultKind } from './faults.js';
-import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from './generate.js';
-import type { LatencyModel } from './latency.js';
-import type { AssistantReply } from './openai-translate.js';
-import type { ChatCompletionChunk, ChatUsage, ChunkDelta } from './openai-wire.js';
+import type { FaultKind } from '../core/faults.js';
+import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from '../gemini/generate.js';
+import type { LatencyModel } from '../core/latency.js';
+import type { AssistantReply } from './translate.js';
+import type { ChatCompletionChunk, ChatUsage, ChunkDelta } from './wire.js';
 
 /**
  * `stream: true`: `data: {chunk}` events, then `data: [DONE]`. Text comes in a few pieces; a tool

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ChatRequest } from './openai-wire.js';
-import { countTokens, tokenizeRendered, type RenderedPrompt } from './render.js';
+import type { ChatRequest } from './wire.js';
+import { countTokens, tokenizeRendered, type RenderedPrompt } from '../core/render.js';
 
 /**
  * The prompt of a Chat Completions request as the simulated cache sees it: the tool declarations

@@ -1,6 +1,6 @@
-import type { AnthropicBlock, AnthropicRequest, CacheControl } from './anthropic-wire.js';
-import { tokenizeRendered, type RenderedPrompt } from './render.js';
-import type { JsonObject } from './types.js';
+import type { AnthropicBlock, AnthropicRequest, CacheControl } from './wire.js';
+import { tokenizeRendered, type RenderedPrompt } from '../core/render.js';
+import type { JsonObject } from '../core/types.js';
 
 /**
  * The prompt of a Messages request as Anthropic's cache sees it: content blocks in the order

@@ -1,7 +1,7 @@
-import { invalidParam } from './openai-errors.js';
-import type { ChatContentPart, ChatMessage, ChatRequest, ChatRole, ChatToolCall } from './openai-wire.js';
-import type { JsonObject } from './types.js';
-import { isObject } from './validate.js';
+import { invalidParam } from './errors.js';
+import type { ChatContentPart, ChatMessage, ChatRequest, ChatRole, ChatToolCall } from './wire.js';
+import type { JsonObject } from '../core/types.js';
+import { isObject } from '../gemini/validate.js';
 
 /**
  * Validation of a Chat Completions body, naming the field at fault as the real API does. Fields

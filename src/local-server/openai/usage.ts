@@ -1,6 +1,6 @@
-import type { UsagePreset } from './openai-cache-presets.js';
-import type { ChatCacheUse } from './openai-cache.js';
-import type { ChatUsage } from './openai-wire.js';
+import type { UsagePreset } from './cache-presets.js';
+import type { ChatCacheUse } from './cache.js';
+import type { ChatUsage } from './wire.js';
 
 /**
  * `usage` in the field names of the provider being simulated (sources: the project's notes,

@@ -1,7 +1,7 @@
-import { CHAT_CACHE_PRESETS, type MarkerCacheRules, type UsagePreset } from './openai-cache-presets.js';
-import { boundaries, type Boundary, type ChatRendering } from './openai-render.js';
-import type { ChatRequest } from './openai-wire.js';
-import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from './prefix-cache.js';
+import { CHAT_CACHE_PRESETS, type MarkerCacheRules, type UsagePreset } from './cache-presets.js';
+import { boundaries, type Boundary, type ChatRendering } from './render.js';
+import type { ChatRequest } from './wire.js';
+import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from '../core/prefix-cache.js';
 
 /**
  * The Chat Completions routes' prompt cache: the preset's implicit prefix cache (prefix-cache.ts

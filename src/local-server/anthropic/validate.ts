@@ -1,7 +1,7 @@
-import { invalidRequest } from './anthropic-errors.js';
-import type { AnthropicBlock, AnthropicMessage, AnthropicRequest, AnthropicRole, CacheControl } from './anthropic-wire.js';
-import type { JsonObject } from './types.js';
-import { isObject } from './validate.js';
+import { invalidRequest } from './errors.js';
+import type { AnthropicBlock, AnthropicMessage, AnthropicRequest, AnthropicRole, CacheControl } from './wire.js';
+import type { JsonObject } from '../core/types.js';
+import { isObject } from '../gemini/validate.js';
 
 /**
  * Validation of a Messages API body, naming the field at fault first as the real API does

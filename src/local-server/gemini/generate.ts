@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { invalid } from './errors.js';
 import { modelResource, type StoredCache } from './explicit-cache.js';
-import { decodeMs, delay, prefillMs, type LatencyModel } from './latency.js';
-import { planResponse } from './model.js';
+import { decodeMs, delay, prefillMs, type LatencyModel } from '../core/latency.js';
+import { planResponse } from '../core/model.js';
 import type { GenerateRoute } from './routes.js';
-import { countTokens, renderPrompt, type RenderedPrompt } from './render.js';
-import { applyFaults, type FaultMessages } from './request-faults.js';
-import type { ServerState } from './state.js';
-import type { GenerateRequest, GenerateResponse, JsonObject, PromptFields, UsageMetadata, WirePart } from './types.js';
+import { countTokens, renderPrompt, type RenderedPrompt } from '../core/render.js';
+import { applyFaults, type FaultMessages } from '../core/request-faults.js';
+import type { ServerState } from '../state.js';
+import type { GenerateRequest, GenerateResponse, JsonObject, PromptFields, UsageMetadata, WirePart } from '../core/types.js';
 import { validateCountTokensRequest, validateGenerateRequest } from './validate.js';
 
 /** generateContent, streamGenerateContent and countTokens. */

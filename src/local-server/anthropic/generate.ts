@@ -1,16 +1,16 @@
-import { breakpointsOf } from './anthropic-breakpoints.js';
-import type { AnthropicCacheUse } from './anthropic-cache.js';
-import { renderMessages } from './anthropic-render.js';
-import { streamMessage } from './anthropic-stream.js';
-import { toContentBlocks, toPromptFields, type AssistantContent } from './anthropic-translate.js';
-import { validateMessagesRequest } from './anthropic-validate.js';
-import type { AnthropicMessageResponse, AnthropicUsage } from './anthropic-wire.js';
-import { outputTokens, type Exchange, type Sent } from './generate.js';
-import { decodeMs, delay, prefillMs } from './latency.js';
-import { planResponse } from './model.js';
-import { applyFaults, type FaultMessages } from './request-faults.js';
-import type { ServerState } from './state.js';
-import type { JsonObject } from './types.js';
+import { breakpointsOf } from './breakpoints.js';
+import type { AnthropicCacheUse } from './cache.js';
+import { renderMessages } from './render.js';
+import { streamMessage } from './stream.js';
+import { toContentBlocks, toPromptFields, type AssistantContent } from './translate.js';
+import { validateMessagesRequest } from './validate.js';
+import type { AnthropicMessageResponse, AnthropicUsage } from './wire.js';
+import { outputTokens, type Exchange, type Sent } from '../gemini/generate.js';
+import { decodeMs, delay, prefillMs } from '../core/latency.js';
+import { planResponse } from '../core/model.js';
+import { applyFaults, type FaultMessages } from '../core/request-faults.js';
+import type { ServerState } from '../state.js';
+import type { JsonObject } from '../core/types.js';
 
 /** POST /v1/messages and /v1/messages/count_tokens: the same scripted model and latency as the other dialects, Anthropic's prompt cache. */
 

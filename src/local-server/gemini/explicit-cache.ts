@@ -1,6 +1,6 @@
 import { ApiFailure, invalid, notFound } from './errors.js';
-import { countTokens, renderFields } from './render.js';
-import type { PromptFields } from './types.js';
+import { countTokens, renderFields } from '../core/render.js';
+import type { PromptFields } from '../core/types.js';
 import { parseDuration, parseTimestamp, type CacheCreateRequest, type CacheUpdateRequest } from './validate.js';
 
 /** Explicit caches (cachedContents): stored prompt fields with a TTL; expired or deleted ones 404. */

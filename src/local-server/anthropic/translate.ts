@@ -1,6 +1,6 @@
-import type { AnthropicBlock, AnthropicMessage, AnthropicRequest, OutputBlock, StopReason } from './anthropic-wire.js';
-import { shortHash } from './render.js';
-import type { JsonObject, PromptFields, WireContent, WirePart } from './types.js';
+import type { AnthropicBlock, AnthropicMessage, AnthropicRequest, OutputBlock, StopReason } from './wire.js';
+import { shortHash } from '../core/render.js';
+import type { JsonObject, PromptFields, WireContent, WirePart } from '../core/types.js';
 
 /**
  * Between a Messages API request and what the scripted model reads (Gemini-shaped contents):

@@ -1,7 +1,7 @@
-import type { AnthropicMessageResponse, OutputBlock } from './anthropic-wire.js';
-import type { FaultKind } from './faults.js';
-import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from './generate.js';
-import type { LatencyModel } from './latency.js';
+import type { AnthropicMessageResponse, OutputBlock } from './wire.js';
+import type { FaultKind } from '../core/faults.js';
+import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from '../gemini/generate.js';
+import type { LatencyModel } from '../core/latency.js';
 
 /**
  * `stream: true`: named SSE events as the Messages API sends them (docs.anthropic.com/en/docs/

@@ -1,7 +1,7 @@
-import { ANTHROPIC_PRESET } from '../model/presets.js';
-import { invalidRequest } from './anthropic-errors.js';
-import type { AnthropicRendering } from './anthropic-render.js';
-import type { CacheControl, CacheTtl } from './anthropic-wire.js';
+import { ANTHROPIC_PRESET } from '../../model/presets.js';
+import { invalidRequest } from './errors.js';
+import type { AnthropicRendering } from './render.js';
+import type { CacheControl, CacheTtl } from './wire.js';
 
 /**
  * Where a request's cache breakpoints are (platform.claude.com/docs/en/build-with-claude/

@@ -1,5 +1,5 @@
 import vm from 'node:vm';
-import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../fork/agent-tool.js';
+import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../../fork/agent-tool.js';
 import { shortHash } from './render.js';
 import { notificationResults, parseScript, responsesAfter, situate, type Command } from './script.js';
 import type { PromptFields, WireContent, WireFunctionCall, WirePart } from './types.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UsagePreset } from './openai-cache-presets.js';
-import { OpenAIFailure } from './openai-errors.js';
+import type { UsagePreset } from './cache-presets.js';
+import { OpenAIFailure } from './errors.js';
 
 /**
  * The OpenAI-compatible paths: `POST /v1/chat/completions` and `GET /v1/models` (the openai SDK

@@ -1,15 +1,15 @@
-import { outputTokens, type Exchange, type Sent } from './generate.js';
-import { decodeMs, delay, prefillMs } from './latency.js';
-import { planResponse } from './model.js';
-import { renderChat } from './openai-render.js';
-import { streamReply, type ChunkHead } from './openai-stream.js';
-import { toAssistantReply, toPromptFields } from './openai-translate.js';
-import { chatUsage } from './openai-usage.js';
-import { validateChatRequest } from './openai-validate.js';
-import type { ChatCompletion } from './openai-wire.js';
-import { applyFaults, type FaultMessages } from './request-faults.js';
-import type { ServerState } from './state.js';
-import type { JsonObject } from './types.js';
+import { outputTokens, type Exchange, type Sent } from '../gemini/generate.js';
+import { decodeMs, delay, prefillMs } from '../core/latency.js';
+import { planResponse } from '../core/model.js';
+import { renderChat } from './render.js';
+import { streamReply, type ChunkHead } from './stream.js';
+import { toAssistantReply, toPromptFields } from './translate.js';
+import { chatUsage } from './usage.js';
+import { validateChatRequest } from './validate.js';
+import type { ChatCompletion } from './wire.js';
+import { applyFaults, type FaultMessages } from '../core/request-faults.js';
+import type { ServerState } from '../state.js';
+import type { JsonObject } from '../core/types.js';
 
 /** POST /v1/chat/completions: the same scripted model and latency as the Gemini routes, the preset's cache and usage. */
 

@@ -1,5 +1,5 @@
 import { invalid } from './errors.js';
-import type { GenerateRequest, JsonObject, PromptFields, WireContent, WirePart } from './types.js';
+import type { GenerateRequest, JsonObject, PromptFields, WireContent, WirePart } from '../core/types.js';
 
 /** Validation of request bodies, naming the path of what is wrong as the real API does. */
 

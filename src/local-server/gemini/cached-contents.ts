@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { toWireCache } from './explicit-cache.js';
 import type { CacheRoute } from './routes.js';
-import type { ServerState } from './state.js';
-import type { JsonObject } from './types.js';
+import type { ServerState } from '../state.js';
+import type { JsonObject } from '../core/types.js';
 import { validateCacheCreate, validateCacheUpdate } from './validate.js';
 
 /** cachedContents create / list / get / update / delete. Returns the status sent. */

@@ -1,6 +1,6 @@
 /** Wire shapes of Anthropic's Messages API, as far as the local server reads and writes them. */
 
-import type { JsonObject } from './types.js';
+import type { JsonObject } from '../core/types.js';
 
 export type CacheTtl = '5m' | '1h';
 
