@@ -1,7 +1,7 @@
 import { ANTHROPIC_PRESET, anthropicMinCacheTokens } from '../../model/presets.js';
 import type { Breakpoint } from './breakpoints.js';
 import type { AnthropicRendering } from './render.js';
-import { boundaries, type Boundary } from '../openai/render.js';
+import { boundaries, type Boundary } from '../core/boundaries.js';
 
 /**
  * Anthropic's prompt cache as its documentation describes it

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { ApiFailure } from '../gemini/errors.js';
+import { ApiFailure } from '../core/errors.js';
 
 /**
  * Anthropic's error JSON, for any ApiFailure:

@@ -5,7 +5,7 @@ import { streamMessage } from './stream.js';
 import { toContentBlocks, toPromptFields, type AssistantContent } from './translate.js';
 import { validateMessagesRequest } from './validate.js';
 import type { AnthropicMessageResponse, AnthropicUsage } from './wire.js';
-import { outputTokens, type Exchange, type Sent } from '../gemini/generate.js';
+import { outputTokens, type Exchange, type Sent } from '../core/exchange.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import { applyFaults, type FaultMessages } from '../core/request-faults.js';

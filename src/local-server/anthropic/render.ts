@@ -33,7 +33,7 @@ export interface AnthropicRendering {
   prompt: RenderedPrompt;
   model: string;
   blocks: RenderedBlock[];
-  /** Block ends, for `boundaries` (openai-render.ts): the key of the prefix ending at each block. */
+  /** Block ends, for `boundaries` (core/boundaries.ts): the key of the prefix ending at each block. */
   messageEnds: number[];
 }
 

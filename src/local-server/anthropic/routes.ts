@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ApiFailure } from '../gemini/errors.js';
+import { ApiFailure } from '../core/errors.js';
 
 /**
  * Anthropic's paths: `POST /v1/messages` and `POST /v1/messages/count_tokens` (the

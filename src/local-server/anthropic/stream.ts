@@ -1,6 +1,6 @@
 import type { AnthropicMessageResponse, OutputBlock } from './wire.js';
 import type { FaultKind } from '../core/faults.js';
-import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from '../gemini/generate.js';
+import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from '../core/exchange.js';
 import type { LatencyModel } from '../core/latency.js';
 
 /**

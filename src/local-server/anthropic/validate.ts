@@ -1,7 +1,7 @@
 import { invalidRequest } from './errors.js';
 import type { AnthropicBlock, AnthropicMessage, AnthropicRequest, AnthropicRole, CacheControl } from './wire.js';
 import type { JsonObject } from '../core/types.js';
-import { isObject } from '../gemini/validate.js';
+import { isObject } from '../core/json.js';
 
 /**
  * Validation of a Messages API body, naming the field at fault first as the real API does

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { ApiFailure } from '../gemini/errors.js';
+import { ApiFailure } from './errors.js';
 import type { FaultKind } from './faults.js';
 import type { ModelPlan } from './model.js';
 import type { ServerState } from '../state.js';

@@ -1,6 +1,6 @@
 import { DIRECTIVE_PREFIX, TOOL_RESTRICTION_OPEN } from '../../fork/constants.js';
 import { isReminder } from '../../fork/synthetic.js';
-import { isObject } from '../gemini/validate.js';
+import { isObject } from './json.js';
 import type { JsonObject, WireContent, WireFunctionResponse } from './types.js';
 
 /**

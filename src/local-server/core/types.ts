@@ -1,4 +1,8 @@
-/** Wire shapes of the Gemini REST API v1beta, as far as the local server reads them. */
+/**
+ * The content the scripted model reads: Gemini's Content and Part (REST API v1beta), into which
+ * every dialect translates its request (openai/translate.ts, anthropic/translate.ts); Gemini's own
+ * request and response shapes are in gemini/wire.ts.
+ */
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -33,29 +37,4 @@ export interface PromptFields {
   tools?: JsonObject[];
   toolConfig?: JsonObject;
   contents: WireContent[];
-}
-
-export interface GenerateRequest extends PromptFields {
-  generationConfig?: JsonObject;
-  cachedContent?: string;
-}
-
-export interface UsageMetadata {
-  promptTokenCount: number;
-  cachedContentTokenCount?: number;
-  candidatesTokenCount: number;
-  totalTokenCount: number;
-  promptTokensDetails: { modality: 'TEXT'; tokenCount: number }[];
-  cacheTokensDetails?: { modality: 'TEXT'; tokenCount: number }[];
-}
-
-export interface GenerateResponse {
-  candidates: {
-    content: { role: 'model'; parts: WirePart[] };
-    finishReason?: 'STOP';
-    index: 0;
-  }[];
-  usageMetadata: UsageMetadata;
-  modelVersion: string;
-  responseId: string;
 }

@@ -1,4 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { ApiFailure } from '../core/errors.js';
+
+/** Gemini's error JSON (`{"error": {"code", "message", "status"}}`), for any ApiFailure. */
 
 /** gRPC-style status names that Google APIs put in `error.status`, by HTTP code. */
 const STATUS_BY_CODE: Readonly<Record<number, string>> = {
@@ -17,18 +20,6 @@ const STATUS_BY_CODE: Readonly<Record<number, string>> = {
 
 function statusName(code: number): string {
   return STATUS_BY_CODE[code] ?? (code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
-}
-
-/** A request that ends in a Gemini error body. Thrown inside handlers, turned into JSON by the server. */
-export class ApiFailure extends Error {
-  readonly code: number;
-  readonly retryAfterSeconds: number | undefined;
-  constructor(code: number, message: string, retryAfterSeconds?: number) {
-    super(message);
-    this.name = 'ApiFailure';
-    this.code = code;
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
 }
 
 export const invalid = (message: string): ApiFailure => new ApiFailure(400, message);

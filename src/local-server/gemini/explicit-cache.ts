@@ -1,4 +1,5 @@
-import { ApiFailure, invalid, notFound } from './errors.js';
+import { ApiFailure } from '../core/errors.js';
+import { invalid, notFound } from './errors.js';
 import { countTokens, renderFields } from '../core/render.js';
 import type { PromptFields } from '../core/types.js';
 import { parseDuration, parseTimestamp, type CacheCreateRequest, type CacheUpdateRequest } from './validate.js';

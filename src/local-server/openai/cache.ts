@@ -1,5 +1,6 @@
 import { CHAT_CACHE_PRESETS, type MarkerCacheRules, type UsagePreset } from './cache-presets.js';
-import { boundaries, type Boundary, type ChatRendering } from './render.js';
+import { boundaries, type Boundary } from '../core/boundaries.js';
+import type { ChatRendering } from './render.js';
 import type { ChatRequest } from './wire.js';
 import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from '../core/prefix-cache.js';
 

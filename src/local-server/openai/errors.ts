@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ApiFailure } from '../gemini/errors.js';
+import { ApiFailure } from '../core/errors.js';
 
 /** OpenAI's error JSON: `{"error": {"message", "type", "param", "code"}}`, for any ApiFailure. */
 

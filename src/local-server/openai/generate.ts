@@ -1,4 +1,4 @@
-import { outputTokens, type Exchange, type Sent } from '../gemini/generate.js';
+import { outputTokens, type Exchange, type Sent } from '../core/exchange.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import { renderChat } from './render.js';

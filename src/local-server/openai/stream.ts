@@ -1,5 +1,5 @@
 import type { FaultKind } from '../core/faults.js';
-import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from '../gemini/generate.js';
+import { argumentFragments, sendPaced, streamPieces, type Exchange, type Sent } from '../core/exchange.js';
 import type { LatencyModel } from '../core/latency.js';
 import type { AssistantReply } from './translate.js';
 import type { ChatCompletionChunk, ChatUsage, ChunkDelta } from './wire.js';

@@ -1,6 +1,6 @@
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatToolCall, FinishReason } from './wire.js';
 import type { JsonObject, PromptFields, WireContent, WirePart } from '../core/types.js';
-import { isObject } from '../gemini/validate.js';
+import { isObject } from '../core/json.js';
 
 /**
  * Between a Chat Completions request and what the scripted model reads (Gemini-shaped contents):

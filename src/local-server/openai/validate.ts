@@ -1,7 +1,7 @@
 import { invalidParam } from './errors.js';
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatRole, ChatToolCall } from './wire.js';
 import type { JsonObject } from '../core/types.js';
-import { isObject } from '../gemini/validate.js';
+import { isObject } from '../core/json.js';
 
 /**
  * Validation of a Chat Completions body, naming the field at fault as the real API does. Fields
