@@ -25,7 +25,8 @@ export type { LocalServerMetrics } from './core/metrics.js';
 export { prometheusText } from './core/metrics.js';
 export { LATENCY_PRESETS, isLatencyPreset, type LatencyModel, type LatencyPreset } from './core/latency.js';
 export { FAULT_KINDS, parseFaultSpec, type FaultKind, type FaultSpec } from './core/faults.js';
-export { DEFAULT_CACHE_CONFIG, type PrefixCacheConfig } from './core/prefix-cache.js';
+export type { PrefixCacheConfig } from './core/prefix-cache.js';
+export { DEFAULT_CACHE_CONFIG } from './gemini/cache-rules.js';
 export {
   CHAT_CACHE_PRESETS,
   USAGE_PRESETS,

@@ -6,7 +6,8 @@ import { resolveLatency, type LatencyModel, type LatencyPreset } from './core/la
 import { createMetrics, type LocalServerMetrics, type MetricsRecorder } from './core/metrics.js';
 import { isUsagePreset, USAGE_PRESETS, type UsagePreset } from './openai/cache-presets.js';
 import { createChatCache, type ChatCache } from './openai/cache.js';
-import { createPrefixCache, DEFAULT_CACHE_CONFIG, type PrefixCache, type PrefixCacheConfig } from './core/prefix-cache.js';
+import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from './core/prefix-cache.js';
+import { DEFAULT_CACHE_CONFIG } from './gemini/cache-rules.js';
 import type { OpenAIRouteKind } from './openai/routes.js';
 import type { RouteKind } from './gemini/routes.js';
 

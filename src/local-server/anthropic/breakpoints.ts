@@ -1,4 +1,4 @@
-import { ANTHROPIC_PRESET } from '../../model/presets.js';
+import { ANTHROPIC_CACHE_RULES } from './cache-rules.js';
 import { invalidRequest } from './errors.js';
 import type { AnthropicRendering } from './render.js';
 import type { CacheControl, CacheTtl } from './wire.js';
@@ -19,7 +19,7 @@ export interface Breakpoint {
 }
 
 /** "You can define up to 4 cache breakpoints"; a fifth is refused ("A maximum of 4 blocks with cache_control may be provided. Found 5."). */
-const MAX_BREAKPOINTS = ANTHROPIC_PRESET.maxBreakpoints;
+const MAX_BREAKPOINTS = ANTHROPIC_CACHE_RULES.maxBreakpoints;
 
 const ttlOf = (control: CacheControl): CacheTtl => control.ttl ?? '5m';
 

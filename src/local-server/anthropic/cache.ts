@@ -1,5 +1,5 @@
-import { ANTHROPIC_PRESET, anthropicMinCacheTokens } from '../../model/presets.js';
 import type { Breakpoint } from './breakpoints.js';
+import { ANTHROPIC_CACHE_RULES, minCacheTokens } from './cache-rules.js';
 import type { AnthropicRendering } from './render.js';
 import { boundaries, type Boundary } from '../core/boundaries.js';
 
@@ -14,7 +14,7 @@ import { boundaries, type Boundary } from '../core/boundaries.js';
  * - "Cache reads look backward for entries that prior requests wrote", from each breakpoint, over
  *   at most 20 positions counting the breakpoint itself; the highest hit is what is read;
  * - nothing is written below the model's "minimum cacheable prompt length" ("Cache limitations":
- *   the documented table and its sources are ANTHROPIC_PRESET's, in src/model/presets.ts);
+ *   the simulator's own copy of the documented table, with its sources, is in cache-rules.ts);
  * - an entry lives 5 minutes (or 1 hour), "refreshed … each time the cached content is used";
  * - usage: read = A, the highest hit; 1-hour writes = B − A, B the highest 1-hour breakpoint
  *   after A; 5-minute writes = C − B, C the last breakpoint; input_tokens = the rest
@@ -46,10 +46,10 @@ export interface AnthropicCache {
 }
 
 /** "The system checks at most 20 positions per breakpoint, counting the breakpoint itself as the first." */
-const LOOKBACK_POSITIONS = ANTHROPIC_PRESET.lookbackBlocks;
+const LOOKBACK_POSITIONS = ANTHROPIC_CACHE_RULES.lookbackPositions;
 
 /** "By default, the cache has a 5-minute lifetime", or `ttl: '1h'`. */
-const TTL_MS = { '5m': 300_000, '1h': 3_600_000 } as const;
+const TTL_MS = ANTHROPIC_CACHE_RULES.ttlMs;
 
 /** A simulator's bound on stored entries (oldest first out), not a documented number. */
 const MAX_ENTRIES = 100_000;
@@ -104,7 +104,7 @@ export function createAnthropicCache(options: AnthropicCacheOptions = {}, now: (
           break;
         }
       }
-      const min = options.minTokens ?? anthropicMinCacheTokens(rendering.model);
+      const min = options.minTokens ?? minCacheTokens(rendering.model);
       const writes: AnthropicCacheUse['writes'] = [];
       let highest1h = read;
       let last = read;

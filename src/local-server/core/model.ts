@@ -1,4 +1,7 @@
 import vm from 'node:vm';
+// The fork protocol's wording, shared on purpose: a FORK command is a call of the fork tool by its
+// public name and subagent type, which the client under test defines (src/fork). No cache rule comes
+// from outside src/local-server (each dialect keeps its own copy, with its sources).
 import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../../fork/agent-tool.js';
 import { shortHash } from './render.js';
 import { notificationResults, parseScript, responsesAfter, situate, type Command } from './script.js';

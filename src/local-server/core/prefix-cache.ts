@@ -13,14 +13,6 @@ export interface PrefixCacheConfig {
   buildDelayMs: number;
 }
 
-export const DEFAULT_CACHE_CONFIG: PrefixCacheConfig = {
-  blockTokens: 64,
-  minTokens: 1024,
-  capacityTokens: 8_000_000,
-  ttlMs: 300_000,
-  buildDelayMs: 0,
-};
-
 export interface PrefixCache {
   readonly config: PrefixCacheConfig;
   /** Tokens served from cache for these keys (0 when the run is below the minimum). Touches hits. */

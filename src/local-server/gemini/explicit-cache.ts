@@ -1,4 +1,5 @@
 import { ApiFailure } from '../core/errors.js';
+import { EXPLICIT_DEFAULT_TTL_MS } from './cache-rules.js';
 import { invalid, notFound } from './errors.js';
 import { countTokens, renderFields } from '../core/render.js';
 import type { PromptFields } from '../core/types.js';
@@ -36,8 +37,6 @@ export interface ExplicitCacheStore {
   size(): number;
 }
 
-const DEFAULT_TTL_MS = 3_600_000;
-
 export function modelResource(model: string): string {
   return model.startsWith('models/') ? model : `models/${model}`;
 }
@@ -65,7 +64,7 @@ function expiry(request: CacheUpdateRequest, at: number): number {
   }
   if (request.expireTime !== undefined) return parseTimestamp(request.expireTime, 'cached_content.expire_time');
   if (request.ttl !== undefined) return at + parseDuration(request.ttl, 'cached_content.ttl');
-  return at + DEFAULT_TTL_MS;
+  return at + EXPLICIT_DEFAULT_TTL_MS;
 }
 
 export function createExplicitCacheStore(minTokens: number, now: () => number = Date.now): ExplicitCacheStore {
