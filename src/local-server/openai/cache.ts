@@ -5,7 +5,7 @@ import type { ChatRequest } from './wire.js';
 import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from '../core/prefix-cache.js';
 
 /**
- * The Chat Completions routes' prompt cache: the preset's implicit prefix cache (prefix-cache.ts
+ * The Chat Completions routes' prompt cache: the preset's implicit prefix cache (core/prefix-cache.ts
  * over the chat rendering), and for DashScope the explicit entries written at `cache_control`
  * markers. A request with markers uses only the explicit cache ("mutually exclusive").
  */
