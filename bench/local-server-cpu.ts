@@ -8,9 +8,10 @@
 import { request, Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startLocalServer } from '../dist/src/local-server/index.js';
-import { planResponse } from '../dist/src/local-server/model.js';
-import { renderPrompt } from '../dist/src/local-server/render.js';
-import { parseJsonBody, validateGenerateRequest } from '../dist/src/local-server/validate.js';
+import { planResponse } from '../dist/src/local-server/core/model.js';
+import { renderPrompt } from '../dist/src/local-server/core/render.js';
+import { parseJsonBody } from '../dist/src/local-server/core/json.js';
+import { validateGenerateRequest } from '../dist/src/local-server/gemini/validate.js';
 
 const MIB = 1024 * 1024;
 

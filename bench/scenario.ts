@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePreset } from '../dist/src/local-server/index.js';
-import { decodeMs, prefillMs } from '../dist/src/local-server/latency.js';
+import { decodeMs, prefillMs } from '../dist/src/local-server/core/latency.js';
 import { resolveOptions } from '../dist/src/engine/options.js';
 import type { CachePlan } from '../dist/src/model/plan.js';
 import { resolvePlan } from '../dist/src/model/providers/index.js';

@@ -18,7 +18,7 @@ import {
   validateAgentParams,
 } from '../src/fork/index.js';
 import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
-import { validateMessagesRequest } from '../src/local-server/anthropic-validate.js';
+import { validateMessagesRequest } from '../src/local-server/anthropic/validate.js';
 import type { AnthropicMessageLike } from '../src/model/types.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import type { Content, GeminiSession } from '../src/protocol.js';

@@ -1,10 +1,10 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
-import { breakpointsOf } from '../src/local-server/anthropic-breakpoints.js';
-import { createAnthropicCache } from '../src/local-server/anthropic-cache.js';
-import { renderMessages } from '../src/local-server/anthropic-render.js';
-import { validateMessagesRequest } from '../src/local-server/anthropic-validate.js';
+import { breakpointsOf } from '../src/local-server/anthropic/breakpoints.js';
+import { createAnthropicCache } from '../src/local-server/anthropic/cache.js';
+import { renderMessages } from '../src/local-server/anthropic/render.js';
+import { validateMessagesRequest } from '../src/local-server/anthropic/validate.js';
 import type { LocalServer, LocalServerOptions } from '../src/local-server/index.js';
 import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
 

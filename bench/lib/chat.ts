@@ -2,7 +2,7 @@
  * The OpenAI-compatible providers the cache section measures, each against the local server
  * started with the matching `usage` preset, through the openai SDK: the engine applies the
  * provider's own rules (cache minimum, block, DeepSeek's build wait: src/model/presets.ts) and the
- * server simulates the provider's cache and usage fields (src/local-server/openai-cache-presets.ts).
+ * server simulates the provider's cache and usage fields (src/local-server/openai/cache-presets.ts).
  * 'none' is a vLLM-like server that caches without saying so: the engine's `openai-compatible`.
  */
 import type { UsagePreset } from '../../dist/src/local-server/index.js';

@@ -21,11 +21,12 @@
 export { startLocalServer, type LocalServer } from './server.js';
 export { startLocalServerThread, type LocalServerThread, type LocalServerThreadOptions } from './thread.js';
 export type { CapturedRequest, LocalServerOptions } from './state.js';
-export type { LocalServerMetrics } from './metrics.js';
-export { prometheusText } from './metrics.js';
-export { LATENCY_PRESETS, isLatencyPreset, type LatencyModel, type LatencyPreset } from './latency.js';
-export { FAULT_KINDS, parseFaultSpec, type FaultKind, type FaultSpec } from './faults.js';
-export { DEFAULT_CACHE_CONFIG, type PrefixCacheConfig } from './prefix-cache.js';
+export type { LocalServerMetrics } from './core/metrics.js';
+export { prometheusText } from './core/metrics.js';
+export { LATENCY_PRESETS, isLatencyPreset, type LatencyModel, type LatencyPreset } from './core/latency.js';
+export { FAULT_KINDS, parseFaultSpec, type FaultKind, type FaultSpec } from './core/faults.js';
+export type { PrefixCacheConfig } from './core/prefix-cache.js';
+export { DEFAULT_CACHE_CONFIG } from './gemini/cache-rules.js';
 export {
   CHAT_CACHE_PRESETS,
   USAGE_PRESETS,
@@ -33,5 +34,5 @@ export {
   type ChatCachePreset,
   type MarkerCacheRules,
   type UsagePreset,
-} from './openai-cache-presets.js';
-export type { AnthropicCacheOptions } from './anthropic-cache.js';
+} from './openai/cache-presets.js';
+export type { AnthropicCacheOptions } from './anthropic/cache.js';

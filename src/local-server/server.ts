@@ -1,20 +1,22 @@
 import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newRequestId, sendAnthropicFailure } from './anthropic-errors.js';
-import { serveMessages, serveMessageTokens } from './anthropic-generate.js';
-import { checkAnthropicHeaders, isAnthropicPath, matchAnthropicRoute, notFoundPath, type AnthropicRoute } from './anthropic-routes.js';
-import { serveCachedContents } from './cached-contents.js';
-import { ApiFailure, sendFailure } from './errors.js';
-import { parseFaultSpec } from './faults.js';
-import { serveCountTokens, serveGenerate, type Exchange } from './generate.js';
-import { prometheusText, type LocalServerMetrics } from './metrics.js';
-import { sendOpenAIFailure } from './openai-errors.js';
-import { serveChatCompletions } from './openai-generate.js';
-import { checkBearer, invalidUrl, isOpenAIPath, matchOpenAIRoute, serveModels, type OpenAIRoute } from './openai-routes.js';
-import { matchRoute, type Route } from './routes.js';
+import { newRequestId, sendAnthropicFailure } from './anthropic/errors.js';
+import { serveMessages, serveMessageTokens } from './anthropic/generate.js';
+import { checkAnthropicHeaders, isAnthropicPath, matchAnthropicRoute, notFoundPath, type AnthropicRoute } from './anthropic/routes.js';
+import { serveCachedContents } from './gemini/cached-contents.js';
+import { ApiFailure } from './core/errors.js';
+import { sendFailure } from './gemini/errors.js';
+import { parseFaultSpec } from './core/faults.js';
+import type { Exchange } from './core/exchange.js';
+import { serveCountTokens, serveGenerate } from './gemini/generate.js';
+import { prometheusText, type LocalServerMetrics } from './core/metrics.js';
+import { sendOpenAIFailure } from './openai/errors.js';
+import { serveChatCompletions } from './openai/generate.js';
+import { checkBearer, invalidUrl, isOpenAIPath, matchOpenAIRoute, serveModels, type OpenAIRoute } from './openai/routes.js';
+import { matchRoute, type Route } from './gemini/routes.js';
 import { createState, metricsOf, type CapturedRequest, type LocalServerOptions, type ServerState } from './state.js';
-import { isObject, parseJsonBody } from './validate.js';
+import { isObject, parseJsonBody } from './core/json.js';
 
 export interface LocalServer {
   /** e.g. http://127.0.0.1:PORT, no trailing slash: the SDK's httpOptions.baseUrl. */

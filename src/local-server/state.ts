@@ -1,14 +1,15 @@
-import { createAnthropicCache, type AnthropicCache, type AnthropicCacheOptions } from './anthropic-cache.js';
-import type { AnthropicRouteKind } from './anthropic-routes.js';
-import { createExplicitCacheStore, type ExplicitCacheStore } from './explicit-cache.js';
-import { createFaultInjector, type FaultInjector, type FaultSpec } from './faults.js';
-import { resolveLatency, type LatencyModel, type LatencyPreset } from './latency.js';
-import { createMetrics, type LocalServerMetrics, type MetricsRecorder } from './metrics.js';
-import { isUsagePreset, USAGE_PRESETS, type UsagePreset } from './openai-cache-presets.js';
-import { createChatCache, type ChatCache } from './openai-cache.js';
-import { createPrefixCache, DEFAULT_CACHE_CONFIG, type PrefixCache, type PrefixCacheConfig } from './prefix-cache.js';
-import type { OpenAIRouteKind } from './openai-routes.js';
-import type { RouteKind } from './routes.js';
+import { createAnthropicCache, type AnthropicCache, type AnthropicCacheOptions } from './anthropic/cache.js';
+import type { AnthropicRouteKind } from './anthropic/routes.js';
+import { createExplicitCacheStore, type ExplicitCacheStore } from './gemini/explicit-cache.js';
+import { createFaultInjector, type FaultInjector, type FaultSpec } from './core/faults.js';
+import { resolveLatency, type LatencyModel, type LatencyPreset } from './core/latency.js';
+import { createMetrics, type LocalServerMetrics, type MetricsRecorder } from './core/metrics.js';
+import { isUsagePreset, USAGE_PRESETS, type UsagePreset } from './openai/cache-presets.js';
+import { createChatCache, type ChatCache } from './openai/cache.js';
+import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from './core/prefix-cache.js';
+import { DEFAULT_CACHE_CONFIG } from './gemini/cache-rules.js';
+import type { OpenAIRouteKind } from './openai/routes.js';
+import type { RouteKind } from './gemini/routes.js';
 
 export interface LocalServerOptions {
   /** 0 (default): any free port. */

@@ -1,3 +1,5 @@
+// Shared on purpose: where a worker entry point lives (source or dist) and how to start it is the
+// package's layout, one rule for every worker; nothing about a provider.
 import { startPlainWorker } from '../threads/worker-entry.js';
 import type { LocalServerOptions } from './state.js';
 
