@@ -204,6 +204,18 @@ function anthropicSession(session: AnthropicMessagesSession): AnthropicMessagesS
   return session;
 }
 
+/** An Anthropic session as the conformance shape builds it, not validated: for content the schema refuses but a caller may still pass. */
+function unvalidatedAnthropicSession(history: Message[]): AnthropicMessagesSession {
+  return {
+    format: 'anthropic-messages',
+    model: 'claude-sonnet-4-5',
+    system: 'parent system',
+    tools: ['read_file', 'edit', 'agent'].map((name) => ({ name, input_schema: { type: 'object' as const } })),
+    messages: history as AnthropicMessagesSession['messages'],
+    max_tokens: 1024,
+  } as AnthropicMessagesSession;
+}
+
 const anthropicBlocks = (message: Message | undefined): readonly Record<string, unknown>[] => {
   const content = (message as AnthropicMessageLike | undefined)?.content;
   return Array.isArray(content) ? content : [];
@@ -361,15 +373,19 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
       if (shape.emptyUser !== undefined) {
         const emptyUser = shape.emptyUser();
         expect(inherited([startup, firstUser, firstModel, emptyUser, emptyAck], 1)).toEqual([firstUser, firstModel, emptyUser, emptyAck]);
+        // A Gemini session file cannot hold a message without parts (Gemini refuses one); a blank text part is the same case.
+        const blank = shape.userParts('  ');
+        expect(inherited([startup, firstUser, firstModel, blank, emptyAck], 1)).toEqual([firstUser, firstModel, blank, emptyAck]);
       } else {
-        // Anthropic's API refuses empty content, and so does the schema: blank content is the case a session can hold.
+        // Anthropic's API refuses empty and whitespace-only content, and so does the schema (issue 22) ...
         expect(() => shape.session([startup, firstUser, firstModel, shape.user(''), emptyAck])).toThrow(/must not be empty/);
-        const blankString = shape.user('  ');
-        expect(inherited([startup, firstUser, firstModel, blankString, emptyAck], 1)).toEqual([firstUser, firstModel, blankString, emptyAck]);
+        expect(() => shape.session([startup, firstUser, firstModel, shape.user('  '), emptyAck])).toThrow(/holds only whitespace text/);
+        // ... but a session never validated (seedFork takes one as it is) may hold blank content, and it is no real turn either.
+        for (const blank of [shape.user('  '), shape.userParts('  ')]) {
+          const seed = seedFork(unvalidatedAnthropicSession([startup, firstUser, firstModel, blank, emptyAck]), 'the directive', { forkTurns: 1 });
+          expect(seed.contents.slice(H, -1)).toEqual([firstUser, firstModel, blank, emptyAck]);
+        }
       }
-      // A Gemini session file cannot hold a message without parts (Gemini refuses one); a blank text part is the same case.
-      const blank = shape.userParts('  ');
-      expect(inherited([startup, firstUser, firstModel, blank, emptyAck], 1)).toEqual([firstUser, firstModel, blank, emptyAck]);
     });
 
     it('does not count a tool response mixed with a pure reminder', () => {

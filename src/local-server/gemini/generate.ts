@@ -4,7 +4,7 @@ import { modelResource, type StoredCache } from './explicit-cache.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import type { GenerateRoute } from './routes.js';
-import { countTokens, renderPrompt, type RenderedPrompt } from '../core/render.js';
+import { renderPrompt, type RenderedPrompt } from '../core/render.js';
 import { applyFaults, type FaultMessages } from '../core/request-faults.js';
 import type { ServerState } from '../state.js';
 import type { JsonObject, PromptFields, WirePart } from '../core/types.js';
