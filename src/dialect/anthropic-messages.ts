@@ -1,5 +1,6 @@
 import type { AnthropicMessageLike, AnthropicRequest } from '../model/types.js';
 import type { FunctionDeclaration } from '../tools/define.js';
+import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
 
@@ -59,6 +60,20 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
       body[key] = key === 'messages' ? messages : value;
     }
     return { format: 'anthropic-messages', body: body as AnthropicRequest['body'] };
+  },
+  mergesTurns: true,
+  seed(session, parts, how) {
+    const own = (how.copy ? structuredClone(session) : session) as Readonly<AnthropicMessagesSession>;
+    return {
+      format: 'anthropic-messages',
+      model: session.model,
+      // A fresh fork of a session without a system prompt gets the fork's own.
+      session: own.system === undefined && how.systemText !== undefined ? { ...own, system: how.systemText } : own,
+      contents: parts.contents,
+      sharedContents: parts.shared,
+      seedCase: parts.seedCase,
+      trimmedMessages: parts.trimmedMessages,
+    };
   },
 };
 

@@ -1,6 +1,7 @@
 import type { ModelRequest } from '../model/types.js';
 import type { SessionFormat } from '../session/schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
+import type { ForkSeed, SeedCopy, SeedParts } from './seed.js';
 import type { AnyMessage, CallView } from './view.js';
 
 /** What a tool call came to, as the model reads it: `{ output }` or `{ error }`. */
@@ -50,4 +51,8 @@ export interface Dialect<M extends AnyMessage, S> {
   ): { contents: M[]; shared: number };
   /** A request with the session's own fields (tools, settings: its objects, in its order) and these messages. */
   request(fields: Readonly<S>, messages: readonly M[]): ModelRequest;
+  /** Consecutive messages of one role are one turn, as the API reads them (Anthropic's: a turn's calls may span several). */
+  readonly mergesTurns: boolean;
+  /** A fork's seed: the session's head, then the conversation the fork rules built, with the session's own fields. */
+  seed(session: Readonly<S>, parts: SeedParts<M>, how: SeedCopy): ForkSeed;
 }

@@ -1,6 +1,7 @@
 import { prefixFields } from '../model/request.js';
 import type { Content, GeminiSession, GeminiTool, Part } from '../session/schema.js';
 import type { Dialect, ToolResponse } from './dialect.js';
+import type { GeminiForkSeed } from './seed.js';
 import type { CallView } from './view.js';
 
 /** Gemini's shape: results and the user's words share one user message. */
@@ -36,6 +37,24 @@ export const geminiDialect: Dialect<Content, GeminiSession> = {
     return { contents: [...history.slice(0, -1), joined], shared: history.length - 1 };
   },
   request: (fields, messages) => ({ format: 'gemini', ...prefixFields(fields), contents: messages }),
+  mergesTurns: false,
+  seed(session, parts, how) {
+    const out: GeminiForkSeed = {
+      format: 'gemini',
+      model: session.model,
+      contents: parts.contents,
+      sharedContents: parts.shared,
+      seedCase: parts.seedCase,
+      trimmedMessages: parts.trimmedMessages,
+    };
+    // Verbatim copies: these are the cached prefix, so a fork never edits them. Absent stays absent.
+    if (session.systemInstruction !== undefined) out.systemInstruction = how.clone(session.systemInstruction);
+    else if (how.systemText !== undefined) out.systemInstruction = { parts: [{ text: how.systemText }] };
+    if (session.tools !== undefined) out.tools = how.clone(session.tools);
+    if (session.toolConfig !== undefined) out.toolConfig = how.clone(session.toolConfig);
+    if (session.generationConfig !== undefined) out.generationConfig = how.clone(session.generationConfig);
+    return out;
+  },
 };
 
 function responseParts(calls: readonly CallView[], responses: readonly ToolResponse[]): Part[] {

@@ -54,6 +54,21 @@ export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
     }
     return { format: 'openai-chat', body: body as { model: string; messages: readonly ChatMessage[] } };
   },
+  mergesTurns: false,
+  seed(session, parts, how) {
+    // A fresh fork of a session without instructions gets the fork's own, as a Gemini one does.
+    const lead = parts.head.length === 0 && how.systemText !== undefined ? [systemMessage(how.systemText)] : how.clone(parts.head as ChatMessage[]);
+    return {
+      format: 'openai-chat',
+      model: session.model,
+      // The request's other fields (tools, settings): a private copy too unless copy is false.
+      session: how.copy ? structuredClone(session) : session,
+      contents: [...lead, ...parts.contents],
+      sharedContents: lead.length + parts.shared,
+      seedCase: parts.seedCase,
+      trimmedMessages: parts.trimmedMessages,
+    };
+  },
 };
 
 /** A function declaration as a Chat Completions tool (`parameters` is the JSON Schema). */
@@ -65,7 +80,7 @@ export function chatFunctionTool(declaration: FunctionDeclaration): ChatTool {
 }
 
 /** A system message: the fork's own instructions, for a fresh fork of a session that has none. */
-export function systemMessage(text: string): ChatMessage {
+function systemMessage(text: string): ChatMessage {
   return { role: 'system', content: text };
 }
 

@@ -1,8 +1,5 @@
-import type { AnthropicMessageLike } from '../model/types.js';
-import { anthropicMessagesDialect } from '../dialect/anthropic-messages.js';
-import { geminiDialect } from '../dialect/gemini.js';
-import { openAIChatDialect } from '../dialect/openai-chat.js';
-import { isAnthropicMessagesSession, isOpenAIChatSession, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
+import { dialectOf } from '../dialect/index.js';
+import type { ForkTask, HistoryMode, ParentSession } from '../session/schema.js';
 import { assertNotForkChild } from './guards.js';
 import { seedFork, type ForkSeed } from './seed.js';
 
@@ -39,42 +36,10 @@ export function seedTask(
  * are not added: they would come first and break the cacheable opening).
  */
 function seedFreshAgent(session: Readonly<ParentSession>, directive: string): ForkSeed {
-  if (isOpenAIChatSession(session)) {
-    assertNotForkChild(session.messages);
-    const { head, history } = openAIChatDialect.split(session);
-    return {
-      format: 'openai-chat',
-      model: session.model,
-      session,
-      contents: [...head, openAIChatDialect.userText(directive)],
-      sharedContents: head.length,
-      seedCase: 'fresh',
-      trimmedMessages: history.length,
-    };
-  }
-  if (isAnthropicMessagesSession(session)) {
-    assertNotForkChild(session.messages as unknown as readonly AnthropicMessageLike[]);
-    return {
-      format: 'anthropic-messages',
-      model: session.model,
-      session,
-      contents: [anthropicMessagesDialect.userText(directive)],
-      sharedContents: 0,
-      seedCase: 'fresh',
-      trimmedMessages: session.messages.length,
-    };
-  }
-  assertNotForkChild(session.history);
-  return {
-    format: 'gemini',
-    model: session.model,
-    ...(session.systemInstruction !== undefined ? { systemInstruction: session.systemInstruction } : {}),
-    ...(session.tools !== undefined ? { tools: session.tools } : {}),
-    ...(session.toolConfig !== undefined ? { toolConfig: session.toolConfig } : {}),
-    ...(session.generationConfig !== undefined ? { generationConfig: session.generationConfig } : {}),
-    contents: [geminiDialect.userText(directive)],
-    sharedContents: 0,
-    seedCase: 'fresh',
-    trimmedMessages: session.history.length,
-  };
+  const dialect = dialectOf(session);
+  assertNotForkChild(dialect.messages(session));
+  const { head, history } = dialect.split(session);
+  // The session's own objects, shared (a fresh agent's request repeats them as they are).
+  const share = <T>(value: T): T => value;
+  return dialect.seed(session, { head, contents: [dialect.userText(directive)], shared: 0, seedCase: 'fresh', trimmedMessages: history.length }, { clone: share, copy: false });
 }

@@ -1,29 +1,16 @@
-import { anthropicMessagesDialect } from '../dialect/anthropic-messages.js';
 import type { Dialect, ToolResponse } from '../dialect/dialect.js';
-import { geminiDialect } from '../dialect/gemini.js';
-import { openAIChatDialect, systemMessage } from '../dialect/openai-chat.js';
+import { dialectOf } from '../dialect/index.js';
+import type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../dialect/seed.js';
 import { viewMessage, type AnyMessage, type CallView } from '../dialect/view.js';
-import type { ChatMessage, OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { AnthropicMessageLike } from '../model/types.js';
 import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
-import {
-  isAnthropicMessagesSession,
-  isOpenAIChatSession,
-  type Content,
-  type ForkTurns,
-  type GeminiSession,
-  type GeminiTool,
-  type HistoryMode,
-  type ParentSession,
-  type SystemInstruction,
-} from '../session/schema.js';
+import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
+import type { ForkTurns, GeminiSession, HistoryMode, ParentSession } from '../session/schema.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
   FORK_ACK_TEXT,
   FORK_BEGIN_TEXT,
   FORK_PLACEHOLDER_TEXT,
-  FORK_SYSTEM_INSTRUCTION,
   FORK_SYSTEM_TEXT,
   FORK_UNAVAILABLE_RESULT_TEXT,
 } from './constants.js';
@@ -51,62 +38,7 @@ export interface SeedOptions {
   copy?: boolean;
 }
 
-/**
- * Where the child message went:
- * - 'continue': the history ends on a model message; the child message is the next user message;
- * - 'mid-turn': the parent was mid-turn (function calls); placeholders, child message, ack, begin;
- * - 'tool-results': the history ends on the real results of the last calls; a call still without
- *   one gets a placeholder, and the child message joins that user message;
- * - 'dropped-user': a trailing user message the parent never answered (no results of the last
- *   calls in it) was dropped first;
- * - 'fresh': no history to inherit; the fork starts like a fresh agent.
- */
-export type SeedCase = 'continue' | 'mid-turn' | 'tool-results' | 'dropped-user' | 'fresh';
-
-interface SeedBase<M> {
-  model: string;
-  contents: M[];
-  /**
-   * How many leading entries of `contents` are the same for every fork of this session with the
-   * same history mode and forkTurns, whatever the directive: the part that can be cached once for all.
-   */
-  sharedContents: number;
-  seedCase: SeedCase;
-  /** Leading parent messages left out by forkTurns: when > 0, the history is no longer the parent's prefix. */
-  trimmedMessages: number;
-}
-
-/** The pieces of a fork's first model request, for a Gemini-shaped session. */
-export interface GeminiForkSeed extends SeedBase<Content> {
-  format: 'gemini';
-  systemInstruction?: SystemInstruction;
-  tools?: GeminiTool[];
-  toolConfig?: GeminiSession['toolConfig'];
-  generationConfig?: GeminiSession['generationConfig'];
-}
-
-/**
- * The pieces of a fork's first model request, for a Chat Completions session: `contents` are its
- * messages (the parent's leading system and developer messages first); every other field of the
- * request is the session's own (`session`, in its key order; a private deep copy unless `copy` is false).
- */
-export interface OpenAIChatForkSeed extends SeedBase<ChatMessage> {
-  format: 'openai-chat';
-  session: Readonly<OpenAIChatSession>;
-}
-
-/**
- * The pieces of a fork's first model request, for an Anthropic Messages session: `contents` are its
- * messages; the system prompt, tools and settings are the session's own (`session`, in its key
- * order; a private deep copy unless `copy` is false). A fresh fork of a session without a system
- * prompt gets the fork's own in `session.system`.
- */
-export interface AnthropicForkSeed extends SeedBase<AnthropicMessageLike> {
-  format: 'anthropic-messages';
-  session: Readonly<AnthropicMessagesSession>;
-}
-
-export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed;
+export type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../dialect/seed.js';
 
 export function seedFork(session: Readonly<GeminiSession>, directive: string, options?: SeedOptions): GeminiForkSeed;
 export function seedFork(session: Readonly<OpenAIChatSession>, directive: string, options?: SeedOptions): OpenAIChatForkSeed;
@@ -117,59 +49,16 @@ export function seedFork(session: Readonly<ParentSession>, directive: string, op
   const clone = options.copy === false ? shareMessages : deepCopy;
   const childText = buildChildMessage(directive, allowedTools);
   const window = { history, forkTurns, childText, spawnTools: new Set(spawnTools) };
-
-  if (isOpenAIChatSession(session)) {
-    const { head, history: messages } = openAIChatDialect.split(session);
-    assertNotForkChild(session.messages);
-    const built = seedMessages(openAIChatDialect, clone(messages as ChatMessage[]), window);
-    // A fresh fork of a session without instructions gets the fork's own, as a Gemini one does.
-    const lead = head.length === 0 && built.seedCase === 'fresh' ? [systemMessage(FORK_SYSTEM_TEXT)] : clone(head as ChatMessage[]);
-    return {
-      format: 'openai-chat',
-      model: session.model,
-      // The request's other fields (tools, settings): a private copy too unless copy is false, as
-      // Gemini's systemInstruction, tools and settings are.
-      session: options.copy === false ? session : deepCopy(session),
-      contents: [...lead, ...built.contents],
-      sharedContents: lead.length + built.shared,
-      seedCase: built.seedCase,
-      trimmedMessages: built.dropped,
-    };
-  }
-
-  if (isAnthropicMessagesSession(session)) {
-    assertNotForkChild(session.messages as unknown as readonly AnthropicMessageLike[]);
-    // The schema validated the messages; the fork rules read them through the view and write loose blocks.
-    const built = seedMessages(anthropicMessagesDialect, clone(session.messages as unknown as AnthropicMessageLike[]), window);
-    const own = options.copy === false ? session : deepCopy(session);
-    return {
-      format: 'anthropic-messages',
-      model: session.model,
-      session: own.system === undefined && built.seedCase === 'fresh' ? { ...own, system: FORK_SYSTEM_TEXT } : own,
-      contents: built.contents,
-      sharedContents: built.shared,
-      seedCase: built.seedCase,
-      trimmedMessages: built.dropped,
-    };
-  }
-
-  assertNotForkChild(session.history);
-  const built = seedMessages(geminiDialect, clone(session.history as Content[]), window);
-  const out: GeminiForkSeed = {
-    format: 'gemini',
-    model: session.model,
-    contents: built.contents,
-    sharedContents: built.shared,
-    seedCase: built.seedCase,
-    trimmedMessages: built.dropped,
-  };
-  // Verbatim copies: these are the cached prefix, so a fork never edits them. Absent stays absent.
-  if (session.systemInstruction !== undefined) out.systemInstruction = clone(session.systemInstruction);
-  else if (built.seedCase === 'fresh') out.systemInstruction = clone(FORK_SYSTEM_INSTRUCTION);
-  if (session.tools !== undefined) out.tools = clone(session.tools);
-  if (session.toolConfig !== undefined) out.toolConfig = clone(session.toolConfig);
-  if (session.generationConfig !== undefined) out.generationConfig = clone(session.generationConfig);
-  return out;
+  const dialect = dialectOf(session);
+  assertNotForkChild(dialect.messages(session));
+  const { head, history: messages } = dialect.split(session);
+  const built = seedMessages(dialect, clone(messages as AnyMessage[]), window);
+  return dialect.seed(
+    session,
+    { head, contents: built.contents, shared: built.shared, seedCase: built.seedCase, trimmedMessages: built.dropped },
+    // A fresh fork of a session without instructions gets the fork's own.
+    { clone, copy: options.copy !== false, systemText: built.seedCase === 'fresh' ? FORK_SYSTEM_TEXT : undefined },
+  );
 }
 
 interface Window {
@@ -209,7 +98,7 @@ function buildContents<M extends AnyMessage, S>(
 ): Omit<Built<M>, 'dropped'> {
   // Anthropic's API reads consecutive messages of one role as one turn (so does its session schema):
   // a turn's calls may span several assistant messages, and their results several user messages.
-  const merged = dialect.format === 'anthropic-messages';
+  const merged = dialect.mergesTurns;
   // Anthropic's mid-conversation system messages stand right after a user message and must end the
   // request or be followed by an assistant message: at the end, they go with the user message before them.
   const notes = merged ? trailingSystemMessages(history) : [];

@@ -212,17 +212,9 @@ export function sessionFormat(session: Readonly<ParentSession>): SessionFormat {
   return session.format === 'openai-chat' || session.format === 'anthropic-messages' ? session.format : 'gemini';
 }
 
-export function isAnthropicMessagesSession(session: Readonly<ParentSession>): session is Readonly<AnthropicMessagesSession> {
-  return session.format === 'anthropic-messages';
-}
-
 /** A session's messages, whatever its shape (Gemini calls them its history). */
 export function sessionMessages(session: Readonly<ParentSession>): readonly unknown[] {
   return session.format === 'openai-chat' || session.format === 'anthropic-messages' ? session.messages : session.history;
-}
-
-export function isOpenAIChatSession(session: Readonly<ParentSession>): session is Readonly<OpenAIChatSession> {
-  return session.format === 'openai-chat';
 }
 export type ForkTask = z.output<typeof ForkTaskSchema>;
 export type HistoryMode = NonNullable<ForkTask['history']>;
