@@ -1,0 +1,24 @@
+/* `options.provider` as the engine's options name each provider (the registry checks its keys). */
+
+/** An OpenAI Chat Completions provider: a preset, or any compatible server at `baseUrl`. */
+type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
+
+/** A built-in provider, as `options.provider` names it. */
+export type BuiltInProviderOption =
+  | { kind: 'local'; url?: string }
+  | { kind: 'gemini'; apiKey?: string; baseUrl?: string }
+  /**
+   * `apiKeyEnv`: the environment variable to read the key from, in whichever process calls the
+   * model (default: the preset's, e.g. OPENAI_API_KEY), so the descriptor itself holds no key.
+   */
+  | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string }
+  /** Anthropic's Messages API: the key from `apiKey`, else `apiKeyEnv` (default ANTHROPIC_API_KEY). */
+  | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
+
+export type ProviderOption =
+  | BuiltInProviderOption
+  /**
+   * A provider of one's own (README, "Adding a provider"): `module` is the URL of the module that
+   * exports it as `provider`; the other keys are the ones it declares (`optionKeys`).
+   */
+  | { kind: string; module: string; [option: string]: string | undefined };
