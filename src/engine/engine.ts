@@ -7,15 +7,34 @@ import { createProvider, loadProvider, providerModule, resolvePlan } from '../mo
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
-import type { ParentSession, SessionFormat } from '../session/schema.js';
+import type { ForkTask, ParentSession, SessionFormat } from '../session/schema.js';
 import { declaredToolNames } from '../dialect/tool-names.js';
 import { createToolHost, type ToolHost } from '../tools/host.js';
-import { createCallGate, type CallGate } from './call-gate.js';
+import { createCallGate, type CallGate, type EngineCallGate } from './call-gate.js';
+import { startFork } from './fork-start.js';
+import { emptyCancelled } from './results.js';
+import type { ForkResult, WorkerEvent } from './thread-wire.js';
 import { checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
-import { taskSource, type TaskInput } from './task-source.js';
+import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../threads/worker-entry.js';
+
+/** The options of a single fork (ForkEngine.runFork). */
+export interface RunForkOptions {
+  /** The cache plan its requests follow (a coordinator's); default: this engine's provider's for the prefix. */
+  plan?: CachePlan;
+  /** The gate its model calls go through; default: the engine's. */
+  callGate?: EngineCallGate;
+  /** Its events as the worker reports them: the first bytes of each response, each turn's usage. */
+  onEvent?: (event: WorkerEvent) => void;
+}
+
+/** A single fork: its result (never rejects), and how to cancel it. */
+export interface SingleFork {
+  result: Promise<ForkResult>;
+  cancel(): void;
+}
 
 export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
 
@@ -29,6 +48,8 @@ export class ForkEngine {
   private readonly mainProviders = new Map<SessionFormat, ModelProvider>();
   /** This thread's client for explicit caches, made when a run first asks for one. */
   private explicitCaches: ExplicitCacheClient | undefined;
+  /** The single forks running (runFork), each with what cancels it. */
+  private readonly forksCancelled = new Map<object, () => void>();
   /** Tools already warned about as undeclared: one warning per tool per engine. */
   private readonly warnedUndeclared = new Set<string>();
 
@@ -148,6 +169,60 @@ export class ForkEngine {
   }
 
   /**
+   * Runs one fork of the prefix without a fan-out: the path a fan-out's fork takes (its channel to
+   * this thread's tools and call gate, its job on the pool), with none of a run's scheduling,
+   * warm-up, budgets, accounting or report — for a caller that schedules forks itself (a queue
+   * worker runs each job's fork so). The task is checked now (an InputError naming `task`).
+   * `plan`: one resolved elsewhere (a distributed run's coordinator's), else this engine's provider's.
+   * `cancel()` ends the fork cancelled with what it had (or, should its worker not confirm in time,
+   * with nothing); the result never rejects.
+   */
+  runFork(prefix: FrozenPrefix, task: ForkTask, options: RunForkOptions = {}): SingleFork {
+    if (this.closed) throw new Error('ForkEngine.runFork: the engine is closed');
+    const checked = checkTask(task);
+    const o = this.options;
+    const plan = options.plan ?? this.plan(prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
+    const spawnTools = new Set([AGENT_TOOL_NAME, ...o.spawnTools]);
+    const started = startFork(
+      {
+        pool: this.pool,
+        host: this.host,
+        gate: options.callGate ?? this.gate,
+        declaredTools: declaredToolNames(prefix.session.tools),
+        spawnTools,
+        job: {
+          prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },
+          prefixTokens: prefix.tokenEstimate,
+          retryBudget: o.retry?.forkBudget,
+          maxTokens: o.maxTokensPerFork,
+          toolTimeoutMs: this.host.longestTimeoutMs,
+          provider: this.provider,
+          history: o.history,
+          spawnTools: [...spawnTools],
+          maxTurns: o.maxTurns,
+          timeoutMs: o.timeoutMs,
+          plan,
+        },
+      },
+      checked,
+      { admit: () => true, onEvent: options.onEvent ?? (() => {}), onToolCall: () => {} },
+    );
+    let grace: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<ForkResult>((resolve) => {
+      this.forksCancelled.set(started, () => {
+        started.channel.cancel();
+        // A worker that does not answer in time is recorded as cancelled; its late result is dropped.
+        grace = setTimeout(() => resolve(emptyCancelled(task.id, 'cancelled; the worker did not confirm in time')), CANCEL_GRACE_MS);
+      });
+    });
+    const result = Promise.race([started.result, gaveUp]).finally(() => {
+      clearTimeout(grace);
+      this.forksCancelled.delete(started);
+    });
+    return { result, cancel: () => this.forksCancelled.get(started)?.() };
+  }
+
+  /**
    * A headless parent agent loop on this engine: the parent model gets the session plus the
    * `agent` tool, and every fork it asks for runs in the background on this pool.
    */
@@ -224,6 +299,7 @@ export class ForkEngine {
     if (this.closed) return;
     this.closed = true;
     for (const run of this.runs) run.cancelAll();
+    for (const cancel of [...this.forksCancelled.values()]) cancel();
     await Promise.all([...this.runs].map((r) => r.settled()));
     await this.pool.close();
     await this.stopServer?.();

@@ -1,4 +1,3 @@
-import type { Piscina } from 'piscina';
 import type { ExplicitCacheClient } from '../model/module.js';
 import { needsWarmup, type CachePlan } from '../model/plan.js';
 import type { ProviderConfig } from '../model/types.js';
@@ -6,12 +5,13 @@ import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
-import { openForkChannel, type ForkChannel } from './channel.js';
+import type { ForkChannel } from './channel.js';
+import { startFork, type ForkPool, type ForkStart } from './fork-start.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
-import { seedWindow, type CancelKind, type ForkJob, type ForkResult } from './thread-wire.js';
-import { emptyCancelled, emptyFailure } from './results.js';
+import { seedWindow, type CancelKind, type ForkResult } from './thread-wire.js';
+import { emptyCancelled } from './results.js';
 import { addCached } from '../model/types.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { inputUnits, ratio } from './cache-figures.js';
@@ -84,11 +84,7 @@ type Totals = Record<ForkResult['status'], number> &
 /** Failures listed in a report whose results are not retained (the rest are counted). */
 const MAX_LISTED_FAILURES = 100;
 
-/**
- * Where a run's forks go: the engine's Piscina pool, or anything that takes a fork job the same
- * way and settles with its result (src/queue hands each job to a BullMQ queue).
- */
-export type ForkPool = Pick<Piscina, 'run' | 'close'>;
+export type { ForkPool } from './fork-start.js';
 
 /**
  * One fan-out: forks of one prefix, scheduled over the engine's pool. Tasks are taken from their
@@ -453,16 +449,7 @@ export class FanOutRun {
       wave: !this.anyResponded,
     });
     this.running++;
-    const channel = openForkChannel({
-      host: this.host,
-      gate: this.settings.gate,
-      policy: {
-        forkId: task.id,
-        declaredTools: this.settings.declaredTools,
-        spawnTools: this.settings.spawnTools,
-        ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}),
-        ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
-      },
+    const { channel, result } = startFork(this.forkStart(), task, {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
@@ -492,33 +479,38 @@ export class FanOutRun {
     });
     this.live.set(index, { state: 'running', task, channel, since: performance.now() });
     this.log.push(startedEvent(task));
-    const job: ForkJob = {
-      task,
-      prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
-      prefixTokens: this.prefix.tokenEstimate,
-      retryBudget: this.settings.forkRetryBudget,
-      maxTokens: this.settings.maxTokensPerFork,
-      toolTimeoutMs: this.host.longestTimeoutMs,
-      provider: this.settings.provider,
-      history: this.settings.history,
-      spawnTools: [...this.settings.spawnTools],
-      maxTurns: this.settings.maxTurns,
-      timeoutMs: this.settings.timeoutMs,
-      plan: this.plan,
-      port: channel.workerPort,
-    };
     if (this.budgetSpent) channel.stop('budget');
-    this.pool
-      .run(job, { transferList: [channel.workerPort] as never })
-      .then(
-        (result: ForkResult) => this.settle(index, result),
-        (err: unknown) => this.settle(index, crashResult(task, err)),
-      )
+    void result
+      .then((r) => this.settle(index, r))
       .finally(() => {
-        channel.close();
         this.scheduler.finished(first);
         this.advance();
       });
+  }
+
+  /** What every fork of this run is started with (the plan as it is now: with its explicit caches once made). */
+  private forkStart(): ForkStart {
+    const s = this.settings;
+    return {
+      pool: this.pool,
+      host: this.host,
+      gate: s.gate,
+      declaredTools: s.declaredTools,
+      spawnTools: s.spawnTools,
+      job: {
+        prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
+        prefixTokens: this.prefix.tokenEstimate,
+        retryBudget: s.forkRetryBudget,
+        maxTokens: s.maxTokensPerFork,
+        toolTimeoutMs: this.host.longestTimeoutMs,
+        provider: s.provider,
+        history: s.history,
+        spawnTools: [...s.spawnTools],
+        maxTurns: s.maxTurns,
+        timeoutMs: s.timeoutMs,
+        plan: this.plan,
+      },
+    };
   }
 
   /**
@@ -670,7 +662,3 @@ function describe(task: ForkTask): string {
   return line.length > 60 ? `${line.slice(0, 57)}...` : line;
 }
 
-function crashResult(task: ForkTask, err: unknown): ForkResult {
-  const message = err instanceof Error ? err.message : String(err);
-  return emptyFailure(task.id, 'worker_crash', `the worker running this fork died: ${message}`);
-}

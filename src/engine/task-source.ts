@@ -98,3 +98,9 @@ function isIterable(value: unknown): value is Iterable<ForkTask> {
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
+
+/** One task on its own (ForkEngine.runFork), checked as a fan-out checks each: an InputError names `task`. */
+export function checkTask(task: unknown): ForkTask {
+  const check = createTaskChecker({ ...INDEX_PLACES, at: () => ({ path: 'task' }), name: () => 'task' });
+  return check(task, 0);
+}

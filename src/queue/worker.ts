@@ -3,7 +3,6 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createCallGate, type CallGate } from '../engine/call-gate.js';
 import { ForkEngine, type ForkEngineOptions } from '../engine/engine.js';
-import type { FanOutRun } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
@@ -106,7 +105,7 @@ class JobRunner {
    * The forks running here. One task may run here twice at once: its job lost with Redis's data
    * and enqueued again by its coordinator while the first run of it goes on.
    */
-  private readonly active = new Set<{ runId: string; taskId: string; run: FanOutRun }>();
+  private readonly active = new Set<{ runId: string; taskId: string; cancel: () => void }>();
   private prefixFetches = 0;
 
   constructor(
@@ -128,25 +127,19 @@ class JobRunner {
       updates.push(job.updateProgress(event).catch(() => undefined));
     };
     const gate = this.gate(data.runId, settings);
-    const run = engine.fanOut(prefix, [data.task], {
+    // One fork, not a fan-out of one: the run's scheduling, warm-up and accounting are the coordinator's.
+    const single = engine.runFork(prefix, data.task, {
       // The run's rate limit, shared with every worker through Redis, instead of this engine's own.
       ...(gate ? { callGate: gate } : {}),
-      // The coordinator releases the other forks of a run when its lead's first response begins.
-      onResponseStart: (_taskId, turn) => {
-        if (turn === 1) progress({ type: 'response_start', turn });
+      onEvent: (event) => {
+        // The coordinator releases the other forks of a run when its lead's first response begins.
+        if (event.type === 'turn' || event.turn === 1) progress(event);
       },
     });
-    const fork = { runId: data.runId, taskId: data.task.id, run };
+    const fork = { runId: data.runId, taskId: data.task.id, cancel: single.cancel };
     this.active.add(fork);
-    const turns = (async () => {
-      for await (const event of run.events()) {
-        if (event.type === 'turn') progress({ type: 'turn', turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
-      }
-    })();
-    const [result] = await run.results().finally(() => this.active.delete(fork));
-    await turns;
+    const result = await single.result.finally(() => this.active.delete(fork));
     await Promise.all(updates);
-    if (!result) throw new Error('the fork ended without a result');
     this.log(`fork ${JSON.stringify(data.task.id)} of run ${data.runId}: ${result.status}`);
     return { result, worker: this.figures() };
   }
@@ -156,7 +149,7 @@ class JobRunner {
     for (const fork of this.active) {
       if (fork.runId !== runId || (taskId !== undefined && fork.taskId !== taskId)) continue;
       this.log(`fork ${JSON.stringify(fork.taskId)} of run ${runId}: cancel received`);
-      fork.run.cancel(fork.taskId);
+      fork.cancel();
     }
   }
 
@@ -235,8 +228,6 @@ class JobRunner {
         ...(s.cache !== undefined ? { cache: s.cache } : {}),
         ...(s.cacheTtl !== undefined ? { cacheTtl: s.cacheTtl } : {}),
         ...(s.maxTokensPerFork !== undefined ? { maxTokensPerFork: s.maxTokensPerFork } : {}),
-        // Each job is a fan-out of one fork: the coordinator does the run's warm-up.
-        warmup: 'none',
       });
       this.engines.set(key, engine);
       engine.catch(() => this.engines.delete(key));

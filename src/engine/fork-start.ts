@@ -1,0 +1,69 @@
+import type { Piscina } from 'piscina';
+import type { ForkTask } from '../session/schema.js';
+import type { ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
+import type { EngineCallGate } from './call-gate.js';
+import { openForkChannel, type ForkChannel } from './channel.js';
+import { emptyFailure } from './results.js';
+import type { ForkJob, ForkResult, WorkerEvent } from './thread-wire.js';
+
+/**
+ * Where forks go: the engine's Piscina pool, or anything that takes a fork job the same way and
+ * settles with its result (src/queue hands each job to a BullMQ queue).
+ */
+export type ForkPool = Pick<Piscina, 'run' | 'close'>;
+
+/** What every fork of a run is started with: the pool, the tools and the gate, and the job's run-wide part. */
+export interface ForkStart {
+  pool: ForkPool;
+  host: ToolHost;
+  gate: EngineCallGate;
+  declaredTools: ReadonlySet<string>;
+  spawnTools: ReadonlySet<string>;
+  /** The job without its task and port: the prefix, the plan, the provider and the bounds. */
+  job: Omit<ForkJob, 'task' | 'port'>;
+}
+
+export interface ForkHooks {
+  /** false once no more model calls may start (a run's budget is spent). */
+  admit(): boolean;
+  onEvent(event: WorkerEvent): void;
+  onToolCall(call: ToolCall, outcome: ToolOutcome): void;
+}
+
+export interface StartedFork {
+  channel: ForkChannel;
+  /** The worker's result; a worker that died is a `worker_crash` failure. Never rejects. */
+  result: Promise<ForkResult>;
+}
+
+/**
+ * One fork on the pool: its channel to this thread's tools and gate, its job, and its result. The
+ * one path every fork takes, a fan-out's or a single one's (ForkEngine.runFork); the channel is
+ * closed once the result is in.
+ */
+export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): StartedFork {
+  const channel = openForkChannel({
+    host: start.host,
+    gate: start.gate,
+    policy: {
+      forkId: task.id,
+      declaredTools: start.declaredTools,
+      spawnTools: start.spawnTools,
+      ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}),
+      ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
+    },
+    admit: hooks.admit,
+    onEvent: hooks.onEvent,
+    onToolCall: hooks.onToolCall,
+  });
+  const job: ForkJob = { ...start.job, task, port: channel.workerPort };
+  const result = (start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
+    .catch((err: unknown) => crashResult(task, err))
+    .finally(() => channel.close());
+  return { channel, result };
+}
+
+function crashResult(task: ForkTask, err: unknown): ForkResult {
+  const message = err instanceof Error ? err.message : String(err);
+  return emptyFailure(task.id, 'worker_crash', `the worker running this fork died: ${message}`);
+}
