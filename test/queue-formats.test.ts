@@ -57,6 +57,10 @@ describe('the queue formats', () => {
     const prefixId = 'a'.repeat(64);
     expect(parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' } }).task.id).toBe('t');
     expect(() => parseJobData({ runId: 'r:1', prefixId, task: {} })).toThrow(/not a forkpool fork job/);
+    // The coordinator's cache plan rides in the job (issue 23); one that is not a plan is refused.
+    const plan = { provider: 'openai', request: { mechanism: 'cache-key', key: prefixId } };
+    expect(parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' }, plan }).plan).toEqual(plan);
+    expect(() => parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' }, plan: 'implicit' })).toThrow(/cache plan is not one/);
     expect(isQueueProgress({ type: 'response_start', turn: 1 })).toBe(true);
     expect(isQueueProgress({ type: 'turn', turn: 2, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, functionCalls: 0 })).toBe(true);
     expect(isQueueProgress(50)).toBe(false);

@@ -22,7 +22,7 @@ import { workerEntry } from '../threads/worker-entry.js';
 
 /** The options of a single fork (ForkEngine.runFork). */
 export interface RunForkOptions {
-  /** The cache plan its requests follow (a coordinator's); default: this engine's provider's for the prefix. */
+  /** The cache plan its requests follow (a coordinator's), when it is this engine's provider's; else this engine's own for the prefix. */
   plan?: CachePlan;
   /** The gate its model calls go through; default: the engine's. */
   callGate?: EngineCallGate;
@@ -181,7 +181,8 @@ export class ForkEngine {
     if (this.closed) throw new Error('ForkEngine.runFork: the engine is closed');
     const checked = checkTask(task);
     const o = this.options;
-    const plan = options.plan ?? this.plan(prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
+    // A plan is its provider's: another provider's (a coordinator told another one than this engine's) is not followed.
+    const plan = options.plan?.provider === this.module.kind ? options.plan : this.plan(prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
     const spawnTools = new Set([AGENT_TOOL_NAME, ...o.spawnTools]);
     const started = startFork(
       {

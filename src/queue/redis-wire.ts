@@ -5,7 +5,7 @@
  * - `forkpool:prefix:<prefix id>`: the frozen prefix bytes, under their content address (sha256).
  * - `forkpool:run:<run id>`: the run record (the prefix id and the fork settings of the run).
  * - BullMQ's queue `forkpool`: one job per fork, id `<run id>.<task id, URI-encoded>`, data
- *   { runId, prefixId, task }; its progress carries the fork's events, its return value the result.
+ *   { runId, prefixId, task, plan }; its progress carries the fork's events, its return value the result.
  * - the pub/sub channel `forkpool:cancel`: { runId, taskId? }, to every coordinator and worker.
  * - `forkpool:rate:<run id>:{calls,tokens,backoff,strikes}`: the run's shared rate limit when its
  *   record has one (src/queue/shared-gate.ts): the model calls admitted in the last minute (a sorted
@@ -15,6 +15,7 @@
 import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
 import type { RateLimits } from '../engine/call-gate.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
+import type { CachePlan } from '../model/plan.js';
 
 /** The BullMQ queue every coordinator and worker of a Redis database shares (runs are told apart by id). */
 export const QUEUE_NAME = 'forkpool';
@@ -39,11 +40,13 @@ export function isRunId(value: unknown): value is string {
   return typeof value === 'string' && /^[0-9a-f]{8,64}$/.test(value);
 }
 
-/** A fork job's data: the task and where its prefix and settings are, nothing else. */
+/** A fork job's data: the task, where its prefix and settings are, and the run's cache plan (no key: keys never enter Redis). */
 export interface QueueJobData {
   runId: string;
   prefixId: string;
   task: ForkTask;
+  /** The coordinator's cache plan, which the fork's requests follow (absent in jobs of an older coordinator). */
+  plan?: CachePlan;
 }
 
 /** The fork settings of a run, which every worker applies to its forks (its own pool, provider and tools aside). */
@@ -113,6 +116,9 @@ export function parseJobData(value: unknown): QueueJobData {
     throw new TypeError('the job is not a forkpool fork job (runId, prefixId, task)');
   }
   if (data.task === null || typeof data.task !== 'object') throw new TypeError('the fork job has no task');
+  if (data.plan !== undefined && (data.plan === null || typeof data.plan !== 'object' || typeof data.plan.provider !== 'string' || typeof data.plan.request !== 'object')) {
+    throw new TypeError('the fork job\'s cache plan is not one (provider, request, …)');
+  }
   return data as QueueJobData;
 }
 

@@ -129,6 +129,8 @@ class JobRunner {
     const gate = this.gate(data.runId, settings);
     // One fork, not a fan-out of one: the run's scheduling, warm-up and accounting are the coordinator's.
     const single = engine.runFork(prefix, data.task, {
+      // The coordinator's plan: every worker decorates the run's requests alike.
+      ...(data.plan ? { plan: data.plan } : {}),
       // The run's rate limit, shared with every worker through Redis, instead of this engine's own.
       ...(gate ? { callGate: gate } : {}),
       onEvent: (event) => {
