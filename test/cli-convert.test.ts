@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseSession } from '../src/session/index.js';
 import { runCli } from './fixtures/cli/run-cli.js';
+import { parseSession } from '../src/index.js';
 
 /*
  * `forkpool convert`, spawned as a user runs it (the built CLI; `npm test` builds first).

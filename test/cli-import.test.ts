@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseSession } from '../src/session/index.js';
 import { runCli } from './fixtures/cli/run-cli.js';
+import { parseSession } from '../src/index.js';
 
 /*
  * `forkpool import`, and transcripts as `--session` of `run` and `prompt`, spawned as a user runs

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConversionError, convertSession, type ConvertOptions } from '../src/convert/index.js';
-import { InputError, parseSession, type OpenAIChatSession, type ParentSession } from '../src/session/index.js';
-import type { Content, GeminiSession } from '../src/session/schema.js';
+import { type Content, ConversionError, type ConvertOptions, convertSession, type GeminiSession, InputError, type OpenAIChatSession, type ParentSession, parseSession } from '../src/index.js';
 
 /*
  * Converting sessions between Gemini's shape and OpenAI Chat Completions': every rule of

@@ -1,40 +1,37 @@
-import { describe, expect, it } from 'vitest';
-import { anthropicMessagesDialect, anthropicTool, type AnthropicSessionLike } from '../src/dialect/anthropic-messages.js';
-import { parentBreakpoints, placeBreakpoints } from '../src/dialect/breakpoints.js';
-import {
-  AGENT_TOOL_ANTHROPIC,
-  AGENT_TOOL_DECLARATION,
-  FORK_ACK_TEXT,
-  FORK_BEGIN_TEXT,
-  FORK_PLACEHOLDER_TEXT,
-  FORK_UNAVAILABLE_RESULT_TEXT,
-  ForkRejectedError,
-  buildChildMessage,
-  isForkChild,
-  isRealUserTurn,
-  seedFork,
-  seedTask,
-  syntheticPrefixLength,
-  validateAgentParams,
-} from '../src/fork/index.js';
-import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
-import { validateMessagesRequest } from '../src/local-server/anthropic/validate.js';
-import type { AnthropicMessageLike } from '../src/model/types.js';
-import { freezePrefix } from '../src/prefix/index.js';
-import type { Content, GeminiSession } from '../src/protocol.js';
-import * as protocol from '../src/protocol.js';
-import type { AnthropicMessagesSession, AnthropicTool } from '../src/session/anthropic-messages-schema.js';
-import { parseSession } from '../src/session/index.js';
-
+// Internal: anthropicMessagesDialect.request and anthropicTool (src/dialect/anthropic-messages.ts), the Messages body a fork sends and the tool shape; parentBreakpoints and placeBreakpoints (src/dialect/breakpoints.ts); validateMessagesRequest (src/local-server/anthropic/validate.ts), the local server's check of a request; seedTask (src/fork/seed-task.ts) and the fork's fixed wording (src/fork/constants.ts): no entry point exports them.
 /*
- * The fork rules on sessions in Anthropic's Messages shape ("format": "anthropic-messages"): every
- * case of fork.test.ts and fork-openai.test.ts, translated to the shape. Anthropic's shape is close
- * to Gemini's: calls are `tool_use` blocks of an assistant message, results are `tool_result` blocks
- * that open the next user message and the user's words follow them in that same message; the
- * system prompt is a field of its own (no head messages). Every session built here is checked with
+ * The fork rules where they are Anthropic's own ("format": "anthropic-messages"): calls are
+ * `tool_use` blocks of an assistant message, results are `tool_result` blocks that open the next
+ * user message and the user's words follow them in that same message; the system prompt is a field
+ * of its own (no head messages). Here: thinking blocks, consecutive messages of one role read as one
+ * turn, a mid-conversation system message, the system prompt of a fresh fork, image and document
+ * blocks, the request's fields, bytes and breakpoints, the seed's copies, seedTask, the dialect's
+ * tool results, and the same forks as Gemini's on random conversations. The rules that hold on every
+ * shape run for Anthropic too from fork-rules.test.ts. Every session built here is checked with
  * parseSession, so each is a session a file could hold; where a Gemini or OpenAI case cannot be
  * written in this shape (the schema refuses it, as the API does), the test says so.
  */
+import { describe, expect, it } from 'vitest';
+import { anthropicMessagesDialect, anthropicTool, type AnthropicSessionLike } from '../src/dialect/anthropic-messages.js';
+import { parentBreakpoints, placeBreakpoints } from '../src/dialect/breakpoints.js';
+import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
+import { FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, seedTask } from '../src/fork/index.js';
+import { type AnthropicMessagesSession, type AnthropicTool, freezePrefix, parseSession } from '../src/index.js';
+import { validateMessagesRequest } from '../src/local-server/anthropic/validate.js';
+import {
+  AGENT_TOOL_ANTHROPIC,
+  AGENT_TOOL_DECLARATION,
+  type AnthropicMessageLike,
+  buildChildMessage,
+  type Content,
+  ForkRejectedError,
+  type GeminiSession,
+  isForkChild,
+  isRealUserTurn,
+  seedFork,
+  syntheticPrefixLength,
+} from '../src/protocol.js';
+import * as protocol from '../src/protocol.js';
 
 type Msg = AnthropicMessageLike;
 type Block = Record<string, unknown>;
@@ -120,8 +117,6 @@ const midTurn: Msg[] = [
   },
 ];
 
-/** A session's messages, as the fork rules read them. */
-const messagesOf = (s: Readonly<AnthropicMessagesSession>): readonly Msg[] => s.messages as unknown as readonly Msg[];
 
 const textOf = (contents: readonly unknown[]): string => JSON.stringify(contents);
 
@@ -158,63 +153,6 @@ function bodyOf(fields: Readonly<AnthropicMessagesSession>, messages: readonly M
 }
 
 describe('anthropic-messages seedFork, history "inherit"', () => {
-  it('case 1: history ending on an assistant message without calls is kept, the child message follows as a user message', () => {
-    const parent = session(finished);
-    const seed = seedFork(parent, 'Summarize the README.');
-    expect(seed.format).toBe('anthropic-messages');
-    expect(seed.seedCase).toBe('continue');
-    expect(seed.contents).toEqual([...finished, child('Summarize the README.')]);
-    expect(seed.sharedContents).toBe(4);
-    expect(seed.trimmedMessages).toBe(0);
-  });
-
-  it('case 2: mid-turn history gets redacted agent calls, placeholder tool_result blocks, the child message in that user message, an ack and the begin text', () => {
-    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE');
-    expect(seed.seedCase).toBe('mid-turn');
-    expect(seed.contents).toEqual([
-      ...midTurn.slice(0, 5),
-      {
-        role: 'assistant',
-        content: [text('Starting two forks.'), use('a1', 'agent', {}), use('a2', 'agent', {})],
-      },
-      { role: 'user', content: [placeholder('a1'), placeholder('a2'), childBlock('PARSER-DIRECTIVE')] },
-      assistant(FORK_ACK_TEXT),
-      user(FORK_BEGIN_TEXT),
-    ]);
-    // Shared: the history and the redacted call message; the user message holds the child message.
-    expect(seed.sharedContents).toBe(6);
-    expect(seed.trimmedMessages).toBe(0);
-  });
-
-  it('case 2: calls of other tools keep their input, and their placeholder says the result was not available', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }])];
-    const seed = seedFork(session(history), 'do it');
-    expect(seed.contents).toEqual([
-      user('go'),
-      history[1],
-      { role: 'user', content: [unavailable('g1'), childBlock('do it')] },
-      assistant(FORK_ACK_TEXT),
-      user(FORK_BEGIN_TEXT),
-    ]);
-    expect(seed.sharedContents).toBe(2);
-  });
-
-  it('case 2: a turn mixing agent and other calls blanks only the agent calls, and each call gets its own placeholder', () => {
-    const history = [
-      user('go'),
-      calls(
-        ['g1', 'grep', { q: 'parser' }],
-        ['a1', 'agent', { description: 'd', prompt: 'SIBLING-DIRECTIVE', subagent_type: 'fork' }],
-        ['s1', 'spawn_helper', { task: 'HELPER-TASK' }],
-      ),
-    ];
-    const seed = seedFork(session(history), 'mine', { spawnTools: ['agent', 'spawn_helper'] });
-    expect(usesOf(seed.contents[1]).map((b) => b.input)).toEqual([{ q: 'parser' }, {}, {}]);
-    expect(seed.contents[2]).toEqual({ role: 'user', content: [unavailable('g1'), placeholder('a1'), placeholder('s1'), childBlock('mine')] });
-    expect(textOf(seed.contents)).not.toContain('SIBLING-DIRECTIVE');
-    expect(textOf(seed.contents)).not.toContain('HELPER-TASK');
-  });
-
   it('case 2: thinking and redacted_thinking blocks of the call message are kept verbatim, signatures included', () => {
     const thinking = { type: 'thinking', thinking: 'Two forks will do.', signature: 'EqQBCkYIBxgCKkDsig==' };
     const redacted = { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' };
@@ -222,33 +160,6 @@ describe('anthropic-messages seedFork, history "inherit"', () => {
     const seed = seedFork(session(history, { thinking: { type: 'enabled', budget_tokens: 1024 } }), 'mine');
     expect(seed.contents[1]).toEqual({ role: 'assistant', content: [thinking, redacted, use('a1', 'agent', {})] });
     expect(JSON.stringify(blocksOf(seed.contents[1]).slice(0, 2))).toBe(JSON.stringify([thinking, redacted]));
-  });
-
-  it('case 3: a trailing user prompt the parent never answered is dropped, and the child message takes its place', () => {
-    const seed = seedFork(session([...finished, user('And now something else?')]), 'Check the tests.');
-    expect(seed.seedCase).toBe('dropped-user');
-    expect(seed.contents).toEqual([...finished, child('Check the tests.')]);
-    expect(textOf(seed.contents)).not.toContain('something else');
-    expect(seed.sharedContents).toBe(4);
-  });
-
-  it('case 3: only that one message is dropped; an unanswered prompt before it stays (text blocks too)', () => {
-    const history = [...finished, user('first unanswered'), userBlocks('second unanswered')];
-    const seed = seedFork(session(history), 'Check the tests.');
-    expect(seed.seedCase).toBe('dropped-user');
-    expect(seed.contents).toEqual([...finished, user('first unanswered'), child('Check the tests.')]);
-    expect(seed.sharedContents).toBe(5);
-  });
-
-  it('case 3: real tool results the parent has not answered are kept, calls keep their input, the child message joins that user message', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), answers('g1', 'r1')];
-    const seed = seedFork(session(history), 'Look.');
-    expect(seed.seedCase).toBe('tool-results');
-    expect(seed.contents).toEqual([user('go'), history[1], { role: 'user', content: [...blocksOf(history[2]), childBlock('Look.')] }]);
-    expect(textOf(seed.contents)).not.toContain(FORK_PLACEHOLDER_TEXT);
-    expect(textOf(seed.contents)).not.toContain(FORK_UNAVAILABLE_RESULT_TEXT);
-    // The results share a message with the child message: only what comes before it is shared.
-    expect(seed.sharedContents).toBe(2);
   });
 
   it("case 3: the user's words after the results stay in that message (as in Gemini), and the child message follows them", () => {
@@ -423,67 +334,7 @@ describe('anthropic-messages seedFork: a mid-conversation system message at the 
   });
 });
 
-describe('anthropic-messages seedFork, history "completed-turns"', () => {
-  it('leaves the in-flight turn out entirely', () => {
-    const seed = seedFork(session(midTurn), 'Look at the lexer.', { history: 'completed-turns' });
-    expect(seed.contents).toEqual([...finished, child('Look at the lexer.')]);
-    expect(textOf(seed.contents)).not.toContain('PARSER-DIRECTIVE');
-    expect(textOf(seed.contents)).not.toContain('in parallel');
-    expect(seed.sharedContents).toBe(4);
-    expect(seed.seedCase).toBe('continue');
-  });
-
-  it('stops before a turn whose calls are answered but not yet replied to', () => {
-    const history = [...finished, user('next'), calls(['c9', 'grep', {}]), answers('c9')];
-    expect(seedFork(session(history), 'x', { history: 'completed-turns' }).contents).toEqual([...finished, child('x')]);
-  });
-
-  it('counts an assistant message whose calls were all answered, then the text reply', () => {
-    const history = [user('go'), calls(['c1', 'grep', {}], ['c2', 'grep', {}]), answers('c2', 'c1'), assistant('both done'), user('more')];
-    const seed = seedFork(session(history), 'x', { history: 'completed-turns' });
-    expect(seed.contents).toEqual([...history.slice(0, 4), child('x')]);
-  });
-
-  it('with no completed turn and no system prompt the fork starts fresh, with the fork system text', () => {
-    const seed = seedFork(bare([user('go'), calls(['c1', 'agent', { prompt: 'x' }])]), 'Do the thing.', { history: 'completed-turns' });
-    expect(seed.contents).toEqual([child('Do the thing.')]);
-    expect(seed.sharedContents).toBe(0);
-    expect(seed.seedCase).toBe('fresh');
-    expect(seed.session.system).toBe(FORK_SYSTEM_TEXT);
-  });
-});
-
 describe('anthropic-messages seedFork, forkTurns', () => {
-  // Three real user turns, with tool results, a blank, and reminder-only user messages between.
-  const turns: Msg[] = [
-    user('turn one'),
-    assistant('one done'),
-    user('turn two'),
-    calls(['c1', 'grep', { q: 'a' }]),
-    answers('c1'),
-    assistant('grep done'),
-    user('   '),
-    assistant('blank noted'),
-    user('<system-reminder>todo list is empty</system-reminder>\n'),
-    assistant('reminder noted'),
-    user('turn three <system-reminder>x</system-reminder>'),
-    assistant('three done'),
-  ];
-
-  it('1 keeps the last real user turn only', () => {
-    const seed = seedFork(unvalidated(turns), 'x', { forkTurns: 1 });
-    expect(seed.contents).toEqual([...turns.slice(10), child('x')]);
-    expect(seed.trimmedMessages).toBe(10);
-    expect(seed.sharedContents).toBe(2);
-  });
-
-  it('2 keeps from the second real turn on: tool_result-only messages, blank and reminder-only messages do not count', () => {
-    const seed = seedFork(unvalidated(turns), 'x', { forkTurns: 2 });
-    expect(seed.contents).toEqual([...turns.slice(2), child('x')]);
-    expect(seed.trimmedMessages).toBe(2);
-    expect(seed.sharedContents).toBe(turns.length - 2);
-  });
-
   it('blank and reminder-only messages written as text blocks do not count either; an image block does', () => {
     const blocks: Msg[] = [
       user('turn one'),
@@ -497,56 +348,6 @@ describe('anthropic-messages seedFork, forkTurns', () => {
     ];
     expect(seedFork(unvalidated(blocks), 'x', { forkTurns: 1 }).contents).toEqual([...blocks.slice(6), child('x')]);
     expect(seedFork(unvalidated(blocks), 'x', { forkTurns: 2 }).contents).toEqual([...blocks, child('x')]);
-  });
-
-  it('more turns than exist, and "all", keep everything', () => {
-    for (const forkTurns of [3, 50, 'all'] as const) {
-      const seed = seedFork(unvalidated(turns), 'x', { forkTurns });
-      expect(seed.contents).toEqual([...turns, child('x')]);
-      expect(seed.trimmedMessages).toBe(0);
-      expect(seed.sharedContents).toBe(turns.length);
-    }
-  });
-
-  it('combines with the mid-turn case', () => {
-    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE', { forkTurns: 1 });
-    expect(seed.contents).toEqual([
-      user('Investigate the parser and the lexer in parallel.'),
-      { role: 'assistant', content: [text('Starting two forks.'), use('a1', 'agent', {}), use('a2', 'agent', {})] },
-      { role: 'user', content: [placeholder('a1'), placeholder('a2'), childBlock('PARSER-DIRECTIVE')] },
-      assistant(FORK_ACK_TEXT),
-      user(FORK_BEGIN_TEXT),
-    ]);
-    expect(textOf(seed.contents)).not.toContain(MARKER);
-    expect(seed.sharedContents).toBe(2);
-    expect(seed.trimmedMessages).toBe(4);
-  });
-
-  it('combines with completed-turns', () => {
-    const seed = seedFork(session(midTurn), 'x', { history: 'completed-turns', forkTurns: 1 });
-    expect(seed.contents).toEqual([...finished, child('x')]);
-  });
-
-  it('never inherits startup context or a compacted summary', () => {
-    const history: Msg[] = [
-      userBlocks('<system-reminder>\nstartup\n</system-reminder>'),
-      user('Summary of the work.\n\nResume the prior task using the summary above.'),
-      assistant('Got it. Thanks for the additional context!'),
-      user('first question'),
-      assistant('first answer'),
-    ];
-    const seed = seedFork(session(history), 'x', { forkTurns: 5 });
-    expect(seed.contents).toEqual([user('first question'), assistant('first answer'), child('x')]);
-    expect(seed.trimmedMessages).toBe(3);
-    expect(seed.sharedContents).toBe(2);
-    // No real turn after the synthetic prefix: empty and fresh; the parent's system prompt is kept…
-    const empty = seedFork(session(history.slice(0, 3)), 'x', { forkTurns: 1 });
-    expect(empty.seedCase).toBe('fresh');
-    expect(empty.contents).toEqual([child('x')]);
-    expect(empty.sharedContents).toBe(0);
-    expect(empty.session.system).toBe(SYSTEM);
-    // …and without one, the fork's own.
-    expect(seedFork(bare(history.slice(0, 3)), 'x', { forkTurns: 1 }).session.system).toBe(FORK_SYSTEM_TEXT);
   });
 
   it("a window that starts at a user message of results and words keeps the words, not the results of calls it left out", () => {
@@ -612,13 +413,11 @@ describe('anthropic-messages seedFork, copies and sharing', () => {
     ]);
   });
 
-  it('seeds from a frozen prefix session and returns mutable copies', () => {
+  it("seeds from a frozen prefix session and returns a mutable copy of the session's settings", () => {
     const prefix = freezePrefix(session(midTurn));
     const frozen = prefix.session as AnthropicMessagesSession;
     const seed = seedFork(frozen, 'x');
-    (seed.contents[0] as { content: string }).content = 'mutable';
     (seed.session as { max_tokens: number }).max_tokens = 1;
-    expect(frozen.messages[0]?.content).toBe(`Please remember ${MARKER}.`);
     expect(frozen.max_tokens).toBe(2048);
   });
 
@@ -654,17 +453,18 @@ describe('anthropic-messages seedFork, copies and sharing', () => {
     expect(blocksOf(seed.contents[2])[0]).toBe(blocksOf(parent.messages[2] as Msg)[0]);
   });
 
-  it('shares exactly the first sharedContents entries between forks with different directives', () => {
+  it('shares exactly the first sharedContents entries between forks with different directives, from results of every call; and the same session', () => {
     const results = [user('go'), calls(['g1', 'grep', {}], ['a1', 'agent', {}]), answers('g1', 'a1')];
+    // The other parents' messages are checked for every shape in fork-rules.test.ts; their sessions here.
     const parents = [session(finished), session(midTurn), session([...finished, user('dangling')]), session(results), session([user('hi')]), bare([user('hi')])];
-    for (const parent of parents) {
-      for (const options of [{}, { forkTurns: 1 }, { history: 'completed-turns' as const }]) {
-        const a = seedFork(parent, 'directive A', options);
-        const b = seedFork(parent, 'directive B', options);
-        expect(a.sharedContents).toBe(b.sharedContents);
-        expect(JSON.stringify(a.contents.slice(0, a.sharedContents))).toBe(JSON.stringify(b.contents.slice(0, b.sharedContents)));
-        expect(JSON.stringify(a.contents[a.sharedContents])).not.toBe(JSON.stringify(b.contents[b.sharedContents]));
-        expect(JSON.stringify(a.session)).toBe(JSON.stringify(b.session));
+    for (const options of [{}, { forkTurns: 1 }, { history: 'completed-turns' as const }]) {
+      const a = seedFork(session(results), 'directive A', options);
+      const b = seedFork(session(results), 'directive B', options);
+      expect(a.sharedContents).toBe(b.sharedContents);
+      expect(JSON.stringify(a.contents.slice(0, a.sharedContents))).toBe(JSON.stringify(b.contents.slice(0, b.sharedContents)));
+      expect(JSON.stringify(a.contents[a.sharedContents])).not.toBe(JSON.stringify(b.contents[b.sharedContents]));
+      for (const parent of parents) {
+        expect(JSON.stringify(seedFork(parent, 'directive A', options).session)).toBe(JSON.stringify(seedFork(parent, 'directive B', options).session));
       }
     }
   });
@@ -850,45 +650,6 @@ describe('anthropic-messages seedTask', () => {
   });
 });
 
-describe('anthropic-messages sibling forks from one parent turn with two Agent calls', () => {
-  const parent = session(midTurn);
-  const parser = seedFork(parent, 'PARSER-DIRECTIVE');
-  const lexer = seedFork(parent, 'LEXER-DIRECTIVE');
-
-  it("neither fork's contents hold the other's directive", () => {
-    expect(textOf(parser.contents)).not.toContain('LEXER-DIRECTIVE');
-    expect(textOf(lexer.contents)).not.toContain('PARSER-DIRECTIVE');
-  });
-
-  it('each holds its own Directive line, as the last block of the user message after the placeholders', () => {
-    expect(String(blocksOf(parser.contents[6]).at(-1)?.text).endsWith('Directive: PARSER-DIRECTIVE')).toBe(true);
-    expect(String(blocksOf(lexer.contents[6]).at(-1)?.text).endsWith('Directive: LEXER-DIRECTIVE')).toBe(true);
-    expect(parser.sharedContents).toBe(6);
-  });
-
-  it('both share the redacted call message and the placeholder blocks byte for byte', () => {
-    expect(JSON.stringify(parser.contents[5])).toBe(JSON.stringify(lexer.contents[5]));
-    expect(JSON.stringify(parser.contents.slice(0, parser.sharedContents))).toBe(JSON.stringify(lexer.contents.slice(0, lexer.sharedContents)));
-    expect(JSON.stringify(blocksOf(parser.contents[6]).slice(0, 2))).toBe(JSON.stringify(blocksOf(lexer.contents[6]).slice(0, 2)));
-    expect(JSON.stringify(parser.contents.slice(7))).toBe(JSON.stringify(lexer.contents.slice(7)));
-  });
-
-  it('a marker only in the parent history reaches the fork, and is not in the directive', () => {
-    expect(textOf(parser.contents)).toContain(MARKER);
-    expect(buildChildMessage('PARSER-DIRECTIVE')).not.toContain(MARKER);
-  });
-});
-
-describe('anthropic-messages child message', () => {
-  it('is what seedFork puts in the child message, restriction included: string content alone, a text block beside results', () => {
-    const seed = seedFork(session(finished), 'Look.', { allowedTools: [] });
-    expect(seed.contents.at(-1)).toEqual({ role: 'user', content: buildChildMessage('Look.', []) });
-    const mid = seedFork(session(midTurn), 'Look.', { allowedTools: ['read_file'] });
-    expect(blocksOf(mid.contents.at(-3)).at(-1)).toEqual({ type: 'text', text: buildChildMessage('Look.', ['read_file']) });
-    expect(String(blocksOf(mid.contents.at(-3)).at(-1)?.text)).toContain('<tool-restriction>');
-  });
-});
-
 describe('anthropic-messages tool results as the dialect writes them', () => {
   const call = { id: 'c1', name: 'grep' };
 
@@ -913,38 +674,10 @@ describe('anthropic-messages tool results as the dialect writes them', () => {
 });
 
 describe('anthropic-messages fork-child guard', () => {
-  it('recognises a fork child and refuses to fork it', () => {
-    const forked = seedFork(session(finished), 'x');
-    expect(isForkChild(forked.contents)).toBe(true);
-    const grandchild = session([...forked.contents, assistant('done')]);
-    expect(() => seedFork(grandchild, 'again')).toThrow(ForkRejectedError);
-    expect(() => seedFork(grandchild, 'again')).toThrow('cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block).');
-    // A mid-turn fork child too (its child message is a text block after the placeholder results).
-    const mid = seedFork(session(midTurn), 'x');
-    expect(isForkChild(mid.contents)).toBe(true);
-    expect(() => seedFork(session([...mid.contents, assistant('done')]), 'again')).toThrow(ForkRejectedError);
-    // And a frozen one.
-    expect(() => seedFork(freezePrefix(grandchild).session as AnthropicMessagesSession, 'again')).toThrow(ForkRejectedError);
-  });
-
-  it('reads string content and text blocks, closed or cut off', () => {
-    expect(isForkChild([user('<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
-    expect(isForkChild([userBlocks('some context', '<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
-    expect(isForkChild([userBlocks('<fork-boilerplate>\nYou are a fork: a copy of the agent, started fr')])).toBe(true);
-    expect(() => seedFork(session([userBlocks('<fork-boilerplate>rules, cut off'), assistant('ok')]), 'again')).toThrow(ForkRejectedError);
-  });
-
-  it('does not mistake ordinary conversations for fork children', () => {
-    expect(isForkChild(messagesOf(session(finished)))).toBe(false);
-    expect(isForkChild(messagesOf(session(midTurn)))).toBe(false);
-    expect(isForkChild([])).toBe(false);
-    expect(isForkChild([assistant('<fork-boilerplate>rules</fork-boilerplate>')])).toBe(false);
-    expect(isForkChild([{ role: 'assistant', content: [text('<fork-boilerplate>')] }])).toBe(false);
-    expect(isForkChild([user('what does the fork-boilerplate tag mean?')])).toBe(false);
+  it('does not mistake a thinking block, a mid-conversation system message or a parent whose tool result holds the tag for a fork child', () => {
     // Not written by a user: a thinking block, a mid-conversation system message, a tool result that read a file holding the tag.
     expect(isForkChild([{ role: 'assistant', content: [{ type: 'thinking', thinking: '<fork-boilerplate>', signature: 's' }] }])).toBe(false);
     expect(isForkChild([{ role: 'system', content: 'Forks get a <fork-boilerplate> block.' }])).toBe(false);
-    expect(isForkChild([calls(['c1', 'read_file', {}]), { role: 'user', content: [result('c1', 'const OPEN = "<fork-boilerplate>";')] }])).toBe(false);
     const parent = session([user('go'), calls(['c1', 'read_file', {}]), { role: 'user', content: [result('c1', '<fork-boilerplate>')] }, assistant('read')]);
     expect(() => seedFork(parent, 'x')).not.toThrow();
   });
@@ -953,16 +686,6 @@ describe('anthropic-messages fork-child guard', () => {
 describe('anthropic-messages synthetic prefix and real user turns', () => {
   const reminder = '<system-reminder>\nstartup\n</system-reminder>';
   const image = { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } };
-
-  it('a reminder-only user message is startup context, as a string and as text blocks', () => {
-    expect(syntheticPrefixLength([user(reminder), user('hi')])).toBe(1);
-    expect(syntheticPrefixLength([userBlocks(reminder, '<system-reminder>more</system-reminder>\n'), user('hi')])).toBe(1);
-    expect(isRealUserTurn(user(reminder))).toBe(false);
-    expect(isRealUserTurn(userBlocks(reminder, '<system-reminder>more</system-reminder>'))).toBe(false);
-    // A reminder with anything a person wrote is a real turn.
-    expect(syntheticPrefixLength([userBlocks(reminder, 'and a question')])).toBe(0);
-    expect(isRealUserTurn(userBlocks(reminder, 'and a question'))).toBe(true);
-  });
 
   it('an image or a document block counts as a real turn, alone or beside a reminder; blank or empty content does not', () => {
     expect(isRealUserTurn({ role: 'user', content: [image] })).toBe(true);
@@ -991,30 +714,13 @@ describe('anthropic-messages synthetic prefix and real user turns', () => {
     expect(isRealUserTurn({ role: 'system', content: 'hello' })).toBe(false);
   });
 
-  it('the legacy startup pair: a user message and "Got it. Thanks for the context!" (string or text block)', () => {
-    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context!'), user('q')])).toBe(2);
-    expect(syntheticPrefixLength([userBlocks('context'), { role: 'assistant', content: [text('Got it. Thanks for the context!')] }])).toBe(2);
-    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context! And more.')])).toBe(0);
+  it('the legacy startup pair: its acknowledgement is read from the first block', () => {
     // The acknowledgement is read from the first block: a thinking block before it makes it another message.
     expect(
       syntheticPrefixLength([user('context'), { role: 'assistant', content: [{ type: 'thinking', thinking: 'ok', signature: 's' }, text('Got it. Thanks for the context!')] }]),
     ).toBe(0);
   });
 
-  it('a compacted summary with its acknowledgement, its attachments and the calls after them', () => {
-    const summary = user('Summary of the work.\n\nResume the prior task using the summary above.');
-    const ack = assistant('Got it. Thanks for the additional context!');
-    const attachments = userBlocks('The following files were recently accessed before context was compacted.\n- a.ts');
-    const reads = calls(['r1', 'read_file', { path: 'a.ts' }]);
-    expect(syntheticPrefixLength([summary, ack, user('q')])).toBe(0);
-    expect(syntheticPrefixLength([summary, ack, user('q')], { includeCompacted: true })).toBe(2);
-    expect(syntheticPrefixLength([userBlocks(reminder), summary, ack, user('q')], { includeCompacted: true })).toBe(3);
-    expect(syntheticPrefixLength([summary, ack, attachments, reads, answers('r1'), user('q')], { includeCompacted: true })).toBe(4);
-    expect(syntheticPrefixLength([summary, ack, attachments, user('q')], { includeCompacted: true })).toBe(3);
-    // The acknowledgement must be the assistant's, word for word.
-    expect(syntheticPrefixLength([summary, user('Got it. Thanks for the additional context!')], { includeCompacted: true })).toBe(0);
-    expect(syntheticPrefixLength([summary, assistant('Got it.')], { includeCompacted: true })).toBe(0);
-  });
 });
 
 describe('anthropic-messages agent tool', () => {
@@ -1029,32 +735,6 @@ describe('anthropic-messages agent tool', () => {
     expect(() => session([user('x')], { tools: [AGENT_TOOL_ANTHROPIC as AnthropicTool] })).not.toThrow();
   });
 
-  it("a model's agent call, read from its tool_use input, seeds a fork with the window and allowlist it asks for", () => {
-    const input = { description: 'parser', prompt: 'Read the parser.', subagent_type: 'fork', fork_turns: 1, fork_tools: ['read_file'] };
-    const parent = session([...finished, user('Look at the parser.'), calls(['a1', 'agent', input])]);
-    const checked = validateAgentParams(usesOf(parent.messages.at(-1) as Msg)[0]?.input);
-    if (!checked.ok || checked.fork === undefined) throw new Error('expected a fork request');
-    const seed = seedFork(parent, checked.params.prompt, checked.fork);
-    expect(seed.contents).toEqual([
-      user('Look at the parser.'),
-      calls(['a1', 'agent', {}]),
-      { role: 'user', content: [placeholder('a1'), childBlock('Read the parser.', ['read_file'])] },
-      assistant(FORK_ACK_TEXT),
-      user(FORK_BEGIN_TEXT),
-    ]);
-    expect(seed.trimmedMessages).toBe(finished.length);
-  });
-});
-
-describe('anthropic-messages seedFork option checks', () => {
-  it('refuses an empty directive and bad options, as for Gemini', () => {
-    const parent = session(finished);
-    expect(() => seedFork(parent, '  ')).toThrow('seedFork: the directive must be a non-empty string');
-    expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
-    expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
-    expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
-    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
-  });
 });
 
 describe('anthropic-messages and Gemini: the same rules on the same conversation', () => {

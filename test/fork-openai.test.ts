@@ -1,35 +1,32 @@
+// Internal: openAIChatDialect.request (src/dialect/openai-chat.ts), the Chat Completions body a fork sends, which no entry point builds without a model call; seedTask (src/fork/seed-task.ts), how the engine seeds a task, and the fork's fixed wording (src/fork/constants.ts): no entry point exports them.
+/*
+ * The fork rules where they are Chat Completions' own ("format": "openai-chat"): one `tool` message
+ * per result, the child message as a user message of its own after them, the leading system and
+ * developer messages (the head) kept first by every fork and counted in sharedContents; results in
+ * another order, a user message after the results, image parts, the request's fields and bytes, the
+ * seed's copies, seedTask, and the same forks as Gemini's on random conversations. The rules that
+ * hold on every shape run for Chat Completions too from fork-rules.test.ts. Every session built here
+ * is checked with parseSession: each is a session a file could hold.
+ */
 import { describe, expect, it } from 'vitest';
 import { openAIChatDialect } from '../src/dialect/openai-chat.js';
+import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
+import { FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, seedTask } from '../src/fork/index.js';
+import { freezePrefix, parseSession } from '../src/index.js';
 import {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_FUNCTION,
-  FORK_ACK_TEXT,
-  FORK_BEGIN_TEXT,
-  FORK_PLACEHOLDER_TEXT,
-  FORK_UNAVAILABLE_RESULT_TEXT,
-  ForkRejectedError,
   buildChildMessage,
+  type ChatMessage,
+  type ChatTool,
+  ForkRejectedError,
   isForkChild,
   isRealUserTurn,
+  type OpenAIChatSession,
   seedFork,
-  seedTask,
   syntheticPrefixLength,
-  validateAgentParams,
-} from '../src/fork/index.js';
-import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
-import { freezePrefix } from '../src/prefix/index.js';
-import type { ChatMessage, ChatTool, OpenAIChatSession } from '../src/protocol.js';
+} from '../src/protocol.js';
 import * as protocol from '../src/protocol.js';
-import { parseSession } from '../src/session/index.js';
-
-/*
- * The fork rules on sessions in OpenAI Chat Completions' shape ("format": "openai-chat"): every
- * case of fork.test.ts, translated to the shape. Where Gemini puts results and the child message
- * in one user message, Chat Completions has one `tool` message per result, then the child message
- * as a user message of its own; the leading system and developer messages (the head) are kept first
- * by every fork and counted in sharedContents. Every session built here is checked with
- * parseSession: each is a session a file could hold.
- */
 
 const sys = (content: string): ChatMessage => ({ role: 'system', content });
 const dev = (content: string): ChatMessage => ({ role: 'developer', content });
@@ -55,7 +52,6 @@ const placeholder = (id: string): ChatMessage => tool(id, FORK_PLACEHOLDER_TEXT)
 const unavailable = (id: string): ChatMessage => tool(id, FORK_UNAVAILABLE_RESULT_TEXT);
 const child = (directive: string, allowedTools?: readonly string[]): ChatMessage => user(buildChildMessage(directive, allowedTools));
 
-const contentOf = (message: ChatMessage | undefined): unknown => message?.content;
 const callsOf = (message: ChatMessage | undefined) => (message?.role === 'assistant' ? (message.tool_calls ?? []) : []);
 
 const MARKER = 'MARKER-7f3a-only-in-parent-history';
@@ -117,93 +113,6 @@ function bodyOf(session: Readonly<OpenAIChatSession>, messages: readonly ChatMes
 }
 
 describe('openai-chat seedFork, history "inherit"', () => {
-  it('case 1: history ending on an assistant message without calls is kept after the head, the child message follows', () => {
-    const parent = session(finished);
-    const seed = seedFork(parent, 'Summarize the README.');
-    expect(seed.format).toBe('openai-chat');
-    expect(seed.seedCase).toBe('continue');
-    expect(seed.contents).toEqual([...HEAD, ...finished, child('Summarize the README.')]);
-    expect(seed.sharedContents).toBe(H + 4);
-    expect(seed.trimmedMessages).toBe(0);
-  });
-
-  it('case 2: mid-turn history gets redacted agent calls, a placeholder tool message per call, the child message, an ack and the begin text', () => {
-    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE');
-    expect(seed.seedCase).toBe('mid-turn');
-    expect(seed.contents).toEqual([
-      ...HEAD,
-      ...midTurn.slice(0, 5),
-      {
-        role: 'assistant',
-        content: 'Starting two forks.',
-        tool_calls: [
-          { id: 'a1', type: 'function', function: { name: 'agent', arguments: '{}' } },
-          { id: 'a2', type: 'function', function: { name: 'agent', arguments: '{}' } },
-        ],
-      },
-      placeholder('a1'),
-      placeholder('a2'),
-      child('PARSER-DIRECTIVE'),
-      assistant(FORK_ACK_TEXT),
-      user(FORK_BEGIN_TEXT),
-    ]);
-    // Shared: the head, the history, the redacted call message and both placeholders.
-    expect(seed.sharedContents).toBe(H + 6 + 2);
-    expect(seed.trimmedMessages).toBe(0);
-  });
-
-  it('case 2: calls of other tools keep their arguments, and their placeholder says the result was not available', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }])];
-    const seed = seedFork(session(history), 'do it');
-    expect(seed.contents[H + 1]).toEqual(history[1]);
-    expect(seed.contents[H + 2]).toEqual(unavailable('g1'));
-    expect(seed.contents.slice(H + 3)).toEqual([child('do it'), assistant(FORK_ACK_TEXT), user(FORK_BEGIN_TEXT)]);
-    expect(seed.sharedContents).toBe(H + 3);
-  });
-
-  it('case 2: a turn mixing agent and other calls blanks only the agent calls, and each call gets its own placeholder', () => {
-    const history = [
-      user('go'),
-      calls(
-        ['g1', 'grep', { q: 'parser' }],
-        ['a1', 'agent', { description: 'd', prompt: 'SIBLING-DIRECTIVE', subagent_type: 'fork' }],
-        ['s1', 'spawn_helper', { task: 'HELPER-TASK' }],
-      ),
-    ];
-    const seed = seedFork(session(history), 'mine', { spawnTools: ['agent', 'spawn_helper'] });
-    expect(callsOf(seed.contents[H + 1]).map((c) => c.function.arguments)).toEqual(['{"q":"parser"}', '{}', '{}']);
-    expect(seed.contents.slice(H + 2, H + 5)).toEqual([unavailable('g1'), placeholder('a1'), placeholder('s1')]);
-    expect(textOf(seed.contents)).not.toContain('SIBLING-DIRECTIVE');
-    expect(textOf(seed.contents)).not.toContain('HELPER-TASK');
-  });
-
-  it('case 3: a trailing user prompt the parent never answered is dropped, and the child message takes its place', () => {
-    const seed = seedFork(session([...finished, user('And now something else?')]), 'Check the tests.');
-    expect(seed.seedCase).toBe('dropped-user');
-    expect(seed.contents).toEqual([...HEAD, ...finished, child('Check the tests.')]);
-    expect(textOf(seed.contents)).not.toContain('something else');
-    expect(seed.sharedContents).toBe(H + 4);
-  });
-
-  it('case 3: only that one message is dropped; an unanswered prompt before it stays (text parts too)', () => {
-    const history = [...finished, user('first unanswered'), userParts('second unanswered')];
-    const seed = seedFork(session(history), 'Check the tests.');
-    expect(seed.seedCase).toBe('dropped-user');
-    expect(seed.contents).toEqual([...HEAD, ...finished, user('first unanswered'), child('Check the tests.')]);
-    expect(seed.sharedContents).toBe(H + 5);
-  });
-
-  it('case 3: real tool results the parent has not answered are kept, calls keep their arguments, the child message follows them', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), ...answers('g1', 'r1')];
-    const seed = seedFork(session(history), 'Look.');
-    expect(seed.seedCase).toBe('tool-results');
-    expect(seed.contents).toEqual([...HEAD, ...history, child('Look.')]);
-    expect(textOf(seed.contents)).not.toContain(FORK_PLACEHOLDER_TEXT);
-    expect(textOf(seed.contents)).not.toContain(FORK_UNAVAILABLE_RESULT_TEXT);
-    // The results are messages of their own: they are shared; only the child message is the fork's.
-    expect(seed.sharedContents).toBe(H + 4);
-  });
-
   it('case 3: results that answer only some of the calls are kept, and each call still without one gets a placeholder tool message', () => {
     const history = [
       user('go'),
@@ -273,11 +182,6 @@ describe('openai-chat seedFork, history "inherit"', () => {
     expect(seedFork(parent, 'y').contents[0]).not.toBe(seed.contents[0]);
   });
 
-  it('a history of only a user message falls back to a fresh agent', () => {
-    expect(seedFork(session([user('hello')]), 'x').seedCase).toBe('fresh');
-    expect(seedFork(session([user('hello')]), 'x').contents).toEqual([...HEAD, child('x')]);
-  });
-
   it('a developer message alone, or several, make the head; a system message later in the conversation is history', () => {
     const later = sys('Mode changed: read-only.');
     const seed = seedFork(chat([dev('dev only'), user('a'), assistant('b'), later, user('c'), assistant('d')]), 'x', { forkTurns: 1 });
@@ -287,73 +191,7 @@ describe('openai-chat seedFork, history "inherit"', () => {
   });
 });
 
-describe('openai-chat seedFork, history "completed-turns"', () => {
-  it('leaves the in-flight turn out entirely', () => {
-    const seed = seedFork(session(midTurn), 'Look at the lexer.', { history: 'completed-turns' });
-    expect(seed.contents).toEqual([...HEAD, ...finished, child('Look at the lexer.')]);
-    expect(textOf(seed.contents)).not.toContain('PARSER-DIRECTIVE');
-    expect(textOf(seed.contents)).not.toContain('in parallel');
-    expect(seed.sharedContents).toBe(H + 4);
-    expect(seed.seedCase).toBe('continue');
-  });
-
-  it('stops before a turn whose calls are answered but not yet replied to', () => {
-    const history = [...finished, user('next'), calls(['c9', 'grep', {}]), ...answers('c9')];
-    expect(seedFork(session(history), 'x', { history: 'completed-turns' }).contents.slice(0, -1)).toEqual([...HEAD, ...finished]);
-  });
-
-  it('does not count an assistant text message while an earlier call is unanswered', () => {
-    const history = [user('go'), calls(['c1', 'grep', {}]), assistant('still waiting')];
-    const seed = seedFork(session(history), 'x', { history: 'completed-turns' });
-    expect(seed.seedCase).toBe('fresh');
-    expect(seed.contents).toEqual([...HEAD, child('x')]);
-  });
-
-  it('counts an assistant message whose calls were all answered, then the text reply', () => {
-    const history = [user('go'), calls(['c1', 'grep', {}], ['c2', 'grep', {}]), ...answers('c2', 'c1'), assistant('both done'), user('more')];
-    const seed = seedFork(session(history), 'x', { history: 'completed-turns' });
-    expect(seed.contents).toEqual([...HEAD, ...history.slice(0, 5), child('x')]);
-  });
-
-  it('with no completed turn and no system message the fork starts fresh, with the fork system message', () => {
-    const seed = seedFork(chat([user('go'), calls(['c1', 'agent', { prompt: 'x' }])]), 'Do the thing.', { history: 'completed-turns' });
-    expect(seed.contents).toEqual([sys(FORK_SYSTEM_TEXT), child('Do the thing.')]);
-    expect(seed.sharedContents).toBe(1);
-    expect(seed.seedCase).toBe('fresh');
-  });
-});
-
 describe('openai-chat seedFork, forkTurns', () => {
-  // Three real user turns, with tool results, a blank, and reminder-only user messages between.
-  const turns: ChatMessage[] = [
-    user('turn one'),
-    assistant('one done'),
-    user('turn two'),
-    calls(['c1', 'grep', { q: 'a' }]),
-    ...answers('c1'),
-    assistant('grep done'),
-    user('   '),
-    assistant('blank noted'),
-    user('<system-reminder>todo list is empty</system-reminder>\n'),
-    assistant('reminder noted'),
-    user('turn three <system-reminder>x</system-reminder>'),
-    assistant('three done'),
-  ];
-
-  it('1 keeps the head and the last real user turn only', () => {
-    const seed = seedFork(session(turns), 'x', { forkTurns: 1 });
-    expect(seed.contents).toEqual([...HEAD, ...turns.slice(10), child('x')]);
-    expect(seed.trimmedMessages).toBe(10);
-    expect(seed.sharedContents).toBe(H + 2);
-  });
-
-  it('2 keeps from the second real turn on: tool results, blank and reminder-only messages do not count', () => {
-    const seed = seedFork(session(turns), 'x', { forkTurns: 2 });
-    expect(seed.contents).toEqual([...HEAD, ...turns.slice(2), child('x')]);
-    expect(seed.trimmedMessages).toBe(2);
-    expect(seed.sharedContents).toBe(H + turns.length - 2);
-  });
-
   it('blank and reminder-only messages written as text parts do not count either; an image does', () => {
     const parts: ChatMessage[] = [
       user('turn one'),
@@ -369,52 +207,6 @@ describe('openai-chat seedFork, forkTurns', () => {
     expect(seedFork(session(parts), 'x', { forkTurns: 2 }).contents).toEqual([...HEAD, ...parts, child('x')]);
   });
 
-  it('more turns than exist, and "all", keep everything', () => {
-    for (const forkTurns of [3, 50, 'all'] as const) {
-      const seed = seedFork(session(turns), 'x', { forkTurns });
-      expect(seed.contents).toEqual([...HEAD, ...turns, child('x')]);
-      expect(seed.trimmedMessages).toBe(0);
-      expect(seed.sharedContents).toBe(H + turns.length);
-    }
-  });
-
-  it('combines with the mid-turn case', () => {
-    const seed = seedFork(session(midTurn), 'PARSER-DIRECTIVE', { forkTurns: 1 });
-    expect(seed.contents.slice(0, H)).toEqual(HEAD);
-    expect(seed.contents[H]).toEqual(user('Investigate the parser and the lexer in parallel.'));
-    expect(callsOf(seed.contents[H + 1])[0]).toEqual({ id: 'a1', type: 'function', function: { name: 'agent', arguments: '{}' } });
-    expect(seed.contents.slice(H + 2)).toEqual([placeholder('a1'), placeholder('a2'), child('PARSER-DIRECTIVE'), assistant(FORK_ACK_TEXT), user(FORK_BEGIN_TEXT)]);
-    expect(textOf(seed.contents)).not.toContain(MARKER);
-    expect(seed.sharedContents).toBe(H + 2 + 2);
-    expect(seed.trimmedMessages).toBe(4);
-  });
-
-  it('combines with completed-turns', () => {
-    const seed = seedFork(session(midTurn), 'x', { history: 'completed-turns', forkTurns: 1 });
-    expect(seed.contents).toEqual([...HEAD, ...finished, child('x')]);
-  });
-
-  it('never inherits startup context or a compacted summary, and keeps the head', () => {
-    const history: ChatMessage[] = [
-      userParts('<system-reminder>\nstartup\n</system-reminder>'),
-      user('Summary of the work.\n\nResume the prior task using the summary above.'),
-      assistant('Got it. Thanks for the additional context!'),
-      user('first question'),
-      assistant('first answer'),
-    ];
-    const seed = seedFork(session(history), 'x', { forkTurns: 5 });
-    expect(seed.contents).toEqual([...HEAD, user('first question'), assistant('first answer'), child('x')]);
-    expect(seed.trimmedMessages).toBe(3);
-    expect(seed.sharedContents).toBe(H + 2);
-    // No real turn after the synthetic prefix: empty, fresh, head kept.
-    const empty = seedFork(session(history.slice(0, 3)), 'x', { forkTurns: 1 });
-    expect(empty.seedCase).toBe('fresh');
-    expect(empty.contents).toEqual([...HEAD, child('x')]);
-    expect(empty.sharedContents).toBe(H);
-    // …and without a head, the fork's own system message.
-    const bare = seedFork(chat(history.slice(0, 3)), 'x', { forkTurns: 1 });
-    expect(bare.contents).toEqual([sys(FORK_SYSTEM_TEXT), child('x')]);
-  });
 });
 
 describe('openai-chat seedFork, copies and sharing', () => {
@@ -456,13 +248,6 @@ describe('openai-chat seedFork, copies and sharing', () => {
     ]);
   });
 
-  it('seeds from a frozen prefix session and returns mutable copies', () => {
-    const prefix = freezePrefix(session(midTurn));
-    const seed = seedFork(prefix.session as OpenAIChatSession, 'x');
-    (seed.contents[H] as { content: string }).content = 'mutable';
-    expect((prefix.session as OpenAIChatSession).messages[H]?.content).toBe(`Please remember ${MARKER}.`);
-  });
-
   it('with copy: false shares the frozen messages (head included), in an array of its own', () => {
     const prefix = freezePrefix(session(finished));
     const frozen = prefix.session as OpenAIChatSession;
@@ -485,9 +270,9 @@ describe('openai-chat seedFork, copies and sharing', () => {
     expect(callsOf(parent.messages[H + 5])[0]?.function.arguments).toContain('PARSER-DIRECTIVE');
   });
 
-  it('shares exactly the first sharedContents entries between forks with different directives', () => {
+  it('shares exactly the first sharedContents entries between forks with different directives, from results answering some calls and from the head alone', () => {
     const partial = [user('go'), calls(['g1', 'grep', {}], ['a1', 'agent', {}]), ...answers('g1')];
-    const parents = [session(finished), session(midTurn), session([...finished, user('dangling')]), session(partial), chat(HEAD), chat([user('hi')])];
+    const parents = [session(partial), chat(HEAD)];
     for (const parent of parents) {
       for (const options of [{}, { forkTurns: 1 }, { history: 'completed-turns' as const }]) {
         const a = seedFork(parent, 'directive A', options);
@@ -629,90 +414,15 @@ describe('openai-chat seedTask', () => {
   });
 });
 
-describe('openai-chat sibling forks from one parent turn with two Agent calls', () => {
-  const parent = session(midTurn);
-  const parser = seedFork(parent, 'PARSER-DIRECTIVE');
-  const lexer = seedFork(parent, 'LEXER-DIRECTIVE');
-  const childAt = H + 8;
-
-  it("neither fork's contents hold the other's directive", () => {
-    expect(textOf(parser.contents)).not.toContain('LEXER-DIRECTIVE');
-    expect(textOf(lexer.contents)).not.toContain('PARSER-DIRECTIVE');
-  });
-
-  it('each holds its own Directive line, in the user message after the placeholders', () => {
-    expect(String(contentOf(parser.contents[childAt])).endsWith('Directive: PARSER-DIRECTIVE')).toBe(true);
-    expect(String(contentOf(lexer.contents[childAt])).endsWith('Directive: LEXER-DIRECTIVE')).toBe(true);
-    expect(parser.sharedContents).toBe(childAt);
-  });
-
-  it('both share the head, the redacted call message and the placeholders byte for byte', () => {
-    expect(JSON.stringify(parser.contents[H + 5])).toBe(JSON.stringify(lexer.contents[H + 5]));
-    expect(JSON.stringify(parser.contents.slice(0, parser.sharedContents))).toBe(JSON.stringify(lexer.contents.slice(0, lexer.sharedContents)));
-    expect(JSON.stringify(parser.contents.slice(childAt + 1))).toBe(JSON.stringify(lexer.contents.slice(childAt + 1)));
-  });
-
-  it('a marker only in the parent history reaches the fork, and is not in the directive', () => {
-    expect(textOf(parser.contents)).toContain(MARKER);
-    expect(buildChildMessage('PARSER-DIRECTIVE')).not.toContain(MARKER);
-  });
-});
-
-describe('openai-chat child message', () => {
-  it('is what seedFork puts in the child message, restriction included, as the string content of a user message', () => {
-    const seed = seedFork(session(finished), 'Look.', { allowedTools: [] });
-    expect(seed.contents.at(-1)).toEqual({ role: 'user', content: buildChildMessage('Look.', []) });
-    const mid = seedFork(session(midTurn), 'Look.', { allowedTools: ['read_file'] });
-    expect(contentOf(mid.contents.at(-3))).toBe(buildChildMessage('Look.', ['read_file']));
-    expect(String(contentOf(mid.contents.at(-3)))).toContain('<tool-restriction>');
-  });
-});
-
 describe('openai-chat fork-child guard', () => {
-  it('recognises a fork child and refuses to fork it', () => {
-    const forked = seedFork(session(finished), 'x');
-    expect(isForkChild(forked.contents)).toBe(true);
-    const grandchild = chat([...forked.contents, assistant('done')]);
-    expect(() => seedFork(grandchild, 'again')).toThrow(ForkRejectedError);
-    expect(() => seedFork(grandchild, 'again')).toThrow('cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block).');
-    // A mid-turn fork child too (its child message follows the placeholder tool messages).
-    const mid = seedFork(session(midTurn), 'x');
-    expect(isForkChild(mid.contents)).toBe(true);
-    expect(() => seedFork(chat([...mid.contents, assistant('done')]), 'again')).toThrow(ForkRejectedError);
-  });
-
-  it('reads string content and text parts', () => {
-    expect(isForkChild([user('<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
-    expect(isForkChild([userParts('some context', '<fork-boilerplate>rules</fork-boilerplate>\n\nDirective: x')])).toBe(true);
-    expect(isForkChild([...HEAD, userParts('<fork-boilerplate>\nYou are a fork: a copy of the agent, started fr')])).toBe(true);
-    expect(() => seedFork(session([userParts('<fork-boilerplate>rules, cut off'), assistant('ok')]), 'again')).toThrow(ForkRejectedError);
-  });
-
-  it('does not mistake ordinary conversations for fork children', () => {
-    expect(isForkChild(session(finished).messages)).toBe(false);
-    expect(isForkChild(session(midTurn).messages)).toBe(false);
-    expect(isForkChild([])).toBe(false);
-    expect(isForkChild([assistant('<fork-boilerplate>rules</fork-boilerplate>')])).toBe(false);
-    expect(isForkChild([{ role: 'assistant', content: [{ type: 'text', text: '<fork-boilerplate>' }] }])).toBe(false);
-    expect(isForkChild([user('what does the fork-boilerplate tag mean?')])).toBe(false);
-    // Not written by a user: a system prompt that quotes the tag, a tool result that read a file holding it.
+  it('does not mistake a system prompt that quotes the tag for a fork child', () => {
+    // Not written by a user.
     expect(isForkChild([sys('Forks get a <fork-boilerplate> block.')])).toBe(false);
-    expect(isForkChild([calls(['c1', 'read_file', {}]), tool('c1', 'const OPEN = "<fork-boilerplate>";')])).toBe(false);
   });
 });
 
 describe('openai-chat synthetic prefix and real user turns', () => {
   const reminder = '<system-reminder>\nstartup\n</system-reminder>';
-
-  it('a reminder-only user message is startup context, as a string and as text parts', () => {
-    expect(syntheticPrefixLength([user(reminder), user('hi')])).toBe(1);
-    expect(syntheticPrefixLength([userParts(reminder, '<system-reminder>more</system-reminder>\n'), user('hi')])).toBe(1);
-    expect(isRealUserTurn(user(reminder))).toBe(false);
-    expect(isRealUserTurn(userParts(reminder, '<system-reminder>more</system-reminder>'))).toBe(false);
-    // A reminder with anything a person wrote is a real turn.
-    expect(syntheticPrefixLength([userParts(reminder, 'and a question')])).toBe(0);
-    expect(isRealUserTurn(userParts(reminder, 'and a question'))).toBe(true);
-  });
 
   it('an image_url part counts as a real turn, alone or beside a reminder; blank text does not', () => {
     const image = { type: 'image_url' as const, image_url: { url: 'https://example.com/a.png' } };
@@ -731,26 +441,6 @@ describe('openai-chat synthetic prefix and real user turns', () => {
     expect(isRealUserTurn(dev('hello'))).toBe(false);
   });
 
-  it('the legacy startup pair: a user message and "Got it. Thanks for the context!" (string or text part)', () => {
-    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context!'), user('q')])).toBe(2);
-    expect(syntheticPrefixLength([user('context'), { role: 'assistant', content: [{ type: 'text', text: 'Got it. Thanks for the context!' }] }])).toBe(2);
-    expect(syntheticPrefixLength([user('context'), assistant('Got it. Thanks for the context! And more.')])).toBe(0);
-  });
-
-  it('a compacted summary with its acknowledgement, its attachments and the calls after them', () => {
-    const summary = user('Summary of the work.\n\nResume the prior task using the summary above.');
-    const ack = assistant('Got it. Thanks for the additional context!');
-    const attachments = userParts('The following files were recently accessed before context was compacted.\n- a.ts');
-    const reads = calls(['r1', 'read_file', { path: 'a.ts' }]);
-    expect(syntheticPrefixLength([summary, ack, user('q')])).toBe(0);
-    expect(syntheticPrefixLength([summary, ack, user('q')], { includeCompacted: true })).toBe(2);
-    expect(syntheticPrefixLength([userParts(reminder), summary, ack, user('q')], { includeCompacted: true })).toBe(3);
-    expect(syntheticPrefixLength([summary, ack, attachments, reads, tool('r1', 'x'), user('q')], { includeCompacted: true })).toBe(4);
-    expect(syntheticPrefixLength([summary, ack, attachments, user('q')], { includeCompacted: true })).toBe(3);
-    // The acknowledgement must be the assistant's, word for word.
-    expect(syntheticPrefixLength([summary, user('Got it. Thanks for the additional context!')], { includeCompacted: true })).toBe(0);
-    expect(syntheticPrefixLength([summary, assistant('Got it.')], { includeCompacted: true })).toBe(0);
-  });
 });
 
 describe('openai-chat agent tool', () => {
@@ -763,34 +453,6 @@ describe('openai-chat agent tool', () => {
     expect(() => chat([user('x')], { tools: [AGENT_TOOL_FUNCTION] })).not.toThrow();
   });
 
-  it('a model\'s agent call, read from its arguments string, seeds a fork with the window and allowlist it asks for', () => {
-    const args = { description: 'parser', prompt: 'Read the parser.', subagent_type: 'fork', fork_turns: 1, fork_tools: ['read_file'] };
-    const parent = session([...finished, user('Look at the parser.'), calls(['a1', 'agent', args])]);
-    const checked = validateAgentParams(JSON.parse(callsOf(parent.messages.at(-1))[0]!.function.arguments));
-    if (!checked.ok || checked.fork === undefined) throw new Error('expected a fork request');
-    const seed = seedFork(parent, checked.params.prompt, checked.fork);
-    expect(seed.contents).toEqual([
-      ...HEAD,
-      user('Look at the parser.'),
-      { role: 'assistant', content: null, tool_calls: [{ id: 'a1', type: 'function', function: { name: 'agent', arguments: '{}' } }] },
-      placeholder('a1'),
-      child('Read the parser.', ['read_file']),
-      assistant(FORK_ACK_TEXT),
-      user(FORK_BEGIN_TEXT),
-    ]);
-    expect(seed.trimmedMessages).toBe(finished.length);
-  });
-});
-
-describe('openai-chat seedFork option checks', () => {
-  it('refuses an empty directive and bad options, as for Gemini', () => {
-    const parent = session(finished);
-    expect(() => seedFork(parent, '  ')).toThrow('seedFork: the directive must be a non-empty string');
-    expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
-    expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
-    expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
-    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
-  });
 });
 
 describe('openai-chat and Gemini: the same rules on the same conversation', () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadTasks, parseTasks } from '../src/session/index.js';
 import { deepArrays, deepObjects, inputErrorOf, inputRejectionOf } from './fixtures/hostile/errors.js';
+import { loadTasks, parseTasks } from '../src/index.js';
 
 /*
  * Hostile task files (JSONL): the error names file:line (right after blank lines and CRLF endings)

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadToolsModule } from '../src/tools/load-module.js';
+import { loadToolsModule } from '../src/index.js';
 
 /*
  * Hostile tools modules (test/fixtures/hostile/tools): whatever a module throws or exports, the

@@ -2,10 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine } from '../src/engine/engine.js';
-import { formatImportSummary } from '../src/import/index.js';
-import { parseSession, type ParentSession } from '../src/session/index.js';
-import { importSession } from '../src/import/load.js';
+import { ForkEngine, formatImportSummary, importSession, type ParentSession, parseSession } from '../src/index.js';
 
 /*
  * Issue 22, what was left: logged API requests read as the APIs read them inside content parts and

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine } from '../src/engine/engine.js';
-import { formatImportSummary, type ImportSummary } from '../src/import/index.js';
-import { parseSession, type ParentSession } from '../src/session/index.js';
-import { importSession } from '../src/import/load.js';
+import { ForkEngine, formatImportSummary, importSession, type ImportSummary, type ParentSession, parseSession } from '../src/index.js';
 
 /*
  * Transcripts as people have them (issue 22): real files from public repositories

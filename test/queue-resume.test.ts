@@ -2,10 +2,9 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { freezePrefix } from '../src/prefix/index.js';
-import { loadSession } from '../src/import/load.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
 import { linesOf as lines, queueHarness, until, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
+import { freezePrefix, loadSession } from '../src/index.js';
 
 /*
  * Distributed runs that lose a process: a coordinator SIGKILLed and restarted with --resume, and a

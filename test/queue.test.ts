@@ -4,10 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { freezePrefix } from '../src/prefix/index.js';
-import { loadSession } from '../src/import/load.js';
 import { REPO_ROOT, jsonLines } from './fixtures/cli/run-cli.js';
 import { everythingIn, queueHarness, until, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
+import { freezePrefix, loadSession } from '../src/index.js';
 
 /*
  * Distributed runs end to end: a real redis-server (its own, per file), real `forkpool worker`
