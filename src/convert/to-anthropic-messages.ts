@@ -2,6 +2,7 @@ import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesSession,
 import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
 import { isRecord, type Issues } from './issues.js';
 import { jsonSchemaOf } from './to-openai-chat.js';
+import { CallLedger, type CallRules } from './calls.js';
 
 /*
  * Gemini → Anthropic Messages (`"format": "anthropic-messages"`), after what Qwen Code's own
@@ -112,29 +113,25 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 const PART_FIELDS = { functionCall: ['id', 'name', 'args'], functionResponse: ['id', 'name', 'response'] } as const;
 
-interface OpenCall {
-  id: string;
-  sourceId: string | undefined;
-  name: string;
-  answered: boolean;
-}
+const ANTHROPIC_CALLS: CallRules = {
+  target: 'anthropic-messages',
+  idWord: 'tool_use id',
+  madeStem: 'tool',
+  takes: (id) => TOOL_USE_ID.test(id),
+  answerRule: 'a tool_result must answer a tool_use of the assistant message before it',
+  nameRule: 'a tool_result answers its call by id, and the names must agree',
+};
 
 class HistoryWriter {
   private readonly out: { role: 'user' | 'assistant'; content: Block[] }[] = [];
-  /** Ids the session's calls carry, so a made-up id never takes one. */
-  private readonly taken = new Set<string>();
-  private readonly idAt = new Map<string, string>();
   /** The calls of the last assistant turn, while its answers may still come. */
-  private open: OpenCall[] = [];
-  private callIndex = 0;
+  private readonly calls: CallLedger;
 
   constructor(
     private readonly history: readonly Content[],
     private readonly issues: Issues,
   ) {
-    for (const content of history) {
-      for (const part of content.parts) if (part.functionCall?.id) this.taken.add(part.functionCall.id);
-    }
+    this.calls = new CallLedger(history, issues, ANTHROPIC_CALLS);
   }
 
   messages(): AnthropicMessage[] {
@@ -144,7 +141,7 @@ class HistoryWriter {
         if (key !== 'role' && key !== 'parts' && content[key] !== undefined) this.issues.unsupported(path, key);
       }
       const role = content.role === 'model' ? 'assistant' : 'user';
-      if (role === 'assistant' && this.out.at(-1)?.role !== 'assistant') this.open = []; // a new assistant turn: its own calls
+      if (role === 'assistant' && this.out.at(-1)?.role !== 'assistant') this.calls.newTurn(); // a new assistant turn: its own calls
       const blocks: Block[] = [];
       content.parts.forEach((part, p) => {
         const block = this.block(part, role, `${path}.parts[${p}]`);
@@ -193,8 +190,7 @@ class HistoryWriter {
       if (role !== 'assistant') return this.unsupported(path, 'functionCall', 'a user message cannot call a tool');
       const call = part.functionCall as Json & { id?: string; name: string; args?: Json };
       this.extraFields(call, 'functionCall', path);
-      const id = this.callId(call.id, `${path}.functionCall.id`);
-      this.open.push({ id, sourceId: call.id || undefined, name: call.name, answered: false });
+      const id = this.calls.call(call.id, call.name, `${path}.functionCall.id`);
       return { type: 'tool_use', id, name: call.name, input: call.args ?? {} };
     }
     if (part.functionResponse) {
@@ -202,7 +198,7 @@ class HistoryWriter {
       if (role !== 'user') return this.unsupported(path, 'functionResponse', "a model message cannot hold a tool's result");
       const response = part.functionResponse as Json & { id?: string; name: string; response?: unknown };
       this.extraFields(response, 'functionResponse', path);
-      const id = this.answer(response, path);
+      const id = this.calls.answer(response, path);
       return id === undefined ? undefined : { type: 'tool_result', tool_use_id: id, content: resultText(response.response) };
     }
     if (isRecord(part.inlineData)) {
@@ -228,39 +224,6 @@ class HistoryWriter {
     for (const key of Object.keys(value)) {
       if (value[key] !== undefined && !(PART_FIELDS[kind] as readonly string[]).includes(key)) this.issues.unsupported(`${path}.${kind}`, key);
     }
-  }
-
-  private callId(id: string | undefined, path: string): string {
-    const n = this.callIndex++;
-    if (id && TOOL_USE_ID.test(id)) {
-      const earlier = this.idAt.get(id);
-      if (earlier !== undefined) {
-        this.issues.fail(path, `the call id "${id}" is already used at ${earlier}; anthropic-messages needs each tool_use id once in a session`);
-      }
-      this.idAt.set(id, path);
-      return id;
-    }
-    let made = `tool_${n}`;
-    for (let k = 1; this.taken.has(made); k++) made = `tool_${n}_${k}`;
-    this.taken.add(made);
-    return made;
-  }
-
-  /** The id of the call this response answers, or undefined when it answers none (unsupported). */
-  private answer(response: { id?: string; name: string }, path: string): string | undefined {
-    const id = response.id || undefined;
-    const byId = id === undefined ? undefined : this.open.find((call) => !call.answered && call.sourceId === id);
-    const call = byId ?? this.open.find((c) => !c.answered && c.name === response.name && (id === undefined || c.sourceId === undefined));
-    if (!call) {
-      const which = `"${response.name}"${id === undefined ? '' : ` (id "${id}")`}`;
-      this.issues.unsupported(path, 'functionResponse', `${which} answers no open functionCall of the model message before it, and a tool_result must answer a tool_use of the assistant message before it`);
-      return undefined;
-    }
-    if (call.name !== response.name) {
-      this.issues.fail(`${path}.functionResponse.name`, `"${response.name}" answers the call "${call.sourceId}" of "${call.name}"; a tool_result answers its call by id, and the names must agree`);
-    }
-    call.answered = true;
-    return call.id;
   }
 }
 

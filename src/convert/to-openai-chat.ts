@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../session/openai-chat-schema.js';
 import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
+import { CallLedger, type CallRules } from './calls.js';
 import { isRecord, jsonObjectOf, type Issues } from './issues.js';
 
 /*
@@ -115,30 +116,26 @@ function systemMessage(instruction: SystemInstruction, issues: Issues): ChatMess
   return texts.length > 0 ? { role: 'system', content: textContent(texts) } : undefined;
 }
 
-interface OpenCall {
-  id: string;
-  sourceId: string | undefined;
-  name: string;
-  answered: boolean;
-}
+
+const CHAT_CALLS: CallRules = {
+  target: 'openai-chat',
+  idWord: 'tool call id',
+  madeStem: 'call',
+  takes: () => true,
+  answerRule: 'a tool message must answer a call of the assistant message before it',
+  nameRule: "a tool message takes its function's name from the call",
+};
 
 class HistoryWriter {
   private readonly out: ChatMessage[] = [];
-  /** Ids the session's calls carry, so a made-up id never takes one. */
-  private readonly taken = new Set<string>();
-  /** Where each id was first used (to name a duplicate). */
-  private readonly idAt = new Map<string, string>();
   /** The calls of the last assistant message, while only tool messages have followed it. */
-  private open: OpenCall[] = [];
-  private callIndex = 0;
+  private readonly calls: CallLedger;
 
   constructor(
     private readonly history: readonly Content[],
     private readonly issues: Issues,
   ) {
-    for (const content of history) {
-      for (const part of content.parts) if (part.functionCall?.id) this.taken.add(part.functionCall.id);
-    }
+    this.calls = new CallLedger(history, issues, CHAT_CALLS);
   }
 
   messages(): ChatMessage[] {
@@ -156,19 +153,19 @@ class HistoryWriter {
   private model(content: Content, path: string): void {
     const texts: string[] = [];
     const calls: ChatToolCall[] = [];
-    const open: OpenCall[] = [];
     content.parts.forEach((part, p) => {
       const partPath = `${path}.parts[${p}]`;
       const read = readPart(part, partPath, this.issues);
       if (read?.kind === 'text') texts.push(read.text);
       else if (read?.kind === 'functionCall') {
-        const id = this.callId(read.call.id, `${partPath}.functionCall.id`);
+        // This message's calls are the ones its tool messages may answer.
+        if (calls.length === 0) this.calls.newTurn();
+        const id = this.calls.call(read.call.id, read.call.name, `${partPath}.functionCall.id`);
         calls.push({ id, type: 'function', function: { name: read.call.name, arguments: JSON.stringify(read.call.args ?? {}) } });
-        open.push({ id, sourceId: read.call.id || undefined, name: read.call.name, answered: false });
       } else if (read) this.issues.unsupported(partPath, read.kind, "a model message cannot hold a function's result");
     });
     if (texts.length === 0 && calls.length === 0) return; // everything in it was left out (and listed)
-    this.open = open;
+    if (calls.length === 0) this.calls.newTurn();
     this.out.push({
       role: 'assistant',
       ...(texts.length > 0 ? { content: textContent(texts) } : {}),
@@ -183,46 +180,13 @@ class HistoryWriter {
       const read = readPart(part, partPath, this.issues);
       if (read?.kind === 'text') texts.push(read.text);
       else if (read?.kind === 'functionResponse') {
-        const id = this.answer(read.response, partPath);
+        const id = this.calls.answer(read.response, partPath);
         if (id !== undefined) this.out.push({ role: 'tool', tool_call_id: id, content: toolContent(read.response.response) });
       } else if (read) this.issues.unsupported(partPath, read.kind, 'a user message cannot call a function');
     });
     if (texts.length === 0) return;
     this.out.push({ role: 'user', content: textContent(texts) });
-    this.open = []; // a tool message cannot follow the user's words
-  }
-
-  private callId(id: string | undefined, path: string): string {
-    const n = this.callIndex++;
-    if (id) {
-      const earlier = this.idAt.get(id);
-      if (earlier !== undefined) {
-        this.issues.fail(path, `the call id "${id}" is already used at ${earlier}; openai-chat needs each tool call id once in a session`);
-      }
-      this.idAt.set(id, path);
-      return id;
-    }
-    let made = `call_${n}`;
-    for (let k = 1; this.taken.has(made); k++) made = `call_${n}_${k}`;
-    this.taken.add(made);
-    return made;
-  }
-
-  /** The id of the call this response answers, or undefined when it answers none (unsupported). */
-  private answer(response: { id?: string; name: string }, path: string): string | undefined {
-    const id = response.id || undefined;
-    const byId = id === undefined ? undefined : this.open.find((call) => !call.answered && call.sourceId === id);
-    const call = byId ?? this.open.find((c) => !c.answered && c.name === response.name && (id === undefined || c.sourceId === undefined));
-    if (!call) {
-      const which = `"${response.name}"${id === undefined ? '' : ` (id "${id}")`}`;
-      this.issues.unsupported(path, 'functionResponse', `${which} answers no open functionCall of the model message before it, and a tool message must answer a call of the assistant message before it`);
-      return undefined;
-    }
-    if (call.name !== response.name) {
-      this.issues.fail(`${path}.functionResponse.name`, `"${response.name}" answers the call "${call.sourceId}" of "${call.name}"; a tool message takes its function's name from the call`);
-    }
-    call.answered = true;
-    return call.id;
+    this.calls.newTurn(); // a tool message cannot follow the user's words
   }
 }
 
