@@ -1,5 +1,5 @@
 import type { Content } from '../session/schema.js';
-import type { Issues } from './issues.js';
+import { isRecord, type Issues } from './issues.js';
 
 /** How a target API names calls and their results, for the ids it makes and the errors it gives. */
 export interface CallRules {
@@ -92,4 +92,33 @@ export class CallLedger {
     this.taken.add(made);
     return made;
   }
+}
+
+/** Gemini's functionCallingConfig as the converters read it: its mode, its allowed function names, and the path errors name. */
+export interface CallingConfig {
+  mode: unknown;
+  allowed: string[] | undefined;
+  path: string;
+}
+
+/**
+ * Reads a Gemini toolConfig's functionCallingConfig (the one field a target's tool_choice can say):
+ * other fields are listed as unsupported, a malformed one is an error. undefined when it has none.
+ */
+export function callingConfigOf(config: Readonly<Record<string, unknown>>, issues: Issues): CallingConfig | undefined {
+  for (const key of Object.keys(config)) {
+    if (key !== 'functionCallingConfig' && config[key] !== undefined) issues.unsupported('toolConfig', key);
+  }
+  const calling = config.functionCallingConfig;
+  if (calling === undefined) return undefined;
+  const path = 'toolConfig.functionCallingConfig';
+  if (!isRecord(calling)) return issues.fail(path, 'must be a JSON object');
+  for (const key of Object.keys(calling)) {
+    if (key !== 'mode' && key !== 'allowedFunctionNames' && calling[key] !== undefined) issues.unsupported(path, key);
+  }
+  const names = calling.allowedFunctionNames;
+  if (names !== undefined && !(Array.isArray(names) && names.every((name) => typeof name === 'string' && name !== ''))) {
+    issues.fail(`${path}.allowedFunctionNames`, 'must be an array of function names');
+  }
+  return { mode: calling.mode, allowed: names as string[] | undefined, path };
 }

@@ -2,7 +2,7 @@ import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesSession,
 import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
 import { isRecord, type Issues } from './issues.js';
 import { jsonSchemaOf } from './to-openai-chat.js';
-import { CallLedger, type CallRules } from './calls.js';
+import { CallLedger, callingConfigOf, type CallRules } from './calls.js';
 
 /*
  * Gemini → Anthropic Messages (`"format": "anthropic-messages"`), after what Qwen Code's own
@@ -282,22 +282,9 @@ function anthropicTool(declaration: Json & { name: string }, path: string, issue
 }
 
 function toolChoiceOf(config: Json, issues: Issues): ToolChoice | undefined {
-  for (const key of Object.keys(config)) {
-    if (key !== 'functionCallingConfig' && config[key] !== undefined) issues.unsupported('toolConfig', key);
-  }
-  const calling = config.functionCallingConfig;
+  const calling = callingConfigOf(config, issues);
   if (calling === undefined) return undefined;
-  const path = 'toolConfig.functionCallingConfig';
-  if (!isRecord(calling)) return issues.fail(path, 'must be a JSON object');
-  for (const key of Object.keys(calling)) {
-    if (key !== 'mode' && key !== 'allowedFunctionNames' && calling[key] !== undefined) issues.unsupported(path, key);
-  }
-  const names = calling.allowedFunctionNames;
-  if (names !== undefined && !(Array.isArray(names) && names.every((name) => typeof name === 'string' && name !== ''))) {
-    issues.fail(`${path}.allowedFunctionNames`, 'must be an array of function names');
-  }
-  const allowed = names as string[] | undefined;
-  const mode = calling.mode;
+  const { mode, allowed, path } = calling;
   if (allowed !== undefined && !(mode === 'ANY' && allowed.length === 1)) {
     issues.unsupported(path, 'allowedFunctionNames', 'tool_choice names one tool ({ "type": "tool" }) or none: all declared tools are allowed');
   }

@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../session/openai-chat-schema.js';
 import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
-import { CallLedger, type CallRules } from './calls.js';
+import { CallLedger, callingConfigOf, type CallRules } from './calls.js';
 import { isRecord, jsonObjectOf, type Issues } from './issues.js';
 
 /*
@@ -261,22 +261,9 @@ export function jsonSchemaOf(schema: unknown): unknown {
 }
 
 function toolChoiceOf(config: Json, issues: Issues): ToolChoice | undefined {
-  for (const key of Object.keys(config)) {
-    if (key !== 'functionCallingConfig' && config[key] !== undefined) issues.unsupported('toolConfig', key);
-  }
-  const calling = config.functionCallingConfig;
+  const calling = callingConfigOf(config, issues);
   if (calling === undefined) return undefined;
-  const path = 'toolConfig.functionCallingConfig';
-  if (!isRecord(calling)) return issues.fail(path, 'must be a JSON object');
-  for (const key of Object.keys(calling)) {
-    if (key !== 'mode' && key !== 'allowedFunctionNames' && calling[key] !== undefined) issues.unsupported(path, key);
-  }
-  const names = calling.allowedFunctionNames;
-  if (names !== undefined && !(Array.isArray(names) && names.every((name) => typeof name === 'string' && name !== ''))) {
-    issues.fail(`${path}.allowedFunctionNames`, 'must be an array of function names');
-  }
-  const allowed = names as string[] | undefined;
-  const mode = calling.mode;
+  const { mode, allowed, path } = calling;
   const allowedTools = (choice: 'auto' | 'required'): ToolChoice => ({
     type: 'allowed_tools',
     allowed_tools: { mode: choice, tools: (allowed ?? []).map((name) => ({ type: 'function', function: { name } })) },
