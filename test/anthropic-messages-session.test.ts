@@ -1,3 +1,4 @@
+// Internal: parseAnthropicMessagesSession and the block types AnthropicCacheControl, AnthropicToolResultBlock, AnthropicToolUseBlock (src/session/anthropic-messages-schema.ts): parseSession and AnthropicContentBlock are their public face; everything else comes through forkpool.
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import type {
@@ -17,12 +18,14 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   AnthropicMessagesSessionSchema,
   InputError,
-  parseAnthropicMessagesSession,
-  type AnthropicCacheControl,
   type AnthropicContentBlock,
   type AnthropicMessage,
   type AnthropicMessagesSession,
   type AnthropicTool,
+} from '../src/index.js';
+import {
+  parseAnthropicMessagesSession,
+  type AnthropicCacheControl,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from '../src/session/index.js';

@@ -1,3 +1,4 @@
+// Internal: the built-in Anthropic provider (src/model/anthropic.ts), its presets (src/model/presets.ts), classifyError (src/model/errors.ts), the provider registry (src/model/providers/index.ts) and the mocked backoff (src/model/retry.ts): ForkEngine's `provider: { kind: 'anthropic' }` is their public face; the provider types come through forkpool/provider, AnthropicMessageLike through forkpool/protocol.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, OverloadedError, RateLimitError } from '@anthropic-ai/sdk';
@@ -6,7 +7,8 @@ import { createAnthropicProvider, readAnthropicUsage } from '../src/model/anthro
 import { classifyError } from '../src/model/errors.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS, LOCAL_API_KEY, anthropicMinCacheTokens, resolveAnthropicEndpoint } from '../src/model/presets.js';
 import { createProvider, providerModule } from '../src/model/providers/index.js';
-import type { AnthropicMessageLike, AnthropicRequest, AttemptGate, GenerateOptions, ModelOutcome, ProviderConfig, RetryPolicy } from '../src/model/types.js';
+import type { AnthropicMessageLike } from '../src/protocol.js';
+import type { AnthropicRequest, AttemptGate, GenerateOptions, ModelOutcome, ProviderConfig, RetryPolicy } from '../src/provider.js';
 import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
 
 /*

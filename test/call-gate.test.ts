@@ -1,3 +1,4 @@
+// Internal: createCallGate (src/engine/call-gate.ts): the engine builds its gate; ForkEngine's rateLimit and concurrency options (and fanOut's callGate, typed by EngineCallGate) are its public face.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCallGate } from '../src/engine/call-gate.js';
 

@@ -68,7 +68,7 @@ describe('forkpool --version / --help', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/usage: forkpool/i);
     }
-    const { ENGINE_DEFAULTS } = await import('../src/engine/options.js');
+    const { ENGINE_DEFAULTS } = await import('../src/index.js');
     expect(runs[0]?.stdout).toContain(`model turns per fork (default ${ENGINE_DEFAULTS.maxTurns})`);
     expect(runs[0]?.stdout).toContain(`forks in flight (default ${ENGINE_DEFAULTS.concurrency})`);
   });

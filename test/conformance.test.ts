@@ -1,12 +1,24 @@
+// Internal: anthropicTool (src/dialect/anthropic-messages.ts) and chatFunctionTool (src/dialect/openai-chat.ts), a declaration as Anthropic's and Chat Completions' requests carry it: no entry point builds a request body; everything else comes through forkpool, forkpool/protocol and forkpool/local-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { anthropicTool } from '../src/dialect/anthropic-messages.js';
 import { chatFunctionTool } from '../src/dialect/openai-chat.js';
-import { DEFAULT_MAX_TURNS, ForkEngine, defineTool, parseSession, type Content, type ParentSession } from '../src/index.js';
+import {
+  DEFAULT_MAX_TURNS,
+  ForkEngine,
+  defineTool,
+  parseSession,
+  type AnthropicMessagesSession,
+  type AnthropicTool,
+  type Content,
+  type ParentSession,
+  type ProviderOption,
+} from '../src/index.js';
 import {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_FUNCTION,
   buildChildMessage,
+  type AnthropicMessageLike,
   isForkChild,
   seedFork,
   validateAgentParams,
@@ -15,10 +27,7 @@ import {
   type FunctionDeclaration,
   type OpenAIChatSession,
 } from '../src/protocol.js';
-import type { ProviderOption } from '../src/engine/options.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
-import type { AnthropicMessageLike } from '../src/model/types.js';
-import type { AnthropicMessagesSession, AnthropicTool } from '../src/session/anthropic-messages-schema.js';
 import { filler } from './support/engine-fixtures.js';
 
 /*

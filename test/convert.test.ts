@@ -588,7 +588,7 @@ describe('Gemini → anthropic-messages (after Qwen Code\'s Anthropic converter)
   });
 
   it('a fork of the converted session sees the source conversation (local simulator, Anthropic routes)', async () => {
-    const { ForkEngine } = await import('../src/engine/engine.js');
+    const { ForkEngine } = await import('../src/index.js');
     const { out } = toAnthropic(gemini([user('Code word MARKER-CV9A.'), { role: 'model', parts: [call('f', {}, 'c1')] }, { role: 'user', parts: [response('f', { output: 'FEE = 7' })] }, { role: 'model', parts: [{ text: 'ok' }] }], { tools: [{ functionDeclarations: [{ name: 'f' }] }] }));
     const engine = await ForkEngine.create({ provider: { kind: 'local' }, threads: 1 });
     try {

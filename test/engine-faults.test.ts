@@ -1,3 +1,4 @@
+// Internal: createToolHost and DEFAULT_TOOL_TIMEOUT_MS (src/tools/host.ts): the tool host is built by the engine, whose tools' timeoutMs is its public face; everything else comes through forkpool and forkpool/local-server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ForkEngine, type ForkEngineOptions } from '../src/index.js';
 import { startLocalServer, type LocalServer, type LocalServerOptions } from '../src/local-server/index.js';

@@ -1,10 +1,9 @@
+// Internal: ForkJob (src/engine/thread-wire.ts) and connectHost (src/engine/host-client.ts), the thread wire a remote pool is handed and its worker side: ForkEngine.createRemote's pool is internal (forkpool worker's); everything else comes through forkpool and forkpool/local-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine } from '../src/engine/engine.js';
 import { connectHost } from '../src/engine/host-client.js';
-import type { ForkJob, ForkResult } from '../src/engine/thread-wire.js';
+import type { ForkJob } from '../src/engine/thread-wire.js';
+import { ForkEngine, freezePrefix, loadSession, type ForkResult } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
-import { freezePrefix } from '../src/prefix/index.js';
-import { loadSession } from '../src/import/load.js';
 
 /*
  * What a distributed run needs of the engine: an engine whose forks go to another pool

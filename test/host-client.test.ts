@@ -1,3 +1,4 @@
+// Internal: connectHost (src/engine/host-client.ts), CANCEL_MESSAGE and ForkHostApi (src/engine/thread-wire.ts): the worker side of the thread wire; a fork's tool calls and cancel() are their public face.
 import { expose, type Endpoint } from 'comlink';
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';

@@ -1,10 +1,11 @@
+// Internal: MAX_INPUT_BYTES and invalidUtf8Offset (src/session/read.ts): the loaders' size and UTF-8 refusals are their public face; parseSession and loadSession come through forkpool.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_INPUT_BYTES, invalidUtf8Offset, parseSession } from '../src/session/index.js';
-import { loadSession } from '../src/import/load.js';
+import { loadSession, parseSession } from '../src/index.js';
+import { MAX_INPUT_BYTES, invalidUtf8Offset } from '../src/session/index.js';
 import { deepArrays, deepObjects, inputErrorOf, inputRejectionOf } from './fixtures/hostile/errors.js';
 
 /*

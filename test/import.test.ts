@@ -1,13 +1,11 @@
+// Internal: importTranscript (src/import/index.ts), the importers on a transcript's text: importSession and loadSession, which read a file, are its public face; everything else comes through forkpool.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ForkEngine } from '../src/engine/engine.js';
-import { formatImportSummary, importTranscript, type ImportSummary } from '../src/import/index.js';
-import { InputError, parseSession } from '../src/session/index.js';
-import { importSession, loadSession } from '../src/import/load.js';
-import { defineTool } from '../src/tools/define.js';
+import { importTranscript } from '../src/import/index.js';
+import { ForkEngine, defineTool, formatImportSummary, importSession, InputError, loadSession, parseSession, type ImportSummary } from '../src/index.js';
 
 /*
  * Importing other agents' transcripts (issue 17), from fixtures built on each agent's own record

@@ -1,3 +1,4 @@
+// Internal: the simulator's Anthropic parts, breakpointsOf, createAnthropicCache, renderMessages and validateMessagesRequest (src/local-server/anthropic/): its POST /v1/messages is their public face; LocalServer and its options come through forkpool/local-server.
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';

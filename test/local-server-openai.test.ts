@@ -1,3 +1,4 @@
+// Internal: serveCommand (src/cli/serve.ts), `forkpool serve` run in-process: the CLI is its public face, and no entry point exports a command; everything else comes through forkpool/local-server.
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';

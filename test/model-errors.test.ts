@@ -1,3 +1,4 @@
+// Internal: classifyError (src/model/errors.ts), how an SDK error becomes a ModelError: a ForkResult's failure (kind, status, retries) is its public face.
 import { ApiError } from '@google/genai';
 import { describe, expect, it } from 'vitest';
 import { classifyError } from '../src/model/errors.js';

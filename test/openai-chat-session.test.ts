@@ -1,12 +1,13 @@
+// Internal: parseOpenAIChatSession (src/session/openai-chat-schema.ts): parseSession is its public face; everything else comes through forkpool.
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { parseOpenAIChatSession } from '../src/session/index.js';
 import {
   InputError,
   OpenAIChatSessionSchema,
-  parseOpenAIChatSession,
   type ChatAssistantMessage,
   type ChatContentPart,
   type ChatMessage,
@@ -14,7 +15,7 @@ import {
   type ChatToolCall,
   type ChatToolMessage,
   type OpenAIChatSession,
-} from '../src/session/index.js';
+} from '../src/index.js';
 
 function errorOf(fn: () => unknown): InputError {
   try {

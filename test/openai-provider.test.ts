@@ -1,3 +1,4 @@
+// Internal: the built-in Chat Completions provider (src/model/openai-chat.ts), its presets (src/model/presets.ts), classifyError (src/model/errors.ts), the provider registry (src/model/providers/index.ts) and the mocked backoff (src/model/retry.ts): ForkEngine's `provider: { kind: 'openai' | 'deepseek' | … }` is their public face; the provider types come through forkpool/provider, ChatMessage through forkpool.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APIConnectionTimeoutError, APIUserAbortError, ConflictError, InternalServerError, RateLimitError } from 'openai';
@@ -6,8 +7,8 @@ import { classifyError } from '../src/model/errors.js';
 import { CHAT_PRESETS, LOCAL_API_KEY, resolveChatEndpoint } from '../src/model/presets.js';
 import { createOpenAIChatProvider, readChatUsage } from '../src/model/openai-chat.js';
 import { createProvider, providerModule } from '../src/model/providers/index.js';
-import type { AttemptGate, GenerateOptions, ModelOutcome, OpenAIChatRequest, ProviderConfig, RetryPolicy } from '../src/model/types.js';
-import type { ChatMessage } from '../src/session/openai-chat-schema.js';
+import type { ChatMessage } from '../src/index.js';
+import type { AttemptGate, GenerateOptions, ModelOutcome, OpenAIChatRequest, ProviderConfig, RetryPolicy } from '../src/provider.js';
 import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
 
 /*

@@ -1,9 +1,11 @@
+// Internal: NESTED_FORK_ERROR: the fork's fixed wording (src/fork/constants.ts) has no entry point; buildChildMessage comes through forkpool/protocol, the rest through forkpool and forkpool/local-server.
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ForkEngine, defineTool, type FanOutRun, type ForkEvent, type ParentEvent, type ParentSession } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
-import { NESTED_FORK_ERROR, buildChildMessage } from '../src/fork/index.js';
+import { buildChildMessage } from '../src/protocol.js';
+import { NESTED_FORK_ERROR } from '../src/fork/index.js';
 import { filler } from './support/engine-fixtures.js';
 
 /*

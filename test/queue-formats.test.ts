@@ -1,5 +1,6 @@
+// Internal: the queue address (src/queue/address.ts) and the Redis wire (src/queue/redis-wire.ts): `forkpool run --queue` and `forkpool worker` are their public face, and no entry point exports the queue; ForkResult comes through forkpool.
 import { describe, expect, it } from 'vitest';
-import type { ForkResult } from '../src/engine/thread-wire.js';
+import type { ForkResult } from '../src/index.js';
 import { connectionOf, parseQueueAddress } from '../src/queue/address.js';
 import { isQueueProgress, jobIdOf, parseCancelMessage, parseJobData, parseJobReturn } from '../src/queue/redis-wire.js';
 

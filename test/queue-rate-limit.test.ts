@@ -1,3 +1,4 @@
+// Internal: createSharedGate (src/queue/shared-gate.ts), rateKey (src/queue/redis-wire.ts) and createCallGate (src/engine/call-gate.ts): `forkpool worker`'s shared rate limit and the engine's own gate have no entry point (the CLI and ForkEngine's rateLimit are their public face); RateLimits comes through forkpool.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { createCallGate } from '../src/engine/call-gate.js';
-import type { RateLimits } from '../src/engine/call-gate.js';
+import type { RateLimits } from '../src/index.js';
 import { rateKey } from '../src/queue/redis-wire.js';
 import { createSharedGate, type SharedGate } from '../src/queue/shared-gate.js';
 import { CLI, REPO_ROOT, jsonLines, offlineEnv } from './fixtures/cli/run-cli.js';

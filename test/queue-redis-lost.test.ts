@@ -1,12 +1,11 @@
-
+// Internal: the Redis wire (src/queue/redis-wire.ts) and store (src/queue/store.ts), to enqueue jobs as a coordinator would: `forkpool run --queue` and `forkpool worker` are their public face; freezePrefix and loadSession come through forkpool.
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { freezePrefix } from '../src/prefix/index.js';
+import { freezePrefix, loadSession } from '../src/index.js';
 import { FORK_JOB, QUEUE_NAME, jobIdOf, type QueueJobData, type QueueJobReturn } from '../src/queue/redis-wire.js';
 import { storePrefix, storeRun } from '../src/queue/store.js';
-import { loadSession } from '../src/import/load.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
 import { linesOf as lines, queueHarness, until, within, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
 

@@ -1,7 +1,8 @@
+// Internal: callMaxima, forkFigures and CacheRules (src/engine/cache-figures.ts) and createOpeningWave (src/engine/opening-wave.ts), the run report's accounting: RunReport is their public face; ForkResult comes through forkpool.
 import { describe, expect, it } from 'vitest';
-import type { ForkResult } from '../src/engine/thread-wire.js';
 import { callMaxima, forkFigures, type CacheRules } from '../src/engine/cache-figures.js';
 import { createOpeningWave } from '../src/engine/opening-wave.js';
+import type { ForkResult } from '../src/index.js';
 
 function fork(id: string, calls: ForkResult['calls']): ForkResult {
   const cached = calls.some((c) => c.cachedTokens === null) ? null : calls.reduce((sum, c) => sum + (c.cachedTokens ?? 0), 0);

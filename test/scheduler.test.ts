@@ -1,3 +1,4 @@
+// Internal: createScheduler (src/engine/scheduler.ts): a fan-out's order, concurrency and warm-up (ForkEngine's and fanOut's options) are its public face.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createScheduler } from '../src/engine/scheduler.js';
 

@@ -1,10 +1,11 @@
+// Internal: formatPath (src/session/errors.ts): the JSON paths in InputError's messages are its public face; everything else comes through forkpool.
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ForkTaskSchema, InputError, GeminiSessionSchema, formatPath, loadTasks, parseSession, parseTasks } from '../src/session/index.js';
-import { loadSession } from '../src/import/load.js';
+import { ForkTaskSchema, InputError, GeminiSessionSchema, loadSession, loadTasks, parseSession, parseTasks } from '../src/index.js';
+import { formatPath } from '../src/session/index.js';
 
 const session = {
   model: 'gemini-2.5-flash',

@@ -1,11 +1,12 @@
+// Internal: isTool (src/tools/load-module.ts), the structural check of a tool: loadToolsModule's refusals are its public face; defineTool and loadToolsModule come through forkpool.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../src/tools/define.js';
-import { isTool, loadToolsModule } from '../src/tools/load-module.js';
+import { defineTool, loadToolsModule } from '../src/index.js';
+import { isTool } from '../src/tools/load-module.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tools');
 const fixture = (name: string): string => path.join(fixtures, name);

@@ -1,15 +1,11 @@
+// Internal: compileGlob (src/tools/workspace/glob.ts) and WorkspacePathError (src/tools/workspace/paths.ts): the glob tool's matches and the tools' refusals are their public face; workspaceTools and its types come through forkpool.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tool } from '../src/tools/define.js';
-import {
-  compileGlob,
-  workspaceTools,
-  WorkspacePathError,
-  type WorkspaceLimits,
-} from '../src/tools/workspace/index.js';
+import { type Tool, type WorkspaceLimits, workspaceTools } from '../src/index.js';
+import { compileGlob, WorkspacePathError } from '../src/tools/workspace/index.js';
 
 let base = '';
 let root = '';
