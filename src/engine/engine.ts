@@ -11,7 +11,7 @@ import type { ForkTask, ParentSession, SessionFormat } from '../session/schema.j
 import { declaredToolNames } from '../dialect/tool-names.js';
 import { createToolHost, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate, type EngineCallGate } from './call-gate.js';
-import { startFork } from './fork-start.js';
+import { forkJobOf, startFork } from './fork-start.js';
 import { emptyCancelled } from './results.js';
 import type { ForkResult, WorkerEvent } from './thread-wire.js';
 import { checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
@@ -191,19 +191,12 @@ export class ForkEngine {
         gate: options.callGate ?? this.gate,
         declaredTools: declaredToolNames(prefix.session.tools),
         spawnTools,
-        job: {
-          prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },
-          prefixTokens: prefix.tokenEstimate,
-          retryBudget: o.retry?.forkBudget,
-          maxTokens: o.maxTokensPerFork,
-          toolTimeoutMs: this.host.longestTimeoutMs,
-          provider: this.provider,
-          history: o.history,
-          spawnTools: [...spawnTools],
-          maxTurns: o.maxTurns,
-          timeoutMs: o.timeoutMs,
+        job: forkJobOf(
+          prefix,
+          { provider: this.provider, history: o.history, spawnTools, maxTurns: o.maxTurns, timeoutMs: o.timeoutMs, retryBudget: o.retry?.forkBudget, maxTokensPerFork: o.maxTokensPerFork },
           plan,
-        },
+          this.host.longestTimeoutMs,
+        ),
       },
       checked,
       { admit: () => true, onEvent: options.onEvent ?? (() => {}), onToolCall: () => {} },

@@ -1,4 +1,6 @@
 import type { Piscina } from 'piscina';
+import type { CachePlan } from '../model/plan.js';
+import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
@@ -21,6 +23,34 @@ export interface ForkStart {
   spawnTools: ReadonlySet<string>;
   /** The job without its task and port: the prefix, the plan, the provider and the bounds. */
   job: Omit<ForkJob, 'task' | 'port'>;
+}
+
+/** What a fork job takes of its run's settings. */
+export interface JobSettings {
+  provider: ForkJob['provider'];
+  history: ForkJob['history'];
+  spawnTools: ReadonlySet<string>;
+  maxTurns: number;
+  timeoutMs: number | undefined;
+  retryBudget: number | undefined;
+  maxTokensPerFork: number | undefined;
+}
+
+/** A fork job's run-wide part: the prefix in shared memory, the plan, the provider and the bounds. */
+export function forkJobOf(prefix: FrozenPrefix, run: JobSettings, plan: CachePlan, toolTimeoutMs: number): ForkStart['job'] {
+  return {
+    prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },
+    prefixTokens: prefix.tokenEstimate,
+    retryBudget: run.retryBudget,
+    maxTokens: run.maxTokensPerFork,
+    toolTimeoutMs,
+    provider: run.provider,
+    history: run.history,
+    spawnTools: [...run.spawnTools],
+    maxTurns: run.maxTurns,
+    timeoutMs: run.timeoutMs,
+    plan,
+  };
 }
 
 export interface ForkHooks {

@@ -6,7 +6,7 @@ import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
 import type { ForkChannel } from './channel.js';
-import { startFork, type ForkPool, type ForkStart } from './fork-start.js';
+import { forkJobOf, startFork, type ForkPool, type ForkStart } from './fork-start.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
@@ -497,19 +497,7 @@ export class FanOutRun {
       gate: s.gate,
       declaredTools: s.declaredTools,
       spawnTools: s.spawnTools,
-      job: {
-        prefix: { id: this.prefix.id, buffer: this.prefix.buffer, byteLength: this.prefix.byteLength },
-        prefixTokens: this.prefix.tokenEstimate,
-        retryBudget: s.forkRetryBudget,
-        maxTokens: s.maxTokensPerFork,
-        toolTimeoutMs: this.host.longestTimeoutMs,
-        provider: s.provider,
-        history: s.history,
-        spawnTools: [...s.spawnTools],
-        maxTurns: s.maxTurns,
-        timeoutMs: s.timeoutMs,
-        plan: this.plan,
-      },
+      job: forkJobOf(this.prefix, { ...s, retryBudget: s.forkRetryBudget }, this.plan, this.host.longestTimeoutMs),
     };
   }
 
