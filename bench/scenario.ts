@@ -8,9 +8,8 @@
 import { join } from 'node:path';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePreset } from '../dist/src/local-server/index.js';
 import { decodeMs, prefillMs } from '../dist/src/local-server/core/latency.js';
-import { resolveOptions } from '../dist/src/engine/options.js';
+import { planOf, resolveOptions } from '../dist/src/engine/options.js';
 import type { CachePlan } from '../dist/src/model/plan.js';
-import { resolvePlan } from '../dist/src/model/providers/index.js';
 import type { ForkResult } from '../dist/src/engine/thread-wire.js';
 import { callMaxima, type FirstCallRole } from '../dist/src/engine/cache-figures.js';
 import type { ProviderConfig } from '../dist/src/model/types.js';
@@ -180,16 +179,7 @@ function providerOf(job: JobSpec): ProviderConfig {
 function rulesOf(job: JobSpec, prefix: FrozenPrefix): CachePlan['rules'] & { cacheBuildMs: number } {
   const provider = job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local' as const, url: job.url };
   const o = resolveOptions({ provider, ...(job.cacheBuildMs !== undefined ? { cacheBuildMs: job.cacheBuildMs } : {}) });
-  const plan = resolvePlan(provider.kind, {
-    session: prefix.session,
-    cache: o.cache,
-    cacheTtl: o.cacheTtl,
-    cacheKey: prefix.id,
-    role: 'forks',
-    warmup: o.warmup,
-    parentWarm: false,
-    overrides: { minCacheTokens: o.minCacheTokens, cacheBlockTokens: o.cacheBlockTokens, cacheBuildMs: o.cacheBuildMs },
-  });
+  const plan = planOf(o, prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
   return { ...plan.rules, cacheBuildMs: plan.readable.buildMs };
 }
 

@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../model/module.js';
 import type { CachePlan, PlanInput } from '../model/plan.js';
-import { createProvider, loadProvider, providerModule, resolvePlan } from '../model/providers/index.js';
+import { createProvider, loadProvider, providerModule } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
@@ -14,7 +14,7 @@ import { createCallGate, type CallGate, type EngineCallGate } from './call-gate.
 import { forkJobOf, startFork } from './fork-start.js';
 import { emptyCancelled } from './results.js';
 import type { ForkResult, WorkerEvent } from './thread-wire.js';
-import { checkFanOutOptions, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
+import { checkFanOutOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
@@ -262,15 +262,7 @@ export class ForkEngine {
 
   /** The provider's cache plan for a session, with this engine's options. */
   private plan(session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm'>): CachePlan {
-    const o = this.options;
-    return resolvePlan(this.module.kind, {
-      session,
-      cache: o.cache,
-      cacheTtl: o.cacheTtl,
-      warmup: o.warmup,
-      overrides: { minCacheTokens: o.minCacheTokens, cacheBlockTokens: o.cacheBlockTokens, cacheBuildMs: o.cacheBuildMs },
-      ...run,
-    });
+    return planOf(this.options, session, run);
   }
 
   private explicitCacheClient(): ExplicitCacheClient | undefined {

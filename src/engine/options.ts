@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
-import { findProvider, providerKindList, providerUsage } from '../model/providers/index.js';
+import type { CachePlan, PlanInput } from '../model/plan.js';
+import { findProvider, providerKindList, providerUsage, resolvePlan } from '../model/providers/index.js';
 import { GEMINI_MIN_CACHE_TOKENS } from '../model/providers/gemini.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../model/types.js';
-import type { ForkTask, HistoryMode } from '../session/schema.js';
+import type { ForkTask, HistoryMode, ParentSession } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { EngineCallGate, RateLimits } from './call-gate.js';
 import type { ForkResult } from './thread-wire.js';
@@ -258,6 +259,18 @@ function resolveProvider(provider: unknown): ProviderOption {
   }
   module.checkOption?.(given);
   return given as ProviderOption;
+}
+
+/** The provider's cache plan for a session under these options: the engine's, and the bench's own runners'. */
+export function planOf(options: ResolvedOptions, session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm'>): CachePlan {
+  return resolvePlan(options.provider.kind, {
+    session,
+    cache: options.cache,
+    cacheTtl: options.cacheTtl,
+    warmup: options.warmup,
+    overrides: { minCacheTokens: options.minCacheTokens, cacheBlockTokens: options.cacheBlockTokens, cacheBuildMs: options.cacheBuildMs },
+    ...run,
+  });
 }
 
 /** Checks a fan-out's own options. */
