@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, formatImportSummary, importSession, type ParentSession, parseSession } from '../src/index.js';
+import { recall as recallOn } from './support/recall.js';
 
 /*
  * Issue 22, what was left: logged API requests read as the APIs read them inside content parts and
@@ -23,17 +24,8 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/**
- * What a fork of `session` answers to `RECALL pattern`: every distinct match in its whole request.
- * The directive is part of that request, so a pattern must not match its own text (`[ ]` for a space).
- */
-async function recall(session: ParentSession, pattern: string): Promise<string[]> {
-  const [result] = await engine.fanOut(engine.freeze(session), [{ id: 'recall', directive: `RECALL ${pattern}` }]).results();
-  expect(result?.status).toBe('completed');
-  const text = result?.status === 'completed' ? result.text : '';
-  const found = text.replace(`RECALL ${pattern}: `, '');
-  return found === 'no match' ? [] : found.split(', ').sort();
-}
+/** What a fork of `session` answers to `RECALL pattern` (test/support/recall.ts), on this file's engine. */
+const recall = (session: ParentSession, pattern: string): Promise<string[]> => recallOn(engine, session, pattern);
 
 function file(name: string, body: unknown): string {
   const path = join(tmp, name);

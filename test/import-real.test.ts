@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, formatImportSummary, importSession, type ImportSummary, type ParentSession, parseSession } from '../src/index.js';
+import { recall as recallOn } from './support/recall.js';
 
 /*
  * Transcripts as people have them (issue 22): real files from public repositories
@@ -19,17 +20,8 @@ afterAll(async () => {
   await engine.close();
 });
 
-/**
- * What a fork of `session` answers to `RECALL pattern`: every distinct match in its whole request.
- * The directive is part of that request, so a pattern must not match its own text (`[ ]` for a space).
- */
-async function recall(session: ParentSession, pattern: string): Promise<string[]> {
-  const [result] = await engine.fanOut(engine.freeze(session), [{ id: 'recall', directive: `RECALL ${pattern}` }]).results();
-  expect(result?.status).toBe('completed');
-  const text = result?.status === 'completed' ? result.text : '';
-  const found = text.replace(`RECALL ${pattern}: `, '');
-  return found === 'no match' ? [] : found.split(', ').sort();
-}
+/** What a fork of `session` answers to `RECALL pattern` (test/support/recall.ts), on this file's engine. */
+const recall = (session: ParentSession, pattern: string): Promise<string[]> => recallOn(engine, session, pattern);
 
 async function imported(path: string, options: Parameters<typeof importSession>[1] = {}) {
   const result = await importSession(path, options);
