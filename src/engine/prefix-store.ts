@@ -1,5 +1,6 @@
 import { decodePrefix } from '../prefix/index.js';
 import type { ParentSession } from '../session/schema.js';
+import { markShared } from '../transport/shared-objects.js';
 
 /**
  * A worker's parsed prefixes, by prefix id. Decoding is as costly as a structured clone, so the
@@ -18,6 +19,8 @@ export function createPrefixStore(capacity = 8) {
         return { session: hit, decoded: false };
       }
       const session = decodePrefix(buffer, byteLength);
+      // Its fields and messages are what every fork's requests share: their bytes are spliced, not re-serialized.
+      markShared(session as unknown as Readonly<Record<string, unknown>>);
       parsed.set(id, session);
       if (parsed.size > capacity) parsed.delete(parsed.keys().next().value as string);
       return { session, decoded: true };

@@ -5,6 +5,8 @@ import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { resolveAnthropicEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
+import { createNodeTransport } from '../transport/node-fetch.js';
+import { BODY_SPLICE, createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import type { AnthropicMessageLike, AnthropicRequest, ModelProvider, ProviderConfig, TokenUsage } from './types.js';
 
 /**
@@ -21,23 +23,29 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
   const endpoint = resolveAnthropicEndpoint(config);
 
   // The SDK is loaded at the first call (about 140 ms of a worker's start otherwise, for sessions of other formats too).
+  const clientWith = async (fetchFn: typeof fetch): Promise<Anthropic> => {
+    const { default: Client } = await loadSdk();
+    return new Client({
+      apiKey: endpoint.apiKey,
+      baseURL: endpoint.baseUrl,
+      maxRetries: 0,
+      fetch: fetchFn,
+      // Failures are classified and reported by forkpool; the SDK's console logging stays off unless asked for.
+      ...(process.env.ANTHROPIC_LOG ? {} : { logLevel: 'off' as const }),
+    });
+  };
+  // A rendering (once per shared layout) has a client of its own, whose fetch keeps the body and sends nothing.
+  const render = (request: AnthropicRequest): Promise<string> =>
+    renderThrough(async (capture) => (await clientWith(capture)).messages.create(streamingBody(request)));
+  const splicer = createSplicer(BODY_SPLICE as SpliceShape<AnthropicRequest>, render, createNodeTransport());
   let client: Promise<Anthropic> | undefined;
-  const clientOnce = (): Promise<Anthropic> =>
-    (client ??= loadSdk().then(
-      ({ default: Client }) =>
-        new Client({
-          apiKey: endpoint.apiKey,
-          baseURL: endpoint.baseUrl,
-          maxRetries: 0,
-          // Failures are classified and reported by forkpool; the SDK's console logging stays off unless asked for.
-          ...(process.env.ANTHROPIC_LOG ? {} : { logLevel: 'off' as const }),
-        }),
-    ));
+  const clientOnce = (): Promise<Anthropic> => (client ??= clientWith(splicer.fetch));
 
   return createStreamingProvider(config, {
     format: 'anthropic-messages',
     api: 'Anthropic',
     endpoint,
+    prepare: (request) => splicer.prepare(request),
     call(request, options) {
       const reply = new MessageAssembler();
       return {

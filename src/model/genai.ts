@@ -1,5 +1,7 @@
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part as GenaiPart } from '@google/genai';
 import type { Part } from '../session/schema.js';
+import { createNodeTransport } from '../transport/node-fetch.js';
+import { createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import { type AttemptOutcome, runAttempts } from './attempts.js';
 import { classifyError, malformed } from './errors.js';
 import type { ExplicitCacheClient } from './module.js';
@@ -26,12 +28,15 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
   const policy = config.retry ?? DEFAULT_RETRY;
   // A key the config gave is kept out of every message, as with the other providers.
   const secrets = config.apiKey ? [config.apiKey] : [];
+  const render = (request: GeminiRequest): Promise<string> =>
+    renderThrough((capture) => client.models.generateContentStream({ model: request.model, contents: request.contents as never, config: requestConfig(request, NEVER, capture, undefined) }));
+  const splicer = createSplicer(GEMINI_SPLICE, render, createNodeTransport());
 
   async function attempt(request: GeminiRequest, options: GenerateOptions): Promise<AttemptOutcome> {
     let retryAfter: string | null = null;
     // Per call, so the Retry-After header of this call's failure can be read back.
     const recordingFetch: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
+      const response = await splicer.fetch(input, init);
       if (!response.ok) retryAfter = response.headers.get('retry-after');
       return response;
     };
@@ -71,7 +76,12 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       if (request.format !== 'gemini') {
         throw new TypeError(`the Gemini provider was given a request in the ${String(request.format)} dialect; it sends only format 'gemini'`);
       }
-      return runAttempts(policy, options, () => attempt(request, options));
+      const prepared = await splicer.prepare(request);
+      try {
+        return await runAttempts(policy, options, () => attempt(prepared.request, options));
+      } finally {
+        prepared.release();
+      }
     },
 
     held(request) {
@@ -113,6 +123,24 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
     },
   };
 }
+
+/** A signal that never aborts: a rendering sends nothing. */
+const NEVER = new AbortController().signal;
+
+/**
+ * Where @google/genai writes a request's shared parts: the body's own fields of the same names. A
+ * sentinel is a value the SDK passes through (it rebuilds Contents and tools key by key).
+ */
+const GEMINI_SPLICE: SpliceShape<GeminiRequest> = {
+  root: (request) => request as unknown as Readonly<Record<string, unknown>>,
+  withRoot: (_request, root) => root as unknown as GeminiRequest,
+  fields: [{ key: 'systemInstruction' }, { key: 'tools' }, { key: 'contents', run: true }],
+  sentinel(key, marker) {
+    if (key === 'tools') return [{ functionDeclarations: [{ name: marker }] }];
+    if (key === 'contents') return { role: 'user', parts: [{ text: marker }] };
+    return { parts: [{ text: marker }] };
+  },
+};
 
 function requestConfig(
   request: GeminiRequest,

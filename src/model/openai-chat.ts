@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatAssistantMessage } from '../session/openai-chat-schema.js';
+import { createNodeTransport } from '../transport/node-fetch.js';
+import { BODY_SPLICE, createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { resolveChatEndpoint } from './presets.js';
@@ -23,7 +25,7 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
   // would be lost. Failed responses' bodies are kept here, found again by the error's headers object.
   const errorBodies = new WeakMap<Headers, string>();
   const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const response = await fetch(input, init);
+    const response = await splicer.fetch(input, init);
     if (!response.ok) {
       try {
         errorBodies.set(response.headers, await response.clone().text());
@@ -34,21 +36,28 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
     return response;
   };
 
-  const client = new OpenAI({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseUrl,
-    maxRetries: 0,
-    fetch: recordingFetch,
-    // OPENAI_ORG_ID and OPENAI_PROJECT_ID belong to OpenAI: never sent to another provider.
-    ...(preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
-    // Failures are classified and reported by forkpool; the SDK's console logging stays off unless asked for.
-    ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
-  });
+  const clientWith = (fetchFn: typeof fetch): OpenAI =>
+    new OpenAI({
+      apiKey: endpoint.apiKey,
+      baseURL: endpoint.baseUrl,
+      maxRetries: 0,
+      fetch: fetchFn,
+      // OPENAI_ORG_ID and OPENAI_PROJECT_ID belong to OpenAI: never sent to another provider.
+      ...(preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
+      // Failures are classified and reported by forkpool; the SDK's console logging stays off unless asked for.
+      ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
+    });
+  // A rendering (once per shared layout) has a client of its own, whose fetch keeps the body and sends nothing.
+  const render = (request: OpenAIChatRequest): Promise<string> =>
+    renderThrough((capture) => clientWith(capture).chat.completions.create(chatBody(request, preset.takesPromptCacheKey)));
+  const splicer = createSplicer(BODY_SPLICE as SpliceShape<OpenAIChatRequest>, render, createNodeTransport());
+  const client = clientWith(recordingFetch);
 
   return createStreamingProvider(config, {
     format: 'openai-chat',
     api: 'Chat Completions',
     endpoint,
+    prepare: (request) => splicer.prepare(request),
     call(request, options) {
       const reply = new ReplyAccumulator();
       let started = false;

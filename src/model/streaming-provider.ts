@@ -39,6 +39,8 @@ interface StreamingProviderSpec<F extends StreamedFormat, E> {
   api: string;
   /** The key and whether it is a secret (a stand-in key is not). */
   endpoint: { apiKey: string; keyIsSecret: boolean };
+  /** The request its attempts send (transport/splice.ts: shared parts as sentinels), released when the call is over. */
+  prepare(request: RequestOf<F>): Promise<{ request: RequestOf<F>; release(): void }>;
   /** A new call for each attempt of a request. */
   call(request: RequestOf<F>, options: GenerateOptions): StreamedCall<E>;
 }
@@ -97,7 +99,12 @@ export function createStreamingProvider<F extends StreamedFormat, E>(config: Pro
           `the ${config.kind} ${spec.api} provider was given a request in the ${String(request.format)} dialect; it sends only format '${spec.format}'`,
         );
       }
-      return runAttempts(policy, options, () => attempt(spec.call(request, options), options));
+      const prepared = await spec.prepare(request);
+      try {
+        return await runAttempts(policy, options, () => attempt(spec.call(prepared.request, options), options));
+      } finally {
+        prepared.release();
+      }
     },
   };
 }
