@@ -1,16 +1,18 @@
 /**
  * The local model server in a process of its own (the engine under test never shares a thread
- * or an event loop with it). Started by bench/lib/server.ts over IPC:
+ * or an event loop with it), or with `{ "sink": true }` the sink (bench/lib/sink.ts). Started by
+ * bench/lib/server.ts over IPC:
  *   parent → { type: 'stats' } | { type: 'close' };  child → { type: 'ready', url } | { type: 'stats', … }.
  * Exits when told to, or when the parent goes away (IPC disconnect).
  */
 import { startLocalServer, type LocalServerOptions } from '../../dist/src/local-server/index.js';
+import { startSink } from './sink.js';
 
 type Request = { type: 'stats'; seq: number } | { type: 'close' };
 
 async function main(): Promise<void> {
-  const options = JSON.parse(process.argv[2] ?? '{}') as LocalServerOptions;
-  const server = await startLocalServer(options);
+  const options = JSON.parse(process.argv[2] ?? '{}') as LocalServerOptions & { sink?: boolean };
+  const server = options.sink === true ? await startSink() : await startLocalServer(options);
   const send = (message: unknown): void => {
     if (process.connected) process.send?.(message);
   };

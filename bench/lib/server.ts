@@ -1,11 +1,12 @@
-/** Starts bench/lib/server-process.ts in a child process and talks to it over IPC. */
+/** Starts bench/lib/server-process.ts (the local server, or the sink) in a child process and talks to it over IPC. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { LatencyModel, LatencyPreset, LocalServerMetrics, UsagePreset } from '../../dist/src/local-server/index.js';
+import type { SinkMetrics } from './sink.js';
 
 interface ServerStats {
   cpuMs: number;
-  metrics: LocalServerMetrics;
+  metrics: LocalServerMetrics | SinkMetrics;
 }
 
 export interface ServerProcess {
@@ -21,10 +22,8 @@ export const openServers = new Set<ServerProcess>();
 const START_TIMEOUT_MS = 20_000;
 const STATS_TIMEOUT_MS = 10_000;
 
-async function startServerProcess(latency: LatencyPreset | LatencyModel, usage: UsagePreset | undefined): Promise<ServerProcess> {
-  // Large prefixes: the cache must hold an 8 MiB prefix (~2.2M tokens) and the body limit must pass it.
-  // `usage`: which provider the Chat Completions routes simulate (cache rules, usage fields).
-  const options = { latency, cache: { capacityTokens: 16_000_000 }, maxBodyBytes: 64 * 1024 * 1024, ...(usage !== undefined ? { usage } : {}) };
+/** `options`: the local server's (LocalServerOptions), or `{ sink: true }`. */
+async function startServerProcess(options: object): Promise<ServerProcess> {
   const child: ChildProcess = fork(ENTRY, [JSON.stringify(options)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -63,7 +62,7 @@ async function startServerProcess(latency: LatencyPreset | LatencyModel, usage: 
           if (m.type !== 'stats' || m.seq !== mine) return;
           clearTimeout(timer);
           child.off('message', onMessage);
-          resolve({ cpuMs: m.cpuMs as number, metrics: m.metrics as LocalServerMetrics });
+          resolve({ cpuMs: m.cpuMs as number, metrics: m.metrics as ServerStats['metrics'] });
         };
         child.on('message', onMessage);
         child.send({ type: 'stats', seq: mine });
@@ -92,7 +91,18 @@ export async function withServer<T>(
   body: (server: ServerProcess) => Promise<T>,
   usage?: UsagePreset,
 ): Promise<T> {
-  const server = await startServerProcess(latency, usage);
+  // Large prefixes: the cache must hold an 8 MiB prefix (~2.2M tokens) and the body limit must pass it.
+  // `usage`: which provider the Chat Completions routes simulate (cache rules, usage fields).
+  const options = { latency, cache: { capacityTokens: 16_000_000 }, maxBodyBytes: 64 * 1024 * 1024, ...(usage !== undefined ? { usage } : {}) };
+  return serving(await startServerProcess(options), body);
+}
+
+/** Runs `body` with a fresh sink process (bench/lib/sink.ts), closed whatever happens. */
+export async function withSink<T>(body: (server: ServerProcess) => Promise<T>): Promise<T> {
+  return serving(await startServerProcess({ sink: true }), body);
+}
+
+async function serving<T>(server: ServerProcess, body: (server: ServerProcess) => Promise<T>): Promise<T> {
   try {
     return await body(server);
   } finally {
