@@ -77,6 +77,21 @@ export interface BenchConfig {
     /** null: no run of its own (the rows above still sample Redis with their forks in flight). */
     memory: { n: number; latency: 'fast' | 'realistic' } | null;
   };
+  /**
+   * A fork's model call against the physical floor (issue 24, bench/floor.ts): each client in a
+   * process of its own against the sink, `calls` calls per run (`inFlight` at a time), `runs` runs
+   * per prefix size after a warm-up batch of `warmupCalls`. `throughput`: node:http and forkpool
+   * again at these sizes with more calls per run, for the throughput rows (null: those rows come
+   * from the CPU runs).
+   */
+  floor: {
+    sizes: readonly number[];
+    calls: number;
+    warmupCalls: number;
+    runs: number;
+    inFlight: number;
+    throughput: { sizes: readonly number[]; calls: number } | null;
+  };
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -104,6 +119,7 @@ export const QUICK: BenchConfig = {
   retention: { n: 1_000 },
   tasks: { lines: 10_000 },
   queue: { n: 64, latencies: [{ latency: 'zero', repeats: 1 }], workers: [2], concurrency: 64, memory: null },
+  floor: { sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 16, runs: 3, inFlight: 16, throughput: null },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
@@ -121,6 +137,14 @@ export const FULL: BenchConfig = {
   retention: { n: 100_000 },
   tasks: { lines: 1_000_000 },
   queue: { n: 300, latencies: [{ latency: 'zero', repeats: 3 }, { latency: 'realistic', repeats: 3 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },
+  floor: {
+    sizes: [16 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 8 * MIB],
+    calls: 48,
+    warmupCalls: 48,
+    runs: 5,
+    inFlight: 16,
+    throughput: { sizes: [16 * KIB, 1 * MIB], calls: 480 },
+  },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

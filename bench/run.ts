@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
  *
@@ -20,6 +20,9 @@
  * Redis memory per fork in flight (bench/queue.ts; the built CLI).
  * The tasks section streams a JSONL task file of 1,000,000 lines (10,000 with --quick) through
  * the task reader and a run on a stand-in pool: heap bytes per task (bench/task-stream.ts).
+ * The floor section sets a one-call fork's client CPU against the physical floor (issue 24): node:http
+ * and fetch posting the same bytes, @google/genai in-process (its own transport and forkpool's) and
+ * forkpool, each in a process of its own against a sink server in another (bench/floor.ts).
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
 import { execFileSync } from 'node:child_process';
@@ -35,18 +38,20 @@ import { ensureBuilt } from './lib/built.js';
 import { runJobChild, runningJobs } from './lib/child.js';
 import { primeCache } from './lib/prime.js';
 import { runScriptChild } from './lib/script.js';
-import { openServers, withServer, type ServerProcess } from './lib/server.js';
+import { openServers, withServer, withSink, type ServerProcess } from './lib/server.js';
 import { makeSession, sizeLabel } from './lib/session.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
+import { FLOOR_CLIENTS, type FloorJob, type FloorResult } from './floor.js';
+import { median } from './lib/measure.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
 import type { RetentionJob, RetentionResult } from './retention.js';
 import type { TaskStreamJob, TaskStreamMode, TaskStreamResult } from './task-stream.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -353,6 +358,49 @@ async function sectionTasks(ctx: Runner): Promise<void> {
   }
 }
 
+/**
+ * Each client in a process of its own, one after the other, against one sink process; then, for the
+ * throughput rows, node:http and forkpool again with more calls per run (the full run).
+ */
+async function sectionFloor(ctx: Runner): Promise<void> {
+  const { throughput, ...f } = ctx.cfg.floor;
+  const jobs: Omit<FloorJob, 'url' | 'threads'>[] = [
+    ...FLOOR_CLIENTS.map((client) => ({ ...f, client, purpose: 'cpu' as const })),
+    ...(throughput === null
+      ? []
+      : (['node-http', 'forkpool'] as const).map((client) => ({ ...f, ...throughput, client, purpose: 'throughput' as const }))),
+  ];
+  await withSink(async (sink) => {
+    for (const j of jobs) {
+      log(`  floor (${j.purpose}): ${j.client}, ${j.calls} calls (${j.inFlight} in flight) × ${j.runs} runs per size`);
+      const job: FloorJob = { ...j, url: sink.url, threads: ctx.cfg.threads };
+      // Generous: only a hung client is killed (8 MiB through the SDK takes ~120 ms of CPU a call on this machine).
+      const boundMs = 120_000 + j.sizes.reduce((a, size) => a + (j.runs * j.calls + j.warmupCalls) * (50 + size / 10_000), 0);
+      const t0 = performance.now();
+      let rows: FloorResult[];
+      try {
+        rows = await runScriptChild<FloorJob, FloorResult[]>('floor.ts', job, boundMs);
+      } catch (err) {
+        // One client's failure (its stderr says why) leaves the others' figures.
+        const message = `${j.client} (${j.purpose}): ${err instanceof Error ? err.message : String(err)}`;
+        ctx.results.errors.push({ section: 'floor', message });
+        log(`    ${message}`);
+        continue;
+      }
+      for (const r of rows) {
+        const per = (pick: (run: FloorResult['runs'][number]) => number): string => median(r.runs.map(pick)).toFixed(2);
+        log(
+          `    ${j.client.padEnd(13)} ${sizeLabel(r.prefixBytes).padStart(7)}  client CPU ${per((x) => x.cpuMs / r.calls).padStart(7)} ms/call  ` +
+            `sink ${per((x) => x.sinkCpuMs / r.calls).padStart(6)} ms/call  ${per((x) => (r.calls * 1000) / x.wallMs).padStart(8)} calls/s`,
+        );
+      }
+      log(`    (${((performance.now() - t0) / 1000).toFixed(1)} s, the process's start-up included)`);
+      ctx.results.floor ??= [];
+      ctx.results.floor.push(...rows);
+    }
+  });
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -424,6 +472,7 @@ async function main(): Promise<number> {
     retention: [],
     tasks: [],
     queue: null,
+    floor: [],
     serverCpu: [],
     targets: [],
     errors: [],
@@ -447,6 +496,7 @@ async function main(): Promise<number> {
     queue: async () => {
       results.queue = await runQueueSection(cfg);
     },
+    floor: () => sectionFloor(ctx),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;
