@@ -2,7 +2,7 @@ import { expose, type Endpoint } from 'comlink';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
-import { CANCEL_MESSAGE, STOP_MESSAGE, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
+import { CANCEL_MESSAGE, EVENT_MESSAGE, RELEASE_MESSAGE, STOP_MESSAGE, oneWayMessage, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
 
 export interface ForkChannel {
   /** Goes to the worker inside the task, in the transfer list. */
@@ -13,6 +13,9 @@ export interface ForkChannel {
   stop(reason: StopMessage['reason']): void;
   close(): void;
 }
+
+/** Why a closed fork's tool calls stop: made once (an abort without a reason builds a DOMException, with its stack, per fork). */
+const CLOSED = new Error('the fork ended');
 
 /** The main thread's end of one fork's channel: its ToolHost, exposed with Comlink. */
 export function openForkChannel(args: {
@@ -27,6 +30,7 @@ export function openForkChannel(args: {
   const { port1, port2 } = new MessageChannel();
   // Aborted on cancel and close: tools in flight stop, and a wait at the call gate is dropped.
   const tools = new AbortController();
+  const closed = (): void => tools.abort(CLOSED);
   const api: ForkHostApi = {
     async execTool(call) {
       const outcome = await args.host.execute(call, args.policy, tools.signal);
@@ -54,6 +58,12 @@ export function openForkChannel(args: {
     },
   };
   expose(api, port1 as unknown as Endpoint);
+  port1.on('message', (message: unknown) => {
+    const oneWay = oneWayMessage(message);
+    if (oneWay?.type === EVENT_MESSAGE) api.report(oneWay.event);
+    // A gate that fails to take the slot back (a lost Redis) has said so where it failed.
+    else if (oneWay?.type === RELEASE_MESSAGE) Promise.resolve(args.gate.release(oneWay.status, false)).catch(() => undefined);
+  });
   return {
     workerPort: port2,
     cancel() {
@@ -66,7 +76,7 @@ export function openForkChannel(args: {
       port1.postMessage(message);
     },
     close() {
-      tools.abort();
+      closed();
       port1.close();
     },
   };

@@ -3,7 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { failure, type Failure } from '../failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import { isCancelMessage, isStopMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
+import { EVENT_MESSAGE, RELEASE_MESSAGE, isCancelMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type StopMessage, type WorkerEvent } from './thread-wire.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;
@@ -88,6 +88,11 @@ export function connectHost(
         },
         async release(status: AttemptStatus, wantsRetry) {
           const withinFork = wantsRetry && (forkRetryBudget === undefined || spent < forkRetryBudget);
+          if (!withinFork) {
+            // No retry to ask about: the slot goes back without waiting for an answer.
+            if (!closed) port.postMessage({ type: RELEASE_MESSAGE, status } satisfies ReleaseMessage);
+            return false;
+          }
           const allowed = await call<boolean>(() => remote.releaseCall(status, withinFork), undefined, RELEASE_TIMEOUT_MS);
           const retry = allowed.ok && allowed.value;
           if (retry) spent++;
@@ -99,7 +104,7 @@ export function connectHost(
 
     /** Fire and forget: progress events must never hold up the loop. */
     report(event: WorkerEvent): void {
-      if (!closed) remote.report(event).catch(() => undefined);
+      if (!closed) port.postMessage({ type: EVENT_MESSAGE, event } satisfies EventMessage);
     },
 
     /**

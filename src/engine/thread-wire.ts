@@ -97,6 +97,32 @@ export interface ForkHostApi {
   flush(): void;
 }
 
+/*
+ * One-way messages on a fork's channel, beside Comlink's calls (whose expose ignores them): what
+ * needs no answer costs one message, not a call and its reply. One port keeps them in order with
+ * the calls, so `flush` still answers after every earlier event.
+ */
+
+export const EVENT_MESSAGE = 'forkpool:event';
+/** Worker → main: a progress event. */
+export interface EventMessage {
+  type: typeof EVENT_MESSAGE;
+  event: WorkerEvent;
+}
+
+export const RELEASE_MESSAGE = 'forkpool:release';
+/** Worker → main: a call's slot given back when no retry is asked for (so there is nothing to answer). */
+export interface ReleaseMessage {
+  type: typeof RELEASE_MESSAGE;
+  status: AttemptStatus;
+}
+
+/** A one-way message from a worker, by its type. */
+export function oneWayMessage(value: unknown): EventMessage | ReleaseMessage | undefined {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  return type === EVENT_MESSAGE || type === RELEASE_MESSAGE ? (value as EventMessage | ReleaseMessage) : undefined;
+}
+
 export const CANCEL_MESSAGE = 'forkpool:cancel';
 /** Cancel now: the model call in flight is aborted. */
 export interface CancelMessage {
