@@ -18,7 +18,8 @@ import { wrap, releaseProxy, type Endpoint } from 'comlink';
 import { Bench } from 'tinybench';
 import { openConversation } from '../dist/src/engine/conversation.js';
 import { seedFork } from '../dist/src/fork/index.js';
-import { createGenaiProvider } from '../dist/src/model/genai.js';
+import { GoogleGenAI } from '@google/genai';
+import type { GeminiRequest } from '../dist/src/model/types.js';
 import { decodePrefix, freezePrefix } from '../dist/src/prefix/index.js';
 import { makeSession, sizeLabel } from './lib/session.js';
 import { undecorated } from './lib/plan.js';
@@ -109,57 +110,56 @@ export async function runMicro(sizes: readonly number[], quick: boolean, log: (l
   const gc = gcFunction();
   const rows: MicroRow[] = [];
   const parsedCopyMiB: MicroResult['parsedCopyMiB'] = [];
-  const realFetch = globalThis.fetch;
   const body = sseBody();
-  try {
-    // The SDK's network stubbed: the call's CPU is the client's alone (build, serialize, parse the stream).
-    globalThis.fetch = (async () =>
-      new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } })) as typeof fetch;
-    const provider = createGenaiProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:9' });
-    for (const bytes of sizes) {
-      const session = makeSession(bytes);
-      const prefix = freezePrefix(session);
-      const text = new TextDecoder().decode(new Uint8Array(prefix.buffer));
-      gc();
-      const before = process.memoryUsage().heapUsed;
-      const copy = JSON.parse(text) as unknown;
-      gc();
-      parsedCopyMiB.push({ prefixBytes: prefix.byteLength, mib: (process.memoryUsage().heapUsed - before) / 1024 / 1024 });
-      void copy;
-      const request = openConversation(seedFork(prefix.session, 'Probe.\nREPLY done'), undecorated).request();
-      const b = budget(bytes, quick);
-      const bench = new Bench({ ...b, warmupIterations: 2, warmupTime: 0 });
-      bench
-        .add('freeze', () => {
-          freezePrefix(session);
-        })
-        .add('SAB decode', () => {
-          decodePrefix(prefix.buffer, prefix.byteLength);
-        })
-        .add('v8 serialize', () => {
-          serialize(prefix.session);
-        })
-        .add('structured clone', () => {
-          structuredClone(prefix.session);
-        })
-        .add('seedFork', () => {
-          seedFork(prefix.session, 'Probe.\nREPLY done');
-        })
-        .add('seedFork copy:false', () => {
-          seedFork(prefix.session, 'Probe.\nREPLY done', { copy: false });
-        })
-        .add('SDK call', async () => {
-          const outcome = await provider.generate(request, { signal: AbortSignal.timeout(60_000) });
-          if (!outcome.ok) throw new Error(outcome.error.message);
-        });
-      await bench.run();
-      const got = rowsOf(bench, prefix.byteLength);
-      rows.push(...got);
-      log(`  micro ${sizeLabel(prefix.byteLength)}: ${got.map((r) => `${r.task} ${r.p50Ms.toFixed(r.p50Ms < 1 ? 3 : 1)} ms`).join(', ')}`);
-      gc();
-    }
-  } finally {
-    globalThis.fetch = realFetch;
+  // The SDK's network stubbed through its fetch hook: the call's CPU is the client's alone (build, serialize, parse the stream).
+  const stub = (async () => new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } })) as typeof fetch;
+  const sdk = new GoogleGenAI({ vertexai: false, apiKey: 'bench', httpOptions: { baseUrl: 'http://127.0.0.1:9', fetch: stub } });
+  for (const bytes of sizes) {
+    const session = makeSession(bytes);
+    const prefix = freezePrefix(session);
+    const text = new TextDecoder().decode(new Uint8Array(prefix.buffer));
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const copy = JSON.parse(text) as unknown;
+    gc();
+    parsedCopyMiB.push({ prefixBytes: prefix.byteLength, mib: (process.memoryUsage().heapUsed - before) / 1024 / 1024 });
+    void copy;
+    const request = openConversation(seedFork(prefix.session, 'Probe.\nREPLY done'), undecorated).request() as GeminiRequest;
+    const config = {
+      ...request.generationConfig,
+      ...(request.systemInstruction !== undefined ? { systemInstruction: request.systemInstruction as never } : {}),
+      ...(request.tools !== undefined ? { tools: request.tools as never } : {}),
+    };
+    const b = budget(bytes, quick);
+    const bench = new Bench({ ...b, warmupIterations: 2, warmupTime: 0 });
+    bench
+      .add('freeze', () => {
+        freezePrefix(session);
+      })
+      .add('SAB decode', () => {
+        decodePrefix(prefix.buffer, prefix.byteLength);
+      })
+      .add('v8 serialize', () => {
+        serialize(prefix.session);
+      })
+      .add('structured clone', () => {
+        structuredClone(prefix.session);
+      })
+      .add('seedFork', () => {
+        seedFork(prefix.session, 'Probe.\nREPLY done');
+      })
+      .add('seedFork copy:false', () => {
+        seedFork(prefix.session, 'Probe.\nREPLY done', { copy: false });
+      })
+      .add('SDK call', async () => {
+        const stream = await sdk.models.generateContentStream({ model: request.model, contents: request.contents as never, config });
+        for await (const _chunk of stream);
+      });
+    await bench.run();
+    const got = rowsOf(bench, prefix.byteLength);
+    rows.push(...got);
+    log(`  micro ${sizeLabel(prefix.byteLength)}: ${got.map((r) => `${r.task} ${r.p50Ms.toFixed(r.p50Ms < 1 ? 3 : 1)} ms`).join(', ')}`);
+    gc();
   }
   const rt = await comlinkRoundTrip(quick);
   rows.push(...rt);
