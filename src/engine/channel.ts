@@ -1,5 +1,5 @@
 import { expose, type Endpoint } from 'comlink';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
 import { CANCEL_MESSAGE, EVENT_MESSAGE, RELEASE_MESSAGE, STOP_MESSAGE, oneWayMessage, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
@@ -11,6 +11,8 @@ export interface ForkChannel {
   cancel(): void;
   /** Asks the worker to end before its next model call (nothing in flight is aborted). */
   stop(reason: StopMessage['reason']): void;
+  /** Handles at once the events the worker sent before its result (they travel on this channel, the result on the pool's). */
+  drain(): void;
   close(): void;
 }
 
@@ -58,12 +60,13 @@ export function openForkChannel(args: {
     },
   };
   expose(api, port1 as unknown as Endpoint);
-  port1.on('message', (message: unknown) => {
+  const handleOneWay = (message: unknown): void => {
     const oneWay = oneWayMessage(message);
     if (oneWay?.type === EVENT_MESSAGE) api.report(oneWay.event);
     // A gate that fails to take the slot back (a lost Redis) has said so where it failed.
     else if (oneWay?.type === RELEASE_MESSAGE) Promise.resolve(args.gate.release(oneWay.status, false)).catch(() => undefined);
-  });
+  };
+  port1.on('message', handleOneWay);
   return {
     workerPort: port2,
     cancel() {
@@ -74,6 +77,11 @@ export function openForkChannel(args: {
     stop(reason) {
       const message: StopMessage = { type: STOP_MESSAGE, reason };
       port1.postMessage(message);
+    },
+    drain() {
+      // What the worker posted before its result is already queued here (a post enqueues at once).
+      // Only one-way messages can be: the worker awaited each of its calls before it returned.
+      for (let next = receiveMessageOnPort(port1); next !== undefined; next = receiveMessageOnPort(port1)) handleOneWay(next.message);
     },
     close() {
       closed();

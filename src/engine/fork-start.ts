@@ -89,6 +89,10 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
   const job: ForkJob = { ...start.job, task, port: channel.workerPort };
   const result = (start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
     .catch((err: unknown) => crashResult(task, err))
+    .then((r) => {
+      channel.drain();
+      return r;
+    })
     .finally(() => channel.close());
   return { channel, result };
 }

@@ -119,6 +119,11 @@ export function connectHost(
       remote[releaseProxy]();
       port.close();
     },
+
+    /** Ends this side's use of the port and leaves closing it to the other side. */
+    detach(): void {
+      closed = true;
+    },
   };
 }
 

@@ -61,13 +61,14 @@ export async function runForkWith(
       abortReason: () => reason,
       stopReason: () => stopReason,
     });
-    // Every turn event reaches the engine before the result does (they travel on different channels).
-    await host.flush();
+    // The result goes back on the pool's channel, the turn events went on the fork's: the engine
+    // takes whatever of them it has not handled yet before it reads the result (channel.ts, drain).
     return result;
   } catch (err) {
     return emptyFailure(job.task.id, 'error', err instanceof Error ? err.message : String(err), threadId);
   } finally {
     clearTimeout(timer);
-    host.close();
+    // The port stays open for the engine to drain; its close (the engine's, once it has the result) ends it.
+    host.detach();
   }
 }

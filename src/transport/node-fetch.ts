@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 
 /*
@@ -39,10 +38,7 @@ export function createNodeTransport(): NodeTransport {
     if (agent === undefined) return Promise.reject(new TypeError(`fetch failed: the ${url.protocol} scheme is not HTTP`));
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const headers: http.OutgoingHttpHeaders = {};
-    new Headers(init.headers).forEach((value, name) => {
-      headers[name] = value;
-    });
+    const headers = outgoingHeaders(init.headers);
     let length = 0;
     for (const chunk of chunks) length += chunk.byteLength;
     if (chunks.length > 0 || (init.method ?? 'GET') !== 'GET') headers['content-length'] = length;
@@ -104,9 +100,53 @@ function toResponse(response: http.IncomingMessage): Response {
     response.resume();
     return new Response(null, { status, statusText: response.statusMessage ?? '', headers });
   }
-  const decoded = decode(response, headers.get('content-encoding'));
-  const body = Readable.toWeb(decoded) as WebReadableStream<Uint8Array>;
-  return new Response(body as unknown as ReadableStream<Uint8Array>, { status, statusText: response.statusMessage ?? '', headers });
+  const body = webStream(decode(response, headers.get('content-encoding')));
+  return new Response(body, { status, statusText: response.statusMessage ?? '', headers });
+}
+
+/** The request's headers as node:http takes them, read once (iterating a Headers sorts its entries each time). */
+function outgoingHeaders(init: RequestInit['headers']): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  if (init === undefined) return out;
+  (init instanceof Headers ? init : new Headers(init)).forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+/**
+ * A response body as a web stream, chunk for chunk: what Readable.toWeb does, without its copy of
+ * every chunk and its per-stream bookkeeping (a third of a small call's client CPU, profiled).
+ * Backpressure: the socket is paused while the stream's queue is full. A body cut short (the
+ * connection closed, the call aborted) errors the stream, as fetch's does.
+ */
+function webStream(source: Readable): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let ended = false;
+      source.on('data', (chunk: Buffer) => {
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 1) <= 0) source.pause();
+      });
+      source.once('end', () => {
+        ended = true;
+        controller.close();
+      });
+      source.once('error', (err) => {
+        ended = true;
+        controller.error(err);
+      });
+      source.once('close', () => {
+        if (!ended) controller.error(new TypeError('terminated: the response body was cut short'));
+      });
+    },
+    pull() {
+      source.resume();
+    },
+    cancel() {
+      source.destroy();
+    },
+  });
 }
 
 /** A compressed body decoded, as fetch does (the SDKs read text). */
