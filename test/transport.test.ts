@@ -1,0 +1,93 @@
+// Tests forkpool's fetch over node:http (src/transport/node-fetch.ts), which every provider's SDK is given: bodies as buffers, responses as fetch gives them, aborts and cut connections as fetch reports them.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeTransport } from '../src/transport/node-fetch.js';
+
+let server: http.Server;
+let base: string;
+const received: { method: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
+      if (req.url === '/gzip') {
+        res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' });
+        res.end(gzipSync('unzipped é'));
+      } else if (req.url === '/cut') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else if (req.url === '/slow') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+      } else if (req.url === '/empty') {
+        res.writeHead(204);
+        res.end();
+      } else {
+        res.writeHead(429, { 'retry-after': '3', 'x-many': ['a', 'b'] });
+        res.end('{"error":"slow down"}');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('the node:http transport', () => {
+  it('sends a body given as buffers as their concatenation, with its length and the caller\'s headers', async () => {
+    const transport = createNodeTransport();
+    const parts = ['{"a":', '"é😀"', ',"b":[1,2]}'].map((p) => Buffer.from(p));
+    const response = await transport.send(`${base}/echo`, { method: 'POST', headers: new Headers({ 'X-Key': 'v', 'content-type': 'application/json' }) }, parts);
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('3');
+    expect(response.headers.get('x-many')).toBe('a, b');
+    expect(await response.text()).toBe('{"error":"slow down"}');
+    const last = received.at(-1);
+    expect(last?.body).toBe('{"a":"é😀","b":[1,2]}');
+    expect(last?.headers['content-length']).toBe(String(Buffer.concat(parts).byteLength));
+    expect(last?.headers['x-key']).toBe('v');
+    transport.close();
+  });
+
+  it('is a fetch: a string body, a gzip response decoded, a 204 with no body', async () => {
+    const transport = createNodeTransport();
+    const zipped = await transport.fetch(`${base}/gzip`, { method: 'POST', body: 'plain text body' });
+    expect(await zipped.text()).toBe('unzipped é');
+    expect(received.at(-1)?.body).toBe('plain text body');
+    const empty = await transport.fetch(`${base}/empty`, { method: 'POST', body: '' });
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+    transport.close();
+  });
+
+  it('an abort before the response rejects with the signal\'s reason; an abort mid-body errors the body', async () => {
+    const transport = createNodeTransport();
+    const before = new AbortController();
+    before.abort(new DOMException('stop', 'AbortError'));
+    await expect(transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: before.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    const during = new AbortController();
+    const response = await transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: during.signal });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    during.abort(new DOMException('stop', 'AbortError'));
+    await expect(reader.read()).rejects.toBeDefined();
+    transport.close();
+  });
+
+  it('a connection cut mid-body errors the body instead of ending it as if whole; a refused one is "fetch failed"', async () => {
+    const transport = createNodeTransport();
+    const response = await transport.fetch(`${base}/cut`, { method: 'POST', body: 'x' });
+    await expect(response.text()).rejects.toBeDefined();
+    await expect(transport.fetch('http://127.0.0.1:9/', { method: 'POST', body: 'x' })).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    transport.close();
+  });
+});
