@@ -24,13 +24,15 @@ export interface FrozenPrefix {
 export function freezePrefix(session: unknown): FrozenPrefix {
   // Validated again: callers may hand us an object that never went through the loader.
   const text = JSON.stringify(parseSession(session));
-  const bytes = new TextEncoder().encode(text);
-  const buffer = new SharedArrayBuffer(bytes.byteLength);
-  new Uint8Array(buffer).set(bytes);
+  // Encoded straight into shared memory: no private copy of the bytes to allocate and copy over.
+  const byteLength = Buffer.byteLength(text);
+  const buffer = new SharedArrayBuffer(byteLength);
+  const bytes = Buffer.from(buffer);
+  bytes.write(text);
   return {
     id: createHash('sha256').update(bytes).digest('hex'),
     buffer,
-    byteLength: bytes.byteLength,
+    byteLength,
     tokenEstimate: estimateTokens(text),
     session: deepFreeze(JSON.parse(text) as ParentSession),
   };

@@ -78,8 +78,12 @@ export function splicedRequestCount(): number {
   return splicedRequests;
 }
 
-/** Kept templates per splicer: one per shared layout (a prefix and how much of it a fork inherits). */
-const TEMPLATE_CAPACITY = 16;
+/**
+ * Kept templates per splicer (a client in a worker): one per shared layout (a prefix and how much of
+ * it a fork inherits). Each holds its shared bytes once, as the worker's prefix store holds each
+ * prefix parsed once; the same bound (8) keeps a long-lived worker that meets many from growing.
+ */
+const TEMPLATE_CAPACITY = 8;
 
 export function createSplicer<R>(shape: SpliceShape<R>, render: Render<R>, transport: NodeTransport): Splicer<R> {
   // The marker starts with a NUL, which JSON writes as \u0000 and no model text carries, and a nonce.
