@@ -1,6 +1,7 @@
 /** What `npm run bench` and `npm run bench -- --quick` run. */
 import type { LatencyModel, UsagePreset } from '../dist/src/local-server/index.js';
 import { KIB, MIB } from './lib/session.js';
+import { PEER_CLIENTS, type PeerClient } from './peers.js';
 import type { VariantName } from './variants/common.js';
 
 export const PREFIX_SIZES = [16 * KIB, 256 * KIB, 1 * MIB, 8 * MIB] as const;
@@ -92,6 +93,14 @@ export interface BenchConfig {
     inFlight: number;
     throughput: { sizes: readonly number[]; calls: number } | null;
   };
+  /**
+   * Peers in the same run (issue 24, bench/peers.ts): the same fan-out, `n` one-call forks of one
+   * conversation with `concurrency` in flight, through each of `clients` (forkpool and agent
+   * frameworks on their own SDK paths), each in a process of its own against one local server
+   * (Chat Completions, the openai preset) at `latency`: `runs` measured runs per prefix size, a
+   * cold cache each (odd runs: makespan and CPU; even runs: the same with the event-loop monitor).
+   */
+  peers: { sizes: readonly number[]; n: number; concurrency: number; runs: number; latency: 'realistic' | 'fast'; clients: readonly PeerClient[] };
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -120,6 +129,7 @@ export const QUICK: BenchConfig = {
   tasks: { lines: 10_000 },
   queue: { n: 64, latencies: [{ latency: 'zero', repeats: 1 }], workers: [2], concurrency: 64, memory: null },
   floor: { sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 16, runs: 3, inFlight: 16, throughput: null },
+  peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: PEER_CLIENTS },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
@@ -145,6 +155,7 @@ export const FULL: BenchConfig = {
     inFlight: 16,
     throughput: { sizes: [16 * KIB, 1 * MIB], calls: 480 },
   },
+  peers: { sizes: [64 * KIB, 1 * MIB], n: 64, concurrency: 16, runs: 2, latency: 'realistic', clients: PEER_CLIENTS },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

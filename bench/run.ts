@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
  *
@@ -23,6 +23,9 @@
  * The floor section sets a one-call fork's client CPU against the physical floor (issue 24): node:http
  * and fetch posting the same bytes, @google/genai in-process (its own transport and forkpool's) and
  * forkpool, each in a process of its own against a sink server in another (bench/floor.ts).
+ * The peers section runs one fan-out (one-call forks of one conversation) through forkpool and agent
+ * frameworks on their own SDK paths (LangGraph JS, the Vercel AI SDK, the OpenAI Agents SDK), each
+ * client in a process of its own against the local server's Chat Completions route (bench/peers.ts).
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
 import { execFileSync } from 'node:child_process';
@@ -31,7 +34,8 @@ import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { UsagePreset } from '../dist/src/local-server/index.js';
+import { LATENCY_PRESETS, type UsagePreset } from '../dist/src/local-server/index.js';
+import { planOf, resolveOptions } from '../dist/src/engine/options.js';
 import { freezePrefix } from '../dist/src/prefix/index.js';
 import { FULL, QUICK, SWEEP_LATENCY, type BenchConfig } from './config.js';
 import { ensureBuilt } from './lib/built.js';
@@ -39,11 +43,13 @@ import { runJobChild, runningJobs } from './lib/child.js';
 import { primeCache } from './lib/prime.js';
 import { runScriptChild } from './lib/script.js';
 import { openServers, withServer, withSink, type ServerProcess } from './lib/server.js';
-import { makeSession, sizeLabel } from './lib/session.js';
+import { KIB, makeChatSession, makeSession, sizeLabel } from './lib/session.js';
+import { chatProvider } from './lib/chat.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
 import { FLOOR_CLIENTS, type FloorJob, type FloorResult } from './floor.js';
+import type { PeersJob, PeersResult } from './peers.js';
 import { median } from './lib/measure.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
 import type { RetentionJob, RetentionResult } from './retention.js';
@@ -51,7 +57,7 @@ import type { TaskStreamJob, TaskStreamMode, TaskStreamResult } from './task-str
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -401,6 +407,60 @@ async function sectionFloor(ctx: Runner): Promise<void> {
   });
 }
 
+/**
+ * Each client in a process of its own, one after the other, against one local server process (Chat
+ * Completions, the openai preset); the server's CPU over each client's process is kept beside it.
+ */
+async function sectionPeers(ctx: Runner): Promise<void> {
+  const { clients, latency, ...p } = ctx.cfg.peers;
+  // Generous: only a hung client is killed (a cold 1 MiB prompt prefills for a minute at realistic latency).
+  const prefill = LATENCY_PRESETS[latency].prefillTokensPerSecond;
+  const boundMs = 120_000 + p.runs * p.sizes.reduce((a, size) => a + 60_000 + (3_000 * size) / 4 / prefill, 0);
+  // The engine's cache rules for this provider (minimum, block), for the theoretical maximum of every client.
+  const { minCacheTokens, cacheBlockTokens } = planOf(resolveOptions({ provider: chatProvider(DEAD_URL, 'openai') }), makeChatSession(KIB, 'rules'), {
+    cacheKey: 'peers',
+    role: 'forks',
+    parentWarm: false,
+  }).rules;
+  const rules = { minCacheTokens, cacheBlockTokens };
+  await withServer(
+    latency,
+    async (server) => {
+      for (const client of clients) {
+        log(`  peers: ${client}, ${p.n} one-call forks (${p.concurrency} in flight) × ${p.runs} runs per size, ${latency} latency`);
+        const job: PeersJob = { ...p, client, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs, rules };
+        const before = await server.stats();
+        const t0 = performance.now();
+        let rows: PeersResult[];
+        try {
+          rows = await runScriptChild<PeersJob, PeersResult[]>('peers.ts', job, boundMs);
+        } catch (err) {
+          // One client's failure (its stderr says why) leaves the others' figures.
+          const message = `${client}: ${err instanceof Error ? err.message : String(err)}`;
+          ctx.results.errors.push({ section: 'peers', message });
+          log(`    ${message}`);
+          continue;
+        }
+        const after = await server.stats();
+        ctx.results.serverCpu.push({ section: 'peers', variant: client, rep: 1, scenarios: rows.length * p.runs, cpuMs: after.cpuMs - before.cpuMs });
+        for (const r of rows) {
+          for (const [i, run] of r.runs.entries()) {
+            const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
+            log(
+              `    ${client.padEnd(13)} ${sizeLabel(r.prefixBytes).padStart(7)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  ` +
+                `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(7)} ms/fork  cached ${(run.cachedTokens / run.theoreticalTokens).toFixed(3)} of max${loop}`,
+            );
+          }
+        }
+        log(`    (${((performance.now() - t0) / 1000).toFixed(1)} s, the process's start-up included)`);
+        ctx.results.peers ??= [];
+        ctx.results.peers.push(...rows);
+      }
+    },
+    'openai',
+  );
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -473,6 +533,7 @@ async function main(): Promise<number> {
     tasks: [],
     queue: null,
     floor: [],
+    peers: [],
     serverCpu: [],
     targets: [],
     errors: [],
@@ -497,6 +558,7 @@ async function main(): Promise<number> {
       results.queue = await runQueueSection(cfg);
     },
     floor: () => sectionFloor(ctx),
+    peers: () => sectionPeers(ctx),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

@@ -5,6 +5,7 @@ import { spread, type Spread } from '../lib/measure.js';
 import { sizeLabel } from '../lib/session.js';
 import type { FloorClient, FloorResult } from '../floor.js';
 import type { MicroResult } from '../micro.js';
+import type { PeerClient, PeersResult } from '../peers.js';
 import type { QueueResult, QueueRow } from '../queue.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
 import type { RetentionResult } from '../retention.js';
@@ -53,6 +54,8 @@ export interface BenchResults {
   queue?: QueueResult | null;
   /** The floor section (issue 24): one entry per client and prefix size; absent in older results. */
   floor?: FloorResult[];
+  /** The peers section (issue 24): one entry per client and prefix size; absent in older results. */
+  peers?: PeersResult[];
   serverCpu: Record<string, unknown>[];
   targets: Target[];
   errors: { section: string; message: string }[];
@@ -584,6 +587,8 @@ export function renderMarkdown(res: BenchResults): string {
 
   if ((res.floor ?? []).length > 0) out.push(...floorSection(res.floor ?? []));
 
+  if ((res.peers ?? []).length > 0) out.push(...peersSection(res.peers ?? [], c));
+
   if (res.memory.length > 0) {
     out.push('', `## Memory: sab+explicit, concurrency ${c.memory.concurrency}`, '');
     out.push(
@@ -842,6 +847,75 @@ function floorSection(all: readonly FloorResult[]): string[] {
         ['forkpool client CPU per call at most 0.9× the in-process SDK (default transport), every size', list(sizes, vsSdk), status(sizes, (s) => vsSdk(s) <= 0.9)],
         ['one-call fan-out throughput within 2× of node:http requests/s (16 KiB, 1 MiB)', list(tsizes, vsRate), status(tsizes, (s) => vsRate(s) <= 2)],
       ],
+    ),
+  );
+  return out;
+}
+
+const PEER_TITLES: Readonly<Record<PeerClient, string>> = {
+  forkpool: 'forkpool (ForkEngine)',
+  langgraph: 'LangGraph JS map-reduce (`Send`, ChatOpenAI)',
+  'ai-sdk': 'Vercel AI SDK `generateText` in parallel',
+  'openai-agents': 'OpenAI Agents SDK `run` in parallel (Chat Completions model)',
+};
+const PEER_ORDER = Object.keys(PEER_TITLES) as PeerClient[];
+
+/** One fan-out through forkpool and through agent frameworks, side by side (issue 24). */
+function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
+  const r0 = all[0] as PeersResult;
+  const sizes = [...new Set(all.map((r) => r.prefixBytes))].sort((a, b) => a - b);
+  const clients = PEER_ORDER.filter((client) => all.some((r) => r.client === client));
+  const versions = clients
+    .map((client) => {
+      const packages = all.find((r) => r.client === client)?.packages ?? {};
+      return `${client}: ${Object.entries(packages).map(([name, v]) => `${name} ${v}`).join(', ')}`;
+    })
+    .join('; ');
+  type Run = PeersResult['runs'][number];
+  const of = (runs: readonly Run[], pick: (run: Run) => number | null | undefined): Spread =>
+    spread(runs.map(pick).filter((v): v is number => typeof v === 'number'));
+  const out: string[] = [
+    '',
+    `## Peers in the same run (issue 24): ${r0.n} one-call forks of one conversation, ${r0.concurrency} in flight, ${c.peers.latency} latency`,
+    '',
+    'The same fan-out through forkpool and through agent frameworks on their own SDK paths, each client in a process of its own (one after the other) against the local server in another, on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128). ' +
+      "Each fork: the parent's messages (an OpenAI-shaped session of the prefix size), the bench tool's declaration and the fork's child message for its directive (forkpool's wording for every client), one model call answered \"done\". " +
+      'Every measured run has a session of its own (salted first message), so it starts on a cold cache; a warm-up fan-out on a small session comes first. A peer\'s conversation in its framework\'s own types is made before the measured part; forkpool\'s freeze is inside it. ' +
+      'makespan = the fan-out\'s wall time, median (min–max) over all runs; client CPU = process.cpuUsage() of the client process (user + system, every thread) over the fan-out / forks, from the runs without the loop monitor (its 1 ms timers cost more CPU over a long, mostly idle fan-out than the clients\' own work); ' +
+      'loop p99 / max = monitorEventLoopDelay on the client\'s main thread (1 ms resolution) over the runs with it; cache = cached prompt tokens (as each framework returns the server\'s `prompt_tokens_details.cached_tokens`) / the theoretical maximum, estimated the engine\'s way for every client (the first fork cold, every other one could reuse what it shares with its siblings); forkpool\'s own report beside it.',
+    '',
+    `Packages: ${versions}.`,
+    '',
+  ];
+  const rows: string[][] = [];
+  for (const size of sizes) {
+    const mine = (client: PeerClient): Run[] => all.filter((r) => r.client === client && r.prefixBytes === size).flatMap((r) => r.runs);
+    const perFork = (client: PeerClient): Spread => of(mine(client).filter((run) => !run.monitored), (run) => run.cpuMs / r0.n);
+    const base = perFork('forkpool');
+    for (const client of clients) {
+      const runs = mine(client);
+      if (runs.length === 0) continue;
+      const cpu = perFork(client);
+      const reported = of(runs, (run) => run.report?.efficiency);
+      rows.push([
+        sizeLabel(size),
+        PEER_TITLES[client],
+        String(runs.length),
+        range(of(runs, (run) => run.wallMs), 0),
+        range(cpu),
+        client === 'forkpool' || base.n === 0 ? '–' : `${fmt(cpu.median / base.median, 2)}×`,
+        range(of(runs, (run) => run.loop?.p99)),
+        range(of(runs, (run) => run.loop?.max)),
+        range(of(runs, (run) => run.cachedTokens / run.theoreticalTokens), 3),
+        reported.n > 0 ? range(reported, 3) : '–',
+        fmt(of(runs, (run) => run.promptTokens / r0.n).median, 0),
+      ]);
+    }
+  }
+  out.push(
+    table(
+      ['prefix', 'client', 'runs', 'makespan ms', 'client CPU ms/fork', 'CPU / forkpool', 'loop p99 ms', 'loop max ms', 'cache: cached / max', "forkpool's report: efficiency", 'prompt tokens/fork'],
+      rows,
     ),
   );
   return out;
