@@ -1,3 +1,5 @@
+import { LruList, type LruLinks } from './lru-list.js';
+
 /**
  * A serving engine's prefix cache over chained block keys: cached tokens = the longest run of
  * leading blocks present; LRU eviction by a capacity in tokens; entries expire after a TTL; a block
@@ -24,46 +26,64 @@ export interface PrefixCache {
   clear(): void;
 }
 
+interface Block extends LruLinks<Block> {
+  readonly key: number;
+  expires: number;
+  /** Time it becomes usable, while it is still being built (only when buildDelayMs > 0). */
+  usableAt: number | undefined;
+}
+
 export function createPrefixCache(config: PrefixCacheConfig, now: () => number = Date.now): PrefixCache {
-  /** key → expiry time; Map order is LRU order (oldest first). */
-  const blocks = new Map<number, number>();
-  /** key → time it becomes usable, for blocks still being built (only when buildDelayMs > 0). */
-  const building = new Map<number, number>();
+  /** key → entry; the entries in LRU order (core/lru-list.ts: a request touches every block of its prompt). */
+  const blocks = new Map<number, Block>();
+  const order = new LruList<Block>();
   let evicted = 0;
   const maxBlocks = Math.max(0, Math.floor(config.capacityTokens / config.blockTokens));
+
+  function remove(block: Block): void {
+    order.remove(block);
+    blocks.delete(block.key);
+  }
+
+  function insert(key: number, expires: number): Block {
+    const block: Block = { key, expires, usableAt: undefined, older: undefined, newer: undefined };
+    blocks.set(key, block);
+    order.push(block);
+    return block;
+  }
 
   function leadingRun(keys: readonly number[], at: number): number {
     let run = 0;
     for (const key of keys) {
-      const expires = blocks.get(key);
-      if (expires === undefined) break;
-      if (expires <= at) {
-        blocks.delete(key);
-        building.delete(key);
+      const block = blocks.get(key);
+      if (block === undefined) break;
+      if (block.expires <= at) {
+        remove(block);
         break;
       }
-      const usableAt = building.get(key);
-      if (usableAt !== undefined) {
-        if (usableAt > at) break;
-        building.delete(key);
+      if (block.usableAt !== undefined) {
+        if (block.usableAt > at) break;
+        block.usableAt = undefined;
       }
       run++;
     }
     return run;
   }
 
-  /** Re-inserts keys[0..n) newest-last in reverse order, so a chain's tail is evicted before its head. */
+  /** Makes keys[0..n) the most recent in reverse order, so a chain's tail is evicted before its head. */
   function touch(keys: readonly number[], n: number, expires: number): void {
     for (let i = n - 1; i >= 0; i--) {
       const key = keys[i] as number;
-      blocks.delete(key);
-      blocks.set(key, expires);
+      const block = blocks.get(key);
+      if (block === undefined) {
+        insert(key, expires);
+        continue;
+      }
+      block.expires = expires;
+      order.touch(block);
     }
-    while (blocks.size > maxBlocks) {
-      const oldest = blocks.keys().next();
-      if (oldest.done) break;
-      blocks.delete(oldest.value);
-      building.delete(oldest.value);
+    while (blocks.size > maxBlocks && order.oldest) {
+      remove(order.oldest);
       evicted++;
     }
   }
@@ -82,9 +102,10 @@ export function createPrefixCache(config: PrefixCacheConfig, now: () => number =
       if (promptTokens < config.minTokens || maxBlocks === 0) return;
       const at = now();
       if (config.buildDelayMs > 0) {
+        // New or expired blocks are built anew; the touch below puts every key in its place.
         for (const key of keys) {
-          const expires = blocks.get(key);
-          if (expires === undefined || expires <= at) building.set(key, at + config.buildDelayMs);
+          const block = blocks.get(key) ?? insert(key, at);
+          if (block.expires <= at) block.usableAt = at + config.buildDelayMs;
         }
       }
       touch(keys, keys.length, at + config.ttlMs);
@@ -93,7 +114,7 @@ export function createPrefixCache(config: PrefixCacheConfig, now: () => number =
     evictions: () => evicted,
     clear: () => {
       blocks.clear();
-      building.clear();
+      order.clear();
     },
   };
 }
