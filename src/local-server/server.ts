@@ -109,7 +109,7 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     // Replacement characters would silently change the prompt (and its cache keys): refuse bad bytes.
     if (!bodyless && !isUtf8(body.bytes)) throw new ApiFailure(400, 'Invalid JSON payload received. The request body is not valid UTF-8.');
     const json = bodyless ? {} : parseJsonBody(text);
-    const ex: Exchange = { res, signal, rawBody: text };
+    const ex: Exchange = { res, signal, rawBody: text, rawBytes: body.bytes };
     let status: number;
     if (route.kind === 'generateContent' || route.kind === 'streamGenerateContent') status = await serveGenerate(state, route, json, ex);
     else if (route.kind === 'countTokens') status = serveCountTokens(state, route.model, json, ex);

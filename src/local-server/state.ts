@@ -7,6 +7,7 @@ import { createMetrics, type LocalServerMetrics, type MetricsRecorder } from './
 import { isUsagePreset, USAGE_PRESETS, type UsagePreset } from './openai/cache-presets.js';
 import { createChatCache, type ChatCache } from './openai/cache.js';
 import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from './core/prefix-cache.js';
+import { createPrefixMemo, type PrefixMemo } from './core/prefix-memo.js';
 import { DEFAULT_CACHE_CONFIG } from './gemini/cache-rules.js';
 import type { OpenAIRouteKind } from './openai/routes.js';
 import type { RouteKind } from './gemini/routes.js';
@@ -60,6 +61,8 @@ export interface ServerState {
   chat: ChatCache;
   /** The Messages route's prompt cache (entries at cache_control breakpoints). */
   anthropic: AnthropicCache;
+  /** What every dialect remembers of the prompts it hashed, by the bytes they were sent as (bounded: core/prefix-memo.ts). */
+  prompts: PrefixMemo;
   latency: LatencyModel;
   faults: FaultInjector;
   metrics: MetricsRecorder;
@@ -80,7 +83,8 @@ export function createState(options: LocalServerOptions, faults: FaultSpec | und
     cache: createPrefixCache(config),
     chat: createChatCache(usage, options.openaiCache),
     anthropic: createAnthropicCache(options.anthropicCache),
-    explicit: createExplicitCacheStore(config.minTokens),
+    explicit: createExplicitCacheStore(config.minTokens, config.blockTokens),
+    prompts: createPrefixMemo(),
     latency: resolveLatency(options.latency),
     faults: createFaultInjector(faults),
     metrics: createMetrics(),

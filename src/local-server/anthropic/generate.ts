@@ -35,7 +35,7 @@ function usageOf(prompt: number, cache: AnthropicCacheUse, output: number): Anth
 
 export async function serveMessages(state: ServerState, body: JsonObject, ex: Exchange, requestId: string): Promise<Sent> {
   const request = validateMessagesRequest(body);
-  const rendering = renderMessages(request);
+  const rendering = renderMessages(request, { bytes: ex.rawBytes, memo: state.prompts });
   const breakpoints = breakpointsOf(rendering, request.cacheControl);
   const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest });
   const fault = applyFaults(state, plan.fail, { scope: 'messages', rawBody: ex.rawBody, res: ex.res }, ANTHROPIC_FAULT_MESSAGES);

@@ -1,5 +1,8 @@
 import type { AnthropicBlock, AnthropicRequest, CacheControl } from './wire.js';
-import { tokenizeRendered, type RenderedPrompt } from '../core/render.js';
+import type { MessageRendering } from '../core/boundaries.js';
+import { CHARS_PER_TOKEN } from '../core/chain.js';
+import { bodySpans, bytesOf, elementBytes } from '../core/json-spans.js';
+import { hashPrompt, startOf, type PromptUnit, type SentBody } from '../core/prompt-hash.js';
 import type { JsonObject } from '../core/types.js';
 
 /**
@@ -29,12 +32,9 @@ interface RenderedBlock {
   cacheable: boolean;
 }
 
-export interface AnthropicRendering {
-  prompt: RenderedPrompt;
-  model: string;
+/** Its `messageEnds` and `marks` are per block, for `boundaries` (core/boundaries.ts): the key of the prefix ending at each block. */
+export interface AnthropicRendering extends MessageRendering {
   blocks: RenderedBlock[];
-  /** Block ends, for `boundaries` (core/boundaries.ts): the key of the prefix ending at each block. */
-  messageEnds: number[];
 }
 
 const RUNS = new Set(['tool_use', 'tool_result']);
@@ -43,33 +43,69 @@ const NOT_CACHEABLE = new Set(['thinking', 'redacted_thinking']);
 /** Anthropic's cache has no fixed blocks: the chained block keys of the rendering go unused (its digest is the context hash). */
 const KEY_BLOCK_TOKENS = 64;
 
-export function renderMessages(request: AnthropicRequest): AnthropicRendering {
-  let text = '';
-  const blocks: RenderedBlock[] = [];
+/** A content block as sent, where it is, and the tag it is rendered under. */
+interface SentBlock {
+  path: string;
+  tag: string;
+  block: JsonObject;
+}
+
+function contentBlocks(path: string, tag: string, content: string | AnthropicBlock[]): SentBlock[] {
+  if (typeof content === 'string') return [{ path, tag, block: { type: 'text', text: content } }];
+  return content.map((block, i) => ({ path: `${path}.${i}`, tag, block }));
+}
+
+function renderBlock({ tag, block }: SentBlock): string {
+  const { cache_control: _marker, ...rest } = block;
+  return `<${tag}>${JSON.stringify(rest)}\n`;
+}
+
+function blockUnit(kind: string, source: Uint8Array | undefined, blocks: readonly SentBlock[]): PromptUnit {
+  return { kind, source, marked: true, render: () => blocks.map(renderBlock) };
+}
+
+/** Where each block is, its place for the lookback, its breakpoint and whether it can be cached; `ends`: where each ends. */
+function describe(blocks: readonly SentBlock[], ends: readonly number[]): RenderedBlock[] {
+  const out: RenderedBlock[] = [];
   let position = -1;
-  const add = (path: string, tag: string, block: JsonObject): void => {
-    const { cache_control, ...rest } = block;
-    text += `<${tag}>${JSON.stringify(rest)}\n`;
+  blocks.forEach(({ path, block }, i) => {
     const type = typeof block.type === 'string' ? block.type : 'tool';
-    const previous = blocks[blocks.length - 1];
+    const previous = out[out.length - 1];
     if (!(previous && RUNS.has(type) && previous.type === type)) position++;
     const cacheable = !NOT_CACHEABLE.has(type) && !(type === 'text' && block.text === '');
-    blocks.push({ path, type, end: text.length, position, cacheControl: cache_control as CacheControl | undefined, cacheable });
-  };
-  const addContent = (path: string, tag: string, content: string | AnthropicBlock[]): void => {
-    if (typeof content === 'string') add(path, tag, { type: 'text', text: content });
-    else for (const [i, block] of content.entries()) add(`${path}.${i}`, tag, block);
-  };
-  for (const [i, tool] of (request.tools ?? []).entries()) add(`tools.${i}`, 'tool', tool);
-  if (request.system !== undefined) addContent('system', 'system', request.system);
+    out.push({ path, type, end: ends[i] as number, position, cacheControl: block.cache_control as CacheControl | undefined, cacheable });
+  });
+  return out;
+}
+
+/**
+ * With the body's bytes (`sent`), the tools, the system prompt and each message are remembered by
+ * the bytes they were sent as (core/prefix-memo.ts): a request repeating an earlier one's leading
+ * messages hashes only the rest. A message whose breakpoint moved is a new message.
+ */
+export function renderMessages(request: AnthropicRequest, sent?: SentBody): AnthropicRendering {
+  const spans = sent ? bodySpans(sent.bytes, 'messages') : undefined;
+  const bytes = (key: string): Uint8Array | undefined => (sent && spans ? bytesOf(sent.bytes, spans.members.get(key)) : undefined);
+  const messageSources = sent && spans ? elementBytes(sent.bytes, spans, request.messages.length) : undefined;
+  const units: PromptUnit[] = [];
+  const tools = (request.tools ?? []).map((block, i): SentBlock => ({ path: `tools.${i}`, tag: 'tool', block }));
+  if (tools.length > 0) units.push(blockUnit('anthropic.tools', bytes('tools'), tools));
+  const system = request.system === undefined ? [] : contentBlocks('system', 'system', request.system);
+  if (request.system !== undefined) units.push(blockUnit('anthropic.system', bytes('system'), system));
   if (request.toolChoice !== undefined || request.thinking !== undefined) {
-    text += `<settings>${JSON.stringify({ tool_choice: request.toolChoice, thinking: request.thinking })}\n`;
+    const text = `<settings>${JSON.stringify({ tool_choice: request.toolChoice, thinking: request.thinking })}\n`;
+    // Two small fields, known by their rendering.
+    units.push({ kind: 'anthropic.settings', source: Buffer.from(text), marked: false, render: () => [text] });
   }
-  for (const [i, message] of request.messages.entries()) addContent(`messages.${i}.content`, message.role, message.content);
+  const messages = request.messages.map((message, i) => contentBlocks(`messages.${i}.content`, message.role, message.content));
+  for (const [i, blocks] of messages.entries()) units.push(blockUnit('anthropic.message', messageSources?.[i], blocks));
+  const start = startOf(`anthropic\0${request.model}\0${KEY_BLOCK_TOKENS}`, request.model);
+  const prompt = hashPrompt(units, start, KEY_BLOCK_TOKENS * CHARS_PER_TOKEN, spans ? sent?.memo : undefined);
   return {
-    prompt: tokenizeRendered(text, KEY_BLOCK_TOKENS, request.model),
+    prompt,
     model: request.model,
-    blocks,
-    messageEnds: blocks.map((block) => block.end),
+    blocks: describe([...tools, ...system, ...messages.flat()], prompt.ends),
+    messageEnds: prompt.ends,
+    marks: prompt.marks,
   };
 }

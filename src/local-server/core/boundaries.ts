@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { countTokens, type RenderedPrompt } from './render.js';
+import { countTokens } from './chain.js';
+import type { RenderedPrompt } from './prompt-hash.js';
 
 /**
  * Keys of the prefixes that end at a message (or, for Anthropic, a content block): what the caches
@@ -11,8 +11,10 @@ import { countTokens, type RenderedPrompt } from './render.js';
 export interface MessageRendering {
   prompt: RenderedPrompt;
   model: string;
-  /** Character offset in `prompt.text` where each message ends. */
+  /** Character offset in the rendering where each message ends. */
   messageEnds: number[];
+  /** The chain's mark at each message end (core/chain.ts chainMark): identifies the whole text up to there. */
+  marks: string[];
 }
 
 export interface Boundary {
@@ -23,16 +25,11 @@ export interface Boundary {
   key: string;
 }
 
-/** Keys of the prefixes ending at each of `messages` (indexes, ascending), in one pass over the text. */
+/** Keys of the prefixes ending at each of `messages` (indexes, ascending). */
 export function boundaries(rendering: MessageRendering, messages: readonly number[]): Boundary[] {
-  const hash = createHash('sha1').update(rendering.model).update('\0');
-  const out: Boundary[] = [];
-  let at = 0;
-  for (const message of messages) {
-    const end = rendering.messageEnds[message] as number;
-    hash.update(rendering.prompt.text.slice(at, end));
-    at = end;
-    out.push({ message, tokens: countTokens(end), key: hash.copy().digest('hex') });
-  }
-  return out;
+  return messages.map((message) => ({
+    message,
+    tokens: countTokens(rendering.messageEnds[message] as number),
+    key: `${rendering.model}\0${rendering.marks[message] as string}`,
+  }));
 }

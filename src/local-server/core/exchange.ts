@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { decodeMs, delay, type LatencyModel } from './latency.js';
-import { countTokens } from './render.js';
+import { countTokens } from './chain.js';
 import type { WirePart } from './types.js';
 
 /** One request and its response, and the pacing of output that every dialect's handlers share. */
@@ -10,6 +10,8 @@ export interface Exchange {
   /** Aborts when the client goes away. */
   signal: AbortSignal;
   rawBody: string;
+  /** The body's bytes as sent: what prompt units are remembered by (core/prefix-memo.ts). */
+  rawBytes: Buffer;
 }
 
 /** Status code sent; 0 when the connection was dropped or the client left. */

@@ -1,93 +1,36 @@
+import { fmix } from './chain.js';
+import type { PromptUnit } from './prompt-hash.js';
 import type { PromptFields } from './types.js';
 
 /**
- * Deterministic tokenization of a prompt: the prompt-bearing fields rendered in request order
- * (system instruction, tools, tool config, contents), about 4 characters a token, cut into
- * blocks whose keys are chained (each key depends on every character before it).
+ * Deterministic rendering of a prompt's fields: the prompt-bearing fields in request order
+ * (system instruction, tools, tool config, contents), one unit each (each content its own), cut
+ * into chained blocks by core/prompt-hash.ts.
  */
 
-const CHARS_PER_TOKEN = 4;
-
-export function countTokens(chars: number): number {
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+/** The bytes each field was sent as, when known (core/json-spans.ts). */
+export interface FieldSources {
+  systemInstruction?: Uint8Array | undefined;
+  tools?: Uint8Array | undefined;
+  toolConfig?: Uint8Array | undefined;
+  /** One per content, or none. */
+  contents?: readonly Uint8Array[] | undefined;
 }
 
-/** The rendering of one set of prompt fields (concatenation builds a rope: no repeated copies). */
-export function renderFields(fields: PromptFields): string {
-  let text = '';
-  if (fields.systemInstruction) text += `<system>${JSON.stringify(fields.systemInstruction.parts)}\n`;
-  if (fields.tools && fields.tools.length > 0) text += `<tools>${JSON.stringify(fields.tools)}\n`;
-  if (fields.toolConfig) text += `<tool_config>${JSON.stringify(fields.toolConfig)}\n`;
-  for (const content of fields.contents) {
-    text += `<${content.role || 'user'}>${JSON.stringify(content.parts)}\n`;
-  }
-  return text;
+function unit(kind: string, source: Uint8Array | undefined, render: () => string): PromptUnit {
+  return { kind, source, marked: false, render: () => [render()] };
 }
 
-interface BlockKeys {
-  /** One key per full block, chained: key i identifies the whole text up to the end of block i. */
-  keys: number[];
-  /** Short hex digest of the whole text (context hash). */
-  digest: string;
-}
-
-function fmix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-function seedOf(label: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/**
- * Two 32-bit multiplicative lanes over the UTF-16 code units, one pass; a key is taken at every
- * block boundary (53 bits: collisions are negligible at simulator scale). `label` (the model)
- * seeds the chain so different models never share blocks.
- */
-function blockKeys(text: string, blockTokens: number, label: string): BlockKeys {
-  const blockChars = blockTokens * CHARS_PER_TOKEN;
-  const keys: number[] = [];
-  let h1 = seedOf(label);
-  let h2 = h1 ^ 0x9e3779b9;
-  const length = text.length;
-  for (let start = 0; start < length; start += blockChars) {
-    const end = Math.min(length, start + blockChars);
-    for (let i = start; i < end; i++) {
-      const c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 0x01000193);
-      h2 = Math.imul(h2 + c, 0x5bd1e995) ^ (h2 >>> 15);
-    }
-    if (end - start === blockChars) keys.push(fmix(h1) * 0x200000 + (fmix(h2 ^ end) & 0x1fffff));
-  }
-  const digest = ((fmix(h1 ^ length) ^ fmix(h2)) >>> 0).toString(16).padStart(8, '0');
-  return { keys, digest };
-}
-
-export interface RenderedPrompt {
-  text: string;
-  tokens: number;
-  keys: number[];
-  digest: string;
-}
-
-/** Tokens, chained block keys and digest of a rendered prompt; `model` seeds the chain. */
-export function tokenizeRendered(text: string, blockTokens: number, model: string): RenderedPrompt {
-  const { keys, digest } = blockKeys(text, blockTokens, model);
-  return { text, tokens: countTokens(text.length), keys, digest };
-}
-
-/** Renders the explicit cache's fields (if any) followed by the request's own. */
-export function renderPrompt(parts: readonly PromptFields[], blockTokens: number, model: string): RenderedPrompt {
-  let text = '';
-  for (const fields of parts) text += renderFields(fields);
-  return tokenizeRendered(text, blockTokens, model);
+export function fieldUnits(fields: PromptFields, sources: FieldSources = {}): PromptUnit[] {
+  const units: PromptUnit[] = [];
+  const { systemInstruction, tools, toolConfig } = fields;
+  if (systemInstruction) units.push(unit('system', sources.systemInstruction, () => `<system>${JSON.stringify(systemInstruction.parts)}\n`));
+  if (tools && tools.length > 0) units.push(unit('tools', sources.tools, () => `<tools>${JSON.stringify(tools)}\n`));
+  if (toolConfig) units.push(unit('tool_config', sources.toolConfig, () => `<tool_config>${JSON.stringify(toolConfig)}\n`));
+  fields.contents.forEach((content, i) => {
+    units.push(unit('content', sources.contents?.[i], () => `<${content.role || 'user'}>${JSON.stringify(content.parts)}\n`));
+  });
+  return units;
 }
 
 /** 8-hex FNV-1a digest of a short string (ids, digests of tool results). */

@@ -1,11 +1,17 @@
 import { ApiFailure } from '../core/errors.js';
 import { EXPLICIT_DEFAULT_TTL_MS } from './cache-rules.js';
 import { invalid, notFound } from './errors.js';
-import { countTokens, renderFields } from '../core/render.js';
+import { CHARS_PER_TOKEN } from '../core/chain.js';
+import type { Segment } from '../core/prefix-memo.js';
+import { hashPrompt, startOf, type HashedPrompt } from '../core/prompt-hash.js';
+import { fieldUnits } from '../core/render.js';
 import type { PromptFields } from '../core/types.js';
 import { parseDuration, parseTimestamp, type CacheCreateRequest, type CacheUpdateRequest } from './validate.js';
 
-/** Explicit caches (cachedContents): stored prompt fields with a TTL; expired or deleted ones 404. */
+/**
+ * Explicit caches (cachedContents): stored prompt fields with a TTL; expired or deleted ones 404.
+ * Their rendering is hashed once, when created: a request naming one resumes from there.
+ */
 
 export interface StoredCache {
   name: string;
@@ -13,6 +19,8 @@ export interface StoredCache {
   displayName: string | undefined;
   fields: PromptFields;
   tokens: number;
+  /** The chain after the cache's rendering, seeded by the model named in a request's URL (the chain's label). */
+  prefix(label: string): Segment;
   createTime: number;
   updateTime: number;
   expireTime: number;
@@ -67,7 +75,23 @@ function expiry(request: CacheUpdateRequest, at: number): number {
   return at + EXPLICIT_DEFAULT_TTL_MS;
 }
 
-export function createExplicitCacheStore(minTokens: number, now: () => number = Date.now): ExplicitCacheStore {
+/**
+ * The chain after `fields`: hashed at creation for the model as requests name it in their URL
+ * (without `models/`), and at most once more, for the only other spelling that names the same
+ * model (`models/…`).
+ */
+function prefixes(fields: PromptFields, model: string, blockTokens: number): { tokens: number; prefix: (label: string) => Segment } {
+  const byLabel = new Map<string, Segment>();
+  const hash = (label: string): HashedPrompt => {
+    const hashed = hashPrompt(fieldUnits(fields), startOf('', label), blockTokens * CHARS_PER_TOKEN);
+    byLabel.set(label, hashed);
+    return hashed;
+  };
+  const { tokens } = hash(model.replace(/^models\//, ''));
+  return { tokens, prefix: (label) => byLabel.get(label) ?? hash(label) };
+}
+
+export function createExplicitCacheStore(minTokens: number, blockTokens: number, now: () => number = Date.now): ExplicitCacheStore {
   const caches = new Map<string, StoredCache>();
   let serial = 0;
 
@@ -89,7 +113,8 @@ export function createExplicitCacheStore(minTokens: number, now: () => number = 
       if (request.systemInstruction) fields.systemInstruction = request.systemInstruction;
       if (request.tools) fields.tools = request.tools;
       if (request.toolConfig) fields.toolConfig = request.toolConfig;
-      const tokens = countTokens(renderFields(fields).length);
+      const model = modelResource(request.model);
+      const { tokens, prefix } = prefixes(fields, model, blockTokens);
       if (tokens < minTokens) {
         throw new ApiFailure(400, `Cached content is too small. total_token_count=${tokens}, min_total_token_count=${minTokens}`);
       }
@@ -99,10 +124,11 @@ export function createExplicitCacheStore(minTokens: number, now: () => number = 
       const id = `${serial.toString(36)}${(at % 1_000_000).toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
       const cache: StoredCache = {
         name: `cachedContents/${id}`,
-        model: modelResource(request.model),
+        model,
         displayName: request.displayName,
         fields,
         tokens,
+        prefix,
         createTime: at,
         updateTime: at,
         expireTime,

@@ -4,10 +4,10 @@ import { modelResource, type StoredCache } from './explicit-cache.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import type { GenerateRoute } from './routes.js';
-import { renderPrompt, type RenderedPrompt } from '../core/render.js';
+import { geminiPrompt, promptFields } from './prompt.js';
 import { applyFaults, type FaultMessages } from '../core/request-faults.js';
 import type { ServerState } from '../state.js';
-import type { JsonObject, PromptFields, WirePart } from '../core/types.js';
+import type { JsonObject, WirePart } from '../core/types.js';
 import type { GenerateRequest, GenerateResponse, UsageMetadata } from './wire.js';
 import { validateCountTokensRequest, validateGenerateRequest } from './validate.js';
 
@@ -28,15 +28,6 @@ function resolveExplicit(state: ServerState, request: GenerateRequest, model: st
     throw invalid(`Model used by GenerateContent request (${modelResource(model)}) and CachedContent (${cache.model}) has to be the same.`);
   }
   return cache;
-}
-
-function promptFields(request: GenerateRequest, cache: StoredCache | undefined): PromptFields[] {
-  if (cache) return [cache.fields, { contents: request.contents }];
-  const own: PromptFields = { contents: request.contents };
-  if (request.systemInstruction) own.systemInstruction = request.systemInstruction;
-  if (request.tools) own.tools = request.tools;
-  if (request.toolConfig) own.toolConfig = request.toolConfig;
-  return [own];
 }
 
 function usage(prompt: number, cached: number, candidates: number): UsageMetadata {
@@ -69,7 +60,7 @@ export async function serveGenerate(
   const request = validateGenerateRequest(body);
   const cache = resolveExplicit(state, request, route.model);
   const fields = promptFields(request, cache);
-  const rendered: RenderedPrompt = renderPrompt(fields, state.cache.config.blockTokens, route.model);
+  const rendered = geminiPrompt(state, request, route.model, cache, ex.rawBytes);
   const plan = planResponse({ fields, digest: rendered.digest });
 
   const fault = applyFaults(state, plan.fail, { scope: route.model, rawBody: ex.rawBody, res: ex.res }, GEMINI_FAULT_MESSAGES);
@@ -124,7 +115,8 @@ export async function serveGenerate(
 export function serveCountTokens(state: ServerState, model: string, body: JsonObject, ex: Exchange): Sent {
   const request = validateCountTokensRequest(body);
   const cache = resolveExplicit(state, request, model);
-  const rendered = renderPrompt(promptFields(request, cache), state.cache.config.blockTokens, model);
+  // countTokens nests its request (generateContentRequest): its bytes are not the request's, nothing is remembered.
+  const rendered = geminiPrompt(state, request, model, cache, undefined);
   const response: { totalTokens: number; cachedContentTokenCount?: number; promptTokensDetails: UsageMetadata['promptTokensDetails'] } = {
     totalTokens: rendered.tokens,
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: rendered.tokens }],
