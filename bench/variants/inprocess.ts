@@ -47,6 +47,7 @@ function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkTool
     },
     async flush() {},
     close() {},
+    detach() {},
   };
 }
 
