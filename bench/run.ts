@@ -476,7 +476,7 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
-        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes)\n' +
+        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, and about 13 more for peers)\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg as it is\n' +

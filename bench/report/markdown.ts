@@ -882,7 +882,8 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
       "Each fork: the parent's messages (an OpenAI-shaped session of the prefix size), the bench tool's declaration and the fork's child message for its directive (forkpool's wording for every client), one model call answered \"done\". " +
       'Every measured run has a session of its own (salted first message), so it starts on a cold cache; a warm-up fan-out on a small session comes first. A peer\'s conversation in its framework\'s own types is made before the measured part; forkpool\'s freeze is inside it. ' +
       'makespan = the fan-out\'s wall time, median (min–max) over all runs; client CPU = process.cpuUsage() of the client process (user + system, every thread) over the fan-out / forks, from the runs without the loop monitor (its 1 ms timers cost more CPU over a long, mostly idle fan-out than the clients\' own work); ' +
-      'loop p99 / max = monitorEventLoopDelay on the client\'s main thread (1 ms resolution) over the runs with it; cache = cached prompt tokens (as each framework returns the server\'s `prompt_tokens_details.cached_tokens`) / the theoretical maximum, estimated the engine\'s way for every client (the first fork cold, every other one could reuse what it shares with its siblings); forkpool\'s own report beside it.',
+      'loop p99 / max = monitorEventLoopDelay on the client\'s main thread (1 ms resolution) over the runs with it (its p99 counts ticks, so over a mostly idle fan-out it hides long blocks; the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = cached prompt tokens (as each framework returns the server\'s `prompt_tokens_details.cached_tokens`) / the theoretical maximum, estimated the engine\'s way for every client (the first fork cold, every other one could reuse what it shares with its siblings); forkpool\'s own report beside it. ' +
+      'Every client runs with its defaults; forkpool\'s warm-up (auto) sends the first fork alone and holds the others until its response, at most `staggerCapMs` (5 s): a cold prefill longer than that (a 1 MiB prefix at realistic latency, about 65 s) releases them before the cache holds the prefix, and they miss as every peer\'s first wave does.',
     '',
     `Packages: ${versions}.`,
     '',
@@ -905,6 +906,7 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
         range(cpu),
         client === 'forkpool' || base.n === 0 ? '–' : `${fmt(cpu.median / base.median, 2)}×`,
         range(of(runs, (run) => run.loop?.p99)),
+        range(of(runs, (run) => run.loop?.weightedP99)),
         range(of(runs, (run) => run.loop?.max)),
         range(of(runs, (run) => run.cachedTokens / run.theoreticalTokens), 3),
         reported.n > 0 ? range(reported, 3) : '–',
@@ -914,7 +916,7 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
   }
   out.push(
     table(
-      ['prefix', 'client', 'runs', 'makespan ms', 'client CPU ms/fork', 'CPU / forkpool', 'loop p99 ms', 'loop max ms', 'cache: cached / max', "forkpool's report: efficiency", 'prompt tokens/fork'],
+      ['prefix', 'client', 'runs', 'makespan ms', 'client CPU ms/fork', 'CPU / forkpool', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'cache: cached / max', "forkpool's report: efficiency", 'prompt tokens/fork'],
       rows,
     ),
   );
