@@ -26,7 +26,12 @@ export interface BenchConfig {
   micro: { sizes: readonly number[] };
   /** Dispatch bursts: `n` forks dispatched at once, `bursts` times per size, against a dead port. */
   dispatch: { sizes: readonly number[]; n: number; bursts: number; variants: readonly VariantName[] };
-  sweep: { sizes: readonly number[]; n: number; repeats: number };
+  /**
+   * `plainClientAt`: the prefix size at which each repeat, after `sab`, also runs the plain-client
+   * ideal (bench/plain-client.ts: a node:http client sending the same n × 3 requests to the same
+   * server process); null: not run (quick: its sweep has no 8 MiB size).
+   */
+  sweep: { sizes: readonly number[]; n: number; repeats: number; plainClientAt: number | null };
   throughput: {
     /** Fork counts per latency preset. */
     ns: { zero: readonly number[]; realistic: readonly number[] };
@@ -121,7 +126,7 @@ export const QUICK: BenchConfig = {
   isolate: false,
   micro: { sizes: [16 * KIB, 1 * MIB, 8 * MIB] },
   dispatch: { sizes: [16 * KIB, 1 * MIB, 8 * MIB], n: 8, bursts: 1, variants: ['clone', 'sab'] },
-  sweep: { sizes: [16 * KIB, 1 * MIB], n: 8, repeats: 1 },
+  sweep: { sizes: [16 * KIB, 1 * MIB], n: 8, repeats: 1, plainClientAt: null },
   throughput: { ns: { zero: [100], realistic: [] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
   cache: { ns: [16], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16], presets: ['openai'], repeats: 1, withoutWarmup: false } },
   memory: { nSmall: 2, nBig: 8, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
@@ -140,7 +145,7 @@ export const FULL: BenchConfig = {
   isolate: true,
   micro: { sizes: PREFIX_SIZES },
   dispatch: { sizes: PREFIX_SIZES, n: 64, bursts: 6, variants: ['inprocess', 'clone', 'sab'] },
-  sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3 },
+  sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3, plainClientAt: 8 * MIB },
   throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
   cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1, withoutWarmup: true } },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },

@@ -128,16 +128,25 @@ async function inPool(calls: number, inFlight: number, call: (i: number) => Prom
   await Promise.all(Array.from({ length: Math.min(inFlight, calls) }, lane));
 }
 
-function postBuffer(agent: http.Agent, target: URL, headers: Record<string, string>, body: Buffer): Promise<void> {
+/**
+ * POSTs `parts` (written in order, one body) and reads the response to its end; throws unless it is
+ * a 200 with a body. `onChunk` sees the response's chunks (bench/plain-client.ts checks the answers).
+ */
+export function postBuffers(agent: http.Agent, target: URL, headers: Record<string, string>, parts: readonly Buffer[], onChunk?: (chunk: Buffer) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-length': body.length } }, (response) => {
+    const length = parts.reduce((n, part) => n + part.length, 0);
+    const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-length': length } }, (response) => {
       let bytes = 0;
-      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        onChunk?.(chunk);
+      });
       response.on('end', () => (response.statusCode === 200 && bytes > 0 ? resolve() : reject(new Error(`node:http: status ${response.statusCode}, ${bytes} bytes`))));
       response.on('error', reject);
     });
     request.on('error', reject);
-    request.end(body);
+    for (const part of parts.slice(0, -1)) request.write(part);
+    request.end(parts.at(-1));
   });
 }
 
@@ -170,7 +179,8 @@ async function createClient(job: FloorJob): Promise<Client> {
           const req = await sdkRequest(url, session);
           const target = new URL(req.url);
           const body = Buffer.from(req.body);
-          return () => inPool(calls, inFlight, () => postBuffer(agent, target, req.headers, body));
+          const parts = [body];
+          return () => inPool(calls, inFlight, () => postBuffers(agent, target, req.headers, parts));
         },
         close: async () => agent.destroy(),
       };

@@ -26,6 +26,8 @@
  * The peers section runs one fan-out (one-call forks of one conversation) through forkpool and agent
  * frameworks on their own SDK paths (LangGraph JS, the Vercel AI SDK, the OpenAI Agents SDK), each
  * client in a process of its own against the local server's Chat Completions route (bench/peers.ts).
+ * In the full run the sweep also runs, at 8 MiB after each repeat's sab job, a plain node:http client
+ * sending the same 96 requests to the same server process (bench/plain-client.ts): issue 24's ideal.
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
  */
 import { execFileSync } from 'node:child_process';
@@ -50,6 +52,7 @@ import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
 import { FLOOR_CLIENTS, type FloorJob, type FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
+import type { PlainClientJob, PlainClientResult } from './plain-client.js';
 import { median } from './lib/measure.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
 import type { RetentionJob, RetentionResult } from './retention.js';
@@ -172,9 +175,28 @@ async function sectionSweep(ctx: Runner): Promise<void> {
           rep,
         );
         ctx.results.sweep.push(...rows);
+        if (variant === 'sab') await sweepPlainClient(ctx, server, rep);
       }
     }
   });
+}
+
+/**
+ * Issue 24's plain-client ideal, in the same run as the sweep's sab row at `plainClientAt`: a
+ * node:http client in a process of its own sends the same requests (n chains of 3 calls) to the
+ * same server process (bench/plain-client.ts); the server's CPU over it comes from its stats.
+ */
+async function sweepPlainClient(ctx: Runner, server: ServerProcess, rep: number): Promise<void> {
+  const { sweep, forkTimeoutMs } = ctx.cfg;
+  const prefixBytes = sweep.plainClientAt;
+  if (prefixBytes == null || !sweep.sizes.includes(prefixBytes)) return;
+  const before = await server.stats();
+  const got = await runScriptChild<PlainClientJob, PlainClientResult>('plain-client.ts', { url: server.url, prefixBytes, chains: sweep.n, callsPerChain: 3 }, 60_000 + forkTimeoutMs);
+  const after = await server.stats();
+  const row = { ...got, rep, serverCpuMs: after.cpuMs - before.cpuMs };
+  log(`    sweep      plain client ${sizeLabel(prefixBytes).padStart(7)} ${got.requests} requests  makespan ${got.makespanMs.toFixed(0).padStart(6)} ms  client CPU ${got.cpuMs.toFixed(0)} ms  server CPU ${row.serverCpuMs.toFixed(0)} ms`);
+  ctx.results.sweepPlainClient ??= [];
+  ctx.results.sweepPlainClient.push(row);
 }
 
 async function sectionThroughput(ctx: Runner): Promise<void> {
@@ -526,6 +548,7 @@ async function main(): Promise<number> {
     micro: undefined,
     dispatch: [],
     sweep: [],
+    sweepPlainClient: [],
     throughput: [],
     cache: [],
     memory: [],

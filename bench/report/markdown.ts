@@ -6,6 +6,7 @@ import { sizeLabel } from '../lib/session.js';
 import type { FloorClient, FloorResult } from '../floor.js';
 import type { MicroResult } from '../micro.js';
 import type { PeerClient, PeersResult } from '../peers.js';
+import type { PlainClientResult } from '../plain-client.js';
 import type { QueueResult, QueueRow } from '../queue.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
 import type { RetentionResult } from '../retention.js';
@@ -44,6 +45,8 @@ export interface BenchResults {
   micro: MicroResult | undefined;
   dispatch: DispatchResult[];
   sweep: Row[];
+  /** The sweep's plain-client ideal (issue 24): one per repeat, at `sweep.plainClientAt`; absent in older results. */
+  sweepPlainClient?: PlainClientRow[];
   throughput: Row[];
   cache: Row[];
   memory: Row[];
@@ -60,6 +63,9 @@ export interface BenchResults {
   targets: Target[];
   errors: { section: string; message: string }[];
 }
+
+/** A plain-client run of the sweep: its repeat, and the server process's CPU over it. */
+type PlainClientRow = PlainClientResult & { rep: number; serverCpuMs: number };
 
 const VARIANT_ORDER: VariantName[] = ['inprocess', 'clone', 'sab', 'sab+explicit'];
 
@@ -326,7 +332,94 @@ export function evaluateTargets(res: BenchResults): Target[] {
   } else {
     targets.push({ name: 'Peak RSS at 8 MiB', goal: 'prefix once + one parsed copy per worker', measured: '–', status: 'not measured' });
   }
+  const plain = plainClientComparison(res);
+  if (plain) targets.push(plainClientTarget(plain));
+  else if (res.sweep.length > 0) targets.push({ name: PLAIN_TARGET, goal: PLAIN_GOAL, measured: '–', status: 'not measured', why: 'the full run only (the quick sweep has no 8 MiB size)' });
   return targets;
+}
+
+const PLAIN_TARGET = 'Sweep at 8 MiB against a plain client (issue 24)';
+const PLAIN_GOAL = 'sab makespan ≤ 2× the plain-client makespan (the latency model + what node:http and the server need for the same requests)';
+
+interface PlainComparison {
+  prefixBytes: number;
+  n: number;
+  sab: Spread;
+  ideal: Spread;
+  plain: Spread;
+  /** sab / plain client, of the medians. */
+  ratio: number;
+  /** The same per repeat (each repeat's sab row and plain-client run). */
+  perRep: number[];
+  rows: PlainClientRow[];
+  /** The server's CPU over each repeat's sab job: every size of the sweep, 8 MiB most of it. */
+  sabServerCpu: Spread;
+}
+
+/** The sweep's sab rows at the plain client's size, set against the plain-client runs of the same repeats. */
+function plainClientComparison(res: BenchResults): PlainComparison | undefined {
+  const rows = res.sweepPlainClient ?? [];
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  // A row's prefixBytes is its session's JSON length, within a few hundred bytes of the size asked for.
+  const sabRows = res.sweep.filter((r) => r.variant === 'sab' && Math.abs(r.prefixBytes - first.prefixBytes) < first.prefixBytes / 100);
+  if (sabRows.length === 0) return undefined;
+  const sab = stat(sabRows, (r) => r.makespanMs);
+  const plain = spread(rows.map((r) => r.makespanMs));
+  const perRep = rows.flatMap((p) => {
+    const s = sabRows.find((r) => r.rep === p.rep);
+    return s ? [s.makespanMs / p.makespanMs] : [];
+  });
+  const sabServerCpu = spread(res.serverCpu.filter((c) => c.section === 'sweep' && c.variant === 'sab').map((c) => Number(c.cpuMs)));
+  return { prefixBytes: first.prefixBytes, n: sabRows[0]?.n ?? 0, sab, ideal: stat(sabRows, (r) => r.idealMs), plain, ratio: sab.median / plain.median, perRep, rows, sabServerCpu };
+}
+
+function plainClientTarget(p: PlainComparison): Target {
+  const ok = p.ratio <= 2;
+  return {
+    name: PLAIN_TARGET,
+    goal: PLAIN_GOAL,
+    measured:
+      `${p.n} forks of 3 calls at ${sizeLabel(p.prefixBytes)}: sab ${fmt(p.sab.median / 1000, 2)} s, latency-model ideal ${fmt(p.ideal.median / 1000, 2)} s, ` +
+      `plain client ${fmt(p.plain.median / 1000, 2)} s; sab / plain client ×${fmt(p.ratio, 2)} (per repeat ${p.perRep.map((v) => `×${fmt(v, 2)}`).join(', ')})`,
+    status: ok ? 'reached' : 'missed',
+  };
+}
+
+function plainClientSection(p: PlainComparison): string[] {
+  const s = (v: Spread, scale = 1): string => cell({ ...v, median: v.median / scale, min: v.min / scale, max: v.max / scale }, undefined, true, (x) => fmt(x, 2));
+  const r = p.rows;
+  const med = (pick: (x: PlainClientRow) => number): string => fmt(spread(r.map(pick)).median);
+  return [
+    '',
+    `### ${sizeLabel(p.prefixBytes)}: sab against a plain node:http client (issue 24)`,
+    '',
+    `In each repeat, right after the sab job, a node:http client (keep-alive agent) in a process of its own sends the same ${r[0]?.requests ?? 0} requests to the same server process at the same latency: ` +
+      `${p.n} concurrent chains of 3 sequential Gemini streamGenerateContent POSTs, each read to its end (bench/plain-client.ts). ` +
+      'Its bodies approximate the forks\': the session\'s history as `contents` (serialized once, before the measured part, into one Buffer written as it is by every request), then the fork\'s child message, ' +
+      'on calls 2 and 3 the functionCall and functionResponse turns of the earlier calls, then `systemInstruction`, `tools` and `generationConfig`; ' +
+      `${med((x) => x.requestBytes / 1024)} KiB per request (${med((x) => x.sharedBytes / 1024)} KiB shared). ` +
+      'Its makespan is the latency model plus what a plain client and the server (on the same 2 cores) need for those requests: the ideal issue 24 measures sab against. ' +
+      `The server's CPU over the plain run, ${fmt(spread(r.map((x) => x.serverCpuMs / x.requests)).median)} ms per request, sits beside its CPU over the sab job, which covers every prefix size of the sweep (${fmt(p.sabServerCpu.median)} ms, median over repeats).`,
+    '',
+    table(
+      ['prefix', 'forks × calls', 'sab makespan s', 'latency-model ideal s', 'plain-client makespan s', 'sab / plain client', 'target ≤ 2×', 'plain client CPU ms', 'server CPU ms (plain run)', 'server CPU ms (sab job, all sizes)'],
+      [
+        [
+          sizeLabel(p.prefixBytes),
+          `${p.n} × 3`,
+          s(p.sab, 1000),
+          s(p.ideal, 1000),
+          s(p.plain, 1000),
+          `×${fmt(p.ratio, 2)}${p.perRep.length > 1 ? ` (${p.perRep.map((v) => `×${fmt(v, 2)}`).join(', ')})` : ''}`,
+          p.ratio <= 2 ? '**reached**' : '**missed**',
+          med((x) => x.cpuMs),
+          med((x) => x.serverCpuMs),
+          cell(p.sabServerCpu, undefined, true),
+        ],
+      ],
+    ),
+  ];
 }
 
 /** The probe's floor: an idle main thread's utilization with the measuring timers running. */
@@ -528,6 +621,8 @@ export function renderMarkdown(res: BenchResults): string {
       ]),
     );
     out.push('', floorNote(res.sweep));
+    const plain = plainClientComparison(res);
+    if (plain) out.push(...plainClientSection(plain));
   }
 
   if (res.throughput.length > 0) {
