@@ -121,29 +121,30 @@ function outgoingHeaders(init: RequestInit['headers']): http.OutgoingHttpHeaders
  * connection closed, the call aborted) errors the stream, as fetch's does.
  */
 function webStream(source: Readable): ReadableStream<Uint8Array> {
+  // Once the stream is closed, errored or cancelled by its reader, the socket's late events are dropped
+  // (an 'end' already queued when the reader cancels would otherwise close a cancelled stream: a throw).
+  let settled = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      let ended = false;
+      const settle = (end: () => void): void => {
+        if (settled) return;
+        settled = true;
+        end();
+      };
       source.on('data', (chunk: Buffer) => {
+        if (settled) return;
         controller.enqueue(chunk);
         if ((controller.desiredSize ?? 1) <= 0) source.pause();
       });
-      source.once('end', () => {
-        ended = true;
-        controller.close();
-      });
-      source.once('error', (err) => {
-        ended = true;
-        controller.error(err);
-      });
-      source.once('close', () => {
-        if (!ended) controller.error(new TypeError('terminated: the response body was cut short'));
-      });
+      source.once('end', () => settle(() => controller.close()));
+      source.once('error', (err) => settle(() => controller.error(err)));
+      source.once('close', () => settle(() => controller.error(new TypeError('terminated: the response body was cut short'))));
     },
     pull() {
       source.resume();
     },
     cancel() {
+      settled = true;
       source.destroy();
     },
   });
