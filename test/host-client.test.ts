@@ -2,7 +2,10 @@
 import { expose, type Endpoint } from 'comlink';
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { createCallGate } from '../src/engine/call-gate.js';
+import { openForkChannel } from '../src/engine/channel.js';
 import { connectHost } from '../src/engine/host-client.js';
+import { createToolHost } from '../src/tools/host.js';
 import { CANCEL_MESSAGE, type ForkHostApi } from '../src/engine/thread-wire.js';
 
 /** A main-thread side whose tool calls never answer, like a wedged or vanished host. */
@@ -57,4 +60,25 @@ describe('the worker side of a fork channel', () => {
     await expect(cancelled).resolves.toBe(true);
     port1.close();
   });
+
+  it('a slot given back one way just before the engine closes the channel still reaches the gate', async () => {
+    const gate = createCallGate({ maxInFlight: 4 });
+    const channel = openForkChannel({
+      host: createToolHost([]),
+      gate,
+      policy: { forkId: 'f', declaredTools: new Set(), spawnTools: new Set() },
+      onEvent: () => undefined,
+      onToolCall: () => undefined,
+      admit: () => true,
+    });
+    const client = connectHost(channel.workerPort, () => undefined);
+    const forkGate = client.gate(new AbortController().signal, undefined);
+    for (let i = 0; i < 3; i++) await expect(forkGate.acquire(10)).resolves.toBe(true);
+    expect(gate.stats().inFlight).toBe(3);
+    // No answer is awaited for these: the worker returns its result at once, and the engine closes the channel.
+    for (let i = 0; i < 3; i++) await expect(forkGate.release('ok', false)).resolves.toBe(false);
+    channel.close();
+    expect(gate.stats().inFlight).toBe(0);
+  });
 });
+

@@ -13,6 +13,7 @@ export interface ForkChannel {
   stop(reason: StopMessage['reason']): void;
   /** Handles at once the events the worker sent before its result (they travel on this channel, the result on the pool's). */
   drain(): void;
+  /** Drains, then closes: a release still queued reaches the gate. */
   close(): void;
 }
 
@@ -67,6 +68,11 @@ export function openForkChannel(args: {
     else if (oneWay?.type === RELEASE_MESSAGE) Promise.resolve(args.gate.release(oneWay.status, false)).catch(() => undefined);
   };
   port1.on('message', handleOneWay);
+  const drain = (): void => {
+    // What the worker posted before its result is already queued here (a post enqueues at once).
+    // Only one-way messages can be: the worker awaited each of its calls before it returned.
+    for (let next = receiveMessageOnPort(port1); next !== undefined; next = receiveMessageOnPort(port1)) handleOneWay(next.message);
+  };
   return {
     workerPort: port2,
     cancel() {
@@ -78,12 +84,10 @@ export function openForkChannel(args: {
       const message: StopMessage = { type: STOP_MESSAGE, reason };
       port1.postMessage(message);
     },
-    drain() {
-      // What the worker posted before its result is already queued here (a post enqueues at once).
-      // Only one-way messages can be: the worker awaited each of its calls before it returned.
-      for (let next = receiveMessageOnPort(port1); next !== undefined; next = receiveMessageOnPort(port1)) handleOneWay(next.message);
-    },
+    drain,
     close() {
+      // A release still queued would be lost with the port, and its slot at the gate with it.
+      drain();
       closed();
       port1.close();
     },
