@@ -1,6 +1,7 @@
 import { expose, type Endpoint } from 'comlink';
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
+import type { AttemptStatus } from '../model/types.js';
 import type { EngineCallGate } from './call-gate.js';
 import { CANCEL_MESSAGE, EVENT_MESSAGE, RELEASE_MESSAGE, STOP_MESSAGE, oneWayMessage, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
 
@@ -34,6 +35,13 @@ export function openForkChannel(args: {
   // Aborted on cancel and close: tools in flight stop, and a wait at the call gate is dropped.
   const tools = new AbortController();
   const closed = (): void => tools.abort(CLOSED);
+  // Slots this fork holds at the gate: a worker that dies mid-call never gives its slot back, so the
+  // channel's close does (else each crash would shrink the run's concurrency for good).
+  let held = 0;
+  const giveBack = (status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean> => {
+    held = Math.max(0, held - 1);
+    return args.gate.release(status, wantsRetry);
+  };
   const api: ForkHostApi = {
     async execTool(call) {
       const outcome = await args.host.execute(call, args.policy, tools.signal);
@@ -46,15 +54,17 @@ export function openForkChannel(args: {
     async acquireCall(tokens) {
       if (!args.admit()) return false;
       const admitted = await args.gate.acquire(tokens, tools.signal);
-      // The budget may have run out while this call waited at the gate: give the slot back.
-      if (admitted && !args.admit()) {
+      if (!admitted) return false;
+      // The budget may have run out, or the fork ended, while this call waited at the gate: give the slot back.
+      if (!args.admit() || tools.signal.aborted) {
         await args.gate.release('failed', false);
         return false;
       }
-      return admitted;
+      held++;
+      return true;
     },
     releaseCall(status, wantsRetry) {
-      return args.gate.release(status, wantsRetry);
+      return giveBack(status, wantsRetry);
     },
     flush() {
       // Messages on one port arrive in order: by now every earlier report has been handled.
@@ -65,7 +75,7 @@ export function openForkChannel(args: {
     const oneWay = oneWayMessage(message);
     if (oneWay?.type === EVENT_MESSAGE) api.report(oneWay.event);
     // A gate that fails to take the slot back (a lost Redis) has said so where it failed.
-    else if (oneWay?.type === RELEASE_MESSAGE) Promise.resolve(args.gate.release(oneWay.status, false)).catch(() => undefined);
+    else if (oneWay?.type === RELEASE_MESSAGE) Promise.resolve(giveBack(oneWay.status, false)).catch(() => undefined);
   };
   port1.on('message', handleOneWay);
   const drain = (): void => {
@@ -89,6 +99,7 @@ export function openForkChannel(args: {
       // A release still queued would be lost with the port, and its slot at the gate with it.
       drain();
       closed();
+      for (; held > 0; held--) Promise.resolve(args.gate.release('failed', false)).catch(() => undefined);
       port1.close();
     },
   };
