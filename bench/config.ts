@@ -1,6 +1,7 @@
 /** What `npm run bench` and `npm run bench -- --quick` run. */
 import type { LatencyModel, UsagePreset } from '../dist/src/local-server/index.js';
 import { KIB, MIB } from './lib/session.js';
+import { FLOOR_CLIENTS, type FloorClient } from './floor.js';
 import { PEER_CLIENTS, type PeerClient } from './peers.js';
 import type { VariantName } from './variants/common.js';
 
@@ -91,6 +92,8 @@ export interface BenchConfig {
    * from the CPU runs).
    */
   floor: {
+    /** The columns measured: every client in the full run. */
+    clients: readonly FloorClient[];
     sizes: readonly number[];
     calls: number;
     warmupCalls: number;
@@ -133,8 +136,11 @@ export const QUICK: BenchConfig = {
   retention: { n: 1_000 },
   tasks: { lines: 10_000 },
   queue: { n: 64, latencies: [{ latency: 'zero', repeats: 1 }], workers: [2], concurrency: 64, memory: null },
-  floor: { sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 16, runs: 3, inFlight: 16, throughput: null },
-  peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: PEER_CLIENTS },
+  // One run each, as the other quick sections (the full run takes the median of 5), and the headline
+  // clients only (node:http, the SDK, forkpool; the Agents SDK among the peers): the two sections
+  // cost about 40 s of the quick run with every client, each a process of its own.
+  floor: { clients: ['node-http', 'sdk', 'forkpool'], sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 8, runs: 1, inFlight: 16, throughput: null },
+  peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
@@ -153,6 +159,7 @@ export const FULL: BenchConfig = {
   tasks: { lines: 1_000_000 },
   queue: { n: 300, latencies: [{ latency: 'zero', repeats: 3 }, { latency: 'realistic', repeats: 3 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },
   floor: {
+    clients: FLOOR_CLIENTS,
     sizes: [16 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 8 * MIB],
     calls: 48,
     warmupCalls: 48,

@@ -50,7 +50,7 @@ import { chatProvider } from './lib/chat.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
-import { FLOOR_CLIENTS, type FloorJob, type FloorResult } from './floor.js';
+import type { FloorJob, FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
 import type { PlainClientJob, PlainClientResult } from './plain-client.js';
 import { median } from './lib/measure.js';
@@ -391,9 +391,9 @@ async function sectionTasks(ctx: Runner): Promise<void> {
  * throughput rows, node:http and forkpool again with more calls per run (the full run).
  */
 async function sectionFloor(ctx: Runner): Promise<void> {
-  const { throughput, ...f } = ctx.cfg.floor;
+  const { throughput, clients, ...f } = ctx.cfg.floor;
   const jobs: Omit<FloorJob, 'url' | 'threads'>[] = [
-    ...FLOOR_CLIENTS.map((client) => ({ ...f, client, purpose: 'cpu' as const })),
+    ...clients.map((client) => ({ ...f, client, purpose: 'cpu' as const })),
     ...(throughput === null
       ? []
       : (['node-http', 'forkpool'] as const).map((client) => ({ ...f, ...throughput, client, purpose: 'throughput' as const }))),
