@@ -70,7 +70,7 @@ describe('cpu tools', () => {
     expect(order).toEqual(['busy', 'stuck']);
     expect(lookups).toEqual(['one', 'two', 'three']);
     const said = server.requests.slice(start).map((r) => r.body).join('\n');
-    expect(said).toContain('backtrack did not finish within 400 ms; its thread was stopped.');
+    expect(said).toContain('backtrack did not finish within 3000 ms; its thread was stopped.');
   });
 
   it('a quick cpu tool answers from its thread, with the fork id in its context', async () => {
