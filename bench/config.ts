@@ -109,6 +109,25 @@ export interface BenchConfig {
    * cold cache each (odd runs: makespan and CPU; even runs: the same with the event-loop monitor).
    */
   peers: { sizes: readonly number[]; n: number; concurrency: number; runs: number; latency: 'realistic' | 'fast'; clients: readonly PeerClient[] };
+  /**
+   * The scaling curve (issue 24): `sab` forks (3 model calls, 2 tool calls) as one dimension at a
+   * time moves away from `base`: forks, worker threads, concurrency, prefix size. Each point is a
+   * job of its own (its own process and pool) against one server process; the concurrency axis runs
+   * at SWEEP_LATENCY with `concurrencyWaves` × concurrency forks (latency is what concurrency
+   * hides), the others at zero latency (what the machine's CPU allows); the prefix axis runs
+   * `prefixN` forks per size. Each point runs `repeats` times (median), except fan-outs of 10,000
+   * forks or more, which run once (their length evens them out).
+   */
+  scaling: {
+    base: { n: number; threads: number; concurrency: number; prefixBytes: number };
+    forks: readonly number[];
+    threads: readonly number[];
+    concurrency: readonly number[];
+    concurrencyWaves: number;
+    prefixes: readonly number[];
+    prefixN: number;
+    repeats: number;
+  };
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -141,6 +160,8 @@ export const QUICK: BenchConfig = {
   // cost about 40 s of the quick run with every client, each a process of its own.
   floor: { clients: ['node-http', 'sdk', 'forkpool'], sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 8, runs: 1, inFlight: 16, throughput: null },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
+  // The curve's ends on few forks (the sweep and the floor cover prefix size).
+  scaling: { base: { n: 500, threads: 2, concurrency: 64, prefixBytes: 16 * KIB }, forks: [1, 500], threads: [1, 2], concurrency: [16, 256], concurrencyWaves: 2, prefixes: [], prefixN: 0, repeats: 1 },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
@@ -168,6 +189,16 @@ export const FULL: BenchConfig = {
     throughput: { sizes: [16 * KIB, 1 * MIB], calls: 480 },
   },
   peers: { sizes: [64 * KIB, 1 * MIB], n: 64, concurrency: 16, runs: 2, latency: 'realistic', clients: PEER_CLIENTS },
+  scaling: {
+    base: { n: 2_000, threads: 2, concurrency: 64, prefixBytes: 16 * KIB },
+    forks: [1, 10, 100, 1_000, 10_000, 100_000],
+    threads: [1, 2, 4, 8],
+    concurrency: [16, 64, 256, 1_024],
+    concurrencyWaves: 8,
+    prefixes: [16 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 8 * MIB],
+    prefixN: 256,
+    repeats: 3,
+  },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

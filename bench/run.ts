@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,scaling, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg as it is),
  *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
  *
@@ -26,6 +26,8 @@
  * The peers section runs one fan-out (one-call forks of one conversation) through forkpool and agent
  * frameworks on their own SDK paths (LangGraph JS, the Vercel AI SDK, the OpenAI Agents SDK), each
  * client in a process of its own against the local server's Chat Completions route (bench/peers.ts).
+ * The scaling section moves one dimension at a time (forks, worker threads, concurrency, prefix size)
+ * and writes bench/results/scaling.svg beside the tables (bench/report/scaling.ts).
  * In the full run the sweep also runs, at 8 MiB after each repeat's sab job, a plain node:http client
  * sending the same 96 requests to the same server process (bench/plain-client.ts): issue 24's ideal.
  * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
@@ -50,6 +52,7 @@ import { chatProvider } from './lib/chat.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
+import { renderScalingChart, type ScalingAxis, type ScalingRow } from './report/scaling.js';
 import type { FloorJob, FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
 import type { PlainClientJob, PlainClientResult } from './plain-client.js';
@@ -60,7 +63,7 @@ import type { TaskStreamJob, TaskStreamMode, TaskStreamResult } from './task-str
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'scaling'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -430,6 +433,76 @@ async function sectionFloor(ctx: Runner): Promise<void> {
 }
 
 /**
+ * The scaling curve: one point per job (a process and a pool of its own), each axis moved away from
+ * the base point alone; the server process's CPU over each job is kept beside the client's, since
+ * both share the machine's cores.
+ */
+async function sectionScaling(ctx: Runner): Promise<void> {
+  const s = ctx.cfg.scaling;
+  const { base } = s;
+  const points: { axis: ScalingAxis; latency: 'zero' | 'sweep'; threads: number; concurrency: number; scenario: ScenarioSpec }[] = [
+    ...s.forks.map((n) => ({ axis: 'forks' as const, latency: 'zero' as const, threads: base.threads, concurrency: base.concurrency, scenario: { prefixBytes: base.prefixBytes, n } })),
+    ...s.threads.map((threads) => ({ axis: 'threads' as const, latency: 'zero' as const, threads, concurrency: base.concurrency, scenario: { prefixBytes: base.prefixBytes, n: base.n } })),
+    ...s.prefixes.map((prefixBytes) => ({ axis: 'prefix' as const, latency: 'zero' as const, threads: base.threads, concurrency: base.concurrency, scenario: { prefixBytes, n: s.prefixN } })),
+    ...s.concurrency.map((concurrency) => ({
+      axis: 'concurrency' as const,
+      latency: 'sweep' as const,
+      threads: base.threads,
+      concurrency,
+      scenario: { prefixBytes: base.prefixBytes, n: s.concurrencyWaves * concurrency },
+    })),
+  ];
+  for (const latency of ['zero', 'sweep'] as const) {
+    const atLatency = points.filter((p) => p.latency === latency);
+    if (atLatency.length === 0) continue;
+    await withServer(latency === 'zero' ? 'zero' : SWEEP_LATENCY, async (server) => {
+      // The server's first requests are its slowest (JIT, the memo filling): not part of any point.
+      await primeCache(server.url, freezePrefix(makeSession(base.prefixBytes)));
+      for (let rep = 1; rep <= s.repeats; rep++) {
+        // A point on several axes (the base point) runs once and counts on each.
+        const ran = new Map<string, ScalingRow[]>();
+        for (const p of atLatency.filter((q) => rep === 1 || q.scenario.n < 10_000)) {
+          const key = JSON.stringify([p.threads, p.concurrency, p.scenario]);
+          const again = ran.get(key);
+          if (again !== undefined) {
+            ctx.results.scaling?.push(...again.map((r) => ({ ...r, axis: p.axis })));
+            continue;
+          }
+          log(`  scaling ${p.axis}: N=${p.scenario.n}, ${p.threads} threads, concurrency ${p.concurrency}, ${sizeLabel(p.scenario.prefixBytes)}, repeat ${rep}/${s.repeats}`);
+          const spec: JobSpec = {
+            variant: 'sab',
+            threads: p.threads,
+            concurrency: p.concurrency,
+            warmup: 'none',
+            url: server.url,
+            latency: latency === 'zero' ? 'zero' : SWEEP_LATENCY,
+            timeoutMs: ctx.cfg.forkTimeoutMs,
+            scenarios: [p.scenario],
+            askBeforeFanOut: true,
+          };
+          // The server's CPU from the fan-out's start (after the job's warm-up) to the job's end.
+          let atFanOut = Number.NaN;
+          const rows = await runJobChild(spec, jobBoundMs(ctx.cfg, spec.scenarios), async () => {
+            atFanOut = (await server.stats()).cpuMs;
+          });
+          const serverCpuMs = (await server.stats()).cpuMs - atFanOut;
+          const points = rows.map((r): ScalingRow => ({ ...r, section: 'scaling', rep, axis: p.axis, threads: p.threads, serverCpuPerForkMs: serverCpuMs / r.n }));
+          for (const r of points) {
+            log(
+              `    ${r.forksPerSecond.toFixed(1).padStart(7)} forks/s  makespan ${r.makespanMs.toFixed(0).padStart(6)} ms  client CPU ${r.processCpuPerForkMs.toFixed(2)} ms/fork  ` +
+                `server CPU ${r.serverCpuPerForkMs.toFixed(2)} ms/fork  main busy ${(r.main.utilization * 100).toFixed(0)}%${r.failed > 0 ? `  FAILED ${r.failed}: ${r.failures[0]}` : ''}`,
+            );
+          }
+          ran.set(key, points);
+          ctx.results.scaling ??= [];
+          ctx.results.scaling.push(...points);
+        }
+      }
+    });
+  }
+}
+
+/**
  * Each client in a process of its own, one after the other, against one local server process (Chat
  * Completions, the openai preset); the server's CPU over each client's process is kept beside it.
  */
@@ -513,7 +586,7 @@ async function main(): Promise<number> {
     writeFileSync(values.report, `${JSON.stringify(saved, null, 2)}\n`);
     const md = renderMarkdown(saved);
     writeFileSync(values.report.replace(/\.json$/, '.md'), md);
-    if (!values['no-chart'] && saved.sweep.length > 0) writeFileSync(join(values.out ?? join(here, 'results'), 'chart.svg'), renderChart(saved));
+    if (!values['no-chart']) writeCharts(saved, values.out ?? join(here, 'results'));
     process.stdout.write(md);
     return 0;
   }
@@ -557,6 +630,7 @@ async function main(): Promise<number> {
     queue: null,
     floor: [],
     peers: [],
+    scaling: [],
     serverCpu: [],
     targets: [],
     errors: [],
@@ -582,6 +656,7 @@ async function main(): Promise<number> {
     },
     floor: () => sectionFloor(ctx),
     peers: () => sectionPeers(ctx),
+    scaling: () => sectionScaling(ctx),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;
@@ -607,10 +682,22 @@ async function main(): Promise<number> {
   const markdown = renderMarkdown(results);
   writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(`${base}.md`, markdown);
-  if (!values['no-chart'] && results.sweep.length > 0) writeFileSync(join(outDir, 'chart.svg'), renderChart(results));
+  const charts = values['no-chart'] ? [] : writeCharts(results, outDir);
   process.stdout.write(markdown);
-  log(`\nwrote ${base}.json, ${base}.md${!values['no-chart'] && results.sweep.length > 0 ? `, ${join(outDir, 'chart.svg')}` : ''} (${results.meta.durationS} s)`);
+  log(`\nwrote ${[`${base}.json`, `${base}.md`, ...charts].join(', ')} (${results.meta.durationS} s)`);
   return results.errors.length > 0 ? 1 : 0;
+}
+
+/** The charts a run's results have figures for (the sweep's, the scaling curve's); returns their paths. */
+function writeCharts(results: BenchResults, outDir: string): string[] {
+  const charts: [string, string][] = [];
+  if (results.sweep.length > 0) charts.push(['chart.svg', renderChart(results)]);
+  if ((results.scaling ?? []).length > 0) charts.push(['scaling.svg', renderScalingChart(results)]);
+  return charts.map(([name, svg]) => {
+    const path = join(outDir, name);
+    writeFileSync(path, svg);
+    return path;
+  });
 }
 
 /** Interrupted: end what this run started (its own children and servers, by handle), then exit. */

@@ -64,6 +64,12 @@ export interface JobSpec {
    * only the main thread's dispatch is measured, with many samples.
    */
   dispatchBursts?: number;
+  /**
+   * Before each fan-out (after the warm-up and the prefix's freeze) the child asks the runner and
+   * waits for its go: the runner reads the server's CPU there, so a point's server CPU is its
+   * fan-out's alone (bench/lib/child.ts, `onFanOut`).
+   */
+  askBeforeFanOut?: boolean;
 }
 
 export interface DispatchResult {
@@ -193,7 +199,10 @@ function makePrefix(job: JobSpec, bytes: number, salt: string | undefined): Froz
   return freezePrefix(session);
 }
 
-async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: number, probeIdleUtilization: number): Promise<ScenarioResult> {
+/** Waits for the runner's go before a fan-out (JobSpec.askBeforeFanOut); a no-op without a runner. */
+type BeforeFanOut = () => Promise<void>;
+
+async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: number, probeIdleUtilization: number, beforeFanOut: BeforeFanOut): Promise<ScenarioResult> {
   gc();
   const rssBeforePrefixMiB = process.memoryUsage().rss / 1024 / 1024;
   if (spec.parentWarm && (job.variant !== 'sab' || job.warmup !== 'auto')) {
@@ -213,6 +222,7 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
     await sendAsParent(providerOf(job), prefix);
     parentCallMs = performance.now() - t0;
   }
+  await beforeFanOut();
   const profiler = job.profileDir ? await startWindowProfile() : undefined;
   const probe = await probeMainThread();
   const handle = runner.fanOut(prefix, tasks, { parentWarm });
@@ -346,7 +356,7 @@ async function runDispatch(runner: Runner, job: JobSpec, onResult: (result: Disp
   }
 }
 
-export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | DispatchResult) => void): Promise<void> {
+export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | DispatchResult) => void, beforeFanOut: BeforeFanOut = async () => {}): Promise<void> {
   const runner = await createRunner(job);
   try {
     if (job.dispatchBursts !== undefined) return await runDispatch(runner, job, onResult);
@@ -362,7 +372,7 @@ export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | D
     const bad = results.find((r) => r.status !== 'completed');
     if (bad) throw new Error(`warm-up fork failed: ${JSON.stringify((bad as { error?: unknown }).error)}`);
     const idle = await calibrateProbe();
-    for (const [i, spec] of job.scenarios.entries()) onResult(await runOne(runner, job, spec, i, idle));
+    for (const [i, spec] of job.scenarios.entries()) onResult(await runOne(runner, job, spec, i, idle, beforeFanOut));
   } finally {
     await runner.close();
   }
@@ -376,9 +386,14 @@ if (isMain) {
     else console.log(JSON.stringify(message, null, 2));
   };
   let finished = false;
+  const askRunner: BeforeFanOut = () =>
+    new Promise((resolve) => {
+      process.once('message', () => resolve());
+      send({ type: 'fan-out' });
+    });
   const go = async (job: JobSpec): Promise<void> => {
     try {
-      await runJob(job, (result) => send({ type: 'result', result }));
+      await runJob(job, (result) => send({ type: 'result', result }), job.askBeforeFanOut && process.send ? askRunner : undefined);
       send({ type: 'done' });
     } catch (err) {
       send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });

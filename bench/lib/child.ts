@@ -9,9 +9,10 @@ export const runningJobs = new Set<ChildProcess>();
 /** After its last message, a child that does not exit by itself is ended. */
 const EXIT_GRACE_MS = 15_000;
 
+/** `onFanOut`: with `job.askBeforeFanOut`, runs before each scenario's fan-out, which waits for it. */
 export function runJobChild(job: JobSpec & { dispatchBursts: number }, boundMs: number): Promise<DispatchResult[]>;
-export function runJobChild(job: JobSpec, boundMs: number): Promise<ScenarioResult[]>;
-export function runJobChild(job: JobSpec, boundMs: number): Promise<(ScenarioResult | DispatchResult)[]> {
+export function runJobChild(job: JobSpec, boundMs: number, onFanOut?: () => Promise<void>): Promise<ScenarioResult[]>;
+export function runJobChild(job: JobSpec, boundMs: number, onFanOut?: () => Promise<void>): Promise<(ScenarioResult | DispatchResult)[]> {
   return new Promise((resolve, reject) => {
     const child = fork(ENTRY, [], {
       // A big heap limit: inprocess at 8 MiB holds many request bodies at once.
@@ -32,7 +33,15 @@ export function runJobChild(job: JobSpec, boundMs: number): Promise<(ScenarioRes
     };
     child.on('message', (m: { type: string; result?: ScenarioResult | DispatchResult; message?: string }) => {
       if (m.type === 'result' && m.result) results.push(m.result);
-      else if (m.type === 'done') {
+      else if (m.type === 'fan-out') {
+        void (onFanOut?.() ?? Promise.resolve()).then(
+          () => child.connected && child.send({ type: 'go' }),
+          (err: unknown) => {
+            failure ??= err instanceof Error ? err : new Error(String(err));
+            child.kill('SIGKILL');
+          },
+        );
+      } else if (m.type === 'done') {
         finished = true;
         endSoon();
       } else if (m.type === 'error') {

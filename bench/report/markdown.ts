@@ -10,6 +10,7 @@ import type { PlainClientResult } from '../plain-client.js';
 import type { QueueResult, QueueRow } from '../queue.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
 import type { RetentionResult } from '../retention.js';
+import { scalingSection, type ScalingRow } from './scaling.js';
 import type { TaskStreamResult } from '../task-stream.js';
 import type { VariantName } from '../variants/common.js';
 
@@ -59,6 +60,8 @@ export interface BenchResults {
   floor?: FloorResult[];
   /** The peers section (issue 24): one entry per client and prefix size; absent in older results. */
   peers?: PeersResult[];
+  /** The scaling curve (issue 24): one row per point; absent in older results. */
+  scaling?: ScalingRow[];
   serverCpu: Record<string, unknown>[];
   targets: Target[];
   errors: { section: string; message: string }[];
@@ -95,7 +98,7 @@ function cell(s: Spread, sab: Spread | undefined, self: boolean, format: (v: num
   return out;
 }
 
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
@@ -683,6 +686,7 @@ export function renderMarkdown(res: BenchResults): string {
   if ((res.floor ?? []).length > 0) out.push(...floorSection(res.floor ?? []));
 
   if ((res.peers ?? []).length > 0) out.push(...peersSection(res.peers ?? [], c));
+  if ((res.scaling ?? []).length > 0) out.push(...scalingSection(res));
 
   if (res.memory.length > 0) {
     out.push('', `## Memory: sab+explicit, concurrency ${c.memory.concurrency}`, '');
@@ -713,7 +717,7 @@ function kib(bytes: number): string {
 }
 
 /** median (min–max) when repeated. */
-function range(s: Spread, digits?: number): string {
+export function range(s: Spread, digits?: number): string {
   if (s.n === 0) return '–';
   return s.n > 1 && s.min !== s.max ? `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})` : fmt(s.median, digits);
 }
