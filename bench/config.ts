@@ -97,6 +97,8 @@ export interface BenchConfig {
     sizes: readonly number[];
     calls: number;
     warmupCalls: number;
+    /** Calls at the first size before any size is measured (FloorJob.jitWarmupCalls). */
+    jitWarmupCalls: number;
     runs: number;
     inFlight: number;
     throughput: { sizes: readonly number[]; calls: number } | null;
@@ -112,7 +114,7 @@ export interface BenchConfig {
   /**
    * The scaling curve (issue 24): `sab` forks (3 model calls, 2 tool calls) as one dimension at a
    * time moves away from `base`: forks, worker threads, concurrency, prefix size. Each point is a
-   * job of its own (its own process and pool) against one server process; the concurrency axis runs
+   * job of its own (its own process and pool), each axis has a server process of its own; the concurrency axis runs
    * at SWEEP_LATENCY with `concurrencyWaves` × concurrency forks (latency is what concurrency
    * hides), the others at zero latency (what the machine's CPU allows); the prefix axis runs
    * `prefixN` forks per size. Each point runs `repeats` times (median), except fan-outs of 10,000
@@ -158,10 +160,11 @@ export const QUICK: BenchConfig = {
   // One run each, as the other quick sections (the full run takes the median of 5), and the headline
   // clients only (node:http, the SDK, forkpool; the Agents SDK among the peers): the two sections
   // cost about 40 s of the quick run with every client, each a process of its own.
-  floor: { clients: ['node-http', 'sdk', 'forkpool'], sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 8, runs: 1, inFlight: 16, throughput: null },
+  floor: { clients: ['node-http', 'sdk', 'forkpool'], sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 8, jitWarmupCalls: 300, runs: 1, inFlight: 16, throughput: null },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
-  // The curve's ends on few forks (the sweep and the floor cover prefix size).
-  scaling: { base: { n: 500, threads: 2, concurrency: 64, prefixBytes: 16 * KIB }, forks: [1, 500], threads: [1, 2], concurrency: [16, 256], concurrencyWaves: 2, prefixes: [], prefixN: 0, repeats: 1 },
+  // Two axes' ends on few forks: each point is a process and a pool of its own (~2.5 s each); the
+  // sweep and the floor cover prefix size, the throughput section a fan-out at concurrency 64.
+  scaling: { base: { n: 300, threads: 2, concurrency: 64, prefixBytes: 16 * KIB }, forks: [1, 300], threads: [1, 2], concurrency: [], concurrencyWaves: 2, prefixes: [], prefixN: 0, repeats: 1 },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
@@ -184,6 +187,7 @@ export const FULL: BenchConfig = {
     sizes: [16 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 8 * MIB],
     calls: 48,
     warmupCalls: 48,
+    jitWarmupCalls: 3000,
     runs: 5,
     inFlight: 16,
     throughput: { sizes: [16 * KIB, 1 * MIB], calls: 480 },

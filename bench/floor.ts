@@ -15,7 +15,7 @@
  * has a session of its own (its system instruction names the run), so forkpool's workers decode
  * each run's prefix as a real run would. Throws when any call fails or when the sink did not see
  * exactly one request per call. Run by `npm run bench` (section `floor`), or alone:
- *   node --import tsx --expose-gc bench/floor.ts '{"client":"sdk","url":"http://127.0.0.1:PORT","sizes":[16384],"calls":48,"warmupCalls":16,"runs":3,"inFlight":16,"threads":2}'
+ *   node --import tsx --expose-gc bench/floor.ts '{"client":"sdk","url":"http://127.0.0.1:PORT","sizes":[16384],"calls":48,"warmupCalls":16,"jitWarmupCalls":500,"runs":3,"inFlight":16,"threads":2}'
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -40,6 +40,13 @@ export interface FloorJob {
   calls: number;
   /** Calls of the warm-up batch before each size's runs. */
   warmupCalls: number;
+  /**
+   * Calls at the first size before anything is measured: the code compiled. V8 optimizes a path
+   * after thousands of calls, and forkpool's fork loop runs in every worker isolate, each compiled
+   * on its own (the scaling curve: consecutive fan-outs of 1,000 forks in one process cost 6.0, 3.5,
+   * 2.5, 2.9, 2.9 ms per fork). The same for every client, so the table compares warm code.
+   */
+  jitWarmupCalls: number;
   runs: number;
   inFlight: number;
   /** forkpool's worker threads. */
@@ -67,6 +74,8 @@ export interface FloorResult {
   sessionBytes: number;
   calls: number;
   inFlight: number;
+  /** The job's compile warm-up (absent in older results). */
+  jitWarmupCalls?: number;
   runs: FloorRun[];
 }
 
@@ -245,6 +254,10 @@ export async function measureFloor(job: FloorJob): Promise<FloorResult[]> {
   const client = await createClient(job);
   const out: FloorResult[] = [];
   try {
+    const first = job.sizes[0];
+    if (first !== undefined && job.jitWarmupCalls > 0) {
+      await (await client.prepare(sessionOf(makeSession(first) as GeminiSession, 'jit'), job.jitWarmupCalls))();
+    }
     for (const prefixBytes of job.sizes) {
       const base = makeSession(prefixBytes) as GeminiSession;
       // JIT, sockets, the SDK's first calls: a batch of its own before the measured runs.
@@ -271,7 +284,7 @@ export async function measureFloor(job: FloorJob): Promise<FloorResult[]> {
           requestBytes: (sink1.bytes - sink0.bytes) / requests,
         });
       }
-      out.push({ client: job.client, purpose: job.purpose, prefixBytes, sessionBytes: JSON.stringify(base).length, calls: job.calls, inFlight: job.inFlight, runs });
+      out.push({ client: job.client, purpose: job.purpose, prefixBytes, sessionBytes: JSON.stringify(base).length, calls: job.calls, inFlight: job.inFlight, jitWarmupCalls: job.jitWarmupCalls, runs });
     }
   } finally {
     await client.close();

@@ -406,7 +406,7 @@ async function sectionFloor(ctx: Runner): Promise<void> {
       log(`  floor (${j.purpose}): ${j.client}, ${j.calls} calls (${j.inFlight} in flight) × ${j.runs} runs per size`);
       const job: FloorJob = { ...j, url: sink.url, threads: ctx.cfg.threads };
       // Generous: only a hung client is killed (8 MiB through the SDK takes ~120 ms of CPU a call on this machine).
-      const boundMs = 120_000 + j.sizes.reduce((a, size) => a + (j.runs * j.calls + j.warmupCalls) * (50 + size / 10_000), 0);
+      const boundMs = 120_000 + j.jitWarmupCalls * 50 + j.sizes.reduce((a, size) => a + (j.runs * j.calls + j.warmupCalls) * (50 + size / 10_000), 0);
       const t0 = performance.now();
       let rows: FloorResult[];
       try {
@@ -440,7 +440,7 @@ async function sectionFloor(ctx: Runner): Promise<void> {
 async function sectionScaling(ctx: Runner): Promise<void> {
   const s = ctx.cfg.scaling;
   const { base } = s;
-  const points: { axis: ScalingAxis; latency: 'zero' | 'sweep'; threads: number; concurrency: number; scenario: ScenarioSpec }[] = [
+  const points: ScalingPoint[] = [
     ...s.forks.map((n) => ({ axis: 'forks' as const, latency: 'zero' as const, threads: base.threads, concurrency: base.concurrency, scenario: { prefixBytes: base.prefixBytes, n } })),
     ...s.threads.map((threads) => ({ axis: 'threads' as const, latency: 'zero' as const, threads, concurrency: base.concurrency, scenario: { prefixBytes: base.prefixBytes, n: base.n } })),
     ...s.prefixes.map((prefixBytes) => ({ axis: 'prefix' as const, latency: 'zero' as const, threads: base.threads, concurrency: base.concurrency, scenario: { prefixBytes, n: s.prefixN } })),
@@ -452,54 +452,67 @@ async function sectionScaling(ctx: Runner): Promise<void> {
       scenario: { prefixBytes: base.prefixBytes, n: s.concurrencyWaves * concurrency },
     })),
   ];
-  for (const latency of ['zero', 'sweep'] as const) {
-    const atLatency = points.filter((p) => p.latency === latency);
-    if (atLatency.length === 0) continue;
-    await withServer(latency === 'zero' ? 'zero' : SWEEP_LATENCY, async (server) => {
-      // The server's first requests are its slowest (JIT, the memo filling): not part of any point.
-      await primeCache(server.url, freezePrefix(makeSession(base.prefixBytes)));
+  ctx.results.scaling ??= [];
+  const rows = ctx.results.scaling;
+  const ran = new Map<string, ScalingRow[]>();
+  // A server per axis: what one axis leaves in the server's caches and heap (100,000 forks'
+  // entries) made the next axis's server CPU up to 3× higher. Not one per point: a new server's
+  // first thousands of requests cost it more (JIT), which would show at every small point.
+  for (const axis of ['forks', 'threads', 'prefix', 'concurrency'] as const) {
+    const onAxis = points.filter((p) => p.axis === axis);
+    if (onAxis.length === 0) continue;
+    await withServer(onAxis[0]?.latency === 'sweep' ? SWEEP_LATENCY : 'zero', async (server) => {
+      for (const size of new Set(onAxis.map((p) => p.scenario.prefixBytes))) await primeCache(server.url, freezePrefix(makeSession(size)));
       for (let rep = 1; rep <= s.repeats; rep++) {
-        // A point on several axes (the base point) runs once and counts on each.
-        const ran = new Map<string, ScalingRow[]>();
-        for (const p of atLatency.filter((q) => rep === 1 || q.scenario.n < 10_000)) {
-          const key = JSON.stringify([p.threads, p.concurrency, p.scenario]);
+        for (const p of onAxis.filter((q) => rep === 1 || q.scenario.n < 10_000)) {
+          // The base point, measured on an axis before, counts again on this one.
+          const key = JSON.stringify([p.latency, p.threads, p.concurrency, p.scenario, rep]);
           const again = ran.get(key);
-          if (again !== undefined) {
-            ctx.results.scaling?.push(...again.map((r) => ({ ...r, axis: p.axis })));
-            continue;
-          }
-          log(`  scaling ${p.axis}: N=${p.scenario.n}, ${p.threads} threads, concurrency ${p.concurrency}, ${sizeLabel(p.scenario.prefixBytes)}, repeat ${rep}/${s.repeats}`);
-          const spec: JobSpec = {
-            variant: 'sab',
-            threads: p.threads,
-            concurrency: p.concurrency,
-            warmup: 'none',
-            url: server.url,
-            latency: latency === 'zero' ? 'zero' : SWEEP_LATENCY,
-            timeoutMs: ctx.cfg.forkTimeoutMs,
-            scenarios: [p.scenario],
-            askBeforeFanOut: true,
-          };
-          // The server's CPU from the fan-out's start (after the job's warm-up) to the job's end.
-          let atFanOut = Number.NaN;
-          const rows = await runJobChild(spec, jobBoundMs(ctx.cfg, spec.scenarios), async () => {
-            atFanOut = (await server.stats()).cpuMs;
-          });
-          const serverCpuMs = (await server.stats()).cpuMs - atFanOut;
-          const points = rows.map((r): ScalingRow => ({ ...r, section: 'scaling', rep, axis: p.axis, threads: p.threads, serverCpuPerForkMs: serverCpuMs / r.n }));
-          for (const r of points) {
-            log(
-              `    ${r.forksPerSecond.toFixed(1).padStart(7)} forks/s  makespan ${r.makespanMs.toFixed(0).padStart(6)} ms  client CPU ${r.processCpuPerForkMs.toFixed(2)} ms/fork  ` +
-                `server CPU ${r.serverCpuPerForkMs.toFixed(2)} ms/fork  main busy ${(r.main.utilization * 100).toFixed(0)}%${r.failed > 0 ? `  FAILED ${r.failed}: ${r.failures[0]}` : ''}`,
-            );
-          }
-          ran.set(key, points);
-          ctx.results.scaling ??= [];
-          ctx.results.scaling.push(...points);
+          if (again === undefined) ran.set(key, await scalingPoint(ctx, server, p, rep));
+          rows.push(...(ran.get(key) ?? []).map((r) => ({ ...r, axis: p.axis })));
         }
       }
     });
   }
+}
+
+interface ScalingPoint {
+  axis: ScalingAxis;
+  latency: 'zero' | 'sweep';
+  threads: number;
+  concurrency: number;
+  scenario: ScenarioSpec;
+}
+
+/** One point: a job of its own (a process and a pool), the server's CPU over its fan-out alone. */
+async function scalingPoint(ctx: Runner, server: ServerProcess, p: ScalingPoint, rep: number): Promise<ScalingRow[]> {
+  const latency = p.latency === 'zero' ? 'zero' : SWEEP_LATENCY;
+  log(`  scaling ${p.axis}: N=${p.scenario.n}, ${p.threads} threads, concurrency ${p.concurrency}, ${sizeLabel(p.scenario.prefixBytes)}, repeat ${rep}/${ctx.cfg.scaling.repeats}`);
+  const spec: JobSpec = {
+    variant: 'sab',
+    threads: p.threads,
+    concurrency: p.concurrency,
+    warmup: 'none',
+    url: server.url,
+    latency,
+    timeoutMs: ctx.cfg.forkTimeoutMs,
+    scenarios: [p.scenario],
+    askBeforeFanOut: true,
+  };
+  // The server's CPU from the fan-out's start (after the job's warm-up) to the job's end.
+  let atFanOut = Number.NaN;
+  const got = await runJobChild(spec, jobBoundMs(ctx.cfg, spec.scenarios), async () => {
+    atFanOut = (await server.stats()).cpuMs;
+  });
+  const serverCpuMs = (await server.stats()).cpuMs - atFanOut;
+  return got.map((r): ScalingRow => {
+    const row: ScalingRow = { ...r, section: 'scaling', rep, axis: p.axis, threads: p.threads, serverCpuPerForkMs: serverCpuMs / r.n };
+    log(
+      `    ${r.forksPerSecond.toFixed(1).padStart(7)} forks/s  makespan ${r.makespanMs.toFixed(0).padStart(6)} ms  client CPU ${r.processCpuPerForkMs.toFixed(2)} ms/fork  ` +
+        `server CPU ${row.serverCpuPerForkMs.toFixed(2)} ms/fork  main busy ${(r.main.utilization * 100).toFixed(0)}%${r.failed > 0 ? `  FAILED ${r.failed}: ${r.failures[0]}` : ''}`,
+    );
+    return row;
+  });
 }
 
 /**
@@ -571,7 +584,7 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
-        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, and about 13 more for peers)\n' +
+        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers and 10 for the scaling curve)\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg as it is\n' +

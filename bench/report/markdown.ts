@@ -885,7 +885,9 @@ function floorSection(all: readonly FloorResult[]): string[] {
     'Each client in a process of its own posts Gemini `streamGenerateContent` requests to a sink server in another process (node:http, keep-alive), which reads each body to its end and answers at once with one SSE event. ' +
       'The request: a Gemini-shaped session of the prefix size plus one user message, the fork\'s child message for its directive (what forkpool sends). ' +
       'client CPU per call = process.cpuUsage() (user + system, every thread of the process, worker threads included) over the measured part / calls; for forkpool the measured part is freeze + fan-out of one-call forks (each run a session of its own, so the workers decode its prefix). ' +
-      'node:http posts a prepared Buffer of the bytes the SDK sends (caught at its fetch hook); fetch posts them as the string the SDK hands its fetch. Each client runs a warm-up batch per size first. ms, median (min–max).',
+      'node:http posts a prepared Buffer of the bytes the SDK sends (caught at its fetch hook); fetch posts them as the string the SDK hands its fetch. Each client runs a warm-up batch per size first' +
+      ((r0.jitWarmupCalls ?? 0) > 0 ? `, and ${r0.jitWarmupCalls} calls at the first size before anything is measured (the code compiled: the same for every client)` : '') +
+      '. ms, median (min–max).',
     '',
   ];
   out.push(
