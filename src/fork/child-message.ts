@@ -15,13 +15,16 @@ const RULES = [
   '   Issues: problems, doubts or follow-ups (or "none")',
 ];
 
+/** The child message's opening: the rules block every fork's child message starts with, byte for byte. */
+export const CHILD_OPENING = `${FORK_BOILERPLATE_OPEN}\n${RULES.join('\n')}\n${FORK_BOILERPLATE_CLOSE}`;
+
 /**
  * The fork's instruction message: rules, the directive, then (only when the fork has an allowlist)
  * the tool restriction, in the reference's order. Everything before the directive is the same for
  * every fork, so a provider caches it along with the conversation.
  */
 export function buildChildMessage(directive: string, allowedTools?: readonly string[]): string {
-  const blocks = [`${FORK_BOILERPLATE_OPEN}\n${RULES.join('\n')}\n${FORK_BOILERPLATE_CLOSE}`, `${DIRECTIVE_PREFIX}${directive}`];
+  const blocks = [CHILD_OPENING, `${DIRECTIVE_PREFIX}${directive}`];
   if (allowedTools !== undefined) blocks.push(toolRestriction(allowedTools));
   return blocks.join('\n\n');
 }

@@ -1,5 +1,6 @@
 import { placeBreakpoints } from '../dialect/breakpoints.js';
 import { markLastShared } from '../dialect/cache-marker.js';
+import { placeForkBreakpoints } from '../dialect/openai-breakpoints.js';
 import type { AnyMessage } from '../dialect/view.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { CachePlan, RequestCache } from './plan.js';
@@ -35,8 +36,13 @@ export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared:
   switch (r.mechanism) {
     case 'none':
       return { start: asIs, request: (base) => base };
-    case 'cache-key':
-      return { start: asIs, request: (base) => ({ ...base, promptCacheKey: r.key }) as ModelRequest };
+    case 'cache-key': {
+      const { key, breakpoints } = r;
+      return {
+        start: breakpoints ? (messages) => placeForkBreakpoints(messages as readonly ChatMessage[], at.shared, breakpoints.parentWarm) as AnyMessage[] : asIs,
+        request: key === undefined ? (base) => base : (base) => ({ ...base, promptCacheKey: key }) as ModelRequest,
+      };
+    }
     case 'marker':
       return { start: (messages) => markLastShared(messages as readonly ChatMessage[], at.shared) as AnyMessage[], request: (base) => base };
     case 'breakpoints':
@@ -66,9 +72,12 @@ export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared:
 }
 
 /**
- * A seed's messages as the report measures what siblings share: as sent where a marker makes the
- * shared part a little longer (DashScope's), as they are otherwise.
+ * A seed's messages as the report measures what siblings share: as sent where a marker or a
+ * breakpoint makes the shared part a little longer (DashScope's, OpenAI's), as they are otherwise.
  */
 export function measuredMessages(plan: Pick<CachePlan, 'request'>, messages: readonly AnyMessage[], shared: number): readonly AnyMessage[] {
-  return plan.request.mechanism === 'marker' ? markLastShared(messages as readonly ChatMessage[], shared) : messages;
+  const r = plan.request;
+  if (r.mechanism === 'marker') return markLastShared(messages as readonly ChatMessage[], shared);
+  if (r.mechanism === 'cache-key' && r.breakpoints) return placeForkBreakpoints(messages as readonly ChatMessage[], shared, r.breakpoints.parentWarm);
+  return messages;
 }

@@ -11,8 +11,13 @@ import type { ParentSession, SessionFormat } from '../session/schema.js';
 export type RequestCache =
   /** Nothing to add: the provider matches prefixes on its own (Gemini implicit, DeepSeek, vLLM, …). */
   | { mechanism: 'none' }
-  /** OpenAI: `prompt_cache_key` routes every request of the run to one cache. */
-  | { mechanism: 'cache-key'; key: string }
+  /**
+   * OpenAI: `prompt_cache_key` routes every request of the run to one cache (none for the
+   * simulator); `breakpoints` (GPT-5.6 and later, exact at breakpoints): each fork's request marks
+   * the end of what all forks share, and with `parentWarm` where the parent's request had its
+   * implicit breakpoint (dialect/openai-breakpoints.ts).
+   */
+  | { mechanism: 'cache-key'; key?: string; breakpoints?: { parentWarm: boolean } }
   /** DashScope explicit: a `cache_control` marker on the last message every fork shares. */
   | { mechanism: 'marker' }
   /** Anthropic: `cache_control` breakpoints, leaving room for the parent's own `parent` of the limit. */

@@ -30,9 +30,19 @@ const CacheControlSchema = z.strictObject(
   strictFields('a cache_control marker', ['type']),
 );
 
+/**
+ * OpenAI's explicit cache breakpoint on an input part (GPT-5.6 and later): "Marks the exact end of
+ * a reusable prompt prefix" (the openai SDK's ChatCompletionContentPartText.PromptCacheBreakpoint,
+ * from 6.46.0; `explicit` is its only mode).
+ */
+const BreakpointSchema = z.strictObject(
+  { mode: z.literal('explicit', { error: 'must be "explicit" (the only mode of a prompt_cache_breakpoint)' }) },
+  strictFields('a prompt_cache_breakpoint', ['mode']),
+);
+
 const TextPartSchema = z.strictObject(
-  { type: z.literal('text'), text: z.string(), cache_control: CacheControlSchema.optional() },
-  strictFields('a text part', ['type', 'text', 'cache_control']),
+  { type: z.literal('text'), text: z.string(), cache_control: CacheControlSchema.optional(), prompt_cache_breakpoint: BreakpointSchema.optional() },
+  strictFields('a text part', ['type', 'text', 'cache_control', 'prompt_cache_breakpoint']),
 );
 
 const RefusalPartSchema = z.strictObject(
@@ -50,8 +60,9 @@ const ImagePartSchema = z.strictObject(
       },
       strictFields('"image_url"', ['url', 'detail']),
     ),
+    prompt_cache_breakpoint: BreakpointSchema.optional(),
   },
-  strictFields('an image part', ['type', 'image_url']),
+  strictFields('an image part', ['type', 'image_url', 'prompt_cache_breakpoint']),
 );
 
 const AudioPartSchema = z.strictObject(
@@ -61,8 +72,9 @@ const AudioPartSchema = z.strictObject(
       { data: z.string(), format: z.enum(['wav', 'mp3']) },
       strictFields('"input_audio"', ['data', 'format']),
     ),
+    prompt_cache_breakpoint: BreakpointSchema.optional(),
   },
-  strictFields('an audio part', ['type', 'input_audio']),
+  strictFields('an audio part', ['type', 'input_audio', 'prompt_cache_breakpoint']),
 );
 
 const FilePartSchema = z.strictObject(
@@ -76,8 +88,9 @@ const FilePartSchema = z.strictObject(
       .refine((f) => f.file_data !== undefined || f.file_id !== undefined, {
         error: 'a file part needs "file_data" or "file_id"',
       }),
+    prompt_cache_breakpoint: BreakpointSchema.optional(),
   },
-  strictFields('a file part', ['type', 'file']),
+  strictFields('a file part', ['type', 'file', 'prompt_cache_breakpoint']),
 );
 
 /** A content array: at least one part, each of a type this role takes. */
@@ -311,7 +324,24 @@ export const OPENAI_CHAT_SESSION_KEYS: readonly string[] = [
   'response_format',
   'seed',
   'stop',
+  'prompt_cache_options',
+  'prompt_cache_retention',
 ];
+
+const CACHE_MODES = ['implicit', 'explicit'] as const;
+const RETENTIONS = ['in_memory', '24h'] as const;
+
+/**
+ * GPT-5.6 and later: `{ mode, ttl }` (the SDK's PromptCacheOptions: mode "implicit" by default,
+ * ttl "30m" today; Azure documents "12h", so any non-empty ttl is kept as sent).
+ */
+const PromptCacheOptionsSchema = z.strictObject(
+  {
+    mode: z.enum(CACHE_MODES, { error: `must be ${choices(CACHE_MODES)}` }).optional(),
+    ttl: nonEmpty('a cache ttl').optional(),
+  },
+  strictFields('"prompt_cache_options"', ['mode', 'ttl']),
+);
 
 /** Common mistakes get a hint; anything else gets the list of fields a session takes. */
 const OPENAI_CHAT_SESSION_HINTS: Record<string, string> = {
@@ -353,11 +383,24 @@ export const OpenAIChatSessionSchema = z
       })
         .nullable()
         .optional(),
+      prompt_cache_options: PromptCacheOptionsSchema.optional(),
+      prompt_cache_retention: z.enum(RETENTIONS, { error: `must be ${choices(RETENTIONS)} (or null)` }).nullable().optional(),
     },
     strictFields('an openai-chat session', OPENAI_CHAT_SESSION_KEYS, OPENAI_CHAT_SESSION_HINTS),
   )
   .check((ctx) => {
     const session = ctx.value;
+
+    // The SDK marks prompt_cache_retention deprecated beside prompt_cache_options (GPT-5.6 and later), and
+    // at least one client documents the pair as rejected: forkpool sends neither twice nor both.
+    if (session.prompt_cache_options !== undefined && session.prompt_cache_retention !== undefined && session.prompt_cache_retention !== null) {
+      ctx.issues.push({
+        code: 'custom',
+        input: session.prompt_cache_retention,
+        path: ['prompt_cache_retention'],
+        message: 'is the older models\' cache setting: beside "prompt_cache_options" (GPT-5.6 and later) send one of the two, not both',
+      });
+    }
 
     // The API rejects a request that declares one function twice; say so before any fork runs.
     const declared = new Set<string>();

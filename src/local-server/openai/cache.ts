@@ -3,11 +3,14 @@ import { boundaries, type Boundary } from '../core/boundaries.js';
 import type { ChatRendering } from './render.js';
 import type { ChatRequest } from './wire.js';
 import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from '../core/prefix-cache.js';
+import { createBreakpointCache, type BreakpointUse } from './breakpoint-cache.js';
+import { takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
 
 /**
  * The Chat Completions routes' prompt cache: the preset's implicit prefix cache (core/prefix-cache.ts
  * over the chat rendering), and for DashScope the explicit entries written at `cache_control`
- * markers. A request with markers uses only the explicit cache ("mutually exclusive").
+ * markers. A request with markers uses only the explicit cache ("mutually exclusive"). OpenAI's
+ * models from GPT-5.6 on use only entries written at breakpoints (breakpoint-cache.ts).
  */
 
 export interface ChatCacheUse {
@@ -19,11 +22,15 @@ export interface ChatCacheUse {
   explicit: boolean;
   /** Explicit entries to write once the response has ended. */
   writes: Boundary[];
+  /** OpenAI's breakpoint cache served the request (GPT-5.6 and later): `created` is cache_write_tokens. */
+  breakpoints?: BreakpointUse;
 }
 
 export interface ChatCache {
   readonly preset: UsagePreset;
   readonly implicit: PrefixCache;
+  /** The model caches at breakpoints (OpenAI's from GPT-5.6 on): render its requests at parts. */
+  atBreakpoints(model: string): boolean;
   /** Before prefill: what the cache serves this request. Touches what it hits. */
   lookup(request: ChatRequest, rendering: ChatRendering): ChatCacheUse;
   /** Prefill ended: the implicit cache admits the prompt's blocks. */
@@ -57,6 +64,8 @@ export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCa
   const { blockTokens } = implicit.config;
   /** Explicit entries: boundary key → tokens and expiry; Map order is LRU order. */
   const entries = new Map<string, { tokens: number; expires: number }>();
+  const atBreakpoints = (model: string): boolean => preset === 'openai' && takesCacheBreakpoints(model);
+  const breakpointCache = createBreakpointCache(now);
 
   function live(key: string, at: number): { tokens: number; expires: number } | undefined {
     const entry = entries.get(key);
@@ -85,7 +94,12 @@ export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCa
   return {
     preset,
     implicit,
+    atBreakpoints,
     lookup(request, rendering) {
+      if (atBreakpoints(request.model)) {
+        const use = breakpointCache.lookup(request, rendering);
+        return { cached: use.cached, created: use.written, explicit: false, writes: [], breakpoints: use };
+      }
       const explicit = rules.markers ? lookupMarkers(request, rendering, rules.markers) : undefined;
       if (explicit) return explicit;
       const { keys, tokens } = rendering.prompt;
@@ -94,7 +108,8 @@ export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCa
       return { cached, created: 0, explicit: false, writes: [] };
     },
     prefillDone(rendering, use) {
-      if (!use.explicit) implicit.admit(rendering.prompt.keys, rendering.prompt.tokens);
+      if (use.breakpoints) breakpointCache.write(use.breakpoints);
+      else if (!use.explicit) implicit.admit(rendering.prompt.keys, rendering.prompt.tokens);
     },
     responseDone(use) {
       const markers = rules.markers;
@@ -106,6 +121,6 @@ export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCa
       }
       while (entries.size > MAX_MARKER_ENTRIES) entries.delete(entries.keys().next().value as string);
     },
-    explicitEntries: () => entries.size,
+    explicitEntries: () => entries.size + breakpointCache.entries(),
   };
 }

@@ -23,7 +23,7 @@ const OPENAI_FAULT_MESSAGES: FaultMessages = {
 
 export async function serveChatCompletions(state: ServerState, body: JsonObject, ex: Exchange): Promise<Sent> {
   const request = validateChatRequest(body);
-  const rendering = renderChat(request, state.chat.implicit.config.blockTokens, { bytes: ex.rawBytes, memo: state.prompts });
+  const rendering = renderChat(request, state.chat.implicit.config.blockTokens, { bytes: ex.rawBytes, memo: state.prompts }, state.chat.atBreakpoints(request.model));
   const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest });
   const fault = applyFaults(state, plan.fail, { scope: 'chat.completions', rawBody: ex.rawBody, res: ex.res }, OPENAI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;

@@ -1,4 +1,4 @@
-import type { ChatRequest } from './wire.js';
+import type { ChatContentPart, ChatMessage, ChatRequest } from './wire.js';
 import type { MessageRendering } from '../core/boundaries.js';
 import { CHARS_PER_TOKEN } from '../core/chain.js';
 import { bodySpans, bytesOf, elementBytes } from '../core/json-spans.js';
@@ -12,9 +12,39 @@ import { hashPrompt, startOf, type PromptUnit, type SentBody } from '../core/pro
  * as (core/prefix-memo.ts): a request repeating an earlier one's leading messages hashes only the rest.
  */
 
-export type ChatRendering = MessageRendering;
+/**
+ * With `atParts` (OpenAI's models that cache at breakpoints) every content part ends a piece, so a
+ * breakpoint on any part has its boundary: `messageEnds`/`marks` are then per part, and `parts` says
+ * which message and part each one ends and whether it carries a breakpoint.
+ */
+export interface ChatRendering extends MessageRendering {
+  parts?: RenderedPart[];
+}
 
-export function renderChat(request: ChatRequest, blockTokens: number, sent?: SentBody): ChatRendering {
+interface RenderedPart {
+  message: number;
+  breakpoint: boolean;
+}
+
+/**
+ * A message as the cache sees it at parts: its fields but the content, then each part; a text part
+ * is its text (a string content is one text part: the same tokens), and no part's breakpoint is
+ * part of it (a marker moves no token).
+ */
+function messagePieces(message: ChatMessage): { pieces: string[]; breakpoints: boolean[] } {
+  const { content, ...fields } = message;
+  const head = `${JSON.stringify(fields)}\n`;
+  const parts: readonly ChatContentPart[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+  if (parts.length === 0) return { pieces: [head], breakpoints: [false] };
+  const pieces = parts.map((part, i) => {
+    const { prompt_cache_breakpoint: _marker, ...rest } = part;
+    const text = rest.type === 'text' && typeof rest.text === 'string' ? rest.text : JSON.stringify(rest);
+    return i === 0 ? `${head}${text}` : text;
+  });
+  return { pieces, breakpoints: parts.map((part) => part.prompt_cache_breakpoint !== undefined) };
+}
+
+export function renderChat(request: ChatRequest, blockTokens: number, sent?: SentBody, atParts = false): ChatRendering {
   const spans = sent ? bodySpans(sent.bytes, 'messages') : undefined;
   const messages = sent && spans ? elementBytes(sent.bytes, spans, request.messages.length) : undefined;
   const units: PromptUnit[] = [];
@@ -23,11 +53,18 @@ export function renderChat(request: ChatRequest, blockTokens: number, sent?: Sen
     const source = sent && spans ? bytesOf(sent.bytes, spans.members.get('tools')) : undefined;
     units.push({ kind: 'chat.tools', source, marked: false, render: () => [`<tools>${JSON.stringify(tools)}\n`] });
   }
+  const parts: RenderedPart[] = [];
   request.messages.forEach((message, i) => {
-    units.push({ kind: 'chat.message', source: messages?.[i], marked: true, render: () => [`${JSON.stringify(message)}\n`] });
+    if (!atParts) {
+      units.push({ kind: 'chat.message', source: messages?.[i], marked: true, render: () => [`${JSON.stringify(message)}\n`] });
+      return;
+    }
+    const { pieces, breakpoints } = messagePieces(message);
+    for (const breakpoint of breakpoints) parts.push({ message: i, breakpoint });
+    units.push({ kind: 'chat.message.parts', source: messages?.[i], marked: true, render: () => pieces });
   });
   const blockChars = blockTokens * CHARS_PER_TOKEN;
-  const start = startOf(`chat\0${request.model}\0${blockChars}`, request.model);
+  const start = startOf(`chat${atParts ? '.parts' : ''}\0${request.model}\0${blockChars}`, request.model);
   const prompt = hashPrompt(units, start, blockChars, spans ? sent?.memo : undefined);
-  return { prompt, model: request.model, messageEnds: prompt.ends, marks: prompt.marks };
+  return { prompt, model: request.model, messageEnds: prompt.ends, marks: prompt.marks, ...(atParts ? { parts } : {}) };
 }

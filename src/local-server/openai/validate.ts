@@ -138,5 +138,14 @@ export function validateChatRequest(body: JsonObject): ChatRequest {
     if (typeof include !== 'boolean') throw wrongType('stream_options.include_usage', 'a boolean', include);
     includeUsage = include;
   }
-  return { model, messages, tools, stream: stream === true, includeUsage };
+  return { model, messages, tools, stream: stream === true, includeUsage, cacheMode: cacheModeOf(body.prompt_cache_options) };
+}
+
+/** `prompt_cache_options.mode` (GPT-5.6 and later): "Defaults to `implicit`". */
+function cacheModeOf(options: unknown): 'implicit' | 'explicit' {
+  if (options === undefined || options === null) return 'implicit';
+  if (!isObject(options)) throw wrongType('prompt_cache_options', 'an object', options);
+  const mode = options.mode ?? 'implicit';
+  if (mode !== 'implicit' && mode !== 'explicit') throw invalidParam('prompt_cache_options.mode', `Invalid value: '${String(mode)}'. Supported values are: 'implicit' and 'explicit'.`);
+  return mode;
 }

@@ -2,11 +2,15 @@
 
 import type { JsonObject } from '../core/types.js';
 
-/** A content part: `{type: 'text', text}` and others kept as received (`cache_control` marks DashScope's explicit cache). */
+/**
+ * A content part: `{type: 'text', text}` and others kept as received (`cache_control` marks
+ * DashScope's explicit cache, `prompt_cache_breakpoint` OpenAI's from GPT-5.6 on).
+ */
 export interface ChatContentPart {
   type: string;
   text?: string;
   cache_control?: JsonObject;
+  prompt_cache_breakpoint?: JsonObject;
   [other: string]: unknown;
 }
 
@@ -35,6 +39,8 @@ export interface ChatRequest {
   stream: boolean;
   /** stream_options.include_usage */
   includeUsage: boolean;
+  /** prompt_cache_options.mode (GPT-5.6 and later; default implicit). */
+  cacheMode: 'implicit' | 'explicit';
 }
 
 /** `usage` in the field names of the provider being simulated. */

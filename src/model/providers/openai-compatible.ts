@@ -2,6 +2,8 @@ import { createOpenAIChatProvider } from '../openai-chat.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type ChatPreset, type ChatProviderKind } from '../presets.js';
+import { implicitBreakpointAt, takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
+import type { ChatMessage } from '../../session/openai-chat-schema.js';
 import type { ProviderConfig } from '../types.js';
 
 /** What a Chat Completions provider's plan is made of besides its preset's figures. */
@@ -10,6 +12,8 @@ interface ChatCacheRules {
   cacheKey: boolean;
   /** `cache: 'explicit'` marks the last shared message with cache_control (DashScope). */
   markers: boolean;
+  /** OpenAI's models from GPT-5.6 on cache exactly at breakpoints: forks place theirs (the simulator follows OpenAI). */
+  breakpoints: boolean;
 }
 
 /** A server with no address of its own (vLLM, SGLang): the option must give one. */
@@ -27,27 +31,45 @@ function needsBaseUrl(option: Readonly<Record<string, unknown>>): void {
 export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput, rules: ChatCacheRules): CachePlan {
   const marker = rules.markers && input.cache === 'explicit' && input.role === 'forks';
   const o = input.overrides;
+  const session = input.session as { model?: unknown; messages?: readonly ChatMessage[] };
+  const atBreakpoints = rules.breakpoints && typeof session.model === 'string' && takesCacheBreakpoints(session.model);
+  const placed = atBreakpoints && input.role === 'forks' && input.cache !== 'off';
+  const key = rules.cacheKey ? { key: input.cacheKey } : {};
+  const messages = session.messages ?? [];
+  // The breakpoint closes the shared history when it ends on input; after the model's own message it goes after the child message's opening.
+  const closesHistory = placed && implicitBreakpointAt(messages) === messages.length - 1;
   return {
     provider,
     shape: 'openai-chat',
-    request: marker ? { mechanism: 'marker' } : rules.cacheKey ? { mechanism: 'cache-key', key: input.cacheKey } : { mechanism: 'none' },
+    request: marker
+      ? { mechanism: 'marker' }
+      : placed
+        ? { mechanism: 'cache-key', ...key, breakpoints: { parentWarm: input.parentWarm } }
+        : rules.cacheKey
+          ? { mechanism: 'cache-key', key: input.cacheKey }
+          : { mechanism: 'none' },
     explicit: false,
     // A marked entry is written after the response (DashScope: "after model response"): the first fork's to write, even after the parent's own request.
     readable: { after: marker ? 'response-end' : 'response-start', buildMs: o.cacheBuildMs ?? preset.cacheBuildMs, required: false, fromParent: !marker },
     rules: {
       // DashScope's explicit markers have a minimum of their own ("at least 1024 tokens").
       minCacheTokens: o.minCacheTokens ?? (rules.markers && input.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : (preset.cacheMinTokens ?? 0)),
-      cacheBlockTokens: o.cacheBlockTokens ?? preset.cacheBlockTokens ?? 1,
-      toMarkerOnly: marker,
+      // GPT-5.6 and later: "the boundary is not rounded to a token block".
+      cacheBlockTokens: o.cacheBlockTokens ?? (atBreakpoints ? 1 : (preset.cacheBlockTokens ?? 1)),
+      toMarkerOnly: marker || closesHistory,
     },
     effective: marker ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
     ...(marker
       ? { note: 'DashScope explicit cache: each request marks the last shared message with cache_control; the first fork writes the entry' }
-      : input.cache === 'explicit'
+      : placed
         ? {
-            note: "explicit cache fell back to implicit: of the Chat Completions providers only DashScope takes cache_control markers (Gemini's cachedContents need a Gemini session)",
+            note: `OpenAI ${session.model as string}: the cache is exact at breakpoints; each fork's request marks the end of what every fork shares${input.parentWarm ? " and the parent's last user or tool message" : ''} (prompt_cache_breakpoint)`,
           }
-        : {}),
+        : input.cache === 'explicit'
+          ? {
+              note: "explicit cache fell back to implicit: of the Chat Completions providers only DashScope takes cache_control markers (Gemini's cachedContents need a Gemini session)",
+            }
+          : {}),
   };
 }
 
@@ -84,13 +106,14 @@ function chatModule(
 }
 
 /** OpenAI's API (prompt_cache_key routes a run to one cache). */
-export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", { cacheKey: true, markers: false });
+export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", { cacheKey: true, markers: false, breakpoints: true });
 /** DeepSeek's API (a disk cache built in seconds). */
-export const deepseekModule = chatModule('deepseek', "{ kind: 'deepseek' } (apiKey or apiKeyEnv, default DEEPSEEK_API_KEY; baseUrl)", { cacheKey: false, markers: false });
+export const deepseekModule = chatModule('deepseek', "{ kind: 'deepseek' } (apiKey or apiKeyEnv, default DEEPSEEK_API_KEY; baseUrl)", { cacheKey: false, markers: false, breakpoints: false });
 /** Alibaba Cloud's DashScope (implicit, or explicit cache_control markers). */
-export const dashscopeModule = chatModule('dashscope', "{ kind: 'dashscope' } (apiKey or apiKeyEnv, default DASHSCOPE_API_KEY; baseUrl)", { cacheKey: false, markers: true });
+export const dashscopeModule = chatModule('dashscope', "{ kind: 'dashscope' } (apiKey or apiKeyEnv, default DASHSCOPE_API_KEY; baseUrl)", { cacheKey: false, markers: true, breakpoints: false });
 /** vLLM, SGLang or any server speaking Chat Completions at a base URL. */
 export const openaiCompatibleModule = chatModule('openai-compatible', "{ kind: 'openai-compatible', baseUrl } (vLLM, SGLang, …; apiKey or apiKeyEnv)", {
   cacheKey: false,
   markers: false,
+  breakpoints: false,
 }, needsBaseUrl);
