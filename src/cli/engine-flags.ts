@@ -27,6 +27,11 @@ export const ENGINE_FLAGS = {
     group: 'Provider and pool',
     help: 'read the API key from this environment variable (default: the provider\'s:\nOPENAI_API_KEY, DEEPSEEK_API_KEY, DASHSCOPE_API_KEY, ANTHROPIC_API_KEY)',
   },
+  'reports-cached-tokens': {
+    type: 'boolean',
+    group: 'Provider and pool',
+    help: 'openai-compatible: the server reports cached tokens (vLLM with\n--enable-prompt-tokens-details, SGLang with --enable-cache-report), so a usage\nwithout them means 0; without this flag the report says unknown',
+  },
   'cache-ttl': {
     type: 'string',
     arg: '5m|1h',
@@ -58,7 +63,7 @@ export const ENGINE_FLAGS = {
     type: 'string',
     arg: 'N',
     group: 'Provider and pool',
-    help: `the provider's minimum cacheable prefix (default: the provider's documented\nminimum; ${D.minCacheTokens} for Gemini and OpenAI)`,
+    help: `the provider's minimum cacheable prefix (default: the provider's documented\nminimum for the model: OpenAI ${D.minCacheTokens}, Gemini 2,048 to 4,096)`,
   },
   'cache-build-ms': {
     type: 'string',
@@ -107,6 +112,7 @@ export interface EngineFlagValues {
   'cache-block-tokens'?: string | undefined;
   'cache-build-ms'?: string | undefined;
   'api-key-env'?: string | undefined;
+  'reports-cached-tokens'?: boolean | undefined;
   'cache-ttl'?: string | undefined;
   'call-timeout-ms'?: string | undefined;
   'max-attempts'?: string | undefined;
@@ -162,10 +168,19 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
   if (kind === 'anthropic') {
     return { kind, ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}), ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
   }
+  const reports = values['reports-cached-tokens'] === true;
+  if (reports && kind !== 'openai-compatible') {
+    throw new UsageError('--reports-cached-tokens: only for --provider openai-compatible (the other providers always report cached tokens)');
+  }
   if (kind !== undefined && CHAT_PROVIDERS.includes(kind)) {
     const chat = kind as 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
     if (chat === 'openai-compatible' && !values['base-url']) throw new UsageError('--provider openai-compatible needs --base-url (e.g. http://localhost:8000/v1)');
-    return { kind: chat, ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}), ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
+    return {
+      kind: chat,
+      ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}),
+      ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+      ...(reports ? { reportsCachedTokens: true } : {}),
+    };
   }
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;

@@ -28,7 +28,7 @@ export interface ForkEngineOptions {
   history?: HistoryMode;
   /** Warm-up releases the other forks after this long even without a first response; default 5000. */
   staggerCapMs?: number;
-  /** The provider's minimum cacheable prefix, in tokens; default: the provider's documented one (1024 for Gemini and OpenAI). */
+  /** The provider's minimum cacheable prefix, in tokens; default: the provider's documented one for the model (OpenAI 1024; Gemini 2048 for 2.5, 4096 for 3.x and 4). */
   minCacheTokens?: number;
   /** The provider caches in steps of this many tokens (OpenAI: 128); default: the provider's documented one, else 1. */
   cacheBlockTokens?: number;
@@ -251,10 +251,15 @@ function resolveProvider(provider: unknown): ProviderOption {
   if (module === undefined) {
     throw new TypeError(`ForkEngine: options.provider.kind must be ${providerKindList()}, got ${JSON.stringify(given.kind)}: ${choices()}`);
   }
-  record('provider', given, ['kind', ...(given.module !== undefined ? ['module'] : []), ...module.optionKeys]);
+  record('provider', given, ['kind', ...(given.module !== undefined ? ['module'] : []), ...module.optionKeys, ...(module.flagKeys ?? [])]);
   for (const key of module.optionKeys) {
     if (given[key] !== undefined && (typeof given[key] !== 'string' || given[key] === '')) {
       throw new TypeError(`ForkEngine: options.provider.${key} must be a non-empty string`);
+    }
+  }
+  for (const key of module.flagKeys ?? []) {
+    if (given[key] !== undefined && typeof given[key] !== 'boolean') {
+      throw new TypeError(`ForkEngine: options.provider.${key} must be true or false, got ${JSON.stringify(given[key])}`);
     }
   }
   module.checkOption?.(given);

@@ -30,6 +30,8 @@ export interface ProviderModule {
   readonly shapes: readonly SessionFormat[];
   /** The keys its `options.provider` takes besides `kind` (each a non-empty string). */
   readonly optionKeys: readonly string[];
+  /** Keys it takes as true or false. */
+  readonly flagKeys?: readonly string[];
   /** How it is given, for the error that lists every provider. */
   readonly usage: string;
   /** Checks an option further than its keys (one it cannot go without): a TypeError naming `options.provider.<key>`. */

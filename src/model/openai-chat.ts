@@ -59,7 +59,7 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
     endpoint,
     prepare: (request) => splicer.prepare(request),
     call(request, options) {
-      const reply = new ReplyAccumulator();
+      const reply = new ReplyAccumulator(config.reportsCachedTokens === true);
       let started = false;
       return {
         open: (requestOptions) => client.chat.completions.create(chatBody(request, preset.takesPromptCacheKey), requestOptions),
@@ -112,8 +112,12 @@ class ReplyAccumulator {
   private usage: TokenUsage | undefined;
   private sawChoice = false;
 
+  /** `reportsCachedTokens`: the server always reports them, so an absent field is 0 (ProviderConfig). */
+  constructor(private readonly reportsCachedTokens: boolean) {}
+
   add(chunk: ChatCompletionChunk): void {
-    this.usage = readChatUsage(chunk.usage) ?? this.usage;
+    const usage = readChatUsage(chunk.usage);
+    if (usage !== undefined) this.usage = this.reportsCachedTokens && usage.cachedTokens === null ? { ...usage, cachedTokens: 0 } : usage;
     const choice = (chunk.choices ?? []).find((c) => (c.index ?? 0) === 0);
     if (!choice) return;
     this.sawChoice = true;

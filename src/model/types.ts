@@ -135,6 +135,13 @@ export interface ProviderConfig {
   apiKey?: string;
   /** The environment variable holding the key, read where the model is called (so the descriptor carries none). */
   apiKeyEnv?: string;
+  /**
+   * openai-compatible: the server reports cached tokens (vLLM started with
+   * --enable-prompt-tokens-details, SGLang with --enable-cache-report), so a usage without
+   * `prompt_tokens_details.cached_tokens` means 0 (vLLM up to mid-2026 leaves out a 0). Without it,
+   * an absent field reads as unknown.
+   */
+  reportsCachedTokens?: boolean;
   /** Per-attempt bound on one HTTP call, ms. */
   callTimeoutMs?: number;
   retry?: RetryPolicy;

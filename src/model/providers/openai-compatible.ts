@@ -79,19 +79,24 @@ function chatConfig(kind: string, option: Readonly<Record<string, unknown>>, com
   for (const key of ['apiKey', 'apiKeyEnv', 'baseUrl'] as const) {
     if (option[key] !== undefined) config[key] = option[key] as string;
   }
+  if (option.reportsCachedTokens === true) config.reportsCachedTokens = true;
   return config;
 }
+
+
 
 function chatModule(
   kind: Exclude<ChatProviderKind, 'local'>,
   usage: string,
   rules: ChatCacheRules,
   checkOption?: ProviderModule['checkOption'],
+  flagKeys: readonly string[] = [],
 ): ProviderModule {
   return {
     kind,
     shapes: ['openai-chat'],
     optionKeys: ['apiKey', 'apiKeyEnv', 'baseUrl'],
+    flagKeys,
     usage,
     ...(checkOption ? { checkOption } : {}),
     async connect(option, common) {
@@ -112,8 +117,10 @@ export const deepseekModule = chatModule('deepseek', "{ kind: 'deepseek' } (apiK
 /** Alibaba Cloud's DashScope (implicit, or explicit cache_control markers). */
 export const dashscopeModule = chatModule('dashscope', "{ kind: 'dashscope' } (apiKey or apiKeyEnv, default DASHSCOPE_API_KEY; baseUrl)", { cacheKey: false, markers: true, breakpoints: false });
 /** vLLM, SGLang or any server speaking Chat Completions at a base URL. */
-export const openaiCompatibleModule = chatModule('openai-compatible', "{ kind: 'openai-compatible', baseUrl } (vLLM, SGLang, …; apiKey or apiKeyEnv)", {
-  cacheKey: false,
-  markers: false,
-  breakpoints: false,
-}, needsBaseUrl);
+export const openaiCompatibleModule = chatModule(
+  'openai-compatible',
+  "{ kind: 'openai-compatible', baseUrl } (vLLM, SGLang, …; apiKey or apiKeyEnv; reportsCachedTokens when the server runs with --enable-prompt-tokens-details)",
+  { cacheKey: false, markers: false, breakpoints: false },
+  needsBaseUrl,
+  ['reportsCachedTokens'],
+);
