@@ -332,13 +332,13 @@ const CACHE_MODES = ['implicit', 'explicit'] as const;
 const RETENTIONS = ['in_memory', '24h'] as const;
 
 /**
- * GPT-5.6 and later: `{ mode, ttl }` (the SDK's PromptCacheOptions: mode "implicit" by default,
- * ttl "30m" today; Azure documents "12h", so any non-empty ttl is kept as sent).
+ * GPT-5.6 and later: `{ mode, ttl }` (the SDK's PromptCacheOptions: mode "implicit" by default;
+ * "The `ttl` defaults to `30m`, which is currently the only supported value").
  */
 const PromptCacheOptionsSchema = z.strictObject(
   {
     mode: z.enum(CACHE_MODES, { error: `must be ${choices(CACHE_MODES)}` }).optional(),
-    ttl: nonEmpty('a cache ttl').optional(),
+    ttl: z.literal('30m', { error: 'must be "30m" (the only prompt cache ttl OpenAI takes today)' }).optional(),
   },
   strictFields('"prompt_cache_options"', ['mode', 'ttl']),
 );
