@@ -4,6 +4,8 @@ import type { SessionFormat } from '../session/schema.js';
 import type { FlagTable } from './flags.js';
 import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
+import { readFileSync } from 'node:fs';
+import { PriceTableSchema, type PriceTable } from '../model/prices.js';
 
 /** Flags shared by `run` and `prompt`: provider, pool and fork settings. Defaults are the engine's own. */
 export const ENGINE_FLAGS = {
@@ -58,6 +60,18 @@ export const ENGINE_FLAGS = {
     help: 'token budget of the run (prompt + output, as the provider counts them):\nonce spent, queued forks are cancelled and running forks stop before\ntheir next model call (reason: budget)',
   },
   'max-tokens-per-fork': { type: 'string', arg: 'N', group: 'Provider and pool', help: "token budget of each fork (a task's own maxTokens wins)" },
+  'max-cost': {
+    type: 'string',
+    arg: 'USD',
+    group: 'Provider and pool',
+    help: "cost cap of the run in US dollars, at the model's price (--prices, else\nforkpool's table): reached, it stops as --max-tokens does, over by at most\nthe calls in flight",
+  },
+  prices: {
+    type: 'string',
+    arg: 'FILE',
+    group: 'Provider and pool',
+    help: 'JSON prices over forkpool\'s table, USD per million tokens by model id:\n{"gpt-5.6-sol": {"input": 5, "cachedInput": 0.5, "cacheWrite": 6.25, "output": 30}}',
+  },
   'timeout-ms': { type: 'string', arg: 'N', group: 'Provider and pool', help: 'per-fork time limit' },
   'min-cache-tokens': {
     type: 'string',
@@ -107,6 +121,8 @@ export interface EngineFlagValues {
   'max-turns'?: string | undefined;
   'max-tokens'?: string | undefined;
   'max-tokens-per-fork'?: string | undefined;
+  'max-cost'?: string | undefined;
+  prices?: string | undefined;
   'timeout-ms'?: string | undefined;
   'min-cache-tokens'?: string | undefined;
   'cache-block-tokens'?: string | undefined;
@@ -271,6 +287,13 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, 
   if (maxTurns !== undefined) options.maxTurns = maxTurns;
   if (maxTokens !== undefined) options.maxTokens = maxTokens;
   if (maxTokensPerFork !== undefined) options.maxTokensPerFork = maxTokensPerFork;
+  const maxCost = values['max-cost'];
+  if (maxCost !== undefined) {
+    const amount = Number(maxCost);
+    if (!/^\d+(\.\d+)?$/.test(maxCost.trim()) || !(amount > 0)) throw new UsageError(`--max-cost: a positive amount in US dollars (e.g. 2.50), got ${quoted(maxCost)}`);
+    options.maxCost = amount;
+  }
+  if (values.prices !== undefined) options.prices = readPrices(values.prices);
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
   if (cacheBlockTokens !== undefined) options.cacheBlockTokens = cacheBlockTokens;
@@ -309,4 +332,19 @@ function nonNegativeInt(flag: string, value: string | undefined): number | undef
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag}: must be a non-negative integer (got ${quoted(value)})`);
   return Number(value);
+}
+
+/** --prices FILE: JSON as PriceTableSchema says; a file that cannot be read or is wrong is a usage error naming the file and the field. */
+function readPrices(file: string): PriceTable {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--prices ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const parsed = PriceTableSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const at = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `["${String(p)}"]`)).join('') ?? '';
+  throw new UsageError(`--prices ${file}: ${at ? `${at}: ` : ''}${issue?.message ?? 'not a price table'} (USD per million tokens by model: { "input", "cachedInput", "cacheWrite"?, "cacheWrite1h"?, "output" })`);
 }

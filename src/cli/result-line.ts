@@ -9,6 +9,8 @@ export interface ResultLine {
   turns: number;
   toolCalls: number;
   usage: ForkResult['usage'];
+  /** US dollars, at the run's model price (absent without one). */
+  costUsd?: number;
   durationMs: number;
   error?: { kind: string; message: string };
 }
@@ -22,6 +24,7 @@ export function resultLine(r: ForkResult): ResultLine {
     turns: r.turns,
     toolCalls: r.toolCalls,
     usage: r.usage,
+    ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
     durationMs: r.durationMs,
     ...(r.status !== 'completed' ? { error: r.error } : {}),
   };

@@ -2,6 +2,8 @@ import type { RunReport } from '../engine/report.js';
 
 const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
 const num = (x: number): string => x.toLocaleString('en-US');
+/** Dollars to the cent, or to 4 significant digits below a cent. */
+const usd = (x: number): string => (x >= 0.01 ? x.toFixed(2) : x.toPrecision(4));
 /** Cached tokens a provider does not report are unknown, never 0. */
 const cached = (x: number | null): string => (x === null ? 'unknown' : num(x));
 
@@ -41,9 +43,14 @@ export function summaryText(report: RunReport, providerLabel: string): string {
           `cost       input ≈ ${pct(report.inputCost.relative)} of an uncached run (${num(report.inputCost.units)} of ${num(report.inputCost.uncachedUnits)} input-token units; reads ${report.inputCost.pricing.read}×, writes ${report.inputCost.pricing.write5m}× (5 min) / ${report.inputCost.pricing.write1h}× (1 h))`,
         ]
       : []),
+    ...(report.cost
+      ? [
+          `cost       $${usd(report.cost.usd)} at ${report.cost.model}'s price${report.cost.read ? ` (read ${report.cost.read})` : ''}${report.cost.uncachedPricedCalls > 0 ? ` · ${num(report.cost.uncachedPricedCalls)} calls priced as uncached: the provider did not report cached tokens` : ''}`,
+        ]
+      : []),
     ...(budget
       ? [
-          `budget     ${num(budget.spentTokens)} tokens spent${budget.maxTokens !== undefined ? ` of ${num(budget.maxTokens)} for the run` : ''}${budget.maxTokensPerFork !== undefined ? ` · at most ${num(budget.maxTokensPerFork)} per fork` : ''}${budget.stoppedForks > 0 ? ` · ${budget.stoppedForks} fork${budget.stoppedForks === 1 ? '' : 's'} stopped by the budget` : ''}${budget.spent ? ' · run budget spent' : ''}`,
+          `budget     ${num(budget.spentTokens)} tokens spent${budget.maxTokens !== undefined ? ` of ${num(budget.maxTokens)} for the run` : ''}${budget.maxTokensPerFork !== undefined ? ` · at most ${num(budget.maxTokensPerFork)} per fork` : ''}${budget.maxCost !== undefined ? ` · $${usd(budget.spentUsd ?? 0)} of a $${budget.maxCost} cap${(budget.overshootUsd ?? 0) > 0 ? ` (over by $${usd(budget.overshootUsd ?? 0)}: calls in flight)` : ''}` : ''}${budget.stoppedForks > 0 ? ` · ${budget.stoppedForks} fork${budget.stoppedForks === 1 ? '' : 's'} stopped by the budget` : ''}${budget.spent ? ' · run budget spent' : ''}`,
         ]
       : []),
     ...report.notes.map((n) => `note       ${n}`),

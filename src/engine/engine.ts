@@ -5,6 +5,7 @@ import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../mode
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { createProvider, loadProvider, providerModule } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
+import { priceOf, type PriceTable } from '../model/prices.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
 import type { ForkTask, ParentSession, SessionFormat } from '../session/schema.js';
@@ -157,6 +158,8 @@ export class ForkEngine {
       spawnTools: new Set([AGENT_TOOL_NAME, ...o.spawnTools]),
       maxTokens: o.maxTokens,
       maxTokensPerFork: o.maxTokensPerFork,
+      price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),
+      maxCost: o.maxCost,
       retainResults: options.retainResults !== false,
       eventReplayLimit: o.eventReplayLimit,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
@@ -293,6 +296,17 @@ export class ForkEngine {
 }
 
 /** The URL of a provider module the option names (`{ kind, module }`: a provider of one's own). */
+/** The model's price for a run (undefined: none known); a cost cap needs one, so without it the fan-out is refused. */
+function runPrice(provider: string, model: string, own: PriceTable, maxCost: number | undefined): RunSettings['price'] {
+  const price = priceOf(provider, model, own);
+  if (price === undefined && maxCost !== undefined) {
+    throw new TypeError(
+      `ForkEngine.fanOut: options.maxCost needs the price of ${provider} model "${model}", and forkpool's table has none: give it in options.prices (--prices FILE): { "${model}": { "input", "cachedInput", "output" } } in USD per million tokens`,
+    );
+  }
+  return price === undefined ? undefined : { model, price };
+}
+
 function moduleUrlOf(provider: unknown): string | undefined {
   const url = (provider as { module?: unknown } | undefined)?.module;
   return typeof url === 'string' ? url : undefined;

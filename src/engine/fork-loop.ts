@@ -22,7 +22,7 @@ export interface LoopContext {
   signal: AbortSignal;
   abortReason(): 'cancelled' | 'timeout' | undefined;
   /** Set when the engine asked the fork to end before its next model call (the run's budget is spent). */
-  stopReason(): 'budget' | undefined;
+  stopReason(): 'budget' | 'cost' | undefined;
 }
 
 type Ending =
@@ -82,8 +82,10 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
 
   const budget = task.maxTokens ?? job.maxTokens;
   const stopped = (): Ending | undefined => {
-    if (ctx.stopReason() === 'budget') {
-      return { status: 'cancelled', kind: 'budget', message: "the run's token budget was spent; the fork stopped before its next model call" };
+    const stop = ctx.stopReason();
+    if (stop !== undefined) {
+      const what = stop === 'cost' ? "the run's cost cap was reached" : "the run's token budget was spent";
+      return { status: 'cancelled', kind: 'budget', message: `${what}; the fork stopped before its next model call` };
     }
     if (budget !== undefined && state.spent >= budget) {
       return { status: 'failed', kind: 'budget', message: `the fork spent its token budget: ${state.spent} of ${budget} tokens, before its next model call` };

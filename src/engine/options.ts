@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
+import { PriceTableSchema, type PriceTable } from '../model/prices.js';
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { findProvider, providerKindList, providerUsage, resolvePlan } from '../model/providers/index.js';
 import { GEMINI_MIN_CACHE_TOKENS } from '../model/providers/gemini.js';
@@ -59,6 +60,14 @@ export interface ForkEngineOptions {
   maxTokens?: number;
   /** Tokens one fork may spend (a task's own `maxTokens` wins); past them it fails with kind "budget". */
   maxTokensPerFork?: number;
+  /**
+   * US dollars one fan-out may spend, at the model's price (`prices`, else forkpool's table): once
+   * spent it stops as `maxTokens` does (kind "budget"), overshooting by at most the calls in flight.
+   * A model without a price cannot be capped so: the fan-out is refused.
+   */
+  maxCost?: number;
+  /** Prices of one's own, USD per million tokens by model id (or id prefix), over forkpool's table (src/model/prices.ts). */
+  prices?: PriceTable;
   /** Recent events a run keeps for `events({ replay: true })`; default 1000. */
   eventReplayLimit?: number;
 }
@@ -139,13 +148,15 @@ export interface ResolvedOptions {
   spawnTools: readonly string[];
   maxTokens: number | undefined;
   maxTokensPerFork: number | undefined;
+  maxCost: number | undefined;
+  prices: PriceTable;
   eventReplayLimit: number;
 }
 
 const KNOWN = [
   'provider', 'threads', 'concurrency', 'tools', 'warmup', 'cache', 'maxTurns', 'timeoutMs', 'history', 'staggerCapMs',
   'minCacheTokens', 'cacheBlockTokens', 'cacheBuildMs', 'cacheTtl', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
-  'maxTokensPerFork', 'eventReplayLimit',
+  'maxTokensPerFork', 'maxCost', 'prices', 'eventReplayLimit',
 ];
 
 /**
@@ -192,6 +203,8 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
     spawnTools: list('spawnTools', options.spawnTools, (name) => typeof name === 'string' && name !== '', 'tool names'),
     maxTokens: integer('maxTokens', options.maxTokens, 1),
     maxTokensPerFork: integer('maxTokensPerFork', options.maxTokensPerFork, 1),
+    maxCost: positive('maxCost', options.maxCost),
+    prices: options.prices === undefined ? {} : priceTable(options.prices),
     eventReplayLimit: integer('eventReplayLimit', options.eventReplayLimit, 0) ?? d.eventReplayLimit,
   };
 }
@@ -222,6 +235,23 @@ function integer(name: string, value: unknown, min: 0 | 1, max = Number.MAX_SAFE
   }
   if (value > max) throw new RangeError(`ForkEngine: options.${name} must be at most ${max}, got ${value}`);
   return value;
+}
+
+function positive(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`ForkEngine: options.${name} must be a positive number, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Prices by model: each entry as PriceTableSchema says, the first wrong one named. */
+function priceTable(value: unknown): PriceTable {
+  const parsed = PriceTableSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const at = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
+  throw new TypeError(`ForkEngine: options.prices${at}: ${issue?.message ?? 'is not a price table'} (USD per million tokens: { input, cachedInput, cacheWrite?, cacheWrite1h?, output })`);
 }
 
 /** A plain object with only the given keys (a misspelt nested option is an error, not ignored). */

@@ -75,6 +75,8 @@ export interface RunReport {
   cache: CacheMode;
   /** Present for providers that price cache reads and writes apart (Anthropic): the estimated input cost. */
   inputCost?: InputCost;
+  /** Present when the model has a price (`prices`, else forkpool's table): what the run cost. */
+  cost?: RunCost;
   /** Present when a token budget was set: what was spent and how many forks the budgets ended. */
   budget?: RunBudget;
   prefix: { id: string; bytes: number; tokens: number };
@@ -86,9 +88,24 @@ export interface RunReport {
   failures: { id: string; status: 'failed' | 'cancelled'; kind: string; message: string }[];
 }
 
+/** A run's cost in US dollars at its model's price. */
+export interface RunCost {
+  usd: number;
+  model: string;
+  /** Where the price comes from, and when it was read (absent for a price of one's own without them). */
+  source?: string;
+  read?: string;
+  /** Calls whose cached tokens the provider did not report: priced as uncached, so `usd` may be high. */
+  uncachedPricedCalls: number;
+}
+
 export interface RunBudget {
   maxTokens?: number;
   maxTokensPerFork?: number;
+  /** The cost cap, what was spent (every call that returned) and how far past the cap (calls in flight when it was reached). */
+  maxCost?: number;
+  spentUsd?: number;
+  overshootUsd?: number;
   /** Prompt + output tokens of every call that returned, as the provider counted them. */
   spentTokens: number;
   /** The run's budget ran out: queued forks were cancelled and running ones stopped. */

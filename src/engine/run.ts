@@ -12,7 +12,8 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type CancelKind, type ForkResult } from './thread-wire.js';
 import { emptyCancelled } from './results.js';
-import { addCached } from '../model/types.js';
+import { addCached, type TokenUsage } from '../model/types.js';
+import { costOf, type ModelPrice } from '../model/prices.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
@@ -46,6 +47,10 @@ export interface RunSettings {
   maxTokens: number | undefined;
   /** Tokens one fork may spend (a task's own maxTokens wins). */
   maxTokensPerFork: number | undefined;
+  /** The model's price, when one is known: calls are costed as they return. */
+  price: { model: string; price: ModelPrice } | undefined;
+  /** US dollars the whole run may spend (needs `price`); then it stops as with maxTokens. */
+  maxCost: number | undefined;
   /** false: results go to onResult listeners and are not kept (results() is unavailable, report() has no per-fork rows). */
   retainResults: boolean;
   /** How many recent events the run keeps for `events({ replay: true })`. */
@@ -131,9 +136,16 @@ export class FanOutRun {
   /** The settings' plan, with the explicit caches once they are made. */
   private plan: CachePlan;
   private spentTokens = 0;
+  private spentUsd = 0;
+  /** Calls costed as uncached because the provider did not report cached tokens. */
+  private uncachedPricedCalls = 0;
+  /** Cost the turn events reported so far, per fork in flight (the result settles the rest). */
+  private readonly countedUsd = new Map<number, number>();
   /** Tokens counted so far per running fork (from its turn events, which may trail its result). */
   private readonly countedTokens = new Map<number, number>();
   private budgetSpent = false;
+  /** Which budget ended the run: its tokens, or its cost cap. */
+  private stopReason: 'budget' | 'cost' = 'budget';
   private readonly totals: Totals = {
     completed: 0,
     failed: 0,
@@ -321,11 +333,25 @@ export class FanOutRun {
             },
           }
         : {}),
-      ...(this.settings.maxTokens !== undefined || this.settings.maxTokensPerFork !== undefined || t.budgetStopped > 0
+      ...(this.settings.price !== undefined
+        ? {
+            cost: {
+              usd: this.spentUsd,
+              model: this.settings.price.model,
+              ...(this.settings.price.price.source !== undefined ? { source: this.settings.price.price.source } : {}),
+              ...(this.settings.price.price.read !== undefined ? { read: this.settings.price.price.read } : {}),
+              uncachedPricedCalls: this.uncachedPricedCalls,
+            },
+          }
+        : {}),
+      ...(this.settings.maxTokens !== undefined || this.settings.maxTokensPerFork !== undefined || this.settings.maxCost !== undefined || t.budgetStopped > 0
         ? {
             budget: {
               ...(this.settings.maxTokens !== undefined ? { maxTokens: this.settings.maxTokens } : {}),
               ...(this.settings.maxTokensPerFork !== undefined ? { maxTokensPerFork: this.settings.maxTokensPerFork } : {}),
+              ...(this.settings.maxCost !== undefined
+                ? { maxCost: this.settings.maxCost, spentUsd: this.spentUsd, overshootUsd: Math.max(0, this.spentUsd - this.settings.maxCost) }
+                : {}),
               spentTokens: this.spentTokens,
               spent: this.budgetSpent,
               stoppedForks: t.budgetStopped,
@@ -464,7 +490,9 @@ export class FanOutRun {
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
         const tokens = event.usage.promptTokens + event.usage.outputTokens;
         this.countedTokens.set(index, (this.countedTokens.get(index) ?? 0) + tokens);
-        this.spend(tokens);
+        const usd = this.costOfCall(event.usage);
+        this.countedUsd.set(index, (this.countedUsd.get(index) ?? 0) + usd);
+        this.spend(tokens, usd);
       },
       onToolCall: (call, outcome) => {
         if (this.live.get(index)?.state !== 'running') return; // a tool aborted after its fork ended
@@ -479,7 +507,7 @@ export class FanOutRun {
     });
     this.live.set(index, { state: 'running', task, channel, since: performance.now() });
     this.log.push(startedEvent(task));
-    if (this.budgetSpent) channel.stop('budget');
+    if (this.budgetSpent) channel.stop(this.stopReason);
     void result
       .then((r) => this.settle(index, r))
       .finally(() => {
@@ -502,17 +530,34 @@ export class FanOutRun {
   }
 
   /**
-   * Counts tokens as calls return. Once the run's budget is spent, queued forks are cancelled, no
-   * more tasks are taken, and running forks end before their next model call (calls in flight
-   * finish: they are paid for).
+   * Counts tokens and dollars as calls return. Once the run's token budget or cost cap is spent,
+   * queued forks are cancelled, no more tasks are taken, and running forks end before their next
+   * model call (calls in flight finish: they are paid for).
    */
-  private spend(tokens: number): void {
+  private spend(tokens: number, usd: number): void {
     this.spentTokens += tokens;
+    this.spentUsd += usd;
+    if (this.budgetSpent) return;
     const limit = this.settings.maxTokens;
-    if (limit === undefined || this.budgetSpent || this.spentTokens < limit) return;
+    const cap = this.settings.maxCost;
+    const tokensOut = limit !== undefined && this.spentTokens >= limit;
+    if (!tokensOut && (cap === undefined || this.spentUsd < cap)) return;
     this.budgetSpent = true;
-    this.cancelQueuedAndRest({ why: `the run's token budget was spent (${this.spentTokens} of ${limit} tokens) before it started`, kind: 'budget' });
-    for (const live of this.live.values()) if (live.state === 'running') live.channel.stop('budget');
+    this.stopReason = tokensOut ? 'budget' : 'cost';
+    const why = tokensOut
+      ? `the run's token budget was spent (${this.spentTokens} of ${limit} tokens) before it started`
+      : `the run's cost cap was reached ($${this.spentUsd.toFixed(4)} of $${cap}) before it started`;
+    this.cancelQueuedAndRest({ why, kind: 'budget' });
+    for (const live of this.live.values()) if (live.state === 'running') live.channel.stop(this.stopReason);
+  }
+
+  /** One call's cost in dollars at the run's price (0 without one); a call without cached tokens is priced uncached and counted. */
+  private costOfCall(usage: TokenUsage): number {
+    const price = this.settings.price;
+    if (price === undefined) return 0;
+    const cost = costOf(usage, price.price);
+    if (cost.cachedUnknown) this.uncachedPricedCalls++;
+    return cost.usd;
   }
 
   /**
@@ -576,9 +621,12 @@ export class FanOutRun {
       // The result and the fork's turn events travel on different channels: count what the events have not.
       const uncounted = result.usage.promptTokens + result.usage.outputTokens - (this.countedTokens.get(index) ?? 0);
       this.countedTokens.delete(index);
-      if (uncounted > 0) this.spend(uncounted);
+      const price = this.settings.price;
+      const uncountedUsd = price === undefined ? 0 : costOf(result.usage, price.price).usd - (this.countedUsd.get(index) ?? 0);
+      this.countedUsd.delete(index);
+      if (uncounted > 0 || uncountedUsd > 1e-12) this.spend(Math.max(0, uncounted), Math.max(0, uncountedUsd));
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
-      result = { ...result, durationMs: Math.round(performance.now() - live.since) };
+      result = { ...result, durationMs: Math.round(performance.now() - live.since), ...(price ? { costUsd: costOf(result.usage, price.price).usd } : {}) };
     }
     // Nothing of the task stays behind unless results are retained.
     this.live.delete(index);

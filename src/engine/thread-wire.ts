@@ -41,6 +41,8 @@ interface ForkResultBase {
   turns: number;
   toolCalls: number;
   usage: TokenUsage;
+  /** What the fork's calls cost in US dollars, at the run's model price (absent without one). */
+  costUsd?: number;
   durationMs: number;
   /** Model calls that needed more than one attempt, summed over the fork. */
   retries: number;
@@ -52,7 +54,7 @@ interface ForkResultBase {
 export type ForkResult =
   | (ForkResultBase & { status: 'completed'; output?: unknown })
   | (ForkResultBase & { status: 'failed'; error: Failure<FailureKind> })
-  /** `budget`: the run's token budget was spent, so the fork was stopped (queued, or at its next model call). */
+  /** `budget`: the run's token budget or cost cap was spent, so the fork was stopped (queued, or at its next model call). */
   | (ForkResultBase & { status: 'cancelled'; error: Failure<CancelKind> });
 
 export type CancelKind = 'cancelled' | 'budget';
@@ -134,10 +136,10 @@ export function isCancelMessage(value: unknown): value is CancelMessage {
 }
 
 export const STOP_MESSAGE = 'forkpool:stop';
-/** Stop before the next model call (what is in flight was already paid for): the run's budget is spent. */
+/** Stop before the next model call (what is in flight was already paid for): the run's token budget (`budget`) or cost cap (`cost`) is spent. */
 export interface StopMessage {
   type: typeof STOP_MESSAGE;
-  reason: 'budget';
+  reason: 'budget' | 'cost';
 }
 
 export function isStopMessage(value: unknown): value is StopMessage {

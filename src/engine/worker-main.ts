@@ -47,7 +47,7 @@ export async function runForkWith(
     reason ??= why;
     controller.abort(new Error(why));
   };
-  let stopReason: 'budget' | undefined;
+  let stopReason: 'budget' | 'cost' | undefined;
   const host = connectHost(job.port, () => abort('cancelled'), undefined, (why) => (stopReason ??= why));
   const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
   try {
