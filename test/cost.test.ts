@@ -44,7 +44,7 @@ async function withEngine<T>(options: Partial<Parameters<typeof ForkEngine.creat
   }
 }
 
-const session = (model: string) => ({ ...openAIChatSession(tools, { marker: 'MARKER-C057' }), model });
+const session = (model: string, marker = 'MARKER-C057') => ({ ...openAIChatSession(tools, { marker }), model });
 const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, directive: `Part ${i}.\nREPLY done` }));
 
 describe('the cost of a run', () => {
@@ -116,18 +116,19 @@ describe('a cost cap', () => {
 describe('the CLI', () => {
   const TASKS = writeTasks(tmp, tasks(12));
   const sessionFile = join(tmp, 'session.json');
-  writeFileSync(sessionFile, JSON.stringify(session('gpt-5.6-sol')));
+  // A prefix of its own: cold on the shared server, so its first fork pays the whole prefix.
+  writeFileSync(sessionFile, JSON.stringify(session('gpt-5.6-sol', 'MARKER-C11')));
 
   it('--max-cost with --prices stops the run, says so in the summary, and prices each --out line', async () => {
     const prices = join(tmp, 'prices.json');
     writeFileSync(prices, JSON.stringify({ 'gpt-5.6-sol': PRICE }));
     const out = join(tmp, 'capped.jsonl');
     const run = await runCli(
-      ['run', '--session', sessionFile, '--tasks', TASKS, '--provider', 'openai', '--base-url', `${server.url}/v1`, '--concurrency', '1', '--max-cost', '0.02', '--prices', prices, '--out', out],
+      ['run', '--session', sessionFile, '--tasks', TASKS, '--provider', 'openai', '--base-url', `${server.url}/v1`, '--concurrency', '1', '--max-cost', '0.01', '--prices', prices, '--out', out],
       { env: { OPENAI_API_KEY: KEY } },
     );
     expect(run.stderr).not.toContain(KEY);
-    expect(run.stdout).toMatch(/budget .*of a \$0\.02 cap/);
+    expect(run.stdout).toMatch(/budget .*of a \$0\.01 cap/);
     expect(run.stdout).toMatch(/cost {7}\$\d/);
     const lines = jsonLines(readFileSync(out, 'utf8'));
     const ran = lines.filter((l) => typeof l.costUsd === 'number');

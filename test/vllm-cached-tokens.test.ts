@@ -50,7 +50,7 @@ describe('cached tokens a server does not report', () => {
     await expect(ForkEngine.create({ provider: { kind: 'openai-compatible', baseUrl: `${server.url}/v1`, reportsCachedTokens: 'yes' as unknown as boolean } })).rejects.toThrow(
       'options.provider.reportsCachedTokens must be true or false, got "yes"',
     );
-    await expect(ForkEngine.create({ provider: { kind: 'openai', apiKey: 'k', reportsCachedTokens: true } as never })).rejects.toThrow(/reportsCachedTokens/);
+    await expect(ForkEngine.create({ provider: { kind: 'openai', apiKey: 'k', reportsCachedTokens: true } })).rejects.toThrow(/reportsCachedTokens/);
     const run = await runCli(['run', '--session', 'examples/openai-session.json', '--tasks', '-', '--provider', 'deepseek', '--reports-cached-tokens']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--reports-cached-tokens: only for --provider openai-compatible');

@@ -59,6 +59,8 @@ export interface RunSettings {
   onResponseStart?: (taskId: string, turn: number) => void;
 }
 
+const FIVE_MINUTES_MS = 5 * 60_000;
+
 /** A task taken and not yet terminal: the only tasks a run holds (at most the read-ahead plus the forks in flight). */
 type Live =
   | { state: 'queued'; task: ForkTask }
@@ -295,6 +297,13 @@ export class FanOutRun {
     }
     if (!this.settings.retainResults) notes.push('results were not retained (retainResults: false): no per-fork rows; totals cover every fork.');
     if (this.stoppedBy) notes.push(`tasks stopped at a bad one (the forks before it ran): ${this.stoppedBy.message}`);
+    const request = this.plan.request;
+    // Anthropic bills 1-hour writes 2× input and 5-minute ones 1.25×: the longer TTL pays only for a run (or a reuse) past 5 minutes.
+    if (request.mechanism === 'breakpoints' && request.ttl === '1h' && this.endedAt !== undefined && wallMs < FIVE_MINUTES_MS) {
+      notes.push(
+        `1-hour cache breakpoints: their writes cost 2× input where 5-minute ones cost 1.25×, and this run ended in ${Math.round(wallMs / 1000)} s, within 5 minutes: cacheTtl '5m' (--cache-ttl 5m) would have served it for less, unless the prefix is reused later`,
+      );
+    }
     return {
       forks: {
         total: all?.length ?? this.taken,

@@ -11,12 +11,12 @@ export type BuiltInProviderOption =
    * `apiKeyEnv`: the environment variable to read the key from, in whichever process calls the
    * model (default: the preset's, e.g. OPENAI_API_KEY), so the descriptor itself holds no key.
    */
-  | { kind: Exclude<ChatProviderKind, 'openai-compatible'>; apiKey?: string; apiKeyEnv?: string; baseUrl?: string }
   /**
-   * vLLM, SGLang, …: `reportsCachedTokens` when the server runs with --enable-prompt-tokens-details
-   * (SGLang: --enable-cache-report): a usage without cached tokens then means 0, not unknown.
+   * `reportsCachedTokens` (openai-compatible only: vLLM, SGLang, …) when the server runs with
+   * --enable-prompt-tokens-details (SGLang: --enable-cache-report): a usage without cached tokens then
+   * means 0, not unknown. The other kinds refuse it (they always report cached tokens).
    */
-  | { kind: 'openai-compatible'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string; reportsCachedTokens?: boolean }
+  | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string; reportsCachedTokens?: boolean }
   /** Anthropic's Messages API: the key from `apiKey`, else `apiKeyEnv` (default ANTHROPIC_API_KEY). */
   | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
 
