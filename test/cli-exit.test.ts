@@ -15,9 +15,15 @@ function ends(args: string[], opts: { input?: string; stopWhen?: RegExp } = {}):
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: offlineEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
+    let stopping = false;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
-      if (opts.stopWhen?.test(out)) child.kill('SIGTERM');
+      // One SIGTERM, as a supervisor sends it: the output goes on matching after the first, and a
+      // second signal after the first was handled would end the process by the signal's default.
+      if (!stopping && opts.stopWhen?.test(out)) {
+        stopping = true;
+        child.kill('SIGTERM');
+      }
     });
     child.stderr.resume();
     const bound = setTimeout(() => {
