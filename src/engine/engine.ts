@@ -295,7 +295,6 @@ export class ForkEngine {
   }
 }
 
-/** The URL of a provider module the option names (`{ kind, module }`: a provider of one's own). */
 /** The model's price for a run (undefined: none known); a cost cap needs one, so without it the fan-out is refused. */
 function runPrice(provider: string, model: string, own: PriceTable, maxCost: number | undefined): RunSettings['price'] {
   const price = priceOf(provider, model, own);
@@ -307,6 +306,7 @@ function runPrice(provider: string, model: string, own: PriceTable, maxCost: num
   return price === undefined ? undefined : { model, price };
 }
 
+/** The URL of a provider module the option names (`{ kind, module }`: a provider of one's own). */
 function moduleUrlOf(provider: unknown): string | undefined {
   const url = (provider as { module?: unknown } | undefined)?.module;
   return typeof url === 'string' ? url : undefined;

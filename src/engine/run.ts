@@ -631,11 +631,12 @@ export class FanOutRun {
       const uncounted = result.usage.promptTokens + result.usage.outputTokens - (this.countedTokens.get(index) ?? 0);
       this.countedTokens.delete(index);
       const price = this.settings.price;
-      const uncountedUsd = price === undefined ? 0 : costOf(result.usage, price.price).usd - (this.countedUsd.get(index) ?? 0);
+      const forkUsd = price === undefined ? undefined : costOf(result.usage, price.price).usd;
+      const uncountedUsd = forkUsd === undefined ? 0 : forkUsd - (this.countedUsd.get(index) ?? 0);
       this.countedUsd.delete(index);
       if (uncounted > 0 || uncountedUsd > 1e-12) this.spend(Math.max(0, uncounted), Math.max(0, uncountedUsd));
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
-      result = { ...result, durationMs: Math.round(performance.now() - live.since), ...(price ? { costUsd: costOf(result.usage, price.price).usd } : {}) };
+      result = { ...result, durationMs: Math.round(performance.now() - live.since), ...(forkUsd !== undefined ? { costUsd: forkUsd } : {}) };
     }
     // Nothing of the task stays behind unless results are retained.
     this.live.delete(index);

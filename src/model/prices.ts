@@ -74,11 +74,12 @@ const TABLE: Readonly<Record<string, Readonly<Record<string, ModelPrice>>>> = {
 
 /** The price of a model: the run's own (by the longest matching id prefix) over the table's for its provider; undefined when neither has one. */
 export function priceOf(provider: string, model: string, own: PriceTable = {}): ModelPrice | undefined {
-  const id = model.replace(/^models\//, '');
-  return longestPrefix(own, id) ?? longestPrefix(TABLE[provider] ?? {}, id);
+  return byModelPrefix(own, model) ?? byModelPrefix(TABLE[provider] ?? {}, model);
 }
 
-function longestPrefix(table: Readonly<Record<string, ModelPrice>>, id: string): ModelPrice | undefined {
+/** A per-model table's entry for a model id: the longest key the id starts with (Gemini's `models/` prefix ignored); undefined when none does. */
+export function byModelPrefix<T>(table: Readonly<Record<string, T>>, model: string): T | undefined {
+  const id = model.replace(/^models\//, '');
   let best: string | undefined;
   for (const key of Object.keys(table)) if (id.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
   return best === undefined ? undefined : table[best];

@@ -1,6 +1,7 @@
 import { createGenaiProvider } from '../genai.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
+import { byModelPrefix } from '../prices.js';
 
 /**
  * Gemini's smallest cacheable prompt for a model the table below does not know, and the simulator's
@@ -27,12 +28,7 @@ const GEMINI_MIN_CACHE_TOKENS_BY_MODEL: Readonly<Record<string, number>> = {
 
 /** The documented minimum cacheable prompt of a Gemini model (a `models/` prefix is ignored); unknown models get GEMINI_MIN_CACHE_TOKENS. */
 export function geminiMinCacheTokens(model: string): number {
-  const id = model.replace(/^models\//, '');
-  let best: string | undefined;
-  for (const key of Object.keys(GEMINI_MIN_CACHE_TOKENS_BY_MODEL)) {
-    if (id.startsWith(key) && (best === undefined || key.length > best.length)) best = key;
-  }
-  return best === undefined ? GEMINI_MIN_CACHE_TOKENS : (GEMINI_MIN_CACHE_TOKENS_BY_MODEL[best] ?? GEMINI_MIN_CACHE_TOKENS);
+  return byModelPrefix(GEMINI_MIN_CACHE_TOKENS_BY_MODEL, model) ?? GEMINI_MIN_CACHE_TOKENS;
 }
 
 /**
