@@ -191,13 +191,18 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
   it('deepseek: prompt_cache_hit_tokens and prompt_cache_miss_tokens, usable only once built', async () => {
     const building = await serve({ usage: 'deepseek', openaiCache: { buildDelayMs: 600_000 } });
     await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') });
-    const early = (await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY b') })).usage as unknown as Record<string, number>;
+    // The very same prompt: its unit is still being built.
+    const early = (await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') })).usage as unknown as Record<string, number>;
     expect(early.prompt_cache_hit_tokens).toBe(0);
     expect(early.prompt_cache_miss_tokens).toBe(early.prompt_tokens);
 
     const { ai } = await serve({ usage: 'deepseek', openaiCache: { buildDelayMs: 0 } });
     await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') });
-    const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY b') })).usage as unknown as Record<string, number>;
+    // Cache prefix units (local-server-deepseek-units.test.ts): b matches no whole unit of a's, and makes
+    // the prefix they share one; c hits it.
+    const second = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY b') })).usage as unknown as Record<string, number>;
+    expect(second.prompt_cache_hit_tokens).toBe(0);
+    const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY c') })).usage as unknown as Record<string, number>;
     expect(usage.prompt_cache_hit_tokens).toBeGreaterThanOrEqual(448);
     expect(usage.prompt_cache_hit_tokens % 64).toBe(0);
     expect(usage.prompt_cache_hit_tokens + usage.prompt_cache_miss_tokens).toBe(usage.prompt_tokens);

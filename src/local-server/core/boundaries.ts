@@ -25,11 +25,16 @@ export interface Boundary {
   key: string;
 }
 
+/** The key of a prefix: the model and the chain's mark where it ends (also for a prefix past the prompt: a reply). */
+export function boundaryKey(model: string, mark: string): string {
+  return `${model}\0${mark}`;
+}
+
 /** Keys of the prefixes ending at each of `messages` (indexes, ascending). */
 export function boundaries(rendering: MessageRendering, messages: readonly number[]): Boundary[] {
   return messages.map((message) => ({
     message,
     tokens: countTokens(rendering.messageEnds[message] as number),
-    key: `${rendering.model}\0${rendering.marks[message] as string}`,
+    key: boundaryKey(rendering.model, rendering.marks[message] as string),
   }));
 }

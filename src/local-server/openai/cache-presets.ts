@@ -1,4 +1,5 @@
 import type { PrefixCacheConfig } from '../core/prefix-cache.js';
+import { DEEPSEEK_UNIT_GRANULARITY_TOKENS, DEEPSEEK_UNIT_INTERVAL_TOKENS } from '../../model/deepseek-units.js';
 
 /**
  * The simulated prompt cache of each OpenAI-compatible provider, in one table. Numbers come from
@@ -22,13 +23,26 @@ export interface MarkerCacheRules {
   maxMarkers: number;
 }
 
+/**
+ * DeepSeek's cache prefix units (prefix-units.ts, unit-cache.ts): a hit needs a whole unit; units end
+ * where a prompt or a reply ends, at common prefixes across requests, and every `intervalTokens`.
+ */
+export interface UnitRules {
+  intervalTokens: number;
+}
+
 export interface ChatCachePreset {
-  /** The automatic prefix cache (chained blocks, LRU, TTL refreshed on use). */
+  /**
+   * The automatic prefix cache (chained blocks, LRU, TTL refreshed on use). With `units`, its numbers
+   * are the units' instead: block = the granularity, minimum, TTL, build delay, capacity.
+   */
   implicit: PrefixCacheConfig;
   /** A fully cached prompt still recomputes its last token: at most prompt − 1 tokens hit (vLLM). */
   recomputeLastToken: boolean;
   /** Explicit `cache_control` markers (DashScope): when present they replace the implicit cache for that request. */
   markers?: MarkerCacheRules;
+  /** Cache prefix units (DeepSeek) instead of chained blocks. */
+  units?: UnitRules;
 }
 
 /** Capacity of every simulated cache, as the Gemini side's default (a simulator's bound, not a provider's). */
@@ -50,17 +64,23 @@ export const CHAT_CACHE_PRESETS: Readonly<Record<UsagePreset, ChatCachePreset>> 
     recomputeLastToken: false,
   },
   deepseek: {
+    // api-docs.deepseek.com/guides/kv_cache: "Each cached prefix is an independent, complete unit. A subsequent
+    // request can only hit the cache if it fully matches a cache prefix unit." (src/model/deepseek-units.ts)
     implicit: {
-      // api-docs.deepseek.com (news0802, earlier kv_cache page): "The cache system uses 64 tokens as a storage unit; content less than 64 tokens will not be cached."
-      minTokens: 64,
-      blockTokens: 64,
+      // The current page gives no minimum; the earlier one (news0802): "The cache system uses 64 tokens as a storage
+      // unit; content less than 64 tokens will not be cached." 64 is the smallest unit and the common-prefix step.
+      minTokens: DEEPSEEK_UNIT_GRANULARITY_TOKENS,
+      blockTokens: DEEPSEEK_UNIT_GRANULARITY_TOKENS,
       // api-docs.deepseek.com/guides/kv_cache: "usually within a few hours to a few days" — 4 hours is our choice within that
       ttlMs: 14_400_000,
-      // same page: "Cache construction takes seconds." — 2 s is our choice
+      // same page: "Cache construction takes seconds." — 2 s is our choice: a unit is usable 2 s after it is created
       buildDelayMs: 2_000,
+      // a bound on units and on the record of recent prompts (unit-cache.ts), as many entries as 64-token blocks
       capacityTokens: CAPACITY_TOKENS,
     },
     recomputeLastToken: false,
+    // same page: "the system will carve out cache prefix units at fixed token intervals" — no number: 4,096 is ours
+    units: { intervalTokens: DEEPSEEK_UNIT_INTERVAL_TOKENS },
   },
   dashscope: {
     implicit: {

@@ -5,12 +5,15 @@ import type { ChatRequest } from './wire.js';
 import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from '../core/prefix-cache.js';
 import { createBreakpointCache, type BreakpointUse } from './breakpoint-cache.js';
 import { takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
+import type { AssistantReply } from './translate.js';
+import { createUnitCache } from './unit-cache.js';
 
 /**
  * The Chat Completions routes' prompt cache: the preset's implicit prefix cache (core/prefix-cache.ts
  * over the chat rendering), and for DashScope the explicit entries written at `cache_control`
  * markers. A request with markers uses only the explicit cache ("mutually exclusive"). OpenAI's
- * models from GPT-5.6 on use only entries written at breakpoints (breakpoint-cache.ts).
+ * models from GPT-5.6 on use only entries written at breakpoints (breakpoint-cache.ts). DeepSeek's
+ * cache is made of cache prefix units instead of blocks (unit-cache.ts).
  */
 
 export interface ChatCacheUse {
@@ -28,6 +31,7 @@ export interface ChatCacheUse {
 
 export interface ChatCache {
   readonly preset: UsagePreset;
+  /** The block cache; with DeepSeek's units, the record of recent prompts' blocks where common prefixes are found. */
   readonly implicit: PrefixCache;
   /** The model caches at breakpoints (OpenAI's from GPT-5.6 on): render its requests at parts. */
   atBreakpoints(model: string): boolean;
@@ -35,9 +39,11 @@ export interface ChatCache {
   lookup(request: ChatRequest, rendering: ChatRendering): ChatCacheUse;
   /** Prefill ended: the implicit cache admits the prompt's blocks. */
   prefillDone(rendering: ChatRendering, use: ChatCacheUse): void;
-  /** The response has ended: explicit entries are created. */
-  responseDone(use: ChatCacheUse): void;
+  /** The response has ended: explicit entries are created, and DeepSeek's unit at the end of the reply. */
+  responseDone(rendering: ChatRendering, use: ChatCacheUse, reply: AssistantReply): void;
   explicitEntries(): number;
+  /** DeepSeek's cache prefix units held (0 for the other presets). */
+  unitEntries(): number;
 }
 
 const MAX_MARKER_ENTRIES = 100_000;
@@ -60,7 +66,9 @@ function candidates(marked: readonly number[], lookback: number): number[] {
 
 export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCacheConfig> = {}, now: () => number = Date.now): ChatCache {
   const rules = CHAT_CACHE_PRESETS[preset];
-  const implicit = createPrefixCache({ ...rules.implicit, ...overrides }, now);
+  const config: PrefixCacheConfig = { ...rules.implicit, ...overrides };
+  const units = rules.units ? createUnitCache(config, rules.units, now) : undefined;
+  const implicit = units?.seen ?? createPrefixCache(config, now);
   const { blockTokens } = implicit.config;
   /** Explicit entries: boundary key → tokens and expiry; Map order is LRU order. */
   const entries = new Map<string, { tokens: number; expires: number }>();
@@ -102,6 +110,7 @@ export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCa
       }
       const explicit = rules.markers ? lookupMarkers(request, rendering, rules.markers) : undefined;
       if (explicit) return explicit;
+      if (units) return { cached: units.lookup(rendering), created: 0, explicit: false, writes: [] };
       const { keys, tokens } = rendering.prompt;
       let cached = implicit.lookup(keys, tokens);
       if (rules.recomputeLastToken) cached = Math.min(cached, Math.floor((tokens - 1) / blockTokens) * blockTokens);
@@ -109,9 +118,11 @@ export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCa
     },
     prefillDone(rendering, use) {
       if (use.breakpoints) breakpointCache.write(use.breakpoints);
+      else if (units) units.prefillDone(rendering);
       else if (!use.explicit) implicit.admit(rendering.prompt.keys, rendering.prompt.tokens);
     },
-    responseDone(use) {
+    responseDone(rendering, use, reply) {
+      units?.responseDone(rendering, reply);
       const markers = rules.markers;
       if (!markers) return;
       const expires = now() + markers.ttlMs;
@@ -122,5 +133,6 @@ export function createChatCache(preset: UsagePreset, overrides: Partial<PrefixCa
       while (entries.size > MAX_MARKER_ENTRIES) entries.delete(entries.keys().next().value as string);
     },
     explicitEntries: () => entries.size + breakpointCache.entries(),
+    unitEntries: () => units?.units.entries() ?? 0,
   };
 }

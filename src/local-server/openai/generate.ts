@@ -67,7 +67,8 @@ export async function serveChatCompletions(state: ServerState, body: JsonObject,
     ex.res.end(fault === 'malformed' ? text.slice(0, Math.floor(text.length / 2)) : text);
     sent = 200;
   }
-  // DashScope's explicit entries exist only once the response has ended ("Cache creation occurs after model response").
-  if (sent === 200) state.chat.responseDone(cache);
+  // DashScope's explicit entries exist only once the response has ended ("Cache creation occurs after model response"),
+  // and DeepSeek's unit at "the end position of the model output" once there is an output.
+  if (sent === 200) state.chat.responseDone(rendering, cache, reply);
   return sent;
 }

@@ -2,7 +2,7 @@ import type { ChatContentPart, ChatMessage, ChatRequest } from './wire.js';
 import type { MessageRendering } from '../core/boundaries.js';
 import { CHARS_PER_TOKEN } from '../core/chain.js';
 import { bodySpans, bytesOf, elementBytes } from '../core/json-spans.js';
-import { hashPrompt, startOf, type PromptUnit, type SentBody } from '../core/prompt-hash.js';
+import { hashPrompt, startOf, type HashedPrompt, type PromptUnit, type SentBody } from '../core/prompt-hash.js';
 
 /**
  * The prompt of a Chat Completions request as the simulated cache sees it: the tool declarations
@@ -18,6 +18,8 @@ import { hashPrompt, startOf, type PromptUnit, type SentBody } from '../core/pro
  * which message and part each one ends and whether it carries a breakpoint.
  */
 export interface ChatRendering extends MessageRendering {
+  /** With the chain after the whole prompt: what a reply appended to it renders to (unit-ends.ts). */
+  prompt: HashedPrompt;
   parts?: RenderedPart[];
 }
 
@@ -44,6 +46,11 @@ function messagePieces(message: ChatMessage): { pieces: string[]; breakpoints: b
   return { pieces, breakpoints: parts.map((part) => part.prompt_cache_breakpoint !== undefined) };
 }
 
+/** A message as the cache sees it (not at parts): the JSON it was sent as, one line. */
+export function messageText(message: ChatMessage): string {
+  return `${JSON.stringify(message)}\n`;
+}
+
 export function renderChat(request: ChatRequest, blockTokens: number, sent?: SentBody, atParts = false): ChatRendering {
   const spans = sent ? bodySpans(sent.bytes, 'messages') : undefined;
   const messages = sent && spans ? elementBytes(sent.bytes, spans, request.messages.length) : undefined;
@@ -56,7 +63,7 @@ export function renderChat(request: ChatRequest, blockTokens: number, sent?: Sen
   const parts: RenderedPart[] = [];
   request.messages.forEach((message, i) => {
     if (!atParts) {
-      units.push({ kind: 'chat.message', source: messages?.[i], marked: true, render: () => [`${JSON.stringify(message)}\n`] });
+      units.push({ kind: 'chat.message', source: messages?.[i], marked: true, render: () => [messageText(message)] });
       return;
     }
     const { pieces, breakpoints } = messagePieces(message);
