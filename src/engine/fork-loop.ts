@@ -79,6 +79,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   let repaired = false;
   // For tokens-per-minute limits: the prefix at first, then what the last call sent and got.
   let tokenEstimate = explicitTokens !== undefined ? 0 : job.prefixTokens;
+  // Anthropic's cache diagnostics, on every call (free, GA): each names the response before it, the
+  // first the job's (or none, null: opting in so that the second can name it). Others ignore it.
+  let previousResponseId: string | null = job.previousResponseId ?? null;
 
   const budget = task.maxTokens ?? job.maxTokens;
   const stopped = (): Ending | undefined => {
@@ -104,6 +107,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
         signal: ctx.signal,
         gate,
         tokenEstimate,
+        previousResponseId,
         onResponseStart: () => {
           if (!announced) ctx.host.report({ type: 'response_start', turn });
           announced = true;
@@ -122,7 +126,14 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
     state.spent += tokenEstimate;
     // What a call shares with others is the engine's to work out (cache-accounting.ts), not the worker's.
-    state.calls.push(explicitTokens !== undefined ? { ...outcome.usage, explicitTokens } : { ...outcome.usage });
+    state.calls.push({
+      ...outcome.usage,
+      ...(explicitTokens !== undefined ? { explicitTokens } : {}),
+      ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
+      ...(outcome.diagnosedAgainst !== undefined ? { diagnosedAgainst: outcome.diagnosedAgainst } : {}),
+      ...(outcome.cacheMiss !== undefined ? { cacheMiss: outcome.cacheMiss } : {}),
+    });
+    previousResponseId = outcome.responseId ?? null;
     conversation.push(outcome.message);
     const reply = viewMessage(outcome.message);
     const calls = reply.calls;

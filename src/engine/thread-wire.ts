@@ -5,7 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Failure } from '../failure.js';
 import type { CachePlan } from '../model/plan.js';
-import type { AttemptStatus, ProviderConfig, TokenUsage } from '../model/types.js';
+import type { AttemptStatus, ProviderConfig, ResponseDiagnostics, TokenUsage } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
 
@@ -23,8 +23,12 @@ export type FailureKind =
   /** The fork spent its own token budget. */
   | 'budget';
 
-/** One model call's usage, kept so the report can compute the theoretical cache maximum. */
-export interface CallRecord extends TokenUsage {
+/**
+ * One model call's usage, kept so the report can compute the theoretical cache maximum; with
+ * Anthropic, its response id and the cache diagnostics of its prompt against the response it named
+ * (the fork's previous call's, or for its first call the job's previousResponseId).
+ */
+export interface CallRecord extends TokenUsage, ResponseDiagnostics {
   /** For a fork's first call: the tokens its siblings of the same seed window share (estimated). */
   sharedTokens?: number;
   /** For a fork's first call: the tokens every fork of the prefix shares, whatever its window. */
@@ -79,6 +83,12 @@ export interface ForkJob {
   toolTimeoutMs: number;
   /** The run's cache plan: how each request of the fork is decorated (the provider's, resolved once for the run). */
   plan: CachePlan;
+  /**
+   * A response whose request the fork's first call is compared with by Anthropic's cache
+   * diagnostics (e.g. the main thread's warm-up); that request must itself have sent `diagnostics`
+   * (GenerateOptions.previousResponseId, null included). Absent: the first call names none.
+   */
+  previousResponseId?: string;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { diagnosticsParam, readDiagnosis } from './anthropic-diagnostics.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { resolveAnthropicEndpoint } from './presets.js';
@@ -17,7 +18,8 @@ import type { AnthropicMessageLike, AnthropicRequest, ModelProvider, ProviderCon
  * content blocks are kept as the API sent them (thinking with its signature, redacted_thinking
  * verbatim), so that a later turn can send them back unchanged. Throws a TypeError when the key or
  * the base URL cannot be resolved (see resolveAnthropicEndpoint); the key never enters a message or
- * result.
+ * result. A call given `previousResponseId` (null included) sends `diagnostics` (anthropic-diagnostics.ts)
+ * and returns the response's id and the verdict on the request it named.
  */
 export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
   const endpoint = resolveAnthropicEndpoint(config);
@@ -47,9 +49,10 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
     endpoint,
     prepare: (request) => splicer.prepare(request),
     call(request, options) {
-      const reply = new MessageAssembler();
+      const named = options.previousResponseId;
+      const reply = new MessageAssembler(named);
       return {
-        open: async (requestOptions) => (await clientOnce()).messages.create(streamingBody(request), requestOptions),
+        open: async (requestOptions) => (await clientOnce()).messages.create(streamingBody(request, named), requestOptions),
         read(event) {
           const problem = reply.add(event);
           if (problem === undefined && reply.justStarted) options.onResponseStart?.();
@@ -67,9 +70,14 @@ function loadSdk(): Promise<typeof import('@anthropic-ai/sdk')> {
   return sdk;
 }
 
-/** What is sent: the parent's body as it is, keys in its order (an own `stream` keeps its place), streaming on. */
-function streamingBody(request: AnthropicRequest): MessageCreateParamsStreaming {
-  return { ...request.body, stream: true } as unknown as MessageCreateParamsStreaming;
+/**
+ * What is sent: the parent's body as it is, keys in its order (an own `stream` keeps its place),
+ * streaming on; with `named` (a response id, or null), `diagnostics` too (a parent's own is replaced
+ * in its place: the comparison is the fork's, not the parent's conversation's).
+ */
+function streamingBody(request: AnthropicRequest, named?: string | null): MessageCreateParamsStreaming {
+  const body = { ...request.body, stream: true };
+  return (named === undefined ? body : { ...body, diagnostics: diagnosticsParam(named) }) as unknown as MessageCreateParamsStreaming;
 }
 
 type Block = Record<string, unknown>;
@@ -94,6 +102,12 @@ class MessageAssembler {
   private readonly blocks = new Map<number, PartialBlock>();
   private usage: Record<string, unknown> = {};
   private finishReason: string | undefined;
+  private responseId: string | undefined;
+  /** The message_start message's `diagnostics`, when it has the field. */
+  private diagnostics: { value: unknown } | undefined;
+
+  /** `named`: the response the request named for cache diagnostics (GenerateOptions.previousResponseId). */
+  constructor(private readonly named: string | null | undefined) {}
 
   add(event: RawMessageStreamEvent): string | undefined {
     this.justStarted = false;
@@ -105,6 +119,9 @@ class MessageAssembler {
       const message = isRecord(e.message) ? e.message : {};
       if (isRecord(message.usage)) this.usage = { ...message.usage };
       if (typeof message.stop_reason === 'string') this.finishReason = message.stop_reason;
+      if (typeof message.id === 'string' && message.id !== '') this.responseId = message.id;
+      // "The `message_start` event carries the full `diagnostics` field" (anthropic-diagnostics.ts).
+      if ('diagnostics' in message) this.diagnostics = { value: message.diagnostics };
       return undefined;
     }
     switch (e.type) {
@@ -197,6 +214,8 @@ class MessageAssembler {
       message,
       usage: readAnthropicUsage(this.usage) ?? { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
       finishReason: this.finishReason,
+      ...(this.responseId !== undefined ? { responseId: this.responseId } : {}),
+      ...(typeof this.named === 'string' ? readDiagnosis(this.named, this.diagnostics) : {}),
     };
   }
 }

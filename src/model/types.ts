@@ -78,8 +78,39 @@ export interface ModelError extends Failure<ModelErrorKind> {
   retryable: boolean;
 }
 
+/**
+ * Why Anthropic's prompt cache could not reuse the prefix of the request a call named: the `type`
+ * of the response's `diagnostics.cache_miss_reason`, as
+ * https://platform.claude.com/docs/en/build-with-claude/cache-diagnostics ("Cache miss reason
+ * types") lists them. The four `*_changed` types name the earliest divergence; the last two mean
+ * "no comparison was produced".
+ */
+export const ANTHROPIC_MISS_REASONS = ['model_changed', 'system_changed', 'tools_changed', 'messages_changed', 'previous_message_not_found', 'unavailable'] as const;
+export type AnthropicMissReason = (typeof ANTHROPIC_MISS_REASONS)[number];
+
+/** A miss as Anthropic's cache diagnostics reports it (`diagnostics.cache_miss_reason`). */
+interface ProviderCacheMiss {
+  reason: AnthropicMissReason;
+  /** `cache_missed_input_tokens` (the `*_changed` types): "a magnitude indicator rather than a billing number". */
+  missedTokens?: number;
+}
+
+/** What a call's response said for Anthropic's cache diagnostics; every field absent for other providers. */
+export interface ResponseDiagnostics {
+  /** The response's own id (Anthropic's `msg_…`), which a later call may name. */
+  responseId?: string;
+  /**
+   * The response this call's prompt was compared with (it named it: GenerateOptions.previousResponseId),
+   * set when the verdict is conclusive: with `cacheMiss`, a miss; without, "a comparison ran and
+   * found no divergence". Absent while "the comparison was still running" (inconclusive), or when
+   * the server said nothing about it.
+   */
+  diagnosedAgainst?: string;
+  cacheMiss?: ProviderCacheMiss;
+}
+
 export type ModelOutcome =
-  | { ok: true; message: ModelMessage; usage: TokenUsage; finishReason: string | undefined; attempts: number }
+  | ({ ok: true; message: ModelMessage; usage: TokenUsage; finishReason: string | undefined; attempts: number } & ResponseDiagnostics)
   | { ok: false; error: ModelError; attempts: number };
 
 /** What an attempt came to, for the run-wide call gate. */
@@ -101,6 +132,13 @@ export interface GenerateOptions {
   tokenEstimate?: number;
   /** Called once, when the first bytes of the response arrive (prefill done). */
   onResponseStart?: () => void;
+  /**
+   * Anthropic's cache diagnostics: the id of an earlier response whose request this one's prompt is
+   * compared with (`diagnostics.previous_message_id`), or null to opt in with nothing to compare,
+   * so that a later call can name this one (the API "stores a fingerprint only for requests that
+   * include it"). Undefined: no `diagnostics` is sent. Other providers ignore it.
+   */
+  previousResponseId?: string | null;
 }
 
 interface CacheHandle {

@@ -200,7 +200,13 @@ export class QueueDispatcher implements ForkPool {
         resolve(emptyCancelled(taskId, 'the run was closed before this fork was enqueued'));
         return;
       }
-      const data: QueueJobData = { runId: this.o.runId, prefixId: this.o.prefix.id, task: job.task, plan: job.plan };
+      const data: QueueJobData = {
+        runId: this.o.runId,
+        prefixId: this.o.prefix.id,
+        task: job.task,
+        plan: job.plan,
+        ...(job.previousResponseId !== undefined ? { previousResponseId: job.previousResponseId } : {}),
+      };
       this.pending.set(jobId, { taskId, data, host, resolve, enqueued: false, cancelling: false });
       (this.o.attach ? this.attach(jobId, data) : this.enqueue(jobId, data)).catch((err: unknown) =>
         this.finish(jobId, emptyFailure(taskId, 'error', `could not enqueue the fork: ${messageOf(err)}`)),

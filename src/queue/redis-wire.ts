@@ -47,6 +47,8 @@ export interface QueueJobData {
   task: ForkTask;
   /** The coordinator's cache plan, which the fork's requests follow (absent in jobs of an older coordinator). */
   plan?: CachePlan;
+  /** The response the fork's first call names for Anthropic's cache diagnostics (ForkJob.previousResponseId). */
+  previousResponseId?: string;
 }
 
 /** The fork settings of a run, which every worker applies to its forks (its own pool, provider and tools aside). */
@@ -118,6 +120,9 @@ export function parseJobData(value: unknown): QueueJobData {
   if (data.task === null || typeof data.task !== 'object') throw new TypeError('the fork job has no task');
   if (data.plan !== undefined && (data.plan === null || typeof data.plan !== 'object' || typeof data.plan.provider !== 'string' || typeof data.plan.request !== 'object')) {
     throw new TypeError('the fork job\'s cache plan is not one (provider, request, …)');
+  }
+  if (data.previousResponseId !== undefined && typeof data.previousResponseId !== 'string') {
+    throw new TypeError("the fork job's previousResponseId is not a string");
   }
   return data as QueueJobData;
 }

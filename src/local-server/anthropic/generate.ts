@@ -1,5 +1,6 @@
 import { breakpointsOf } from './breakpoints.js';
 import type { AnthropicCacheUse } from './cache.js';
+import { diagnoseRequest } from './diagnostics.js';
 import { renderMessages } from './render.js';
 import { streamMessage } from './stream.js';
 import { toContentBlocks, toPromptFields, type AssistantContent } from './translate.js';
@@ -54,8 +55,11 @@ export async function serveMessages(state: ServerState, body: JsonObject, ex: Ex
   const reply: AssistantContent = prewarm ? { content: [], stopReason: 'max_tokens' } : toContentBlocks(plan.parts);
   const output = prewarm ? 0 : outputTokens(plan.parts);
   state.metrics.usage(prompt, cache.read, output);
+  const id = `msg_${state.nextResponse().toString(36)}${rendering.prompt.digest}`;
+  // Cache diagnostics: on the message, so also on message_start, where "`diagnostics` appears" in a stream.
+  const diagnostics = diagnoseRequest(state, id, body, request, rendering);
   const message: AnthropicMessageResponse = {
-    id: `msg_${state.nextResponse().toString(36)}${rendering.prompt.digest}`,
+    id,
     type: 'message',
     role: 'assistant',
     model: request.model,
@@ -64,6 +68,7 @@ export async function serveMessages(state: ServerState, body: JsonObject, ex: Ex
     stop_sequence: null,
     stop_details: null,
     container: null,
+    ...(diagnostics !== undefined ? { diagnostics } : {}),
     usage: usageOf(prompt, cache, output),
   };
   if (request.stream) return streamMessage(ex, message, { requestId, latency: state.latency, fault });

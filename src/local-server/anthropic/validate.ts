@@ -121,7 +121,23 @@ function validateTools(value: unknown): JsonObject[] | undefined {
   });
 }
 
-/** `countTokens`: the count_tokens route, which takes no max_tokens. */
+/**
+ * `diagnostics` (cache diagnostics' opt-in): an object whose one field, `previous_message_id`, is a
+ * response id or null ("pass `"previous_message_id": null` to opt in without a prior message");
+ * null or absent is no opt-in. Strict: any other field is refused.
+ */
+function validateDiagnostics(value: unknown): AnthropicRequest['diagnostics'] {
+  if (value === undefined || value === null) return undefined;
+  const diagnostics = requireObject(value, 'diagnostics');
+  for (const key of Object.keys(diagnostics)) {
+    if (key !== 'previous_message_id') throw invalidRequest(`diagnostics.${key}: Extra inputs are not permitted`);
+  }
+  const id = diagnostics.previous_message_id;
+  if (id !== undefined && id !== null && typeof id !== 'string') throw wrong('diagnostics.previous_message_id', 'a valid string');
+  return { previousMessageId: id ?? null };
+}
+
+/** `countTokens`: the count_tokens route, which takes no max_tokens (nor diagnostics: left as an unread field there). */
 export function validateMessagesRequest(body: JsonObject, countTokens = false): AnthropicRequest {
   const model = requireString(body.model, 'model');
   let maxTokens: number | undefined;
@@ -152,5 +168,6 @@ export function validateMessagesRequest(body: JsonObject, countTokens = false): 
     cacheControl: validateCacheControl(body.cache_control, 'cache_control'),
     toolChoice: body.tool_choice,
     thinking: body.thinking,
+    diagnostics: countTokens ? undefined : validateDiagnostics(body.diagnostics),
   };
 }

@@ -48,6 +48,8 @@ export interface AnthropicRequest {
   /** Rendered into the prompt ahead of the messages (changing them invalidates the messages' cache). */
   toolChoice: unknown;
   thinking: unknown;
+  /** The `diagnostics` object (cache diagnostics' opt-in); undefined when absent or null. */
+  diagnostics: { previousMessageId: string | null } | undefined;
 }
 
 /** The blocks the model answers with. */
@@ -64,6 +66,17 @@ export interface AnthropicUsage {
   service_tier: 'standard';
 }
 
+/**
+ * `diagnostics.cache_miss_reason` (platform.claude.com/docs/en/build-with-claude/cache-diagnostics,
+ * "Cache miss reason types"): the four `*_changed` types carry `cache_missed_input_tokens`.
+ */
+export type CacheMissReason =
+  | { type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed'; cache_missed_input_tokens: number }
+  | { type: 'previous_message_not_found' | 'unavailable' };
+
+/** The response's `diagnostics`: null for no divergence (or nothing named), else the reason (this simulator is never "still running"). */
+export type Diagnostics = { cache_miss_reason: CacheMissReason } | null;
+
 export interface AnthropicMessageResponse {
   id: string;
   type: 'message';
@@ -74,5 +87,7 @@ export interface AnthropicMessageResponse {
   stop_sequence: null;
   stop_details: null;
   container: null;
+  /** Present only when the request had a `diagnostics` object. */
+  diagnostics?: Diagnostics;
   usage: AnthropicUsage;
 }
