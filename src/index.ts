@@ -20,6 +20,8 @@ export {
   type FailureKind,
   type CancelKind,
   type CallRecord,
+  type CacheMiss,
+  type CacheMissReason,
   type RunReport,
   type InputCost,
   type CachePricing,

@@ -246,4 +246,28 @@ describe("forkpool's Anthropic client and a fork's call records", () => {
       await engine.close();
     }
   });
+
+  it("a fan-out's later forks name their window's first response: each first call is compared with the first fork's", async () => {
+    const tools = testTools({ calls: [] });
+    const engine = await ForkEngine.create({ provider: { kind: 'anthropic', baseUrl: server.url, apiKey: KEY }, threads: 2, tools });
+    try {
+      const tasks = ['one', 'two', 'three'].map((id) => ({ id, directive: `Part ${id}.\nREPLY done` }));
+      const results = await engine.fanOut(engine.freeze(anthropicSession(tools, { marker: 'MARKER-DIAG' })), tasks).results();
+      const [lead, ...rest] = results;
+      const leadId = lead?.calls[0]?.responseId;
+      expect(leadId).toMatch(/^msg_/);
+      // The warm-up sends the first fork alone; the others go once its response has begun, and name it.
+      expect(lead?.calls[0]?.diagnosedAgainst).toBeUndefined();
+      for (const result of rest) {
+        const first = result.calls[0];
+        expect(first?.diagnosedAgainst).toBe(leadId);
+        // Each ends in a directive of its own: the structure differs after the shared history, as the API would say, yet it was served.
+        expect(first?.cacheMiss?.reason).toBe('messages_changed');
+        expect(first?.cachedTokens).toBeGreaterThan(1024);
+        expect(result.cacheMiss).toBeUndefined();
+      }
+    } finally {
+      await engine.close();
+    }
+  });
 });

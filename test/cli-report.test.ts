@@ -129,14 +129,15 @@ const PRESETS: readonly {
     expected: [89_984, 89_984, 0, 1],
   },
   {
-    // The simulated DeepSeek builds an entry in 2 s: whether a fork's second call finds its first one
-    // built depends on timing, so what was served varies; the maximum does not.
+    // The simulated DeepSeek builds a unit in 2 s: whether a fork's second call finds its first one
+    // built depends on timing, so what was served varies; the maximum does not. Its units end where a
+    // request or its reply ended, so later calls and the parent's are not rounded to 64.
     name: 'deepseek',
     serve: ['--usage', 'deepseek'],
     session: 'examples/openai-session.json',
     args: (url) => ['--provider', 'deepseek', '--base-url', `${url}/v1`],
     parent: chatParent,
-    expected: [undefined, 90_624, 0, undefined],
+    expected: [undefined, 91_024, 0, undefined],
   },
   {
     name: 'dashscope',

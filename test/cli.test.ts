@@ -25,7 +25,7 @@ const RESEARCH_IDS = [
 ];
 
 function expectResultLine(line: Record<string, unknown>): void {
-  const expected = [...RESULT_KEYS, ...('output' in line ? ['output'] : []), ...('error' in line ? ['error'] : [])];
+  const expected = [...RESULT_KEYS, ...['output', 'error', 'cacheMiss'].filter((key) => key in line)];
   expect(Object.keys(line).sort()).toEqual(expected.sort());
   expect(typeof line.id).toBe('string');
   expect(['completed', 'failed', 'cancelled']).toContain(line.status);
@@ -38,6 +38,7 @@ function expectResultLine(line: Record<string, unknown>): void {
   for (const v of Object.values(usage)) expect(Number.isInteger(v)).toBe(true);
   if (line.status === 'completed') expect(line.error).toBeUndefined();
   else expect(Object.keys(line.error as object).sort()).toEqual(['kind', 'message']);
+  if ('cacheMiss' in line) expect(Object.keys(line.cacheMiss as object).sort()).toEqual(['detail', 'reason', 'tokens']);
 }
 
 describe('forkpool --version / --help', () => {

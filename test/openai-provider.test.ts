@@ -288,9 +288,14 @@ describe('the OpenAI chat provider against the local server', () => {
     expect(openaiWarm.cachedTokens).toBeGreaterThanOrEqual(1024);
     expect(openaiWarm.cachedTokens! % 128).toBe(0);
 
-    const [, deepseekWarm] = await twice('deepseek');
-    expect(deepseekWarm.cachedTokens).toBeGreaterThan(0);
-    expect(deepseekWarm.cachedTokens! % 64).toBe(0);
+    // DeepSeek's prefix units: a sibling finds only the first request's units (its own end), so nothing; the
+    // second request made a unit where the two agree, which a third reads (in 64-token steps).
+    const deepseek = await local('deepseek');
+    const units = [];
+    for (const directive of ['REPLY a', 'REPLY b', 'REPLY c']) units.push(success(await deepseek.provider.generate(chat(conversation(directive)), options())).usage);
+    expect(units.map((u) => u.cachedTokens === 0)).toEqual([true, true, false]);
+    expect(units[2]?.cachedTokens).toBeGreaterThan(1024);
+    expect(units[2]!.cachedTokens! % 64).toBe(0);
 
     const [dashCold, dashWarm] = await twice('dashscope');
     expect(dashCold.cachedTokens).toBe(0);

@@ -44,6 +44,21 @@ describe('the theoretical cache maximum', () => {
     expect(callMaxima(first, 'sibling', { ...rules, minCacheTokens: 2901 })).toEqual([0]);
   });
 
+  it('on prefix units (DeepSeek), is whole intervals for the second fork, the shared prefix in steps for later siblings, and exact for later calls', () => {
+    const units: CacheRules = { minCacheTokens: 64, cacheBlockTokens: 64, prefixUnits: { intervalTokens: 4096 } };
+    const calls = [
+      { promptTokens: 9000, cachedTokens: 0, outputTokens: 37, sharedTokens: 8900, baseTokens: 8900, parentTokens: 8801 },
+      { promptTokens: 9300, cachedTokens: 9037, outputTokens: 5 },
+    ];
+    // 8900 in whole 4,096-token intervals; a unit ends where the first call's reply ended (9037, not rounded to 64).
+    expect(callMaxima(calls, 'second', units)).toEqual([8192, 9037]);
+    expect(callMaxima(calls, 'sibling', units)).toEqual([8896, 9037]);
+    // The parent's request made a unit where it ended.
+    expect(callMaxima(calls, 'parent', units)).toEqual([8801, 9037]);
+    // Without units the second fork is a sibling like any other.
+    expect(callMaxima(calls, 'second', rules)).toEqual([8900, 9037]);
+  });
+
   it('never exceeds the call’s prompt, and is nothing below the provider’s minimum', () => {
     const calls = [
       { promptTokens: 900, cachedTokens: 0, outputTokens: 5, sharedTokens: 800, baseTokens: 800 },

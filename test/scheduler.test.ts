@@ -4,7 +4,7 @@ import { createScheduler } from '../src/engine/scheduler.js';
 
 /* The one scheduler of the engine and the benchmark's variants: order, concurrency, warm-up. */
 
-function harness(count: number, options: { concurrency: number; warmup: boolean; staggerCapMs?: number; cacheBuildMs?: number }) {
+function harness(count: number, options: { concurrency: number; warmup: boolean; leads?: number; staggerCapMs?: number; cacheBuildMs?: number }) {
   const sent: { index: number; first: boolean }[] = [];
   const queued = new Set(Array.from({ length: count }, (_, i) => i));
   const scheduler = createScheduler({
@@ -12,11 +12,12 @@ function harness(count: number, options: { concurrency: number; warmup: boolean;
     warmup: options.warmup,
     staggerCapMs: options.staggerCapMs ?? 5_000,
     ...(options.cacheBuildMs !== undefined ? { cacheBuildMs: options.cacheBuildMs } : {}),
+    ...(options.leads !== undefined ? { leads: options.leads } : {}),
     next: () => (queued.size > 0 ? Math.min(...queued) : undefined),
     isQueued: (index) => queued.has(index),
-    dispatch(index, first) {
+    dispatch(index, order) {
       queued.delete(index);
-      sent.push({ index, first });
+      sent.push({ index, first: order === 0 });
     },
   });
   return { scheduler, sent, queued, order: () => sent.map((s) => s.index) };
@@ -34,10 +35,10 @@ describe('the scheduler', () => {
       { index: 3, first: true },
       { index: 0, first: false },
     ]);
-    h.scheduler.finished(false);
+    h.scheduler.finished(1);
     expect(h.order()).toEqual([3, 0, 1]);
-    h.scheduler.finished(true);
-    h.scheduler.finished(false);
+    h.scheduler.finished(0);
+    h.scheduler.finished(1);
     expect(h.order()).toEqual([3, 0, 1, 2, 4]);
     expect(h.scheduler.inFlight).toBe(2);
   });
@@ -46,9 +47,9 @@ describe('the scheduler', () => {
     const h = harness(4, { concurrency: 8, warmup: true });
     h.scheduler.start(0);
     expect(h.order()).toEqual([0]);
-    h.scheduler.responded(false); // not the lead: nothing changes
+    h.scheduler.responded(1); // not the lead: nothing changes
     expect(h.order()).toEqual([0]);
-    h.scheduler.responded(true);
+    h.scheduler.responded(0);
     expect(h.order()).toEqual([0, 1, 2, 3]);
   });
 
@@ -83,7 +84,7 @@ describe('the scheduler', () => {
     vi.useFakeTimers();
     const h = harness(3, { concurrency: 8, warmup: true, cacheBuildMs: 2_000 });
     h.scheduler.start(0);
-    h.scheduler.responded(true);
+    h.scheduler.responded(0);
     vi.advanceTimersByTime(1_999);
     expect(h.order()).toEqual([0]);
     vi.advanceTimersByTime(1);
@@ -108,5 +109,36 @@ describe('the scheduler', () => {
     expect(h.order()).toEqual([0]);
     vi.advanceTimersByTime(1);
     expect(h.order()).toEqual([0, 1]);
+  });
+
+  it('with two leads (DeepSeek), the second goes alone once the first is readable, the rest once the second is', () => {
+    vi.useFakeTimers();
+    const h = harness(5, { concurrency: 8, warmup: true, leads: 2, cacheBuildMs: 2_000 });
+    h.scheduler.start(0);
+    h.scheduler.responded(0);
+    vi.advanceTimersByTime(1_999);
+    expect(h.order()).toEqual([0]);
+    vi.advanceTimersByTime(1);
+    expect(h.order()).toEqual([0, 1]);
+    // The first lead's later reports change nothing; only the second lead's response releases the rest.
+    h.scheduler.finished(0);
+    h.scheduler.responded(0);
+    vi.advanceTimersByTime(4_000); // within the stagger cap (5 s)
+    expect(h.order()).toEqual([0, 1]);
+    h.scheduler.responded(1);
+    vi.advanceTimersByTime(2_000);
+    expect(h.order()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('with two leads, the stagger cap moves on from a lead that never answers, each in turn', () => {
+    vi.useFakeTimers();
+    const h = harness(3, { concurrency: 8, warmup: true, leads: 2, staggerCapMs: 1_000 });
+    h.scheduler.start(0);
+    vi.advanceTimersByTime(1_000);
+    expect(h.order()).toEqual([0, 1]);
+    vi.advanceTimersByTime(999);
+    expect(h.order()).toEqual([0, 1]);
+    vi.advanceTimersByTime(1);
+    expect(h.order()).toEqual([0, 1, 2]);
   });
 });

@@ -83,17 +83,21 @@ export function schedule(
       return next < tasks.length ? next : undefined;
     },
     isQueued: (index) => !sent[index],
-    dispatch(index, first) {
+    dispatch(index, order) {
+      const first = order === 0;
       sent[index] = true;
       const task = tasks[index] as ForkTask;
-      accounting.dispatched(task, { first, explicit: false, parentWarm: options.warmup === 'parent', wave: first });
+      accounting.dispatched(task, { first, explicit: false, parentWarm: options.warmup === 'parent' });
       const t0 = performance.now();
-      const running = start(task, () => scheduler.responded(first));
+      const running = start(task, () => {
+        accounting.responded(task);
+        scheduler.responded(order);
+      });
       dispatchMs.push(performance.now() - t0);
       void running.then((result) => {
         results[index] = accounting.settle(task, result).result;
         if (++settled === tasks.length) finish(results);
-        scheduler.finished(first);
+        scheduler.finished(order);
       });
     },
   });

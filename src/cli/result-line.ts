@@ -12,6 +12,8 @@ export interface ResultLine {
   /** US dollars, at the run's model price (absent without one). */
   costUsd?: number;
   durationMs: number;
+  /** Why its first call was served less than its siblings share, when it was. */
+  cacheMiss?: ForkResult['cacheMiss'];
   error?: { kind: string; message: string };
 }
 
@@ -26,6 +28,7 @@ export function resultLine(r: ForkResult): ResultLine {
     usage: r.usage,
     ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
     durationMs: r.durationMs,
+    ...(r.cacheMiss !== undefined ? { cacheMiss: r.cacheMiss } : {}),
     ...(r.status !== 'completed' ? { error: r.error } : {}),
   };
 }

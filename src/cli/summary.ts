@@ -11,6 +11,8 @@ const cached = (x: number | null): string => (x === null ? 'unknown' : num(x));
 export function summaryText(report: RunReport, providerLabel: string): string {
   // The column of what the cache held before the run is there only when it held something.
   const held = report.perFork.some((f) => (f.preexistingCachedTokens ?? 0) > 0);
+  // The column of why a fork missed is there only when one did.
+  const missed = report.perFork.some((f) => f.cacheMiss !== undefined);
   const rows = report.perFork.map((f) => [
     f.id,
     f.status,
@@ -19,15 +21,16 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     ...(held ? [cached(f.preexistingCachedTokens)] : []),
     num(f.theoreticalCachedTokens),
     pct(f.efficiency),
+    ...(missed ? [f.cacheMiss ? `${f.cacheMiss.reason} (${num(f.cacheMiss.tokens)})` : ''] : []),
   ]);
-  const header = ['fork', 'status', 'prompt', 'cached', ...(held ? ['held before'] : []), 'max cacheable', 'efficiency'];
+  const header = ['fork', 'status', 'prompt', 'cached', ...(held ? ['held before'] : []), 'max cacheable', 'efficiency', ...(missed ? ['missed'] : [])];
   const preexisting = report.preexistingCachedTokens ?? 0;
   const budget = report.budget;
   const lines = [
     `forkpool run · ${providerLabel} · prefix ${report.prefix.id.slice(0, 12)} (${num(report.prefix.bytes)} bytes, ~${num(report.prefix.tokens)} tokens)`,
     '',
     // Without retained results (a run streaming to --out) there are no rows: they are in the file.
-    ...(rows.length > 0 ? [...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined), ''] : []),
+    ...(rows.length > 0 ? [...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined, missed ? header.length - 1 : undefined), ''] : []),
     `forks      ${report.forks.completed} completed, ${report.forks.failed} failed, ${report.forks.cancelled} cancelled of ${report.forks.total}`,
     `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
     `tokens     ${num(report.promptTokens)} prompt · ${cached(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
@@ -38,6 +41,9 @@ export function summaryText(report: RunReport, providerLabel: string): string {
         ]
       : []),
     ...(report.cache.note ? [`           ${report.cache.note}`] : []),
+    ...(report.cacheMisses.length > 0
+      ? [`misses     ${report.cacheMisses.map((m) => `${m.reason} ${m.forks} fork${m.forks === 1 ? '' : 's'} (${num(m.tokens)} tokens)`).join(' · ')}: first calls served less than their siblings share`]
+      : []),
     ...(report.inputCost
       ? [
           `cost       input ≈ ${pct(report.inputCost.relative)} of an uncached run (${num(report.inputCost.units)} of ${num(report.inputCost.uncachedUnits)} input-token units; reads ${report.inputCost.pricing.read}×, writes ${report.inputCost.pricing.write5m}× (5 min) / ${report.inputCost.pricing.write1h}× (1 h))`,
@@ -59,10 +65,16 @@ export function summaryText(report: RunReport, providerLabel: string): string {
   return lines.join('\n');
 }
 
-function table(rows: string[][], limit: number | undefined): string[] {
+/** Names and words to the left (the first two columns, and `textColumn`), figures to the right. */
+function table(rows: string[][], limit: number | undefined, textColumn: number | undefined): string[] {
   const shown = limit !== undefined && rows.length > limit + 1 ? rows.slice(0, limit + 1) : rows;
   const widths = shown[0]?.map((_, c) => Math.max(...shown.map((r) => (r[c] ?? '').length))) ?? [];
-  const out = shown.map((r) => r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  '));
+  const out = shown.map((r) =>
+    r
+      .map((cell, c) => (c < 2 || c === textColumn ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
   if (shown.length < rows.length) out.push(`… and ${rows.length - shown.length} more forks`);
   return out;
 }

@@ -6,10 +6,11 @@ import { viewMessage, type AnyMessage } from '../dialect/view.js';
 import { sessionMessages, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
-import { seedWindow, type CallRecord, type ForkResult } from './thread-wire.js';
+import { seedWindow, type CacheMiss, type CallRecord, type ForkResult } from './thread-wire.js';
 import type { ForkCacheFigures } from './report.js';
-import { forkFigures, type FirstCallRole } from './cache-figures.js';
-import { createOpeningWave, type FigureCorrection } from './opening-wave.js';
+import { callMaxima, forkFigures, type FirstCallRole } from './cache-figures.js';
+import { cacheMissOf } from './cache-miss.js';
+import { createOpeningWave, type FigureCorrection, type OpeningWave } from './opening-wave.js';
 
 /*
  * Cache accounting, all of it, on the engine's thread: what of a fork's first request its siblings,
@@ -27,6 +28,8 @@ export interface AccountingSettings {
    * cache reads and writes apart (each fork's figures then get a relative input cost).
    */
   plan: Pick<CachePlan, 'rules' | 'request' | 'pricing'>;
+  /** The clock the TTL is measured by (tests move it). Default: performance.now. */
+  now?: () => number;
 }
 
 /** What the scheduler knew when it sent a fork. */
@@ -37,14 +40,19 @@ interface Dispatch {
   explicit: boolean;
   /** The parent has just sent the prefix and the first fork may read it (parent-warm, no marker of its own to write). */
   parentWarm: boolean;
-  /** No fork's response had begun yet: it went with the opening wave. */
-  wave: boolean;
 }
 
 export interface CacheAccounting {
   dispatched(task: ForkTask, at: Dispatch): void;
-  /** A settled fork: its first call annotated with the shared shares, and its figures (final unless corrections() moves them). */
-  settle(task: ForkTask, result: ForkResult): { result: ForkResult; figures: ForkCacheFigures };
+  /** A fork's response began: what its request sent can be read from now on (once built). */
+  responded(task: ForkTask): void;
+  /** A fork's call returned: its request sent the prefix again, so the provider's entry was used then. */
+  called(task: ForkTask): void;
+  /**
+   * A settled fork: its first call annotated with the shared shares, its figures (final unless
+   * corrections() moves them), and why its first call missed what it shares, if it did.
+   */
+  settle(task: ForkTask, result: ForkResult): { result: ForkResult; figures: ForkCacheFigures; miss: CacheMiss | undefined };
   /** Figures given at settle that the report replaces: the opening wave's first request, once known (opening-wave.ts). */
   corrections(): FigureCorrection[];
 }
@@ -52,46 +60,108 @@ export interface CacheAccounting {
 export function createCacheAccounting(prefix: FrozenPrefix, settings: AccountingSettings): CacheAccounting {
   const defaults: TaskSeedDefaults = { history: settings.history, spawnTools: settings.spawnTools };
   const { plan } = settings;
+  const now = settings.now ?? (() => performance.now());
+  const windowOf = (task: ForkTask): string => seedWindow(task, settings.history);
   const heads = new Map<string, SeedHead>();
-  const leaders = new Map<string, string>();
+  const leaders = new Set<string>();
   const windowLeaders = new Set<string>();
-  const wave = createOpeningWave();
+  /** Each window's forks sent before any of its responses had begun, and the role its first one holds. */
+  const waves = new Map<string, { wave: OpeningWave; opening: FirstCallRole }>();
+  /** Windows one of whose forks' responses has begun, and whether any fork's has. */
+  const answered = new Set<string>();
+  let anyAnswered = false;
+  /** When a request last sent each window's prefix, and any fork's (the part every window shares). */
+  const lastSent = new Map<string, number>();
+  let lastSentAny: number | undefined;
+  /** What a fork met when it was dispatched, until it settles. */
+  const met = new Map<string, { idleMs: number | undefined; early: boolean }>();
+  /** Forks dispatched so far on a cache of prefix units, and the one that was second (cache-figures.ts 'second'). */
+  let unitRequests = 0;
+  const seconds = new Set<string>();
   let openingRole: FirstCallRole = 'cold';
-  let waveOpen = false;
+
+  const sent = (task: ForkTask): void => {
+    const at = now();
+    lastSent.set(windowOf(task), at);
+    lastSentAny = at;
+  };
 
   return {
     dispatched(task, at) {
-      // The first fork meets the cache as the run found it, unless an explicit cache was made for it.
-      if (at.first && !at.explicit) {
-        waveOpen = true;
-        openingRole = at.parentWarm ? 'parent' : 'cold';
-      }
-      if (waveOpen && at.wave && !at.explicit) wave.join(task.id);
+      const window = windowOf(task);
       // With an explicit cache, every window's shared part was cached before any fork ran.
-      const window = seedWindow(task, settings.history);
-      if (!leaders.has(window) && !at.explicit) {
-        leaders.set(window, task.id);
+      if (at.explicit) {
+        met.set(task.id, { idleMs: undefined, early: false });
+        return sent(task);
+      }
+      // The first fork meets the cache as the run found it.
+      if (at.first) openingRole = at.parentWarm ? 'parent' : 'cold';
+      const leads = !leaders.has(window);
+      if (leads) {
+        leaders.add(window);
         windowLeaders.add(task.id);
       }
+      // Sent before any response of its window had begun: which of those reached the provider first, the run cannot see.
+      if (!answered.has(window)) {
+        const wave = waves.get(window) ?? { wave: createOpeningWave(), opening: leads && at.first ? openingRole : 'leader' };
+        waves.set(window, wave);
+        wave.wave.join(task.id);
+      }
+      // On a cache of prefix units the run's second request is the one whose request caches the prefix it shares with the first
+      // (after a parent that has just sent the prefix, the parent's own unit serves it).
+      if (plan.rules.prefixUnits !== undefined && openingRole === 'cold' && ++unitRequests === 2 && !leads) seconds.add(task.id);
+      const since = leads ? lastSentAny : lastSent.get(window);
+      // Nothing it could read had been answered: a window's first fork reads what every window shares, the others their window.
+      const early = leads ? !anyAnswered : !answered.has(window);
+      met.set(task.id, { idleMs: since === undefined ? undefined : now() - since, early });
+      sent(task);
     },
+    responded(task) {
+      answered.add(windowOf(task));
+      anyAnswered = true;
+    },
+    called: sent,
     settle(task, result) {
+      const window = windowOf(task);
+      let head: SeedHead | undefined;
       const annotated = annotateFirstCall(result, () => {
         const seed = asSent(seedForkTask(prefix.session, task, defaults), plan);
-        const key = seedWindow(task, settings.history);
-        const head = heads.get(key) ?? measureHead(seed, conversationOf(prefix.session));
-        heads.set(key, head);
+        head = heads.get(window) ?? measureHead(seed, conversationOf(prefix.session));
+        heads.set(window, head);
         return sharedShares(head, seed.contents.slice(seed.sharedContents), plan.rules.toMarkerOnly);
       });
-      const ordinary: FirstCallRole = windowLeaders.has(result.id) ? 'leader' : 'sibling';
+      const ordinary: FirstCallRole = windowLeaders.delete(result.id) ? 'leader' : seconds.delete(result.id) ? 'second' : 'sibling';
       const figuresAs = (role: FirstCallRole): ForkCacheFigures => forkFigures(annotated, role, plan.rules, plan.pricing);
-      const inWave = wave.role(result.id);
-      if (inWave === undefined) return { result: annotated, figures: figuresAs(ordinary) };
-      const asOpening = figuresAs(openingRole);
-      const asOrdinary = figuresAs(ordinary);
-      wave.settled(result.id, { firstServed: annotated.calls[0]?.cachedTokens, asOpening, asOrdinary });
-      return { result: annotated, figures: inWave === 'opening' ? asOpening : asOrdinary };
+      const wave = waves.get(window);
+      const inWave = wave?.wave.role(result.id);
+      const opening = wave?.opening ?? ordinary;
+      const role = inWave === 'opening' ? opening : ordinary;
+      const facts = met.get(result.id);
+      met.delete(result.id);
+      const first = annotated.calls[0];
+      const miss =
+        first === undefined || facts === undefined
+          ? undefined
+          : cacheMissOf({
+              first,
+              role,
+              maximum: callMaxima([first], role, plan.rules)[0] ?? 0,
+              early: facts.early,
+              trimmedWindow: head !== undefined && !head.wholeHistory,
+              unmarked: plan.rules.unmarked === true,
+              idleMs: facts.idleMs,
+              rules: plan.rules,
+            });
+      const withMiss = (figures: ForkCacheFigures): ForkCacheFigures => (miss ? { ...figures, cacheMiss: miss } : figures);
+      const settled: ForkResult = miss ? { ...annotated, cacheMiss: miss } : annotated;
+      if (inWave === undefined || wave === undefined) return { result: settled, figures: withMiss(figuresAs(ordinary)), miss };
+      // A wave's opening role goes to the fork served least, once all are in (opening-wave.ts): either role's figures are kept.
+      const asOpening = withMiss(figuresAs(opening));
+      const asOrdinary = withMiss(figuresAs(ordinary === 'leader' ? 'sibling' : ordinary));
+      wave.wave.settled(result.id, { firstServed: first?.cachedTokens, asOpening, asOrdinary });
+      return { result: settled, figures: inWave === 'opening' ? asOpening : asOrdinary, miss };
     },
-    corrections: () => wave.corrections(),
+    corrections: () => [...waves.values()].flatMap((w) => w.wave.corrections()),
   };
 }
 

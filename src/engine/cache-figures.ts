@@ -14,15 +14,19 @@ export interface CacheRules {
   minCacheTokens: number;
   /** The provider caches in steps of this many tokens (1: any length). */
   cacheBlockTokens: number;
+  /** DeepSeek's cache prefix units: whole units, cut every `intervalTokens`, where a request or its reply ended, and where two requests share a prefix. */
+  prefixUnits?: { intervalTokens: number } | undefined;
 }
 
 /**
  * What a fork's first call could reuse of what this run had sent before it. `cold`: nothing (the
  * first request of a run on a cold cache). `parent`: what the parent itself sent (the first request
  * of a parent-warm run). `leader`: what forks of other seed windows send too (the first fork of its
- * window). `sibling`: what its siblings of the same window send (any other fork).
+ * window). `sibling`: what its siblings of the same window send (any other fork). `second`: the
+ * run's second fork on a cache of prefix units, which holds only the first fork's units: its
+ * request's end (its own directive) and the whole intervals of what the two share.
  */
-export type FirstCallRole = 'cold' | 'parent' | 'leader' | 'sibling';
+export type FirstCallRole = 'cold' | 'parent' | 'leader' | 'second' | 'sibling';
 
 /**
  * The most each call could be served. On an explicit cache: the cached content (the call names it
@@ -34,15 +38,21 @@ export function callMaxima(calls: readonly CallRecord[], role: FirstCallRole, ru
   return calls.map((call, i) => {
     if (call.explicitTokens !== undefined) return Math.min(call.explicitTokens, call.promptTokens);
     const previous = calls[i - 1];
-    const reusable = previous === undefined ? firstCallReusable(call, role) : previous.promptTokens + previous.outputTokens;
-    const block = rules.cacheBlockTokens;
+    const reusable = previous === undefined ? firstCallReusable(call, role, rules) : previous.promptTokens + previous.outputTokens;
+    // A unit ends exactly where a request or its reply ended: a later call's and the parent's are not rounded to the step.
+    const block = rules.prefixUnits !== undefined && (previous !== undefined || role === 'parent') ? 1 : rules.cacheBlockTokens;
     const servable = Math.floor(Math.min(reusable, call.promptTokens) / block) * block;
     return servable < rules.minCacheTokens ? 0 : servable;
   });
 }
 
-function firstCallReusable(call: CallRecord, role: FirstCallRole): number {
+function firstCallReusable(call: CallRecord, role: FirstCallRole, rules: CacheRules): number {
   switch (role) {
+    case 'second': {
+      const shared = call.sharedTokens ?? 0;
+      const interval = rules.prefixUnits?.intervalTokens;
+      return interval === undefined ? shared : Math.floor(shared / interval) * interval;
+    }
     case 'cold':
       return 0;
     case 'parent':

@@ -108,8 +108,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
         gate,
         tokenEstimate,
         previousResponseId,
-        onResponseStart: () => {
-          if (!announced) ctx.host.report({ type: 'response_start', turn });
+        onResponseStart: (responseId) => {
+          if (!announced) ctx.host.report({ type: 'response_start', turn, ...(responseId !== undefined ? { responseId } : {}) });
           announced = true;
         },
       },

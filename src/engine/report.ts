@@ -1,5 +1,5 @@
 import type { CachePricing } from '../model/plan.js';
-import type { ForkStatus } from './thread-wire.js';
+import type { CacheMiss, CacheMissReason, ForkStatus } from './thread-wire.js';
 
 /** The price of cached input relative to a normal input token (Anthropic: reads 0.1×, writes 1.25× with the 5-minute TTL and 2× with 1 hour). */
 export type { CachePricing };
@@ -21,6 +21,8 @@ export interface ForkCacheFigures {
   efficiency: number | null;
   /** What this fork's input cost relative to sending it uncached (providers that price cache reads and writes). */
   relativeInputCost?: number | null;
+  /** Present when its first call was served less than it shares with its siblings: how much, and why. */
+  cacheMiss?: CacheMiss;
 }
 
 /** A run's input cost in units of one uncached input token: what it cost, against the same tokens sent uncached. */
@@ -82,6 +84,8 @@ export interface RunReport {
   prefix: { id: string; bytes: number; tokens: number };
   /** Set when forkTurns trimmed the history: only system instruction and tools match the parent's cache. */
   notes: string[];
+  /** Forks whose first call was served less than it shares with its siblings, by reason (cache-miss.ts): how many, and the tokens not served. */
+  cacheMisses: { reason: CacheMissReason; forks: number; tokens: number }[];
   /** One row per fork that ended, in task order (empty when results are not retained). */
   perFork: ForkCacheFigures[];
   /** Forks that did not complete (failed or cancelled), each with its status and reason. */

@@ -18,6 +18,7 @@ import { createCacheAccounting, type CacheAccounting } from './cache-accounting.
 import { inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
 import type { ForkCacheFigures, RunReport } from './report.js';
+import type { CacheMiss } from './thread-wire.js';
 
 export interface RunSettings {
   provider: ProviderConfig;
@@ -80,7 +81,16 @@ export type ResultListener = (result: ForkResult, task: ForkTask) => void;
 type Totals = Record<ForkResult['status'], number> &
   Pick<
     RunReport,
-    'modelCalls' | 'toolCalls' | 'retries' | 'promptTokens' | 'cachedTokens' | 'outputTokens' | 'theoreticalCachedTokens' | 'preexistingCachedTokens' | 'failures'
+    | 'modelCalls'
+    | 'toolCalls'
+    | 'retries'
+    | 'promptTokens'
+    | 'cachedTokens'
+    | 'outputTokens'
+    | 'theoreticalCachedTokens'
+    | 'preexistingCachedTokens'
+    | 'cacheMisses'
+    | 'failures'
   > & {
     /** Forks the budgets ended: queued ones cancelled, running ones stopped, forks over their own budget. */
     budgetStopped: number;
@@ -128,8 +138,6 @@ export class FanOutRun {
   /** Forks dispatched and not yet settled: what the report calls running. */
   private running = 0;
   private settledCount = 0;
-  /** Some fork's response has begun: forks sent from now on come after the opening wave. */
-  private anyResponded = false;
   private readonly accounting: CacheAccounting;
   /** Which fork goes next, and when (concurrency, warm-up). */
   private readonly scheduler: Scheduler;
@@ -141,6 +149,8 @@ export class FanOutRun {
   private spentUsd = 0;
   /** Calls costed as uncached because the provider did not report cached tokens. */
   private uncachedPricedCalls = 0;
+  /** Each seed window's first response id (Anthropic): its later forks' first calls are diagnosed against it. */
+  private readonly firstResponses = new Map<string, string>();
   /** Cost the turn events reported so far, per fork in flight (the result settles the rest). */
   private readonly countedUsd = new Map<number, number>();
   /** Tokens counted so far per running fork (from its turn events, which may trail its result). */
@@ -162,6 +172,7 @@ export class FanOutRun {
     preexistingCachedTokens: 0,
     budgetStopped: 0,
     inputUnits: 0,
+    cacheMisses: [],
     failures: [],
   };
   private readonly done: Promise<ForkResult[]>;
@@ -189,11 +200,12 @@ export class FanOutRun {
       concurrency: settings.concurrency,
       warmup: needsWarmup(settings.plan, settings),
       staggerCapMs: settings.staggerCapMs,
+      ...(settings.plan.readable.leads !== undefined ? { leads: settings.plan.readable.leads } : {}),
       // Nothing to wait for when nothing is cached (cache off) or when no fork waits (warm-up none).
       cacheBuildMs: settings.cache === 'off' || settings.warmup === 'none' ? 0 : settings.plan.readable.buildMs,
       next: () => this.waiting[0],
       isQueued: (index) => this.live.get(index)?.state === 'queued',
-      dispatch: (index, first) => this.dispatch(index, first),
+      dispatch: (index, order) => this.dispatch(index, order),
     });
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // Started on the next microtask: whoever subscribes right after fanOut() sees every event.
@@ -369,6 +381,7 @@ export class FanOutRun {
         : {}),
       prefix: { id: this.prefix.id, bytes: this.prefix.byteLength, tokens: this.prefix.tokenEstimate },
       notes,
+      cacheMisses: t.cacheMisses.map((m) => ({ ...m })),
       // flatMap skips the holes of forks still running.
       perFork: this.kept.flatMap((k) => [corrected.get(k.figures.id) ?? k.figures]),
       failures: t.failures,
@@ -473,28 +486,31 @@ export class FanOutRun {
     return (this.live.get(index) as Live).task;
   }
 
-  private dispatch(index: number, first: boolean): void {
+  private dispatch(index: number, order: number): void {
     const task = this.taskAt(index);
+    const first = order === 0;
+    const window = seedWindow(task, this.settings.history);
     this.waiting.splice(this.waiting.indexOf(index), 1);
     this.accounting.dispatched(task, {
       first,
-      explicit: this.caches?.caches[seedWindow(task, this.settings.history)] !== undefined,
+      explicit: this.caches?.caches[window] !== undefined,
       // An entry the first fork writes (DashScope's marked one) is not the parent's.
       parentWarm: this.settings.parentWarm && this.plan.readable.fromParent,
-      wave: !this.anyResponded,
     });
     this.running++;
-    const { channel, result } = startFork(this.forkStart(), task, {
+    const { channel, result } = startFork(this.forkStart(this.firstResponses.get(window)), task, {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
           this.settings.onResponseStart?.(task.id, event.turn);
-          this.anyResponded = true;
-          if (this.plan.readable.after === 'response-start') this.scheduler.responded(first);
+          if (event.turn === 1 && event.responseId !== undefined && !this.firstResponses.has(window)) this.firstResponses.set(window, event.responseId);
+          this.accounting.responded(task);
+          if (this.plan.readable.after === 'response-start') this.scheduler.responded(order);
           return;
         }
         // An entry written once the response has ended: the first 'turn' releases the warm-up.
-        if (this.plan.readable.after === 'response-end' && event.turn === 1) this.scheduler.responded(first);
+        if (this.plan.readable.after === 'response-end' && event.turn === 1) this.scheduler.responded(order);
+        this.accounting.called(task);
         if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
         const tokens = event.usage.promptTokens + event.usage.outputTokens;
@@ -520,21 +536,25 @@ export class FanOutRun {
     void result
       .then((r) => this.settle(index, r))
       .finally(() => {
-        this.scheduler.finished(first);
+        this.scheduler.finished(order);
         this.advance();
       });
   }
 
-  /** What every fork of this run is started with (the plan as it is now: with its explicit caches once made). */
-  private forkStart(): ForkStart {
+  /**
+   * What a fork of this run is started with (the plan as it is now: with its explicit caches once
+   * made), naming the first response of its window for its first call's cache diagnostics.
+   */
+  private forkStart(previousResponseId: string | undefined): ForkStart {
     const s = this.settings;
+    const job = forkJobOf(this.prefix, { ...s, retryBudget: s.forkRetryBudget }, this.plan, this.host.longestTimeoutMs);
     return {
       pool: this.pool,
       host: this.host,
       gate: s.gate,
       declaredTools: s.declaredTools,
       spawnTools: s.spawnTools,
-      job: forkJobOf(this.prefix, { ...s, retryBudget: s.forkRetryBudget }, this.plan, this.host.longestTimeoutMs),
+      job: previousResponseId === undefined ? job : { ...job, previousResponseId },
     };
   }
 
@@ -644,7 +664,7 @@ export class FanOutRun {
     result = settled.result;
     const figures = settled.figures;
     if (this.settings.retainResults) this.kept[index] = { task: live.task, result, figures };
-    this.count(result, figures);
+    this.count(result, figures, settled.miss);
     this.settledCount++;
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) {
@@ -660,8 +680,14 @@ export class FanOutRun {
     this.finishIfDone();
   }
 
-  private count(result: ForkResult, figures: ForkCacheFigures): void {
+  private count(result: ForkResult, figures: ForkCacheFigures, miss: CacheMiss | undefined): void {
     const t = this.totals;
+    if (miss) {
+      const sum = t.cacheMisses.find((m) => m.reason === miss.reason) ?? { reason: miss.reason, forks: 0, tokens: 0 };
+      if (sum.forks === 0) t.cacheMisses.push(sum);
+      sum.forks++;
+      sum.tokens += miss.tokens;
+    }
     t[result.status]++;
     t.modelCalls += result.calls.length;
     t.toolCalls += result.toolCalls;

@@ -39,6 +39,31 @@ export interface CallRecord extends TokenUsage, ResponseDiagnostics {
   explicitTokens?: number;
 }
 
+/** Why a fork's first call was served less than its siblings share (cache-miss.ts finds it). */
+export type CacheMissReason =
+  /** Sent before any request carrying its prefix had been answered: nothing could be cached yet. */
+  | 'cold-start'
+  /** What it shares with the requests before it is shorter than the provider's minimum cacheable prompt. */
+  | 'below-minimum'
+  /** The first fork of a trimmed seed window: only the part every window shares had been sent before it. */
+  | 'trimmed-window'
+  /** The provider caches only where a request marks it, and this request marked nothing (the cache was off). */
+  | 'no-breakpoint'
+  /** The prefix went unused for longer than the provider keeps an entry. */
+  | 'ttl'
+  /** The provider said why (Anthropic's cache diagnostics). */
+  | 'provider'
+  /** None of the above: the provider evicted the entry, served another cache shard, or had not built it yet. */
+  | 'unexplained';
+
+export interface CacheMiss {
+  reason: CacheMissReason;
+  /** Tokens of the shared prefix its first call was not served. */
+  tokens: number;
+  /** The reason in words, with the figures behind it. */
+  detail: string;
+}
+
 interface ForkResultBase {
   id: string;
   text: string;
@@ -47,6 +72,8 @@ interface ForkResultBase {
   usage: TokenUsage;
   /** What the fork's calls cost in US dollars, at the run's model price (absent without one). */
   costUsd?: number;
+  /** Present when its first call was served less than its siblings share: how much, and why (the engine's main thread adds it). */
+  cacheMiss?: CacheMiss;
   durationMs: number;
   /** Model calls that needed more than one attempt, summed over the fork. */
   retries: number;
@@ -95,7 +122,8 @@ export interface ForkJob {
 
 /** Events a worker reports while a fork runs. */
 export type WorkerEvent =
-  | { type: 'response_start'; turn: number }
+  /** `responseId`: where the provider names the response at once (Anthropic): what a sibling's cache diagnostics compare against. */
+  | { type: 'response_start'; turn: number; responseId?: string }
   | { type: 'turn'; turn: number; usage: TokenUsage; functionCalls: number };
 
 /** The main thread's side of a fork's channel, called by the worker through Comlink. */

@@ -104,7 +104,7 @@ function checkCacheConfig(option: string, config: Partial<PrefixCacheConfig>): v
 export function metricsOf(state: ServerState): LocalServerMetrics {
   const { cache, chat } = state;
   return state.metrics.snapshot({
-    cacheEntries: cache.entries() + chat.implicit.entries(),
+    cacheEntries: cache.entries() + chat.implicit.entries() + chat.unitEntries(),
     cacheTokens: cache.entries() * cache.config.blockTokens + chat.implicit.entries() * chat.implicit.config.blockTokens,
     evictions: cache.evictions() + chat.implicit.evictions(),
     explicitCaches: state.explicit.size() + chat.explicitEntries() + state.anthropic.entries(),

@@ -55,7 +55,7 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
         open: async (requestOptions) => (await clientOnce()).messages.create(streamingBody(request, named), requestOptions),
         read(event) {
           const problem = reply.add(event);
-          if (problem === undefined && reply.justStarted) options.onResponseStart?.();
+          if (problem === undefined && reply.justStarted) options.onResponseStart?.(reply.id);
           return problem;
         },
         finish: () => reply.finish(),
@@ -103,6 +103,10 @@ class MessageAssembler {
   private usage: Record<string, unknown> = {};
   private finishReason: string | undefined;
   private responseId: string | undefined;
+  /** The message's id, once message_start has given it. */
+  get id(): string | undefined {
+    return this.responseId;
+  }
   /** The message_start message's `diagnostics`, when it has the field. */
   private diagnostics: { value: unknown } | undefined;
 

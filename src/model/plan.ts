@@ -63,6 +63,11 @@ export interface CachePlan {
     required: boolean;
     /** The parent's own request makes the entry its forks read (false: the first fork writes it). */
     fromParent: boolean;
+    /**
+     * How many forks a warm-up sends one at a time before the rest (default 1). DeepSeek makes a
+     * unit at a prefix only once two requests share it: the second fork's request caches the shared prefix.
+     */
+    leads?: number;
   };
   /** What the report's theoretical maximum follows. */
   rules: {
@@ -71,6 +76,12 @@ export interface CachePlan {
     cacheBlockTokens: number;
     /** The cache holds exactly what a marker or breakpoint closes: the child message's common opening after it is not cached. */
     toMarkerOnly: boolean;
+    /** How long an unused entry lasts, ms, where the provider documents it (the report names the TTL as a miss's reason only then). */
+    entryTtlMs?: number;
+    /** The provider caches only where a request marks a breakpoint, and this plan marks none (the cache is off). */
+    unmarked?: boolean;
+    /** DeepSeek's cache prefix units: a hit is a whole unit, cut every `intervalTokens` or where requests end or share a prefix (cache-figures.ts). */
+    prefixUnits?: { intervalTokens: number };
   };
   /** 'explicit' when the provider's own mechanism holds the prefix (markers, breakpoints); made caches are the run's to add. */
   effective: 'implicit' | 'explicit' | 'off';

@@ -1,3 +1,4 @@
+import { DEEPSEEK_UNIT_INTERVAL_TOKENS } from './deepseek-units.js';
 import type { ProviderKind } from './types.js';
 
 /**
@@ -35,6 +36,10 @@ export interface ChatPreset {
    * on top of the first response (and a parent-warm fan-out from its start). 0: at once.
    */
   cacheBuildMs: number;
+  /** How long an unused entry is documented to last, ms; undefined: no bound is documented (the report then never blames the TTL). */
+  cacheTtlMs: number | undefined;
+  /** The cache is made of whole prefix units (DeepSeek), cut at this interval among other places (src/model/deepseek-units.ts). */
+  prefixUnitTokens?: number;
   /** The usage fields it documents about the cache (none: it reports cached tokens only when configured to). */
   usageFields: readonly UsageField[];
 }
@@ -56,6 +61,9 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     cacheBlockTokens: 128,
     // No delay is documented: a prefix is readable once the response that wrote it has begun.
     cacheBuildMs: 0,
+    // developers.openai.com/api/docs/guides/prompt-caching: "cached prefixes generally remain active for 5 to 10
+    // minutes of inactivity" (the lower bound; GPT-5.6 and later: prompt_cache_options' ttl, 30 minutes, chatPlan).
+    cacheTtlMs: 300_000,
     // same page: "For the Chat Completions API, they appear in `usage.prompt_tokens_details`";
     // GPT-5.6 and later also report `cache_write_tokens` there.
     usageFields: ['prompt_tokens_details.cached_tokens', 'prompt_tokens_details.cache_write_tokens'],
@@ -74,6 +82,10 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     // https://api-docs.deepseek.com/guides/kv_cache: "Cache construction takes seconds." No number is
     // given: 3 s is our pick (the simulator builds in 2 s); a run that needs more sets cacheBuildMs.
     cacheBuildMs: 3000,
+    // https://api-docs.deepseek.com/guides/kv_cache: "usually within a few hours to a few days": no bound to blame.
+    cacheTtlMs: undefined,
+    // same page: "A subsequent request can only hit the cache if it fully matches a cache prefix unit."
+    prefixUnitTokens: DEEPSEEK_UNIT_INTERVAL_TOKENS,
     // https://api-docs.deepseek.com/guides/kv_cache: prompt_cache_hit_tokens / prompt_cache_miss_tokens.
     usageFields: ['prompt_cache_hit_tokens', 'prompt_cache_miss_tokens'],
   },
@@ -90,6 +102,8 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     cacheBlockTokens: undefined,
     // Implicit cache: no delay documented (explicit markers are written "after model response").
     cacheBuildMs: 0,
+    // Implicit: "Not guaranteed. The system periodically clears unused cached data." (explicit markers: 5 minutes, chatPlan).
+    cacheTtlMs: undefined,
     // same page: prompt_tokens_details.cached_tokens; explicit markers add cache_creation_input_tokens.
     usageFields: ['prompt_tokens_details.cached_tokens', 'prompt_tokens_details.cache_creation_input_tokens'],
   },
@@ -106,6 +120,8 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     cacheBlockTokens: undefined,
     // vLLM and SGLang share a prefix as soon as it is computed.
     cacheBuildMs: 0,
+    // vLLM and SGLang evict by capacity (LRU), not by age.
+    cacheTtlMs: undefined,
     // Only when started so: vLLM --enable-prompt-tokens-details, SGLang --enable-cache-report.
     usageFields: [],
   },
@@ -120,6 +136,8 @@ export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
     cacheBlockTokens: undefined,
     // The simulator's openai preset, the one the built-in server starts with.
     cacheBuildMs: 0,
+    // The simulator's openai preset keeps an unused entry 5 minutes.
+    cacheTtlMs: 300_000,
     usageFields: ['prompt_tokens_details.cached_tokens', 'prompt_cache_hit_tokens', 'prompt_tokens_details.cache_creation_input_tokens'],
   },
 };

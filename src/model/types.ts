@@ -130,8 +130,8 @@ export interface GenerateOptions {
   gate?: AttemptGate;
   /** About how many tokens the request holds (for tokens-per-minute limits). */
   tokenEstimate?: number;
-  /** Called once, when the first bytes of the response arrive (prefill done). */
-  onResponseStart?: () => void;
+  /** Called once, when the first bytes of the response arrive (prefill done), with its id where they carry one (Anthropic's message_start). */
+  onResponseStart?: (responseId?: string) => void;
   /**
    * Anthropic's cache diagnostics: the id of an earlier response whose request this one's prompt is
    * compared with (`diagnostics.previous_message_id`), or null to opt in with nothing to compare,

@@ -28,6 +28,8 @@ export function anthropicPlan(provider: string, input: PlanInput): CachePlan {
       minCacheTokens: o.minCacheTokens ?? anthropicMinCacheTokens(input.session.model),
       cacheBlockTokens: o.cacheBlockTokens ?? 1,
       toMarkerOnly: placed,
+      // https://platform.claude.com/docs/en/build-with-claude/prompt-caching: "a 5-minute lifetime", refreshed on each use; or 1 hour.
+      ...(placed ? { entryTtlMs: ttl === '1h' ? 3_600_000 : 300_000 } : { unmarked: true }),
     },
     effective: placed ? 'explicit' : 'off',
     pricing: ANTHROPIC_PRESET.costMultipliers,

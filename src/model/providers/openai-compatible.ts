@@ -31,7 +31,7 @@ function needsBaseUrl(option: Readonly<Record<string, unknown>>): void {
 export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput, rules: ChatCacheRules): CachePlan {
   const marker = rules.markers && input.cache === 'explicit' && input.role === 'forks';
   const o = input.overrides;
-  const session = input.session as { model?: unknown; messages?: readonly ChatMessage[] };
+  const session = input.session as { model?: unknown; messages?: readonly ChatMessage[]; prompt_cache_retention?: unknown };
   const atBreakpoints = rules.breakpoints && typeof session.model === 'string' && takesCacheBreakpoints(session.model);
   const placed = atBreakpoints && input.role === 'forks' && input.cache !== 'off';
   const key = rules.cacheKey ? { key: input.cacheKey } : {};
@@ -50,13 +50,24 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
           : { mechanism: 'none' },
     explicit: false,
     // A marked entry is written after the response (DashScope: "after model response"): the first fork's to write, even after the parent's own request.
-    readable: { after: marker ? 'response-end' : 'response-start', buildMs: o.cacheBuildMs ?? preset.cacheBuildMs, required: false, fromParent: !marker },
+    readable: {
+      after: marker ? 'response-end' : 'response-start',
+      buildMs: o.cacheBuildMs ?? preset.cacheBuildMs,
+      required: false,
+      fromParent: !marker,
+      // DeepSeek: the first fork's units end at its own directive; the second's request makes the unit at the prefix both share.
+      ...(preset.prefixUnitTokens !== undefined ? { leads: 2 } : {}),
+    },
     rules: {
       // DashScope's explicit markers have a minimum of their own ("at least 1024 tokens").
       minCacheTokens: o.minCacheTokens ?? (rules.markers && input.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : (preset.cacheMinTokens ?? 0)),
       // GPT-5.6 and later: "the boundary is not rounded to a token block".
       cacheBlockTokens: o.cacheBlockTokens ?? (atBreakpoints ? 1 : (preset.cacheBlockTokens ?? 1)),
       toMarkerOnly: marker || closesHistory,
+      ...entryTtl(marker, atBreakpoints, preset, session),
+      ...(preset.prefixUnitTokens !== undefined ? { prefixUnits: { intervalTokens: preset.prefixUnitTokens } } : {}),
+      // GPT-5.6 and later cache only at breakpoints: with the cache off the forks' requests carry none at the end of what they share.
+      ...(atBreakpoints && !placed && input.role === 'forks' ? { unmarked: true } : {}),
     },
     effective: marker ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
     ...(marker
@@ -71,6 +82,17 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
             }
           : {}),
   };
+}
+
+/** How long an unused entry lasts, where it is documented: DashScope's marked entries, OpenAI's by model and retention. */
+function entryTtl(marker: boolean, atBreakpoints: boolean, preset: ChatPreset, session: { prompt_cache_retention?: unknown }): { entryTtlMs?: number } {
+  // alibabacloud.com/help/en/model-studio/context-cache, explicit: "Cache validity period: 5 minutes (resets on hit)".
+  if (marker) return { entryTtlMs: 300_000 };
+  // prompt_cache_options' ttl: "30m", the one value OpenAI accepts (developers.openai.com/api/docs/guides/prompt-caching).
+  if (atBreakpoints) return { entryTtlMs: 1_800_000 };
+  // prompt_cache_retention "24h": "extended prompt cache retention … up to 24 hours" (same page).
+  if (session.prompt_cache_retention === '24h') return { entryTtlMs: 86_400_000 };
+  return preset.cacheTtlMs === undefined ? {} : { entryTtlMs: preset.cacheTtlMs };
 }
 
 /** The key is read where the model is called (apiKeyEnv), so it never rides in the descriptor unless the caller passed it in. */
