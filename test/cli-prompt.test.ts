@@ -19,7 +19,7 @@ describe('forkpool prompt: the marker end to end', () => {
     const run = await runCli(['prompt', PROMPT, '--session', 'examples/session.json']);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-F]{4}: MARKER-1F0C');
-    expect(run.stderr).toMatch(/forkpool: fork fork-\S+ completed/);
+    expect(run.stderr).toMatch(/forkpool: task fork-\S+ completed/);
   });
 
   it('without the session the same fork finds nothing (the marker came from the history)', async () => {
@@ -51,6 +51,31 @@ describe('forkpool prompt: the marker end to end', () => {
     expect(result.forks).toEqual([{ id: started.data.task_id, status: 'completed' }]);
     // parent turn 1 (the agent call), turn 2 after the placeholder, turn 3 after the notification.
     expect(result.num_turns).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a general-purpose sub-agent asked to run in the foreground: the tool call waits and returns its result; no task events', async () => {
+    // \u0061 keeps the answer's words out of the parent's own prompt: only the sub-agent's result holds them.
+    const prompt = 'CALL agent {"description":"scout","prompt":"REPLY inline \\u0061nswer 42","run_in_background":false}\nRECALL inline answer \\d+';
+    const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
+    expect(run.code).toBe(0);
+    const events = jsonLines(run.stdout) as Record<string, any>[];
+    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['result']);
+    const result = events[0] as Record<string, any>;
+    expect(result.result).toContain('inline answer 42');
+    expect(result.forks).toEqual([{ id: expect.stringMatching(/^general-purpose-call_/), status: 'completed' }]);
+  });
+
+  it('a general-purpose sub-agent left to its default runs in the background, named for what it is', async () => {
+    const prompt = 'CALL agent {"description":"scout","prompt":"REPLY background \\u0061nswer 7"}\nREPLY launched';
+    const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
+    expect(run.code).toBe(0);
+    const events = jsonLines(run.stdout) as Record<string, any>[];
+    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['task_started', 'task_notification', 'result']);
+    const [started, notified] = events as [Record<string, any>, Record<string, any>];
+    expect(started.data.subagent_type).toBe('general-purpose');
+    expect(started.data.task_id).toBe(`general-purpose-${started.data.tool_use_id}`);
+    expect(notified.data.result.text).toBe('background answer 7');
+    expect(notified.data.result.subagentType).toBe('general-purpose');
   });
 
   it('prompt --help and a missing prompt text', async () => {

@@ -30,6 +30,7 @@ function expectResultLine(line: Record<string, unknown>): void {
   expect(typeof line.id).toBe('string');
   expect(['completed', 'failed', 'cancelled']).toContain(line.status);
   expect(typeof line.text).toBe('string');
+  expect(['fork', 'general-purpose']).toContain(line.subagentType);
   expect(Number.isInteger(line.turns)).toBe(true);
   expect(Number.isInteger(line.toolCalls)).toBe(true);
   expect(Number.isInteger(line.durationMs)).toBe(true);
@@ -165,7 +166,7 @@ describe('forkpool run with the examples (the README quick start)', () => {
 
 describe('forkpool run: inputs and outputs', () => {
   const TASKS = [
-    '{"id":"alpha","directive":"REPLY first answer"}',
+    '{"id":"alpha","directive":"REPLY first answer","subagentType":"general-purpose"}',
     '',
     '{"id":"beta","directive":"Quote the marker.\\nRECALL MARKER-\\\\w+"}',
     '{"id":"gamma","directive":"JSON {\\"ok\\":true,\\"n\\":3}","outputSchema":{"type":"object","properties":{"ok":{"type":"boolean"},"n":{"type":"integer"}},"required":["ok","n"]}}',
@@ -253,6 +254,8 @@ describe('forkpool run: inputs and outputs', () => {
       expect((line.usage as { promptTokens: number }).promptTokens).toBeGreaterThan(0);
     }
     expect(lines.find((l) => l.id === 'gamma')?.output).toEqual({ ok: true, n: 3 });
+    // Each line says what ran: the general-purpose task is not a fork.
+    expect(Object.fromEntries(lines.map((l) => [l.id, l.subagentType]))).toEqual({ alpha: 'general-purpose', beta: 'fork', gamma: 'fork' });
     expect(lines.find((l) => l.id === 'alpha')).not.toHaveProperty('output');
   });
 
@@ -268,13 +271,14 @@ describe('forkpool run: inputs and outputs', () => {
     for (const e of started) {
       // A run has no tool call: the task's own id, and no tool_use_id.
       expect(Object.keys(e.data).sort()).toEqual(['description', 'subagent_type', 'task_id']);
-      expect(e.data.subagent_type).toBe('fork');
+      expect(e.data.subagent_type).toBe(e.data.task_id === 'alpha' ? 'general-purpose' : 'fork');
       expect(typeof e.data.description).toBe('string');
     }
     for (const e of notified) {
       expect(e.data.status).toBe('completed');
       expect(e.data.tool_use_id).toBeUndefined();
       expect(e.data.summary).toMatch(/^Fork ".+" completed$/);
+      expect(e.data.result.subagentType).toBe(e.data.task_id === 'alpha' ? 'general-purpose' : 'fork');
       expect(Object.keys(e.data.usage).sort()).toEqual(['duration_ms', 'tool_uses', 'total_tokens']);
       expect(e.data.usage.total_tokens).toBe(e.data.result.usage.promptTokens + e.data.result.usage.outputTokens);
       expect(e.data.usage.tool_uses).toBe(0);

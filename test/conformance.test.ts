@@ -424,10 +424,12 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
     expect(String(schema.properties.subagent_type?.description)).toContain('"fork"');
   });
 
-  it('declares the background default and foreground opt-out (deliberate difference: headless, every sub-agent runs in the background)', () => {
-    expect(schema.properties.run_in_background?.default).toBeUndefined();
-    const foreground = validateAgentParams({ description: 'd', prompt: 'p', run_in_background: false }, { headless: true });
-    expect(foreground.ok && foreground.runInBackground).toBe(true);
+  it('declares the background default and the foreground opt-out for a sub-agent that is not a fork', () => {
+    expect(String(schema.properties.run_in_background?.description)).toContain('Defaults to true');
+    const foreground = validateAgentParams({ description: 'd', prompt: 'p', run_in_background: false });
+    expect(foreground.ok && foreground.runInBackground).toBe(false);
+    const background = validateAgentParams({ description: 'd', prompt: 'p' });
+    expect(background.ok && background.runInBackground).toBe(true);
   });
 
   it('declares fork_turns for fork agents without a none option (and, unlike the reference, as a number too)', () => {
@@ -460,15 +462,20 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
     expect(validateAgentParams({ ...base, fork_tools: ['read_file'] })).toMatchObject({ error: { kind: 'invalid_params', message: expect.stringMatching(/only be used with subagent_type "fork"/) } });
   });
 
-  it('accepts fork_tools, including an empty deny-all list and names it does not know, for forks', () => {
+  it('accepts fork_tools, including an empty deny-all list, names it does not know and the MCP forms (PR #8066), for forks', () => {
     expect(validateAgentParams({ ...fork, fork_tools: ['read_file', 'unknown_exact_tool'] }).ok).toBe(true);
     expect(validateAgentParams({ ...fork, fork_tools: [] }).ok).toBe(true);
+    expect(validateAgentParams({ ...fork, fork_tools: ['mcp__github', 'mcp__*', 'mcp__github__read_*'] }).ok).toBe(true);
   });
 
   it('rejects invalid fork_tools entries', () => {
-    for (const tools of [['  '], [' read_file '], null, ['*']]) {
+    for (const tools of [['  '], [' read_file '], null, ['*'], ['read_fil*'], ['mcp__github*']]) {
       expect(validateAgentParams({ ...fork, fork_tools: tools })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/^fork_tools/) } });
     }
+    expect(validateAgentParams({ ...fork, fork_tools: ['*'] })).toMatchObject({ error: { message: expect.stringContaining('does not accept "*"') } });
+    expect(validateAgentParams({ ...fork, fork_tools: ['read_fil*'] })).toMatchObject({
+      error: { message: expect.stringContaining('wildcard entries must be "mcp__*" or a trailing MCP tool-prefix pattern such as "mcp__github__read_*"') },
+    });
   });
 
   it('reports fork_tools applicability before malformed entries', () => {
@@ -508,7 +515,7 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   });
 
   it('runs a non-interactive fork in the background whatever run_in_background says', () => {
-    const checked = validateAgentParams({ ...fork, run_in_background: false }, { headless: true });
+    const checked = validateAgentParams({ ...fork, run_in_background: false });
     expect(checked.ok && checked.runInBackground).toBe(true);
   });
 

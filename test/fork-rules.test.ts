@@ -49,6 +49,8 @@ import {
 } from './support/shapes.js';
 
 const TURNS_RULE = 'must be "all" or a positive integer (a number such as 2, or a string such as "2")';
+/** Qwen Code's words (PR #8066) for a wildcard that is not one of its MCP forms. */
+const WILDCARD_RULE = 'wildcard entries must be "mcp__*" or a trailing MCP tool-prefix pattern such as "mcp__github__read_*"';
 
 /** The mid-turn seed of `midTurn` for this directive: redacted agent calls, a placeholder per call, the child message, an ack, the begin text. */
 const midTurnSeed = (directive: string): Content[] => [
@@ -499,6 +501,7 @@ describe('Agent tool', () => {
       'prompt',
       'subagent_type',
       'run_in_background',
+      'name',
       'fork_turns',
       'fork_tools',
       'model',
@@ -520,13 +523,26 @@ describe('Agent tool', () => {
       params: { ...fork, fork_turns: '2', fork_tools: ['read_file', 'grep'], run_in_background: false },
       subagentType: 'fork',
       fork: { forkTurns: 2, allowedTools: ['read_file', 'grep'] },
-      runInBackground: false,
+      // A fork is never awaited, whatever run_in_background says.
+      runInBackground: true,
     });
   });
 
   it('accepts fork_turns "all" and an empty fork_tools list', () => {
     const result = validateAgentParams({ ...fork, fork_turns: 'all', fork_tools: [] });
     expect(result.ok && result.fork).toEqual({ forkTurns: 'all', allowedTools: [] });
+  });
+
+  it("accepts fork_tools in Qwen Code's forms (exact names and MCP server, all-MCP and tool-prefix patterns), passed on as given", () => {
+    const tools = ['read_file', 'mcp__github__create_issue', 'mcp__github', 'mcp__*', 'mcp__github__read_*', 'mcp__github__*'];
+    const result = validateAgentParams({ ...fork, fork_tools: tools });
+    expect(result.ok && result.fork).toEqual({ forkTurns: 'all', allowedTools: tools });
+    expect(result.ok && result.params.fork_tools).toEqual(tools);
+    const schema = AGENT_TOOL_DECLARATION.parametersJsonSchema as { properties: Record<string, { description?: string }> };
+    const described = String(schema.properties.fork_tools?.description);
+    for (const form of ['"mcp__<server>"', '"mcp__*"', '"mcp__<server>__<prefix>*"', 'Not "*": omit fork_tools for unrestricted execution']) {
+      expect(described).toContain(form);
+    }
   });
 
   it('accepts fork_turns as a JSON number as well as a numeric string', () => {
@@ -536,21 +552,35 @@ describe('Agent tool', () => {
     expect(asString.ok && asString.fork).toEqual({ forkTurns: 3 });
   });
 
-  it('runs forks in the background by default, and always when headless', () => {
-    const plain = validateAgentParams(fork);
-    expect(plain.ok && plain.runInBackground).toBe(true);
-    const headless = validateAgentParams({ ...fork, run_in_background: false }, { headless: true });
-    expect(headless.ok && headless.runInBackground).toBe(true);
-    const general = validateAgentParams({ description: 'd', prompt: 'p' });
-    expect(general).toEqual({
-      ok: true,
-      params: { description: 'd', prompt: 'p' },
-      subagentType: 'general-purpose',
-      fork: undefined,
-      runInBackground: false,
-    });
-    const headlessGeneral = validateAgentParams({ description: 'd', prompt: 'p' }, { headless: true });
-    expect(headlessGeneral.ok && headlessGeneral.runInBackground).toBe(true);
+  it('runs every fork in the background, whatever run_in_background says (the reference: forks are detached)', () => {
+    for (const run_in_background of [undefined, true, false]) {
+      const checked = validateAgentParams({ ...fork, ...(run_in_background !== undefined ? { run_in_background } : {}) });
+      expect(checked.ok && checked.runInBackground).toBe(true);
+    }
+  });
+
+  it('runs a general-purpose sub-agent as run_in_background says; left out, in the background unless it was given a name', () => {
+    const general = { description: 'd', prompt: 'p' };
+    const cases: [Record<string, unknown>, boolean][] = [
+      [{}, true],
+      [{ run_in_background: true }, true],
+      [{ run_in_background: false }, false],
+      [{ name: 'scout' }, false],
+      [{ name: 'scout', run_in_background: true }, true],
+      [{ name: 'scout', run_in_background: false }, false],
+    ];
+    for (const [extra, background] of cases) {
+      const checked = validateAgentParams({ ...general, ...extra });
+      expect([extra, checked.ok && checked.runInBackground]).toEqual([extra, background]);
+    }
+    expect(validateAgentParams(general)).toEqual({ ok: true, params: general, subagentType: 'general-purpose', fork: undefined, runInBackground: true });
+  });
+
+  it('takes name as a label, a non-empty string', () => {
+    const named = validateAgentParams({ ...fork, name: 'audit' });
+    expect(named.ok && named.params.name).toBe('audit');
+    const empty = validateAgentParams({ ...fork, name: ' ' });
+    expect(!empty.ok && empty.error.message).toBe('name: must be a non-empty string');
   });
 
   it('an omitted subagent_type, or "general-purpose", is a fresh general-purpose sub-agent, never a fork', () => {
@@ -593,9 +623,14 @@ describe('Agent tool', () => {
     ['fork_turns fractional number', { ...fork, fork_turns: 2.5 }, `fork_turns: ${TURNS_RULE}, not 2.5`],
     ['fork_turns boolean', { ...fork, fork_turns: true }, `fork_turns: ${TURNS_RULE}, not true`],
     ['fork_tools without fork', { description: 'd', prompt: 'p', fork_tools: ['grep'] }, 'fork_tools: can only be used with subagent_type "fork"'],
-    ['fork_tools not an array', { ...fork, fork_tools: 'grep' }, 'fork_tools: must be an array of exact tool names'],
-    ['fork_tools wildcard', { ...fork, fork_tools: ['*'] }, 'fork_tools[0]: "*": wildcards are not supported, list exact tool names'],
-    ['fork_tools partial wildcard', { ...fork, fork_tools: ['grep', 'read_*'] }, 'fork_tools[1]: "read_*": wildcards are not supported, list exact tool names'],
+    ['fork_tools not an array', { ...fork, fork_tools: 'grep' }, 'fork_tools: must be an array of tool names or MCP patterns'],
+    ['fork_tools "*"', { ...fork, fork_tools: ['*'] }, 'fork_tools[0]: does not accept "*"; omit fork_tools for unrestricted execution'],
+    ['fork_tools "*" among names', { ...fork, fork_tools: ['grep', 'mcp__*', '*'] }, 'fork_tools[2]: does not accept "*"; omit fork_tools for unrestricted execution'],
+    ['fork_tools built-in wildcard', { ...fork, fork_tools: ['grep', 'read_fil*'] }, `fork_tools[1]: "read_fil*": ${WILDCARD_RULE}`],
+    ['fork_tools server wildcard without "__"', { ...fork, fork_tools: ['mcp__github*'] }, `fork_tools[0]: "mcp__github*": ${WILDCARD_RULE}`],
+    ['fork_tools star not at the end', { ...fork, fork_tools: ['mcp__*__read'] }, `fork_tools[0]: "mcp__*__read": ${WILDCARD_RULE}`],
+    ['fork_tools two stars', { ...fork, fork_tools: ['mcp__github__re*d_*'] }, `fork_tools[0]: "mcp__github__re*d_*": ${WILDCARD_RULE}`],
+    ['fork_tools empty server', { ...fork, fork_tools: ['mcp____read_*'] }, `fork_tools[0]: "mcp____read_*": ${WILDCARD_RULE}`],
     ['fork_tools empty name', { ...fork, fork_tools: [''] }, 'fork_tools[0]: must be a non-empty tool name'],
     ['fork_tools whitespace', { ...fork, fork_tools: ['grep '] }, 'fork_tools[0]: "grep " must not have surrounding whitespace'],
     ['fork_tools non-string', { ...fork, fork_tools: [3] }, 'fork_tools[0]: must be a non-empty tool name'],
@@ -615,7 +650,7 @@ describe('Agent tool', () => {
     [
       'unknown parameter',
       { ...fork, fork_profile: 'x' },
-      'fork_profile: is not a parameter of the agent tool (known: description, prompt, subagent_type, run_in_background, fork_turns, fork_tools, model)',
+      'fork_profile: is not a parameter of the agent tool (known: description, prompt, subagent_type, run_in_background, name, fork_turns, fork_tools, model)',
     ],
   ])('rejects %s', (_case, input, error) => {
     expect(validateAgentParams(input)).toEqual({ ok: false, error: { kind: 'invalid_params', message: error } });

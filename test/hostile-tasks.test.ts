@@ -61,7 +61,7 @@ describe('task lines: wrong types', () => {
     ['{"id":1,"directive":"x"}', 'id: must be a string, not the number 1'],
     ['{"id":"a","directive":["x"]}', 'directive: must be a string, not an array'],
     ['{"id":"a","directive":null}', 'directive: must be a string, not null'],
-    ['{"id":"a","directive":"x","tools":{}}', 'tools: must be an array of exact tool names'],
+    ['{"id":"a","directive":"x","tools":{}}', 'tools: must be an array of tool names or MCP patterns'],
     ['{"id":"a","directive":"x","tools":[1]}', 'tools[0]: must be a string, not the number 1'],
     ['{"id":"a","directive":"x","maxTurns":"3"}', 'maxTurns: must be a positive integer'],
     ['{"id":"a","directive":"x","maxTurns":1e400}', 'maxTurns: Infinity is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)'],

@@ -7,6 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ForkTaskSchema, InputError, GeminiSessionSchema, loadSession, loadTasks, parseSession, parseTasks } from '../src/index.js';
 import { formatPath } from '../src/session/index.js';
 
+/** Qwen Code's words (PR #8066) for a wildcard that is not one of its MCP forms. */
+const WILDCARD_RULE = 'wildcard entries must be "mcp__*" or a trailing MCP tool-prefix pattern such as "mcp__github__read_*"';
+
 const session = {
   model: 'gemini-2.5-flash',
   systemInstruction: { parts: [{ text: 'You are helpful.' }] },
@@ -224,6 +227,15 @@ describe('parseTasks', () => {
     ]);
   });
 
+  it("accepts a task's tools in the agent tool's forms: exact names, MCP servers, all MCP tools, MCP tool prefixes, and []", () => {
+    const tools = ['read_file', 'mcp__github__create_issue', 'mcp__github', 'mcp__*', 'mcp__github__read_*', 'mcp__docs__*'];
+    const text = [JSON.stringify({ id: 'a', directive: 'x', tools }), JSON.stringify({ id: 'b', directive: 'y', tools: [] })].join('\n');
+    expect(parseTasks(text, 'tasks.jsonl')).toEqual([
+      { id: 'a', directive: 'x', tools },
+      { id: 'b', directive: 'y', tools: [] },
+    ]);
+  });
+
   it('names the line of a bad field, counting blank lines', () => {
     const lines = ['{"id":"a","directive":"x"}', '', '', '', '', '', '{"id":"b","directive":"y","forkTurns":0}'];
     const err = errorOf(() => parseTasks(lines.join('\n'), 'tasks.jsonl'));
@@ -241,10 +253,14 @@ describe('parseTasks', () => {
     ['{"id":"a","directive":"x","history":"all"}', 'tasks.jsonl:1: history: must be "inherit" or "completed-turns"'],
     // Renamed by issue 13: the old field names the new one.
     ['{"id":"a","directive":"x","seed":"inherit"}', 'tasks.jsonl:1: seed: is now called "history" ("inherit" or "completed-turns")'],
-    ['{"id":"a","directive":"x","tools":"read_file"}', 'tasks.jsonl:1: tools: must be an array of exact tool names'],
-    ['{"id":"a","directive":"x","tools":["*"]}', 'tasks.jsonl:1: tools[0]: "*": wildcards are not supported, list exact tool names'],
-    ['{"id":"a","directive":"x","tools":[" ls"]}', 'tasks.jsonl:1: tools[0]: the tool name " ls" has surrounding whitespace'],
-    ['{"id":"a","directive":"x","tools":[""]}', 'tasks.jsonl:1: tools[0]: a tool name must not be empty'],
+    ['{"id":"a","directive":"x","tools":"read_file"}', 'tasks.jsonl:1: tools: must be an array of tool names or MCP patterns'],
+    ['{"id":"a","directive":"x","tools":["*"]}', 'tasks.jsonl:1: tools[0]: does not accept "*"; omit tools for unrestricted execution'],
+    ['{"id":"a","directive":"x","tools":["ls","read_*"]}', `tasks.jsonl:1: tools[1]: "read_*": ${WILDCARD_RULE}`],
+    ['{"id":"a","directive":"x","tools":["mcp__github*"]}', `tasks.jsonl:1: tools[0]: "mcp__github*": ${WILDCARD_RULE}`],
+    ['{"id":"a","directive":"x","tools":["mcp__*__read"]}', `tasks.jsonl:1: tools[0]: "mcp__*__read": ${WILDCARD_RULE}`],
+    ['{"id":"a","directive":"x","tools":["mcp__gh__*_*"]}', `tasks.jsonl:1: tools[0]: "mcp__gh__*_*": ${WILDCARD_RULE}`],
+    ['{"id":"a","directive":"x","tools":[" ls"]}', 'tasks.jsonl:1: tools[0]: " ls" must not have surrounding whitespace'],
+    ['{"id":"a","directive":"x","tools":[""]}', 'tasks.jsonl:1: tools[0]: must be a non-empty tool name'],
     ['{"id":"a","directive":"x","outputSchema":[]}', 'tasks.jsonl:1: outputSchema: must be a JSON Schema object'],
     [
       '{"id":"a","directive":"x","outputSchema":{"type":5}}',

@@ -66,10 +66,10 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
             io.stdout.write(`${taskStartedLine(event.forkId, event.toolUseId, event.description, event.subagentType)}\n`);
           }
           if (event.type === 'task_notification') {
-            io.stdout.write(`${taskNotificationLine(event.result, event.description, event.toolUseId)}\n`);
+            io.stdout.write(`${taskNotificationLine(event.result, event.description, event.subagentType, event.toolUseId)}\n`);
           }
         } else if (format === 'text' && event.type === 'task_notification') {
-          io.stderr.write(`forkpool: fork ${event.forkId} ${event.result.status}\n`);
+          io.stderr.write(`forkpool: task ${event.forkId} ${event.result.status}\n`);
         }
       },
     });

@@ -1,9 +1,12 @@
 import type { ForkResult } from '../engine/thread-wire.js';
+import type { SubagentType } from '../session/schema.js';
 
 /** The documented result line; engine diagnostics (per-call records, worker ids) stay out of it. */
 export interface ResultLine {
   id: string;
   status: ForkResult['status'];
+  /** What ran: a fork of the conversation, or a general-purpose sub-agent that sees only its directive. */
+  subagentType: SubagentType;
   text: string;
   output?: unknown;
   turns: number;
@@ -17,10 +20,11 @@ export interface ResultLine {
   error?: { kind: string; message: string };
 }
 
-export function resultLine(r: ForkResult): ResultLine {
+export function resultLine(r: ForkResult, subagentType: SubagentType): ResultLine {
   return {
     id: r.id,
     status: r.status,
+    subagentType,
     text: r.text,
     ...(r.status === 'completed' && r.output !== undefined ? { output: r.output } : {}),
     turns: r.turns,

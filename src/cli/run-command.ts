@@ -10,7 +10,7 @@ import { resultLine, type ResultLine } from './result-line.js';
 import { createJournal, resumeJournal, taskHash, type Journal } from './journal.js';
 import { checkEarlierResults } from './earlier-results.js';
 import { freezePrefix } from '../prefix/index.js';
-import type { ForkTask } from '../session/schema.js';
+import type { ForkTask, SubagentType } from '../session/schema.js';
 import { compactReport, resultEventLine, taskNotificationLine, taskStartedLine } from './stream-json.js';
 import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
@@ -140,7 +140,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       parentWarm: parentWarm(values),
       retainResults: out === undefined,
       onResult: (result, task) => {
-        const line = resultLine(result);
+        const line = resultLine(result, task.subagentType ?? 'fork');
         // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
         journal?.record(task, line);
         if (out !== undefined) appendFileSync(out, `${JSON.stringify(line)}\n`);
@@ -152,14 +152,15 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     queue?.dispatcher.onCancel((taskId) => (taskId === undefined ? run.cancelAll() : run.cancel(taskId)));
     const stopProgress = format === 'text' ? startProgress(run, io.stderr) : () => undefined;
     if (format === 'stream-json') {
-      const descriptions = new Map<string, string>();
+      const started = new Map<string, { description: string; subagentType: SubagentType }>();
       for await (const ev of run.events()) {
         if (ev.type === 'task_started') {
-          descriptions.set(ev.forkId, ev.description);
+          started.set(ev.forkId, { description: ev.description, subagentType: ev.subagentType ?? 'fork' });
           io.stdout.write(`${taskStartedLine(ev.forkId, undefined, ev.description, ev.subagentType)}\n`);
         } else if (ev.type === 'task_notification') {
-          io.stdout.write(`${taskNotificationLine(ev.result, descriptions.get(ev.forkId) ?? ev.forkId)}\n`);
-          descriptions.delete(ev.forkId);
+          const task = started.get(ev.forkId);
+          io.stdout.write(`${taskNotificationLine(ev.result, task?.description ?? ev.forkId, task?.subagentType ?? 'fork')}\n`);
+          started.delete(ev.forkId);
         }
       }
     }

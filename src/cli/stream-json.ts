@@ -1,3 +1,4 @@
+import type { SubagentType } from '../session/schema.js';
 import { notificationSummary } from '../engine/notification.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import type { RunReport } from '../engine/report.js';
@@ -17,7 +18,7 @@ export function taskStartedLine(taskId: string, toolUseId: string | undefined, d
   });
 }
 
-export function taskNotificationLine(result: ForkResult, description: string, toolUseId?: string): string {
+export function taskNotificationLine(result: ForkResult, description: string, subagentType: SubagentType, toolUseId?: string): string {
   return JSON.stringify({
     type: 'system',
     subtype: 'task_notification',
@@ -31,7 +32,7 @@ export function taskNotificationLine(result: ForkResult, description: string, to
         tool_uses: result.toolCalls,
         duration_ms: result.durationMs,
       },
-      result: resultLine(result),
+      result: resultLine(result, subagentType),
     },
   });
 }

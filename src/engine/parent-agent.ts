@@ -14,10 +14,14 @@ import type { FanOutRun } from './run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { FanOutOptions } from './options.js';
 
-/** `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is `fork-<toolUseId>`. */
+/**
+ * `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is
+ * `<subagent type>-<toolUseId>` (`fork-…`, `general-purpose-…`), as the reference names its tasks.
+ * Only background tasks start and notify: a foreground one's result is its tool call's result.
+ */
 export type ParentEvent =
-  | { type: 'task_started'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType }
-  | { type: 'task_notification'; forkId: string; toolUseId: string; description: string; result: ForkResult }
+  | { type: 'task_started'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; name?: string }
+  | { type: 'task_notification'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; result: ForkResult }
   | { type: 'turn'; turn: number; usage: TokenUsage };
 
 export type ParentOutcome =
@@ -55,7 +59,11 @@ interface StartedTask {
   toolUseId: string;
   description: string;
   subagentType: SubagentType;
+  /** The label the model gave it (the agent tool's `name`). */
+  name?: string;
   task: ForkTask;
+  /** Where its tool call's response goes in this turn's answer. */
+  slot: number;
 }
 
 /**
@@ -123,6 +131,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
 
       if (calls.length > 0) {
         const forkTasks: StartedTask[] = [];
+        const foreground: StartedTask[] = [];
         const responses: ToolResponse[] = [];
         for (const call of calls) {
           const respond = (response: ToolResponse): void => void responses.push(response);
@@ -131,17 +140,17 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
             respond(result.response);
             continue;
           }
-          const checked = call.argsError !== undefined ? invalidArguments(call.argsError) : validateAgentParams(call.args ?? {}, { headless: true, insideFork });
+          const checked = call.argsError !== undefined ? invalidArguments(call.argsError) : validateAgentParams(call.args ?? {}, { insideFork });
           if (!checked.ok) {
             respond({ error: checked.error.message });
             continue;
           }
-          // Qwen Code's correlation: tool_use_id is the model's call id, task_id is fork-<tool_use_id>.
+          // Qwen Code's correlation: tool_use_id is the model's call id, task_id is <subagent type>-<tool_use_id>.
           // A call without an id (Gemini often sends none) gets one made up; a repeated id keeps
           // its tool_use_id and only its task_id is made unique.
           const toolUseId = call.id !== undefined && call.id !== '' ? call.id : `call-${++callCount}`;
-          let id = `fork-${toolUseId}`;
-          while (started.has(id)) id = `fork-${toolUseId}-${++callCount}`;
+          let id = `${checked.subagentType}-${toolUseId}`;
+          while (started.has(id)) id = `${checked.subagentType}-${toolUseId}-${++callCount}`;
           const task: ForkTask = checked.fork
             ? {
                 id,
@@ -150,10 +159,22 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
                 ...(checked.fork.allowedTools !== undefined ? { tools: checked.fork.allowedTools } : {}),
               }
             : { id, directive: checked.params.prompt, subagentType: 'general-purpose' };
-          const entry: StartedTask = { toolUseId, description: checked.params.description, subagentType: checked.subagentType, task };
+          const entry: StartedTask = {
+            toolUseId,
+            description: checked.params.description,
+            subagentType: checked.subagentType,
+            ...(checked.params.name !== undefined ? { name: checked.params.name } : {}),
+            task,
+            slot: responses.length,
+          };
           started.set(id, entry);
-          forkTasks.push(entry);
-          respond({ output: PLACEHOLDER(id, checked.subagentType) });
+          if (checked.runInBackground) {
+            forkTasks.push(entry);
+            respond({ output: PLACEHOLDER(id, checked.subagentType) });
+          } else {
+            foreground.push(entry);
+            respond({ output: '' }); // filled in once it has run (below)
+          }
         }
         if (forkTasks.length > 0) {
           // Siblings of one turn share one frozen prefix: the conversation up to this model message,
@@ -164,16 +185,35 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           runs.push(run);
           pending += forkTasks.length;
           for (const f of forkTasks) {
-            opts.onEvent?.({ type: 'task_started', forkId: f.task.id, toolUseId: f.toolUseId, description: f.description, subagentType: f.subagentType });
+            opts.onEvent?.({
+              type: 'task_started',
+              forkId: f.task.id,
+              toolUseId: f.toolUseId,
+              description: f.description,
+              subagentType: f.subagentType,
+              ...(f.name !== undefined ? { name: f.name } : {}),
+            });
           }
           run.onResult((result) => {
             pending--;
             finished.push(result);
             unreported.push(result);
             const entry = started.get(result.id) as StartedTask;
-            opts.onEvent?.({ type: 'task_notification', forkId: result.id, toolUseId: entry.toolUseId, description: entry.description, result });
+            opts.onEvent?.({ type: 'task_notification', forkId: result.id, toolUseId: entry.toolUseId, description: entry.description, subagentType: entry.subagentType, result });
             wakeUp?.();
           });
+        }
+        if (foreground.length > 0) {
+          // The parent's tool calls wait for these: each bounded by its fork timeout, all cancelled with the parent.
+          const prefix = engine.freeze(dialect.withConversation(session, contents.slice(), tools));
+          const run = engine.fanOut(prefix, foreground.map((f) => f.task), { parentWarm: true, promptCacheKey: opts.cacheKey });
+          runs.push(run);
+          for (const result of await run.results()) {
+            finished.push(result);
+            const entry = started.get(result.id) as StartedTask;
+            responses[entry.slot] = { output: foregroundResult(result) };
+          }
+          if (signal.aborted) return await cancelled(turn);
         }
         contents.push(...dialect.answer(calls, responses, drainNotifications(unreported, started)).messages);
         continue;
@@ -195,6 +235,14 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   } finally {
     signal.removeEventListener('abort', cancelForks);
   }
+}
+
+/** A foreground sub-agent's result as its tool call returns it: the reference's texts (agent.ts). */
+function foregroundResult(result: ForkResult): string {
+  const text = result.text.trim();
+  if (result.status === 'cancelled') return `Agent was cancelled by the user. Partial result follows:\n\n${text || '(no partial result captured)'}`;
+  if (result.status === 'failed') return text || 'Subagent execution failed.';
+  return text || '(subagent produced no model-visible output)';
 }
 
 function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>): string[] {

@@ -6,6 +6,7 @@ import type { ChatTool } from '../session/openai-chat-schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
+import { toolEntryRule } from './tool-allowlist.js';
 
 export const AGENT_TOOL_NAME = 'agent';
 export const FORK_SUBAGENT_TYPE = 'fork';
@@ -27,7 +28,14 @@ const AgentParamsSchema = z.strictObject({
       '"fork" starts a fork that inherits this conversation and its prompt cache. Omitted or "general-purpose": a fresh ' +
         'sub-agent that sees only the prompt.',
     ),
-  run_in_background: z.boolean().optional().describe('Run without waiting for the result (sub-agents always run in the background in non-interactive runs).'),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      'Defaults to true for a sub-agent: its result arrives later as a <task-notification>. Set to false to run a ' +
+        'general-purpose sub-agent in the foreground and get its result as this call\'s result. Forks always run in the background here.',
+    ),
+  name: z.string().optional().describe('A short label for the task (one or two words, lowercase), so that it can be told apart.'),
   fork_turns: z
     .union([z.string(), z.number().int().positive()])
     .optional()
@@ -35,7 +43,11 @@ const AgentParamsSchema = z.strictObject({
   fork_tools: z
     .array(z.string())
     .optional()
-    .describe('Fork only: exact names of the tools the fork may execute (no wildcards); an empty list allows none.'),
+    .describe(
+      'Fork only: the tools the fork may execute: exact names, "mcp__<server>" (every tool of that MCP server), ' +
+        '"mcp__*" (every MCP tool) or "mcp__<server>__<prefix>*" (MCP tools whose names start so). ' +
+        'Not "*": omit fork_tools for unrestricted execution. An empty list allows none.',
+    ),
   model: z.string().optional().describe('Not for forks: a fork always uses this conversation\'s model.'),
 });
 
@@ -75,8 +87,6 @@ export interface AgentCallContext {
   insideFork?: boolean;
   /** The caller is a (non-fork) sub-agent: it may not start forks or background runs. */
   insideSubagent?: boolean;
-  /** Non-interactive run: a fork always runs in the background, whatever run_in_background says. */
-  headless?: boolean;
 }
 
 /** What seedFork needs for a fork request. */
@@ -132,6 +142,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
   const prompt = text('prompt', true);
   const subagentType = text('subagent_type', false);
   const model = text('model', false);
+  const name = text('name', false);
   const background = raw.run_in_background;
   if (background !== undefined && typeof background !== 'boolean') errors.push('run_in_background: must be true or false');
 
@@ -170,10 +181,13 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
   if (typeof background === 'boolean') params.run_in_background = background;
   if (raw.fork_turns !== undefined) params.fork_turns = raw.fork_turns as string | number;
   if (allowedTools !== undefined) params.fork_tools = allowedTools;
+  if (name !== undefined) params.name = name;
 
-  // A fork is detached by definition; headless runs force every sub-agent into the background so
-  // a short-lived process keeps its work.
-  const runInBackground = ctx.headless === true || (params.run_in_background ?? isFork);
+  // The reference's rule (Qwen Code agent.ts): a headless fork always goes to the background (forks
+  // are detached, and a short-lived process must hold their work; an interactive one is never
+  // awaited either); for any other sub-agent run_in_background wins, and left out it runs in the
+  // background unless it was given a name (the reference keeps a named call without a team in the foreground).
+  const runInBackground = isFork || (params.run_in_background ?? name === undefined);
   const fork: ForkRequest | undefined = isFork
     ? { forkTurns, ...(allowedTools !== undefined ? { allowedTools } : {}) }
     : undefined;
@@ -194,16 +208,16 @@ function parseForkTurns(value: unknown): ForkTurns | undefined {
   return undefined;
 }
 
+/** fork_tools: exact names and the reference's MCP forms (src/fork/tool-allowlist.ts), each bad entry named. */
 function checkToolNames(value: unknown, errors: string[]): string[] | undefined {
   if (!Array.isArray(value)) {
-    errors.push('fork_tools: must be an array of exact tool names');
+    errors.push('fork_tools: must be an array of tool names or MCP patterns');
     return undefined;
   }
   const before = errors.length;
   value.forEach((name: unknown, i) => {
-    if (typeof name !== 'string' || name === '') errors.push(`fork_tools[${i}]: must be a non-empty tool name`);
-    else if (name.trim() !== name) errors.push(`fork_tools[${i}]: ${JSON.stringify(name)} must not have surrounding whitespace`);
-    else if (name.includes('*')) errors.push(`fork_tools[${i}]: ${JSON.stringify(name)}: wildcards are not supported, list exact tool names`);
+    const rule = toolEntryRule(name, 'fork_tools');
+    if (rule !== undefined) errors.push(`fork_tools[${i}]: ${rule}`);
   });
   return errors.length === before ? (value as string[]).slice() : undefined;
 }

@@ -15,6 +15,7 @@ import {
   FORK_UNAVAILABLE_RESULT_TEXT,
 } from './constants.js';
 import { assertNotForkChild } from './guards.js';
+import { toolEntryRule } from './tool-allowlist.js';
 import { completedTurnPrefix, keepLastUserTurns } from './history.js';
 
 export interface SeedOptions {
@@ -22,7 +23,10 @@ export interface SeedOptions {
   history?: HistoryMode;
   /** 'all' (default) or N: keep only the last N real user turns. */
   forkTurns?: ForkTurns;
-  /** Exact names of the tools the fork may execute; [] allows none. Declarations are not changed. */
+  /**
+   * The tools the fork may execute: exact names and the MCP forms of fork_tools (`mcp__<server>`,
+   * `mcp__*`, `mcp__<server>__<prefix>*`); [] allows none. Declarations are not changed.
+   */
   allowedTools?: readonly string[];
   /**
    * Tools that start agents (default: the `agent` tool). In a mid-turn parent, only their calls
@@ -219,6 +223,11 @@ function checkOptions(directive: string, options: SeedOptions): SeedOptions {
   if (allowedTools !== undefined && (!Array.isArray(allowedTools) || allowedTools.some((t) => typeof t !== 'string'))) {
     throw new TypeError('seedFork: allowedTools must be an array of tool names');
   }
+  // The rules of fork_tools and a task's tools, so the restriction the fork reads is one the host enforces.
+  allowedTools?.forEach((entry, i) => {
+    const rule = toolEntryRule(entry, 'allowedTools');
+    if (rule !== undefined) throw new TypeError(`seedFork: allowedTools[${i}]: ${rule}`);
+  });
   if (spawnTools !== undefined && (!Array.isArray(spawnTools) || spawnTools.some((t) => typeof t !== 'string'))) {
     throw new TypeError('seedFork: spawnTools must be an array of tool names');
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AnthropicMessagesSession } from './anthropic-messages-schema.js';
 import type { OpenAIChatSession } from './openai-chat-schema.js';
+import { toolEntryRule } from '../fork/tool-allowlist.js';
 import { JsonObjectSchema, nonEmpty, positiveInteger } from './rules.js';
 
 /*
@@ -130,17 +131,10 @@ const TASK_KEY_HINTS: Record<string, string> = {
   seed: 'is now called "history" ("inherit" or "completed-turns")',
 };
 
+/** One `tools` entry: an exact name or one of the reference's MCP forms, as the agent tool's fork_tools. */
 const ToolNameSchema = z.string().check((ctx) => {
-  const name = ctx.value;
-  const rule =
-    name.length === 0
-      ? 'a tool name must not be empty'
-      : name.trim() !== name
-        ? `the tool name ${JSON.stringify(name)} has surrounding whitespace`
-        : name.includes('*')
-          ? `${JSON.stringify(name)}: wildcards are not supported, list exact tool names`
-          : undefined;
-  if (rule) ctx.issues.push({ code: 'custom', input: name, message: rule });
+  const rule = toolEntryRule(ctx.value, 'tools');
+  if (rule) ctx.issues.push({ code: 'custom', input: ctx.value, message: rule });
 });
 
 const ForkTurnsSchema = z.custom<'all' | number>(
@@ -162,7 +156,7 @@ export const ForkTaskSchema = z.strictObject(
     /** Which history a fork starts from (it was called `seed`, which read like a random seed). */
     history: z.enum(['inherit', 'completed-turns'], { error: 'must be "inherit" or "completed-turns"' }).optional(),
     forkTurns: ForkTurnsSchema.optional(),
-    tools: z.array(ToolNameSchema, { error: 'must be an array of exact tool names' }).optional(),
+    tools: z.array(ToolNameSchema, { error: 'must be an array of tool names or MCP patterns' }).optional(),
     outputSchema: z
       .record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' })
       .refine((s) => s.type === undefined || typeof s.type === 'string' || Array.isArray(s.type), {

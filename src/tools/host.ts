@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { FORK_SUBAGENT_TYPE, requestedSubagentType } from '../fork/agent-tool.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fork/constants.js';
+import { allowsTool } from '../fork/tool-allowlist.js';
 import type { SubagentType } from '../session/schema.js';
 import { runInThread } from './cpu-thread.js';
 import type { Tool } from './define.js';
@@ -15,7 +16,7 @@ export type { ToolOutcome } from './outcome.js';
 /** What one fork may do with tools. */
 export interface ForkToolPolicy {
   forkId: string;
-  /** Exact names from the task; undefined = every declared tool. */
+  /** The task's allowlist: exact names and MCP forms (src/fork/tool-allowlist.ts); undefined = every declared tool. */
   allowedTools?: readonly string[];
   /** Names the prefix declares to the model. */
   declaredTools: ReadonlySet<string>;
@@ -77,7 +78,7 @@ function check(call: ToolCall, policy: ForkToolPolicy, byName: ReadonlyMap<strin
   if (!policy.declaredTools.has(call.name)) {
     return reject('not_declared', `Tool ${call.name} is not declared. ${listAllowed(allowed)}`);
   }
-  if (policy.allowedTools !== undefined && !policy.allowedTools.includes(call.name)) {
+  if (policy.allowedTools !== undefined && !allowsTool(policy.allowedTools, call.name)) {
     return reject('not_allowed', `Tool ${call.name} is not allowed in this fork. ${listAllowed(allowed)}`);
   }
   const tool = byName.get(call.name);
@@ -110,7 +111,7 @@ function allowedNames(policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>)
     (name) =>
       byName.has(name) &&
       !policy.spawnTools.has(name) &&
-      (policy.allowedTools === undefined || policy.allowedTools.includes(name)) &&
+      (policy.allowedTools === undefined || allowsTool(policy.allowedTools, name)) &&
       byName.get(name)?.approval !== 'required' &&
       (byName.get(name)?.forks !== false || policy.mainSession === true) &&
       !byName.get(name)?.interactive,
