@@ -78,6 +78,48 @@ describe('forkpool prompt: the marker end to end', () => {
     expect(notified.data.result.subagentType).toBe('general-purpose');
   });
 
+  it('task_stop: the parent stops its running fork; the fork ends cancelled with one notification, and the tool says so', async () => {
+    const prompt = ['FORK SLEEP 30000', 'CALL@2 task_stop {"task_id":"$TASK_ID"}', 'RECALL Cancellation requested for background agent \\S+'].join('\n');
+    const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
+    const events = jsonLines(run.stdout) as Record<string, any>[];
+    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['task_started', 'task_notification', 'result']);
+    const [started, notified, result] = events as [Record<string, any>, Record<string, any>, Record<string, any>];
+    expect(notified.data.task_id).toBe(started.data.task_id);
+    expect(notified.data.status).toBe('cancelled');
+    // The tool's answer, as the parent model read it in its tool result (quotes JSON-escaped there).
+    expect(result.result).toContain(`Cancellation requested for background agent \\"${started.data.task_id}\\"`);
+    expect(result.forks).toEqual([{ id: started.data.task_id, status: 'cancelled' }]);
+    // A cancelled fork makes the run's exit code 1, as a failed one does.
+    expect(run.code).toBe(1);
+  });
+
+  it('send_message: the running fork reads the parent’s message at its next turn boundary and answers with it', async () => {
+    // The fork answers once, finds the message waiting, and takes another turn with it (RECALL then finds it).
+    const prompt = ['FORK SLEEP 1500\\nRECALL parent agent\\]: \\S+', 'CALL@2 send_message {"task_id":"$TASK_ID","message":"hello-42"}', 'REPLY sent'].join('\n');
+    const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
+    expect(run.code).toBe(0);
+    const events = jsonLines(run.stdout) as Record<string, any>[];
+    const notified = events.find((e) => e.subtype === 'task_notification') as Record<string, any>;
+    expect(notified.data.result.text).toBe('RECALL parent agent\\]: \\S+: parent agent]: hello-42');
+    expect(notified.data.result.turns).toBe(2);
+    const result = events.at(-1) as Record<string, any>;
+    expect(result.result).toContain('parent agent]: hello-42');
+  });
+
+  it('task_stop and send_message for a task the parent never started answer with the reference’s error', async () => {
+    const prompt = [
+      'CALL task_stop {"task_id":"fork-nope"}',
+      'CALL send_message {"task_id":"general-purpose-nope","message":"late"}',
+      'RECALL No background task found with ID \\S+',
+    ].join('\n');
+    const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
+    expect(run.code).toBe(0);
+    const result = jsonLines(run.stdout).at(-1) as Record<string, any>;
+    // RECALL gives every match: both calls were answered so (quotes JSON-escaped in the tool result).
+    expect(result.result).toContain('No background task found with ID \\"fork-nope\\".');
+    expect(result.result).toContain('No background task found with ID \\"general-purpose-nope\\".');
+  });
+
   it('prompt --help and a missing prompt text', async () => {
     const [help, missing] = await Promise.all([runCli(['prompt', '--help']), runCli(['prompt'])]);
     expect(help.code).toBe(0);

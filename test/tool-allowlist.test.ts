@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { allowsTool, isValidToolWildcard, toolEntryRule } from '../src/fork/tool-allowlist.js';
+import { allowsTool, isValidToolWildcard, toolEntryRule } from '../src/session/tool-allowlist.js';
 import { defineTool, ForkEngine, type ForkEvent } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { seedFork } from '../src/protocol.js';

@@ -42,6 +42,8 @@ function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkTool
         retriesSpent: () => spent,
       };
     },
+    // No parent sends these forks messages.
+    takeMessages: () => [],
     report(event) {
       if (event.type === 'response_start') onFirstResponse();
     },

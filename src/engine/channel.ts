@@ -3,7 +3,19 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:wor
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { AttemptStatus } from '../model/types.js';
 import type { EngineCallGate } from './call-gate.js';
-import { CANCEL_MESSAGE, EVENT_MESSAGE, RELEASE_MESSAGE, STOP_MESSAGE, oneWayMessage, type CancelMessage, type ForkHostApi, type StopMessage, type WorkerEvent } from './thread-wire.js';
+import {
+  CANCEL_MESSAGE,
+  EVENT_MESSAGE,
+  PARENT_MESSAGE,
+  RELEASE_MESSAGE,
+  STOP_MESSAGE,
+  oneWayMessage,
+  type CancelMessage,
+  type ForkHostApi,
+  type ParentMessage,
+  type StopMessage,
+  type WorkerEvent,
+} from './thread-wire.js';
 
 export interface ForkChannel {
   /** Goes to the worker inside the task, in the transfer list. */
@@ -12,6 +24,8 @@ export interface ForkChannel {
   cancel(): void;
   /** Asks the worker to end before its next model call (nothing in flight is aborted). */
   stop(reason: StopMessage['reason']): void;
+  /** The parent's message, for the fork's next turn boundary. */
+  send(text: string): void;
   /** Handles at once the events the worker sent before its result (they travel on this channel, the result on the pool's). */
   drain(): void;
   /** Drains, then closes: a release still queued reaches the gate. */
@@ -92,6 +106,10 @@ export function openForkChannel(args: {
     },
     stop(reason) {
       const message: StopMessage = { type: STOP_MESSAGE, reason };
+      port1.postMessage(message);
+    },
+    send(text) {
+      const message: ParentMessage = { type: PARENT_MESSAGE, text };
       port1.postMessage(message);
     },
     drain,

@@ -142,6 +142,12 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     ctx.host.report({ type: 'turn', turn, usage: outcome.usage, functionCalls: calls.length });
 
     if (calls.length === 0) {
+      // A message from the parent that came while the fork answered gets another turn, not a lost word (the reference drains them too).
+      const inbox = ctx.host.takeMessages();
+      if (inbox.length > 0) {
+        conversation.say(inbox.map(fromParent).join('\n'));
+        continue;
+      }
       if (!task.outputSchema) return finish({ status: 'completed' });
       const checked = checkOutput(text, task.outputSchema);
       if (checked.ok) return finish({ status: 'completed', output: checked.value });
@@ -161,9 +167,14 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       }
       responses.push(answer.value.response);
     }
-    conversation.answer(calls, responses);
+    conversation.answer(calls, responses, ctx.host.takeMessages().map(fromParent));
   }
   return finish({ status: 'failed', kind: 'max_turns', message: `the fork reached its limit of ${maxTurns} model turns` });
+}
+
+/** The reference's wording for a message the parent sent a running task (agent-core.ts EXTERNAL_MESSAGE_PREFIX). */
+function fromParent(text: string): string {
+  return `[Message from parent agent]: ${text}`;
 }
 
 function sumUsage(calls: readonly CallRecord[]): TokenUsage {

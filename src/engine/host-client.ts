@@ -3,7 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { failure, type Failure } from '../failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import { EVENT_MESSAGE, RELEASE_MESSAGE, isCancelMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type StopMessage, type WorkerEvent } from './thread-wire.js';
+import { EVENT_MESSAGE, RELEASE_MESSAGE, isCancelMessage, isParentMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type StopMessage, type WorkerEvent } from './thread-wire.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;
@@ -35,9 +35,12 @@ export function connectHost(
       resolve('closed');
     }),
   );
+  /** The parent's messages not yet taken by the loop (send_message). */
+  const inbox: string[] = [];
   port.on('message', (message: unknown) => {
     if (isCancelMessage(message)) onCancel();
     else if (isStopMessage(message)) onStop(message.reason);
+    else if (isParentMessage(message)) inbox.push(message.text);
   });
 
   async function call<T>(request: () => Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<HostCall<T>> {
@@ -100,6 +103,11 @@ export function connectHost(
         },
         retriesSpent: () => spent,
       };
+    },
+
+    /** The parent's messages that arrived since the last call, in order (each once). */
+    takeMessages(): string[] {
+      return inbox.splice(0);
     },
 
     /** Fire and forget: progress events must never hold up the loop. */

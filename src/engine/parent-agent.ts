@@ -1,4 +1,16 @@
-import { AGENT_TOOL_DECLARATION, AGENT_TOOL_NAME, isForkChild, validateAgentParams } from '../fork/index.js';
+import {
+  AGENT_TOOL_DECLARATION,
+  AGENT_TOOL_NAME,
+  SEND_MESSAGE_DECLARATION,
+  SEND_MESSAGE_TOOL_NAME,
+  TASK_STOP_DECLARATION,
+  TASK_STOP_TOOL_NAME,
+  TASK_TOOL_TEXT,
+  isForkChild,
+  parseSendMessage,
+  parseTaskStop,
+  validateAgentParams,
+} from '../fork/index.js';
 import { failure, type Failure } from '../failure.js';
 import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../dialect/index.js';
 import { requestDecorator } from '../model/decorate.js';
@@ -52,8 +64,16 @@ export interface ParentAgentOptions {
   cacheKey: string;
 }
 
-const PLACEHOLDER = (id: string, type: SubagentType): string =>
-  `${type === 'fork' ? 'Fork' : 'Sub-agent'} ${id} is running in the background. Its result will arrive as a <task-notification>; do not wait or poll for it.`;
+/** What a background launch returns at once: the reference's words (agent.ts), less its output file (forkpool writes no transcript yet). */
+const PLACEHOLDER = (id: string): string =>
+  [
+    'Background agent launched successfully.',
+    `task_id: ${id} (internal ID \u2014 do not mention to the user. Use ${SEND_MESSAGE_TOOL_NAME} to continue this agent, or ${TASK_STOP_TOOL_NAME} to cancel.)`,
+    'The agent is working in the background. Its result arrives as a <task-notification> for this task_id in a later turn; you will not see it in this turn.',
+    'Do not treat the agent as cancelled or relaunch it because the notification has not arrived yet \u2014 the result comes under the original task_id.',
+    "Do not duplicate this agent's work \u2014 avoid working with the same files or topics it is using. Work on non-overlapping tasks, or briefly tell the user what you launched and end your response.",
+    'Never predict its findings. If the user asks about progress before the notification lands, say the agent is still running and report only the status you know.',
+  ].join('\n');
 
 interface StartedTask {
   toolUseId: string;
@@ -83,6 +103,8 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   const insideFork = isForkChild(dialect.messages(session));
   const contents: AnyMessage[] = [...structuredClone(dialect.messages(session)), dialect.userText(opts.prompt)];
   const runs: FanOutRun[] = [];
+  /** Which run each background task is in (task_stop and send_message reach it there). */
+  const runOf = new Map<string, FanOutRun>();
   const started = new Map<string, StartedTask>();
   const finished: ForkResult[] = [];
   const unreported: ForkResult[] = [];
@@ -135,6 +157,10 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         const responses: ToolResponse[] = [];
         for (const call of calls) {
           const respond = (response: ToolResponse): void => void responses.push(response);
+          if (call.name === TASK_STOP_TOOL_NAME || call.name === SEND_MESSAGE_TOOL_NAME) {
+            respond(controlTask(call.name, call.args ?? {}, { started, runOf, finished }));
+            continue;
+          }
           if (call.name !== AGENT_TOOL_NAME) {
             const result = await opts.tools.execute(toolCallOf(call), { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
             respond(result.response);
@@ -170,7 +196,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           started.set(id, entry);
           if (checked.runInBackground) {
             forkTasks.push(entry);
-            respond({ output: PLACEHOLDER(id, checked.subagentType) });
+            respond({ output: PLACEHOLDER(id) });
           } else {
             foreground.push(entry);
             respond({ output: '' }); // filled in once it has run (below)
@@ -183,6 +209,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           const prefix = engine.freeze(dialect.withConversation(session, contents.slice(), tools));
           const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true, promptCacheKey: opts.cacheKey });
           runs.push(run);
+          for (const f of forkTasks) runOf.set(f.task.id, run);
           pending += forkTasks.length;
           for (const f of forkTasks) {
             opts.onEvent?.({
@@ -237,6 +264,31 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   }
 }
 
+/** task_stop and send_message: what they did to one background task, in the reference's words. */
+function controlTask(
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+  tasks: { started: ReadonlyMap<string, StartedTask>; runOf: ReadonlyMap<string, FanOutRun>; finished: readonly ForkResult[] },
+): ToolResponse {
+  const message = tool === SEND_MESSAGE_TOOL_NAME ? parseSendMessage(args) : undefined;
+  const checked = message ?? parseTaskStop(args);
+  if (!checked.ok) return { error: checked.message };
+  const id = checked.params.task_id;
+  const entry = tasks.started.get(id);
+  if (entry === undefined) return { error: TASK_TOOL_TEXT.unknown(id) };
+  // A foreground task is over before the model can name it: it reads as finished.
+  const ended = tasks.finished.find((r) => r.id === id);
+  const run = ended === undefined ? tasks.runOf.get(id) : undefined;
+  if (message?.ok) {
+    if (run?.send(id, message.params.message)) return { output: TASK_TOOL_TEXT.messageQueued(id) };
+    const status = ended?.status ?? 'completed';
+    // Reviving a completed task needs its transcript, which forkpool does not write yet.
+    return { error: status === 'completed' ? TASK_TOOL_TEXT.notRevived(id) : TASK_TOOL_TEXT.messageToStopped(id, status) };
+  }
+  if (run?.stop(id)) return { output: TASK_TOOL_TEXT.stopRequested(id, entry.description) };
+  return { error: TASK_TOOL_TEXT.notRunning(id, ended?.status ?? 'completed') };
+}
+
 /** A foreground sub-agent's result as its tool call returns it: the reference's texts (agent.ts). */
 function foregroundResult(result: ForkResult): string {
   const text = result.text.trim();
@@ -249,11 +301,12 @@ function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<strin
   return unreported.splice(0).map((r) => formatTaskNotification(r, started.get(r.id)?.description ?? r.id));
 }
 
-/** The session's tools plus the agent tool's declaration (in the session's shape), unless it declares it already. */
+/** The session's tools plus the agent tool and the task tools (in the session's shape), each unless it declares it already. */
 function withAgentTool(dialect: Dialect<AnyMessage, ParentSession>, session: Readonly<ParentSession>): readonly unknown[] {
   const tools = dialect.tools(session) ?? [];
-  if (declaredToolNames(tools).has(AGENT_TOOL_NAME)) return tools;
-  return [...tools, dialect.declareFunction(AGENT_TOOL_DECLARATION)];
+  const declared = declaredToolNames(tools);
+  const added = [AGENT_TOOL_DECLARATION, TASK_STOP_DECLARATION, SEND_MESSAGE_DECLARATION].filter((d) => !declared.has(d.name));
+  return added.length === 0 ? tools : [...tools, ...added.map((d) => dialect.declareFunction(d))];
 }
 
 function invalidArguments(why: string): { ok: false; error: Failure<'invalid_params'> } {

@@ -64,7 +64,8 @@ const FIVE_MINUTES_MS = 5 * 60_000;
 
 /** A task taken and not yet terminal: the only tasks a run holds (at most the read-ahead plus the forks in flight). */
 type Live =
-  | { state: 'queued'; task: ForkTask }
+  /** `inbox`: the parent's messages for it, delivered when it starts. */
+  | { state: 'queued'; task: ForkTask; inbox?: string[] }
   | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout };
 
 /** A settled fork, kept only with retainResults. */
@@ -265,13 +266,38 @@ export class FanOutRun {
 
   /** Cancels one fork; a task not taken yet is cancelled as it arrives. */
   cancel(id: string): void {
-    for (const [index, live] of this.live) {
-      if (live.task.id === id) {
-        this.cancelIndex(index);
-        return;
-      }
-    }
+    if (this.stop(id)) return;
     if (this.taking === 'open') this.cancelledAhead.add(id);
+  }
+
+  /**
+   * Stops one fork that has not ended (queued or running): it ends cancelled with what it had, one
+   * result as for any cancel. false: no such fork is live (never taken, or already ended).
+   */
+  stop(id: string): boolean {
+    const index = this.liveIndexOf(id);
+    if (index === undefined) return false;
+    this.cancelIndex(index);
+    return true;
+  }
+
+  /**
+   * The parent's message to a fork that has not ended: a running fork reads it at its next turn
+   * boundary (with its tool results, or as a turn of its own after an answer), a queued one when
+   * it starts. false: no such fork is live.
+   */
+  send(id: string, message: string): boolean {
+    const index = this.liveIndexOf(id);
+    const live = index === undefined ? undefined : this.live.get(index);
+    if (live === undefined) return false;
+    if (live.state === 'running') live.channel.send(message);
+    else live.inbox = [...(live.inbox ?? []), message];
+    return true;
+  }
+
+  private liveIndexOf(id: string): number | undefined {
+    for (const [index, live] of this.live) if (live.task.id === id) return index;
+    return undefined;
   }
 
   /** Cancels every fork; from a stream, no more tasks are taken (an array's untaken tasks end cancelled). */
@@ -530,7 +556,10 @@ export class FanOutRun {
         });
       },
     });
+    const queued = this.live.get(index);
+    const inbox = queued?.state === 'queued' ? queued.inbox : undefined;
     this.live.set(index, { state: 'running', task, channel, since: performance.now() });
+    for (const message of inbox ?? []) channel.send(message);
     this.log.push(startedEvent(task));
     if (this.budgetSpent) channel.stop(this.stopReason);
     void result

@@ -173,6 +173,17 @@ export function isCancelMessage(value: unknown): value is CancelMessage {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === CANCEL_MESSAGE;
 }
 
+export const PARENT_MESSAGE = 'forkpool:parent-message';
+/** Main → worker: the parent's message to a running fork, for its next turn boundary (send_message). */
+export interface ParentMessage {
+  type: typeof PARENT_MESSAGE;
+  text: string;
+}
+
+export function isParentMessage(value: unknown): value is ParentMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === PARENT_MESSAGE && typeof (value as { text?: unknown }).text === 'string';
+}
+
 export const STOP_MESSAGE = 'forkpool:stop';
 /** Stop before the next model call (what is in flight was already paid for): the run's token budget (`budget`) or cost cap (`cost`) is spent. */
 export interface StopMessage {

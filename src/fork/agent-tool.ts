@@ -6,7 +6,7 @@ import type { ChatTool } from '../session/openai-chat-schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
-import { toolEntryRule } from './tool-allowlist.js';
+import { toolEntryRule } from '../session/tool-allowlist.js';
 
 export const AGENT_TOOL_NAME = 'agent';
 export const FORK_SUBAGENT_TYPE = 'fork';
@@ -208,7 +208,7 @@ function parseForkTurns(value: unknown): ForkTurns | undefined {
   return undefined;
 }
 
-/** fork_tools: exact names and the reference's MCP forms (src/fork/tool-allowlist.ts), each bad entry named. */
+/** fork_tools: exact names and the reference's MCP forms (src/session/tool-allowlist.ts), each bad entry named. */
 function checkToolNames(value: unknown, errors: string[]): string[] | undefined {
   if (!Array.isArray(value)) {
     errors.push('fork_tools: must be an array of tool names or MCP patterns');

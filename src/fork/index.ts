@@ -12,6 +12,16 @@ export {
 } from './agent-tool.js';
 export { buildChildMessage } from './child-message.js';
 export {
+  AGENT_CONTROL_TOOLS,
+  SEND_MESSAGE_DECLARATION,
+  SEND_MESSAGE_TOOL_NAME,
+  TASK_STOP_DECLARATION,
+  TASK_STOP_TOOL_NAME,
+  TASK_TOOL_TEXT,
+  parseSendMessage,
+  parseTaskStop,
+} from './task-tools.js';
+export {
   DIRECTIVE_PREFIX,
   FORK_ACK_TEXT,
   FORK_BEGIN_TEXT,

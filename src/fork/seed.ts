@@ -15,7 +15,7 @@ import {
   FORK_UNAVAILABLE_RESULT_TEXT,
 } from './constants.js';
 import { assertNotForkChild } from './guards.js';
-import { toolEntryRule } from './tool-allowlist.js';
+import { toolEntryRule } from '../session/tool-allowlist.js';
 import { completedTurnPrefix, keepLastUserTurns } from './history.js';
 
 export interface SeedOptions {

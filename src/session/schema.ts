@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AnthropicMessagesSession } from './anthropic-messages-schema.js';
 import type { OpenAIChatSession } from './openai-chat-schema.js';
-import { toolEntryRule } from '../fork/tool-allowlist.js';
+import { toolEntryRule } from './tool-allowlist.js';
 import { JsonObjectSchema, nonEmpty, positiveInteger } from './rules.js';
 
 /*

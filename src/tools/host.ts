@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { FORK_SUBAGENT_TYPE, requestedSubagentType } from '../fork/agent-tool.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fork/constants.js';
-import { allowsTool } from '../fork/tool-allowlist.js';
+import { allowsTool } from '../session/tool-allowlist.js';
 import type { SubagentType } from '../session/schema.js';
 import { runInThread } from './cpu-thread.js';
 import type { Tool } from './define.js';
@@ -16,7 +16,7 @@ export type { ToolOutcome } from './outcome.js';
 /** What one fork may do with tools. */
 export interface ForkToolPolicy {
   forkId: string;
-  /** The task's allowlist: exact names and MCP forms (src/fork/tool-allowlist.ts); undefined = every declared tool. */
+  /** The task's allowlist: exact names and MCP forms (src/session/tool-allowlist.ts); undefined = every declared tool. */
   allowedTools?: readonly string[];
   /** Names the prefix declares to the model. */
   declaredTools: ReadonlySet<string>;

@@ -5,7 +5,7 @@ import vm from 'node:vm';
 import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../../fork/agent-tool.js';
 import { shortHash } from './render.js';
 import { notificationResults, parseScript, responsesAfter, situate, type Command } from './script.js';
-import type { PromptFields, WireContent, WireFunctionCall, WirePart } from './types.js';
+import type { JsonObject, PromptFields, WireContent, WireFunctionCall, WirePart } from './types.js';
 
 /**
  * The scripted, deterministic model. It reads the whole request: the directive decides what it
@@ -113,6 +113,19 @@ function finalAnswer(commands: readonly Command[], scopeLines: readonly string[]
   return lines.length > 0 ? lines.join('\n') : defaultReport(scopeLines, contents, anchor, input.digest);
 }
 
+/**
+ * A script cannot know the task ids a run makes up: an argument written "$TASK_ID" is the last
+ * `task_id: …` the conversation holds (a background launch's response says it so).
+ */
+function withTaskId(args: JsonObject, requestText: () => string): JsonObject {
+  if (!Object.values(args).includes(TASK_ID)) return args;
+  const ids = [...requestText().matchAll(/task_id: ([\w.:-]+)/g)];
+  const id = ids.at(-1)?.[1] ?? TASK_ID;
+  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, value === TASK_ID ? id : value]));
+}
+
+const TASK_ID = '$TASK_ID';
+
 export function planResponse(input: ModelInput): ModelPlan {
   const contents = input.fields.flatMap((f) => f.contents);
   const { directive, anchor, turn } = situate(contents);
@@ -124,8 +137,10 @@ export function planResponse(input: ModelInput): ModelPlan {
     if (command.kind === 'fail') fail = { status: command.status, times: command.times };
   }
   const calls: WireFunctionCall[] = [];
+  let asked: string | undefined;
+  const askedOnce = (): string => (asked ??= requestText(input.fields));
   for (const command of commands) {
-    if (command.kind === 'call' && command.turn === turn) calls.push({ name: command.name, args: command.args });
+    if (command.kind === 'call' && command.turn === turn) calls.push({ name: command.name, args: withTaskId(command.args, askedOnce) });
     if (command.kind === 'fork' && turn === 1) {
       const description = command.directive.split('\n')[0]?.slice(0, 40) ?? '';
       calls.push({ name: AGENT_TOOL_NAME, args: { description, prompt: command.directive, subagent_type: FORK_SUBAGENT_TYPE } });
