@@ -9,6 +9,8 @@ import { jsonLines, runCli } from './fixtures/cli/run-cli.js';
  */
 
 const PROMPT = 'FORK RECALL MARKER-[0-9A-F]{4}';
+/** A stream-json line by what it is: a system line by its subtype, any other by its type. */
+const kindOf = (e: Record<string, any>): string => (e.type === 'system' ? e.subtype : e.type);
 
 describe('forkpool prompt: the marker end to end', () => {
   it('text: the final answer carries the marker the fork found in the inherited history', async () => {
@@ -32,9 +34,16 @@ describe('forkpool prompt: the marker end to end', () => {
     const run = await runCli(['prompt', PROMPT, '--session', 'examples/session.json', '--output-format', 'stream-json']);
     expect(run.code).toBe(0);
     const events = jsonLines(run.stdout) as Record<string, any>[];
-    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['task_started', 'task_notification', 'result']);
-    const [started, notified, result] = events as [Record<string, any>, Record<string, any>, Record<string, any>];
+    expect(events.map(kindOf)).toEqual(['task_started', 'user', 'task_notification', 'result']);
+    const [started, display, notified, result] = events as [Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>];
     expect(started.type).toBe('system');
+    // The reference's envelope on every line: its own uuid, the invocation's session_id, no parent tool use.
+    expect(new Set(events.map((e) => e.uuid)).size).toBe(events.length);
+    expect(new Set(events.map((e) => e.session_id)).size).toBe(1);
+    for (const e of events) expect(e.parent_tool_use_id).toBeNull();
+    expect(display.message.content).toEqual([{ type: 'text', text: 'Background agent "fork: RECALL MARKER-[0-9A-F]{4}" completed.' }]);
+    expect(result.subtype).toBe('success');
+    expect(Object.keys(result.usage).sort()).toEqual(['cache_read_input_tokens', 'input_tokens', 'output_tokens']);
     expect(started.data.subagent_type).toBe('fork');
     expect(started.data.description).toBe('RECALL MARKER-[0-9A-F]{4}');
     // Correlated as Qwen Code's are: tool_use_id is the model's call id, task_id is fork-<tool_use_id>.
@@ -59,7 +68,7 @@ describe('forkpool prompt: the marker end to end', () => {
     const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
     expect(run.code).toBe(0);
     const events = jsonLines(run.stdout) as Record<string, any>[];
-    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['result']);
+    expect(events.map(kindOf)).toEqual(['result']);
     const result = events[0] as Record<string, any>;
     expect(result.result).toContain('inline answer 42');
     expect(result.forks).toEqual([{ id: expect.stringMatching(/^general-purpose-call_/), status: 'completed' }]);
@@ -70,8 +79,8 @@ describe('forkpool prompt: the marker end to end', () => {
     const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
     expect(run.code).toBe(0);
     const events = jsonLines(run.stdout) as Record<string, any>[];
-    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['task_started', 'task_notification', 'result']);
-    const [started, notified] = events as [Record<string, any>, Record<string, any>];
+    expect(events.map(kindOf)).toEqual(['task_started', 'user', 'task_notification', 'result']);
+    const [started, , notified] = events as [Record<string, any>, Record<string, any>, Record<string, any>];
     expect(started.data.subagent_type).toBe('general-purpose');
     expect(started.data.task_id).toBe(`general-purpose-${started.data.tool_use_id}`);
     expect(notified.data.result.text).toBe('background answer 7');
@@ -82,8 +91,8 @@ describe('forkpool prompt: the marker end to end', () => {
     const prompt = ['FORK SLEEP 30000', 'CALL@2 task_stop {"task_id":"$TASK_ID"}', 'RECALL Cancellation requested for background agent \\S+'].join('\n');
     const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
     const events = jsonLines(run.stdout) as Record<string, any>[];
-    expect(events.map((e) => (e.type === 'result' ? 'result' : e.subtype))).toEqual(['task_started', 'task_notification', 'result']);
-    const [started, notified, result] = events as [Record<string, any>, Record<string, any>, Record<string, any>];
+    expect(events.map(kindOf)).toEqual(['task_started', 'user', 'task_notification', 'result']);
+    const [started, , notified, result] = events as [Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>];
     expect(notified.data.task_id).toBe(started.data.task_id);
     expect(notified.data.status).toBe('cancelled');
     // The tool's answer, as the parent model read it in its tool result (quotes JSON-escaped there).

@@ -265,7 +265,14 @@ describe('forkpool run: inputs and outputs', () => {
     const events = jsonLines(run.stdout) as Record<string, any>[];
     const started = events.filter((e) => e.type === 'system' && e.subtype === 'task_started');
     const notified = events.filter((e) => e.type === 'system' && e.subtype === 'task_notification');
-    expect(events).toHaveLength(started.length + notified.length + 1);
+    // Each notification follows the reference's user line saying how the task ended.
+    const displays = events.filter((e) => e.type === 'user');
+    expect(events).toHaveLength(started.length + displays.length + notified.length + 1);
+    for (const e of notified) expect(events[events.indexOf(e) - 1]?.type).toBe('user');
+    const texts = displays.map((e) => e.message.content[0].text as string);
+    for (const text of texts) expect(text).toMatch(/^Background agent "(fork|general-purpose): .+" completed\.$/s);
+    expect(texts.filter((t) => t.startsWith('Background agent "general-purpose: '))).toHaveLength(1);
+    expect(new Set(events.map((e) => e.session_id)).size).toBe(1);
     expect(started.map((e) => e.data.task_id).sort()).toEqual(['alpha', 'beta', 'gamma']);
     expect(notified.map((e) => e.data.task_id).sort()).toEqual(['alpha', 'beta', 'gamma']);
     for (const e of started) {

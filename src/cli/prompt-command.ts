@@ -6,7 +6,7 @@ import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, requireApiKey }
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
-import { taskNotificationLine, taskStartedLine } from './stream-json.js';
+import { resultLineOf, streamSession, taskNotificationLines, taskStartedLine } from './stream-json.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
@@ -56,6 +56,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const controller = new AbortController();
   const stopSignals = onStopSignals(() => controller.abort());
   const started = performance.now();
+  const stream = streamSession();
   try {
     const outcome = await engine.runParentAgent(session, text, {
       signal: controller.signal,
@@ -63,10 +64,10 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
       onEvent: (event) => {
         if (format === 'stream-json') {
           if (event.type === 'task_started') {
-            io.stdout.write(`${taskStartedLine(event.forkId, event.toolUseId, event.description, event.subagentType)}\n`);
+            io.stdout.write(`${taskStartedLine(stream, event.forkId, event.toolUseId, event.description, event.subagentType)}\n`);
           }
           if (event.type === 'task_notification') {
-            io.stdout.write(`${taskNotificationLine(event.result, event.description, event.subagentType, event.toolUseId)}\n`);
+            io.stdout.write(`${taskNotificationLines(stream, event.result, event.description, event.subagentType, event.toolUseId)}\n`);
           }
         } else if (format === 'text' && event.type === 'task_notification') {
           io.stderr.write(`forkpool: task ${event.forkId} ${event.result.status}\n`);
@@ -76,20 +77,18 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
     const signal = stopSignals.received();
     const isError = outcome.status !== 'completed';
     const summary = {
-      type: 'result',
-      subtype: isError ? 'error' : 'success',
-      is_error: isError,
       duration_ms: Math.round(performance.now() - started),
       num_turns: outcome.turns,
       result: outcome.text,
-      ...(outcome.status !== 'completed' ? { error: outcome.error.message } : {}),
-      usage: { input_tokens: outcome.usage.promptTokens, cached_tokens: outcome.usage.cachedTokens, output_tokens: outcome.usage.outputTokens },
+      ...(outcome.status !== 'completed' ? { error: { message: outcome.error.message } } : {}),
+      usage: { input_tokens: outcome.usage.promptTokens, cache_read_input_tokens: outcome.usage.cachedTokens, output_tokens: outcome.usage.outputTokens },
       forks: outcome.forks.map((f) => ({ id: f.id, status: f.status })),
     };
     if (format === 'text') {
       io.stdout.write(`${outcome.text}\n`);
       if (outcome.status !== 'completed') io.stderr.write(`forkpool: ${outcome.error.message}\n`);
-    } else io.stdout.write(`${JSON.stringify(summary)}\n`);
+    } else if (format === 'stream-json') io.stdout.write(`${resultLineOf(stream, isError, summary, outcome.status === 'failed' && outcome.error.kind === 'max_turns')}\n`);
+    else io.stdout.write(`${JSON.stringify({ type: 'result', subtype: isError ? 'error' : 'success', is_error: isError, ...summary })}\n`);
     if (signal) return 130;
     return isError || outcome.forks.some((f) => f.status !== 'completed') ? 1 : 0;
   } finally {

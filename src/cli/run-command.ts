@@ -11,7 +11,7 @@ import { createJournal, resumeJournal, taskHash, type Journal } from './journal.
 import { checkEarlierResults } from './earlier-results.js';
 import { freezePrefix } from '../prefix/index.js';
 import type { ForkTask, SubagentType } from '../session/schema.js';
-import { compactReport, resultEventLine, taskNotificationLine, taskStartedLine } from './stream-json.js';
+import { compactReport, resultEventLine, streamSession, taskNotificationLines, taskStartedLine } from './stream-json.js';
 import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
@@ -129,6 +129,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const recordedRunId = resumed?.state.runId;
     const runId = queueAddress ? (recordedRunId ?? newRunId()) : undefined;
     if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
+    // One session id per invocation, on every stream-json line (a distributed run's is its run id).
+    const stream = streamSession(runId);
     const queue: QueueRun | undefined =
       queueAddress && runId !== undefined && Array.isArray(tasks)
         ? await openQueueRun(queueAddress, options, prefix, tasks.length, io, { runId, attach: runId === recordedRunId })
@@ -156,10 +158,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       for await (const ev of run.events()) {
         if (ev.type === 'task_started') {
           started.set(ev.forkId, { description: ev.description, subagentType: ev.subagentType ?? 'fork' });
-          io.stdout.write(`${taskStartedLine(ev.forkId, undefined, ev.description, ev.subagentType)}\n`);
+          io.stdout.write(`${taskStartedLine(stream, ev.forkId, undefined, ev.description, ev.subagentType ?? 'fork')}\n`);
         } else if (ev.type === 'task_notification') {
           const task = started.get(ev.forkId);
-          io.stdout.write(`${taskNotificationLine(ev.result, task?.description ?? ev.forkId, task?.subagentType ?? 'fork')}\n`);
+          io.stdout.write(`${taskNotificationLines(stream, ev.result, task?.description ?? ev.forkId, task?.subagentType ?? 'fork')}\n`);
           started.delete(ev.forkId);
         }
       }
@@ -172,7 +174,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const badTask = run.tasksError;
     const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined;
     const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
-    if (format === 'stream-json') io.stdout.write(`${resultEventLine(report, { ...(resumed ? previously : {}), ...workers })}\n`);
+    if (format === 'stream-json') io.stdout.write(`${resultEventLine(stream, report, { ...(resumed ? previously : {}), ...workers })}\n`);
     else if (format === 'json') {
       const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...compactReport(report) };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
