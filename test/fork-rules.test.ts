@@ -576,6 +576,11 @@ describe('Agent tool', () => {
     expect(validateAgentParams(general)).toEqual({ ok: true, params: general, subagentType: 'general-purpose', fork: undefined, runInBackground: true });
   });
 
+  it('inside a sub-agent, a sub-agent runs in the foreground (the reference: background delegation is top-level only)', () => {
+    const nested = validateAgentParams({ description: 'd', prompt: 'p' }, { insideSubagent: true });
+    expect(nested.ok && nested.runInBackground).toBe(false);
+  });
+
   it('takes name as a label, a non-empty string', () => {
     const named = validateAgentParams({ ...fork, name: 'audit' });
     expect(named.ok && named.params.name).toBe('audit');

@@ -81,7 +81,11 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
       num_turns: outcome.turns,
       result: outcome.text,
       ...(outcome.status !== 'completed' ? { error: { message: outcome.error.message } } : {}),
-      usage: { input_tokens: outcome.usage.promptTokens, cache_read_input_tokens: outcome.usage.cachedTokens, output_tokens: outcome.usage.outputTokens },
+      usage: {
+        input_tokens: outcome.usage.promptTokens,
+        ...(outcome.usage.cachedTokens !== null ? { cache_read_input_tokens: outcome.usage.cachedTokens } : {}),
+        output_tokens: outcome.usage.outputTokens,
+      },
       forks: outcome.forks.map((f) => ({ id: f.id, status: f.status })),
     };
     if (format === 'text') {

@@ -69,7 +69,8 @@ export function resultEventLine(session: StreamSession, report: RunReport, extra
     ...extra,
     usage: {
       input_tokens: report.promptTokens,
-      cache_read_input_tokens: report.cachedTokens,
+      // Unknown cached tokens are left out, not null: the reference's type is a number or nothing.
+      ...(report.cachedTokens !== null ? { cache_read_input_tokens: report.cachedTokens } : {}),
       output_tokens: report.outputTokens,
     },
     report: compactReport(report),

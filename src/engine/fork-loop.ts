@@ -143,7 +143,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
 
     if (calls.length === 0) {
       // A message from the parent that came while the fork answered gets another turn, not a lost word (the reference drains them too).
-      const inbox = ctx.host.takeMessages();
+      const inbox = turn < maxTurns ? ctx.host.takeMessages() : [];
       if (inbox.length > 0) {
         conversation.say(inbox.map(fromParent).join('\n'));
         continue;

@@ -202,6 +202,8 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
             respond({ output: '' }); // filled in once it has run (below)
           }
         }
+        // Cancelled while this turn's own tools ran: start nothing the cancel can no longer reach.
+        if (signal.aborted) return await cancelled(turn);
         if (forkTasks.length > 0) {
           // Siblings of one turn share one frozen prefix: the conversation up to this model message,
           // with the very tools the parent just declared. The parent has just sent all of it but its
@@ -293,7 +295,8 @@ function controlTask(
 function foregroundResult(result: ForkResult): string {
   const text = result.text.trim();
   if (result.status === 'cancelled') return `Agent was cancelled by the user. Partial result follows:\n\n${text || '(no partial result captured)'}`;
-  if (result.status === 'failed') return text || 'Subagent execution failed.';
+  // The reference answers a timeout or a turn limit as it answers an ended run; only an error is "failed".
+  if (result.status === 'failed' && result.error.kind !== 'timeout' && result.error.kind !== 'max_turns') return text || 'Subagent execution failed.';
   return text || '(subagent produced no model-visible output)';
 }
 

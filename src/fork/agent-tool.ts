@@ -35,7 +35,10 @@ const AgentParamsSchema = z.strictObject({
       'Defaults to true for a sub-agent: its result arrives later as a <task-notification>. Set to false to run a ' +
         'general-purpose sub-agent in the foreground and get its result as this call\'s result. Forks always run in the background here.',
     ),
-  name: z.string().optional().describe('A short label for the task (one or two words, lowercase), so that it can be told apart.'),
+  name: z
+    .string()
+    .optional()
+    .describe('A short label for the task (one or two words, lowercase). As in the reference, a named sub-agent without run_in_background runs in the foreground.'),
   fork_turns: z
     .union([z.string(), z.number().int().positive()])
     .optional()
@@ -187,7 +190,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
   // are detached, and a short-lived process must hold their work; an interactive one is never
   // awaited either); for any other sub-agent run_in_background wins, and left out it runs in the
   // background unless it was given a name (the reference keeps a named call without a team in the foreground).
-  const runInBackground = isFork || (params.run_in_background ?? name === undefined);
+  const runInBackground = isFork || (ctx.insideSubagent !== true && (params.run_in_background ?? name === undefined));
   const fork: ForkRequest | undefined = isFork
     ? { forkTurns, ...(allowedTools !== undefined ? { allowedTools } : {}) }
     : undefined;
