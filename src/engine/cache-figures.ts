@@ -41,9 +41,14 @@ export function callMaxima(calls: readonly CallRecord[], role: FirstCallRole, ru
     const reusable = previous === undefined ? firstCallReusable(call, role, rules) : previous.promptTokens + previous.outputTokens;
     // A unit ends exactly where a request or its reply ended: a later call's and the parent's are not rounded to the step.
     const block = rules.prefixUnits !== undefined && (previous !== undefined || role === 'parent') ? 1 : rules.cacheBlockTokens;
-    const servable = Math.floor(Math.min(reusable, call.promptTokens) / block) * block;
+    const servable = inSteps(Math.min(reusable, call.promptTokens), block);
     return servable < rules.minCacheTokens ? 0 : servable;
   });
+}
+
+/** Tokens rounded down to whole steps of a cache that serves in steps. */
+export function inSteps(tokens: number, step: number): number {
+  return Math.floor(tokens / step) * step;
 }
 
 function firstCallReusable(call: CallRecord, role: FirstCallRole, rules: CacheRules): number {
@@ -51,7 +56,7 @@ function firstCallReusable(call: CallRecord, role: FirstCallRole, rules: CacheRu
     case 'second': {
       const shared = call.sharedTokens ?? 0;
       const interval = rules.prefixUnits?.intervalTokens;
-      return interval === undefined ? shared : Math.floor(shared / interval) * interval;
+      return interval === undefined ? shared : inSteps(shared, interval);
     }
     case 'cold':
       return 0;

@@ -1,4 +1,4 @@
-import type { FirstCallRole } from './cache-figures.js';
+import { inSteps, type FirstCallRole } from './cache-figures.js';
 import type { CachePlan } from '../model/plan.js';
 import type { CacheMiss, CacheMissReason, CallRecord } from './thread-wire.js';
 
@@ -36,8 +36,7 @@ export function cacheMissOf(facts: MissFacts): CacheMiss | undefined {
   const { first, rules } = facts;
   const served = first.cachedTokens;
   if (served === null) return undefined;
-  const block = rules.cacheBlockTokens;
-  const shared = first.explicitTokens ?? Math.floor((first.sharedTokens ?? 0) / block) * block;
+  const shared = first.explicitTokens ?? inSteps(first.sharedTokens ?? 0, rules.cacheBlockTokens);
   const tokens = Math.min(shared, first.promptTokens) - served;
   // What it shares is estimated from characters (cache-accounting.ts): a shortfall within the estimate's error is no miss.
   if (tokens <= Math.max(0, shared * ESTIMATE_TOLERANCE)) return undefined;

@@ -204,11 +204,12 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         }
         // Cancelled while this turn's own tools ran: start nothing the cancel can no longer reach.
         if (signal.aborted) return await cancelled(turn);
-        if (forkTasks.length > 0) {
-          // Siblings of one turn share one frozen prefix: the conversation up to this model message,
-          // with the very tools the parent just declared. The parent has just sent all of it but its
-          // own reply, so its cache entry is usable: nobody waits for a warm-up.
-          const prefix = engine.freeze(dialect.withConversation(session, contents.slice(), tools));
+        // Every sub-agent of one turn, background or foreground, shares one frozen prefix: the
+        // conversation up to this model message, with the very tools the parent just declared. The
+        // parent has just sent all of it but its own reply, so its cache entry is usable: nobody
+        // waits for a warm-up. Frozen once, and only when a sub-agent starts.
+        const prefix = forkTasks.length + foreground.length > 0 ? engine.freeze(dialect.withConversation(session, contents.slice(), tools)) : undefined;
+        if (prefix !== undefined && forkTasks.length > 0) {
           const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true, promptCacheKey: opts.cacheKey });
           runs.push(run);
           for (const f of forkTasks) runOf.set(f.task.id, run);
@@ -232,9 +233,8 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
             wakeUp?.();
           });
         }
-        if (foreground.length > 0) {
+        if (prefix !== undefined && foreground.length > 0) {
           // The parent's tool calls wait for these: each bounded by its fork timeout, all cancelled with the parent.
-          const prefix = engine.freeze(dialect.withConversation(session, contents.slice(), tools));
           const run = engine.fanOut(prefix, foreground.map((f) => f.task), { parentWarm: true, promptCacheKey: opts.cacheKey });
           runs.push(run);
           for (const result of await run.results()) {

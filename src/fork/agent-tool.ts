@@ -3,7 +3,7 @@ import { anthropicTool } from '../dialect/anthropic-messages.js';
 import { chatFunctionTool } from '../dialect/openai-chat.js';
 import { failure, type Failure } from '../failure.js';
 import type { ChatTool } from '../session/openai-chat-schema.js';
-import type { FunctionDeclaration } from '../tools/define.js';
+import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
 import { toolEntryRule } from '../session/tool-allowlist.js';
@@ -63,10 +63,7 @@ const UNSUPPORTED: Record<string, string> = {
 export type AgentParams = z.output<typeof AgentParamsSchema>;
 
 function declaration(): FunctionDeclaration {
-  const { $schema: _dialect, ...parametersJsonSchema } = z.toJSONSchema(AgentParamsSchema, { io: 'input' }) as Record<
-    string,
-    unknown
-  >;
+  const parametersJsonSchema = parametersJsonSchemaOf(AgentParamsSchema);
   return {
     name: AGENT_TOOL_NAME,
     description:

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FunctionDeclaration } from '../tools/define.js';
+import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 
 /*
@@ -30,8 +30,7 @@ export type TaskStopParams = z.output<typeof TaskStopParamsSchema>;
 export type SendMessageParams = z.output<typeof SendMessageParamsSchema>;
 
 function declare(name: string, description: string, schema: z.ZodType): FunctionDeclaration {
-  const { $schema: _dialect, ...parametersJsonSchema } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return { name, description, parametersJsonSchema };
+  return { name, description, parametersJsonSchema: parametersJsonSchemaOf(schema) };
 }
 
 export const TASK_STOP_DECLARATION: FunctionDeclaration = declare(

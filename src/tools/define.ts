@@ -63,6 +63,12 @@ export interface ToolDefinition<S extends z.ZodType> {
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
+/** A zod schema as a declaration's `parametersJsonSchema`: JSON Schema of its input, without the `$schema` dialect line. Throws when zod cannot express it. */
+export function parametersJsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return parameters;
+}
+
 /** Defines a tool; its Gemini declaration is generated from the zod schema. */
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.output<S>> {
   if (!TOOL_NAME.test(def.name)) {
@@ -70,15 +76,14 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
       `defineTool: name ${JSON.stringify(def.name)} must start with a letter or underscore and hold at most 64 letters, digits, _ . -`,
     );
   }
-  let jsonSchema: Record<string, unknown>;
+  let parametersJsonSchema: Record<string, unknown>;
   try {
-    jsonSchema = z.toJSONSchema(def.parameters, { io: 'input' }) as Record<string, unknown>;
+    parametersJsonSchema = parametersJsonSchemaOf(def.parameters);
   } catch (err) {
     throw new TypeError(
       `defineTool ${JSON.stringify(def.name)}: parameters cannot be declared as JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
-  const { $schema: _dialect, ...parametersJsonSchema } = jsonSchema;
   return Object.freeze({
     name: def.name,
     description: def.description,
