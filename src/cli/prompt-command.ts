@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../import/load.js';
@@ -17,6 +19,11 @@ import type { ProviderOption } from '../engine/options.js';
 const PROMPT_FLAGS = {
   session: { type: 'string', arg: 'FILE', help: 'a parent session to continue (default: an empty conversation)' },
   'session-format': SESSION_FORMAT_FLAG,
+  transcripts: {
+    type: 'string',
+    arg: 'DIR',
+    help: "write each task's transcript to DIR/<task id>.jsonl (its output file;\nsend_message revives a completed task from it; default: a folder\nnamed after the session id in the system's temporary folder)",
+  },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
 } as const satisfies FlagTable;
@@ -57,9 +64,12 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const stopSignals = onStopSignals(() => controller.abort());
   const started = performance.now();
   const stream = streamSession();
+  // Every task has a transcript, as in the reference (which keeps them under ~/.qwen): its output file, and what revives it.
+  const transcripts = values.transcripts ?? join(tmpdir(), 'forkpool-transcripts', stream.id);
   try {
     const outcome = await engine.runParentAgent(session, text, {
       signal: controller.signal,
+      transcripts,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       onEvent: (event) => {
         if (format === 'stream-json') {

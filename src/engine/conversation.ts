@@ -11,6 +11,8 @@ import type { ModelMessage, ModelRequest } from '../model/types.js';
  */
 export interface Conversation {
   request(): ModelRequest;
+  /** Messages the fork already had (a transcript's, to continue from), appended as they are. */
+  restore(messages: readonly unknown[]): void;
   /** A message the model sent back, appended as it came. */
   push(message: ModelMessage): void;
   /** The results of a turn's calls (one response each), then the user's texts, if any. */
@@ -23,15 +25,22 @@ export interface Conversation {
  * own: no copy of the whole history per fork); every request is the seed's shape's own, decorated
  * as the run's plan says (model/decorate.ts: the one request path).
  */
-export function openConversation(seed: ForkSeed, decorator: RequestDecorator): Conversation {
+export function openConversation(seed: ForkSeed, decorator: RequestDecorator, onAdd?: (added: readonly unknown[], role: 'tool' | 'user') => void): Conversation {
   const dialect: Dialect<AnyMessage, unknown> = seedDialect(seed);
   const messages = decorator.start(seed.contents as AnyMessage[]);
   return {
     request: () => decorator.request(seedRequest(seed, messages)),
+    restore: (earlier) => void messages.push(...(earlier as AnyMessage[])),
     push: (message) => void messages.push(message),
     answer(calls, responses, texts = []) {
-      messages.push(...dialect.answer(calls, responses, texts).messages);
+      const added = dialect.answer(calls, responses, texts).messages;
+      messages.push(...added);
+      onAdd?.(added, 'tool');
     },
-    say: (text) => void messages.push(dialect.userText(text)),
+    say(text) {
+      const added = dialect.userText(text);
+      messages.push(added);
+      onAdd?.([added], 'user');
+    },
   };
 }

@@ -14,7 +14,7 @@ import { createToolHost, type ToolHost } from '../tools/host.js';
 import { createCallGate, type CallGate, type EngineCallGate } from './call-gate.js';
 import { forkJobOf, startFork } from './fork-start.js';
 import { emptyCancelled } from './results.js';
-import type { ForkResult, WorkerEvent } from './thread-wire.js';
+import type { ForkResult, TranscriptTarget, WorkerEvent } from './thread-wire.js';
 import { checkFanOutOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
 import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
@@ -29,6 +29,8 @@ export interface RunForkOptions {
   callGate?: EngineCallGate;
   /** Its events as the worker reports them: the first bytes of each response, each turn's usage. */
   onEvent?: (event: WorkerEvent) => void;
+  /** Its transcript, written here as it goes (and continued from, when the target says so). */
+  transcript?: TranscriptTarget;
 }
 
 /** A single fork: its result (never rejects), and how to cancel it. */
@@ -63,6 +65,8 @@ export class ForkEngine {
     private readonly module: ProviderModule,
     private readonly provider: ProviderConfig,
     private readonly stopServer: (() => Promise<void>) | undefined,
+    /** Forks run in other processes (createRemote): their transcripts are the workers' to write. */
+    private readonly remote = false,
   ) {}
 
   static async create(given: ForkEngineOptions = {}): Promise<ForkEngine> {
@@ -114,7 +118,7 @@ export class ForkEngine {
     const gate = createCallGate({ maxInFlight: options.concurrency });
     // Never called (no explicit cache, no parent loop): the plan is the named provider's, the model is the workers'.
     const placeholder: ProviderConfig = { kind: 'local', baseUrl: 'http://127.0.0.1:9' };
-    return new ForkEngine(pool, gate, host, options, providerModule(options.provider.kind), placeholder, undefined);
+    return new ForkEngine(pool, gate, host, options, providerModule(options.provider.kind), placeholder, undefined, true);
   }
 
   /** Validates the session (any JSON value) and freezes it: its own JSON bytes in a SharedArrayBuffer, written once. */
@@ -163,9 +167,39 @@ export class ForkEngine {
       retainResults: options.retainResults !== false,
       eventReplayLimit: o.eventReplayLimit,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
+      writesTranscripts: !this.remote,
     };
-    const run = new FanOutRun(this.pool, this.host, settings, prefix, source);
+    const transcripts = options.transcripts;
+    if (transcripts !== undefined) {
+      settings.transcripts = { dir: transcripts.dir, ...(transcripts.resume === true ? { continueFrom: 'crash' as const } : {}) };
+      settings.revive = (task, message) => this.revive(prefix, task, message, settings);
+    }
+    const run = this.track(new FanOutRun(this.pool, this.host, settings, prefix, source));
     if (options.onResult) run.onResult(options.onResult);
+    return run;
+  }
+
+  /**
+   * A run of one fork that ended completed, continued from its transcript with the parent's
+   * message as its next turn: its conversation so far is its prefix (its cache is warm for it), its
+   * turns count afresh, and it can be revived again once it completes.
+   */
+  private revive(prefix: FrozenPrefix, task: ForkTask, message: string, settings: RunSettings): FanOutRun {
+    if (this.closed) throw new Error('FanOutRun.send: the engine is closed, so the fork cannot be revived');
+    const dir = (settings.transcripts as { dir: string }).dir;
+    const revival: RunSettings = {
+      ...settings,
+      // Nothing to warm: its own earlier requests are what its first call shares.
+      parentWarm: true,
+      retainResults: true,
+      transcripts: { dir, continueFrom: 'message', message },
+    };
+    revival.revive = (again, next) => this.revive(prefix, again, next, { ...revival, transcripts: { dir } });
+    return this.track(new FanOutRun(this.pool, this.host, revival, prefix, taskSource([task])));
+  }
+
+  /** Keeps a run until it has settled, for close() to cancel. */
+  private track(run: FanOutRun): FanOutRun {
     this.runs.add(run);
     void run.settled().then(() => this.runs.delete(run));
     return run;
@@ -194,12 +228,16 @@ export class ForkEngine {
         gate: options.callGate ?? this.gate,
         declaredTools: declaredToolNames(prefix.session.tools),
         spawnTools,
-        job: forkJobOf(
-          prefix,
-          { provider: this.provider, history: o.history, spawnTools, maxTurns: o.maxTurns, timeoutMs: o.timeoutMs, retryBudget: o.retry?.forkBudget, maxTokensPerFork: o.maxTokensPerFork },
-          plan,
-          this.host.longestTimeoutMs,
-        ),
+        writesTranscripts: !this.remote,
+        job: {
+          ...forkJobOf(
+            prefix,
+            { provider: this.provider, history: o.history, spawnTools, maxTurns: o.maxTurns, timeoutMs: o.timeoutMs, retryBudget: o.retry?.forkBudget, maxTokensPerFork: o.maxTokensPerFork },
+            plan,
+            this.host.longestTimeoutMs,
+          ),
+          ...(options.transcript !== undefined ? { transcript: options.transcript } : {}),
+        },
       },
       checked,
       { admit: () => true, onEvent: options.onEvent ?? (() => {}), onToolCall: () => {} },
@@ -221,12 +259,13 @@ export class ForkEngine {
 
   /**
    * A headless parent agent loop on this engine: the parent model gets the session plus the
-   * `agent` tool, and every fork it asks for runs in the background on this pool.
+   * `agent` tool, and every fork it asks for runs in the background on this pool. `transcripts`: a
+   * folder for each task's transcript (its output file; send_message revives a completed task from it).
    */
   runParentAgent(
     session: ParentSession,
     prompt: string,
-    options: { maxTurns?: number; signal?: AbortSignal; onEvent?: (event: ParentEvent) => void } = {},
+    options: { maxTurns?: number; signal?: AbortSignal; onEvent?: (event: ParentEvent) => void; transcripts?: string } = {},
   ): Promise<ParentOutcome> {
     if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
     const parsed = parseSession(session);

@@ -1,11 +1,14 @@
 import { threadId } from 'node:worker_threads';
 import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import type { ToolResponse } from '../dialect/dialect.js';
-import { viewMessage } from '../dialect/view.js';
+import { viewMessage, type MessageView } from '../dialect/view.js';
 import { toolCallOf } from '../tools/call.js';
 import { requestDecorator } from '../model/decorate.js';
-import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
-import type { ParentSession } from '../session/schema.js';
+import { addCached, type ModelMessage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import { sessionMessages, type ParentSession } from '../session/schema.js';
+import type { TranscriptEntry, TranscriptUsage } from '../transcript/format.js';
+import { continuationOf, type Continuation } from '../transcript/continuation.js';
+import { readTranscript } from '../transcript/read.js';
 import type { HostClient } from './host-client.js';
 import { openConversation } from './conversation.js';
 import { seedForkTask } from './fork-seed.js';
@@ -71,8 +74,30 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     return finish({ status: 'failed', kind, message: err instanceof Error ? err.message : String(err) });
   }
 
+  // The transcript: what this fork adds to its seed, reported line by line for the main thread to write.
+  const record = job.transcript === undefined ? undefined : (entry: TranscriptEntry): void => ctx.host.report({ type: 'transcript', entry });
+  let from: Continuation | undefined;
+  try {
+    from = job.transcript?.continueFrom === undefined ? undefined : await continuation(job, session, seed);
+  } catch (err) {
+    return finish({ status: 'failed', kind: 'error', message: err instanceof Error ? err.message : String(err) });
+  }
   const decorator = requestDecorator(job.plan, { shared: seed.sharedContents, window: seedWindow(task, job.history) });
-  const conversation = openConversation(seed, decorator);
+  let turnOf = 0;
+  const conversation = openConversation(seed, decorator, (added, role) => {
+    for (const [i, message] of added.entries()) {
+      record?.({ type: 'message', turn: turnOf, role, message, ...(added.length > 1 ? { part: i + 1, parts: added.length } : {}) });
+    }
+  });
+  if (from !== undefined) {
+    conversation.restore(from.messages);
+    Object.assign(state, { turns: from.turns, toolCalls: from.toolCalls, text: from.text, calls: from.calls.map((c) => ({ ...c })) });
+    state.spent = from.calls.reduce((sum, c) => sum + c.promptTokens + c.outputTokens, 0);
+  } else if (record !== undefined) {
+    const own = ownSeedMessages(session, seed);
+    record({ type: 'seed', inherited: seed.contents.length - own.length, trimmed: seed.trimmedMessages, seedCase: seed.seedCase });
+    for (const message of own) record({ type: 'message', turn: 0, role: 'seed', message });
+  }
   const explicitTokens = decorator.explicitTokens;
   const maxTurns = task.maxTurns ?? job.maxTurns;
   const gate = ctx.host.gate(ctx.signal, job.retryBudget);
@@ -96,54 +121,66 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     return undefined;
   };
 
-  for (let turn = 1; turn <= maxTurns; turn++) {
-    if (ctx.signal.aborted) return finish(interrupted());
+  /** One model call: its reply's view once the reply is in the conversation, or how the fork ended. */
+  const modelTurn = async (turn: number): Promise<MessageView | Ending> => {
+    if (ctx.signal.aborted) return interrupted();
     const stop = stopped();
-    if (stop) return finish(stop);
+    if (stop) return stop;
     let announced = false;
-    const outcome = await ctx.provider.generate(
-      conversation.request(),
-      {
-        signal: ctx.signal,
-        gate,
-        tokenEstimate,
-        previousResponseId,
-        onResponseStart: (responseId) => {
-          if (!announced) ctx.host.report({ type: 'response_start', turn, ...(responseId !== undefined ? { responseId } : {}) });
-          announced = true;
-        },
+    const outcome = await ctx.provider.generate(conversation.request(), {
+      signal: ctx.signal,
+      gate,
+      tokenEstimate,
+      previousResponseId,
+      onResponseStart: (responseId) => {
+        if (!announced) ctx.host.report({ type: 'response_start', turn, ...(responseId !== undefined ? { responseId } : {}) });
+        announced = true;
       },
-    );
+    });
     state.retries += outcome.attempts - 1;
     if (!outcome.ok) {
-      if (ctx.signal.aborted) return finish(interrupted());
+      if (ctx.signal.aborted) return interrupted();
       const stop = stopped();
-      if (stop && outcome.error.kind === 'aborted') return finish(stop);
+      if (stop && outcome.error.kind === 'aborted') return stop;
       const status = outcome.error.status !== undefined ? ` (HTTP ${outcome.error.status})` : '';
-      return finish({ status: 'failed', kind: 'model_error', message: `${outcome.error.message}${status}` });
+      return { status: 'failed', kind: 'model_error', message: `${outcome.error.message}${status}` };
     }
     state.turns = turn;
     tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
     state.spent += tokenEstimate;
     // What a call shares with others is the engine's to work out (cache-accounting.ts), not the worker's.
-    state.calls.push({
+    const call: CallRecord = {
       ...outcome.usage,
       ...(explicitTokens !== undefined ? { explicitTokens } : {}),
       ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
       ...(outcome.diagnosedAgainst !== undefined ? { diagnosedAgainst: outcome.diagnosedAgainst } : {}),
       ...(outcome.cacheMiss !== undefined ? { cacheMiss: outcome.cacheMiss } : {}),
-    });
+    };
+    state.calls.push(call);
     previousResponseId = outcome.responseId ?? null;
     conversation.push(outcome.message);
+    record?.({ type: 'message', turn, role: 'model', message: outcome.message, usage: transcriptUsage(call) });
     const reply = viewMessage(outcome.message);
+    ctx.host.report({ type: 'turn', turn, usage: outcome.usage, functionCalls: reply.calls.length });
+    return reply;
+  };
+
+  // A transcript that ends on the model's answer has it acted on first, without a call; a revived
+  // fork's turns count from 0 again, with the parent's message as what it acts on.
+  let answered = from?.endsOnAnswer === true ? (from.messages.at(-1) as ModelMessage) : undefined;
+  const revivedWith = job.transcript?.continueFrom === 'message' ? job.transcript.message : undefined;
+  for (let turn = answered !== undefined ? state.turns : state.turns + 1; turn <= maxTurns; turn++) {
+    turnOf = turn;
+    const reply = answered !== undefined ? viewMessage(answered) : await modelTurn(turn);
+    answered = undefined;
+    if (!('calls' in reply)) return finish(reply);
     const calls = reply.calls;
     const text = reply.texts.join('');
     if (text) state.text = text;
-    ctx.host.report({ type: 'turn', turn, usage: outcome.usage, functionCalls: calls.length });
 
     if (calls.length === 0) {
       // A message from the parent that came while the fork answered gets another turn, not a lost word (the reference drains them too).
-      const inbox = turn < maxTurns ? ctx.host.takeMessages() : [];
+      const inbox = turn < maxTurns ? [...(turn === 0 && revivedWith !== undefined ? [revivedWith] : []), ...ctx.host.takeMessages()] : [];
       if (inbox.length > 0) {
         conversation.say(inbox.map(fromParent).join('\n'));
         continue;
@@ -158,7 +195,6 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     }
 
     const answers = await Promise.all(calls.map((call) => ctx.host.execTool(toolCallOf(call), ctx.signal, job.toolTimeoutMs)));
-    state.toolCalls += calls.length;
     const responses: ToolResponse[] = [];
     for (const [i, answer] of answers.entries()) {
       if (!answer.ok) {
@@ -167,9 +203,52 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       }
       responses.push(answer.value.response);
     }
+    state.toolCalls += calls.length;
     conversation.answer(calls, responses, ctx.host.takeMessages().map(fromParent));
   }
   return finish({ status: 'failed', kind: 'max_turns', message: `the fork reached its limit of ${maxTurns} model turns` });
+}
+
+/**
+ * Where the fork picks up from its transcript. Its seed is made again from the prefix and must be
+ * what the transcript recorded (the same session and task): a fork never continues a conversation
+ * it did not have. (A resumed fork with no transcript yet is sent without `continueFrom`: fork-start.ts.)
+ */
+async function continuation(job: ForkJob, session: Readonly<ParentSession>, seed: ForkSeed): Promise<Continuation | undefined> {
+  const target = job.transcript;
+  if (target?.continueFrom === undefined) return undefined;
+  const transcript = await readTranscript(target.path);
+  const { header } = transcript;
+  const where = `the transcript ${target.path}`;
+  if (header.taskId !== job.task.id) throw new Error(`${where} is task ${JSON.stringify(header.taskId)}'s, not ${JSON.stringify(job.task.id)}'s`);
+  if (header.prefixId !== job.prefix.id) throw new Error(`${where} continues another conversation (prefix ${header.prefixId.slice(0, 12)}, not ${job.prefix.id.slice(0, 12)}): it cannot be continued from this session`);
+  const from = continuationOf(transcript);
+  const own = JSON.stringify(ownSeedMessages(session, seed));
+  if (JSON.stringify(from.seedMessages) !== own) throw new Error(`${where} was seeded with other messages than this task's seed: the task changed since it was written`);
+  if (target.continueFrom === 'message' && from.ended !== 'completed') {
+    throw new Error(`${where} does not end on a completed run (${from.ended ?? 'it is still running or was cut off'}): only a completed task is revived`);
+  }
+  return from;
+}
+
+/** The messages the seeding added after the parent's messages it sends as they are (the same objects: a frozen prefix's). */
+function ownSeedMessages(session: Readonly<ParentSession>, seed: ForkSeed): readonly unknown[] {
+  const parents = new Set(sessionMessages(session));
+  const contents: readonly unknown[] = seed.contents;
+  let inherited = 0;
+  while (inherited < contents.length && parents.has(contents[inherited])) inherited++;
+  return contents.slice(inherited);
+}
+
+function transcriptUsage(call: CallRecord): TranscriptUsage {
+  return {
+    promptTokens: call.promptTokens,
+    cachedTokens: call.cachedTokens,
+    outputTokens: call.outputTokens,
+    ...(call.cacheWriteTokens !== undefined ? { cacheWriteTokens: call.cacheWriteTokens } : {}),
+    ...(call.cacheWrite1hTokens !== undefined ? { cacheWrite1hTokens: call.cacheWrite1hTokens } : {}),
+    ...(call.responseId !== undefined ? { responseId: call.responseId } : {}),
+  };
 }
 
 /** The reference's wording for a message the parent sent a running task (agent-core.ts EXTERNAL_MESSAGE_PREFIX). */

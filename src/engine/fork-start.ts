@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { Piscina } from 'piscina';
+import { TRANSCRIPT_VERSION } from '../transcript/format.js';
+import { openTranscript, type TranscriptWriter } from '../transcript/writer.js';
 import type { CachePlan } from '../model/plan.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
@@ -21,6 +24,11 @@ export interface ForkStart {
   gate: EngineCallGate;
   declaredTools: ReadonlySet<string>;
   spawnTools: ReadonlySet<string>;
+  /**
+   * This process writes the transcripts its forks' jobs name (false where the pool hands jobs to
+   * other processes: the worker that runs a fork writes its transcript).
+   */
+  writesTranscripts: boolean;
   /** The job without its task and port: the prefix, the plan, the provider and the bounds. */
   job: Omit<ForkJob, 'task' | 'port'>;
 }
@@ -72,6 +80,10 @@ export interface StartedFork {
  * closed once the result is in.
  */
 export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): StartedFork {
+  const target = start.job.transcript;
+  // A fork to resume that never wrote a transcript starts afresh.
+  const continuing = target?.continueFrom !== undefined && existsSync(target.path);
+  const transcript = target !== undefined && start.writesTranscripts ? openTranscriptOf(start, task, continuing) : undefined;
   const channel = openForkChannel({
     host: start.host,
     gate: start.gate,
@@ -83,18 +95,42 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
       ...(task.tools !== undefined ? { allowedTools: task.tools } : {}),
     },
     admit: hooks.admit,
-    onEvent: hooks.onEvent,
+    onEvent: (event) => {
+      if (event.type === 'transcript') transcript?.write(event.entry);
+      hooks.onEvent(event);
+    },
     onToolCall: hooks.onToolCall,
   });
-  const job: ForkJob = { ...start.job, task, port: channel.workerPort };
+  const job: ForkJob = {
+    ...start.job,
+    ...(target !== undefined ? { transcript: continuing ? target : { path: target.path } } : {}),
+    task,
+    port: channel.workerPort,
+  };
   const result = (start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
     .catch((err: unknown) => crashResult(task, err))
-    .then((r) => {
+    .then(async (r) => {
       channel.drain();
+      if (transcript !== undefined) {
+        transcript.write({ type: 'end', status: r.status, turns: r.turns, ...(r.status !== 'completed' ? { error: r.error } : {}), at: new Date().toISOString() });
+        // The result is reported once its transcript is whole: what reads one after the other finds both.
+        await transcript.close();
+      }
       return r;
     })
     .finally(() => channel.close());
   return { channel, result };
+}
+
+/** A fork's transcript, opened with its header (a fresh start) or a `resumed` line (it continues). */
+function openTranscriptOf(start: ForkStart, task: ForkTask, continuing: boolean): TranscriptWriter | undefined {
+  const target = start.job.transcript;
+  if (target === undefined) return undefined;
+  const at = new Date().toISOString();
+  const writer = openTranscript(target.path, continuing ? 'append' : 'fresh');
+  if (continuing) writer.write({ type: 'resumed', from: target.continueFrom === 'message' ? 'message' : 'crash', at });
+  else writer.write({ type: 'header', version: TRANSCRIPT_VERSION, taskId: task.id, prefixId: start.job.prefix.id, format: start.job.plan.shape, task, at });
+  return writer;
 }
 
 function crashResult(task: ForkTask, err: unknown): ForkResult {

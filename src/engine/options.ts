@@ -103,6 +103,15 @@ export interface FanOutOptions {
    * requests and tokens per minute and 429 back-off are shared through Redis by every worker.
    */
   callGate?: EngineCallGate;
+  /**
+   * Writes each fork's transcript as it goes, one JSON Lines file per task in `dir`
+   * (`<task id>.jsonl`; src/transcript/format.ts): the prefix named by its id, then each message of
+   * the fork's own with its usage. A completed fork can then be revived (`run.send`). `resume:
+   * true`: a fork whose transcript exists continues from its last completed turn instead of
+   * starting again (a run resumed after a crash). In a distributed run, the worker that runs a fork
+   * writes its file: `dir` must be a folder every worker shares.
+   */
+  transcripts?: { dir: string; resume?: boolean };
 }
 
 /** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
@@ -310,7 +319,14 @@ export function planOf(options: ResolvedOptions, session: Readonly<ParentSession
 
 /** Checks a fan-out's own options. */
 export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
-  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'onResult', 'callGate']);
+  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'onResult', 'callGate', 'transcripts']);
+  const t = o.transcripts as { dir?: unknown; resume?: unknown } | null | undefined;
+  if (t !== undefined) {
+    if (t === null || typeof t !== 'object' || typeof t.dir !== 'string' || t.dir === '') throw new TypeError('ForkEngine.fanOut: options.transcripts.dir must be a folder (a non-empty string)');
+    if (t.resume !== undefined && typeof t.resume !== 'boolean') throw new TypeError('ForkEngine.fanOut: options.transcripts.resume must be true or false');
+    const extra = Object.keys(t).filter((k) => k !== 'dir' && k !== 'resume');
+    if (extra.length > 0) throw new TypeError(`ForkEngine.fanOut: options.transcripts has no option ${JSON.stringify(extra[0])} (it takes dir and resume)`);
+  }
   for (const key of ['parentWarm', 'retainResults'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
   }

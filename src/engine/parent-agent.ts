@@ -25,6 +25,7 @@ import type { ForkResult } from './thread-wire.js';
 import type { FanOutRun } from './run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { FanOutOptions } from './options.js';
+import { transcriptPath } from '../transcript/writer.js';
 
 /**
  * `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is
@@ -33,8 +34,16 @@ import type { FanOutOptions } from './options.js';
  */
 export type ParentEvent =
   | { type: 'task_started'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; name?: string }
-  | { type: 'task_notification'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; result: ForkResult }
-  | { type: 'turn'; turn: number; usage: TokenUsage };
+  /** `revived`: the task ran again on a message sent to it once it had completed (same ids, no new task_started). */
+  | { type: 'task_notification'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; result: ForkResult; revived?: boolean }
+  | { type: 'turn'; turn: number; usage: TokenUsage }
+  /**
+   * A message of the conversation as it grows, in the session's shape: the parent model's replies
+   * (`assistant`, with the call's usage) and what answers them (`user`: tool results,
+   * notifications); with `parentToolUseId`, a message of that task's own conversation instead
+   * (its transcript's: messages of background tasks only, and only with transcripts).
+   */
+  | { type: 'message'; role: 'assistant' | 'user'; message: unknown; turn: number; usage?: TokenUsage; parentToolUseId?: string };
 
 export type ParentOutcome =
   | { status: 'completed'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage }
@@ -62,10 +71,16 @@ export interface ParentAgentOptions {
   plan: CachePlan;
   /** The run's routing key, given to every fan-out the parent starts so that its forks share the parent's cache. */
   cacheKey: string;
+  /**
+   * A folder for each background task's transcript (`<task id>.jsonl`): the placeholder names it
+   * as the task's output file, and send_message revives a completed task from it. Without it, a
+   * completed task cannot be revived.
+   */
+  transcripts?: string;
 }
 
-/** What a background launch returns at once: the reference's words (agent.ts), less its output file (forkpool writes no transcript yet). */
-const PLACEHOLDER = (id: string): string =>
+/** What a background launch returns at once: the reference's words (agent.ts), its output file the task's transcript (when there is one). */
+const PLACEHOLDER = (id: string, transcript: string | undefined): string =>
   [
     'Background agent launched successfully.',
     `task_id: ${id} (internal ID \u2014 do not mention to the user. Use ${SEND_MESSAGE_TOOL_NAME} to continue this agent, or ${TASK_STOP_TOOL_NAME} to cancel.)`,
@@ -73,6 +88,9 @@ const PLACEHOLDER = (id: string): string =>
     'Do not treat the agent as cancelled or relaunch it because the notification has not arrived yet \u2014 the result comes under the original task_id.',
     "Do not duplicate this agent's work \u2014 avoid working with the same files or topics it is using. Work on non-overlapping tasks, or briefly tell the user what you launched and end your response.",
     'Never predict its findings. If the user asks about progress before the notification lands, say the agent is still running and report only the status you know.',
+    ...(transcript !== undefined
+      ? [`output_file: ${transcript}`, 'If asked, you can check progress before completion by using read_file', '  or run_shell_command tail on the output file.']
+      : []),
   ].join('\n');
 
 interface StartedTask {
@@ -114,6 +132,45 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
   let text = '';
   let callCount = 0;
 
+  /** How each task that ended did (a revived one is running again: not in here). */
+  const ended = new Map<string, ForkResult['status']>();
+  const fanOutOptions = { parentWarm: true, promptCacheKey: opts.cacheKey, ...(opts.transcripts !== undefined ? { transcripts: { dir: opts.transcripts } } : {}) };
+  /** A run of background tasks: each result a notification, each message of theirs an event. */
+  const watch = (run: FanOutRun, ids: readonly string[], revived: boolean): void => {
+    runs.push(run);
+    for (const id of ids) runOf.set(id, run);
+    pending += ids.length;
+    run.onResult((result) => {
+      pending--;
+      finished.push(result);
+      unreported.push(result);
+      ended.set(result.id, result.status);
+      const entry = started.get(result.id) as StartedTask;
+      opts.onEvent?.({
+        type: 'task_notification',
+        forkId: result.id,
+        toolUseId: entry.toolUseId,
+        description: entry.description,
+        subagentType: entry.subagentType,
+        result,
+        ...(revived ? { revived } : {}),
+      });
+      wakeUp?.();
+    });
+    if (opts.onEvent !== undefined && opts.transcripts !== undefined) void forwardMessages(run, started, opts.onEvent);
+  };
+  /** send_message to a completed task: its revival runs as a background task of its own again. */
+  const revive = (id: string, message: string): boolean => {
+    const outcome = runOf.get(id)?.send(id, message);
+    if (outcome?.status !== 'revived') return false;
+    ended.delete(id);
+    watch(outcome.run, [id], true);
+    return true;
+  };
+  const append = (messages: readonly AnyMessage[], turn: number): void => {
+    contents.push(...messages);
+    for (const message of messages) opts.onEvent?.({ type: 'message', role: 'user', message, turn });
+  };
   const cancelForks = (): void => {
     for (const run of runs) run.cancelAll();
   };
@@ -146,6 +203,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
       usage.outputTokens += outcome.usage.outputTokens;
       opts.onEvent?.({ type: 'turn', turn, usage: outcome.usage });
       contents.push(outcome.message);
+      opts.onEvent?.({ type: 'message', role: 'assistant', message: outcome.message, turn, usage: outcome.usage });
       const reply = viewMessage(outcome.message);
       const answer = reply.texts.join('');
       if (answer) text = answer;
@@ -154,11 +212,14 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
       if (calls.length > 0) {
         const forkTasks: StartedTask[] = [];
         const foreground: StartedTask[] = [];
+        const controls: { name: string; args: Readonly<Record<string, unknown>>; slot: number }[] = [];
         const responses: ToolResponse[] = [];
         for (const call of calls) {
           const respond = (response: ToolResponse): void => void responses.push(response);
           if (call.name === TASK_STOP_TOOL_NAME || call.name === SEND_MESSAGE_TOOL_NAME) {
-            respond(controlTask(call.name, call.args ?? {}, { started, runOf, finished }));
+            // Answered once this reply's own launches have started: it may name one of them.
+            controls.push({ name: call.name, args: call.args ?? {}, slot: responses.length });
+            respond({ output: '' });
             continue;
           }
           if (call.name !== AGENT_TOOL_NAME) {
@@ -196,7 +257,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           started.set(id, entry);
           if (checked.runInBackground) {
             forkTasks.push(entry);
-            respond({ output: PLACEHOLDER(id) });
+            respond({ output: PLACEHOLDER(id, opts.transcripts === undefined ? undefined : transcriptPath(opts.transcripts, id)) });
           } else {
             foreground.push(entry);
             respond({ output: '' }); // filled in once it has run (below)
@@ -210,10 +271,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         // waits for a warm-up. Frozen once, and only when a sub-agent starts.
         const prefix = forkTasks.length + foreground.length > 0 ? engine.freeze(dialect.withConversation(session, contents.slice(), tools)) : undefined;
         if (prefix !== undefined && forkTasks.length > 0) {
-          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), { parentWarm: true, promptCacheKey: opts.cacheKey });
-          runs.push(run);
-          for (const f of forkTasks) runOf.set(f.task.id, run);
-          pending += forkTasks.length;
+          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), fanOutOptions);
           for (const f of forkTasks) {
             opts.onEvent?.({
               type: 'task_started',
@@ -224,27 +282,22 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
               ...(f.name !== undefined ? { name: f.name } : {}),
             });
           }
-          run.onResult((result) => {
-            pending--;
-            finished.push(result);
-            unreported.push(result);
-            const entry = started.get(result.id) as StartedTask;
-            opts.onEvent?.({ type: 'task_notification', forkId: result.id, toolUseId: entry.toolUseId, description: entry.description, subagentType: entry.subagentType, result });
-            wakeUp?.();
-          });
+          watch(run, forkTasks.map((f) => f.task.id), false);
         }
+        for (const c of controls) responses[c.slot] = controlTask(c.name, c.args, { started, runOf, ended, revive });
         if (prefix !== undefined && foreground.length > 0) {
           // The parent's tool calls wait for these: each bounded by its fork timeout, all cancelled with the parent.
-          const run = engine.fanOut(prefix, foreground.map((f) => f.task), { parentWarm: true, promptCacheKey: opts.cacheKey });
+          const run = engine.fanOut(prefix, foreground.map((f) => f.task), fanOutOptions);
           runs.push(run);
           for (const result of await run.results()) {
             finished.push(result);
+            ended.set(result.id, result.status);
             const entry = started.get(result.id) as StartedTask;
             responses[entry.slot] = { output: foregroundResult(result) };
           }
           if (signal.aborted) return await cancelled(turn);
         }
-        contents.push(...dialect.answer(calls, responses, drainNotifications(unreported, started)).messages);
+        append(dialect.answer(calls, responses, drainNotifications(unreported, started)).messages, turn);
         continue;
       }
 
@@ -258,7 +311,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         wakeUp = undefined;
         if (signal.aborted) return await cancelled(turn);
       }
-      contents.push(...dialect.answer([], [], drainNotifications(unreported, started)).messages);
+      append(dialect.answer([], [], drainNotifications(unreported, started)).messages, turn);
     }
     return await fail('max_turns', `the parent reached its limit of ${maxTurns} turns`, maxTurns);
   } finally {
@@ -270,7 +323,12 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
 function controlTask(
   tool: string,
   args: Readonly<Record<string, unknown>>,
-  tasks: { started: ReadonlyMap<string, StartedTask>; runOf: ReadonlyMap<string, FanOutRun>; finished: readonly ForkResult[] },
+  tasks: {
+    started: ReadonlyMap<string, StartedTask>;
+    runOf: ReadonlyMap<string, FanOutRun>;
+    ended: ReadonlyMap<string, ForkResult['status']>;
+    revive: (id: string, message: string) => boolean;
+  },
 ): ToolResponse {
   const message = tool === SEND_MESSAGE_TOOL_NAME ? parseSendMessage(args) : undefined;
   const checked = message ?? parseTaskStop(args);
@@ -278,17 +336,27 @@ function controlTask(
   const id = checked.params.task_id;
   const entry = tasks.started.get(id);
   if (entry === undefined) return { error: TASK_TOOL_TEXT.unknown(id) };
-  // A foreground task is over before the model can name it: it reads as finished.
-  const ended = tasks.finished.find((r) => r.id === id);
-  const run = ended === undefined ? tasks.runOf.get(id) : undefined;
+  // A foreground task of this same reply has not run yet: it cannot be reached, and reads as not running.
+  const status = tasks.ended.get(id) ?? (tasks.runOf.has(id) ? 'running' : 'pending');
+  const run = status === 'running' ? tasks.runOf.get(id) : undefined;
   if (message?.ok) {
-    if (run?.send(id, message.params.message)) return { output: TASK_TOOL_TEXT.messageQueued(id) };
-    const status = ended?.status ?? 'completed';
-    // Reviving a completed task needs its transcript, which forkpool does not write yet.
-    return { error: status === 'completed' ? TASK_TOOL_TEXT.notRevived(id) : TASK_TOOL_TEXT.messageToStopped(id, status) };
+    if (run !== undefined && run.send(id, message.params.message).status === 'delivered') return { output: TASK_TOOL_TEXT.messageQueued(id) };
+    if (status === 'completed') return tasks.revive(id, message.params.message) ? { output: TASK_TOOL_TEXT.revived(id) } : { error: TASK_TOOL_TEXT.notRevived(id) };
+    if (status === 'running') return { error: TASK_TOOL_TEXT.notRevived(id) };
+    return { error: TASK_TOOL_TEXT.messageToStopped(id, status) };
   }
   if (run?.stop(id)) return { output: TASK_TOOL_TEXT.stopRequested(id, entry.description) };
-  return { error: TASK_TOOL_TEXT.notRunning(id, ended?.status ?? 'completed') };
+  return { error: TASK_TOOL_TEXT.notRunning(id, status) };
+}
+
+/** The messages of a run's tasks as they go, as the parent's events (with the task's tool_use id). */
+async function forwardMessages(run: FanOutRun, started: ReadonlyMap<string, StartedTask>, onEvent: (event: ParentEvent) => void): Promise<void> {
+  for await (const event of run.events()) {
+    if (event.type !== 'message') continue;
+    const toolUseId = started.get(event.forkId)?.toolUseId;
+    if (toolUseId === undefined) continue;
+    onEvent({ type: 'message', role: event.role === 'model' ? 'assistant' : 'user', message: event.message, turn: event.turn, parentToolUseId: toolUseId });
+  }
 }
 
 /** A foreground sub-agent's result as its tool call returns it: the reference's texts (agent.ts). */

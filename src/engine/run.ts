@@ -10,7 +10,8 @@ import { forkJobOf, startFork, type ForkPool, type ForkStart } from './fork-star
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
-import { seedWindow, type CancelKind, type ForkResult } from './thread-wire.js';
+import { seedWindow, type CancelKind, type ForkResult, type TranscriptTarget } from './thread-wire.js';
+import { transcriptPath } from '../transcript/writer.js';
 import { emptyCancelled } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
 import { costOf, type ModelPrice } from '../model/prices.js';
@@ -58,7 +59,33 @@ export interface RunSettings {
   eventReplayLimit: number;
   /** Told when a fork's model response has begun (every turn). */
   onResponseStart?: (taskId: string, turn: number) => void;
+  /** Where each fork's transcript goes, and whether forks continue from theirs (src/transcript). */
+  transcripts?: RunTranscripts;
+  /** This process writes its forks' transcripts (false: the pool's workers elsewhere do). */
+  writesTranscripts: boolean;
+  /** Starts a run that revives one ended fork of this run from its transcript, with the parent's message (the engine's). */
+  revive?: (task: ForkTask, message: string) => FanOutRun;
 }
+
+/**
+ * A run's transcripts: a folder, one file per task. `continueFrom` 'crash': a fork with a
+ * transcript continues from its last completed turn; 'message': a revival run's one fork acts on
+ * the parent's message after the answer it ended on.
+ */
+type RunTranscripts =
+  | { dir: string; continueFrom?: 'crash' }
+  | { dir: string; continueFrom: 'message'; message: string };
+
+/** What became of a message sent to a fork (FanOutRun.send). */
+export type SendOutcome =
+  /** It was live: a running fork reads it at its next turn boundary, a queued one when it starts. */
+  | { status: 'delivered' }
+  /** It had completed: `run` revives it from its transcript, the message its next turn (its result comes there). */
+  | { status: 'revived'; run: FanOutRun }
+  /** It ended failed or cancelled: a message does not revive it. */
+  | { status: 'ended'; forkStatus: 'failed' | 'cancelled' }
+  /** No fork of that id is live; and without transcripts, the run does not keep the ones that ended. */
+  | { status: 'unknown' };
 
 const FIVE_MINUTES_MS = 5 * 60_000;
 
@@ -129,6 +156,8 @@ export class FanOutRun {
   private stoppedBy: Error | undefined;
   /** Ids cancelled before their task was taken: the task ends cancelled as it arrives. */
   private readonly cancelledAhead = new Set<string>();
+  /** With transcripts: the forks that ended, for send() to revive a completed one. */
+  private readonly ended = new Map<string, { task: ForkTask; status: ForkResult['status'] }>();
   /** A task trimmed the history (forkTurns): the report says what that costs. */
   private trimmedTurns = false;
   /** Settled forks by index, with retainResults only. */
@@ -276,23 +305,37 @@ export class FanOutRun {
    */
   stop(id: string): boolean {
     const index = this.liveIndexOf(id);
-    if (index === undefined) return false;
+    const live = index === undefined ? undefined : this.live.get(index);
+    // Already being cancelled: not stopped a second time.
+    if (index === undefined || (live?.state === 'running' && live.graceTimer !== undefined)) return false;
     this.cancelIndex(index);
     return true;
   }
 
   /**
-   * The parent's message to a fork that has not ended: a running fork reads it at its next turn
-   * boundary (with its tool results, or as a turn of its own after an answer), a queued one when
-   * it starts. false: no such fork is live.
+   * The parent's message to a fork. One that has not ended reads it at its next turn boundary
+   * (with its tool results, or as a turn of its own after an answer; a queued one when it starts).
+   * One that completed, in a run with transcripts, is revived: a run of its own continues it from
+   * its transcript with the message as its next turn, on the same pool, and its result comes there.
    */
-  send(id: string, message: string): boolean {
+  send(id: string, message: string): SendOutcome {
     const index = this.liveIndexOf(id);
     const live = index === undefined ? undefined : this.live.get(index);
-    if (live === undefined) return false;
-    if (live.state === 'running') live.channel.send(message);
-    else live.inbox = [...(live.inbox ?? []), message];
-    return true;
+    if (live?.state === 'running' && live.graceTimer === undefined) live.channel.send(message);
+    else if (live?.state === 'queued') live.inbox = [...(live.inbox ?? []), message];
+    else {
+      const ended = this.ended.get(id);
+      if (ended === undefined || this.settings.revive === undefined) return { status: 'unknown' };
+      if (ended.status !== 'completed') return { status: 'ended', forkStatus: ended.status };
+      return { status: 'revived', run: this.settings.revive(ended.task, message) };
+    }
+    return { status: 'delivered' };
+  }
+
+  /** Where a fork's transcript is written, in a run with transcripts. */
+  transcriptOf(id: string): string | undefined {
+    const t = this.settings.transcripts;
+    return t === undefined ? undefined : transcriptPath(t.dir, id);
   }
 
   private liveIndexOf(id: string): number | undefined {
@@ -524,7 +567,9 @@ export class FanOutRun {
       parentWarm: this.settings.parentWarm && this.plan.readable.fromParent,
     });
     this.running++;
-    const { channel, result } = startFork(this.forkStart(this.firstResponses.get(window)), task, {
+    const start = this.forkStart(this.firstResponses.get(window));
+    const transcript = this.transcriptTarget(task.id);
+    const { channel, result } = startFork(transcript === undefined ? start : { ...start, job: { ...start.job, transcript } }, task, {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
@@ -532,6 +577,13 @@ export class FanOutRun {
           if (event.turn === 1 && event.responseId !== undefined && !this.firstResponses.has(window)) this.firstResponses.set(window, event.responseId);
           this.accounting.responded(task);
           if (this.plan.readable.after === 'response-start') this.scheduler.responded(order);
+          return;
+        }
+        if (event.type === 'transcript') {
+          if (event.entry.type === 'message' && this.live.get(index)?.state === 'running') {
+            const { turn, role, message } = event.entry;
+            this.log.push({ type: 'message', forkId: task.id, turn, role, message });
+          }
           return;
         }
         // An entry written once the response has ended: the first 'turn' releases the warm-up.
@@ -583,8 +635,18 @@ export class FanOutRun {
       gate: s.gate,
       declaredTools: s.declaredTools,
       spawnTools: s.spawnTools,
+      writesTranscripts: s.writesTranscripts,
       job: previousResponseId === undefined ? job : { ...job, previousResponseId },
     };
+  }
+
+  /** A fork's transcript as its job names it: where, and whether it continues. */
+  private transcriptTarget(taskId: string): TranscriptTarget | undefined {
+    const t = this.settings.transcripts;
+    if (t === undefined) return undefined;
+    const path = transcriptPath(t.dir, taskId);
+    if (t.continueFrom === 'message') return { path, continueFrom: 'message', message: t.message };
+    return t.continueFrom === 'crash' ? { path, continueFrom: 'crash' } : { path };
   }
 
   /**
@@ -687,8 +749,9 @@ export class FanOutRun {
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
       result = { ...result, durationMs: Math.round(performance.now() - live.since), ...(forkUsd !== undefined ? { costUsd: forkUsd } : {}) };
     }
-    // Nothing of the task stays behind unless results are retained.
+    // Nothing of the task stays behind unless results are retained (or transcripts kept, to revive it).
     this.live.delete(index);
+    if (this.settings.transcripts !== undefined) this.ended.set(live.task.id, { task: live.task, status: result.status });
     const settled = this.accounting.settle(live.task, result);
     result = settled.result;
     const figures = settled.figures;

@@ -8,6 +8,7 @@ import type { CachePlan } from '../model/plan.js';
 import type { AttemptStatus, ProviderConfig, ResponseDiagnostics, TokenUsage } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
+import type { TranscriptEntry } from '../transcript/format.js';
 
 export type ForkStatus = 'completed' | 'failed' | 'cancelled';
 
@@ -116,15 +117,30 @@ export interface ForkJob {
    * (GenerateOptions.previousResponseId, null included). Absent: the first call names none.
    */
   previousResponseId?: string;
+  /** Its transcript: the worker reports each message for it, and continues from it when asked. */
+  transcript?: TranscriptTarget;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }
+
+/**
+ * Where a fork's transcript is (src/transcript): written by the process that runs the fork, read
+ * back by its worker thread to continue it. `continueFrom`: 'crash' picks up at its last completed
+ * turn (a resumed run; a fork with no transcript yet starts afresh); 'message' revives a fork that
+ * ended, with the parent's message as its next turn and a fresh turn budget.
+ */
+export type TranscriptTarget =
+  | { path: string; continueFrom?: 'crash' }
+  /** `message`: the parent's, which the revived fork acts on first. */
+  | { path: string; continueFrom: 'message'; message: string };
 
 /** Events a worker reports while a fork runs. */
 export type WorkerEvent =
   /** `responseId`: where the provider names the response at once (Anthropic): what a sibling's cache diagnostics compare against. */
   | { type: 'response_start'; turn: number; responseId?: string }
-  | { type: 'turn'; turn: number; usage: TokenUsage; functionCalls: number };
+  | { type: 'turn'; turn: number; usage: TokenUsage; functionCalls: number }
+  /** A line of the fork's transcript (only for a job with one). */
+  | { type: 'transcript'; entry: TranscriptEntry };
 
 /** The main thread's side of a fork's channel, called by the worker through Comlink. */
 export interface ForkHostApi {

@@ -71,4 +71,5 @@ export const TASK_TOOL_TEXT = {
     `Message queued for delivery to background task "${id}". The task will receive it at the next tool-round boundary. There is no inline reply: whatever it does with your message shows up in its completion notification for this task_id. Do not relaunch the task while waiting.`,
   messageToStopped: (id: string, status: string) => `Error: Background task "${id}" is not running (status: ${status}). Cannot send messages to stopped tasks.`,
   notRevived: (id: string) => `Error: Background task "${id}" could not be revived.`,
+  revived: (id: string) => `Background task "${id}" had completed; revived it with your message as the next instruction.`,
 } as const;

@@ -206,6 +206,7 @@ export class QueueDispatcher implements ForkPool {
         task: job.task,
         plan: job.plan,
         ...(job.previousResponseId !== undefined ? { previousResponseId: job.previousResponseId } : {}),
+        ...(job.transcript !== undefined ? { transcript: job.transcript } : {}),
       };
       this.pending.set(jobId, { taskId, data, host, resolve, enqueued: false, cancelling: false });
       (this.o.attach ? this.attach(jobId, data) : this.enqueue(jobId, data)).catch((err: unknown) =>

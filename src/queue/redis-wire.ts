@@ -12,7 +12,8 @@
  *   set by time, each member ending in its tokens), their tokens, the time every worker backs off until
  *   after a 429, and the 429s of the last seconds (which lengthen that back-off).
  */
-import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
+import { isAbsolute } from 'node:path';
+import type { ForkResult, TranscriptTarget, WorkerEvent } from '../engine/thread-wire.js';
 import type { RateLimits } from '../engine/call-gate.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { CachePlan } from '../model/plan.js';
@@ -49,6 +50,8 @@ export interface QueueJobData {
   plan?: CachePlan;
   /** The response the fork's first call names for Anthropic's cache diagnostics (ForkJob.previousResponseId). */
   previousResponseId?: string;
+  /** Where the worker writes the fork's transcript (a path every worker shares), and whether it continues from it. */
+  transcript?: TranscriptTarget;
 }
 
 /** The fork settings of a run, which every worker applies to its forks (its own pool, provider and tools aside). */
@@ -73,7 +76,7 @@ export interface RunRecord {
 }
 
 /** A job's progress: the fork's events, as a worker thread reports them to its engine. */
-export type QueueProgress = WorkerEvent;
+export type QueueProgress = Extract<WorkerEvent, { type: 'response_start' | 'turn' }>;
 
 /** The figures of one worker process, as it was when it finished a fork (cumulative over the process). */
 export interface WorkerFigures {
@@ -124,6 +127,17 @@ export function parseJobData(value: unknown): QueueJobData {
   if (data.previousResponseId !== undefined && typeof data.previousResponseId !== 'string') {
     throw new TypeError("the fork job's previousResponseId is not a string");
   }
+  const t = data.transcript as Partial<{ path: unknown; continueFrom: unknown; message: unknown }> | undefined;
+  if (
+    t !== undefined &&
+    (t === null ||
+      typeof t !== 'object' ||
+      typeof t.path !== 'string' ||
+      !isAbsolute(t.path) ||
+      (t.continueFrom !== undefined && t.continueFrom !== 'crash' && !(t.continueFrom === 'message' && typeof t.message === 'string')))
+  ) {
+    throw new TypeError("the fork job's transcript is not an absolute path with an optional continueFrom ('crash', or 'message' and its message)");
+  }
   return data as QueueJobData;
 }
 
@@ -150,7 +164,7 @@ export function parseRunRecord(text: string, runId: string): RunRecord {
 
 /** Events a worker may report through a job's progress; anything else is ignored. */
 export function isQueueProgress(value: unknown): value is QueueProgress {
-  const event = value as Partial<WorkerEvent> | null;
+  const event = value as Partial<QueueProgress> | null;
   if (event === null || typeof event !== 'object' || typeof event.turn !== 'number') return false;
   if (event.type === 'response_start') return true;
   return event.type === 'turn' && typeof event.functionCalls === 'number' && typeof event.usage === 'object' && event.usage !== null;

@@ -133,9 +133,11 @@ class JobRunner {
       ...(data.plan ? { plan: data.plan } : {}),
       // The run's rate limit, shared with every worker through Redis, instead of this engine's own.
       ...(gate ? { callGate: gate } : {}),
+      // The coordinator names where this fork's transcript goes; this process writes it.
+      ...(data.transcript ? { transcript: data.transcript } : {}),
       onEvent: (event) => {
         // The coordinator releases the other forks of a run when its lead's first response begins.
-        if (event.type === 'turn' || event.turn === 1) progress(event);
+        if (event.type === 'turn' || (event.type === 'response_start' && event.turn === 1)) progress(event);
       },
     });
     const fork = { runId: data.runId, taskId: data.task.id, cancel: single.cancel };

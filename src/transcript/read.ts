@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import { InputError } from '../session/errors.js';
+import { TranscriptLineSchema, type TranscriptHeader, type TranscriptLine } from './format.js';
+
+/** A transcript as read: its header and every line after it, in order. */
+export interface Transcript {
+  file: string;
+  header: TranscriptHeader;
+  lines: TranscriptLine[];
+  /** The last line was cut off (the process died while writing it): left out. */
+  torn: boolean;
+}
+
+/** The kinds this version knows; a line of another kind (a later version's) is skipped. */
+const KNOWN = new Set(['header', 'seed', 'message', 'resumed', 'end']);
+
+/**
+ * Reads a transcript file. A line cut off mid-write (the last, or one a `resumed` line follows) is
+ * left out: a crash can do that, and what it held is done again. Any other line that is not a
+ * transcript line is an InputError that names the file, the line and the field.
+ */
+export async function readTranscript(file: string): Promise<Transcript> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError({ file, rule: code === 'ENOENT' ? 'no such transcript' : `the transcript could not be read (${code ?? String(err)})` });
+  }
+  return parseTranscript(text, file);
+}
+
+function parseTranscript(text: string, file: string): Transcript {
+  const rows = text.split('\n');
+  const lines: TranscriptLine[] = [];
+  let torn = false;
+  /** A line that is not JSON, kept until the next line says whether a crash cut it off (a `resumed` line follows it). */
+  let broken: number | undefined;
+  const refuse = (line: number): never => {
+    throw new InputError({ file, line, rule: 'a transcript line must be one JSON object' });
+  };
+  for (const [i, row] of rows.entries()) {
+    if (row.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(row);
+    } catch {
+      if (broken !== undefined) refuse(broken);
+      broken = i + 1;
+      continue;
+    }
+    if (broken !== undefined) {
+      if ((value as { type?: unknown } | null)?.type !== 'resumed') refuse(broken);
+      broken = undefined;
+    }
+    const kind = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+    if (typeof kind === 'string' && !KNOWN.has(kind)) continue;
+    const parsed = TranscriptLineSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InputError({ file, line: i + 1, path: issue?.path.join('.') ?? '', rule: issue?.message ?? 'not a transcript line' });
+    }
+    lines.push(parsed.data);
+  }
+  // The last line cut off: the process died while writing it, and what it held is done again.
+  if (broken !== undefined) torn = true;
+  const first = lines[0];
+  if (first?.type !== 'header') throw new InputError({ file, line: 1, rule: 'a transcript starts with its header line ({"type":"header",…})' });
+  return { file, header: first, lines: lines.slice(1), torn };
+}
