@@ -40,7 +40,12 @@ const RUN_FLAGS = {
   journal: { type: 'string', arg: 'FILE', help: 'durable record of finished forks (default: FILE.journal beside --out)' },
   resume: {
     type: 'boolean',
-    help: 'skip each task the journal has a completed or failed result for (same id\nand content); --out is rebuilt to hold each finished fork exactly once.\nWith --queue it re-attaches to the same distributed run (its id is in the\njournal): jobs still queued or finished unheard are collected, not run again',
+    help: 'skip each task the journal has a completed or failed result for (same id\nand content); --out is rebuilt to hold each finished fork exactly once.\nWith --transcripts, a fork that has one continues from its last completed\nturn instead of starting again. With --queue it re-attaches to the same\ndistributed run (its id is in the journal): jobs still queued or finished\nunheard are collected, not run again',
+  },
+  transcripts: {
+    type: 'string',
+    arg: 'DIR',
+    help: "write each fork's transcript to DIR/<task id>.jsonl as it goes (read one\nwith forkpool transcript FILE). With --queue, the worker that runs a fork\nwrites it: DIR must be a folder every worker shares",
   },
   overwrite: {
     type: 'boolean',
@@ -141,6 +146,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const run = engine.fanOut(prefix, tasks, {
       parentWarm: parentWarm(values),
       retainResults: out === undefined,
+      ...(values.transcripts !== undefined ? { transcripts: { dir: values.transcripts, resume: resumed !== undefined } } : {}),
       onResult: (result, task) => {
         const line = resultLine(result, task.subagentType ?? 'fork');
         // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.

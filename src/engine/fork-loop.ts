@@ -89,10 +89,15 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       record?.({ type: 'message', turn: turnOf, role, message, ...(added.length > 1 ? { part: i + 1, parts: added.length } : {}) });
     }
   });
+  const revivedWith = job.transcript?.continueFrom === 'message' ? job.transcript.message : undefined;
   if (from !== undefined) {
     conversation.restore(from.messages);
-    Object.assign(state, { turns: from.turns, toolCalls: from.toolCalls, text: from.text, calls: from.calls.map((c) => ({ ...c })) });
-    state.spent = from.calls.reduce((sum, c) => sum + c.promptTokens + c.outputTokens, 0);
+    // A revived fork starts a stretch of its own (turns, usage, text); a resumed one goes on with its figures.
+    if (revivedWith === undefined) {
+      Object.assign(state, { turns: from.turns, toolCalls: from.toolCalls, text: from.text, calls: from.calls.map((c) => ({ ...c })) });
+      state.spent = from.calls.reduce((sum, c) => sum + c.promptTokens + c.outputTokens, 0);
+    }
+    record?.({ type: 'resumed', from: revivedWith === undefined ? 'crash' : 'message', at: new Date().toISOString() });
   } else if (record !== undefined) {
     const own = ownSeedMessages(session, seed);
     record({ type: 'seed', inherited: seed.contents.length - own.length, trimmed: seed.trimmedMessages, seedCase: seed.seedCase });
@@ -165,10 +170,10 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     return reply;
   };
 
-  // A transcript that ends on the model's answer has it acted on first, without a call; a revived
-  // fork's turns count from 0 again, with the parent's message as what it acts on.
+  // A transcript that ends on the model's answer has it acted on first, without a call (turn 0 for
+  // a revived fork, whose turns count afresh, with the parent's message as what it acts on).
   let answered = from?.endsOnAnswer === true ? (from.messages.at(-1) as ModelMessage) : undefined;
-  const revivedWith = job.transcript?.continueFrom === 'message' ? job.transcript.message : undefined;
+  let message = revivedWith;
   for (let turn = answered !== undefined ? state.turns : state.turns + 1; turn <= maxTurns; turn++) {
     turnOf = turn;
     const reply = answered !== undefined ? viewMessage(answered) : await modelTurn(turn);
@@ -180,7 +185,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
 
     if (calls.length === 0) {
       // A message from the parent that came while the fork answered gets another turn, not a lost word (the reference drains them too).
-      const inbox = turn < maxTurns ? [...(turn === 0 && revivedWith !== undefined ? [revivedWith] : []), ...ctx.host.takeMessages()] : [];
+      const inbox = turn < maxTurns ? [...(message !== undefined ? [message] : []), ...ctx.host.takeMessages()] : [];
+      message = undefined;
       if (inbox.length > 0) {
         conversation.say(inbox.map(fromParent).join('\n'));
         continue;

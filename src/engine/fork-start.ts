@@ -122,14 +122,15 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
   return { channel, result };
 }
 
-/** A fork's transcript, opened with its header (a fresh start) or a `resumed` line (it continues). */
+/**
+ * A fork's transcript, opened with its header (a fresh start) or to be added to (it continues: the
+ * worker reads it first, then reports its `resumed` line, so that it never reads its own marker).
+ */
 function openTranscriptOf(start: ForkStart, task: ForkTask, continuing: boolean): TranscriptWriter | undefined {
   const target = start.job.transcript;
   if (target === undefined) return undefined;
-  const at = new Date().toISOString();
   const writer = openTranscript(target.path, continuing ? 'append' : 'fresh');
-  if (continuing) writer.write({ type: 'resumed', from: target.continueFrom === 'message' ? 'message' : 'crash', at });
-  else writer.write({ type: 'header', version: TRANSCRIPT_VERSION, taskId: task.id, prefixId: start.job.prefix.id, format: start.job.plan.shape, task, at });
+  if (!continuing) writer.write({ type: 'header', version: TRANSCRIPT_VERSION, taskId: task.id, prefixId: start.job.prefix.id, format: start.job.plan.shape, task, at: new Date().toISOString() });
   return writer;
 }
 

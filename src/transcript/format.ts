@@ -92,4 +92,4 @@ export type TranscriptLine = z.output<typeof TranscriptLineSchema>;
 export type TranscriptUsage = z.output<typeof Usage>;
 
 /** What a worker reports of its fork's conversation for the transcript (the main thread writes it). */
-export type TranscriptEntry = TranscriptSeed | TranscriptMessage;
+export type TranscriptEntry = TranscriptSeed | TranscriptMessage | z.output<typeof TranscriptResumedSchema>;

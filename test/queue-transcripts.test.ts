@@ -1,0 +1,37 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jsonLines } from './fixtures/cli/run-cli.js';
+import { queueHarness, within, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
+
+/*
+ * Transcripts of a distributed run: the coordinator names each fork's file (an absolute path in a
+ * folder the workers share: here, the same machine's), and the `forkpool worker` that runs the fork
+ * writes it. The coordinator never sees a fork's messages, so a transcript with them is a worker's.
+ */
+
+const KEY = 'fp-test-key-transcripts-5b1e';
+const h = queueHarness(KEY, 'forkpool-queue-transcripts-');
+
+describe('forkpool run --queue --transcripts', () => {
+  it('each fork’s transcript is written by the worker that ran it, at the path the coordinator named', async () => {
+    const model = await h.modelServer();
+    await Promise.all([h.startWorker('w1', model.url), h.startWorker('w2', model.url)]);
+    const tasks = [1, 2, 3].map((i) => ({ id: `t${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` }));
+    const dir = join(h.tmp(), 'transcripts');
+    const out = join(h.tmp(), 'out.jsonl');
+    const run = h.cli(['run', '--session', SESSION, '--tasks', h.writeTasks('transcripts', tasks), '--queue', h.queueUrl(), '--transcripts', dir, '--out', out, '--output-format', 'json']);
+    const { code } = await within('the coordinator', run.exited);
+    expect(code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['t1.jsonl', 't2.jsonl', 't3.jsonl']);
+    for (const { id } of tasks) {
+      const lines = jsonLines(readFileSync(join(dir, `${id}.jsonl`), 'utf8'));
+      expect(lines[0]).toMatchObject({ type: 'header', taskId: id, format: 'gemini' });
+      const reply = lines.find((l) => l.type === 'message' && l.role === 'model') as { message: { parts: { text: string }[] }; usage: { promptTokens: number } };
+      expect(reply.message.parts[0]?.text).toBe(MARKER_ANSWER);
+      expect(reply.usage.promptTokens).toBeGreaterThan(0);
+      expect(lines.at(-1)).toMatchObject({ type: 'end', status: 'completed', turns: 1 });
+      expect(JSON.stringify(lines)).not.toContain(KEY);
+    }
+  });
+});
