@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTranscript } from '../src/transcript/read.js';
 import { ForkEngine } from '../src/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { parentSession } from './support/engine-fixtures.js';
 
+// Internal: readTranscript (src/transcript) reads what a fork's seed kept of the parent's last turn.
 /*
  * The library's side of task_stop and send_message (issue 26): `run.stop(id)` and
  * `run.send(id, message)` on a fan-out, against `forkpool serve` in another process.
@@ -30,15 +35,16 @@ describe('run.send and run.stop', () => {
       { id: 'queued', directive: 'RECALL parent agent\\]: \\S+' },
     ]);
     const sent = await later(200, () => [run.send('running', 'to-running'), run.send('queued', 'to-queued')]);
-    expect(sent).toEqual([true, true]);
+    expect(sent).toEqual([{ status: 'delivered' }, { status: 'delivered' }]);
     const results = await run.results();
     const byId = new Map(results.map((r) => [r.id, r]));
     expect(byId.get('running')?.text).toContain('parent agent]: to-running');
     // It had answered without it first: the message got a turn of its own.
     expect(byId.get('running')?.turns).toBe(2);
     expect(byId.get('queued')?.text).toContain('parent agent]: to-queued');
-    expect(run.send('running', 'too late')).toBe(false);
-    expect(run.send('nobody', 'hello')).toBe(false);
+    // Without transcripts a run keeps nothing of a fork that ended, so nothing to revive.
+    expect(run.send('running', 'too late')).toEqual({ status: 'unknown' });
+    expect(run.send('nobody', 'hello')).toEqual({ status: 'unknown' });
   });
 
   it('stop ends one fork cancelled and leaves its sibling alone; a fork may not call task_stop or send_message itself', async () => {
@@ -53,7 +59,32 @@ describe('run.send and run.stop', () => {
     expect(byId.get('sibling')?.status).toBe('completed');
     expect(byId.get('sibling')?.text).toBe('tried');
     expect(run.stop('stopped')).toBe(false);
-    const refused = (await engine.fanOut(prefix(), [{ id: 'asks', directive: 'CALL task_stop {"task_id":"x"}\nRECALL Cannot spawn sub-agents [a-z ]+' }]).results())[0];
-    expect(refused?.text).toContain('Cannot spawn sub-agents from within a fork');
+    const refused = (await engine.fanOut(prefix(), [{ id: 'asks', directive: 'CALL task_stop {"task_id":"x"}\nRECALL task_stop manages [^.]+' }]).results())[0];
+    expect(refused?.text).toContain("task_stop manages the main agent's background tasks and is not available inside a sub-agent");
+  });
+
+  it('a fork seeded mid-turn keeps a send_message call as the parent sent it (only agent launches are redacted)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forkpool-task-control-'));
+    const base = parentSession([], { words: 10 });
+    const history = [
+      ...base.history,
+      { role: 'user' as const, parts: [{ text: 'Tell the task, and start another.' }] },
+      {
+        role: 'model' as const,
+        parts: [
+          { functionCall: { id: 'm1', name: 'send_message', args: { task_id: 'fork-a', message: 'keep-these-bytes' } } },
+          { functionCall: { id: 'a1', name: 'agent', args: { description: 'x', prompt: 'secret-launch-prompt' } } },
+        ],
+      },
+    ];
+    const run = engine.fanOut(engine.freeze({ ...base, history }), [{ id: 'mid', directive: 'REPLY seen' }], { transcripts: { dir } });
+    expect((await run.results())[0]?.status).toBe('completed');
+    const transcript = await readTranscript(run.transcriptOf('mid') as string);
+    const seed = transcript.lines.find((l) => l.type === 'seed');
+    expect(seed).toMatchObject({ seedCase: 'mid-turn' });
+    const own = JSON.stringify(transcript.lines.filter((l) => l.type === 'message' && l.role === 'seed'));
+    expect(own).toContain('keep-these-bytes');
+    expect(own).not.toContain('secret-launch-prompt');
+    rmSync(dir, { recursive: true, force: true });
   });
 });

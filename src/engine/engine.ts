@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Piscina } from 'piscina';
-import { AGENT_CONTROL_TOOLS } from '../fork/index.js';
+import { AGENT_TOOL_NAME } from '../fork/index.js';
 import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../model/module.js';
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { createProvider, loadProvider, providerModule } from '../model/providers/index.js';
@@ -159,7 +159,7 @@ export class ForkEngine {
       forkRetryBudget: o.retry?.forkBudget,
       cancelGraceMs: CANCEL_GRACE_MS,
       declaredTools,
-      spawnTools: new Set([...AGENT_CONTROL_TOOLS, ...o.spawnTools]),
+      spawnTools: new Set([AGENT_TOOL_NAME, ...o.spawnTools]),
       maxTokens: o.maxTokens,
       maxTokensPerFork: o.maxTokensPerFork,
       price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),
@@ -220,7 +220,7 @@ export class ForkEngine {
     const o = this.options;
     // A plan is its provider's: another provider's (a coordinator told another one than this engine's) is not followed.
     const plan = options.plan?.provider === this.module.kind ? options.plan : this.plan(prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
-    const spawnTools = new Set([...AGENT_CONTROL_TOOLS, ...o.spawnTools]);
+    const spawnTools = new Set([AGENT_TOOL_NAME, ...o.spawnTools]);
     const started = startFork(
       {
         pool: this.pool,

@@ -12,7 +12,8 @@ export {
 } from './agent-tool.js';
 export { buildChildMessage } from './child-message.js';
 export {
-  AGENT_CONTROL_TOOLS,
+  TASK_CONTROL_TOOLS,
+  TASK_CONTROL_REFUSED,
   SEND_MESSAGE_DECLARATION,
   SEND_MESSAGE_TOOL_NAME,
   TASK_STOP_DECLARATION,

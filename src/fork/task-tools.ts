@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
-import { AGENT_TOOL_NAME } from './agent-tool.js';
 
 /*
  * The parent loop's tools for managing its background tasks, with the reference's names,
@@ -13,8 +12,15 @@ import { AGENT_TOOL_NAME } from './agent-tool.js';
 export const TASK_STOP_TOOL_NAME = 'task_stop';
 export const SEND_MESSAGE_TOOL_NAME = 'send_message';
 
-/** Tools that act on agents: a fork may not call them (engine spawnTools always holds these). */
-export const AGENT_CONTROL_TOOLS: readonly string[] = [AGENT_TOOL_NAME, TASK_STOP_TOOL_NAME, SEND_MESSAGE_TOOL_NAME];
+/**
+ * The tools that manage the parent's background tasks: only the main agent may call them (the tool
+ * host refuses a fork's calls). Unlike the agent tool, a call of one is not a launch, so a
+ * mid-turn seed keeps its arguments as the parent sent them.
+ */
+export const TASK_CONTROL_TOOLS: ReadonlySet<string> = new Set([TASK_STOP_TOOL_NAME, SEND_MESSAGE_TOOL_NAME]);
+
+/** What a fork (or sub-agent) that calls task_stop or send_message is told. */
+export const TASK_CONTROL_REFUSED = (tool: string): string => `Error: ${tool} manages the main agent's background tasks and is not available inside a sub-agent. Please execute tasks directly.`;
 
 const TaskStopParamsSchema = z.strictObject({
   task_id: z.string().describe('The ID of the background task to stop (from the launch response or notification).'),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { FORK_SUBAGENT_TYPE, requestedSubagentType } from '../fork/agent-tool.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fork/constants.js';
+import { TASK_CONTROL_REFUSED, TASK_CONTROL_TOOLS } from '../fork/task-tools.js';
 import { allowsTool } from '../session/tool-allowlist.js';
 import type { SubagentType } from '../session/schema.js';
 import { runInThread } from './cpu-thread.js';
@@ -74,6 +75,7 @@ function check(call: ToolCall, policy: ForkToolPolicy, byName: ReadonlyMap<strin
     const answer = wantsFork ? NESTED_FORK_ERROR : policy.subagentType === 'general-purpose' ? SUBAGENT_DEPTH_ERROR : FORK_SPAWN_ERROR;
     return reject('spawn_refused', answer);
   }
+  if (TASK_CONTROL_TOOLS.has(call.name) && policy.mainSession !== true) return reject('spawn_refused', TASK_CONTROL_REFUSED(call.name));
   const allowed = allowedNames(policy, byName);
   if (!policy.declaredTools.has(call.name)) {
     return reject('not_declared', `Tool ${call.name} is not declared. ${listAllowed(allowed)}`);
@@ -111,6 +113,7 @@ function allowedNames(policy: ForkToolPolicy, byName: ReadonlyMap<string, Tool>)
     (name) =>
       byName.has(name) &&
       !policy.spawnTools.has(name) &&
+      (!TASK_CONTROL_TOOLS.has(name) || policy.mainSession === true) &&
       (policy.allowedTools === undefined || allowsTool(policy.allowedTools, name)) &&
       byName.get(name)?.approval !== 'required' &&
       (byName.get(name)?.forks !== false || policy.mainSession === true) &&
