@@ -11,6 +11,7 @@ export {
   type FanOutOptions,
   type ProviderOption,
   type FanOutRun,
+  type SendOutcome,
   type ResultListener,
   type TaskInput,
   type ForkEvent,

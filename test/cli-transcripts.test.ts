@@ -68,6 +68,14 @@ describe('transcripts through the CLI, against forkpool serve in another process
     expect(after[5]).toMatchObject({ type: 'resumed', from: 'crash' });
     expect(readFileSync(file, 'utf8')).not.toContain('test-key-never-printed');
 
+    // A person reads it: the crash's resumption and both turns, with the tool's answer.
+    const printed = await runCli(['transcript', file]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain('task two-turns');
+    expect(printed.stdout).toContain('→ read_file({"path":"a.txt"})');
+    expect(printed.stdout).toContain('resumed after a crash');
+    expect(printed.stdout).toContain('CONTENT-77');
+
   });
 
   it('prompt: the placeholder names the output file, and send_message revives a completed task from it', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTranscript } from '../src/transcript/read.js';
-import { ForkEngine } from '../src/index.js';
+import { ForkEngine, type FanOutRun, type SendOutcome } from '../src/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { parentSession } from './support/engine-fixtures.js';
 
@@ -61,6 +61,32 @@ describe('run.send and run.stop', () => {
     expect(run.stop('stopped')).toBe(false);
     const refused = (await engine.fanOut(prefix(), [{ id: 'asks', directive: 'CALL task_stop {"task_id":"x"}\nRECALL task_stop manages [^.]+' }]).results())[0];
     expect(refused?.text).toContain("task_stop manages the main agent's background tasks and is not available inside a sub-agent");
+  });
+
+  it('a message sent as a fork finishes is read or refused, never lost', async () => {
+    // Whatever the race, a message send() calls delivered is read by the fork (its answer quotes
+    // it), and one it refuses is not: none is lost.
+    const tasks = Array.from({ length: 24 }, (_, i) => ({ id: `race-${i}`, directive: 'RECALL parent agent\\]: \\S+' }));
+    const outcomes = new Map<string, Promise<SendOutcome>>();
+    // From the first bytes of each fork's answer on, a few ms apart: before, during and after its end.
+    const run: FanOutRun = engine.fanOut(prefix(), tasks, {
+      onResponseStart: (id, turn) => {
+        if (turn !== 1) return;
+        const i = Number(id.slice('race-'.length));
+        const send = (): SendOutcome => run.send(id, `late-${i}`);
+        // At once, on the next turn of the event loop, or a moment later: around the fork's end.
+        outcomes.set(id, i % 3 === 0 ? Promise.resolve(send()) : i % 3 === 1 ? new Promise((resolve) => setImmediate(() => resolve(send()))) : later(1, send));
+      },
+    });
+    const results = await run.results();
+    const seen = new Set<string>();
+    for (const [i, result] of results.entries()) {
+      const outcome = await outcomes.get(`race-${i}`);
+      seen.add(outcome?.status ?? 'none');
+      if (outcome?.status === 'delivered') expect(result.text).toContain(`parent agent]: late-${i}`);
+      else expect(result.text).not.toContain(`late-${i}`);
+    }
+    expect([...seen].every((s) => ['delivered', 'not-delivered', 'unknown'].includes(s))).toBe(true);
   });
 
   it('a fork seeded mid-turn keeps a send_message call as the parent sent it (only agent launches are redacted)', async () => {

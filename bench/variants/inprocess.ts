@@ -42,8 +42,10 @@ function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkTool
         retriesSpent: () => spent,
       };
     },
-    // No parent sends these forks messages.
+    // No parent sends these forks messages: nothing to wait for when one ends.
     takeMessages: () => [],
+    async closing() {},
+    reopen() {},
     report(event) {
       if (event.type === 'response_start') onFirstResponse();
     },

@@ -10,6 +10,7 @@ import type { CliIo } from './io.js';
 import { promptCommand } from './prompt-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve.js';
+import { transcriptCommand } from './transcript-command.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `forkpool — fan out forks of an agent conversation over worker threads, sharing one prompt cache
@@ -23,6 +24,7 @@ Usage:
   forkpool cancel --queue redis://HOST:PORT RUN [TASK]    cancel a distributed run, or one fork of it
   forkpool convert SESSION --to gemini|openai-chat        convert between Gemini's and OpenAI's shapes
   forkpool import FILE [--out FILE]                       another agent's transcript as a session
+  forkpool transcript FILE [--json]                       a fork's transcript (--transcripts), for a person
   forkpool bench [--quick]                                benchmarks (from a source checkout)
   forkpool <command> --help                               a command's options and exit codes
   forkpool --version
@@ -61,6 +63,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await convertCommand(rest, io);
       case 'import':
         return await importCommand(rest, io);
+      case 'transcript':
+        return await transcriptCommand(rest, io);
       case 'worker':
         // BullMQ and ioredis load only here (about 130 ms that no other command should pay).
         return await (await import('./worker-command.js')).workerCommand(rest, io);

@@ -8,6 +8,7 @@ import {
   EVENT_MESSAGE,
   PARENT_MESSAGE,
   RELEASE_MESSAGE,
+  REOPEN_MESSAGE,
   STOP_MESSAGE,
   oneWayMessage,
   type CancelMessage,
@@ -24,8 +25,8 @@ export interface ForkChannel {
   cancel(): void;
   /** Asks the worker to end before its next model call (nothing in flight is aborted). */
   stop(reason: StopMessage['reason']): void;
-  /** The parent's message, for the fork's next turn boundary. */
-  send(text: string): void;
+  /** The parent's message, for the fork's next turn boundary. false: the fork is ending and will not read it. */
+  send(text: string): boolean;
   /** Handles at once the events the worker sent before its result (they travel on this channel, the result on the pool's). */
   drain(): void;
   /** Drains, then closes: a release still queued reaches the gate. */
@@ -52,6 +53,8 @@ export function openForkChannel(args: {
   // Slots this fork holds at the gate: a worker that dies mid-call never gives its slot back, so the
   // channel's close does (else each crash would shrink the run's concurrency for good).
   let held = 0;
+  /** The worker said it is ending: a message now would never be read. */
+  let ending = false;
   const giveBack = (status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean> => {
     held = Math.max(0, held - 1);
     return args.gate.release(status, wantsRetry);
@@ -83,6 +86,9 @@ export function openForkChannel(args: {
     flush() {
       // Messages on one port arrive in order: by now every earlier report has been handled.
     },
+    closing() {
+      ending = true;
+    },
   };
   expose(api, port1 as unknown as Endpoint);
   const handleOneWay = (message: unknown): void => {
@@ -90,6 +96,7 @@ export function openForkChannel(args: {
     if (oneWay?.type === EVENT_MESSAGE) api.report(oneWay.event);
     // A gate that fails to take the slot back (a lost Redis) has said so where it failed.
     else if (oneWay?.type === RELEASE_MESSAGE) Promise.resolve(giveBack(oneWay.status, false)).catch(() => undefined);
+    else if (oneWay?.type === REOPEN_MESSAGE) ending = false;
   };
   port1.on('message', handleOneWay);
   const drain = (): void => {
@@ -109,8 +116,10 @@ export function openForkChannel(args: {
       port1.postMessage(message);
     },
     send(text) {
+      if (ending) return false;
       const message: ParentMessage = { type: PARENT_MESSAGE, text };
       port1.postMessage(message);
+      return true;
     },
     drain,
     close() {

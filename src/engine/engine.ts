@@ -167,7 +167,7 @@ export class ForkEngine {
       retainResults: options.retainResults !== false,
       eventReplayLimit: o.eventReplayLimit,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
-      writesTranscripts: !this.remote,
+      remoteForks: this.remote,
     };
     const transcripts = options.transcripts;
     if (transcripts !== undefined) {

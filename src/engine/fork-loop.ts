@@ -185,19 +185,33 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
 
     if (calls.length === 0) {
       // A message from the parent that came while the fork answered gets another turn, not a lost word (the reference drains them too).
-      const inbox = turn < maxTurns ? [...(message !== undefined ? [message] : []), ...ctx.host.takeMessages()] : [];
+      const inbox = [...(message !== undefined ? [message] : []), ...(turn < maxTurns ? ctx.host.takeMessages() : [])];
       message = undefined;
       if (inbox.length > 0) {
         conversation.say(inbox.map(fromParent).join('\n'));
         continue;
       }
-      if (!task.outputSchema) return finish({ status: 'completed' });
-      const checked = checkOutput(text, task.outputSchema);
-      if (checked.ok) return finish({ status: 'completed', output: checked.value });
-      if (repaired) return finish({ status: 'failed', kind: 'output_schema', message: checked.error.message });
-      repaired = true;
-      conversation.say(repairMessage(checked.error.message));
-      continue;
+      let output: unknown;
+      if (task.outputSchema) {
+        const checked = checkOutput(text, task.outputSchema);
+        if (!checked.ok && repaired) return finish({ status: 'failed', kind: 'output_schema', message: checked.error.message });
+        if (!checked.ok) {
+          repaired = true;
+          conversation.say(repairMessage(checked.error.message));
+          continue;
+        }
+        output = checked.value;
+      }
+      // Ending: the fork says so and waits for the answer, by which every message sent before has
+      // arrived; one that did still gets its turn (later ones are refused to their sender).
+      await ctx.host.closing();
+      const late = turn < maxTurns ? ctx.host.takeMessages() : [];
+      if (late.length > 0) {
+        ctx.host.reopen();
+        conversation.say(late.map(fromParent).join('\n'));
+        continue;
+      }
+      return finish({ status: 'completed', ...(output !== undefined ? { output } : {}) });
     }
 
     const answers = await Promise.all(calls.map((call) => ctx.host.execTool(toolCallOf(call), ctx.signal, job.toolTimeoutMs)));

@@ -3,7 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { failure, type Failure } from '../failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import { EVENT_MESSAGE, RELEASE_MESSAGE, isCancelMessage, isParentMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type StopMessage, type WorkerEvent } from './thread-wire.js';
+import { EVENT_MESSAGE, RELEASE_MESSAGE, REOPEN_MESSAGE, isCancelMessage, isParentMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type ReopenMessage, type StopMessage, type WorkerEvent } from './thread-wire.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;
@@ -121,6 +121,19 @@ export function connectHost(
      */
     async flush(): Promise<void> {
       await call(() => remote.flush(), undefined, RELEASE_TIMEOUT_MS);
+    },
+
+    /**
+     * Says the fork is ending and waits for the answer: by then every message the parent sent
+     * before it has arrived (one port, in order), so takeMessages() after it misses none.
+     */
+    async closing(): Promise<void> {
+      await call(() => remote.closing(), undefined, RELEASE_TIMEOUT_MS);
+    },
+
+    /** After closing(): the fork goes on (a message had arrived), so it reads messages again. */
+    reopen(): void {
+      if (!closed) port.postMessage({ type: REOPEN_MESSAGE } satisfies ReopenMessage);
     },
 
     close(): void {

@@ -6,7 +6,7 @@ export {
   type FanOutOptions,
   type ProviderOption,
 } from './engine.js';
-export { FanOutRun, type ResultListener } from './run.js';
+export { FanOutRun, type ResultListener, type SendOutcome } from './run.js';
 export type { TaskInput } from './task-source.js';
 export type { ForkEvent, EventsOptions } from './events.js';
 export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord, CacheMiss, CacheMissReason } from './thread-wire.js';

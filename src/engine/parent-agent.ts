@@ -340,7 +340,11 @@ function controlTask(
   const status = tasks.ended.get(id) ?? (tasks.runOf.has(id) ? 'running' : 'pending');
   const run = status === 'running' ? tasks.runOf.get(id) : undefined;
   if (message?.ok) {
-    if (run !== undefined && run.send(id, message.params.message).status === 'delivered') return { output: TASK_TOOL_TEXT.messageQueued(id) };
+    if (run !== undefined) {
+      const sent = run.send(id, message.params.message);
+      if (sent.status === 'delivered') return { output: TASK_TOOL_TEXT.messageQueued(id) };
+      if (sent.status === 'not-delivered') return { error: TASK_TOOL_TEXT.notDelivered(id, sent.reason) };
+    }
     if (status === 'completed') return tasks.revive(id, message.params.message) ? { output: TASK_TOOL_TEXT.revived(id) } : { error: TASK_TOOL_TEXT.notRevived(id) };
     if (status === 'running') return { error: TASK_TOOL_TEXT.notRevived(id) };
     return { error: TASK_TOOL_TEXT.messageToStopped(id, status) };

@@ -61,8 +61,8 @@ export interface RunSettings {
   onResponseStart?: (taskId: string, turn: number) => void;
   /** Where each fork's transcript goes, and whether forks continue from theirs (src/transcript). */
   transcripts?: RunTranscripts;
-  /** This process writes its forks' transcripts (false: the pool's workers elsewhere do). */
-  writesTranscripts: boolean;
+  /** The pool hands forks to other processes (a distributed run): they write the transcripts, and messages do not reach them. */
+  remoteForks: boolean;
   /** Starts a run that revives one ended fork of this run from its transcript, with the parent's message (the engine's). */
   revive?: (task: ForkTask, message: string) => FanOutRun;
 }
@@ -84,6 +84,8 @@ export type SendOutcome =
   | { status: 'revived'; run: FanOutRun }
   /** It ended failed or cancelled: a message does not revive it. */
   | { status: 'ended'; forkStatus: 'failed' | 'cancelled' }
+  /** It is running but will not read it: it is ending or being stopped, or it runs in another process. */
+  | { status: 'not-delivered'; reason: string }
   /** No fork of that id is live; and without transcripts, the run does not keep the ones that ended. */
   | { status: 'unknown' };
 
@@ -321,9 +323,14 @@ export class FanOutRun {
   send(id: string, message: string): SendOutcome {
     const index = this.liveIndexOf(id);
     const live = index === undefined ? undefined : this.live.get(index);
-    if (live?.state === 'running' && live.graceTimer === undefined) live.channel.send(message);
-    else if (live?.state === 'queued') live.inbox = [...(live.inbox ?? []), message];
-    else {
+    if (live?.state === 'running') {
+      if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
+      if (live.graceTimer !== undefined) return { status: 'not-delivered', reason: 'it is being stopped' };
+      if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it has answered and is ending; send it again once its result is in, to revive it' };
+    } else if (live?.state === 'queued') {
+      if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
+      live.inbox = [...(live.inbox ?? []), message];
+    } else {
       const ended = this.ended.get(id);
       if (ended === undefined || this.settings.revive === undefined) return { status: 'unknown' };
       if (ended.status !== 'completed') return { status: 'ended', forkStatus: ended.status };
@@ -635,7 +642,7 @@ export class FanOutRun {
       gate: s.gate,
       declaredTools: s.declaredTools,
       spawnTools: s.spawnTools,
-      writesTranscripts: s.writesTranscripts,
+      writesTranscripts: !s.remoteForks,
       job: previousResponseId === undefined ? job : { ...job, previousResponseId },
     };
   }

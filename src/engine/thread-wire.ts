@@ -151,6 +151,11 @@ export interface ForkHostApi {
   releaseCall(status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean>;
   /** Answers once every message sent before it on this channel has been handled. */
   flush(): void;
+  /**
+   * The fork is about to end: the parent's messages sent from now on are not delivered (send says
+   * so). The answer comes after every message sent before it, so the worker has them all by then.
+   */
+  closing(): void;
 }
 
 /*
@@ -173,10 +178,16 @@ export interface ReleaseMessage {
   status: AttemptStatus;
 }
 
+export const REOPEN_MESSAGE = 'forkpool:reopen';
+/** Worker → main: after `closing`, a message that had arrived gives the fork another turn: it reads messages again. */
+export interface ReopenMessage {
+  type: typeof REOPEN_MESSAGE;
+}
+
 /** A one-way message from a worker, by its type. */
-export function oneWayMessage(value: unknown): EventMessage | ReleaseMessage | undefined {
+export function oneWayMessage(value: unknown): EventMessage | ReleaseMessage | ReopenMessage | undefined {
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  return type === EVENT_MESSAGE || type === RELEASE_MESSAGE ? (value as EventMessage | ReleaseMessage) : undefined;
+  return type === EVENT_MESSAGE || type === RELEASE_MESSAGE || type === REOPEN_MESSAGE ? (value as EventMessage | ReleaseMessage | ReopenMessage) : undefined;
 }
 
 export const CANCEL_MESSAGE = 'forkpool:cancel';

@@ -12,8 +12,6 @@ export {
 } from './agent-tool.js';
 export { buildChildMessage } from './child-message.js';
 export {
-  TASK_CONTROL_TOOLS,
-  TASK_CONTROL_REFUSED,
   SEND_MESSAGE_DECLARATION,
   SEND_MESSAGE_TOOL_NAME,
   TASK_STOP_DECLARATION,

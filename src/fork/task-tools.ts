@@ -77,5 +77,7 @@ export const TASK_TOOL_TEXT = {
     `Message queued for delivery to background task "${id}". The task will receive it at the next tool-round boundary. There is no inline reply: whatever it does with your message shows up in its completion notification for this task_id. Do not relaunch the task while waiting.`,
   messageToStopped: (id: string, status: string) => `Error: Background task "${id}" is not running (status: ${status}). Cannot send messages to stopped tasks.`,
   notRevived: (id: string) => `Error: Background task "${id}" could not be revived.`,
+  /** forkpool's own: the reference's queue never refuses, and forkpool says when a message would be lost. */
+  notDelivered: (id: string, why: string) => `Error: The message was not delivered to background task "${id}": ${why}.`,
   revived: (id: string) => `Background task "${id}" had completed; revived it with your message as the next instruction.`,
 } as const;
