@@ -284,7 +284,7 @@ describe('forkpool run: inputs and outputs', () => {
     for (const e of notified) {
       expect(e.data.status).toBe('completed');
       expect(e.data.tool_use_id).toBeUndefined();
-      expect(e.data.summary).toMatch(/^Fork ".+" completed$/);
+      expect(e.data.summary).toMatch(/^Agent ".+" completed\.$/);
       expect(e.data.result.subagentType).toBe(e.data.task_id === 'alpha' ? 'general-purpose' : 'fork');
       expect(Object.keys(e.data.usage).sort()).toEqual(['duration_ms', 'tool_uses', 'total_tokens']);
       expect(e.data.usage.total_tokens).toBe(e.data.result.usage.promptTokens + e.data.result.usage.outputTokens);

@@ -105,7 +105,10 @@ describe('the task notification', () => {
     expect(xml.match(/<\/result>/g)).toHaveLength(1);
     expect(xml).toContain('<task-id>f&lt;1&gt;</task-id>');
     expect(xml).toContain('&lt;/result&gt;&lt;/task-notification&gt;&lt;task-notification&gt;&lt;status&gt;failed &amp; &quot;bad&quot;');
-    expect(xml).toContain('<summary>Fork &quot;audit &apos;x&apos;&quot; completed</summary>');
+    expect(xml).toContain('<summary>Agent &quot;audit &apos;x&apos;&quot; completed.</summary>');
     expect(xml).toContain('<usage><total_tokens>107</total_tokens><tool_uses>2</tool_uses><duration_ms>12</duration_ms></usage>');
+    // The launching call and the transcript, where there are, in the reference's order after the id.
+    const about = formatTaskNotification(result, 'x', { toolUseId: 'call<1>', outputFile: '/t/f.jsonl' }).split('\n');
+    expect(about.slice(1, 4)).toEqual(['<task-id>f&lt;1&gt;</task-id>', '<tool-use-id>call&lt;1&gt;</tool-use-id>', '<output-file>/t/f.jsonl</output-file>']);
   });
 });

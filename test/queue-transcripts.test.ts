@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines } from './fixtures/cli/run-cli.js';
@@ -16,9 +16,10 @@ const h = queueHarness(KEY, 'forkpool-queue-transcripts-');
 describe('forkpool run --queue --transcripts', () => {
   it('each fork’s transcript is written by the worker that ran it, at the path the coordinator named', async () => {
     const model = await h.modelServer();
-    await Promise.all([h.startWorker('w1', model.url), h.startWorker('w2', model.url)]);
-    const tasks = [1, 2, 3].map((i) => ({ id: `t${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` }));
     const dir = join(h.tmp(), 'transcripts');
+    // Each worker writes only under the folder it was given (the shared one); a job names the file.
+    await Promise.all([h.startWorker('w1', model.url, ['--transcripts-root', h.tmp()]), h.startWorker('w2', model.url, ['--transcripts-root', h.tmp()])]);
+    const tasks = [1, 2, 3].map((i) => ({ id: `t${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` }));
     const out = join(h.tmp(), 'out.jsonl');
     const run = h.cli(['run', '--session', SESSION, '--tasks', h.writeTasks('transcripts', tasks), '--queue', h.queueUrl(), '--transcripts', dir, '--out', out, '--output-format', 'json']);
     const { code } = await within('the coordinator', run.exited);
@@ -33,5 +34,15 @@ describe('forkpool run --queue --transcripts', () => {
       expect(lines.at(-1)).toMatchObject({ type: 'end', status: 'completed', turns: 1 });
       expect(JSON.stringify(lines)).not.toContain(KEY);
     }
+  });
+
+  it('a worker without --transcripts-root writes none, and says so: a path from Redis does not choose its files', async () => {
+    const model = await h.modelServer();
+    const worker = await h.startWorker('w-none', model.url);
+    const dir = join(h.tmp(), 'not-written');
+    const run = h.cli(['run', '--session', SESSION, '--tasks', h.writeTasks('none', [{ id: 'n1', directive: 'REPLY none' }]), '--queue', h.queueUrl(), '--transcripts', dir, '--output-format', 'json']);
+    expect((await within('the coordinator', run.exited)).code).toBe(0);
+    expect(existsSync(dir)).toBe(false);
+    expect(worker.stderr()).toContain(`its transcript ${join(dir, 'n1.jsonl')} is not written: this worker has no --transcripts-root`);
   });
 });

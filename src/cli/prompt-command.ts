@@ -8,7 +8,7 @@ import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, requireApiKey }
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
-import { resultLineOf, streamSession, taskNotificationLines, taskStartedLine } from './stream-json.js';
+import { parentLines, streamSession } from './stream-json.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
@@ -64,6 +64,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const stopSignals = onStopSignals(() => controller.abort());
   const started = performance.now();
   const stream = streamSession();
+  const lines = format === 'stream-json' ? parentLines(stream, session.model, (line) => io.stdout.write(`${line}\n`)) : undefined;
   // Every task has a transcript, as in the reference (which keeps them under ~/.qwen): its output file, and what revives it.
   const transcripts = values.transcripts ?? join(tmpdir(), 'forkpool-transcripts', stream.id);
   try {
@@ -72,14 +73,8 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
       transcripts,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       onEvent: (event) => {
-        if (format === 'stream-json') {
-          if (event.type === 'task_started') {
-            io.stdout.write(`${taskStartedLine(stream, event.forkId, event.toolUseId, event.description, event.subagentType)}\n`);
-          }
-          if (event.type === 'task_notification') {
-            io.stdout.write(`${taskNotificationLines(stream, event.result, event.description, event.subagentType, event.toolUseId)}\n`);
-          }
-        } else if (format === 'text' && event.type === 'task_notification') {
+        if (lines !== undefined) lines.event(event);
+        else if (format === 'text' && event.type === 'task_notification') {
           io.stderr.write(`forkpool: task ${event.forkId} ${event.result.status}\n`);
         }
       },
@@ -101,7 +96,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
     if (format === 'text') {
       io.stdout.write(`${outcome.text}\n`);
       if (outcome.status !== 'completed') io.stderr.write(`forkpool: ${outcome.error.message}\n`);
-    } else if (format === 'stream-json') io.stdout.write(`${resultLineOf(stream, isError, summary, outcome.status === 'failed' && outcome.error.kind === 'max_turns')}\n`);
+    } else if (lines !== undefined) lines.end(isError, summary, outcome.status === 'failed' && outcome.error.kind === 'max_turns');
     else io.stdout.write(`${JSON.stringify({ type: 'result', subtype: isError ? 'error' : 'success', is_error: isError, ...summary })}\n`);
     if (signal) return 130;
     return isError || outcome.forks.some((f) => f.status !== 'completed') ? 1 : 0;

@@ -22,6 +22,11 @@ const WORKER_FLAGS = {
     help: `BullMQ's job lock: a worker that dies holds its forks until it runs out,\nthen another worker takes them over (default ${DEFAULT_LOCK_MS})`,
   },
   name: { type: 'string', arg: 'NAME', help: 'how this worker is named in the run reports (default HOST:PID)' },
+  'transcripts-root': {
+    type: 'string',
+    arg: 'DIR',
+    help: "write the transcripts of runs started with --transcripts, when they are\nunder DIR (the folder this machine shares with the coordinators); without\nit a worker writes none (a job's path comes from Redis)",
+  },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   provider: E.provider,
   'base-url': E['base-url'],
@@ -76,6 +81,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
     concurrency,
     ...(lockMs !== undefined ? { lockMs } : {}),
     ...(values.name !== undefined ? { name: values.name } : {}),
+    ...(values['transcripts-root'] !== undefined ? { transcriptsRoot: values['transcripts-root'] } : {}),
     log,
   });
   const stopped = new Promise<NodeJS.Signals | undefined>((resolve) => {

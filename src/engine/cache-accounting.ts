@@ -52,7 +52,8 @@ export interface CacheAccounting {
    * A settled fork: its first call annotated with the shared shares, its figures (final unless
    * corrections() moves them), and why its first call missed what it shares, if it did.
    */
-  settle(task: ForkTask, result: ForkResult): { result: ForkResult; figures: ForkCacheFigures; miss: CacheMiss | undefined };
+  /** `continued`: it picked up from its transcript, so its first call is not a fork's first (no share of the seed, no miss). */
+  settle(task: ForkTask, result: ForkResult, continued?: boolean): { result: ForkResult; figures: ForkCacheFigures; miss: CacheMiss | undefined };
   /** Figures given at settle that the report replaces: the opening wave's first request, once known (opening-wave.ts). */
   corrections(): FigureCorrection[];
 }
@@ -121,10 +122,11 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
       anyAnswered = true;
     },
     called: sent,
-    settle(task, result) {
+    settle(task, result, continued = false) {
       const window = windowOf(task);
       let head: SeedHead | undefined;
-      const annotated = annotateFirstCall(result, () => {
+      // A continued fork's first call sent its own conversation: what it could be served is what it had sent before (callMaxima's later-call rule).
+      const annotated = continued ? result : annotateFirstCall(result, () => {
         const seed = asSent(seedForkTask(prefix.session, task, defaults), plan);
         head = heads.get(window) ?? measureHead(seed, conversationOf(prefix.session));
         heads.set(window, head);
@@ -140,7 +142,7 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
       met.delete(result.id);
       const first = annotated.calls[0];
       const miss =
-        first === undefined || facts === undefined
+        continued || first === undefined || facts === undefined
           ? undefined
           : cacheMissOf({
               first,

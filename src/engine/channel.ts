@@ -27,6 +27,8 @@ export interface ForkChannel {
   stop(reason: StopMessage['reason']): void;
   /** The parent's message, for the fork's next turn boundary. false: the fork is ending and will not read it. */
   send(text: string): boolean;
+  /** The fork's result is in: a message from now on is refused (send returns false). */
+  end(): void;
   /** Handles at once the events the worker sent before its result (they travel on this channel, the result on the pool's). */
   drain(): void;
   /** Drains, then closes: a release still queued reaches the gate. */
@@ -120,6 +122,9 @@ export function openForkChannel(args: {
       const message: ParentMessage = { type: PARENT_MESSAGE, text };
       port1.postMessage(message);
       return true;
+    },
+    end() {
+      ending = true;
     },
     drain,
     close() {

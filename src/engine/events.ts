@@ -9,7 +9,7 @@ export type ForkEvent =
   | { type: 'turn'; forkId: string; turn: number; usage: TokenUsage; functionCalls: number }
   | { type: 'tool_call'; forkId: string; tool: string; status: ToolOutcome['status']; error?: Failure }
   /** A message of the fork's own conversation, in the session's shape (only in a run with transcripts). */
-  | { type: 'message'; forkId: string; turn: number; role: 'seed' | 'model' | 'tool' | 'user'; message: unknown }
+  | { type: 'message'; forkId: string; turn: number; role: 'seed' | 'model' | 'tool' | 'user'; message: unknown; usage?: TokenUsage }
   | { type: 'task_notification'; forkId: string; status: ForkStatus; result: ForkResult };
 
 export interface EventsOptions {

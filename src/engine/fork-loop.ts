@@ -94,7 +94,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     conversation.restore(from.messages);
     // A revived fork starts a stretch of its own (turns, usage, text); a resumed one goes on with its figures.
     if (revivedWith === undefined) {
-      Object.assign(state, { turns: from.turns, toolCalls: from.toolCalls, text: from.text, calls: from.calls.map((c) => ({ ...c })) });
+      Object.assign(state, { turns: from.turns, toolCalls: from.toolCalls, text: from.text, calls: from.calls.map((c): CallRecord => ({ ...c, restored: true })) });
       state.spent = from.calls.reduce((sum, c) => sum + c.promptTokens + c.outputTokens, 0);
     }
     record?.({ type: 'resumed', from: revivedWith === undefined ? 'crash' : 'message', at: new Date().toISOString() });
@@ -205,7 +205,12 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       // Ending: the fork says so and waits for the answer, by which every message sent before has
       // arrived; one that did still gets its turn (later ones are refused to their sender).
       await ctx.host.closing();
-      const late = turn < maxTurns ? ctx.host.takeMessages() : [];
+      const late = ctx.host.takeMessages();
+      if (late.length > 0 && turn >= maxTurns) {
+        // Told it was delivered, and no turn left to read it: the result says so rather than drop it.
+        const unread = late.join(' | ').slice(0, 200);
+        return finish({ status: 'failed', kind: 'max_turns', message: `the fork reached its limit of ${maxTurns} model turns with a message from the parent unread: ${unread}` });
+      }
       if (late.length > 0) {
         ctx.host.reopen();
         conversation.say(late.map(fromParent).join('\n'));

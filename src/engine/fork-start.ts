@@ -72,6 +72,8 @@ export interface StartedFork {
   channel: ForkChannel;
   /** The worker's result; a worker that died is a `worker_crash` failure. Never rejects. */
   result: Promise<ForkResult>;
+  /** It continues from its transcript (resumed or revived): its first call is not a fork's first. */
+  continued: boolean;
 }
 
 /**
@@ -81,9 +83,13 @@ export interface StartedFork {
  */
 export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): StartedFork {
   const target = start.job.transcript;
-  // A fork to resume that never wrote a transcript starts afresh.
-  const continuing = target?.continueFrom !== undefined && existsSync(target.path);
-  const transcript = target !== undefined && start.writesTranscripts ? openTranscriptOf(start, task, continuing) : undefined;
+  // Decided where the file is written (a distributed run's coordinator passes the target on as it is):
+  // a fork to resume that never wrote a transcript starts afresh; one to revive must have one (its
+  // worker fails naming the file), and nothing is written for it then.
+  const exists = target !== undefined && start.writesTranscripts && existsSync(target.path);
+  const continuing = target?.continueFrom === 'message' || (target?.continueFrom === 'crash' && (exists || !start.writesTranscripts));
+  const writes = target !== undefined && start.writesTranscripts && (target.continueFrom !== 'message' || exists);
+  const transcript = writes ? openTranscriptOf(start, task, continuing) : undefined;
   const channel = openForkChannel({
     host: start.host,
     gate: start.gate,
@@ -110,6 +116,8 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
   const result = (start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
     .catch((err: unknown) => crashResult(task, err))
     .then(async (r) => {
+      // From here on a message would never be read: send() says so.
+      channel.end();
       channel.drain();
       if (transcript !== undefined) {
         transcript.write({ type: 'end', status: r.status, turns: r.turns, ...(r.status !== 'completed' ? { error: r.error } : {}), at: new Date().toISOString() });
@@ -119,7 +127,7 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
       return r;
     })
     .finally(() => channel.close());
-  return { channel, result };
+  return { channel, result, continued: continuing };
 }
 
 /**

@@ -7,15 +7,19 @@ export function escapeXml(value: string): string {
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
 /**
- * The `<task-notification>` a parent agent loop feeds back to its model when a fork ends.
- * Every value is escaped: a fork's text must not be able to close the block or forge another.
+ * The `<task-notification>` a parent agent loop feeds back to its model when a task ends, in the
+ * reference's order: with the call that launched it (`toolUseId`) and its transcript
+ * (`outputFile`) when there are. Every value is escaped: a fork's text must not be able to close
+ * the block or forge another.
  */
-export function formatTaskNotification(result: ForkResult, description: string): string {
+export function formatTaskNotification(result: ForkResult, description: string, about: { toolUseId?: string; outputFile?: string } = {}): string {
   const summary = notificationSummary(result, description);
   const totalTokens = result.usage.promptTokens + result.usage.outputTokens;
   return [
     '<task-notification>',
     `<task-id>${escapeXml(result.id)}</task-id>`,
+    ...(about.toolUseId !== undefined ? [`<tool-use-id>${escapeXml(about.toolUseId)}</tool-use-id>`] : []),
+    ...(about.outputFile !== undefined ? [`<output-file>${escapeXml(about.outputFile)}</output-file>`] : []),
     `<status>${escapeXml(result.status)}</status>`,
     `<summary>${escapeXml(summary)}</summary>`,
     `<result>${escapeXml(result.text)}</result>`,
@@ -24,13 +28,13 @@ export function formatTaskNotification(result: ForkResult, description: string):
   ].join('\n');
 }
 
-/** One line on how a fork ended (a failure's message is folded onto that line). */
+/** One line on how a task ended, the reference's words for a fork and a sub-agent alike (a failure's message is folded onto that line). */
 export function notificationSummary(result: ForkResult, description: string): string {
   const summary =
     result.status === 'completed'
-      ? `Fork "${description}" completed`
+      ? `Agent "${description}" completed.`
       : result.status === 'cancelled'
-        ? `Fork "${description}" was cancelled`
-        : `Fork "${description}" failed (${result.error.kind}): ${result.error.message}`;
+        ? `Agent "${description}" was cancelled.`
+        : `Agent "${description}" failed (${result.error.kind}): ${result.error.message}`;
   return summary.replace(/\s*\n\s*/g, ' ');
 }

@@ -43,7 +43,16 @@ export type ParentEvent =
    * notifications); with `parentToolUseId`, a message of that task's own conversation instead
    * (its transcript's: messages of background tasks only, and only with transcripts).
    */
-  | { type: 'message'; role: 'assistant' | 'user'; message: unknown; turn: number; usage?: TokenUsage; parentToolUseId?: string };
+  | {
+      type: 'message';
+      role: 'assistant' | 'user';
+      message: unknown;
+      turn: number;
+      usage?: TokenUsage;
+      parentToolUseId?: string;
+      /** The parent's reply: the id each of its calls goes by (the model's, or the one made up for a call without). */
+      callIds?: readonly string[];
+    };
 
 export type ParentOutcome =
   | { status: 'completed'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage }
@@ -203,18 +212,21 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
       usage.outputTokens += outcome.usage.outputTokens;
       opts.onEvent?.({ type: 'turn', turn, usage: outcome.usage });
       contents.push(outcome.message);
-      opts.onEvent?.({ type: 'message', role: 'assistant', message: outcome.message, turn, usage: outcome.usage });
       const reply = viewMessage(outcome.message);
       const answer = reply.texts.join('');
       if (answer) text = answer;
       const calls = reply.calls;
+      // Qwen Code's correlation: tool_use_id is the model's call id. A call without one (Gemini often
+      // sends none) gets one made up, the same in the events as in its task's ids.
+      const callIds = calls.map((call) => (call.id !== undefined && call.id !== '' ? call.id : `call-${++callCount}`));
+      opts.onEvent?.({ type: 'message', role: 'assistant', message: outcome.message, turn, usage: outcome.usage, callIds });
 
       if (calls.length > 0) {
         const forkTasks: StartedTask[] = [];
         const foreground: StartedTask[] = [];
         const controls: { name: string; args: Readonly<Record<string, unknown>>; slot: number }[] = [];
         const responses: ToolResponse[] = [];
-        for (const call of calls) {
+        for (const [k, call] of calls.entries()) {
           const respond = (response: ToolResponse): void => void responses.push(response);
           if (call.name === TASK_STOP_TOOL_NAME || call.name === SEND_MESSAGE_TOOL_NAME) {
             // Answered once this reply's own launches have started: it may name one of them.
@@ -232,10 +244,8 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
             respond({ error: checked.error.message });
             continue;
           }
-          // Qwen Code's correlation: tool_use_id is the model's call id, task_id is <subagent type>-<tool_use_id>.
-          // A call without an id (Gemini often sends none) gets one made up; a repeated id keeps
-          // its tool_use_id and only its task_id is made unique.
-          const toolUseId = call.id !== undefined && call.id !== '' ? call.id : `call-${++callCount}`;
+          // task_id is <subagent type>-<tool_use_id>; a repeated id keeps its tool_use_id and only its task_id is made unique.
+          const toolUseId = callIds[k] as string;
           let id = `${checked.subagentType}-${toolUseId}`;
           while (started.has(id)) id = `${checked.subagentType}-${toolUseId}-${++callCount}`;
           const task: ForkTask = checked.fork
@@ -297,7 +307,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
           }
           if (signal.aborted) return await cancelled(turn);
         }
-        append(dialect.answer(calls, responses, drainNotifications(unreported, started)).messages, turn);
+        append(dialect.answer(calls, responses, drainNotifications(unreported, started, opts.transcripts)).messages, turn);
         continue;
       }
 
@@ -311,7 +321,7 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
         wakeUp = undefined;
         if (signal.aborted) return await cancelled(turn);
       }
-      append(dialect.answer([], [], drainNotifications(unreported, started)).messages, turn);
+      append(dialect.answer([], [], drainNotifications(unreported, started, opts.transcripts)).messages, turn);
     }
     return await fail('max_turns', `the parent reached its limit of ${maxTurns} turns`, maxTurns);
   } finally {
@@ -359,7 +369,14 @@ async function forwardMessages(run: FanOutRun, started: ReadonlyMap<string, Star
     if (event.type !== 'message') continue;
     const toolUseId = started.get(event.forkId)?.toolUseId;
     if (toolUseId === undefined) continue;
-    onEvent({ type: 'message', role: event.role === 'model' ? 'assistant' : 'user', message: event.message, turn: event.turn, parentToolUseId: toolUseId });
+    onEvent({
+      type: 'message',
+      role: event.role === 'model' ? 'assistant' : 'user',
+      message: event.message,
+      turn: event.turn,
+      ...(event.usage !== undefined ? { usage: event.usage } : {}),
+      parentToolUseId: toolUseId,
+    });
   }
 }
 
@@ -372,8 +389,14 @@ function foregroundResult(result: ForkResult): string {
   return text || '(subagent produced no model-visible output)';
 }
 
-function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>): string[] {
-  return unreported.splice(0).map((r) => formatTaskNotification(r, started.get(r.id)?.description ?? r.id));
+function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>, transcripts: string | undefined): string[] {
+  return unreported.splice(0).map((r) => {
+    const entry = started.get(r.id);
+    return formatTaskNotification(r, entry?.description ?? r.id, {
+      ...(entry !== undefined ? { toolUseId: entry.toolUseId } : {}),
+      ...(transcripts !== undefined ? { outputFile: transcriptPath(transcripts, r.id) } : {}),
+    });
+  });
 }
 
 /** The session's tools plus the agent tool and the task tools (in the session's shape), each unless it declares it already. */

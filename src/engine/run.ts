@@ -12,6 +12,7 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type CancelKind, type ForkResult, type TranscriptTarget } from './thread-wire.js';
 import { transcriptPath } from '../transcript/writer.js';
+import type { TranscriptUsage } from '../transcript/format.js';
 import { emptyCancelled } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
 import { costOf, type ModelPrice } from '../model/prices.js';
@@ -95,7 +96,8 @@ const FIVE_MINUTES_MS = 5 * 60_000;
 type Live =
   /** `inbox`: the parent's messages for it, delivered when it starts. */
   | { state: 'queued'; task: ForkTask; inbox?: string[] }
-  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout };
+  /** `continued`: it picks up from its transcript (resumed or revived). */
+  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; continued: boolean; graceTimer?: NodeJS.Timeout };
 
 /** A settled fork, kept only with retainResults. */
 interface Kept {
@@ -158,8 +160,8 @@ export class FanOutRun {
   private stoppedBy: Error | undefined;
   /** Ids cancelled before their task was taken: the task ends cancelled as it arrives. */
   private readonly cancelledAhead = new Set<string>();
-  /** With transcripts: the forks that ended, for send() to revive a completed one. */
-  private readonly ended = new Map<string, { task: ForkTask; status: ForkResult['status'] }>();
+  /** With transcripts: the forks that ended, for send() to revive a completed one (and, once revived, the run that goes on with it). */
+  private readonly ended = new Map<string, { task: ForkTask; status: ForkResult['status']; revival?: FanOutRun }>();
   /** A task trimmed the history (forkTurns): the report says what that costs. */
   private trimmedTurns = false;
   /** Settled forks by index, with retainResults only. */
@@ -306,6 +308,8 @@ export class FanOutRun {
    * result as for any cancel. false: no such fork is live (never taken, or already ended).
    */
   stop(id: string): boolean {
+    const revival = this.ended.get(id)?.revival;
+    if (revival !== undefined) return revival.stop(id);
     const index = this.liveIndexOf(id);
     const live = index === undefined ? undefined : this.live.get(index);
     // Already being cancelled: not stopped a second time.
@@ -333,8 +337,11 @@ export class FanOutRun {
     } else {
       const ended = this.ended.get(id);
       if (ended === undefined || this.settings.revive === undefined) return { status: 'unknown' };
+      // Revived already: its revival has it now (two revivals of one transcript would interleave in it).
+      if (ended.revival !== undefined) return ended.revival.send(id, message);
       if (ended.status !== 'completed') return { status: 'ended', forkStatus: ended.status };
-      return { status: 'revived', run: this.settings.revive(ended.task, message) };
+      ended.revival = this.settings.revive(ended.task, message);
+      return { status: 'revived', run: ended.revival };
     }
     return { status: 'delivered' };
   }
@@ -576,7 +583,7 @@ export class FanOutRun {
     this.running++;
     const start = this.forkStart(this.firstResponses.get(window));
     const transcript = this.transcriptTarget(task.id);
-    const { channel, result } = startFork(transcript === undefined ? start : { ...start, job: { ...start.job, transcript } }, task, {
+    const { channel, result, continued } = startFork(transcript === undefined ? start : { ...start, job: { ...start.job, transcript } }, task, {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
@@ -588,8 +595,8 @@ export class FanOutRun {
         }
         if (event.type === 'transcript') {
           if (event.entry.type === 'message' && this.live.get(index)?.state === 'running') {
-            const { turn, role, message } = event.entry;
-            this.log.push({ type: 'message', forkId: task.id, turn, role, message });
+            const { turn, role, message, usage } = event.entry;
+            this.log.push({ type: 'message', forkId: task.id, turn, role, message, ...(usage !== undefined ? { usage: tokenUsageOf(usage) } : {}) });
           }
           return;
         }
@@ -617,7 +624,7 @@ export class FanOutRun {
     });
     const queued = this.live.get(index);
     const inbox = queued?.state === 'queued' ? queued.inbox : undefined;
-    this.live.set(index, { state: 'running', task, channel, since: performance.now() });
+    this.live.set(index, { state: 'running', task, channel, since: performance.now(), continued });
     for (const message of inbox ?? []) channel.send(message);
     this.log.push(startedEvent(task));
     if (this.budgetSpent) channel.stop(this.stopReason);
@@ -746,10 +753,12 @@ export class FanOutRun {
       this.running--;
       clearTimeout(live.graceTimer);
       // The result and the fork's turn events travel on different channels: count what the events have not.
-      const uncounted = result.usage.promptTokens + result.usage.outputTokens - (this.countedTokens.get(index) ?? 0);
+      // A resumed fork's calls from its transcript were an earlier run's to pay.
+      const spent = spentUsage(result);
+      const uncounted = spent.promptTokens + spent.outputTokens - (this.countedTokens.get(index) ?? 0);
       this.countedTokens.delete(index);
       const price = this.settings.price;
-      const forkUsd = price === undefined ? undefined : costOf(result.usage, price.price).usd;
+      const forkUsd = price === undefined ? undefined : costOf(spent, price.price).usd;
       const uncountedUsd = forkUsd === undefined ? 0 : forkUsd - (this.countedUsd.get(index) ?? 0);
       this.countedUsd.delete(index);
       if (uncounted > 0 || uncountedUsd > 1e-12) this.spend(Math.max(0, uncounted), Math.max(0, uncountedUsd));
@@ -759,7 +768,7 @@ export class FanOutRun {
     // Nothing of the task stays behind unless results are retained (or transcripts kept, to revive it).
     this.live.delete(index);
     if (this.settings.transcripts !== undefined) this.ended.set(live.task.id, { task: live.task, status: result.status });
-    const settled = this.accounting.settle(live.task, result);
+    const settled = this.accounting.settle(live.task, result, live.state === 'running' && live.continued);
     result = settled.result;
     const figures = settled.figures;
     if (this.settings.retainResults) this.kept[index] = { task: live.task, result, figures };
@@ -787,16 +796,17 @@ export class FanOutRun {
       sum.forks++;
       sum.tokens += miss.tokens;
     }
+    const spent = spentUsage(result);
     t[result.status]++;
-    t.modelCalls += result.calls.length;
+    t.modelCalls += result.calls.filter((c) => c.restored !== true).length;
     t.toolCalls += result.toolCalls;
     t.retries += result.retries;
-    t.promptTokens += result.usage.promptTokens;
-    t.cachedTokens = addCached(t.cachedTokens, result.usage.cachedTokens);
-    t.outputTokens += result.usage.outputTokens;
+    t.promptTokens += spent.promptTokens;
+    t.cachedTokens = addCached(t.cachedTokens, spent.cachedTokens);
+    t.outputTokens += spent.outputTokens;
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
     t.preexistingCachedTokens = addCached(t.preexistingCachedTokens, figures.preexistingCachedTokens);
-    if (this.plan.pricing) t.inputUnits += inputUnits(result.usage, this.plan.pricing);
+    if (this.plan.pricing) t.inputUnits += inputUnits(spent, this.plan.pricing);
     if (result.status !== 'completed') {
       if (result.error.kind === 'budget') t.budgetStopped++;
       if (this.settings.retainResults || t.failures.length < MAX_LISTED_FAILURES) {
@@ -818,6 +828,27 @@ export class FanOutRun {
 function leadOf(waiting: readonly number[], taskAt: (index: number) => ForkTask, history: HistoryMode): number | undefined {
   const main = waiting.find((i) => seedWindow(taskAt(i), history) === `${history}|all`);
   return main ?? waiting.find((i) => taskAt(i).subagentType !== 'general-purpose') ?? waiting[0];
+}
+
+/** A transcript line's usage as the events give it. */
+function tokenUsageOf(usage: TranscriptUsage): TokenUsage {
+  const { responseId: _responseId, ...tokens } = usage;
+  return tokens;
+}
+
+/** What this run spent on a fork: its usage less the calls a resumed fork read back from its transcript. */
+function spentUsage(result: ForkResult): TokenUsage {
+  if (!result.calls.some((c) => c.restored === true)) return result.usage;
+  const spent: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
+  for (const c of result.calls) {
+    if (c.restored === true) continue;
+    spent.promptTokens += c.promptTokens;
+    spent.cachedTokens = addCached(spent.cachedTokens, c.cachedTokens);
+    spent.outputTokens += c.outputTokens;
+    if (c.cacheWriteTokens !== undefined) spent.cacheWriteTokens = (spent.cacheWriteTokens ?? 0) + c.cacheWriteTokens;
+    if (c.cacheWrite1hTokens !== undefined) spent.cacheWrite1hTokens = (spent.cacheWrite1hTokens ?? 0) + c.cacheWrite1hTokens;
+  }
+  return spent;
 }
 
 function trimsHistory(task: ForkTask): boolean {

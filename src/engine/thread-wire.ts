@@ -38,6 +38,8 @@ export interface CallRecord extends TokenUsage, ResponseDiagnostics {
   parentTokens?: number;
   /** Set when the call named an explicit cache: the tokens that cache holds. */
   explicitTokens?: number;
+  /** A call an earlier process made, read back from the fork's transcript (a resumed fork): counted in its result, not in this run's spend. */
+  restored?: true;
 }
 
 /** Why a fork's first call was served less than its siblings share (cache-miss.ts finds it). */

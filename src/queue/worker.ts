@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
+import { relative, resolve, sep } from 'node:path';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createCallGate, type CallGate } from '../engine/call-gate.js';
 import { ForkEngine, type ForkEngineOptions } from '../engine/engine.js';
+import type { TranscriptTarget } from '../engine/thread-wire.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
-import { CANCEL_CHANNEL, QUEUE_NAME, parseCancelMessage, parseJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './redis-wire.js';
+import { CANCEL_CHANNEL, QUEUE_NAME, parseCancelMessage, parseJobData, type QueueJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './redis-wire.js';
 import { createSharedGate, type SharedGate } from './shared-gate.js';
 import { fetchPrefix, fetchRun } from './store.js';
 
@@ -26,6 +28,12 @@ export interface QueueWorkerOptions {
   lockMs?: number;
   /** Default HOST:PID. */
   name?: string;
+  /**
+   * The folder under which this process writes the transcripts its jobs name (a folder the
+   * coordinators share with it). Without it, none is written: a path comes from Redis, and
+   * whoever can write jobs there must not choose which files a worker writes.
+   */
+  transcriptsRoot?: string;
   /** Lines for people (stderr). */
   log?: (line: string) => void;
 }
@@ -48,7 +56,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
   const redis = await connectRedis(options.address, (err) => log(`redis: ${err.message}`));
-  const runner = new JobRunner(redis, options.engine, options.concurrency, name, log);
+  const runner = new JobRunner(redis, options.engine, options.concurrency, name, log, options.transcriptsRoot === undefined ? undefined : resolve(options.transcriptsRoot));
   // Cancels reach the forks this process runs (a coordinator's SIGINT, forkpool cancel).
   const subscriber = redis.duplicate();
   subscriber.on('error', (err) => log(`redis: ${err.message}`));
@@ -114,6 +122,7 @@ class JobRunner {
     private readonly concurrency: number,
     private readonly name: string,
     private readonly log: (line: string) => void,
+    private readonly transcriptsRoot: string | undefined,
   ) {}
 
   async run(job: Job): Promise<QueueJobReturn> {
@@ -133,8 +142,8 @@ class JobRunner {
       ...(data.plan ? { plan: data.plan } : {}),
       // The run's rate limit, shared with every worker through Redis, instead of this engine's own.
       ...(gate ? { callGate: gate } : {}),
-      // The coordinator names where this fork's transcript goes; this process writes it.
-      ...(data.transcript ? { transcript: data.transcript } : {}),
+      // The coordinator names where this fork's transcript goes; this process writes it, under its own root only.
+      ...(this.transcriptOf(data) ?? {}),
       onEvent: (event) => {
         // The coordinator releases the other forks of a run when its lead's first response begins.
         if (event.type === 'turn' || (event.type === 'response_start' && event.turn === 1)) progress(event);
@@ -146,6 +155,19 @@ class JobRunner {
     await Promise.all(updates);
     this.log(`fork ${JSON.stringify(data.task.id)} of run ${data.runId}: ${result.status}`);
     return { result, worker: this.figures() };
+  }
+
+  /** The job's transcript, when this process may write it: a `.jsonl` file under its --transcripts-root. */
+  private transcriptOf(data: QueueJobData): { transcript: TranscriptTarget } | undefined {
+    const target = data.transcript;
+    if (target === undefined) return undefined;
+    const root = this.transcriptsRoot;
+    const inside = root !== undefined && target.path.startsWith(`${root}${sep}`) && !relative(root, target.path).split(sep).includes('..') && target.path.endsWith('.jsonl');
+    if (inside) return { transcript: target };
+    this.log(
+      `fork ${JSON.stringify(data.task.id)} of run ${data.runId}: its transcript ${target.path} is not written: ${root === undefined ? 'this worker has no --transcripts-root' : `it is not a .jsonl file under --transcripts-root ${root}`}`,
+    );
+    return undefined;
   }
 
   /** Cancels the forks of a run running here (or the one task): each ends cancelled, and its job completes with that result. */

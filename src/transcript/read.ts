@@ -15,9 +15,9 @@ export interface Transcript {
 const KNOWN = new Set(['header', 'seed', 'message', 'resumed', 'end']);
 
 /**
- * Reads a transcript file. A line cut off mid-write (the last, or one a `resumed` line follows) is
- * left out: a crash can do that, and what it held is done again. Any other line that is not a
- * transcript line is an InputError that names the file, the line and the field.
+ * Reads a transcript file. A last line cut off mid-write is left out: a crash can do that, and what
+ * it held is done again. Any other line that is not a transcript line is an InputError that names
+ * the file, the line and the field.
  */
 export async function readTranscript(file: string): Promise<Transcript> {
   let text: string;
@@ -34,24 +34,18 @@ function parseTranscript(text: string, file: string): Transcript {
   const rows = text.split('\n');
   const lines: TranscriptLine[] = [];
   let torn = false;
-  /** A line that is not JSON, kept until the next line says whether a crash cut it off (a `resumed` line follows it). */
-  let broken: number | undefined;
-  const refuse = (line: number): never => {
-    throw new InputError({ file, line, rule: 'a transcript line must be one JSON object' });
-  };
   for (const [i, row] of rows.entries()) {
     if (row.trim() === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(row);
     } catch {
-      if (broken !== undefined) refuse(broken);
-      broken = i + 1;
-      continue;
-    }
-    if (broken !== undefined) {
-      if ((value as { type?: unknown } | null)?.type !== 'resumed') refuse(broken);
-      broken = undefined;
+      // Only the last line can be cut off: a transcript goes on from its last whole line (writer.ts).
+      if (rows.slice(i + 1).every((r) => r.trim() === '')) {
+        torn = true;
+        continue;
+      }
+      throw new InputError({ file, line: i + 1, rule: 'a transcript line must be one JSON object' });
     }
     const kind = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
     if (typeof kind === 'string' && !KNOWN.has(kind)) continue;
@@ -62,8 +56,6 @@ function parseTranscript(text: string, file: string): Transcript {
     }
     lines.push(parsed.data);
   }
-  // The last line cut off: the process died while writing it, and what it held is done again.
-  if (broken !== undefined) torn = true;
   const first = lines[0];
   if (first?.type !== 'header') throw new InputError({ file, line: 1, rule: 'a transcript starts with its header line ({"type":"header",…})' });
   return { file, header: first, lines: lines.slice(1), torn };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { TranscriptLine } from './format.js';
 
@@ -17,8 +17,9 @@ export interface TranscriptWriter {
  */
 export function openTranscript(path: string, mode: 'fresh' | 'append'): TranscriptWriter {
   let failed = false;
-  let chain: Promise<FileHandle | undefined> = mkdir(dirname(path), { recursive: true })
-    .then(() => (mode === 'fresh' ? open(path, 'w') : openToAppend(path)))
+  // Only its owner may read it: tool outputs can hold anything.
+  let chain: Promise<FileHandle | undefined> = mkdir(dirname(path), { recursive: true, mode: 0o700 })
+    .then(() => (mode === 'fresh' ? open(path, 'w', 0o600) : openToAppend(path)))
     .catch((err: unknown) => warn(err));
   function warn(err: unknown): undefined {
     if (!failed) process.emitWarning(`the transcript ${path} could not be written (${(err as NodeJS.ErrnoException).code ?? String(err)}); the fork goes on without it`, 'ForkpoolWarning');
@@ -48,16 +49,15 @@ export function openTranscript(path: string, mode: 'fresh' | 'append'): Transcri
   };
 }
 
-/** Opens a transcript to add to it; one that a crash cut off mid-line gets the line ended first (a reader skips the torn one). */
+/**
+ * Opens a transcript to add to it. A last line a crash cut off mid-write is cut away first: the
+ * transcript goes on from its last whole line (what the torn line held is done again).
+ */
 async function openToAppend(path: string): Promise<FileHandle> {
-  const file = await open(path, 'a+');
-  const { size } = await file.stat();
-  if (size > 0) {
-    const last = Buffer.alloc(1);
-    await file.read(last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) await file.appendFile('\n');
-  }
-  return file;
+  const text = await readFile(path, 'utf8');
+  const whole = text.lastIndexOf('\n') + 1;
+  if (whole < text.length) await truncate(path, Buffer.byteLength(text.slice(0, whole)));
+  return open(path, 'a', 0o600);
 }
 
 /**
