@@ -1,5 +1,5 @@
 // Internal: readTranscript and continuationOf (src/transcript) read the files back; the transcripts themselves come through forkpool.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -173,11 +173,16 @@ describe('transcripts', () => {
     const sent = run.send('rev-1', 'hello-7');
     expect(sent.status).toBe('revived');
     if (sent.status !== 'revived') return;
+    // Sent again before the revival ran: it goes to the revival (one transcript, one fork going on).
+    expect(run.send('rev-1', 'and-8')).toEqual({ status: 'delivered' });
     const [revived] = await sent.run.results();
     expect(revived?.status).toBe('completed');
     expect(revived?.text).toContain('parent agent]: hello-7');
-    // A fresh stretch: one model call, its turns counted from the revival.
-    expect(revived?.turns).toBe(1);
+    expect(revived?.text).toContain('parent agent]: and-8');
+    // A fresh stretch, its turns counted from the revival: one call, or two when the second message
+    // came after the first call had begun (it then gets a turn of its own).
+    expect([1, 2]).toContain(revived?.turns);
+    expect(revived?.calls).toHaveLength(revived?.turns ?? -1);
     expect(revived?.calls[0]?.cachedTokens).toBeGreaterThan(1000);
     const [earlier] = requestsOf('tr-revive').filter((r) => !JSON.stringify(r).includes('tr-revive-fail'));
     const [now] = requestsOf('tr-revive', before);
@@ -189,10 +194,27 @@ describe('transcripts', () => {
     const transcript = await readTranscript(run.transcriptOf('rev-1') as string);
     expect(transcript.lines.filter((l) => l.type === 'resumed')).toEqual([expect.objectContaining({ from: 'message' })]);
     expect(transcript.lines.filter((l) => l.type === 'end').map((l) => l.type === 'end' && l.status)).toEqual(['completed', 'completed']);
-    // Revived again from the revival's run: the same file goes on.
-    const twice = sent.run.send('rev-1', 'hello-8');
+    // Revived again, through the first run or the revival's: the same file goes on.
+    const twice = run.send('rev-1', 'hello-9');
     expect(twice.status).toBe('revived');
-    if (twice.status === 'revived') expect((await twice.run.results())[0]?.text).toContain('hello-8');
+    if (twice.status === 'revived') expect((await twice.run.results())[0]?.text).toContain('hello-9');
+  });
+
+  it('a revival whose transcript is gone fails naming it, and runs nothing', async () => {
+    const sub = join(dir, 'gone');
+    const run = engine.fanOut(engine.freeze(session), [{ id: 'gone-1', directive: 'tr-gone\nREPLY once' }], { transcripts: { dir: sub } });
+    await run.results();
+    const file = run.transcriptOf('gone-1') as string;
+    rmSync(file);
+    const before = server.requests.length;
+    const sent = run.send('gone-1', 'hello');
+    expect(sent.status).toBe('revived');
+    if (sent.status !== 'revived') return;
+    const [result] = await sent.run.results();
+    expect(result?.status).toBe('failed');
+    expect(result?.status === 'failed' && result.error.message).toBe(`${file}: no such transcript`);
+    expect(requestsOf('tr-gone', before)).toHaveLength(0);
+    expect(existsSync(file)).toBe(false);
   });
 
   it('without transcripts, a fork that ended cannot be messaged', async () => {

@@ -1,5 +1,6 @@
 import { InputError, type InputErrorInit } from '../session/errors.js';
 import type { SessionFormat } from '../session/schema.js';
+import { isRecord } from '../session/json.js';
 
 /** Something the source session holds that the target shape has no place for, left out on request. */
 export interface DroppedItem {
@@ -64,8 +65,6 @@ export class Issues {
   }
 }
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The object a text is the JSON of, or undefined when it is not a JSON object (to-gemini.ts reads such a tool message as the response itself). */
 export function jsonObjectOf(text: string): Record<string, unknown> | undefined {

@@ -1,6 +1,7 @@
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesSession, AnthropicTool } from '../session/anthropic-messages-schema.js';
 import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
-import { isRecord, type Issues } from './issues.js';
+import { isRecord } from '../session/json.js';
+import type { Issues } from './issues.js';
 import { jsonSchemaOf } from './to-openai-chat.js';
 import { CallLedger, callingConfigOf, type CallRules } from './calls.js';
 

@@ -1,6 +1,7 @@
 import type { ChatContentPart, ChatMessage, ChatTool, OpenAIChatSession } from '../session/openai-chat-schema.js';
 import type { Content, GeminiSession, GeminiTool, Part } from '../session/schema.js';
-import { isRecord, jsonObjectOf, type Issues } from './issues.js';
+import { isRecord } from '../session/json.js';
+import { jsonObjectOf, type Issues } from './issues.js';
 
 /*
  * OpenAI Chat Completions (`"format": "openai-chat"`) → Gemini: the reverse of to-openai-chat.ts,

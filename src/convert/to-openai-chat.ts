@@ -1,7 +1,8 @@
 import type { ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../session/openai-chat-schema.js';
 import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
 import { CallLedger, callingConfigOf, type CallRules } from './calls.js';
-import { isRecord, jsonObjectOf, type Issues } from './issues.js';
+import { isRecord } from '../session/json.js';
+import { jsonObjectOf, type Issues } from './issues.js';
 
 /*
  * Gemini → OpenAI Chat Completions (`"format": "openai-chat"`). The README's "Converting sessions"

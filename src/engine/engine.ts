@@ -168,6 +168,7 @@ export class ForkEngine {
       eventReplayLimit: o.eventReplayLimit,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
+      cacheKey: options.promptCacheKey ?? prefix.id,
     };
     const transcripts = options.transcripts;
     if (transcripts !== undefined) {
@@ -184,8 +185,8 @@ export class ForkEngine {
    * message as its next turn: its conversation so far is its prefix (its cache is warm for it), its
    * turns count afresh, and it can be revived again once it completes.
    */
-  private revive(prefix: FrozenPrefix, task: ForkTask, message: string, settings: RunSettings): FanOutRun {
-    if (this.closed) throw new Error('FanOutRun.send: the engine is closed, so the fork cannot be revived');
+  private revive(prefix: FrozenPrefix, task: ForkTask, message: string, settings: RunSettings): FanOutRun | undefined {
+    if (this.closed) return undefined;
     const dir = (settings.transcripts as { dir: string }).dir;
     const revival: RunSettings = {
       ...settings,
@@ -193,6 +194,9 @@ export class ForkEngine {
       parentWarm: true,
       retainResults: true,
       transcripts: { dir, continueFrom: 'message', message },
+      // A cache made for one fork costs more than it saves, and the requests it would name differ
+      // from the ones the fork sent before: a revival reads the provider's implicit cache.
+      ...(settings.plan.explicit ? { plan: planOf({ ...this.options, cache: 'implicit' }, prefix.session, { cacheKey: settings.cacheKey, role: 'forks', parentWarm: true }), cache: 'implicit' as const, explicitCaches: undefined } : {}),
     };
     revival.revive = (again, next) => this.revive(prefix, again, next, { ...revival, transcripts: { dir } });
     return this.track(new FanOutRun(this.pool, this.host, revival, prefix, taskSource([task])));

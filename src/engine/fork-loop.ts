@@ -108,7 +108,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const gate = ctx.host.gate(ctx.signal, job.retryBudget);
   let repaired = false;
   // For tokens-per-minute limits: the prefix at first, then what the last call sent and got.
-  let tokenEstimate = explicitTokens !== undefined ? 0 : job.prefixTokens;
+  // A continued fork sends its whole conversation so far: what its last call sent and got.
+  const lastCall = from?.calls.at(-1);
+  let tokenEstimate = lastCall !== undefined ? lastCall.promptTokens + lastCall.outputTokens : explicitTokens !== undefined ? 0 : job.prefixTokens;
   // Anthropic's cache diagnostics, on every call (free, GA): each names the response before it, the
   // first the job's (or none, null: opting in so that the second can name it). Others ignore it.
   let previousResponseId: string | null = job.previousResponseId ?? null;

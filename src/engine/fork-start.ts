@@ -121,13 +121,29 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
       channel.drain();
       if (transcript !== undefined) {
         transcript.write({ type: 'end', status: r.status, turns: r.turns, ...(r.status !== 'completed' ? { error: r.error } : {}), at: new Date().toISOString() });
-        // The result is reported once its transcript is whole: what reads one after the other finds both.
-        await transcript.close();
+        // The result is reported once its transcript is whole (what reads one after the other finds
+        // both), but not later than a file system that hangs allows.
+        await closeWithin(transcript, TRANSCRIPT_CLOSE_MS);
       }
       return r;
     })
     .finally(() => channel.close());
   return { channel, result, continued: continuing };
+}
+
+/** How long a fork's result waits for its transcript's last writes. */
+const TRANSCRIPT_CLOSE_MS = 10_000;
+
+async function closeWithin(transcript: TranscriptWriter, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      process.emitWarning(`a transcript's last writes took longer than ${ms} ms; the fork's result is reported without waiting for them`, 'ForkpoolWarning');
+      resolve();
+    }, ms);
+  });
+  await Promise.race([transcript.close(), late]);
+  clearTimeout(timer);
 }
 
 /**

@@ -64,8 +64,10 @@ export interface RunSettings {
   transcripts?: RunTranscripts;
   /** The pool hands forks to other processes (a distributed run): they write the transcripts, and messages do not reach them. */
   remoteForks: boolean;
-  /** Starts a run that revives one ended fork of this run from its transcript, with the parent's message (the engine's). */
-  revive?: (task: ForkTask, message: string) => FanOutRun;
+  /** Starts a run that revives one ended fork of this run from its transcript, with the parent's message (the engine's; undefined once it is closed). */
+  revive?: (task: ForkTask, message: string) => FanOutRun | undefined;
+  /** The routing key its requests carry (a revival's keep it). */
+  cacheKey: string;
 }
 
 /**
@@ -158,6 +160,8 @@ export class FanOutRun {
   private started = false;
   private wakeStart: (() => void) | undefined;
   private stoppedBy: Error | undefined;
+  /** Messages sent to a task of the run before it was taken: its inbox once it is. */
+  private readonly sentAhead = new Map<string, string[]>();
   /** Ids cancelled before their task was taken: the task ends cancelled as it arrives. */
   private readonly cancelledAhead = new Set<string>();
   /** With transcripts: the forks that ended, for send() to revive a completed one (and, once revived, the run that goes on with it). */
@@ -330,18 +334,24 @@ export class FanOutRun {
     if (live?.state === 'running') {
       if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
       if (live.graceTimer !== undefined) return { status: 'not-delivered', reason: 'it is being stopped' };
-      if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it has answered and is ending; send it again once its result is in, to revive it' };
+      if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it has answered and is ending' };
     } else if (live?.state === 'queued') {
       if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
       live.inbox = [...(live.inbox ?? []), message];
+    } else if (this.taking === 'open' && (this.source.all?.findIndex((t) => t.id === id) ?? -1) >= this.taken) {
+      if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
+      // One of the run's tasks not taken yet (an array's are taken in order): it gets the message when it is.
+      this.sentAhead.set(id, [...(this.sentAhead.get(id) ?? []), message]);
     } else {
       const ended = this.ended.get(id);
       if (ended === undefined || this.settings.revive === undefined) return { status: 'unknown' };
       // Revived already: its revival has it now (two revivals of one transcript would interleave in it).
       if (ended.revival !== undefined) return ended.revival.send(id, message);
       if (ended.status !== 'completed') return { status: 'ended', forkStatus: ended.status };
-      ended.revival = this.settings.revive(ended.task, message);
-      return { status: 'revived', run: ended.revival };
+      const revival = this.settings.revive(ended.task, message);
+      if (revival === undefined) return { status: 'not-delivered', reason: 'the engine is closed' };
+      ended.revival = revival;
+      return { status: 'revived', run: revival };
     }
     return { status: 'delivered' };
   }
@@ -547,7 +557,9 @@ export class FanOutRun {
       const index = this.taken++;
       const { task } = taken;
       if (trimsHistory(task)) this.trimmedTurns = true;
-      this.live.set(index, { state: 'queued', task });
+      const inbox = this.sentAhead.get(task.id);
+      this.sentAhead.delete(task.id);
+      this.live.set(index, inbox === undefined ? { state: 'queued', task } : { state: 'queued', task, inbox });
       this.waiting.push(index);
       if (this.cancelledAhead.delete(task.id)) this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
     }

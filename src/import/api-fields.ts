@@ -1,4 +1,5 @@
 import type { DroppedRecord } from './summary.js';
+import { isRecord } from '../session/json.js';
 
 /*
  * Reading a logged API request as the API reads it: a field set to null is a field left out, and
@@ -9,7 +10,6 @@ import type { DroppedRecord } from './summary.js';
  * their own key order; an object with nothing to leave out is returned as it is.
  */
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const NULL_REASON = 'null, which the API reads as the field left out';
 

@@ -1,6 +1,7 @@
 import { InputError } from '../session/errors.js';
 import { assertSafeJson, parseJsonText } from '../session/json.js';
 import type { ImportFormat } from './summary.js';
+import { isRecord } from '../session/json.js';
 
 /*
  * Which format a file is, by its content (or by the name the user gave). The rules, in order:
@@ -73,7 +74,6 @@ export function detect(text: string, file: string | undefined, forced?: ImportFo
   return { format: forced ?? jsonFormat(value, file), json: value };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** One JSONL record parsed as a whole document: Qwen Code's and Claude Code's carry uuid and parentUuid. */
 function isRecordLike(value: unknown): boolean {

@@ -1,4 +1,5 @@
 import { ANTHROPIC_MISS_REASONS, type AnthropicMissReason, type ResponseDiagnostics } from './types.js';
+import { isRecord } from '../session/json.js';
 
 /*
  * Anthropic's cache diagnostics, the client's side
@@ -47,6 +48,3 @@ function knownReason(type: string): AnthropicMissReason {
   return (ANTHROPIC_MISS_REASONS as readonly string[]).includes(type) ? (type as AnthropicMissReason) : 'unavailable';
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

@@ -9,6 +9,7 @@ import { createStreamingProvider } from './streaming-provider.js';
 import { createNodeTransport } from '../transport/node-fetch.js';
 import { BODY_SPLICE, createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import type { AnthropicMessageLike, AnthropicRequest, ModelProvider, ProviderConfig, TokenUsage } from './types.js';
+import { isRecord } from '../session/json.js';
 
 /**
  * A ModelProvider over the official @anthropic-ai/sdk, for Anthropic's Messages API and the local
@@ -260,9 +261,6 @@ export function readAnthropicUsage(usage: unknown): TokenUsage | undefined {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

@@ -9,6 +9,7 @@ import { malformed } from './errors.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { ModelProvider, OpenAIChatRequest, ProviderConfig, TokenUsage } from './types.js';
+import { isRecord } from '../session/json.js';
 
 /**
  * A ModelProvider over the official openai SDK, for every API that speaks Chat Completions
@@ -189,9 +190,6 @@ export function readChatUsage(usage: unknown): TokenUsage | undefined {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

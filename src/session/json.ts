@@ -196,3 +196,8 @@ function findSyntaxErrorOffset(text: string): number | undefined {
     return undefined; // e.g. stack exhausted on absurd nesting: report without a position
   }
 }
+
+/** A JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -2,6 +2,7 @@ import { viewMessage, type AnyMessage, type MessageView } from '../dialect/view.
 import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from '../fork/constants.js';
 import type { TranscriptHeader, TranscriptLine, TranscriptUsage } from './format.js';
 import type { Transcript } from './read.js';
+import { isRecord } from '../session/json.js';
 
 /*
  * A transcript as a person reads it: plain text, the same bytes for the same file (no colors, no
@@ -243,6 +244,3 @@ function visible(text: string): string {
 const num = (n: number): string => n.toLocaleString('en-US');
 const count = (n: number, what: string): string => `${num(n)} ${what}${n === 1 ? '' : 's'}`;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
