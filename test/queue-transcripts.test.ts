@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines } from './fixtures/cli/run-cli.js';
@@ -44,5 +45,19 @@ describe('forkpool run --queue --transcripts', () => {
     expect((await within('the coordinator', run.exited)).code).toBe(0);
     expect(existsSync(dir)).toBe(false);
     expect(worker.stderr()).toContain(`its transcript ${join(dir, 'n1.jsonl')} is not written: this worker has no --transcripts-root`);
+  });
+
+  it('a folder under the root that is a symbolic link out of it is refused', async () => {
+    const model = await h.modelServer();
+    const root = join(h.tmp(), 'root');
+    const outside = mkdtempSync(join(tmpdir(), 'forkpool-outside-'));
+    mkdirSync(root, { recursive: true });
+    symlinkSync(outside, join(root, 'link'));
+    const worker = await h.startWorker('w-link', model.url, ['--transcripts-root', root]);
+    const run = h.cli(['run', '--session', SESSION, '--tasks', h.writeTasks('link', [{ id: 'l1', directive: 'REPLY link' }]), '--queue', h.queueUrl(), '--transcripts', join(root, 'link'), '--output-format', 'json']);
+    expect((await within('the coordinator', run.exited)).code).toBe(0);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(worker.stderr()).toContain('is not a .jsonl file under --transcripts-root');
+    rmSync(outside, { recursive: true, force: true });
   });
 });

@@ -89,6 +89,14 @@ describe('run.send and run.stop', () => {
     expect([...seen].every((s) => ['delivered', 'not-delivered', 'unknown'].includes(s))).toBe(true);
   });
 
+  it('on its last allowed turn a fork takes no message: the sender is told, and the fork completes', async () => {
+    const run = engine.fanOut(prefix(), [{ id: 'last', directive: 'SLEEP 800\nREPLY done', maxTurns: 1 }]);
+    const sent = await later(300, () => run.send('last', 'too late'));
+    expect(sent).toEqual({ status: 'not-delivered', reason: 'it is ending (it has answered, or is on its last allowed turn)' });
+    const [result] = await run.results();
+    expect(result).toMatchObject({ status: 'completed', text: 'done', turns: 1 });
+  });
+
   it('a fork seeded mid-turn keeps a send_message call as the parent sent it (only agent launches are redacted)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'forkpool-task-control-'));
     const base = parentSession([], { words: 10 });

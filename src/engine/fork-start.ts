@@ -72,8 +72,6 @@ export interface StartedFork {
   channel: ForkChannel;
   /** The worker's result; a worker that died is a `worker_crash` failure. Never rejects. */
   result: Promise<ForkResult>;
-  /** It continues from its transcript (resumed or revived): its first call is not a fork's first. */
-  continued: boolean;
 }
 
 /**
@@ -116,9 +114,9 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
   const result = (start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
     .catch((err: unknown) => crashResult(task, err))
     .then(async (r) => {
-      // From here on a message would never be read: send() says so.
-      channel.end();
       channel.drain();
+      // From here on a message would never be read: send() says so (after the drain, which a reopen in it cannot undo).
+      channel.end();
       if (transcript !== undefined) {
         transcript.write({ type: 'end', status: r.status, turns: r.turns, ...(r.status !== 'completed' ? { error: r.error } : {}), at: new Date().toISOString() });
         // The result is reported once its transcript is whole (what reads one after the other finds
@@ -128,7 +126,7 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
       return r;
     })
     .finally(() => channel.close());
-  return { channel, result, continued: continuing };
+  return { channel, result };
 }
 
 /** How long a fork's result waits for its transcript's last writes. */

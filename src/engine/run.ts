@@ -98,8 +98,7 @@ const FIVE_MINUTES_MS = 5 * 60_000;
 type Live =
   /** `inbox`: the parent's messages for it, delivered when it starts. */
   | { state: 'queued'; task: ForkTask; inbox?: string[] }
-  /** `continued`: it picks up from its transcript (resumed or revived). */
-  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; continued: boolean; graceTimer?: NodeJS.Timeout };
+  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout };
 
 /** A settled fork, kept only with retainResults. */
 interface Kept {
@@ -334,7 +333,7 @@ export class FanOutRun {
     if (live?.state === 'running') {
       if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
       if (live.graceTimer !== undefined) return { status: 'not-delivered', reason: 'it is being stopped' };
-      if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it has answered and is ending' };
+      if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it is ending (it has answered, or is on its last allowed turn)' };
     } else if (live?.state === 'queued') {
       if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
       live.inbox = [...(live.inbox ?? []), message];
@@ -345,6 +344,7 @@ export class FanOutRun {
     } else {
       const ended = this.ended.get(id);
       if (ended === undefined || this.settings.revive === undefined) return { status: 'unknown' };
+      if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it ran in another process (a distributed run), which messages do not reach' };
       // Revived already: its revival has it now (two revivals of one transcript would interleave in it).
       if (ended.revival !== undefined) return ended.revival.send(id, message);
       if (ended.status !== 'completed') return { status: 'ended', forkStatus: ended.status };
@@ -595,7 +595,7 @@ export class FanOutRun {
     this.running++;
     const start = this.forkStart(this.firstResponses.get(window));
     const transcript = this.transcriptTarget(task.id);
-    const { channel, result, continued } = startFork(transcript === undefined ? start : { ...start, job: { ...start.job, transcript } }, task, {
+    const { channel, result } = startFork(transcript === undefined ? start : { ...start, job: { ...start.job, transcript } }, task, {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {
@@ -636,7 +636,7 @@ export class FanOutRun {
     });
     const queued = this.live.get(index);
     const inbox = queued?.state === 'queued' ? queued.inbox : undefined;
-    this.live.set(index, { state: 'running', task, channel, since: performance.now(), continued });
+    this.live.set(index, { state: 'running', task, channel, since: performance.now() });
     for (const message of inbox ?? []) channel.send(message);
     this.log.push(startedEvent(task));
     if (this.budgetSpent) channel.stop(this.stopReason);
@@ -780,8 +780,11 @@ export class FanOutRun {
     // Nothing of the task stays behind unless results are retained (or transcripts kept, to revive it).
     this.live.delete(index);
     if (this.settings.transcripts !== undefined) this.ended.set(live.task.id, { task: live.task, status: result.status });
-    const settled = this.accounting.settle(live.task, result, live.state === 'running' && live.continued);
-    result = settled.result;
+    // A fork that picked up from its transcript (revived, or resumed with calls read back): its
+    // figures are this run's calls', its first call no fork's first.
+    const continued = this.settings.transcripts?.continueFrom === 'message' || result.calls[0]?.restored === true;
+    const settled = this.accounting.settle(live.task, continued ? thisRunsPart(result) : result, continued);
+    if (!continued) result = settled.result;
     const figures = settled.figures;
     if (this.settings.retainResults) this.kept[index] = { task: live.task, result, figures };
     this.count(result, figures, settled.miss);
@@ -840,6 +843,11 @@ export class FanOutRun {
 function leadOf(waiting: readonly number[], taskAt: (index: number) => ForkTask, history: HistoryMode): number | undefined {
   const main = waiting.find((i) => seedWindow(taskAt(i), history) === `${history}|all`);
   return main ?? waiting.find((i) => taskAt(i).subagentType !== 'general-purpose') ?? waiting[0];
+}
+
+/** A fork's result as far as this run made it: without the calls a resumed fork read back from its transcript. */
+function thisRunsPart(result: ForkResult): ForkResult {
+  return { ...result, usage: spentUsage(result), calls: result.calls.filter((c) => c.restored !== true) };
 }
 
 /** A transcript line's usage as the events give it. */

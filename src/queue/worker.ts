@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { relative, resolve, sep } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createCallGate, type CallGate } from '../engine/call-gate.js';
@@ -143,7 +144,7 @@ class JobRunner {
       // The run's rate limit, shared with every worker through Redis, instead of this engine's own.
       ...(gate ? { callGate: gate } : {}),
       // The coordinator names where this fork's transcript goes; this process writes it, under its own root only.
-      ...(this.transcriptOf(data) ?? {}),
+      ...((await this.transcriptOf(data)) ?? {}),
       onEvent: (event) => {
         // The coordinator releases the other forks of a run when its lead's first response begins.
         if (event.type === 'turn' || (event.type === 'response_start' && event.turn === 1)) progress(event);
@@ -158,12 +159,11 @@ class JobRunner {
   }
 
   /** The job's transcript, when this process may write it: a `.jsonl` file under its --transcripts-root. */
-  private transcriptOf(data: QueueJobData): { transcript: TranscriptTarget } | undefined {
+  private async transcriptOf(data: QueueJobData): Promise<{ transcript: TranscriptTarget } | undefined> {
     const target = data.transcript;
     if (target === undefined) return undefined;
     const root = this.transcriptsRoot;
-    const inside = root !== undefined && target.path.startsWith(`${root}${sep}`) && !relative(root, target.path).split(sep).includes('..') && target.path.endsWith('.jsonl');
-    if (inside) return { transcript: target };
+    if (root !== undefined && target.path.endsWith('.jsonl') && (await isUnder(root, target.path))) return { transcript: target };
     this.log(
       `fork ${JSON.stringify(data.task.id)} of run ${data.runId}: its transcript ${target.path} is not written: ${root === undefined ? 'this worker has no --transcripts-root' : `it is not a .jsonl file under --transcripts-root ${root}`}`,
     );
@@ -259,5 +259,25 @@ class JobRunner {
       engine.catch(() => this.engines.delete(key));
     }
     return engine;
+  }
+}
+
+/**
+ * A path is under a folder when it is so as written (no `..`) and where its nearest existing folder
+ * really is (a symbolic link inside the root may not lead out of it; the file itself is opened
+ * without following one).
+ */
+async function isUnder(root: string, path: string): Promise<boolean> {
+  const inside = (base: string, p: string): boolean => {
+    const rel = relative(base, p);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  };
+  if (!inside(root, path)) return false;
+  const realRoot = await realpath(root).catch(() => undefined);
+  if (realRoot === undefined) return false;
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const real = await realpath(dir).catch(() => undefined);
+    if (real !== undefined) return real === realRoot || inside(realRoot, real);
+    if (dirname(dir) === dir) return false;
   }
 }

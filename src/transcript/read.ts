@@ -32,19 +32,17 @@ export async function readTranscript(file: string): Promise<Transcript> {
 
 function parseTranscript(text: string, file: string): Transcript {
   const rows = text.split('\n');
+  // A line is whole once its newline is written (writer.ts cuts a last line without one away before
+  // it appends): one without is torn, even when it parses, so that reader and writer agree.
+  const unfinished = rows.pop() ?? '';
+  const torn = unfinished.trim() !== '';
   const lines: TranscriptLine[] = [];
-  let torn = false;
   for (const [i, row] of rows.entries()) {
     if (row.trim() === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(row);
     } catch {
-      // Only the last line can be cut off: a transcript goes on from its last whole line (writer.ts).
-      if (rows.slice(i + 1).every((r) => r.trim() === '')) {
-        torn = true;
-        continue;
-      }
       throw new InputError({ file, line: i + 1, rule: 'a transcript line must be one JSON object' });
     }
     const kind = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { TranscriptLine } from './format.js';
 
@@ -19,7 +20,7 @@ export function openTranscript(path: string, mode: 'fresh' | 'append'): Transcri
   let failed = false;
   // Only its owner may read it: tool outputs can hold anything.
   let chain: Promise<FileHandle | undefined> = mkdir(dirname(path), { recursive: true, mode: 0o700 })
-    .then(() => (mode === 'fresh' ? open(path, 'w', 0o600) : openToAppend(path)))
+    .then(() => (mode === 'fresh' ? open(path, FRESH, 0o600) : openToAppend(path)))
     .catch((err: unknown) => warn(err));
   function warn(err: unknown): undefined {
     if (!failed) process.emitWarning(`the transcript ${path} could not be written (${(err as NodeJS.ErrnoException).code ?? String(err)}); the fork goes on without it`, 'ForkpoolWarning');
@@ -54,11 +55,20 @@ export function openTranscript(path: string, mode: 'fresh' | 'append'): Transcri
  * transcript goes on from its last whole line (what the torn line held is done again).
  */
 async function openToAppend(path: string): Promise<FileHandle> {
-  const text = await readFile(path, 'utf8');
-  const whole = text.lastIndexOf('\n') + 1;
-  if (whole < text.length) await truncate(path, Buffer.byteLength(text.slice(0, whole)));
-  return open(path, 'a', 0o600);
+  const file = await open(path, constants.O_RDWR | constants.O_NOFOLLOW);
+  try {
+    const text = await file.readFile('utf8');
+    const whole = text.lastIndexOf('\n') + 1;
+    if (whole < text.length) await file.truncate(Buffer.byteLength(text.slice(0, whole)));
+  } finally {
+    await file.close();
+  }
+  return open(path, APPEND);
 }
+
+/** Never through a symbolic link: a transcript is a file of its own, wherever its path came from. */
+const FRESH = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW;
 
 /**
  * Where a task's transcript goes in a folder: `<id>.jsonl` for an id that is a plain file name,
