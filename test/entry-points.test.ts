@@ -10,6 +10,16 @@ import { describe, expect, it } from 'vitest';
  * itself through its "exports" map; `npm test` builds dist first).
  */
 
+/** Every module a process of its own loads, with module hooks that log them (test/fixtures/entry/). */
+async function loadedBy(...args: string[]): Promise<string[]> {
+  const log = join(mkdtempSync(join(tmpdir(), 'forkpool-loaded-')), 'modules.txt');
+  await promisify(execFile)(process.execPath, ['--import', './test/fixtures/entry/record.mjs', 'test/fixtures/entry/import-root.mjs', ...args], {
+    env: { ...process.env, FORKPOOL_LOADED_LOG: log },
+    timeout: 60_000,
+  });
+  return readFileSync(log, 'utf8').split('\n');
+}
+
 describe('entry points', () => {
   it('forkpool: the engine, tools, loaders and the prefix — not the protocol, not the simulator', async () => {
     const root = await import('forkpool');
@@ -22,20 +32,18 @@ describe('entry points', () => {
   });
 
   it('forkpool loads no module of the simulator; { kind: "local" } loads it when asked', async () => {
-    // A process of its own with module hooks that log every module it loads (test/fixtures/entry/).
-    const loaded = async (...args: string[]): Promise<string[]> => {
-      const log = join(mkdtempSync(join(tmpdir(), 'forkpool-loaded-')), 'modules.txt');
-      await promisify(execFile)(process.execPath, ['--import', './test/fixtures/entry/record.mjs', 'test/fixtures/entry/import-root.mjs', ...args], {
-        env: { ...process.env, FORKPOOL_LOADED_LOG: log },
-        timeout: 60_000,
-      });
-      return readFileSync(log, 'utf8').split('\n').filter((url) => url.includes('/dist/src/'));
-    };
+    const loaded = async (...args: string[]): Promise<string[]> => (await loadedBy(...args)).filter((url) => url.includes('/dist/src/'));
     const simulator = (urls: string[]) => urls.filter((url) => url.includes('/dist/src/local-server/'));
     const root = await loaded();
     expect(root).toContainEqual(expect.stringMatching(/\/dist\/src\/engine\/engine\.js$/));
     expect(simulator(root)).toEqual([]);
     expect(simulator(await loaded('local'))).toContainEqual(expect.stringMatching(/\/dist\/src\/local-server\/server\.js$/));
+  });
+
+  it('forkpool loads the OpenTelemetry API and no SDK: the application brings its own', async () => {
+    const urls = await loadedBy('local');
+    expect(urls).toContainEqual(expect.stringMatching(/\/node_modules\/@opentelemetry\/api\//));
+    expect(urls.filter((url) => /@opentelemetry\/(?!api\/)/.test(url))).toEqual([]);
   });
 
   it('forkpool/protocol: seeding, the child message, guards, the agent tool, notifications', async () => {

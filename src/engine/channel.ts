@@ -44,9 +44,12 @@ export function openForkChannel(args: {
   gate: EngineCallGate;
   policy: ForkToolPolicy;
   onEvent(event: WorkerEvent): void;
-  onToolCall(call: ToolCall, outcome: ToolOutcome): void;
+  /** `startedAt`: when the call began (epoch ms); it has just ended. */
+  onToolCall(call: ToolCall, outcome: ToolOutcome, startedAt: number): void;
   /** false once the run may start no more model calls (its budget is spent). */
   admit(): boolean;
+  /** An attempt that did not succeed (a 429, a failure), and whether a retry was asked for. */
+  onAttempt?(status: Exclude<AttemptStatus, 'ok'>, wantsRetry: boolean): void;
 }): ForkChannel {
   const { port1, port2 } = new MessageChannel();
   // Aborted on cancel and close: tools in flight stop, and a wait at the call gate is dropped.
@@ -59,12 +62,14 @@ export function openForkChannel(args: {
   let ending = false;
   const giveBack = (status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean> => {
     held = Math.max(0, held - 1);
+    if (status !== 'ok') args.onAttempt?.(status, wantsRetry);
     return args.gate.release(status, wantsRetry);
   };
   const api: ForkHostApi = {
     async execTool(call) {
+      const startedAt = performance.timeOrigin + performance.now();
       const outcome = await args.host.execute(call, args.policy, tools.signal);
-      args.onToolCall(call, outcome);
+      args.onToolCall(call, outcome, startedAt);
       return outcome;
     },
     report(event) {

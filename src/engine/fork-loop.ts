@@ -134,6 +134,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     const stop = stopped();
     if (stop) return stop;
     let announced = false;
+    const startedAt = epochMs();
     const outcome = await ctx.provider.generate(conversation.request(), {
       signal: ctx.signal,
       gate,
@@ -168,7 +169,16 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     conversation.push(outcome.message);
     record?.({ type: 'message', turn, role: 'model', message: outcome.message, usage: transcriptUsage(call) });
     const reply = viewMessage(outcome.message);
-    ctx.host.report({ type: 'turn', turn, usage: outcome.usage, functionCalls: reply.calls.length });
+    ctx.host.report({
+      type: 'turn',
+      turn,
+      usage: outcome.usage,
+      functionCalls: reply.calls.length,
+      startedAt,
+      endedAt: epochMs(),
+      ...(outcome.finishReason !== undefined ? { finishReason: outcome.finishReason } : {}),
+      ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
+    });
     return reply;
   };
 
@@ -279,6 +289,11 @@ function transcriptUsage(call: CallRecord): TranscriptUsage {
     ...(call.cacheWrite1hTokens !== undefined ? { cacheWrite1hTokens: call.cacheWrite1hTokens } : {}),
     ...(call.responseId !== undefined ? { responseId: call.responseId } : {}),
   };
+}
+
+/** Now, in ms since the epoch with this thread's sub-ms clock (threads share the epoch, not performance's origin). */
+function epochMs(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 /** The reference's wording for a message the parent sent a running task (agent-core.ts EXTERNAL_MESSAGE_PREFIX). */

@@ -3,6 +3,7 @@ import type { Piscina } from 'piscina';
 import { TRANSCRIPT_VERSION } from '../transcript/format.js';
 import { openTranscript, type TranscriptWriter } from '../transcript/writer.js';
 import type { CachePlan } from '../model/plan.js';
+import type { AttemptStatus } from '../model/types.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
@@ -65,7 +66,10 @@ export interface ForkHooks {
   /** false once no more model calls may start (a run's budget is spent). */
   admit(): boolean;
   onEvent(event: WorkerEvent): void;
-  onToolCall(call: ToolCall, outcome: ToolOutcome): void;
+  /** `startedAt`: when the call began (epoch ms); it has just ended. */
+  onToolCall(call: ToolCall, outcome: ToolOutcome, startedAt: number): void;
+  /** An attempt that did not succeed (a 429, a failure), and whether a retry was asked for. */
+  onAttempt?(status: Exclude<AttemptStatus, 'ok'>, wantsRetry: boolean): void;
 }
 
 export interface StartedFork {
@@ -104,6 +108,7 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
       hooks.onEvent(event);
     },
     onToolCall: hooks.onToolCall,
+    ...(hooks.onAttempt !== undefined ? { onAttempt: hooks.onAttempt } : {}),
   });
   const job: ForkJob = {
     ...start.job,

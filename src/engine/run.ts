@@ -12,6 +12,7 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow, type CancelKind, type ForkResult, type TranscriptTarget } from './thread-wire.js';
 import { transcriptPath } from '../transcript/writer.js';
+import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
 import type { TranscriptUsage } from '../transcript/format.js';
 import { emptyCancelled } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
@@ -98,7 +99,7 @@ const FIVE_MINUTES_MS = 5 * 60_000;
 type Live =
   /** `inbox`: the parent's messages for it, delivered when it starts. */
   | { state: 'queued'; task: ForkTask; inbox?: string[] }
-  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; graceTimer?: NodeJS.Timeout };
+  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; trace: ForkTrace; graceTimer?: NodeJS.Timeout };
 
 /** A settled fork, kept only with retainResults. */
 interface Kept {
@@ -217,6 +218,8 @@ export class FanOutRun {
   private readonly resultListeners: ResultListener[] = [];
   /** The run's own background work (cache setup and cleanup), for the engine's close(). */
   private readonly background: Promise<void>;
+  /** Its spans (src/telemetry): nothing when the application registered no tracer provider. */
+  private readonly trace: FanOutTrace;
 
   constructor(
     private readonly pool: ForkPool,
@@ -232,6 +235,12 @@ export class FanOutRun {
     this.plan = settings.plan;
     this.accounting = createCacheAccounting(prefix, { history: settings.history, spawnTools: [...settings.spawnTools], plan: settings.plan });
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
+    this.trace = traceFanOut({
+      prefixId: prefix.id,
+      provider: settings.plan.provider,
+      shape: settings.plan.shape,
+      model: prefix.session.model,
+    });
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
     this.scheduler = createScheduler({
       concurrency: settings.concurrency,
@@ -593,6 +602,7 @@ export class FanOutRun {
       parentWarm: this.settings.parentWarm && this.plan.readable.fromParent,
     });
     this.running++;
+    const forkTrace = this.trace.fork(task);
     const start = this.forkStart(this.firstResponses.get(window));
     const transcript = this.transcriptTarget(task.id);
     const { channel, result } = startFork(transcript === undefined ? start : { ...start, job: { ...start.job, transcript } }, task, {
@@ -616,6 +626,7 @@ export class FanOutRun {
         if (this.plan.readable.after === 'response-end' && event.turn === 1) this.scheduler.responded(order);
         this.accounting.called(task);
         if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
+        forkTrace.modelCall(event);
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
         const tokens = event.usage.promptTokens + event.usage.outputTokens;
         this.countedTokens.set(index, (this.countedTokens.get(index) ?? 0) + tokens);
@@ -623,8 +634,10 @@ export class FanOutRun {
         this.countedUsd.set(index, (this.countedUsd.get(index) ?? 0) + usd);
         this.spend(tokens, usd);
       },
-      onToolCall: (call, outcome) => {
+      onAttempt: (status, wantsRetry) => forkTrace.attempt(status, wantsRetry),
+      onToolCall: (call, outcome, startedAt) => {
         if (this.live.get(index)?.state !== 'running') return; // a tool aborted after its fork ended
+        forkTrace.tool(call, outcome, startedAt);
         this.log.push({
           type: 'tool_call',
           forkId: task.id,
@@ -636,7 +649,7 @@ export class FanOutRun {
     });
     const queued = this.live.get(index);
     const inbox = queued?.state === 'queued' ? queued.inbox : undefined;
-    this.live.set(index, { state: 'running', task, channel, since: performance.now() });
+    this.live.set(index, { state: 'running', task, channel, since: performance.now(), trace: forkTrace });
     for (const message of inbox ?? []) channel.send(message);
     this.log.push(startedEvent(task));
     if (this.budgetSpent) channel.stop(this.stopReason);
@@ -764,6 +777,7 @@ export class FanOutRun {
     if (live.state === 'running') {
       this.running--;
       clearTimeout(live.graceTimer);
+      live.trace.end(result);
       // The result and the fork's turn events travel on different channels: count what the events have not.
       // A resumed fork's calls from its transcript were an earlier run's to pay.
       const spent = spentUsage(result);
@@ -832,6 +846,7 @@ export class FanOutRun {
 
   private async finishRun(): Promise<void> {
     this.endedAt = performance.now();
+    this.trace.end(this.settledCount);
     this.scheduler.stop();
     await this.caches?.release();
     this.log.close();

@@ -140,7 +140,11 @@ export type TranscriptTarget =
 export type WorkerEvent =
   /** `responseId`: where the provider names the response at once (Anthropic): what a sibling's cache diagnostics compare against. */
   | { type: 'response_start'; turn: number; responseId?: string }
-  | { type: 'turn'; turn: number; usage: TokenUsage; functionCalls: number }
+  /**
+   * A model call's end, with when it began and ended (epoch ms, as this thread's clock reads them:
+   * the main thread records its span from them) and what the provider said of it.
+   */
+  | { type: 'turn'; turn: number; usage: TokenUsage; functionCalls: number; startedAt?: number; endedAt?: number; finishReason?: string; responseId?: string }
   /** A line of the fork's transcript (only for a job with one). */
   | { type: 'transcript'; entry: TranscriptEntry };
 

@@ -1,0 +1,136 @@
+import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { ForkTask } from '../session/schema.js';
+import type { ToolCall } from '../tools/call.js';
+import type { ToolOutcome } from '../tools/outcome.js';
+import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
+import { ATTR, FORKPOOL_ATTR, OPERATION, providerNameOf } from './conventions.js';
+
+/*
+ * A fan-out's spans, recorded on the main thread into whatever tracer provider the application
+ * registered (none: the API's no-op, and nothing here does any work). Providers are per isolate, so
+ * a fork's worker thread records nothing: it reports when each model call began and ended, and the
+ * spans are made here with those times, under the fork's span — as are its tools', which run here.
+ */
+
+const TRACER = 'forkpool';
+
+type TurnEvent = Extract<WorkerEvent, { type: 'turn' }>;
+
+export interface FanOutTraceInfo {
+  /** The conversation every fork continues: the prefix id. */
+  prefixId: string;
+  /** The provider module's kind (its conventions name follows it). */
+  provider: string;
+  /** The session's shape: Gemini's calls are `generate_content`, the others' `chat`. */
+  shape: string;
+  model: string;
+}
+
+export interface ForkTrace {
+  modelCall(event: TurnEvent): void;
+  tool(call: ToolCall, outcome: ToolOutcome, startedAt: number): void;
+  /** An attempt's outcome at the call gate (a retry, a 429): an event on the fork's span. */
+  attempt(status: string, retried: boolean): void;
+  end(result: ForkResult): void;
+}
+
+export interface FanOutTrace {
+  fork(task: ForkTask): ForkTrace;
+  end(forks: number): void;
+}
+
+const NOTHING: ForkTrace = { modelCall() {}, tool() {}, attempt() {}, end() {} };
+
+/** The spans of one fan-out: its own, and under it one `invoke_agent` per fork with its calls. */
+export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
+  const tracer = trace.getTracer(TRACER);
+  const provider = providerNameOf(info.provider);
+  const operation = info.shape === 'gemini' ? OPERATION.generateContent : OPERATION.chat;
+  const run = tracer.startSpan(
+    `${OPERATION.invokeWorkflow} fan-out`,
+    // Under the application's active span, when its context manager knows one.
+    { kind: SpanKind.INTERNAL, attributes: { [ATTR.operationName]: OPERATION.invokeWorkflow, [ATTR.workflowName]: 'fan-out', [ATTR.conversationId]: info.prefixId } },
+  );
+  // No provider registered (or the run not sampled): record nothing at all.
+  if (!run.isRecording()) return { fork: () => NOTHING, end: () => run.end() };
+  const runContext = trace.setSpan(context.active(), run);
+
+  return {
+    fork(task) {
+      const name = task.subagentType ?? 'fork';
+      const agent = tracer.startSpan(
+        `${OPERATION.invokeAgent} ${name}`,
+        {
+          kind: SpanKind.INTERNAL,
+          attributes: {
+            [ATTR.operationName]: OPERATION.invokeAgent,
+            [ATTR.agentName]: name,
+            [ATTR.agentId]: task.id,
+            [ATTR.conversationId]: info.prefixId,
+            [ATTR.providerName]: provider,
+            [ATTR.requestModel]: info.model,
+          },
+        },
+        runContext,
+      );
+      const agentContext = trace.setSpan(runContext, agent);
+      return {
+        modelCall(event) {
+          const { usage } = event;
+          const attributes: Attributes = {
+            [ATTR.operationName]: operation,
+            [ATTR.providerName]: provider,
+            [ATTR.requestModel]: info.model,
+            [ATTR.inputTokens]: usage.promptTokens,
+            [ATTR.outputTokens]: usage.outputTokens,
+            ...(usage.cachedTokens !== null ? { [ATTR.cacheReadTokens]: usage.cachedTokens } : {}),
+            ...(usage.cacheWriteTokens !== undefined ? { [ATTR.cacheWriteTokens]: usage.cacheWriteTokens } : {}),
+            ...(event.finishReason !== undefined ? { [ATTR.finishReasons]: [event.finishReason] } : {}),
+            ...(event.responseId !== undefined ? { [ATTR.responseId]: event.responseId } : {}),
+          };
+          const span = tracer.startSpan(`${operation} ${info.model}`, { kind: SpanKind.CLIENT, attributes, ...at('startTime', event.startedAt) }, agentContext);
+          span.end(event.endedAt === undefined ? undefined : new Date(event.endedAt));
+        },
+        tool(call, outcome, startedAt) {
+          const span = tracer.startSpan(
+            `${OPERATION.executeTool} ${call.name}`,
+            {
+              kind: SpanKind.INTERNAL,
+              startTime: new Date(startedAt),
+              attributes: {
+                [ATTR.operationName]: OPERATION.executeTool,
+                [ATTR.toolName]: call.name,
+                [ATTR.toolType]: 'function',
+                ...(call.id !== undefined ? { [ATTR.toolCallId]: call.id } : {}),
+              },
+            },
+            agentContext,
+          );
+          if (outcome.status !== 'ok') failed(span, outcome.error.kind, outcome.error.message);
+          span.end();
+        },
+        attempt(status, retried) {
+          agent.addEvent(retried ? 'forkpool.retry' : 'forkpool.attempt_failed', { [FORKPOOL_ATTR.attemptStatus]: status });
+        },
+        end(result) {
+          if (result.status !== 'completed') failed(agent, result.error.kind, result.error.message);
+          agent.end();
+        },
+      };
+    },
+    end(forks) {
+      run.setAttribute(FORKPOOL_ATTR.forks, forks);
+      run.end();
+    },
+  };
+}
+
+function failed(span: Span, kind: string, message: string): void {
+  span.setAttribute(ATTR.errorType, kind);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/** A time as the worker read it (epoch ms), as a Date: the SDK reads a small number as a performance timestamp of this thread's. */
+function at(key: 'startTime', epochMs: number | undefined): { startTime?: Date } {
+  return epochMs === undefined ? {} : { [key]: new Date(epochMs) };
+}
