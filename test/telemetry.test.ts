@@ -113,6 +113,20 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(modelSpans).toHaveLength(report.modelCalls);
   });
 
+  it('a fork cancelled before it started has its span too, not an error', async () => {
+    exporter.reset();
+    const run = engine.fanOut(engine.freeze(parentSession(tools)), [{ id: 'runs', directive: 'REPLY ran' }, { id: 'never', directive: 'REPLY never' }]);
+    run.cancel('never');
+    const results = await run.results();
+    await run.settled();
+    expect(results.map((r) => r.status)).toEqual(['completed', 'cancelled']);
+    const agents = exporter.getFinishedSpans().filter((s) => s.name === 'invoke_agent fork');
+    const never = agents.find((a) => attr(a, 'gen_ai.agent.id') === 'never') as ReadableSpan;
+    expect(agents).toHaveLength(2);
+    expect(never.status.code).toBe(SpanStatusCode.UNSET);
+    expect(attr(never, 'forkpool.cancelled')).toBe('cancelled');
+  });
+
   it('a failed fork sets its span’s status and error.type', async () => {
     exporter.reset();
     const run = engine.fanOut(engine.freeze(parentSession(tools)), [{ id: 'refused', directive: 'FAIL 400\nREPLY never' }]);

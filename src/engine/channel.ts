@@ -67,7 +67,8 @@ export function openForkChannel(args: {
   };
   const api: ForkHostApi = {
     async execTool(call) {
-      const startedAt = performance.timeOrigin + performance.now();
+      // The wall clock the span SDK reads too: a tool's span ends on it.
+      const startedAt = Date.now();
       const outcome = await args.host.execute(call, args.policy, tools.signal);
       args.onToolCall(call, outcome, startedAt);
       return outcome;

@@ -291,9 +291,9 @@ function transcriptUsage(call: CallRecord): TranscriptUsage {
   };
 }
 
-/** Now, in ms since the epoch with this thread's sub-ms clock (threads share the epoch, not performance's origin). */
+/** Now, in ms since the epoch: the wall clock every thread shares, and the span SDK reads (performance's origin is per thread). */
 function epochMs(): number {
-  return performance.timeOrigin + performance.now();
+  return Date.now();
 }
 
 /** The reference's wording for a message the parent sent a running task (agent-core.ts EXTERNAL_MESSAGE_PREFIX). */

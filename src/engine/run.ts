@@ -634,7 +634,9 @@ export class FanOutRun {
         this.countedUsd.set(index, (this.countedUsd.get(index) ?? 0) + usd);
         this.spend(tokens, usd);
       },
-      onAttempt: (status, wantsRetry) => forkTrace.attempt(status, wantsRetry),
+      onAttempt: (status, wantsRetry) => {
+        if (this.live.get(index)?.state === 'running') forkTrace.attempt(status, wantsRetry);
+      },
       onToolCall: (call, outcome, startedAt) => {
         if (this.live.get(index)?.state !== 'running') return; // a tool aborted after its fork ended
         forkTrace.tool(call, outcome, startedAt);
@@ -766,6 +768,8 @@ export class FanOutRun {
     const at = this.waiting.indexOf(index);
     if (at >= 0) this.waiting.splice(at, 1);
     this.log.push(startedEvent(live.task));
+    // It is one of the run's forks in the trace too: a span that ends as it began.
+    this.trace.fork(live.task).end(result);
     this.settle(index, result);
     this.advance();
   }

@@ -88,8 +88,11 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
             ...(event.finishReason !== undefined ? { [ATTR.finishReasons]: [event.finishReason] } : {}),
             ...(event.responseId !== undefined ? { [ATTR.responseId]: event.responseId } : {}),
           };
-          const span = tracer.startSpan(`${operation} ${info.model}`, { kind: SpanKind.CLIENT, attributes, ...at('startTime', event.startedAt) }, agentContext);
-          span.end(event.endedAt === undefined ? undefined : new Date(event.endedAt));
+          // Times another process reported (a distributed run's worker) are taken only when they are times.
+          const startedAt = wallTime(event.startedAt);
+          const endedAt = wallTime(event.endedAt);
+          const span = tracer.startSpan(`${operation} ${info.model}`, { kind: SpanKind.CLIENT, attributes, ...(startedAt ? { startTime: startedAt } : {}) }, agentContext);
+          span.end(endedAt !== undefined && startedAt !== undefined && endedAt >= startedAt ? endedAt : undefined);
         },
         tool(call, outcome, startedAt) {
           const span = tracer.startSpan(
@@ -113,7 +116,9 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
           agent.addEvent(retried ? 'forkpool.retry' : 'forkpool.attempt_failed', { [FORKPOOL_ATTR.attemptStatus]: status });
         },
         end(result) {
-          if (result.status !== 'completed') failed(agent, result.error.kind, result.error.message);
+          // A cancelled fork (stopped, or a spent budget) did not fail: its span says how it ended, not ERROR.
+          if (result.status === 'failed') failed(agent, result.error.kind, result.error.message);
+          else if (result.status === 'cancelled') agent.setAttribute(FORKPOOL_ATTR.cancelled, result.error.kind);
           agent.end();
         },
       };
@@ -130,7 +135,7 @@ function failed(span: Span, kind: string, message: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
-/** A time as the worker read it (epoch ms), as a Date: the SDK reads a small number as a performance timestamp of this thread's. */
-function at(key: 'startTime', epochMs: number | undefined): { startTime?: Date } {
-  return epochMs === undefined ? {} : { [key]: new Date(epochMs) };
+/** A time a worker reported (epoch ms), as a Date (the SDK reads a small number as a performance timestamp of this thread's); undefined unless it is one. */
+function wallTime(epochMs: unknown): Date | undefined {
+  return typeof epochMs === 'number' && Number.isFinite(epochMs) && epochMs > 0 ? new Date(epochMs) : undefined;
 }
