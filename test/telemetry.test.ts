@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine } from '../src/index.js';
@@ -125,6 +125,46 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(agents).toHaveLength(2);
     expect(never.status.code).toBe(SpanStatusCode.UNSET);
     expect(attr(never, 'forkpool.cancelled')).toBe('cancelled');
+  });
+
+  it('a parent loop: invoke_agent main, its own model calls, and its fan-outs under it, their forks naming it', async () => {
+    exporter.reset();
+    const outcome = await engine.runParentAgent(parentSession(tools, { marker: 'MARKER-6262' }), 'FORK RECALL MARKER-\\d{4}');
+    expect(outcome.status).toBe('completed');
+    const spans = exporter.getFinishedSpans();
+    expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
+    const main = spans.find((s) => s.name === 'invoke_agent main') as ReadableSpan;
+    expect(parentOf(main)).toBeUndefined();
+    const mainId = main.spanContext().spanId;
+    const agentId = attr(main, 'gen_ai.agent.id');
+    expect(typeof agentId).toBe('string');
+    // Its own model calls: one per turn, under it.
+    const ownCalls = spans.filter((s) => s.name.startsWith('generate_content ') && parentOf(s) === mainId);
+    expect(ownCalls).toHaveLength(outcome.turns);
+    expect(ownCalls.reduce((n, s) => n + Number(attr(s, 'gen_ai.usage.input_tokens')), 0)).toBe(outcome.usage.promptTokens);
+    // Its fan-out under it, the fork under that, naming the parent agent.
+    const fanOut = spans.find((s) => s.name === 'invoke_workflow fan-out') as ReadableSpan;
+    expect(parentOf(fanOut)).toBe(mainId);
+    const fork = spans.find((s) => s.name === 'invoke_agent fork') as ReadableSpan;
+    expect(parentOf(fork)).toBe(fanOut.spanContext().spanId);
+    expect(attr(fork, 'forkpool.parent_agent.id')).toBe(agentId);
+    expect(outcome.forks[0]?.text).toContain('MARKER-6262');
+  });
+
+  it('options.traceParent puts the fan-out under the caller’s span (a tool call’s, say), checked once', async () => {
+    exporter.reset();
+    const caller = trace.getTracer('test').startSpan('caller');
+    const prefix = engine.freeze(parentSession(tools));
+    const run = engine.fanOut(prefix, [{ id: 'under', directive: 'REPLY under' }], { traceParent: trace.setSpan(context.active(), caller), parentAgentId: 'agent-7' });
+    await run.results();
+    await run.settled();
+    caller.end();
+    const spans = exporter.getFinishedSpans();
+    const fanOut = spans.find((s) => s.name === 'invoke_workflow fan-out') as ReadableSpan;
+    expect(parentOf(fanOut)).toBe(caller.spanContext().spanId);
+    expect(attr(spans.find((s) => s.name === 'invoke_agent fork') as ReadableSpan, 'forkpool.parent_agent.id')).toBe('agent-7');
+    expect(() => engine.fanOut(prefix, [], { traceParent: {} as never })).toThrow('options.traceParent must be an OpenTelemetry Context');
+    expect(() => engine.fanOut(prefix, [], { parentAgentId: '' })).toThrow('options.parentAgentId must be a non-empty string');
   });
 
   it('a failed fork sets its span’s status and error.type', async () => {

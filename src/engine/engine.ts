@@ -169,6 +169,8 @@ export class ForkEngine {
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
       cacheKey: options.promptCacheKey ?? prefix.id,
+      ...(options.traceParent !== undefined ? { traceParent: options.traceParent } : {}),
+      ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };
     const transcripts = options.transcripts;
     if (transcripts !== undefined) {

@@ -12,6 +12,7 @@ import type { ForkResult } from './thread-wire.js';
 
 export type { BuiltInProviderOption, ProviderOption } from '../model/providers/options.js';
 import type { ProviderOption } from '../model/providers/options.js';
+import type { Context } from '@opentelemetry/api';
 
 export interface ForkEngineOptions {
   provider?: ProviderOption;
@@ -112,6 +113,13 @@ export interface FanOutOptions {
    * writes its file: `dir` must be a folder every worker shares.
    */
   transcripts?: { dir: string; resume?: boolean };
+  /**
+   * OpenTelemetry: the context the fan-out's span goes under (default: the active one, when the
+   * application registered a context manager) — an agent's or a tool call's span, say.
+   */
+  traceParent?: Context;
+  /** OpenTelemetry: the agent whose conversation the forks continue, on each fork's span (`forkpool.parent_agent.id`). */
+  parentAgentId?: string;
 }
 
 /** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
@@ -319,7 +327,13 @@ export function planOf(options: ResolvedOptions, session: Readonly<ParentSession
 
 /** Checks a fan-out's own options. */
 export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
-  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'onResult', 'callGate', 'transcripts']);
+  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'onResult', 'callGate', 'transcripts', 'traceParent', 'parentAgentId']);
+  if (o.traceParent !== undefined && (o.traceParent === null || typeof (o.traceParent as { getValue?: unknown }).getValue !== 'function')) {
+    throw new TypeError('ForkEngine.fanOut: options.traceParent must be an OpenTelemetry Context');
+  }
+  if (o.parentAgentId !== undefined && (typeof o.parentAgentId !== 'string' || o.parentAgentId === '')) {
+    throw new TypeError('ForkEngine.fanOut: options.parentAgentId must be a non-empty string');
+  }
   const t = o.transcripts as { dir?: unknown; resume?: unknown } | null | undefined;
   if (t !== undefined) {
     if (t === null || typeof t !== 'object' || typeof t.dir !== 'string' || t.dir === '') throw new TypeError('ForkEngine.fanOut: options.transcripts.dir must be a folder (a non-empty string)');

@@ -26,6 +26,7 @@ import type { FanOutRun } from './run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { FanOutOptions } from './options.js';
 import { transcriptPath } from '../transcript/writer.js';
+import { traceParent, type ParentTrace } from '../telemetry/parent-trace.js';
 
 /**
  * `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is
@@ -119,6 +120,17 @@ interface StartedTask {
  * back to the model as a user turn; the loop ends only when the model answers and no fork is left.
  */
 export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOutcome> {
+  const traced = traceParent({ agentId: opts.cacheKey, provider: opts.plan.provider, shape: opts.plan.shape, model: opts.session.model });
+  let outcome: ParentOutcome | undefined;
+  try {
+    outcome = await runParentLoop(opts, traced);
+    return outcome;
+  } finally {
+    traced.end(outcome?.status ?? 'failed', outcome !== undefined && outcome.status !== 'completed' ? outcome.error : { kind: 'error', message: 'the parent loop threw' });
+  }
+}
+
+async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Promise<ParentOutcome> {
   const { engine, session } = opts;
   const signal = opts.signal ?? new AbortController().signal;
   const maxTurns = opts.maxTurns ?? 50;
@@ -143,7 +155,14 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
 
   /** How each task that ended did (a revived one is running again: not in here). */
   const ended = new Map<string, ForkResult['status']>();
-  const fanOutOptions = { parentWarm: true, promptCacheKey: opts.cacheKey, ...(opts.transcripts !== undefined ? { transcripts: { dir: opts.transcripts } } : {}) };
+  const fanOutOptions: FanOutOptions = {
+    parentWarm: true,
+    promptCacheKey: opts.cacheKey,
+    ...(opts.transcripts !== undefined ? { transcripts: { dir: opts.transcripts } } : {}),
+    // Its fan-outs' spans go under its own, and their forks name it.
+    traceParent: traced.context,
+    parentAgentId: traced.agentId,
+  };
   /** A run of background tasks: each result a notification, each message of theirs an event. */
   const watch = (run: FanOutRun, ids: readonly string[], revived: boolean): void => {
     runs.push(run);
@@ -202,7 +221,9 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
       if (signal.aborted) return await cancelled(turn - 1);
       // The parent's whole conversation is what its forks inherit: all of it is the shared part.
       const decorator = requestDecorator(opts.plan, { shared: contents.length, window: 'parent' });
+      const endCall = traced.call();
       const outcome = await opts.provider.generate(decorator.request(dialect.request(parent, contents)), { signal });
+      endCall(outcome.ok ? { usage: outcome.usage, finishReason: outcome.finishReason } : { error: outcome.error.message });
       if (!outcome.ok) {
         if (signal.aborted) return await cancelled(turn - 1);
         return await fail('model_error', `the parent model call failed: ${outcome.error.message}`, turn - 1);
@@ -235,7 +256,9 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
             continue;
           }
           if (call.name !== AGENT_TOOL_NAME) {
+            const endTool = traced.tool(toolCallOf(call));
             const result = await opts.tools.execute(toolCallOf(call), { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
+            endTool(result);
             respond(result.response);
             continue;
           }

@@ -22,6 +22,7 @@ import { inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
 import type { ForkCacheFigures, RunReport } from './report.js';
 import type { CacheMiss } from './thread-wire.js';
+import type { Context } from '@opentelemetry/api';
 
 export interface RunSettings {
   provider: ProviderConfig;
@@ -69,6 +70,9 @@ export interface RunSettings {
   revive?: (task: ForkTask, message: string) => FanOutRun | undefined;
   /** The routing key its requests carry (a revival's keep it). */
   cacheKey: string;
+  /** OpenTelemetry: where the fan-out's span goes, and the agent that started it (FanOutOptions). */
+  traceParent?: Context;
+  parentAgentId?: string;
 }
 
 /**
@@ -240,6 +244,8 @@ export class FanOutRun {
       provider: settings.plan.provider,
       shape: settings.plan.shape,
       model: prefix.session.model,
+      ...(settings.traceParent !== undefined ? { parent: settings.traceParent } : {}),
+      ...(settings.parentAgentId !== undefined ? { parentAgentId: settings.parentAgentId } : {}),
     });
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
     this.scheduler = createScheduler({

@@ -39,6 +39,7 @@ export const OPERATION = {
 
 /** forkpool's own attributes (a parent agent's id, when it comes, is an open proposal: semantic-conventions #2247). */
 export const FORKPOOL_ATTR = {
+  parentAgentId: 'forkpool.parent_agent.id',
   attemptStatus: 'forkpool.attempt.status',
   /** How a cancelled fork was stopped: `cancelled` or `budget`. */
   cancelled: 'forkpool.cancelled',

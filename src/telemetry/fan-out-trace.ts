@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
@@ -24,6 +24,10 @@ export interface FanOutTraceInfo {
   /** The session's shape: Gemini's calls are `generate_content`, the others' `chat`. */
   shape: string;
   model: string;
+  /** The context its span goes under (default: the active one); a parent loop's agent span, for its forks. */
+  parent?: Context;
+  /** The agent that started the fan-out (a parent loop's), on each fork's span. */
+  parentAgentId?: string;
 }
 
 export interface ForkTrace {
@@ -48,12 +52,13 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
   const operation = info.shape === 'gemini' ? OPERATION.generateContent : OPERATION.chat;
   const run = tracer.startSpan(
     `${OPERATION.invokeWorkflow} fan-out`,
-    // Under the application's active span, when its context manager knows one.
+    // Under the context given, else the application's active span (when its context manager knows one).
     { kind: SpanKind.INTERNAL, attributes: { [ATTR.operationName]: OPERATION.invokeWorkflow, [ATTR.workflowName]: 'fan-out', [ATTR.conversationId]: info.prefixId } },
+    info.parent,
   );
   // No provider registered (or the run not sampled): record nothing at all.
   if (!run.isRecording()) return { fork: () => NOTHING, end: () => run.end() };
-  const runContext = trace.setSpan(context.active(), run);
+  const runContext = trace.setSpan(info.parent ?? context.active(), run);
 
   return {
     fork(task) {
@@ -69,6 +74,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
             [ATTR.conversationId]: info.prefixId,
             [ATTR.providerName]: provider,
             [ATTR.requestModel]: info.model,
+            ...(info.parentAgentId !== undefined ? { [FORKPOOL_ATTR.parentAgentId]: info.parentAgentId } : {}),
           },
         },
         runContext,
@@ -109,7 +115,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
             },
             agentContext,
           );
-          if (outcome.status !== 'ok') failed(span, outcome.error.kind, outcome.error.message);
+          if (outcome.status !== 'ok') markFailed(span, outcome.error.kind, outcome.error.message);
           span.end();
         },
         attempt(status, retried) {
@@ -117,7 +123,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
         },
         end(result) {
           // A cancelled fork (stopped, or a spent budget) did not fail: its span says how it ended, not ERROR.
-          if (result.status === 'failed') failed(agent, result.error.kind, result.error.message);
+          if (result.status === 'failed') markFailed(agent, result.error.kind, result.error.message);
           else if (result.status === 'cancelled') agent.setAttribute(FORKPOOL_ATTR.cancelled, result.error.kind);
           agent.end();
         },
@@ -130,7 +136,8 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
   };
 }
 
-function failed(span: Span, kind: string, message: string): void {
+/** A span that ended in a failure: its status and the conventions' error.type. */
+export function markFailed(span: Span, kind: string, message: string): void {
   span.setAttribute(ATTR.errorType, kind);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
