@@ -4,7 +4,7 @@ import type { ToolResponse } from '../dialect/dialect.js';
 import { viewMessage, type MessageView } from '../dialect/view.js';
 import { toolCallOf } from '../tools/call.js';
 import { requestDecorator } from '../model/decorate.js';
-import { addCached, type ModelMessage, type ModelProvider, type TokenUsage } from '../model/types.js';
+import type { ModelMessage, ModelProvider } from '../model/types.js';
 import { sessionMessages, type ParentSession } from '../session/schema.js';
 import type { TranscriptEntry, TranscriptUsage } from '../transcript/format.js';
 import { continuationOf, type Continuation } from '../transcript/continuation.js';
@@ -12,6 +12,7 @@ import { readTranscript } from '../transcript/read.js';
 import type { HostClient } from './host-client.js';
 import { openConversation } from './conversation.js';
 import { seedForkTask } from './fork-seed.js';
+import { sumUsage } from './results.js';
 import { checkOutput, repairMessage } from './output-schema.js';
 import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './thread-wire.js';
 
@@ -299,16 +300,4 @@ function epochMs(): number {
 /** The reference's wording for a message the parent sent a running task (agent-core.ts EXTERNAL_MESSAGE_PREFIX). */
 function fromParent(text: string): string {
   return `[Message from parent agent]: ${text}`;
-}
-
-function sumUsage(calls: readonly CallRecord[]): TokenUsage {
-  const total: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
-  for (const c of calls) {
-    total.promptTokens += c.promptTokens;
-    total.cachedTokens = addCached(total.cachedTokens, c.cachedTokens);
-    total.outputTokens += c.outputTokens;
-    if (c.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + c.cacheWriteTokens;
-    if (c.cacheWrite1hTokens !== undefined) total.cacheWrite1hTokens = (total.cacheWrite1hTokens ?? 0) + c.cacheWrite1hTokens;
-  }
-  return total;
 }

@@ -88,7 +88,7 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
   // Decided where the file is written (a distributed run's coordinator passes the target on as it is):
   // a fork to resume that never wrote a transcript starts afresh; one to revive must have one (its
   // worker fails naming the file), and nothing is written for it then.
-  const exists = target !== undefined && start.writesTranscripts && existsSync(target.path);
+  const exists = target?.continueFrom !== undefined && start.writesTranscripts && existsSync(target.path);
   const continuing = target?.continueFrom === 'message' || (target?.continueFrom === 'crash' && (exists || !start.writesTranscripts));
   const writes = target !== undefined && start.writesTranscripts && (target.continueFrom !== 'message' || exists);
   const transcript = writes ? openTranscriptOf(start, task, continuing) : undefined;

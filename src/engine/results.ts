@@ -1,4 +1,5 @@
-import type { CancelKind, FailureKind, ForkResult } from './thread-wire.js';
+import { addCached, type TokenUsage } from '../model/types.js';
+import type { CallRecord, CancelKind, FailureKind, ForkResult } from './thread-wire.js';
 
 /** A result for a fork that ended before its loop produced anything (never ran, or broke at once). */
 export function emptyFailure(id: string, kind: FailureKind, message: string, threadId = -1): ForkResult {
@@ -21,4 +22,17 @@ function nothingYet(id: string, threadId: number) {
     calls: [],
     worker: { threadId, decodedPrefix: false },
   };
+}
+
+/** The usage of some calls, summed (a fork's, or the part of it one run made). */
+export function sumUsage(calls: readonly CallRecord[]): TokenUsage {
+  const total: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
+  for (const c of calls) {
+    total.promptTokens += c.promptTokens;
+    total.cachedTokens = addCached(total.cachedTokens, c.cachedTokens);
+    total.outputTokens += c.outputTokens;
+    if (c.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + c.cacheWriteTokens;
+    if (c.cacheWrite1hTokens !== undefined) total.cacheWrite1hTokens = (total.cacheWrite1hTokens ?? 0) + c.cacheWrite1hTokens;
+  }
+  return total;
 }

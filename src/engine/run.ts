@@ -14,7 +14,7 @@ import { seedWindow, type CancelKind, type ForkResult, type TranscriptTarget } f
 import { transcriptPath } from '../transcript/writer.js';
 import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
 import type { TranscriptUsage } from '../transcript/format.js';
-import { emptyCancelled } from './results.js';
+import { emptyCancelled, sumUsage } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
 import { costOf, type ModelPrice } from '../model/prices.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
@@ -135,6 +135,9 @@ type Totals = Record<ForkResult['status'], number> &
     /** Input in units of one uncached input token (with pricing only). */
     inputUnits: number;
   };
+
+/** What send() answers for a fork a distributed run's worker runs. */
+const NOT_IN_THIS_PROCESS: SendOutcome = { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
 
 /** Failures listed in a report whose results are not retained (the rest are counted). */
 const MAX_LISTED_FAILURES = 100;
@@ -346,14 +349,14 @@ export class FanOutRun {
     const index = this.liveIndexOf(id);
     const live = index === undefined ? undefined : this.live.get(index);
     if (live?.state === 'running') {
-      if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
+      if (this.settings.remoteForks) return NOT_IN_THIS_PROCESS;
       if (live.graceTimer !== undefined) return { status: 'not-delivered', reason: 'it is being stopped' };
       if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it is ending (it has answered, or is on its last allowed turn)' };
     } else if (live?.state === 'queued') {
-      if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
+      if (this.settings.remoteForks) return NOT_IN_THIS_PROCESS;
       live.inbox = [...(live.inbox ?? []), message];
     } else if (this.taking === 'open' && (this.source.all?.findIndex((t) => t.id === id) ?? -1) >= this.taken) {
-      if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' };
+      if (this.settings.remoteForks) return NOT_IN_THIS_PROCESS;
       // One of the run's tasks not taken yet (an array's are taken in order): it gets the message when it is.
       this.sentAhead.set(id, [...(this.sentAhead.get(id) ?? []), message]);
     } else {
@@ -883,17 +886,7 @@ function tokenUsageOf(usage: TranscriptUsage): TokenUsage {
 
 /** What this run spent on a fork: its usage less the calls a resumed fork read back from its transcript. */
 function spentUsage(result: ForkResult): TokenUsage {
-  if (!result.calls.some((c) => c.restored === true)) return result.usage;
-  const spent: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
-  for (const c of result.calls) {
-    if (c.restored === true) continue;
-    spent.promptTokens += c.promptTokens;
-    spent.cachedTokens = addCached(spent.cachedTokens, c.cachedTokens);
-    spent.outputTokens += c.outputTokens;
-    if (c.cacheWriteTokens !== undefined) spent.cacheWriteTokens = (spent.cacheWriteTokens ?? 0) + c.cacheWriteTokens;
-    if (c.cacheWrite1hTokens !== undefined) spent.cacheWrite1hTokens = (spent.cacheWrite1hTokens ?? 0) + c.cacheWrite1hTokens;
-  }
-  return spent;
+  return result.calls.some((c) => c.restored === true) ? sumUsage(result.calls.filter((c) => c.restored !== true)) : result.usage;
 }
 
 function trimsHistory(task: ForkTask): boolean {

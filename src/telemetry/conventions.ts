@@ -46,6 +46,11 @@ export const FORKPOOL_ATTR = {
   forks: 'forkpool.fan_out.forks',
 } as const;
 
+/** A model call's operation: Gemini's API generates content, the others chat. */
+export function operationOf(shape: string): typeof OPERATION.chat | typeof OPERATION.generateContent {
+  return shape === 'gemini' ? OPERATION.generateContent : OPERATION.chat;
+}
+
 /** The conventions' name for where a provider kind sends its calls (their well-known values; forkpool's own for the rest). */
 export function providerNameOf(kind: string): string {
   switch (kind) {

@@ -3,7 +3,8 @@ import type { ForkTask } from '../session/schema.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
-import { ATTR, FORKPOOL_ATTR, OPERATION, providerNameOf } from './conventions.js';
+import type { TokenUsage } from '../model/types.js';
+import { ATTR, FORKPOOL_ATTR, OPERATION, operationOf, providerNameOf } from './conventions.js';
 
 /*
  * A fan-out's spans, recorded on the main thread into whatever tracer provider the application
@@ -49,7 +50,7 @@ const NOTHING: ForkTrace = { modelCall() {}, tool() {}, attempt() {}, end() {} }
 export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
   const tracer = trace.getTracer(TRACER);
   const provider = providerNameOf(info.provider);
-  const operation = info.shape === 'gemini' ? OPERATION.generateContent : OPERATION.chat;
+  const operation = operationOf(info.shape);
   const run = tracer.startSpan(
     `${OPERATION.invokeWorkflow} fan-out`,
     // Under the context given, else the application's active span (when its context manager knows one).
@@ -82,16 +83,11 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
       const agentContext = trace.setSpan(runContext, agent);
       return {
         modelCall(event) {
-          const { usage } = event;
           const attributes: Attributes = {
             [ATTR.operationName]: operation,
             [ATTR.providerName]: provider,
             [ATTR.requestModel]: info.model,
-            [ATTR.inputTokens]: usage.promptTokens,
-            [ATTR.outputTokens]: usage.outputTokens,
-            ...(usage.cachedTokens !== null ? { [ATTR.cacheReadTokens]: usage.cachedTokens } : {}),
-            ...(usage.cacheWriteTokens !== undefined ? { [ATTR.cacheWriteTokens]: usage.cacheWriteTokens } : {}),
-            ...(event.finishReason !== undefined ? { [ATTR.finishReasons]: [event.finishReason] } : {}),
+            ...callAttributes(event.usage, event.finishReason),
             ...(event.responseId !== undefined ? { [ATTR.responseId]: event.responseId } : {}),
           };
           // Times another process reported (a distributed run's worker) are taken only when they are times.
@@ -133,6 +129,17 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
       run.setAttribute(FORKPOOL_ATTR.forks, forks);
       run.end();
     },
+  };
+}
+
+/** A model call's usage and finish as the conventions name them (input tokens include cached ones). */
+export function callAttributes(usage: TokenUsage, finishReason: string | undefined): Attributes {
+  return {
+    [ATTR.inputTokens]: usage.promptTokens,
+    [ATTR.outputTokens]: usage.outputTokens,
+    ...(usage.cachedTokens !== null ? { [ATTR.cacheReadTokens]: usage.cachedTokens } : {}),
+    ...(usage.cacheWriteTokens !== undefined ? { [ATTR.cacheWriteTokens]: usage.cacheWriteTokens } : {}),
+    ...(finishReason !== undefined ? { [ATTR.finishReasons]: [finishReason] } : {}),
   };
 }
 

@@ -2,8 +2,8 @@ import { SpanKind, context, trace, type Context } from '@opentelemetry/api';
 import type { TokenUsage } from '../model/types.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
-import { ATTR, OPERATION, providerNameOf } from './conventions.js';
-import { markFailed } from './fan-out-trace.js';
+import { ATTR, OPERATION, operationOf, providerNameOf } from './conventions.js';
+import { callAttributes, markFailed } from './fan-out-trace.js';
 
 /*
  * A headless parent loop's spans: `invoke_agent main` for the whole loop, under it each of its own
@@ -33,7 +33,7 @@ export interface ParentTrace {
 export function traceParent(info: ParentTraceInfo): ParentTrace {
   const tracer = trace.getTracer('forkpool');
   const provider = providerNameOf(info.provider);
-  const operation = info.shape === 'gemini' ? OPERATION.generateContent : OPERATION.chat;
+  const operation = operationOf(info.shape);
   const agent = tracer.startSpan(
     `${OPERATION.invokeAgent} main`,
     {
@@ -59,16 +59,7 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
       const span = tracer.startSpan(`${operation} ${info.model}`, { kind: SpanKind.CLIENT, attributes: { [ATTR.operationName]: operation, [ATTR.providerName]: provider, [ATTR.requestModel]: info.model } }, agentContext);
       return (outcome) => {
         if ('error' in outcome) markFailed(span, 'model_error', outcome.error);
-        else {
-          const { usage } = outcome;
-          span.setAttributes({
-            [ATTR.inputTokens]: usage.promptTokens,
-            [ATTR.outputTokens]: usage.outputTokens,
-            ...(usage.cachedTokens !== null ? { [ATTR.cacheReadTokens]: usage.cachedTokens } : {}),
-            ...(usage.cacheWriteTokens !== undefined ? { [ATTR.cacheWriteTokens]: usage.cacheWriteTokens } : {}),
-            ...(outcome.finishReason !== undefined ? { [ATTR.finishReasons]: [outcome.finishReason] } : {}),
-          });
-        }
+        else span.setAttributes(callAttributes(outcome.usage, outcome.finishReason));
         span.end();
       };
     },
