@@ -614,7 +614,9 @@ export class FanOutRun {
     const forkTrace = this.trace.fork(task);
     const start = this.forkStart(this.firstResponses.get(window));
     const transcript = this.transcriptTarget(task.id);
-    const { channel, result } = startFork(transcript === undefined ? start : { ...start, job: { ...start.job, transcript } }, task, {
+    const traceContext = forkTrace.carrier();
+    const job = { ...start.job, ...(transcript !== undefined ? { transcript } : {}), ...(traceContext !== undefined ? { traceContext } : {}) };
+    const { channel, result } = startFork({ ...start, job }, task, {
       admit: () => !this.budgetSpent,
       onEvent: (event) => {
         if (event.type === 'response_start') {

@@ -121,6 +121,12 @@ export interface ForkJob {
   previousResponseId?: string;
   /** Its transcript: the worker reports each message for it, and continues from it when asked. */
   transcript?: TranscriptTarget;
+  /**
+   * The fork's span as the application's propagator writes it (W3C `traceparent`, …), for a fork
+   * that runs in another process: what it records there joins the run's trace. Absent when nothing
+   * is traced.
+   */
+  traceContext?: Record<string, string>;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }

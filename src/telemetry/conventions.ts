@@ -29,6 +29,33 @@ export const ATTR = {
   errorType: 'error.type',
 } as const;
 
+/**
+ * Metrics. The pinned conventions define the client's token usage (one histogram, `gen_ai.token.type`
+ * input or output) and operation duration; drafts after it split usage into per-kind instruments
+ * (`gen_ai.client.inference.usage.*`), not followed until they are released. forkpool's own are
+ * under `forkpool.`.
+ */
+export const METRIC = {
+  tokenUsage: 'gen_ai.client.token.usage',
+  operationDuration: 'gen_ai.client.operation.duration',
+  forks: 'forkpool.forks',
+  cacheReadTokens: 'forkpool.cache.read_tokens',
+  cacheWriteTokens: 'forkpool.cache.write_tokens',
+  /** The most the provider's rules let the run's calls be served (the report's theoretical maximum). */
+  cacheMaxTokens: 'forkpool.cache.max_tokens',
+  cacheEfficiency: 'forkpool.cache.efficiency',
+  retries: 'forkpool.retries',
+  callsInFlight: 'forkpool.call_gate.in_flight',
+  callGateLimit: 'forkpool.call_gate.limit',
+  callsWaiting: 'forkpool.call_gate.waiting',
+  /** A distributed run's jobs enqueued and not yet taken by a worker. */
+  queueDepth: 'forkpool.queue.depth',
+} as const;
+
+/** The conventions' bucket boundaries (ExplicitBucketBoundaries advice) for their two histograms. */
+export const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+export const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+
 export const OPERATION = {
   chat: 'chat',
   generateContent: 'generate_content',
@@ -44,6 +71,10 @@ export const FORKPOOL_ATTR = {
   /** How a cancelled fork was stopped: `cancelled` or `budget`. */
   cancelled: 'forkpool.cancelled',
   forks: 'forkpool.fan_out.forks',
+  forkStatus: 'forkpool.fork.status',
+  tokenType: 'gen_ai.token.type',
+  /** The worker process that ran a distributed fork's job. */
+  worker: 'forkpool.worker',
 } as const;
 
 /** A model call's operation: Gemini's API generates content, the others chat. */

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
@@ -37,6 +37,8 @@ export interface ForkTrace {
   /** An attempt's outcome at the call gate (a retry, a 429): an event on the fork's span. */
   attempt(status: string, retried: boolean): void;
   end(result: ForkResult): void;
+  /** The fork's span for another process (the application's propagator's fields); undefined when nothing is traced. */
+  carrier(): Record<string, string> | undefined;
 }
 
 export interface FanOutTrace {
@@ -44,7 +46,7 @@ export interface FanOutTrace {
   end(forks: number): void;
 }
 
-const NOTHING: ForkTrace = { modelCall() {}, tool() {}, attempt() {}, end() {} };
+const NOTHING: ForkTrace = { modelCall() {}, tool() {}, attempt() {}, end() {}, carrier: () => undefined };
 
 /** The spans of one fan-out: its own, and under it one `invoke_agent` per fork with its calls. */
 export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
@@ -97,22 +99,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
           span.end(endedAt !== undefined && startedAt !== undefined && endedAt >= startedAt ? endedAt : undefined);
         },
         tool(call, outcome, startedAt) {
-          const span = tracer.startSpan(
-            `${OPERATION.executeTool} ${call.name}`,
-            {
-              kind: SpanKind.INTERNAL,
-              startTime: new Date(startedAt),
-              attributes: {
-                [ATTR.operationName]: OPERATION.executeTool,
-                [ATTR.toolName]: call.name,
-                [ATTR.toolType]: 'function',
-                ...(call.id !== undefined ? { [ATTR.toolCallId]: call.id } : {}),
-              },
-            },
-            agentContext,
-          );
-          if (outcome.status !== 'ok') markFailed(span, outcome.error.kind, outcome.error.message);
-          span.end();
+          recordToolSpan(call, outcome, startedAt, agentContext);
         },
         attempt(status, retried) {
           agent.addEvent(retried ? 'forkpool.retry' : 'forkpool.attempt_failed', { [FORKPOOL_ATTR.attemptStatus]: status });
@@ -123,6 +110,11 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
           else if (result.status === 'cancelled') agent.setAttribute(FORKPOOL_ATTR.cancelled, result.error.kind);
           agent.end();
         },
+        carrier() {
+          const fields: Record<string, string> = {};
+          propagation.inject(agentContext, fields);
+          return Object.keys(fields).length > 0 ? fields : undefined;
+        },
       };
     },
     end(forks) {
@@ -130,6 +122,26 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
       run.end();
     },
   };
+}
+
+/** A tool call that ran on this thread, from `startedAt` (epoch ms) to now, under `parent` (its fork's span). */
+export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: number, parent: Context): void {
+  const span = trace.getTracer(TRACER).startSpan(
+    `${OPERATION.executeTool} ${call.name}`,
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: new Date(startedAt),
+      attributes: {
+        [ATTR.operationName]: OPERATION.executeTool,
+        [ATTR.toolName]: call.name,
+        [ATTR.toolType]: 'function',
+        ...(call.id !== undefined ? { [ATTR.toolCallId]: call.id } : {}),
+      },
+    },
+    parent,
+  );
+  if (outcome.status !== 'ok') markFailed(span, outcome.error.kind, outcome.error.message);
+  span.end();
 }
 
 /** A model call's usage and finish as the conventions name them (input tokens include cached ones). */

@@ -3,7 +3,7 @@ import type { TokenUsage } from '../model/types.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import { ATTR, OPERATION, operationOf, providerNameOf } from './conventions.js';
-import { callAttributes, markFailed } from './fan-out-trace.js';
+import { callAttributes, markFailed, recordToolSpan } from './fan-out-trace.js';
 
 /*
  * A headless parent loop's spans: `invoke_agent main` for the whole loop, under it each of its own
@@ -65,15 +65,8 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
     },
     tool(call) {
       if (!recording) return () => undefined;
-      const span = tracer.startSpan(
-        `${OPERATION.executeTool} ${call.name}`,
-        { kind: SpanKind.INTERNAL, attributes: { [ATTR.operationName]: OPERATION.executeTool, [ATTR.toolName]: call.name, [ATTR.toolType]: 'function', ...(call.id !== undefined ? { [ATTR.toolCallId]: call.id } : {}) } },
-        agentContext,
-      );
-      return (outcome) => {
-        if (outcome.status !== 'ok') markFailed(span, outcome.error.kind, outcome.error.message);
-        span.end();
-      };
+      const startedAt = Date.now();
+      return (outcome) => recordToolSpan(call, outcome, startedAt, agentContext);
     },
     end(status, error) {
       if (status === 'failed' && error !== undefined) markFailed(agent, error.kind, error.message);
