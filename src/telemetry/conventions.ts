@@ -27,6 +27,8 @@ export const ATTR = {
   toolType: 'gen_ai.tool.type',
   workflowName: 'gen_ai.workflow.name',
   errorType: 'error.type',
+  /** On the token usage metric: `input` or `output`. */
+  tokenType: 'gen_ai.token.type',
 } as const;
 
 /**
@@ -72,7 +74,6 @@ export const FORKPOOL_ATTR = {
   cancelled: 'forkpool.cancelled',
   forks: 'forkpool.fan_out.forks',
   forkStatus: 'forkpool.fork.status',
-  tokenType: 'gen_ai.token.type',
   /** The worker process that ran a distributed fork's job. */
   worker: 'forkpool.worker',
 } as const;
