@@ -9,6 +9,7 @@ export {
   ENGINE_DEFAULTS,
   type ForkEngineOptions,
   type FanOutOptions,
+  type TelemetryOptions,
   type ProviderOption,
   type FanOutRun,
   type SendOutcome,

@@ -1,4 +1,5 @@
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, metrics, trace } from '@opentelemetry/api';
+import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine } from '../src/index.js';
@@ -78,6 +79,8 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
           'gen_ai.usage.input_tokens': call?.promptTokens,
           'gen_ai.usage.output_tokens': call?.outputTokens,
           'gen_ai.usage.cache_read.input_tokens': call?.cachedTokens,
+          // The simulator names the model that answered as Gemini does (modelVersion).
+          'gen_ai.response.model': prefix.session.model,
         });
         expect(attr(span, 'gen_ai.response.finish_reasons')).toEqual(['STOP']);
         // Inside the fork's span, though another thread timed it.
@@ -176,5 +179,129 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     const agent = exporter.getFinishedSpans().find((s) => s.name === 'invoke_agent fork') as ReadableSpan;
     expect(agent.status.code).toBe(SpanStatusCode.ERROR);
     expect(attr(agent, 'error.type')).toBe('model_error');
+    // The call that failed has its span under the fork's, with the provider's status as its error.type.
+    const call = exporter.getFinishedSpans().find((s) => s.name.startsWith('generate_content ')) as ReadableSpan;
+    expect(parentOf(call)).toBe(agent.spanContext().spanId);
+    expect(call.status.code).toBe(SpanStatusCode.ERROR);
+    expect(attr(call, 'error.type')).toBe('400');
+  });
+});
+
+describe('content on the spans, opt-in (telemetry.captureContent)', () => {
+  it('is absent by default; with the option, each call’s messages, the reply and the tool’s arguments and result are there', async () => {
+    const none = exporter.getFinishedSpans().filter((s) => Object.keys(s.attributes).some((k) => k.startsWith('gen_ai.input') || k.startsWith('gen_ai.output') || k.startsWith('gen_ai.tool.call.a')));
+    expect(none).toEqual([]);
+    exporter.reset();
+    const capturing = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools, warmup: 'none', telemetry: { captureContent: true } });
+    try {
+      const prefix = capturing.freeze(parentSession(tools, { marker: 'MARKER-9191' }));
+      const run = capturing.fanOut(prefix, [{ id: 'told', directive: 'CALL lookup {"key":"k9"}\nREPLY found it' }]);
+      const [result] = await run.results();
+      expect(result?.status).toBe('completed');
+      const spans = exporter.getFinishedSpans();
+      const calls = spans.filter((s) => s.name.startsWith('generate_content ')).sort((a, b) => ms(a.startTime) - ms(b.startTime));
+      expect(calls).toHaveLength(2);
+      const input = JSON.parse(String(attr(calls[0] as ReadableSpan, 'gen_ai.input.messages'))) as { role: string; parts: { type: string; content?: string }[] }[];
+      // The parent's conversation, then the fork's directive as the last user message.
+      expect(JSON.stringify(input)).toContain('MARKER-9191');
+      expect(input.at(-1)?.role).toBe('user');
+      expect(JSON.stringify(input.at(-1))).toContain('CALL lookup');
+      const firstReply = JSON.parse(String(attr(calls[0] as ReadableSpan, 'gen_ai.output.messages'))) as { role: string; parts: { type: string; name?: string; arguments?: unknown }[]; finish_reason?: string }[];
+      expect(firstReply[0]?.role).toBe('assistant');
+      expect(firstReply[0]?.parts).toContainEqual(expect.objectContaining({ type: 'tool_call', name: 'lookup', arguments: { key: 'k9' } }));
+      const secondInput = String(attr(calls[1] as ReadableSpan, 'gen_ai.input.messages'));
+      expect(secondInput).toContain('tool_call_response');
+      expect(String(attr(calls[1] as ReadableSpan, 'gen_ai.output.messages'))).toContain('found it');
+      const system = attr(calls[0] as ReadableSpan, 'gen_ai.system_instructions');
+      expect(JSON.parse(String(system))).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'text' })]));
+      const lookup = spans.find((s) => s.name === 'execute_tool lookup') as ReadableSpan;
+      expect(JSON.parse(String(attr(lookup, 'gen_ai.tool.call.arguments')))).toEqual({ key: 'k9' });
+      expect(JSON.parse(String(attr(lookup, 'gen_ai.tool.call.result')))).toEqual({ output: expect.anything() });
+    } finally {
+      await capturing.close();
+    }
+  });
+
+  it('the option is checked once, naming it', async () => {
+    await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, telemetry: { captureContent: 'yes' as never } })).rejects.toThrow('options.telemetry.captureContent must be true or false');
+    await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, telemetry: { capture: true } as never })).rejects.toThrow('options.telemetry.capture');
+  });
+});
+
+/** A reader the test collects from when it wants (the SDK's base class, with nothing to flush). */
+class CollectingReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+  async metricsNamed(): Promise<Map<string, MetricData>> {
+    const { resourceMetrics } = await this.collect();
+    const all = resourceMetrics.scopeMetrics.filter((s) => s.scope.name === 'forkpool').flatMap((s) => s.metrics);
+    return new Map(all.map((m) => [m.descriptor.name, m]));
+  }
+}
+
+/** A counter's or gauge's points, or a histogram's sums, added up over the points whose attributes match. */
+function total(metric: MetricData | undefined, match: Record<string, unknown> = {}): number {
+  if (metric === undefined) return Number.NaN;
+  const points = metric.dataPoints.filter((p) => Object.entries(match).every(([k, v]) => p.attributes[k] === v));
+  return points.reduce((n, p) => n + (metric.dataPointType === DataPointType.HISTOGRAM ? (p.value as { sum: number }).sum : (p.value as number)), 0);
+}
+
+describe('OpenTelemetry metrics of a fan-out and a parent loop', () => {
+  let reader: CollectingReader;
+  let metered: ForkEngine;
+  beforeAll(async () => {
+    reader = new CollectingReader();
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    // Made after the provider is registered, as an application does: the engine's gate gauges are its.
+    metered = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 2, tools, warmup: 'none', concurrency: 3 });
+  });
+  afterAll(async () => {
+    await metered.close();
+    metrics.disable();
+  });
+
+  it('the conventions’ token usage and duration, forkpool’s forks, retries and cache figures: they add up to the report', async () => {
+    const prefix = metered.freeze(parentSession(tools, { marker: 'MARKER-7373' }));
+    const run = metered.fanOut(prefix, [
+      { id: 'tooled', directive: 'FAIL 429\nCALL lookup {"key":"k1"}\nREPLY looked' },
+      { id: 'plain', directive: 'REPLY plain' },
+      { id: 'refused', directive: 'FAIL 400\nREPLY never' },
+    ]);
+    await run.results();
+    await run.settled();
+    const report = run.report();
+    const named = await reader.metricsNamed();
+    const usage = named.get('gen_ai.client.token.usage');
+    expect(usage?.descriptor.unit).toBe('{token}');
+    expect(total(usage, { 'gen_ai.token.type': 'input', 'gen_ai.operation.name': 'generate_content', 'gen_ai.provider.name': 'forkpool.local' })).toBe(report.promptTokens);
+    expect(total(usage, { 'gen_ai.token.type': 'output' })).toBe(report.outputTokens);
+    expect(total(named.get('forkpool.cache.read_tokens'))).toBe(report.cachedTokens);
+    expect(total(named.get('forkpool.cache.max_tokens'))).toBe(report.theoreticalCachedTokens);
+    expect(total(named.get('forkpool.cache.efficiency'))).toBe(report.efficiency);
+    // Every call timed: the answered ones, and the one that failed with its status as error.type.
+    const duration = named.get('gen_ai.client.operation.duration');
+    expect(duration?.descriptor.unit).toBe('s');
+    const counts = (match: Record<string, unknown>): number =>
+      (duration?.dataPoints ?? []).filter((p) => Object.entries(match).every(([k, v]) => p.attributes[k] === v)).reduce((n, p) => n + (p.value as { count: number }).count, 0);
+    expect(counts({}) - counts({ 'error.type': '400' })).toBe(report.modelCalls);
+    expect(counts({ 'error.type': '400' })).toBe(1);
+    const forks = named.get('forkpool.forks');
+    expect(total(forks, { 'forkpool.fork.status': 'completed' })).toBe(report.forks.completed);
+    expect(total(forks, { 'forkpool.fork.status': 'failed' })).toBe(1);
+    expect(total(named.get('forkpool.retries'))).toBe(report.retries);
+    expect(report.retries).toBeGreaterThanOrEqual(1);
+    // The call gate, observed at collection: nothing in flight once the run is over, its bound the engine's.
+    expect(total(named.get('forkpool.call_gate.limit'))).toBe(3);
+    expect(total(named.get('forkpool.call_gate.in_flight'))).toBe(0);
+  });
+
+  it('a parent loop’s own calls and its forks’ add up to what the metrics counted', async () => {
+    const before = total((await reader.metricsNamed()).get('gen_ai.client.token.usage'), { 'gen_ai.token.type': 'input' });
+    const outcome = await metered.runParentAgent(parentSession(tools, { marker: 'MARKER-8484' }), 'FORK RECALL MARKER-\\d{4}');
+    expect(outcome.status).toBe('completed');
+    const after = total((await reader.metricsNamed()).get('gen_ai.client.token.usage'), { 'gen_ai.token.type': 'input' });
+    const forks = outcome.forks.reduce((n, f) => n + f.usage.promptTokens, 0);
+    expect(forks).toBeGreaterThan(0);
+    expect(after - before).toBe(outcome.usage.promptTokens + forks);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Context } from '@opentelemetry/api';
 import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../model/module.js';
@@ -11,8 +12,9 @@ import { parseSession } from '../session/parse.js';
 import type { ForkTask, ParentSession, SessionFormat } from '../session/schema.js';
 import { declaredToolNames } from '../dialect/tool-names.js';
 import { createToolHost, type ToolHost } from '../tools/host.js';
+import { observeCallGate } from '../telemetry/metrics.js';
 import { createCallGate, type CallGate, type EngineCallGate } from './call-gate.js';
-import { forkJobOf, startFork } from './fork-start.js';
+import { forkJobOf, startFork, type ForkHooks } from './fork-start.js';
 import { emptyCancelled } from './results.js';
 import type { ForkResult, TranscriptTarget, WorkerEvent } from './thread-wire.js';
 import { checkFanOutOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
@@ -20,6 +22,7 @@ import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-a
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../threads/worker-entry.js';
+import { recordToolSpan } from '../telemetry/fan-out-trace.js';
 
 /** The options of a single fork (ForkEngine.runFork). */
 export interface RunForkOptions {
@@ -31,6 +34,8 @@ export interface RunForkOptions {
   onEvent?: (event: WorkerEvent) => void;
   /** Its transcript, written here as it goes (and continued from, when the target says so). */
   transcript?: TranscriptTarget;
+  /** The span its tool calls' spans go under (a queue worker's: the coordinator's fork span); absent, none are recorded. */
+  traceParent?: Context;
 }
 
 /** A single fork: its result (never rejects), and how to cancel it. */
@@ -55,6 +60,8 @@ export class ForkEngine {
   private readonly forksCancelled = new Map<object, () => void>();
   /** Tools already warned about as undeclared: one warning per tool per engine. */
   private readonly warnedUndeclared = new Set<string>();
+  /** The call gate's gauges, read when the application's meter provider collects (a remote engine's forks pass other processes' gates). */
+  private readonly unobserveGate: () => void;
 
   private constructor(
     private readonly pool: ForkPool,
@@ -67,7 +74,9 @@ export class ForkEngine {
     private readonly stopServer: (() => Promise<void>) | undefined,
     /** Forks run in other processes (createRemote): their transcripts are the workers' to write. */
     private readonly remote = false,
-  ) {}
+  ) {
+    this.unobserveGate = remote ? () => {} : observeCallGate(() => gate.stats());
+  }
 
   static async create(given: ForkEngineOptions = {}): Promise<ForkEngine> {
     // A provider of one's own is registered first, so that its option keys can be checked.
@@ -166,6 +175,7 @@ export class ForkEngine {
       maxCost: o.maxCost,
       retainResults: options.retainResults !== false,
       eventReplayLimit: o.eventReplayLimit,
+      captureContent: o.telemetry.captureContent === true,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
       cacheKey: options.promptCacheKey ?? prefix.id,
@@ -246,7 +256,7 @@ export class ForkEngine {
         },
       },
       checked,
-      { admit: () => true, onEvent: options.onEvent ?? (() => {}), onToolCall: () => {} },
+      { admit: () => true, onEvent: options.onEvent ?? (() => {}), onToolCall: toolSpansUnder(options.traceParent, o.telemetry.captureContent === true) },
     );
     let grace: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<ForkResult>((resolve) => {
@@ -287,6 +297,7 @@ export class ForkEngine {
       tools: this.host,
       session: parsed,
       prompt,
+      captureContent: this.options.telemetry.captureContent === true,
       ...options,
     });
   }
@@ -332,12 +343,19 @@ export class ForkEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unobserveGate();
     for (const run of this.runs) run.cancelAll();
     for (const cancel of [...this.forksCancelled.values()]) cancel();
     await Promise.all([...this.runs].map((r) => r.settled()));
     await this.pool.close();
     await this.stopServer?.();
   }
+}
+
+/** Records each tool call's span under `parent`; without one, nothing (a fork with no trace to join). */
+function toolSpansUnder(parent: Context | undefined, captureContent: boolean): ForkHooks['onToolCall'] {
+  if (parent === undefined) return () => {};
+  return (call, outcome, startedAt) => recordToolSpan(call, outcome, startedAt, parent, captureContent);
 }
 
 /** The model's price for a run (undefined: none known); a cost cap needs one, so without it the fan-out is refused. */

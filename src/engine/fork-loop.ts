@@ -1,3 +1,5 @@
+import { requestContent, replyContent } from '../telemetry/content.js';
+import { errorTypeOf } from '../telemetry/conventions.js';
 import { threadId } from 'node:worker_threads';
 import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import type { ToolResponse } from '../dialect/dialect.js';
@@ -136,7 +138,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     if (stop) return stop;
     let announced = false;
     const startedAt = epochMs();
-    const outcome = await ctx.provider.generate(conversation.request(), {
+    const request = conversation.request();
+    const content = job.captureContent === true ? requestContent(request) : undefined;
+    const outcome = await ctx.provider.generate(request, {
       signal: ctx.signal,
       gate,
       tokenEstimate,
@@ -148,6 +152,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     });
     state.retries += outcome.attempts - 1;
     if (!outcome.ok) {
+      const error = outcome.error;
+      ctx.host.report({ type: 'call_failed', turn, startedAt, endedAt: epochMs(), errorType: errorTypeOf(error), message: error.message, ...(content !== undefined ? { content } : {}) });
       if (ctx.signal.aborted) return interrupted();
       const stop = stopped();
       if (stop && outcome.error.kind === 'aborted') return stop;
@@ -179,6 +185,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       endedAt: epochMs(),
       ...(outcome.finishReason !== undefined ? { finishReason: outcome.finishReason } : {}),
       ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
+      ...(outcome.responseModel !== undefined ? { responseModel: outcome.responseModel } : {}),
+      ...(content !== undefined ? { content: { ...content, output: replyContent(outcome.message, outcome.finishReason) } } : {}),
     });
     return reply;
   };

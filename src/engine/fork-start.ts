@@ -43,6 +43,8 @@ export interface JobSettings {
   timeoutMs: number | undefined;
   retryBudget: number | undefined;
   maxTokensPerFork: number | undefined;
+  /** The fork reports what each model call sent and received, for the spans' content attributes. */
+  captureContent?: boolean;
 }
 
 /** A fork job's run-wide part: the prefix in shared memory, the plan, the provider and the bounds. */
@@ -59,6 +61,7 @@ export function forkJobOf(prefix: FrozenPrefix, run: JobSettings, plan: CachePla
     maxTurns: run.maxTurns,
     timeoutMs: run.timeoutMs,
     plan,
+    ...(run.captureContent === true ? { captureContent: true as const } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ export {
   type FanOutOptions,
   type ProviderOption,
 } from './engine.js';
+export type { TelemetryOptions } from './options.js';
 export { FanOutRun, type ResultListener, type SendOutcome } from './run.js';
 export type { TaskInput } from './task-source.js';
 export type { ForkEvent, EventsOptions } from './events.js';

@@ -71,6 +71,8 @@ export interface ForkEngineOptions {
   prices?: PriceTable;
   /** Recent events a run keeps for `events({ replay: true })`; default 1000. */
   eventReplayLimit?: number;
+  /** OpenTelemetry: what the spans carry (spans and metrics go to the application's registered providers). */
+  telemetry?: TelemetryOptions;
 }
 
 export interface FanOutOptions {
@@ -168,12 +170,23 @@ export interface ResolvedOptions {
   maxCost: number | undefined;
   prices: PriceTable;
   eventReplayLimit: number;
+  telemetry: TelemetryOptions;
+}
+
+/** What the engine's spans carry beyond the conventions' defaults. */
+export interface TelemetryOptions {
+  /**
+   * Prompts and completions on the spans, as the GenAI conventions' opt-in content attributes
+   * (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`, a tool call's
+   * arguments and result). Off by default: content may hold what a trace store must not.
+   */
+  captureContent?: boolean;
 }
 
 const KNOWN = [
   'provider', 'threads', 'concurrency', 'tools', 'warmup', 'cache', 'maxTurns', 'timeoutMs', 'history', 'staggerCapMs',
   'minCacheTokens', 'cacheBlockTokens', 'cacheBuildMs', 'cacheTtl', 'callTimeoutMs', 'retry', 'globalRetryBudget', 'rateLimit', 'resourceLimits', 'spawnTools', 'maxTokens',
-  'maxTokensPerFork', 'maxCost', 'prices', 'eventReplayLimit',
+  'maxTokensPerFork', 'maxCost', 'prices', 'eventReplayLimit', 'telemetry',
 ];
 
 /**
@@ -223,7 +236,15 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
     maxCost: positive('maxCost', options.maxCost),
     prices: options.prices === undefined ? {} : priceTable(options.prices),
     eventReplayLimit: integer('eventReplayLimit', options.eventReplayLimit, 0) ?? d.eventReplayLimit,
+    telemetry: resolveTelemetry(options.telemetry),
   };
+}
+
+function resolveTelemetry(telemetry: TelemetryOptions | undefined): TelemetryOptions {
+  if (telemetry === undefined) return {};
+  const { captureContent } = record('telemetry', telemetry, ['captureContent']);
+  if (captureContent !== undefined && typeof captureContent !== 'boolean') throw new TypeError(`ForkEngine: options.telemetry.captureContent must be true or false, got ${JSON.stringify(captureContent)}`);
+  return captureContent === true ? { captureContent } : {};
 }
 
 function resolveRetry(retry: Partial<RetryPolicy>): RetryPolicy {

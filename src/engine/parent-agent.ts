@@ -87,6 +87,8 @@ export interface ParentAgentOptions {
    * completed task cannot be revived.
    */
   transcripts?: string;
+  /** OpenTelemetry: the parent's prompts, completions and tool calls on its spans (TelemetryOptions). */
+  captureContent?: boolean;
 }
 
 /** What a background launch returns at once: the reference's words (agent.ts), its output file the task's transcript (when there is one). */
@@ -120,7 +122,7 @@ interface StartedTask {
  * back to the model as a user turn; the loop ends only when the model answers and no fork is left.
  */
 export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOutcome> {
-  const traced = traceParent({ agentId: opts.cacheKey, provider: opts.plan.provider, shape: opts.plan.shape, model: opts.session.model });
+  const traced = traceParent({ agentId: opts.cacheKey, provider: opts.plan.provider, shape: opts.plan.shape, model: opts.session.model, captureContent: opts.captureContent === true });
   let outcome: ParentOutcome | undefined;
   try {
     outcome = await runParentLoop(opts, traced);
@@ -221,9 +223,10 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
       if (signal.aborted) return await cancelled(turn - 1);
       // The parent's whole conversation is what its forks inherit: all of it is the shared part.
       const decorator = requestDecorator(opts.plan, { shared: contents.length, window: 'parent' });
-      const endCall = traced.call();
-      const outcome = await opts.provider.generate(decorator.request(dialect.request(parent, contents)), { signal });
-      endCall(outcome.ok ? { usage: outcome.usage, finishReason: outcome.finishReason } : { error: outcome.error.message });
+      const request = decorator.request(dialect.request(parent, contents));
+      const endCall = traced.call(request);
+      const outcome = await opts.provider.generate(request, { signal });
+      endCall(outcome);
       if (!outcome.ok) {
         if (signal.aborted) return await cancelled(turn - 1);
         return await fail('model_error', `the parent model call failed: ${outcome.error.message}`, turn - 1);

@@ -13,6 +13,7 @@ import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js'
 import { seedWindow, type CancelKind, type ForkResult, type TranscriptTarget } from './thread-wire.js';
 import { transcriptPath } from '../transcript/writer.js';
 import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
+import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
 import { emptyCancelled, sumUsage } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
@@ -72,6 +73,8 @@ export interface RunSettings {
   cacheKey: string;
   /** OpenTelemetry: where the fan-out's span goes, and the agent that started it (FanOutOptions). */
   traceParent?: Context;
+  /** OpenTelemetry: prompts, completions and tool calls' content on the spans (TelemetryOptions). */
+  captureContent: boolean;
   parentAgentId?: string;
 }
 
@@ -227,6 +230,9 @@ export class FanOutRun {
   private readonly background: Promise<void>;
   /** Its spans (src/telemetry): nothing when the application registered no tracer provider. */
   private readonly trace: FanOutTrace;
+  /** Its metrics (src/telemetry): the API's no-op instruments when the application registered no meter provider. */
+  private readonly metrics: FanOutMetrics;
+  private readonly callMetrics: ModelCallMetrics;
 
   constructor(
     private readonly pool: ForkPool,
@@ -249,7 +255,11 @@ export class FanOutRun {
       model: prefix.session.model,
       ...(settings.traceParent !== undefined ? { parent: settings.traceParent } : {}),
       ...(settings.parentAgentId !== undefined ? { parentAgentId: settings.parentAgentId } : {}),
+      captureContent: settings.captureContent,
     });
+    const callInfo = { provider: settings.plan.provider, shape: settings.plan.shape, model: prefix.session.model };
+    this.callMetrics = modelCallMetrics(callInfo);
+    this.metrics = fanOutMetrics({ ...callInfo, prefixId: prefix.id });
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
     this.scheduler = createScheduler({
       concurrency: settings.concurrency,
@@ -626,6 +636,12 @@ export class FanOutRun {
           if (this.plan.readable.after === 'response-start') this.scheduler.responded(order);
           return;
         }
+        if (event.type === 'call_failed') {
+          if (this.live.get(index)?.state !== 'running') return;
+          forkTrace.failedCall(event);
+          this.callMetrics.failed(event.errorType, secondsBetween(event.startedAt, event.endedAt));
+          return;
+        }
         if (event.type === 'transcript') {
           if (event.entry.type === 'message' && this.live.get(index)?.state === 'running') {
             const { turn, role, message, usage } = event.entry;
@@ -638,6 +654,7 @@ export class FanOutRun {
         this.accounting.called(task);
         if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         forkTrace.modelCall(event);
+        this.callMetrics.answered(event.usage, event.responseModel, secondsBetween(event.startedAt, event.endedAt));
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
         const tokens = event.usage.promptTokens + event.usage.outputTokens;
         this.countedTokens.set(index, (this.countedTokens.get(index) ?? 0) + tokens);
@@ -817,6 +834,10 @@ export class FanOutRun {
     const figures = settled.figures;
     if (this.settings.retainResults) this.kept[index] = { task: live.task, result, figures };
     this.count(result, figures, settled.miss);
+    this.metrics.settled({ status: result.status, retries: result.retries, maxCachedTokens: figures.theoreticalCachedTokens });
+    const t = this.totals;
+    // As the report computes it, before its corrections (finishRun records the report's own).
+    this.metrics.efficiency(t.cachedTokens === null || t.preexistingCachedTokens === null ? null : ratio(t.cachedTokens - t.preexistingCachedTokens, t.theoreticalCachedTokens));
     this.settledCount++;
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) {
@@ -862,6 +883,7 @@ export class FanOutRun {
   private async finishRun(): Promise<void> {
     this.endedAt = performance.now();
     this.trace.end(this.settledCount);
+    this.metrics.efficiency(this.report().efficiency);
     this.scheduler.stop();
     await this.caches?.release();
     this.log.close();

@@ -9,6 +9,7 @@ import type { AttemptStatus, ProviderConfig, ResponseDiagnostics, TokenUsage } f
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
 import type { TranscriptEntry } from '../transcript/format.js';
+import type { CallContent } from '../telemetry/content.js';
 
 export type ForkStatus = 'completed' | 'failed' | 'cancelled';
 
@@ -127,6 +128,8 @@ export interface ForkJob {
    * is traced.
    */
   traceContext?: Record<string, string>;
+  /** Each model call's report carries what it sent and received (TelemetryOptions.captureContent). */
+  captureContent?: true;
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }
@@ -150,7 +153,24 @@ export type WorkerEvent =
    * A model call's end, with when it began and ended (epoch ms, as this thread's clock reads them:
    * the main thread records its span from them) and what the provider said of it.
    */
-  | { type: 'turn'; turn: number; usage: TokenUsage; functionCalls: number; startedAt?: number; endedAt?: number; finishReason?: string; responseId?: string }
+  | {
+      type: 'turn';
+      turn: number;
+      usage: TokenUsage;
+      functionCalls: number;
+      startedAt?: number;
+      endedAt?: number;
+      finishReason?: string;
+      responseId?: string;
+      responseModel?: string;
+      /** Only for a job that captures content. */
+      content?: CallContent & { output: string };
+    }
+  /**
+   * A model call that finally failed (its retries spent) or was cancelled: when it began and ended,
+   * and what went wrong (`errorType`: the HTTP status, else the error's kind; `aborted` when cancelled).
+   */
+  | { type: 'call_failed'; turn: number; startedAt: number; endedAt: number; errorType: string; message: string; content?: CallContent }
   /** A line of the fork's transcript (only for a job with one). */
   | { type: 'transcript'; entry: TranscriptEntry };
 

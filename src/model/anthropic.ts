@@ -104,6 +104,7 @@ class MessageAssembler {
   private usage: Record<string, unknown> = {};
   private finishReason: string | undefined;
   private responseId: string | undefined;
+  private responseModel: string | undefined;
   /** The message's id, once message_start has given it. */
   get id(): string | undefined {
     return this.responseId;
@@ -125,6 +126,7 @@ class MessageAssembler {
       if (isRecord(message.usage)) this.usage = { ...message.usage };
       if (typeof message.stop_reason === 'string') this.finishReason = message.stop_reason;
       if (typeof message.id === 'string' && message.id !== '') this.responseId = message.id;
+      if (typeof message.model === 'string' && message.model !== '') this.responseModel = message.model;
       // "The `message_start` event carries the full `diagnostics` field" (anthropic-diagnostics.ts).
       if ('diagnostics' in message) this.diagnostics = { value: message.diagnostics };
       return undefined;
@@ -220,6 +222,7 @@ class MessageAssembler {
       usage: readAnthropicUsage(this.usage) ?? { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
       finishReason: this.finishReason,
       ...(this.responseId !== undefined ? { responseId: this.responseId } : {}),
+      ...(this.responseModel !== undefined ? { responseModel: this.responseModel } : {}),
       ...(typeof this.named === 'string' ? readDiagnosis(this.named, this.diagnostics) : {}),
     };
   }

@@ -50,6 +50,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       const parts: Part[] = [];
       let usage: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
       let finishReason: string | undefined;
+      let responseModel: string | undefined;
       let sawCandidate = false;
       for await (const chunk of stream) {
         if (!started) {
@@ -57,6 +58,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
           options.onResponseStart?.();
         }
         usage = readUsage(chunk) ?? usage;
+        if (typeof chunk.modelVersion === 'string' && chunk.modelVersion !== '') responseModel = chunk.modelVersion;
         const candidate = chunk.candidates?.[0];
         if (!candidate) continue;
         sawCandidate = true;
@@ -65,7 +67,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       }
       const malformed = checkParts(parts, sawCandidate);
       if (malformed) return { ok: false, error: malformed };
-      return { ok: true, message: { role: 'model', parts }, usage, finishReason };
+      return { ok: true, message: { role: 'model', parts }, usage, finishReason, ...(responseModel !== undefined ? { responseModel } : {}) };
     } catch (err) {
       return { ok: false, error: classifyError(err, options.signal, retryAfter, { secrets }) };
     }

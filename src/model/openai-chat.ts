@@ -110,6 +110,7 @@ class ReplyAccumulator {
   private refusal: string | undefined;
   private readonly calls = new Map<number, PartialCall>();
   private finishReason: string | undefined;
+  private responseModel: string | undefined;
   private usage: TokenUsage | undefined;
   private sawChoice = false;
 
@@ -119,6 +120,7 @@ class ReplyAccumulator {
   add(chunk: ChatCompletionChunk): void {
     const usage = readChatUsage(chunk.usage);
     if (usage !== undefined) this.usage = this.reportsCachedTokens && usage.cachedTokens === null ? { ...usage, cachedTokens: 0 } : usage;
+    if (typeof chunk.model === 'string' && chunk.model !== '') this.responseModel = chunk.model;
     const choice = (chunk.choices ?? []).find((c) => (c.index ?? 0) === 0);
     if (!choice) return;
     this.sawChoice = true;
@@ -166,6 +168,7 @@ class ReplyAccumulator {
       message,
       usage: this.usage ?? { promptTokens: 0, cachedTokens: null, outputTokens: 0 },
       finishReason: this.finishReason,
+      ...(this.responseModel !== undefined ? { responseModel: this.responseModel } : {}),
     };
   }
 }

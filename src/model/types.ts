@@ -110,7 +110,8 @@ export interface ResponseDiagnostics {
 }
 
 export type ModelOutcome =
-  | ({ ok: true; message: ModelMessage; usage: TokenUsage; finishReason: string | undefined; attempts: number } & ResponseDiagnostics)
+  /** `responseModel`: the model that answered, as the response names it (a dated version of the one asked for). */
+  | ({ ok: true; message: ModelMessage; usage: TokenUsage; finishReason: string | undefined; responseModel?: string; attempts: number } & ResponseDiagnostics)
   | { ok: false; error: ModelError; attempts: number };
 
 /** What an attempt came to, for the run-wide call gate. */

@@ -27,6 +27,12 @@ export const ATTR = {
   toolType: 'gen_ai.tool.type',
   workflowName: 'gen_ai.workflow.name',
   errorType: 'error.type',
+  /** Opt-in content (JSON strings): what a call sent and received, its system instructions, a tool call's arguments and result. */
+  inputMessages: 'gen_ai.input.messages',
+  outputMessages: 'gen_ai.output.messages',
+  systemInstructions: 'gen_ai.system_instructions',
+  toolCallArguments: 'gen_ai.tool.call.arguments',
+  toolCallResult: 'gen_ai.tool.call.result',
   /** On the token usage metric: `input` or `output`. */
   tokenType: 'gen_ai.token.type',
 } as const;
@@ -77,6 +83,11 @@ export const FORKPOOL_ATTR = {
   /** The worker process that ran a distributed fork's job. */
   worker: 'forkpool.worker',
 } as const;
+
+/** A failed call's `error.type`: the HTTP status the provider answered with, else what went wrong (`timeout`, `network`, `aborted`, …). */
+export function errorTypeOf(error: { status?: number; kind: string }): string {
+  return error.status !== undefined ? String(error.status) : error.kind;
+}
 
 /** A model call's operation: Gemini's API generates content, the others chat. */
 export function operationOf(shape: string): typeof OPERATION.chat | typeof OPERATION.generateContent {

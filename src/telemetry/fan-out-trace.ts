@@ -16,6 +16,7 @@ import { ATTR, FORKPOOL_ATTR, OPERATION, operationOf, providerNameOf } from './c
 const TRACER = 'forkpool';
 
 type TurnEvent = Extract<WorkerEvent, { type: 'turn' }>;
+type FailedCallEvent = Extract<WorkerEvent, { type: 'call_failed' }>;
 
 export interface FanOutTraceInfo {
   /** The conversation every fork continues: the prefix id. */
@@ -29,10 +30,14 @@ export interface FanOutTraceInfo {
   parent?: Context;
   /** The agent that started the fan-out (a parent loop's), on each fork's span. */
   parentAgentId?: string;
+  /** Tool calls' arguments and results on their spans (the forks' workers report their calls' content). */
+  captureContent?: boolean;
 }
 
 export interface ForkTrace {
   modelCall(event: TurnEvent): void;
+  /** A model call that finally failed, or was cancelled. */
+  failedCall(event: FailedCallEvent): void;
   tool(call: ToolCall, outcome: ToolOutcome, startedAt: number): void;
   /** An attempt's outcome at the call gate (a retry, a 429): an event on the fork's span. */
   attempt(status: string, retried: boolean): void;
@@ -46,7 +51,7 @@ export interface FanOutTrace {
   end(forks: number): void;
 }
 
-const NOTHING: ForkTrace = { modelCall() {}, tool() {}, attempt() {}, end() {}, carrier: () => undefined };
+const NOTHING: ForkTrace = { modelCall() {}, failedCall() {}, tool() {}, attempt() {}, end() {}, carrier: () => undefined };
 
 /** The spans of one fan-out: its own, and under it one `invoke_agent` per fork with its calls. */
 export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
@@ -83,23 +88,37 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
         runContext,
       );
       const agentContext = trace.setSpan(runContext, agent);
+      /** A model call's span, timed by the worker that made it; `failed` marks how it failed. */
+      const callSpan = (event: TurnEvent | FailedCallEvent, attributes: Attributes, failed?: (span: Span) => void): void => {
+        // Times another process reported (a distributed run's worker) are taken only when they are times.
+        const startedAt = wallTime(event.startedAt);
+        const endedAt = wallTime(event.endedAt);
+        const span = tracer.startSpan(
+          `${operation} ${info.model}`,
+          { kind: SpanKind.CLIENT, attributes: { [ATTR.operationName]: operation, [ATTR.providerName]: provider, [ATTR.requestModel]: info.model, ...attributes }, ...(startedAt ? { startTime: startedAt } : {}) },
+          agentContext,
+        );
+        failed?.(span);
+        span.end(endedAt !== undefined && startedAt !== undefined && endedAt >= startedAt ? endedAt : undefined);
+      };
       return {
         modelCall(event) {
-          const attributes: Attributes = {
-            [ATTR.operationName]: operation,
-            [ATTR.providerName]: provider,
-            [ATTR.requestModel]: info.model,
+          callSpan(event, {
+            ...contentAttributes(event.content),
             ...callAttributes(event.usage, event.finishReason),
+            ...(event.responseModel !== undefined ? { [ATTR.responseModel]: event.responseModel } : {}),
             ...(event.responseId !== undefined ? { [ATTR.responseId]: event.responseId } : {}),
-          };
-          // Times another process reported (a distributed run's worker) are taken only when they are times.
-          const startedAt = wallTime(event.startedAt);
-          const endedAt = wallTime(event.endedAt);
-          const span = tracer.startSpan(`${operation} ${info.model}`, { kind: SpanKind.CLIENT, attributes, ...(startedAt ? { startTime: startedAt } : {}) }, agentContext);
-          span.end(endedAt !== undefined && startedAt !== undefined && endedAt >= startedAt ? endedAt : undefined);
+          });
+        },
+        failedCall(event) {
+          callSpan(event, contentAttributes(event.content), (span) => {
+            // A call cancelled with its fork did not fail: it says so, as the fork's span does.
+            if (event.errorType === 'aborted') span.setAttribute(FORKPOOL_ATTR.cancelled, 'cancelled');
+            else markFailed(span, event.errorType, event.message);
+          });
         },
         tool(call, outcome, startedAt) {
-          recordToolSpan(call, outcome, startedAt, agentContext);
+          recordToolSpan(call, outcome, startedAt, agentContext, info.captureContent === true);
         },
         attempt(status, retried) {
           agent.addEvent(retried ? 'forkpool.retry' : 'forkpool.attempt_failed', { [FORKPOOL_ATTR.attemptStatus]: status });
@@ -124,8 +143,21 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
   };
 }
 
-/** A tool call that ran on this thread, from `startedAt` (epoch ms) to now, under `parent` (its fork's span). */
-export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: number, parent: Context): void {
+/** A model call's content as the conventions' opt-in attributes (nothing when it was not captured). */
+export function contentAttributes(content: { input: string; system?: string; output?: string } | undefined): Attributes {
+  if (content === undefined) return {};
+  return {
+    [ATTR.inputMessages]: content.input,
+    ...(content.system !== undefined ? { [ATTR.systemInstructions]: content.system } : {}),
+    ...(content.output !== undefined ? { [ATTR.outputMessages]: content.output } : {}),
+  };
+}
+
+/**
+ * A tool call that ran on this thread, from `startedAt` (epoch ms) to now, under `parent` (its
+ * fork's span); `captureContent`: with its arguments and what the model is given back.
+ */
+export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: number, parent: Context, captureContent = false): void {
   const span = trace.getTracer(TRACER).startSpan(
     `${OPERATION.executeTool} ${call.name}`,
     {
@@ -136,6 +168,7 @@ export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: 
         [ATTR.toolName]: call.name,
         [ATTR.toolType]: 'function',
         ...(call.id !== undefined ? { [ATTR.toolCallId]: call.id } : {}),
+        ...(captureContent ? { [ATTR.toolCallArguments]: JSON.stringify(call.args ?? {}), [ATTR.toolCallResult]: JSON.stringify(outcome.response) } : {}),
       },
     },
     parent,

@@ -1,9 +1,11 @@
 import { SpanKind, context, trace, type Context } from '@opentelemetry/api';
-import type { TokenUsage } from '../model/types.js';
+import type { ModelOutcome, ModelRequest } from '../model/types.js';
+import { replyContent, requestContent } from './content.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
-import { ATTR, OPERATION, operationOf, providerNameOf } from './conventions.js';
-import { callAttributes, markFailed, recordToolSpan } from './fan-out-trace.js';
+import { ATTR, OPERATION, errorTypeOf, operationOf, providerNameOf } from './conventions.js';
+import { callAttributes, contentAttributes, markFailed, recordToolSpan } from './fan-out-trace.js';
+import { modelCallMetrics } from './metrics.js';
 
 /*
  * A headless parent loop's spans: `invoke_agent main` for the whole loop, under it each of its own
@@ -18,14 +20,16 @@ export interface ParentTraceInfo {
   shape: string;
   model: string;
   parent?: Context;
+  /** Prompts, completions and tool calls' content on the spans. */
+  captureContent?: boolean;
 }
 
 export interface ParentTrace {
   /** The context its fan-outs go under. */
   readonly context: Context;
   readonly agentId: string;
-  /** A model call begins; the function ends its span with what came back. */
-  call(): (outcome: { usage: TokenUsage; finishReason: string | undefined } | { error: string }) => void;
+  /** A model call begins; the function ends its span with what came back, and records the call's metrics. */
+  call(request: ModelRequest): (outcome: ModelOutcome) => void;
   tool(call: ToolCall): (outcome: ToolOutcome) => void;
   end(status: 'completed' | 'failed' | 'cancelled', error?: { kind: string; message: string }): void;
 }
@@ -51,22 +55,41 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
   );
   const agentContext = trace.setSpan(info.parent ?? context.active(), agent);
   const recording = agent.isRecording();
+  const callMetrics = modelCallMetrics(info);
   return {
     context: agentContext,
     agentId: info.agentId,
-    call() {
-      if (!recording) return () => undefined;
-      const span = tracer.startSpan(`${operation} ${info.model}`, { kind: SpanKind.CLIENT, attributes: { [ATTR.operationName]: operation, [ATTR.providerName]: provider, [ATTR.requestModel]: info.model } }, agentContext);
+    call(request) {
+      const startedAt = performance.now();
+      const content = recording && info.captureContent === true ? requestContent(request) : undefined;
+      const span = recording
+        ? tracer.startSpan(
+            `${operation} ${info.model}`,
+            { kind: SpanKind.CLIENT, attributes: { [ATTR.operationName]: operation, [ATTR.providerName]: provider, [ATTR.requestModel]: info.model, ...contentAttributes(content) } },
+            agentContext,
+          )
+        : undefined;
       return (outcome) => {
-        if ('error' in outcome) markFailed(span, 'model_error', outcome.error);
-        else span.setAttributes(callAttributes(outcome.usage, outcome.finishReason));
-        span.end();
+        const seconds = (performance.now() - startedAt) / 1000;
+        if (outcome.ok) {
+          callMetrics.answered(outcome.usage, outcome.responseModel, seconds);
+          span?.setAttributes({
+            ...callAttributes(outcome.usage, outcome.finishReason),
+            ...(outcome.responseModel !== undefined ? { [ATTR.responseModel]: outcome.responseModel } : {}),
+            ...(content !== undefined ? { [ATTR.outputMessages]: replyContent(outcome.message, outcome.finishReason) } : {}),
+          });
+        } else {
+          const errorType = errorTypeOf(outcome.error);
+          callMetrics.failed(errorType, seconds);
+          if (span) markFailed(span, errorType, outcome.error.message);
+        }
+        span?.end();
       };
     },
     tool(call) {
       if (!recording) return () => undefined;
       const startedAt = Date.now();
-      return (outcome) => recordToolSpan(call, outcome, startedAt, agentContext);
+      return (outcome) => recordToolSpan(call, outcome, startedAt, agentContext, info.captureContent === true);
     },
     end(status, error) {
       if (status === 'failed' && error !== undefined) markFailed(agent, error.kind, error.message);

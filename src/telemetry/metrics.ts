@@ -1,0 +1,130 @@
+import { ValueType, metrics, type Attributes, type BatchObservableResult, type Meter } from '@opentelemetry/api';
+import type { TokenUsage } from '../model/types.js';
+import { ATTR, DURATION_BUCKETS, FORKPOOL_ATTR, METRIC, TOKEN_BUCKETS, operationOf, providerNameOf } from './conventions.js';
+
+/*
+ * forkpool's metrics, recorded into whatever meter provider the application registered (none: the
+ * API's no-op instruments, and recording costs a call that does nothing). The API keeps no proxy
+ * for meters, so instruments are made when a run or an engine starts, not when this module loads:
+ * a provider registered after the import still gets them.
+ */
+
+const METER = 'forkpool';
+
+function meter(): Meter {
+  return metrics.getMeter(METER);
+}
+
+export interface ModelCallInfo {
+  /** The provider module's kind (its conventions name follows it). */
+  provider: string;
+  /** The session's shape: Gemini's calls are `generate_content`, the others' `chat`. */
+  shape: string;
+  model: string;
+}
+
+export interface ModelCallMetrics {
+  /** A call that answered: its usage (input tokens include cached ones), the model that answered, how long it took. */
+  answered(usage: TokenUsage, responseModel: string | undefined, seconds: number | undefined): void;
+  /** A call that finally failed, or was cancelled. */
+  failed(errorType: string, seconds: number | undefined): void;
+}
+
+/** The conventions' client metrics of model calls, and forkpool's cache read and write counters beside them. */
+export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
+  const m = meter();
+  const tokenUsage = m.createHistogram(METRIC.tokenUsage, {
+    description: 'Measures number of input and output tokens used',
+    unit: '{token}',
+    valueType: ValueType.INT,
+    advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+  });
+  const duration = m.createHistogram(METRIC.operationDuration, {
+    description: 'GenAI operation duration',
+    unit: 's',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  const cacheRead = m.createCounter(METRIC.cacheReadTokens, { description: 'Input tokens served from the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
+  const cacheWrite = m.createCounter(METRIC.cacheWriteTokens, { description: 'Input tokens written into the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
+  const base: Attributes = {
+    [ATTR.operationName]: operationOf(info.shape),
+    [ATTR.providerName]: providerNameOf(info.provider),
+    [ATTR.requestModel]: info.model,
+  };
+  return {
+    answered(usage, responseModel, seconds) {
+      const attributes = responseModel === undefined ? base : { ...base, [ATTR.responseModel]: responseModel };
+      tokenUsage.record(usage.promptTokens, { ...attributes, [ATTR.tokenType]: 'input' });
+      tokenUsage.record(usage.outputTokens, { ...attributes, [ATTR.tokenType]: 'output' });
+      if (seconds !== undefined) duration.record(seconds, attributes);
+      if (usage.cachedTokens !== null) cacheRead.add(usage.cachedTokens, attributes);
+      if (usage.cacheWriteTokens !== undefined) cacheWrite.add(usage.cacheWriteTokens, attributes);
+    },
+    failed(errorType, seconds) {
+      if (seconds !== undefined) duration.record(seconds, { ...base, [ATTR.errorType]: errorType });
+    },
+  };
+}
+
+/** A call's duration from the epoch-ms times a worker reported; undefined unless both are times, in order. */
+export function secondsBetween(startedAt: unknown, endedAt: unknown): number | undefined {
+  const time = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0;
+  return time(startedAt) && time(endedAt) && endedAt >= startedAt ? (endedAt - startedAt) / 1000 : undefined;
+}
+
+export interface FanOutMetrics {
+  /** A fork ended: its status, its retries, the most its calls could have been served from cache. */
+  settled(fork: { status: string; retries: number; maxCachedTokens: number }): void;
+  /** The run's cache efficiency so far (null: unknown, not recorded). */
+  efficiency(value: number | null): void;
+}
+
+/** A fan-out's own figures: forks by status, retries (a fork's 429s and other failed attempts are events on its span), the cache's maximum and the run's efficiency against it. */
+export function fanOutMetrics(info: ModelCallInfo & { prefixId: string }): FanOutMetrics {
+  const m = meter();
+  const forks = m.createCounter(METRIC.forks, { description: 'Forks that ended, by status', unit: '{fork}', valueType: ValueType.INT });
+  const retries = m.createCounter(METRIC.retries, { description: 'Model call attempts sent again', unit: '{retry}', valueType: ValueType.INT });
+  const cacheMax = m.createCounter(METRIC.cacheMaxTokens, {
+    description: 'The most the provider’s cache rules let the forks’ calls be served (the report’s theoretical maximum)',
+    unit: '{token}',
+    valueType: ValueType.INT,
+  });
+  const efficiency = m.createGauge(METRIC.cacheEfficiency, { description: 'Cached tokens the run earned over its theoretical maximum, so far', unit: '1' });
+  const base: Attributes = { [ATTR.providerName]: providerNameOf(info.provider), [ATTR.requestModel]: info.model };
+  const run: Attributes = { ...base, [ATTR.conversationId]: info.prefixId };
+  return {
+    settled(fork) {
+      forks.add(1, { ...base, [FORKPOOL_ATTR.forkStatus]: fork.status });
+      // Counted as the report counts them (each fork's own), so the two agree.
+      if (fork.retries > 0) retries.add(fork.retries, base);
+      cacheMax.add(fork.maxCachedTokens, base);
+    },
+    efficiency(value) {
+      if (value !== null) efficiency.record(value, run);
+    },
+  };
+}
+
+/** What the call gate says of itself, read when metrics are collected. */
+export interface GateReading {
+  limit: number;
+  inFlight: number;
+  waiting: number;
+}
+
+/** The call gate's bound, calls in flight and calls waiting, observed at each collection; the function stops observing. */
+export function observeCallGate(read: () => GateReading): () => void {
+  const m = meter();
+  const inFlight = m.createObservableGauge(METRIC.callsInFlight, { description: 'Model calls in flight', unit: '{call}', valueType: ValueType.INT });
+  const limit = m.createObservableGauge(METRIC.callGateLimit, { description: 'The call gate’s bound on calls in flight (it adapts to 429s)', unit: '{call}', valueType: ValueType.INT });
+  const waiting = m.createObservableGauge(METRIC.callsWaiting, { description: 'Model calls waiting at the call gate', unit: '{call}', valueType: ValueType.INT });
+  const observe = (result: BatchObservableResult): void => {
+    const reading = read();
+    result.observe(inFlight, reading.inFlight);
+    result.observe(limit, reading.limit);
+    result.observe(waiting, reading.waiting);
+  };
+  const observables = [inFlight, limit, waiting];
+  m.addBatchObservableCallback(observe, observables);
+  return () => m.removeBatchObservableCallback(observe, observables);
+}
