@@ -7,7 +7,8 @@
  *   seedFork        a fork's seed with the default deep copy of the history (what the loop did before `copy: false`)
  *   seedFork copy:false  the seed sharing the frozen prefix's messages (what the fork loop does now)
  *   SDK call        one model call through the @google/genai client with the network stubbed (per model call, in the thread that runs the loop)
- * and once, independent of size: one Comlink round trip to a worker thread (a tool call's RPC).
+ * and once, independent of size: one Comlink round trip to a worker thread (a tool call's RPC), and
+ * a fork's telemetry (its spans and metrics) with no OpenTelemetry provider and with the SDK's.
  * Can be run alone: npx tsx bench/micro.ts [--quick]
  */
 import { createRequire } from 'node:module';
@@ -23,6 +24,7 @@ import type { GeminiRequest } from '../dist/src/model/types.js';
 import { decodePrefix, freezePrefix } from '../dist/src/prefix/index.js';
 import { makeSession, sizeLabel } from './lib/session.js';
 import { undecorated } from './lib/plan.js';
+import { telemetryCost, type TelemetryCostRow } from './telemetry-cost.js';
 
 export interface MicroRow {
   task: string;
@@ -37,6 +39,8 @@ export interface MicroRow {
 
 export interface MicroResult {
   rows: MicroRow[];
+  /** A fork's spans and metrics on the main thread, without and with the SDK registered (bench/telemetry-cost.ts). */
+  telemetry?: TelemetryCostRow[];
   /** V8 heap taken by one parsed copy of the session, per prefix size (MiB). */
   parsedCopyMiB: { prefixBytes: number; mib: number }[];
 }
@@ -164,7 +168,9 @@ export async function runMicro(sizes: readonly number[], quick: boolean, log: (l
   const rt = await comlinkRoundTrip(quick);
   rows.push(...rt);
   log(`  micro Comlink round trip: p50 ${(rt[0]?.p50Ms ?? NaN).toFixed(3)} ms`);
-  return { rows, parsedCopyMiB };
+  const telemetry = await telemetryCost(quick);
+  log(`  micro ${telemetry.map((r) => `${r.task}: p50 ${r.p50Us.toFixed(1)} µs`).join(', ')}`);
+  return { rows, parsedCopyMiB, telemetry };
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith('/bench/micro.ts') && process.argv[1].endsWith('micro.ts');

@@ -154,6 +154,11 @@ function microTable(micro: MicroResult): string {
     '',
     `One Comlink round trip to a worker thread (a tool call's RPC, any prefix size): p50 ${rt ? fmt(rt.p50Ms * 1000) : '–'} µs, p99 ${rt ? fmt(rt.p99Ms * 1000) : '–'} µs.`,
     `V8 heap of one parsed copy of the session: ${parsed}.`,
+    ...(micro.telemetry
+      ? [
+          `A fork's telemetry on the main thread (its spans and metrics; 3 model calls, 2 tools): ${micro.telemetry.map((r) => `${r.task.replace('telemetry per fork, ', '')} p50 ${fmt(r.p50Us)} µs, p99 ${fmt(r.p99Us)} µs`).join('; ')}.`,
+        ]
+      : []),
   ].join('\n');
 }
 

@@ -51,11 +51,22 @@ export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
     [ATTR.providerName]: providerNameOf(info.provider),
     [ATTR.requestModel]: info.model,
   };
+  // One set of attributes per model that answered (a run sees one or two), made once: a call allocates none.
+  const byResponseModel = new Map<string | undefined, { call: Attributes; input: Attributes; output: Attributes }>();
+  const attributesOf = (responseModel: string | undefined): { call: Attributes; input: Attributes; output: Attributes } => {
+    let known = byResponseModel.get(responseModel);
+    if (known === undefined) {
+      const call = responseModel === undefined ? base : { ...base, [ATTR.responseModel]: responseModel };
+      known = { call, input: { ...call, [ATTR.tokenType]: 'input' }, output: { ...call, [ATTR.tokenType]: 'output' } };
+      byResponseModel.set(responseModel, known);
+    }
+    return known;
+  };
   return {
     answered(usage, responseModel, seconds) {
-      const attributes = responseModel === undefined ? base : { ...base, [ATTR.responseModel]: responseModel };
-      tokenUsage.record(usage.promptTokens, { ...attributes, [ATTR.tokenType]: 'input' });
-      tokenUsage.record(usage.outputTokens, { ...attributes, [ATTR.tokenType]: 'output' });
+      const { call: attributes, input, output } = attributesOf(responseModel);
+      tokenUsage.record(usage.promptTokens, input);
+      tokenUsage.record(usage.outputTokens, output);
       if (seconds !== undefined) duration.record(seconds, attributes);
       if (usage.cachedTokens !== null) cacheRead.add(usage.cachedTokens, attributes);
       if (usage.cacheWriteTokens !== undefined) cacheWrite.add(usage.cacheWriteTokens, attributes);
@@ -92,9 +103,15 @@ export function fanOutMetrics(info: ModelCallInfo & { prefixId: string }): FanOu
   const efficiency = m.createGauge(METRIC.cacheEfficiency, { description: 'Cached tokens the run earned over its theoretical maximum, so far', unit: '1' });
   const base: Attributes = { [ATTR.providerName]: providerNameOf(info.provider), [ATTR.requestModel]: info.model };
   const run: Attributes = { ...base, [ATTR.conversationId]: info.prefixId };
+  const byStatus = new Map<string, Attributes>();
+  const statusAttributes = (status: string): Attributes => {
+    let known = byStatus.get(status);
+    if (known === undefined) byStatus.set(status, (known = { ...base, [FORKPOOL_ATTR.forkStatus]: status }));
+    return known;
+  };
   return {
     settled(fork) {
-      forks.add(1, { ...base, [FORKPOOL_ATTR.forkStatus]: fork.status });
+      forks.add(1, statusAttributes(fork.status));
       // Counted as the report counts them (each fork's own), so the two agree.
       if (fork.retries > 0) retries.add(fork.retries, base);
       cacheMax.add(fork.maxCachedTokens, base);
