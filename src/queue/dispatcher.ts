@@ -1,3 +1,4 @@
+import { ValueType, metrics, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connectHost, type HostClient } from '../engine/host-client.js';
@@ -5,6 +6,7 @@ import type { ForkJob, ForkResult } from '../engine/thread-wire.js';
 import { emptyCancelled, emptyFailure } from '../engine/results.js';
 import type { ForkPool } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
+import { ATTR, METRIC } from '../telemetry/conventions.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
 import {
@@ -65,6 +67,8 @@ interface Pending {
   resolve(result: ForkResult): void;
   /** Its job is in the queue (or was, before Redis lost it): enqueued, or found there by a resumed run. */
   enqueued: boolean;
+  /** A worker holds its job (BullMQ's 'active'); back to false when the job waits again (stalled, enqueued again). */
+  taken: boolean;
   /** The engine cancelled it: a lost job of it is not enqueued again. */
   cancelling: boolean;
 }
@@ -90,6 +94,11 @@ export class QueueDispatcher implements ForkPool {
   /** Jobs a resumed fork is looking up: reconciliation leaves them to it. */
   private readonly attaching = new Set<string>();
   private cancelListener: ((taskId: string | undefined) => void) | undefined;
+  /** The queue depth gauge and this run's callback on it, removed on close. */
+  private depthGauge: ObservableGauge | undefined;
+  private readonly observeDepth: ObservableCallback = (result) => {
+    result.observe(this.queueDepth(), { [ATTR.conversationId]: this.o.prefix.id });
+  };
 
   private constructor(
     private readonly redis: Redis,
@@ -134,7 +143,15 @@ export class QueueDispatcher implements ForkPool {
     // Back from a disconnection: a Redis restarted without its data is noticed now, not at the next check.
     redis.on('ready', () => void this.checkRunRecord());
     events.on('active', ({ jobId }) => {
-      if (this.pending.has(jobId)) this.takenAny = this.touch();
+      const p = this.pending.get(jobId);
+      if (!p) return;
+      p.taken = true;
+      this.takenAny = this.touch();
+    });
+    // Added, or moved back to wait (its worker stalled): a worker has yet to take it.
+    events.on('waiting', ({ jobId }) => {
+      const p = this.pending.get(jobId);
+      if (p) p.taken = false;
     });
     events.on('progress', ({ jobId, data }) => {
       const p = this.pending.get(jobId);
@@ -181,6 +198,27 @@ export class QueueDispatcher implements ForkPool {
     }, IDLE_HINT_MS);
     hint.unref();
     this.timers.push(hint);
+    this.observeQueueDepth();
+  }
+
+  /**
+   * forkpool.queue.depth, read when the application's meter provider collects. The meter is looked up
+   * now: a provider registered after the run started does not see this run.
+   */
+  private observeQueueDepth(): void {
+    this.depthGauge = metrics.getMeter('forkpool').createObservableGauge(METRIC.queueDepth, {
+      unit: '{job}',
+      valueType: ValueType.INT,
+      description: "A distributed run's fork jobs enqueued and not yet taken by a worker.",
+    });
+    this.depthGauge.addCallback(this.observeDepth);
+  }
+
+  /** The run's jobs in the queue that no worker holds, as the job events have told. */
+  private queueDepth(): number {
+    let depth = 0;
+    for (const p of this.pending.values()) if (p.enqueued && !p.taken) depth++;
+    return depth;
   }
 
   private touch(): true {
@@ -207,8 +245,9 @@ export class QueueDispatcher implements ForkPool {
         plan: job.plan,
         ...(job.previousResponseId !== undefined ? { previousResponseId: job.previousResponseId } : {}),
         ...(job.transcript !== undefined ? { transcript: job.transcript } : {}),
+        ...(job.traceContext !== undefined ? { traceContext: job.traceContext } : {}),
       };
-      this.pending.set(jobId, { taskId, data, host, resolve, enqueued: false, cancelling: false });
+      this.pending.set(jobId, { taskId, data, host, resolve, enqueued: false, taken: false, cancelling: false });
       (this.o.attach ? this.attach(jobId, data) : this.enqueue(jobId, data)).catch((err: unknown) =>
         this.finish(jobId, emptyFailure(taskId, 'error', `could not enqueue the fork: ${messageOf(err)}`)),
       );
@@ -238,8 +277,12 @@ export class QueueDispatcher implements ForkPool {
         return;
       }
       if (job && !job.finishedOn) {
+        const state = await job.getState();
         const p = this.pending.get(jobId);
-        if (p) p.enqueued = true;
+        if (!p) return;
+        p.enqueued = true;
+        // Only ever set here: an 'active' event that came meanwhile is newer than the state read.
+        if (state === 'active') p.taken = true;
         return;
       }
       if (job) {
@@ -284,6 +327,7 @@ export class QueueDispatcher implements ForkPool {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const timer of this.timers) clearTimeout(timer);
+      this.depthGauge?.removeCallback(this.observeDepth);
       for (const jobId of [...this.pending.keys()]) {
         const p = this.pending.get(jobId) as Pending;
         this.finish(jobId, emptyCancelled(p.taskId, 'the coordinator closed before this fork ended'));

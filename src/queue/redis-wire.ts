@@ -5,7 +5,7 @@
  * - `forkpool:prefix:<prefix id>`: the frozen prefix bytes, under their content address (sha256).
  * - `forkpool:run:<run id>`: the run record (the prefix id and the fork settings of the run).
  * - BullMQ's queue `forkpool`: one job per fork, id `<run id>.<task id, URI-encoded>`, data
- *   { runId, prefixId, task, plan }; its progress carries the fork's events, its return value the result.
+ *   { runId, prefixId, task, plan, traceContext? }; its progress carries the fork's events, its return value the result.
  * - the pub/sub channel `forkpool:cancel`: { runId, taskId? }, to every coordinator and worker.
  * - `forkpool:rate:<run id>:{calls,tokens,backoff,strikes}`: the run's shared rate limit when its
  *   record has one (src/queue/shared-gate.ts): the model calls admitted in the last minute (a sorted
@@ -52,7 +52,14 @@ export interface QueueJobData {
   previousResponseId?: string;
   /** Where the worker writes the fork's transcript (a path every worker shares), and whether it continues from it. */
   transcript?: TranscriptTarget;
+  /** The coordinator's fork span as its propagator wrote it (ForkJob.traceContext): the worker's spans join the run's trace. */
+  traceContext?: Record<string, string>;
 }
+
+/** Bounds on a job's trace context: W3C traceparent and tracestate (512 characters or so) and some baggage fit. */
+const TRACE_CONTEXT_MAX_FIELDS = 16;
+const TRACE_CONTEXT_MAX_NAME = 64;
+const TRACE_CONTEXT_MAX_VALUE = 4096;
 
 /** The fork settings of a run, which every worker applies to its forks (its own pool, provider and tools aside). */
 export interface RunForkSettings {
@@ -76,7 +83,7 @@ export interface RunRecord {
 }
 
 /** A job's progress: the fork's events, as a worker thread reports them to its engine. */
-export type QueueProgress = Extract<WorkerEvent, { type: 'response_start' | 'turn' }>;
+export type QueueProgress = Extract<WorkerEvent, { type: 'response_start' | 'turn' | 'call_failed' }>;
 
 /** The figures of one worker process, as it was when it finished a fork (cumulative over the process). */
 export interface WorkerFigures {
@@ -138,7 +145,19 @@ export function parseJobData(value: unknown): QueueJobData {
   ) {
     throw new TypeError("the fork job's transcript is not an absolute path with an optional continueFrom ('crash', or 'message' and its message)");
   }
-  return data as QueueJobData;
+  // Only tracing is lost with a malformed trace context: it is dropped, the fork runs.
+  const { traceContext, ...rest } = data as QueueJobData;
+  return isTraceContext(traceContext) ? { ...rest, traceContext } : rest;
+}
+
+/** A propagator's fields: a few names and values, all strings, none too long. */
+function isTraceContext(value: unknown): value is Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const fields = Object.entries(value);
+  return (
+    fields.length <= TRACE_CONTEXT_MAX_FIELDS &&
+    fields.every(([name, v]) => name.length <= TRACE_CONTEXT_MAX_NAME && typeof v === 'string' && v.length <= TRACE_CONTEXT_MAX_VALUE)
+  );
 }
 
 /** Checks a run record as it comes out of Redis. */
@@ -167,6 +186,7 @@ export function isQueueProgress(value: unknown): value is QueueProgress {
   const event = value as Partial<QueueProgress> | null;
   if (event === null || typeof event !== 'object' || typeof event.turn !== 'number') return false;
   if (event.type === 'response_start') return true;
+  if (event.type === 'call_failed') return typeof event.errorType === 'string' && typeof event.message === 'string' && typeof event.startedAt === 'number' && typeof event.endedAt === 'number';
   return event.type === 'turn' && typeof event.functionCalls === 'number' && typeof event.usage === 'object' && event.usage !== null;
 }
 

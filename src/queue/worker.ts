@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { ROOT_CONTEXT, propagation, trace, type Context } from '@opentelemetry/api';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createCallGate, type CallGate } from '../engine/call-gate.js';
@@ -145,9 +146,11 @@ class JobRunner {
       ...(gate ? { callGate: gate } : {}),
       // The coordinator names where this fork's transcript goes; this process writes it, under its own root only.
       ...((await this.transcriptOf(data)) ?? {}),
+      ...(traceParentOf(data) ?? {}),
       onEvent: (event) => {
-        // The coordinator releases the other forks of a run when its lead's first response begins.
-        if (event.type === 'turn' || (event.type === 'response_start' && event.turn === 1)) progress(event);
+        // The coordinator releases the other forks of a run when its lead's first response begins; its
+        // model-call spans and metrics are made from the turns and failed calls reported here.
+        if (event.type === 'turn' || event.type === 'call_failed' || (event.type === 'response_start' && event.turn === 1)) progress(event);
       },
     });
     const fork = { runId: data.runId, taskId: data.task.id, cancel: single.cancel };
@@ -260,6 +263,17 @@ class JobRunner {
     }
     return engine;
   }
+}
+
+/**
+ * The coordinator's fork span, read with this process's propagator: its tool spans go under it. A
+ * context it cannot read (no propagator registered here, another format) gives none, not tool spans
+ * that each start a trace of their own.
+ */
+function traceParentOf(data: QueueJobData): { traceParent: Context } | undefined {
+  if (data.traceContext === undefined) return undefined;
+  const traceParent = propagation.extract(ROOT_CONTEXT, data.traceContext);
+  return trace.getSpanContext(traceParent) === undefined ? undefined : { traceParent };
 }
 
 /**
