@@ -114,6 +114,15 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(sum('gen_ai.usage.output_tokens')).toBe(report.outputTokens);
     expect(sum('gen_ai.usage.cache_read.input_tokens')).toBe(report.cachedTokens);
     expect(modelSpans).toHaveLength(report.modelCalls);
+    // And roll up: each fork's span holds its calls' usage, the fan-out's the run's.
+    for (const result of results) {
+      expect(agentOf(result.id).attributes).toMatchObject({ 'gen_ai.usage.input_tokens': result.usage.promptTokens, 'gen_ai.usage.output_tokens': result.usage.outputTokens });
+    }
+    expect(fanOut.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': report.promptTokens,
+      'gen_ai.usage.output_tokens': report.outputTokens,
+      'gen_ai.usage.cache_read.input_tokens': report.cachedTokens,
+    });
   });
 
   it('a fork cancelled before it started has its span too, not an error', async () => {
@@ -152,6 +161,11 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(parentOf(fork)).toBe(fanOut.spanContext().spanId);
     expect(attr(fork, 'forkpool.parent_agent.id')).toBe(agentId);
     expect(outcome.forks[0]?.text).toContain('MARKER-6262');
+    // The parent's span rolls up its own calls and its forks'.
+    const forksInput = outcome.forks.reduce((n, f) => n + f.usage.promptTokens, 0);
+    expect(forksInput).toBeGreaterThan(0);
+    expect(attr(main, 'gen_ai.usage.input_tokens')).toBe(outcome.usage.promptTokens + forksInput);
+    expect(attr(fanOut, 'gen_ai.usage.input_tokens')).toBe(forksInput);
   });
 
   it('options.traceParent puts the fan-out under the caller’s span (a tool call’s, say), checked once', async () => {

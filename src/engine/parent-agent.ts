@@ -1,3 +1,4 @@
+import { spentUsage, sumUsage } from './results.js';
 import {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_NAME,
@@ -128,7 +129,11 @@ export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOu
     outcome = await runParentLoop(opts, traced);
     return outcome;
   } finally {
-    traced.end(outcome?.status ?? 'failed', outcome !== undefined && outcome.status !== 'completed' ? outcome.error : { kind: 'error', message: 'the parent loop threw' });
+    traced.end(
+      outcome?.status ?? 'failed',
+      outcome !== undefined && outcome.status !== 'completed' ? outcome.error : { kind: 'error', message: 'the parent loop threw' },
+      outcome === undefined ? undefined : sumUsage([outcome.usage, ...outcome.forks.map(spentUsage)]),
+    );
   }
 }
 

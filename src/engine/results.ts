@@ -36,3 +36,8 @@ export function sumUsage(calls: readonly CallRecord[]): TokenUsage {
   }
   return total;
 }
+
+/** What this run spent on a fork: its usage less the calls a resumed fork read back from its transcript. */
+export function spentUsage(result: ForkResult): TokenUsage {
+  return result.calls.some((c) => c.restored === true) ? sumUsage(result.calls.filter((c) => c.restored !== true)) : result.usage;
+}

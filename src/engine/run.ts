@@ -15,7 +15,7 @@ import { transcriptPath } from '../transcript/writer.js';
 import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
-import { emptyCancelled, sumUsage } from './results.js';
+import { emptyCancelled, spentUsage, sumUsage } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
 import { costOf, type ModelPrice } from '../model/prices.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
@@ -882,7 +882,8 @@ export class FanOutRun {
 
   private async finishRun(): Promise<void> {
     this.endedAt = performance.now();
-    this.trace.end(this.settledCount);
+    const t = this.totals;
+    this.trace.end(this.settledCount, { promptTokens: t.promptTokens, cachedTokens: t.cachedTokens, outputTokens: t.outputTokens });
     this.metrics.efficiency(this.report().efficiency);
     this.scheduler.stop();
     await this.caches?.release();
@@ -906,11 +907,6 @@ function thisRunsPart(result: ForkResult): ForkResult {
 function tokenUsageOf(usage: TranscriptUsage): TokenUsage {
   const { responseId: _responseId, ...tokens } = usage;
   return tokens;
-}
-
-/** What this run spent on a fork: its usage less the calls a resumed fork read back from its transcript. */
-function spentUsage(result: ForkResult): TokenUsage {
-  return result.calls.some((c) => c.restored === true) ? sumUsage(result.calls.filter((c) => c.restored !== true)) : result.usage;
 }
 
 function trimsHistory(task: ForkTask): boolean {

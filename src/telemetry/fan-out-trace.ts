@@ -4,6 +4,7 @@ import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
 import type { TokenUsage } from '../model/types.js';
+import { spentUsage } from '../engine/results.js';
 import { ATTR, FORKPOOL_ATTR, OPERATION, operationOf, providerNameOf } from './conventions.js';
 
 /*
@@ -48,7 +49,8 @@ export interface ForkTrace {
 
 export interface FanOutTrace {
   fork(task: ForkTask): ForkTrace;
-  end(forks: number): void;
+  /** The run is over: how many forks ended, and what they spent together (the report's totals). */
+  end(forks: number, usage: TokenUsage): void;
 }
 
 const NOTHING: ForkTrace = { modelCall() {}, failedCall() {}, tool() {}, attempt() {}, end() {}, carrier: () => undefined };
@@ -124,6 +126,8 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
           agent.addEvent(retried ? 'forkpool.retry' : 'forkpool.attempt_failed', { [FORKPOOL_ATTR.attemptStatus]: status });
         },
         end(result) {
+          // Its calls' usage rolled up (this run's: calls a resumed fork read back were an earlier run's).
+          agent.setAttributes(usageAttributes(spentUsage(result)));
           // A cancelled fork (stopped, or a spent budget) did not fail: its span says how it ended, not ERROR.
           if (result.status === 'failed') markFailed(agent, result.error.kind, result.error.message);
           else if (result.status === 'cancelled') agent.setAttribute(FORKPOOL_ATTR.cancelled, result.error.kind);
@@ -136,8 +140,9 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
         },
       };
     },
-    end(forks) {
+    end(forks, usage) {
       run.setAttribute(FORKPOOL_ATTR.forks, forks);
+      run.setAttributes(usageAttributes(usage));
       run.end();
     },
   };
@@ -177,15 +182,19 @@ export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: 
   span.end();
 }
 
-/** A model call's usage and finish as the conventions name them (input tokens include cached ones). */
-export function callAttributes(usage: TokenUsage, finishReason: string | undefined): Attributes {
+/** Usage as the conventions name it (input tokens include cached ones): a call's, or a fork's or a run's rolled up. */
+export function usageAttributes(usage: TokenUsage): Attributes {
   return {
     [ATTR.inputTokens]: usage.promptTokens,
     [ATTR.outputTokens]: usage.outputTokens,
     ...(usage.cachedTokens !== null ? { [ATTR.cacheReadTokens]: usage.cachedTokens } : {}),
     ...(usage.cacheWriteTokens !== undefined ? { [ATTR.cacheWriteTokens]: usage.cacheWriteTokens } : {}),
-    ...(finishReason !== undefined ? { [ATTR.finishReasons]: [finishReason] } : {}),
   };
+}
+
+/** A model call's usage and finish. */
+export function callAttributes(usage: TokenUsage, finishReason: string | undefined): Attributes {
+  return { ...usageAttributes(usage), ...(finishReason !== undefined ? { [ATTR.finishReasons]: [finishReason] } : {}) };
 }
 
 /** A span that ended in a failure: its status and the conventions' error.type. */

@@ -1,10 +1,10 @@
 import { SpanKind, context, trace, type Context } from '@opentelemetry/api';
-import type { ModelOutcome, ModelRequest } from '../model/types.js';
+import type { ModelOutcome, ModelRequest, TokenUsage } from '../model/types.js';
 import { replyContent, requestContent } from './content.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import { ATTR, OPERATION, errorTypeOf, operationOf, providerNameOf } from './conventions.js';
-import { callAttributes, contentAttributes, markFailed, recordToolSpan } from './fan-out-trace.js';
+import { callAttributes, contentAttributes, markFailed, recordToolSpan, usageAttributes } from './fan-out-trace.js';
 import { modelCallMetrics } from './metrics.js';
 
 /*
@@ -31,7 +31,8 @@ export interface ParentTrace {
   /** A model call begins; the function ends its span with what came back, and records the call's metrics. */
   call(request: ModelRequest): (outcome: ModelOutcome) => void;
   tool(call: ToolCall): (outcome: ToolOutcome) => void;
-  end(status: 'completed' | 'failed' | 'cancelled', error?: { kind: string; message: string }): void;
+  /** `usage`: the parent's own calls and every fork's, rolled up. */
+  end(status: 'completed' | 'failed' | 'cancelled', error?: { kind: string; message: string }, usage?: TokenUsage): void;
 }
 
 export function traceParent(info: ParentTraceInfo): ParentTrace {
@@ -91,7 +92,8 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
       const startedAt = Date.now();
       return (outcome) => recordToolSpan(call, outcome, startedAt, agentContext, info.captureContent === true);
     },
-    end(status, error) {
+    end(status, error, usage) {
+      if (usage !== undefined) agent.setAttributes(usageAttributes(usage));
       if (status === 'failed' && error !== undefined) markFailed(agent, error.kind, error.message);
       agent.end();
     },
