@@ -104,6 +104,11 @@ export const ENGINE_FLAGS = {
   workspace: { type: 'string', arg: 'DIR', group: 'Tools', help: 'read-only read_file, list_dir, glob, grep confined to DIR' },
   tools: { type: 'string', arg: 'MODULE', group: 'Tools', help: 'tools made with defineTool, from a JS/TS module' },
   'output-format': { type: 'string', arg: 'text|json|stream-json', group: 'Output', help: '(default text)' },
+  'otel-capture-content': {
+    type: 'boolean',
+    group: 'Telemetry',
+    help: "put prompts and completions on the OpenTelemetry spans (the GenAI\nconventions' content attributes; off by default: they may hold secrets).\nSpans and metrics go out over OTLP/HTTP when\nOTEL_EXPORTER_OTLP_ENDPOINT is set",
+  },
 } as const satisfies FlagTable;
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
@@ -136,6 +141,7 @@ export interface EngineFlagValues {
   rpm?: string | undefined;
   tpm?: string | undefined;
   'output-format'?: string | undefined;
+  'otel-capture-content'?: boolean | undefined;
 }
 
 export function outputFormat(values: EngineFlagValues): OutputFormat {
@@ -303,6 +309,7 @@ export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, 
   if (cache) options.cache = cache;
   // 'parent' is a property of one fan-out, not of the engine: see parentWarm().
   if (warmup === 'auto' || warmup === 'none') options.warmup = warmup;
+  if (values['otel-capture-content'] === true) options.telemetry = { captureContent: true };
   return options;
 }
 

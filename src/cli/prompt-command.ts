@@ -14,6 +14,7 @@ import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
 import { sessionFormat } from '../session/schema.js';
 import type { ProviderOption } from '../engine/options.js';
+import { startTelemetry } from './telemetry.js';
 
 /** `prompt`'s flags: parsing and help both come from here. */
 const PROMPT_FLAGS = {
@@ -59,7 +60,15 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const provider = options.provider as ProviderOption;
   if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));
 
-  const engine = await ForkEngine.create({ ...options, tools });
+  // Before the engine makes its instruments (the API has no proxy for meters).
+  const telemetry = await startTelemetry(io.env, { log: (line) => io.stderr.write(`forkpool: ${line}\n`) });
+  let engine: ForkEngine;
+  try {
+    engine = await ForkEngine.create({ ...options, tools });
+  } catch (err) {
+    await telemetry?.close();
+    throw err;
+  }
   const controller = new AbortController();
   const stopSignals = onStopSignals(() => controller.abort());
   const started = performance.now();
@@ -102,6 +111,11 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
     return isError || outcome.forks.some((f) => f.status !== 'completed') ? 1 : 0;
   } finally {
     stopSignals.dispose();
-    await engine.close();
+    try {
+      await engine.close();
+    } finally {
+      // Last: the parent's and the forks' final spans and metrics go out with the flush.
+      await telemetry?.close();
+    }
   }
 }

@@ -22,6 +22,7 @@ import { sessionFormat } from '../session/schema.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { QUEUE_URL_HELP } from './queue-flag.js';
 import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
+import { METRICS_PORT_FLAG, metricsPortOf, startTelemetry, type CliTelemetry } from './telemetry.js';
 
 /** `run`'s flags: parsing and help both come from here. */
 const RUN_FLAGS = {
@@ -53,6 +54,7 @@ const RUN_FLAGS = {
   },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
+  'metrics-port': METRICS_PORT_FLAG,
   queue: {
     type: 'string',
     arg: 'URL',
@@ -80,6 +82,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.session) throw new UsageError('run: --session FILE is required');
   if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
   const format = outputFormat(values);
+  const metricsPort = metricsPortOf(values['metrics-port']);
   // Checked before anything is read or written: the flags that belong to the workers are refused.
   const queueAddress = values.queue !== undefined ? queueAddressOf(values) : undefined;
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
@@ -115,6 +118,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const lines = await streamTasks(values.tasks, io.stdin, resumed ? { skip: skipFinished } : {});
   let journal: Journal | undefined = resumed?.journal;
   let engine: ForkEngine | undefined;
+  let telemetry: CliTelemetry | undefined;
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
     if (resumed && values.out) outFd = openOut(values.out, 'w');
@@ -129,6 +133,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
 
     const provider = options.provider as ProviderOption;
     if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
+    // Before the engine (and a distributed run's dispatcher) makes its instruments.
+    telemetry = await startTelemetry(io.env, { metricsPort, log: (line) => io.stderr.write(`forkpool: ${line}\n`) });
     // A distributed run's id goes on record in the journal before any job is enqueued: a coordinator
     // restarted with --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
     const recordedRunId = resumed?.state.runId;
@@ -201,7 +207,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     lines.close();
     journal?.close();
     if (outFd !== undefined) closeSync(outFd);
-    await engine?.close();
+    try {
+      await engine?.close();
+    } finally {
+      // Last: the engine's final spans and metrics go out with the flush.
+      await telemetry?.close();
+    }
   }
 }
 

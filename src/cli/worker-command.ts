@@ -8,6 +8,7 @@ import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { QUEUE_URL_HELP, queueFlagOf } from './queue-flag.js';
 import { onStopSignals } from './signals.js';
+import { startTelemetry } from './telemetry.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -40,6 +41,7 @@ const WORKER_FLAGS = {
   tpm: { ...E.tpm, help: 'tokens per minute from this process' },
   workspace: E.workspace,
   tools: E.tools,
+  'otel-capture-content': E['otel-capture-content'],
 } as const satisfies FlagTable;
 
 const WORKER_HELP = `Usage: forkpool worker --queue URL [options]
@@ -75,22 +77,29 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(format));
   const log = (line: string): void => void io.stderr.write(`forkpool worker: ${line}\n`);
   const concurrency = options.concurrency ?? ENGINE_DEFAULTS.concurrency;
-  const worker = await startQueueWorker({
-    address,
-    engine: { ...options, tools },
-    concurrency,
-    ...(lockMs !== undefined ? { lockMs } : {}),
-    ...(values.name !== undefined ? { name: values.name } : {}),
-    ...(values['transcripts-root'] !== undefined ? { transcriptsRoot: values['transcripts-root'] } : {}),
-    log,
-  });
-  const stopped = new Promise<NodeJS.Signals | undefined>((resolve) => {
-    const signals = onStopSignals(() => resolve(signals.received()));
-  });
-  log(`${worker.name} ready on ${address.display} (queue forkpool, ${concurrency} forks at once, provider ${provider.kind})`);
-  const signal = await stopped;
-  log(`${signal ?? 'stop'}: finishing the forks in flight`);
-  await worker.close();
+  // Before the worker's engine makes its instruments (the API has no proxy for meters).
+  const telemetry = await startTelemetry(io.env, { log });
+  try {
+    const worker = await startQueueWorker({
+      address,
+      engine: { ...options, tools },
+      concurrency,
+      ...(lockMs !== undefined ? { lockMs } : {}),
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      ...(values['transcripts-root'] !== undefined ? { transcriptsRoot: values['transcripts-root'] } : {}),
+      log,
+    });
+    const stopped = new Promise<NodeJS.Signals | undefined>((resolve) => {
+      const signals = onStopSignals(() => resolve(signals.received()));
+    });
+    log(`${worker.name} ready on ${address.display} (queue forkpool, ${concurrency} forks at once, provider ${provider.kind})`);
+    const signal = await stopped;
+    log(`${signal ?? 'stop'}: finishing the forks in flight`);
+    await worker.close();
+  } finally {
+    // The spans and metrics of the forks it ran go out before it exits (SIGTERM and SIGINT come here too).
+    await telemetry?.close();
+  }
   log('stopped');
   return 0;
 }

@@ -15,7 +15,7 @@ import { transcriptPath } from '../transcript/writer.js';
 import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
-import { emptyCancelled, spentUsage, sumUsage } from './results.js';
+import { emptyCancelled, spentUsage } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
 import { costOf, type ModelPrice } from '../model/prices.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';

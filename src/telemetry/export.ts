@@ -49,7 +49,8 @@ export async function startExport(settings: ExportSettings): Promise<TelemetryEx
   const resource = forkpoolResource();
   const timeout = settings.exportTimeoutMillis !== undefined ? { timeoutMillis: settings.exportTimeoutMillis } : {};
   const tracerProvider = settings.traces ? new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(timeout))] }) : undefined;
-  // Its defaults are the brief's: the W3C trace-context and baggage propagators, an AsyncLocalStorage context manager.
+  // With its defaults: the W3C trace-context and baggage propagators (a distributed run's jobs carry the context), and an
+  // AsyncLocalStorage context manager (an application's active span reaches the fan-out's).
   tracerProvider?.register();
 
   const readers: MetricReader[] = [];

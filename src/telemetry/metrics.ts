@@ -106,7 +106,10 @@ export function fanOutMetrics(info: ModelCallInfo & { prefixId: string }): FanOu
   const byStatus = new Map<string, Attributes>();
   const statusAttributes = (status: string): Attributes => {
     let known = byStatus.get(status);
-    if (known === undefined) byStatus.set(status, (known = { ...base, [FORKPOOL_ATTR.forkStatus]: status }));
+    if (known === undefined) {
+      known = { ...base, [FORKPOOL_ATTR.forkStatus]: status };
+      byStatus.set(status, known);
+    }
     return known;
   };
   return {
