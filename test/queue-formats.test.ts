@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ForkResult } from '../src/index.js';
 import { connectionOf, parseQueueAddress } from '../src/queue/address.js';
-import { isQueueProgress, jobIdOf, parseCancelMessage, parseJobData, parseJobReturn } from '../src/queue/redis-wire.js';
+import { jobIdOf, parseQueueProgress, parseCancelMessage, parseJobData, parseJobReturn } from '../src/queue/redis-wire.js';
 
 /* The formats of a distributed run that need no Redis: addresses, job ids, job data, progress and return values. */
 
@@ -62,9 +62,27 @@ describe('the queue formats', () => {
     const plan = { provider: 'openai', request: { mechanism: 'cache-key', key: prefixId } };
     expect(parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' }, plan }).plan).toEqual(plan);
     expect(() => parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' }, plan: 'implicit' })).toThrow(/cache plan is not one/);
-    expect(isQueueProgress({ type: 'response_start', turn: 1 })).toBe(true);
-    expect(isQueueProgress({ type: 'turn', turn: 2, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, functionCalls: 0 })).toBe(true);
-    expect(isQueueProgress(50)).toBe(false);
+    expect(parseQueueProgress({ type: 'response_start', turn: 1 })).toEqual({ type: 'response_start', turn: 1 });
+    const usage = { promptTokens: 1, cachedTokens: 0, outputTokens: 1 };
+    expect(parseQueueProgress({ type: 'turn', turn: 2, usage, functionCalls: 0 })).toEqual({ type: 'turn', turn: 2, usage, functionCalls: 0 });
+    expect(parseQueueProgress(50)).toBeUndefined();
+    // What the coordinator's spans and metrics read is checked, in a copy: content never comes through Redis, a model name is a name.
+    expect(parseQueueProgress({ type: 'turn', turn: 2, usage, functionCalls: 0, content: null, responseModel: 'm'.repeat(500), startedAt: 1, endedAt: 'x' })).toEqual({
+      type: 'turn',
+      turn: 2,
+      usage,
+      functionCalls: 0,
+    });
+    expect(parseQueueProgress({ type: 'turn', turn: 2, usage: { promptTokens: -1 }, functionCalls: 0 })).toBeUndefined();
+    expect(parseQueueProgress({ type: 'call_failed', turn: 1, startedAt: 1, endedAt: 2, errorType: '429', message: 'slow down', content: { input: 'x' } })).toEqual({
+      type: 'call_failed',
+      turn: 1,
+      startedAt: 1,
+      endedAt: 2,
+      errorType: '429',
+      message: 'slow down',
+    });
+    expect(parseQueueProgress({ type: 'call_failed', turn: 1, errorType: '429' })).toBeUndefined();
     const ret = parseJobReturn({ result: completed('t'), worker: { id: 'w', prefixFetches: 1, cpuMs: 12 } }, 't');
     expect(ret.worker).toEqual({ id: 'w', prefixFetches: 1, cpuMs: 12 });
     expect(() => parseJobReturn({ result: completed('other'), worker: { id: 'w' } }, 't')).toThrow(/another task/);

@@ -128,11 +128,14 @@ describe('OpenTelemetry in a distributed run', () => {
     const job = { runId: '0123456789abcdef', prefixId: 'a'.repeat(64), task: { id: 't', directive: 'd' } };
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     expect(parseJobData({ ...job, traceContext: { traceparent } }).traceContext).toEqual({ traceparent });
-    for (const traceContext of [null, 'traceparent', [traceparent], { traceparent: 7 }, { traceparent: 'x'.repeat(5000) }, Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']))]) {
+    for (const traceContext of [null, 'traceparent', [traceparent], { traceparent: 7 }, { traceparent: 'x'.repeat(9000) }]) {
       const data = parseJobData({ ...job, traceContext });
       expect(data).not.toHaveProperty('traceContext');
       expect(data.task.id).toBe('t');
     }
+    // A malformed field is dropped, not the context: the fork stays in its trace.
+    expect(parseJobData({ ...job, traceContext: { traceparent, baggage: 'x'.repeat(9000), n: 7 } }).traceContext).toEqual({ traceparent });
+    expect(Object.keys(parseJobData({ ...job, traceContext: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'v'])) }).traceContext ?? {})).toHaveLength(16);
   });
 });
 

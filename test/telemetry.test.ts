@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, context, metrics, trace } from '@opentelemetr
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine } from '../src/index.js';
+import { ENGINE_DEFAULTS, ForkEngine } from '../src/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 
@@ -168,6 +168,14 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(attr(fanOut, 'gen_ai.usage.input_tokens')).toBe(forksInput);
   });
 
+  it('a parent loop’s own 429 is an event on its span, as a fork’s is', async () => {
+    exporter.reset();
+    const outcome = await engine.runParentAgent(parentSession(tools), 'FAIL 429\nREPLY answered');
+    expect(outcome.status).toBe('completed');
+    const main = exporter.getFinishedSpans().find((s) => s.name === 'invoke_agent main') as ReadableSpan;
+    expect(main.events.map((e) => [e.name, e.attributes?.['forkpool.attempt.status']])).toEqual([['forkpool.retry', 'rate_limited']]);
+  });
+
   it('options.traceParent puts the fan-out under the caller’s span (a tool call’s, say), checked once', async () => {
     exporter.reset();
     const caller = trace.getTracer('test').startSpan('caller');
@@ -304,8 +312,9 @@ describe('OpenTelemetry metrics of a fan-out and a parent loop', () => {
     expect(total(forks, { 'forkpool.fork.status': 'failed' })).toBe(1);
     expect(total(named.get('forkpool.retries'))).toBe(report.retries);
     expect(report.retries).toBeGreaterThanOrEqual(1);
-    // The call gate, observed at collection: nothing in flight once the run is over, its bound the engine's.
-    expect(total(named.get('forkpool.call_gate.limit'))).toBe(3);
+    // The call gates, observed at collection and summed over the process's engines (this one's 3 and
+    // the first describe's, still open, at the default): nothing in flight once the run is over.
+    expect(total(named.get('forkpool.call_gate.limit'))).toBe(3 + ENGINE_DEFAULTS.concurrency);
     expect(total(named.get('forkpool.call_gate.in_flight'))).toBe(0);
   });
 

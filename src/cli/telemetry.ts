@@ -17,7 +17,7 @@ export const METRICS_PORT_FLAG = {
 
 /** How long a command's end waits for the last export: an unreachable collector must not hold the exit. */
 const EXIT_BOUND_MS = 5_000;
-/** One export's bound when OTEL_EXPORTER_OTLP_*TIMEOUT sets none, under the exit's so the last one gives up within it. */
+/** One export's bound (OTEL_EXPORTER_OTLP_*TIMEOUT may set a shorter one), under the exit's so the last one gives up within it. */
 const EXPORT_TIMEOUT_MS = 4_000;
 
 /** --metrics-port: a TCP port, 0 for a free one. */
@@ -42,7 +42,8 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, options: { metricsP
   if (!traces && !metrics && options.metricsPort === undefined) return undefined;
   const { startExport } = await import('../telemetry/export.js');
   const interval = positive(env.OTEL_METRIC_EXPORT_INTERVAL);
-  const timeoutSet = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'].some((name) => env[name]?.trim());
+  // The environment may shorten an export's bound, not lengthen it past the exit's.
+  const timeouts = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'].map((name) => positive(env[name]) ?? EXPORT_TIMEOUT_MS);
   let started: Awaited<ReturnType<typeof startExport>>;
   try {
     started = await startExport({
@@ -50,7 +51,7 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, options: { metricsP
       metrics,
       ...(options.metricsPort !== undefined ? { prometheusPort: options.metricsPort } : {}),
       ...(interval !== undefined ? { metricIntervalMillis: interval } : {}),
-      ...(timeoutSet ? {} : { exportTimeoutMillis: EXPORT_TIMEOUT_MS }),
+      exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, ...timeouts),
       // Telemetry never fails a command: its first error is said, the rest are not.
       onError: (message) => options.log(`OpenTelemetry: ${message} (telemetry never fails the command; later errors of it are not shown)`),
     });

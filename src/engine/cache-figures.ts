@@ -86,7 +86,7 @@ export function forkFigures(result: ForkResult, role: FirstCallRole, rules: Cach
     cachedTokens: cached,
     theoreticalCachedTokens: theoretical,
     preexistingCachedTokens: preexisting,
-    efficiency: cached === null || preexisting === null ? null : ratio(cached - preexisting, theoretical),
+    efficiency: efficiencyOf(cached, preexisting, theoretical),
     ...(pricing ? { relativeInputCost: ratio(inputUnits(result.usage, pricing), result.usage.promptTokens) } : {}),
   };
 }
@@ -111,6 +111,11 @@ export function inputUnits(usage: TokenUsage, pricing: CachePricing): number {
   const written1h = usage.cacheWrite1hTokens ?? 0;
   const plain = Math.max(0, usage.promptTokens - read - written);
   return plain + read * pricing.read + (written - written1h) * pricing.write5m + written1h * pricing.write1h;
+}
+
+/** What was earned against the maximum: (cached − what the cache held before) / theoretical; null when unknown or nothing was cacheable. */
+export function efficiencyOf(cached: number | null, preexisting: number | null, theoretical: number): number | null {
+  return cached === null || preexisting === null ? null : ratio(cached - preexisting, theoretical);
 }
 
 export function ratio(numerator: number, denominator: number): number | null {

@@ -1,6 +1,6 @@
+import { threadId } from 'node:worker_threads';
 import { requestContent, replyContent } from '../telemetry/content.js';
 import { errorTypeOf } from '../telemetry/conventions.js';
-import { threadId } from 'node:worker_threads';
 import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import type { ToolResponse } from '../dialect/dialect.js';
 import { viewMessage, type MessageView } from '../dialect/view.js';
@@ -153,7 +153,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     state.retries += outcome.attempts - 1;
     if (!outcome.ok) {
       const error = outcome.error;
-      ctx.host.report({ type: 'call_failed', turn, startedAt, endedAt: epochMs(), errorType: errorTypeOf(error), message: error.message, ...(content !== undefined ? { content } : {}) });
+      // A call the gate never let go (a spent budget, a cancel while it waited) was not made: no span for it.
+      if (outcome.attempts > 0) ctx.host.report({ type: 'call_failed', turn, startedAt, endedAt: epochMs(), errorType: errorTypeOf(error), message: error.message, ...(content !== undefined ? { content } : {}) });
       if (ctx.signal.aborted) return interrupted();
       const stop = stopped();
       if (stop && outcome.error.kind === 'aborted') return stop;

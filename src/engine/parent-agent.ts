@@ -16,7 +16,7 @@ import { failure, type Failure } from '../failure.js';
 import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../dialect/index.js';
 import { requestDecorator } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';
-import { addCached, type ModelProvider, type TokenUsage } from '../model/types.js';
+import type { ModelProvider, TokenUsage } from '../model/types.js';
 import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js';
 import { toolCallOf } from '../tools/call.js';
 import { declaredToolNames } from '../dialect/tool-names.js';
@@ -156,7 +156,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
   const unreported: ForkResult[] = [];
   let pending = 0;
   let wakeUp: (() => void) | undefined;
-  const usage: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
+  let usage: TokenUsage = { promptTokens: 0, cachedTokens: 0, outputTokens: 0 };
   let text = '';
   let callCount = 0;
 
@@ -230,15 +230,13 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
       const decorator = requestDecorator(opts.plan, { shared: contents.length, window: 'parent' });
       const request = decorator.request(dialect.request(parent, contents));
       const endCall = traced.call(request);
-      const outcome = await opts.provider.generate(request, { signal });
+      const outcome = await opts.provider.generate(request, { signal, gate: traced.attempts });
       endCall(outcome);
       if (!outcome.ok) {
         if (signal.aborted) return await cancelled(turn - 1);
         return await fail('model_error', `the parent model call failed: ${outcome.error.message}`, turn - 1);
       }
-      usage.promptTokens += outcome.usage.promptTokens;
-      usage.cachedTokens = addCached(usage.cachedTokens, outcome.usage.cachedTokens);
-      usage.outputTokens += outcome.usage.outputTokens;
+      usage = sumUsage([usage, outcome.usage]);
       opts.onEvent?.({ type: 'turn', turn, usage: outcome.usage });
       contents.push(outcome.message);
       const reply = viewMessage(outcome.message);

@@ -19,7 +19,7 @@ import { emptyCancelled, spentUsage } from './results.js';
 import { addCached, type TokenUsage } from '../model/types.js';
 import { costOf, type ModelPrice } from '../model/prices.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
-import { inputUnits, ratio } from './cache-figures.js';
+import { efficiencyOf, inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
 import type { ForkCacheFigures, RunReport } from './report.js';
 import type { CacheMiss } from './thread-wire.js';
@@ -137,6 +137,8 @@ type Totals = Record<ForkResult['status'], number> &
     budgetStopped: number;
     /** Input in units of one uncached input token (with pricing only). */
     inputUnits: number;
+    /** Tokens the forks' calls wrote into the provider's cache (the fan-out's span reports them). */
+    cacheWriteTokens: number;
   };
 
 /** What send() answers for a fork a distributed run's worker runs. */
@@ -218,6 +220,7 @@ export class FanOutRun {
     outputTokens: 0,
     theoreticalCachedTokens: 0,
     preexistingCachedTokens: 0,
+    cacheWriteTokens: 0,
     budgetStopped: 0,
     inputUnits: 0,
     cacheMisses: [],
@@ -259,7 +262,7 @@ export class FanOutRun {
     });
     const callInfo = { provider: settings.plan.provider, shape: settings.plan.shape, model: prefix.session.model };
     this.callMetrics = modelCallMetrics(callInfo);
-    this.metrics = fanOutMetrics({ ...callInfo, prefixId: prefix.id });
+    this.metrics = fanOutMetrics(callInfo);
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
     this.scheduler = createScheduler({
       concurrency: settings.concurrency,
@@ -458,7 +461,7 @@ export class FanOutRun {
       hitRate: t.cachedTokens === null ? null : t.promptTokens > 0 ? t.cachedTokens / t.promptTokens : 0,
       theoreticalCachedTokens: theoretical,
       preexistingCachedTokens: preexisting,
-      efficiency: t.cachedTokens === null || preexisting === null ? null : ratio(t.cachedTokens - preexisting, theoretical),
+      efficiency: efficiencyOf(t.cachedTokens, preexisting, theoretical),
       warmup: this.settings.parentWarm ? 'parent' : this.settings.warmup,
       cache: {
         requested: this.settings.cache,
@@ -624,7 +627,8 @@ export class FanOutRun {
     const forkTrace = this.trace.fork(task);
     const start = this.forkStart(this.firstResponses.get(window));
     const transcript = this.transcriptTarget(task.id);
-    const traceContext = forkTrace.carrier();
+    // Only a fork in another process needs its span in writing (its job carries it there).
+    const traceContext = this.settings.remoteForks ? forkTrace.carrier() : undefined;
     const job = { ...start.job, ...(transcript !== undefined ? { transcript } : {}), ...(traceContext !== undefined ? { traceContext } : {}) };
     const { channel, result } = startFork({ ...start, job }, task, {
       admit: () => !this.budgetSpent,
@@ -639,7 +643,8 @@ export class FanOutRun {
         if (event.type === 'call_failed') {
           if (this.live.get(index)?.state !== 'running') return;
           forkTrace.failedCall(event);
-          this.callMetrics.failed(event.errorType, secondsBetween(event.startedAt, event.endedAt));
+          // A call cancelled with its fork is not an operation that ended: no duration.
+          if (event.errorType !== 'aborted') this.callMetrics.failed(event.errorType, secondsBetween(event.startedAt, event.endedAt));
           return;
         }
         if (event.type === 'transcript') {
@@ -837,7 +842,7 @@ export class FanOutRun {
     this.metrics.settled({ status: result.status, retries: result.retries, maxCachedTokens: figures.theoreticalCachedTokens });
     const t = this.totals;
     // As the report computes it, before its corrections (finishRun records the report's own).
-    this.metrics.efficiency(t.cachedTokens === null || t.preexistingCachedTokens === null ? null : ratio(t.cachedTokens - t.preexistingCachedTokens, t.theoreticalCachedTokens));
+    this.metrics.efficiency(efficiencyOf(t.cachedTokens, t.preexistingCachedTokens, t.theoreticalCachedTokens));
     this.settledCount++;
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
     for (const listener of this.resultListeners) {
@@ -869,6 +874,7 @@ export class FanOutRun {
     t.promptTokens += spent.promptTokens;
     t.cachedTokens = addCached(t.cachedTokens, spent.cachedTokens);
     t.outputTokens += spent.outputTokens;
+    t.cacheWriteTokens += spent.cacheWriteTokens ?? 0;
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
     t.preexistingCachedTokens = addCached(t.preexistingCachedTokens, figures.preexistingCachedTokens);
     if (this.plan.pricing) t.inputUnits += inputUnits(spent, this.plan.pricing);
@@ -883,8 +889,16 @@ export class FanOutRun {
   private async finishRun(): Promise<void> {
     this.endedAt = performance.now();
     const t = this.totals;
-    this.trace.end(this.settledCount, { promptTokens: t.promptTokens, cachedTokens: t.cachedTokens, outputTokens: t.outputTokens });
-    this.metrics.efficiency(this.report().efficiency);
+    this.trace.end(this.settledCount, {
+      promptTokens: t.promptTokens,
+      cachedTokens: t.cachedTokens,
+      outputTokens: t.outputTokens,
+      ...(t.cacheWriteTokens > 0 ? { cacheWriteTokens: t.cacheWriteTokens } : {}),
+    });
+    // The report's own figures, the opening wave's corrections applied (settle recorded them before).
+    const report = this.report();
+    this.metrics.corrected(report.theoreticalCachedTokens - t.theoreticalCachedTokens);
+    this.metrics.efficiency(report.efficiency);
     this.scheduler.stop();
     await this.caches?.release();
     this.log.close();

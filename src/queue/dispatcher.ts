@@ -1,4 +1,4 @@
-import { ValueType, metrics, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
+import { ValueType, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connectHost, type HostClient } from '../engine/host-client.js';
@@ -7,6 +7,7 @@ import { emptyCancelled, emptyFailure } from '../engine/results.js';
 import type { ForkPool } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { ATTR, METRIC } from '../telemetry/conventions.js';
+import { meter } from '../telemetry/metrics.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
 import {
@@ -14,7 +15,7 @@ import {
   FORK_JOB,
   QUEUE_NAME,
   parseCancelMessage,
-  isQueueProgress,
+  parseQueueProgress,
   jobIdOf,
   parseJobReturn,
   runKey,
@@ -157,7 +158,8 @@ export class QueueDispatcher implements ForkPool {
       const p = this.pending.get(jobId);
       if (!p) return;
       this.touch();
-      if (isQueueProgress(data)) p.host.report(data);
+      const event = parseQueueProgress(data);
+      if (event) p.host.report(event);
     });
     events.on('completed', ({ jobId, returnvalue }) => {
       if (!this.pending.has(jobId)) return;
@@ -206,7 +208,7 @@ export class QueueDispatcher implements ForkPool {
    * now: a provider registered after the run started does not see this run.
    */
   private observeQueueDepth(): void {
-    this.depthGauge = metrics.getMeter('forkpool').createObservableGauge(METRIC.queueDepth, {
+    this.depthGauge = meter().createObservableGauge(METRIC.queueDepth, {
       unit: '{job}',
       valueType: ValueType.INT,
       description: "A distributed run's fork jobs enqueued and not yet taken by a worker.",

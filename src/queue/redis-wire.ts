@@ -17,6 +17,7 @@ import type { ForkResult, TranscriptTarget, WorkerEvent } from '../engine/thread
 import type { RateLimits } from '../engine/call-gate.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { CachePlan } from '../model/plan.js';
+import type { TokenUsage } from '../model/types.js';
 
 /** The BullMQ queue every coordinator and worker of a Redis database shares (runs are told apart by id). */
 export const QUEUE_NAME = 'forkpool';
@@ -56,10 +57,10 @@ export interface QueueJobData {
   traceContext?: Record<string, string>;
 }
 
-/** Bounds on a job's trace context: W3C traceparent and tracestate (512 characters or so) and some baggage fit. */
+/** Bounds on a job's trace context: W3C traceparent, tracestate (512 characters) and baggage (8192 bytes) fit. */
 const TRACE_CONTEXT_MAX_FIELDS = 16;
 const TRACE_CONTEXT_MAX_NAME = 64;
-const TRACE_CONTEXT_MAX_VALUE = 4096;
+const TRACE_CONTEXT_MAX_VALUE = 8192;
 
 /** The fork settings of a run, which every worker applies to its forks (its own pool, provider and tools aside). */
 export interface RunForkSettings {
@@ -145,19 +146,61 @@ export function parseJobData(value: unknown): QueueJobData {
   ) {
     throw new TypeError("the fork job's transcript is not an absolute path with an optional continueFrom ('crash', or 'message' and its message)");
   }
-  // Only tracing is lost with a malformed trace context: it is dropped, the fork runs.
+  // Only tracing is lost with a malformed trace context: what is malformed is dropped, the fork runs.
   const { traceContext, ...rest } = data as QueueJobData;
-  return isTraceContext(traceContext) ? { ...rest, traceContext } : rest;
+  const fields = traceContextOf(traceContext);
+  return fields === undefined ? rest : { ...rest, traceContext: fields };
 }
 
-/** A propagator's fields: a few names and values, all strings, none too long. */
-function isTraceContext(value: unknown): value is Record<string, string> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const fields = Object.entries(value);
-  return (
-    fields.length <= TRACE_CONTEXT_MAX_FIELDS &&
-    fields.every(([name, v]) => name.length <= TRACE_CONTEXT_MAX_NAME && typeof v === 'string' && v.length <= TRACE_CONTEXT_MAX_VALUE)
-  );
+/** A propagator's fields: the well-formed ones (string names and values, none too long), at most a few; undefined when none is. */
+function traceContextOf(value: unknown): Record<string, string> | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const fields = Object.entries(value)
+    .filter((field): field is [string, string] => field[0].length <= TRACE_CONTEXT_MAX_NAME && typeof field[1] === 'string' && field[1].length <= TRACE_CONTEXT_MAX_VALUE)
+    .slice(0, TRACE_CONTEXT_MAX_FIELDS);
+  return fields.length > 0 ? Object.fromEntries(fields) : undefined;
+}
+
+/** The longest response model name taken from a worker (a model id; longer is not one). */
+const MODEL_NAME_MAX = 200;
+
+/**
+ * A worker's progress event as the coordinator takes it: the fields it uses, checked, in a copy (no
+ * content: a call's content never travels through Redis); undefined for anything else.
+ */
+export function parseQueueProgress(value: unknown): QueueProgress | undefined {
+  const e = value as Record<string, unknown> | null;
+  if (e === null || typeof e !== 'object' || typeof e.turn !== 'number') return undefined;
+  const time = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
+  const times = time(e.startedAt) && time(e.endedAt) ? { startedAt: e.startedAt, endedAt: e.endedAt } : undefined;
+  switch (e.type) {
+    case 'response_start':
+      return { type: 'response_start', turn: e.turn, ...(typeof e.responseId === 'string' ? { responseId: e.responseId } : {}) };
+    case 'call_failed':
+      if (times === undefined || typeof e.errorType !== 'string' || typeof e.message !== 'string') return undefined;
+      return { type: 'call_failed', turn: e.turn, ...times, errorType: e.errorType.slice(0, 64), message: e.message };
+    case 'turn': {
+      if (typeof e.functionCalls !== 'number' || !isUsage(e.usage)) return undefined;
+      return {
+        type: 'turn',
+        turn: e.turn,
+        usage: e.usage,
+        functionCalls: e.functionCalls,
+        ...(times ?? {}),
+        ...(typeof e.finishReason === 'string' ? { finishReason: e.finishReason.slice(0, 64) } : {}),
+        ...(typeof e.responseId === 'string' ? { responseId: e.responseId } : {}),
+        ...(typeof e.responseModel === 'string' && e.responseModel.length <= MODEL_NAME_MAX ? { responseModel: e.responseModel } : {}),
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function isUsage(value: unknown): value is TokenUsage {
+  const u = value as Partial<TokenUsage> | null;
+  const count = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  return u !== null && typeof u === 'object' && count(u.promptTokens) && count(u.outputTokens) && (u.cachedTokens === null || count(u.cachedTokens));
 }
 
 /** Checks a run record as it comes out of Redis. */
@@ -179,15 +222,6 @@ export function parseRunRecord(text: string, runId: string): RunRecord {
     }
   }
   return record as RunRecord;
-}
-
-/** Events a worker may report through a job's progress; anything else is ignored. */
-export function isQueueProgress(value: unknown): value is QueueProgress {
-  const event = value as Partial<QueueProgress> | null;
-  if (event === null || typeof event !== 'object' || typeof event.turn !== 'number') return false;
-  if (event.type === 'response_start') return true;
-  if (event.type === 'call_failed') return typeof event.errorType === 'string' && typeof event.message === 'string' && typeof event.startedAt === 'number' && typeof event.endedAt === 'number';
-  return event.type === 'turn' && typeof event.functionCalls === 'number' && typeof event.usage === 'object' && event.usage !== null;
 }
 
 /** Checks a job's return value: a result of the job's own task, with the fields the report reads. */

@@ -80,8 +80,6 @@ export const FORKPOOL_ATTR = {
   cancelled: 'forkpool.cancelled',
   forks: 'forkpool.fan_out.forks',
   forkStatus: 'forkpool.fork.status',
-  /** The worker process that ran a distributed fork's job. */
-  worker: 'forkpool.worker',
 } as const;
 
 /** A failed call's `error.type`: the HTTP status the provider answered with, else what went wrong (`timeout`, `network`, `aborted`, …). */

@@ -48,11 +48,6 @@ export async function startExport(settings: ExportSettings): Promise<TelemetryEx
 
   const resource = forkpoolResource();
   const timeout = settings.exportTimeoutMillis !== undefined ? { timeoutMillis: settings.exportTimeoutMillis } : {};
-  const tracerProvider = settings.traces ? new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(timeout))] }) : undefined;
-  // With its defaults: the W3C trace-context and baggage propagators (a distributed run's jobs carry the context), and an
-  // AsyncLocalStorage context manager (an application's active span reaches the fan-out's).
-  tracerProvider?.register();
-
   const readers: MetricReader[] = [];
   if (settings.metrics) {
     const interval = settings.metricIntervalMillis ?? DEFAULT_METRIC_INTERVAL_MS;
@@ -67,6 +62,11 @@ export async function startExport(settings: ExportSettings): Promise<TelemetryEx
     readers.push(exporter);
     prometheus = await servePrometheus(exporter, settings.prometheusPort);
   }
+  // Registered once the Prometheus port is ours: a port taken leaves nothing registered behind.
+  const tracerProvider = settings.traces ? new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(timeout))] }) : undefined;
+  // With its defaults: the W3C trace-context and baggage propagators (a distributed run's jobs carry the context), and an
+  // AsyncLocalStorage context manager (an application's active span reaches the fan-out's).
+  tracerProvider?.register();
   // The conventions' histograms carry their bucket boundaries as instrument advice, which sdk-metrics 2.x follows: no views.
   const meterProvider = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
   if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
@@ -78,7 +78,8 @@ export async function startExport(settings: ExportSettings): Promise<TelemetryEx
       const flushed = Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
       const outcome = await within(boundMs, flushed);
       for (const settled of outcome ?? []) if (settled.status === 'rejected') report(messageOf(settled.reason));
-      if (outcome === undefined) report(`the last export did not finish within ${boundMs / 1000} s; not waiting for it`);
+      // Said even after an earlier error: it is why the exit did not wait.
+      if (outcome === undefined) settings.onError(`the last export did not finish within ${boundMs / 1000} s; not waiting for it`);
       if (prometheus) await closeServer(prometheus.server);
     },
   };

@@ -14,7 +14,12 @@ import { ATTR, FORKPOOL_ATTR, OPERATION, operationOf, providerNameOf } from './c
  * spans are made here with those times, under the fork's span — as are its tools', which run here.
  */
 
-const TRACER = 'forkpool';
+export const TRACER = 'forkpool';
+
+/** The event an attempt that did not succeed is on its agent's span. */
+export function attemptEventName(retried: boolean): string {
+  return retried ? 'forkpool.retry' : 'forkpool.attempt_failed';
+}
 
 type TurnEvent = Extract<WorkerEvent, { type: 'turn' }>;
 type FailedCallEvent = Extract<WorkerEvent, { type: 'call_failed' }>;
@@ -123,7 +128,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
           recordToolSpan(call, outcome, startedAt, agentContext, info.captureContent === true);
         },
         attempt(status, retried) {
-          agent.addEvent(retried ? 'forkpool.retry' : 'forkpool.attempt_failed', { [FORKPOOL_ATTR.attemptStatus]: status });
+          agent.addEvent(attemptEventName(retried), { [FORKPOOL_ATTR.attemptStatus]: status });
         },
         end(result) {
           // Its calls' usage rolled up (this run's: calls a resumed fork read back were an earlier run's).

@@ -11,7 +11,8 @@ import { ATTR, DURATION_BUCKETS, FORKPOOL_ATTR, METRIC, TOKEN_BUCKETS, operation
 
 const METER = 'forkpool';
 
-function meter(): Meter {
+/** forkpool's meter on the provider registered now. */
+export function meter(): Meter {
   return metrics.getMeter(METER);
 }
 
@@ -88,21 +89,23 @@ export interface FanOutMetrics {
   settled(fork: { status: string; retries: number; maxCachedTokens: number }): void;
   /** The run's cache efficiency so far (null: unknown, not recorded). */
   efficiency(value: number | null): void;
+  /** The run's end moved its theoretical maximum by this much (the opening wave's corrections: either way). */
+  corrected(maxCachedTokens: number): void;
 }
 
 /** A fan-out's own figures: forks by status, retries (a fork's 429s and other failed attempts are events on its span), the cache's maximum and the run's efficiency against it. */
-export function fanOutMetrics(info: ModelCallInfo & { prefixId: string }): FanOutMetrics {
+export function fanOutMetrics(info: ModelCallInfo): FanOutMetrics {
   const m = meter();
   const forks = m.createCounter(METRIC.forks, { description: 'Forks that ended, by status', unit: '{fork}', valueType: ValueType.INT });
   const retries = m.createCounter(METRIC.retries, { description: 'Model call attempts sent again', unit: '{retry}', valueType: ValueType.INT });
-  const cacheMax = m.createCounter(METRIC.cacheMaxTokens, {
+  // Up and down: the run's end may correct what its forks' ends recorded.
+  const cacheMax = m.createUpDownCounter(METRIC.cacheMaxTokens, {
     description: 'The most the provider’s cache rules let the forks’ calls be served (the report’s theoretical maximum)',
     unit: '{token}',
     valueType: ValueType.INT,
   });
-  const efficiency = m.createGauge(METRIC.cacheEfficiency, { description: 'Cached tokens the run earned over its theoretical maximum, so far', unit: '1' });
+  const efficiency = m.createGauge(METRIC.cacheEfficiency, { description: 'Cached tokens a run earned over its theoretical maximum, so far (the run that last ended a fork)', unit: '1' });
   const base: Attributes = { [ATTR.providerName]: providerNameOf(info.provider), [ATTR.requestModel]: info.model };
-  const run: Attributes = { ...base, [ATTR.conversationId]: info.prefixId };
   const byStatus = new Map<string, Attributes>();
   const statusAttributes = (status: string): Attributes => {
     let known = byStatus.get(status);
@@ -120,7 +123,11 @@ export function fanOutMetrics(info: ModelCallInfo & { prefixId: string }): FanOu
       cacheMax.add(fork.maxCachedTokens, base);
     },
     efficiency(value) {
-      if (value !== null) efficiency.record(value, run);
+      // Not per run: a long-lived process would keep a series for every run it ever made.
+      if (value !== null) efficiency.record(value, base);
+    },
+    corrected(maxCachedTokens) {
+      if (maxCachedTokens !== 0) cacheMax.add(maxCachedTokens, base);
     },
   };
 }
@@ -132,17 +139,46 @@ export interface GateReading {
   waiting: number;
 }
 
-/** The call gate's bound, calls in flight and calls waiting, observed at each collection; the function stops observing. */
+/** Every live engine's gate (a queue worker has one engine per run setting): the gauges sum them. */
+const liveGates = new Set<() => GateReading>();
+let observing: { meter: Meter; stop: () => void } | undefined;
+
+/**
+ * The call gate's bound, calls in flight and calls waiting, observed at each collection, summed over
+ * the process's engines; the function stops observing this one.
+ */
 export function observeCallGate(read: () => GateReading): () => void {
+  liveGates.add(read);
   const m = meter();
+  // The application may have registered another provider since: observe on the one there is now.
+  if (observing?.meter !== m) {
+    observing?.stop();
+    observing = { meter: m, stop: observeGates(m) };
+  }
+  return () => {
+    liveGates.delete(read);
+    if (liveGates.size === 0) {
+      observing?.stop();
+      observing = undefined;
+    }
+  };
+}
+
+function observeGates(m: Meter): () => void {
   const inFlight = m.createObservableGauge(METRIC.callsInFlight, { description: 'Model calls in flight', unit: '{call}', valueType: ValueType.INT });
   const limit = m.createObservableGauge(METRIC.callGateLimit, { description: 'The call gate’s bound on calls in flight (it adapts to 429s)', unit: '{call}', valueType: ValueType.INT });
   const waiting = m.createObservableGauge(METRIC.callsWaiting, { description: 'Model calls waiting at the call gate', unit: '{call}', valueType: ValueType.INT });
   const observe = (result: BatchObservableResult): void => {
-    const reading = read();
-    result.observe(inFlight, reading.inFlight);
-    result.observe(limit, reading.limit);
-    result.observe(waiting, reading.waiting);
+    const sum = { inFlight: 0, limit: 0, waiting: 0 };
+    for (const read of liveGates) {
+      const reading = read();
+      sum.inFlight += reading.inFlight;
+      sum.limit += reading.limit;
+      sum.waiting += reading.waiting;
+    }
+    result.observe(inFlight, sum.inFlight);
+    result.observe(limit, sum.limit);
+    result.observe(waiting, sum.waiting);
   };
   const observables = [inFlight, limit, waiting];
   m.addBatchObservableCallback(observe, observables);

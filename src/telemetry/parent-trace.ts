@@ -1,10 +1,10 @@
 import { SpanKind, context, trace, type Context } from '@opentelemetry/api';
-import type { ModelOutcome, ModelRequest, TokenUsage } from '../model/types.js';
+import type { AttemptGate, ModelOutcome, ModelRequest, TokenUsage } from '../model/types.js';
 import { replyContent, requestContent } from './content.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
-import { ATTR, OPERATION, errorTypeOf, operationOf, providerNameOf } from './conventions.js';
-import { callAttributes, contentAttributes, markFailed, recordToolSpan, usageAttributes } from './fan-out-trace.js';
+import { ATTR, FORKPOOL_ATTR, OPERATION, errorTypeOf, operationOf, providerNameOf } from './conventions.js';
+import { TRACER, attemptEventName, callAttributes, contentAttributes, markFailed, recordToolSpan, usageAttributes } from './fan-out-trace.js';
 import { modelCallMetrics } from './metrics.js';
 
 /*
@@ -30,13 +30,15 @@ export interface ParentTrace {
   readonly agentId: string;
   /** A model call begins; the function ends its span with what came back, and records the call's metrics. */
   call(request: ModelRequest): (outcome: ModelOutcome) => void;
+  /** Passed to the parent's calls (GenerateOptions.gate): each attempt that did not succeed is an event on the parent's span, as a fork's are. */
+  readonly attempts: AttemptGate;
   tool(call: ToolCall): (outcome: ToolOutcome) => void;
   /** `usage`: the parent's own calls and every fork's, rolled up. */
   end(status: 'completed' | 'failed' | 'cancelled', error?: { kind: string; message: string }, usage?: TokenUsage): void;
 }
 
 export function traceParent(info: ParentTraceInfo): ParentTrace {
-  const tracer = trace.getTracer('forkpool');
+  const tracer = trace.getTracer(TRACER);
   const provider = providerNameOf(info.provider);
   const operation = operationOf(info.shape);
   const agent = tracer.startSpan(
@@ -79,6 +81,9 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
             ...(outcome.responseModel !== undefined ? { [ATTR.responseModel]: outcome.responseModel } : {}),
             ...(content !== undefined ? { [ATTR.outputMessages]: replyContent(outcome.message, outcome.finishReason) } : {}),
           });
+        } else if (outcome.error.kind === 'aborted') {
+          // Cancelled with the parent: not an operation that failed (no ERROR, no duration), as for a fork's call.
+          span?.setAttribute(FORKPOOL_ATTR.cancelled, 'cancelled');
         } else {
           const errorType = errorTypeOf(outcome.error);
           callMetrics.failed(errorType, seconds);
@@ -86,6 +91,14 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
         }
         span?.end();
       };
+    },
+    attempts: {
+      acquire: async () => true,
+      // The retry the call asked for is its own to decide: the parent has no run-wide gate.
+      release: async (status, wantsRetry) => {
+        if (status !== 'ok' && recording) agent.addEvent(attemptEventName(wantsRetry), { [FORKPOOL_ATTR.attemptStatus]: status });
+        return wantsRetry;
+      },
     },
     tool(call) {
       if (!recording) return () => undefined;
