@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DURATION_BUCKETS, TOKEN_BUCKETS } from '../src/telemetry/conventions.js';
 import { jsonLines, runCli, writeTasks } from './fixtures/cli/run-cli.js';
+import { until } from './support/until.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { queueHarness, SESSION, within } from './support/queue-harness.js';
 
@@ -19,7 +20,6 @@ import { queueHarness, SESSION, within } from './support/queue-harness.js';
 
 const SECRET = 'sk-otel-cli-3b7e91d2-never-exported';
 const OPENAI_SESSION = 'examples/openai-session.json';
-const WAIT_MS = 30_000;
 const tmp = mkdtempSync(join(tmpdir(), 'forkpool-cli-telemetry-'));
 let serve: ServeProcess;
 
@@ -284,16 +284,6 @@ function fetchText(url: string): Promise<{ status: number; text: string }> {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
     }).on('error', reject);
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('forkpool run --metrics-port', () => {

@@ -41,6 +41,13 @@ function joinNegativeValues(args: readonly string[], options: Options): string[]
 }
 
 /** A user's value quoted in an error, cut so a huge argument cannot flood the terminal. */
+/** A flag that names a TCP port on 127.0.0.1 (`--metrics-port`, `--ui-port`): 0 for a free one. */
+export function portOf(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new UsageError(`--${flag}: a port from 0 to 65535 (0: a free one), got ${quoted(value)}`);
+  return Number(value);
+}
+
 export function quoted(value: string, max = 80): string {
   return value.length > max ? `${JSON.stringify(value.slice(0, max))}… (${value.length} characters)` : JSON.stringify(value);
 }

@@ -15,14 +15,16 @@ import { compactReport, resultEventLine, streamSession, taskNotificationLines, t
 import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
-import { parseFlags } from './parse-flags.js';
+import { parseFlags, portOf } from './parse-flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { QUEUE_URL_HELP } from './queue-flag.js';
 import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
-import { METRICS_PORT_FLAG, metricsPortOf, startTelemetry, type CliTelemetry } from './telemetry.js';
+import { METRICS_PORT_FLAG, startTelemetry, type CliTelemetry } from './telemetry.js';
+import { serveRunPage } from '../ui/live-run.js';
+import type { LiveServer } from '../ui/server.js';
 
 /** `run`'s flags: parsing and help both come from here. */
 const RUN_FLAGS = {
@@ -55,6 +57,8 @@ const RUN_FLAGS = {
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
   'metrics-port': METRICS_PORT_FLAG,
+  ui: { type: 'boolean', group: 'Live page', help: 'serve a live page of the run on 127.0.0.1 while it lasts (forks, timeline,\ncache, stop buttons); its URL, with a token, is printed on stderr' },
+  'ui-port': { type: 'string', arg: 'N', group: 'Live page', help: "the live page's port (default: a free one)" },
   queue: {
     type: 'string',
     arg: 'URL',
@@ -82,7 +86,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.session) throw new UsageError('run: --session FILE is required');
   if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
   const format = outputFormat(values);
-  const metricsPort = metricsPortOf(values['metrics-port']);
+  const metricsPort = portOf('metrics-port', values['metrics-port']);
+  const uiPort = portOf('ui-port', values['ui-port']);
+  if (uiPort !== undefined && values.ui !== true) throw new UsageError('run: --ui-port needs --ui');
   // Checked before anything is read or written: the flags that belong to the workers are refused.
   const queueAddress = values.queue !== undefined ? queueAddressOf(values) : undefined;
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
@@ -119,6 +125,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   let journal: Journal | undefined = resumed?.journal;
   let engine: ForkEngine | undefined;
   let telemetry: CliTelemetry | undefined;
+  let page: LiveServer | undefined;
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
   try {
     if (resumed && values.out) outFd = openOut(values.out, 'w');
@@ -161,6 +168,16 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         if (resultsToStdout) collected.push(line);
       },
     });
+    if (values.ui === true) {
+      page = await serveRunPage(run, {
+        ...(Array.isArray(tasks) ? { tasks } : {}),
+        provider: queue ? queue.label : providerLabel(provider),
+        model: prefix.session.model,
+        port: uiPort ?? 0,
+        ...(queue ? { workers: () => queue.dispatcher.workers().map((w) => ({ id: w.id, forks: w.forks })) } : { gate: () => (engine as ForkEngine).callGateStats() }),
+      });
+      io.stderr.write(`forkpool: live page: ${page.url}\n`);
+    }
     stopSignals = onStopSignals(() => run.cancelAll());
     // forkpool cancel, from anywhere: the same cancel as a signal here (every fork, or one task).
     queue?.dispatcher.onCancel((taskId) => (taskId === undefined ? run.cancelAll() : run.cancel(taskId)));
@@ -208,6 +225,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     journal?.close();
     if (outFd !== undefined) closeSync(outFd);
     try {
+      // The page's last patch says the run ended; then it stops listening.
+      await page?.close();
       await engine?.close();
     } finally {
       // Last: the engine's final spans and metrics go out with the flush.

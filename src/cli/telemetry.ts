@@ -1,5 +1,4 @@
 import type { FlagTable } from './flags.js';
-import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 
 /*
@@ -19,13 +18,6 @@ export const METRICS_PORT_FLAG = {
 const EXIT_BOUND_MS = 5_000;
 /** One export's bound (OTEL_EXPORTER_OTLP_*TIMEOUT may set a shorter one), under the exit's so the last one gives up within it. */
 const EXPORT_TIMEOUT_MS = 4_000;
-
-/** --metrics-port: a TCP port, 0 for a free one. */
-export function metricsPortOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new UsageError(`--metrics-port: a port from 0 to 65535 (0: a free one), got ${quoted(value)}`);
-  return Number(value);
-}
 
 export interface CliTelemetry {
   /** Flushes what is left and stops (at most EXIT_BOUND_MS). */

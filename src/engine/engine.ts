@@ -13,7 +13,7 @@ import type { ForkTask, ParentSession, SessionFormat } from '../session/schema.j
 import { declaredToolNames } from '../dialect/tool-names.js';
 import { createToolHost, type ToolHost } from '../tools/host.js';
 import { observeCallGate } from '../telemetry/metrics.js';
-import { createCallGate, type CallGate, type EngineCallGate } from './call-gate.js';
+import { createCallGate, type CallGate, type CallGateStats, type EngineCallGate } from './call-gate.js';
 import { forkJobOf, startFork, type ForkHooks } from './fork-start.js';
 import { emptyCancelled } from './results.js';
 import type { ForkResult, TranscriptTarget, WorkerEvent } from './thread-wire.js';
@@ -278,6 +278,11 @@ export class ForkEngine {
    * `agent` tool, and every fork it asks for runs in the background on this pool. `transcripts`: a
    * folder for each task's transcript (its output file; send_message revives a completed task from it).
    */
+  /** The engine's call gate now: its bound, calls in flight and waiting, 429s and retries spent (a live page shows them). */
+  callGateStats(): CallGateStats {
+    return this.gate.stats();
+  }
+
   runParentAgent(
     session: ParentSession,
     prompt: string,

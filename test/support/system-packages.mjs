@@ -2,7 +2,7 @@
 /*
  * Installs the Debian packages the test suite needs when they are missing, before vitest starts
  * (`npm test` runs this first): redis-server for the distributed-run tests, openssl for the test
- * certificates of TLS Redis. Where it cannot install (not root, no apt-get) it stops at once with one
+ * certificates of TLS Redis, chromium for the live page's browser tests. Where it cannot install (not root, no apt-get) it stops at once with one
  * line naming the package and the command. Plain JavaScript, so that it runs before anything is built.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,6 +11,8 @@ import { spawnSync } from 'node:child_process';
 const NEEDED = [
   { command: 'redis-server', pkg: 'redis-server' },
   { command: 'openssl', pkg: 'openssl' },
+  // The live page's tests drive it with playwright-core (which downloads no browser here).
+  { command: 'chromium', pkg: 'chromium' },
 ];
 // apt-get's update and install each get this long: a mirror that never answers fails the run, it does not hang it.
 const APT_TIMEOUT_MS = 10 * 60_000;

@@ -1,0 +1,83 @@
+/*
+ * The page: a report's embedded snapshot drawn once, or a live run's feed. Every change marks the
+ * page dirty and one animation frame redraws it, however many patches arrived in between.
+ */
+import type { ForkRow, RunSnapshot } from '../../view.js';
+import { type Api, createApi } from './api.js';
+import { connect } from './connection.js';
+import { createDetail } from './detail-view.js';
+import { h } from './dom.js';
+import { applyFilter, type Filter } from './filter.js';
+import { frameScheduler } from './frame.js';
+import { createList } from './list-view.js';
+import { createMisses } from './misses-view.js';
+import { RunStore } from './store.js';
+import { createSummary } from './summary-view.js';
+import { createToolbar } from './toolbar-view.js';
+
+const embedded = document.getElementById('forkpool-snapshot');
+const snapshot = embedded ? (JSON.parse(embedded.textContent ?? '') as RunSnapshot) : null;
+const api: Api | null = snapshot ? null : createApi(new URLSearchParams(location.search).get('token') ?? '');
+const store = new RunStore(snapshot === null);
+
+const filter: Filter = { state: 'all', query: '' };
+let filtered: ForkRow[] = [];
+let filteredVersion = -1;
+let selected: string | null = null;
+
+const render = (): void => {
+  if (filteredVersion !== store.version) {
+    filtered = applyFilter(store.rows(), filter);
+    filteredVersion = store.version;
+  }
+  summary.render(store);
+  misses.render(store);
+  toolbar.render(store, filtered.length);
+  list.render(filtered, Math.max(1, store.elapsedNow()), store.elapsedNow(), selected);
+  detail.sync(store);
+};
+const schedule = frameScheduler(render);
+const refilter = (): void => {
+  filteredVersion = -1;
+  schedule();
+};
+
+const summary = createSummary(document.title, () => (api ? api.stop() : Promise.resolve(false)));
+const misses = createMisses();
+const toolbar = createToolbar(filter, refilter);
+const detail = createDetail(api, () => {
+  selected = null;
+  schedule();
+});
+const list = createList((id) => {
+  selected = id;
+  detail.open(id, store);
+  schedule();
+}, schedule);
+
+document.body.append(summary.element, h('main', {}, h('div', { class: 'forks' }, misses.element, toolbar.element, list.element), detail.element));
+
+if (snapshot) {
+  store.load(snapshot);
+  summary.setStatus('ended');
+  schedule();
+} else if (api) {
+  connect(api, {
+    snapshot(s) {
+      store.load(s);
+      refilter();
+    },
+    patch(p) {
+      store.apply(p);
+      schedule();
+    },
+    status(status) {
+      summary.setStatus(status);
+      schedule();
+    },
+  });
+  // The elapsed time and the running forks' durations move between patches.
+  setInterval(() => {
+    if (!store.summary.ended) schedule();
+  }, 1000);
+}

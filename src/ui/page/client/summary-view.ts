@@ -1,0 +1,99 @@
+/*
+ * The header: the run's figures, its connection and the "Stop run" button. Built once; render()
+ * only rewrites the texts that changed.
+ */
+import type { ConnectionStatus } from './connection.js';
+import { h, setText } from './dom.js';
+import { cached, DASH, duration, int, pct, usd } from './format.js';
+import { STATES, type RunStore } from './store.js';
+
+export interface SummaryView {
+  element: HTMLElement;
+  render(store: RunStore): void;
+  setStatus(status: ConnectionStatus): void;
+}
+
+function stat(label: string, ...value: (Node | string)[]): { box: HTMLElement; value: HTMLElement } {
+  const v = h('div', { class: 'stat-value' }, ...value);
+  return { box: h('div', { class: 'stat' }, h('div', { class: 'stat-label' }, label), v), value: v };
+}
+
+export function createSummary(title: string, onStopRun: () => Promise<boolean>): SummaryView {
+  const model = h('span', { class: 'model' });
+  const connection = h('span', { class: 'connection', 'data-testid': 'connection' }, 'connecting');
+  const stopRun = h('button', { type: 'button', class: 'danger', 'data-testid': 'stop-run' }, 'Stop run');
+  const stopAnswer = h('span', { class: 'answer', 'data-testid': 'stop-run-answer' });
+  stopRun.hidden = true;
+  let stopAsked = false;
+  stopRun.addEventListener('click', () => {
+    stopAsked = true;
+    stopRun.disabled = true;
+    setText(stopAnswer, 'stopping…');
+    onStopRun().then(
+      (stopped) => setText(stopAnswer, stopped ? 'stop requested' : 'nothing to stop'),
+      (err: unknown) => {
+        stopAsked = false;
+        stopRun.disabled = false;
+        setText(stopAnswer, `stop failed: ${String(err)}`);
+      },
+    );
+  });
+
+  const elapsed = stat('Elapsed');
+  const counts = new Map<string, HTMLElement>();
+  const forkParts: Node[] = [];
+  for (const state of [...STATES, 'total'] as const) {
+    const n = h('span', { 'data-testid': `state-count-${state}` }, '0');
+    counts.set(state, n);
+    forkParts.push(h('span', { class: `count state-${state}` }, n, ` ${state}`));
+  }
+  const forks = stat('Forks', ...forkParts);
+  forks.box.classList.add('wide');
+  const tokens = stat('Tokens (prompt · cached · output)');
+  const hit = stat('Hit rate');
+  const efficiency = stat('Efficiency vs max');
+  const cost = stat('Cost');
+  const gate = stat('Call gate');
+  const workers = stat('Workers');
+  workers.box.classList.add('wide');
+
+  const element = h(
+    'header',
+    { class: 'summary', 'data-testid': 'summary' },
+    h('div', { class: 'title-line' }, h('h1', {}, title), model, connection, h('span', { class: 'spacer' }), stopAnswer, stopRun),
+    h('div', { class: 'stats' }, elapsed.box, forks.box, tokens.box, hit.box, efficiency.box, cost.box, gate.box, workers.box),
+  );
+
+  return {
+    element,
+    render(store) {
+      const s = store.summary;
+      setText(model, [s.provider, s.model].filter((x) => x !== '').join(' · '));
+      setText(elapsed.value, duration(store.elapsedNow()));
+      for (const state of [...STATES, 'total'] as const) {
+        const el = counts.get(state);
+        if (el) setText(el, String(s.forks[state]));
+      }
+      setText(tokens.value, `${int(s.promptTokens)} · ${s.cachedTokens === null ? 'n/a' : int(s.cachedTokens)} · ${int(s.outputTokens)}`);
+      setText(hit.value, pct(s.hitRate));
+      setText(efficiency.value, `${pct(s.efficiency)} (max ${cached(s.theoreticalCachedTokens)} cached)`);
+      cost.box.hidden = s.costUsd === undefined;
+      setText(cost.value, usd(s.costUsd));
+      gate.box.hidden = s.gate === undefined;
+      if (s.gate) {
+        const g = s.gate;
+        setText(gate.value, `${g.inFlight} / ${g.limit} in flight · ${g.waiting} waiting · ${g.rateLimited} 429s · ${g.retries} retries`);
+      }
+      workers.box.hidden = s.workers === undefined;
+      if (s.workers) {
+        setText(workers.value, s.workers.length === 0 ? DASH : s.workers.map((w) => `${w.id}: ${w.forks}`).join(' · '));
+      }
+      stopRun.hidden = !store.live;
+      stopRun.disabled = s.ended || stopAsked;
+    },
+    setStatus(status) {
+      setText(connection, status);
+      connection.dataset.status = status;
+    },
+  };
+}

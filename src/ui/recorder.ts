@@ -1,0 +1,211 @@
+import type { ForkEvent } from '../engine/events.js';
+import type { ForkResult } from '../engine/thread-wire.js';
+import type { RunReport } from '../engine/report.js';
+import { MARKS_PER_FORK, type ForkDetail, type ForkRow, type ForkState, type RunPatch, type RunSnapshot, type RunSummary, type Sample } from './view.js';
+
+/*
+ * A run's view, kept up to date from its events: one row per fork (queued ones from the task list
+ * given, a streamed run's as they start), each fork's detail, and the figures over time. Every
+ * change marks its row, and `patch()` hands out what changed since the last one: a page with
+ * 10,000 forks gets the few rows that moved, not the whole list, at most a few times a second.
+ */
+
+/** What the recorder knows of a task before it runs. */
+interface TaskInfo {
+  id: string;
+  directive: string;
+  subagentType?: string;
+}
+
+/** Figures read from the run when a summary is made (its report, the call gate, the workers). */
+export interface RunFigures {
+  report(): RunReport;
+  gate?(): { inFlight: number; limit: number; waiting: number; rateLimited: number; retriesSpent: number };
+  workers?(): { id: string; forks: number }[];
+}
+
+/** At most this many turns and tool calls kept per fork for its detail (a fork of 200 turns keeps them all). */
+const DETAIL_LIMIT = 1_000;
+/** A directive or text longer than this is cut in the detail (the page is for reading, not for the whole prompt). */
+const TEXT_LIMIT = 20_000;
+
+export interface RunRecorder {
+  /** Forks known before they start (an array of tasks): queued rows. */
+  queued(tasks: readonly TaskInfo[]): void;
+  apply(event: ForkEvent): void;
+  /** Takes a sample of the figures (call it once a second or so). */
+  sample(): void;
+  snapshot(live: boolean): RunSnapshot;
+  /** What changed since the last patch, for every page open; undefined when nothing did. */
+  patch(): RunPatch | undefined;
+  detail(id: string): ForkDetail | undefined;
+  end(): void;
+}
+
+export function createRunRecorder(info: { provider: string; model: string; figures: RunFigures; now?: () => number }): RunRecorder {
+  const now = info.now ?? Date.now;
+  const startedAt = now();
+  const at = (): number => now() - startedAt;
+  const rows = new Map<string, ForkRow>();
+  const details = new Map<string, ForkDetail>();
+  const samples: Sample[] = [];
+  let sentSamples = 0;
+  let dirty = new Set<string>();
+  let summaryChanged = true;
+  let ended = false;
+
+  const rowOf = (id: string, agent = 'fork'): ForkRow => {
+    let row = rows.get(id);
+    if (row === undefined) {
+      row = { id, state: 'queued', agent, turns: 0, toolCalls: 0, promptTokens: 0, cachedTokens: 0, outputTokens: 0, marks: [] };
+      rows.set(id, row);
+    }
+    return row;
+  };
+  const detailOf = (id: string): ForkDetail => {
+    let detail = details.get(id);
+    if (detail === undefined) {
+      detail = { id, directive: '', turns: [], tools: [] };
+      details.set(id, detail);
+    }
+    return detail;
+  };
+  const changed = (id: string): void => {
+    dirty.add(id);
+    summaryChanged = true;
+  };
+  const mark = (row: ForkRow, kind: ForkRow['marks'][number]['kind']): void => {
+    if (row.marks.length < MARKS_PER_FORK) row.marks.push({ at: at(), kind });
+  };
+
+  const settle = (row: ForkRow, result: ForkResult): void => {
+    row.state = result.status;
+    row.endedAt = at();
+    row.turns = result.turns;
+    row.toolCalls = result.toolCalls;
+    row.promptTokens = result.usage.promptTokens;
+    row.cachedTokens = result.usage.cachedTokens;
+    row.outputTokens = result.usage.outputTokens;
+    if (result.costUsd !== undefined) row.costUsd = result.costUsd;
+    if (result.cacheMiss !== undefined) row.cacheMiss = { ...result.cacheMiss };
+    const detail = detailOf(row.id);
+    if (result.text !== '') detail.text = cut(result.text);
+    if (result.status !== 'completed') {
+      row.error = { kind: result.error.kind, message: result.error.message };
+      detail.error = row.error;
+    }
+  };
+
+  const summary = (): RunSummary => {
+    const report = info.figures.report();
+    const counts: Record<ForkState, number> = { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
+    for (const row of rows.values()) counts[row.state]++;
+    const gate = info.figures.gate?.();
+    const workers = info.figures.workers?.();
+    return {
+      startedAt,
+      elapsedMs: at(),
+      ended,
+      provider: info.provider,
+      model: info.model,
+      forks: { ...counts, total: Math.max(rows.size, report.forks.total) },
+      promptTokens: report.promptTokens,
+      cachedTokens: report.cachedTokens,
+      outputTokens: report.outputTokens,
+      hitRate: report.hitRate,
+      efficiency: report.efficiency,
+      theoreticalCachedTokens: report.theoreticalCachedTokens,
+      ...(report.cost !== undefined ? { costUsd: report.cost.usd } : {}),
+      cacheMisses: report.cacheMisses.map((m) => ({ ...m })),
+      ...(gate !== undefined ? { gate: { inFlight: gate.inFlight, limit: gate.limit, waiting: gate.waiting, rateLimited: gate.rateLimited, retries: report.retries } } : {}),
+      ...(workers !== undefined ? { workers } : {}),
+    };
+  };
+
+  return {
+    queued(tasks) {
+      for (const task of tasks) {
+        rowOf(task.id, task.subagentType ?? 'fork');
+        detailOf(task.id).directive = cut(task.directive);
+        changed(task.id);
+      }
+    },
+    apply(event) {
+      switch (event.type) {
+        case 'task_started': {
+          const row = rowOf(event.forkId, event.subagentType ?? 'fork');
+          row.state = 'running';
+          row.startedAt = at();
+          const detail = detailOf(event.forkId);
+          if (detail.directive === '') detail.directive = cut(event.description);
+          break;
+        }
+        case 'turn': {
+          const row = rowOf(event.forkId);
+          row.turns = Math.max(row.turns, event.turn);
+          row.promptTokens += event.usage.promptTokens;
+          row.cachedTokens = row.cachedTokens === null || event.usage.cachedTokens === null ? null : row.cachedTokens + event.usage.cachedTokens;
+          row.outputTokens += event.usage.outputTokens;
+          mark(row, 'call');
+          const turns = detailOf(event.forkId).turns;
+          if (turns.length < DETAIL_LIMIT) {
+            const { promptTokens, cachedTokens, outputTokens } = event.usage;
+            turns.push({ turn: event.turn, at: at(), promptTokens, cachedTokens, outputTokens, functionCalls: event.functionCalls });
+          }
+          break;
+        }
+        case 'tool_call': {
+          const row = rowOf(event.forkId);
+          row.toolCalls++;
+          mark(row, event.status === 'ok' ? 'tool' : 'tool_failed');
+          const tools = detailOf(event.forkId).tools;
+          if (tools.length < DETAIL_LIMIT) tools.push({ at: at(), tool: event.tool, status: event.status, ...(event.error !== undefined ? { error: event.error.message } : {}) });
+          break;
+        }
+        case 'task_notification':
+          settle(rowOf(event.forkId), event.result);
+          break;
+        case 'message':
+          return;
+      }
+      changed(event.forkId);
+    },
+    sample() {
+      const s = summary();
+      samples.push({
+        at: s.elapsedMs,
+        promptTokens: s.promptTokens,
+        cachedTokens: s.cachedTokens ?? 0,
+        outputTokens: s.outputTokens,
+        efficiency: s.efficiency,
+        ...(s.costUsd !== undefined ? { costUsd: s.costUsd } : {}),
+      });
+      summaryChanged = true;
+    },
+    snapshot(live) {
+      // Changes not yet patched stay pending for the pages already open; this page gets them again
+      // with the next patch (rows are replaced by id), and the samples it has not, only then.
+      return { summary: summary(), forks: [...rows.values()], samples: samples.slice(0, sentSamples), live };
+    },
+    patch() {
+      if (dirty.size === 0 && !summaryChanged && sentSamples === samples.length) return undefined;
+      const forks = [...dirty].map((id) => rows.get(id)).filter((row): row is ForkRow => row !== undefined);
+      const fresh = samples.slice(sentSamples);
+      dirty = new Set();
+      summaryChanged = false;
+      sentSamples = samples.length;
+      return { summary: summary(), forks, samples: fresh };
+    },
+    detail(id) {
+      return details.get(id);
+    },
+    end() {
+      ended = true;
+      summaryChanged = true;
+    },
+  };
+}
+
+function cut(text: string): string {
+  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}… (${text.length - TEXT_LIMIT} more characters)` : text;
+}

@@ -1,0 +1,93 @@
+/*
+ * What the live page and the HTML report show, as plain data: the server sends it over server-sent
+ * events, the report embeds it, the page (src/ui/page/) draws it. Times are ms since the run began.
+ * Nothing here holds a key or a path: the page shows task ids, directives, texts and figures.
+ */
+
+export type ForkState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** One fork's row: what the list, the filter and the timeline need. */
+export interface ForkRow {
+  id: string;
+  state: ForkState;
+  /** `fork`, or a general-purpose sub-agent's type. */
+  agent: string;
+  startedAt?: number;
+  endedAt?: number;
+  turns: number;
+  toolCalls: number;
+  promptTokens: number;
+  /** null: the provider does not report them. */
+  cachedTokens: number | null;
+  outputTokens: number;
+  costUsd?: number;
+  /** Why its first call was served less than its siblings share. */
+  cacheMiss?: { reason: string; tokens: number; detail: string };
+  error?: { kind: string; message: string };
+  /** Its model calls' and tool calls' ends, for the timeline (at most MARKS_PER_FORK). */
+  marks: Mark[];
+}
+
+export interface Mark {
+  at: number;
+  kind: 'call' | 'tool' | 'tool_failed';
+}
+
+/** A fork's detail, asked for when it is opened. */
+export interface ForkDetail {
+  id: string;
+  directive: string;
+  turns: { turn: number; at: number; promptTokens: number; cachedTokens: number | null; outputTokens: number; functionCalls: number }[];
+  tools: { at: number; tool: string; status: string; error?: string }[];
+  text?: string;
+  error?: { kind: string; message: string };
+}
+
+/** The run as a whole, now. */
+export interface RunSummary {
+  /** Epoch ms. */
+  startedAt: number;
+  elapsedMs: number;
+  ended: boolean;
+  provider: string;
+  model: string;
+  forks: Record<ForkState, number> & { total: number };
+  promptTokens: number;
+  cachedTokens: number | null;
+  outputTokens: number;
+  hitRate: number | null;
+  efficiency: number | null;
+  theoreticalCachedTokens: number;
+  costUsd?: number;
+  cacheMisses: { reason: string; forks: number; tokens: number }[];
+  gate?: { inFlight: number; limit: number; waiting: number; rateLimited: number; retries: number };
+  workers?: { id: string; forks: number }[];
+}
+
+/** One point of the figures over time. */
+export interface Sample {
+  at: number;
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  efficiency: number | null;
+  costUsd?: number;
+}
+
+/** The whole view, as a page opens or a report is written. */
+export interface RunSnapshot {
+  summary: RunSummary;
+  forks: ForkRow[];
+  samples: Sample[];
+  /** The live page can stop forks; a report cannot. */
+  live: boolean;
+}
+
+/** What changed since the last message: rows that changed, the summary, new samples. */
+export interface RunPatch {
+  summary: RunSummary;
+  forks: ForkRow[];
+  samples: Sample[];
+}
+
+export const MARKS_PER_FORK = 400;

@@ -1,0 +1,113 @@
+import type { ChildProcess } from 'node:child_process';
+import { get } from 'node:http';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, jsonLines, runCli, writeTasks } from './fixtures/cli/run-cli.js';
+import { until } from './support/until.js';
+import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
+
+/*
+ * `forkpool run --ui` as a user runs it: the CLI in its own process against forkpool serve in
+ * another, its live page in Debian's Chromium driven by playwright-core (npm test installs the
+ * chromium package; no browser download). Screenshots go to test-results/ui/.
+ */
+
+const WAIT_MS = 30_000;
+const SESSION = 'examples/session.json';
+const SHOTS = join(REPO_ROOT, 'test-results', 'ui');
+const tmp = mkdtempSync(join(tmpdir(), 'forkpool-ui-'));
+let server: ServeProcess;
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startServe();
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    // This machine's network is closed: Chromium's own background connections are turned off.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** GET with a Host header of one's own (fetch does not let one set it). */
+function statusWithHost(url: string, host: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('forkpool run --ui', () => {
+  it('serves the run’s page with its token only; forks appear and complete; a stop button cancels exactly that fork', async () => {
+    const dir = mkdtempSync(join(tmp, 'live-'));
+    const tasks = writeTasks(dir, [
+      { id: 'quick', directive: 'REPLY quick answer' },
+      { id: 'held', directive: 'SLEEP 600000\nREPLY never' },
+      { id: 'later', directive: 'SLEEP 1500\nREPLY later answer' },
+    ]);
+    const out = join(dir, 'out.jsonl');
+    let child: ChildProcess | undefined;
+    let stderr = '';
+    const done = runCli(['run', '--session', SESSION, '--tasks', tasks, '--provider', 'local', '--base-url', server.url, '--warmup', 'none', '--ui', '--out', out, '--output-format', 'json'], {
+      onSpawn: (spawned) => {
+        child = spawned;
+        spawned.stderr?.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
+      },
+    });
+    try {
+      const url = await until('the page URL on stderr', () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1]);
+      // Without the token, or with another, nothing is served.
+      const bare = url.replace(/\?token=.*/, '');
+      expect((await fetch(bare)).status).toBe(403);
+      expect((await fetch(`${bare}?token=not-it`)).status).toBe(403);
+      // A page of another name that resolves here (DNS rebinding) is refused though it has the token.
+      expect(await statusWithHost(url, 'evil.example')).toBe(400);
+
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(url);
+      const row = (id: string) => page.locator(`[data-testid="fork-row"][data-fork-id="${id}"]`);
+      // Every fork is listed from the start; the quick one completes while the held one runs.
+      await row('held').waitFor();
+      await page.waitForFunction(() => document.querySelector('[data-fork-id="quick"]')?.getAttribute('data-state') === 'completed', undefined, { timeout: WAIT_MS });
+      expect(await row('held').getAttribute('data-state')).toBe('running');
+      await page.screenshot({ path: join(SHOTS, 'live-running.png') });
+
+      // Its detail, then its stop button: that fork ends cancelled, the others as they would.
+      await row('held').click();
+      await page.locator('[data-testid="detail"]').getByText('SLEEP 600000').waitFor();
+      await page.locator('[data-testid="detail-stop"]').click();
+      await page.waitForFunction(() => document.querySelector('[data-fork-id="held"]')?.getAttribute('data-state') === 'cancelled', undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, { timeout: WAIT_MS });
+      expect(await row('later').getAttribute('data-state')).toBe('completed');
+      expect(await page.locator('[data-testid="state-count-completed"]').textContent()).toBe('2');
+      expect(await page.locator('[data-testid="state-count-cancelled"]').textContent()).toBe('1');
+      await page.screenshot({ path: join(SHOTS, 'live-ended.png') });
+      await page.close();
+
+      const run = await done;
+      expect(run.code).toBe(1);
+      const lines = jsonLines(readFileSync(out, 'utf8')) as { id: string; status: string }[];
+      expect(Object.fromEntries(lines.map((l) => [l.id, l.status]))).toEqual({ quick: 'completed', held: 'cancelled', later: 'completed' });
+    } finally {
+      child?.kill('SIGKILL');
+      await done.catch(() => undefined);
+    }
+  });
+
+  it('--ui-port is checked once, naming the flag', async () => {
+    const bad = await runCli(['run', '--session', SESSION, '--tasks', 'examples/research.jsonl', '--ui', '--ui-port', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--ui-port: a port from 0 to 65535 (0: a free one), got "x"');
+  });
+});
