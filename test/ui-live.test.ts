@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonLines, runCli, writeTasks } from './fixtures/cli/run-cli.js';
+import { CHROMIUM_ARGS } from './support/browser.js';
 import { until } from './support/until.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 
@@ -27,8 +28,7 @@ beforeAll(async () => {
   server = await startServe();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    // This machine's network is closed: Chromium's own background connections are turned off.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: CHROMIUM_ARGS,
   });
 });
 afterAll(async () => {
@@ -92,6 +92,9 @@ describe('forkpool run --ui', () => {
       expect(await row('later').getAttribute('data-state')).toBe('completed');
       expect(await page.locator('[data-testid="state-count-completed"]').textContent()).toBe('2');
       expect(await page.locator('[data-testid="state-count-cancelled"]').textContent()).toBe('1');
+      // The timeline draws every fork that started; the figures have their samples.
+      expect(await page.locator('[data-testid="timeline"]').getAttribute('data-forks')).toBe('3');
+      expect(Number(await page.locator('[data-testid="figures"]').getAttribute('data-samples'))).toBeGreaterThan(0);
       await page.screenshot({ path: join(SHOTS, 'live-ended.png') });
       await page.close();
 

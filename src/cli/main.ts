@@ -10,6 +10,7 @@ import type { CliIo } from './io.js';
 import { promptCommand } from './prompt-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve.js';
+import { reportCommand } from './report-command.js';
 import { transcriptCommand } from './transcript-command.js';
 import { UsageError } from './usage-error.js';
 
@@ -25,6 +26,7 @@ Usage:
   forkpool convert SESSION --to gemini|openai-chat        convert between Gemini's and OpenAI's shapes
   forkpool import FILE [--out FILE]                       another agent's transcript as a session
   forkpool transcript FILE [--json]                       a fork's transcript (--transcripts), for a person
+  forkpool report RESULTS --html FILE                     a finished run's results as one HTML page
   forkpool bench [--quick]                                benchmarks (from a source checkout)
   forkpool <command> --help                               a command's options and exit codes
   forkpool --version
@@ -65,6 +67,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await importCommand(rest, io);
       case 'transcript':
         return await transcriptCommand(rest, io);
+      case 'report':
+        return await reportCommand(rest, io);
       case 'worker':
         // BullMQ and ioredis load only here (about 130 ms that no other command should pay).
         return await (await import('./worker-command.js')).workerCommand(rest, io);

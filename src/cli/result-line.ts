@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ForkResult } from '../engine/thread-wire.js';
 import type { SubagentType } from '../session/schema.js';
 
@@ -36,3 +37,23 @@ export function resultLine(r: ForkResult, subagentType: SubagentType): ResultLin
     ...(r.status !== 'completed' ? { error: r.error } : {}),
   };
 }
+
+/**
+ * A result line as a reader takes it back (`forkpool report`): the fields it reads, checked; other
+ * fields (`output`) pass as they are.
+ */
+export const ResultLineSchema = z.looseObject({
+  id: z.string().min(1),
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  subagentType: z.string().optional(),
+  text: z.string(),
+  turns: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  usage: z.looseObject({ promptTokens: z.number().nonnegative(), cachedTokens: z.number().nonnegative().nullable(), outputTokens: z.number().nonnegative() }),
+  costUsd: z.number().nonnegative().optional(),
+  durationMs: z.number().nonnegative(),
+  cacheMiss: z.object({ reason: z.string(), tokens: z.number(), detail: z.string() }).optional(),
+  error: z.object({ kind: z.string(), message: z.string() }).optional(),
+});
+
+export type ReadResultLine = z.infer<typeof ResultLineSchema>;

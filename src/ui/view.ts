@@ -81,6 +81,8 @@ export interface RunSnapshot {
   samples: Sample[];
   /** The live page can stop forks; a report cannot. */
   live: boolean;
+  /** A report's forks' details, by id (the live page asks the server for one when it is opened). */
+  details?: Record<string, ForkDetail>;
 }
 
 /** What changed since the last message: rows that changed, the summary, new samples. */

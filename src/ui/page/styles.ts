@@ -50,6 +50,19 @@ th { color: var(--muted); font-weight: 600; }
 
 main { flex: 1; min-height: 0; display: flex; }
 .forks { flex: 1; min-width: 0; display: flex; flex-direction: column; }
+.charts { display: flex; flex-wrap: wrap; gap: 8px 24px; padding: 8px 16px; border-bottom: 1px solid var(--line); flex: none; }
+.chart-panel { min-width: 0; }
+.timeline-panel { flex: 3 1 480px; }
+.figures-panel { flex: 2 1 320px; }
+.timeline-panel.untimed { flex: 0 1 auto; }
+.chart-head { display: flex; align-items: baseline; gap: 4px 12px; flex-wrap: wrap; margin-bottom: 4px; }
+.chart-head h2 { margin: 0; }
+.chart-box canvas { display: block; width: 100%; color: var(--muted); }
+.timeline-panel canvas { cursor: pointer; }
+.legend { display: flex; flex-wrap: wrap; gap: 2px 12px; font-size: 11px; color: var(--muted); }
+.legend-value { color: var(--fg); font-variant-numeric: tabular-nums; }
+.swatch { display: inline-block; width: 10px; height: 3px; margin-right: 4px; vertical-align: middle; border-radius: 1px; }
+.note { margin: 0; }
 .misses { padding: 8px 16px; border-bottom: 1px solid var(--line); flex: none; max-height: 9rem; overflow: auto; }
 .misses p { margin: 0; }
 .toolbar { display: flex; align-items: center; gap: 6px; padding: 8px 16px; flex: none; flex-wrap: wrap; }

@@ -1,7 +1,8 @@
 /*
- * A fork's detail, opened from the list: its row's figures at once, then (live) its directive,
- * turns, tool calls and final text or error from GET /fork, fetched again as the fork moves on.
- * A "Stop" button while it is queued or running.
+ * A fork's detail, opened from the list: its row's figures at once, then its directive, turns,
+ * tool calls and final text or error: a report's from the report itself, a live run's from
+ * GET /fork, fetched again as the fork moves on. A "Stop" button while it is queued or running
+ * (live only).
  */
 import type { ForkDetail, ForkRow } from '../../view.js';
 import type { Api } from './api.js';
@@ -147,7 +148,12 @@ export function createDetail(api: Api | null, onClose: () => void): DetailView {
       stop.disabled = false;
       setText(answer, '');
       showRow(store, row);
-      if (api && store.live) {
+      const known = store.detail(forkId);
+      if (known) {
+        // A report carries its forks' details: nothing to fetch.
+        request++;
+        body.replaceChildren(...detailBody(known, row));
+      } else if (api && store.live) {
         body.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
         load(forkId);
       } else {

@@ -13,6 +13,14 @@ export function compact(n: number): string {
   return `${(n / 1_000_000).toFixed(2)}M`;
 }
 
+/** An axis's round values: 0, 250, 2.5k, 50M. */
+export function round(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${Number((n / 1000).toFixed(2))}k`;
+  if (n < 1_000_000_000) return `${Number((n / 1_000_000).toFixed(2))}M`;
+  return `${Number((n / 1_000_000_000).toFixed(2))}G`;
+}
+
 export function pct(x: number | null): string {
   return x === null ? DASH : `${(x * 100).toFixed(1)}%`;
 }

@@ -7,12 +7,14 @@ import { type Api, createApi } from './api.js';
 import { connect } from './connection.js';
 import { createDetail } from './detail-view.js';
 import { h } from './dom.js';
+import { createFigures } from './figures-view.js';
 import { applyFilter, type Filter } from './filter.js';
 import { frameScheduler } from './frame.js';
 import { createList } from './list-view.js';
 import { createMisses } from './misses-view.js';
 import { RunStore } from './store.js';
 import { createSummary } from './summary-view.js';
+import { createTimeline } from './timeline-view.js';
 import { createToolbar } from './toolbar-view.js';
 
 const embedded = document.getElementById('forkpool-snapshot');
@@ -24,6 +26,8 @@ const filter: Filter = { state: 'all', query: '' };
 let filtered: ForkRow[] = [];
 let filteredVersion = -1;
 let selected: string | null = null;
+// Marked once, when the first forks are on the page: what a benchmark times.
+let firstRenderMarked = false;
 
 const render = (): void => {
   if (filteredVersion !== store.version) {
@@ -31,10 +35,16 @@ const render = (): void => {
     filteredVersion = store.version;
   }
   summary.render(store);
+  timeline.render(store);
+  figures.render(store);
   misses.render(store);
   toolbar.render(store, filtered.length);
   list.render(filtered, Math.max(1, store.elapsedNow()), store.elapsedNow(), selected);
   detail.sync(store);
+  if (!firstRenderMarked && store.rows().length > 0) {
+    firstRenderMarked = true;
+    performance.mark('forkpool:first-render');
+  }
 };
 const schedule = frameScheduler(render);
 const refilter = (): void => {
@@ -49,13 +59,19 @@ const detail = createDetail(api, () => {
   selected = null;
   schedule();
 });
-const list = createList((id) => {
+const openFork = (id: string): void => {
   selected = id;
   detail.open(id, store);
   schedule();
-}, schedule);
+};
+const list = createList(openFork, schedule);
+const timeline = createTimeline(openFork, schedule);
+const figures = createFigures(schedule);
 
-document.body.append(summary.element, h('main', {}, h('div', { class: 'forks' }, misses.element, toolbar.element, list.element), detail.element));
+document.body.append(
+  summary.element,
+  h('main', {}, h('div', { class: 'forks' }, h('div', { class: 'charts' }, timeline.element, figures.element), misses.element, toolbar.element, list.element), detail.element),
+);
 
 if (snapshot) {
   store.load(snapshot);

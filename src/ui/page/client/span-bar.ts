@@ -3,24 +3,11 @@
  * start to its end (or now), its model calls as full ticks, its tool calls as half ticks, failed
  * tools in red. A canvas costs one draw per visible row, whatever the number of marks.
  */
-import type { ForkRow, ForkState, Mark } from '../../view.js';
+import type { ForkRow } from '../../view.js';
+import { MARK_COLOR, STATE_COLOR } from './palette.js';
 
 const BAR_WIDTH = 150;
 const BAR_HEIGHT = 14;
-
-const STATE_COLOR: Record<ForkState, string> = {
-  queued: '#9aa0a6',
-  running: '#4c8df6',
-  completed: '#3ba55c',
-  failed: '#e5534b',
-  cancelled: '#e8a33d',
-};
-
-const MARK_COLOR: Record<Mark['kind'], string> = {
-  call: '#5b6470',
-  tool: '#7c5cd6',
-  tool_failed: '#e5534b',
-};
 
 export function createSpanCanvas(): HTMLCanvasElement {
   const canvas = document.createElement('canvas');

@@ -2,7 +2,7 @@
  * The run as the page knows it: a snapshot, then patches applied in place. Rows are replaced by
  * id and keep their first-seen order, so the list does not jump as forks change state.
  */
-import type { ForkRow, ForkState, RunPatch, RunSnapshot, RunSummary, Sample } from '../../view.js';
+import type { ForkDetail, ForkRow, ForkState, RunPatch, RunSnapshot, RunSummary, Sample } from '../../view.js';
 
 export const STATES: readonly ForkState[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 
@@ -28,6 +28,8 @@ export class RunStore {
   summary: RunSummary = emptySummary();
   samples: Sample[] = [];
   live: boolean;
+  /** A report's forks' details, by id (a live page asks the server for them). */
+  private details: Record<string, ForkDetail> | undefined;
   /** When the summary arrived (performance.now()), to tick the elapsed time between patches. */
   receivedAt = performance.now();
   /** Bumped on every change to the rows: the list refilters only then. */
@@ -46,6 +48,7 @@ export class RunStore {
     this.order = [];
     this.samples = [];
     this.live = snapshot.live;
+    this.details = snapshot.details;
     this.apply(snapshot);
   }
 
@@ -72,6 +75,12 @@ export class RunStore {
 
   row(id: string): ForkRow | undefined {
     return this.byId.get(id);
+  }
+
+  /** A fork's detail from a report, if the report has it. */
+  detail(id: string): ForkDetail | undefined {
+    // Own keys only: an id such as "constructor" is not a detail.
+    return this.details && Object.hasOwn(this.details, id) ? this.details[id] : undefined;
   }
 
   /** The run's elapsed time now: ticking between patches while a live run lasts. */
