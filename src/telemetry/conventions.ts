@@ -92,6 +92,11 @@ export function operationOf(shape: string): typeof OPERATION.chat | typeof OPERA
   return shape === 'gemini' ? OPERATION.generateContent : OPERATION.chat;
 }
 
+/** What every model call's span and metric carries: its operation, where it went, the model asked for. */
+export function modelCallBase(info: { provider: string; shape: string; model: string }): Record<string, string> {
+  return { [ATTR.operationName]: operationOf(info.shape), [ATTR.providerName]: providerNameOf(info.provider), [ATTR.requestModel]: info.model };
+}
+
 /** The conventions' name for where a provider kind sends its calls (their well-known values; forkpool's own for the rest). */
 export function providerNameOf(kind: string): string {
   switch (kind) {

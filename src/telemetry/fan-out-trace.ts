@@ -5,7 +5,8 @@ import type { ToolOutcome } from '../tools/outcome.js';
 import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
 import type { TokenUsage } from '../model/types.js';
 import { spentUsage } from '../engine/results.js';
-import { ATTR, FORKPOOL_ATTR, OPERATION, operationOf, providerNameOf } from './conventions.js';
+import { ATTR, FORKPOOL_ATTR, OPERATION, modelCallBase, operationOf, providerNameOf } from './conventions.js';
+import { isEpochMs } from './metrics.js';
 
 /*
  * A fan-out's spans, recorded on the main thread into whatever tracer provider the application
@@ -65,6 +66,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
   const tracer = trace.getTracer(TRACER);
   const provider = providerNameOf(info.provider);
   const operation = operationOf(info.shape);
+  const callBase = modelCallBase(info);
   const run = tracer.startSpan(
     `${OPERATION.invokeWorkflow} fan-out`,
     // Under the context given, else the application's active span (when its context manager knows one).
@@ -102,7 +104,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
         const endedAt = wallTime(event.endedAt);
         const span = tracer.startSpan(
           `${operation} ${info.model}`,
-          { kind: SpanKind.CLIENT, attributes: { [ATTR.operationName]: operation, [ATTR.providerName]: provider, [ATTR.requestModel]: info.model, ...attributes }, ...(startedAt ? { startTime: startedAt } : {}) },
+          { kind: SpanKind.CLIENT, attributes: { ...callBase, ...attributes }, ...(startedAt ? { startTime: startedAt } : {}) },
           agentContext,
         );
         failed?.(span);
@@ -210,5 +212,5 @@ export function markFailed(span: Span, kind: string, message: string): void {
 
 /** A time a worker reported (epoch ms), as a Date (the SDK reads a small number as a performance timestamp of this thread's); undefined unless it is one. */
 function wallTime(epochMs: unknown): Date | undefined {
-  return typeof epochMs === 'number' && Number.isFinite(epochMs) && epochMs > 0 ? new Date(epochMs) : undefined;
+  return isEpochMs(epochMs) ? new Date(epochMs) : undefined;
 }

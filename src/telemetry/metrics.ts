@@ -1,6 +1,6 @@
 import { ValueType, metrics, type Attributes, type BatchObservableResult, type Meter } from '@opentelemetry/api';
 import type { TokenUsage } from '../model/types.js';
-import { ATTR, DURATION_BUCKETS, FORKPOOL_ATTR, METRIC, TOKEN_BUCKETS, operationOf, providerNameOf } from './conventions.js';
+import { ATTR, DURATION_BUCKETS, FORKPOOL_ATTR, METRIC, TOKEN_BUCKETS, modelCallBase, providerNameOf } from './conventions.js';
 
 /*
  * forkpool's metrics, recorded into whatever meter provider the application registered (none: the
@@ -47,11 +47,7 @@ export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
   });
   const cacheRead = m.createCounter(METRIC.cacheReadTokens, { description: 'Input tokens served from the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
   const cacheWrite = m.createCounter(METRIC.cacheWriteTokens, { description: 'Input tokens written into the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
-  const base: Attributes = {
-    [ATTR.operationName]: operationOf(info.shape),
-    [ATTR.providerName]: providerNameOf(info.provider),
-    [ATTR.requestModel]: info.model,
-  };
+  const base: Attributes = modelCallBase(info);
   // One set of attributes per model that answered (a run sees one or two), made once: a call allocates none.
   const byResponseModel = new Map<string | undefined, { call: Attributes; input: Attributes; output: Attributes }>();
   const attributesOf = (responseModel: string | undefined): { call: Attributes; input: Attributes; output: Attributes } => {
@@ -80,8 +76,12 @@ export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
 
 /** A call's duration from the epoch-ms times a worker reported; undefined unless both are times, in order. */
 export function secondsBetween(startedAt: unknown, endedAt: unknown): number | undefined {
-  const time = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0;
-  return time(startedAt) && time(endedAt) && endedAt >= startedAt ? (endedAt - startedAt) / 1000 : undefined;
+  return isEpochMs(startedAt) && isEpochMs(endedAt) && endedAt >= startedAt ? (endedAt - startedAt) / 1000 : undefined;
+}
+
+/** A time another thread or process reported is taken only when it is one (epoch ms). */
+export function isEpochMs(t: unknown): t is number {
+  return typeof t === 'number' && Number.isFinite(t) && t > 0;
 }
 
 export interface FanOutMetrics {

@@ -3,7 +3,7 @@ import type { AttemptGate, ModelOutcome, ModelRequest, TokenUsage } from '../mod
 import { replyContent, requestContent } from './content.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
-import { ATTR, FORKPOOL_ATTR, OPERATION, errorTypeOf, operationOf, providerNameOf } from './conventions.js';
+import { ATTR, FORKPOOL_ATTR, OPERATION, errorTypeOf, modelCallBase, operationOf, providerNameOf } from './conventions.js';
 import { TRACER, attemptEventName, callAttributes, contentAttributes, markFailed, recordToolSpan, usageAttributes } from './fan-out-trace.js';
 import { modelCallMetrics } from './metrics.js';
 
@@ -68,7 +68,7 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
       const span = recording
         ? tracer.startSpan(
             `${operation} ${info.model}`,
-            { kind: SpanKind.CLIENT, attributes: { [ATTR.operationName]: operation, [ATTR.providerName]: provider, [ATTR.requestModel]: info.model, ...contentAttributes(content) } },
+            { kind: SpanKind.CLIENT, attributes: { ...modelCallBase(info), ...contentAttributes(content) } },
             agentContext,
           )
         : undefined;

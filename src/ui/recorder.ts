@@ -1,4 +1,5 @@
 import type { ForkEvent } from '../engine/events.js';
+import { addCached } from '../model/types.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import type { RunReport } from '../engine/report.js';
 import { MARKS_PER_FORK, type ForkDetail, type ForkRow, type ForkState, type RunPatch, type RunSnapshot, type RunSummary, type Sample } from './view.js';
@@ -144,7 +145,7 @@ export function createRunRecorder(info: { provider: string; model: string; figur
           const row = rowOf(event.forkId);
           row.turns = Math.max(row.turns, event.turn);
           row.promptTokens += event.usage.promptTokens;
-          row.cachedTokens = row.cachedTokens === null || event.usage.cachedTokens === null ? null : row.cachedTokens + event.usage.cachedTokens;
+          row.cachedTokens = addCached(row.cachedTokens, event.usage.cachedTokens);
           row.outputTokens += event.usage.outputTokens;
           mark(row, 'call');
           const turns = detailOf(event.forkId).turns;

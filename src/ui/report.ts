@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { addCached } from '../model/types.js';
 import type { ForkDetail, ForkRow, ForkState, RunSnapshot } from './view.js';
 import { pageHtml } from './page/html.js';
 
@@ -35,7 +36,7 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
   const forks = lines.map((line): ForkRow => {
     counts[line.status]++;
     promptTokens += line.usage.promptTokens;
-    cachedTokens = cachedTokens === null || line.usage.cachedTokens === null ? null : cachedTokens + line.usage.cachedTokens;
+    cachedTokens = addCached(cachedTokens, line.usage.cachedTokens);
     outputTokens += line.usage.outputTokens;
     if (line.costUsd !== undefined) costUsd = (costUsd ?? 0) + line.costUsd;
     elapsedMs = Math.max(elapsedMs, line.durationMs);

@@ -3,6 +3,9 @@
  * that lines and text stay sharp on any screen. Resizing clears it: callers redraw all of it.
  */
 
+/** The charts' axis and label text. */
+export const LABEL_FONT = '11px system-ui, sans-serif';
+
 export interface Surface {
   ctx: CanvasRenderingContext2D;
   /** Device pixels per CSS pixel. */

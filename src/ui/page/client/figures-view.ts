@@ -6,7 +6,7 @@
  */
 import type { Sample } from '../../view.js';
 import { niceCeil, timeTicks } from './axis.js';
-import { fitCanvas, inkOf, observeWidth } from './canvas.js';
+import { LABEL_FONT, fitCanvas, inkOf, observeWidth } from './canvas.js';
 import { h, setAttr, setText } from './dom.js';
 import { compact, duration, pct, round, usd } from './format.js';
 import type { RunStore } from './store.js';
@@ -17,7 +17,6 @@ const LEFT = 46;
 const RIGHT = 40;
 const TOP = 8;
 const AXIS = 16;
-const LABEL_FONT = '11px system-ui, sans-serif';
 
 interface Series {
   label: string;

@@ -10,7 +10,7 @@
  */
 import type { ForkRow } from '../../view.js';
 import { timeTicks } from './axis.js';
-import { fitCanvas, inkOf, observeWidth } from './canvas.js';
+import { LABEL_FONT, fitCanvas, inkOf, observeWidth } from './canvas.js';
 import { h, setAttr, setText } from './dom.js';
 import { duration, int } from './format.js';
 import { MARK_COLOR, STATE_COLOR } from './palette.js';
@@ -26,7 +26,6 @@ const STRIP = 3;
 const TOP = 2;
 const RIGHT = 12;
 const AXIS = 16;
-const LABEL_FONT = '11px system-ui, sans-serif';
 
 export interface TimelineView {
   element: HTMLElement;
