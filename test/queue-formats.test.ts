@@ -83,6 +83,10 @@ describe('the queue formats', () => {
       message: 'slow down',
     });
     expect(parseQueueProgress({ type: 'call_failed', turn: 1, errorType: '429' })).toBeUndefined();
+    // Who took the job: a name, not anything else.
+    expect(parseQueueProgress({ type: 'taken', worker: 'host:42', extra: 1 })).toEqual({ type: 'taken', worker: 'host:42' });
+    expect(parseQueueProgress({ type: 'taken', worker: 'w'.repeat(201) })).toBeUndefined();
+    expect(parseQueueProgress({ type: 'taken' })).toBeUndefined();
     const ret = parseJobReturn({ result: completed('t'), worker: { id: 'w', prefixFetches: 1, cpuMs: 12 } }, 't');
     expect(ret.worker).toEqual({ id: 'w', prefixFetches: 1, cpuMs: 12 });
     expect(() => parseJobReturn({ result: completed('other'), worker: { id: 'w' } }, 't')).toThrow(/another task/);

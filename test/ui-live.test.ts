@@ -109,8 +109,68 @@ describe('forkpool run --ui', () => {
   });
 
   it('--ui-port is checked once, naming the flag', async () => {
+    const alone = await runCli(['run', '--session', SESSION, '--tasks', 'examples/research.jsonl', '--ui-port', '0']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('run: --ui-port needs --ui');
     const bad = await runCli(['run', '--session', SESSION, '--tasks', 'examples/research.jsonl', '--ui', '--ui-port', 'x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--ui-port: a port from 0 to 65535 (0: a free one), got "x"');
+  });
+});
+
+describe('forkpool prompt --ui', () => {
+  it('shows the parent’s turns and the tasks its calls started; a task’s stop button cancels that task and the parent goes on', async () => {
+    // Turn 1: two background forks; the parent then waits for both notifications before it answers.
+    const prompt = ['FORK REPLY quick answer', 'FORK SLEEP 600000', 'REPLY parent done'].join('\n');
+    let child: ChildProcess | undefined;
+    let stderr = '';
+    const done = runCli(['prompt', prompt, '--provider', 'local', '--base-url', server.url, '--ui', '--output-format', 'json'], {
+      onSpawn: (spawned) => {
+        child = spawned;
+        spawned.stderr?.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
+      },
+    });
+    try {
+      const url = await until('the page URL on stderr', () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1]);
+      expect((await fetch(url.replace(/\?token=.*/, ''))).status).toBe(403);
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(url);
+      // The parent's first turn, its two agent calls, each linked to the task it started.
+      const tasks = page.locator('[data-testid="parent-turn"][data-turn="1"] [data-testid="parent-task"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="parent-turn"][data-turn="1"] [data-testid="parent-task"]').length === 2, undefined, { timeout: WAIT_MS });
+      const ids = await tasks.evaluateAll((links) => links.map((l) => l.getAttribute('data-fork-id') ?? ''));
+      expect(ids).toHaveLength(2);
+      for (const id of ids) expect(id).toMatch(/^fork-/);
+      expect(await page.locator('[data-testid="parent-state"]').textContent()).toBe('running');
+      const [quick, held] = ids as [string, string];
+      const stateOf = (id: string) => page.locator(`[data-testid="fork-row"][data-fork-id="${id}"]`).getAttribute('data-state');
+      await page.waitForFunction((id) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${id}"]`)?.getAttribute('data-state') === 'completed', quick, { timeout: WAIT_MS });
+      expect(await stateOf(held)).toBe('running');
+      await page.screenshot({ path: join(SHOTS, 'prompt-running.png') });
+
+      // The held task's link opens its detail (its directive), and its stop button cancels it.
+      await tasks.nth(1).click();
+      await page.locator('[data-testid="detail"]').getByText('SLEEP 600000').waitFor();
+      await page.locator('[data-testid="detail-stop"]').click();
+      await page.waitForFunction((id) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${id}"]`)?.getAttribute('data-state') === 'cancelled', held, { timeout: WAIT_MS });
+      // Both notifications in, the parent answers and the page says it ended.
+      await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, { timeout: WAIT_MS });
+      expect(await page.locator('[data-testid="parent-state"]').textContent()).toBe('completed');
+      expect(await page.locator('[data-testid="parent-turn"]').count()).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => page.locator('[data-testid="parent"]').textContent()).toContain('parent done');
+      expect(await page.locator('[data-testid="state-count-total"]').textContent()).toBe('2');
+      await page.screenshot({ path: join(SHOTS, 'prompt-ended.png') });
+      await page.close();
+
+      const run = await done;
+      // A task was cancelled: exit 1, and the result says which.
+      expect(run.code).toBe(1);
+      const result = jsonLines(run.stdout).at(-1) as { result: string; forks: { id: string; status: string }[] };
+      expect(result.result).toContain('parent done');
+      expect(Object.fromEntries(result.forks.map((f) => [f.id, f.status]))).toEqual({ [quick]: 'completed', [held]: 'cancelled' });
+    } finally {
+      child?.kill('SIGKILL');
+      await done.catch(() => undefined);
+    }
   });
 });

@@ -40,7 +40,6 @@ function joinNegativeValues(args: readonly string[], options: Options): string[]
   return joined;
 }
 
-/** A user's value quoted in an error, cut so a huge argument cannot flood the terminal. */
 /** A flag that names a TCP port on 127.0.0.1 (`--metrics-port`, `--ui-port`): 0 for a free one. */
 export function portOf(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -48,6 +47,7 @@ export function portOf(flag: string, value: string | undefined): number | undefi
   return Number(value);
 }
 
+/** A user's value quoted in an error, cut so a huge argument cannot flood the terminal. */
 export function quoted(value: string, max = 80): string {
   return value.length > max ? `${JSON.stringify(value.slice(0, max))}… (${value.length} characters)` : JSON.stringify(value);
 }

@@ -4,7 +4,7 @@ import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../import/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, requireApiKey } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, providerLabel, requireApiKey } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
@@ -13,7 +13,10 @@ import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
 import { sessionFormat } from '../session/schema.js';
-import type { ProviderOption } from '../engine/options.js';
+import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
+import type { ParentOutcome } from '../engine/parent-agent.js';
+import { serveParentPage, type ParentPage } from '../ui/parent-run.js';
+import { UI_FLAGS, uiPortOf } from './ui-flags.js';
 import { startTelemetry } from './telemetry.js';
 
 /** `prompt`'s flags: parsing and help both come from here. */
@@ -27,6 +30,7 @@ const PROMPT_FLAGS = {
   },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
+  ...UI_FLAGS,
 } as const satisfies FlagTable;
 
 const PROMPT_HELP = `Usage: forkpool prompt TEXT [--session FILE] [options]
@@ -51,6 +55,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const text = positionals.join(' ').trim();
   if (!text) throw new UsageError('prompt: the prompt TEXT is required');
   const format = outputFormat(values);
+  const uiPort = uiPortOf('prompt', values);
   const session: ParentSession = values.session ? await loadSession(values.session, sessionLoadOptions(values['session-format'], io)) : { model: DEFAULT_MODEL, history: [] };
   if (values.model) session.model = values.model;
   const shape = sessionFormat(session);
@@ -76,12 +81,22 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const lines = format === 'stream-json' ? parentLines(stream, session.model, (line) => io.stdout.write(`${line}\n`)) : undefined;
   // Every task has a transcript, as in the reference (which keeps them under ~/.qwen): its output file, and what revives it.
   const transcripts = values.transcripts ?? join(tmpdir(), 'forkpool-transcripts', stream.id);
+  let page: ParentPage | undefined;
+  let outcome: ParentOutcome | undefined;
   try {
-    const outcome = await engine.runParentAgent(session, text, {
+    if (uiPort !== undefined) {
+      const gate = engine;
+      page = await serveParentPage({ provider: providerLabel(provider), model: session.model, port: uiPort, gate: () => gate.callGateStats(), stopRun: () => controller.abort() });
+      io.stderr.write(`forkpool: live page: ${page.url}\n`);
+    }
+    const shown = page;
+    outcome = await engine.runParentAgent(session, text, {
       signal: controller.signal,
       transcripts,
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(shown !== undefined ? { onFanOut: (run, tasks) => shown.onFanOut(run, tasks) } : {}),
       onEvent: (event) => {
+        shown?.onEvent(event);
         if (lines !== undefined) lines.event(event);
         else if (format === 'text' && event.type === 'task_notification') {
           io.stderr.write(`forkpool: task ${event.forkId} ${event.result.status}\n`);
@@ -112,6 +127,8 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   } finally {
     stopSignals.dispose();
     try {
+      // The page's last patch says how the parent ended; then it stops listening.
+      await page?.close(outcome);
       await engine.close();
     } finally {
       // Last: the parent's and the forks' final spans and metrics go out with the flush.

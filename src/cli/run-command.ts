@@ -24,6 +24,7 @@ import { QUEUE_URL_HELP } from './queue-flag.js';
 import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
 import { METRICS_PORT_FLAG, startTelemetry, type CliTelemetry } from './telemetry.js';
 import { serveRunPage } from '../ui/live-run.js';
+import { UI_FLAGS, uiPortOf } from './ui-flags.js';
 import type { LiveServer } from '../ui/server.js';
 
 /** `run`'s flags: parsing and help both come from here. */
@@ -57,8 +58,7 @@ const RUN_FLAGS = {
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
   'metrics-port': METRICS_PORT_FLAG,
-  ui: { type: 'boolean', group: 'Live page', help: 'serve a live page of the run on 127.0.0.1 while it lasts (forks, timeline,\ncache, stop buttons); its URL, with a token, is printed on stderr' },
-  'ui-port': { type: 'string', arg: 'N', group: 'Live page', help: "the live page's port (default: a free one)" },
+  ...UI_FLAGS,
   queue: {
     type: 'string',
     arg: 'URL',
@@ -87,8 +87,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
   const format = outputFormat(values);
   const metricsPort = portOf('metrics-port', values['metrics-port']);
-  const uiPort = portOf('ui-port', values['ui-port']);
-  if (uiPort !== undefined && values.ui !== true) throw new UsageError('run: --ui-port needs --ui');
+  const uiPort = uiPortOf('run', values);
   // Checked before anything is read or written: the flags that belong to the workers are refused.
   const queueAddress = values.queue !== undefined ? queueAddressOf(values) : undefined;
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
@@ -168,13 +167,13 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         if (resultsToStdout) collected.push(line);
       },
     });
-    if (values.ui === true) {
+    if (uiPort !== undefined) {
       page = await serveRunPage(run, {
         ...(Array.isArray(tasks) ? { tasks } : {}),
         provider: queue ? queue.label : providerLabel(provider),
         model: prefix.session.model,
-        port: uiPort ?? 0,
-        ...(queue ? { workers: () => queue.dispatcher.workers().map((w) => ({ id: w.id, forks: w.forks })) } : { gate: () => (engine as ForkEngine).callGateStats() }),
+        port: uiPort,
+        ...(queue ? { workers: () => queue.dispatcher.workersNow() } : { gate: () => (engine as ForkEngine).callGateStats() }),
       });
       io.stderr.write(`forkpool: live page: ${page.url}\n`);
     }

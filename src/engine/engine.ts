@@ -18,7 +18,7 @@ import { forkJobOf, startFork, type ForkHooks } from './fork-start.js';
 import { emptyCancelled } from './results.js';
 import type { ForkResult, TranscriptTarget, WorkerEvent } from './thread-wire.js';
 import { checkFanOutOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
-import { runParentAgent, type ParentEvent, type ParentOutcome } from './parent-agent.js';
+import { runParentAgent, type ParentAgentOptions, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../threads/worker-entry.js';
@@ -273,20 +273,22 @@ export class ForkEngine {
     return { result, cancel: () => this.forksCancelled.get(started)?.() };
   }
 
-  /**
-   * A headless parent agent loop on this engine: the parent model gets the session plus the
-   * `agent` tool, and every fork it asks for runs in the background on this pool. `transcripts`: a
-   * folder for each task's transcript (its output file; send_message revives a completed task from it).
-   */
   /** The engine's call gate now: its bound, calls in flight and waiting, 429s and retries spent (a live page shows them). */
   callGateStats(): CallGateStats {
     return this.gate.stats();
   }
 
+  /**
+   * A headless parent agent loop on this engine: the parent model gets the session plus the
+   * `agent` tool, and every fork it asks for runs in the background on this pool. `transcripts`: a
+   * folder for each task's transcript (its output file; send_message revives a completed task from
+   * it). `onFanOut`: each fan-out it starts, as it starts.
+   */
+
   runParentAgent(
     session: ParentSession,
     prompt: string,
-    options: { maxTurns?: number; signal?: AbortSignal; onEvent?: (event: ParentEvent) => void; transcripts?: string } = {},
+    options: Pick<ParentAgentOptions, 'maxTurns' | 'signal' | 'onEvent' | 'onFanOut' | 'transcripts'> = {},
   ): Promise<ParentOutcome> {
     if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
     const parsed = parseSession(session);

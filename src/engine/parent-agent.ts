@@ -78,6 +78,8 @@ export interface ParentAgentOptions {
   maxTurns?: number;
   signal?: AbortSignal;
   onEvent?: (event: ParentEvent) => void;
+  /** Each fan-out the parent starts (its sub-agents of one turn, or a revived task), as it starts: a live page follows its forks. */
+  onFanOut?: (run: FanOutRun, tasks: readonly ForkTask[]) => void;
   /** The provider's cache plan for the parent's own requests: decorated as its forks' are (model/decorate.ts). */
   plan: CachePlan;
   /** The run's routing key, given to every fan-out the parent starts so that its forks share the parent's cache. */
@@ -170,6 +172,11 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
     traceParent: traced.context,
     parentAgentId: traced.agentId,
   };
+  const fanOut = (prefix: FrozenPrefix, tasks: readonly ForkTask[]): FanOutRun => {
+    const run = engine.fanOut(prefix, tasks, fanOutOptions);
+    opts.onFanOut?.(run, tasks);
+    return run;
+  };
   /** A run of background tasks: each result a notification, each message of theirs an event. */
   const watch = (run: FanOutRun, ids: readonly string[], revived: boolean): void => {
     runs.push(run);
@@ -198,6 +205,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
   const revive = (id: string, message: string): boolean => {
     const outcome = runOf.get(id)?.send(id, message);
     if (outcome?.status !== 'revived') return false;
+    opts.onFanOut?.(outcome.run, [(started.get(id) as StartedTask).task]);
     ended.delete(id);
     watch(outcome.run, [id], true);
     return true;
@@ -310,7 +318,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
         // waits for a warm-up. Frozen once, and only when a sub-agent starts.
         const prefix = forkTasks.length + foreground.length > 0 ? engine.freeze(dialect.withConversation(session, contents.slice(), tools)) : undefined;
         if (prefix !== undefined && forkTasks.length > 0) {
-          const run = engine.fanOut(prefix, forkTasks.map((f) => f.task), fanOutOptions);
+          const run = fanOut(prefix, forkTasks.map((f) => f.task));
           for (const f of forkTasks) {
             opts.onEvent?.({
               type: 'task_started',
@@ -326,7 +334,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
         for (const c of controls) responses[c.slot] = controlTask(c.name, c.args, { started, runOf, ended, revive });
         if (prefix !== undefined && foreground.length > 0) {
           // The parent's tool calls wait for these: each bounded by its fork timeout, all cancelled with the parent.
-          const run = engine.fanOut(prefix, foreground.map((f) => f.task), fanOutOptions);
+          const run = fanOut(prefix, foreground.map((f) => f.task));
           runs.push(run);
           for (const result of await run.results()) {
             finished.push(result);

@@ -61,6 +61,13 @@ export interface WorkerSummary extends WorkerFigures {
   modelCalls: number;
 }
 
+/** A worker process now: the forks it finished for this run and those it runs. */
+export interface WorkerNow {
+  id: string;
+  forks: number;
+  running: string[];
+}
+
 interface Pending {
   taskId: string;
   data: QueueJobData;
@@ -72,6 +79,8 @@ interface Pending {
   taken: boolean;
   /** The engine cancelled it: a lost job of it is not enqueued again. */
   cancelling: boolean;
+  /** The worker that said it took the job (its first progress event). */
+  worker?: string;
 }
 
 /**
@@ -152,14 +161,17 @@ export class QueueDispatcher implements ForkPool {
     // Added, or moved back to wait (its worker stalled): a worker has yet to take it.
     events.on('waiting', ({ jobId }) => {
       const p = this.pending.get(jobId);
-      if (p) p.taken = false;
+      if (!p) return;
+      p.taken = false;
+      delete p.worker;
     });
     events.on('progress', ({ jobId, data }) => {
       const p = this.pending.get(jobId);
       if (!p) return;
       this.touch();
       const event = parseQueueProgress(data);
-      if (event) p.host.report(event);
+      if (event?.type === 'taken') p.worker = event.worker;
+      else if (event) p.host.report(event);
     });
     events.on('completed', ({ jobId, returnvalue }) => {
       if (!this.pending.has(jobId)) return;
@@ -323,6 +335,19 @@ export class QueueDispatcher implements ForkPool {
   /** What each worker process did for this run, in the order they first finished a fork. */
   workers(): WorkerSummary[] {
     return [...this.summaries.values()].map((s) => ({ ...s }));
+  }
+
+  /** Each worker that finished or runs a fork of this run: its finished count and the task ids it runs now. */
+  workersNow(): WorkerNow[] {
+    const now = new Map<string, WorkerNow>();
+    for (const s of this.summaries.values()) now.set(s.id, { id: s.id, forks: s.forks, running: [] });
+    for (const p of this.pending.values()) {
+      if (p.worker === undefined || !p.taken) continue;
+      const w = now.get(p.worker) ?? { id: p.worker, forks: 0, running: [] };
+      w.running.push(p.taskId);
+      now.set(w.id, w);
+    }
+    return [...now.values()];
   }
 
   /** Stops listening and disconnects. Forks still pending end cancelled (their jobs stay in the queue). */

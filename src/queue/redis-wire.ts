@@ -84,7 +84,13 @@ export interface RunRecord {
 }
 
 /** A job's progress: the fork's events, as a worker thread reports them to its engine. */
-export type QueueProgress = Extract<WorkerEvent, { type: 'response_start' | 'turn' | 'call_failed' }>;
+export type QueueProgress = Extract<WorkerEvent, { type: 'response_start' | 'turn' | 'call_failed' }> | TakenProgress;
+
+/** Sent first by the worker that took a job: who runs the fork (the coordinator's live page shows what each worker runs). */
+interface TakenProgress {
+  type: 'taken';
+  worker: string;
+}
 
 /** The figures of one worker process, as it was when it finished a fork (cumulative over the process). */
 export interface WorkerFigures {
@@ -163,6 +169,8 @@ function traceContextOf(value: unknown): Record<string, string> | undefined {
 
 /** The longest response model name taken from a worker (a model id; longer is not one). */
 const MODEL_NAME_MAX = 200;
+/** A worker's name longer than this is not one (HOST:PID, or --name). */
+const WORKER_NAME_MAX = 200;
 
 /**
  * A worker's progress event as the coordinator takes it: the fields it uses, checked, in a copy (no
@@ -170,7 +178,9 @@ const MODEL_NAME_MAX = 200;
  */
 export function parseQueueProgress(value: unknown): QueueProgress | undefined {
   const e = value as Record<string, unknown> | null;
-  if (e === null || typeof e !== 'object' || typeof e.turn !== 'number') return undefined;
+  if (e === null || typeof e !== 'object') return undefined;
+  if (e.type === 'taken') return typeof e.worker === 'string' && e.worker.length <= WORKER_NAME_MAX ? { type: 'taken', worker: e.worker } : undefined;
+  if (typeof e.turn !== 'number') return undefined;
   const time = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
   const times = time(e.startedAt) && time(e.endedAt) ? { startedAt: e.startedAt, endedAt: e.endedAt } : undefined;
   switch (e.type) {

@@ -137,6 +137,7 @@ class JobRunner {
       // Lost progress only costs warm-up time or budget accuracy: never the fork.
       updates.push(job.updateProgress(event).catch(() => undefined));
     };
+    progress({ type: 'taken', worker: this.name });
     const gate = this.gate(data.runId, settings);
     // One fork, not a fan-out of one: the run's scheduling, warm-up and accounting are the coordinator's.
     const single = engine.runFork(prefix, data.task, {

@@ -2,7 +2,7 @@ import type { ForkEvent } from '../engine/events.js';
 import { addCached } from '../model/types.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import type { RunReport } from '../engine/report.js';
-import { MARKS_PER_FORK, type ForkDetail, type ForkRow, type ForkState, type RunPatch, type RunSnapshot, type RunSummary, type Sample } from './view.js';
+import { MARKS_PER_FORK, type ForkDetail, type ForkRow, type ForkState, type ParentView, type RunPatch, type RunSnapshot, type RunSummary, type Sample } from './view.js';
 
 /*
  * A run's view, kept up to date from its events: one row per fork (queued ones from the task list
@@ -18,11 +18,17 @@ interface TaskInfo {
   subagentType?: string;
 }
 
+/** What a summary reads of a run's report (a parent's page sums its fan-outs' into one). */
+export type ReportFigures = Pick<RunReport, 'promptTokens' | 'cachedTokens' | 'outputTokens' | 'hitRate' | 'efficiency' | 'theoreticalCachedTokens' | 'cacheMisses' | 'retries'> & {
+  forks: { total: number };
+  cost?: { usd: number };
+};
+
 /** Figures read from the run when a summary is made (its report, the call gate, the workers). */
 export interface RunFigures {
-  report(): RunReport;
+  report(): ReportFigures;
   gate?(): { inFlight: number; limit: number; waiting: number; rateLimited: number; retriesSpent: number };
-  workers?(): { id: string; forks: number }[];
+  workers?(): NonNullable<RunSummary['workers']>;
 }
 
 /** At most this many turns and tool calls kept per fork for its detail (a fork of 200 turns keeps them all). */
@@ -40,6 +46,8 @@ export interface RunRecorder {
   /** What changed since the last patch, for every page open; undefined when nothing did. */
   patch(): RunPatch | undefined;
   detail(id: string): ForkDetail | undefined;
+  /** The parent agent whose tasks these forks are: its view, given again (same object or not) whenever it changed. */
+  parent(view: ParentView): void;
   end(): void;
 }
 
@@ -54,6 +62,8 @@ export function createRunRecorder(info: { provider: string; model: string; figur
   let dirty = new Set<string>();
   let summaryChanged = true;
   let ended = false;
+  let parent: ParentView | undefined;
+  let parentChanged = false;
 
   const rowOf = (id: string, agent = 'fork'): ForkRow => {
     let row = rows.get(id);
@@ -186,16 +196,22 @@ export function createRunRecorder(info: { provider: string; model: string; figur
     snapshot(live) {
       // Changes not yet patched stay pending for the pages already open; this page gets them again
       // with the next patch (rows are replaced by id), and the samples it has not, only then.
-      return { summary: summary(), forks: [...rows.values()], samples: samples.slice(0, sentSamples), live };
+      return { summary: summary(), forks: [...rows.values()], samples: samples.slice(0, sentSamples), live, ...(parent !== undefined ? { parent } : {}) };
     },
     patch() {
-      if (dirty.size === 0 && !summaryChanged && sentSamples === samples.length) return undefined;
+      if (dirty.size === 0 && !summaryChanged && !parentChanged && sentSamples === samples.length) return undefined;
       const forks = [...dirty].map((id) => rows.get(id)).filter((row): row is ForkRow => row !== undefined);
       const fresh = samples.slice(sentSamples);
+      const withParent = parentChanged && parent !== undefined ? { parent } : {};
       dirty = new Set();
       summaryChanged = false;
+      parentChanged = false;
       sentSamples = samples.length;
-      return { summary: summary(), forks, samples: fresh };
+      return { summary: summary(), forks, samples: fresh, ...withParent };
+    },
+    parent(view) {
+      parent = view;
+      parentChanged = true;
     },
     detail(id) {
       return details.get(id);

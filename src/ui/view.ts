@@ -61,7 +61,8 @@ export interface RunSummary {
   costUsd?: number;
   cacheMisses: { reason: string; forks: number; tokens: number }[];
   gate?: { inFlight: number; limit: number; waiting: number; rateLimited: number; retries: number };
-  workers?: { id: string; forks: number }[];
+  /** A distributed run's workers: forks each finished, and the task ids each runs now. */
+  workers?: { id: string; forks: number; running: string[] }[];
 }
 
 /** One point of the figures over time. */
@@ -74,6 +75,26 @@ export interface Sample {
   costUsd?: number;
 }
 
+/** One turn of a headless parent agent (`forkpool prompt --ui`): its call's usage, its reply, the calls it made. */
+export interface ParentTurn {
+  turn: number;
+  at: number;
+  promptTokens: number;
+  cachedTokens: number | null;
+  outputTokens: number;
+  /** Its reply's text (cut when long). */
+  text: string;
+  /** Its function calls; an agent call that started a task names it. */
+  calls: { name: string; callId: string; taskId?: string }[];
+}
+
+/** The parent agent whose tasks the forks are. */
+export interface ParentView {
+  state: 'running' | 'completed' | 'failed' | 'cancelled';
+  turns: ParentTurn[];
+  error?: string;
+}
+
 /** The whole view, as a page opens or a report is written. */
 export interface RunSnapshot {
   summary: RunSummary;
@@ -83,13 +104,16 @@ export interface RunSnapshot {
   live: boolean;
   /** A report's forks' details, by id (the live page asks the server for one when it is opened). */
   details?: Record<string, ForkDetail>;
+  /** Present when the forks are a parent agent's tasks. */
+  parent?: ParentView;
 }
 
-/** What changed since the last message: rows that changed, the summary, new samples. */
+/** What changed since the last message: rows that changed, the summary, new samples, the parent (whole) when it changed. */
 export interface RunPatch {
   summary: RunSummary;
   forks: ForkRow[];
   samples: Sample[];
+  parent?: ParentView;
 }
 
 export const MARKS_PER_FORK = 400;

@@ -65,6 +65,14 @@ main { flex: 1; min-height: 0; display: flex; }
 .note { margin: 0; }
 .misses { padding: 8px 16px; border-bottom: 1px solid var(--line); flex: none; max-height: 9rem; overflow: auto; }
 .misses p { margin: 0; }
+.parent { padding: 8px 16px; border-bottom: 1px solid var(--line); flex: none; max-height: 14rem; overflow: auto; }
+.parent p { margin: 0 0 4px; }
+.parent-state[data-state=running] { color: var(--running); } .parent-state[data-state=completed] { color: var(--completed); }
+.parent-state[data-state=failed] { color: var(--failed); } .parent-state[data-state=cancelled] { color: var(--cancelled); }
+.parent-table { width: 100%; }
+.parent-calls .call { display: inline-block; margin-right: 10px; white-space: nowrap; }
+.parent-reply { white-space: pre-wrap; word-break: break-word; max-width: 60ch; }
+button.link { border: none; background: none; padding: 0; color: var(--running); text-decoration: underline; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
 .toolbar { display: flex; align-items: center; gap: 6px; padding: 8px 16px; flex: none; flex-wrap: wrap; }
 .filter { border-left: 3px solid var(--c); }
 .filter[aria-pressed=true] { background: var(--sel); font-weight: 600; }

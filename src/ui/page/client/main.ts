@@ -12,6 +12,7 @@ import { applyFilter, type Filter } from './filter.js';
 import { frameScheduler } from './frame.js';
 import { createList } from './list-view.js';
 import { createMisses } from './misses-view.js';
+import { createParentPanel } from './parent-view.js';
 import { RunStore } from './store.js';
 import { createSummary } from './summary-view.js';
 import { createTimeline } from './timeline-view.js';
@@ -28,6 +29,8 @@ let filteredVersion = -1;
 let selected: string | null = null;
 // Marked once, when the first forks are on the page: what a benchmark times.
 let firstRenderMarked = false;
+// A patch drawn is marked with the server's time of it (a benchmark observes the marks for the delay).
+let patchPending = false;
 
 const render = (): void => {
   if (filteredVersion !== store.version) {
@@ -38,12 +41,19 @@ const render = (): void => {
   timeline.render(store);
   figures.render(store);
   misses.render(store);
+  parentPanel.render(store);
   toolbar.render(store, filtered.length);
   list.render(filtered, Math.max(1, store.elapsedNow()), store.elapsedNow(), selected);
   detail.sync(store);
   if (!firstRenderMarked && store.rows().length > 0) {
     firstRenderMarked = true;
     performance.mark('forkpool:first-render');
+  }
+  if (patchPending) {
+    patchPending = false;
+    // Only the last is kept: a page open for hours does not pile them up.
+    performance.clearMarks('forkpool:patch-drawn');
+    performance.mark('forkpool:patch-drawn', { detail: { sentAt: store.summary.startedAt + store.summary.elapsedMs } });
   }
 };
 const schedule = frameScheduler(render);
@@ -67,10 +77,11 @@ const openFork = (id: string): void => {
 const list = createList(openFork, schedule);
 const timeline = createTimeline(openFork, schedule);
 const figures = createFigures(schedule);
+const parentPanel = createParentPanel(openFork);
 
 document.body.append(
   summary.element,
-  h('main', {}, h('div', { class: 'forks' }, h('div', { class: 'charts' }, timeline.element, figures.element), misses.element, toolbar.element, list.element), detail.element),
+  h('main', {}, h('div', { class: 'forks' }, h('div', { class: 'charts' }, timeline.element, figures.element), parentPanel.element, misses.element, toolbar.element, list.element), detail.element),
 );
 
 if (snapshot) {
@@ -85,6 +96,7 @@ if (snapshot) {
     },
     patch(p) {
       store.apply(p);
+      patchPending = true;
       schedule();
     },
     status(status) {

@@ -2,7 +2,7 @@
  * The run as the page knows it: a snapshot, then patches applied in place. Rows are replaced by
  * id and keep their first-seen order, so the list does not jump as forks change state.
  */
-import type { ForkDetail, ForkRow, ForkState, RunPatch, RunSnapshot, RunSummary, Sample } from '../../view.js';
+import type { ForkDetail, ForkRow, ForkState, ParentView, RunPatch, RunSnapshot, RunSummary, Sample } from '../../view.js';
 
 export const STATES: readonly ForkState[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 
@@ -27,6 +27,10 @@ function emptySummary(): RunSummary {
 export class RunStore {
   summary: RunSummary = emptySummary();
   samples: Sample[] = [];
+  /** The parent agent, when the forks are its tasks (prompt --ui). */
+  parent: ParentView | undefined;
+  /** Bumped when the parent changed: its view redraws only then. */
+  parentVersion = 0;
   live: boolean;
   /** A report's forks' details, by id (a live page asks the server for them). */
   private details: Record<string, ForkDetail> | undefined;
@@ -55,6 +59,10 @@ export class RunStore {
   apply(patch: RunPatch): void {
     this.summary = patch.summary;
     this.receivedAt = performance.now();
+    if (patch.parent !== undefined) {
+      this.parent = patch.parent;
+      this.parentVersion++;
+    }
     for (const sample of patch.samples) this.samples.push(sample);
     for (const row of patch.forks) {
       const at = this.index.get(row.id);

@@ -56,6 +56,7 @@ export function createSummary(title: string, onStopRun: () => Promise<boolean>):
   const gate = stat('Call gate');
   const workers = stat('Workers');
   workers.box.classList.add('wide');
+  workers.value.dataset.testid = 'workers';
 
   const element = h(
     'header',
@@ -86,7 +87,7 @@ export function createSummary(title: string, onStopRun: () => Promise<boolean>):
       }
       workers.box.hidden = s.workers === undefined;
       if (s.workers) {
-        setText(workers.value, s.workers.length === 0 ? DASH : s.workers.map((w) => `${w.id}: ${w.forks}`).join(' · '));
+        setText(workers.value, s.workers.length === 0 ? DASH : s.workers.map(workerText).join(' · '));
       }
       stopRun.hidden = !store.live;
       stopRun.disabled = s.ended || stopAsked;
@@ -96,4 +97,11 @@ export function createSummary(title: string, onStopRun: () => Promise<boolean>):
       connection.dataset.status = status;
     },
   };
+}
+
+/** `host:1: 12 done, runs a, b`: a worker's finished forks and those it runs now (the first few named). */
+function workerText(w: NonNullable<RunStore['summary']['workers']>[number]): string {
+  const shown = w.running.slice(0, 3).join(', ');
+  const more = w.running.length > 3 ? ` +${w.running.length - 3}` : '';
+  return `${w.id}: ${w.forks} done${w.running.length > 0 ? `, runs ${shown}${more}` : ''}`;
 }
