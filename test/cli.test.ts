@@ -34,6 +34,7 @@ function expectResultLine(line: Record<string, unknown>): void {
   expect(Number.isInteger(line.turns)).toBe(true);
   expect(Number.isInteger(line.toolCalls)).toBe(true);
   expect(Number.isInteger(line.durationMs)).toBe(true);
+  expect(new Date(line.endedAt as string).toISOString()).toBe(line.endedAt);
   const usage = line.usage as Record<string, unknown>;
   expect(Object.keys(usage).sort()).toEqual(['cachedTokens', 'outputTokens', 'promptTokens']);
   for (const v of Object.values(usage)) expect(Number.isInteger(v)).toBe(true);

@@ -17,6 +17,7 @@ import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
  */
 
 const WAIT_MS = 30_000;
+const SECRET = 'fp-ui-secret-key-6d1f0c';
 const SESSION = 'examples/session.json';
 const SHOTS = join(REPO_ROOT, 'test-results', 'ui');
 const tmp = mkdtempSync(join(tmpdir(), 'forkpool-ui-'));
@@ -55,11 +56,16 @@ describe('forkpool run --ui', () => {
       { id: 'quick', directive: 'REPLY quick answer' },
       { id: 'held', directive: 'SLEEP 600000\nREPLY never' },
       { id: 'later', directive: 'SLEEP 1500\nREPLY later answer' },
+      { id: 'refused', directive: 'FAIL 400\nREPLY never' },
     ]);
     const out = join(dir, 'out.jsonl');
+    const transcripts = join(dir, 'transcripts');
     let child: ChildProcess | undefined;
     let stderr = '';
-    const done = runCli(['run', '--session', SESSION, '--tasks', tasks, '--provider', 'local', '--base-url', server.url, '--warmup', 'none', '--ui', '--out', out, '--output-format', 'json'], {
+    // Gemini's client with a key (sent on every request), against the local server.
+    const args = ['run', '--session', SESSION, '--tasks', tasks, '--provider', 'gemini', '--base-url', server.url, '--warmup', 'none', '--ui', '--out', out, '--transcripts', transcripts, '--output-format', 'json'];
+    const done = runCli(args, {
+      env: { GEMINI_API_KEY: SECRET },
       onSpawn: (spawned) => {
         child = spawned;
         spawned.stderr?.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
@@ -73,6 +79,8 @@ describe('forkpool run --ui', () => {
       expect((await fetch(`${bare}?token=not-it`)).status).toBe(403);
       // A page of another name that resolves here (DNS rebinding) is refused though it has the token.
       expect(await statusWithHost(url, 'evil.example')).toBe(400);
+      // Everything the server sends while the run lasts (the stream ends when the run does).
+      const feed = fetch(url.replace('/?token', '/events?token')).then((res) => res.text());
 
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       await page.goto(url);
@@ -92,16 +100,29 @@ describe('forkpool run --ui', () => {
       expect(await row('later').getAttribute('data-state')).toBe('completed');
       expect(await page.locator('[data-testid="state-count-completed"]').textContent()).toBe('2');
       expect(await page.locator('[data-testid="state-count-cancelled"]').textContent()).toBe('1');
+      expect(await page.locator('[data-testid="state-count-failed"]').textContent()).toBe('1');
+      // The failed fork's error is on the page, without the key or any path of the run's outputs.
+      await row('refused').click();
+      const detailText = (await page.locator('[data-testid="detail-error"]').textContent()) ?? '';
+      expect(detailText).toContain('400');
+      const seen = [await page.content(), await feed, detailText].join('\n');
+      expect(seen).not.toContain(SECRET);
+      expect(seen).not.toContain(dir);
       // The timeline draws every fork that started; the figures have their samples.
-      expect(await page.locator('[data-testid="timeline"]').getAttribute('data-forks')).toBe('3');
+      expect(await page.locator('[data-testid="timeline"]').getAttribute('data-forks')).toBe('4');
       expect(Number(await page.locator('[data-testid="figures"]').getAttribute('data-samples'))).toBeGreaterThan(0);
+      // The timeline follows the list's filter: the cancelled forks only, then all again.
+      await page.locator('[data-testid="filter-cancelled"]').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline"]')?.getAttribute('data-forks') === '1', undefined, { timeout: WAIT_MS });
+      await page.locator('[data-testid="filter-all"]').click();
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline"]')?.getAttribute('data-forks') === '4', undefined, { timeout: WAIT_MS });
       await page.screenshot({ path: join(SHOTS, 'live-ended.png') });
       await page.close();
 
       const run = await done;
       expect(run.code).toBe(1);
       const lines = jsonLines(readFileSync(out, 'utf8')) as { id: string; status: string }[];
-      expect(Object.fromEntries(lines.map((l) => [l.id, l.status]))).toEqual({ quick: 'completed', held: 'cancelled', later: 'completed' });
+      expect(Object.fromEntries(lines.map((l) => [l.id, l.status]))).toEqual({ quick: 'completed', held: 'cancelled', later: 'completed', refused: 'failed' });
     } finally {
       child?.kill('SIGKILL');
       await done.catch(() => undefined);

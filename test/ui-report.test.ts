@@ -64,8 +64,8 @@ describe('forkpool report --html', () => {
     await page.locator('[data-testid="detail-error"]').waitFor();
     // A report stops nothing and connects nowhere.
     expect(await page.locator('[data-testid="detail-stop"]').isVisible()).toBe(false);
-    // The timeline needs times a result line does not carry: it says so instead of drawing nothing.
-    expect(await page.locator('[data-testid="timeline"]').getAttribute('data-forks')).toBe('0');
+    // Each line's end and duration put its fork on the timeline.
+    expect(await page.locator('[data-testid="timeline"]').getAttribute('data-forks')).toBe('4');
     await page.screenshot({ path: join(SHOTS, 'report.png') });
     expect(requests).toEqual([]);
     await page.close();
@@ -77,6 +77,12 @@ describe('forkpool report --html', () => {
     const run = await runCli(['report', bad, '--html', join(tmp, 'never.html')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`report ${bad}:2: status:`);
+    // An end that is not a time of day is named too (a line without one is an older line: no timeline).
+    const badTime = join(tmp, 'bad-time.jsonl');
+    writeFileSync(badTime, `${JSON.stringify({ id: 'a', status: 'completed', text: '', turns: 1, toolCalls: 0, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, durationMs: 5, endedAt: 'yesterday' })}\n`);
+    const timeRun = await runCli(['report', badTime, '--html', join(tmp, 'never.html')]);
+    expect(timeRun.code).toBe(2);
+    expect(timeRun.stderr).toContain(`report ${badTime}:1: endedAt:`);
     const missing = await runCli(['report', join(tmp, 'nothing.jsonl'), '--html', join(tmp, 'never.html')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file');

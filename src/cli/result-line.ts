@@ -16,12 +16,15 @@ export interface ResultLine {
   /** US dollars, at the run's model price (absent without one). */
   costUsd?: number;
   durationMs: number;
+  /** When its result came (ISO 8601): with durationMs, when it ran (a report's timeline). */
+  endedAt: string;
   /** Why its first call was served less than its siblings share, when it was. */
   cacheMiss?: ForkResult['cacheMiss'];
   error?: { kind: string; message: string };
 }
 
-export function resultLine(r: ForkResult, subagentType: SubagentType): ResultLine {
+/** `endedAt`: epoch ms of the moment the result came. */
+export function resultLine(r: ForkResult, subagentType: SubagentType, endedAt: number): ResultLine {
   return {
     id: r.id,
     status: r.status,
@@ -33,6 +36,7 @@ export function resultLine(r: ForkResult, subagentType: SubagentType): ResultLin
     usage: r.usage,
     ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
     durationMs: r.durationMs,
+    endedAt: new Date(endedAt).toISOString(),
     ...(r.cacheMiss !== undefined ? { cacheMiss: r.cacheMiss } : {}),
     ...(r.status !== 'completed' ? { error: r.error } : {}),
   };
@@ -52,6 +56,8 @@ export const ResultLineSchema = z.looseObject({
   usage: z.looseObject({ promptTokens: z.number().nonnegative(), cachedTokens: z.number().nonnegative().nullable(), outputTokens: z.number().nonnegative() }),
   costUsd: z.number().nonnegative().optional(),
   durationMs: z.number().nonnegative(),
+  // Lines written before it was added have none: their report has no timeline.
+  endedAt: z.iso.datetime().optional(),
   cacheMiss: z.object({ reason: z.string(), tokens: z.number(), detail: z.string() }).optional(),
   error: z.object({ kind: z.string(), message: z.string() }).optional(),
 });

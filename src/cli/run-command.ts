@@ -160,7 +160,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       retainResults: out === undefined,
       ...(values.transcripts !== undefined ? { transcripts: { dir: values.transcripts, resume: resumed !== undefined } } : {}),
       onResult: (result, task) => {
-        const line = resultLine(result, task.subagentType ?? 'fork');
+        const line = resultLine(result, task.subagentType ?? 'fork', Date.now());
         // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
         journal?.record(task, line);
         if (out !== undefined) appendFileSync(out, `${JSON.stringify(line)}\n`);

@@ -63,7 +63,7 @@ export function taskNotificationLines(session: StreamSession, result: ForkResult
         tool_uses: result.toolCalls,
         duration_ms: result.durationMs,
       },
-      result: resultLine(result, subagentType),
+      result: resultLine(result, subagentType, Date.now()),
     },
   });
   return `${display}\n${notification}`;

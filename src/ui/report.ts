@@ -5,8 +5,9 @@ import { pageHtml } from './page/html.js';
 
 /*
  * A finished run as one self-contained HTML file: the live page's views over a snapshot made from
- * the run's result lines (`forkpool report results.jsonl --html report.html`). Result lines carry
- * no times of day, so the timeline has none; everything else the page shows is there.
+ * the run's result lines (`forkpool report results.jsonl --html report.html`). A line's end and
+ * duration place its fork on the timeline (a line without an end leaves the timeline out); a line
+ * has no call times, so the bars carry no marks.
  */
 
 /** What a report reads of a result line (src/cli/result-line.ts checks it). */
@@ -20,6 +21,8 @@ export interface ReportLine {
   usage: { promptTokens: number; cachedTokens: number | null; outputTokens: number };
   costUsd?: number | undefined;
   durationMs: number;
+  /** ISO 8601. */
+  endedAt?: string | undefined;
   cacheMiss?: { reason: string; tokens: number; detail: string } | undefined;
   error?: { kind: string; message: string } | undefined;
 }
@@ -33,13 +36,15 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
   let outputTokens = 0;
   let costUsd: number | undefined;
   let elapsedMs = 0;
-  const forks = lines.map((line): ForkRow => {
+  const times = timesOf(lines);
+  const forks = lines.map((line, i): ForkRow => {
     counts[line.status]++;
     promptTokens += line.usage.promptTokens;
     cachedTokens = addCached(cachedTokens, line.usage.cachedTokens);
     outputTokens += line.usage.outputTokens;
     if (line.costUsd !== undefined) costUsd = (costUsd ?? 0) + line.costUsd;
-    elapsedMs = Math.max(elapsedMs, line.durationMs);
+    const time = times?.spans[i];
+    elapsedMs = Math.max(elapsedMs, time?.endedAt ?? line.durationMs);
     if (line.cacheMiss) {
       const sum = misses.get(line.cacheMiss.reason) ?? { reason: line.cacheMiss.reason, forks: 0, tokens: 0 };
       sum.forks++;
@@ -58,6 +63,7 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
       id: line.id,
       state: line.status,
       agent: line.subagentType ?? 'fork',
+      ...(time ?? {}),
       turns: line.turns,
       toolCalls: line.toolCalls,
       promptTokens: line.usage.promptTokens,
@@ -72,7 +78,7 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
   const finalCached: number | null = cachedTokens;
   return {
     summary: {
-      startedAt: 0,
+      startedAt: times?.runStart ?? 0,
       elapsedMs,
       ended: true,
       provider: '',
@@ -93,6 +99,18 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
     live: false,
     details,
   };
+}
+
+/** Each fork's start and end in ms since the first one started, when every line says when it ended. */
+function timesOf(lines: readonly ReportLine[]): { runStart: number; spans: { startedAt: number; endedAt: number }[] } | undefined {
+  const ends = lines.map((line) => (line.endedAt === undefined ? Number.NaN : Date.parse(line.endedAt)));
+  if (lines.length === 0 || ends.some((end) => Number.isNaN(end))) return undefined;
+  // A loop, not Math.min(...): a run of a million lines would overflow the call's arguments.
+  let runStart = Number.POSITIVE_INFINITY;
+  ends.forEach((end, i) => {
+    runStart = Math.min(runStart, end - (lines[i] as ReportLine).durationMs);
+  });
+  return { runStart, spans: ends.map((end, i) => ({ startedAt: end - (lines[i] as ReportLine).durationMs - runStart, endedAt: end - runStart })) };
 }
 
 /** The report's HTML: the page with the snapshot inside it (its own nonce, for its own CSP). */

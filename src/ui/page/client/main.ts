@@ -38,7 +38,7 @@ const render = (): void => {
     filteredVersion = store.version;
   }
   summary.render(store);
-  timeline.render(store);
+  timeline.render(store, filtered);
   figures.render(store);
   misses.render(store);
   parentPanel.render(store);

@@ -5,8 +5,9 @@
  * (timeline-raster.ts); a strip left of the bars flags the rows with a failed or cancelled fork,
  * more opaque the more of the row's forks it is.
  * Drawn only when the rows, the time scale or the size changed, and only from the page's frame.
- * A fork without a start (queued, or from a results file without times) is left out. A click opens
- * the fork under the pointer.
+ * It follows the list's filter and search: it draws the forks the list shows. A fork without a
+ * start (queued, or from a results file without times) is left out. A click opens the fork under
+ * the pointer.
  */
 import type { ForkRow } from '../../view.js';
 import { timeTicks } from './axis.js';
@@ -29,12 +30,13 @@ const AXIS = 16;
 
 export interface TimelineView {
   element: HTMLElement;
-  render(store: RunStore): void;
+  /** `forks`: the list's forks as filtered (a new array whenever they change). */
+  render(store: RunStore, forks: readonly ForkRow[]): void;
 }
 
 /** What was drawn last, to skip a redraw that would change nothing and to find a clicked fork. */
 interface Drawn {
-  version: number;
+  source: readonly ForkRow[];
   width: number;
   ratio: number;
   extent: number;
@@ -96,7 +98,7 @@ export function createTimeline(onOpen: (id: string) => void, onResize: () => voi
   });
 
   let timed: ForkRow[] = [];
-  let timedVersion = -1;
+  let timedSource: readonly ForkRow[] | undefined;
   let timedEnd = 0;
   let drawn: Drawn | undefined;
   let image: ImageData | undefined;
@@ -133,7 +135,7 @@ export function createTimeline(onOpen: (id: string) => void, onResize: () => voi
     setAttr(canvas, 'title', fork ? `${fork.id} · ${fork.state}` : '');
   });
 
-  const draw = (store: RunStore, extent: number, now: number, ratio: number): void => {
+  const draw = (extent: number, now: number, ratio: number): void => {
     const n = timed.length;
     const plotHeight = plotHeightFor(n);
     const plotWidth = width - GUTTER - RIGHT;
@@ -187,16 +189,16 @@ export function createTimeline(onOpen: (id: string) => void, onResize: () => voi
       const y = TOP + (every === 1 ? (r + 0.5) * rowHeight : r * rowHeight + 5);
       ctx.fillText(ellipsize(ctx, fork.id, strip - 6), strip - 4, Math.min(y, TOP + plotHeight - 5));
     }
-    drawn = { version: store.version, width, ratio, extent, now, forks: timed, perRow, rows, plotWidth, plotHeight };
+    drawn = { source: timedSource ?? [], width, ratio, extent, now, forks: timed, perRow, rows, plotWidth, plotHeight };
   };
 
   return {
     element,
-    render(store) {
-      if (timedVersion !== store.version) {
-        timed = store.rows().filter((r) => r.startedAt !== undefined);
+    render(store, forks) {
+      if (timedSource !== forks) {
+        timed = forks.filter((r) => r.startedAt !== undefined);
         timedEnd = lastEvent(timed);
-        timedVersion = store.version;
+        timedSource = forks;
       }
       const n = timed.length;
       setAttr(canvas, 'data-forks', String(n));
@@ -212,18 +214,22 @@ export function createTimeline(onOpen: (id: string) => void, onResize: () => voi
       }
       const ratio = window.devicePixelRatio || 1;
       const { perRow } = bucketsFor(n, Math.round(plotHeightFor(n) * ratio));
-      const left = store.rows().length - n;
-      setText(caption, `${int(n)} forks${perRow > 1 ? ` · ${perRow} to a row` : ''}${left > 0 ? ` · ${int(left)} ${store.live ? 'not started' : 'without times'}` : ''}`);
+      const left = forks.length - n;
+      const hidden = store.rows().length - forks.length;
+      setText(
+        caption,
+        `${int(n)} forks${perRow > 1 ? ` · ${perRow} to a row` : ''}${left > 0 ? ` · ${int(left)} ${store.live ? 'not started' : 'without times'}` : ''}${hidden > 0 ? ` · ${int(hidden)} filtered out` : ''}`,
+      );
       if (width === 0) width = Math.floor(box.getBoundingClientRect().width);
       const now = store.elapsedNow();
       const extent = Math.max(1, now, timedEnd);
       const d = drawn;
       // Unchanged rows, size and scale: nothing would move by a pixel.
-      if (d && d.version === store.version && d.width === width && d.ratio === ratio) {
+      if (d && d.source === forks && d.width === width && d.ratio === ratio) {
         const pixelMs = d.extent / Math.max(1, d.plotWidth * ratio);
         if (Math.abs(extent - d.extent) < pixelMs && Math.abs(now - d.now) < pixelMs) return;
       }
-      draw(store, extent, now, ratio);
+      draw(extent, now, ratio);
     },
   };
 }
