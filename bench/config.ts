@@ -3,6 +3,7 @@ import type { LatencyModel, UsagePreset } from '../dist/src/local-server/index.j
 import { KIB, MIB } from './lib/session.js';
 import { FLOOR_CLIENTS, type FloorClient } from './floor.js';
 import { PEER_CLIENTS, type PeerClient } from './peers.js';
+import type { UiJob } from './ui.js';
 import type { VariantName } from './variants/common.js';
 
 export const PREFIX_SIZES = [16 * KIB, 256 * KIB, 1 * MIB, 8 * MIB] as const;
@@ -130,6 +131,13 @@ export interface BenchConfig {
     prefixN: number;
     repeats: number;
   };
+  /**
+   * The live page and the HTML report in Chromium (issue 28, bench/ui.ts): `forks` forks' synthetic
+   * events fed to the page's recorder over `feedMs` (about `inFlight` running at once), with
+   * `searchSamples` keystrokes in its search box meanwhile; each time-to-render figure over
+   * `renderRuns` pages opened (median).
+   */
+  ui: UiJob;
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -142,7 +150,9 @@ const CHAT_PRESETS: readonly UsagePreset[] = ['openai', 'deepseek', 'dashscope',
 /**
  * Within 90 s on 2 cores: every section's headline once, on the fewest forks and sizes that still
  * give it (16 KiB, 1 MiB and 8 MiB where a target compares sizes; inprocess against sab where it
- * compares variants; N=16 for the cache's cold start). The full run keeps everything.
+ * compares variants; N=16 for the cache's cold start). The full run keeps everything. On a quiet
+ * machine it took 65–72 s on 2026-12-04 (the ui section included); with a test run beside it on the
+ * same 2 cores, 111 s: most of each section is its processes' start-up, which load stretches.
  */
 export const QUICK: BenchConfig = {
   mode: 'quick',
@@ -162,9 +172,12 @@ export const QUICK: BenchConfig = {
   // cost about 40 s of the quick run with every client, each a process of its own.
   floor: { clients: ['node-http', 'sdk', 'forkpool'], sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 8, jitWarmupCalls: 300, runs: 1, inFlight: 16, throughput: null },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
-  // Two axes' ends on few forks: each point is a process and a pool of its own (~2.5 s each); the
+  // Two axes' ends on few forks: each point is a process and a pool of its own (~1.5 s each); the
   // sweep and the floor cover prefix size, the throughput section a fan-out at concurrency 64.
-  scaling: { base: { n: 300, threads: 2, concurrency: 64, prefixBytes: 16 * KIB }, forks: [1, 300], threads: [1, 2], concurrency: [], concurrencyWaves: 2, prefixes: [], prefixN: 0, repeats: 1 },
+  // 150 forks at the base point (300 until 2026-12-04: the same forks/s and CPU per fork, 1.2 s less).
+  scaling: { base: { n: 150, threads: 2, concurrency: 64, prefixBytes: 16 * KIB }, forks: [1, 150], threads: [1, 2], concurrency: [], concurrencyWaves: 2, prefixes: [], prefixN: 0, repeats: 1 },
+  // The issue's 10,000 forks, fed over 4 s (about 8 s with Chromium's start and four pages opened).
+  ui: { forks: 10_000, feedMs: 4_000, inFlight: 256, renderRuns: 1, searchSamples: 6 },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
@@ -203,6 +216,7 @@ export const FULL: BenchConfig = {
     prefixN: 256,
     repeats: 3,
   },
+  ui: { forks: 10_000, feedMs: 20_000, inFlight: 256, renderRuns: 5, searchSamples: 20 },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

@@ -1,8 +1,8 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,scaling, --out DIR (default bench/results),
- *          --no-chart (leave bench/results/chart.svg as it is),
- *          --report FILE.json (no run: render FILE.md and the chart again from a results file).
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,scaling,ui, --out DIR (default bench/results),
+ *          --no-chart (leave bench/results/chart.svg and scaling.svg as they are),
+ *          --report FILE.json (no run: render FILE.md, FILE.html and the charts again from a results file).
  *
  * Four variants run the same forks against the same local model server (a process of its own):
  *   inprocess     every fork loop on the main thread (Promise.all style, bounded by the same concurrency)
@@ -30,7 +30,15 @@
  * and writes bench/results/scaling.svg beside the tables (bench/report/scaling.ts).
  * In the full run the sweep also runs, at 8 MiB after each repeat's sab job, a plain node:http client
  * sending the same 96 requests to the same server process (bench/plain-client.ts): issue 24's ideal.
- * Writes bench/results/<date>-<mode>.json and .md and bench/results/chart.svg; prints the tables.
+ * The ui section measures the live page and the HTML report with 10,000 forks in Debian's Chromium
+ * (/usr/bin/chromium through playwright-core; no browser is downloaded), on synthetic events fed to
+ * the page's recorder so that the page's cost shows apart from the engine's: time to render, the
+ * delay from a patch to its drawing, the page's main thread while the forks progress, typing in the
+ * search box, its heap (bench/ui.ts, a process of its own).
+ * Writes bench/results/<date>-<mode>.json, .md and .html (one self-contained file: the same tables
+ * and text as the markdown, rendered from it by bench/report/html.ts, with the charts inline as SVG;
+ * nothing fetched when it opens), and bench/results/chart.svg and scaling.svg when the run has their
+ * figures; prints the tables.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -52,6 +60,7 @@ import { chatProvider } from './lib/chat.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { runQueueSection } from './queue.js';
 import { renderChart } from './report/chart.js';
+import { renderHtml, type InlineChart } from './report/html.js';
 import { renderScalingChart, type ScalingAxis, type ScalingRow } from './report/scaling.js';
 import type { FloorJob, FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
@@ -60,10 +69,11 @@ import { median } from './lib/measure.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
 import type { RetentionJob, RetentionResult } from './retention.js';
 import type { TaskStreamJob, TaskStreamMode, TaskStreamResult } from './task-stream.js';
+import type { UiJob, UiOpen, UiResult } from './ui.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'scaling'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'scaling', 'ui'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -516,6 +526,25 @@ async function scalingPoint(ctx: Runner, server: ServerProcess, p: ScalingPoint,
 }
 
 /**
+ * The live page and the HTML report with many forks (issue 28), in Chromium, in a process of its
+ * own (bench/ui.ts): synthetic events, so that the page's cost shows apart from the engine's.
+ */
+async function sectionUi(ctx: Runner): Promise<void> {
+  const u = ctx.cfg.ui;
+  log(`  ui: ${u.forks} forks' synthetic events over ${u.feedMs / 1000} s to the live page, and their HTML report, in Chromium`);
+  // Generous: only a hung browser is killed (each wait in bench/ui.ts is bounded at 60 s).
+  const r = await runScriptChild<UiJob, UiResult>('ui.ts', u, 180_000 + 2 * u.feedMs + 2 * u.renderRuns * 60_000);
+  const first = (opens: readonly UiOpen[]): string => median(opens.map((o) => o.firstRenderMs ?? Number.NaN)).toFixed(0);
+  const q = (x: { p50: number; p99: number } | null): string => (x ? `p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms` : 'not measured');
+  log(`    first render: report ${first(r.report.opens)} ms, live page (queued) ${first(r.liveQueued)} ms, live page (ended) ${first(r.liveEnded ? [r.liveEnded] : [])} ms`);
+  log(
+    `    while the forks progress: event delay ${q(r.delay)}; interval lateness ${q(r.interval)}; ${r.longTasks.count} long tasks (${r.longTasks.totalMs.toFixed(0)} ms); ` +
+      `search → frame ${q(r.search)}; heap ${r.end.heapUsedMiB.toFixed(1)} MiB (${r.end.heapAfterGcMiB.toFixed(1)} after GC)`,
+  );
+  ctx.results.ui = r;
+}
+
+/**
  * Each client in a process of its own, one after the other, against one local server process (Chat
  * Completions, the openai preset); the server's CPU over each client's process is kept beside it.
  */
@@ -587,8 +616,8 @@ async function main(): Promise<number> {
         '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers and 10 for the scaling curve)\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
-        '  --no-chart       leave bench/results/chart.svg as it is\n' +
-        '  --report FILE    no run: render FILE.md and the chart again from a results file\n' +
+        '  --no-chart       leave bench/results/chart.svg and scaling.svg as they are (the .html has them inline all the same)\n' +
+        '  --report FILE    no run: render FILE.md, FILE.html and the charts again from a results file\n' +
         'Exit codes: 0 every section ran · 1 a section failed (its error is in the results) · 2 bad usage\n',
     );
     return 0;
@@ -598,8 +627,11 @@ async function main(): Promise<number> {
     saved.targets = evaluateTargets(saved);
     writeFileSync(values.report, `${JSON.stringify(saved, null, 2)}\n`);
     const md = renderMarkdown(saved);
-    writeFileSync(values.report.replace(/\.json$/, '.md'), md);
-    if (!values['no-chart']) writeCharts(saved, values.out ?? join(here, 'results'));
+    const charts = chartsOf(saved);
+    const base = values.report.replace(/\.json$/, '');
+    writeFileSync(`${base}.md`, md);
+    writeFileSync(`${base}.html`, renderHtml(md, charts));
+    if (!values['no-chart']) writeCharts(charts, values.out ?? join(here, 'results'));
     process.stdout.write(md);
     return 0;
   }
@@ -644,6 +676,7 @@ async function main(): Promise<number> {
     floor: [],
     peers: [],
     scaling: [],
+    ui: null,
     serverCpu: [],
     targets: [],
     errors: [],
@@ -670,6 +703,7 @@ async function main(): Promise<number> {
     floor: () => sectionFloor(ctx),
     peers: () => sectionPeers(ctx),
     scaling: () => sectionScaling(ctx),
+    ui: () => sectionUi(ctx),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;
@@ -695,18 +729,26 @@ async function main(): Promise<number> {
   const markdown = renderMarkdown(results);
   writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(`${base}.md`, markdown);
-  const charts = values['no-chart'] ? [] : writeCharts(results, outDir);
+  // The HTML carries the charts inline, also with --no-chart (which leaves the .svg files alone).
+  const charts = chartsOf(results);
+  writeFileSync(`${base}.html`, renderHtml(markdown, charts));
+  const chartFiles = values['no-chart'] ? [] : writeCharts(charts, outDir);
   process.stdout.write(markdown);
-  log(`\nwrote ${[`${base}.json`, `${base}.md`, ...charts].join(', ')} (${results.meta.durationS} s)`);
+  log(`\nwrote ${[`${base}.json`, `${base}.md`, `${base}.html`, ...chartFiles].join(', ')} (${results.meta.durationS} s)`);
   return results.errors.length > 0 ? 1 : 0;
 }
 
-/** The charts a run's results have figures for (the sweep's, the scaling curve's); returns their paths. */
-function writeCharts(results: BenchResults, outDir: string): string[] {
-  const charts: [string, string][] = [];
-  if (results.sweep.length > 0) charts.push(['chart.svg', renderChart(results)]);
-  if ((results.scaling ?? []).length > 0) charts.push(['scaling.svg', renderScalingChart(results)]);
-  return charts.map(([name, svg]) => {
+/** The charts a run's results have figures for (the sweep's, the scaling curve's), each with the section it follows. */
+function chartsOf(results: BenchResults): InlineChart[] {
+  const charts: InlineChart[] = [];
+  if (results.sweep.length > 0) charts.push({ name: 'chart.svg', svg: renderChart(results), section: /^Prefix size/ });
+  if ((results.scaling ?? []).length > 0) charts.push({ name: 'scaling.svg', svg: renderScalingChart(results), section: /^Scaling curve/ });
+  return charts;
+}
+
+/** Writes the charts as files in `outDir`; returns their paths. */
+function writeCharts(charts: readonly InlineChart[], outDir: string): string[] {
+  return charts.map(({ name, svg }) => {
     const path = join(outDir, name);
     writeFileSync(path, svg);
     return path;

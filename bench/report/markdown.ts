@@ -12,6 +12,7 @@ import type { DispatchResult, ScenarioResult } from '../scenario.js';
 import type { RetentionResult } from '../retention.js';
 import { scalingSection, type ScalingRow } from './scaling.js';
 import type { TaskStreamResult } from '../task-stream.js';
+import type { UiOpen, UiQuantiles, UiResult } from '../ui.js';
 import type { VariantName } from '../variants/common.js';
 
 export type Row = ScenarioResult & {
@@ -62,6 +63,8 @@ export interface BenchResults {
   peers?: PeersResult[];
   /** The scaling curve (issue 24): one row per point; absent in older results. */
   scaling?: ScalingRow[];
+  /** The live page and the HTML report in Chromium (issue 28); absent in older results. */
+  ui?: UiResult | null;
   serverCpu: Record<string, unknown>[];
   targets: Target[];
   errors: { section: string; message: string }[];
@@ -692,6 +695,7 @@ export function renderMarkdown(res: BenchResults): string {
 
   if ((res.peers ?? []).length > 0) out.push(...peersSection(res.peers ?? [], c));
   if ((res.scaling ?? []).length > 0) out.push(...scalingSection(res));
+  if (res.ui) out.push(...uiSection(res.ui));
 
   if (res.memory.length > 0) {
     out.push('', `## Memory: sab+explicit, concurrency ${c.memory.concurrency}`, '');
@@ -1026,5 +1030,89 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
       rows,
     ),
   );
+  return out;
+}
+
+const MIB_BYTES = 1024 * 1024;
+
+/** "p50 · p99 · max" of a distribution, ms. */
+function quantileCell(q: UiQuantiles): string {
+  return q.n === 0 ? '–' : `${fmt(q.p50, 1)} · ${fmt(q.p99, 1)} · ${fmt(q.max, 1)}`;
+}
+
+/** 10,000 rather than 10000. */
+const thousands = (v: number): string => Math.round(v).toLocaleString('en-US');
+
+/** The live page and the HTML report with many forks (issue 28): time to render, and the page while the forks progress. */
+function uiSection(u: UiResult): string[] {
+  const f = u.feed;
+  const n = thousands(u.forks);
+  const opens = (list: readonly UiOpen[]): string[] => {
+    const s = (pick: (o: UiOpen) => number | null, digits?: number): string =>
+      range(spread(list.map(pick).filter((v): v is number => typeof v === 'number')), digits);
+    return [s((o) => o.firstRenderMs, 0), s((o) => o.firstPaintMs, 0), s((o) => o.firstContentfulPaintMs, 0), s((o) => o.longestTaskMs, 0), s((o) => o.heapUsedMiB, 1), s((o) => o.domNodes, 0)];
+  };
+  const runs = Math.max(u.report.opens.length, u.liveQueued.length);
+  const busy = u.busy;
+  const out: string[] = [
+    '',
+    `## The live page and the HTML report with ${n} forks (issue 28)`,
+    '',
+    `**The events are synthetic**, so that the page's cost is measured apart from the engine's: the live page's recorder (dist/src/ui/recorder.js) is fed ${n} forks' events at a steady rate over ${fmt(f.ms / 1000, 1)} s ` +
+      `(${thousands(f.events)} events: each fork started, 3 turns, 2 tool calls and ended; 1 in 41 fails, 1 in 97 is cancelled, 1 in 23 has a failed tool call, the first 64 and 1 in 250 miss the cache), ` +
+      `a fork starting every ${fmt(f.ms / u.forks, 2)} ms and lasting about ${fmt(f.forkMs, 0)} ms, so about ${fmt((f.forkMs * u.forks) / f.ms, 0)} run at once: ` +
+      'a run compressed far beyond a real one (64 forks in flight of several seconds each make a few hundred events a second), so every patch carries hundreds of rows. ' +
+      `Its server (startLiveServer) sends what changed every 250 ms over server-sent events to the page in Chromium ${u.chromium} (headless, ${u.viewport.width}×${u.viewport.height}, driven by playwright-core), on the same cores as the feeding process. ` +
+      `The HTML report is reportHtml over the same forks' ${n} result lines (${fmt(u.report.htmlBytes / MIB_BYTES, 1)} MiB), opened from file://. Measured, not asserted (bench/ui.ts).`,
+    '',
+    `Time to render, ms from navigation start${runs > 1 ? `, median (min–max) of ${runs} pages` : ''}: first render = the page's \`forkpool:first-render\` mark (the first forks on it); longest task = from navigation to ${u.settleMs} ms after the first render (the parse and first draw); JS heap = CDP Runtime.getHeapUsage then.`,
+    '',
+    table(
+      ['page', 'first render ms', 'first paint ms', 'first contentful paint ms', 'longest task ms', 'JS heap MiB', 'DOM elements'],
+      [
+        [`HTML report, ${n} result lines (file://)`, ...opens(u.report.opens)],
+        [`live page, ${n} forks queued`, ...opens(u.liveQueued)],
+        ...(u.liveEnded ? [[`live page opened after all ${n} ended (every row's marks, the timeline drawn)`, ...opens([u.liveEnded])]] : []),
+      ],
+    ),
+    ...(u.server?.snapshot
+      ? [
+          '',
+          `The page opened after all ${n} ended cost the run's own thread ${fmt(u.server.snapshot.ms, 1)} ms for recorder.snapshot() (${thousands(u.server.snapshot.forks)} rows) and ${fmt(u.server.snapshot.jsonMs, 1)} ms for its JSON (${fmt(u.server.snapshot.bytes / MIB_BYTES, 1)} MiB), once per page opened or reconnected.`,
+        ]
+      : []),
+    '',
+    `While the ${n} forks progress (the page opened with them queued; ms, p50 · p99 · max):`,
+    '',
+    table(
+      ['figure', 'measured'],
+      [
+        ['events fed', `${thousands(f.events)} in ${fmt(f.ms / 1000, 2)} s (${thousands(f.events / (f.ms / 1000))}/s)`],
+        [
+          'patches',
+          `${f.patchesSent} sent (${fmt(f.rowsPerPatch.p50, 0)} rows each at the median, ${fmt(f.rowsPerPatch.max, 0)} at most; ${fmt(f.patchBytes / MIB_BYTES, 1)} MiB of JSON in all), ${f.patchesDrawn} drawn (patches arriving within one frame are drawn once)`,
+        ],
+        [
+          'event delay: the server makes a patch → the page has drawn it (`forkpool:patch-drawn`)',
+          u.delay ? `${quantileCell(u.delay)} (${u.delay.n} patches)` : 'not measured: the page does not mark `forkpool:patch-drawn`',
+        ],
+        ['lateness of a 50 ms setInterval in the page', `${quantileCell(u.interval)} (${u.interval.n} ticks)`],
+        ['long tasks (over 50 ms)', u.longTasks.count === 0 ? 'none' : `${u.longTasks.count}, ${fmt(u.longTasks.totalMs, 0)} ms in all, the longest ${fmt(u.longTasks.maxMs, 0)} ms`],
+        [
+          "the renderer's main thread busy (CDP Performance metrics)",
+          `${fmt(busy.taskMs, 0)} ms of ${fmt(busy.wallMs / 1000, 1)} s (${pct(busy.taskMs / busy.wallMs)}): script ${fmt(busy.scriptMs, 0)} ms, layout ${fmt(busy.layoutMs, 0)} ms, style ${fmt(busy.styleMs, 0)} ms`,
+        ],
+        [
+          `a keystroke in the search box → the next frame (over ${n} rows)`,
+          `${quantileCell(u.search)} (${u.search.n} keystrokes: a digit, then Backspace)`,
+        ],
+        ...(u.server
+          ? [["the run's own thread per patch: recorder.patch(), then its JSON (the server runs on the engine's main thread)", `patch() ${quantileCell(u.server.patchMs)}; JSON ${quantileCell(u.server.jsonMs)}`]]
+          : []),
+        ['every fork shown ended', f.drainedMs === null ? 'not within the bound' : `${fmt(f.drainedMs / 1000, 2)} s after the first event`],
+        ['JS heap at the end', `${fmt(u.end.heapUsedMiB, 1)} MiB, ${fmt(u.end.heapAfterGcMiB, 1)} MiB after a GC; ${thousands(u.end.domNodes)} DOM elements`],
+      ],
+    ),
+  ];
   return out;
 }

@@ -40,13 +40,13 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
   const recorder = options.recorder;
   let host = '';
 
-  const send = (res: ServerResponse, event: string, data: unknown): void => {
-    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
+  const message = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const broadcast = (): void => {
     const patch = recorder.patch();
     if (patch === undefined) return;
-    for (const res of streams) send(res, 'patch', patch);
+    // Made into text once, however many pages are open.
+    const text = message('patch', patch);
+    for (const res of streams) res.write(text);
   };
 
   const server = createServer((req, res) => {
@@ -63,7 +63,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
       }
       case 'GET /events':
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
-        send(res, 'snapshot', recorder.snapshot(true));
+        res.write(message('snapshot', recorder.snapshot(true)));
         streams.add(res);
         req.on('close', () => streams.delete(res));
         return;
