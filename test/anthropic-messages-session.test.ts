@@ -13,11 +13,9 @@ import type {
   ToolUseBlockParam,
   WebSearchTool20250305,
 } from '@anthropic-ai/sdk/resources/messages';
-import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   AnthropicMessagesSessionSchema,
-  InputError,
   type AnthropicContentBlock,
   type AnthropicMessage,
   type AnthropicMessagesSession,
@@ -29,16 +27,9 @@ import {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from '../src/session/index.js';
+import { errorOf } from './support/input-error.js';
+import { typeErrorsOf } from './support/type-check.js';
 
-function errorOf(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
 
 /** A session of one user message followed by `messages`, with `extra` top-level fields. */
 function session(messages: unknown[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -679,21 +670,7 @@ describe('types', () => {
   // vitest does not type-check test files (and `tsc -p .` covers src only), so the assertions
   // above are compiled here: a type that drifts from the SDK's fails this test.
   it('this file type-checks against the @anthropic-ai/sdk', { timeout: 120_000 }, () => {
-    const file = fileURLToPath(import.meta.url);
-    const program = ts.createProgram([file], {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      lib: ['lib.es2023.d.ts'],
-      types: ['node'],
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      skipLibCheck: true,
-      noEmit: true,
-      verbatimModuleSyntax: true,
-    });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(diagnostics).toEqual([]);
+    expect(typeErrorsOf(fileURLToPath(import.meta.url))).toEqual([]);
   });
 });
 

@@ -180,7 +180,8 @@ describe.each(SHAPES)('%s seedFork, history "completed-turns"', (_name, shape) =
 
   it('does not count a model text message while an earlier call is unanswered', () => {
     const history = [user('go'), calls(['c1', 'grep', {}]), model('still waiting')];
-    const seed = seedFork(shape.session(history), 'x', { history: 'completed-turns' });
+    // Unvalidated: the AI SDK refuses a call left unanswered before a later message (MissingToolResultsError), and so does its schema.
+    const seed = seedFork(shape.unvalidated(history), 'x', { history: 'completed-turns' });
     expect(seed.seedCase).toBe('fresh');
     expect(seed.contents).toEqual(seedOf(shape, [child('x')]));
   });

@@ -2,11 +2,9 @@
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parseOpenAIChatSession } from '../src/session/index.js';
 import {
-  InputError,
   OpenAIChatSessionSchema,
   type ChatAssistantMessage,
   type ChatContentPart,
@@ -16,16 +14,9 @@ import {
   type ChatToolMessage,
   type OpenAIChatSession,
 } from '../src/index.js';
+import { errorOf } from './support/input-error.js';
+import { typeErrorsOf } from './support/type-check.js';
 
-function errorOf(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
 
 /** A session of one user message followed by `messages`, with `extra` top-level fields. */
 function session(messages: unknown[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -448,20 +439,6 @@ describe('types', () => {
   // vitest does not type-check test files (and `tsc -p .` covers src only), so the assertions
   // above are compiled here: a type that drifts from the SDK's fails this test.
   it('this file type-checks against the openai SDK', { timeout: 120_000 }, () => {
-    const file = fileURLToPath(import.meta.url);
-    const program = ts.createProgram([file], {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      lib: ['lib.es2023.d.ts'],
-      types: ['node'],
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      skipLibCheck: true,
-      noEmit: true,
-      verbatimModuleSyntax: true,
-    });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(diagnostics).toEqual([]);
+    expect(typeErrorsOf(fileURLToPath(import.meta.url))).toEqual([]);
   });
 });

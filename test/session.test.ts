@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ForkTaskSchema, InputError, GeminiSessionSchema, loadSession, loadTasks, parseSession, parseTasks } from '../src/index.js';
 import { formatPath } from '../src/session/index.js';
+import { errorOf } from './support/input-error.js';
 
 /** Qwen Code's words (PR #8066) for a wildcard that is not one of its MCP forms. */
 const WILDCARD_RULE = 'wildcard entries must be "mcp__*" or a trailing MCP tool-prefix pattern such as "mcp__github__read_*"';
@@ -24,15 +25,6 @@ const session = {
   ],
 };
 
-function errorOf(fn: () => unknown): InputError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof InputError) return err;
-    throw err;
-  }
-  throw new Error('expected an InputError');
-}
 
 async function rejectionOf(promise: Promise<unknown>): Promise<InputError> {
   try {

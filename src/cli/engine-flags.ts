@@ -1,6 +1,6 @@
 import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
-import type { SessionFormat } from '../session/schema.js';
+import { SHAPE_NAMES, type SessionFormat } from '../session/schema.js';
 import type { FlagTable } from './flags.js';
 import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
@@ -152,20 +152,17 @@ const PROVIDERS = ['local', 'gemini', 'openai', 'deepseek', 'dashscope', 'openai
 const CHAT_PROVIDERS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible'];
 const KEYED_PROVIDERS: readonly string[] = [...CHAT_PROVIDERS, 'anthropic'];
 const SPEAKS: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'anthropic-messages' };
-const SHAPE_NAMES: Record<SessionFormat, string> = {
-  gemini: "Gemini's shape",
-  'openai-chat': 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
-  'anthropic-messages': 'Anthropic Messages\' shape ("format": "anthropic-messages")',
-};
 const API_NAMES: Record<SessionFormat, string> = {
   gemini: "Gemini's API",
   'openai-chat': 'OpenAI Chat Completions',
   'anthropic-messages': "Anthropic's Messages API",
+  'ai-sdk': "an AI SDK provider's API",
 };
 const PROVIDERS_FOR: Record<SessionFormat, string> = {
   gemini: '--provider gemini or local',
   'openai-chat': '--provider openai, deepseek, dashscope, openai-compatible or local',
   'anthropic-messages': '--provider anthropic or local',
+  'ai-sdk': 'an AI SDK provider (the library\'s { kind: \'ai-sdk\' })',
 };
 
 /**
@@ -219,7 +216,8 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
  * model: its workers check their own.) The key itself is never printed.
  */
 export function requireApiKey(provider: ProviderOption | undefined, env: NodeJS.ProcessEnv): void {
-  if (provider === undefined || provider.kind === 'local' || provider.kind === 'gemini') return;
+  // An AI SDK provider's settings name their variables: it checks them as it connects.
+  if (provider === undefined || provider.kind === 'local' || provider.kind === 'gemini' || provider.kind === 'ai-sdk') return;
   const named = provider.apiKeyEnv;
   const name = named ?? (provider.kind === 'anthropic' ? ANTHROPIC_PRESET.apiKeyEnv : CHAT_PRESETS[provider.kind].apiKeyEnv);
   if (name === undefined || env[name]?.trim()) return;
@@ -240,6 +238,7 @@ export function providerLabel(provider: ProviderOption): string {
     dashscope: 'DashScope',
     'openai-compatible': 'OpenAI-compatible server',
     anthropic: 'Anthropic',
+    'ai-sdk': 'AI SDK',
   };
   return labels[provider.kind];
 }

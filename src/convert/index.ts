@@ -55,6 +55,12 @@ export function convertSession(session: ParentSession, to: SessionFormat, option
   const input = parseSession(session, file);
   const from = sessionFormat(input);
   if (from === to) throw new ConversionError({ ...(file === undefined ? {} : { file }), rule: `is already a ${to} session; nothing to convert` });
+  if (from === 'ai-sdk') {
+    throw new ConversionError({
+      ...(file === undefined ? {} : { file }),
+      rule: 'is an ai-sdk session: it runs as it is, through an AI SDK provider (each provider package renders it for its own API); converting it is not supported',
+    });
+  }
   if (from === 'anthropic-messages') {
     throw new ConversionError({
       ...(file === undefined ? {} : { file }),
@@ -104,6 +110,7 @@ function messageCount(session: ParentSession): number {
 }
 
 function toolCount(session: ParentSession): number {
+  if (session.format === 'ai-sdk') return Object.keys(session.tools ?? {}).length;
   if ('messages' in session) return session.tools?.length ?? 0;
   return (session.tools ?? []).reduce((n, tool) => n + (tool.functionDeclarations?.length ?? 0), 0);
 }

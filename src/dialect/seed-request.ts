@@ -1,6 +1,7 @@
 import type { ModelRequest } from '../model/types.js';
 import type { SessionFormat } from '../session/schema.js';
 import { prefixFields, type PrefixSource } from '../model/request.js';
+import { aiSdkDialect } from './ai-sdk.js';
 import { anthropicMessagesDialect } from './anthropic-messages.js';
 import type { Dialect } from './dialect.js';
 import { geminiDialect } from './gemini.js';
@@ -13,12 +14,13 @@ import type { AnyMessage } from './view.js';
  */
 export type SeedFields =
   | ({ format: 'gemini' } & PrefixSource)
-  | { format: 'openai-chat' | 'anthropic-messages'; session: Readonly<Record<string, unknown>> };
+  | { format: 'openai-chat' | 'anthropic-messages' | 'ai-sdk'; session: Readonly<Record<string, unknown>> };
 
 const DIALECTS = {
   gemini: geminiDialect,
   'openai-chat': openAIChatDialect,
   'anthropic-messages': anthropicMessagesDialect,
+  'ai-sdk': aiSdkDialect,
 } as const;
 
 /** The reader and writer of one session shape. */

@@ -1,4 +1,5 @@
-import type { AnthropicMessageLike } from '../model/types.js';
+import type { AiSdkMessageLike, AnthropicMessageLike } from '../model/types.js';
+import type { AiSdkSession } from '../session/ai-sdk-schema.js';
 import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
 import type { ChatMessage, OpenAIChatSession } from '../session/openai-chat-schema.js';
 import type { Content, GeminiSession, GeminiTool, SystemInstruction } from '../session/schema.js';
@@ -63,7 +64,18 @@ export interface AnthropicForkSeed extends SeedBase<AnthropicMessageLike> {
   session: Readonly<AnthropicMessagesSession>;
 }
 
-export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed;
+/**
+ * The pieces of a fork's first model request, for an AI SDK session: `contents` are its messages
+ * (the session's leading system messages first); the system prompt, tools, providerOptions and
+ * settings are the session's own (`session`, in its key order; a private deep copy unless `copy`
+ * is false). A fresh fork of a session without a system prompt gets the fork's own in `session.system`.
+ */
+interface AiSdkForkSeed extends SeedBase<AiSdkMessageLike> {
+  format: 'ai-sdk';
+  session: Readonly<AiSdkSession>;
+}
+
+export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed | AiSdkForkSeed;
 
 /** What the fork rules built, for a dialect to make a seed of. */
 export interface SeedParts<M> {

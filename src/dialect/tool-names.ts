@@ -9,18 +9,21 @@ type DeclaredTool = {
   function?: { name?: unknown };
   name?: unknown;
   input_schema?: unknown;
+  inputSchema?: unknown;
 };
 
 /**
- * The function names a `tools` array declares to the model: Gemini's functionDeclarations, Chat
- * Completions' function tools, or Anthropic's tools (a name and an input_schema).
+ * The function names a session's `tools` declare to the model: Gemini's functionDeclarations, Chat
+ * Completions' function tools, Anthropic's tools (a name and an input_schema), the AI SDK's tools
+ * (an object keyed by name), or the AI SDK dialect's entries of them (a name and an inputSchema).
  */
-export function declaredToolNames(tools: readonly unknown[] | undefined): Set<string> {
+export function declaredToolNames(tools: readonly unknown[] | Readonly<Record<string, unknown>> | undefined): Set<string> {
+  if (tools !== undefined && !Array.isArray(tools)) return new Set(Object.keys(tools));
   const names = new Set<string>();
   for (const tool of (tools ?? []) as readonly DeclaredTool[]) {
     for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
     if (tool.type === 'function' && typeof tool.function?.name === 'string') names.add(tool.function.name);
-    if (typeof tool.name === 'string' && tool.input_schema !== undefined) names.add(tool.name);
+    if (typeof tool.name === 'string' && (tool.input_schema !== undefined || tool.inputSchema !== undefined)) names.add(tool.name);
   }
   return names;
 }

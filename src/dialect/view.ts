@@ -1,4 +1,4 @@
-import type { AnthropicMessageLike } from '../model/types.js';
+import type { AiSdkMessageLike, AnthropicMessageLike } from '../model/types.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
@@ -36,15 +36,15 @@ export interface MessageView {
   results: readonly ResultView[];
 }
 
-export type AnyMessage = Readonly<Content> | Readonly<ChatMessage> | Readonly<AnthropicMessageLike>;
+export type AnyMessage = Readonly<Content> | Readonly<ChatMessage> | Readonly<AnthropicMessageLike> | Readonly<AiSdkMessageLike>;
 
 /** A message's view; a frozen message (a frozen prefix's) is read once however many forks read it. */
 export function viewMessage(message: AnyMessage): MessageView {
   const frozen = Object.isFrozen(message);
   const known = frozen ? views.get(message) : undefined;
   if (known) return known;
-  // Gemini's Content has parts; Chat Completions and Anthropic messages have role and content, and
-  // their blocks do not overlap in kind (a user message with string content reads the same in both).
+  // Gemini's Content has parts; Chat Completions, Anthropic and AI SDK messages have role and
+  // content, and their blocks do not overlap in kind (a user message with string content reads the same in all).
   const view = 'parts' in message ? viewGemini(message as Readonly<Content>) : viewChat(message as Readonly<ChatMessage>);
   if (frozen) views.set(message, view);
   return view;
@@ -91,6 +91,8 @@ function viewChat(message: Readonly<ChatMessage>): MessageView {
       return { role: 'model', texts, firstText, media, calls: [...calls, ...content.calls], results: [] };
     }
     case 'tool':
+      // An AI SDK tool message holds its results as tool-result parts; a Chat Completions one answers one call.
+      if (!('tool_call_id' in message)) return { role: 'tool', texts, firstText, media, calls: [], results: content.results };
       return { role: 'tool', texts, firstText, media, calls: [], results: [{ id: message.tool_call_id }] };
     case 'user':
       // Anthropic's results are tool_result blocks of a user message.
@@ -100,9 +102,9 @@ function viewChat(message: Readonly<ChatMessage>): MessageView {
   }
 }
 
-type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string };
+type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; toolCallId?: string; toolName?: string };
 
-/** The parts of Chat Completions content, or the blocks of Anthropic content (their kinds do not overlap). */
+/** The parts of Chat Completions content, the blocks of Anthropic content, or the parts of AI SDK content (their kinds do not overlap). */
 function readContent(content: unknown): { texts: string[]; media: boolean; firstText: string | undefined; calls: CallView[]; results: ResultView[] } {
   if (typeof content === 'string') return { texts: [content], media: false, firstText: content, calls: [], results: [] };
   if (!Array.isArray(content)) return { texts: [], media: false, firstText: undefined, calls: [], results: [] };
@@ -114,10 +116,11 @@ function readContent(content: unknown): { texts: string[]; media: boolean; first
   for (const block of blocks) {
     if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
     else if (block.type === 'tool_use' && typeof block.name === 'string') {
-      const input = block.input;
-      const args = input !== null && typeof input === 'object' && !Array.isArray(input) ? { args: input as Record<string, unknown> } : { argsError: 'the input is not a JSON object' };
-      calls.push({ ...(typeof block.id === 'string' ? { id: block.id } : {}), name: block.name, ...args });
+      calls.push({ ...(typeof block.id === 'string' ? { id: block.id } : {}), name: block.name, ...inputArgs(block.input) });
+    } else if (block.type === 'tool-call' && typeof block.toolName === 'string') {
+      calls.push({ ...(typeof block.toolCallId === 'string' ? { id: block.toolCallId } : {}), name: block.toolName, ...inputArgs(block.input) });
     } else if (block.type === 'tool_result') results.push(typeof block.tool_use_id === 'string' ? { id: block.tool_use_id } : {});
+    else if (block.type === 'tool-result') results.push({ ...(typeof block.toolCallId === 'string' ? { id: block.toolCallId } : {}), ...(typeof block.toolName === 'string' ? { name: block.toolName } : {}) });
     // A model's thinking is neither what it answered nor content a person gave.
     else if (!NOT_MEDIA.has(block.type)) media = true;
   }
@@ -125,7 +128,12 @@ function readContent(content: unknown): { texts: string[]; media: boolean; first
   return { texts, media, firstText: first?.type === 'text' ? first.text : undefined, calls, results };
 }
 
-const NOT_MEDIA = new Set(['text', 'refusal', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result']);
+const NOT_MEDIA = new Set(['text', 'refusal', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', 'reasoning', 'tool-approval-request', 'tool-approval-response']);
+
+/** Anthropic's and the AI SDK's calls carry their input parsed: an object, or something the model should not have sent. */
+function inputArgs(input: unknown): Pick<CallView, 'args' | 'argsError'> {
+  return input !== null && typeof input === 'object' && !Array.isArray(input) ? { args: input as Record<string, unknown> } : { argsError: 'the input is not a JSON object' };
+}
 
 /** Chat Completions sends arguments as a JSON string; the model may write one that is not an object. */
 function readArguments(raw: string): Pick<CallView, 'args' | 'argsError'> {

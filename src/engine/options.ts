@@ -319,7 +319,7 @@ function resolveProvider(provider: unknown): ProviderOption {
   if (module === undefined) {
     throw new TypeError(`ForkEngine: options.provider.kind must be ${providerKindList()}, got ${JSON.stringify(given.kind)}: ${choices()}`);
   }
-  record('provider', given, ['kind', ...(given.module !== undefined ? ['module'] : []), ...module.optionKeys, ...(module.flagKeys ?? [])]);
+  record('provider', given, ['kind', ...(given.module !== undefined ? ['module'] : []), ...module.optionKeys, ...(module.flagKeys ?? []), ...(module.objectKeys ?? [])]);
   for (const key of module.optionKeys) {
     if (given[key] !== undefined && (typeof given[key] !== 'string' || given[key] === '')) {
       throw new TypeError(`ForkEngine: options.provider.${key} must be a non-empty string`);

@@ -58,6 +58,7 @@ export const DEFAULT_MODELS: Readonly<Record<SessionFormat, string>> = {
   gemini: 'gemini-2.5-flash',
   'openai-chat': 'gpt-4.1-mini',
   'anthropic-messages': 'claude-sonnet-4-5',
+  'ai-sdk': 'gpt-4.1-mini',
 };
 
 const FORMAT_KIND = "forkpool's own session file";

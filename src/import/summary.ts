@@ -1,4 +1,4 @@
-import type { SessionFormat } from '../session/schema.js';
+import { SHAPE_NAMES, type SessionFormat } from '../session/schema.js';
 
 /*
  * What an import reports: the formats it reads, what each converter hands back, and the summary
@@ -104,11 +104,6 @@ function leftOutLine(summary: ImportSummary): string | undefined {
   return `forkpool: ${share.messages.toLocaleString('en-US')} of the ${share.of.toLocaleString('en-US')} message records of ${summary.source ?? 'the session'} (${percent}%) are left out of the session; each is listed under "dropped" with its reason`;
 }
 
-const SHAPE_NAMES: Record<SessionFormat, string> = {
-  gemini: "Gemini's shape",
-  'openai-chat': 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
-  'anthropic-messages': 'Anthropic Messages\' shape ("format": "anthropic-messages")',
-};
 
 const MODEL_SOURCES: Record<ModelSource, string> = {
   option: 'from --model',

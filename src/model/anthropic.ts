@@ -47,7 +47,7 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
   return createStreamingProvider(config, {
     format: 'anthropic-messages',
     api: 'Anthropic',
-    endpoint,
+    secrets: endpoint.keyIsSecret ? [endpoint.apiKey] : [],
     prepare: (request) => splicer.prepare(request),
     call(request, options) {
       const named = options.previousResponseId;

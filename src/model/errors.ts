@@ -60,6 +60,7 @@ function classify(
   if (signal.aborted) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
   if (err instanceof OpenAIAPIError) return classifyOpenAI(err, body, text);
   if (err instanceof AnthropicAPIError) return classifyAnthropic(err, text);
+  if (isAiSdkCallError(err)) return classifyAiSdk(err, text);
   const e = err instanceof Error ? err : new Error(String(err));
   // The SDK's own class first; a status on any other error (a fetch wrapper's) is read the same way.
   const rawStatus = err instanceof ApiError ? err.status : (e as Error & { status?: unknown }).status;
@@ -106,6 +107,41 @@ function classifyOpenAI(err: OpenAIAPIError, body: string | undefined, text: Tex
     status,
     message: said ?? `HTTP ${status}`,
     retryable: hint === 'true' ? true : hint === 'false' ? false : RETRYABLE_STATUS.has(status),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+}
+
+/** The Vercel AI SDK's APICallError, known by its name: the package is the user's (an optional peer), never imported here. */
+interface AiSdkCallError extends Error {
+  statusCode?: number;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+  isRetryable: boolean;
+}
+
+function isAiSdkCallError(err: unknown): err is AiSdkCallError {
+  return err instanceof Error && err.name === 'AI_APICallError' && typeof (err as { isRetryable?: unknown }).isRetryable === 'boolean';
+}
+
+/**
+ * An AI SDK provider package's failed call: its status, the server's wait (retry-after-ms, else
+ * retry-after), and whether the same call may succeed, as the AI SDK judges it (408, 409, 429, 5xx).
+ * Without a status the call never got an answer: a network failure.
+ */
+function classifyAiSdk(err: AiSdkCallError, text: Text): ModelError {
+  const status = err.statusCode;
+  if (status === undefined) {
+    const cause = (err.cause as { code?: unknown; message?: unknown } | undefined) ?? {};
+    const detail = [cause.code, cause.message, err.message].find((v) => typeof v === 'string' && v !== '');
+    return { kind: 'network', message: `network error: ${text.short(String(detail))}`, retryable: true };
+  }
+  const headers = err.responseHeaders ?? {};
+  const retryAfterMs = parseRetryAfterMs(headers['retry-after-ms']) ?? parseRetryAfter(headers['retry-after']);
+  return {
+    kind: 'http',
+    status,
+    message: serverMessage(err.message, text) ?? `HTTP ${status}`,
+    retryable: err.isRetryable,
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
 }

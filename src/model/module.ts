@@ -32,6 +32,8 @@ export interface ProviderModule {
   readonly optionKeys: readonly string[];
   /** Keys it takes as true or false. */
   readonly flagKeys?: readonly string[];
+  /** Keys it takes as objects (checkOption checks them). */
+  readonly objectKeys?: readonly string[];
   /** How it is given, for the error that lists every provider. */
   readonly usage: string;
   /** Checks an option further than its keys (one it cannot go without): a TypeError naming `options.provider.<key>`. */

@@ -57,7 +57,7 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
   return createStreamingProvider(config, {
     format: 'openai-chat',
     api: 'Chat Completions',
-    endpoint,
+    secrets: endpoint.keyIsSecret ? [endpoint.apiKey] : [],
     prepare: (request) => splicer.prepare(request),
     call(request, options) {
       const reply = new ReplyAccumulator(config.reportsCachedTokens === true);

@@ -37,8 +37,8 @@ interface StreamingProviderSpec<F extends StreamedFormat, E> {
   format: F;
   /** The API, as a wrong-dialect error names the provider ("the local Anthropic provider"). */
   api: string;
-  /** The key and whether it is a secret (a stand-in key is not). */
-  endpoint: { apiKey: string; keyIsSecret: boolean };
+  /** What must never appear in a message: the key, unless it is a stand-in. */
+  secrets: readonly string[];
   /** The request its attempts send (transport/splice.ts: shared parts as sentinels), released when the call is over. */
   prepare(request: RequestOf<F>): Promise<{ request: RequestOf<F>; release(): void }>;
   /** A new call for each attempt of a request. */
@@ -46,7 +46,7 @@ interface StreamingProviderSpec<F extends StreamedFormat, E> {
 }
 
 export function createStreamingProvider<F extends StreamedFormat, E>(config: ProviderConfig, spec: StreamingProviderSpec<F, E>): ModelProvider {
-  const secrets = spec.endpoint.keyIsSecret ? [spec.endpoint.apiKey] : [];
+  const secrets = spec.secrets;
   const policy = config.retry ?? DEFAULT_RETRY;
   const timeoutMs = config.callTimeoutMs;
   const sends = (request: ModelRequest): request is RequestOf<F> => request.format === spec.format;

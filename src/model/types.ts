@@ -2,6 +2,22 @@ import type { Failure } from '../failure.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
+/** A factory setting: a value, or `{ env }`, the name of the variable that holds it (a key is only ever given so). */
+export type AiSdkSetting = string | number | boolean | { env: string };
+
+/** What a descriptor names of an AI SDK model; it crosses threads and machines, so it holds no key. */
+export interface AiSdkModelSpec {
+  /** The provider package, as the user's project resolves it: `@ai-sdk/openai`. */
+  package: string;
+  /** Its factory: `createOpenAI`. */
+  factory: string;
+  /** The method of the factory's provider that makes the model (`chat`: Chat Completions); absent: the provider called as a function. */
+  method?: string;
+  settings: Readonly<Record<string, AiSdkSetting>>;
+  /** The model id: `gpt-4.1-mini`. */
+  model: string;
+}
+
 /** One model call, in Gemini's shapes. Prefix fields are the parent's, verbatim. */
 export interface GeminiRequest {
   format: 'gemini';
@@ -45,10 +61,29 @@ export interface AnthropicRequest {
   body: Readonly<Record<string, unknown>> & { readonly model: string; readonly max_tokens: number; readonly messages: readonly AnthropicMessageLike[] };
 }
 
-export type ModelRequest = GeminiRequest | OpenAIChatRequest | AnthropicRequest;
+/**
+ * A message of the Vercel AI SDK's ModelMessage shape as the engine passes it through: role and
+ * content parts, validated by the session schema (AiSdkMessage) and otherwise never looked into.
+ */
+export interface AiSdkMessageLike {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | readonly Readonly<Record<string, unknown>>[];
+  providerOptions?: unknown;
+}
 
-/** A message in the request's own dialect: a Gemini Content, a Chat Completions message or an Anthropic message. */
-export type ModelMessage = Content | ChatMessage | AnthropicMessageLike;
+/**
+ * One AI SDK call: the parent's own call settings (system, tools as JSON schemas, providerOptions,
+ * sampling, in its key order) with a fork's messages; the AI SDK provider package renders the bytes.
+ */
+export interface AiSdkRequest {
+  format: 'ai-sdk';
+  body: Readonly<Record<string, unknown>> & { readonly model: string; readonly messages: readonly AiSdkMessageLike[] };
+}
+
+export type ModelRequest = GeminiRequest | OpenAIChatRequest | AnthropicRequest | AiSdkRequest;
+
+/** A message in the request's own dialect: a Gemini Content, a Chat Completions, Anthropic or AI SDK message. */
+export type ModelMessage = Content | ChatMessage | AnthropicMessageLike | AiSdkMessageLike;
 
 export interface TokenUsage {
   promptTokens: number;
@@ -181,6 +216,8 @@ export interface ProviderConfig {
    * an absent field reads as unknown.
    */
   reportsCachedTokens?: boolean;
+  /** ai-sdk: the AI SDK model it names (package, factory, method, settings by variable name, model id). */
+  aiSdk?: AiSdkModelSpec;
   /** Per-attempt bound on one HTTP call, ms. */
   callTimeoutMs?: number;
   retry?: RetryPolicy;

@@ -56,6 +56,6 @@ export function decodePrefix(buffer: SharedArrayBuffer, byteLength: number = buf
 function isSessionOutline(value: unknown): value is ParentSession {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;
-  const messages = record.format === 'openai-chat' || record.format === 'anthropic-messages' ? record.messages : record.history;
+  const messages = record.format === 'openai-chat' || record.format === 'anthropic-messages' || record.format === 'ai-sdk' ? record.messages : record.history;
   return typeof record.model === 'string' && Array.isArray(messages);
 }

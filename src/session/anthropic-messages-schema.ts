@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { InputError, formatPath } from './errors.js';
 import { describeValue, parseOrThrow } from './issues.js';
 import { assertSafeJson } from './json.js';
-import { JsonObjectSchema, byJsonType, choices, kindOf, nonEmpty, pushIssuesOf, strictFields, unknownKind } from './rules.js';
+import { JsonObjectSchema, byJsonType, byKind, choices, kindOf, nonEmpty, pushIssuesOf, strictFields, unknownKind, type KindInput } from './rules.js';
 
 /*
  * A parent session in Anthropic's Messages API shape (`"format": "anthropic-messages"`): the
@@ -44,39 +44,9 @@ function outline<T>(schema: z.ZodType): z.ZodCustom<T, T> {
   return z.custom<T>().check((ctx) => pushIssuesOf(schema, ctx.value, ctx.issues));
 }
 
-type KindInput<K> = z.input<NonNullable<K[keyof K]>>;
-
-/**
- * A content block, validated by the schema of its `type` (so that a block checked in outline and
- * a strict one sit side by side, and a bad field inside one is reported at its own path). A kind
- * in `refused` gets its own rule; any other unknown kind gets the list of the kinds taken here.
- */
-function blockOf<K extends Record<string, z.ZodType>>(
-  what: string,
-  kinds: K,
-  refused: Record<string, string> = {},
-): z.ZodCustom<KindInput<K>, KindInput<K>> {
-  const allowed = Object.keys(kinds);
-  return z.custom<KindInput<K>>().check((ctx) => {
-    const value: unknown = ctx.value;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      ctx.issues.push({ code: 'custom', input: value, message: `${what} must be a JSON object, not ${describeValue(value)}` });
-      return;
-    }
-    const kind = (value as Record<string, unknown>).type;
-    const branch = typeof kind === 'string' && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
-    if (branch) {
-      pushIssuesOf(branch, value, ctx.issues);
-      return;
-    }
-    const message =
-      kind === undefined
-        ? `is required (allowed: ${choices(allowed)})`
-        : typeof kind === 'string' && Object.hasOwn(refused, kind)
-          ? (refused[kind] ?? '')
-          : `must be ${choices(allowed)}, not ${kindOf(kind)}`;
-    ctx.issues.push({ code: 'custom', input: kind, path: ['type'], message });
-  });
+/** A content block, validated by the schema of its `type` (rules.ts, byKind). */
+function blockOf<K extends Record<string, z.ZodType>>(what: string, kinds: K, refused: Record<string, string> = {}): z.ZodCustom<KindInput<K>, KindInput<K>> {
+  return byKind('type', what, kinds, refused);
 }
 
 // ── Cache breakpoints and text ──────────────────────────────────────────────────────────────────

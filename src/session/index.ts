@@ -38,3 +38,4 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from './anthropic-messages-schema.js';
+export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkSession, type AiSdkTool } from './ai-sdk-schema.js';

@@ -1,6 +1,7 @@
 import { InputError } from './errors.js';
 import { parseOrThrow } from './issues.js';
 import { assertSafeJson } from './json.js';
+import { parseAiSdkSession } from './ai-sdk-schema.js';
 import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
 import { parseOpenAIChatSession } from './openai-chat-schema.js';
 import { GeminiSessionSchema, type ParentSession } from './schema.js';
@@ -19,11 +20,12 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   const format = (json as { format?: unknown }).format;
   if (format === 'openai-chat') return parseOpenAIChatSession(json, source);
   if (format === 'anthropic-messages') return parseAnthropicMessagesSession(json, source);
+  if (format === 'ai-sdk') return parseAiSdkSession(json, source);
   if (format !== undefined && format !== 'gemini') {
     throw new InputError({
       ...at,
       path: 'format',
-      rule: `must be "gemini" (the default), "openai-chat" or "anthropic-messages", not ${JSON.stringify(format)}`,
+      rule: `must be "gemini" (the default), "openai-chat", "anthropic-messages" or "ai-sdk", not ${JSON.stringify(format)}`,
     });
   }
   parseOrThrow(GeminiSessionSchema, json, at);

@@ -97,3 +97,38 @@ export function unknownKind(
     },
   };
 }
+
+export type KindInput<K> = z.input<NonNullable<K[keyof K]>>;
+
+/**
+ * An object validated by the schema of its `key` ("type" or "role"), each reported at its own path.
+ * A kind in `refused` gets its own rule; any other unknown kind gets the list of the kinds taken here.
+ */
+export function byKind<K extends Record<string, z.ZodType>>(
+  key: 'type' | 'role',
+  what: string,
+  kinds: K,
+  refused: Record<string, string> = {},
+): z.ZodCustom<KindInput<K>, KindInput<K>> {
+  const allowed = Object.keys(kinds);
+  return z.custom<KindInput<K>>().check((ctx) => {
+    const value: unknown = ctx.value;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      ctx.issues.push({ code: 'custom', input: value, message: value === undefined ? 'is required' : `${what} must be a JSON object, not ${describeValue(value)}` });
+      return;
+    }
+    const kind = (value as Record<string, unknown>)[key];
+    const branch = typeof kind === 'string' && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
+    if (branch) {
+      pushIssuesOf(branch, value, ctx.issues);
+      return;
+    }
+    const message =
+      kind === undefined
+        ? `is required (allowed: ${choices(allowed)})`
+        : typeof kind === 'string' && Object.hasOwn(refused, kind)
+          ? (refused[kind] ?? '')
+          : `must be ${choices(allowed)}, not ${kindOf(kind)}`;
+    ctx.issues.push({ code: 'custom', input: kind, path: [key], message });
+  });
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AiSdkSession } from './ai-sdk-schema.js';
 import type { AnthropicMessagesSession } from './anthropic-messages-schema.js';
 import type { OpenAIChatSession } from './openai-chat-schema.js';
 import { toolEntryRule } from './tool-allowlist.js';
@@ -195,20 +196,29 @@ export type GeminiTool = z.output<typeof GeminiToolSchema>;
 export type GeminiSession = z.output<typeof GeminiSessionSchema>;
 /**
  * A parent session in the shape of the API it was sent to: Gemini's (no `format`, or "gemini"),
- * OpenAI Chat Completions' ("openai-chat") or Anthropic Messages' ("anthropic-messages").
+ * OpenAI Chat Completions' ("openai-chat"), Anthropic Messages' ("anthropic-messages"), or the
+ * Vercel AI SDK's ModelMessage shape ("ai-sdk").
  */
-export type ParentSession = GeminiSession | OpenAIChatSession | AnthropicMessagesSession;
+export type ParentSession = GeminiSession | OpenAIChatSession | AnthropicMessagesSession | AiSdkSession;
 /** The shapes a session can have: its `format`. */
-export type SessionFormat = 'gemini' | 'openai-chat' | 'anthropic-messages';
+export type SessionFormat = 'gemini' | 'openai-chat' | 'anthropic-messages' | 'ai-sdk';
+
+/** Each shape in words, for messages that name a session's shape. */
+export const SHAPE_NAMES: Readonly<Record<SessionFormat, string>> = {
+  gemini: "Gemini's shape",
+  'openai-chat': 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
+  'anthropic-messages': 'Anthropic Messages\' shape ("format": "anthropic-messages")',
+  'ai-sdk': 'the Vercel AI SDK\'s shape ("format": "ai-sdk")',
+};
 
 /** A session's format: Gemini's unless it says otherwise. */
 export function sessionFormat(session: Readonly<ParentSession>): SessionFormat {
-  return session.format === 'openai-chat' || session.format === 'anthropic-messages' ? session.format : 'gemini';
+  return session.format === 'openai-chat' || session.format === 'anthropic-messages' || session.format === 'ai-sdk' ? session.format : 'gemini';
 }
 
 /** A session's messages, whatever its shape (Gemini calls them its history). */
 export function sessionMessages(session: Readonly<ParentSession>): readonly unknown[] {
-  return session.format === 'openai-chat' || session.format === 'anthropic-messages' ? session.messages : session.history;
+  return session.format === 'openai-chat' || session.format === 'anthropic-messages' || session.format === 'ai-sdk' ? session.messages : session.history;
 }
 export type ForkTask = z.output<typeof ForkTaskSchema>;
 export type HistoryMode = NonNullable<ForkTask['history']>;

@@ -1,4 +1,4 @@
-import type { AnthropicMessageLike, ModelMessage, ModelRequest } from '../model/types.js';
+import type { AiSdkMessageLike, AnthropicMessageLike, ModelMessage, ModelRequest } from '../model/types.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
@@ -38,6 +38,10 @@ export function requestContent(request: ModelRequest): CallContent {
         ...(system !== undefined ? { system: JSON.stringify(typeof system === 'string' ? [text(system)] : Array.isArray(system) ? system.map(anthropicPart) : []) } : {}),
       };
     }
+    case 'ai-sdk': {
+      const system = request.body.system;
+      return { input: JSON.stringify(request.body.messages.map(aiSdkMessage)), ...(system !== undefined ? { system: JSON.stringify(aiSdkSystem(system)) } : {}) };
+    }
   }
 }
 
@@ -51,9 +55,12 @@ export function replyContent(message: ModelMessage, finishReason: string | undef
 function conventionMessage(message: ModelMessage): ConventionMessage {
   if ('parts' in message) return geminiMessage(message as Content);
   const content = (message as { content?: unknown }).content;
-  // Anthropic's blocks carry `type`; a Chat Completions message has tool_calls or a tool role.
+  // Anthropic's blocks carry `type`; a Chat Completions message has tool_calls or a tool role; the AI SDK's parts are kebab-case.
   if (Array.isArray(content) && content.some((b) => isRecord(b) && (b.type === 'tool_use' || b.type === 'tool_result' || b.type === 'thinking'))) {
     return anthropicMessage(message as AnthropicMessageLike);
+  }
+  if (Array.isArray(content) && content.some((b) => isRecord(b) && (b.type === 'tool-call' || b.type === 'tool-result' || b.type === 'reasoning'))) {
+    return aiSdkMessage(message as AiSdkMessageLike);
   }
   return chatMessage(message as ChatMessage);
 }
@@ -112,6 +119,33 @@ function anthropicPart(block: unknown): Part {
       return { type: 'tool_call_response', id: block.tool_use_id, response: block.content };
     default:
       return { type: String(block.type) };
+  }
+}
+
+function aiSdkMessage(message: Readonly<AiSdkMessageLike>): ConventionMessage {
+  return { role: message.role, parts: typeof message.content === 'string' ? [text(message.content)] : message.content.map(aiSdkPart) };
+}
+
+/** The AI SDK's `system`: a string, a system message, or several. */
+function aiSdkSystem(system: unknown): Part[] {
+  if (typeof system === 'string') return [text(system)];
+  const messages = Array.isArray(system) ? system : [system];
+  return messages.flatMap((m) => (isRecord(m) && typeof m.content === 'string' ? [text(m.content)] : []));
+}
+
+function aiSdkPart(part: unknown): Part {
+  if (!isRecord(part)) return { type: 'unknown' };
+  switch (part.type) {
+    case 'text':
+      return text(String(part.text));
+    case 'reasoning':
+      return { type: 'reasoning', content: String(part.text) };
+    case 'tool-call':
+      return { type: 'tool_call', id: part.toolCallId, name: part.toolName, arguments: part.input };
+    case 'tool-result':
+      return { type: 'tool_call_response', id: part.toolCallId, response: isRecord(part.output) ? part.output.value : undefined };
+    default:
+      return { type: String(part.type) };
   }
 }
 

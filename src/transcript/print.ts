@@ -124,13 +124,14 @@ function resultLine(result: ResultText, callNames: Map<string, string>): string 
 }
 
 // ── Result content, per shape ──────────────────────────────────────────────────────────────────
-// The dialects write results (gemini.ts, openai-chat.ts, anthropic-messages.ts) and view.ts reads
+// The dialects write results (gemini.ts, openai-chat.ts, anthropic-messages.ts, ai-sdk.ts) and view.ts reads
 // only which call a result answers; these read what it says, the way the model was shown it.
 
 function resultsOf(message: unknown, format: Format): ResultText[] {
   if (!isRecord(message)) return [];
   if (format === 'gemini') return geminiResults(message);
   if (format === 'openai-chat') return chatResults(message);
+  if (format === 'ai-sdk') return aiSdkResults(message);
   return anthropicResults(message);
 }
 
@@ -159,6 +160,18 @@ function anthropicResults(message: Record<string, unknown>): ResultText[] {
   return blocks.flatMap((block): ResultText[] => {
     if (!isRecord(block) || block.type !== 'tool_result') return [];
     return [{ ...(typeof block.tool_use_id === 'string' ? { id: block.tool_use_id } : {}), text: contentText(block.content), error: block.is_error === true }];
+  });
+}
+
+/** tool-result parts of a `tool` message: their output's value (text as it is, JSON as JSON), and whether it is an error. */
+function aiSdkResults(message: Record<string, unknown>): ResultText[] {
+  const parts = message.role === 'tool' && Array.isArray(message.content) ? message.content : [];
+  return parts.flatMap((part): ResultText[] => {
+    if (!isRecord(part) || part.type !== 'tool-result') return [];
+    const output = isRecord(part.output) ? part.output : {};
+    const text = typeof output.value === 'string' ? output.value : output.value === undefined ? `[${String(output.type)}]` : JSON.stringify(output.value);
+    const error = output.type === 'error-text' || output.type === 'error-json' || output.type === 'execution-denied';
+    return [{ ...(typeof part.toolCallId === 'string' ? { id: part.toolCallId } : {}), ...(typeof part.toolName === 'string' ? { name: part.toolName } : {}), text, error }];
   });
 }
 

@@ -1,5 +1,5 @@
 /*
- * One adapter per session shape (Gemini, OpenAI Chat Completions, Anthropic Messages) for the fork
+ * One adapter per session shape (Gemini, OpenAI Chat Completions, Anthropic Messages, the AI SDK's) for the fork
  * rules that hold on every shape (test/fork-rules.test.ts). A test writes its conversation once, as
  * Gemini Contents (the neutral form: a user message holds results, then words), and each shape writes
  * it in its own form: Chat Completions as one `tool` message per result, then the words as a user
@@ -9,9 +9,13 @@
  */
 // Internal: FORK_SYSTEM_TEXT (src/fork/constants.ts), the fork system text a fresh Chat Completions fork sends; no entry point exports it.
 import { FORK_SYSTEM_TEXT } from '../../src/fork/constants.js';
+// Internal: aiSdkTool (src/dialect/ai-sdk.ts), the agent tool in the AI SDK's shape; AiSdkSession (src/session/ai-sdk-schema.ts).
+import { aiSdkTool } from '../../src/dialect/ai-sdk.js';
+import type { AiSdkSession } from '../../src/session/ai-sdk-schema.js';
 import { type AnthropicMessagesSession, type AnthropicTool, type ChatTool, parseSession, type ParentSession } from '../../src/index.js';
 import {
   AGENT_TOOL_ANTHROPIC,
+  AGENT_TOOL_DECLARATION,
   AGENT_TOOL_FUNCTION,
   buildChildMessage,
   type ChatMessage,
@@ -90,7 +94,7 @@ interface View {
 
 export interface Shape {
   /** The shape's name, as the describe titles say it. */
-  name: 'gemini' | 'openai-chat' | 'anthropic-messages';
+  name: 'gemini' | 'openai-chat' | 'anthropic-messages' | 'ai-sdk';
   /** The messages every seed of `session()` keeps first (Chat Completions' system and developer messages). */
   head: readonly AnyMessage[];
   /** What a fresh fork of `bare()` starts with before its child message (Chat Completions: a system message with the fork system text). */
@@ -326,5 +330,75 @@ const anthropicMessages: Shape = {
   sessionOf: (messages) => anthropicSession([...messages], true),
 };
 
+// ---- Vercel AI SDK ----------------------------------------------------------------------------
+
+const aiTool = (name: string) => ({ description: `The ${name} tool.`, inputSchema: { type: 'object', properties: {} } });
+const { name: _agentName, ...AGENT_TOOL_AI_SDK } = aiSdkTool(AGENT_TOOL_DECLARATION);
+
+/** A Gemini Content as AI SDK messages: a tool message of tool-result parts, then the words as a user message; a lone text is string content. */
+function toAiSdk(message: Content): AnyMessage[] {
+  const texts = message.parts.flatMap((p) => (typeof p.text === 'string' ? [p.text] : []));
+  const parts = partsWanted(message);
+  const text = (value: string): Block => ({ type: 'text', text: value });
+  if (message.role === 'model') {
+    const made = message.parts.flatMap((p) =>
+      p.functionCall ? [{ type: 'tool-call', toolCallId: p.functionCall.id ?? p.functionCall.name, toolName: p.functionCall.name, input: p.functionCall.args ?? {} }] : [],
+    );
+    if (made.length === 0 && texts.length === 1 && !parts) return [{ role: 'assistant', content: texts[0] }];
+    return [{ role: 'assistant', content: [...texts.map(text), ...made] }];
+  }
+  const results = message.parts.flatMap((p) =>
+    p.functionResponse
+      ? [{ type: 'tool-result', toolCallId: p.functionResponse.id ?? p.functionResponse.name, toolName: p.functionResponse.name, output: { type: 'text', value: outputOf(p.functionResponse.response) } }]
+      : [],
+  );
+  return [
+    ...(results.length > 0 ? [{ role: 'tool', content: results }] : []),
+    ...(texts.length === 1 && !parts ? [{ role: 'user', content: texts[0] }] : texts.length > 0 ? [{ role: 'user', content: texts.map(text) }] : []),
+  ];
+}
+
+function aiSdkSession(messages: AnyMessage[], system: boolean, validate = true): AiSdkSession {
+  const made = {
+    format: 'ai-sdk',
+    model: 'gpt-4.1-mini',
+    system: 'You are the main agent.',
+    messages,
+    tools: { read_file: aiTool('read_file'), agent: AGENT_TOOL_AI_SDK, grep: aiTool('grep') },
+    toolChoice: 'auto',
+    temperature: 0.1,
+    maxOutputTokens: 2048,
+  } as AiSdkSession;
+  if (!system) delete made.system;
+  if (validate && parseSession(made) !== made) throw new Error('parseSession returned another object');
+  return made;
+}
+
+const aiSdk: Shape = {
+  name: 'ai-sdk',
+  head: [],
+  freshHead: [],
+  write: (contents) => contents.flatMap(toAiSdk),
+  session: (history) => aiSdkSession(history.flatMap(toAiSdk), true),
+  unvalidated: (history) => aiSdkSession(history.flatMap(toAiSdk), true, false),
+  bare: (history) => aiSdkSession(history.flatMap(toAiSdk), false),
+  messages: (session) => (session as AiSdkSession).messages,
+  view: (message: { role: string; content: string | Block[] }) => {
+    const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    return {
+      role: message.role === 'assistant' ? 'model' : message.role === 'user' ? 'user' : message.role === 'tool' ? 'tool' : 'system',
+      texts: blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])),
+      calls: blocks.flatMap((b) => (b.type === 'tool-call' ? [{ id: b.toolCallId as string, name: b.toolName as string, args: b.input }] : [])),
+      results: blocks.flatMap((b) => (b.type === 'tool-result' ? [{ id: b.toolCallId as string, output: (b.output as { value?: unknown }).value }] : [])),
+    };
+  },
+  setText: (message: { content: string }, text) => {
+    message.content = text;
+  },
+  system: (seed) => (seed as { session: { system?: unknown } }).session.system,
+  systemFor: (text) => text,
+  sessionOf: (messages) => aiSdkSession([...messages], true),
+};
+
 /** Every shape, for describe.each: [name, adapter] (the name first, for the title's %s). */
-export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [gemini, openAIChat, anthropicMessages].map((shape) => [shape.name, shape] as const);
+export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [gemini, openAIChat, anthropicMessages, aiSdk].map((shape) => [shape.name, shape] as const);

@@ -2,6 +2,7 @@ import { sessionFormat, type ParentSession, type SessionFormat } from '../../ses
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import type { ModelProvider, ProviderConfig } from '../types.js';
+import { aiSdkModule } from './ai-sdk.js';
 import { anthropicModule } from './anthropic.js';
 import { geminiModule } from './gemini.js';
 import { localModule } from './local.js';
@@ -12,7 +13,7 @@ import { dashscopeModule, deepseekModule, openaiCompatibleModule, openaiModule }
  * its own and a line here (README, "Adding a provider").
  */
 
-const BUILT_IN: readonly ProviderModule[] = [localModule, geminiModule, openaiModule, deepseekModule, dashscopeModule, openaiCompatibleModule, anthropicModule];
+const BUILT_IN: readonly ProviderModule[] = [localModule, geminiModule, openaiModule, deepseekModule, dashscopeModule, openaiCompatibleModule, anthropicModule, aiSdkModule];
 
 const modules = new Map<string, ProviderModule>(BUILT_IN.map((m) => [m.kind, m]));
 

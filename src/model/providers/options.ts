@@ -1,4 +1,5 @@
 /* `options.provider` as the engine's options name each provider (the registry checks its keys). */
+import type { AiSdkSetting } from '../types.js';
 
 /** An OpenAI Chat Completions provider: a preset, or any compatible server at `baseUrl`. */
 type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
@@ -18,7 +19,13 @@ export type BuiltInProviderOption =
    */
   | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string; reportsCachedTokens?: boolean }
   /** Anthropic's Messages API: the key from `apiKey`, else `apiKeyEnv` (default ANTHROPIC_API_KEY). */
-  | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string };
+  | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string }
+  /**
+   * A model through the Vercel AI SDK, for sessions in its shape: a provider package of the user's
+   * project, its factory, the factory's method (absent: the provider called as a function), the
+   * model id, and the factory's settings (a key as `{ env: NAME }`, never its value).
+   */
+  | { kind: 'ai-sdk'; package: string; factory: string; method?: string; model: string; settings?: Readonly<Record<string, AiSdkSetting>> };
 
 export type ProviderOption =
   | BuiltInProviderOption
