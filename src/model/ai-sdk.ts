@@ -72,6 +72,20 @@ function usageOf(usage: Extract<TextStreamPart<ToolSet>, { type: 'finish-step' }
 /** The stream's own parts, then the response's messages (the AI SDK assembles them once the stream is read). */
 type AiSdkEvent = TextStreamPart<ToolSet> | { type: 'forkpool-response'; messages: readonly ModelMessage[] };
 
+/** One generateText call as the events a stream would end with: its step's end, then its messages. */
+async function* generated(ai: AiModule, args: Record<string, unknown>): AsyncGenerator<AiSdkEvent> {
+  const result = await ai.generateText(args as unknown as Parameters<AiModule['generateText']>[0]);
+  yield {
+    type: 'finish-step',
+    response: result.response,
+    usage: result.usage,
+    finishReason: result.finishReason,
+    rawFinishReason: result.rawFinishReason,
+    providerMetadata: result.providerMetadata,
+  } as Extract<TextStreamPart<ToolSet>, { type: 'finish-step' }>;
+  yield { type: 'forkpool-response', messages: result.response.messages };
+}
+
 export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
   const spec = config.aiSdk;
   if (spec === undefined) throw new TypeError("the ai-sdk provider's descriptor names no model (aiSdk)");
@@ -102,12 +116,16 @@ export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
         async open(attempt) {
           const { ai, model: languageModel } = await model();
           const { model: _id, tools, ...call } = request.body;
-          const result = ai.streamText({
+          const args = {
             ...(call as Record<string, unknown>),
             model: languageModel,
             ...(tools !== undefined ? { tools: toolSet(ai, tools as Record<string, unknown>) } : {}),
             maxRetries: 0,
             abortSignal: attempt.signal,
+          };
+          if (spec.mode === 'generate') return generated(ai, args);
+          const result = ai.streamText({
+            ...args,
             // The error is a part of the stream, read below; the AI SDK's default logs it to the console.
             onError: () => undefined,
           } as unknown as Parameters<AiModule['streamText']>[0]);

@@ -16,6 +16,12 @@ export interface AiSdkModelSpec {
   settings: Readonly<Record<string, AiSdkSetting>>;
   /** The model id: `gpt-4.1-mini`. */
   model: string;
+  /**
+   * How each call is made: `stream` (streamText, the default) or `generate` (generateText). Use the
+   * one the parent's agent uses: a package may render the two differently (@ai-sdk/anthropic marks a
+   * streamed request's tools `eager_input_streaming`), and the forks' bytes must be the parent's.
+   */
+  mode?: 'stream' | 'generate';
 }
 
 /** One model call, in Gemini's shapes. Prefix fields are the parent's, verbatim. */

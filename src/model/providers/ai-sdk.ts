@@ -52,7 +52,7 @@ function aiSdkPlan(input: PlanInput): CachePlan {
 export const aiSdkModule: ProviderModule = {
   kind: 'ai-sdk',
   shapes: ['ai-sdk'],
-  optionKeys: ['package', 'factory', 'method', 'model'],
+  optionKeys: ['package', 'factory', 'method', 'model', 'mode'],
   objectKeys: ['settings'],
   usage: "{ kind: 'ai-sdk', package, factory, method?, model, settings? } (an AI SDK provider package of your project: '@ai-sdk/openai', 'createOpenAI', 'chat', 'gpt-4.1-mini', { apiKey: { env: 'OPENAI_API_KEY' } })",
   checkOption(option) {
@@ -60,6 +60,9 @@ export const aiSdkModule: ProviderModule = {
       if (option[key] === undefined) throw new TypeError(`ForkEngine: options.provider { kind: 'ai-sdk' } needs ${key} (${AI_SDK_KEYS[key]})`);
     }
     checkSettings(option.settings);
+    if (option.mode !== undefined && option.mode !== 'stream' && option.mode !== 'generate') {
+      throw new TypeError(`ForkEngine: options.provider.mode must be 'stream' or 'generate' (the way the parent's agent calls its model), got ${JSON.stringify(option.mode)}`);
+    }
   },
   async connect(option, common) {
     const spec: AiSdkModelSpec = {
@@ -68,6 +71,7 @@ export const aiSdkModule: ProviderModule = {
       ...(option.method !== undefined ? { method: option.method as string } : {}),
       settings: checkSettings(option.settings),
       model: option.model as string,
+      ...(option.mode !== undefined ? { mode: option.mode as 'stream' | 'generate' } : {}),
     };
     // A variable that is not set is an error now, not a failure per fork.
     resolveSettings(spec);
