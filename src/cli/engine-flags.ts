@@ -14,7 +14,7 @@ export const ENGINE_FLAGS = {
     arg: 'NAME',
     group: 'Provider and pool',
     help:
-      'local, gemini, openai, deepseek, dashscope, openai-compatible (vLLM, SGLang…;\nneeds --base-url) or anthropic. It must speak the session\'s format. Default:\ngemini for a Gemini session when GEMINI_API_KEY or GOOGLE_API_KEY is set, else\nthe built-in local server (a scripted, simulated model)',
+      'local, gemini, openai, deepseek, dashscope, openai-compatible (vLLM, SGLang…;\nneeds --base-url), anthropic, or ai-sdk:PACKAGE[.METHOD]/MODEL (an AI SDK\nprovider package of your project, for an ai-sdk session: ai-sdk:@ai-sdk/mistral/\nmistral-large-latest; --base-url is its baseURL, --api-key-env its apiKey). It\nmust speak the session\'s format. Default: gemini for a Gemini session when\nGEMINI_API_KEY or GOOGLE_API_KEY is set, else the built-in local server (a\nscripted, simulated model)',
   },
   model: { type: 'string', arg: 'NAME', group: 'Provider and pool', help: "run the whole fan-out on this model instead of the session's" },
   'base-url': {
@@ -171,6 +171,7 @@ const PROVIDERS_FOR: Record<SessionFormat, string> = {
  * provider is named. A provider that does not speak the session's format is a usage error.
  */
 function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat): ProviderOption {
+  if (values.provider?.startsWith(AI_SDK_PREFIX) || format === 'ai-sdk') return aiSdkProvider(values, format);
   const kind = oneOf('--provider', values.provider, PROVIDERS);
   const keyEnv = values['api-key-env'];
   if (keyEnv !== undefined && (kind === undefined || !KEYED_PROVIDERS.includes(kind))) {
@@ -208,6 +209,34 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
   }
   return { kind: 'local', ...(values['base-url'] ? { url: values['base-url'] } : {}) };
+}
+
+const AI_SDK_PREFIX = 'ai-sdk:';
+
+/**
+ * `--provider ai-sdk:PACKAGE[.METHOD]/MODEL`: an AI SDK provider package of the user's project (a
+ * scoped name is two segments), the provider's method that makes the model (absent: the provider
+ * called as a function), and the model id (the rest, slashes included). Its factory is the package's
+ * own `create…` function; --base-url is its baseURL setting and --api-key-env its apiKey.
+ */
+function aiSdkProvider(values: EngineFlagValues, format: SessionFormat): ProviderOption {
+  const usage = '--provider ai-sdk:PACKAGE[.METHOD]/MODEL (e.g. ai-sdk:@ai-sdk/openai.chat/gpt-4.1-mini)';
+  if (values.provider === undefined || !values.provider.startsWith(AI_SDK_PREFIX)) {
+    throw new UsageError(`the session is in ${SHAPE_NAMES[format]}: it runs through an AI SDK provider package of your project: ${usage}`);
+  }
+  if (format !== 'ai-sdk') {
+    throw new UsageError(`--provider ${values.provider} takes a session in ${SHAPE_NAMES['ai-sdk']}, but the session is in ${SHAPE_NAMES[format]}`);
+  }
+  const segments = values.provider.slice(AI_SDK_PREFIX.length).split('/');
+  const take = segments[0]?.startsWith('@') ? 2 : 1;
+  const named = segments.slice(0, take).join('/');
+  const model = segments.slice(take).join('/');
+  const dot = named.lastIndexOf('.');
+  const [pkg, method] = dot > named.indexOf('/') ? [named.slice(0, dot), named.slice(dot + 1)] : [named, undefined];
+  if (pkg === '' || pkg === '@' || model === '' || method === '') throw new UsageError(`--provider ${values.provider}: ${usage}`);
+  const keyEnv = values['api-key-env'];
+  const settings = { ...(values['base-url'] ? { baseURL: values['base-url'] } : {}), ...(keyEnv !== undefined ? { apiKey: { env: keyEnv } } : {}) };
+  return { kind: 'ai-sdk', package: pkg, ...(method !== undefined ? { method } : {}), model, settings };
 }
 
 /**

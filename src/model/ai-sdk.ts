@@ -38,13 +38,21 @@ export function resolveSettings(spec: Pick<AiSdkModelSpec, 'settings'>, env: Nod
 /** The model the spec names, made once per thread: `ai` and the package come from the user's project. */
 async function loadModel(spec: AiSdkModelSpec, settings: Record<string, unknown>): Promise<{ ai: AiModule; model: LanguageModel }> {
   const [ai, pkg] = await Promise.all([importFromProject<AiModule>('ai'), importFromProject<Record<string, unknown>>(spec.package)]);
-  const factory = pkg[spec.factory];
-  if (typeof factory !== 'function') throw new TypeError(`${spec.package} exports no function ${spec.factory}`);
+  const factoryName = spec.factory ?? onlyFactory(spec.package, pkg);
+  const factory = pkg[factoryName];
+  if (typeof factory !== 'function') throw new TypeError(`${spec.package} exports no function ${factoryName}`);
   const provider = (factory as (settings: Record<string, unknown>) => unknown)(settings) as Record<string, unknown> & ((id: string) => LanguageModel);
   if (spec.method === undefined) return { ai, model: provider(spec.model) };
   const method = provider[spec.method];
-  if (typeof method !== 'function') throw new TypeError(`${spec.package}'s ${spec.factory}() has no method ${spec.method}`);
+  if (typeof method !== 'function') throw new TypeError(`${spec.package}'s ${factoryName}() has no method ${spec.method}`);
   return { ai, model: (method as (id: string) => LanguageModel).call(provider, spec.model) };
+}
+
+/** A provider package's factory when none is named: its one exported `create…` function (createOpenAI, createMistral). */
+function onlyFactory(name: string, pkg: Record<string, unknown>): string {
+  const factories = Object.keys(pkg).filter((key) => /^create[A-Z]/.test(key) && typeof pkg[key] === 'function');
+  if (factories.length === 1) return factories[0] as string;
+  throw new TypeError(`${name} exports ${factories.length === 0 ? 'no create… function' : `several factories (${factories.join(', ')})`}: name the one to use (factory)`);
 }
 
 /** The session's tools (JSON schemas) as an AI SDK tool set, without `execute`: the model's calls come back to forkpool. */

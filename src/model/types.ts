@@ -9,8 +9,8 @@ export type AiSdkSetting = string | number | boolean | { env: string };
 export interface AiSdkModelSpec {
   /** The provider package, as the user's project resolves it: `@ai-sdk/openai`. */
   package: string;
-  /** Its factory: `createOpenAI`. */
-  factory: string;
+  /** Its factory: `createOpenAI`; absent: the package's one `create…` function. */
+  factory?: string;
   /** The method of the factory's provider that makes the model (`chat`: Chat Completions); absent: the provider called as a function. */
   method?: string;
   settings: Readonly<Record<string, AiSdkSetting>>;

@@ -54,9 +54,9 @@ export const aiSdkModule: ProviderModule = {
   shapes: ['ai-sdk'],
   optionKeys: ['package', 'factory', 'method', 'model', 'mode'],
   objectKeys: ['settings'],
-  usage: "{ kind: 'ai-sdk', package, factory, method?, model, settings? } (an AI SDK provider package of your project: '@ai-sdk/openai', 'createOpenAI', 'chat', 'gpt-4.1-mini', { apiKey: { env: 'OPENAI_API_KEY' } })",
+  usage: "{ kind: 'ai-sdk', package, factory?, method?, model, settings?, mode? } (an AI SDK provider package of your project: '@ai-sdk/openai', 'createOpenAI', 'chat', 'gpt-4.1-mini', { apiKey: { env: 'OPENAI_API_KEY' } })",
   checkOption(option) {
-    for (const key of ['package', 'factory', 'model'] as const) {
+    for (const key of ['package', 'model'] as const) {
       if (option[key] === undefined) throw new TypeError(`ForkEngine: options.provider { kind: 'ai-sdk' } needs ${key} (${AI_SDK_KEYS[key]})`);
     }
     checkSettings(option.settings);
@@ -67,7 +67,7 @@ export const aiSdkModule: ProviderModule = {
   async connect(option, common) {
     const spec: AiSdkModelSpec = {
       package: option.package as string,
-      factory: option.factory as string,
+      ...(option.factory !== undefined ? { factory: option.factory as string } : {}),
       ...(option.method !== undefined ? { method: option.method as string } : {}),
       settings: checkSettings(option.settings),
       model: option.model as string,
@@ -83,6 +83,5 @@ export const aiSdkModule: ProviderModule = {
 
 const AI_SDK_KEYS = {
   package: "the provider package, e.g. '@ai-sdk/openai'",
-  factory: "its factory, e.g. 'createOpenAI'",
   model: "the model id, e.g. 'gpt-4.1-mini'",
 } as const;
