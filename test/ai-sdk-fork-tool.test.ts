@@ -1,6 +1,9 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, tool } from 'ai';
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { forkTool } from '../src/ai-sdk/index.js';
@@ -111,6 +114,41 @@ describe('forkTool() in an AI SDK agent', () => {
     } finally {
       await engine.close();
       await server.close();
+    }
+  });
+
+  it('with the agent traced, each fork’s fan-out is a child of the AI SDK’s tool-call span for its call', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    provider.register();
+    const engine = await engineFor(serve.url);
+    try {
+      const openai = createOpenAI({ baseURL: `${serve.url}/v1`, apiKey: KEY });
+      const fork = forkTool({ engine, model: 'gpt-4.1-mini', system: SYSTEM });
+      const answer = await generateText({
+        model: openai.chat('gpt-4.1-mini'),
+        system: SYSTEM,
+        tools: { fork },
+        messages: [{ role: 'user', content: PROMPT }],
+        stopWhen: stepCountIs(3),
+        experimental_telemetry: { isEnabled: true },
+      });
+      expect(answer.text).toBe('parent done');
+      const spans = exporter.getFinishedSpans();
+      const toolSpans = spans.filter((x) => x.name === 'ai.toolCall');
+      const agents = spans.filter((x) => x.name === 'invoke_agent fork');
+      expect(toolSpans).toHaveLength(2);
+      expect(agents).toHaveLength(2);
+      for (const agent of agents) {
+        const fanOut = spans.find((x) => x.spanContext().spanId === agent.parentSpanContext?.spanId);
+        expect(fanOut?.name).toBe('invoke_workflow fan-out');
+        const toolSpan = toolSpans.find((x) => x.spanContext().spanId === fanOut?.parentSpanContext?.spanId);
+        expect(toolSpan?.attributes['ai.toolCall.id']).toBe(agent.attributes['gen_ai.agent.id']);
+      }
+    } finally {
+      await engine.close();
+      await provider.shutdown();
+      trace.disable();
     }
   });
 

@@ -1,3 +1,4 @@
+import { type Context, context } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
@@ -61,6 +62,9 @@ const ForkInput = z.object({ directive: z.string().min(1).describe('What the for
 interface PendingCall {
   toolCallId: string;
   directive: string;
+  /** The context its `execute` ran in: the AI SDK's tool-call span, when the agent is traced. */
+  trace: Context;
+  signal: AbortSignal | undefined;
   settle(result: ForkResult | Error): void;
 }
 
@@ -70,8 +74,11 @@ export function forkTool(options: ForkToolOptions) {
   const description = options.description ?? DESCRIPTION;
   const batches = new Map<readonly unknown[], PendingCall[]>();
 
-  /** One fan-out for the step's calls: the conversation, the calling message rebuilt, the tools as the AI SDK rendered them. */
-  const run = async (messages: readonly unknown[], calls: readonly PendingCall[], signal: AbortSignal | undefined): Promise<void> => {
+  /**
+   * The step's calls: the conversation, the calling message rebuilt, the tools as the AI SDK
+   * rendered them, frozen once; then a fan-out per call, under its own tool-call span.
+   */
+  const run = async (messages: readonly unknown[], calls: readonly PendingCall[]): Promise<void> => {
     const ai = await importFromProject<AiModule>('ai');
     const tools: Record<string, unknown> = {};
     for (const [toolName, tool] of Object.entries(options.tools ?? {})) tools[toolName] = await declared(ai, tool);
@@ -89,19 +96,22 @@ export function forkTool(options: ForkToolOptions) {
       tools,
       ...options.settings,
     };
-    const fanOut = options.engine.fanOut(
-      options.engine.freeze(session),
-      calls.map((c) => ({ id: c.toolCallId, directive: c.directive })),
-      // The agent has just sent this conversation: its cache entry is there, nobody waits for a warm-up.
-      { ...options.fanOut, parentWarm: true },
-    );
-    signal?.addEventListener('abort', () => fanOut.cancelAll(), { once: true });
-    fanOut.onResult((result) => calls.find((c) => c.toolCallId === result.id)?.settle(result));
+    const prefix = options.engine.freeze(session);
+    for (const call of calls) {
+      const fanOut = options.engine.fanOut(
+        prefix,
+        [{ id: call.toolCallId, directive: call.directive }],
+        // The agent has just sent this conversation: its cache entry is there, nobody waits for a warm-up.
+        { ...options.fanOut, parentWarm: true, traceParent: call.trace },
+      );
+      call.signal?.addEventListener('abort', () => fanOut.cancelAll(), { once: true });
+      fanOut.onResult((result) => call.settle(result));
+    }
   };
 
   const enqueue = (toolCallId: string, directive: string, messages: readonly unknown[], signal: AbortSignal | undefined): Promise<ForkResult> =>
     new Promise<ForkResult>((resolve, reject) => {
-      const call: PendingCall = { toolCallId, directive, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) };
+      const call: PendingCall = { toolCallId, directive, trace: context.active(), signal, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) };
       const batch = batches.get(messages);
       if (batch !== undefined) {
         batch.push(call);
@@ -112,7 +122,7 @@ export function forkTool(options: ForkToolOptions) {
       setImmediate(() => {
         const calls = batches.get(messages) ?? [];
         batches.delete(messages);
-        run(messages, calls, signal).catch((err: unknown) => {
+        run(messages, calls).catch((err: unknown) => {
           for (const c of calls) c.settle(err instanceof Error ? err : new Error(String(err)));
         });
       });
