@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, ForkEngine, loadSession } from '../src/index.js';
-import { offlineEnv, REPO_ROOT } from './fixtures/cli/run-cli.js';
+import { REPO_ROOT } from './fixtures/cli/run-cli.js';
+import { readmeBlockAfter, runExample } from './support/example.js';
 
 /*
  * The README's library example is examples/library.ts, shown verbatim, and it runs as written (the
@@ -13,33 +13,13 @@ import { offlineEnv, REPO_ROOT } from './fixtures/cli/run-cli.js';
 
 const EXAMPLE = 'examples/library.ts';
 
-function readmeBlock(): string {
-  const readme = readFileSync(`${REPO_ROOT}README.md`, 'utf8');
-  const section = readme.indexOf('### The library in a few lines');
-  expect(section).toBeGreaterThan(-1);
-  const start = readme.indexOf('```ts\n', section) + '```ts\n'.length;
-  return readme.slice(start, readme.indexOf('```\n', start));
-}
-
-function runExample(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', EXAMPLE], { cwd: REPO_ROOT, env: offlineEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe("the README's library example", () => {
   it('is examples/library.ts, word for word', () => {
-    expect(readmeBlock()).toBe(readFileSync(`${REPO_ROOT}${EXAMPLE}`, 'utf8'));
+    expect(readmeBlockAfter('### The library in a few lines')).toBe(readFileSync(`${REPO_ROOT}${EXAMPLE}`, 'utf8'));
   });
 
   it('runs as written: each fork calls the lookup tool, which executes, and completes; nothing warns', async () => {
-    const run = await runExample();
+    const run = await runExample(EXAMPLE);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');

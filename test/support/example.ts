@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { offlineEnv, REPO_ROOT } from '../fixtures/cli/run-cli.js';
+
+/* The README's runnable examples: the block it shows, and the example run as written in a process of its own. */
+
+/** The first ```ts block of the README after `marker`. */
+export function readmeBlockAfter(marker: string): string {
+  const readme = readFileSync(`${REPO_ROOT}README.md`, 'utf8');
+  const at = readme.indexOf(marker);
+  if (at < 0) throw new Error(`the README has no ${JSON.stringify(marker)}`);
+  const start = readme.indexOf('```ts\n', at) + '```ts\n'.length;
+  return readme.slice(start, readme.indexOf('```\n', start));
+}
+
+/** Runs an example file with tsx from the checkout's root, offline. */
+export function runExample(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: REPO_ROOT, env: offlineEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
