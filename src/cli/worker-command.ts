@@ -69,7 +69,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   const address = queueFlagOf(values.queue, 'worker');
   const lockMs = values['lock-ms'] === undefined ? undefined : lockMsOf(values['lock-ms']);
   if (values.name !== undefined && (values.name === '' || values.name.length > 200)) throw new UsageError('--name: 1 to 200 characters');
-  const format = values.provider === undefined ? 'gemini' : (FORMAT_OF[values.provider] ?? 'openai-chat');
+  const format = values.provider === undefined ? 'gemini' : values.provider.startsWith('ai-sdk:') ? 'ai-sdk' : (FORMAT_OF[values.provider] ?? 'openai-chat');
   const options = engineOptions(values, io.env, format);
   requireApiKey(options.provider, io.env);
   const tools = await toolsFromFlags(values.workspace, values.tools);

@@ -33,6 +33,8 @@ export interface Spawned {
 interface WorkerOptions {
   queue?: string;
   env?: NodeJS.ProcessEnv;
+  /** Its provider's flags (default: Gemini's client at the model server). */
+  provider?: readonly string[];
 }
 
 export interface QueueHarness {
@@ -104,7 +106,8 @@ export function queueHarness(key: string, tmpPrefix: string, redisOptions: (tmp:
     cli,
     async startWorker(name, modelUrl, extra = [], options = {}) {
       const queue = options.queue ?? queueUrl;
-      const w = cli(['worker', '--queue', queue, '--provider', 'gemini', '--base-url', modelUrl, '--workspace', '.', '--threads', '1', '--name', name, ...extra], options.env);
+      const provider = options.provider ?? ['--provider', 'gemini', '--base-url', modelUrl];
+      const w = cli(['worker', '--queue', queue, ...provider, '--workspace', '.', '--threads', '1', '--name', name, ...extra], options.env);
       await until(`worker ${name} to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
       expect(w.child.exitCode).toBeNull();
       return w;
