@@ -48,6 +48,15 @@ async function loadModel(spec: AiSdkModelSpec, settings: Record<string, unknown>
   return { ai, model: (method as (id: string) => LanguageModel).call(provider, spec.model) };
 }
 
+/**
+ * Makes the model once where the descriptor is given (the main thread, a worker process), so that a
+ * package not installed, a factory or method it lacks, or a variable not set is a TypeError before
+ * anything runs, not a failure of every fork.
+ */
+export async function checkAiSdkModel(spec: AiSdkModelSpec): Promise<void> {
+  await loadModel(spec, resolveSettings(spec).settings);
+}
+
 /** A provider package's factory when none is named: its one exported `create…` function (createOpenAI, createMistral). */
 function onlyFactory(name: string, pkg: Record<string, unknown>): string {
   const factories = Object.keys(pkg).filter((key) => /^create[A-Z]/.test(key) && typeof pkg[key] === 'function');

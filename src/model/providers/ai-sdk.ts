@@ -1,4 +1,4 @@
-import { createAiSdkProvider, resolveSettings } from '../ai-sdk.js';
+import { checkAiSdkModel, createAiSdkProvider } from '../ai-sdk.js';
 import type { AiSdkModelSpec, AiSdkSetting } from '../types.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
@@ -73,8 +73,8 @@ export const aiSdkModule: ProviderModule = {
       model: option.model as string,
       ...(option.mode !== undefined ? { mode: option.mode as 'stream' | 'generate' } : {}),
     };
-    // A variable that is not set is an error now, not a failure per fork.
-    resolveSettings(spec);
+    // A package not installed, a factory or method it lacks, a variable not set: an error now, not a failure per fork.
+    await checkAiSdkModel(spec);
     return { config: { kind: 'ai-sdk', ...common, aiSdk: spec } as ProviderConfig };
   },
   plan: aiSdkPlan,
