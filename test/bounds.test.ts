@@ -77,7 +77,7 @@ describe('token budgets', () => {
 
   it('refuses to run without a provider, or with a mistyped one, naming the choices: never a silent simulator (issue 13)', async () => {
     await expect(ForkEngine.create({})).rejects.toThrow(/^ForkEngine: options\.provider is required: \{ kind: 'gemini' \}.*\{ kind: 'local' \} for the built-in simulated model/);
-    await expect(ForkEngine.create({ provider: { kind: 'gemni' } } as never)).rejects.toThrow(/^ForkEngine: options\.provider\.kind must be "local", "gemini", "openai", "deepseek", "dashscope", "openai-compatible" or "anthropic", got "gemni"/);
+    await expect(ForkEngine.create({ provider: { kind: 'gemni' } } as never)).rejects.toThrow(/^ForkEngine: options\.provider\.kind must be "local", "gemini", "openai", "deepseek", "dashscope", "openai-compatible", "anthropic" or "ai-sdk", got "gemni"/);
     await expect(ForkEngine.create({ provider: 'gemini' } as never)).rejects.toThrow('ForkEngine: options.provider must be an object, got string');
   });
 
