@@ -19,7 +19,7 @@ import type { AiSdkMessageLike, AiSdkModelSpec, AiSdkRequest, ModelProvider, Pro
 type AiModule = typeof import('ai');
 
 /** The factory's settings with each `{ env }` read from the environment, and the values read so (secrets: kept out of messages). */
-export function resolveSettings(spec: Pick<AiSdkModelSpec, 'settings'>, env: NodeJS.ProcessEnv = process.env): { settings: Record<string, unknown>; secrets: string[] } {
+function resolveSettings(spec: Pick<AiSdkModelSpec, 'settings'>, env: NodeJS.ProcessEnv = process.env): { settings: Record<string, unknown>; secrets: string[] } {
   const settings: Record<string, unknown> = {};
   const secrets: string[] = [];
   for (const [key, value] of Object.entries(spec.settings)) {
