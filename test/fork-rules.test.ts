@@ -109,7 +109,9 @@ describe.each(SHAPES)('%s seedFork, history "inherit"', (_name, shape) => {
     ];
     const seed = seedFork(shape.session(history), 'mine', { spawnTools: ['agent', 'spawn_helper'] });
     const at = shape.head.length + 1;
-    expect(shape.view(seed.contents[at]).calls.map((c) => c.args)).toEqual([{ q: 'parser' }, {}, {}]);
+    // The calling turn: one message in most shapes, an item per call in the Responses API's.
+    const turn = shape.write([history[1] as Content]).length;
+    expect(seed.contents.slice(at, at + turn).flatMap((m) => shape.view(m).calls.map((c) => c.args))).toEqual([{ q: 'parser' }, {}, {}]);
     const placeholders = shape.write([
       {
         role: 'user',
@@ -121,7 +123,7 @@ describe.each(SHAPES)('%s seedFork, history "inherit"', (_name, shape) => {
         ],
       },
     ]);
-    expect(seed.contents.slice(at + 1, at + 1 + placeholders.length)).toEqual(placeholders);
+    expect(seed.contents.slice(at + turn, at + turn + placeholders.length)).toEqual(placeholders);
     expect(textOf(seed.contents)).not.toContain('SIBLING-DIRECTIVE');
     expect(textOf(seed.contents)).not.toContain('HELPER-TASK');
     expect(FORK_PLACEHOLDER_TEXT).toBe('Fork started — processing in background');

@@ -155,12 +155,14 @@ const SPEAKS: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'an
 const API_NAMES: Record<SessionFormat, string> = {
   gemini: "Gemini's API",
   'openai-chat': 'OpenAI Chat Completions',
+  'openai-responses': "OpenAI's Responses API",
   'anthropic-messages': "Anthropic's Messages API",
   'ai-sdk': "an AI SDK provider's API",
 };
 const PROVIDERS_FOR: Record<SessionFormat, string> = {
   gemini: '--provider gemini or local',
   'openai-chat': '--provider openai, deepseek, dashscope, openai-compatible or local',
+  'openai-responses': '--provider openai or local',
   'anthropic-messages': '--provider anthropic or local',
   'ai-sdk': 'an AI SDK provider (the library\'s { kind: \'ai-sdk\' })',
 };
@@ -179,7 +181,8 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
   }
   if (kind !== undefined && kind !== 'local') {
     const speaks = SPEAKS[kind] ?? 'openai-chat';
-    if (speaks !== format) {
+    // OpenAI speaks its Responses API too.
+    if (speaks !== format && !(kind === 'openai' && format === 'openai-responses')) {
       throw new UsageError(
         `--provider ${kind} speaks ${API_NAMES[speaks]}, but the session is in ${SHAPE_NAMES[format]}: choose ${PROVIDERS_FOR[format]}${format === 'anthropic-messages' || speaks === 'anthropic-messages' ? '' : ', or convert the session with forkpool convert'}`,
       );
@@ -279,7 +282,9 @@ export function localNotice(format: SessionFormat): string {
       ? 'set GEMINI_API_KEY to use Gemini'
       : format === 'anthropic-messages'
         ? 'pass --provider anthropic (ANTHROPIC_API_KEY) to use the real API'
-        : 'pass --provider openai, deepseek, dashscope or openai-compatible to use a real API';
+        : format === 'openai-responses'
+          ? 'pass --provider openai (OPENAI_API_KEY) to use the real API'
+          : 'pass --provider openai, deepseek, dashscope or openai-compatible to use a real API';
   return `forkpool: using the built-in local server (a scripted, simulated model); ${how}\n`;
 }
 

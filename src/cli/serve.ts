@@ -23,7 +23,7 @@ const SERVE_FLAGS = {
     type: 'string',
     arg: 'PRESET',
     help: `${USAGE_PRESETS.join(' | ')} (default openai): the provider the OpenAI routes
-simulate (/v1/chat/completions, /v1/models): usage field names and cache rules`,
+simulate (/v1/chat/completions, /v1/responses, /v1/models): usage field names and cache rules`,
   },
   faults: { type: 'string', arg: 'SPEC', help: 'e.g. "429=0.1,500=0.02,503=0.01,drop=0.01,slow=0.05,malformed=0.01,seed=7"' },
   'require-api-key': { type: 'string', arg: 'KEY', help: 'answer 401/403 unless requests carry this key' },
@@ -33,8 +33,9 @@ simulate (/v1/chat/completions, /v1/models): usage field names and cache rules`,
 const USAGE = `usage: forkpool serve [options]
 
 Runs the local model server (a scripted, simulated model) until SIGINT/SIGTERM. It speaks
-Gemini's REST API (/v1beta), OpenAI's Chat Completions (/v1/chat/completions) and Anthropic's
-Messages API (/v1/messages).
+Gemini's REST API (/v1beta), OpenAI's Chat Completions (/v1/chat/completions) and Responses API
+(/v1/responses: streamed events, stored responses, previous_response_id) and Anthropic's Messages
+API (/v1/messages).
 
 ${helpOf(SERVE_FLAGS)}
 

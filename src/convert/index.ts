@@ -1,7 +1,7 @@
 import { InputError } from '../session/errors.js';
 import { parseSession } from '../session/parse.js';
 import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
-import { sessionFormat, type GeminiSession, type ParentSession, type SessionFormat } from '../session/schema.js';
+import { sessionFormat, sessionMessages, type GeminiSession, type ParentSession, type SessionFormat } from '../session/schema.js';
 import { ConversionError, Issues, type DroppedItem } from './issues.js';
 import { geminiToAnthropicMessages } from './to-anthropic-messages.js';
 import { openAIChatToGemini } from './to-gemini.js';
@@ -55,6 +55,12 @@ export function convertSession(session: ParentSession, to: SessionFormat, option
   const input = parseSession(session, file);
   const from = sessionFormat(input);
   if (from === to) throw new ConversionError({ ...(file === undefined ? {} : { file }), rule: `is already a ${to} session; nothing to convert` });
+  if (from === 'openai-responses') {
+    throw new ConversionError({
+      ...(file === undefined ? {} : { file }),
+      rule: 'is an openai-responses session: it runs as it is, with --provider openai or local; converting it is not supported yet',
+    });
+  }
   if (from === 'ai-sdk') {
     throw new ConversionError({
       ...(file === undefined ? {} : { file }),
@@ -106,11 +112,12 @@ function checkConverted(session: ParentSession, to: SessionFormat, file: string 
 }
 
 function messageCount(session: ParentSession): number {
-  return 'messages' in session ? session.messages.length : session.history.length;
+  return sessionMessages(session).length;
 }
 
 function toolCount(session: ParentSession): number {
   if (session.format === 'ai-sdk') return Object.keys(session.tools ?? {}).length;
+  if (session.format === 'openai-responses') return session.tools?.length ?? 0;
   if ('messages' in session) return session.tools?.length ?? 0;
   return (session.tools ?? []).reduce((n, tool) => n + (tool.functionDeclarations?.length ?? 0), 0);
 }

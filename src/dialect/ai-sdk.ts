@@ -79,6 +79,7 @@ export const aiSdkDialect: Dialect<AiSdkMessageLike, AiSdkSessionLike> = {
     return { format: 'ai-sdk', body: body as AiSdkRequest['body'] };
   },
   mergesTurns: false,
+  splitsTurns: false,
   seed(session, parts, how) {
     const own = (how.copy ? structuredClone(session) : session) as Readonly<AiSdkSession>;
     // A fresh fork of a session without a system prompt gets the fork's own.

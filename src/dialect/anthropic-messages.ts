@@ -62,6 +62,7 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
     return { format: 'anthropic-messages', body: body as AnthropicRequest['body'] };
   },
   mergesTurns: true,
+  splitsTurns: false,
   seed(session, parts, how) {
     const own = (how.copy ? structuredClone(session) : session) as Readonly<AnthropicMessagesSession>;
     return {

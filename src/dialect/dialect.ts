@@ -53,6 +53,11 @@ export interface Dialect<M extends AnyMessage, S> {
   request(fields: Readonly<S>, messages: readonly M[]): ModelRequest;
   /** Consecutive messages of one role are one turn, as the API reads them (Anthropic's: a turn's calls may span several). */
   readonly mergesTurns: boolean;
+  /**
+   * One response of the model is written as several messages (the Responses API's items: its text
+   * and each call apart), so a model message followed by another is not a turn of its own.
+   */
+  readonly splitsTurns: boolean;
   /** A fork's seed: the session's head, then the conversation the fork rules built, with the session's own fields. */
   seed(session: Readonly<S>, parts: SeedParts<M>, how: SeedCopy): ForkSeed;
 }

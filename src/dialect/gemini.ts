@@ -38,6 +38,7 @@ export const geminiDialect: Dialect<Content, GeminiSession> = {
   },
   request: (fields, messages) => ({ format: 'gemini', ...prefixFields(fields), contents: messages }),
   mergesTurns: false,
+  splitsTurns: false,
   seed(session, parts, how) {
     const out: GeminiForkSeed = {
       format: 'gemini',

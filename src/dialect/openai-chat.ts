@@ -55,6 +55,7 @@ export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
     return { format: 'openai-chat', body: body as { model: string; messages: readonly ChatMessage[] } };
   },
   mergesTurns: false,
+  splitsTurns: false,
   seed(session, parts, how) {
     // A fresh fork of a session without instructions gets the fork's own, as a Gemini one does.
     const lead = parts.head.length === 0 && how.systemText !== undefined ? [systemMessage(how.systemText)] : how.clone(parts.head as ChatMessage[]);

@@ -6,6 +6,7 @@ import { anthropicMessagesDialect } from './anthropic-messages.js';
 import type { Dialect } from './dialect.js';
 import { geminiDialect } from './gemini.js';
 import { openAIChatDialect } from './openai-chat.js';
+import { openAIResponsesDialect } from './openai-responses.js';
 import type { AnyMessage } from './view.js';
 
 /**
@@ -14,11 +15,12 @@ import type { AnyMessage } from './view.js';
  */
 export type SeedFields =
   | ({ format: 'gemini' } & PrefixSource)
-  | { format: 'openai-chat' | 'anthropic-messages' | 'ai-sdk'; session: Readonly<Record<string, unknown>> };
+  | { format: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'ai-sdk'; session: Readonly<Record<string, unknown>> };
 
 const DIALECTS = {
   gemini: geminiDialect,
   'openai-chat': openAIChatDialect,
+  'openai-responses': openAIResponsesDialect,
   'anthropic-messages': anthropicMessagesDialect,
   'ai-sdk': aiSdkDialect,
 } as const;

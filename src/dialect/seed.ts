@@ -1,4 +1,5 @@
-import type { AiSdkMessageLike, AnthropicMessageLike } from '../model/types.js';
+import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
+import type { OpenAIResponsesSession } from '../session/openai-responses-schema.js';
 import type { AiSdkSession } from '../session/ai-sdk-schema.js';
 import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
 import type { ChatMessage, OpenAIChatSession } from '../session/openai-chat-schema.js';
@@ -75,7 +76,17 @@ interface AiSdkForkSeed extends SeedBase<AiSdkMessageLike> {
   session: Readonly<AiSdkSession>;
 }
 
-export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed | AiSdkForkSeed;
+/**
+ * The pieces of a fork's first model request, for a Responses session: `contents` are its input
+ * items (a turn of the fork's own as a response's output); instructions, tools and settings are the
+ * session's own (`session`, in its key order). A fresh fork of a session without instructions gets the fork's own.
+ */
+interface OpenAIResponsesForkSeed extends SeedBase<ResponsesItemLike | ResponsesTurn> {
+  format: 'openai-responses';
+  session: Readonly<OpenAIResponsesSession>;
+}
+
+export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed | AiSdkForkSeed | OpenAIResponsesForkSeed;
 
 /** What the fork rules built, for a dialect to make a seed of. */
 export interface SeedParts<M> {

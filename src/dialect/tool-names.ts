@@ -23,6 +23,8 @@ export function declaredToolNames(tools: readonly unknown[] | Readonly<Record<st
   for (const tool of (tools ?? []) as readonly DeclaredTool[]) {
     for (const decl of tool.functionDeclarations ?? []) if (typeof decl.name === 'string') names.add(decl.name);
     if (tool.type === 'function' && typeof tool.function?.name === 'string') names.add(tool.function.name);
+    // The Responses API's function tools carry the name at the top.
+    if (tool.type === 'function' && typeof tool.name === 'string') names.add(tool.name);
     if (typeof tool.name === 'string' && (tool.input_schema !== undefined || tool.inputSchema !== undefined)) names.add(tool.name);
   }
   return names;

@@ -1,4 +1,4 @@
-import type { AiSdkMessageLike, AnthropicMessageLike } from '../model/types.js';
+import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
@@ -36,7 +36,7 @@ export interface MessageView {
   results: readonly ResultView[];
 }
 
-export type AnyMessage = Readonly<Content> | Readonly<ChatMessage> | Readonly<AnthropicMessageLike> | Readonly<AiSdkMessageLike>;
+export type AnyMessage = Readonly<Content> | Readonly<ChatMessage> | Readonly<AnthropicMessageLike> | Readonly<AiSdkMessageLike> | ResponsesItemLike | Readonly<ResponsesTurn>;
 
 /** A message's view; a frozen message (a frozen prefix's) is read once however many forks read it. */
 export function viewMessage(message: AnyMessage): MessageView {
@@ -45,7 +45,7 @@ export function viewMessage(message: AnyMessage): MessageView {
   if (known) return known;
   // Gemini's Content has parts; Chat Completions, Anthropic and AI SDK messages have role and
   // content, and their blocks do not overlap in kind (a user message with string content reads the same in all).
-  const view = 'parts' in message ? viewGemini(message as Readonly<Content>) : viewChat(message as Readonly<ChatMessage>);
+  const view = 'parts' in message ? viewGemini(message as Readonly<Content>) : (viewResponses(message) ?? viewChat(message as Readonly<ChatMessage>));
   if (frozen) views.set(message, view);
   return view;
 }
@@ -102,6 +102,39 @@ function viewChat(message: Readonly<ChatMessage>): MessageView {
   }
 }
 
+/**
+ * A Responses API item that is not a message (a function_call, its output, a reasoning item), or a
+ * turn of the fork's own (a response's output items); undefined for a message, which reads as Chat's.
+ */
+function viewResponses(message: AnyMessage): MessageView | undefined {
+  const m = message as Readonly<Record<string, unknown>>;
+  if (m.type === undefined && Array.isArray(m.output)) {
+    const items = (m.output as readonly ResponsesItemLike[]).map((item) => viewMessage(item));
+    const texts = items.flatMap((v) => v.texts);
+    return { role: 'model', texts, firstText: items[0]?.firstText, media: items.some((v) => v.media), calls: items.flatMap((v) => v.calls), results: [] };
+  }
+  switch (m.type) {
+    case 'function_call':
+      return {
+        role: 'model',
+        texts: [],
+        firstText: undefined,
+        media: false,
+        calls: [{ ...(typeof m.call_id === 'string' ? { id: m.call_id } : {}), name: String(m.name), ...readArguments(typeof m.arguments === 'string' ? m.arguments : '') }],
+        results: [],
+      };
+    case 'function_call_output':
+      return { role: 'tool', texts: [], firstText: undefined, media: false, calls: [], results: [typeof m.call_id === 'string' ? { id: m.call_id } : {}] };
+    case 'reasoning':
+      // The model's thinking: part of its turn, neither what it answered nor content a person gave.
+      return { role: 'model', texts: [], firstText: undefined, media: false, calls: [], results: [] };
+    case 'item_reference':
+      return { role: 'user', texts: [], firstText: undefined, media: true, calls: [], results: [] };
+    default:
+      return undefined;
+  }
+}
+
 type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; toolCallId?: string; toolName?: string };
 
 /** The parts of Chat Completions content, the blocks of Anthropic content, or the parts of AI SDK content (their kinds do not overlap). */
@@ -114,7 +147,8 @@ function readContent(content: unknown): { texts: string[]; media: boolean; first
   const results: ResultView[] = [];
   let media = false;
   for (const block of blocks) {
-    if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+    // Chat's and Anthropic's text; the Responses API's input_text and output_text.
+    if ((block.type === 'text' || block.type === 'input_text' || block.type === 'output_text') && typeof block.text === 'string') texts.push(block.text);
     else if (block.type === 'tool_use' && typeof block.name === 'string') {
       calls.push({ ...(typeof block.id === 'string' ? { id: block.id } : {}), name: block.name, ...inputArgs(block.input) });
     } else if (block.type === 'tool-call' && typeof block.toolName === 'string') {
@@ -125,10 +159,11 @@ function readContent(content: unknown): { texts: string[]; media: boolean; first
     else if (!NOT_MEDIA.has(block.type)) media = true;
   }
   const first = blocks[0];
-  return { texts, media, firstText: first?.type === 'text' ? first.text : undefined, calls, results };
+  const firstIsText = first?.type === 'text' || first?.type === 'input_text' || first?.type === 'output_text';
+  return { texts, media, firstText: firstIsText ? first.text : undefined, calls, results };
 }
 
-const NOT_MEDIA = new Set(['text', 'refusal', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', 'reasoning', 'tool-approval-request', 'tool-approval-response']);
+const NOT_MEDIA = new Set(['text', 'input_text', 'output_text', 'refusal', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', 'reasoning', 'tool-approval-request', 'tool-approval-response']);
 
 /** Anthropic's and the AI SDK's calls carry their input parsed: an object, or something the model should not have sent. */
 function inputArgs(input: unknown): Pick<CallView, 'args' | 'argsError'> {

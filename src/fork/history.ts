@@ -5,8 +5,10 @@ import { isRealUserTurn, syntheticPrefixLength } from './synthetic.js';
 /**
  * The longest prefix ending with a completed turn: a model message without function calls, with
  * every earlier function call answered. Calls are matched by id, or by name when they have none.
+ * With `split` (one response written as several messages: the Responses API's items) a turn ends
+ * only where its last model message does.
  */
-export function completedTurnPrefix<T extends AnyMessage>(history: readonly T[]): T[] {
+export function completedTurnPrefix<T extends AnyMessage>(history: readonly T[], split = false): T[] {
   const pending = new Map<string, number>();
   let end = 0;
   history.forEach((message, index) => {
@@ -21,7 +23,9 @@ export function completedTurnPrefix<T extends AnyMessage>(history: readonly T[])
       if (count <= 1) pending.delete(key);
       else pending.set(key, count - 1);
     }
-    if (view.role === 'model' && view.calls.length === 0 && pending.size === 0) end = index + 1;
+    const next = history[index + 1];
+    const turnGoesOn = split && next !== undefined && viewMessage(next).role === 'model';
+    if (view.role === 'model' && view.calls.length === 0 && pending.size === 0 && !turnGoesOn) end = index + 1;
   });
   return history.slice(0, end);
 }

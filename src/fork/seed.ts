@@ -81,7 +81,7 @@ interface Built<M> {
 
 /** The fork rules, in any shape: the window of the history, then where the child message goes. */
 function seedMessages<M extends AnyMessage, S>(dialect: Dialect<M, S>, messages: M[], window: Window): Built<M> {
-  const base = window.history === 'completed-turns' ? completedTurnPrefix(messages) : messages;
+  const base = window.history === 'completed-turns' ? completedTurnPrefix(messages, dialect.splitsTurns) : messages;
   const { kept, dropped } = keepLastUserTurns(base, window.forkTurns);
   const first = kept[0];
   if (dropped > 0 && first !== undefined) {

@@ -57,6 +57,7 @@ export interface ImportResult {
 export const DEFAULT_MODELS: Readonly<Record<SessionFormat, string>> = {
   gemini: 'gemini-2.5-flash',
   'openai-chat': 'gpt-4.1-mini',
+  'openai-responses': 'gpt-4.1-mini',
   'anthropic-messages': 'claude-sonnet-4-5',
   'ai-sdk': 'gpt-4.1-mini',
 };

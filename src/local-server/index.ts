@@ -1,7 +1,8 @@
 /**
  * The local model server (a simulator, and it says so): the real @google/genai SDK talks to it
  * through `httpOptions.baseUrl`, the real openai SDK through `baseURL: url + '/v1'`
- * (POST /v1/chat/completions, GET /v1/models; usage and cache rules by the `usage` preset), the real
+ * (POST /v1/chat/completions, GET /v1/models; usage and cache rules by the `usage` preset; and the
+ * Responses API, POST /v1/responses with stored responses and previous_response_id), the real
  * @anthropic-ai/sdk through `baseURL: url` (POST /v1/messages, /v1/messages/count_tokens; Anthropic's
  * prompt cache at cache_control breakpoints).
  *

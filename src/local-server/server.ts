@@ -15,6 +15,7 @@ import { sendOpenAIFailure } from './openai/errors.js';
 import { serveChatCompletions } from './openai/generate.js';
 import { checkBearer, invalidUrl, isOpenAIPath, matchOpenAIRoute, serveModels, type OpenAIRoute } from './openai/routes.js';
 import { matchRoute, type Route } from './gemini/routes.js';
+import { serveResponses, serveStoredResponse } from './responses/generate.js';
 import { createState, metricsOf, type CapturedRequest, type LocalServerOptions, type ServerState } from './state.js';
 import { isObject, parseJsonBody } from './core/json.js';
 
@@ -62,7 +63,7 @@ function checkKey(req: IncomingMessage, url: URL, required: string | undefined):
 }
 
 /** Kinds whose body names the model. */
-const MODEL_IN_BODY: ReadonlySet<string> = new Set(['cachedContents.create', 'chat.completions', 'messages', 'messages.count_tokens']);
+const MODEL_IN_BODY: ReadonlySet<string> = new Set(['cachedContents.create', 'chat.completions', 'responses', 'messages', 'messages.count_tokens']);
 
 function captureModel(route: Route | OpenAIRoute | AnthropicRoute | undefined, text: string): string {
   if (!route) return '';
@@ -78,7 +79,7 @@ function captureModel(route: Route | OpenAIRoute | AnthropicRoute | undefined, t
   return '';
 }
 
-/** Gemini's paths, OpenAI's (under /v1/chat and /v1/models) or Anthropic's (under /v1/messages): each answers errors in its own shape. */
+/** Gemini's paths, OpenAI's (under /v1/chat, /v1/models and /v1/responses) or Anthropic's (under /v1/messages): each answers errors in its own shape. */
 async function dispatch(state: ServerState, options: LocalServerOptions, captured: CapturedRequest[], req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<{ route: string; status: number }> {
   const url = new URL(req.url ?? '/', 'http://local');
   const method = req.method ?? 'GET';
@@ -105,7 +106,8 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     if (openai) checkBearer(req, options.requireApiKey);
     else if (anthropic) checkAnthropicHeaders(req, options.requireApiKey);
     else checkKey(req, url, options.requireApiKey);
-    const bodyless = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete' || route.kind === 'models.list';
+    const stored = route.kind === 'responses.retrieve' || route.kind === 'responses.delete';
+    const bodyless = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete' || route.kind === 'models.list' || stored;
     // Replacement characters would silently change the prompt (and its cache keys): refuse bad bytes.
     if (!bodyless && !isUtf8(body.bytes)) throw new ApiFailure(400, 'Invalid JSON payload received. The request body is not valid UTF-8.');
     const json = bodyless ? {} : parseJsonBody(text);
@@ -115,6 +117,8 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     else if (route.kind === 'countTokens') status = serveCountTokens(state, route.model, json, ex);
     else if (route.kind === 'chat.completions') status = await serveChatCompletions(state, json, ex);
     else if (route.kind === 'models.list') status = serveModels(state.chat.preset, res);
+    else if (route.kind === 'responses') status = await serveResponses(state, json, ex);
+    else if (route.kind === 'responses.retrieve' || route.kind === 'responses.delete') status = serveStoredResponse(state, route, res);
     else if (route.kind === 'messages') status = await serveMessages(state, json, ex, requestId);
     else if (route.kind === 'messages.count_tokens') status = serveMessageTokens(json, ex, requestId);
     else status = serveCachedContents(state, route, json, res);

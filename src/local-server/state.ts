@@ -10,6 +10,7 @@ import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from './c
 import { createPrefixMemo, type PrefixMemo } from './core/prefix-memo.js';
 import { DEFAULT_CACHE_CONFIG } from './gemini/cache-rules.js';
 import type { OpenAIRouteKind } from './openai/routes.js';
+import { createResponseStore, type ResponseStore } from './responses/store.js';
 import type { RouteKind } from './gemini/routes.js';
 
 export interface LocalServerOptions {
@@ -47,7 +48,7 @@ export interface LocalServerOptions {
 
 export interface CapturedRequest {
   route: RouteKind | OpenAIRouteKind | AnthropicRouteKind | 'unknown';
-  /** Model named by the URL (or by a cachedContents.create, chat completions or messages body); '' when none. */
+  /** Model named by the URL (or by a cachedContents.create, chat completions, responses or messages body); '' when none. */
   model: string;
   /** The raw request body. */
   body: string;
@@ -61,6 +62,8 @@ export interface ServerState {
   chat: ChatCache;
   /** The Messages route's prompt cache (entries at cache_control breakpoints). */
   anthropic: AnthropicCache;
+  /** The Responses route's stored responses (previous_response_id). */
+  responses: ResponseStore;
   /** What every dialect remembers of the prompts it hashed, by the bytes they were sent as (bounded: core/prefix-memo.ts). */
   prompts: PrefixMemo;
   latency: LatencyModel;
@@ -83,6 +86,7 @@ export function createState(options: LocalServerOptions, faults: FaultSpec | und
     cache: createPrefixCache(config),
     chat: createChatCache(usage, options.openaiCache),
     anthropic: createAnthropicCache(options.anthropicCache),
+    responses: createResponseStore(),
     explicit: createExplicitCacheStore(config.minTokens, config.blockTokens),
     prompts: createPrefixMemo(),
     latency: resolveLatency(options.latency),

@@ -86,10 +86,27 @@ export interface AiSdkRequest {
   body: Readonly<Record<string, unknown>> & { readonly model: string; readonly messages: readonly AiSdkMessageLike[] };
 }
 
-export type ModelRequest = GeminiRequest | OpenAIChatRequest | AnthropicRequest | AiSdkRequest;
+/** An input item of OpenAI's Responses API (a message, a function_call, its output, a reasoning item), passed through as it is. */
+export type ResponsesItemLike = Readonly<Record<string, unknown>> & { readonly type?: string; readonly role?: string };
 
-/** A message in the request's own dialect: a Gemini Content, a Chat Completions, Anthropic or AI SDK message. */
-export type ModelMessage = Content | ChatMessage | AnthropicMessageLike | AiSdkMessageLike;
+/** A model turn of the Responses API: the items one response output, in order (the fork's own turns are kept so). */
+export interface ResponsesTurn {
+  role: 'assistant';
+  output: readonly ResponsesItemLike[];
+}
+
+/** One Responses API call: the parent's own body (instructions, tools, settings in its key order) with a fork's input items. */
+export interface OpenAIResponsesRequest {
+  format: 'openai-responses';
+  body: Readonly<Record<string, unknown>> & { readonly model: string; readonly input: readonly ResponsesItemLike[] };
+  /** The run's routing key (`prompt_cache_key`), sent unless the parent's body has its own. */
+  promptCacheKey?: string;
+}
+
+export type ModelRequest = GeminiRequest | OpenAIChatRequest | AnthropicRequest | AiSdkRequest | OpenAIResponsesRequest;
+
+/** A message in the request's own dialect: a Gemini Content, a Chat Completions, Anthropic or AI SDK message, a Responses item or turn. */
+export type ModelMessage = Content | ChatMessage | AnthropicMessageLike | AiSdkMessageLike | ResponsesItemLike | ResponsesTurn;
 
 export interface TokenUsage {
   promptTokens: number;

@@ -56,6 +56,7 @@ export function decodePrefix(buffer: SharedArrayBuffer, byteLength: number = buf
 function isSessionOutline(value: unknown): value is ParentSession {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;
+  if (record.format === 'openai-responses') return typeof record.model === 'string' && (typeof record.input === 'string' || Array.isArray(record.input));
   const messages = record.format === 'openai-chat' || record.format === 'anthropic-messages' || record.format === 'ai-sdk' ? record.messages : record.history;
   return typeof record.model === 'string' && Array.isArray(messages);
 }

@@ -4,6 +4,7 @@ import { InputError } from './errors.js';
 import { describeValue, parseOrThrow } from './issues.js';
 import { assertSafeJson } from './json.js';
 import { byJsonType, byKind, kindOf, nonEmpty, positiveInteger, pushIssuesOf, strictFields } from './rules.js';
+import type { Assert, Assignable, SameKeys } from './type-checks.js';
 
 /*
  * A parent session in the Vercel AI SDK's shape (`"format": "ai-sdk"`): what an agent passes to
@@ -753,9 +754,6 @@ export type AiSdkTool = z.input<typeof ToolSchema>;
 // Type-only (`ai` is an optional peer): these types are not exported, so the emitted .d.ts does not
 // name `ai`. `tsc` fails here when the schema and the AI SDK's ModelMessage drift apart.
 
-type Assert<T extends true> = T;
-type Assignable<A, B> = [A] extends [B] ? true : false;
-
 /** An AI SDK value as JSON carries it: bytes and URL objects are strings, an `unknown` is a JSON value. */
 type AsJson<T> = unknown extends T
   ? JsonValue
@@ -784,7 +782,6 @@ type _ProviderOptionsAreProviderOptions = Assert<Assignable<AiSdkSession['provid
  * so each message role, part kind, tool output kind and content item kind names the very fields
  * the AI SDK types name.
  */
-type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false;
 type FieldsMatch<Theirs extends { type: string }, Mine> = {
   [K in Theirs['type']]: SameKeys<Extract<Theirs, { type: K }>, Extract<Mine, { type: K }>>;
 }[Theirs['type']];

@@ -38,4 +38,5 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from './anthropic-messages-schema.js';
+export { OpenAIResponsesSessionSchema, type OpenAIResponsesSession } from './openai-responses-schema.js';
 export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkSession, type AiSdkTool } from './ai-sdk-schema.js';

@@ -4,6 +4,7 @@ import { assertSafeJson } from './json.js';
 import { parseAiSdkSession } from './ai-sdk-schema.js';
 import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
 import { parseOpenAIChatSession } from './openai-chat-schema.js';
+import { parseOpenAIResponsesSession } from './openai-responses-schema.js';
 import { GeminiSessionSchema, type ParentSession } from './schema.js';
 
 /**
@@ -19,13 +20,14 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   }
   const format = (json as { format?: unknown }).format;
   if (format === 'openai-chat') return parseOpenAIChatSession(json, source);
+  if (format === 'openai-responses') return parseOpenAIResponsesSession(json, source);
   if (format === 'anthropic-messages') return parseAnthropicMessagesSession(json, source);
   if (format === 'ai-sdk') return parseAiSdkSession(json, source);
   if (format !== undefined && format !== 'gemini') {
     throw new InputError({
       ...at,
       path: 'format',
-      rule: `must be "gemini" (the default), "openai-chat", "anthropic-messages" or "ai-sdk", not ${JSON.stringify(format)}`,
+      rule: `must be "gemini" (the default), "openai-chat", "openai-responses", "anthropic-messages" or "ai-sdk", not ${JSON.stringify(format)}`,
     });
   }
   parseOrThrow(GeminiSessionSchema, json, at);

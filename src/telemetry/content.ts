@@ -1,4 +1,4 @@
-import type { AiSdkMessageLike, AnthropicMessageLike, ModelMessage, ModelRequest } from '../model/types.js';
+import type { AiSdkMessageLike, AnthropicMessageLike, ModelMessage, ModelRequest, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
@@ -42,6 +42,10 @@ export function requestContent(request: ModelRequest): CallContent {
       const system = request.body.system;
       return { input: JSON.stringify(request.body.messages.map(aiSdkMessage)), ...(system !== undefined ? { system: JSON.stringify(aiSdkSystem(system)) } : {}) };
     }
+    case 'openai-responses': {
+      const instructions = request.body.instructions;
+      return { input: JSON.stringify(request.body.input.map(responsesItem)), ...(typeof instructions === 'string' ? { system: JSON.stringify([text(instructions)]) } : {}) };
+    }
   }
 }
 
@@ -54,6 +58,10 @@ export function replyContent(message: ModelMessage, finishReason: string | undef
 /** Any shape's message. */
 function conventionMessage(message: ModelMessage): ConventionMessage {
   if ('parts' in message) return geminiMessage(message as Content);
+  // A Responses turn: the items one response output.
+  if (Array.isArray((message as { output?: unknown }).output)) {
+    return { role: 'assistant', parts: ((message as ResponsesTurn).output as readonly ResponsesItemLike[]).flatMap((item) => responsesItem(item).parts) };
+  }
   const content = (message as { content?: unknown }).content;
   // Anthropic's blocks carry `type`; a Chat Completions message has tool_calls or a tool role; the AI SDK's parts are kebab-case.
   if (Array.isArray(content) && content.some((b) => isRecord(b) && (b.type === 'tool_use' || b.type === 'tool_result' || b.type === 'thinking'))) {
@@ -146,6 +154,27 @@ function aiSdkPart(part: unknown): Part {
       return { type: 'tool_call_response', id: part.toolCallId, response: isRecord(part.output) ? part.output.value : undefined };
     default:
       return { type: String(part.type) };
+  }
+}
+
+/** A Responses API item: a message (its text parts), a function call, its output, or reasoning (its summary). */
+function responsesItem(item: ResponsesItemLike): ConventionMessage {
+  switch (item.type) {
+    case 'function_call':
+      return { role: 'assistant', parts: [{ type: 'tool_call', id: item.call_id, name: item.name, arguments: jsonOrText(typeof item.arguments === 'string' ? item.arguments : undefined) }] };
+    case 'function_call_output':
+      return { role: 'tool', parts: [{ type: 'tool_call_response', id: item.call_id, response: item.output }] };
+    case 'reasoning': {
+      const summary = Array.isArray(item.summary) ? (item.summary as { text?: unknown }[]).map((s) => String(s.text ?? '')).join('\n') : '';
+      return { role: 'assistant', parts: [{ type: 'reasoning', content: summary }] };
+    }
+    default: {
+      const role = item.role === 'developer' ? 'system' : String(item.role ?? 'user');
+      const content = item.content;
+      if (typeof content === 'string') return { role, parts: [text(content)] };
+      const parts = Array.isArray(content) ? (content as Record<string, unknown>[]).map((p) => (typeof p.text === 'string' ? text(p.text) : { type: String(p.type) })) : [];
+      return { role, parts };
+    }
   }
 }
 

@@ -35,7 +35,7 @@ const TranscriptHeaderSchema = z.object({
   version: z.literal(TRANSCRIPT_VERSION),
   taskId: z.string(),
   prefixId: z.string(),
-  format: z.enum(['gemini', 'openai-chat', 'anthropic-messages', 'ai-sdk']),
+  format: z.enum(['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages', 'ai-sdk']),
   task: ForkTaskSchema,
   at: z.string(),
 });

@@ -12,6 +12,7 @@ import { FORK_SYSTEM_TEXT } from '../../src/fork/constants.js';
 // Internal: aiSdkTool (src/dialect/ai-sdk.ts), the agent tool in the AI SDK's shape; AiSdkSession (src/session/ai-sdk-schema.ts).
 import { aiSdkTool } from '../../src/dialect/ai-sdk.js';
 import type { AiSdkSession } from '../../src/session/ai-sdk-schema.js';
+import type { OpenAIResponsesSession } from '../../src/session/openai-responses-schema.js';
 import { type AnthropicMessagesSession, type AnthropicTool, type ChatTool, parseSession, type ParentSession } from '../../src/index.js';
 import {
   AGENT_TOOL_ANTHROPIC,
@@ -94,7 +95,7 @@ interface View {
 
 export interface Shape {
   /** The shape's name, as the describe titles say it. */
-  name: 'gemini' | 'openai-chat' | 'anthropic-messages' | 'ai-sdk';
+  name: 'gemini' | 'openai-chat' | 'anthropic-messages' | 'ai-sdk' | 'openai-responses';
   /** The messages every seed of `session()` keeps first (Chat Completions' system and developer messages). */
   head: readonly AnyMessage[];
   /** What a fresh fork of `bare()` starts with before its child message (Chat Completions: a system message with the fork system text). */
@@ -400,5 +401,80 @@ const aiSdk: Shape = {
   sessionOf: (messages) => aiSdkSession([...messages], true),
 };
 
+// ---- OpenAI Responses ------------------------------------------------------------------------
+
+/**
+ * A Gemini Content as Responses input items: a model message's text as an assistant message (an
+ * output message when written as parts), each call a function_call item; a user message's results
+ * as function_call_output items, then its words as a user message (input_text parts when written as parts).
+ */
+function toResponses(message: Content): AnyMessage[] {
+  const texts = message.parts.flatMap((p) => (typeof p.text === 'string' ? [p.text] : []));
+  const parts = partsWanted(message);
+  if (message.role === 'model') {
+    const said = texts.length === 0 ? [] : parts
+      ? [{ type: 'message', id: `msg_${texts.join('').length}`, role: 'assistant', status: 'completed', content: texts.map((text) => ({ type: 'output_text', text, annotations: [] })) }]
+      : [{ role: 'assistant', content: texts.join('') }];
+    const made = message.parts.flatMap((p) =>
+      p.functionCall ? [{ type: 'function_call', call_id: p.functionCall.id ?? p.functionCall.name, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) }] : [],
+    );
+    return [...said, ...made];
+  }
+  const results = message.parts.flatMap((p) =>
+    p.functionResponse ? [{ type: 'function_call_output', call_id: p.functionResponse.id ?? p.functionResponse.name, output: outputOf(p.functionResponse.response) }] : [],
+  );
+  return [
+    ...results,
+    ...(texts.length === 1 && !parts ? [{ role: 'user', content: texts[0] }] : texts.length > 0 ? [{ role: 'user', content: texts.map((text) => ({ type: 'input_text', text })) }] : []),
+  ];
+}
+
+const responsesFn = (name: string) => ({ type: 'function', name, description: `The ${name} tool.`, parameters: { type: 'object', properties: {} }, strict: false });
+
+function responsesSession(input: AnyMessage[], system: boolean, validate = true): OpenAIResponsesSession {
+  const made = {
+    format: 'openai-responses',
+    model: 'gpt-4.1-mini',
+    instructions: 'You are the main agent.',
+    input,
+    tools: [responsesFn('read_file'), responsesFn('agent'), responsesFn('grep')],
+    tool_choice: 'auto',
+    temperature: 0.1,
+    max_output_tokens: 2048,
+  } as OpenAIResponsesSession;
+  if (!system) delete made.instructions;
+  if (validate && parseSession(made) !== made) throw new Error('parseSession returned another object');
+  return made;
+}
+
+function responsesText(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((b: { type?: string; text?: unknown }) => ((b.type === 'input_text' || b.type === 'output_text') && typeof b.text === 'string' ? [b.text] : []));
+}
+
+const openAIResponses: Shape = {
+  name: 'openai-responses',
+  head: [],
+  freshHead: [],
+  write: (contents) => contents.flatMap(toResponses),
+  session: (history) => responsesSession(history.flatMap(toResponses), true),
+  unvalidated: (history) => responsesSession(history.flatMap(toResponses), true, false),
+  bare: (history) => responsesSession(history.flatMap(toResponses), false),
+  messages: (session) => (session as OpenAIResponsesSession).input as AnyMessage[],
+  view: (item: Record<string, unknown>) => {
+    if (item.type === 'function_call') return { role: 'model', texts: [], calls: [{ id: item.call_id as string, name: item.name as string, args: JSON.parse(item.arguments as string) as unknown }], results: [] };
+    if (item.type === 'function_call_output') return { role: 'tool', texts: [], calls: [], results: [{ id: item.call_id as string, output: item.output }] };
+    const role = item.role === 'assistant' ? 'model' : item.role === 'user' ? 'user' : 'system';
+    return { role, texts: responsesText(item.content), calls: [], results: [] };
+  },
+  setText: (message: { content: string }, text) => {
+    message.content = text;
+  },
+  system: (seed) => (seed as { session: { instructions?: unknown } }).session.instructions,
+  systemFor: (text) => text,
+  sessionOf: (messages) => responsesSession([...messages], true),
+};
+
 /** Every shape, for describe.each: [name, adapter] (the name first, for the title's %s). */
-export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [gemini, openAIChat, anthropicMessages, aiSdk].map((shape) => [shape.name, shape] as const);
+export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [gemini, openAIChat, anthropicMessages, aiSdk, openAIResponses].map((shape) => [shape.name, shape] as const);

@@ -15,11 +15,32 @@ import type { JsonObject } from '../core/types.js';
 
 const FINGERPRINT = 'fp_forkpool_local';
 
-const OPENAI_FAULT_MESSAGES: FaultMessages = {
+export const OPENAI_FAULT_MESSAGES: FaultMessages = {
   '429': 'Rate limit reached for requests (simulated by the forkpool local server). Please try again later.',
   '500': 'The server had an error while processing your request. Sorry about that!',
   '503': 'The engine is currently overloaded, please try again later.',
 };
+
+/**
+ * The Chat cache's wait, shared with the Responses route: the prefill (less what the cache serves,
+ * plus a slow fault), the entry made, the script's SLEEP; then the reply's tokens counted. undefined:
+ * the client went away meanwhile.
+ */
+export async function prefillThenCount(
+  state: ServerState,
+  call: { rendering: ReturnType<typeof renderChat>; cache: ReturnType<ServerState['chat']['lookup']>; plan: ReturnType<typeof planResponse>; fault: unknown },
+  signal: AbortSignal,
+): Promise<number | undefined> {
+  const { rendering, cache, plan } = call;
+  const prompt = rendering.prompt.tokens;
+  const extra = call.fault === 'slow' ? state.faults.slowMs : 0;
+  if (!(await delay(prefillMs(state.latency, prompt - cache.cached, cache.cached) + extra, signal))) return undefined;
+  state.chat.prefillDone(rendering, cache);
+  if (!(await delay(plan.sleepMs, signal))) return undefined;
+  const completion = outputTokens(plan.parts);
+  state.metrics.usage(prompt, cache.cached, completion);
+  return completion;
+}
 
 export async function serveChatCompletions(state: ServerState, body: JsonObject, ex: Exchange): Promise<Sent> {
   const request = validateChatRequest(body);
@@ -30,13 +51,8 @@ export async function serveChatCompletions(state: ServerState, body: JsonObject,
 
   const prompt = rendering.prompt.tokens;
   const cache = state.chat.lookup(request, rendering);
-  const extra = fault === 'slow' ? state.faults.slowMs : 0;
-  if (!(await delay(prefillMs(state.latency, prompt - cache.cached, cache.cached) + extra, ex.signal))) return 0;
-  state.chat.prefillDone(rendering, cache);
-  if (!(await delay(plan.sleepMs, ex.signal))) return 0;
-
-  const completion = outputTokens(plan.parts);
-  state.metrics.usage(prompt, cache.cached, completion);
+  const completion = await prefillThenCount(state, { rendering, cache, plan, fault }, ex.signal);
+  if (completion === undefined) return 0;
   const usage = chatUsage(state.chat.preset, prompt, completion, cache);
   const reply = toAssistantReply(plan.parts);
   const head: ChunkHead = {

@@ -3,22 +3,33 @@ import type { UsagePreset } from './cache-presets.js';
 import { OpenAIFailure } from './errors.js';
 
 /**
- * The OpenAI-compatible paths: `POST /v1/chat/completions` and `GET /v1/models` (the openai SDK
- * with a baseURL ending in /v1 asks for exactly these). Other paths under /v1/chat and /v1/models
- * (no colon: Gemini's model methods always have one) are answered 404 in OpenAI's error shape.
+ * The OpenAI-compatible paths: `POST /v1/chat/completions`, `GET /v1/models`, and the Responses
+ * API's `POST /v1/responses` with `GET`/`DELETE /v1/responses/{id}` (responses/; the openai SDK
+ * with a baseURL ending in /v1 asks for exactly these). Other paths under /v1/chat, /v1/models (no
+ * colon: Gemini's model methods always have one) and /v1/responses are answered 404 in OpenAI's
+ * error shape.
  */
 
-export type OpenAIRoute = { kind: 'chat.completions' } | { kind: 'models.list' };
+export type OpenAIRoute =
+  | { kind: 'chat.completions' }
+  | { kind: 'models.list' }
+  | { kind: 'responses' }
+  | { kind: 'responses.retrieve'; id: string }
+  | { kind: 'responses.delete'; id: string };
 export type OpenAIRouteKind = OpenAIRoute['kind'];
 
 /** True for paths the OpenAI dialect answers, errors included. */
 export function isOpenAIPath(pathname: string): boolean {
-  return pathname.startsWith('/v1/chat/') || pathname === '/v1/models' || (pathname.startsWith('/v1/models/') && !pathname.includes(':'));
+  const responses = pathname === '/v1/responses' || pathname.startsWith('/v1/responses/');
+  return responses || pathname.startsWith('/v1/chat/') || pathname === '/v1/models' || (pathname.startsWith('/v1/models/') && !pathname.includes(':'));
 }
 
 export function matchOpenAIRoute(method: string, pathname: string): OpenAIRoute | undefined {
   if (pathname === '/v1/chat/completions' && method === 'POST') return { kind: 'chat.completions' };
   if (pathname === '/v1/models' && method === 'GET') return { kind: 'models.list' };
+  if (pathname === '/v1/responses' && method === 'POST') return { kind: 'responses' };
+  const id = /^\/v1\/responses\/([^/]+)$/.exec(pathname)?.[1];
+  if (id !== undefined && (method === 'GET' || method === 'DELETE')) return { kind: method === 'GET' ? 'responses.retrieve' : 'responses.delete', id };
   return undefined;
 }
 

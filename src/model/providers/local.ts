@@ -2,10 +2,11 @@ import { createAnthropicProvider } from '../anthropic.js';
 import { createGenaiProvider } from '../genai.js';
 import type { ProviderModule } from '../module.js';
 import { createOpenAIChatProvider } from '../openai-chat.js';
+import { createOpenAIResponsesProvider } from '../openai-responses.js';
 import { CHAT_PRESETS } from '../presets.js';
 import { anthropicPlan } from './anthropic.js';
 import { geminiPlan } from './gemini.js';
-import { chatPlan } from './openai-compatible.js';
+import { chatPlan, responsesPlan } from './openai-compatible.js';
 
 /**
  * The built-in simulator: it speaks every shape, each with the cache rules of the API it stands
@@ -14,7 +15,7 @@ import { chatPlan } from './openai-compatible.js';
  */
 export const localModule: ProviderModule = {
   kind: 'local',
-  shapes: ['gemini', 'openai-chat', 'anthropic-messages'],
+  shapes: ['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages'],
   optionKeys: ['url'],
   usage: "{ kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)",
   async connect(option, common) {
@@ -25,11 +26,13 @@ export const localModule: ProviderModule = {
     return { config: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
   },
   plan(input) {
+    if (input.shape === 'openai-responses') return responsesPlan('local', CHAT_PRESETS.openai, input, CHAT_PRESETS.local.takesPromptCacheKey);
     if (input.shape === 'openai-chat') return chatPlan('local', CHAT_PRESETS.openai, input, { cacheKey: CHAT_PRESETS.local.takesPromptCacheKey, markers: false, breakpoints: true });
     return input.shape === 'anthropic-messages' ? anthropicPlan('local', input) : geminiPlan('local', input);
   },
   client(config, shape) {
     if (shape === 'gemini') return createGenaiProvider(config);
+    if (shape === 'openai-responses') return createOpenAIResponsesProvider(config);
     return shape === 'anthropic-messages' ? createAnthropicProvider(config) : createOpenAIChatProvider(config);
   },
   explicitCaches: (config) => createGenaiProvider(config),

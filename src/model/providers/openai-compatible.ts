@@ -1,4 +1,5 @@
 import { createOpenAIChatProvider } from '../openai-chat.js';
+import { createOpenAIResponsesProvider } from '../openai-responses.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type ChatPreset, type ChatProviderKind } from '../presets.js';
@@ -84,6 +85,31 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
   };
 }
 
+/**
+ * A Responses session's plan (OpenAI, and the simulator standing in for it): the run's key routes
+ * every request to one cache (`prompt_cache_key`), an entry is readable once the response has begun,
+ * and the maximum follows OpenAI's rules (1,024 tokens, steps of 128).
+ */
+export function responsesPlan(provider: string, preset: ChatPreset, input: PlanInput, cacheKey: boolean): CachePlan {
+  const o = input.overrides;
+  const session = input.session as { prompt_cache_retention?: unknown };
+  return {
+    provider,
+    shape: 'openai-responses',
+    request: cacheKey ? { mechanism: 'cache-key', key: input.cacheKey } : { mechanism: 'none' },
+    explicit: false,
+    readable: { after: 'response-start', buildMs: o.cacheBuildMs ?? preset.cacheBuildMs, required: false, fromParent: true },
+    rules: {
+      minCacheTokens: o.minCacheTokens ?? preset.cacheMinTokens ?? 0,
+      cacheBlockTokens: o.cacheBlockTokens ?? preset.cacheBlockTokens ?? 1,
+      toMarkerOnly: false,
+      ...entryTtl(false, false, preset, session),
+    },
+    effective: input.cache === 'off' ? 'off' : 'implicit',
+    ...(input.cache === 'explicit' ? { note: 'explicit cache fell back to implicit: forks of a Responses session re-send the conversation (previous_response_id is not used yet)' } : {}),
+  };
+}
+
 /** How long an unused entry lasts, where it is documented: DashScope's marked entries, OpenAI's by model and retention. */
 function entryTtl(marker: boolean, atBreakpoints: boolean, preset: ChatPreset, session: { prompt_cache_retention?: unknown }): { entryTtlMs?: number } {
   // alibabacloud.com/help/en/model-studio/context-cache, explicit: "Cache validity period: 5 minutes (resets on hit)".
@@ -110,13 +136,13 @@ function chatConfig(kind: string, option: Readonly<Record<string, unknown>>, com
 function chatModule(
   kind: Exclude<ChatProviderKind, 'local'>,
   usage: string,
-  rules: ChatCacheRules,
+  rules: ChatCacheRules & { responses?: boolean },
   checkOption?: ProviderModule['checkOption'],
   flagKeys: readonly string[] = [],
 ): ProviderModule {
   return {
     kind,
-    shapes: ['openai-chat'],
+    shapes: rules.responses ? ['openai-chat', 'openai-responses'] : ['openai-chat'],
     optionKeys: ['apiKey', 'apiKeyEnv', 'baseUrl'],
     flagKeys,
     usage,
@@ -127,13 +153,13 @@ function chatModule(
       resolveChatEndpoint(config);
       return { config };
     },
-    plan: (input) => chatPlan(kind, CHAT_PRESETS[kind], input, rules),
-    client: (config) => createOpenAIChatProvider(config),
+    plan: (input) => (input.shape === 'openai-responses' ? responsesPlan(kind, CHAT_PRESETS[kind], input, rules.cacheKey) : chatPlan(kind, CHAT_PRESETS[kind], input, rules)),
+    client: (config, shape) => (shape === 'openai-responses' ? createOpenAIResponsesProvider(config) : createOpenAIChatProvider(config)),
   };
 }
 
 /** OpenAI's API (prompt_cache_key routes a run to one cache). */
-export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", { cacheKey: true, markers: false, breakpoints: true });
+export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", { cacheKey: true, markers: false, breakpoints: true, responses: true });
 /** DeepSeek's API (a disk cache built in seconds). */
 export const deepseekModule = chatModule('deepseek', "{ kind: 'deepseek' } (apiKey or apiKeyEnv, default DEEPSEEK_API_KEY; baseUrl)", { cacheKey: false, markers: false, breakpoints: false });
 /** Alibaba Cloud's DashScope (implicit, or explicit cache_control markers). */

@@ -1,0 +1,86 @@
+import OpenAI from 'openai';
+import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { isRecord } from '../session/json.js';
+import type { AttemptOutcome } from './attempts.js';
+import { malformed } from './errors.js';
+import { resolveChatEndpoint } from './presets.js';
+import { createStreamingProvider } from './streaming-provider.js';
+import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesItemLike, TokenUsage } from './types.js';
+
+/**
+ * A ModelProvider over the official openai SDK's Responses API (`client.responses.create`), for
+ * OpenAI and the local simulator's `POST /v1/responses`. The request body is the parent's own, sent
+ * as it is (its key order, its items) with streaming on and the run's `prompt_cache_key`; the SDK
+ * does not retry (the shared attempt loop does). The reply is the response's output items, as the
+ * API gave them (reasoning with its encrypted content, function calls with their ids), which a
+ * later turn sends back unchanged.
+ */
+export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProvider {
+  const endpoint = resolveChatEndpoint(config);
+  const client = new OpenAI({
+    apiKey: endpoint.apiKey,
+    baseURL: endpoint.baseUrl,
+    maxRetries: 0,
+    ...(endpoint.preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
+    ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
+  });
+
+  return createStreamingProvider(config, {
+    format: 'openai-responses',
+    api: 'Responses',
+    secrets: endpoint.keyIsSecret ? [endpoint.apiKey] : [],
+    prepare: async (request) => ({ request, release: () => undefined }),
+    call(request, options) {
+      let started = false;
+      let completed: Extract<ResponseStreamEvent, { type: 'response.completed' }>['response'] | undefined;
+      let failed: string | undefined;
+      return {
+        open: (requestOptions) => client.responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey), requestOptions),
+        read(event) {
+          // The response object is made before the model begins: its first output is when prefill is done.
+          if (!started && event.type !== 'response.created' && event.type !== 'response.in_progress' && event.type !== 'response.queued') {
+            started = true;
+            options.onResponseStart?.();
+          }
+          if (event.type === 'response.completed' || event.type === 'response.incomplete') completed = event.response;
+          else if (event.type === 'response.failed') failed = event.response.error?.message ?? 'the response failed';
+          else if (event.type === 'error') failed = event.message;
+          return failed === undefined ? undefined : `the stream carried an error: ${failed}`;
+        },
+        finish(): AttemptOutcome {
+          if (completed === undefined) return { ok: false, error: malformed('the stream ended before response.completed') };
+          return {
+            ok: true,
+            message: { role: 'assistant', output: completed.output as unknown as ResponsesItemLike[] },
+            usage: readResponsesUsage(completed.usage),
+            finishReason: completed.incomplete_details?.reason ?? completed.status ?? undefined,
+            ...(typeof completed.model === 'string' && completed.model !== '' ? { responseModel: completed.model } : {}),
+          };
+        },
+      };
+    },
+  });
+}
+
+/** What is sent: the parent's body as it is, then streaming on, and the cache key where the API takes one. */
+function responsesBody(request: OpenAIResponsesRequest, takesPromptCacheKey: boolean): ResponseCreateParamsStreaming {
+  return {
+    ...request.body,
+    stream: true,
+    ...(takesPromptCacheKey && request.promptCacheKey !== undefined && request.body.prompt_cache_key === undefined ? { prompt_cache_key: request.promptCacheKey } : {}),
+  } as unknown as ResponseCreateParamsStreaming;
+}
+
+/** The Responses API's usage: cached tokens in input_tokens_details (unknown, null, when a server leaves them out). */
+function readResponsesUsage(usage: unknown): TokenUsage {
+  if (!isRecord(usage)) return { promptTokens: 0, cachedTokens: null, outputTokens: 0 };
+  const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
+  const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
+  const cacheWriteTokens = count(details.cache_write_tokens);
+  return {
+    promptTokens: count(usage.input_tokens) ?? 0,
+    cachedTokens: count(details.cached_tokens) ?? null,
+    outputTokens: count(usage.output_tokens) ?? 0,
+    ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
+  };
+}

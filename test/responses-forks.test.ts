@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ForkEngine, defineTool, type ForkResult, type OpenAIResponsesSession } from '../src/index.js';
+import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
+import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
+
+/*
+ * Forks of a Responses API session (`"format": "openai-responses"`), re-sending the conversation:
+ * through the official openai SDK's responses.create, against forkpool serve's POST /v1/responses in
+ * another process (OpenAI's cache rules), and against an in-process server that keeps the raw bodies.
+ */
+
+const LONG = Array.from({ length: 400 }, (_, i) => `Rule ${i}: keep the answer short and cite the file you read.`).join('\n');
+
+function session(input: OpenAIResponsesSession['input']): OpenAIResponsesSession {
+  return {
+    format: 'openai-responses',
+    model: 'gpt-4.1-mini',
+    instructions: `You are the main agent.\n${LONG}`,
+    input,
+    tools: [
+      { type: 'function', name: 'lookup', description: 'Looks a key up.', parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] }, strict: false },
+      { type: 'function', name: 'agent', description: 'Starts a sub-agent.', parameters: { type: 'object', properties: { prompt: { type: 'string' } } }, strict: false },
+    ],
+    temperature: 0,
+  } as OpenAIResponsesSession;
+}
+
+const FINISHED = [
+  { role: 'user', content: 'Please remember MARKER-5A7C and look the readme up.' },
+  { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"key":"readme"}' },
+  { type: 'function_call_output', call_id: 'call_1', output: 'README: forkpool forks agents.' },
+  { role: 'assistant', content: 'Noted MARKER-5A7C; the README says forkpool forks agents.' },
+] as OpenAIResponsesSession['input'];
+
+const lookup = defineTool({ name: 'lookup', description: 'Looks a key up.', parameters: z.object({ key: z.string() }), execute: ({ key }) => `value of ${key}: 42` });
+
+let serve: ServeProcess;
+beforeAll(async () => {
+  serve = await startServe(['--usage', 'openai']);
+});
+afterAll(async () => {
+  await serve?.stop();
+});
+
+describe('forks of a Responses session', () => {
+  it('answer from the parent’s items, call a tool through function_call items, and are served the shared prefix from the cache', async () => {
+    const engine = await ForkEngine.create({ provider: { kind: 'local', url: serve.url }, threads: 2, tools: [lookup] });
+    try {
+      const run = engine.fanOut(engine.freeze(session(FINISHED)), [
+        { id: 'recall', directive: 'RECALL MARKER-[0-9A-F]{4}' },
+        { id: 'tool', directive: 'CALL lookup {"key":"answer"}\nRECALL value of answer: \\d+' },
+        ...[1, 2, 3].map((n) => ({ id: `reply-${n}`, directive: `REPLY fork ${n} done` })),
+      ]);
+      const results = await run.results();
+      const byId = Object.fromEntries(results.map((r) => [r.id, r])) as Record<string, ForkResult>;
+      for (const r of results) expect(r.status, r.id).toBe('completed');
+      expect(byId.recall?.text).toContain('MARKER-5A7C');
+      expect(byId.tool?.text).toContain('value of answer: 42');
+      expect(byId.tool?.turns).toBe(2);
+      expect(byId['reply-3']?.text).toBe('fork 3 done');
+      const report = run.report();
+      expect(report.efficiency).toBeGreaterThanOrEqual(0.9);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('sends the parent’s bytes up to its last item, the run’s prompt_cache_key, and seeds a mid-turn parent with function_call_output placeholders', async () => {
+    const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
+    // OpenAI's own provider (its cache key), at the simulator.
+    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 2, warmup: 'none' });
+    try {
+      // The parent called the agent tool twice and waits: each fork is seeded mid-turn.
+      const midTurn = [
+        ...FINISHED,
+        { role: 'user', content: 'Look at the parser and the lexer in parallel.' },
+        { type: 'function_call', call_id: 'call_a', name: 'agent', arguments: '{"prompt":"PARSER"}' },
+        { type: 'function_call', call_id: 'call_b', name: 'agent', arguments: '{"prompt":"LEXER"}' },
+      ] as OpenAIResponsesSession['input'];
+      const run = engine.fanOut(engine.freeze(session(midTurn)), [1, 2].map((n) => ({ id: `f${n}`, directive: `REPLY fork ${n}` })));
+      for (const r of await run.results()) expect(r.status).toBe('completed');
+      const bodies = server.requests.filter((r) => r.route === 'responses').map((r) => JSON.parse(r.body) as { input: Record<string, unknown>[]; prompt_cache_key?: string; instructions: string });
+      expect(bodies).toHaveLength(2);
+      for (const body of bodies) {
+        // The parent's items first, as they were (the agent calls' arguments emptied: they hold a sibling's directive).
+        expect(body.input.slice(0, 5)).toEqual(midTurn.slice(0, 5));
+        expect(body.input[5]).toMatchObject({ type: 'function_call', call_id: 'call_a', arguments: '{}' });
+        expect(body.input[7]).toMatchObject({ type: 'function_call_output', call_id: 'call_a' });
+        expect(body.input[8]).toMatchObject({ type: 'function_call_output', call_id: 'call_b' });
+        expect(typeof body.prompt_cache_key).toBe('string');
+        expect(body.instructions).toContain('Rule 399');
+      }
+      // Both forks route to one cache.
+      expect(new Set(bodies.map((b) => b.prompt_cache_key)).size).toBe(1);
+      // The raw bodies agree byte for byte up to the forks' own items.
+      const raw = server.requests.filter((r) => r.route === 'responses').map((r) => r.body);
+      const cut = (body: string): string => body.slice(0, body.indexOf('"call_a"'));
+      expect(cut(raw[0] as string)).toBe(cut(raw[1] as string));
+    } finally {
+      await engine.close();
+      await server.close();
+    }
+  });
+});
