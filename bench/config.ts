@@ -113,6 +113,16 @@ export interface BenchConfig {
    */
   peers: { sizes: readonly number[]; n: number; concurrency: number; runs: number; latency: 'realistic' | 'fast'; clients: readonly PeerClient[] };
   /**
+   * The AI SDK's own parallel `generateText` against forkpool's `forkTool` (issue 29, bench/ai-sdk.ts):
+   * one AI SDK agent (a system prompt of `prefixBytes`, `turns` earlier turns) whose model calls the
+   * tool `fork` n times in one step, for each n of `ns`; the forks run by hand in the agent's process
+   * (variant ai-sdk) or through forkTool on forkpool's workers (variant forkpool), each variant in a
+   * process of its own against one local server (Chat Completions, the openai preset) at `latency`:
+   * `runs` agent runs per n, each on a cold cache (odd runs: makespan and CPU; even runs: the same
+   * with the event-loop monitor).
+   */
+  aiSdk: { prefixBytes: number; turns: number; ns: readonly number[]; runs: number; latency: 'realistic' | 'fast' };
+  /**
    * The scaling curve (issue 24): `sab` forks (3 model calls, 2 tool calls) as one dimension at a
    * time moves away from `base`: forks, worker threads, concurrency, prefix size. Each point is a
    * job of its own (its own process and pool), each axis has a server process of its own; the concurrency axis runs
@@ -172,6 +182,8 @@ export const QUICK: BenchConfig = {
   // cost about 40 s of the quick run with every client, each a process of its own.
   floor: { clients: ['node-http', 'sdk', 'forkpool'], sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 8, jitWarmupCalls: 300, runs: 1, inFlight: 16, throughput: null },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
+  // Two processes of ~2–3 s each (start-up, a warm-up agent run, two measured runs of 16 forks).
+  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16], runs: 2, latency: 'fast' },
   // Two axes' ends on few forks: each point is a process and a pool of its own (~1.5 s each); the
   // sweep and the floor cover prefix size, the throughput section a fan-out at concurrency 64.
   // 150 forks at the base point (300 until 2026-12-04: the same forks/s and CPU per fork, 1.2 s less).
@@ -206,6 +218,9 @@ export const FULL: BenchConfig = {
     throughput: { sizes: [16 * KIB, 1 * MIB], calls: 480 },
   },
   peers: { sizes: [64 * KIB, 1 * MIB], n: 64, concurrency: 16, runs: 2, latency: 'realistic', clients: PEER_CLIENTS },
+  // About 6 minutes, most of it the agent's own model: at realistic latency its step of 256 tool calls
+  // decodes for ~60 s (100 tokens/s), the same in both variants; 4 runs took 12 minutes (2026-12-04).
+  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [64, 256], runs: 2, latency: 'realistic' },
   scaling: {
     base: { n: 2_000, threads: 2, concurrency: 64, prefixBytes: 16 * KIB },
     forks: [1, 10, 100, 1_000, 10_000, 100_000],

@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,scaling,ui, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,ai-sdk,scaling,ui, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg and scaling.svg as they are),
  *          --report FILE.json (no run: render FILE.md, FILE.html and the charts again from a results file).
  *
@@ -26,6 +26,10 @@
  * The peers section runs one fan-out (one-call forks of one conversation) through forkpool and agent
  * frameworks on their own SDK paths (LangGraph JS, the Vercel AI SDK, the OpenAI Agents SDK), each
  * client in a process of its own against the local server's Chat Completions route (bench/peers.ts).
+ * The ai-sdk section runs one AI SDK agent (generateText through @ai-sdk/openai) whose model calls a
+ * fork tool n times in one step, its forks run by hand as the AI SDK's own parallel generateText
+ * calls, then through forkpool's forkTool, each variant in a process of its own against the local
+ * server's Chat Completions route (bench/ai-sdk.ts, issue 29).
  * The scaling section moves one dimension at a time (forks, worker threads, concurrency, prefix size)
  * and writes bench/results/scaling.svg beside the tables (bench/report/scaling.ts).
  * In the full run the sweep also runs, at 8 MiB after each repeat's sab job, a plain node:http client
@@ -64,6 +68,7 @@ import { renderHtml, type InlineChart } from './report/html.js';
 import { renderScalingChart, type ScalingAxis, type ScalingRow } from './report/scaling.js';
 import type { FloorJob, FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
+import { AI_SDK_VARIANTS, type AiSdkJob, type AiSdkResult } from './ai-sdk.js';
 import type { PlainClientJob, PlainClientResult } from './plain-client.js';
 import { median } from './lib/measure.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
@@ -73,7 +78,7 @@ import type { UiJob, UiOpen, UiResult } from './ui.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'scaling', 'ui'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'ai-sdk', 'scaling', 'ui'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -598,6 +603,53 @@ async function sectionPeers(ctx: Runner): Promise<void> {
   );
 }
 
+/**
+ * One AI SDK agent's fan-out both ways (issue 29): each variant in a process of its own, one after
+ * the other, against one local server process (Chat Completions, the openai preset); the server's
+ * CPU over each variant's process is kept beside it.
+ */
+async function sectionAiSdk(ctx: Runner): Promise<void> {
+  const { latency, ...a } = ctx.cfg.aiSdk;
+  // Generous: only a hung agent is killed (at realistic latency the agent's step of 256 tool calls decodes for ~60 s, and its 256 forks through forkTool take ~10 s; 3 min a variant in all on 2026-12-04).
+  const boundMs = 120_000 + a.runs * a.ns.reduce((sum, n) => sum + 30_000 + n * 500, 0);
+  await withServer(
+    latency,
+    async (server) => {
+      for (const variant of AI_SDK_VARIANTS) {
+        log(`  ai-sdk: ${variant}, an agent forking ${a.ns.join(', ')} times in one step × ${a.runs} runs, ${sizeLabel(a.prefixBytes)} system prompt, ${latency} latency`);
+        const job: AiSdkJob = { ...a, variant, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
+        const before = await server.stats();
+        const t0 = performance.now();
+        let rows: AiSdkResult[];
+        try {
+          rows = await runScriptChild<AiSdkJob, AiSdkResult[]>('ai-sdk.ts', job, boundMs);
+        } catch (err) {
+          // One variant's failure (its stderr says why) leaves the other's figures.
+          const message = `${variant}: ${err instanceof Error ? err.message : String(err)}`;
+          ctx.results.errors.push({ section: 'ai-sdk', message });
+          log(`    ${message}`);
+          continue;
+        }
+        const after = await server.stats();
+        ctx.results.serverCpu.push({ section: 'ai-sdk', variant, rep: 1, scenarios: rows.length * a.runs, cpuMs: after.cpuMs - before.cpuMs });
+        for (const r of rows) {
+          for (const [i, run] of r.runs.entries()) {
+            const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
+            log(
+              `    ${variant.padEnd(9)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  forks ${run.forksMs.toFixed(0).padStart(6)} ms  ` +
+                `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  cached ${(run.cachedTokens / run.promptTokens).toFixed(3)} of the forks' prompt${loop}`,
+            );
+          }
+        }
+        log(`    (${((performance.now() - t0) / 1000).toFixed(1)} s, the process's start-up included)`);
+        ctx.results.aiSdk ??= [];
+        ctx.results.aiSdk.push(...rows);
+      }
+    },
+    'openai',
+  );
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -613,7 +665,7 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
-        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers and 10 for the scaling curve)\n' +
+        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers, 6 for ai-sdk and 10 for the scaling curve)\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg and scaling.svg as they are (the .html has them inline all the same)\n' +
@@ -675,6 +727,7 @@ async function main(): Promise<number> {
     queue: null,
     floor: [],
     peers: [],
+    aiSdk: [],
     scaling: [],
     ui: null,
     serverCpu: [],
@@ -702,6 +755,7 @@ async function main(): Promise<number> {
     },
     floor: () => sectionFloor(ctx),
     peers: () => sectionPeers(ctx),
+    'ai-sdk': () => sectionAiSdk(ctx),
     scaling: () => sectionScaling(ctx),
     ui: () => sectionUi(ctx),
   };

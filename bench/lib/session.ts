@@ -26,7 +26,7 @@ const WORDS = [
 ];
 
 /** Deterministic prose, different for every turn (a real history is not one repeated string). */
-function prose(seed: number, chars: number): string {
+export function prose(seed: number, chars: number): string {
   let x = (seed * 2654435761) >>> 0 || 1;
   const out: string[] = [];
   let n = 0;

@@ -6,6 +6,7 @@ import { sizeLabel } from '../lib/session.js';
 import type { FloorClient, FloorResult } from '../floor.js';
 import type { MicroResult } from '../micro.js';
 import type { PeerClient, PeersResult } from '../peers.js';
+import type { AiSdkResult, AiSdkVariant } from '../ai-sdk.js';
 import type { PlainClientResult } from '../plain-client.js';
 import type { QueueResult, QueueRow } from '../queue.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
@@ -61,6 +62,8 @@ export interface BenchResults {
   floor?: FloorResult[];
   /** The peers section (issue 24): one entry per client and prefix size; absent in older results. */
   peers?: PeersResult[];
+  /** The ai-sdk section (issue 29): one entry per variant and fork count; absent in older results. */
+  aiSdk?: AiSdkResult[];
   /** The scaling curve (issue 24): one row per point; absent in older results. */
   scaling?: ScalingRow[];
   /** The live page and the HTML report in Chromium (issue 28); absent in older results. */
@@ -694,6 +697,7 @@ export function renderMarkdown(res: BenchResults): string {
   if ((res.floor ?? []).length > 0) out.push(...floorSection(res.floor ?? []));
 
   if ((res.peers ?? []).length > 0) out.push(...peersSection(res.peers ?? [], c));
+  if ((res.aiSdk ?? []).length > 0) out.push(...aiSdkSection(res.aiSdk ?? [], c));
   if ((res.scaling ?? []).length > 0) out.push(...scalingSection(res));
   if (res.ui) out.push(...uiSection(res.ui));
 
@@ -1027,6 +1031,72 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
   out.push(
     table(
       ['prefix', 'client', 'runs', 'makespan ms', 'client CPU ms/fork', 'CPU / forkpool', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'cache: cached / max', "forkpool's report: efficiency", 'prompt tokens/fork'],
+      rows,
+    ),
+  );
+  return out;
+}
+
+const AI_SDK_TITLES: Readonly<Record<AiSdkVariant, string>> = {
+  'ai-sdk': 'AI SDK: a hand-written fork tool, parallel `generateText` in the agent\'s process',
+  forkpool: 'forkpool: `forkTool` (worker threads)',
+};
+const AI_SDK_ORDER = Object.keys(AI_SDK_TITLES) as AiSdkVariant[];
+
+/** One AI SDK agent's fan-out, forked by hand with the AI SDK's own generateText and through forkTool (issue 29). */
+function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
+  const r0 = all[0] as AiSdkResult;
+  const ns = [...new Set(all.map((r) => r.n))].sort((a, b) => a - b);
+  const variants = AI_SDK_ORDER.filter((v) => all.some((r) => r.variant === v));
+  const versions = variants
+    .map((v) => `${v}: ${Object.entries(all.find((r) => r.variant === v)?.packages ?? {}).map(([name, version]) => `${name} ${version}`).join(', ')}`)
+    .join('; ');
+  type Run = AiSdkResult['runs'][number];
+  const of = (runs: readonly Run[], pick: (run: Run) => number | null | undefined): Spread =>
+    spread(runs.map(pick).filter((v): v is number => typeof v === 'number'));
+  const out: string[] = [
+    '',
+    `## The AI SDK's own parallel \`generateText\` against \`forkTool\` (issue 29): one agent forking ${ns.join(', ')} times in one step, ${c.aiSdk.latency} latency`,
+    '',
+    `One Vercel AI SDK agent (\`generateText\` through \`@ai-sdk/openai\`'s Chat Completions model, \`stopWhen: stepCountIs(3)\`) with a ${sizeLabel(r0.prefixBytes)} system prompt and ${r0.turns} earlier turns, whose model (the local server's script) calls the tool \`fork\` n times in one step, each with its own directive, then answers once the results are in. ` +
+      'Each variant runs in a process of its own (one after the other) against the local server in another, on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128); every run has a conversation of its own (salted system prompt), so the agent\'s first request meets a cold cache and puts the prefix in it for the forks; a warm-up agent run on a small conversation comes first, not measured. ' +
+      '**ai-sdk**: what one would write without forkpool: the tool\'s `execute` runs its fork itself, a `generateText` call in the agent\'s own process (the AI SDK runs a step\'s tool calls at once, so all n are in flight together), with the agent\'s system prompt and tools and, as messages, the step\'s messages + an assistant message with its own call (an `execute` sees no other) + a placeholder result + the directive as a user message; no cache warm-up, no worker threads. ' +
+      '**forkpool**: `forkTool` on a ForkEngine with the `ai-sdk` provider (the same package and model, `mode: \'generate\'`, `spawnTools: [\'fork\']`, concurrency = the largest n, so that every fork is in flight at once here too): the step\'s calls are gathered, the calling message is rebuilt with all of them, the conversation is frozen once and each call is a fan-out of its own (parent-warm: no warm-up), the fork loops run in worker threads and each fork\'s request carries the n calls (without their arguments), a placeholder for each, and forkpool\'s child message. ' +
+      'makespan = the whole agent run (its two model calls and the forks), median (min–max) over all runs; forks = from the first `execute` to the last one\'s return; client CPU = process.cpuUsage() of the agent\'s process (user + system, every thread) over the agent run, and over the forks alone, / n, from the runs without the loop monitor; ' +
+      'loop p99 / max = monitorEventLoopDelay on the agent\'s main thread (1 ms resolution) over the runs with it (the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = the forks\' cached prompt tokens / their prompt tokens, as the AI SDK returns them (ai-sdk: each `generateText`\'s `usage.inputTokenDetails.cacheReadTokens`; forkpool: each ForkResult\'s usage, through `forkTool`\'s `fanOut.onResult`).',
+    '',
+    `Packages: ${versions}.`,
+    '',
+  ];
+  const rows: string[][] = [];
+  for (const n of ns) {
+    const mine = (v: AiSdkVariant): Run[] => all.filter((r) => r.variant === v && r.n === n).flatMap((r) => r.runs);
+    const cpu = (v: AiSdkVariant, pick: (run: Run) => number): Spread => of(mine(v).filter((run) => !run.monitored), (run) => pick(run) / n);
+    const base = cpu('ai-sdk', (run) => run.cpuMs);
+    for (const v of variants) {
+      const runs = mine(v);
+      if (runs.length === 0) continue;
+      const whole = cpu(v, (run) => run.cpuMs);
+      rows.push([
+        String(n),
+        AI_SDK_TITLES[v],
+        String(runs.length),
+        range(of(runs, (run) => run.wallMs), 0),
+        range(of(runs, (run) => run.forksMs), 0),
+        range(whole),
+        range(cpu(v, (run) => run.forksCpuMs)),
+        v === 'ai-sdk' || base.n === 0 ? '–' : `${fmt(whole.median / base.median, 2)}×`,
+        range(of(runs, (run) => run.loop?.p99)),
+        range(of(runs, (run) => run.loop?.weightedP99)),
+        range(of(runs, (run) => run.loop?.max)),
+        range(of(runs, (run) => run.cachedTokens / run.promptTokens), 3),
+        fmt(of(runs, (run) => run.promptTokens / n).median, 0),
+      ]);
+    }
+  }
+  out.push(
+    table(
+      ['forks', 'variant', 'runs', 'makespan ms', 'forks ms', 'client CPU ms/fork', 'client CPU ms/fork (forks alone)', 'CPU / ai-sdk', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'cache: cached / prompt', 'prompt tokens/fork'],
       rows,
     ),
   );
