@@ -51,7 +51,15 @@ export interface ForkToolOptions {
   onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void;
   /** The fan-out's own options (transcripts, onResponseStart, …). */
   fanOut?: Omit<FanOutOptions, 'parentWarm'>;
+  /**
+   * 'auto' (the default): of a step's several forks the first goes alone until its response begins,
+   * so that what they share beyond the agent's request is cached once; 'none': all at once.
+   */
+  warmup?: 'auto' | 'none';
 }
+
+/** The longest the step's other forks wait for the first one's response to begin. */
+const WARMUP_CAP_MS = 5_000;
 
 const DESCRIPTION =
   'Fork yourself: a copy of you with this whole conversation so far works on the directive and returns its final answer. Use it for independent pieces of work that can run in parallel; call it several times at once for several forks.';
@@ -97,16 +105,51 @@ export function forkTool(options: ForkToolOptions) {
       ...options.settings,
     };
     const prefix = options.engine.freeze(session);
-    for (const call of calls) {
+    const start = (call: PendingCall, onResponseStart?: () => void): void => {
+      const own = options.fanOut?.onResponseStart;
       const fanOut = options.engine.fanOut(
         prefix,
         [{ id: call.toolCallId, directive: call.directive }],
-        // The agent has just sent this conversation: its cache entry is there, nobody waits for a warm-up.
-        { ...options.fanOut, parentWarm: true, traceParent: call.trace },
+        // The agent has just sent this conversation: its cache entry is there.
+        {
+          ...options.fanOut,
+          parentWarm: true,
+          traceParent: call.trace,
+          ...(onResponseStart !== undefined || own !== undefined
+            ? {
+                onResponseStart: (taskId: string, turn: number) => {
+                  own?.(taskId, turn);
+                  onResponseStart?.();
+                },
+              }
+            : {}),
+        },
       );
       call.signal?.addEventListener('abort', () => fanOut.cancelAll(), { once: true });
-      fanOut.onResult((result) => call.settle(result));
+      fanOut.onResult((result) => {
+        // A lead that ended without a response (failed, cancelled) must not hold its siblings back.
+        onResponseStart?.();
+        call.settle(result);
+      });
+    };
+    // What the step's forks share beyond the agent's request (its calls, their placeholders, the
+    // fork's wording) is cached by the first fork's request: the others go once its response has
+    // begun (or after WARMUP_CAP_MS), and read it from the cache instead of all sending it cold.
+    const [lead, ...rest] = calls;
+    if (lead === undefined) return;
+    if (rest.length === 0 || options.warmup === 'none') {
+      for (const call of calls) start(call);
+      return;
     }
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      clearTimeout(cap);
+      for (const call of rest) start(call);
+    };
+    const cap = setTimeout(release, WARMUP_CAP_MS);
+    start(lead, release);
   };
 
   const enqueue = (toolCallId: string, directive: string, messages: readonly unknown[], signal: AbortSignal | undefined): Promise<ForkResult> =>
