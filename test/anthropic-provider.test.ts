@@ -296,7 +296,7 @@ describe('the Anthropic preset and the provider factory', () => {
       new TypeError("provider 'anthropic' speaks anthropic-messages, not openai-chat: the session's format and the provider must match"),
     );
     expect(() => createProvider({ kind: 'anthropic', apiKey: 'k' }, 'gemini')).toThrow(/speaks anthropic-messages, not gemini/);
-    expect(() => createProvider({ kind: 'openai', apiKey: 'k' }, 'anthropic-messages')).toThrow(/'openai' speaks openai-chat, not anthropic-messages/);
+    expect(() => createProvider({ kind: 'openai', apiKey: 'k' }, 'anthropic-messages')).toThrow(/'openai' speaks openai-chat or openai-responses, not anthropic-messages/);
     expect(() => createProvider({ kind: 'gemini', apiKey: 'k' }, 'anthropic-messages')).toThrow(/'gemini' speaks gemini, not anthropic-messages/);
     expect(() => createProvider({ kind: 'local' }, 'anthropic-messages')).toThrow(TypeError);
     expect(() => createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'anthropic-messages')).not.toThrow();

@@ -146,7 +146,7 @@ describe('forks of an OpenAI-shaped session', () => {
     const chatOnly = await ForkEngine.create({ provider: { kind: 'openai', apiKey: 'sk-test-not-real', baseUrl: `${server.url}/v1` }, threads: 1 });
     try {
       expect(() => chatOnly.fanOut(chatOnly.freeze(parentSession([], { words: 10 })), [{ id: 'g', directive: 'REPLY x' }])).toThrow(
-        "provider 'openai' speaks openai-chat, not gemini",
+        "provider 'openai' speaks openai-chat or openai-responses, not gemini",
       );
     } finally {
       await chatOnly.close();

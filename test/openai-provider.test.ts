@@ -172,10 +172,12 @@ describe("classifyError: the openai SDK's errors, by class", () => {
 });
 
 describe('presets and the provider factory', () => {
-  it('the shapes each provider speaks: gemini speaks gemini, the OpenAI-compatible kinds openai-chat, local every shape', () => {
+  it('the shapes each provider speaks: gemini speaks gemini, the OpenAI-compatible kinds openai-chat (OpenAI its Responses API too), local every shape but the AI SDK\'s', () => {
     expect(providerModule('gemini').shapes).toEqual(['gemini']);
-    for (const kind of ['openai', 'deepseek', 'dashscope', 'openai-compatible'] as const) expect(providerModule(kind).shapes).toEqual(['openai-chat']);
-    expect(providerModule('local').shapes).toEqual(['gemini', 'openai-chat', 'anthropic-messages']);
+    expect(providerModule('openai').shapes).toEqual(['openai-chat', 'openai-responses']);
+    for (const kind of ['deepseek', 'dashscope', 'openai-compatible'] as const) expect(providerModule(kind).shapes).toEqual(['openai-chat']);
+    expect(providerModule('local').shapes).toEqual(['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages']);
+    expect(providerModule('ai-sdk').shapes).toEqual(['ai-sdk']);
   });
 
   it('the preset table: only OpenAI takes prompt_cache_key; the documented cache minimums and blocks', () => {
