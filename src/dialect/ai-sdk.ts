@@ -3,6 +3,7 @@ import type { AiSdkSession } from '../session/ai-sdk-schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
+import { bodyWith } from './request-body.js';
 
 /** What the dialect needs of an AI SDK session (the session schema, AiSdkSession, has the full shape). */
 export interface AiSdkSessionLike {
@@ -70,13 +71,7 @@ export const aiSdkDialect: Dialect<AiSdkMessageLike, AiSdkSessionLike> = {
     return { contents: [...history.slice(0, -1), joined, ...(texts.length > 0 ? [userTexts(texts)] : [])], shared: history.length };
   },
   request(fields, messages): AiSdkRequest {
-    // The parent's call settings, key for key in its order; only the messages are the fork's.
-    const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(fields)) {
-      if (key === 'format') continue;
-      body[key] = key === 'messages' ? messages : value;
-    }
-    return { format: 'ai-sdk', body: body as AiSdkRequest['body'] };
+    return { format: 'ai-sdk', body: bodyWith(fields, 'messages', messages) as AiSdkRequest['body'] };
   },
   mergesTurns: false,
   splitsTurns: false,

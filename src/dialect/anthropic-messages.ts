@@ -3,6 +3,7 @@ import type { FunctionDeclaration } from '../tools/define.js';
 import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
+import { bodyWith } from './request-body.js';
 
 /** What the dialect needs of an Anthropic-shaped session (the session schema, AnthropicMessagesSession, has the full shape). */
 export interface AnthropicSessionLike {
@@ -53,13 +54,7 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
     return { contents: [...history.slice(0, -1), joined], shared: history.length - 1 };
   },
   request(fields, messages): AnthropicRequest {
-    // The parent's body, key for key in its order; only the messages are the fork's.
-    const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(fields)) {
-      if (key === 'format') continue;
-      body[key] = key === 'messages' ? messages : value;
-    }
-    return { format: 'anthropic-messages', body: body as AnthropicRequest['body'] };
+    return { format: 'anthropic-messages', body: bodyWith(fields, 'messages', messages) as AnthropicRequest['body'] };
   },
   mergesTurns: true,
   splitsTurns: false,

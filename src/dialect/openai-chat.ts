@@ -2,6 +2,7 @@ import type { ChatMessage, ChatTool, OpenAIChatSession } from '../session/openai
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
+import { bodyWith } from './request-body.js';
 
 /** Chat Completions' shape: one `tool` message per result, the user's words in a message of their own. */
 export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
@@ -46,13 +47,7 @@ export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
     return { contents: [...history, ...messages], shared: history.length + shared };
   },
   request(fields, messages) {
-    // The parent's body, key for key in its order; only the messages are the fork's.
-    const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(fields)) {
-      if (key === 'format') continue;
-      body[key] = key === 'messages' ? messages : value;
-    }
-    return { format: 'openai-chat', body: body as { model: string; messages: readonly ChatMessage[] } };
+    return { format: 'openai-chat', body: bodyWith(fields, 'messages', messages) as { model: string; messages: readonly ChatMessage[] } };
   },
   mergesTurns: false,
   splitsTurns: false,

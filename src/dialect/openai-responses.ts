@@ -3,6 +3,7 @@ import type { OpenAIResponsesSession } from '../session/openai-responses-schema.
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
+import { bodyWith } from './request-body.js';
 
 /** What the dialect needs of a Responses session (the session schema has the full shape). */
 export interface ResponsesSessionLike {
@@ -59,13 +60,8 @@ export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLik
     return { contents: [...history, ...messages], shared: history.length + shared };
   },
   request(fields, messages): OpenAIResponsesRequest {
-    // The parent's body, key for key in its order; only the input is the fork's (its own turns as their items).
-    const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(fields)) {
-      if (key === 'format') continue;
-      body[key] = key === 'input' ? flatten(messages) : value;
-    }
-    return { format: 'openai-responses', body: body as OpenAIResponsesRequest['body'] };
+    // A fork's own turns go as the items they are.
+    return { format: 'openai-responses', body: bodyWith(fields, 'input', flatten(messages)) as OpenAIResponsesRequest['body'] };
   },
   mergesTurns: true,
   splitsTurns: true,
