@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 /*
- * The package's three entry points, imported by name as a user would (the package refers to
+ * The package's entry points, imported by name as a user would (the package refers to
  * itself through its "exports" map; `npm test` builds dist first).
  */
 
@@ -64,5 +64,15 @@ describe('entry points', () => {
     }
     expect(local).toHaveProperty('startLocalServerThread');
     expect(local).toHaveProperty('LATENCY_PRESETS');
+  });
+
+  it('forkpool/ai-sdk and forkpool/openai-agents: a fork tool each, and nothing of the engine', async () => {
+    const aiSdk = await import('forkpool/ai-sdk');
+    const agents = await import('forkpool/openai-agents');
+    expect(Object.keys(aiSdk)).toEqual(['forkTool']);
+    expect(Object.keys(agents)).toEqual(['forkTool']);
+    const made = agents.forkTool({ engine: {} as never });
+    expect(made.tool).toMatchObject({ type: 'function', name: 'fork', strict: true });
+    expect(typeof made.fetch).toBe('function');
   });
 });

@@ -1,10 +1,10 @@
-import { type Context, context } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import { importFromProject } from '../model/project-import.js';
 import type { AiSdkMessage, AiSdkSession } from '../session/ai-sdk-schema.js';
+import { answerOf, DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, type StepCall } from '../fork-tool/step.js';
 
 /*
  * A fork tool for Vercel AI SDK agents (`generateText`, `streamText`, `Agent`): when the model calls
@@ -58,35 +58,15 @@ export interface ForkToolOptions {
   warmup?: 'auto' | 'none';
 }
 
-/** The longest the step's other forks wait for the first one's response to begin. */
-const WARMUP_CAP_MS = 5_000;
-
-const DESCRIPTION =
-  'Fork yourself: a copy of you with this whole conversation so far works on the directive and returns its final answer. Use it for independent pieces of work that can run in parallel; call it several times at once for several forks.';
-
-const ForkInput = z.object({ directive: z.string().min(1).describe('What the fork is to do, in full: it sees this conversation, and acts on this directive alone.') });
-
-/** The step's calls of this tool, gathered as they reach `execute` (one step's share its messages). */
-interface PendingCall {
-  toolCallId: string;
-  directive: string;
-  /** The context its `execute` ran in: the AI SDK's tool-call span, when the agent is traced. */
-  trace: Context;
-  signal: AbortSignal | undefined;
-  settle(result: ForkResult | Error): void;
-}
+const ForkInput = z.object({ directive: z.string().min(1).describe(DIRECTIVE_DESCRIPTION) });
 
 export function forkTool(options: ForkToolOptions) {
   const name = options.name ?? 'fork';
   if (options.tools !== undefined && Object.hasOwn(options.tools, name)) throw new TypeError(`forkTool: the agent's tools already have a tool named ${JSON.stringify(name)}`);
-  const description = options.description ?? DESCRIPTION;
-  const batches = new Map<readonly unknown[], PendingCall[]>();
+  const description = options.description ?? FORK_TOOL_DESCRIPTION;
 
-  /**
-   * The step's calls: the conversation, the calling message rebuilt, the tools as the AI SDK
-   * rendered them, frozen once; then a fan-out per call, under its own tool-call span.
-   */
-  const run = async (messages: readonly unknown[], calls: readonly PendingCall[]): Promise<void> => {
+  /** The step's calls: the conversation, the calling message rebuilt, the tools as the AI SDK rendered them. */
+  const run = async (messages: readonly unknown[], calls: readonly StepCall[]): Promise<void> => {
     const ai = await importFromProject<AiModule>('ai');
     const tools: Record<string, unknown> = {};
     for (const [toolName, tool] of Object.entries(options.tools ?? {})) tools[toolName] = await declared(ai, tool);
@@ -104,78 +84,16 @@ export function forkTool(options: ForkToolOptions) {
       tools,
       ...options.settings,
     };
-    const prefix = options.engine.freeze(session);
-    const start = (call: PendingCall, onResponseStart?: () => void): void => {
-      const own = options.fanOut?.onResponseStart;
-      const fanOut = options.engine.fanOut(
-        prefix,
-        [{ id: call.toolCallId, directive: call.directive }],
-        // The agent has just sent this conversation: its cache entry is there.
-        {
-          ...options.fanOut,
-          parentWarm: true,
-          traceParent: call.trace,
-          ...(onResponseStart !== undefined || own !== undefined
-            ? {
-                onResponseStart: (taskId: string, turn: number) => {
-                  own?.(taskId, turn);
-                  onResponseStart?.();
-                },
-              }
-            : {}),
-        },
-      );
-      call.signal?.addEventListener('abort', () => fanOut.cancelAll(), { once: true });
-      fanOut.onResult((result) => {
-        // A lead that ended without a response (failed, cancelled) must not hold its siblings back.
-        onResponseStart?.();
-        call.settle(result);
-      });
-    };
-    // What the step's forks share beyond the agent's request (its calls, their placeholders, the
-    // fork's wording) is cached by the first fork's request: the others go once its response has
-    // begun (or after WARMUP_CAP_MS), and read it from the cache instead of all sending it cold.
-    const [lead, ...rest] = calls;
-    if (lead === undefined) return;
-    if (rest.length === 0 || options.warmup === 'none') {
-      for (const call of calls) start(call);
-      return;
-    }
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      clearTimeout(cap);
-      for (const call of rest) start(call);
-    };
-    const cap = setTimeout(release, WARMUP_CAP_MS);
-    start(lead, release);
+    forkStep(options.engine, session, calls, { ...(options.fanOut !== undefined ? { fanOut: options.fanOut } : {}), ...(options.warmup !== undefined ? { warmup: options.warmup } : {}) });
   };
-
-  const enqueue = (toolCallId: string, directive: string, messages: readonly unknown[], signal: AbortSignal | undefined): Promise<ForkResult> =>
-    new Promise<ForkResult>((resolve, reject) => {
-      const call: PendingCall = { toolCallId, directive, trace: context.active(), signal, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) };
-      const batch = batches.get(messages);
-      if (batch !== undefined) {
-        batch.push(call);
-        return;
-      }
-      batches.set(messages, [call]);
-      // The step's other calls of this tool arrive before the next turn of the event loop.
-      setImmediate(() => {
-        const calls = batches.get(messages) ?? [];
-        batches.delete(messages);
-        run(messages, calls).catch((err: unknown) => {
-          for (const c of calls) c.settle(err instanceof Error ? err : new Error(String(err)));
-        });
-      });
-    });
+  // A step's calls reach `execute` with the same messages array.
+  const enqueue = stepBatcher(run);
 
   return {
     description,
     inputSchema: ForkInput,
     async execute(input: z.infer<typeof ForkInput>, call: { toolCallId: string; messages: readonly unknown[]; abortSignal?: AbortSignal }): Promise<string> {
-      const result = enqueue(call.toolCallId, input.directive, call.messages, call.abortSignal);
+      const result = enqueue(call.messages, { toolCallId: call.toolCallId, directive: input.directive, signal: call.abortSignal });
       if (options.onResult !== undefined) {
         const deliver = options.onResult;
         void result.then((r) => deliver(r, { toolCallId: call.toolCallId, directive: input.directive }));
@@ -190,10 +108,4 @@ export function forkTool(options: ForkToolOptions) {
 async function declared(ai: AiModule, tool: AgentTool): Promise<Record<string, unknown>> {
   const inputSchema = await ai.asSchema(tool.inputSchema as Parameters<AiModule['asSchema']>[0]).jsonSchema;
   return { ...(tool.description !== undefined ? { description: tool.description } : {}), inputSchema, ...(tool.providerOptions !== undefined ? { providerOptions: tool.providerOptions } : {}) };
-}
-
-/** What the tool returns to the agent: the fork's answer, or why it has none. */
-function answerOf(result: ForkResult): string {
-  if (result.status === 'completed') return result.text;
-  return `The fork ${result.status === 'cancelled' ? 'was cancelled' : 'failed'} (${result.error.kind}): ${result.error.message}${result.text !== '' ? `\nIts partial answer:\n${result.text}` : ''}`;
 }

@@ -151,7 +151,8 @@ export class ForkEngine {
     const declaredTools = declaredToolNames(prefix.session.tools);
     this.warnUndeclared(declaredTools);
     const parentWarm = options.parentWarm === true;
-    const plan = this.plan(prefix.session, { cacheKey: options.promptCacheKey ?? prefix.id, role: 'forks', parentWarm });
+    const cacheKey = options.promptCacheKey === null ? undefined : (options.promptCacheKey ?? prefix.id);
+    const plan = this.plan(prefix.session, { cacheKey, role: 'forks', parentWarm });
     const settings: RunSettings = {
       provider: this.provider,
       plan,
@@ -178,7 +179,7 @@ export class ForkEngine {
       captureContent: o.telemetry.captureContent === true,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
-      cacheKey: options.promptCacheKey ?? prefix.id,
+      cacheKey,
       ...(options.traceParent !== undefined ? { traceParent: options.traceParent } : {}),
       ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };

@@ -92,9 +92,10 @@ export interface FanOutOptions {
   /**
    * OpenAI: the `prompt_cache_key` every fork request carries, so all forks route to the same
    * cache. Default: the prefix id. Pass the key an outside parent already uses, so the forks land
-   * where the parent's cache is. Providers without such a key ignore it.
+   * where the parent's cache is; null when that parent sends none (a key changes the routing, and
+   * the forks would miss the parent's entry). Providers without such a key ignore it.
    */
-  promptCacheKey?: string;
+  promptCacheKey?: string | null;
   /**
    * Told when a fork's model response has begun, on every turn (turn 1: its first). Warm-up reads
    * the same moment; `forkpool worker` passes it on to the coordinator of a distributed run.
@@ -365,8 +366,8 @@ export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
   for (const key of ['parentWarm', 'retainResults'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
   }
-  if (o.promptCacheKey !== undefined && (typeof o.promptCacheKey !== 'string' || o.promptCacheKey === '')) {
-    throw new TypeError('ForkEngine.fanOut: options.promptCacheKey must be a non-empty string');
+  if (o.promptCacheKey !== undefined && o.promptCacheKey !== null && (typeof o.promptCacheKey !== 'string' || o.promptCacheKey === '')) {
+    throw new TypeError('ForkEngine.fanOut: options.promptCacheKey must be a non-empty string, or null for none');
   }
   for (const key of ['onResponseStart', 'onResult'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'function') throw new TypeError(`ForkEngine.fanOut: options.${key} must be a function`);

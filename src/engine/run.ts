@@ -69,8 +69,8 @@ export interface RunSettings {
   remoteForks: boolean;
   /** Starts a run that revives one ended fork of this run from its transcript, with the parent's message (the engine's; undefined once it is closed). */
   revive?: (task: ForkTask, message: string) => FanOutRun | undefined;
-  /** The routing key its requests carry (a revival's keep it). */
-  cacheKey: string;
+  /** The routing key its requests carry (a revival's keep it); undefined: none. */
+  cacheKey: string | undefined;
   /** OpenTelemetry: where the fan-out's span goes, and the agent that started it (FanOutOptions). */
   traceParent?: Context;
   /** OpenTelemetry: prompts, completions and tool calls' content on the spans (TelemetryOptions). */

@@ -96,8 +96,8 @@ export interface PlanInput {
   shape: SessionFormat;
   cache: 'implicit' | 'explicit' | 'off';
   cacheTtl: '5m' | '1h';
-  /** The run's routing key: the same for a parent and every fork it starts. */
-  cacheKey: string;
+  /** The run's routing key: the same for a parent and every fork it starts (undefined: none, as an outside parent that sent none). */
+  cacheKey: string | undefined;
   /** Whose requests: a fan-out's forks, or the headless parent's own. */
   role: 'forks' | 'parent';
   warmup: 'auto' | 'none';

@@ -1,0 +1,131 @@
+import { type Context, context } from '@opentelemetry/api';
+import type { ForkEngine } from '../engine/engine.js';
+import type { FanOutOptions } from '../engine/options.js';
+import type { ForkResult } from '../engine/thread-wire.js';
+
+/*
+ * One model step's calls of a fork tool, made into forks: the agent frameworks' fork tools (the AI
+ * SDK's, the OpenAI Agents SDK's) gather the calls a step made, build the session the step's model
+ * call was (plus the calling turn), and hand them here. A tool's `execute` runs once per call, so
+ * the calls are gathered by the step they share first (stepBatcher), then forked together (forkStep).
+ */
+
+/** A call of the fork tool, waiting for its fork's result. */
+export interface StepCall {
+  toolCallId: string;
+  directive: string;
+  /** The context its `execute` ran in: the framework's tool-call span, when the agent is traced. */
+  trace: Context;
+  signal: AbortSignal | undefined;
+  settle(result: ForkResult | Error): void;
+}
+
+export interface StepOptions {
+  /** The fan-out's own options (transcripts, onResponseStart, …). */
+  fanOut?: Omit<FanOutOptions, 'parentWarm'>;
+  /**
+   * 'auto': of a step's several forks the first goes alone until its response begins, so that what
+   * they share beyond the agent's request is cached once; 'none': all at once.
+   */
+  warmup?: 'auto' | 'none';
+}
+
+/** The longest the step's other forks wait for the first one's response to begin. */
+const WARMUP_CAP_MS = 5_000;
+
+/**
+ * Freezes the step's session once and starts a fan-out per call, under the call's own context (its
+ * tool-call span): the agent has just sent this conversation, so its cache entry is there.
+ */
+export function forkStep(engine: ForkEngine, session: unknown, calls: readonly StepCall[], options: StepOptions): void {
+  const prefix = engine.freeze(session);
+  const start = (call: StepCall, onResponseStart?: () => void): void => {
+    const own = options.fanOut?.onResponseStart;
+    const fanOut = engine.fanOut(prefix, [{ id: call.toolCallId, directive: call.directive }], {
+      ...options.fanOut,
+      parentWarm: true,
+      traceParent: call.trace,
+      ...(onResponseStart !== undefined || own !== undefined
+        ? {
+            onResponseStart: (taskId: string, turn: number) => {
+              own?.(taskId, turn);
+              onResponseStart?.();
+            },
+          }
+        : {}),
+    });
+    fanOut.onResult((result) => {
+      // A lead that ended without a response (failed, cancelled) must not hold its siblings back.
+      onResponseStart?.();
+      call.settle(result);
+    });
+    // A call aborted while it waited for the lead is cancelled at once: its listener comes too late to hear it.
+    if (call.signal?.aborted) fanOut.cancelAll();
+    else call.signal?.addEventListener('abort', () => fanOut.cancelAll(), { once: true });
+  };
+  // What the step's forks share beyond the agent's request (its calls, their placeholders, the
+  // fork's wording) is cached by the first fork's request: the others go once its response has
+  // begun (or after WARMUP_CAP_MS), and read it from the cache instead of all sending it cold.
+  const [lead, ...rest] = calls;
+  if (lead === undefined) return;
+  if (rest.length === 0 || options.warmup === 'none') {
+    for (const call of calls) start(call);
+    return;
+  }
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    clearTimeout(cap);
+    for (const call of rest) start(call);
+  };
+  const cap = setTimeout(release, WARMUP_CAP_MS);
+  start(lead, release);
+}
+
+/** A call as a tool's `execute` receives it. */
+export interface ToolCall {
+  toolCallId: string;
+  directive: string;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Gathers the calls of one step: calls that reach `execute` with the same step key before the event
+ * loop's next turn (a framework runs a step's calls together) go to `run` together, each under the
+ * context its `execute` ran in. A `run` that throws settles each of its calls with the error.
+ */
+export function stepBatcher<Step extends object>(run: (step: Step, calls: readonly StepCall[]) => Promise<void>): (step: Step, call: ToolCall) => Promise<ForkResult> {
+  const batches = new Map<Step, StepCall[]>();
+  const flush = (step: Step): void => {
+    const calls = batches.get(step) ?? [];
+    batches.delete(step);
+    run(step, calls).catch((err: unknown) => {
+      for (const c of calls) c.settle(err instanceof Error ? err : new Error(String(err)));
+    });
+  };
+  return (step, call) =>
+    new Promise<ForkResult>((resolve, reject) => {
+      const pending: StepCall = { ...call, trace: context.active(), settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) };
+      const batch = batches.get(step);
+      if (batch !== undefined) {
+        batch.push(pending);
+        return;
+      }
+      batches.set(step, [pending]);
+      setImmediate(flush, step);
+    });
+}
+
+/** What the tool returns to the agent: the fork's answer, or why it has none. */
+export function answerOf(result: ForkResult): string {
+  if (result.status === 'completed') return result.text;
+  return `The fork ${result.status === 'cancelled' ? 'was cancelled' : 'failed'} (${result.error.kind}): ${result.error.message}${result.text !== '' ? `\nIts partial answer:\n${result.text}` : ''}`;
+}
+
+/** The description both fork tools give the model by default. */
+export const FORK_TOOL_DESCRIPTION =
+  'Fork yourself: a copy of you with this whole conversation so far works on the directive and returns its final answer. Use it for independent pieces of work that can run in parallel; call it several times at once for several forks.';
+
+/** What the directive parameter tells the model. */
+export const DIRECTIVE_DESCRIPTION = 'What the fork is to do, in full: it sees this conversation, and acts on this directive alone.';

@@ -1,0 +1,97 @@
+import { tool } from '@openai/agents';
+import type { ForkEngine } from '../engine/engine.js';
+import type { ForkResult } from '../engine/thread-wire.js';
+import { answerOf, DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, type StepCall, type StepOptions } from '../fork-tool/step.js';
+import { requestRecorder, type RecordedStep } from './recorder.js';
+
+/*
+ * A fork tool for OpenAI Agents SDK agents: when the model calls it, the run's conversation so far
+ * is forked on forkpool's pool and the fork's answer is the tool's output. A tool there gets its
+ * input, the run context and its call, not the conversation; so the tool comes with a `fetch` for
+ * the agent's OpenAI client, which keeps the Responses API request that produced each call (its
+ * bytes) and the items it output (recorder.ts). A fork is that request's body, its input followed by
+ * the model's output items (the calls of this tool among them), as an openai-responses session: its
+ * first request is the agent's bytes up to its last input item, with the same instructions, tools
+ * and settings, so the provider's cache serves what the agent just sent.
+ */
+
+export interface OpenAIAgentsForkToolOptions extends StepOptions {
+  /** An engine whose provider reaches the agent's model (`{ kind: 'openai', … }`); give it `spawnTools: [name]` so that a fork does not see its siblings' directives. */
+  engine: ForkEngine;
+  /** The tool's name in the agent's tools (default "fork"). */
+  name?: string;
+  /** The tool's description (what the model is told). */
+  description?: string;
+  /**
+   * Background mode: the call returns at once with a placeholder, and each fork's result comes
+   * here when it ends, for the caller to give back to its agent (a user message, a later turn).
+   */
+  onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void;
+  /** The fetch the recording one calls (default: the global fetch). */
+  fetch?: typeof fetch;
+}
+
+/** Request fields that steer one call's transport, not the conversation: a fork sets its own. */
+const TRANSPORT_FIELDS = new Set(['stream', 'stream_options']);
+
+/**
+ * The fork tool and the fetch that feeds it: `new OpenAI({ fetch: forks.fetch })` for the agent's
+ * client (`setDefaultOpenAIClient`, or `new OpenAIResponsesModel(client, model)`), `forks.tool` in
+ * its tools.
+ */
+export function forkTool(options: OpenAIAgentsForkToolOptions) {
+  const name = options.name ?? 'fork';
+  const recorder = requestRecorder(name, options.fetch);
+  // The forks carry the agent's own prompt_cache_key (in its body), or none as it sent none: OpenAI
+  // routes by key and prefix, and a key of forkpool's would send them away from the agent's entry.
+  const step: StepOptions = { fanOut: { promptCacheKey: null, ...options.fanOut }, ...(options.warmup !== undefined ? { warmup: options.warmup } : {}) };
+  const enqueue = stepBatcher(async (recorded: RecordedStep, calls: readonly StepCall[]) => forkStep(options.engine, sessionOf(recorded), calls, step));
+
+  const forks = tool({
+    name,
+    description: options.description ?? FORK_TOOL_DESCRIPTION,
+    parameters: {
+      type: 'object',
+      properties: { directive: { type: 'string', description: DIRECTIVE_DESCRIPTION } },
+      required: ['directive'],
+      additionalProperties: false,
+    },
+    strict: true,
+    async execute(input, _context, details) {
+      const directive = (input as { directive?: unknown }).directive;
+      if (typeof directive !== 'string' || directive.trim() === '') return 'The fork tool needs a directive: what the fork is to do, in full.';
+      const toolCallId = details?.toolCall?.callId;
+      if (toolCallId === undefined) throw new Error(`forkTool: the ${name} tool was called without its call (details.toolCall): it runs as an agent's function tool`);
+      const recorded = await recorder.stepOf(toolCallId);
+      if (recorded === undefined) {
+        throw new Error(
+          `forkTool: call ${toolCallId} of the ${name} tool is not in a Responses API answer this tool's fetch saw: give the agent's OpenAI client the tool's fetch (new OpenAI({ fetch: forks.fetch })), and use its Responses model`,
+        );
+      }
+      const result = enqueue(recorded, { toolCallId, directive, signal: details?.signal });
+      if (options.onResult !== undefined) {
+        const deliver = options.onResult;
+        void result.then((r) => deliver(r, { toolCallId, directive }));
+        return `Fork ${toolCallId} started in the background; its result will be given to you when it ends.`;
+      }
+      return answerOf(await result);
+    },
+  });
+  return { tool: forks, fetch: recorder.fetch };
+}
+
+/**
+ * The step as a session: the request's own fields in their order (its transport fields left out),
+ * its input followed by the items the model output. The session's validation says what a fork
+ * cannot take (a request that named a previous response, a built-in tool).
+ */
+function sessionOf(recorded: RecordedStep): Record<string, unknown> {
+  const sent = JSON.parse(recorded.body) as Record<string, unknown>;
+  const session: Record<string, unknown> = { format: 'openai-responses' };
+  for (const [key, value] of Object.entries(sent)) {
+    if (!TRANSPORT_FIELDS.has(key)) session[key] = value;
+  }
+  const input = typeof sent.input === 'string' ? [{ role: 'user', content: sent.input }] : Array.isArray(sent.input) ? sent.input : [];
+  session.input = [...input, ...recorded.output];
+  return session;
+}
