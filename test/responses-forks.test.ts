@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
 import { z } from 'zod';
 import { ForkEngine, defineTool, type ForkResult, type OpenAIResponsesSession } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
@@ -100,6 +101,76 @@ describe('forks of a Responses session', () => {
     } finally {
       await engine.close();
       await server.close();
+    }
+  });
+});
+
+describe('forks that name the parent’s stored response (cache: explicit, storedResponse)', () => {
+  it('send their own items with the instructions, tools and settings, branch from one stored response, and are served its conversation from the cache', async () => {
+    const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
+    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 2, cache: 'explicit', warmup: 'none' });
+    try {
+      // The parent's last request, stored by the API (as an agent on OpenAI's defaults is).
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'fp-responses-test-key' });
+      const asked = session([...FINISHED, { role: 'user', content: 'REPLY Parent noted it.' }] as OpenAIResponsesSession['input']);
+      const { format: _format, ...body } = asked;
+      const parent = await client.responses.create({ ...(body as OpenAI.Responses.ResponseCreateParamsNonStreaming), store: true });
+      expect(parent.output_text).toBe('Parent noted it.');
+      // The session is what the parent has: its input, then the response's output.
+      const whole = session([...(asked.input as object[]), ...parent.output] as OpenAIResponsesSession['input']);
+      const before = server.requests.length;
+      const run = engine.fanOut(
+        engine.freeze(whole),
+        [
+          ...[1, 2, 3].map((n) => ({ id: `stored-${n}`, directive: n === 1 ? 'RECALL MARKER-[0-9A-F]{4}' : `REPLY fork ${n} done` })),
+          // A window of its own: the stored response holds more than it may see, so it re-sends its conversation.
+          { id: 'windowed', directive: 'REPLY windowed done', forkTurns: 1 },
+        ],
+        { storedResponse: parent.id },
+      );
+      const results = await run.results();
+      const byId = Object.fromEntries(results.map((r) => [r.id, r])) as Record<string, ForkResult>;
+      for (const r of results) expect(r.status, r.id).toBe('completed');
+      // The stored conversation reached the model: the first fork recalls what only the parent's items hold.
+      expect(byId['stored-1']?.text).toContain('MARKER-5A7C');
+      const sent = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => JSON.parse(r.body) as Record<string, unknown> & { input: unknown[] });
+      const named = sent.filter((b) => b.previous_response_id === parent.id);
+      expect(named).toHaveLength(3);
+      for (const b of named) {
+        // Only the fork's own items: the child message.
+        expect(b.input).toHaveLength(1);
+        expect(JSON.stringify(b.input)).toContain('<fork-boilerplate>');
+        // What a named response does not carry over, sent again.
+        expect(b.instructions).toBe(whole.instructions);
+        expect(b.tools).toEqual(whole.tools);
+        expect(b.temperature).toBe(0);
+      }
+      for (const id of ['stored-1', 'stored-2', 'stored-3']) {
+        expect(byId[id]?.sent).toEqual({ storedResponse: parent.id, items: 1 });
+        const usage = byId[id]?.usage;
+        expect((usage?.cachedTokens ?? 0) / (usage?.promptTokens ?? 1)).toBeGreaterThanOrEqual(0.9);
+      }
+      // The windowed fork re-sent its window instead, and says nothing of a stored response.
+      expect(byId.windowed?.sent).toBeUndefined();
+      const windowed = sent.find((b) => JSON.stringify(b.input).includes('REPLY windowed done'));
+      expect(windowed?.previous_response_id).toBeUndefined();
+      expect(run.report().cache.note).toContain(parent.id);
+    } finally {
+      await engine.close();
+      await server.close();
+    }
+  });
+
+  it('without a stored response named, cache: explicit re-sends the conversation and the report says why', async () => {
+    const engine = await ForkEngine.create({ provider: { kind: 'local', url: serve.url }, threads: 1, cache: 'explicit' });
+    try {
+      const run = engine.fanOut(engine.freeze(session(FINISHED)), [{ id: 'one', directive: 'REPLY done' }]);
+      const [result] = await run.results();
+      expect(result?.status).toBe('completed');
+      expect(result?.sent).toBeUndefined();
+      expect(run.report().cache.note).toMatch(/no stored response of the parent's was named/);
+    } finally {
+      await engine.close();
     }
   });
 });

@@ -20,6 +20,8 @@ export interface ResultLine {
   endedAt: string;
   /** Why its first call was served less than its siblings share, when it was. */
   cacheMiss?: ForkResult['cacheMiss'];
+  /** Its requests named the parent's stored response and sent only its own items (`--previous-response`). */
+  sent?: ForkResult['sent'];
   error?: { kind: string; message: string };
 }
 
@@ -38,6 +40,7 @@ export function resultLine(r: ForkResult, subagentType: SubagentType, endedAt: n
     durationMs: r.durationMs,
     endedAt: new Date(endedAt).toISOString(),
     ...(r.cacheMiss !== undefined ? { cacheMiss: r.cacheMiss } : {}),
+    ...(r.sent !== undefined ? { sent: r.sent } : {}),
     ...(r.status !== 'completed' ? { error: r.error } : {}),
   };
 }

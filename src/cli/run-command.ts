@@ -57,6 +57,12 @@ const RUN_FLAGS = {
   },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
+  'previous-response': {
+    type: 'string',
+    arg: 'ID',
+    group: 'Provider and pool',
+    help: "a Responses session, with --cache explicit: the id of the parent's last\nresponse, stored by OpenAI (store: true). Each fork that holds the whole\nconversation names it (previous_response_id) and sends only its own items,\nwith the instructions, tools and settings (a named response carries none over)",
+  },
   'metrics-port': METRICS_PORT_FLAG,
   ...UI_FLAGS,
   queue: {
@@ -94,6 +100,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
   if (!queueAddress) requireApiKey(options.provider, io.env);
+  const storedResponse = storedResponseOf(values['previous-response'], shape, options.cache, queueAddress !== undefined);
   if (values.model) session.model = values.model;
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const journalPath = values.journal ?? (values.out ? `${values.out}.journal` : undefined);
@@ -158,6 +165,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const run = engine.fanOut(prefix, tasks, {
       parentWarm: parentWarm(values),
       retainResults: out === undefined,
+      ...(storedResponse !== undefined ? { storedResponse } : {}),
       ...(values.transcripts !== undefined ? { transcripts: { dir: values.transcripts, resume: resumed !== undefined } } : {}),
       onResult: (result, task) => {
         const line = resultLine(result, task.subagentType ?? 'fork', Date.now());
@@ -248,4 +256,14 @@ function openOut(path: string, flags: 'a' | 'w'): number {
   } catch (err) {
     throw new UsageError(`--out: cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
+}
+
+/** --previous-response: a Responses session's, with --cache explicit, on this machine's pool. */
+function storedResponseOf(id: string | undefined, shape: string, cache: string | undefined, queued: boolean): string | undefined {
+  if (id === undefined) return undefined;
+  if (id === '') throw new UsageError('--previous-response: give the id of the parent\'s stored response (resp_…)');
+  if (shape !== 'openai-responses') throw new UsageError(`--previous-response: only a Responses session ("format": "openai-responses") names a stored response; this session is ${shape}`);
+  if (cache !== 'explicit') throw new UsageError('--previous-response: forks name a stored response only with --cache explicit (without it they re-send the conversation, and the flag would do nothing)');
+  if (queued) throw new UsageError('--previous-response: not with --queue yet (a distributed run\'s forks re-send the conversation)');
+  return id;
 }

@@ -13,6 +13,8 @@ export function summaryText(report: RunReport, providerLabel: string): string {
   const held = report.perFork.some((f) => (f.preexistingCachedTokens ?? 0) > 0);
   // The column of why a fork missed is there only when one did.
   const missed = report.perFork.some((f) => f.cacheMiss !== undefined);
+  // What each fork sent, when some named the parent's stored response (the others re-sent everything).
+  const stored = report.perFork.some((f) => f.sent !== undefined);
   const rows = report.perFork.map((f) => [
     f.id,
     f.status,
@@ -21,9 +23,10 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     ...(held ? [cached(f.preexistingCachedTokens)] : []),
     num(f.theoreticalCachedTokens),
     pct(f.efficiency),
+    ...(stored ? [f.sent ? `${num(f.sent.items)} item${f.sent.items === 1 ? '' : 's'} after ${f.sent.storedResponse}` : 'the conversation'] : []),
     ...(missed ? [f.cacheMiss ? `${f.cacheMiss.reason} (${num(f.cacheMiss.tokens)})` : ''] : []),
   ]);
-  const header = ['fork', 'status', 'prompt', 'cached', ...(held ? ['held before'] : []), 'max cacheable', 'efficiency', ...(missed ? ['missed'] : [])];
+  const header = ['fork', 'status', 'prompt', 'cached', ...(held ? ['held before'] : []), 'max cacheable', 'efficiency', ...(stored ? ['sent'] : []), ...(missed ? ['missed'] : [])];
   const preexisting = report.preexistingCachedTokens ?? 0;
   const budget = report.budget;
   const lines = [

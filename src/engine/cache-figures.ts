@@ -88,6 +88,7 @@ export function forkFigures(result: ForkResult, role: FirstCallRole, rules: Cach
     preexistingCachedTokens: preexisting,
     efficiency: efficiencyOf(cached, preexisting, theoretical),
     ...(pricing ? { relativeInputCost: ratio(inputUnits(result.usage, pricing), result.usage.promptTokens) } : {}),
+    ...(result.sent !== undefined ? { sent: result.sent } : {}),
   };
 }
 

@@ -152,7 +152,7 @@ export class ForkEngine {
     this.warnUndeclared(declaredTools);
     const parentWarm = options.parentWarm === true;
     const cacheKey = options.promptCacheKey === null ? undefined : (options.promptCacheKey ?? prefix.id);
-    const plan = this.plan(prefix.session, { cacheKey, role: 'forks', parentWarm });
+    const plan = this.plan(prefix.session, { cacheKey, role: 'forks', parentWarm, storedResponse: options.storedResponse });
     const settings: RunSettings = {
       provider: this.provider,
       plan,
@@ -328,7 +328,7 @@ export class ForkEngine {
   }
 
   /** The provider's cache plan for a session, with this engine's options. */
-  private plan(session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm'>): CachePlan {
+  private plan(session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm' | 'storedResponse'>): CachePlan {
     return planOf(this.options, session, run);
   }
 

@@ -13,7 +13,7 @@ import { continuationOf, type Continuation } from '../transcript/continuation.js
 import { readTranscript } from '../transcript/read.js';
 import type { HostClient } from './host-client.js';
 import { openConversation } from './conversation.js';
-import { seedForkTask } from './fork-seed.js';
+import { seedForkTask, storedHeld } from './fork-seed.js';
 import { sumUsage } from './results.js';
 import { checkOutput, repairMessage } from './output-schema.js';
 import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './thread-wire.js';
@@ -41,7 +41,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const started = performance.now();
   const { job, session } = ctx;
   const task = job.task;
-  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, spent: 0, calls: [] as CallRecord[] };
+  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, spent: 0, calls: [] as CallRecord[], sent: undefined as ForkResult['sent'] };
 
   const finish = (ending: Ending): ForkResult => {
     const base = {
@@ -54,6 +54,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       retries: state.retries,
       calls: state.calls,
       worker: { threadId, decodedPrefix: ctx.decodedPrefix },
+      ...(state.sent !== undefined ? { sent: state.sent } : {}),
     };
     if (ending.status === 'completed') {
       return { ...base, status: 'completed', ...(ending.output !== undefined ? { output: ending.output } : {}) };
@@ -85,7 +86,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   } catch (err) {
     return finish({ status: 'failed', kind: 'error', message: err instanceof Error ? err.message : String(err) });
   }
-  const decorator = requestDecorator(job.plan, { shared: seed.sharedContents, window: seedWindow(task, job.history) });
+  const stored = job.plan.request.mechanism === 'stored-response' ? storedHeld(session, seed) : undefined;
+  const decorator = requestDecorator(job.plan, { shared: seed.sharedContents, window: seedWindow(task, job.history), stored });
+  if (stored !== undefined && job.plan.request.mechanism === 'stored-response') state.sent = { storedResponse: job.plan.request.responseId, items: seed.contents.length - stored };
   let turnOf = 0;
   const conversation = openConversation(seed, decorator, (added, role) => {
     for (const [i, message] of added.entries()) {

@@ -1,5 +1,5 @@
 import { seedTask, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
-import type { ForkTask, ParentSession } from '../session/schema.js';
+import { sessionMessages, type ForkTask, type ParentSession } from '../session/schema.js';
 import { outputSchemaInstruction } from './output-schema.js';
 
 /**
@@ -10,4 +10,16 @@ import { outputSchemaInstruction } from './output-schema.js';
 export function seedForkTask(session: Readonly<ParentSession>, task: ForkTask, defaults: TaskSeedDefaults): ForkSeed {
   const directive = task.outputSchema ? task.directive + outputSchemaInstruction(task.outputSchema) : task.directive;
   return seedTask(session, task, directive, defaults);
+}
+
+/**
+ * How many leading messages of the seed are the session's whole conversation, unchanged — the very
+ * objects, which a seed made without copying shares — and so what a stored response of the parent
+ * holds; undefined when the fork's window, a redacted call or a dropped prompt changed any of them.
+ */
+export function storedHeld(session: Readonly<ParentSession>, seed: ForkSeed): number | undefined {
+  const messages = sessionMessages(session);
+  if (seed.contents.length <= messages.length) return undefined;
+  for (let i = 0; i < messages.length; i++) if (seed.contents[i] !== messages[i]) return undefined;
+  return messages.length;
 }

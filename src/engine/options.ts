@@ -97,6 +97,13 @@ export interface FanOutOptions {
    */
   promptCacheKey?: string | null;
   /**
+   * OpenAI's Responses API: the id of the parent's last response, stored by OpenAI (`store: true`).
+   * With `cache: 'explicit'`, each fork whose seed holds the parent's conversation unchanged names
+   * it (`previous_response_id`) and sends only its own items, plus the session's instructions, tools
+   * and settings, which a named response does not carry over. Other shapes and caches ignore it.
+   */
+  storedResponse?: string;
+  /**
    * Told when a fork's model response has begun, on every turn (turn 1: its first). Warm-up reads
    * the same moment; `forkpool worker` passes it on to the coordinator of a distributed run.
    */
@@ -336,7 +343,7 @@ function resolveProvider(provider: unknown): ProviderOption {
 }
 
 /** The provider's cache plan for a session under these options: the engine's, and the bench's own runners'. */
-export function planOf(options: ResolvedOptions, session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm'>): CachePlan {
+export function planOf(options: ResolvedOptions, session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm' | 'storedResponse'>): CachePlan {
   return resolvePlan(options.provider.kind, {
     session,
     cache: options.cache,
@@ -349,7 +356,7 @@ export function planOf(options: ResolvedOptions, session: Readonly<ParentSession
 
 /** Checks a fan-out's own options. */
 export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
-  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'onResponseStart', 'onResult', 'callGate', 'transcripts', 'traceParent', 'parentAgentId']);
+  const o = record('fanOut', options, ['parentWarm', 'retainResults', 'promptCacheKey', 'storedResponse', 'onResponseStart', 'onResult', 'callGate', 'transcripts', 'traceParent', 'parentAgentId']);
   if (o.traceParent !== undefined && (o.traceParent === null || typeof (o.traceParent as { getValue?: unknown }).getValue !== 'function')) {
     throw new TypeError('ForkEngine.fanOut: options.traceParent must be an OpenTelemetry Context');
   }
@@ -365,6 +372,9 @@ export function checkFanOutOptions(options: FanOutOptions): FanOutOptions {
   }
   for (const key of ['parentWarm', 'retainResults'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new TypeError(`ForkEngine.fanOut: options.${key} must be true or false`);
+  }
+  if (o.storedResponse !== undefined && (typeof o.storedResponse !== 'string' || o.storedResponse === '')) {
+    throw new TypeError('ForkEngine.fanOut: options.storedResponse must be a response id (a non-empty string)');
   }
   if (o.promptCacheKey !== undefined && o.promptCacheKey !== null && (typeof o.promptCacheKey !== 'string' || o.promptCacheKey === '')) {
     throw new TypeError('ForkEngine.fanOut: options.promptCacheKey must be a non-empty string, or null for none');

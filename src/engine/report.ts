@@ -23,6 +23,8 @@ export interface ForkCacheFigures {
   relativeInputCost?: number | null;
   /** Present when its first call was served less than it shares with its siblings: how much, and why. */
   cacheMiss?: CacheMiss;
+  /** Present when its requests named the parent's stored response: which, and how many items of its own the first sent. */
+  sent?: { storedResponse: string; items: number };
 }
 
 /** A run's input cost in units of one uncached input token: what it cost, against the same tokens sent uncached. */

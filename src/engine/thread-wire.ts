@@ -82,6 +82,11 @@ interface ForkResultBase {
   /** Model calls that needed more than one attempt, summed over the fork. */
   retries: number;
   calls: CallRecord[];
+  /**
+   * Present when its requests named the parent's stored response (Responses API, explicit cache):
+   * that response, and how many items of its own its first request sent instead of the conversation.
+   */
+  sent?: { storedResponse: string; items: number };
   /** Where the loop ran: the worker thread, and whether this fork had to decode the prefix. */
   worker: { threadId: number; decodedPrefix: boolean };
 }

@@ -27,9 +27,10 @@ export interface RequestDecorator {
 /**
  * The decorator of one conversation: `shared` is how many of its leading messages every sibling
  * sends alike (the parent's own conversation: all of them), `window` its seed window (which explicit
- * cache it reads).
+ * cache it reads), `stored` how many leading messages the parent's stored response holds, when the
+ * conversation starts with all of them unchanged (a named response cannot be edited).
  */
-export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared: number; window: string }): RequestDecorator {
+export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared: number; window: string; stored?: number | undefined }): RequestDecorator {
   const r: RequestCache = plan.request;
   // A seed's messages are a fresh array of its own: grown in place, never copied whole per fork.
   const asIs = (messages: AnyMessage[]): AnyMessage[] => messages;
@@ -54,6 +55,18 @@ export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared:
           return { ...base, body: { ...body, messages: placeBreakpoints(body.messages as AnthropicMessageLike[], at.shared, r.parent, r.ttl) } } as ModelRequest;
         },
       };
+    case 'stored-response': {
+      const { key, responseId, stored } = { ...r, stored: at.stored };
+      const keyed = (base: ModelRequest): ModelRequest => (key === undefined ? base : ({ ...base, promptCacheKey: key } as ModelRequest));
+      if (stored === undefined) return { start: asIs, request: keyed };
+      return {
+        start: (messages) => messages.slice(stored),
+        request: (base) => {
+          if (base.format !== 'openai-responses') return keyed(base);
+          return keyed({ ...base, body: { ...base.body, previous_response_id: responseId } });
+        },
+      };
+    }
     case 'cached-content': {
       const cache = r.caches[at.window];
       if (cache === undefined) return { start: asIs, request: (base) => base };

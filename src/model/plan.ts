@@ -26,7 +26,14 @@ export type RequestCache =
    * Gemini explicit: requests of a seed window that has a cachedContent name it and leave out what
    * it holds; windows without one send everything. `caches` is filled once they are made.
    */
-  | { mechanism: 'cached-content'; caches: Readonly<Record<string, CachedContentRef>> };
+  | { mechanism: 'cached-content'; caches: Readonly<Record<string, CachedContentRef>> }
+  /**
+   * OpenAI's Responses API, explicit: a fork whose seed holds the parent's conversation unchanged
+   * names the parent's stored response (`previous_response_id`) and sends only its own items, with
+   * the session's instructions, tools and settings (a named response carries none of them over);
+   * other forks re-send everything. `key` routes as with 'cache-key'.
+   */
+  | { mechanism: 'stored-response'; responseId: string; key?: string };
 
 /** A cachedContent made for one seed window. */
 export interface CachedContentRef {
@@ -102,6 +109,8 @@ export interface PlanInput {
   role: 'forks' | 'parent';
   warmup: 'auto' | 'none';
   parentWarm: boolean;
+  /** The id of the parent's last response, stored by the provider (Responses API): forks may name it instead of re-sending the conversation. */
+  storedResponse?: string | undefined;
   /** The caller's own figures, over the provider's documented ones. */
   overrides: { minCacheTokens?: number | undefined; cacheBlockTokens?: number | undefined; cacheBuildMs?: number | undefined };
 }

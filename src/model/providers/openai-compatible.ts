@@ -93,10 +93,13 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
 export function responsesPlan(provider: string, preset: ChatPreset, input: PlanInput, cacheKey: boolean): CachePlan {
   const o = input.overrides;
   const session = input.session as { prompt_cache_retention?: unknown };
+  const key = cacheKey && input.cacheKey !== undefined ? { key: input.cacheKey } : {};
+  const stored = input.cache === 'explicit' && input.role === 'forks' ? input.storedResponse : undefined;
   return {
     provider,
     shape: 'openai-responses',
-    request: cacheKey ? { mechanism: 'cache-key', key: input.cacheKey } : { mechanism: 'none' },
+    request:
+      stored !== undefined ? { mechanism: 'stored-response', responseId: stored, ...key } : cacheKey ? { mechanism: 'cache-key', ...key } : { mechanism: 'none' },
     explicit: false,
     readable: { after: 'response-start', buildMs: o.cacheBuildMs ?? preset.cacheBuildMs, required: false, fromParent: true },
     rules: {
@@ -105,8 +108,16 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
       toMarkerOnly: false,
       ...entryTtl(false, false, preset, session),
     },
-    effective: input.cache === 'off' ? 'off' : 'implicit',
-    ...(input.cache === 'explicit' ? { note: 'explicit cache fell back to implicit: forks of a Responses session re-send the conversation (previous_response_id is not used yet)' } : {}),
+    effective: stored !== undefined ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
+    ...(stored !== undefined
+      ? {
+          note: `each fork that holds the parent's conversation unchanged names its stored response ${stored} (previous_response_id) and sends its own items, with the instructions, tools and settings a named response does not carry over; OpenAI's prompt cache serves the conversation the response holds`,
+        }
+      : input.cache === 'explicit' && input.role === 'forks'
+        ? {
+            note: "explicit cache fell back to implicit: no stored response of the parent's was named (storedResponse, --previous-response), so forks of a Responses session re-send the conversation",
+          }
+        : {}),
   };
 }
 
