@@ -1,4 +1,4 @@
-import { Agent, OpenAIResponsesModel, run, tool } from '@openai/agents';
+import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from '@openai/agents';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -22,6 +22,9 @@ const PROMPT = ['Please remember MARKER-5A7C.', 'CALL fork {"directive":"RECALL 
 const lookup = tool({ name: 'lookup', description: 'Looks a key up.', parameters: z.object({ key: z.string() }), execute: async ({ key }) => `value of ${key}` });
 
 let server: LocalServer;
+// Offline: the Agents SDK would export its traces to OpenAI.
+setTracingDisabled(true);
+
 beforeAll(async () => {
   process.env.FORKPOOL_TEST_AGENTS_KEY = KEY;
   server = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ForkEngine, defineTool, type ForkResult, type OpenAIResponsesSession } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
+import { CHILD_OPENING } from '../src/fork/child-message.js';
 
 /*
  * Forks of a Responses API session (`"format": "openai-responses"`), re-sending the conversation:
@@ -171,6 +172,57 @@ describe('forks that name the parent’s stored response (cache: explicit, store
       expect(run.report().cache.note).toMatch(/no stored response of the parent's was named/);
     } finally {
       await engine.close();
+    }
+  });
+});
+
+describe('forks of a GPT-5.6 Responses session carry OpenAI’s breakpoints and hit', () => {
+  const NEW_MODEL = 'gpt-5.6-sol';
+  type Body = { input: (Record<string, unknown> & { content?: unknown; output?: unknown })[] };
+
+  it('at the end of what the forks share: the child message’s opening after the model’s message, the last placeholder output mid-turn; siblings read the entry the first wrote', async () => {
+    const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
+    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 2 });
+    try {
+      const finished = { ...session(FINISHED), model: NEW_MODEL };
+      const results = await engine.fanOut(engine.freeze(finished), [1, 2, 3, 4].map((n) => ({ id: `f${n}`, directive: `Report part ${n}.\nREPLY done` }))).results();
+      const calls = results.map((r) => r.calls[0]);
+      for (const call of calls.slice(1)) expect(call?.cachedTokens).toBeGreaterThan(1024);
+      expect(new Set(calls.slice(1).map((c) => c?.cachedTokens)).size).toBe(1);
+      expect(calls[0]?.cacheWriteTokens).toBeGreaterThan(1024);
+      const bodies = server.requests.filter((r) => r.route === 'responses').map((r) => JSON.parse(r.body) as Body);
+      for (const body of bodies) {
+        // The parent's items as they were; the child message split at its opening, which carries the marker.
+        expect(body.input.slice(0, FINISHED.length)).toEqual(FINISHED);
+        const child = body.input[FINISHED.length] as { content: { type: string; text: string; prompt_cache_breakpoint?: unknown }[] };
+        expect(child.content[0]).toEqual({ type: 'input_text', text: CHILD_OPENING, prompt_cache_breakpoint: { mode: 'explicit' } });
+        expect(child.content[1]?.prompt_cache_breakpoint).toBeUndefined();
+      }
+
+      // Mid-turn: the last placeholder output closes what the forks share; it carries the marker, its text unchanged.
+      const midTurn = { ...session([...FINISHED, { role: 'user', content: 'Two at once.' }, { type: 'function_call', call_id: 'call_x', name: 'agent', arguments: '{"prompt":"A"}' }] as OpenAIResponsesSession['input']), model: NEW_MODEL };
+      const before = server.requests.length;
+      for (const r of await engine.fanOut(engine.freeze(midTurn), [{ id: 'm1', directive: 'REPLY one' }, { id: 'm2', directive: 'REPLY two' }]).results()) expect(r.status).toBe('completed');
+      for (const { body } of server.requests.slice(before)) {
+        const output = (JSON.parse(body) as Body).input.find((item) => item.type === 'function_call_output' && item.call_id === 'call_x');
+        expect(output?.output).toEqual([{ type: 'input_text', text: expect.any(String), prompt_cache_breakpoint: { mode: 'explicit' } }]);
+      }
+    } finally {
+      await engine.close();
+      await server.close();
+    }
+  });
+
+  it('with the cache off, no breakpoint is sent and nothing is cached', async () => {
+    const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
+    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 1, cache: 'off' });
+    try {
+      const results = await engine.fanOut(engine.freeze({ ...session(FINISHED), model: NEW_MODEL }), [{ id: 'a', directive: 'REPLY a' }, { id: 'b', directive: 'REPLY b' }]).results();
+      for (const r of results) expect(r.usage.cachedTokens).toBe(0);
+      for (const { body } of server.requests) expect(body).not.toContain('prompt_cache_breakpoint');
+    } finally {
+      await engine.close();
+      await server.close();
     }
   });
 });

@@ -27,7 +27,7 @@ export interface AccountingSettings {
    * closes), what its requests carry (a marker is measured as sent), and its prices when it bills
    * cache reads and writes apart (each fork's figures then get a relative input cost).
    */
-  plan: Pick<CachePlan, 'rules' | 'request' | 'pricing'>;
+  plan: Pick<CachePlan, 'rules' | 'request' | 'pricing' | 'shape'>;
   /** The clock the TTL is measured by (tests move it). Default: performance.now. */
   now?: () => number;
 }

@@ -1,6 +1,8 @@
 import { placeBreakpoints } from '../dialect/breakpoints.js';
 import { markLastShared } from '../dialect/cache-marker.js';
 import { placeForkBreakpoints } from '../dialect/openai-breakpoints.js';
+import { placeItemBreakpoints } from '../dialect/responses-breakpoints.js';
+import type { ResponsesEntry } from '../dialect/openai-responses.js';
 import type { AnyMessage } from '../dialect/view.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { CachePlan, RequestCache } from './plan.js';
@@ -30,7 +32,7 @@ export interface RequestDecorator {
  * cache it reads), `stored` how many leading messages the parent's stored response holds, when the
  * conversation starts with all of them unchanged (a named response cannot be edited).
  */
-export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared: number; window: string; stored?: number | undefined }): RequestDecorator {
+export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at: { shared: number; window: string; stored?: number | undefined }): RequestDecorator {
   const r: RequestCache = plan.request;
   // A seed's messages are a fresh array of its own: grown in place, never copied whole per fork.
   const asIs = (messages: AnyMessage[]): AnyMessage[] => messages;
@@ -40,7 +42,7 @@ export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared:
     case 'cache-key': {
       const { key, breakpoints } = r;
       return {
-        start: breakpoints ? (messages) => placeForkBreakpoints(messages as readonly ChatMessage[], at.shared, breakpoints.parentWarm) as AnyMessage[] : asIs,
+        start: breakpoints ? (messages) => withBreakpoints(plan.shape, messages, at.shared, breakpoints.parentWarm) : asIs,
         request: key === undefined ? (base) => base : (base) => ({ ...base, promptCacheKey: key }) as ModelRequest,
       };
     }
@@ -88,9 +90,15 @@ export function requestDecorator(plan: Pick<CachePlan, 'request'>, at: { shared:
  * A seed's messages as the report measures what siblings share: as sent where a marker or a
  * breakpoint makes the shared part a little longer (DashScope's, OpenAI's), as they are otherwise.
  */
-export function measuredMessages(plan: Pick<CachePlan, 'request'>, messages: readonly AnyMessage[], shared: number): readonly AnyMessage[] {
+export function measuredMessages(plan: Pick<CachePlan, 'request' | 'shape'>, messages: readonly AnyMessage[], shared: number): readonly AnyMessage[] {
   const r = plan.request;
   if (r.mechanism === 'marker') return markLastShared(messages as readonly ChatMessage[], shared);
-  if (r.mechanism === 'cache-key' && r.breakpoints) return placeForkBreakpoints(messages as readonly ChatMessage[], shared, r.breakpoints.parentWarm);
+  if (r.mechanism === 'cache-key' && r.breakpoints) return withBreakpoints(plan.shape, messages, shared, r.breakpoints.parentWarm);
   return messages;
+}
+
+/** OpenAI's breakpoints, on Chat Completions messages or Responses items. */
+function withBreakpoints(shape: CachePlan['shape'], messages: readonly AnyMessage[], shared: number, parentWarm: boolean): AnyMessage[] {
+  if (shape === 'openai-responses') return placeItemBreakpoints(messages as readonly ResponsesEntry[], shared, parentWarm) as AnyMessage[];
+  return placeForkBreakpoints(messages as readonly ChatMessage[], shared, parentWarm) as AnyMessage[];
 }

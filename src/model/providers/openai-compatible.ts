@@ -5,6 +5,9 @@ import type { CachePlan, PlanInput } from '../plan.js';
 import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type ChatPreset, type ChatProviderKind } from '../presets.js';
 import { implicitBreakpointAt, takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
 import type { ChatMessage } from '../../session/openai-chat-schema.js';
+import { implicitItemBreakpointAt } from '../../dialect/responses-breakpoints.js';
+import { sessionMessages } from '../../session/schema.js';
+import type { ResponsesItemLike } from '../types.js';
 import type { ProviderConfig } from '../types.js';
 
 /** What a Chat Completions provider's plan is made of besides its preset's figures. */
@@ -88,36 +91,54 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
 /**
  * A Responses session's plan (OpenAI, and the simulator standing in for it): the run's key routes
  * every request to one cache (`prompt_cache_key`), an entry is readable once the response has begun,
- * and the maximum follows OpenAI's rules (1,024 tokens, steps of 128).
+ * and the maximum follows OpenAI's rules (1,024 tokens, steps of 128; from GPT-5.6 on, exact at the
+ * breakpoints each fork places, as on Chat Completions). With an explicit cache and the parent's
+ * stored response named, forks that hold its conversation name it instead of re-sending it.
  */
-export function responsesPlan(provider: string, preset: ChatPreset, input: PlanInput, cacheKey: boolean): CachePlan {
+export function responsesPlan(provider: string, preset: ChatPreset, input: PlanInput, rules: Pick<ChatCacheRules, 'cacheKey' | 'breakpoints'>): CachePlan {
   const o = input.overrides;
-  const session = input.session as { prompt_cache_retention?: unknown };
-  const key = cacheKey && input.cacheKey !== undefined ? { key: input.cacheKey } : {};
+  const session = input.session as { model?: unknown; prompt_cache_retention?: unknown };
+  const key = rules.cacheKey && input.cacheKey !== undefined ? { key: input.cacheKey } : {};
   const stored = input.cache === 'explicit' && input.role === 'forks' ? input.storedResponse : undefined;
+  const atBreakpoints = rules.breakpoints && typeof session.model === 'string' && takesCacheBreakpoints(session.model);
+  const placed = atBreakpoints && stored === undefined && input.role === 'forks' && input.cache !== 'off';
+  const items = sessionMessages(input.session) as readonly ResponsesItemLike[];
+  // As on Chat Completions: the breakpoint closes the shared history when it ends on input.
+  const closesHistory = placed && implicitItemBreakpointAt(items) === items.length - 1;
   return {
     provider,
     shape: 'openai-responses',
     request:
-      stored !== undefined ? { mechanism: 'stored-response', responseId: stored, ...key } : cacheKey ? { mechanism: 'cache-key', ...key } : { mechanism: 'none' },
+      stored !== undefined
+        ? { mechanism: 'stored-response', responseId: stored, ...key }
+        : placed
+          ? { mechanism: 'cache-key', ...key, breakpoints: { parentWarm: input.parentWarm } }
+          : rules.cacheKey
+            ? { mechanism: 'cache-key', ...key }
+            : { mechanism: 'none' },
     explicit: false,
     readable: { after: 'response-start', buildMs: o.cacheBuildMs ?? preset.cacheBuildMs, required: false, fromParent: true },
     rules: {
       minCacheTokens: o.minCacheTokens ?? preset.cacheMinTokens ?? 0,
-      cacheBlockTokens: o.cacheBlockTokens ?? preset.cacheBlockTokens ?? 1,
-      toMarkerOnly: false,
-      ...entryTtl(false, false, preset, session),
+      cacheBlockTokens: o.cacheBlockTokens ?? (atBreakpoints ? 1 : (preset.cacheBlockTokens ?? 1)),
+      toMarkerOnly: closesHistory,
+      ...entryTtl(false, atBreakpoints, preset, session),
+      ...(atBreakpoints && !placed && stored === undefined && input.role === 'forks' ? { unmarked: true } : {}),
     },
     effective: stored !== undefined ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
     ...(stored !== undefined
       ? {
           note: `each fork that holds the parent's conversation unchanged names its stored response ${stored} (previous_response_id) and sends its own items, with the instructions, tools and settings a named response does not carry over; OpenAI's prompt cache serves the conversation the response holds`,
         }
-      : input.cache === 'explicit' && input.role === 'forks'
+      : placed
         ? {
-            note: "explicit cache fell back to implicit: no stored response of the parent's was named (storedResponse, --previous-response), so forks of a Responses session re-send the conversation",
+            note: `OpenAI ${session.model as string}: the cache is exact at breakpoints; each fork's request marks the end of what every fork shares${input.parentWarm ? " and the parent's last user message or function output" : ''} (prompt_cache_breakpoint)`,
           }
-        : {}),
+        : input.cache === 'explicit' && input.role === 'forks'
+          ? {
+              note: "explicit cache fell back to implicit: no stored response of the parent's was named (storedResponse, --previous-response), so forks of a Responses session re-send the conversation",
+            }
+          : {}),
   };
 }
 
@@ -164,7 +185,7 @@ function chatModule(
       resolveChatEndpoint(config);
       return { config };
     },
-    plan: (input) => (input.shape === 'openai-responses' ? responsesPlan(kind, CHAT_PRESETS[kind], input, rules.cacheKey) : chatPlan(kind, CHAT_PRESETS[kind], input, rules)),
+    plan: (input) => (input.shape === 'openai-responses' ? responsesPlan(kind, CHAT_PRESETS[kind], input, rules) : chatPlan(kind, CHAT_PRESETS[kind], input, rules)),
     client: (config, shape) => (shape === 'openai-responses' ? createOpenAIResponsesProvider(config) : createOpenAIChatProvider(config)),
   };
 }
