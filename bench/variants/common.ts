@@ -71,7 +71,7 @@ export function schedule(
   const accounting = createCacheAccounting(prefix, {
     history: 'inherit',
     spawnTools: [AGENT_TOOL_NAME],
-    plan: { rules: { minCacheTokens: ENGINE_DEFAULTS.minCacheTokens, cacheBlockTokens: 1, toMarkerOnly: false }, request: { mechanism: 'none' } },
+    plan: { rules: { minCacheTokens: ENGINE_DEFAULTS.minCacheTokens, cacheBlockTokens: 1, toMarkerOnly: false }, request: { mechanism: 'none' }, shape: 'gemini' },
   });
   let next = 0;
   const scheduler = createScheduler({
