@@ -88,8 +88,8 @@ describe('forkpool convert', () => {
   });
 
   it.each<[string[], string]>([
-    [['convert', EXAMPLE], 'forkpool: convert: --to gemini|openai-chat|anthropic-messages is required'],
-    [['convert', EXAMPLE, '--to', 'anthropic'], 'forkpool: convert: --to must be gemini, openai-chat or anthropic-messages, not "anthropic"'],
+    [['convert', EXAMPLE], 'forkpool: convert: --to gemini|openai-chat|openai-responses|anthropic-messages is required'],
+    [['convert', EXAMPLE, '--to', 'anthropic'], 'forkpool: convert: --to must be gemini, openai-chat, openai-responses or anthropic-messages, not "anthropic"'],
     [['convert', '--to', 'gemini'], 'forkpool: convert: the SESSION file is required (- reads standard input)'],
     [['convert', EXAMPLE, EXAMPLE, '--to', 'gemini'], `forkpool: convert: takes one SESSION file; "${EXAMPLE}" is one too many`],
     [['convert', EXAMPLE, '--to', 'gemini', '--frobnicate'], "forkpool: Unknown option '--frobnicate'; see forkpool convert --help"],
@@ -104,10 +104,15 @@ describe('forkpool convert', () => {
   });
 
   it('every pair of shapes, with and without --drop-unsupported: converted (exit 0) or one line saying what and why (exit 2), never a crash', async () => {
-    const examples = { gemini: EXAMPLE, 'openai-chat': 'examples/openai-session.json', 'anthropic-messages': 'examples/anthropic-session.json' };
+    const examples = {
+      gemini: EXAMPLE,
+      'openai-chat': 'examples/openai-session.json',
+      'openai-responses': 'examples/responses-session.json',
+      'anthropic-messages': 'examples/anthropic-session.json',
+    };
     const anthropicRule =
-      'is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (gemini to either other shape, openai-chat to gemini); run it as it is, with --provider anthropic or local';
-    const chatToAnthropic = 'is an openai-chat session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)';
+      'is an anthropic-messages session, and only gemini, openai-chat and openai-responses sessions can be converted (gemini to any other shape, the OpenAI ones to gemini and to each other); run it as it is, with --provider anthropic or local';
+    const openAIToAnthropic = (from: string) => `is an ${from} session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)`;
     for (const [from, path] of Object.entries(examples)) {
       for (const to of Object.keys(examples)) {
         for (const drop of [[], ['--drop-unsupported']]) {
@@ -120,8 +125,8 @@ describe('forkpool convert', () => {
             expect(run.stderr, pair).toBe(
               `forkpool: ${path}: generationConfig: temperature cannot be converted to anthropic-messages: forkpool refuses sampling fields in Anthropic sessions: the API version it sends answers them with a 400 error (--drop-unsupported leaves it out)\n`,
             );
-          } else if (from === 'openai-chat' && to === 'anthropic-messages') {
-            expect(run.stderr, pair).toBe(`forkpool: ${path}: ${chatToAnthropic}\n`);
+          } else if (from.startsWith('openai-') && to === 'anthropic-messages') {
+            expect(run.stderr, pair).toBe(`forkpool: ${path}: ${openAIToAnthropic(from)}\n`);
           } else if (from === to) {
             expect(run.stderr, pair).toBe(`forkpool: ${path}: is already a ${to} session; nothing to convert\n`);
           } else if (from === 'anthropic-messages') {
@@ -154,7 +159,7 @@ describe('forkpool convert', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: forkpool convert SESSION\|- --to gemini\|openai-chat/);
     for (const flag of ['--to', '--out', '--drop-unsupported', '--help']) expect(help.stdout).toContain(flag);
-    expect(top.stdout).toContain('forkpool convert SESSION --to gemini|openai-chat');
+    expect(top.stdout).toContain('forkpool convert SESSION --to SHAPE');
   });
 
   it('convertSession is exported from the forkpool entry point', async () => {

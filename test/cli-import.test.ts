@@ -46,7 +46,7 @@ describe('forkpool import', () => {
     expect(run.stderr).toContain('  partial    line 17 is cut off (the agent may still be writing it): left out');
     const wrong = await runCli(['import', `${F}/qwen-code.jsonl`, '--format', 'gemini']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toBe('forkpool: import: --format must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, anthropic-messages, not "gemini"\n');
+    expect(wrong.stderr).toBe('forkpool: import: --format must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, openai-responses, anthropic-messages, not "gemini"\n');
   });
 
   it('a bad record: exit 2, its line and field named, nothing on stdout', async () => {
@@ -156,6 +156,6 @@ describe('transcripts as --session', () => {
     expect(run.stderr).toContain('as an Anthropic Messages request body');
     const bad = await runCli(['prompt', 'hi', '--session', path, '--session-format', 'claude']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('forkpool: --session-format: must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, anthropic-messages (got "claude")');
+    expect(bad.stderr).toContain('forkpool: --session-format: must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, openai-responses, anthropic-messages (got "claude")');
   });
 });

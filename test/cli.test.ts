@@ -96,6 +96,7 @@ describe('help texts name every dialect and every exit code', () => {
     }
     expect(serve).toContain('/v1/messages');
     expect(top).toContain('"format": "anthropic-messages"');
+    expect(top).toContain('"format": "openai-responses"');
   });
 });
 

@@ -349,13 +349,13 @@ describe('Gemini → openai-chat: what cannot be converted is an error naming it
     expect(errorOf(() => convertSession(gemini([user('x')]), 'gemini', { source: 'g.json' })).message).toBe('g.json: is already a gemini session; nothing to convert');
   });
 
-  it('an Anthropic Messages session is a ConversionError to either target, whatever dropUnsupported says', () => {
+  it('an Anthropic Messages session is a ConversionError to any target, whatever dropUnsupported says', () => {
     const anthropic = { format: 'anthropic-messages', model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] } as never;
-    for (const to of ['gemini', 'openai-chat'] as const) {
+    for (const to of ['gemini', 'openai-chat', 'openai-responses'] as const) {
       for (const dropUnsupported of [false, true]) {
         const err = errorOf(() => convertSession(anthropic, to, { source: 'a.json', dropUnsupported }));
         expect(err.message).toBe(
-          'a.json: is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (gemini to either other shape, openai-chat to gemini); run it as it is, with --provider anthropic or local',
+          'a.json: is an anthropic-messages session, and only gemini, openai-chat and openai-responses sessions can be converted (gemini to any other shape, the OpenAI ones to gemini and to each other); run it as it is, with --provider anthropic or local',
         );
         expect(err.droppable).toBe(false);
       }

@@ -11,7 +11,7 @@ import { UsageError } from './usage-error.js';
 
 /** `convert`'s flags: parsing and help both come from here. */
 const CONVERT_FLAGS = {
-  to: { type: 'string', arg: 'FORMAT', help: 'gemini | openai-chat | anthropic-messages: the shape to convert to (required)' },
+  to: { type: 'string', arg: 'FORMAT', help: 'gemini | openai-chat | openai-responses | anthropic-messages: the shape to convert\nto (required)' },
   out: { type: 'string', arg: 'FILE', help: 'write the converted session to FILE (default: standard output)' },
   'drop-unsupported': {
     type: 'boolean',
@@ -20,22 +20,24 @@ const CONVERT_FLAGS = {
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies FlagTable;
 
-const CONVERT_HELP = `Usage: forkpool convert SESSION|- --to gemini|openai-chat|anthropic-messages [--out FILE] [--drop-unsupported]
+const CONVERT_HELP = `Usage: forkpool convert SESSION|- --to gemini|openai-chat|openai-responses|anthropic-messages [--out FILE] [--drop-unsupported]
 
-Converts a session between Gemini's shape (no "format") and OpenAI Chat Completions' ("format":
-"openai-chat"), or from Gemini's shape to Anthropic Messages' ("format": "anthropic-messages");
-- reads it from standard input. Anthropic Messages sessions are not converted: run them as they
-are. The result is a valid session of the target shape, written as JSON; a one-line summary goes
-to stderr, then a line per item left out and per setting filled in (an Anthropic session's
-required max_tokens). Anything the target cannot represent (images, thought signatures, settings
-it lacks, …) is an error naming its path, unless --drop-unsupported.
+Converts a session between Gemini's shape (no "format"), OpenAI Chat Completions' ("format":
+"openai-chat") and OpenAI Responses' ("format": "openai-responses"; to and from Gemini's shape
+through Chat Completions'), or from Gemini's shape to Anthropic Messages' ("format":
+"anthropic-messages"); - reads it from standard input. Anthropic Messages sessions are not
+converted: run them as they are. The result is a valid session of the target shape, written as
+JSON; a one-line summary goes to stderr, then a line per item left out and per setting filled in
+(an Anthropic session's required max_tokens). Anything the target cannot represent (images,
+thought signatures, reasoning items, settings it lacks, …) is an error naming its path, unless
+--drop-unsupported.
 
 ${helpOf(CONVERT_FLAGS)}
 
 Exit codes: 0 converted · 2 not converted, nothing written: bad usage, an invalid session, or one
 that cannot be converted (the line says what and why)`;
 
-const TARGETS: readonly string[] = ['gemini', 'openai-chat', 'anthropic-messages'];
+const TARGETS: readonly string[] = ['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages'];
 
 export async function convertCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(CONVERT_FLAGS), true);
@@ -47,8 +49,8 @@ export async function convertCommand(argv: string[], io: CliIo): Promise<number>
   if (path === undefined) throw new UsageError('convert: the SESSION file is required (- reads standard input)');
   if (extra.length > 0) throw new UsageError(`convert: takes one SESSION file; ${quoted(extra[0] as string)} is one too many`);
   const to = values.to;
-  if (to === undefined) throw new UsageError('convert: --to gemini|openai-chat|anthropic-messages is required');
-  if (!TARGETS.includes(to)) throw new UsageError(`convert: --to must be gemini, openai-chat or anthropic-messages, not ${quoted(to)}`);
+  if (to === undefined) throw new UsageError(`convert: --to ${TARGETS.join('|')} is required`);
+  if (!TARGETS.includes(to)) throw new UsageError(`convert: --to must be ${TARGETS.slice(0, -1).join(', ')} or ${TARGETS.at(-1)}, not ${quoted(to)}`);
 
   const source = path === '-' ? '<stdin>' : path;
   const session = path === '-' ? await readStdinSession(io.stdin) : await loadSession(path);

@@ -27,8 +27,8 @@ Reads another agent's transcript as a forkpool session, in the shape of the API 
 reached its model through: a Gemini CLI checkpoint (/chat save) or session recording, a Qwen
 Code session JSONL (Gemini's shape, or openai-chat when Qwen Code used an OpenAI-compatible
 API), a Claude Code session or sub-agent JSONL (Anthropic's), OpenAI Chat Completions messages
-or a request body, an Anthropic Messages request body; forkpool's own session files pass
-through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
+or a request body, OpenAI Responses input items or a request body, an Anthropic Messages
+request body; forkpool's own session files pass through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
 used and how they are declared, the model and where it came from, and every record (or field)
 left out with the reason, first the share left out when it is more than a tenth.
 

@@ -20,10 +20,10 @@ Usage:
   forkpool run --session FILE --tasks FILE|- [options]   fan out one fork per task line
   forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
   forkpool serve [options]                                the local model server (Gemini, OpenAI Chat
-                                                          Completions and Anthropic Messages routes)
+                                                          Completions and Responses, Anthropic Messages)
   forkpool worker --queue redis://HOST:PORT [options]     run the forks of distributed runs (run --queue)
   forkpool cancel --queue redis://HOST:PORT RUN [TASK]    cancel a distributed run, or one fork of it
-  forkpool convert SESSION --to gemini|openai-chat        convert between Gemini's and OpenAI's shapes
+  forkpool convert SESSION --to SHAPE                     convert between Gemini's and OpenAI's shapes
   forkpool import FILE [--out FILE]                       another agent's transcript as a session
   forkpool transcript FILE [--json]                       a fork's transcript (--transcripts), for a person
   forkpool report RESULTS --html FILE                     a finished run's results as one HTML page
@@ -31,10 +31,12 @@ Usage:
   forkpool <command> --help                               a command's options and exit codes
   forkpool --version
 
-Sessions come in three shapes: Gemini's (no "format"), OpenAI Chat Completions' ("format":
-"openai-chat") and Anthropic Messages' ("format": "anthropic-messages"). Without --provider (and,
-for a Gemini session, without GEMINI_API_KEY) everything runs offline on the built-in local
-server, a scripted, simulated model with a realistic prefix cache that speaks all three.
+Sessions come in five shapes: Gemini's (no "format"), OpenAI Chat Completions'
+("format": "openai-chat") and Responses' ("format": "openai-responses"), Anthropic Messages'
+("format": "anthropic-messages") and the Vercel AI SDK's ("format": "ai-sdk", run through an AI
+SDK provider). Without --provider (and, for a Gemini session, without GEMINI_API_KEY) everything
+runs offline on the built-in local server, a scripted, simulated model with a realistic prefix
+cache that speaks the first four.
 
 Exit codes: 0 done · 1 a fork or the parent failed or was cancelled, or a command could not do its
 work · 2 bad usage or input (nothing ran) · 130 stopped by SIGINT or SIGTERM`;

@@ -1,19 +1,23 @@
 import { InputError } from '../session/errors.js';
 import { parseSession } from '../session/parse.js';
 import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
+import type { OpenAIResponsesSession } from '../session/openai-responses-schema.js';
 import { sessionFormat, sessionMessages, type GeminiSession, type ParentSession, type SessionFormat } from '../session/schema.js';
+import { openAIResponsesToChat } from './from-openai-responses.js';
 import { ConversionError, Issues, type DroppedItem } from './issues.js';
 import { geminiToAnthropicMessages } from './to-anthropic-messages.js';
 import { openAIChatToGemini } from './to-gemini.js';
 import { geminiToOpenAIChat } from './to-openai-chat.js';
+import { openAIChatToResponses } from './to-openai-responses.js';
 
 /*
  * Converting a session from one API shape to another: Gemini's (no `format`) ⇄ OpenAI Chat
- * Completions' (`"format": "openai-chat"`), and Gemini's → Anthropic Messages'
+ * Completions' (`"format": "openai-chat"`) ⇄ OpenAI Responses' (`"format": "openai-responses"`),
+ * Gemini's ⇄ Responses' through Chat Completions' shape, and Gemini's → Anthropic Messages'
  * (`"format": "anthropic-messages"`). Never done silently: `forkpool convert`, `convertSession`
  * and the Qwen Code importer (a session recorded through another API) are the only ways. The
- * rules are at the top of to-openai-chat.ts, to-gemini.ts and to-anthropic-messages.ts, and in the
- * README's "Converting sessions".
+ * rules are at the top of to-openai-chat.ts, to-gemini.ts, to-openai-responses.ts,
+ * from-openai-responses.ts and to-anthropic-messages.ts, and in the README's "Converting sessions".
  */
 
 export { ConversionError, type DroppedItem } from './issues.js';
@@ -30,7 +34,7 @@ export interface ConversionResult {
   session: ParentSession;
   from: SessionFormat;
   to: SessionFormat;
-  /** Messages in the source (history Contents, or messages) and in the result. */
+  /** Messages in the source (history Contents, messages, or input items) and in the result. */
   messages: { from: number; to: number };
   /** Function tools declared in the result. */
   tools: number;
@@ -40,52 +44,41 @@ export interface ConversionResult {
   notes: string[];
 }
 
-const TARGETS: readonly SessionFormat[] = ['gemini', 'openai-chat', 'anthropic-messages'];
+const TARGETS: readonly SessionFormat[] = ['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages'];
+
+type Step = (session: ParentSession, issues: Issues) => ParentSession;
+
+/** One converter per pair; a pair of two steps goes through openai-chat (its second step's paths are that session's). */
+const STEPS: Partial<Record<`${SessionFormat}>${SessionFormat}`, Step[]>> = {
+  'gemini>openai-chat': [(s, i) => geminiToOpenAIChat(s as GeminiSession, i)],
+  'gemini>anthropic-messages': [(s, i) => geminiToAnthropicMessages(s as GeminiSession, i)],
+  'openai-chat>gemini': [(s, i) => openAIChatToGemini(s as OpenAIChatSession, i)],
+  'openai-chat>openai-responses': [(s, i) => openAIChatToResponses(s as OpenAIChatSession, i)],
+  'openai-responses>openai-chat': [(s, i) => openAIResponsesToChat(s as OpenAIResponsesSession, i)],
+  'gemini>openai-responses': [(s, i) => geminiToOpenAIChat(s as GeminiSession, i), (s, i) => openAIChatToResponses(s as OpenAIChatSession, i)],
+  'openai-responses>gemini': [(s, i) => openAIResponsesToChat(s as OpenAIResponsesSession, i), (s, i) => openAIChatToGemini(s as OpenAIChatSession, i)],
+};
 
 /**
- * Converts a session to another API shape (Gemini's ⇄ OpenAI Chat Completions', Gemini's →
- * Anthropic Messages'; converting an Anthropic Messages session, or an openai-chat one to
- * Anthropic's shape, is a ConversionError). The input is validated first (InputError); an item
- * the target cannot represent throws a ConversionError naming its path (`history[3].parts[1]:
- * inlineData cannot be converted to openai-chat`), unless `dropUnsupported` is set.
+ * Converts a session to another API shape (Gemini's ⇄ OpenAI Chat Completions' ⇄ OpenAI
+ * Responses', Gemini's ⇄ Responses' through Chat Completions', Gemini's → Anthropic Messages';
+ * converting an Anthropic Messages or AI SDK session, or an OpenAI one to Anthropic's shape, is a
+ * ConversionError). The input is validated first (InputError); an item the target cannot
+ * represent throws a ConversionError naming its path (`history[3].parts[1]: inlineData cannot be
+ * converted to openai-chat`), unless `dropUnsupported` is set.
  */
 export function convertSession(session: ParentSession, to: SessionFormat, options: ConvertOptions = {}): ConversionResult {
-  if (!TARGETS.includes(to)) throw new TypeError(`convertSession: "to" must be "gemini", "openai-chat" or "anthropic-messages", not ${JSON.stringify(to)}`);
+  if (!TARGETS.includes(to)) {
+    throw new TypeError(`convertSession: "to" must be "gemini", "openai-chat", "openai-responses" or "anthropic-messages", not ${JSON.stringify(to)}`);
+  }
   const file = options.source;
   const input = parseSession(session, file);
   const from = sessionFormat(input);
-  if (from === to) throw new ConversionError({ ...(file === undefined ? {} : { file }), rule: `is already a ${to} session; nothing to convert` });
-  if (from === 'openai-responses') {
-    throw new ConversionError({
-      ...(file === undefined ? {} : { file }),
-      rule: 'is an openai-responses session: it runs as it is, with --provider openai or local; converting it is not supported yet',
-    });
-  }
-  if (from === 'ai-sdk') {
-    throw new ConversionError({
-      ...(file === undefined ? {} : { file }),
-      rule: 'is an ai-sdk session: it runs as it is, through an AI SDK provider (each provider package renders it for its own API); converting it is not supported',
-    });
-  }
-  if (from === 'anthropic-messages') {
-    throw new ConversionError({
-      ...(file === undefined ? {} : { file }),
-      rule: `is an anthropic-messages session, and only gemini and openai-chat sessions can be converted (gemini to either other shape, openai-chat to gemini); run it as it is, with --provider anthropic or local`,
-    });
-  }
-  if (from === 'openai-chat' && to === 'anthropic-messages') {
-    throw new ConversionError({
-      ...(file === undefined ? {} : { file }),
-      rule: 'is an openai-chat session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)',
-    });
-  }
+  const steps = STEPS[`${from}>${to}`];
+  if (steps === undefined) throw new ConversionError({ ...(file === undefined ? {} : { file }), rule: refusal(from, to) });
   const issues = new Issues(to, options.dropUnsupported === true, file);
-  const converted: ParentSession =
-    to === 'openai-chat'
-      ? geminiToOpenAIChat(input as GeminiSession, issues)
-      : to === 'anthropic-messages'
-        ? geminiToAnthropicMessages(input as GeminiSession, issues)
-        : openAIChatToGemini(input as OpenAIChatSession, issues);
+  // The second step reads the first's result: its paths are those of the openai-chat session on the way.
+  const converted = steps.reduce<ParentSession>((current, step, n) => step(current, n === 0 ? issues : issues.through('openai-chat')), input);
   // Opaque values (args, responses, schemas) were carried over by reference: the result owns its copy.
   const output = structuredClone(converted);
   checkConverted(output, to, file);
@@ -98,6 +91,18 @@ export function convertSession(session: ParentSession, to: SessionFormat, option
     dropped: issues.dropped,
     notes: issues.notes,
   };
+}
+
+/** Why a pair is not converted, and what to do instead. */
+function refusal(from: SessionFormat, to: SessionFormat): string {
+  if (from === to) return `is already a ${to} session; nothing to convert`;
+  if (from === 'ai-sdk') {
+    return 'is an ai-sdk session: it runs as it is, through an AI SDK provider (each provider package renders it for its own API); converting it is not supported';
+  }
+  if (from === 'anthropic-messages') {
+    return 'is an anthropic-messages session, and only gemini, openai-chat and openai-responses sessions can be converted (gemini to any other shape, the OpenAI ones to gemini and to each other); run it as it is, with --provider anthropic or local';
+  }
+  return `is an ${from} session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)`;
 }
 
 /** A converted session the target's validation refuses: the converter missed a rule. Say where, in the result's terms. */

@@ -26,42 +26,57 @@ export class ConversionError extends InputError {
 
 /** What a converter reports as it goes: unsupported items (thrown, or dropped and listed) and hard errors. */
 export class Issues {
-  readonly dropped: DroppedItem[] = [];
-  /** Facts about the result worth a line (a setting the target requires, filled in). */
-  readonly notes: string[] = [];
-
   constructor(
     private readonly to: SessionFormat,
     private readonly dropUnsupported: boolean,
     private readonly file: string | undefined,
+    /** The shape a composed conversion goes through, when this is its second step: paths are that session's. */
+    private readonly via?: SessionFormat,
+    readonly dropped: DroppedItem[] = [],
+    /** Facts about the result worth a line (a setting the target requires, filled in). */
+    readonly notes: string[] = [],
   ) {}
+
+  /**
+   * The issues of a composed conversion's second step (gemini → openai-chat → openai-responses):
+   * the same target, options and lists, its paths named as paths of the `via` session on the way.
+   */
+  through(via: SessionFormat): Issues {
+    return new Issues(this.to, this.dropUnsupported, this.file, via, this.dropped, this.notes);
+  }
 
   /** An item the target cannot represent: an error, or left out and listed with `dropUnsupported`. */
   unsupported(path: string, what: string, why?: string): void {
     if (!this.dropUnsupported) {
       const rule = `${what} cannot be converted to ${this.to}${why ? `: ${why}` : ''}`;
-      throw new ConversionError({ ...this.at(), path, rule, droppable: true });
+      throw new ConversionError({ ...this.at(), path: this.where(path), rule, droppable: true });
     }
-    this.dropped.push({ path, what });
+    this.dropped.push({ path: this.where(path), what });
   }
 
   /** An item left out by rule, whatever the options (a model's thought part). */
   drop(path: string, what: string): void {
-    this.dropped.push({ path, what });
+    this.dropped.push({ path: this.where(path), what });
   }
 
-  /** A fact about the result worth a line of the summary. */
-  note(text: string): void {
-    this.notes.push(text);
+  /** A fact about the result worth a line of the summary; `path` says where, as errors do. */
+  note(text: string, path?: string): void {
+    this.notes.push(path === undefined ? text : `${this.where(path)}: ${text}`);
   }
 
   /** A problem no option can work around. */
   fail(path: string, rule: string): never {
-    throw new ConversionError({ ...this.at(), path, rule });
+    throw new ConversionError({ ...this.at(), path: this.where(path), rule });
   }
 
   private at(): { file?: string } {
     return this.file === undefined ? {} : { file: this.file };
+  }
+
+  /** A path as the user can find it: in a composed conversion's second step, a path of the session on the way. */
+  private where(path: string): string {
+    if (this.via === undefined) return path;
+    return `${path === '' ? 'the' : `${path} of the`} ${this.via} session on the way`;
   }
 }
 

@@ -10,6 +10,10 @@ import { isRecord } from '../session/json.js';
  * - an object of only "history" (and "authType"), or an array of { role, parts }, is a Gemini
  *   CLI checkpoint (/chat save); an object with "sessionId", "projectHash" and "messages" is a
  *   Gemini CLI session recording;
+ * - an object with "input" and "model" (or "instructions"), or an array of items only the
+ *   Responses API has (a "type" of message, function_call, function_call_output, reasoning,
+ *   item_reference or compaction, or content parts of a Responses kind: input_text, output_text,
+ *   input_image, input_file), is a Responses API request body (or its input items);
  * - an array of { role, content }, or an object with "messages", is a Chat Completions request
  *   (or its messages), unless something only Anthropic's Messages API has shows (a top-level
  *   "system", "stop_sequences" or "thinking", a tool with "input_schema", a content block of a
@@ -84,14 +88,15 @@ function isRecordLike(value: unknown): boolean {
 const FORKPOOL_KEYS = ['format', 'model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
 
 const JSON_TRIED =
-  'forkpool session ({ "model", "history", … }), gemini-cli (a checkpoint { "history" } or a recording { "sessionId", "projectHash", "messages" }), openai-chat and anthropic-messages (a request body { "messages", … } or a messages array)';
+  'forkpool session ({ "model", "history", … }), gemini-cli (a checkpoint { "history" } or a recording { "sessionId", "projectHash", "messages" }), openai-chat and anthropic-messages (a request body { "messages", … } or a messages array), openai-responses (a request body { "model", "input", … } or an array of input items)';
 
 function jsonFormat(value: unknown, file: string | undefined): ImportFormat {
   if (Array.isArray(value)) {
     const first: unknown = value[0];
     if (isRecord(first) && 'parts' in first) return 'gemini-cli';
+    if (value.some(isResponsesItem)) return 'openai-responses';
     if (first === undefined || (isRecord(first) && 'role' in first)) return 'openai-chat';
-    throw notClaimed(file, `is a JSON array, but not of messages ({ "role", "content" } or { "role", "parts" }); tried ${JSON_TRIED}`);
+    throw notClaimed(file, `is a JSON array, but not of messages ({ "role", "content" } or { "role", "parts" }) or Responses input items; tried ${JSON_TRIED}`);
   }
   if (!isRecord(value)) return 'forkpool';
   if ('format' in value) return 'forkpool';
@@ -103,12 +108,23 @@ function jsonFormat(value: unknown, file: string | undefined): ImportFormat {
     if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini-cli';
     return looksAnthropic(value) ? 'anthropic-messages' : 'openai-chat';
   }
+  if ('input' in value && ('model' in value || 'instructions' in value) && !('messages' in value)) return 'openai-responses';
   if (FORKPOOL_KEYS.some((key) => key in value)) return 'forkpool';
   throw notClaimed(file, `is a JSON object of none of the formats forkpool reads: tried ${JSON_TRIED}`);
 }
 
 function notClaimed(file: string | undefined, rule: string): InputError {
   return new InputError({ ...(file === undefined ? {} : { file }), rule: `${rule}; name the format with --format (or --session-format) to read it as one anyway` });
+}
+
+const RESPONSES_ITEM_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction']);
+const RESPONSES_PART_TYPES = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
+
+/** An input item only the Responses API has: by its type, or a message with a Responses kind of content part. */
+function isResponsesItem(item: unknown): boolean {
+  if (!isRecord(item)) return false;
+  if (RESPONSES_ITEM_TYPES.has(item.type as string)) return true;
+  return 'role' in item && Array.isArray(item.content) && item.content.some((part) => isRecord(part) && RESPONSES_PART_TYPES.has(part.type as string));
 }
 
 const ANTHROPIC_ONLY_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'search_result']);

@@ -8,16 +8,17 @@ import { importClaudeCode } from './claude-code.js';
 import { detect } from './detect.js';
 import { importGeminiCheckpoint, importGeminiRecording, importGeminiRecordingJsonl } from './gemini-cli.js';
 import { importOpenAIChat } from './openai-chat.js';
+import { importOpenAIResponses } from './openai-responses.js';
 import { importQwenCode } from './qwen-code.js';
 import { leftOutShare, type Converted, type ImportFormat, type ImportSummary, type MessageOrigin, type ModelSource } from './summary.js';
 import { relocate } from './relocate.js';
-import { settleTools } from './tools.js';
+import { messagesOf, settleTools } from './tools.js';
 import { convertSession } from '../convert/index.js';
 
 /*
  * Reading other agents' transcripts into forkpool sessions: Gemini CLI, Qwen Code, Claude Code,
- * OpenAI Chat Completions and Anthropic Messages requests, and forkpool's own files (passed through,
- * never reinterpreted). The result is a session in the source's own shape, not yet validated:
+ * OpenAI Chat Completions, OpenAI Responses and Anthropic Messages requests, and forkpool's own
+ * files (passed through, never reinterpreted). The result is a session in the source's own shape, not yet validated:
  * loadSession / importSession (load.ts) validate it. Rules: detect.ts and each format's file.
  */
 
@@ -77,7 +78,7 @@ export function importTranscript(text: string, source: string | undefined, optio
   const session = withModel(converted, name);
   const tools = settleTools(session, detected.format, options.tools);
   const { ordered, shape, origins, dropped, notes } = routed(inKeyOrder(session, converted.shape), converted, source);
-  const messages = (Array.isArray(ordered.history) ? ordered.history : ordered.messages) as AnyMessage[];
+  const messages = messagesOf(ordered) as AnyMessage[];
   const startupContext = syntheticPrefixLength(messages);
   const withCompacted = syntheticPrefixLength(messages, { includeCompacted: true });
   const summary: ImportSummary = {
@@ -148,6 +149,8 @@ function convert(detected: ReturnType<typeof detect>, source: string | undefined
         : importGeminiCheckpoint(json, source);
     case 'anthropic-messages':
       return importAnthropicMessages(json, source);
+    case 'openai-responses':
+      return importOpenAIResponses(json, source);
     default:
       return importOpenAIChat(json, source);
   }
@@ -179,8 +182,8 @@ function inKeyOrder(session: Record<string, unknown>, shape: SessionFormat): Rec
 
 function forkpoolSummary(session: Record<string, unknown>, source: string | undefined, model: string | undefined): ImportSummary {
   const format = session?.format;
-  const shape: SessionFormat = format === 'openai-chat' || format === 'anthropic-messages' ? format : 'gemini';
-  const messages = (Array.isArray(session?.history) ? session.history : Array.isArray(session?.messages) ? session.messages : []) as unknown[];
+  const shape = typeof format === 'string' && Object.hasOwn(DEFAULT_MODELS, format) ? (format as SessionFormat) : 'gemini';
+  const messages = session !== null && typeof session === 'object' ? messagesOf(session) : [];
   return {
     ...(source === undefined ? {} : { source }),
     format: 'forkpool',

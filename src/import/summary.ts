@@ -6,7 +6,7 @@ import { SHAPE_NAMES, type SessionFormat } from '../session/schema.js';
  */
 
 /** The formats `--format` / `--session-format` name; `forkpool` is the project's own session file. */
-export const IMPORT_FORMATS = ['forkpool', 'gemini-cli', 'qwen-code', 'claude-code', 'openai-chat', 'anthropic-messages'] as const;
+export const IMPORT_FORMATS = ['forkpool', 'gemini-cli', 'qwen-code', 'claude-code', 'openai-chat', 'openai-responses', 'anthropic-messages'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export function isImportFormat(value: string): value is ImportFormat {

@@ -130,8 +130,13 @@ function workspaceDeclaration(name: WorkspaceMapping['target']): FunctionDeclara
 
 type Part = Record<string, unknown>;
 
-function messagesOf(session: Record<string, unknown>): AnyMessage[] {
-  return (Array.isArray(session.history) ? session.history : session.messages) as AnyMessage[];
+/** A session's messages, whatever its shape: history, messages, or input items (a string input is one user message). */
+export function messagesOf(session: Record<string, unknown>): AnyMessage[] {
+  const { history, messages, input } = session;
+  if (Array.isArray(history)) return history as AnyMessage[];
+  if (Array.isArray(messages)) return messages as AnyMessage[];
+  if (Array.isArray(input)) return input as AnyMessage[];
+  return typeof input === 'string' ? [{ role: 'user', content: input } as AnyMessage] : [];
 }
 
 function recordedNames(session: Record<string, unknown>): string[] {
