@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,ai-sdk,scaling,ui, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,ai-sdk,responses,scaling,ui, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg and scaling.svg as they are),
  *          --report FILE.json (no run: render FILE.md, FILE.html and the charts again from a results file).
  *
@@ -30,6 +30,10 @@
  * fork tool n times in one step, its forks run by hand as the AI SDK's own parallel generateText
  * calls, then through forkpool's forkTool, each variant in a process of its own against the local
  * server's Chat Completions route (bench/ai-sdk.ts, issue 29).
+ * The responses section forks one OpenAI Responses API session two ways, each in a process of its own
+ * against the local server's Responses route: every fork re-sending the parent's conversation, and
+ * every fork naming the parent's stored response (previous_response_id, cache: 'explicit'): request
+ * bytes, CPU and loop delay per fork, cached tokens (bench/responses.ts, issue 30).
  * The scaling section moves one dimension at a time (forks, worker threads, concurrency, prefix size)
  * and writes bench/results/scaling.svg beside the tables (bench/report/scaling.ts).
  * In the full run the sweep also runs, at 8 MiB after each repeat's sab job, a plain node:http client
@@ -69,6 +73,7 @@ import { renderScalingChart, type ScalingAxis, type ScalingRow } from './report/
 import type { FloorJob, FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
 import { AI_SDK_VARIANTS, type AiSdkJob, type AiSdkResult } from './ai-sdk.js';
+import { RESPONSES_SETTINGS, RESPONSES_WAYS, type ResponsesJob, type ResponsesResult, type ServerCounters } from './responses.js';
 import type { PlainClientJob, PlainClientResult } from './plain-client.js';
 import { median } from './lib/measure.js';
 import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './report/markdown.js';
@@ -78,7 +83,7 @@ import type { UiJob, UiOpen, UiResult } from './ui.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'ai-sdk', 'scaling', 'ui'] as const;
+const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'ai-sdk', 'responses', 'scaling', 'ui'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -549,6 +554,43 @@ async function sectionUi(ctx: Runner): Promise<void> {
   ctx.results.ui = r;
 }
 
+/** One variant of a section: a bench/ script run in a process of its own against `server`. */
+interface VariantProcess<J> {
+  section: Section;
+  variant: string;
+  script: string;
+  job: J;
+  boundMs: number;
+  /** Measured runs per row (the server CPU entry's scenario count). */
+  runs: number;
+  /** Answers the script's askRunner(). */
+  onAsk?: () => Promise<unknown>;
+}
+
+/**
+ * Runs one variant's process and keeps the server's CPU over it beside the figures; logs each row
+ * (`logRow`) and how long the process took. A failure (its stderr says why) goes into the results
+ * and leaves the other variants' figures: it yields no rows.
+ */
+async function runVariantProcess<J, R>(ctx: Runner, server: ServerProcess, v: VariantProcess<J>, logRow: (row: R) => void): Promise<R[]> {
+  const before = await server.stats();
+  const t0 = performance.now();
+  let rows: R[];
+  try {
+    rows = await runScriptChild<J, R[]>(v.script, v.job, v.boundMs, v.onAsk);
+  } catch (err) {
+    const message = `${v.variant}: ${err instanceof Error ? err.message : String(err)}`;
+    ctx.results.errors.push({ section: v.section, message });
+    log(`    ${message}`);
+    return [];
+  }
+  const after = await server.stats();
+  ctx.results.serverCpu.push({ section: v.section, variant: v.variant, rep: 1, scenarios: rows.length * v.runs, cpuMs: after.cpuMs - before.cpuMs });
+  for (const row of rows) logRow(row);
+  log(`    (${((performance.now() - t0) / 1000).toFixed(1)} s, the process's start-up included)`);
+  return rows;
+}
+
 /**
  * Each client in a process of its own, one after the other, against one local server process (Chat
  * Completions, the openai preset); the server's CPU over each client's process is kept beside it.
@@ -571,21 +613,7 @@ async function sectionPeers(ctx: Runner): Promise<void> {
       for (const client of clients) {
         log(`  peers: ${client}, ${p.n} one-call forks (${p.concurrency} in flight) × ${p.runs} runs per size, ${latency} latency`);
         const job: PeersJob = { ...p, client, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs, rules };
-        const before = await server.stats();
-        const t0 = performance.now();
-        let rows: PeersResult[];
-        try {
-          rows = await runScriptChild<PeersJob, PeersResult[]>('peers.ts', job, boundMs);
-        } catch (err) {
-          // One client's failure (its stderr says why) leaves the others' figures.
-          const message = `${client}: ${err instanceof Error ? err.message : String(err)}`;
-          ctx.results.errors.push({ section: 'peers', message });
-          log(`    ${message}`);
-          continue;
-        }
-        const after = await server.stats();
-        ctx.results.serverCpu.push({ section: 'peers', variant: client, rep: 1, scenarios: rows.length * p.runs, cpuMs: after.cpuMs - before.cpuMs });
-        for (const r of rows) {
+        const rows = await runVariantProcess<PeersJob, PeersResult>(ctx, server, { section: 'peers', variant: client, script: 'peers.ts', job, boundMs, runs: p.runs }, (r) => {
           for (const [i, run] of r.runs.entries()) {
             const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
             log(
@@ -593,8 +621,7 @@ async function sectionPeers(ctx: Runner): Promise<void> {
                 `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(7)} ms/fork  cached ${(run.cachedTokens / run.theoreticalTokens).toFixed(3)} of max${loop}`,
             );
           }
-        }
-        log(`    (${((performance.now() - t0) / 1000).toFixed(1)} s, the process's start-up included)`);
+        });
         ctx.results.peers ??= [];
         ctx.results.peers.push(...rows);
       }
@@ -618,21 +645,7 @@ async function sectionAiSdk(ctx: Runner): Promise<void> {
       for (const variant of AI_SDK_VARIANTS) {
         log(`  ai-sdk: ${variant}, an agent forking ${a.ns.join(', ')} times in one step × ${a.runs} runs, ${sizeLabel(a.prefixBytes)} system prompt, ${latency} latency`);
         const job: AiSdkJob = { ...a, variant, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
-        const before = await server.stats();
-        const t0 = performance.now();
-        let rows: AiSdkResult[];
-        try {
-          rows = await runScriptChild<AiSdkJob, AiSdkResult[]>('ai-sdk.ts', job, boundMs);
-        } catch (err) {
-          // One variant's failure (its stderr says why) leaves the other's figures.
-          const message = `${variant}: ${err instanceof Error ? err.message : String(err)}`;
-          ctx.results.errors.push({ section: 'ai-sdk', message });
-          log(`    ${message}`);
-          continue;
-        }
-        const after = await server.stats();
-        ctx.results.serverCpu.push({ section: 'ai-sdk', variant, rep: 1, scenarios: rows.length * a.runs, cpuMs: after.cpuMs - before.cpuMs });
-        for (const r of rows) {
+        const rows = await runVariantProcess<AiSdkJob, AiSdkResult>(ctx, server, { section: 'ai-sdk', variant, script: 'ai-sdk.ts', job, boundMs, runs: a.runs }, (r) => {
           for (const [i, run] of r.runs.entries()) {
             const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
             log(
@@ -640,13 +653,52 @@ async function sectionAiSdk(ctx: Runner): Promise<void> {
                 `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  cached ${(run.cachedTokens / run.promptTokens).toFixed(3)} of the forks' prompt${loop}`,
             );
           }
-        }
-        log(`    (${((performance.now() - t0) / 1000).toFixed(1)} s, the process's start-up included)`);
+        });
         ctx.results.aiSdk ??= [];
         ctx.results.aiSdk.push(...rows);
       }
     },
     'openai',
+  );
+}
+
+/**
+ * Forks of one Responses API session two ways (issue 30): each way in a process of its own, one
+ * after the other, against one local server process (the openai preset) that counts the request
+ * bytes it reads; each way's process asks for the count around every fan-out.
+ */
+async function sectionResponses(ctx: Runner): Promise<void> {
+  const settings = RESPONSES_SETTINGS[ctx.cfg.mode];
+  const { latency } = settings;
+  // Generous: only a hung way is killed (every run's parent prefills its session cold, ~4 tokens a byte).
+  const prefill = LATENCY_PRESETS[latency].prefillTokensPerSecond;
+  const boundMs = 120_000 + settings.runs * settings.ns.length * settings.sizes.reduce((a, size) => a + 60_000 + (2_000 * size) / 4 / prefill, 0);
+  await withServer(
+    latency,
+    async (server) => {
+      const counters = async (): Promise<ServerCounters> => {
+        const { requestBytes, metrics } = await server.stats();
+        return { requestBytes: requestBytes ?? Number.NaN, requests: 'requestsTotal' in metrics ? metrics.requestsTotal : metrics.requests };
+      };
+      for (const way of RESPONSES_WAYS) {
+        log(`  responses: ${way}, ${settings.ns.join(', ')} forks × ${settings.runs} runs per size (${settings.sizes.map(sizeLabel).join(', ')}), ${latency} latency`);
+        const job: ResponsesJob = { ...settings, way, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
+        const rows = await runVariantProcess<ResponsesJob, ResponsesResult>(ctx, server, { section: 'responses', variant: way, script: 'responses.ts', job, boundMs, runs: settings.runs, onAsk: counters }, (r) => {
+          for (const [i, run] of r.runs.entries()) {
+            const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
+            log(
+              `    ${way.padEnd(8)} ${sizeLabel(r.prefixBytes).padStart(7)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  ` +
+                `${(run.requestBytes / r.n).toFixed(0).padStart(8)} B/fork  CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  ` +
+                `first call cached ${(run.firstCachedTokens / run.firstPromptTokens).toFixed(3)}${loop}`,
+            );
+          }
+        });
+        ctx.results.responses ??= [];
+        ctx.results.responses.push(...rows);
+      }
+    },
+    'openai',
+    true, // the server counts request bytes
   );
 }
 
@@ -665,7 +717,7 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
-        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers, 6 for ai-sdk and 10 for the scaling curve)\n' +
+        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers, 6 for ai-sdk, 6 for responses and 10 for the scaling curve)\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg and scaling.svg as they are (the .html has them inline all the same)\n' +
@@ -728,6 +780,7 @@ async function main(): Promise<number> {
     floor: [],
     peers: [],
     aiSdk: [],
+    responses: [],
     scaling: [],
     ui: null,
     serverCpu: [],
@@ -756,6 +809,7 @@ async function main(): Promise<number> {
     floor: () => sectionFloor(ctx),
     peers: () => sectionPeers(ctx),
     'ai-sdk': () => sectionAiSdk(ctx),
+    responses: () => sectionResponses(ctx),
     scaling: () => sectionScaling(ctx),
     ui: () => sectionUi(ctx),
   };

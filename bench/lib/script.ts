@@ -10,8 +10,11 @@ import { runningJobs } from './child.js';
 
 const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Runs a bench/ script on a job in a child process, killed after `boundMs`. */
-export function runScriptChild<J, R>(script: string, job: J, boundMs: number): Promise<R> {
+/**
+ * Runs a bench/ script on a job in a child process, killed after `boundMs`. `onAsk`: answers the
+ * script's askRunner() (what only this process can see, such as its server's counters).
+ */
+export function runScriptChild<J, R>(script: string, job: J, boundMs: number, onAsk?: () => Promise<unknown>): Promise<R> {
   return new Promise((resolve, reject) => {
     const child = fork(join(benchDir, script), [JSON.stringify(job)], {
       execArgv: ['--import', 'tsx', '--expose-gc'],
@@ -21,12 +24,36 @@ export function runScriptChild<J, R>(script: string, job: J, boundMs: number): P
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), boundMs);
+    child.on('message', (m: { type?: string; seq?: number }) => {
+      if (m.type !== 'ask' || onAsk === undefined) return;
+      onAsk().then(
+        (value) => child.connected && child.send({ type: 'answer', seq: m.seq, value }),
+        () => child.kill('SIGKILL'),
+      );
+    });
     child.once('exit', (code) => {
       runningJobs.delete(child);
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`${script} exited with code ${code}`));
       resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as R);
     });
+  });
+}
+
+let asked = 0;
+
+/** In a script run by runScriptChild with `onAsk`: the runner's answer. */
+export function askRunner<T>(): Promise<T> {
+  const seq = ++asked;
+  return new Promise((resolve, reject) => {
+    if (!process.send) return reject(new Error('askRunner: not run by runScriptChild (no IPC channel)'));
+    const onMessage = (m: { type?: string; seq?: number; value?: T }): void => {
+      if (m.type !== 'answer' || m.seq !== seq) return;
+      process.off('message', onMessage);
+      resolve(m.value as T);
+    };
+    process.on('message', onMessage);
+    process.send({ type: 'ask', seq });
   });
 }
 

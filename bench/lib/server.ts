@@ -7,6 +7,8 @@ import type { SinkMetrics } from './sink.js';
 interface ServerStats {
   cpuMs: number;
   metrics: LocalServerMetrics | SinkMetrics;
+  /** Request body bytes read so far: servers started with `countRequestBytes` only. */
+  requestBytes?: number;
 }
 
 export interface ServerProcess {
@@ -62,7 +64,7 @@ async function startServerProcess(options: object): Promise<ServerProcess> {
           if (m.type !== 'stats' || m.seq !== mine) return;
           clearTimeout(timer);
           child.off('message', onMessage);
-          resolve({ cpuMs: m.cpuMs as number, metrics: m.metrics as ServerStats['metrics'] });
+          resolve({ cpuMs: m.cpuMs as number, metrics: m.metrics as ServerStats['metrics'], ...(m.requestBytes !== undefined ? { requestBytes: m.requestBytes } : {}) });
         };
         child.on('message', onMessage);
         child.send({ type: 'stats', seq: mine });
@@ -85,15 +87,26 @@ async function startServerProcess(options: object): Promise<ServerProcess> {
   return server;
 }
 
-/** Runs `body` with a fresh server process, closed whatever happens. `usage`: the Chat Completions routes' preset (default openai). */
+/**
+ * Runs `body` with a fresh server process, closed whatever happens. `usage`: the Chat Completions routes' preset (default openai).
+ * `countRequestBytes`: its stats say how many request body bytes it has read (it captures each body to
+ * count it, which costs the server a JSON.parse per request: its CPU figure is then not the plain server's).
+ */
 export async function withServer<T>(
   latency: LatencyPreset | LatencyModel,
   body: (server: ServerProcess) => Promise<T>,
   usage?: UsagePreset,
+  countRequestBytes = false,
 ): Promise<T> {
   // Large prefixes: the cache must hold an 8 MiB prefix (~2.2M tokens) and the body limit must pass it.
   // `usage`: which provider the Chat Completions routes simulate (cache rules, usage fields).
-  const options = { latency, cache: { capacityTokens: 16_000_000 }, maxBodyBytes: 64 * 1024 * 1024, ...(usage !== undefined ? { usage } : {}) };
+  const options = {
+    latency,
+    cache: { capacityTokens: 16_000_000 },
+    maxBodyBytes: 64 * 1024 * 1024,
+    ...(usage !== undefined ? { usage } : {}),
+    ...(countRequestBytes ? { captureRequests: true } : {}),
+  };
   return serving(await startServerProcess(options), body);
 }
 

@@ -7,6 +7,7 @@ import type { FloorClient, FloorResult } from '../floor.js';
 import type { MicroResult } from '../micro.js';
 import type { PeerClient, PeersResult } from '../peers.js';
 import type { AiSdkResult, AiSdkVariant } from '../ai-sdk.js';
+import type { ResponsesResult, ResponsesWay } from '../responses.js';
 import type { PlainClientResult } from '../plain-client.js';
 import type { QueueResult, QueueRow } from '../queue.js';
 import type { DispatchResult, ScenarioResult } from '../scenario.js';
@@ -64,6 +65,8 @@ export interface BenchResults {
   peers?: PeersResult[];
   /** The ai-sdk section (issue 29): one entry per variant and fork count; absent in older results. */
   aiSdk?: AiSdkResult[];
+  /** The responses section (issue 30): one entry per way, prefix size and fork count; absent in older results. */
+  responses?: ResponsesResult[];
   /** The scaling curve (issue 24): one row per point; absent in older results. */
   scaling?: ScalingRow[];
   /** The live page and the HTML report in Chromium (issue 28); absent in older results. */
@@ -698,6 +701,7 @@ export function renderMarkdown(res: BenchResults): string {
 
   if ((res.peers ?? []).length > 0) out.push(...peersSection(res.peers ?? [], c));
   if ((res.aiSdk ?? []).length > 0) out.push(...aiSdkSection(res.aiSdk ?? [], c));
+  if ((res.responses ?? []).length > 0) out.push(...responsesSection(res.responses ?? []));
   if ((res.scaling ?? []).length > 0) out.push(...scalingSection(res));
   if (res.ui) out.push(...uiSection(res.ui));
 
@@ -730,6 +734,11 @@ function kib(bytes: number): string {
 }
 
 /** median (min–max) when repeated. */
+/** The spread of what `pick` gives for each item, leaving out the items it gives nothing for. */
+function spreadOf<T>(items: readonly T[], pick: (item: T) => number | null | undefined): Spread {
+  return spread(items.map(pick).filter((v): v is number => typeof v === 'number'));
+}
+
 export function range(s: Spread, digits?: number): string {
   if (s.n === 0) return '–';
   return s.n > 1 && s.min !== s.max ? `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})` : fmt(s.median, digits);
@@ -986,8 +995,7 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
     })
     .join('; ');
   type Run = PeersResult['runs'][number];
-  const of = (runs: readonly Run[], pick: (run: Run) => number | null | undefined): Spread =>
-    spread(runs.map(pick).filter((v): v is number => typeof v === 'number'));
+  const of = spreadOf<Run>;
   const out: string[] = [
     '',
     `## Peers in the same run (issue 24): ${r0.n} one-call forks of one conversation, ${r0.concurrency} in flight, ${c.peers.latency} latency`,
@@ -1052,8 +1060,7 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
     .map((v) => `${v}: ${Object.entries(all.find((r) => r.variant === v)?.packages ?? {}).map(([name, version]) => `${name} ${version}`).join(', ')}`)
     .join('; ');
   type Run = AiSdkResult['runs'][number];
-  const of = (runs: readonly Run[], pick: (run: Run) => number | null | undefined): Spread =>
-    spread(runs.map(pick).filter((v): v is number => typeof v === 'number'));
+  const of = spreadOf<Run>;
   const out: string[] = [
     '',
     `## The AI SDK's own parallel \`generateText\` against \`forkTool\` (issue 29): one agent forking ${ns.join(', ')} times in one step, ${c.aiSdk.latency} latency`,
@@ -1097,6 +1104,75 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
   out.push(
     table(
       ['forks', 'variant', 'runs', 'makespan ms', 'forks ms', 'client CPU ms/fork', 'client CPU ms/fork (forks alone)', 'CPU / ai-sdk', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'cache: cached / prompt', 'prompt tokens/fork'],
+      rows,
+    ),
+  );
+  return out;
+}
+
+const RESPONSES_TITLES: Readonly<Record<ResponsesWay, string>> = {
+  're-send': 're-send (cache: implicit)',
+  stored: 'stored response (cache: explicit, `previous_response_id`)',
+};
+const RESPONSES_ORDER = Object.keys(RESPONSES_TITLES) as ResponsesWay[];
+
+/** Forks of a Responses API session, re-sending the conversation and naming the parent's stored response (issue 30). */
+function responsesSection(all: readonly ResponsesResult[]): string[] {
+  const r0 = all[0] as ResponsesResult;
+  const latency = r0.latency;
+  const ways = RESPONSES_ORDER.filter((w) => all.some((r) => r.way === w));
+  const versions = Object.entries(r0.packages).map(([name, version]) => `${name} ${version}`).join(', ');
+  type Run = ResponsesResult['runs'][number];
+  const of = spreadOf<Run>;
+  const out: string[] = [
+    '',
+    `## Forks of a Responses API session: re-sent or named by \`previous_response_id\` (issue 30), ${latency} latency`,
+    '',
+    `One OpenAI Responses session (\`"format": "openai-responses"\`: ${sizeLabel(r0.instructionsBytes)} of instructions, the bench tool, user and assistant turns up to the prefix size), forked two ways: **re-send**, the engine's default cache (implicit), each fork's requests carrying the parent's conversation byte for byte up to its last item, then its own items; **stored response**, \`cache: 'explicit'\` and fanOut's \`storedResponse\` naming the parent's response, each fork's requests carrying \`previous_response_id\` and only its own items, with the instructions, tools and settings a named response does not carry over. Each way runs in a process of its own (one after the other) against the local server in another (the \`openai\` preset: cache from 1,024 tokens in blocks of 128), through OpenAI's own provider (the openai SDK's \`responses.create\`, the run's \`prompt_cache_key\`). ` +
+      "Every run has a session of its own (salted instructions and tool), and its parent's last call comes first, made with the openai SDK and `store: true`, not measured: the forks fork its input + its output. A warm-up run on a small session comes first. " +
+      "Each fork calls the tool `t`, then answers: two model calls. Both ways run on the engine's defaults otherwise (warm-up auto, 2 worker threads, concurrency = the largest n). " +
+      'makespan = fanOut → the last result, median (min–max) over all runs; request bytes = the request bodies the server read over the fan-out / forks (both calls); client CPU = process.cpuUsage() of the client process (user + system, every thread) over the fan-out / forks, from the runs without the loop monitor; ' +
+      "loop p99 / max = monitorEventLoopDelay on the main thread (1 ms resolution) over the runs with it (the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); first call = the forks' first calls' cached / prompt tokens as the server reported them (mean per fork); efficiency = the run report's.",
+    '',
+    `Packages: ${versions}.`,
+    '',
+  ];
+  const rows: string[][] = [];
+  const groups = [...new Set(all.map((r) => `${r.prefixBytes} ${r.n}`))].map((key) => key.split(' ').map(Number) as [number, number]);
+  for (const [size, n] of groups.sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
+    const mine = (w: ResponsesWay): Run[] => all.filter((r) => r.way === w && r.prefixBytes === size && r.n === n).flatMap((r) => r.runs);
+    const perFork = (w: ResponsesWay, pick: (run: Run) => number): Spread => of(mine(w).filter((run) => !run.monitored), (run) => pick(run) / n);
+    const ratio = (w: ResponsesWay, pick: (run: Run) => number): string => {
+      const base = perFork('re-send', pick).median;
+      return w === 're-send' || !Number.isFinite(base) ? '–' : `${fmt(perFork(w, pick).median / base, 2)}×`;
+    };
+    for (const w of ways) {
+      const runs = mine(w);
+      if (runs.length === 0) continue;
+      const bytes = of(runs, (run) => run.requestBytes / n).median;
+      rows.push([
+        sizeLabel(size),
+        String(n),
+        RESPONSES_TITLES[w],
+        String(runs.length),
+        range(of(runs, (run) => run.wallMs), 0),
+        range(of(runs, (run) => (n * 1000) / run.wallMs), 1),
+        // The same bytes in every run (the sessions differ by their salt alone): the median.
+        thousands(bytes),
+        w === 're-send' ? '–' : `${fmt(bytes / of(mine('re-send'), (run) => run.requestBytes / n).median, 3)}×`,
+        range(perFork(w, (run) => run.cpuMs)),
+        ratio(w, (run) => run.cpuMs),
+        range(of(runs, (run) => run.loop?.p99)),
+        range(of(runs, (run) => run.loop?.weightedP99)),
+        range(of(runs, (run) => run.loop?.max)),
+        `${thousands(of(runs, (run) => run.firstCachedTokens / n).median)} / ${thousands(of(runs, (run) => run.firstPromptTokens / n).median)}`,
+        range(of(runs, (run) => run.efficiency), 3),
+      ]);
+    }
+  }
+  out.push(
+    table(
+      ['prefix', 'forks', 'way', 'runs', 'makespan ms', 'forks/s', 'request bytes/fork', 'bytes / re-send', 'client CPU ms/fork', 'CPU / re-send', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'first call: cached / prompt tokens', 'efficiency'],
       rows,
     ),
   );
