@@ -146,25 +146,70 @@ describe('forkTool() in an OpenAI Agents SDK agent', () => {
     const engine = await engineFor(server.url);
     try {
       const delivered: { id: string; text: string }[] = [];
-      const done = new Promise<void>((resolve) => {
-        const forks = forkTool({
-          engine,
-          onResult: (result, call) => {
-            delivered.push({ id: call.toolCallId, text: result.status === 'completed' ? result.text : result.status });
-            if (delivered.length === 2) resolve();
-          },
-        });
-        const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
-        const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [forks.tool] });
-        void run(agent, PROMPT, { maxTurns: 4 }).then((answer) => {
-          expect(answer.finalOutput).toBe('parent done');
-          const placeholders = answer.newItems.filter((item) => item.type === 'tool_call_output_item').map((item) => String((item as { output: unknown }).output));
-          expect(placeholders).toHaveLength(2);
-          for (const text of placeholders) expect(text).toMatch(/started in the background/);
-        });
+      let forksEnded!: () => void;
+      const ended = new Promise<void>((resolve) => (forksEnded = resolve));
+      const forks = forkTool({
+        engine,
+        onResult: (result, call) => {
+          delivered.push({ id: call.toolCallId, text: result.status === 'completed' ? result.text : result.status });
+          if (delivered.length === 2) forksEnded();
+        },
       });
-      await done;
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
+      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [forks.tool] });
+      const [answer] = await Promise.all([run(agent, PROMPT, { maxTurns: 4 }), ended]);
+      expect(answer.finalOutput).toBe('parent done');
+      const placeholders = answer.newItems.filter((item) => item.type === 'tool_call_output_item').map((item) => String((item as { output: unknown }).output));
+      expect(placeholders).toHaveLength(2);
+      for (const text of placeholders) expect(text).toMatch(/started in the background/);
       expect(delivered.map((d) => d.text).sort()).toEqual(['RECALL MARKER-[0-9A-F]{4}: MARKER-5A7C', 'second fork done'].sort());
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('in background mode, a conversation a fork cannot start from is the call’s error, told to the model', async () => {
+    const engine = await engineFor(server.url);
+    const before = server.requests.length;
+    try {
+      const forks = forkTool({ engine, onResult: () => expect.unreachable('no fork runs') });
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
+      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [forks.tool] });
+      // The agent continues a conversation the API stores: its request holds only the new items.
+      const first = await run(agent, 'REPLY noted', { maxTurns: 2 });
+      const answer = await run(agent, PROMPT, { maxTurns: 4, previousResponseId: first.lastResponseId });
+      expect(answer.finalOutput).toBe('parent done');
+      const bodies = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => r.body);
+      expect(bodies.filter(isFork)).toHaveLength(0);
+      const outputs = (JSON.parse(bodies.at(-1) as string).input as { type?: string; output?: string }[]).filter((item) => item.type === 'function_call_output');
+      expect(outputs).toHaveLength(2);
+      for (const item of outputs) expect(item.output).toContain('previous_response_id');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('forks a later turn: the items the Agents SDK sent back from earlier turns are the fork’s too', async () => {
+    const engine = await engineFor(server.url);
+    const results: ForkResult[] = [];
+    const before = server.requests.length;
+    try {
+      const forks = forkTool({ engine, fanOut: { onResult: (r) => void results.push(r) } });
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
+      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [lookup, forks.tool] });
+      const prompt = ['Please remember MARKER-5A7C.', 'CALL@1 lookup {"key":"readme"}', 'CALL@2 fork {"directive":"RECALL value of [a-z]+"}', 'CALL@2 fork {"directive":"REPLY second fork done"}', 'REPLY parent done'].join('\n');
+      const answer = await run(agent, prompt, { maxTurns: 5 });
+      expect(answer.finalOutput).toBe('parent done');
+      const bodies = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => r.body);
+      const forkBodies = bodies.filter(isFork);
+      // The agent's second request: its first turn's call and its output, as the Agents SDK sent them back.
+      const second = bodies.filter((b) => !isFork(b))[1] as string;
+      expect(second).toContain('value of readme');
+      expect(forkBodies).toHaveLength(2);
+      for (const body of forkBodies) expect(body.startsWith(throughLastInput(second))).toBe(true);
+      expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);
+      expect(results.map((r) => r.text).join('\n')).toContain('value of readme');
+      for (const r of results) expect((r.usage.cachedTokens ?? 0) / r.usage.promptTokens).toBeGreaterThanOrEqual(0.9);
     } finally {
       await engine.close();
     }

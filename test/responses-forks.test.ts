@@ -162,6 +162,33 @@ describe('forks that name the parent’s stored response (cache: explicit, store
     }
   });
 
+  it('the parent’s tool outputs after its stored response are the fork’s to send: the response holds its input and output only', async () => {
+    const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
+    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 1, cache: 'explicit', tools: [lookup] });
+    try {
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'fp-responses-test-key' });
+      const asked = session([...FINISHED, { role: 'user', content: 'CALL lookup {"key":"lexer"}' }] as OpenAIResponsesSession['input']);
+      const { format: _format, ...body } = asked;
+      const parent = await client.responses.create({ ...(body as OpenAI.Responses.ResponseCreateParamsNonStreaming), store: true });
+      const call = parent.output.find((item) => item.type === 'function_call');
+      expect(call).toMatchObject({ name: 'lookup' });
+      // The parent ran its tool: the output is in its conversation, not in the stored response.
+      const output = { type: 'function_call_output', call_id: (call as { call_id: string }).call_id, output: 'LEXER-OUTPUT-7' };
+      const whole = session([...(asked.input as object[]), ...parent.output, output] as OpenAIResponsesSession['input']);
+      const before = server.requests.length;
+      const [result] = await engine.fanOut(engine.freeze(whole), [{ id: 'one', directive: 'RECALL LEXER-OUTPUT-\\d' }], { storedResponse: parent.id }).results();
+      expect(result?.status).toBe('completed');
+      expect(result?.text).toContain('LEXER-OUTPUT-7');
+      expect(result?.sent).toEqual({ storedResponse: parent.id, items: 2 });
+      const [sent] = server.requests.slice(before).map((r) => JSON.parse(r.body) as { previous_response_id?: string; input: unknown[] });
+      expect(sent?.previous_response_id).toBe(parent.id);
+      expect(sent?.input[0]).toEqual(output);
+    } finally {
+      await engine.close();
+      await server.close();
+    }
+  });
+
   it('without a stored response named, cache: explicit re-sends the conversation and the report says why', async () => {
     const engine = await ForkEngine.create({ provider: { kind: 'local', url: serve.url }, threads: 1, cache: 'explicit' });
     try {

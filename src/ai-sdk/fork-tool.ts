@@ -4,7 +4,7 @@ import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import { importFromProject } from '../model/project-import.js';
 import type { AiSdkMessage, AiSdkSession } from '../session/ai-sdk-schema.js';
-import { answerOf, DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, type StepCall } from '../fork-tool/step.js';
+import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, toolAnswer, type StepCall } from '../fork-tool/step.js';
 
 /*
  * A fork tool for Vercel AI SDK agents (`generateText`, `streamText`, `Agent`): when the model calls
@@ -93,13 +93,8 @@ export function forkTool(options: ForkToolOptions) {
     description,
     inputSchema: ForkInput,
     async execute(input: z.infer<typeof ForkInput>, call: { toolCallId: string; messages: readonly unknown[]; abortSignal?: AbortSignal }): Promise<string> {
-      const result = enqueue(call.messages, { toolCallId: call.toolCallId, directive: input.directive, signal: call.abortSignal });
-      if (options.onResult !== undefined) {
-        const deliver = options.onResult;
-        void result.then((r) => deliver(r, { toolCallId: call.toolCallId, directive: input.directive }));
-        return `Fork ${call.toolCallId} started in the background; its result will be given to you when it ends.`;
-      }
-      return answerOf(await result);
+      const fork = enqueue(call.messages, { toolCallId: call.toolCallId, directive: input.directive, signal: call.abortSignal });
+      return toolAnswer(fork, { toolCallId: call.toolCallId, directive: input.directive }, options.onResult);
     },
   };
 }

@@ -88,7 +88,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   }
   const stored = job.plan.request.mechanism === 'stored-response' ? storedHeld(session, seed) : undefined;
   const decorator = requestDecorator(job.plan, { shared: seed.sharedContents, window: seedWindow(task, job.history), stored });
-  if (stored !== undefined && job.plan.request.mechanism === 'stored-response') state.sent = { storedResponse: job.plan.request.responseId, items: seed.contents.length - stored };
+  // The response a fork names, when it names one: its first request says how many items of its own it sent.
+  const named = stored !== undefined && job.plan.request.mechanism === 'stored-response' ? job.plan.request.responseId : undefined;
   let turnOf = 0;
   const conversation = openConversation(seed, decorator, (added, role) => {
     for (const [i, message] of added.entries()) {
@@ -142,6 +143,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     let announced = false;
     const startedAt = epochMs();
     const request = conversation.request();
+    if (named !== undefined && state.sent === undefined && request.format === 'openai-responses') state.sent = { storedResponse: named, items: request.body.input.length };
     const content = job.captureContent === true ? requestContent(request) : undefined;
     const outcome = await ctx.provider.generate(request, {
       signal: ctx.signal,

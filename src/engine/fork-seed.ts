@@ -1,4 +1,5 @@
 import { seedTask, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
+import { viewMessage, type AnyMessage } from '../dialect/view.js';
 import { sessionMessages, type ForkTask, type ParentSession } from '../session/schema.js';
 import { outputSchemaInstruction } from './output-schema.js';
 
@@ -13,13 +14,17 @@ export function seedForkTask(session: Readonly<ParentSession>, task: ForkTask, d
 }
 
 /**
- * How many leading messages of the seed are the session's whole conversation, unchanged — the very
- * objects, which a seed made without copying shares — and so what a stored response of the parent
- * holds; undefined when the fork's window, a redacted call or a dropped prompt changed any of them.
+ * How many leading messages of the seed the parent's last stored response holds: its input and its
+ * output, so the session through its last model message — when the seed starts with exactly those,
+ * the very objects (a seed made without copying shares them); undefined when the fork's window or a
+ * redacted call changed any of them. What the parent added after that response (its tools'
+ * outputs) is not in it: the fork sends it as its own.
  */
 export function storedHeld(session: Readonly<ParentSession>, seed: ForkSeed): number | undefined {
   const messages = sessionMessages(session);
-  if (seed.contents.length <= messages.length) return undefined;
-  for (let i = 0; i < messages.length; i++) if (seed.contents[i] !== messages[i]) return undefined;
-  return messages.length;
+  let end = messages.length;
+  while (end > 0 && viewMessage(messages[end - 1] as AnyMessage).role !== 'model') end--;
+  if (end === 0 || seed.contents.length <= end) return undefined;
+  for (let i = 0; i < end; i++) if (seed.contents[i] !== messages[i]) return undefined;
+  return end;
 }

@@ -90,35 +90,72 @@ export interface ToolCall {
   signal: AbortSignal | undefined;
 }
 
+/** A call's fork: `started` settles once the step's session is frozen and its fan-out begun (rejects with why not), `result` when it ends. */
+export interface StepFork {
+  started: Promise<void>;
+  result: Promise<ForkResult>;
+}
+
 /**
  * Gathers the calls of one step: calls that reach `execute` with the same step key before the event
  * loop's next turn (a framework runs a step's calls together) go to `run` together, each under the
- * context its `execute` ran in. A `run` that throws settles each of its calls with the error.
+ * context its `execute` ran in. A `run` that throws rejects each of its calls' `started` and `result`.
  */
-export function stepBatcher<Step extends object>(run: (step: Step, calls: readonly StepCall[]) => Promise<void>): (step: Step, call: ToolCall) => Promise<ForkResult> {
-  const batches = new Map<Step, StepCall[]>();
+export function stepBatcher<Step extends object>(run: (step: Step, calls: readonly StepCall[]) => Promise<void>): (step: Step, call: ToolCall) => StepFork {
+  const batches = new Map<Step, { calls: StepCall[]; started: Array<(err?: Error) => void> }>();
   const flush = (step: Step): void => {
-    const calls = batches.get(step) ?? [];
+    const batch = batches.get(step);
     batches.delete(step);
-    run(step, calls).catch((err: unknown) => {
-      for (const c of calls) c.settle(err instanceof Error ? err : new Error(String(err)));
-    });
+    if (batch === undefined) return;
+    run(step, batch.calls).then(
+      () => {
+        for (const started of batch.started) started();
+      },
+      (err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        for (const c of batch.calls) c.settle(error);
+        for (const started of batch.started) started(error);
+      },
+    );
   };
-  return (step, call) =>
-    new Promise<ForkResult>((resolve, reject) => {
-      const pending: StepCall = { ...call, trace: context.active(), settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) };
-      const batch = batches.get(step);
-      if (batch !== undefined) {
-        batch.push(pending);
-        return;
-      }
-      batches.set(step, [pending]);
-      setImmediate(flush, step);
+  return (step, call) => {
+    let pending!: StepCall;
+    let begun!: (err?: Error) => void;
+    const started = new Promise<void>((resolve, reject) => {
+      begun = (err) => (err === undefined ? resolve() : reject(err));
     });
+    // Awaited in background mode only; the same error reaches `result`.
+    started.catch(() => undefined);
+    const result = new Promise<ForkResult>((resolve, reject) => {
+      pending = { ...call, trace: context.active(), settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) };
+    });
+    const batch = batches.get(step);
+    if (batch !== undefined) {
+      batch.calls.push(pending);
+      batch.started.push(begun);
+    } else {
+      batches.set(step, { calls: [pending], started: [begun] });
+      setImmediate(flush, step);
+    }
+    return { started, result };
+  };
+}
+
+/**
+ * What a fork tool's `execute` returns: the fork's answer; in background mode (`onResult`), once
+ * its fork has begun (a session that cannot be forked is the call's error), a placeholder, the
+ * answer going to `onResult` when it ends.
+ */
+export async function toolAnswer(fork: StepFork, call: { toolCallId: string; directive: string }, onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void): Promise<string> {
+  if (onResult === undefined) return answerOf(await fork.result);
+  // Its rejection is the same error as started's, which the call throws.
+  fork.result.then((r) => onResult(r, call), () => undefined);
+  await fork.started;
+  return `Fork ${call.toolCallId} started in the background; its result will be given to you when it ends.`;
 }
 
 /** What the tool returns to the agent: the fork's answer, or why it has none. */
-export function answerOf(result: ForkResult): string {
+function answerOf(result: ForkResult): string {
   if (result.status === 'completed') return result.text;
   return `The fork ${result.status === 'cancelled' ? 'was cancelled' : 'failed'} (${result.error.kind}): ${result.error.message}${result.text !== '' ? `\nIts partial answer:\n${result.text}` : ''}`;
 }

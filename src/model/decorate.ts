@@ -58,13 +58,16 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
         },
       };
     case 'stored-response': {
-      const { key, responseId, stored } = { ...r, stored: at.stored };
+      const { key, responseId, breakpoints } = r;
+      const stored = at.stored;
       const keyed = (base: ModelRequest): ModelRequest => (key === undefined ? base : ({ ...base, promptCacheKey: key } as ModelRequest));
-      if (stored === undefined) return { start: asIs, request: keyed };
+      // A fork that re-sends its conversation marks it as under 'cache-key'.
+      if (stored === undefined) return { start: breakpoints ? (messages) => withBreakpoints(plan.shape, messages, at.shared, breakpoints.parentWarm) : asIs, request: keyed };
       return {
         start: (messages) => messages.slice(stored),
         request: (base) => {
-          if (base.format !== 'openai-responses') return keyed(base);
+          // The messages were cut to the fork's own: only a Responses request can name what holds the rest.
+          if (base.format !== 'openai-responses') throw new Error(`a stored response holds the conversation of a Responses request only, not of a ${base.format} one`);
           return keyed({ ...base, body: { ...base.body, previous_response_id: responseId } });
         },
       };
@@ -93,7 +96,7 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
 export function measuredMessages(plan: Pick<CachePlan, 'request' | 'shape'>, messages: readonly AnyMessage[], shared: number): readonly AnyMessage[] {
   const r = plan.request;
   if (r.mechanism === 'marker') return markLastShared(messages as readonly ChatMessage[], shared);
-  if (r.mechanism === 'cache-key' && r.breakpoints) return withBreakpoints(plan.shape, messages, shared, r.breakpoints.parentWarm);
+  if ((r.mechanism === 'cache-key' || r.mechanism === 'stored-response') && r.breakpoints) return withBreakpoints(plan.shape, messages, shared, r.breakpoints.parentWarm);
   return messages;
 }
 

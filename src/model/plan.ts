@@ -31,9 +31,9 @@ export type RequestCache =
    * OpenAI's Responses API, explicit: a fork whose seed holds the parent's conversation unchanged
    * names the parent's stored response (`previous_response_id`) and sends only its own items, with
    * the session's instructions, tools and settings (a named response carries none of them over);
-   * other forks re-send everything. `key` routes as with 'cache-key'.
+   * other forks re-send everything, with `breakpoints` as under 'cache-key'. `key` routes as with 'cache-key'.
    */
-  | { mechanism: 'stored-response'; responseId: string; key?: string };
+  | { mechanism: 'stored-response'; responseId: string; key?: string; breakpoints?: { parentWarm: boolean } };
 
 /** A cachedContent made for one seed window. */
 export interface CachedContentRef {

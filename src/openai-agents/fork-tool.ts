@@ -1,7 +1,7 @@
 import { tool } from '@openai/agents';
 import type { ForkEngine } from '../engine/engine.js';
 import type { ForkResult } from '../engine/thread-wire.js';
-import { answerOf, DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, type StepCall, type StepOptions } from '../fork-tool/step.js';
+import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, toolAnswer, type StepCall, type StepOptions } from '../fork-tool/step.js';
 import { requestRecorder, type RecordedStep } from './recorder.js';
 
 /*
@@ -44,7 +44,7 @@ export function forkTool(options: OpenAIAgentsForkToolOptions) {
   const recorder = requestRecorder(name, options.fetch);
   // The forks carry the agent's own prompt_cache_key (in its body), or none as it sent none: OpenAI
   // routes by key and prefix, and a key of forkpool's would send them away from the agent's entry.
-  const step: StepOptions = { fanOut: { promptCacheKey: null, ...options.fanOut }, ...(options.warmup !== undefined ? { warmup: options.warmup } : {}) };
+  const step: StepOptions = { fanOut: { ...options.fanOut, promptCacheKey: options.fanOut?.promptCacheKey ?? null }, ...(options.warmup !== undefined ? { warmup: options.warmup } : {}) };
   const enqueue = stepBatcher(async (recorded: RecordedStep, calls: readonly StepCall[]) => forkStep(options.engine, sessionOf(recorded), calls, step));
 
   const forks = tool({
@@ -65,16 +65,10 @@ export function forkTool(options: OpenAIAgentsForkToolOptions) {
       const recorded = await recorder.stepOf(toolCallId);
       if (recorded === undefined) {
         throw new Error(
-          `forkTool: call ${toolCallId} of the ${name} tool is not in a Responses API answer this tool's fetch saw: give the agent's OpenAI client the tool's fetch (new OpenAI({ fetch: forks.fetch })), and use its Responses model`,
+          `forkTool: call ${toolCallId} of the ${name} tool is not in a Responses API answer this tool's fetch saw (or still keeps: the latest 256): give the agent's OpenAI client the tool's fetch (new OpenAI({ fetch: forks.fetch })), and use its Responses model`,
         );
       }
-      const result = enqueue(recorded, { toolCallId, directive, signal: details?.signal });
-      if (options.onResult !== undefined) {
-        const deliver = options.onResult;
-        void result.then((r) => deliver(r, { toolCallId, directive }));
-        return `Fork ${toolCallId} started in the background; its result will be given to you when it ends.`;
-      }
-      return answerOf(await result);
+      return toolAnswer(enqueue(recorded, { toolCallId, directive, signal: details?.signal }), { toolCallId, directive }, options.onResult);
     },
   });
   return { tool: forks, fetch: recorder.fetch };

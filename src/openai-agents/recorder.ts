@@ -20,23 +20,35 @@ export interface RequestRecorder {
   stepOf(callId: string): Promise<RecordedStep | undefined>;
 }
 
-/** Calls kept at most for `execute` to claim (a call never executed must not pin its step forever). */
-const MAX_CALLS = 1_024;
+/** Steps kept at most for `execute` to claim (calls never executed — an interrupted run — must not pin them forever): by count and by body bytes. */
+const MAX_STEPS = 256;
+const MAX_BYTES = 64 * 1024 * 1024;
 /** The longest `stepOf` waits for responses still being read. */
 const READ_WAIT_MS = 10_000;
 
 export function requestRecorder(toolName: string, inner: typeof fetch = globalThis.fetch): RequestRecorder {
-  const steps = new Map<string, RecordedStep>();
+  /** Each kept step with its calls not claimed yet, oldest first; and each call's step. */
+  const kept = new Map<RecordedStep, Set<string>>();
+  const byCall = new Map<string, RecordedStep>();
+  let keptBytes = 0;
   const reading = new Set<Promise<void>>();
+
+  const drop = (step: RecordedStep): void => {
+    for (const callId of kept.get(step) ?? []) byCall.delete(callId);
+    kept.delete(step);
+    keptBytes -= step.body.length;
+  };
 
   const keep = (body: string, output: readonly Record<string, unknown>[]): void => {
     const calls = output.filter((item) => item.type === 'function_call' && item.name === toolName && typeof item.call_id === 'string');
     if (calls.length === 0) return;
     const step: RecordedStep = { body, output };
-    for (const call of calls) steps.set(call.call_id as string, step);
-    for (const oldest of steps.keys()) {
-      if (steps.size <= MAX_CALLS) break;
-      steps.delete(oldest);
+    kept.set(step, new Set(calls.map((call) => call.call_id as string)));
+    for (const call of calls) byCall.set(call.call_id as string, step);
+    keptBytes += body.length;
+    for (const oldest of kept.keys()) {
+      if (kept.size <= MAX_STEPS && keptBytes <= MAX_BYTES) break;
+      drop(oldest);
     }
   };
 
@@ -55,19 +67,32 @@ export function requestRecorder(toolName: string, inner: typeof fetch = globalTh
     return response;
   };
 
+  /** Waits until the call's step is kept, no response is being read, or READ_WAIT_MS has passed. */
+  const readFor = async (callId: string): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(resolve, READ_WAIT_MS, 'timeout');
+    });
+    try {
+      while (!byCall.has(callId) && reading.size > 0) {
+        if ((await Promise.race([bound, ...reading])) === 'timeout') return;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   return {
     fetch: recording,
     async stepOf(callId) {
-      if (!steps.has(callId) && reading.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        const bound = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, READ_WAIT_MS);
-        });
-        await Promise.race([Promise.all(reading), bound]);
-        clearTimeout(timer);
-      }
-      const step = steps.get(callId);
-      steps.delete(callId);
+      if (!byCall.has(callId)) await readFor(callId);
+      const step = byCall.get(callId);
+      if (step === undefined) return undefined;
+      byCall.delete(callId);
+      const calls = kept.get(step);
+      calls?.delete(callId);
+      // Its last call claimed, the step is the fan-out's now: the recorder lets go of it.
+      if (calls?.size === 0) drop(step);
       return step;
     },
   };

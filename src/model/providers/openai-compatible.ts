@@ -101,7 +101,9 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
   const key = rules.cacheKey && input.cacheKey !== undefined ? { key: input.cacheKey } : {};
   const stored = input.cache === 'explicit' && input.role === 'forks' ? input.storedResponse : undefined;
   const atBreakpoints = rules.breakpoints && typeof session.model === 'string' && takesCacheBreakpoints(session.model);
-  const placed = atBreakpoints && stored === undefined && input.role === 'forks' && input.cache !== 'off';
+  // Forks that cannot name the stored response re-send the conversation: they place breakpoints too.
+  const placed = atBreakpoints && input.role === 'forks' && input.cache !== 'off';
+  const breakpoints = placed ? { breakpoints: { parentWarm: input.parentWarm } } : {};
   const items = sessionMessages(input.session) as readonly ResponsesItemLike[];
   // As on Chat Completions: the breakpoint closes the shared history when it ends on input.
   const closesHistory = placed && implicitItemBreakpointAt(items) === items.length - 1;
@@ -110,9 +112,9 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
     shape: 'openai-responses',
     request:
       stored !== undefined
-        ? { mechanism: 'stored-response', responseId: stored, ...key }
+        ? { mechanism: 'stored-response', responseId: stored, ...key, ...breakpoints }
         : placed
-          ? { mechanism: 'cache-key', ...key, breakpoints: { parentWarm: input.parentWarm } }
+          ? { mechanism: 'cache-key', ...key, ...breakpoints }
           : rules.cacheKey
             ? { mechanism: 'cache-key', ...key }
             : { mechanism: 'none' },
@@ -123,7 +125,7 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
       cacheBlockTokens: o.cacheBlockTokens ?? (atBreakpoints ? 1 : (preset.cacheBlockTokens ?? 1)),
       toMarkerOnly: closesHistory,
       ...entryTtl(false, atBreakpoints, preset, session),
-      ...(atBreakpoints && !placed && stored === undefined && input.role === 'forks' ? { unmarked: true } : {}),
+      ...(atBreakpoints && !placed && input.role === 'forks' ? { unmarked: true } : {}),
     },
     effective: stored !== undefined ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
     ...(stored !== undefined
@@ -138,7 +140,9 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
           ? {
               note: "explicit cache fell back to implicit: no stored response of the parent's was named (storedResponse, --previous-response), so forks of a Responses session re-send the conversation",
             }
-          : {}),
+          : input.storedResponse !== undefined && input.role === 'forks'
+            ? { note: `the stored response ${input.storedResponse} was not named: forks name one with cache: 'explicit' only, and re-send the conversation` }
+            : {}),
   };
 }
 
