@@ -78,7 +78,7 @@ describe("an AI SDK provider from the user's project", () => {
 
   it('a package the project does not have is named before anything runs', async () => {
     const run = await runCli(['run', '--session', 'session.json', '--tasks', 'tasks.jsonl', '--provider', 'ai-sdk:@ai-sdk/groq/llama-3.3-70b'], { cwd: project });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain(`@ai-sdk/groq is not installed in ${project}: install it there (npm install @ai-sdk/groq)`);
     expect(run.stdout).toBe('');
   });

@@ -45,4 +45,14 @@ describe('forkpool run --provider ai-sdk:…', () => {
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('--provider ai-sdk:@ai-sdk/openai: --provider ai-sdk:PACKAGE[.METHOD]/MODEL');
   });
+
+  it('names what the project lacks before anything runs, as a usage error: a method of the package, a variable its settings read', async () => {
+    const method = await runCli(['run', '--session', SESSION, '--tasks', 'examples/research.jsonl', '--provider', 'ai-sdk:@ai-sdk/openai.nosuch/gpt-4.1-mini']);
+    expect(method.code).toBe(2);
+    expect(method.stderr).toBe("forkpool: --provider ai-sdk:@ai-sdk/openai.nosuch/gpt-4.1-mini: @ai-sdk/openai's createOpenAI() has no method nosuch\n");
+    const variable = await runCli(['prompt', 'REPLY hi', '--session', SESSION, '--provider', 'ai-sdk:@ai-sdk/openai/gpt-4.1-mini', '--api-key-env', 'FORKPOOL_UNSET_AI_SDK_KEY']);
+    expect(variable.code).toBe(2);
+    expect(variable.stderr).toContain('FORKPOOL_UNSET_AI_SDK_KEY, which is not set');
+    expect(variable.stdout).toBe('');
+  });
 });

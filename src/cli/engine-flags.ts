@@ -260,6 +260,23 @@ export function requireApiKey(provider: ProviderOption | undefined, env: NodeJS.
   );
 }
 
+/**
+ * An AI SDK provider of the project (`--provider ai-sdk:…`): its package, factory, method and the
+ * variables its settings read, checked before anything runs, so that what is missing is a usage
+ * error (exit 2) naming the flag, as a missing key is.
+ */
+export async function requireProjectProvider(provider: ProviderOption | undefined, flag: string | undefined): Promise<void> {
+  if (provider?.kind !== 'ai-sdk') return;
+  // Loaded only for this provider: no other command start pays for it.
+  const [{ checkAiSdkModel }, { aiSdkSpecOf }] = await Promise.all([import('../model/ai-sdk.js'), import('../model/providers/ai-sdk.js')]);
+  try {
+    await checkAiSdkModel(aiSdkSpecOf(provider));
+  } catch (err) {
+    if (err instanceof TypeError) throw new UsageError(`${flag !== undefined ? `--provider ${flag}` : 'the session\'s AI SDK provider'}: ${err.message}`);
+    throw err;
+  }
+}
+
 /** What the run's summary calls the provider. */
 export function providerLabel(provider: ProviderOption): string {
   const labels: Record<ProviderOption['kind'], string> = {

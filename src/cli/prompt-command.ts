@@ -4,7 +4,7 @@ import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../session/schema.js';
 import { loadSession } from '../import/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, providerLabel, requireApiKey } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, providerLabel, requireApiKey, requireProjectProvider } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
@@ -61,6 +61,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
   requireApiKey(options.provider, io.env);
+  await requireProjectProvider(options.provider, values.provider);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const provider = options.provider as ProviderOption;
   if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));

@@ -3,7 +3,7 @@ import { ForkEngine } from '../engine/engine.js';
 import { loadSession } from '../import/load.js';
 import { streamTasks, type TaskLines } from '../session/task-lines.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel, requireApiKey } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel, requireApiKey, requireProjectProvider } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
@@ -100,6 +100,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
   if (!queueAddress) requireApiKey(options.provider, io.env);
+  if (!queueAddress) await requireProjectProvider(options.provider, values.provider);
   const storedResponse = storedResponseOf(values['previous-response'], shape, options.cache, queueAddress !== undefined);
   if (values.model) session.model = values.model;
   const tools = await toolsFromFlags(values.workspace, values.tools);

@@ -2,7 +2,7 @@ import { ENGINE_DEFAULTS } from '../engine/options.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
 import type { SessionFormat } from '../session/schema.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey, requireProjectProvider } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
@@ -72,6 +72,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   const format = values.provider === undefined ? 'gemini' : values.provider.startsWith('ai-sdk:') ? 'ai-sdk' : (FORMAT_OF[values.provider] ?? 'openai-chat');
   const options = engineOptions(values, io.env, format);
   requireApiKey(options.provider, io.env);
+  await requireProjectProvider(options.provider, values.provider);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const provider = options.provider as ProviderOption;
   if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(format));

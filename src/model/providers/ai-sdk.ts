@@ -65,14 +65,7 @@ export const aiSdkModule: ProviderModule = {
     }
   },
   async connect(option, common) {
-    const spec: AiSdkModelSpec = {
-      package: option.package as string,
-      ...(option.factory !== undefined ? { factory: option.factory as string } : {}),
-      ...(option.method !== undefined ? { method: option.method as string } : {}),
-      settings: checkSettings(option.settings),
-      model: option.model as string,
-      ...(option.mode !== undefined ? { mode: option.mode as 'stream' | 'generate' } : {}),
-    };
+    const spec = aiSdkSpecOf(option);
     // A package not installed, a factory or method it lacks, a variable not set: an error now, not a failure per fork.
     await checkAiSdkModel(spec);
     return { config: { kind: 'ai-sdk', ...common, aiSdk: spec } as ProviderConfig };
@@ -85,3 +78,15 @@ const AI_SDK_KEYS = {
   package: "the provider package, e.g. '@ai-sdk/openai'",
   model: "the model id, e.g. 'gpt-4.1-mini'",
 } as const;
+
+/** The model a checked `{ kind: 'ai-sdk' }` descriptor names, as each thread makes it. */
+export function aiSdkSpecOf(option: Readonly<Record<string, unknown>>): AiSdkModelSpec {
+  return {
+    package: option.package as string,
+    ...(option.factory !== undefined ? { factory: option.factory as string } : {}),
+    ...(option.method !== undefined ? { method: option.method as string } : {}),
+    settings: checkSettings(option.settings),
+    model: option.model as string,
+    ...(option.mode !== undefined ? { mode: option.mode as 'stream' | 'generate' } : {}),
+  };
+}
