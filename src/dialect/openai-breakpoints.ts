@@ -15,7 +15,7 @@ import type { ChatMessage } from '../session/openai-chat-schema.js';
  */
 
 /** The marker on an input content part; `explicit` is its only mode. */
-const BREAKPOINT = Object.freeze({ mode: 'explicit' as const });
+export const BREAKPOINT = Object.freeze({ mode: 'explicit' as const });
 
 /** Whether a model takes prompt_cache_options and breakpoints: gpt-5.6 and later (gpt-5.6-sol, gpt-6-luna, …). */
 export function takesCacheBreakpoints(model: string): boolean {
@@ -29,11 +29,20 @@ export function takesCacheBreakpoints(model: string): boolean {
 /** Roles whose content is input (a breakpoint never goes on the model's own output). */
 const INPUT_ROLES = new Set(['system', 'developer', 'user', 'tool']);
 
-/** Where the implicit breakpoint of a request ending at `end` sits: its newest user or tool message (−1: none). */
-export function implicitBreakpointAt(messages: readonly ChatMessage[], end: number = messages.length): number {
+/** How one API's messages carry a breakpoint (Chat Completions' here, the Responses API's in responses-breakpoints.ts). */
+export interface BreakpointMarks<M> {
+  /** The message with a breakpoint at its end, a copy; undefined for the model's own and for a message with nothing to mark. */
+  marked(message: M): M | undefined;
+  /** The child message split after its opening, the opening marked; undefined when it does not start with it. */
+  openingMarked(message: M): M | undefined;
+  /** Whether a request's implicit breakpoint may sit after this message: a user message or a tool's result. */
+  takesImplicit(message: M): boolean;
+}
+
+/** Where the implicit breakpoint of a request ending at `end` sits: its newest user message or tool result (−1: none). */
+export function implicitBreakpointAt<M>(marks: BreakpointMarks<M>, messages: readonly M[], end: number = messages.length): number {
   for (let i = Math.min(end, messages.length) - 1; i >= 0; i--) {
-    const role = (messages[i] as ChatMessage).role;
-    if (role === 'user' || role === 'tool') return i;
+    if (marks.takesImplicit(messages[i] as M)) return i;
   }
   return -1;
 }
@@ -43,49 +52,51 @@ export function implicitBreakpointAt(messages: readonly ChatMessage[], end: numb
  * moves): one at the end of what every fork shares — on the last shared message when it is input,
  * or, when the shared history ends on the model's own message, on a first part of the child message
  * (message `shared`) that holds only its opening, the same bytes in every fork — and with
- * `parentWarm`, one at the end of the parent's newest user or tool message, where the parent's own
- * request had its implicit breakpoint and wrote the entry its forks read. A message's string content
- * becomes a single text part carrying the marker: the same text, so the same tokens. The parent's own
- * breakpoints stay; OpenAI writes the latest three explicit ones, and forkpool's come last.
+ * `parentWarm`, one at the end of the parent's newest user message or tool result, where the
+ * parent's own request had its implicit breakpoint and wrote the entry its forks read. A message's
+ * string content becomes a single text part carrying the marker: the same text, so the same tokens.
+ * The parent's own breakpoints stay; OpenAI writes the latest three explicit ones, and forkpool's
+ * come last.
  */
-export function placeForkBreakpoints(messages: readonly ChatMessage[], shared: number, parentWarm: boolean): ChatMessage[] {
+export function placeOpenAIBreakpoints<M>(marks: BreakpointMarks<M>, messages: readonly M[], shared: number, parentWarm: boolean): M[] {
   const out = [...messages];
   const end = Math.min(shared, messages.length);
   const last = messages[end - 1];
-  if (last !== undefined && INPUT_ROLES.has(last.role)) {
-    const marked = withBreakpoint(last);
-    if (marked) out[end - 1] = marked;
-  } else {
+  const marked = last === undefined ? undefined : marks.marked(last);
+  if (marked !== undefined) out[end - 1] = marked;
+  else {
     const child = messages[end];
-    const split = child === undefined ? undefined : withOpeningBreakpoint(child);
-    if (split) out[end] = split;
+    const split = child === undefined ? undefined : marks.openingMarked(child);
+    if (split !== undefined) out[end] = split;
   }
   if (parentWarm) {
-    const at = implicitBreakpointAt(messages, end);
-    const marked = at < 0 || at === end - 1 ? undefined : withBreakpoint(messages[at] as ChatMessage);
-    if (marked) out[at] = marked;
+    const at = implicitBreakpointAt(marks, messages, end);
+    const warm = at < 0 || at === end - 1 ? undefined : marks.marked(messages[at] as M);
+    if (warm !== undefined) out[at] = warm;
   }
   return out;
 }
 
-/** The message with a breakpoint on its last part (a string becomes one text part); undefined when it has no content to mark. */
-function withBreakpoint(message: ChatMessage): ChatMessage | undefined {
-  const content = message.content;
-  if (typeof content === 'string') return { ...message, content: [{ type: 'text', text: content, prompt_cache_breakpoint: BREAKPOINT }] } as ChatMessage;
-  if (!Array.isArray(content) || content.length === 0) return undefined;
-  const parts = content as readonly Record<string, unknown>[];
-  return { ...message, content: parts.map((part, i) => (i === parts.length - 1 ? { ...part, prompt_cache_breakpoint: BREAKPOINT } : part)) } as ChatMessage;
-}
-
-/** The child message as two text parts, the opening (marked) and the rest; undefined when it does not start with the opening. */
-function withOpeningBreakpoint(message: ChatMessage): ChatMessage | undefined {
-  const content = message.content;
-  if (message.role !== 'user' || typeof content !== 'string' || !content.startsWith(CHILD_OPENING) || content.length === CHILD_OPENING.length) return undefined;
-  return {
-    ...message,
-    content: [
-      { type: 'text', text: CHILD_OPENING, prompt_cache_breakpoint: BREAKPOINT },
-      { type: 'text', text: content.slice(CHILD_OPENING.length) },
-    ],
-  } as ChatMessage;
-}
+/** Chat Completions' messages: the marker on the last content part (a string becomes one text part). */
+export const CHAT_MARKS: BreakpointMarks<ChatMessage> = {
+  marked(message) {
+    if (!INPUT_ROLES.has(message.role)) return undefined;
+    const content = message.content;
+    if (typeof content === 'string') return { ...message, content: [{ type: 'text', text: content, prompt_cache_breakpoint: BREAKPOINT }] } as ChatMessage;
+    if (!Array.isArray(content) || content.length === 0) return undefined;
+    const parts = content as readonly Record<string, unknown>[];
+    return { ...message, content: parts.map((part, i) => (i === parts.length - 1 ? { ...part, prompt_cache_breakpoint: BREAKPOINT } : part)) } as ChatMessage;
+  },
+  openingMarked(message) {
+    const content = message.content;
+    if (message.role !== 'user' || typeof content !== 'string' || !content.startsWith(CHILD_OPENING) || content.length === CHILD_OPENING.length) return undefined;
+    return {
+      ...message,
+      content: [
+        { type: 'text', text: CHILD_OPENING, prompt_cache_breakpoint: BREAKPOINT },
+        { type: 'text', text: content.slice(CHILD_OPENING.length) },
+      ],
+    } as ChatMessage;
+  },
+  takesImplicit: (message) => message.role === 'user' || message.role === 'tool',
+};

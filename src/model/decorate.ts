@@ -1,7 +1,7 @@
 import { placeBreakpoints } from '../dialect/breakpoints.js';
 import { markLastShared } from '../dialect/cache-marker.js';
-import { placeForkBreakpoints } from '../dialect/openai-breakpoints.js';
-import { placeItemBreakpoints } from '../dialect/responses-breakpoints.js';
+import { CHAT_MARKS, placeOpenAIBreakpoints } from '../dialect/openai-breakpoints.js';
+import { RESPONSES_MARKS } from '../dialect/responses-breakpoints.js';
 import type { ResponsesEntry } from '../dialect/openai-responses.js';
 import type { AnyMessage } from '../dialect/view.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
@@ -39,13 +39,8 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
   switch (r.mechanism) {
     case 'none':
       return { start: asIs, request: (base) => base };
-    case 'cache-key': {
-      const { key, breakpoints } = r;
-      return {
-        start: breakpoints ? (messages) => withBreakpoints(plan.shape, messages, at.shared, breakpoints.parentWarm) : asIs,
-        request: key === undefined ? (base) => base : (base) => ({ ...base, promptCacheKey: key }) as ModelRequest,
-      };
-    }
+    case 'cache-key':
+      return keyedDecorator(plan.shape, r, at.shared);
     case 'marker':
       return { start: (messages) => markLastShared(messages as readonly ChatMessage[], at.shared) as AnyMessage[], request: (base) => base };
     case 'breakpoints':
@@ -58,17 +53,16 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
         },
       };
     case 'stored-response': {
-      const { key, responseId, breakpoints } = r;
+      // A fork that cannot name the stored response re-sends its conversation, as under 'cache-key'.
+      const keyed = keyedDecorator(plan.shape, r, at.shared);
       const stored = at.stored;
-      const keyed = (base: ModelRequest): ModelRequest => (key === undefined ? base : ({ ...base, promptCacheKey: key } as ModelRequest));
-      // A fork that re-sends its conversation marks it as under 'cache-key'.
-      if (stored === undefined) return { start: breakpoints ? (messages) => withBreakpoints(plan.shape, messages, at.shared, breakpoints.parentWarm) : asIs, request: keyed };
+      if (stored === undefined) return keyed;
       return {
         start: (messages) => messages.slice(stored),
         request: (base) => {
           // The messages were cut to the fork's own: only a Responses request can name what holds the rest.
           if (base.format !== 'openai-responses') throw new Error(`a stored response holds the conversation of a Responses request only, not of a ${base.format} one`);
-          return keyed({ ...base, body: { ...base.body, previous_response_id: responseId } });
+          return keyed.request({ ...base, body: { ...base.body, previous_response_id: r.responseId } });
         },
       };
     }
@@ -89,6 +83,15 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
   }
 }
 
+/** OpenAI's routing key on every request, and breakpoints placed once on the messages a conversation starts from. */
+function keyedDecorator(shape: CachePlan['shape'], r: { key?: string; breakpoints?: { parentWarm: boolean } }, shared: number): RequestDecorator {
+  const { key, breakpoints } = r;
+  return {
+    start: breakpoints ? (messages) => withBreakpoints(shape, messages, shared, breakpoints.parentWarm) : (messages) => messages,
+    request: key === undefined ? (base) => base : (base) => ({ ...base, promptCacheKey: key }) as ModelRequest,
+  };
+}
+
 /**
  * A seed's messages as the report measures what siblings share: as sent where a marker or a
  * breakpoint makes the shared part a little longer (DashScope's, OpenAI's), as they are otherwise.
@@ -102,6 +105,6 @@ export function measuredMessages(plan: Pick<CachePlan, 'request' | 'shape'>, mes
 
 /** OpenAI's breakpoints, on Chat Completions messages or Responses items. */
 function withBreakpoints(shape: CachePlan['shape'], messages: readonly AnyMessage[], shared: number, parentWarm: boolean): AnyMessage[] {
-  if (shape === 'openai-responses') return placeItemBreakpoints(messages as readonly ResponsesEntry[], shared, parentWarm) as AnyMessage[];
-  return placeForkBreakpoints(messages as readonly ChatMessage[], shared, parentWarm) as AnyMessage[];
+  if (shape === 'openai-responses') return placeOpenAIBreakpoints(RESPONSES_MARKS, messages as readonly ResponsesEntry[], shared, parentWarm) as AnyMessage[];
+  return placeOpenAIBreakpoints(CHAT_MARKS, messages as readonly ChatMessage[], shared, parentWarm) as AnyMessage[];
 }

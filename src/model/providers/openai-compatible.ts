@@ -3,9 +3,9 @@ import { createOpenAIResponsesProvider } from '../openai-responses.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type ChatPreset, type ChatProviderKind } from '../presets.js';
-import { implicitBreakpointAt, takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
+import { type BreakpointMarks, CHAT_MARKS, implicitBreakpointAt, takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
 import type { ChatMessage } from '../../session/openai-chat-schema.js';
-import { implicitItemBreakpointAt } from '../../dialect/responses-breakpoints.js';
+import { RESPONSES_MARKS } from '../../dialect/responses-breakpoints.js';
 import { sessionMessages } from '../../session/schema.js';
 import type { ResponsesItemLike } from '../types.js';
 import type { ProviderConfig } from '../types.js';
@@ -36,12 +36,8 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
   const marker = rules.markers && input.cache === 'explicit' && input.role === 'forks';
   const o = input.overrides;
   const session = input.session as { model?: unknown; messages?: readonly ChatMessage[]; prompt_cache_retention?: unknown };
-  const atBreakpoints = rules.breakpoints && typeof session.model === 'string' && takesCacheBreakpoints(session.model);
-  const placed = atBreakpoints && input.role === 'forks' && input.cache !== 'off';
+  const { atBreakpoints, placed, closesHistory, unmarked } = breakpointRules(rules.breakpoints, input, CHAT_MARKS, session.messages ?? []);
   const key = rules.cacheKey ? { key: input.cacheKey } : {};
-  const messages = session.messages ?? [];
-  // The breakpoint closes the shared history when it ends on input; after the model's own message it goes after the child message's opening.
-  const closesHistory = placed && implicitBreakpointAt(messages) === messages.length - 1;
   return {
     provider,
     shape: 'openai-chat',
@@ -70,8 +66,7 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
       toMarkerOnly: marker || closesHistory,
       ...entryTtl(marker, atBreakpoints, preset, session),
       ...(preset.prefixUnitTokens !== undefined ? { prefixUnits: { intervalTokens: preset.prefixUnitTokens } } : {}),
-      // GPT-5.6 and later cache only at breakpoints: with the cache off the forks' requests carry none at the end of what they share.
-      ...(atBreakpoints && !placed && input.role === 'forks' ? { unmarked: true } : {}),
+      ...(unmarked ? { unmarked: true } : {}),
     },
     effective: marker ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
     ...(marker
@@ -100,13 +95,9 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
   const session = input.session as { model?: unknown; prompt_cache_retention?: unknown };
   const key = rules.cacheKey && input.cacheKey !== undefined ? { key: input.cacheKey } : {};
   const stored = input.cache === 'explicit' && input.role === 'forks' ? input.storedResponse : undefined;
-  const atBreakpoints = rules.breakpoints && typeof session.model === 'string' && takesCacheBreakpoints(session.model);
+  const { atBreakpoints, placed, closesHistory, unmarked } = breakpointRules(rules.breakpoints, input, RESPONSES_MARKS, sessionMessages(input.session) as readonly ResponsesItemLike[]);
   // Forks that cannot name the stored response re-send the conversation: they place breakpoints too.
-  const placed = atBreakpoints && input.role === 'forks' && input.cache !== 'off';
   const breakpoints = placed ? { breakpoints: { parentWarm: input.parentWarm } } : {};
-  const items = sessionMessages(input.session) as readonly ResponsesItemLike[];
-  // As on Chat Completions: the breakpoint closes the shared history when it ends on input.
-  const closesHistory = placed && implicitItemBreakpointAt(items) === items.length - 1;
   return {
     provider,
     shape: 'openai-responses',
@@ -125,7 +116,7 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
       cacheBlockTokens: o.cacheBlockTokens ?? (atBreakpoints ? 1 : (preset.cacheBlockTokens ?? 1)),
       toMarkerOnly: closesHistory,
       ...entryTtl(false, atBreakpoints, preset, session),
-      ...(atBreakpoints && !placed && input.role === 'forks' ? { unmarked: true } : {}),
+      ...(unmarked ? { unmarked: true } : {}),
     },
     effective: stored !== undefined ? 'explicit' : input.cache === 'off' ? 'off' : 'implicit',
     ...(stored !== undefined
@@ -144,6 +135,20 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
             ? { note: `the stored response ${input.storedResponse} was not named: forks name one with cache: 'explicit' only, and re-send the conversation` }
             : {}),
   };
+}
+
+/**
+ * OpenAI's breakpoints (GPT-5.6 and later), for either shape: whether the model caches at them,
+ * whether the forks place them (not with the cache off: then they are `unmarked`, and cache
+ * nothing at the end of what they share), and whether the one they place closes the shared history
+ * (it ends on input; after the model's own message it goes after the child message's opening).
+ */
+function breakpointRules<M>(enabled: boolean, input: PlanInput, marks: BreakpointMarks<M>, messages: readonly M[]) {
+  const model = (input.session as { model?: unknown }).model;
+  const atBreakpoints = enabled && typeof model === 'string' && takesCacheBreakpoints(model);
+  const placed = atBreakpoints && input.role === 'forks' && input.cache !== 'off';
+  const closesHistory = placed && implicitBreakpointAt(marks, messages) === messages.length - 1;
+  return { atBreakpoints, placed, closesHistory, unmarked: atBreakpoints && !placed && input.role === 'forks' };
 }
 
 /** How long an unused entry lasts, where it is documented: DashScope's marked entries, OpenAI's by model and retention. */
