@@ -1,9 +1,9 @@
 import type { AiSdkMessageLike, AiSdkRequest } from '../model/types.js';
-import type { AiSdkSession } from '../session/ai-sdk-schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
 import { bodyWith } from './request-body.js';
+import { seedWithSystemField } from './seed.js';
 
 /** What the dialect needs of an AI SDK session (the session schema, AiSdkSession, has the full shape). */
 export interface AiSdkSessionLike {
@@ -75,20 +75,7 @@ export const aiSdkDialect: Dialect<AiSdkMessageLike, AiSdkSessionLike> = {
   },
   mergesTurns: false,
   splitsTurns: false,
-  seed(session, parts, how) {
-    const own = (how.copy ? structuredClone(session) : session) as Readonly<AiSdkSession>;
-    // A fresh fork of a session without a system prompt gets the fork's own.
-    const fresh = own.system === undefined && parts.head.length === 0 && how.systemText !== undefined;
-    return {
-      format: 'ai-sdk',
-      model: session.model,
-      session: fresh ? { ...own, system: how.systemText } : own,
-      contents: [...how.clone(parts.head as AiSdkMessageLike[]), ...parts.contents],
-      sharedContents: parts.head.length + parts.shared,
-      seedCase: parts.seedCase,
-      trimmedMessages: parts.trimmedMessages,
-    };
-  },
+  seed: (session, parts, how) => seedWithSystemField('ai-sdk', 'system', session, parts, how),
 };
 
 /** A function declaration as an AI SDK tool entry (`inputSchema` is the JSON Schema). */

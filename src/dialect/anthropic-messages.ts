@@ -1,9 +1,9 @@
 import type { AnthropicMessageLike, AnthropicRequest } from '../model/types.js';
 import type { FunctionDeclaration } from '../tools/define.js';
-import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
 import { bodyWith } from './request-body.js';
+import { seedWithSystemField } from './seed.js';
 
 /** What the dialect needs of an Anthropic-shaped session (the session schema, AnthropicMessagesSession, has the full shape). */
 export interface AnthropicSessionLike {
@@ -58,19 +58,7 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
   },
   mergesTurns: true,
   splitsTurns: false,
-  seed(session, parts, how) {
-    const own = (how.copy ? structuredClone(session) : session) as Readonly<AnthropicMessagesSession>;
-    return {
-      format: 'anthropic-messages',
-      model: session.model,
-      // A fresh fork of a session without a system prompt gets the fork's own.
-      session: own.system === undefined && how.systemText !== undefined ? { ...own, system: how.systemText } : own,
-      contents: parts.contents,
-      sharedContents: parts.shared,
-      seedCase: parts.seedCase,
-      trimmedMessages: parts.trimmedMessages,
-    };
-  },
+  seed: (session, parts, how) => seedWithSystemField('anthropic-messages', 'system', session, parts, how),
 };
 
 /** The message without its tool_result blocks (the same message when it has none). */

@@ -1,9 +1,9 @@
 import type { OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { OpenAIResponsesSession } from '../session/openai-responses-schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { Dialect, ToolResponse } from './dialect.js';
 import type { CallView } from './view.js';
 import { bodyWith } from './request-body.js';
+import { seedWithSystemField } from './seed.js';
 
 /** What the dialect needs of a Responses session (the session schema has the full shape). */
 export interface ResponsesSessionLike {
@@ -65,20 +65,7 @@ export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLik
   },
   mergesTurns: true,
   splitsTurns: true,
-  seed(session, parts, how) {
-    const own = (how.copy ? structuredClone(session) : session) as Readonly<OpenAIResponsesSession>;
-    // A fresh fork of a session without instructions gets the fork's own.
-    const fresh = own.instructions === undefined && parts.head.length === 0 && how.systemText !== undefined;
-    return {
-      format: 'openai-responses',
-      model: session.model,
-      session: fresh ? { ...own, instructions: how.systemText } : own,
-      contents: [...how.clone(parts.head as ResponsesEntry[]), ...parts.contents],
-      sharedContents: parts.head.length + parts.shared,
-      seedCase: parts.seedCase,
-      trimmedMessages: parts.trimmedMessages,
-    };
-  },
+  seed: (session, parts, how) => seedWithSystemField('openai-responses', 'instructions', session, parts, how),
 };
 
 /** A function declaration as a Responses function tool (`parameters` is the JSON Schema; the API requires `strict`). */

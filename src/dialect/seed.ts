@@ -109,3 +109,29 @@ export interface SeedCopy {
   /** The fork's own system prompt, for a seed of a session that has none (a fresh fork); undefined: none is added. */
   systemText?: string | undefined;
 }
+
+/**
+ * The seed of a shape whose system prompt is a field of the session (Anthropic's and the AI SDK's
+ * `system`, the Responses API's `instructions`): its head, then the conversation, with the
+ * session's own fields. A fresh fork of a session with neither that field nor leading system
+ * messages gets the fork's own system prompt there.
+ */
+export function seedWithSystemField<M>(
+  format: 'anthropic-messages' | 'ai-sdk' | 'openai-responses',
+  field: 'system' | 'instructions',
+  session: Readonly<{ model: string }>,
+  parts: SeedParts<M>,
+  how: SeedCopy,
+): ForkSeed {
+  const own = (how.copy ? structuredClone(session) : session) as Readonly<Record<string, unknown>>;
+  const fresh = own[field] === undefined && parts.head.length === 0 && how.systemText !== undefined;
+  return {
+    format,
+    model: session.model,
+    session: fresh ? { ...own, [field]: how.systemText } : own,
+    contents: [...how.clone(parts.head as M[]), ...parts.contents],
+    sharedContents: parts.head.length + parts.shared,
+    seedCase: parts.seedCase,
+    trimmedMessages: parts.trimmedMessages,
+  } as ForkSeed;
+}
