@@ -102,42 +102,46 @@ export interface StepFork {
  * context its `execute` ran in. A `run` that throws rejects each of its calls' `started` and `result`.
  */
 export function stepBatcher<Step extends object>(run: (step: Step, calls: readonly StepCall[]) => Promise<void>): (step: Step, call: ToolCall) => StepFork {
-  const batches = new Map<Step, { calls: StepCall[]; started: Array<(err?: Error) => void> }>();
+  /** A step's calls so far, and whether its forks have begun: the same for every call of it. */
+  interface Batch {
+    calls: StepCall[];
+    started: Promise<void>;
+    begun(err?: Error): void;
+  }
+  const batches = new Map<Step, Batch>();
   const flush = (step: Step): void => {
     const batch = batches.get(step);
     batches.delete(step);
     if (batch === undefined) return;
     run(step, batch.calls).then(
-      () => {
-        for (const started of batch.started) started();
-      },
+      () => batch.begun(),
       (err: unknown) => {
         const error = err instanceof Error ? err : new Error(String(err));
         for (const c of batch.calls) c.settle(error);
-        for (const started of batch.started) started(error);
+        batch.begun(error);
       },
     );
   };
-  return (step, call) => {
-    let pending!: StepCall;
-    let begun!: (err?: Error) => void;
+  const batchOf = (step: Step): Batch => {
+    const existing = batches.get(step);
+    if (existing !== undefined) return existing;
+    let begun!: Batch['begun'];
     const started = new Promise<void>((resolve, reject) => {
       begun = (err) => (err === undefined ? resolve() : reject(err));
     });
-    // Awaited in background mode only; the same error reaches `result`.
+    // Awaited in background mode only; the same error reaches each call's `result`.
     started.catch(() => undefined);
+    const batch: Batch = { calls: [], started, begun };
+    batches.set(step, batch);
+    setImmediate(flush, step);
+    return batch;
+  };
+  return (step, call) => {
+    const batch = batchOf(step);
     const result = new Promise<ForkResult>((resolve, reject) => {
-      pending = { ...call, trace: context.active(), settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) };
+      batch.calls.push({ ...call, trace: context.active(), settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
     });
-    const batch = batches.get(step);
-    if (batch !== undefined) {
-      batch.calls.push(pending);
-      batch.started.push(begun);
-    } else {
-      batches.set(step, { calls: [pending], started: [begun] });
-      setImmediate(flush, step);
-    }
-    return { started, result };
+    return { started: batch.started, result };
   };
 }
 
