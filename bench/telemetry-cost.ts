@@ -20,7 +20,7 @@ class IdleReader extends MetricReader {
 const info = { prefixId: 'a'.repeat(64), provider: 'openai', shape: 'openai-chat', model: 'gpt-5-mini' };
 const usage = { promptTokens: 40_000, cachedTokens: 38_000, outputTokens: 300 };
 const now = Date.now();
-const turns: Extract<WorkerEvent, { type: 'turn' }>[] = [1, 2, 3].map((n) => ({ type: 'turn', turn: n, usage, functionCalls: 1, startedAt: now + n * 10, endedAt: now + n * 10 + 5, finishReason: 'stop' }));
+const turns: Extract<WorkerEvent, { type: 'turn' }>[] = [1, 2, 3].map((n) => ({ type: 'turn', turn: n, usage, functionCalls: 1, startedAt: now + n * 10, endedAt: now + n * 10 + 5, finish: { reason: 'stop', raw: 'stop' } }));
 const tools = [0, 1].map((n) => ({ id: `c${n}`, name: 'lookup', args: { key: 'k' } }));
 const task = { id: 'f', directive: 'd' };
 const result: ForkResult = { id: 'f', status: 'completed', text: 'done', turns: 3, toolCalls: 2, usage, durationMs: 10, retries: 0, calls: [], worker: { threadId: 1, decodedPrefix: false } };

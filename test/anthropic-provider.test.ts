@@ -319,7 +319,7 @@ describe('the Anthropic provider through the SDK', () => {
     let starts = 0;
     const outcome = success(await provider(server.url).generate(messages(), options(undefined, { onResponseStart: () => starts++ })));
     expect(outcome.message).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Hello, streamed world' }] });
-    expect(outcome.finishReason).toBe('end_turn');
+    expect(outcome.finish).toEqual({ reason: 'stop', raw: 'end_turn' });
     expect(outcome.attempts).toBe(1);
     expect(starts).toBe(1);
     expect(outcome.usage).toEqual({ promptTokens: 12, cachedTokens: 0, outputTokens: 5, cacheWriteTokens: 0 });
@@ -353,7 +353,7 @@ describe('the Anthropic provider through the SDK', () => {
       ]),
     );
     const outcome = success(await provider(server.url).generate(messages(), options()));
-    expect(outcome.finishReason).toBe('tool_use');
+    expect(outcome.finish).toEqual({ reason: 'tool_calls', raw: 'tool_use' });
     const content = (outcome.message as AnthropicMessageLike).content as Record<string, unknown>[];
     expect(content).toEqual([
       { type: 'text', text: 'Let me look.' },
@@ -421,7 +421,7 @@ describe('the Anthropic provider through the SDK', () => {
       ]),
     );
     const outcome = success(await provider(server.url).generate(messages(), options()));
-    expect(outcome.finishReason).toBe('max_tokens');
+    expect(outcome.finish).toEqual({ reason: 'length', raw: 'max_tokens' });
     expect(outcome.usage).toEqual({ promptTokens: 4240, cachedTokens: 3000, outputTokens: 64, cacheWriteTokens: 1200, cacheWrite1hTokens: 1000 });
   });
 
@@ -645,13 +645,13 @@ describe('the Anthropic provider against the local server', () => {
     let starts = 0;
     const text = success(await p.generate(ask('REPLY hello from the simulator, in pieces'), options(undefined, { onResponseStart: () => starts++ })));
     expect(text.message).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'hello from the simulator, in pieces' }] });
-    expect([text.finishReason, text.attempts, starts]).toEqual(['end_turn', 1, 1]);
+    expect([text.finish, text.attempts, starts]).toEqual([{ reason: 'stop', raw: 'end_turn' }, 1, 1]);
     expect(text.usage.cachedTokens).toBe(0);
     expect(text.usage.promptTokens).toBeGreaterThan(0);
 
     const args = { path: 'a/rather/long/path/to/some/file.txt', lines: [1, 200] };
     const call = success(await p.generate(ask(`CALL read_file ${JSON.stringify(args)}`), options()));
-    expect(call.finishReason).toBe('tool_use');
+    expect(call.finish).toEqual({ reason: 'tool_calls', raw: 'tool_use' });
     const [block] = (call.message as AnthropicMessageLike).content as Record<string, unknown>[];
     expect(block).toMatchObject({ type: 'tool_use', name: 'read_file', input: args });
     expect(block!.id).toMatch(/^toolu_/);

@@ -246,7 +246,7 @@ describe('the OpenAI chat provider against the local server', () => {
     let starts = 0;
     const outcome = success(await provider.generate(chat([{ role: 'user', content: 'REPLY hello from the stream, in several pieces' }]), options(undefined, { onResponseStart: () => starts++ })));
     expect(outcome.message).toEqual({ role: 'assistant', content: 'hello from the stream, in several pieces' });
-    expect(outcome.finishReason).toBe('stop');
+    expect(outcome.finish).toEqual({ reason: 'stop', raw: 'stop' });
     expect(outcome.attempts).toBe(1);
     expect(starts).toBe(1);
     expect(outcome.usage.promptTokens).toBeGreaterThan(0);
@@ -259,7 +259,7 @@ describe('the OpenAI chat provider against the local server', () => {
     const outcome = success(
       await provider.generate(chat([{ role: 'user', content: `CALL read_file ${JSON.stringify(args)}\nCALL grep {"pattern":"x"}` }]), options()),
     );
-    expect(outcome.finishReason).toBe('tool_calls');
+    expect(outcome.finish).toEqual({ reason: 'tool_calls', raw: 'tool_calls' });
     const message = outcome.message as { role: string; content: unknown; tool_calls: { id: string; type: string; function: { name: string; arguments: string } }[] };
     expect(message.role).toBe('assistant');
     expect(message.content).toBeNull();

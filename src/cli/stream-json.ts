@@ -4,7 +4,7 @@ import { notificationSummary } from '../engine/notification.js';
 import type { ParentEvent } from '../engine/parent-agent.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import type { RunReport } from '../engine/report.js';
-import type { TokenUsage } from '../model/types.js';
+import { billedTokens, type TokenUsage } from '../model/types.js';
 import { resultLine } from './result-line.js';
 import { answerParts, isModelMessage, replyBlocks, runsOfOneType, sdkUsage, type AssistantBlock, type TextBlock, type ToolResultBlock } from './sdk-content.js';
 
@@ -59,7 +59,7 @@ export function taskNotificationLines(session: StreamSession, result: ForkResult
       status: result.status,
       summary: notificationSummary(result, description),
       usage: {
-        total_tokens: result.usage.promptTokens + result.usage.outputTokens,
+        total_tokens: billedTokens(result.usage),
         tool_uses: result.toolCalls,
         duration_ms: result.durationMs,
       },

@@ -6,7 +6,7 @@ import type { ToolResponse } from '../dialect/dialect.js';
 import { viewMessage, type MessageView } from '../dialect/view.js';
 import { toolCallOf } from '../tools/call.js';
 import { requestDecorator } from '../model/decorate.js';
-import type { ModelMessage, ModelProvider } from '../model/types.js';
+import { billedTokens, type ModelMessage, type ModelProvider } from '../model/types.js';
 import { sessionMessages, type ParentSession } from '../session/schema.js';
 import type { TranscriptEntry, TranscriptUsage } from '../transcript/format.js';
 import { continuationOf, type Continuation } from '../transcript/continuation.js';
@@ -41,7 +41,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const started = performance.now();
   const { job, session } = ctx;
   const task = job.task;
-  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, spent: 0, calls: [] as CallRecord[], sent: undefined as ForkResult['sent'] };
+  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, spent: 0, calls: [] as CallRecord[], sent: undefined as ForkResult['sent'], finish: undefined as ForkResult['finish'] };
 
   const finish = (ending: Ending): ForkResult => {
     const base = {
@@ -55,6 +55,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       calls: state.calls,
       worker: { threadId, decodedPrefix: ctx.decodedPrefix },
       ...(state.sent !== undefined ? { sent: state.sent } : {}),
+      ...(state.finish !== undefined ? { finish: state.finish } : {}),
     };
     if (ending.status === 'completed') {
       return { ...base, status: 'completed', ...(ending.output !== undefined ? { output: ending.output } : {}) };
@@ -102,7 +103,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     // A revived fork starts a stretch of its own (turns, usage, text); a resumed one goes on with its figures.
     if (revivedWith === undefined) {
       Object.assign(state, { turns: from.turns, toolCalls: from.toolCalls, text: from.text, calls: from.calls.map((c): CallRecord => ({ ...c, restored: true })) });
-      state.spent = from.calls.reduce((sum, c) => sum + c.promptTokens + c.outputTokens, 0);
+      state.spent = from.calls.reduce((sum, c) => sum + billedTokens(c), 0);
     }
     record?.({ type: 'resumed', from: revivedWith === undefined ? 'crash' : 'message', at: new Date().toISOString() });
   } else if (record !== undefined) {
@@ -117,7 +118,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   // For tokens-per-minute limits: the prefix at first, then what the last call sent and got.
   // A continued fork sends its whole conversation so far: what its last call sent and got.
   const lastCall = from?.calls.at(-1);
-  let tokenEstimate = lastCall !== undefined ? lastCall.promptTokens + lastCall.outputTokens : explicitTokens !== undefined ? 0 : job.prefixTokens;
+  let tokenEstimate = lastCall !== undefined ? billedTokens(lastCall) : explicitTokens !== undefined ? 0 : job.prefixTokens;
   // Anthropic's cache diagnostics, on every call (free, GA): each names the response before it, the
   // first the job's (or none, null: opting in so that the second can name it). Others ignore it.
   let previousResponseId: string | null = job.previousResponseId ?? null;
@@ -155,7 +156,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
         announced = true;
       },
     });
-    state.retries += outcome.attempts - 1;
+    // A call the gate never let go made no attempt: it is no retry either.
+    state.retries += Math.max(0, outcome.attempts - 1);
     if (!outcome.ok) {
       const error = outcome.error;
       // A call the gate never let go (a spent budget, a cancel while it waited) was not made: no span for it.
@@ -167,7 +169,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       return { status: 'failed', kind: 'model_error', message: `${outcome.error.message}${status}` };
     }
     state.turns = turn;
-    tokenEstimate = outcome.usage.promptTokens + outcome.usage.outputTokens;
+    tokenEstimate = billedTokens(outcome.usage);
     state.spent += tokenEstimate;
     // What a call shares with others is the engine's to work out (cache-accounting.ts), not the worker's.
     const call: CallRecord = {
@@ -176,8 +178,10 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
       ...(outcome.diagnosedAgainst !== undefined ? { diagnosedAgainst: outcome.diagnosedAgainst } : {}),
       ...(outcome.cacheMiss !== undefined ? { cacheMiss: outcome.cacheMiss } : {}),
+      ...(outcome.finish !== undefined ? { finish: outcome.finish } : {}),
     };
     state.calls.push(call);
+    state.finish = outcome.finish;
     previousResponseId = outcome.responseId ?? null;
     conversation.push(outcome.message);
     record?.({ type: 'message', turn, role: 'model', message: outcome.message, usage: transcriptUsage(call) });
@@ -189,10 +193,10 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       functionCalls: reply.calls.length,
       startedAt,
       endedAt: epochMs(),
-      ...(outcome.finishReason !== undefined ? { finishReason: outcome.finishReason } : {}),
+      ...(outcome.finish !== undefined ? { finish: outcome.finish } : {}),
       ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
       ...(outcome.responseModel !== undefined ? { responseModel: outcome.responseModel } : {}),
-      ...(content !== undefined ? { content: { ...content, output: replyContent(outcome.message, outcome.finishReason) } } : {}),
+      ...(content !== undefined ? { content: { ...content, output: replyContent(outcome.message, outcome.finish?.raw) } } : {}),
     });
     return reply;
   };

@@ -1,3 +1,4 @@
+import { billedTokens } from '../model/types.js';
 import type { ForkResult } from './thread-wire.js';
 
 export function escapeXml(value: string): string {
@@ -14,7 +15,7 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
  */
 export function formatTaskNotification(result: ForkResult, description: string, about: { toolUseId?: string; outputFile?: string } = {}): string {
   const summary = notificationSummary(result, description);
-  const totalTokens = result.usage.promptTokens + result.usage.outputTokens;
+  const totalTokens = billedTokens(result.usage);
   return [
     '<task-notification>',
     `<task-id>${escapeXml(result.id)}</task-id>`,

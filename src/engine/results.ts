@@ -1,3 +1,4 @@
+import { type Finish, isCut } from '../model/finish.js';
 import { addCached, type TokenUsage } from '../model/types.js';
 import type { CallRecord, CancelKind, FailureKind, ForkResult } from './thread-wire.js';
 
@@ -31,6 +32,8 @@ export function sumUsage(calls: readonly CallRecord[]): TokenUsage {
     total.promptTokens += c.promptTokens;
     total.cachedTokens = addCached(total.cachedTokens, c.cachedTokens);
     total.outputTokens += c.outputTokens;
+    if (c.reasoningTokens !== undefined) total.reasoningTokens = (total.reasoningTokens ?? 0) + c.reasoningTokens;
+    if (c.toolUsePromptTokens !== undefined) total.toolUsePromptTokens = (total.toolUsePromptTokens ?? 0) + c.toolUsePromptTokens;
     if (c.cacheWriteTokens !== undefined) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + c.cacheWriteTokens;
     if (c.cacheWrite1hTokens !== undefined) total.cacheWrite1hTokens = (total.cacheWrite1hTokens ?? 0) + c.cacheWrite1hTokens;
   }
@@ -40,4 +43,9 @@ export function sumUsage(calls: readonly CallRecord[]): TokenUsage {
 /** What this run spent on a fork: its usage less the calls a resumed fork read back from its transcript. */
 export function spentUsage(result: ForkResult): TokenUsage {
   return result.calls.some((c) => c.restored === true) ? sumUsage(result.calls.filter((c) => c.restored !== true)) : result.usage;
+}
+
+/** A completed fork whose last reply the provider cut or refused: why, else undefined (a whole answer, or a fork that did not complete). */
+export function answerCut(result: Pick<ForkResult, 'status' | 'finish'>): Finish | undefined {
+  return result.status === 'completed' && isCut(result.finish) ? result.finish : undefined;
 }

@@ -16,7 +16,7 @@ import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
 import { emptyCancelled, spentUsage } from './results.js';
-import { addCached, type TokenUsage } from '../model/types.js';
+import { addCached, billedTokens, type TokenUsage } from '../model/types.js';
 import { costOf, type ModelPrice } from '../model/prices.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf, inputUnits, ratio } from './cache-figures.js';
@@ -661,7 +661,7 @@ export class FanOutRun {
         forkTrace.modelCall(event);
         this.callMetrics.answered(event.usage, event.responseModel, secondsBetween(event.startedAt, event.endedAt));
         this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
-        const tokens = event.usage.promptTokens + event.usage.outputTokens;
+        const tokens = billedTokens(event.usage);
         this.countedTokens.set(index, (this.countedTokens.get(index) ?? 0) + tokens);
         const usd = this.costOfCall(event.usage);
         this.countedUsd.set(index, (this.countedUsd.get(index) ?? 0) + usd);
@@ -818,7 +818,7 @@ export class FanOutRun {
       // The result and the fork's turn events travel on different channels: count what the events have not.
       // A resumed fork's calls from its transcript were an earlier run's to pay.
       const spent = spentUsage(result);
-      const uncounted = spent.promptTokens + spent.outputTokens - (this.countedTokens.get(index) ?? 0);
+      const uncounted = billedTokens(spent) - (this.countedTokens.get(index) ?? 0);
       this.countedTokens.delete(index);
       const price = this.settings.price;
       const forkUsd = price === undefined ? undefined : costOf(spent, price.price).usd;

@@ -4,6 +4,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Failure } from '../failure.js';
+import type { Finish } from '../model/finish.js';
 import type { CachePlan } from '../model/plan.js';
 import type { AttemptStatus, ProviderConfig, ResponseDiagnostics, TokenUsage } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
@@ -39,6 +40,8 @@ export interface CallRecord extends TokenUsage, ResponseDiagnostics {
   parentTokens?: number;
   /** Set when the call named an explicit cache: the tokens that cache holds. */
   explicitTokens?: number;
+  /** Why the model stopped this reply (the provider's word, normalized). */
+  finish?: Finish;
   /** A call an earlier process made, read back from the fork's transcript (a resumed fork): counted in its result, not in this run's spend. */
   restored?: true;
 }
@@ -82,6 +85,12 @@ interface ForkResultBase {
   /** Model calls that needed more than one attempt, summed over the fork. */
   retries: number;
   calls: CallRecord[];
+  /**
+   * Why the model stopped its last reply: a `completed` fork whose reply was cut (`length`,
+   * `content_filter`, `refusal`, `error`) kept that reply's text, which is not a whole answer
+   * (results.ts answerCut).
+   */
+  finish?: Finish;
   /**
    * Present when its requests named the parent's stored response (Responses API, explicit cache):
    * that response, and how many items of its own its first request sent instead of the conversation.
@@ -165,7 +174,7 @@ export type WorkerEvent =
       functionCalls: number;
       startedAt?: number;
       endedAt?: number;
-      finishReason?: string;
+      finish?: Finish;
       responseId?: string;
       responseModel?: string;
       /** Only for a job that captures content. */

@@ -1,6 +1,7 @@
 import type { JSONSchema7, LanguageModel, ModelMessage, TextStreamPart, ToolSet } from 'ai';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
+import { type Finish, finishOf } from './finish.js';
 import { importFromProject } from './project-import.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { AiSdkMessageLike, AiSdkModelSpec, AiSdkRequest, ModelProvider, ProviderConfig, TokenUsage } from './types.js';
@@ -78,10 +79,12 @@ function toolSet(ai: AiModule, tools: Readonly<Record<string, unknown>> | undefi
 /** What the AI SDK counted, as forkpool counts it: unknown cached tokens stay unknown (null), never 0. */
 function usageOf(usage: Extract<TextStreamPart<ToolSet>, { type: 'finish-step' }>['usage']): TokenUsage {
   const details = usage.inputTokenDetails;
+  const reasoningTokens = usage.outputTokenDetails?.reasoningTokens;
   return {
     promptTokens: usage.inputTokens ?? 0,
     cachedTokens: details?.cacheReadTokens ?? null,
     outputTokens: usage.outputTokens ?? 0,
+    ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
     ...(details?.cacheWriteTokens !== undefined ? { cacheWriteTokens: details.cacheWriteTokens } : {}),
   };
 }
@@ -126,7 +129,7 @@ export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
     call(request: AiSdkRequest, options) {
       let started = false;
       let usage: TokenUsage | undefined;
-      let finishReason: string | undefined;
+      let finish: Finish | undefined;
       let responseModel: string | undefined;
       let message: AiSdkMessageLike | undefined;
       return {
@@ -161,7 +164,8 @@ export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
           }
           if (event.type === 'finish-step') {
             usage = usageOf(event.usage);
-            finishReason = event.rawFinishReason ?? event.finishReason;
+            // The AI SDK's unified reason, with the provider's own word where it passes one on.
+            finish = { reason: finishOf(event.finishReason).reason, raw: event.rawFinishReason ?? event.finishReason };
             responseModel = event.response.modelId;
           } else if (event.type === 'forkpool-response') {
             message = event.messages.find((m) => m.role === 'assistant') as AiSdkMessageLike | undefined;
@@ -171,7 +175,7 @@ export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
         },
         finish(): AttemptOutcome {
           if (message === undefined || usage === undefined) return { ok: false, error: malformed('the stream ended before its step finished') };
-          return { ok: true, message, usage, finishReason, ...(responseModel !== undefined ? { responseModel } : {}) };
+          return { ok: true, message, usage, finish, ...(responseModel !== undefined ? { responseModel } : {}) };
         },
       };
     },

@@ -3,6 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { diagnosticsParam, readDiagnosis } from './anthropic-diagnostics.js';
 import type { AttemptOutcome } from './attempts.js';
+import { finishOf } from './finish.js';
 import { malformed } from './errors.js';
 import { resolveAnthropicEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
@@ -220,7 +221,7 @@ class MessageAssembler {
       ok: true,
       message,
       usage: readAnthropicUsage(this.usage) ?? { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
-      finishReason: this.finishReason,
+      finish: this.finishReason !== undefined ? finishOf(this.finishReason) : undefined,
       ...(this.responseId !== undefined ? { responseId: this.responseId } : {}),
       ...(this.responseModel !== undefined ? { responseModel: this.responseModel } : {}),
       ...(typeof this.named === 'string' ? readDiagnosis(this.named, this.diagnostics) : {}),

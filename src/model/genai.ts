@@ -4,6 +4,7 @@ import { createNodeTransport } from '../transport/node-fetch.js';
 import { createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import { type AttemptOutcome, runAttempts } from './attempts.js';
 import { classifyError, malformed } from './errors.js';
+import { finishOf } from './finish.js';
 import type { ExplicitCacheClient } from './module.js';
 import { LOCAL_API_KEY } from './presets.js';
 import {
@@ -67,7 +68,9 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       }
       const malformed = checkParts(parts, sawCandidate);
       if (malformed) return { ok: false, error: malformed };
-      return { ok: true, message: { role: 'model', parts }, usage, finishReason, ...(responseModel !== undefined ? { responseModel } : {}) };
+      const calls = parts.some((part) => (part as { functionCall?: unknown }).functionCall !== undefined);
+      const finish = finishReason !== undefined ? finishOf(finishReason, { calls }) : undefined;
+      return { ok: true, message: { role: 'model', parts }, usage, finish, ...(responseModel !== undefined ? { responseModel } : {}) };
     } catch (err) {
       return { ok: false, error: classifyError(err, options.signal, retryAfter, { secrets }) };
     }
@@ -165,10 +168,15 @@ function requestConfig(
 function readUsage(chunk: GenerateContentResponse): TokenUsage | undefined {
   const u = chunk.usageMetadata;
   if (!u) return undefined;
+  // Gemini bills thoughts as output, beside the candidates, and tool-use prompt tokens as input on
+  // top of the prompt: its totalTokenCount is prompt + toolUsePrompt + candidates + thoughts.
+  const thoughts = u.thoughtsTokenCount ?? 0;
   return {
     promptTokens: u.promptTokenCount ?? 0,
     cachedTokens: u.cachedContentTokenCount ?? 0,
-    outputTokens: u.candidatesTokenCount ?? 0,
+    outputTokens: (u.candidatesTokenCount ?? 0) + thoughts,
+    ...(u.thoughtsTokenCount !== undefined ? { reasoningTokens: thoughts } : {}),
+    ...(u.toolUsePromptTokenCount !== undefined ? { toolUsePromptTokens: u.toolUsePromptTokenCount } : {}),
   };
 }
 

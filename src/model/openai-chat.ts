@@ -6,6 +6,7 @@ import { createNodeTransport } from '../transport/node-fetch.js';
 import { BODY_SPLICE, createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
+import { finishOf } from './finish.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { ModelProvider, OpenAIChatRequest, ProviderConfig, TokenUsage } from './types.js';
@@ -167,7 +168,7 @@ class ReplyAccumulator {
       ok: true,
       message,
       usage: this.usage ?? { promptTokens: 0, cachedTokens: null, outputTokens: 0 },
-      finishReason: this.finishReason,
+      finish: this.finishReason !== undefined ? finishOf(this.finishReason, { calls: toolCalls.length > 0, refused: this.refusal !== undefined }) : undefined,
       ...(this.responseModel !== undefined ? { responseModel: this.responseModel } : {}),
     };
   }
@@ -185,10 +186,14 @@ export function readChatUsage(usage: unknown): TokenUsage | undefined {
   if (!isRecord(usage)) return undefined;
   const details = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
   const cacheWriteTokens = count(details.cache_creation_input_tokens) ?? count(details.cache_write_tokens);
+  // Reasoning tokens are inside completion_tokens already (OpenAI, DeepSeek): their part, not more.
+  const completion = isRecord(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
+  const reasoningTokens = count(completion.reasoning_tokens);
   return {
     promptTokens: count(usage.prompt_tokens) ?? 0,
     cachedTokens: count(usage.prompt_cache_hit_tokens) ?? count(details.cached_tokens) ?? null,
     outputTokens: count(usage.completion_tokens) ?? 0,
+    ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
     ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/
 import { isRecord } from '../session/json.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
+import { type Finish, finishOf } from './finish.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesItemLike, TokenUsage } from './types.js';
@@ -53,7 +54,7 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
             ok: true,
             message: { role: 'assistant', output: completed.output as unknown as ResponsesItemLike[] },
             usage: readResponsesUsage(completed.usage),
-            finishReason: completed.incomplete_details?.reason ?? completed.status ?? undefined,
+            finish: responsesFinish(completed),
             ...(typeof completed.model === 'string' && completed.model !== '' ? { responseModel: completed.model } : {}),
           };
         },
@@ -77,10 +78,24 @@ function readResponsesUsage(usage: unknown): TokenUsage {
   const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
   const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
   const cacheWriteTokens = count(details.cache_write_tokens);
+  // Reasoning tokens are inside output_tokens already: their part, not more.
+  const output = isRecord(usage.output_tokens_details) ? usage.output_tokens_details : {};
+  const reasoningTokens = count(output.reasoning_tokens);
   return {
     promptTokens: count(usage.input_tokens) ?? 0,
     cachedTokens: count(details.cached_tokens) ?? null,
     outputTokens: count(usage.output_tokens) ?? 0,
+    ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
     ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
   };
+}
+
+/** A response's end: `incomplete_details.reason` when it stopped short, else its status; a refusal part or a function call says more. */
+function responsesFinish(response: { status?: string | null; incomplete_details?: { reason?: string | null } | null; output: readonly unknown[] }): Finish | undefined {
+  const raw = response.incomplete_details?.reason ?? response.status ?? undefined;
+  if (raw === undefined || raw === null) return undefined;
+  const items = response.output.filter(isRecord);
+  const calls = items.some((item) => item.type === 'function_call');
+  const refused = items.some((item) => item.type === 'message' && Array.isArray(item.content) && item.content.some((part) => isRecord(part) && part.type === 'refusal'));
+  return finishOf(raw, { calls, refused });
 }

@@ -90,7 +90,8 @@ export function costOf(usage: TokenUsage, price: ModelPrice): { usd: number; cac
   const cached = usage.cachedTokens ?? 0;
   const written = usage.cacheWriteTokens ?? 0;
   const written1h = Math.min(written, usage.cacheWrite1hTokens ?? 0);
-  const uncached = Math.max(0, usage.promptTokens - cached - written);
+  // Input billed beyond the prompt (Gemini's tool-use prompt) is priced as uncached input.
+  const uncached = Math.max(0, usage.promptTokens - cached - written) + (usage.toolUsePromptTokens ?? 0);
   const write = price.cacheWrite ?? price.input;
   const usd =
     (uncached * price.input + cached * price.cachedInput + (written - written1h) * write + written1h * (price.cacheWrite1h ?? write) + usage.outputTokens * price.output) / 1e6;

@@ -1,4 +1,5 @@
 import type { Failure } from '../failure.js';
+import type { Finish } from './finish.js';
 import type { ChatMessage } from '../session/openai-chat-schema.js';
 import type { Content } from '../session/schema.js';
 
@@ -112,11 +113,27 @@ export interface TokenUsage {
   promptTokens: number;
   /** null: the provider does not report cached tokens (vLLM without --enable-prompt-tokens-details, SGLang without --enable-cache-report). */
   cachedTokens: number | null;
+  /**
+   * Output as billed: the answer and any thinking (Gemini's candidates + thoughts; OpenAI's
+   * completion/output tokens and Anthropic's output tokens, which hold the reasoning already).
+   */
   outputTokens: number;
+  /** Of outputTokens, those spent thinking, where the provider says (Gemini's thoughts, OpenAI's reasoning tokens). */
+  reasoningTokens?: number;
+  /**
+   * Input billed beyond the prompt (Gemini's `toolUsePromptTokenCount`: its `totalTokenCount` counts
+   * it on top of `promptTokenCount`), priced as input and counted by every budget.
+   */
+  toolUsePromptTokens?: number;
   /** Tokens written into a cache by this call, when the provider reports it (Anthropic, DashScope explicit, OpenAI's newer models). */
   cacheWriteTokens?: number;
   /** Of cacheWriteTokens, those written with a 1-hour TTL (Anthropic bills them 2×, 5-minute writes 1.25×). */
   cacheWrite1hTokens?: number;
+}
+
+/** Every token a call is billed for: its prompt, input billed beyond it, and its output (thinking included). */
+export function billedTokens(usage: Pick<TokenUsage, 'promptTokens' | 'outputTokens' | 'toolUsePromptTokens'>): number {
+  return usage.promptTokens + (usage.toolUsePromptTokens ?? 0) + usage.outputTokens;
 }
 
 /** Cached tokens summed: unknown (null) as soon as one call's count is unknown. */
@@ -169,7 +186,7 @@ export interface ResponseDiagnostics {
 
 export type ModelOutcome =
   /** `responseModel`: the model that answered, as the response names it (a dated version of the one asked for). */
-  | ({ ok: true; message: ModelMessage; usage: TokenUsage; finishReason: string | undefined; responseModel?: string; attempts: number } & ResponseDiagnostics)
+  | ({ ok: true; message: ModelMessage; usage: TokenUsage; finish: Finish | undefined; responseModel?: string; attempts: number } & ResponseDiagnostics)
   | { ok: false; error: ModelError; attempts: number };
 
 /** What an attempt came to, for the run-wide call gate. */

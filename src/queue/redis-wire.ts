@@ -18,6 +18,7 @@ import type { RateLimits } from '../engine/call-gate.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { CachePlan } from '../model/plan.js';
 import type { TokenUsage } from '../model/types.js';
+import { FINISH_REASONS, type Finish } from '../model/finish.js';
 
 /** The BullMQ queue every coordinator and worker of a Redis database shares (runs are told apart by id). */
 export const QUEUE_NAME = 'forkpool';
@@ -197,7 +198,7 @@ export function parseQueueProgress(value: unknown): QueueProgress | undefined {
         usage: e.usage,
         functionCalls: e.functionCalls,
         ...(times ?? {}),
-        ...(typeof e.finishReason === 'string' ? { finishReason: e.finishReason.slice(0, 64) } : {}),
+        ...(isFinish(e.finish) ? { finish: { reason: e.finish.reason, raw: e.finish.raw.slice(0, 64) } } : {}),
         ...(typeof e.responseId === 'string' ? { responseId: e.responseId } : {}),
         ...(typeof e.responseModel === 'string' && e.responseModel.length <= MODEL_NAME_MAX ? { responseModel: e.responseModel } : {}),
       };
@@ -205,6 +206,11 @@ export function parseQueueProgress(value: unknown): QueueProgress | undefined {
     default:
       return undefined;
   }
+}
+
+function isFinish(value: unknown): value is Finish {
+  const f = value as Partial<Finish> | null;
+  return f !== null && typeof f === 'object' && typeof f.reason === 'string' && FINISH_REASONS.has(f.reason) && typeof f.raw === 'string';
 }
 
 function isUsage(value: unknown): value is TokenUsage {

@@ -114,7 +114,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
         modelCall(event) {
           callSpan(event, {
             ...contentAttributes(event.content),
-            ...callAttributes(event.usage, event.finishReason),
+            ...callAttributes(event.usage, event.finish?.raw),
             ...(event.responseModel !== undefined ? { [ATTR.responseModel]: event.responseModel } : {}),
             ...(event.responseId !== undefined ? { [ATTR.responseId]: event.responseId } : {}),
           });

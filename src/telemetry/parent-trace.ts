@@ -77,9 +77,9 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
         if (outcome.ok) {
           callMetrics.answered(outcome.usage, outcome.responseModel, seconds);
           span?.setAttributes({
-            ...callAttributes(outcome.usage, outcome.finishReason),
+            ...callAttributes(outcome.usage, outcome.finish?.raw),
             ...(outcome.responseModel !== undefined ? { [ATTR.responseModel]: outcome.responseModel } : {}),
-            ...(content !== undefined ? { [ATTR.outputMessages]: replyContent(outcome.message, outcome.finishReason) } : {}),
+            ...(content !== undefined ? { [ATTR.outputMessages]: replyContent(outcome.message, outcome.finish?.raw) } : {}),
           });
         } else if (outcome.error.kind === 'aborted') {
           // Cancelled with the parent: not an operation that failed (no ERROR, no duration), as for a fork's call.
