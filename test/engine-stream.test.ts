@@ -101,9 +101,11 @@ describe('fanOut with streamed tasks', () => {
       expect(totalKnownMidRun).toBe(false);
       expect(counter.state.maxAhead).toBeLessThanOrEqual(3);
       const report = run.report();
-      // Every task taken ended exactly once; none was taken after the cancel.
-      expect(report.forks.total).toBe(seen.length);
-      expect(report.forks.totalKnown).toBe(true);
+      // Every task taken ended exactly once; none was taken after the cancel, and the total is not claimed.
+      expect(report.forks).toMatchObject({ total: seen.length, taken: seen.length, totalKnown: false, queued: 0 });
+      expect(report.notes).toContain(
+        `the run stopped taking tasks after ${seen.length} (cancelled, or its budget spent): the rest of the stream was not read; its tasks did not run and have no result (a journal's --resume runs them)`,
+      );
       expect(counter.state.pulls).toBeLessThanOrEqual(seen.length + 1);
       expect(report.forks.completed).toBeGreaterThanOrEqual(8);
       expect(report.forks.completed + report.forks.cancelled).toBe(seen.length);
@@ -134,7 +136,7 @@ describe('fanOut with streamed tasks', () => {
       expect(pulls).toBe(6);
       expect(closed).toBe(true);
       const report = run.report();
-      expect(report.forks).toMatchObject({ total: 5, totalKnown: true, completed: 5 });
+      expect(report.forks).toMatchObject({ total: 5, taken: 5, totalKnown: false, completed: 5 });
       expect(report.notes).toContain('tasks stopped at a bad one (the forks before it ran): tasks[5].directive: the directive must not be empty');
     });
   });
@@ -158,15 +160,46 @@ describe('fanOut with streamed tasks', () => {
     });
   });
 
-  it('streamTasks: a JSONL file streams into fanOut, and its errors name file:line, a repeat both lines', async () => {
+  it('streamTasks: a JSONL file is checked whole before anything runs; its errors name file:line, a repeat both lines', async () => {
     const path = join(tmp, 'tasks.jsonl');
     const lines = ['{"id":"x","directive":"REPLY 1"}', '', '{"id":"y","directive":"REPLY 2"}', '{"id":"x","directive":"REPLY 3"}', '{"id":"z","directive":"REPLY 4"}'];
     writeFileSync(path, `${lines.join('\n')}\n`);
+    await expect(streamTasks(path)).rejects.toThrow(`${path}:4: id: "x" repeats line 1; task ids must be unique`);
+    writeFileSync(path, `${lines.slice(0, 3).join('\n')}\n{"id":"z","directive":"REPLY 4"}`);
+    const tasks = await streamTasks(path);
+    expect(tasks.total).toBe(3);
     await withEngine({ warmup: 'none' }, async (engine) => {
-      const run = engine.fanOut(engine.freeze(parentSession(tools)), await streamTasks(path));
+      const run = engine.fanOut(engine.freeze(parentSession(tools)), tasks);
+      // Known before any is taken: the file was read whole once.
+      expect(run.report().forks).toMatchObject({ total: 3, totalKnown: true, taken: 0, queued: 3 });
       await run.settled();
-      expect(run.tasksError?.message).toBe(`${path}:4: id: "x" repeats line 1; task ids must be unique`);
-      expect(run.report().forks).toMatchObject({ total: 2, completed: 2 });
+      expect(run.report().forks).toMatchObject({ total: 3, totalKnown: true, taken: 3, completed: 3 });
+    });
+  });
+
+  it('cancelAll over a task file: the tasks not taken yet are read and end cancelled, each with one result; the total is the file\'s', async () => {
+    const path = join(tmp, 'forty.jsonl');
+    writeFileSync(path, Array.from({ length: 40 }, (_, i) => `{"id":"f${i}","directive":"SLEEP 20\\nREPLY ${i}"}\n`).join(''));
+    await withEngine({ concurrency: 3, warmup: 'none' }, async (engine) => {
+      const results: ForkResult[] = [];
+      const started: string[] = [];
+      const run = engine.fanOut(engine.freeze(parentSession(tools)), await streamTasks(path), { retainResults: false });
+      run.onResult((result) => {
+        results.push(result);
+        if (results.length === 5) run.cancelAll();
+      });
+      for await (const event of run.events()) if (event.type === 'task_started') started.push(event.forkId);
+      await run.settled();
+      expect(results.map((r) => r.id).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `f${i}`).sort());
+      expect(started.sort()).toEqual(results.map((r) => r.id).sort());
+      // At most 3 were running when it was cancelled: every other task not yet finished never started.
+      const never = results.filter((r) => r.status === 'cancelled' && r.error.message === 'cancelled before it started');
+      expect(never.length).toBeGreaterThanOrEqual(40 - 5 - 3);
+      for (const r of never) expect(r).toMatchObject({ turns: 0, calls: [], error: { kind: 'cancelled' } });
+      const report = run.report();
+      expect(report.forks).toMatchObject({ total: 40, taken: 40, totalKnown: true, queued: 0, running: 0 });
+      expect(report.forks.completed + report.forks.cancelled).toBe(40);
+      expect(report.notes.join('\n')).not.toContain('stopped taking tasks');
     });
   });
 

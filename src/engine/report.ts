@@ -47,10 +47,19 @@ export interface CacheMode {
 
 export interface RunReport {
   forks: {
-    /** The forks of the run: from a stream, those of the tasks taken so far (see totalKnown). */
+    /**
+     * The forks of the run: every task when their number is known (see totalKnown), else those of
+     * the tasks taken so far.
+     */
     total: number;
-    /** false while a streamed run may still take tasks. */
+    /**
+     * true once the number of tasks is known: given as an array, a task file checked whole, or a
+     * stream that ended. false while a stream may still give more, and for good when the run stopped
+     * reading one before its end (a cancel, a budget, a bad task): its total is then not known.
+     */
     totalKnown: boolean;
+    /** Tasks taken from the source so far (all of them, once it ended). */
+    taken: number;
     completed: number;
     failed: number;
     cancelled: number;

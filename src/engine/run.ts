@@ -166,6 +166,11 @@ export class FanOutRun {
   private taken = 0;
   /** 'open': more may come; 'ended': the source is exhausted; 'stopped': no more are taken (cancel, budget, a bad task). */
   private taking: 'open' | 'ended' | 'stopped' = 'open';
+  /**
+   * Set when the run stops early over a source of known length: each task taken from then on ends
+   * cancelled at once, with this result, so that every task of the source has one.
+   */
+  private draining: ((task: ForkTask) => ForkResult) | undefined;
   /** An async source's next task is on its way. */
   private pulling = false;
   private advancing = false;
@@ -368,7 +373,7 @@ export class FanOutRun {
     } else if (live?.state === 'queued') {
       if (this.settings.remoteForks) return NOT_IN_THIS_PROCESS;
       live.inbox = [...(live.inbox ?? []), message];
-    } else if (this.taking === 'open' && (this.source.all?.findIndex((t) => t.id === id) ?? -1) >= this.taken) {
+    } else if (this.taking === 'open' && this.draining === undefined && (this.source.all?.findIndex((t) => t.id === id) ?? -1) >= this.taken) {
       if (this.settings.remoteForks) return NOT_IN_THIS_PROCESS;
       // One of the run's tasks not taken yet (an array's are taken in order): it gets the message when it is.
       this.sentAhead.set(id, [...(this.sentAhead.get(id) ?? []), message]);
@@ -398,7 +403,10 @@ export class FanOutRun {
     return undefined;
   }
 
-  /** Cancels every fork; from a stream, no more tasks are taken (an array's untaken tasks end cancelled). */
+  /**
+   * Cancels every fork. The tasks not taken yet end cancelled too when the source's length is known
+   * (an array, a task file); from a stream that may still be growing, no more are taken.
+   */
   cancelAll(): void {
     this.cancelQueuedAndRest(undefined);
     for (const index of [...this.live.keys()]) this.cancelIndex(index);
@@ -419,11 +427,13 @@ export class FanOutRun {
       }
     }
     const wallMs = (this.endedAt ?? performance.now()) - this.startedAt;
-    const all = this.source.all;
+    const total = this.knownTotal();
     const notes: string[] = [];
-    // A stream stopped early (a cancel, a spent budget) leaves its unread tasks unrun, and in no result: say so.
+    // A stream stopped early (a cancel, a spent budget, a bad task) leaves its unread tasks unrun, and in no result: say so.
     if (this.taking === 'stopped' && this.stoppedBy === undefined) {
-      notes.push('the run stopped taking tasks before their end (cancelled, or its budget spent): tasks not yet taken did not run and have no result (a journal\'s --resume runs them)');
+      notes.push(
+        `the run stopped taking tasks after ${this.taken} (cancelled, or its budget spent): the rest of the stream was not read; its tasks did not run and have no result (a journal's --resume runs them)`,
+      );
     }
     if (this.caches?.active) {
       notes.push('explicit cache: every call is served from the cachedContent and nothing more, so that is each call’s maximum; a fork’s own earlier turns are not cached alongside it.');
@@ -442,13 +452,14 @@ export class FanOutRun {
     }
     return {
       forks: {
-        total: all?.length ?? this.taken,
-        totalKnown: all !== undefined || this.taking !== 'open',
+        total: total ?? this.taken,
+        totalKnown: total !== undefined,
+        taken: this.taken,
         completed: t.completed,
         failed: t.failed,
         cancelled: t.cancelled,
         running: this.running,
-        queued: this.waiting.length + (all ? all.length - this.taken : 0),
+        queued: this.waiting.length + (total !== undefined ? total - this.taken : 0),
       },
       wallMs: Math.round(wallMs),
       forksPerSecond: wallMs > 0 ? settled / (wallMs / 1000) : 0,
@@ -510,6 +521,15 @@ export class FanOutRun {
       perFork: this.kept.flatMap((k) => [corrected.get(k.figures.id) ?? k.figures]),
       failures: t.failures,
     };
+  }
+
+  /**
+   * The run's tasks, when their number is known: the source ended, or it told its length before (an
+   * array, a task file checked whole) and no bad task stopped the taking. Never a guess.
+   */
+  private knownTotal(): number | undefined {
+    if (this.taking === 'ended') return this.taken;
+    return this.stoppedBy === undefined ? this.source.total : undefined;
   }
 
   private async start(): Promise<void> {
@@ -587,6 +607,11 @@ export class FanOutRun {
     } else {
       const index = this.taken++;
       const { task } = taken;
+      if (this.draining !== undefined) {
+        this.live.set(index, { state: 'queued', task });
+        this.cancelQueued(index, this.draining(task));
+        return;
+      }
       if (trimsHistory(task)) this.trimmedTurns = true;
       const inbox = this.sentAhead.get(task.id);
       this.sentAhead.delete(task.id);
@@ -755,28 +780,26 @@ export class FanOutRun {
   }
 
   /**
-   * Queued forks end cancelled and no more tasks are taken: an array's untaken tasks end cancelled
-   * too (each with its task_started and notification), a stream's are never read.
+   * Queued forks end cancelled, and so do the tasks not taken yet when the source's length is known
+   * (an array, a task file): the rest is taken, each task ending cancelled as it comes (with its
+   * task_started and notification), so every task has its result. A stream that may still be
+   * growing is read no further.
    */
   private cancelQueuedAndRest(reason: { why: string; kind: CancelKind } | undefined): void {
     const cancelled = (task: ForkTask): ForkResult =>
       reason ? emptyCancelled(task.id, reason.why, reason.kind) : emptyCancelled(task.id, 'cancelled before it started');
     const queued = this.waiting;
     this.waiting = [];
-    if (this.taking === 'open' && this.source.all) {
-      // Arrays only: their tasks are in memory already, and the run's results cover every one.
-      for (let taken = this.source.take() as Taken; taken.kind === 'task'; taken = this.source.take() as Taken) {
-        const index = this.taken++;
-        this.live.set(index, { state: 'queued', task: taken.task });
-        this.cancelQueued(index, cancelled(taken.task));
-      }
-      this.taking = 'ended';
-    } else if (this.taking === 'open') {
+    if (this.taking === 'open' && this.draining === undefined && this.source.total !== undefined) {
+      this.draining = cancelled;
+    } else if (this.taking === 'open' && this.draining === undefined) {
       this.taking = 'stopped';
       this.source.stop();
     }
     for (const index of queued) this.cancelQueued(index, cancelled(this.taskAt(index)));
     this.wake();
+    // The rest of a source of known length: at once from an array, as it is read from a file.
+    this.advance();
   }
 
   private cancelIndex(index: number): void {

@@ -12,6 +12,13 @@ export type Taken = { kind: 'task'; task: ForkTask } | { kind: 'end' } | { kind:
 export interface TaskSource {
   /** Every task, when they were given as an array (checked up front); undefined for a stream. */
   readonly all: readonly ForkTask[] | undefined;
+  /**
+   * How many tasks it holds, when that is known before they are taken (an array; a task file,
+   * checked whole): such a source can be read to its end at once, so a run that stops early takes
+   * the rest and ends each cancelled. undefined: a stream that may still be growing (standard input,
+   * a pipe, the caller's iterator), of which a stopped run reads no more.
+   */
+  readonly total: number | undefined;
   /** The next task: at once for an array or an iterable, a promise (never rejected) for an async iterable. */
   take(): Taken | Promise<Taken>;
   /** No more will be taken: the iterator is told (a generator's `finally` runs; a TaskLines stops reading). */
@@ -25,7 +32,7 @@ export interface TaskSource {
  */
 export function taskSource(tasks: TaskInput): TaskSource {
   if (Array.isArray(tasks)) return arraySource(tasks as readonly ForkTask[]);
-  if (tasks instanceof TaskLines) return asyncSource(tasks, (value) => value as ForkTask);
+  if (tasks instanceof TaskLines) return asyncSource(tasks, (value) => value as ForkTask, tasks.total);
   const check = createTaskChecker(INDEX_PLACES);
   let index = 0;
   const checked = (value: unknown): ForkTask => check(value, index++);
@@ -44,6 +51,7 @@ function arraySource(tasks: readonly ForkTask[]): TaskSource {
   let next = 0;
   return {
     all,
+    total: all.length,
     take: () => (next < all.length ? { kind: 'task', task: all[next++] as ForkTask } : { kind: 'end' }),
     stop: () => undefined,
   };
@@ -53,6 +61,7 @@ function syncSource(tasks: Iterable<ForkTask>, check: (value: unknown) => ForkTa
   const iterator = tasks[Symbol.iterator]();
   return {
     all: undefined,
+    total: undefined,
     take() {
       try {
         const step = iterator.next();
@@ -71,10 +80,11 @@ function syncSource(tasks: Iterable<ForkTask>, check: (value: unknown) => ForkTa
   };
 }
 
-function asyncSource(tasks: AsyncIterable<ForkTask>, check: (value: unknown) => ForkTask): TaskSource {
+function asyncSource(tasks: AsyncIterable<ForkTask>, check: (value: unknown) => ForkTask, total?: number): TaskSource {
   const iterator = tasks[Symbol.asyncIterator]();
   return {
     all: undefined,
+    total,
     take: () =>
       iterator.next().then(
         (step): Taken => (step.done ? { kind: 'end' } : { kind: 'task', task: check(step.value) }),
