@@ -1,4 +1,4 @@
-import { outputTokens, streamPieces, type Exchange, type Sent } from '../core/exchange.js';
+import { outputTokens, streamPieces, withinOutputLimit, type Exchange, type Sent } from '../core/exchange.js';
 import { invalid } from './errors.js';
 import { modelResource, type StoredCache } from './explicit-cache.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
@@ -72,7 +72,10 @@ export async function serveGenerate(
   if (!cache) state.cache.admit(rendered.keys, rendered.tokens);
   if (!(await delay(plan.sleepMs, ex.signal))) return 0;
 
-  const candidates = outputTokens(plan.parts);
+  // generationConfig.maxOutputTokens cuts the reply, as the API does (finishReason MAX_TOKENS).
+  const reply = withinOutputLimit(plan.parts, request.generationConfig?.maxOutputTokens);
+  const finishReason = reply.cut ? ('MAX_TOKENS' as const) : ('STOP' as const);
+  const candidates = outputTokens(reply.parts);
   state.metrics.usage(rendered.tokens, cached, candidates);
   const meta = usage(rendered.tokens, cached, candidates);
   const head = { modelVersion: route.model.replace(/^models\//, ''), responseId: `lsr-${state.nextResponse().toString(36)}-${rendered.digest}` };
@@ -80,7 +83,7 @@ export async function serveGenerate(
   if (route.kind === 'generateContent') {
     if (!(await delay(decodeMs(state.latency, candidates), ex.signal))) return 0;
     const response: GenerateResponse = {
-      candidates: [{ content: { role: 'model', parts: plan.parts }, finishReason: 'STOP', index: 0 }],
+      candidates: [{ content: { role: 'model', parts: reply.parts }, finishReason, index: 0 }],
       usageMetadata: meta,
       ...head,
     };
@@ -91,7 +94,7 @@ export async function serveGenerate(
   }
 
   ex.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const pieces = streamPieces(plan.parts);
+  const pieces = streamPieces(reply.parts);
   let sentTokens = 0;
   for (let i = 0; i < pieces.length; i++) {
     const parts = pieces[i] as WirePart[];
@@ -100,7 +103,7 @@ export async function serveGenerate(
     if (!(await delay(decodeMs(state.latency, tokens), ex.signal))) return 0;
     sentTokens += tokens;
     const chunk: GenerateResponse = {
-      candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' as const } : {}) }],
+      candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason } : {}) }],
       usageMetadata: usage(rendered.tokens, cached, last ? candidates : sentTokens),
       ...head,
     };
