@@ -56,6 +56,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LATENCY_PRESETS, type UsagePreset } from '../dist/src/local-server/index.js';
 import { planOf, resolveOptions } from '../dist/src/engine/options.js';
+import { EXIT_CODES_HELP } from '../dist/src/cli/exit-codes.js';
 import { freezePrefix } from '../dist/src/prefix/index.js';
 import { FULL, QUICK, SWEEP_LATENCY, type BenchConfig } from './config.js';
 import { ensureBuilt } from './lib/built.js';
@@ -722,7 +723,7 @@ async function main(): Promise<number> {
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg and scaling.svg as they are (the .html has them inline all the same)\n' +
         '  --report FILE    no run: render FILE.md, FILE.html and the charts again from a results file\n' +
-        'Exit codes: 0 every section ran · 1 a section failed (its error is in the results) · 2 bad usage\n',
+        `${EXIT_CODES_HELP}\nFor bench, 1 means a section failed (its error is in the results).\n`,
     );
     return 0;
   }

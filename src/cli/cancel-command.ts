@@ -5,6 +5,7 @@ import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { QUEUE_URL_HELP, queueFlagOf } from './queue-flag.js';
 import { UsageError } from './usage-error.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 const CANCEL_FLAGS = {
   queue: { type: 'string', arg: 'URL', help: `the distributed run's Redis (required):\n${QUEUE_URL_HELP}` },
@@ -20,7 +21,8 @@ does not know (never started there, or ended more than an hour ago) is an error:
 
 ${helpOf(CANCEL_FLAGS)}
 
-Exit codes: 0 the cancel was sent · 1 an error (e.g. Redis unreachable) · 2 bad usage`;
+${EXIT_CODES_HELP}
+For cancel, 0 means the cancel was sent.`;
 
 export async function cancelCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(CANCEL_FLAGS), true);

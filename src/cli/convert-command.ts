@@ -8,6 +8,7 @@ import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 /** `convert`'s flags: parsing and help both come from here. */
 const CONVERT_FLAGS = {
@@ -34,8 +35,8 @@ thought signatures, reasoning items, settings it lacks, …) is an error naming 
 
 ${helpOf(CONVERT_FLAGS)}
 
-Exit codes: 0 converted · 2 not converted, nothing written: bad usage, an invalid session, or one
-that cannot be converted (the line says what and why)`;
+${EXIT_CODES_HELP}
+For convert, 2 also means a session that cannot be converted (the line says what and why).`;
 
 const TARGETS: readonly string[] = ['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages'];
 

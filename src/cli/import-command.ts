@@ -7,6 +7,7 @@ import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 /** `import`'s flags: parsing and help both come from here. */
 const IMPORT_FLAGS = {
@@ -34,7 +35,9 @@ left out with the reason, first the share left out when it is more than a tenth.
 
 ${helpOf(IMPORT_FLAGS)}
 
-Exit codes: 0 imported · 2 bad usage, or a file that cannot be read as a session (nothing written;\na file of none of the formats names the formats tried)`;
+${EXIT_CODES_HELP}
+For import, 2 also means a file that cannot be read as a session (one of none of the formats
+names the formats tried).`;
 
 export async function importCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(IMPORT_FLAGS), true);

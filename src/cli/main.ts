@@ -13,6 +13,7 @@ import { serveCommand } from './serve.js';
 import { reportCommand } from './report-command.js';
 import { transcriptCommand } from './transcript-command.js';
 import { UsageError } from './usage-error.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 const HELP = `forkpool — fan out forks of an agent conversation over worker threads, sharing one prompt cache
 
@@ -38,8 +39,7 @@ SDK provider). Without --provider (and, for a Gemini session, without GEMINI_API
 runs offline on the built-in local server, a scripted, simulated model with a realistic prefix
 cache that speaks the first four.
 
-Exit codes: 0 done · 1 a fork or the parent failed or was cancelled, or a command could not do its
-work · 2 bad usage or input (nothing ran) · 130 stopped by SIGINT or SIGTERM`;
+${EXIT_CODES_HELP}`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;

@@ -6,7 +6,7 @@ import { loadSession } from '../import/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, providerLabel, requireApiKey, requireProjectProvider } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
-import type { CliIo } from './io.js';
+import { requireWritableDir, type CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { parentLines, streamSession } from './stream-json.js';
 import { toolsFromFlags } from './tools-flags.js';
@@ -18,6 +18,9 @@ import type { ParentOutcome } from '../engine/parent-agent.js';
 import { serveParentPage, type ParentPage } from '../ui/parent-run.js';
 import { UI_FLAGS, uiPortOf } from './ui-flags.js';
 import { startTelemetry } from './telemetry.js';
+import { EXIT_CODES_HELP, exitCodeOfSignal } from './exit-codes.js';
+import { isCut } from '../model/finish.js';
+import { answerCut } from '../engine/results.js';
 
 /** `prompt`'s flags: parsing and help both come from here. */
 const PROMPT_FLAGS = {
@@ -41,8 +44,8 @@ final answer is printed once every fork has finished.
 
 ${helpOf(PROMPT_FLAGS)}
 
-Exit codes: 0 the parent answered and every fork completed · 1 the parent or a fork failed or
-was cancelled · 2 bad usage or input (nothing ran) · 130 stopped by SIGINT or SIGTERM`;
+${EXIT_CODES_HELP}
+A task the parent stopped itself (task_stop) is not a shortfall: the parent chose it.`;
 
 const DEFAULT_MODEL = 'gemini-2.5-flash';
 
@@ -66,6 +69,11 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const provider = options.provider as ProviderOption;
   if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));
 
+  const stream = streamSession();
+  // Every task has a transcript, as in the reference (which keeps them under ~/.qwen): its output file, and what revives it.
+  const transcripts = values.transcripts ?? join(tmpdir(), 'forkpool-transcripts', stream.id);
+  // A folder the transcripts cannot go into is refused before anything runs (the default one is made only when a task starts).
+  if (values.transcripts !== undefined) await requireWritableDir('--transcripts', values.transcripts);
   // Before the engine makes its instruments (the API has no proxy for meters).
   const telemetry = await startTelemetry(io.env, { log: (line) => io.stderr.write(`forkpool: ${line}\n`) });
   let engine: ForkEngine;
@@ -78,10 +86,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const controller = new AbortController();
   const stopSignals = onStopSignals(() => controller.abort());
   const started = performance.now();
-  const stream = streamSession();
   const lines = format === 'stream-json' ? parentLines(stream, session.model, (line) => io.stdout.write(`${line}\n`)) : undefined;
-  // Every task has a transcript, as in the reference (which keeps them under ~/.qwen): its output file, and what revives it.
-  const transcripts = values.transcripts ?? join(tmpdir(), 'forkpool-transcripts', stream.id);
   let page: ParentPage | undefined;
   let outcome: ParentOutcome | undefined;
   try {
@@ -105,12 +110,13 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
       },
     });
     const signal = stopSignals.received();
-    const isError = outcome.status !== 'completed';
+    const shortfall = shortfallOf(outcome);
+    const isError = shortfall !== undefined;
     const summary = {
       duration_ms: Math.round(performance.now() - started),
       num_turns: outcome.turns,
       result: outcome.text,
-      ...(outcome.status !== 'completed' ? { error: { message: outcome.error.message } } : {}),
+      ...(shortfall !== undefined ? { error: { message: shortfall } } : {}),
       usage: {
         input_tokens: outcome.usage.promptTokens,
         ...(outcome.usage.cachedTokens !== null ? { cache_read_input_tokens: outcome.usage.cachedTokens } : {}),
@@ -120,11 +126,11 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
     };
     if (format === 'text') {
       io.stdout.write(`${outcome.text}\n`);
-      if (outcome.status !== 'completed') io.stderr.write(`forkpool: ${outcome.error.message}\n`);
+      if (shortfall !== undefined) io.stderr.write(`forkpool: ${shortfall}\n`);
     } else if (lines !== undefined) lines.end(isError, summary, outcome.status === 'failed' && outcome.error.kind === 'max_turns');
     else io.stdout.write(`${JSON.stringify({ type: 'result', subtype: isError ? 'error' : 'success', is_error: isError, ...summary })}\n`);
-    if (signal) return 130;
-    return isError || outcome.forks.some((f) => f.status !== 'completed') ? 1 : 0;
+    if (signal) return exitCodeOfSignal(signal);
+    return isError ? 1 : 0;
   } finally {
     stopSignals.dispose();
     try {
@@ -136,4 +142,21 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
       await telemetry?.close();
     }
   }
+}
+
+/**
+ * Why the run is short of whole (exit 1, and the summary's error), or undefined: the parent answered
+ * in full and every task completed with a whole answer, or was stopped by the parent itself.
+ */
+function shortfallOf(outcome: ParentOutcome): string | undefined {
+  if (outcome.status !== 'completed') return outcome.error.message;
+  if (isCut(outcome.finish)) return `the parent's answer was cut (${outcome.finish?.raw})`;
+  const stopped = new Set(outcome.stoppedByParent);
+  const short = outcome.forks.flatMap((f) => {
+    const cut = answerCut(f);
+    if (cut !== undefined) return [`${f.id} (answer cut: ${cut.raw})`];
+    if (f.status === 'completed' || (f.status === 'cancelled' && stopped.has(f.id))) return [];
+    return [`${f.id} (${f.status}: ${f.error.message})`];
+  });
+  return short.length === 0 ? undefined : `${short.length} task${short.length === 1 ? '' : 's'} did not complete with a whole answer: ${short.join('; ')}`;
 }

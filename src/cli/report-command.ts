@@ -6,6 +6,7 @@ import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { ResultLineSchema, type ReadResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 /** `report`'s flags: parsing and help both come from here. */
 const REPORT_FLAGS = {
@@ -22,8 +23,7 @@ and why, the totals. One file, nothing fetched when it opens.
 
 ${helpOf(REPORT_FLAGS)}
 
-Exit codes: 0 written · 2 bad usage, or a file that is missing or not result lines (the message
-names the file, the line and the field)`;
+${EXIT_CODES_HELP}`;
 
 export async function reportCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(REPORT_FLAGS), true);

@@ -7,6 +7,7 @@ import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, pro
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
+import { answerCut } from '../engine/results.js';
 import { createJournal, resumeJournal, taskHash, type Journal } from './journal.js';
 import { checkEarlierResults } from './earlier-results.js';
 import { freezePrefix } from '../prefix/index.js';
@@ -16,7 +17,8 @@ import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags, portOf } from './parse-flags.js';
-import type { CliIo } from './io.js';
+import { requireWritableDir, type CliIo } from './io.js';
+import { EXIT_CODES_HELP, exitCodeOfSignal } from './exit-codes.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
@@ -34,7 +36,7 @@ const RUN_FLAGS = {
   tasks: {
     type: 'string',
     arg: 'FILE|-',
-    help: 'JSONL, one task a line: {"id","directive",...}; - reads stdin. Read as a stream:\nforks start from the first line; a bad line stops the reading (the forks\nbefore it run and keep their results; exit 2 naming the line)',
+    help: 'JSONL, one task a line: {"id","directive",...}; - reads stdin. A file is\nchecked whole first (a bad line or a repeated id: exit 2 naming the line,\nnothing runs), then read as the forks go. stdin is read as it comes: a bad\nline stops the reading, the forks before it finish (exit 1 naming the line)',
   },
   out: {
     type: 'string',
@@ -80,8 +82,7 @@ session's system instruction, tools, sampling settings and history, and gets its
 
 ${helpOf(RUN_FLAGS)}
 
-Exit codes: 0 every fork completed · 1 a fork failed or was cancelled · 2 bad usage or input
-(nothing ran) · 130 stopped by SIGINT or SIGTERM (finished forks are kept in --out and the journal)`;
+${EXIT_CODES_HELP}`;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, parseOptionsOf(RUN_FLAGS), false);
@@ -119,16 +120,18 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // A resumed run rebuilds --out as the tasks stream past: a task the journal has a result for is not
   // run, its result goes to --out again, so each fork ends up there exactly once (whatever a killed
   // run left in it: a torn line, a result whose journal write never happened, a cancelled fork).
-  const skipFinished = (task: ForkTask): boolean => {
-    const line = resumed?.state.done.get(taskHash(task));
-    if (!line) return false;
+  const finishedLine = (task: ForkTask): ResultLine | undefined => resumed?.state.done.get(taskHash(task));
+  const keepFinished = (task: ForkTask): void => {
+    const line = finishedLine(task) as ResultLine;
     previously.resumed++;
     if (line.status !== 'completed') previously.resumedFailed++;
     if (outFd !== undefined) appendFileSync(outFd, `${JSON.stringify(line)}\n`);
     if (resultsToStdout) collected.push(line);
-    return true;
   };
-  const lines = await streamTasks(values.tasks, io.stdin, resumed ? { skip: skipFinished } : {});
+  // Not with --queue: there the workers write the transcripts, on their own machines.
+  if (values.transcripts !== undefined && !queueAddress) await requireWritableDir('--transcripts', values.transcripts);
+  // A file is checked whole here (a bad line anywhere: exit 2, nothing has run); stdin line by line as it comes.
+  const lines = await streamTasks(values.tasks, io.stdin, resumed ? { skip: (task) => finishedLine(task) !== undefined, onSkip: keepFinished } : {});
   let journal: Journal | undefined = resumed?.journal;
   let engine: ForkEngine | undefined;
   let telemetry: CliTelemetry | undefined;
@@ -162,6 +165,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         : undefined;
     engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
     const out = outFd;
+    // Completed forks whose last reply the provider cut or refused: not a whole answer, so not a whole run.
+    let cutAnswers = 0;
     // Streaming to --out, results are not kept in memory: a run of any size stays flat.
     const run = engine.fanOut(prefix, tasks, {
       parentWarm: parentWarm(values),
@@ -169,6 +174,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       ...(storedResponse !== undefined ? { storedResponse } : {}),
       ...(values.transcripts !== undefined ? { transcripts: { dir: values.transcripts, resume: resumed !== undefined } } : {}),
       onResult: (result, task) => {
+        if (answerCut(result) !== undefined) cutAnswers++;
         const line = resultLine(result, task.subagentType ?? 'fork', Date.now());
         // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
         journal?.record(task, line);
@@ -207,25 +213,31 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     stopProgress();
     const signal = stopSignals.received();
     const report = run.report();
-    // A bad task stopped the reading: the forks before it ran and their results are kept, but the run is not whole.
+    // A bad line from stdin stopped the reading: the forks before it ran and their results are kept, but the run is not whole.
     const badTask = run.tasksError;
-    const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined;
+    // Whole: every task of the input has a result, and each is a completed fork with a whole answer.
+    const allCompleted =
+      report.forks.totalKnown && report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined && cutAnswers === 0;
     const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
-    if (format === 'stream-json') io.stdout.write(`${resultEventLine(stream, report, { ...(resumed ? previously : {}), ...workers })}\n`);
+    // Standard input stopped before its end (a cancel, a budget, a bad line): how far it was read, the rest never was.
+    const read = lines.progress();
+    const unread = Array.isArray(tasks) || read.ended ? {} : { input: { source: lines.source, linesRead: read.lines, tasksTaken: report.forks.taken, restRead: false } };
+    if (format === 'stream-json') io.stdout.write(`${resultEventLine(stream, report, !allCompleted, { ...(resumed ? previously : {}), ...workers, ...unread })}\n`);
     else if (format === 'json') {
-      const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...compactReport(report) };
+      const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...unread, ...compactReport(report) };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
       io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
       if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers())}\n`);
       if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
+      if (unread.input) io.stdout.write(`input      ${lines.source}: ${read.lines} lines read, ${report.forks.taken} tasks taken; the rest was not read\n`);
     }
     if (signal) {
       io.stderr.write(`forkpool: stopped by ${signal}; finished results were kept\n`);
-      return 130;
+      return exitCodeOfSignal(signal);
     }
-    // Bad input, as when it is found before the run (exit 2), named by its file and line.
-    if (badTask) throw badTask;
+    // A bad line found after forks ran (stdin is read as it comes): named by its line, the run not whole.
+    if (badTask) io.stderr.write(`forkpool: ${badTask.message}\n`);
     return allCompleted ? 0 : 1;
   } finally {
     stopSignals?.dispose();

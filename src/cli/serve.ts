@@ -11,6 +11,7 @@ import {
   type LocalServer,
   type LocalServerOptions,
 } from '../local-server/index.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 /** `serve`'s flags: parsing and help both come from here. */
 const SERVE_FLAGS = {
@@ -39,7 +40,8 @@ API (/v1/messages).
 
 ${helpOf(SERVE_FLAGS)}
 
-Exit codes: 0 stopped by SIGINT or SIGTERM · 1 cannot start (e.g. the port is taken) · 2 bad usage`;
+${EXIT_CODES_HELP}
+For serve, 1 also means it cannot start (e.g. the port is taken).`;
 
 export interface ServeIo {
   out: (line: string) => void;

@@ -1,3 +1,5 @@
+import { exitCodeOfSignal } from './exit-codes.js';
+
 /**
  * SIGINT/SIGTERM stop a run: cancel what is in flight, keep what finished. A second signal
  * exits at once, for a user who does not want to wait. The handlers stay until dispose(), so a
@@ -6,7 +8,7 @@
 export function onStopSignals(stop: () => void): { received(): NodeJS.Signals | undefined; dispose(): void } {
   let received: NodeJS.Signals | undefined;
   const handler = (signal: NodeJS.Signals): void => {
-    if (received) process.exit(130);
+    if (received) process.exit(exitCodeOfSignal(signal));
     received = signal;
     stop();
   };

@@ -75,8 +75,7 @@ function resultLineOf(session: StreamSession, isError: boolean, body: Record<str
   return JSON.stringify({ type: 'result', subtype, uuid: randomUUID(), session_id: session.id, is_error: isError, ...body });
 }
 
-export function resultEventLine(session: StreamSession, report: RunReport, extra: Record<string, unknown> = {}): string {
-  const isError = report.forks.failed + report.forks.cancelled > 0;
+export function resultEventLine(session: StreamSession, report: RunReport, isError: boolean, extra: Record<string, unknown> = {}): string {
   return resultLineOf(session, isError, {
     duration_ms: report.wallMs,
     ...extra,

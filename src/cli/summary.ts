@@ -34,7 +34,8 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     '',
     // Without retained results (a run streaming to --out) there are no rows: they are in the file.
     ...(rows.length > 0 ? [...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined, missed ? header.length - 1 : undefined), ''] : []),
-    `forks      ${report.forks.completed} completed, ${report.forks.failed} failed, ${report.forks.cancelled} cancelled of ${report.forks.total}`,
+    // Of every task of the input, or (a stream stopped before its end) of those taken: never a total not known.
+    `forks      ${report.forks.completed} completed, ${report.forks.failed} failed, ${report.forks.cancelled} cancelled of ${report.forks.total}${report.forks.totalKnown ? '' : ' taken (the rest was not read)'}`,
     `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
     `tokens     ${num(report.promptTokens)} prompt · ${cached(report.cachedTokens)} cached · ${num(report.outputTokens)} output`,
     `cache      hit rate ${pct(report.hitRate)} · ${cached(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,

@@ -4,6 +4,7 @@ import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 /** `transcript`'s flags: parsing and help both come from here. */
 const TRANSCRIPT_FLAGS = {
@@ -24,8 +25,7 @@ totals (turns, model calls, tokens). A last line cut off mid-write is left out a
 
 ${helpOf(TRANSCRIPT_FLAGS)}
 
-Exit codes: 0 printed · 2 bad usage, or a file that is missing or not a transcript (the line
-names the file, the line and the rule)`;
+${EXIT_CODES_HELP}`;
 
 export async function transcriptCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(TRANSCRIPT_FLAGS), true);

@@ -11,6 +11,7 @@ import { onStopSignals } from './signals.js';
 import { startTelemetry } from './telemetry.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 const E = ENGINE_FLAGS;
 
@@ -54,8 +55,7 @@ CA is trusted when its file is in NODE_EXTRA_CA_CERTS.
 
 ${helpOf(WORKER_FLAGS)}
 
-Exit codes: 0 stopped by SIGTERM or SIGINT, forks in flight finished · 1 an error stopped it
-(e.g. Redis unreachable; the message says which) · 2 bad usage (nothing ran)`;
+${EXIT_CODES_HELP}`;
 
 /** The session format a provider speaks (local speaks all: Gemini's is only the default's rule). */
 const FORMAT_OF: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'anthropic-messages', local: 'gemini' };

@@ -17,6 +17,7 @@ import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolRespons
 import { requestDecorator } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
+import type { Finish } from '../model/finish.js';
 import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js';
 import { toolCallOf } from '../tools/call.js';
 import { declaredToolNames } from '../dialect/tool-names.js';
@@ -56,10 +57,21 @@ export type ParentEvent =
       callIds?: readonly string[];
     };
 
+/** What every outcome has: the answer so far, and the tasks it ran. */
+interface OutcomeBase {
+  text: string;
+  turns: number;
+  forks: ForkResult[];
+  usage: TokenUsage;
+  /** Tasks the parent itself stopped with task_stop (they end cancelled: its choice, not a failure). */
+  stoppedByParent: readonly string[];
+}
+
 export type ParentOutcome =
-  | { status: 'completed'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage }
-  | { status: 'failed'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage; error: Failure<'model_error' | 'max_turns'> }
-  | { status: 'cancelled'; text: string; turns: number; forks: ForkResult[]; usage: TokenUsage; error: Failure<'cancelled'> };
+  /** `finish`: why its last reply ended (a cut or refused one is not a whole answer: isCut). */
+  | (OutcomeBase & { status: 'completed'; finish: Finish | undefined })
+  | (OutcomeBase & { status: 'failed'; error: Failure<'model_error' | 'max_turns'> })
+  | (OutcomeBase & { status: 'cancelled'; error: Failure<'cancelled'> });
 
 /** What the loop needs of the engine (ForkEngine is one): no import back into it, so no cycle. */
 interface ForkRunner {
@@ -164,6 +176,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
 
   /** How each task that ended did (a revived one is running again: not in here). */
   const ended = new Map<string, ForkResult['status']>();
+  const stoppedByParent: string[] = [];
   const fanOutOptions: FanOutOptions = {
     parentWarm: true,
     promptCacheKey: opts.cacheKey,
@@ -224,11 +237,11 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
   };
   const fail = async (kind: 'model_error' | 'max_turns', message: string, turns: number): Promise<ParentOutcome> => {
     await settle();
-    return { status: 'failed', text, turns, forks: finished, usage, error: failure(kind, message) };
+    return { status: 'failed', text, turns, forks: finished, usage, stoppedByParent, error: failure(kind, message) };
   };
   const cancelled = async (turns: number): Promise<ParentOutcome> => {
     await settle();
-    return { status: 'cancelled', text, turns, forks: finished, usage, error: failure('cancelled', 'the parent run was cancelled') };
+    return { status: 'cancelled', text, turns, forks: finished, usage, stoppedByParent, error: failure('cancelled', 'the parent run was cancelled') };
   };
 
   try {
@@ -331,7 +344,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
           }
           watch(run, forkTasks.map((f) => f.task.id), false);
         }
-        for (const c of controls) responses[c.slot] = controlTask(c.name, c.args, { started, runOf, ended, revive });
+        for (const c of controls) responses[c.slot] = controlTask(c.name, c.args, { started, runOf, ended, revive, stopped: stoppedByParent });
         if (prefix !== undefined && foreground.length > 0) {
           // The parent's tool calls wait for these: each bounded by its fork timeout, all cancelled with the parent.
           const run = fanOut(prefix, foreground.map((f) => f.task));
@@ -349,7 +362,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
       }
 
       // A final answer: the run is over only when no fork is left to report.
-      if (pending === 0 && unreported.length === 0) return { status: 'completed', text, turns: turn, forks: finished, usage };
+      if (pending === 0 && unreported.length === 0) return { status: 'completed', text, turns: turn, forks: finished, usage, stoppedByParent, finish: outcome.finish };
       if (unreported.length === 0) {
         await new Promise<void>((resolve) => {
           wakeUp = resolve;
@@ -375,6 +388,8 @@ function controlTask(
     runOf: ReadonlyMap<string, FanOutRun>;
     ended: ReadonlyMap<string, ForkResult['status']>;
     revive: (id: string, message: string) => boolean;
+    /** The tasks task_stop stopped, added to. */
+    stopped: string[];
   },
 ): ToolResponse {
   const message = tool === SEND_MESSAGE_TOOL_NAME ? parseSendMessage(args) : undefined;
@@ -396,7 +411,10 @@ function controlTask(
     if (status === 'running') return { error: TASK_TOOL_TEXT.notRevived(id) };
     return { error: TASK_TOOL_TEXT.messageToStopped(id, status) };
   }
-  if (run?.stop(id)) return { output: TASK_TOOL_TEXT.stopRequested(id, entry.description) };
+  if (run?.stop(id)) {
+    tasks.stopped.push(id);
+    return { output: TASK_TOOL_TEXT.stopRequested(id, entry.description) };
+  }
   return { error: TASK_TOOL_TEXT.notRunning(id, status) };
 }
 
