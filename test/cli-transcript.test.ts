@@ -99,7 +99,7 @@ describe('forkpool transcript FILE', () => {
     const [own, top] = await Promise.all([runCli(['transcript', '-h']), runCli(['--help'])]);
     expect(own.code).toBe(0);
     expect(own.stdout).toContain('Usage: forkpool transcript FILE [--json]');
-    expect(own.stdout).toMatch(/Exit codes: 0 .*· 2 /s);
+    expect(own.stdout).toContain('Exit codes (the same for every command');
     expect(top.stdout).toContain('  forkpool transcript FILE [--json]');
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES_HELP } from '../src/cli/exit-codes.js';
 import { RESULT_KEYS, jsonLines, runCli } from './fixtures/cli/run-cli.js';
 
 /*
@@ -62,7 +63,7 @@ describe('forkpool --version / --help', () => {
     for (const flag of ['--out', '--workspace', '--tools', '--output-format', '--max-turns', '--provider', '--cache', '--warmup', '--history']) {
       expect(run.stdout).toContain(flag);
     }
-    expect(run.stdout).toContain('Exit codes: 0');
+    expect(run.stdout).toContain('Exit codes (the same for every command');
   });
 
   it('every command answers --help with exit 0, and run\'s help shows the engine\'s own defaults', async () => {
@@ -78,17 +79,17 @@ describe('forkpool --version / --help', () => {
 });
 
 describe('help texts name every dialect and every exit code', () => {
-  it('each command\'s --help lists its exit codes; run and prompt include 130 (stopped by a signal)', async () => {
-    const commands = ['run', 'prompt', 'serve', 'worker', 'cancel', 'convert', 'import', 'bench'];
+  it('each command\'s --help lists the exit codes, signals among them', async () => {
+    const commands = ['run', 'prompt', 'serve', 'worker', 'cancel', 'convert', 'import', 'report', 'transcript', 'bench'];
     const helps = await Promise.all([runCli(['--help']), ...commands.map((command) => runCli([command, '--help']))]);
     for (const [i, help] of helps.entries()) {
       const name = i === 0 ? 'forkpool --help' : `forkpool ${commands[i - 1]} --help`;
       expect(help.code, name).toBe(0);
-      expect(help.stdout, name).toMatch(/Exit codes: 0 .*· 2 /s);
+      // The one table, whole, in every command's help.
+      expect(help.stdout, name).toContain(EXIT_CODES_HELP);
     }
-    const [top, run, prompt, serve] = helps.map((h) => h.stdout);
-    for (const text of [top, run, prompt]) expect(text).toMatch(/· 130 stopped by SIGINT or SIGTERM/);
-    expect(run).toMatch(/· 1 a fork failed or was cancelled/);
+    expect(EXIT_CODES_HELP).toMatch(/\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}128\+N .*130 SIGINT, 143 SIGTERM/s);
+    const [top, , , serve] = helps.map((h) => h.stdout);
     for (const text of [top, serve]) {
       expect(text).toMatch(/Gemini/);
       expect(text).toMatch(/OpenAI('s)? Chat\s+Completions/);
@@ -128,7 +129,7 @@ describe('forkpool run with the examples (the README quick start)', () => {
     expect(lines).toHaveLength(1);
     const summary = JSON.parse(lines[0] as string) as Record<string, any>;
     expect(summary.type).toBe('result');
-    expect(summary.forks).toEqual({ total: 8, totalKnown: true, completed: 8, failed: 0, cancelled: 0, running: 0, queued: 0 });
+    expect(summary.forks).toEqual({ total: 8, totalKnown: true, taken: 8, completed: 8, failed: 0, cancelled: 0, running: 0, queued: 0 });
     expect(summary.toolCalls).toBe(14);
     expect(summary.cachedTokens).toBeGreaterThan(0);
     expect(summary.cachedTokens).toBeLessThanOrEqual(summary.theoreticalCachedTokens);
@@ -222,7 +223,8 @@ describe('forkpool run: inputs and outputs', () => {
     expect(run.code).toBe(1);
     // Tasks stream in: the queued one (the read-ahead) ends cancelled, the last line is never read.
     expect(run.stdout).toMatch(/^budget {5}[\d,]+ tokens spent of 1 for the run · 1 fork stopped by the budget · run budget spent$/m);
-    expect(run.stdout).toMatch(/^forks {6}1 completed, 0 failed, 1 cancelled of 2$/m);
+    expect(run.stdout).toMatch(/^forks {6}1 completed, 0 failed, 1 cancelled of 2 taken \(the rest was not read\)$/m);
+    expect(run.stdout).toMatch(/^input {6}<stdin>: 2 lines read, 2 tasks taken; the rest was not read$/m);
     expect(run.stdout).toMatch(/^cancelled {2}beta: budget: the run's token budget was spent/m);
     const bad = await runCli(['run', '--session', SESSION, '--tasks', '-', '--max-tokens-per-fork', '0'], { input: TASKS });
     expect(bad.code).toBe(2);
