@@ -51,7 +51,7 @@ export type ChatUsage = {
   [providerField: string]: unknown;
 };
 
-export type FinishReason = 'stop' | 'tool_calls';
+export type FinishReason = 'stop' | 'tool_calls' | 'length';
 
 export interface ChatCompletion {
   id: string;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Exchange, Sent } from '../core/exchange.js';
+import { withinOutputLimit, type Exchange, type Sent } from '../core/exchange.js';
 import { decodeMs, delay } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import { applyFaults } from '../core/request-faults.js';
@@ -81,7 +81,10 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
   const previous = previousOf(state, request.previousResponseId);
   const chat = toChatRequest(request, effectiveInput(previous, request.input));
   const rendering = renderChat(chat, state.chat.implicit.config.blockTokens, undefined, state.chat.atBreakpoints(request.model));
-  const plan = planResponse({ fields: [toPromptFields(chat)], digest: rendering.prompt.digest });
+  const planned = planResponse({ fields: [toPromptFields(chat)], digest: rendering.prompt.digest });
+  // max_output_tokens cuts the reply, as the API does: the Response ends incomplete (reason max_output_tokens).
+  const limited = withinOutputLimit(planned.parts, request.settings.max_output_tokens);
+  const plan = { ...planned, parts: limited.parts };
   const fault = applyFaults(state, plan.fail, { scope: 'responses', rawBody: ex.rawBody, res: ex.res }, OPENAI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
 
@@ -99,11 +102,13 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
   const reply = toAssistantReply(plan.parts);
   const output = outputItems(reply, (prefix, i) => `${prefix}_${serial}${i.toString(16).padStart(2, '0')}`);
   const usage = responsesUsage(state.chat.preset, prompt, completion, cache);
-  const done: ResponseObject = { ...head, status: 'completed', completed_at: Math.floor(Date.now() / 1000), output, usage };
+  const done: ResponseObject = limited.cut
+    ? { ...head, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output, usage }
+    : { ...head, status: 'completed', completed_at: Math.floor(Date.now() / 1000), output, usage };
   const text = JSON.stringify(done);
   if (events) {
     if (!(await streamOutput(events, output, completion, state.latency, ex.signal))) return 0;
-    events.send('response.completed', { response: done }, true);
+    events.send(limited.cut ? 'response.incomplete' : 'response.completed', { response: done }, true);
     ex.res.end();
   } else {
     if (!(await delay(decodeMs(state.latency, completion), ex.signal))) return 0;

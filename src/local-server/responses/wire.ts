@@ -67,10 +67,11 @@ export type ResponseObject = {
   id: string;
   object: 'response';
   created_at: number;
-  status: 'in_progress' | 'completed';
+  /** incomplete: cut by max_output_tokens (incomplete_details says so; completed_at stays null). */
+  status: 'in_progress' | 'completed' | 'incomplete';
   completed_at: number | null;
   error: null;
-  incomplete_details: null;
+  incomplete_details: { reason: 'max_output_tokens' } | null;
   instructions: string | null;
   model: string;
   output: OutputItem[];
