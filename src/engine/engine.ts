@@ -180,6 +180,7 @@ export class ForkEngine {
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
       cacheKey,
+      ...(options.storedResponse !== undefined && plan.shape === 'openai-responses' ? { comparedWith: options.storedResponse } : {}),
       ...(options.traceParent !== undefined ? { traceParent: options.traceParent } : {}),
       ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };

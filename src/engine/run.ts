@@ -71,6 +71,11 @@ export interface RunSettings {
   revive?: (task: ForkTask, message: string) => FanOutRun | undefined;
   /** The routing key its requests carry (a revival's keep it); undefined: none. */
   cacheKey: string | undefined;
+  /**
+   * The parent's stored response (FanOutOptions.storedResponse, a Responses session): what every
+   * fork's first call is compared with by OpenAI's cache diagnostics, instead of its window's first response.
+   */
+  comparedWith?: string;
   /** OpenTelemetry: where the fan-out's span goes, and the agent that started it (FanOutOptions). */
   traceParent?: Context;
   /** OpenTelemetry: prompts, completions and tool calls' content on the spans (TelemetryOptions). */
@@ -199,7 +204,10 @@ export class FanOutRun {
   private spentUsd = 0;
   /** Calls costed as uncached because the provider did not report cached tokens. */
   private uncachedPricedCalls = 0;
-  /** Each seed window's first response id (Anthropic): its later forks' first calls are diagnosed against it. */
+  /**
+   * Each seed window's first response id: its later forks' first calls are diagnosed against it.
+   * Known when the response begins where the provider names it then (Anthropic), else when it completes (OpenAI).
+   */
   private readonly firstResponses = new Map<string, string>();
   /** Cost the turn events reported so far, per fork in flight (the result settles the rest). */
   private readonly countedUsd = new Map<number, number>();
@@ -625,7 +633,7 @@ export class FanOutRun {
     });
     this.running++;
     const forkTrace = this.trace.fork(task);
-    const start = this.forkStart(this.firstResponses.get(window));
+    const start = this.forkStart(this.settings.comparedWith ?? this.firstResponses.get(window));
     const transcript = this.transcriptTarget(task.id);
     // Only a fork in another process needs its span in writing (its job carries it there).
     const traceContext = this.settings.remoteForks ? forkTrace.carrier() : undefined;
@@ -656,6 +664,7 @@ export class FanOutRun {
         }
         // An entry written once the response has ended: the first 'turn' releases the warm-up.
         if (this.plan.readable.after === 'response-end' && event.turn === 1) this.scheduler.responded(order);
+        if (event.turn === 1 && event.responseId !== undefined && !this.firstResponses.has(window)) this.firstResponses.set(window, event.responseId);
         this.accounting.called(task);
         if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         forkTrace.modelCall(event);
