@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, ForkEngine, type ParentSession } from '../src/index.js';
+import { createAiSdkProvider } from '../src/model/ai-sdk.js';
 import { createAnthropicProvider } from '../src/model/anthropic.js';
 import { classifyError } from '../src/model/errors.js';
 import { createGenaiProvider } from '../src/model/genai.js';
@@ -281,6 +282,46 @@ describe('Anthropic Messages, recorded', () => {
     const tool = succeeded(await call(anthropic('anthropic-tool-no-args.chunks.txt'), anthropicRequest));
     expect(tool.finish).toEqual({ reason: 'tool_calls', raw: 'tool_use' });
     expect((tool.message as { content: Record<string, unknown>[] }).content.find((b) => b.type === 'tool_use')).toMatchObject({ input: {} });
+  });
+});
+
+/** A model of an AI SDK provider package (installed as the project's own), pointed at a recording. */
+function aiSdk(pkg: '@ai-sdk/openai' | '@ai-sdk/anthropic', method: 'chat' | undefined, baseURL: string): ModelProvider {
+  const factory = pkg === '@ai-sdk/openai' ? 'createOpenAI' : 'createAnthropic';
+  return createAiSdkProvider({
+    kind: 'ai-sdk',
+    retry: ONE_ATTEMPT,
+    aiSdk: { package: pkg, factory, ...(method !== undefined ? { method } : {}), model: 'recorded', settings: { baseURL, apiKey: { env: 'FORKPOOL_RECORDED_KEY' } } },
+  });
+}
+
+describe('the same recordings through AI SDK provider packages', () => {
+  const request: ModelRequest = { format: 'ai-sdk', body: { model: 'recorded', messages: [{ role: 'user', content: 'Hello' }] } };
+  beforeAll(() => {
+    process.env.FORKPOOL_RECORDED_KEY = 'recorded-replay-key-0123456789';
+  });
+  afterAll(() => {
+    delete process.env.FORKPOOL_RECORDED_KEY;
+  });
+
+  it("@ai-sdk/anthropic: cache writes and reads counted as forkpool's own client counts them", async () => {
+    const outcome = succeeded(await call(aiSdk('@ai-sdk/anthropic', undefined, replay.base('anthropic', 'anthropic-code-execution-20260120-prompt-cache.1.chunks.txt')), request));
+    expect(outcome.usage).toMatchObject({ promptTokens: 6 + 6289 + 3337, cachedTokens: 6289, outputTokens: 198, cacheWriteTokens: 3337 });
+    expect(outcome.finish).toEqual({ reason: 'stop', raw: 'end_turn' });
+  });
+
+  it('@ai-sdk/openai (chat) on DeepSeek: cache hits, reasoning, and the cut answer said', async () => {
+    const tool = succeeded(await call(aiSdk('@ai-sdk/openai', 'chat', replay.base('deepseek', 'deepseek-tool-call.chunks.txt')), request));
+    expect(tool.usage).toEqual({ promptTokens: 339, cachedTokens: 320, outputTokens: 83, reasoningTokens: 39 });
+    const cut = succeeded(await call(aiSdk('@ai-sdk/openai', 'chat', replay.base('deepseek', 'deepseek-text.chunks.txt')), request));
+    expect(cut.finish).toEqual({ reason: 'length', raw: 'length' });
+  });
+
+  it("@ai-sdk/openai (Responses): usage as billed; insufficient_quota's 429 is not sent again", async () => {
+    const outcome = succeeded(await call(aiSdk('@ai-sdk/openai', undefined, replay.base('openai', 'openai-phase.1.chunks.txt')), request));
+    expect(outcome.usage).toEqual({ promptTokens: 7112, cachedTokens: 3072, outputTokens: 463, reasoningTokens: 64 });
+    const quota = failed(await call(aiSdk('@ai-sdk/openai', undefined, replay.base('openai', 'openai-error.1.json')), request));
+    expect(quota.error).toMatchObject({ kind: 'http', status: 429, retryable: false });
   });
 });
 

@@ -134,7 +134,8 @@ function isAiSdkCallError(err: unknown): err is AiSdkCallError {
 
 /**
  * An AI SDK provider package's failed call: its status, the server's wait (retry-after-ms, else
- * retry-after), and whether the same call may succeed, as the AI SDK judges it (408, 409, 429, 5xx).
+ * retry-after), and whether the same call may succeed, as the AI SDK judges it (408, 409, 429, 5xx),
+ * but for OpenAI's `insufficient_quota`.
  * Without a status the call never got an answer: a network failure.
  */
 function classifyAiSdk(err: AiSdkCallError, text: Text): ModelError {
@@ -150,9 +151,20 @@ function classifyAiSdk(err: AiSdkCallError, text: Text): ModelError {
     kind: 'http',
     status,
     message: serverMessage(err.message, text) ?? `HTTP ${status}`,
-    retryable: err.isRetryable,
+    retryable: err.isRetryable && !quotaUsedUp(err.responseBody),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
+}
+
+/** OpenAI's `insufficient_quota` in an error body (the AI SDK retries its 429 like any other). */
+function quotaUsedUp(body: string | undefined): boolean {
+  if (body === undefined) return false;
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: unknown; type?: unknown } }).error;
+    return error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota';
+  } catch {
+    return false;
+  }
 }
 
 /** A connection that failed or dropped: the most specific code or message the SDK's error carries. */
