@@ -20,7 +20,7 @@ const RATES = {
 
 /** A model's rates for the calls whose prompt is over `above` tokens (Gemini's "prompts > 200k tokens"). */
 const TierSchema = z.strictObject({ above: z.number().int().positive(), ...RATES });
-export type PriceTier = z.infer<typeof TierSchema>;
+type PriceTier = z.infer<typeof TierSchema>;
 
 const ModelPriceSchema = z.strictObject({
   ...RATES,
@@ -197,7 +197,7 @@ export function byModelPrefix<T, U extends T = T>(table: Readonly<Record<string,
 }
 
 /** The rates a call is billed at: the tier of its prompt's size (the highest `above` under it), else the base rates. */
-export function ratesFor(price: ModelPrice, promptTokens: number): Omit<PriceTier, 'above'> {
+function ratesFor(price: ModelPrice, promptTokens: number): Omit<PriceTier, 'above'> {
   let tier: PriceTier | undefined;
   for (const t of price.tiers ?? []) if (promptTokens > t.above && (tier === undefined || t.above > tier.above)) tier = t;
   return tier ?? price;
