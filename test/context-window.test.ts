@@ -104,6 +104,37 @@ describe('through the CLI', () => {
     expect(result.stdout).toMatch(/task "huge" was not sent/);
   });
 
+  it("docs/prices.md's example file is taken by --prices: its window refuses the task over it, its price costs the other", async () => {
+    const docs = readFileSync(new URL('../docs/prices.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)\n```/.exec(docs)?.[1];
+    if (example === undefined) throw new Error('docs/prices.md has a JSON example');
+    const prices = join(tmp, 'docs-prices.json');
+    writeFileSync(prices, example);
+    const table = JSON.parse(example) as Record<string, { input: number; cachedInput: number; output: number; contextWindow: number }>;
+    const large = table['my-finetune-large'];
+    if (large === undefined) throw new Error('the example prices my-finetune-large');
+    const out = join(tmp, 'docs.jsonl');
+    const tasks = writeTasks(tmp, [
+      // ~150,000 tokens: over the example's 131,072.
+      { id: 'long', directive: `REPLY long\n${'y'.repeat(600_000)}` },
+      { id: 'short', directive: 'REPLY short' },
+    ]);
+    const result = await runCli(
+      ['run', '--session', session('my-finetune-large'), '--tasks', tasks, '--provider', 'gemini', '--base-url', serve.url, '--prices', prices, '--out', out],
+      { env: { GEMINI_API_KEY: 'window-test-key' } },
+    );
+    expect(result.stderr).not.toMatch(/--prices/);
+    const lines = jsonLines(readFileSync(out, 'utf8'));
+    const long = lines.find((l) => l.id === 'long');
+    expect(long).toMatchObject({ status: 'failed', error: { kind: 'rejected' } });
+    expect((long?.error as { message?: string } | undefined)?.message).toMatch(/^task "long" was not sent: .* over the 131,072-token context window of my-finetune-large$/);
+    const short = lines.find((l) => l.id === 'short');
+    expect(short).toMatchObject({ status: 'completed' });
+    const usage = short?.usage as { promptTokens: number; cachedTokens: number | null; outputTokens: number };
+    const cached = usage.cachedTokens ?? 0;
+    expect(short?.costUsd).toBeCloseTo(((usage.promptTokens - cached) * large.input + cached * large.cachedInput + usage.outputTokens * large.output) / 1e6, 12);
+  });
+
   it('the same tasks against a model whose window forkpool does not know both run', async () => {
     const out = join(tmp, 'unknown.jsonl');
     const result = await run('gemini-sim-unlisted', out);

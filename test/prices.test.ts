@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, type ForkResult, type PriceTable, type RunReport } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { costOf, priceOf, type ModelPrice } from '../src/model/prices.js';
 import { sumUsage } from '../src/engine/results.js';
+import { runCli, writeTasks } from './fixtures/cli/run-cli.js';
+import { startServe } from './fixtures/cli/serve.js';
 import { parentSession, testTools } from './support/engine-fixtures.js';
 
 /*
@@ -122,5 +127,31 @@ describe('explicit-cache storage', () => {
     expect(report.cache.storage?.usd).toBeUndefined();
     expect(report.cost?.storageUsd).toBeUndefined();
     expect(report.cost?.usd).toBeCloseTo(results.reduce((sum, r) => sum + (r.costUsd ?? 0), 0), 12);
+  });
+});
+
+describe('the CLI summary', () => {
+  it('says what the explicit caches were stored for and what it cost, against forkpool serve', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'forkpool-storage-'));
+    const serve = await startServe();
+    try {
+      const sessionFile = join(tmp, 'session.json');
+      writeFileSync(sessionFile, JSON.stringify(parentSession([], { words: 3000, marker: 'MARKER-S2' })));
+      const prices = join(tmp, 'prices.json');
+      writeFileSync(prices, JSON.stringify({ 'gemini-2.5-flash': { input: 1, cachedInput: 0.1, output: 2, cacheStoragePerHour: 3_600_000 } }));
+      const tasks = writeTasks(tmp, [
+        { id: 'a', directive: 'REPLY a' },
+        { id: 'b', directive: 'REPLY b' },
+      ]);
+      const run = await runCli(['run', '--session', sessionFile, '--tasks', tasks, '--provider', 'gemini', '--base-url', serve.url, '--cache', 'explicit', '--prices', prices], {
+        env: { GEMINI_API_KEY: 'storage-test-key' },
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^storage {4}[\d,]+ tokens in 1 explicit cache, stored [\d.e+-]+ token-hours: \$[\d.e+-]+, in the cost$/m);
+      expect(run.stdout).toMatch(/^cost {7}\$/m);
+    } finally {
+      await serve.stop();
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
