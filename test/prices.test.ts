@@ -91,6 +91,16 @@ describe('a price with a tier above a prompt size', () => {
   });
 });
 
+describe('a price table of one\'s own', () => {
+  it('names the entry and the field that is wrong', async () => {
+    const provider = { kind: 'local' as const, url: server.url };
+    const tier = { above: 0, input: 1, cachedInput: 1, output: 1 };
+    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, cachedInput: 1, output: 1, tiers: [tier] } } })).rejects.toThrow(/options\.prices\.m\.tiers\[0\]\.above: /);
+    await expect(ForkEngine.create({ provider, prices: { m: {} } })).rejects.toThrow(/options\.prices\.m: an entry gives a price .* or a "contextWindow"/);
+    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, contextWindow: 10 } } })).rejects.toThrow(/options\.prices\.m\.cachedInput: required: a price gives input, cachedInput and output/);
+  });
+});
+
 describe('explicit-cache storage', () => {
   const session = parentSession([], { words: 2500, marker: 'MARKER-S1' });
   const tasks = Array.from({ length: 4 }, (_, i) => ({ id: `s${i}`, directive: `Part ${i}.\nREPLY ok` }));
