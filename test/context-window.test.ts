@@ -114,7 +114,8 @@ describe('through the CLI', () => {
     const large = table['my-finetune-large'];
     if (large === undefined) throw new Error('the example prices my-finetune-large');
     const out = join(tmp, 'docs.jsonl');
-    const tasks = writeTasks(tmp, [
+    // A folder of its own: writeTasks names every file tasks.jsonl.
+    const tasks = writeTasks(mkdtempSync(join(tmp, 'docs-')), [
       // ~150,000 tokens: over the example's 131,072.
       { id: 'long', directive: `REPLY long\n${'y'.repeat(600_000)}` },
       { id: 'short', directive: 'REPLY short' },
