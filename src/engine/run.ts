@@ -17,11 +17,12 @@ import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, ty
 import type { TranscriptUsage } from '../transcript/format.js';
 import { emptyCancelled, spentUsage } from './results.js';
 import { addCached, billedTokens, type TokenUsage } from '../model/types.js';
-import { costOf, type ModelPrice } from '../model/prices.js';
+import { costOf, costOfCalls, storageCostOf, type ModelPrice } from '../model/prices.js';
+import { windowRefusal, type RunWindow } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf, inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
-import type { ForkCacheFigures, RunReport } from './report.js';
+import type { ForkCacheFigures, RunCacheStorage, RunReport } from './report.js';
 import type { CacheMiss } from './thread-wire.js';
 import type { Context } from '@opentelemetry/api';
 
@@ -57,6 +58,8 @@ export interface RunSettings {
   price: { model: string; price: ModelPrice } | undefined;
   /** US dollars the whole run may spend (needs `price`); then it stops as with maxTokens. */
   maxCost: number | undefined;
+  /** The model's context window, when one is known: a task whose first request would not fit is refused (window-check.ts). */
+  contextWindow: RunWindow | undefined;
   /** false: results go to onResult listeners and are not kept (results() is unavailable, report() has no per-fork rows). */
   retainResults: boolean;
   /** How many recent events the run keeps for `events({ replay: true })`. */
@@ -197,6 +200,8 @@ export class FanOutRun {
   /** Which fork goes next, and when (concurrency, warm-up). */
   private readonly scheduler: Scheduler;
   private caches: ExplicitCaches | undefined;
+  /** What storing the explicit caches cost, once they are deleted. */
+  private cacheStorage: RunCacheStorage | undefined;
   private cacheNote: string | undefined;
   /** The settings' plan, with the explicit caches once they are made. */
   private plan: CachePlan;
@@ -475,6 +480,7 @@ export class FanOutRun {
         requested: this.settings.cache,
         effective: this.caches?.active ? 'explicit' : this.plan.effective,
         ...(this.cacheNote ? { note: this.cacheNote } : {}),
+        ...(this.cacheStorage !== undefined ? { storage: { ...this.cacheStorage } } : {}),
       },
       ...(this.plan.pricing
         ? {
@@ -489,7 +495,8 @@ export class FanOutRun {
       ...(this.settings.price !== undefined
         ? {
             cost: {
-              usd: this.spentUsd,
+              usd: this.spentUsd + (this.cacheStorage?.usd ?? 0),
+              ...(this.cacheStorage?.usd !== undefined ? { storageUsd: this.cacheStorage.usd } : {}),
               model: this.settings.price.model,
               ...(this.settings.price.price.source !== undefined ? { source: this.settings.price.price.source } : {}),
               ...(this.settings.price.price.read !== undefined ? { read: this.settings.price.price.read } : {}),
@@ -600,7 +607,10 @@ export class FanOutRun {
       this.sentAhead.delete(task.id);
       this.live.set(index, inbox === undefined ? { state: 'queued', task } : { state: 'queued', task, inbox });
       this.waiting.push(index);
-      if (this.cancelledAhead.delete(task.id)) this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
+      const window = this.settings.contextWindow;
+      const refused = window === undefined ? undefined : windowRefusal(task, this.prefix, window, this.settings);
+      if (refused !== undefined) this.cancelQueued(index, refused);
+      else if (this.cancelledAhead.delete(task.id)) this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
     }
     this.wake();
   }
@@ -830,7 +840,8 @@ export class FanOutRun {
       const uncounted = billedTokens(spent) - (this.countedTokens.get(index) ?? 0);
       this.countedTokens.delete(index);
       const price = this.settings.price;
-      const forkUsd = price === undefined ? undefined : costOf(spent, price.price).usd;
+      // Each call at its own prompt's tier: a fork's summed prompt can pass a tier that none of its calls reached.
+      const forkUsd = price === undefined ? undefined : costOfCalls(result.calls.filter((c) => c.restored !== true), price.price);
       const uncountedUsd = forkUsd === undefined ? 0 : forkUsd - (this.countedUsd.get(index) ?? 0);
       this.countedUsd.delete(index);
       if (uncounted > 0 || uncountedUsd > 1e-12) this.spend(Math.max(0, uncounted), Math.max(0, uncountedUsd));
@@ -909,7 +920,11 @@ export class FanOutRun {
     this.metrics.corrected(report.theoreticalCachedTokens - t.theoreticalCachedTokens);
     this.metrics.efficiency(report.efficiency);
     this.scheduler.stop();
-    await this.caches?.release();
+    const storage = await this.caches?.release();
+    if (storage !== undefined && storage.caches > 0) {
+      const usd = this.settings.price === undefined ? undefined : storageCostOf(storage.tokenHours, this.settings.price.price);
+      this.cacheStorage = { ...storage, ...(usd !== undefined ? { usd } : {}) };
+    }
     this.log.close();
     this.resolveDone(this.settings.retainResults ? this.kept.map((k) => k.result) : []);
   }
