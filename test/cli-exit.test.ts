@@ -116,7 +116,7 @@ describe('exit codes: one table, each row', () => {
     expect(result.code).toBe(1);
     const [line] = resultsIn(out);
     expect(line).toMatchObject({ id: 'long', status: 'completed' });
-    expect((line?.text as string).length).toBe(8 * 4);
+    expect(line?.text).toHaveLength(8 * 4);
   });
 
   it('1: a token budget stopped the run; every task of the file has one result line, those never started cancelled with the reason', async () => {
