@@ -62,7 +62,7 @@ describe('forkpool run --tasks - (a pipe)', () => {
     const summary = JSON.parse(run.stdout) as { is_error: boolean; forks: { total: number; completed: number } };
     expect(summary).toMatchObject({
       is_error: true,
-      input: { source: '<stdin>', linesRead: 5, tasksTaken: 3, restRead: false },
+      input: { source: '<stdin>', throughLine: 4, tasksTaken: 3, restRead: false },
       forks: { total: 3, taken: 3, totalKnown: false, completed: 3 },
     });
   });

@@ -221,10 +221,10 @@ describe('forkpool run: inputs and outputs', () => {
   it('--max-tokens: the run stops when its budget is spent, says so, and exits 1', async () => {
     const run = await runCli(['run', '--session', SESSION, '--tasks', '-', '--max-tokens', '1', '--concurrency', '1', '--warmup', 'none'], { input: TASKS });
     expect(run.code).toBe(1);
-    // Tasks stream in: the queued one (the read-ahead) ends cancelled, the last line is never read.
+    // Tasks stream in: the queued one (the read-ahead) ends cancelled, the last line is never taken (beta is line 3, after a blank one).
     expect(run.stdout).toMatch(/^budget {5}[\d,]+ tokens spent of 1 for the run · 1 fork stopped by the budget · run budget spent$/m);
     expect(run.stdout).toMatch(/^forks {6}1 completed, 0 failed, 1 cancelled of 2 taken \(the rest was not read\)$/m);
-    expect(run.stdout).toMatch(/^input {6}<stdin>: 2 lines read, 2 tasks taken; the rest was not read$/m);
+    expect(run.stdout).toMatch(/^input {6}<stdin>: 2 tasks taken, through line 3; the rest was not read$/m);
     expect(run.stdout).toMatch(/^cancelled {2}beta: budget: the run's token budget was spent/m);
     const bad = await runCli(['run', '--session', SESSION, '--tasks', '-', '--max-tokens-per-fork', '0'], { input: TASKS });
     expect(bad.code).toBe(2);

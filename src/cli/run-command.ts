@@ -220,8 +220,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       report.forks.totalKnown && report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined && cutAnswers === 0;
     const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
     // Standard input stopped before its end (a cancel, a budget, a bad line): how far it was read, the rest never was.
-    const read = lines.progress();
-    const unread = Array.isArray(tasks) || read.ended ? {} : { input: { source: lines.source, linesRead: read.lines, tasksTaken: report.forks.taken, restRead: false } };
+    const read = lines.progress(report.forks.taken);
+    const unread = Array.isArray(tasks) || read.ended ? {} : { input: { source: lines.source, throughLine: read.throughLine, tasksTaken: report.forks.taken, restRead: false } };
     if (format === 'stream-json') io.stdout.write(`${resultEventLine(stream, report, !allCompleted, { ...(resumed ? previously : {}), ...workers, ...unread })}\n`);
     else if (format === 'json') {
       const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...unread, ...compactReport(report) };
@@ -230,7 +230,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
       if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers())}\n`);
       if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
-      if (unread.input) io.stdout.write(`input      ${lines.source}: ${read.lines} lines read, ${report.forks.taken} tasks taken; the rest was not read\n`);
+      if (unread.input) io.stdout.write(`input      ${lines.source}: ${report.forks.taken} tasks taken, through line ${read.throughLine}; the rest was not read\n`);
     }
     if (signal) {
       io.stderr.write(`forkpool: stopped by ${signal}; finished results were kept\n`);

@@ -42,7 +42,9 @@ export class TaskLines implements AsyncIterable<ForkTask> {
   private peeked: Promise<IteratorResult<ForkTask, void>> | undefined;
   private iterated = false;
   private closed = false;
-  private linesRead = 0;
+  /** The lines of the last two tasks handed on, and how many were: a reader stopped with a take in flight took one fewer. */
+  private handedOn = 0;
+  private lastLines: [number, number] = [0, 0];
   private ended = false;
 
   /** @internal Use streamTasks(). */
@@ -61,9 +63,13 @@ export class TaskLines implements AsyncIterable<ForkTask> {
     this.tasks = this.read(options);
   }
 
-  /** How far the reading got: the lines read (blank ones included), and whether it reached the end. */
-  progress(): { lines: number; ended: boolean } {
-    return { lines: this.linesRead, ended: this.ended };
+  /**
+   * How far a reader that took `taken` tasks got: the line of the last task it took (its tasks are
+   * those up to it), and whether the reading reached the end.
+   */
+  progress(taken: number): { throughLine: number; ended: boolean } {
+    const throughLine = taken >= this.handedOn ? this.lastLines[1] : taken === this.handedOn - 1 ? this.lastLines[0] : 0;
+    return { throughLine, ended: this.ended };
   }
 
   /**
@@ -103,12 +109,16 @@ export class TaskLines implements AsyncIterable<ForkTask> {
     const check = createTaskChecker(linePlaces(this.source));
     let checked = 0;
     for await (const { text, line } of readLines(this.stream, this.source, options, () => this.closed)) {
-      this.linesRead = line;
       const task = taskOfLine(text, line, this.source, check);
       if (task === undefined) continue;
       checked++;
-      if (!options.skip?.(task)) yield task;
-      else options.onSkip?.(task);
+      if (options.skip?.(task)) {
+        options.onSkip?.(task);
+        continue;
+      }
+      this.handedOn++;
+      this.lastLines = [this.lastLines[1], line];
+      yield task;
     }
     if (this.closed) return;
     this.ended = true;
