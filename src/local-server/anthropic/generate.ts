@@ -38,7 +38,7 @@ export async function serveMessages(state: ServerState, body: JsonObject, ex: Ex
   const request = validateMessagesRequest(body);
   const rendering = renderMessages(request, { bytes: ex.rawBytes, memo: state.prompts });
   const breakpoints = breakpointsOf(rendering, request.cacheControl);
-  const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest });
+  const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest, maxOutputTokens: request.maxTokens });
   const fault = applyFaults(state, plan.fail, { scope: 'messages', rawBody: ex.rawBody, res: ex.res }, ANTHROPIC_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
 
@@ -52,7 +52,8 @@ export async function serveMessages(state: ServerState, body: JsonObject, ex: Ex
 
   // max_tokens 0 pre-warms the cache: "returns immediately without generating any output … stop_reason: "max_tokens"".
   const prewarm = request.maxTokens === 0;
-  const reply: AssistantContent = prewarm ? { content: [], stopReason: 'max_tokens' } : toContentBlocks(plan.parts);
+  // A reply the request's max_tokens cut ends as the API's does: stop_reason "max_tokens".
+  const reply: AssistantContent = prewarm ? { content: [], stopReason: 'max_tokens' } : toContentBlocks(plan.parts, plan.cut);
   const output = prewarm ? 0 : outputTokens(plan.parts);
   state.metrics.usage(prompt, cache.read, output);
   const id = `msg_${state.nextResponse().toString(36)}${rendering.prompt.digest}`;

@@ -59,12 +59,13 @@ export interface AssistantContent {
 }
 
 /** The model's parts as content blocks: `tool_use` (ids `toolu_<hash>`) when it calls, else its text. */
-export function toContentBlocks(parts: readonly WirePart[]): AssistantContent {
+/** `cut`: the request's max_tokens ended the reply. */
+export function toContentBlocks(parts: readonly WirePart[], cut = false): AssistantContent {
   const content: OutputBlock[] = [];
   for (const part of parts) {
     const call = part.functionCall;
     if (call) content.push({ type: 'tool_use', id: `toolu_${shortHash(call.id ?? `${call.name}:${content.length}`)}`, name: call.name, input: call.args ?? {} });
     else if (part.text !== undefined) content.push({ type: 'text', text: part.text });
   }
-  return { content, stopReason: content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn' };
+  return { content, stopReason: cut ? 'max_tokens' : content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn' };
 }

@@ -61,7 +61,9 @@ export async function serveGenerate(
   const cache = resolveExplicit(state, request, route.model);
   const fields = promptFields(request, cache);
   const rendered = geminiPrompt(state, request, route.model, cache, ex.rawBytes);
-  const plan = planResponse({ fields, digest: rendered.digest });
+  const plan = planResponse({ fields, digest: rendered.digest, maxOutputTokens: maxOutputTokensOf(request) });
+  // "MAX_TOKENS: The maximum number of tokens as specified in the request was reached."
+  const finishReason = plan.cut ? 'MAX_TOKENS' : 'STOP';
 
   const fault = applyFaults(state, plan.fail, { scope: route.model, rawBody: ex.rawBody, res: ex.res }, GEMINI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
@@ -80,7 +82,7 @@ export async function serveGenerate(
   if (route.kind === 'generateContent') {
     if (!(await delay(decodeMs(state.latency, candidates), ex.signal))) return 0;
     const response: GenerateResponse = {
-      candidates: [{ content: { role: 'model', parts: plan.parts }, finishReason: 'STOP', index: 0 }],
+      candidates: [{ content: { role: 'model', parts: plan.parts }, finishReason, index: 0 }],
       usageMetadata: meta,
       ...head,
     };
@@ -100,7 +102,7 @@ export async function serveGenerate(
     if (!(await delay(decodeMs(state.latency, tokens), ex.signal))) return 0;
     sentTokens += tokens;
     const chunk: GenerateResponse = {
-      candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' as const } : {}) }],
+      candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason } : {}) }],
       usageMetadata: usage(rendered.tokens, cached, last ? candidates : sentTokens),
       ...head,
     };
@@ -110,6 +112,12 @@ export async function serveGenerate(
   }
   ex.res.end();
   return 200;
+}
+
+/** `generationConfig.maxOutputTokens`, when the request set it. */
+function maxOutputTokensOf(request: GenerateRequest): number | undefined {
+  const limit = request.generationConfig?.maxOutputTokens;
+  return typeof limit === 'number' && Number.isSafeInteger(limit) ? limit : undefined;
 }
 
 export function serveCountTokens(state: ServerState, model: string, body: JsonObject, ex: Exchange): Sent {

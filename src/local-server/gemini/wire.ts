@@ -19,7 +19,7 @@ export interface UsageMetadata {
 export interface GenerateResponse {
   candidates: {
     content: { role: 'model'; parts: WirePart[] };
-    finishReason?: 'STOP';
+    finishReason?: 'STOP' | 'MAX_TOKENS';
     index: 0;
   }[];
   usageMetadata: UsageMetadata;

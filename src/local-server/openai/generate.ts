@@ -45,7 +45,7 @@ export async function prefillThenCount(
 export async function serveChatCompletions(state: ServerState, body: JsonObject, ex: Exchange): Promise<Sent> {
   const request = validateChatRequest(body);
   const rendering = renderChat(request, state.chat.implicit.config.blockTokens, { bytes: ex.rawBytes, memo: state.prompts }, state.chat.atBreakpoints(request.model));
-  const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest });
+  const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest, maxOutputTokens: request.maxTokens });
   const fault = applyFaults(state, plan.fail, { scope: 'chat.completions', rawBody: ex.rawBody, res: ex.res }, OPENAI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
 
@@ -54,7 +54,7 @@ export async function serveChatCompletions(state: ServerState, body: JsonObject,
   const completion = await prefillThenCount(state, { rendering, cache, plan, fault }, ex.signal);
   if (completion === undefined) return 0;
   const usage = chatUsage(state.chat.preset, prompt, completion, cache);
-  const reply = toAssistantReply(plan.parts);
+  const reply = toAssistantReply(plan.parts, plan.cut);
   const head: ChunkHead = {
     id: `chatcmpl-${state.nextResponse().toString(36)}${rendering.prompt.digest}`,
     created: Math.floor(Date.now() / 1000),

@@ -75,12 +75,13 @@ export interface AssistantReply {
 }
 
 /** The model's parts as an assistant message: tool_calls (arguments as JSON text) when it calls, else its text. */
-export function toAssistantReply(parts: readonly WirePart[]): AssistantReply {
+/** `cut`: the request's output limit ended the reply (finish_reason "length"). */
+export function toAssistantReply(parts: readonly WirePart[], cut = false): AssistantReply {
   const toolCalls: ChatToolCall[] = [];
   for (const part of parts) {
     const call = part.functionCall;
     if (call) toolCalls.push({ id: call.id ?? `call_${toolCalls.length}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } });
   }
   if (toolCalls.length > 0) return { content: null, toolCalls, finishReason: 'tool_calls' };
-  return { content: parts.map((part) => part.text ?? '').join(''), toolCalls: undefined, finishReason: 'stop' };
+  return { content: parts.map((part) => part.text ?? '').join(''), toolCalls: undefined, finishReason: cut ? 'length' : 'stop' };
 }
