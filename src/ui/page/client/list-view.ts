@@ -22,8 +22,8 @@ interface Column {
 
 const COLUMNS: Column[] = [
   { title: 'Fork', className: 'c-id', text: (r) => r.id, tip: (r) => r.id },
-  // A completed fork whose answer was cut or refused says so beside its state.
-  { title: 'State', className: 'c-state', text: (r) => (r.cut ? `${r.state} · cut` : r.state), tip: (r) => (r.cut ? `answer not whole: ${r.cut.reason} (${r.cut.raw})` : r.state) },
+  // A completed fork whose answer was cut or refused says so in place of its state (its tip says both).
+  { title: 'State', className: 'c-state', text: (r) => (r.cut ? 'cut' : r.state), tip: (r) => (r.cut ? `completed, the answer not whole: ${r.cut.reason} (${r.cut.raw})` : r.state) },
   { title: 'Agent', className: 'c-agent', text: (r) => r.agent, tip: (r) => r.agent },
   { title: 'Turns', className: 'c-num', text: (r) => String(r.turns) },
   { title: 'Tools', className: 'c-num', text: (r) => String(r.toolCalls) },
