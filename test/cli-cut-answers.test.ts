@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonLines, runCli, writeTasks } from './fixtures/cli/run-cli.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { CHROMIUM_ARGS } from './support/browser.js';
+import { startReplayServer, type ReplayServer } from './support/replay-server.js';
 import { until } from './support/until.js';
 
 /*
@@ -23,15 +24,18 @@ const WAIT_MS = 30_000;
 const LIMIT = 20;
 const tmp = mkdtempSync(join(tmpdir(), 'forkpool-cut-'));
 let serve: ServeProcess;
+let replay: ReplayServer;
 let browser: Browser;
 
 beforeAll(async () => {
   serve = await startServe();
+  replay = await startReplayServer();
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 });
 afterAll(async () => {
   await browser?.close();
   await serve?.stop();
+  await replay?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -123,6 +127,36 @@ describe('an answer the output limit cut', () => {
     expect(header).toMatch(/^fork +status +prompt +cached +written .* answer cut$/);
     expect(run.stdout).toMatch(/^long +completed .* length \(max_tokens\)$/m);
     expect(run.stdout).toMatch(/^whole +completed +[\d,]+ +[\d,]+ +[\d,]+ /m);
+  });
+});
+
+describe('recorded responses (test/fixtures/recorded), replayed through the CLI', () => {
+  it('a DeepSeek stream that ended on finish_reason "length": its line and the text summary say it was cut', async () => {
+    const dir = mkdtempSync(join(tmp, 'recorded-'));
+    const tasks = writeTasks(dir, [{ id: 'holiday', directive: 'Invent a holiday.' }]);
+    const out = join(dir, 'out.jsonl');
+    const base = replay.base('deepseek', 'deepseek-text.chunks.txt');
+    const run = await runCli(['run', '--session', 'examples/openai-session.json', '--tasks', tasks, '--provider', 'deepseek', '--base-url', base, '--out', out], { env: { DEEPSEEK_API_KEY: 'fp-recorded-deepseek' } });
+    const [line] = jsonLines(readFileSync(out, 'utf8')) as unknown as Line[];
+    expect(line?.status).toBe('completed');
+    expect(line?.cut).toEqual({ reason: 'length', raw: 'length' });
+    expect(line?.text).toMatch(/^## \*\*Holiday Name:\*\* Starlight Remembrance/);
+    expect(run.stdout).toContain('cut        1 answer cut at the output limit (length): the text that came is kept, not a whole answer');
+  });
+
+  it('Anthropic: a refusal is counted as one; a call that wrote the cache shows its writes in the line and the JSON summary', async () => {
+    const dir = mkdtempSync(join(tmp, 'recorded-'));
+    const tasks = writeTasks(dir, [{ id: 'asked', directive: 'Answer this.' }]);
+    const env = { ANTHROPIC_API_KEY: 'fp-recorded-anthropic' };
+    const run = (file: string) => runCli(['run', '--session', 'examples/anthropic-session.json', '--tasks', tasks, '--provider', 'anthropic', '--base-url', replay.base('anthropic', file), '--output-format', 'json'], { env });
+    const refused = JSON.parse((await run('anthropic-refusal.chunks.txt')).stdout) as { cutAnswers: unknown; results: Line[] };
+    expect(refused.results[0]?.cut).toEqual({ reason: 'refusal', raw: 'refusal' });
+    expect(refused.cutAnswers).toEqual([{ reason: 'refusal', forks: 1, raw: ['refusal'] }]);
+    // The recording's last usage: cache_creation_input_tokens 3337.
+    const wrote = JSON.parse((await run('anthropic-code-execution-20260120-prompt-cache.1.chunks.txt')).stdout) as { cacheWriteTokens: number; cutAnswers: unknown; results: Line[] };
+    expect(wrote.results[0]?.usage.cacheWriteTokens).toBe(3337);
+    expect(wrote.cacheWriteTokens).toBe(3337);
+    expect(wrote.cutAnswers).toEqual([]);
   });
 });
 
