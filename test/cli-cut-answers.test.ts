@@ -130,6 +130,32 @@ describe('an answer the output limit cut', () => {
   });
 });
 
+describe('cache writes from OpenAI’s models that report them (cache_write_tokens)', () => {
+  it('GPT-5.6 on the Responses API: each line’s writes, their sum in the JSON summary, priced at the write price', async () => {
+    const dir = mkdtempSync(join(tmp, 'gpt56-'));
+    const tasks = writeTasks(dir, [
+      { id: 'first', directive: 'REPLY first' },
+      { id: 'second', directive: 'REPLY second' },
+    ]);
+    const session = limitedSession('responses-session.json', (s) => Object.assign(s, { model: 'gpt-5.6-terra' }));
+    const run = await runCli(['run', '--session', session, '--tasks', tasks, '--provider', 'openai', '--base-url', `${serve.url}/v1`, '--output-format', 'json'], {
+      env: { OPENAI_API_KEY: 'fp-cut-openai' },
+    });
+    const summary = JSON.parse(run.stdout) as { cacheWriteTokens: number; cost: { usd: number }; results: (Line & { costUsd: number })[] };
+    const writes = summary.results.map((l) => l.usage.cacheWriteTokens ?? Number.NaN);
+    expect(writes.every((w) => Number.isInteger(w))).toBe(true);
+    expect(summary.cacheWriteTokens).toBe(writes.reduce((a, b) => a + b, 0));
+    expect(summary.cacheWriteTokens).toBeGreaterThan(0);
+    // The cost counts them at gpt-5.6-terra's write price: $2.50 per million, against $2 for input, $0.20 cached, $12 output.
+    for (const l of summary.results) {
+      const u = l.usage as Line['usage'] & { promptTokens: number; cachedTokens: number };
+      const written = u.cacheWriteTokens ?? 0;
+      expect(l.costUsd).toBeCloseTo(((u.promptTokens - u.cachedTokens - written) * 2 + u.cachedTokens * 0.2 + written * 2.5 + u.outputTokens * 12) / 1e6, 12);
+    }
+    expect(summary.cost.usd).toBeCloseTo(summary.results.reduce((n, l) => n + l.costUsd, 0), 12);
+  });
+});
+
 describe('recorded responses (test/fixtures/recorded), replayed through the CLI', () => {
   it('a DeepSeek stream that ended on finish_reason "length": its line and the text summary say it was cut', async () => {
     const dir = mkdtempSync(join(tmp, 'recorded-'));
