@@ -149,17 +149,19 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
     // Before the engine (and a distributed run's dispatcher) makes its instruments.
     telemetry = await startTelemetry(io.env, { metricsPort, log: (line) => io.stderr.write(`forkpool: ${line}\n`) });
-    // A distributed run's id goes on record in the journal before any job is enqueued: a coordinator
-    // restarted with --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
+    // A distributed run's id goes on record in the journal (below): a coordinator restarted with
+    // --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
     const recordedRunId = resumed?.state.runId;
     const runId = queueAddress ? (recordedRunId ?? newRunId()) : undefined;
-    if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
     // One session id per invocation, on every stream-json line (a distributed run's is its run id).
     const stream = streamSession(runId);
     const queue: QueueRun | undefined =
       queueAddress && runId !== undefined && Array.isArray(tasks)
         ? await openQueueRun(queueAddress, options, prefix, tasks.length, io, { runId, attach: runId === recordedRunId })
         : undefined;
+    // Recorded once Redis has taken the run and before any job is enqueued: a run Redis refused (a
+    // wrong password, nobody at the address) leaves no run on record to block the corrected command.
+    if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
     engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
     const out = outFd;
     // Streaming to --out, results are not kept in memory: a run of any size stays flat.
