@@ -21,7 +21,7 @@ import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { QUEUE_URL_HELP } from './queue-flag.js';
-import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
+import { newRunId, openQueueRun, queueAddressOf, queueSummaryFields, withLostAttempts, workersText, type QueueRun } from './queue-run.js';
 import { METRICS_PORT_FLAG, startTelemetry, type CliTelemetry } from './telemetry.js';
 import { serveRunPage } from '../ui/live-run.js';
 import { UI_FLAGS, uiPortOf } from './ui-flags.js';
@@ -208,18 +208,19 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     await run.settled();
     stopProgress();
     const signal = stopSignals.received();
-    const report = run.report();
+    // A distributed run's totals hold the attempts lost with dead workers too.
+    const report = queue ? withLostAttempts(run.report(), queue.dispatcher.lostAttempts()) : run.report();
     // A bad task stopped the reading: the forks before it ran and their results are kept, but the run is not whole.
     const badTask = run.tasksError;
     const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined;
-    const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
+    const workers = queue ? queueSummaryFields(queue) : {};
     if (format === 'stream-json') io.stdout.write(`${resultEventLine(stream, report, { ...(resumed ? previously : {}), ...workers })}\n`);
     else if (format === 'json') {
       const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...compactReport(report) };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
       io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
-      if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers())}\n`);
+      if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers(), queue.dispatcher.lostAttempts())}\n`);
       if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
     }
     if (signal) {
