@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ForkEngine } from '../engine/engine.js';
 import type { ForkEngineOptions } from '../engine/options.js';
 import type { FrozenPrefix } from '../prefix/index.js';
-import type { QueueAddress } from '../queue/address.js';
+import { workerCommandOf, type QueueAddress } from '../queue/address.js';
 import type { RunReport } from '../engine/report.js';
 import { priceOf } from '../model/prices.js';
 import { billedTokens } from '../model/types.js';
@@ -19,15 +19,19 @@ const QUEUE_STAGGER_CAP_MS = 30_000;
 // --rpm and --tpm are not among them: they go into the run record, one limit for every worker together (src/queue/shared-gate.ts).
 const WORKER_ONLY = ['threads', 'workspace', 'tools', 'base-url', 'api-key-env', 'call-timeout-ms', 'max-attempts', 'retry-budget'] as const;
 
-/** `run --queue`: the address, checked with the flags that cannot go with it, before anything runs. */
-export function queueAddressOf(values: Record<string, unknown>): QueueAddress {
+/** `run --queue`: the address, checked with the flags that cannot go with it, before anything runs (undefined: a run on this machine). */
+export function queueAddressOf(values: Record<string, unknown> & { queue?: string; 'redis-password-env'?: string }, env: NodeJS.ProcessEnv): QueueAddress | undefined {
+  if (values.queue === undefined) {
+    if (values['redis-password-env'] !== undefined) throw new UsageError("--redis-password-env: only with --queue (the distributed run's Redis)");
+    return undefined;
+  }
   for (const flag of WORKER_ONLY) {
     if (values[flag] !== undefined) {
       throw new UsageError(`--${flag} goes to each forkpool worker in a distributed run (--queue): the coordinator runs no fork and calls no model`);
     }
   }
   if (values.cache === 'explicit') throw new UsageError('--cache explicit is not available with --queue yet (use implicit or off)');
-  return queueFlagOf(values.queue as string, 'run');
+  return queueFlagOf(values, env, 'run');
 }
 
 export interface QueueRun {
@@ -88,7 +92,7 @@ export async function openQueueRun(
       dispatcher,
     );
     if (attach) log(`re-attaching to distributed run ${runId}: forks whose jobs are still in the queue are collected, not enqueued again`);
-    log(`distributed run ${runId} on ${address.display}: ${forks} fork${forks === 1 ? '' : 's'} for the workers (forkpool worker --queue ${address.display})`);
+    log(`distributed run ${runId} on ${address.display}: ${forks} fork${forks === 1 ? '' : 's'} for the workers (${workerCommandOf(address)})`);
     return { engine, dispatcher, runId, label: `distributed on ${address.display} (run ${runId})` };
   } catch (err) {
     await dispatcher.close();

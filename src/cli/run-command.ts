@@ -20,7 +20,7 @@ import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
-import { QUEUE_URL_HELP } from './queue-flag.js';
+import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG } from './queue-flag.js';
 import { newRunId, openQueueRun, queueAddressOf, queueSummaryFields, withLostAttempts, workersText, type QueueRun } from './queue-run.js';
 import { METRICS_PORT_FLAG, startTelemetry, type CliTelemetry } from './telemetry.js';
 import { serveRunPage } from '../ui/live-run.js';
@@ -71,6 +71,7 @@ const RUN_FLAGS = {
     group: 'Many machines',
     help: `coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help).\nURL: ${QUEUE_URL_HELP}`,
   },
+  'redis-password-env': { ...REDIS_PASSWORD_ENV_FLAG, group: 'Many machines' },
 } as const satisfies FlagTable;
 
 const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
@@ -95,7 +96,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const metricsPort = portOf('metrics-port', values['metrics-port']);
   const uiPort = uiPortOf('run', values);
   // Checked before anything is read or written: the flags that belong to the workers are refused.
-  const queueAddress = values.queue !== undefined ? queueAddressOf(values) : undefined;
+  const queueAddress = queueAddressOf(values, io.env);
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);

@@ -10,7 +10,7 @@ import type { ForkPool } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { ATTR, METRIC } from '../telemetry/conventions.js';
 import { meter } from '../telemetry/metrics.js';
-import { connectionOf, type QueueAddress } from './address.js';
+import { connectionOf, workerCommandOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
 import {
   CANCEL_CHANNEL,
@@ -273,7 +273,7 @@ export class QueueDispatcher implements ForkPool {
     });
     const hint = setTimeout(() => {
       if (!this.takenAny && this.pending.size > 0) {
-        o.log(`no worker has taken a fork yet; start workers with: forkpool worker --queue ${o.address.display}`);
+        o.log(`no worker has taken a fork yet; start workers with: ${workerCommandOf(o.address)}`);
       }
     }, IDLE_HINT_MS);
     hint.unref();
