@@ -246,7 +246,8 @@ function parseInput(json: string): Record<string, unknown> | undefined {
  * `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`; cached tokens are
  * `cache_read_input_tokens` (Anthropic always reports them: 0 when absent, never unknown); cache
  * writes are `cache_creation_input_tokens`, of which `cache_creation.ephemeral_1h_input_tokens`
- * were written with the 1-hour TTL. Undefined when `usage` is not an object. In a stream, pass
+ * were written with the 1-hour TTL; reasoningTokens are `output_tokens_details.thinking_tokens`, part
+ * of `output_tokens`, where the response says. Undefined when `usage` is not an object. In a stream, pass
  * message_start's usage with message_delta's (cumulative) values laid over it.
  */
 export function readAnthropicUsage(usage: unknown): TokenUsage | undefined {
@@ -256,10 +257,14 @@ export function readAnthropicUsage(usage: unknown): TokenUsage | undefined {
   const written = count(usage.cache_creation_input_tokens);
   const creation = isRecord(usage.cache_creation) ? usage.cache_creation : {};
   const written1h = count(creation.ephemeral_1h_input_tokens);
+  // Thinking is billed inside output_tokens; newer responses say how much of it (output_tokens_details).
+  const outputDetails = isRecord(usage.output_tokens_details) ? usage.output_tokens_details : {};
+  const thinking = count(outputDetails.thinking_tokens);
   return {
     promptTokens: input + (read ?? 0) + (written ?? 0),
     cachedTokens: read ?? 0,
     outputTokens: count(usage.output_tokens) ?? 0,
+    ...(thinking !== undefined ? { reasoningTokens: thinking } : {}),
     ...(written !== undefined ? { cacheWriteTokens: written } : {}),
     ...(written1h !== undefined ? { cacheWrite1hTokens: written1h } : {}),
   };

@@ -96,7 +96,7 @@ function classifyOpenAI(err: OpenAIAPIError, body: string | undefined, text: Tex
   if (err.status === undefined) {
     // An error event inside a stream that had begun (`data: {"error": …}`): the server's own failure,
     // worth sending again unless it says the request itself is wrong.
-    return { kind: 'http', message: `the stream carried an error: ${said ?? 'no message'}`, retryable: err.type !== 'invalid_request_error' };
+    return { kind: 'http', message: `the stream carried an error: ${said ?? 'no message'}`, retryable: !isFinalOpenAIError(err) };
   }
   const status = err.status;
   const retryAfterMs = parseRetryAfterMs(err.headers?.get('retry-after-ms')) ?? parseRetryAfter(err.headers?.get('retry-after'));
@@ -106,9 +106,18 @@ function classifyOpenAI(err: OpenAIAPIError, body: string | undefined, text: Tex
     kind: 'http',
     status,
     message: said ?? `HTTP ${status}`,
-    retryable: hint === 'true' ? true : hint === 'false' ? false : RETRYABLE_STATUS.has(status),
+    retryable: hint === 'true' ? true : hint === 'false' ? false : RETRYABLE_STATUS.has(status) && !isFinalOpenAIError(err),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
+}
+
+/**
+ * Errors the same request meets again: a request the API refuses as it is, and a quota used up
+ * (`insufficient_quota`, which OpenAI sends with 429 and in a stream's error event: credits must be
+ * bought before anything succeeds).
+ */
+function isFinalOpenAIError(err: OpenAIAPIError): boolean {
+  return err.type === 'invalid_request_error' || err.type === 'insufficient_quota' || err.code === 'insufficient_quota';
 }
 
 /** The Vercel AI SDK's APICallError, known by its name: the package is the user's (an optional peer), never imported here. */
@@ -125,7 +134,8 @@ function isAiSdkCallError(err: unknown): err is AiSdkCallError {
 
 /**
  * An AI SDK provider package's failed call: its status, the server's wait (retry-after-ms, else
- * retry-after), and whether the same call may succeed, as the AI SDK judges it (408, 409, 429, 5xx).
+ * retry-after), and whether the same call may succeed, as the AI SDK judges it (408, 409, 429, 5xx),
+ * but for OpenAI's `insufficient_quota`.
  * Without a status the call never got an answer: a network failure.
  */
 function classifyAiSdk(err: AiSdkCallError, text: Text): ModelError {
@@ -141,9 +151,20 @@ function classifyAiSdk(err: AiSdkCallError, text: Text): ModelError {
     kind: 'http',
     status,
     message: serverMessage(err.message, text) ?? `HTTP ${status}`,
-    retryable: err.isRetryable,
+    retryable: err.isRetryable && !quotaUsedUp(err.responseBody),
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
   };
+}
+
+/** OpenAI's `insufficient_quota` in an error body (the AI SDK retries its 429 like any other). */
+function quotaUsedUp(body: string | undefined): boolean {
+  if (body === undefined) return false;
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: unknown; type?: unknown } }).error;
+    return error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota';
+  } catch {
+    return false;
+  }
 }
 
 /** A connection that failed or dropped: the most specific code or message the SDK's error carries. */
@@ -255,13 +276,27 @@ function openAIServerMessage(err: OpenAIAPIError, body: string | undefined, text
   return text.short(body.trim());
 }
 
+/**
+ * A key this long is replaced wherever it occurs: no word holds it by chance. A shorter one (a local
+ * server's `x` or `local`) is replaced only where it stands as a word of its own, so that a message
+ * keeps its words ("Resource has been exhausted", "localhost").
+ */
+const WHOLE_ANYWHERE = 16;
+
 /** Secrets out, and any bearer token or x-api-key value a server echoed back. */
 function redact(message: string, secrets: readonly string[]): string {
   let out = message;
-  for (const secret of secrets) out = out.split(secret).join('[redacted]');
+  for (const secret of secrets) {
+    if (secret.length >= WHOLE_ANYWHERE) out = out.split(secret).join('[redacted]');
+    else out = out.replace(new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(secret)}(?![A-Za-z0-9_-])`, 'g'), '[redacted]');
+  }
   return out
     .replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]')
     .replace(/\b(x-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, '$1[redacted]');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The `error.message` of a Gemini error body, when the SDK put the body in the message. */
