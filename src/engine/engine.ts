@@ -6,6 +6,7 @@ import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../mode
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { createProvider, loadProvider, providerModule } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
+import { contextWindowOf } from '../model/context-windows.js';
 import { priceOf, type PriceTable } from '../model/prices.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
@@ -176,12 +177,14 @@ export class ForkEngine {
       maxTokensPerFork: o.maxTokensPerFork,
       price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),
       maxCost: o.maxCost,
+      contextWindow: runWindow(plan.provider, prefix.session.model, o.prices),
       retainResults: options.retainResults !== false,
       eventReplayLimit: o.eventReplayLimit,
       captureContent: o.telemetry.captureContent === true,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
       cacheKey,
+      ...(options.storedResponse !== undefined && plan.shape === 'openai-responses' ? { comparedWith: options.storedResponse } : {}),
       ...(options.traceParent !== undefined ? { traceParent: options.traceParent } : {}),
       ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };
@@ -395,6 +398,12 @@ function runPrice(provider: string, model: string, own: PriceTable, maxCost: num
     );
   }
   return price === undefined ? undefined : { model, price };
+}
+
+/** The model's context window for a run (undefined: none known, and no task is refused for size). */
+function runWindow(provider: string, model: string, own: PriceTable): RunSettings['contextWindow'] {
+  const window = contextWindowOf(provider, model, own);
+  return window === undefined ? undefined : { ...window, model };
 }
 
 /** The URL of a provider module the option names (`{ kind, module }`: a provider of one's own). */

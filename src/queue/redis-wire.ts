@@ -50,7 +50,7 @@ export interface QueueJobData {
   task: ForkTask;
   /** The coordinator's cache plan, which the fork's requests follow (absent in jobs of an older coordinator). */
   plan?: CachePlan;
-  /** The response the fork's first call names for Anthropic's cache diagnostics (ForkJob.previousResponseId). */
+  /** The response the fork's first call names for the provider's cache diagnostics (ForkJob.previousResponseId). */
   previousResponseId?: string;
   /** Where the worker writes the fork's transcript (a path every worker shares), and whether it continues from it. */
   transcript?: TranscriptTarget;
