@@ -42,7 +42,10 @@ describe('prompt-cache reuse on a cold cache, 16 forks', () => {
   it("cache 'explicit' reaches 1.0 and keeps the history out of every request body", async () => {
     const explicit = await coldFanOut({ warmup: 'auto', cache: 'explicit' });
     expect(explicit.results.every((r) => r.status === 'completed' && r.text.includes('MARKER-4040'))).toBe(true);
-    expect(explicit.report.cache).toEqual({ requested: 'explicit', effective: 'explicit' });
+    const { storage, ...mode } = explicit.report.cache;
+    expect(mode).toEqual({ requested: 'explicit', effective: 'explicit' });
+    // The one cache, kept from its creation to its deletion at the end of the run.
+    expect(storage).toMatchObject({ caches: 1, tokens: expect.any(Number), tokenHours: expect.any(Number) });
     expect(explicit.report.efficiency).toBe(1);
     const generate = explicit.server.requests.filter((r) => r.route === 'streamGenerateContent');
     expect(generate).toHaveLength(16);

@@ -70,7 +70,8 @@ export const ENGINE_FLAGS = {
     type: 'string',
     arg: 'FILE',
     group: 'Provider and pool',
-    help: 'JSON prices over forkpool\'s table, USD per million tokens by model id:\n{"gpt-5.6-sol": {"input": 5, "cachedInput": 0.5, "cacheWrite": 6.25, "output": 30}}',
+    help:
+      'JSON prices and context windows over forkpool\'s tables, by model id (USD per\nmillion tokens; tiers, cache storage: docs/prices.md):\n{"gpt-5.6-sol": {"input": 5, "cachedInput": 0.5, "cacheWrite": 6.25, "output": 30},\n "my-model": {"contextWindow": 128000}}',
   },
   'timeout-ms': { type: 'string', arg: 'N', group: 'Provider and pool', help: 'per-fork time limit' },
   'min-cache-tokens': {
@@ -403,5 +404,5 @@ function readPrices(file: string): PriceTable {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const at = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `["${String(p)}"]`)).join('') ?? '';
-  throw new UsageError(`--prices ${file}: ${at ? `${at}: ` : ''}${issue?.message ?? 'not a price table'} (USD per million tokens by model: { "input", "cachedInput", "cacheWrite"?, "cacheWrite1h"?, "output" })`);
+  throw new UsageError(`--prices ${file}: ${at ? `${at}: ` : ''}${issue?.message ?? 'not a price table'} (by model: { "input", "cachedInput", "cacheWrite"?, "cacheWrite1h"?, "output" } in USD per million tokens, "tiers"?, "cacheStoragePerHour"?, "contextWindow"?: docs/prices.md)`);
 }

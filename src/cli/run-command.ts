@@ -20,8 +20,8 @@ import type { CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
-import { QUEUE_URL_HELP } from './queue-flag.js';
-import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
+import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG } from './queue-flag.js';
+import { newRunId, openQueueRun, queueAddressOf, queueSummaryFields, withLostAttempts, workersText, type QueueRun } from './queue-run.js';
 import { METRICS_PORT_FLAG, startTelemetry, type CliTelemetry } from './telemetry.js';
 import { serveRunPage } from '../ui/live-run.js';
 import { UI_FLAGS, uiPortOf } from './ui-flags.js';
@@ -71,6 +71,7 @@ const RUN_FLAGS = {
     group: 'Many machines',
     help: `coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help).\nURL: ${QUEUE_URL_HELP}`,
   },
+  'redis-password-env': { ...REDIS_PASSWORD_ENV_FLAG, group: 'Many machines' },
 } as const satisfies FlagTable;
 
 const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
@@ -95,7 +96,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const metricsPort = portOf('metrics-port', values['metrics-port']);
   const uiPort = uiPortOf('run', values);
   // Checked before anything is read or written: the flags that belong to the workers are refused.
-  const queueAddress = values.queue !== undefined ? queueAddressOf(values) : undefined;
+  const queueAddress = queueAddressOf(values, io.env);
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
@@ -149,17 +150,19 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
     // Before the engine (and a distributed run's dispatcher) makes its instruments.
     telemetry = await startTelemetry(io.env, { metricsPort, log: (line) => io.stderr.write(`forkpool: ${line}\n`) });
-    // A distributed run's id goes on record in the journal before any job is enqueued: a coordinator
-    // restarted with --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
+    // A distributed run's id goes on record in the journal (below): a coordinator restarted with
+    // --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
     const recordedRunId = resumed?.state.runId;
     const runId = queueAddress ? (recordedRunId ?? newRunId()) : undefined;
-    if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
     // One session id per invocation, on every stream-json line (a distributed run's is its run id).
     const stream = streamSession(runId);
     const queue: QueueRun | undefined =
       queueAddress && runId !== undefined && Array.isArray(tasks)
         ? await openQueueRun(queueAddress, options, prefix, tasks.length, io, { runId, attach: runId === recordedRunId })
         : undefined;
+    // Recorded once Redis has taken the run and before any job is enqueued: a run Redis refused (a
+    // wrong password, nobody at the address) leaves no run on record to block the corrected command.
+    if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
     engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
     const out = outFd;
     // Streaming to --out, results are not kept in memory: a run of any size stays flat.
@@ -206,18 +209,19 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     await run.settled();
     stopProgress();
     const signal = stopSignals.received();
-    const report = run.report();
+    // A distributed run's totals hold the attempts lost with dead workers too.
+    const report = queue ? withLostAttempts(run.report(), queue.dispatcher.lostAttempts()) : run.report();
     // A bad task stopped the reading: the forks before it ran and their results are kept, but the run is not whole.
     const badTask = run.tasksError;
     const allCompleted = report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined;
-    const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
+    const workers = queue ? queueSummaryFields(queue) : {};
     if (format === 'stream-json') io.stdout.write(`${resultEventLine(stream, report, { ...(resumed ? previously : {}), ...workers })}\n`);
     else if (format === 'json') {
       const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...compactReport(report) };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
       io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
-      if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers())}\n`);
+      if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers(), queue.dispatcher.lostAttempts())}\n`);
       if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
     }
     if (signal) {

@@ -80,6 +80,11 @@ export function summaryText(report: RunReport, providerLabel: string): string {
           `cost       $${usd(report.cost.usd)} at ${report.cost.model}'s price${report.cost.read ? ` (read ${report.cost.read})` : ''}${report.cost.uncachedPricedCalls > 0 ? ` · ${num(report.cost.uncachedPricedCalls)} calls priced as uncached: the provider did not report cached tokens` : ''}`,
         ]
       : []),
+    ...(report.cache.storage
+      ? [
+          `storage    ${num(report.cache.storage.tokens)} tokens in ${report.cache.storage.caches} explicit cache${report.cache.storage.caches === 1 ? '' : 's'}, stored ${report.cache.storage.tokenHours.toPrecision(3)} token-hours${report.cache.storage.usd !== undefined ? `: $${usd(report.cache.storage.usd)}, in the cost` : ": not priced (the model's price has no storage rate)"}`,
+        ]
+      : []),
     ...(budget
       ? [
           `budget     ${num(budget.spentTokens)} tokens spent${budget.maxTokens !== undefined ? ` of ${num(budget.maxTokens)} for the run` : ''}${budget.maxTokensPerFork !== undefined ? ` · at most ${num(budget.maxTokensPerFork)} per fork` : ''}${budget.maxCost !== undefined ? ` · $${usd(budget.spentUsd ?? 0)} of a $${budget.maxCost} cap${(budget.overshootUsd ?? 0) > 0 ? ` (over by $${usd(budget.overshootUsd ?? 0)}: calls in flight)` : ''}` : ''}${budget.stoppedForks > 0 ? ` · ${budget.stoppedForks} fork${budget.stoppedForks === 1 ? '' : 's'} stopped by the budget` : ''}${budget.spent ? ' · run budget spent' : ''}`,

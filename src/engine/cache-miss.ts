@@ -7,7 +7,8 @@ import type { CacheMiss, CacheMissReason, CallRecord } from './thread-wire.js';
  * prefix every fork of a seed window sends byte for byte is what the fan-out is for; a first call
  * that did not get all of it from cache has one reason, found from what the run knows: the order
  * of dispatch, the provider's rules, what the request carried, how long the prefix sat unused, and
- * the provider's own diagnostic where it gives one (Anthropic's cache_miss_reason).
+ * the provider's own diagnostic where it gives one (Anthropic's cache_miss_reason, OpenAI's
+ * prompt_cache_diagnostics on Responses: the reason either names, in the provider's words).
  */
 
 /** What the run knew about a fork's first call when it settled. */

@@ -6,6 +6,7 @@ import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../mode
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { createProvider, loadProvider, providerModule } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
+import { contextWindowOf } from '../model/context-windows.js';
 import { priceOf, type PriceTable } from '../model/prices.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
@@ -36,6 +37,8 @@ export interface RunForkOptions {
   transcript?: TranscriptTarget;
   /** The span its tool calls' spans go under (a queue worker's: the coordinator's fork span); absent, none are recorded. */
   traceParent?: Context;
+  /** Told the fork's model calls in flight as each starts and ends (a queue worker's coordinator counts those a dead worker leaves). */
+  onCallsInFlight?: (calls: number) => void;
 }
 
 /** A single fork: its result (never rejects), and how to cancel it. */
@@ -174,12 +177,14 @@ export class ForkEngine {
       maxTokensPerFork: o.maxTokensPerFork,
       price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),
       maxCost: o.maxCost,
+      contextWindow: runWindow(plan.provider, prefix.session.model, o.prices),
       retainResults: options.retainResults !== false,
       eventReplayLimit: o.eventReplayLimit,
       captureContent: o.telemetry.captureContent === true,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
       cacheKey,
+      ...(options.storedResponse !== undefined && plan.shape === 'openai-responses' ? { comparedWith: options.storedResponse } : {}),
       ...(options.traceParent !== undefined ? { traceParent: options.traceParent } : {}),
       ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };
@@ -242,7 +247,7 @@ export class ForkEngine {
       {
         pool: this.pool,
         host: this.host,
-        gate: options.callGate ?? this.gate,
+        gate: countingCalls(options.callGate ?? this.gate, options.onCallsInFlight),
         declaredTools: declaredToolNames(prefix.session.tools),
         spawnTools,
         writesTranscripts: !this.remote,
@@ -360,6 +365,24 @@ export class ForkEngine {
   }
 }
 
+/** The gate, telling `report` the calls in flight through it as each is admitted and given back. */
+function countingCalls(gate: EngineCallGate, report: ((calls: number) => void) | undefined): EngineCallGate {
+  if (report === undefined) return gate;
+  let inFlight = 0;
+  return {
+    async acquire(tokens, signal) {
+      const admitted = await gate.acquire(tokens, signal);
+      if (admitted) report(++inFlight);
+      return admitted;
+    },
+    release(status, wantsRetry) {
+      inFlight = Math.max(0, inFlight - 1);
+      report(inFlight);
+      return gate.release(status, wantsRetry);
+    },
+  };
+}
+
 /** Records each tool call's span under `parent`; without one, nothing (a fork with no trace to join). */
 function toolSpansUnder(parent: Context | undefined, captureContent: boolean): ForkHooks['onToolCall'] {
   if (parent === undefined) return () => {};
@@ -375,6 +398,12 @@ function runPrice(provider: string, model: string, own: PriceTable, maxCost: num
     );
   }
   return price === undefined ? undefined : { model, price };
+}
+
+/** The model's context window for a run (undefined: none known, and no task is refused for size). */
+function runWindow(provider: string, model: string, own: PriceTable): RunSettings['contextWindow'] {
+  const window = contextWindowOf(provider, model, own);
+  return window === undefined ? undefined : { ...window, model };
 }
 
 /** The URL of a provider module the option names (`{ kind, module }`: a provider of one's own). */

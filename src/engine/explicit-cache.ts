@@ -12,8 +12,19 @@ export interface ExplicitCaches {
   note: string | undefined;
   /** The caches made, by seed window: what the plan's requests name. */
   caches: Readonly<Record<string, CachedContentRef>>;
-  /** Deletes every cache made for the run (also after failure and cancel). */
-  release(): Promise<void>;
+  /** Deletes every cache made for the run (also after failure and cancel); says how long they were stored. */
+  release(): Promise<CacheStorage>;
+}
+
+/** What a run's explicit caches were stored for: Gemini bills each one's tokens for every hour it is kept. */
+export interface CacheStorage {
+  caches: number;
+  /** Tokens the caches held. */
+  tokens: number;
+  /** Each cache's tokens × the hours from its creation to its deletion (never more than its TTL), summed. */
+  tokenHours: number;
+  /** The TTL each was made with: what storing them would have cost had they not been deleted. */
+  ttlSeconds: number;
 }
 
 const DEFAULT_FORK_BUDGET_MS = 30 * 60_000;
@@ -47,6 +58,7 @@ export async function prepareExplicitCaches(
   const waves = settings.forks === undefined ? Number.POSITIVE_INFINITY : Math.ceil(settings.forks / Math.max(1, settings.concurrency));
   const ttlSeconds = Math.min(MAX_TTL_S, Math.max(MIN_TTL_S, ((settings.timeoutMs ?? DEFAULT_FORK_BUDGET_MS) * waves) / 1000));
   const made: Record<string, CachedContentRef> = {};
+  const madeAt = new Map<string, number>();
   const problems: string[] = [];
 
   await Promise.all(
@@ -64,6 +76,7 @@ export async function prepareExplicitCaches(
         return;
       }
       made[key] = { name: outcome.cache.name, tokens: outcome.cache.tokens, sharedContents: seed.sharedContents };
+      madeAt.set(key, Date.now());
     }),
   );
 
@@ -80,9 +93,14 @@ export async function prepareExplicitCaches(
     note,
     caches: made,
     async release() {
-      const names = Object.values(made).map((c) => c.name);
+      const stored = Object.entries(made);
       for (const key of Object.keys(made)) delete made[key];
-      await Promise.all(names.map((name) => settings.client.deleteCache(name)));
+      await Promise.all(stored.map(([, cache]) => settings.client.deleteCache(cache.name)));
+      const now = Date.now();
+      let tokenHours = 0;
+      for (const [key, cache] of stored) tokenHours += (cache.tokens * Math.min(ttlSeconds, (now - (madeAt.get(key) ?? now)) / 1000)) / 3600;
+      madeAt.clear();
+      return { caches: stored.length, tokens: stored.reduce((sum, [, cache]) => sum + cache.tokens, 0), tokenHours, ttlSeconds };
     },
   };
 }

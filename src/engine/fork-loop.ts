@@ -119,8 +119,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   // A continued fork sends its whole conversation so far: what its last call sent and got.
   const lastCall = from?.calls.at(-1);
   let tokenEstimate = lastCall !== undefined ? billedTokens(lastCall) : explicitTokens !== undefined ? 0 : job.prefixTokens;
-  // Anthropic's cache diagnostics, on every call (free, GA): each names the response before it, the
-  // first the job's (or none, null: opting in so that the second can name it). Others ignore it.
+  // Cache diagnostics, on every call (free): each names the response before it, the first the job's
+  // (or none, null: with Anthropic, opting in so that the second can name it). Anthropic's, and
+  // OpenAI's on Responses from GPT-5.6; other providers and models ignore it.
   let previousResponseId: string | null = job.previousResponseId ?? null;
 
   const budget = task.maxTokens ?? job.maxTokens;

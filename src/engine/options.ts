@@ -67,7 +67,7 @@ export interface ForkEngineOptions {
    * A model without a price cannot be capped so: the fan-out is refused.
    */
   maxCost?: number;
-  /** Prices of one's own, USD per million tokens by model id (or id prefix), over forkpool's table (src/model/prices.ts). */
+  /** Prices and context windows of one's own, by model id (or id prefix), over forkpool's tables (src/model/prices.ts, src/model/context-windows.ts; docs/prices.md). */
   prices?: PriceTable;
   /** Recent events a run keeps for `events({ replay: true })`; default 1000. */
   eventReplayLimit?: number;
@@ -297,7 +297,7 @@ function priceTable(value: unknown): PriceTable {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const at = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
-  throw new TypeError(`ForkEngine: options.prices${at}: ${issue?.message ?? 'is not a price table'} (USD per million tokens: { input, cachedInput, cacheWrite?, cacheWrite1h?, output })`);
+  throw new TypeError(`ForkEngine: options.prices${at}: ${issue?.message ?? 'is not a price table'} (by model: { input, cachedInput, cacheWrite?, cacheWrite1h?, output } in USD per million tokens, tiers?, cacheStoragePerHour?, contextWindow?: docs/prices.md)`);
 }
 
 /** A plain object with only the given keys (a misspelt nested option is an error, not ignored). */

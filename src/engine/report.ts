@@ -1,5 +1,6 @@
 import type { Finish, FinishReason } from '../model/finish.js';
 import type { CachePricing } from '../model/plan.js';
+import type { CacheStorage } from './explicit-cache.js';
 import type { CacheMiss, CacheMissReason, ForkStatus } from './thread-wire.js';
 
 /** The price of cached input relative to a normal input token (Anthropic: reads 0.1×, writes 1.25× with the 5-minute TTL and 2× with 1 hour). */
@@ -56,6 +57,13 @@ export interface CacheMode {
   /** What ran: explicit falls back to implicit when the prefix is too small or creation fails. */
   effective: 'implicit' | 'explicit' | 'off';
   note?: string;
+  /** Present once the explicit caches the run made are deleted (at its end): how long they were stored, and at what cost. */
+  storage?: RunCacheStorage;
+}
+
+/** The explicit caches' storage: `usd` at the model's storage price, absent when its price has none (then not in the run's cost either). */
+export interface RunCacheStorage extends CacheStorage {
+  usd?: number;
 }
 
 export interface RunReport {
@@ -125,6 +133,8 @@ export interface RunCost {
   read?: string;
   /** Calls whose cached tokens the provider did not report: priced as uncached, so `usd` may be high. */
   uncachedPricedCalls: number;
+  /** Of `usd`, the storage of the explicit caches the run made (`cache.storage`), once they are deleted. */
+  storageUsd?: number;
 }
 
 export interface RunBudget {

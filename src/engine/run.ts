@@ -17,11 +17,12 @@ import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, ty
 import type { TranscriptUsage } from '../transcript/format.js';
 import { answerCut, emptyCancelled, spentUsage } from './results.js';
 import { addCached, billedTokens, type TokenUsage } from '../model/types.js';
-import { costOf, type ModelPrice } from '../model/prices.js';
+import { costOf, costOfCalls, storageCostOf, type ModelPrice } from '../model/prices.js';
+import { windowRefusal, type RunWindow } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf, inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
-import type { CutAnswers, ForkCacheFigures, RunReport } from './report.js';
+import type { CutAnswers, ForkCacheFigures, RunCacheStorage, RunReport } from './report.js';
 import type { CacheMiss } from './thread-wire.js';
 import type { Context } from '@opentelemetry/api';
 
@@ -57,6 +58,8 @@ export interface RunSettings {
   price: { model: string; price: ModelPrice } | undefined;
   /** US dollars the whole run may spend (needs `price`); then it stops as with maxTokens. */
   maxCost: number | undefined;
+  /** The model's context window, when one is known: a task whose first request would not fit is refused (window-check.ts). */
+  contextWindow: RunWindow | undefined;
   /** false: results go to onResult listeners and are not kept (results() is unavailable, report() has no per-fork rows). */
   retainResults: boolean;
   /** How many recent events the run keeps for `events({ replay: true })`. */
@@ -71,6 +74,11 @@ export interface RunSettings {
   revive?: (task: ForkTask, message: string) => FanOutRun | undefined;
   /** The routing key its requests carry (a revival's keep it); undefined: none. */
   cacheKey: string | undefined;
+  /**
+   * The parent's stored response (FanOutOptions.storedResponse, a Responses session): what every
+   * fork's first call is compared with by OpenAI's cache diagnostics, instead of its window's first response.
+   */
+  comparedWith?: string;
   /** OpenTelemetry: where the fan-out's span goes, and the agent that started it (FanOutOptions). */
   traceParent?: Context;
   /** OpenTelemetry: prompts, completions and tool calls' content on the spans (TelemetryOptions). */
@@ -197,6 +205,8 @@ export class FanOutRun {
   /** Which fork goes next, and when (concurrency, warm-up). */
   private readonly scheduler: Scheduler;
   private caches: ExplicitCaches | undefined;
+  /** What storing the explicit caches cost, once they are deleted. */
+  private cacheStorage: RunCacheStorage | undefined;
   private cacheNote: string | undefined;
   /** The settings' plan, with the explicit caches once they are made. */
   private plan: CachePlan;
@@ -204,7 +214,10 @@ export class FanOutRun {
   private spentUsd = 0;
   /** Calls costed as uncached because the provider did not report cached tokens. */
   private uncachedPricedCalls = 0;
-  /** Each seed window's first response id (Anthropic): its later forks' first calls are diagnosed against it. */
+  /**
+   * Each seed window's first response id: its later forks' first calls are diagnosed against it.
+   * Known when the response begins where the provider names it then (Anthropic), else when it completes (OpenAI).
+   */
   private readonly firstResponses = new Map<string, string>();
   /** Cost the turn events reported so far, per fork in flight (the result settles the rest). */
   private readonly countedUsd = new Map<number, number>();
@@ -479,6 +492,7 @@ export class FanOutRun {
         requested: this.settings.cache,
         effective: this.caches?.active ? 'explicit' : this.plan.effective,
         ...(this.cacheNote ? { note: this.cacheNote } : {}),
+        ...(this.cacheStorage !== undefined ? { storage: { ...this.cacheStorage } } : {}),
       },
       ...(this.plan.pricing
         ? {
@@ -493,7 +507,8 @@ export class FanOutRun {
       ...(this.settings.price !== undefined
         ? {
             cost: {
-              usd: this.spentUsd,
+              usd: this.spentUsd + (this.cacheStorage?.usd ?? 0),
+              ...(this.cacheStorage?.usd !== undefined ? { storageUsd: this.cacheStorage.usd } : {}),
               model: this.settings.price.model,
               ...(this.settings.price.price.source !== undefined ? { source: this.settings.price.price.source } : {}),
               ...(this.settings.price.price.read !== undefined ? { read: this.settings.price.price.read } : {}),
@@ -604,7 +619,10 @@ export class FanOutRun {
       this.sentAhead.delete(task.id);
       this.live.set(index, inbox === undefined ? { state: 'queued', task } : { state: 'queued', task, inbox });
       this.waiting.push(index);
-      if (this.cancelledAhead.delete(task.id)) this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
+      const window = this.settings.contextWindow;
+      const refused = window === undefined ? undefined : windowRefusal(task, this.prefix, window, this.settings);
+      if (refused !== undefined) this.cancelQueued(index, refused);
+      else if (this.cancelledAhead.delete(task.id)) this.cancelQueued(index, emptyCancelled(task.id, 'cancelled before it started'));
     }
     this.wake();
   }
@@ -637,7 +655,7 @@ export class FanOutRun {
     });
     this.running++;
     const forkTrace = this.trace.fork(task);
-    const start = this.forkStart(this.firstResponses.get(window));
+    const start = this.forkStart(this.settings.comparedWith ?? this.firstResponses.get(window));
     const transcript = this.transcriptTarget(task.id);
     // Only a fork in another process needs its span in writing (its job carries it there).
     const traceContext = this.settings.remoteForks ? forkTrace.carrier() : undefined;
@@ -668,6 +686,7 @@ export class FanOutRun {
         }
         // An entry written once the response has ended: the first 'turn' releases the warm-up.
         if (this.plan.readable.after === 'response-end' && event.turn === 1) this.scheduler.responded(order);
+        if (event.turn === 1 && event.responseId !== undefined && !this.firstResponses.has(window)) this.firstResponses.set(window, event.responseId);
         this.accounting.called(task);
         if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         forkTrace.modelCall(event);
@@ -833,7 +852,8 @@ export class FanOutRun {
       const uncounted = billedTokens(spent) - (this.countedTokens.get(index) ?? 0);
       this.countedTokens.delete(index);
       const price = this.settings.price;
-      const forkUsd = price === undefined ? undefined : costOf(spent, price.price).usd;
+      // Each call at its own prompt's tier: a fork's summed prompt can pass a tier that none of its calls reached.
+      const forkUsd = price === undefined ? undefined : costOfCalls(result.calls.filter((c) => c.restored !== true), price.price);
       const uncountedUsd = forkUsd === undefined ? 0 : forkUsd - (this.countedUsd.get(index) ?? 0);
       this.countedUsd.delete(index);
       if (uncounted > 0 || uncountedUsd > 1e-12) this.spend(Math.max(0, uncounted), Math.max(0, uncountedUsd));
@@ -923,7 +943,11 @@ export class FanOutRun {
     this.metrics.corrected(report.theoreticalCachedTokens - t.theoreticalCachedTokens);
     this.metrics.efficiency(report.efficiency);
     this.scheduler.stop();
-    await this.caches?.release();
+    const storage = await this.caches?.release();
+    if (storage !== undefined && storage.caches > 0) {
+      const usd = this.settings.price === undefined ? undefined : storageCostOf(storage.tokenHours, this.settings.price.price);
+      this.cacheStorage = { ...storage, ...(usd !== undefined ? { usd } : {}) };
+    }
     this.log.close();
     this.resolveDone(this.settings.retainResults ? this.kept.map((k) => k.result) : []);
   }

@@ -27,9 +27,9 @@ export type FailureKind =
   | 'budget';
 
 /**
- * One model call's usage, kept so the report can compute the theoretical cache maximum; with
- * Anthropic, its response id and the cache diagnostics of its prompt against the response it named
- * (the fork's previous call's, or for its first call the job's previousResponseId).
+ * One model call's usage, kept so the report can compute the theoretical cache maximum; where the
+ * provider gives them, its response id and the cache diagnostics of its prompt against the response
+ * it named (the fork's previous call's, or for its first call the job's previousResponseId).
  */
 export interface CallRecord extends TokenUsage, ResponseDiagnostics {
   /** For a fork's first call: the tokens its siblings of the same seed window share (estimated). */
@@ -58,7 +58,7 @@ export type CacheMissReason =
   | 'no-breakpoint'
   /** The prefix went unused for longer than the provider keeps an entry. */
   | 'ttl'
-  /** The provider said why (Anthropic's cache diagnostics). */
+  /** The provider said why (Anthropic's cache diagnostics, OpenAI's prompt cache diagnostics). */
   | 'provider'
   /** None of the above: the provider evicted the entry, served another cache shard, or had not built it yet. */
   | 'unexplained';
@@ -129,9 +129,10 @@ export interface ForkJob {
   /** The run's cache plan: how each request of the fork is decorated (the provider's, resolved once for the run). */
   plan: CachePlan;
   /**
-   * A response whose request the fork's first call is compared with by Anthropic's cache
-   * diagnostics (e.g. the main thread's warm-up); that request must itself have sent `diagnostics`
-   * (GenerateOptions.previousResponseId, null included). Absent: the first call names none.
+   * A response whose request the fork's first call is compared with by the provider's cache
+   * diagnostics (GenerateOptions.previousResponseId): its window's first fork's, or the parent's
+   * stored response (OpenAI's Responses API). With Anthropic, that request must itself have sent
+   * `diagnostics` (null included); with OpenAI, it must have completed. Absent: the first call names none.
    */
   previousResponseId?: string;
   /** Its transcript: the worker reports each message for it, and continues from it when asked. */
@@ -161,7 +162,11 @@ export type TranscriptTarget =
 
 /** Events a worker reports while a fork runs. */
 export type WorkerEvent =
-  /** `responseId`: where the provider names the response at once (Anthropic): what a sibling's cache diagnostics compare against. */
+  /**
+   * `responseId`: where the provider names the response at once (Anthropic): what a sibling's cache
+   * diagnostics compare against. Where it does not (OpenAI compares with completed responses only),
+   * the 'turn' event's responseId is.
+   */
   | { type: 'response_start'; turn: number; responseId?: string }
   /**
    * A model call's end, with when it began and ended (epoch ms, as this thread's clock reads them:

@@ -4,6 +4,7 @@ import { isRecord } from '../session/json.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { type Finish, finishOf } from './finish.js';
+import { readComparison, withComparison } from './openai-diagnostics.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesItemLike, TokenUsage } from './types.js';
@@ -14,7 +15,9 @@ import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesIt
  * as it is (its key order, its items) with streaming on and the run's `prompt_cache_key`; the SDK
  * does not retry (the shared attempt loop does). The reply is the response's output items, as the
  * API gave them (reasoning with its encrypted content, function calls with their ids), which a
- * later turn sends back unchanged.
+ * later turn sends back unchanged. A call given `previousResponseId` names it for OpenAI's cache
+ * diagnostics where the model takes them (openai-diagnostics.ts), and returns the verdict; every
+ * call returns its response's id, which a later call may name once the response has completed.
  */
 export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProvider {
   const endpoint = resolveChatEndpoint(config);
@@ -32,13 +35,15 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
     secrets: endpoint.keyIsSecret ? [endpoint.apiKey] : [],
     prepare: async (request) => ({ request, release: () => undefined }),
     call(request, options) {
+      const named = options.previousResponseId;
       let started = false;
       let completed: Extract<ResponseStreamEvent, { type: 'response.completed' }>['response'] | undefined;
       let failed: string | undefined;
       return {
-        open: (requestOptions) => client.responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey), requestOptions),
+        open: (requestOptions) => client.responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey, named), requestOptions),
         read(event) {
-          // The response object is made before the model begins: its first output is when prefill is done.
+          // The response object is made before the model begins: its first output is when prefill is done. Its id is
+          // not given then: OpenAI compares only with a completed response, so a sibling may name it once it has completed.
           if (!started && event.type !== 'response.created' && event.type !== 'response.in_progress' && event.type !== 'response.queued') {
             started = true;
             options.onResponseStart?.();
@@ -56,6 +61,8 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
             usage: readResponsesUsage(completed.usage),
             finish: responsesFinish(completed),
             ...(typeof completed.model === 'string' && completed.model !== '' ? { responseModel: completed.model } : {}),
+            ...(typeof completed.id === 'string' && completed.id !== '' ? { responseId: completed.id } : {}),
+            ...(typeof named === 'string' ? readComparison(named, completed) : {}),
           };
         },
       };
@@ -63,13 +70,14 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
   });
 }
 
-/** What is sent: the parent's body as it is, then streaming on, and the cache key where the API takes one. */
-function responsesBody(request: OpenAIResponsesRequest, takesPromptCacheKey: boolean): ResponseCreateParamsStreaming {
-  return {
+/** What is sent: the parent's body as it is, then streaming on, the cache key where the API takes one, and the response `named` for comparison. */
+function responsesBody(request: OpenAIResponsesRequest, takesPromptCacheKey: boolean, named: string | null | undefined): ResponseCreateParamsStreaming {
+  const body = {
     ...request.body,
     stream: true,
     ...(takesPromptCacheKey && request.promptCacheKey !== undefined && request.body.prompt_cache_key === undefined ? { prompt_cache_key: request.promptCacheKey } : {}),
-  } as unknown as ResponseCreateParamsStreaming;
+  };
+  return withComparison(body, named) as unknown as ResponseCreateParamsStreaming;
 }
 
 /** The Responses API's usage: cached tokens in input_tokens_details (unknown, null, when a server leaves them out). */

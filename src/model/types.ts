@@ -163,16 +163,41 @@ export interface ModelError extends Failure<ModelErrorKind> {
 export const ANTHROPIC_MISS_REASONS = ['model_changed', 'system_changed', 'tools_changed', 'messages_changed', 'previous_message_not_found', 'unavailable'] as const;
 export type AnthropicMissReason = (typeof ANTHROPIC_MISS_REASONS)[number];
 
-/** A miss as Anthropic's cache diagnostics reports it (`diagnostics.cache_miss_reason`). */
+/**
+ * Why OpenAI's prompt cache did not reuse the prefix of the response a Responses call named: a
+ * `cache_miss`'s `reason` (the API reference's CacheMissReasonTypeEnum, as the openai SDK's later
+ * releases type Response.prompt_cache_diagnostics), then the two answers that give no reason
+ * (`comparison_response_not_found`, `unavailable`: their `type`).
+ */
+export const OPENAI_MISS_REASONS = [
+  'model_changed',
+  'prompt_cache_key_changed',
+  'tools_changed',
+  'text_format_changed',
+  'reasoning_effort_changed',
+  'verbosity_changed',
+  'context_compacted',
+  'input_changed',
+  'service_tier_changed',
+  'comparison_response_not_found',
+  'unavailable',
+] as const;
+type OpenAIMissReason = (typeof OPENAI_MISS_REASONS)[number];
+
+/** A miss as a provider's cache diagnostics reports it (Anthropic's `diagnostics.cache_miss_reason`, OpenAI's `prompt_cache_diagnostics`). */
 interface ProviderCacheMiss {
-  reason: AnthropicMissReason;
-  /** `cache_missed_input_tokens` (the `*_changed` types): "a magnitude indicator rather than a billing number". */
+  reason: AnthropicMissReason | OpenAIMissReason;
+  /**
+   * Anthropic's `cache_missed_input_tokens` (the `*_changed` types: "a magnitude indicator rather
+   * than a billing number"); OpenAI's `cache_missed_tokens` ("the estimated number of input tokens
+   * affected after the first detected divergence").
+   */
   missedTokens?: number;
 }
 
-/** What a call's response said for Anthropic's cache diagnostics; every field absent for other providers. */
+/** What a call's response said for a provider's cache diagnostics (Anthropic's; OpenAI's on Responses); every field absent for other providers. */
 export interface ResponseDiagnostics {
-  /** The response's own id (Anthropic's `msg_…`), which a later call may name. */
+  /** The response's own id (Anthropic's `msg_…`, the Responses API's `resp_…`), which a later call may name. */
   responseId?: string;
   /**
    * The response this call's prompt was compared with (it named it: GenerateOptions.previousResponseId),
@@ -209,10 +234,12 @@ export interface GenerateOptions {
   /** Called once, when the first bytes of the response arrive (prefill done), with its id where they carry one (Anthropic's message_start). */
   onResponseStart?: (responseId?: string) => void;
   /**
-   * Anthropic's cache diagnostics: the id of an earlier response whose request this one's prompt is
-   * compared with (`diagnostics.previous_message_id`), or null to opt in with nothing to compare,
-   * so that a later call can name this one (the API "stores a fingerprint only for requests that
-   * include it"). Undefined: no `diagnostics` is sent. Other providers ignore it.
+   * Cache diagnostics: the id of an earlier response whose request this one's prompt is compared
+   * with. Anthropic: `diagnostics.previous_message_id`, null to opt in with nothing to compare, so
+   * that a later call can name this one (the API "stores a fingerprint only for requests that
+   * include it"); undefined: no `diagnostics` is sent. OpenAI's Responses API (GPT-5.6 and later):
+   * `prompt_cache_options.comparison_response_id`, a completed response; null or undefined: none is
+   * sent (no opt-in is needed). Other providers and models ignore it.
    */
   previousResponseId?: string | null;
 }

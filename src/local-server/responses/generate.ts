@@ -11,6 +11,7 @@ import { OPENAI_FAULT_MESSAGES, prefillThenCount } from '../openai/generate.js';
 import { renderChat } from '../openai/render.js';
 import { toAssistantReply, toPromptFields } from '../openai/translate.js';
 import type { ServerState } from '../state.js';
+import { diagnoseResponse } from './diagnostics.js';
 import { effectiveInput, type StoredResponse } from './store.js';
 import { openEventStream, streamOutput } from './stream.js';
 import { outputItems, toChatRequest } from './translate.js';
@@ -88,6 +89,8 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
 
   const prompt = rendering.prompt.tokens;
   const cache = state.chat.lookup(chat, rendering);
+  const { blockTokens, minTokens } = state.chat.implicit.config;
+  const diagnosis = diagnoseResponse(state, request, chat, rendering, cache.cached, { tolerance: cache.breakpoints ? 0 : blockTokens, minTokens });
   // resp_/msg_/fc_ and hex, as the API's ids; unique per server (serial) and across servers (tag).
   const serial = `${state.responses.tag}${state.nextResponse().toString(16).padStart(8, '0')}${rendering.prompt.digest}`;
   const head = inProgress(request, `resp_${serial}`);
@@ -100,10 +103,11 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
   const reply = toAssistantReply(plan.parts, plan.cut);
   const output = outputItems(reply, (prefix, i) => `${prefix}_${serial}${i.toString(16).padStart(2, '0')}`);
   const usage = responsesUsage(state.chat.preset, prompt, completion, cache);
+  const diagnostics = diagnosis.diagnostics !== undefined ? { prompt_cache_diagnostics: diagnosis.diagnostics } : {};
   // max_output_tokens reached: the Response is `incomplete`, says why, and has no completed_at.
   const done: ResponseObject = plan.cut
-    ? { ...head, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output, usage }
-    : { ...head, status: 'completed', completed_at: Math.floor(Date.now() / 1000), output, usage };
+    ? { ...head, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output, usage, ...diagnostics }
+    : { ...head, status: 'completed', completed_at: Math.floor(Date.now() / 1000), output, usage, ...diagnostics };
   const text = JSON.stringify(done);
   if (events) {
     if (!(await streamOutput(events, output, completion, state.latency, ex.signal))) return 0;
@@ -115,6 +119,7 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
     ex.res.end(fault === 'malformed' ? text.slice(0, Math.floor(text.length / 2)) : text);
   }
   state.chat.responseDone(rendering, cache, reply);
+  diagnosis.completed(done.id);
   // Stored as soon as it is sent (the same tick): the client's next request, naming it, comes after.
   if (request.store) state.responses.put({ response: done, parent: previous, input: request.input, bytes: ex.rawBytes.length + text.length });
   return 200;

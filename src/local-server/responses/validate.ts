@@ -157,11 +157,17 @@ function flag(value: unknown, path: string, fallback: boolean): boolean {
   return typeof value === 'boolean' ? value : fail(path, 'type', 'a boolean', value);
 }
 
-/** `prompt_cache_options.mode` (GPT-5.6 and later, as on Chat Completions): "Defaults to `implicit`". */
-function cacheModeOf(options: unknown): 'implicit' | 'explicit' {
-  if (options === undefined || options === null) return 'implicit';
+/**
+ * `prompt_cache_options` (GPT-5.6 and later): `mode`, as on Chat Completions ("Defaults to
+ * `implicit`"), and `comparison_response_id`, the response its cache diagnostics compare with.
+ */
+function cacheOptionsOf(options: unknown): Pick<ResponsesRequest, 'cacheMode' | 'comparisonResponseId'> {
+  if (options === undefined || options === null) return { cacheMode: 'implicit', comparisonResponseId: null };
   if (!isObject(options)) fail('prompt_cache_options', 'type', 'an object', options);
-  return options.mode === undefined ? 'implicit' : oneOf(options.mode, 'prompt_cache_options.mode', ['implicit', 'explicit'] as const);
+  return {
+    cacheMode: options.mode === undefined ? 'implicit' : oneOf(options.mode, 'prompt_cache_options.mode', ['implicit', 'explicit'] as const),
+    comparisonResponseId: optionalText(options.comparison_response_id, 'prompt_cache_options.comparison_response_id'),
+  };
 }
 
 function settingsOf(body: JsonObject): JsonObject {
@@ -192,7 +198,7 @@ export function validateResponsesRequest(body: JsonObject): ResponsesRequest {
     stream: flag(body.stream, 'stream', false),
     store: flag(body.store, 'store', true),
     previousResponseId,
-    cacheMode: cacheModeOf(body.prompt_cache_options),
+    ...cacheOptionsOf(body.prompt_cache_options),
     settings: settingsOf(body),
   };
 }

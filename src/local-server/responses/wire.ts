@@ -50,6 +50,8 @@ export interface ResponsesRequest {
   previousResponseId: string | null;
   /** prompt_cache_options.mode (GPT-5.6 and later; default implicit). */
   cacheMode: 'implicit' | 'explicit';
+  /** prompt_cache_options.comparison_response_id: the response its prompt cache diagnostics compare with (diagnostics.ts). */
+  comparisonResponseId: string | null;
   /** The body's settings the Response echoes (sampling, tool_choice, prompt_cache_key, …), defaults filled in. */
   settings: JsonObject;
 }
@@ -61,6 +63,25 @@ export type ResponsesUsage = {
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
 };
+
+/** Why the prompt cache did not reuse the compared response's prefix (the API reference's CacheMissReasonTypeEnum). */
+export type CacheMissReason =
+  | 'model_changed'
+  | 'prompt_cache_key_changed'
+  | 'tools_changed'
+  | 'text_format_changed'
+  | 'reasoning_effort_changed'
+  | 'verbosity_changed'
+  | 'context_compacted'
+  | 'input_changed'
+  | 'service_tier_changed';
+
+/** A Response's `prompt_cache_diagnostics`, for a request that named a response to compare with. */
+export type PromptCacheDiagnostics =
+  | { type: 'cache_hit' }
+  | { type: 'cache_miss'; reason: CacheMissReason; cache_missed_tokens: number; comparison_reusable_tokens: number }
+  | { type: 'comparison_response_not_found' }
+  | { type: 'unavailable' };
 
 /** The Response object: as `response.created` carries it (in progress, no output) and as it completes. */
 export type ResponseObject = {
@@ -79,5 +100,7 @@ export type ResponseObject = {
   store: boolean;
   tools: JsonObject[];
   usage: ResponsesUsage | null;
+  /** Only on a completed response to a request that named one to compare with. */
+  prompt_cache_diagnostics?: PromptCacheDiagnostics;
   [setting: string]: unknown;
 };
