@@ -132,7 +132,18 @@ export interface ScenarioResult {
   /** Event-loop utilization of this process's main thread idle with the probe running: the floor of `main.utilization`. */
   probeIdleUtilization: number;
   /** The engine's report figures (sab variants). */
-  engine?: { hitRate: number | null; efficiency: number | null; theoreticalCachedTokens: number; cachedTokens: number | null; cacheEffective: string; note?: string };
+  engine?: {
+    hitRate: number | null;
+    efficiency: number | null;
+    theoreticalCachedTokens: number;
+    cachedTokens: number | null;
+    /** Tokens written into the provider's cache; null when the provider reported no writes. */
+    cacheWriteTokens: number | null;
+    /** Forks that completed on a cut or refused reply (the report's cutAnswers, summed). */
+    cutAnswers: number;
+    cacheEffective: string;
+    note?: string;
+  };
 }
 
 function resolveModel(latency: LatencyPreset | LatencyModel): LatencyModel {
@@ -313,6 +324,8 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
             efficiency: report.efficiency,
             theoreticalCachedTokens: report.theoreticalCachedTokens,
             cachedTokens: report.cachedTokens,
+            cacheWriteTokens: report.cacheWriteTokens ?? null,
+            cutAnswers: report.cutAnswers.reduce((n, c) => n + c.forks, 0),
             cacheEffective: report.cache.effective,
             ...(report.cache.note ? { note: report.cache.note } : {}),
           },

@@ -265,6 +265,7 @@ class Figures {
       theoreticalCachedTokens: this.theoretical,
       cost: { usd: this.usd },
       cacheMisses: [...this.misses.values()].map((m) => ({ ...m })),
+      cutAnswers: [],
       retries: this.retries,
     };
   }

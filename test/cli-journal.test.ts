@@ -1,4 +1,5 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -272,6 +273,37 @@ describe('a run never throws away what an earlier run paid for', () => {
       `forkpool: run: not starting: the journal ${journal} holds 0 finished forks of distributed run 0123456789abcdef, whose jobs may still be in the queue; ` +
         'pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard it and run every task again\n',
     );
+  });
+
+  it('a run that fails before any fork started leaves nothing that blocks the same command: on this machine, and distributed', async () => {
+    const dir = workdir();
+    const tasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY a' }]);
+    // On this machine: its metrics port is taken, so it stops after the journal and --out were opened.
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const out = join(dir, 'local.jsonl');
+      const port = String((taken.address() as AddressInfo).port);
+      const failed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--metrics-port', port]);
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toContain(`--metrics-port ${port}: cannot listen on 127.0.0.1: EADDRINUSE`);
+      const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--output-format', 'json']);
+      expect(again.stderr).not.toContain('not starting');
+      expect(again.code).toBe(0);
+      expect(idsIn(out)).toEqual(['a']);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    // Distributed: nobody answers at the Redis address (port 9, discard), so no job was ever enqueued.
+    const journal = join(dir, 'queue.journal');
+    const args = ['run', '--session', SESSION, '--tasks', tasks, '--journal', journal, '--queue', 'redis://127.0.0.1:9'];
+    const runs = [await runCli(args), await runCli(args)];
+    for (const run of runs) {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('cannot reach Redis at redis://127.0.0.1:9');
+      expect(run.stderr).not.toContain('not starting');
+    }
+    expect(jsonLines(readFileSync(journal, 'utf8')).map((e) => e.type)).toEqual(['journal']);
   });
 
   it('--resume with --overwrite, or --overwrite without a file, is a usage error', async () => {

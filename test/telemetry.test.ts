@@ -4,7 +4,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE_DEFAULTS, ForkEngine } from '../src/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
-import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
+import { anthropicSession, openAIChatSession, parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 
 /*
  * The application's tracer provider (sdk-trace-base's, registered globally, an in-memory exporter)
@@ -206,6 +206,52 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(parentOf(call)).toBe(agent.spanContext().spanId);
     expect(call.status.code).toBe(SpanStatusCode.ERROR);
     expect(attr(call, 'error.type')).toBe('400');
+  });
+});
+
+describe('what is billed and what was cut, on the spans', () => {
+  it('Anthropic: each call’s cache writes and finish; a fork cut at max_tokens says so on its agent span', async () => {
+    const anthropic = await ForkEngine.create({ provider: { kind: 'anthropic', baseUrl: server.url, apiKey: 'fp-telemetry-anthropic' }, threads: 1, tools, warmup: 'none' });
+    try {
+      exporter.reset();
+      const run = anthropic.fanOut(anthropic.freeze({ ...anthropicSession(tools, { marker: 'MARKER-CUT1' }), max_tokens: 20 }), [
+        { id: 'long', directive: 'TOKENS 200' },
+        { id: 'whole', directive: 'REPLY whole' },
+      ]);
+      const results = await run.results();
+      await run.settled();
+      const spans = exporter.getFinishedSpans();
+      const agentOf = (id: string) => spans.find((s) => s.name === 'invoke_agent fork' && attr(s, 'gen_ai.agent.id') === id) as ReadableSpan;
+      const calls = spans.filter((s) => s.name.startsWith('chat '));
+      expect(calls).toHaveLength(2);
+      for (const call of calls) expect(attr(call, 'gen_ai.usage.cache_write.input_tokens')).toBeTypeOf('number');
+      expect(calls.map((c) => attr(c, 'gen_ai.response.finish_reasons')).sort()).toEqual([['end_turn'], ['max_tokens']]);
+      expect(attr(agentOf('long'), 'forkpool.answer.cut')).toBe('length');
+      expect(attr(agentOf('whole'), 'forkpool.answer.cut')).toBeUndefined();
+      // The fan-out's span: the writes of every call, as the report counts them.
+      const fanOut = spans.find((s) => s.name.startsWith('invoke_workflow')) as ReadableSpan;
+      expect(attr(fanOut, 'gen_ai.usage.cache_write.input_tokens')).toBe(run.report().cacheWriteTokens);
+      expect(results.reduce((n, r) => n + (r.usage.cacheWriteTokens ?? 0), 0)).toBe(run.report().cacheWriteTokens);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it('OpenAI: reasoning tokens, where the provider reports them, beside the output they are part of', async () => {
+    const openai = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-telemetry-openai' }, threads: 1, tools, warmup: 'none' });
+    try {
+      exporter.reset();
+      const run = openai.fanOut(openai.freeze(openAIChatSession(tools, { marker: 'MARKER-RSN1' })), [{ id: 'plain', directive: 'REPLY plain' }]);
+      const [result] = await run.results();
+      await run.settled();
+      const call = exporter.getFinishedSpans().find((s) => s.name.startsWith('chat ')) as ReadableSpan;
+      // The simulator reports completion_tokens_details.reasoning_tokens (0): the attribute is there, as the provider said it.
+      expect(result?.usage.reasoningTokens).toBe(0);
+      expect(attr(call, 'gen_ai.usage.reasoning.output_tokens')).toBe(0);
+      expect(attr(call, 'gen_ai.usage.output_tokens')).toBe(result?.usage.outputTokens);
+    } finally {
+      await openai.close();
+    }
   });
 });
 

@@ -491,6 +491,7 @@ function cacheSection(res: BenchResults): string[] {
   out.push('', `## Prompt cache, cold (a fresh cache per run): sab, ${sizeLabel(c.cache.prefixBytes)} prefix, ${c.cache.latency} latency, concurrency ${c.cache.concurrency}`, '');
   out.push(
     'hit rate = cached / prompt tokens; efficiency = (cached − what the cache held before the run) / the theoretical maximum (engine report); first calls = the same for each fork\'s first call only (the shared prefix); misses = forks whose first call found nothing cached. ' +
+      'cache writes = tokens the run\'s calls wrote into the cache, as the provider reports them (engine report; – where the provider reports none); answers cut = forks that completed on a reply cut at the output limit or refused (engine report). ' +
       'parent: the parent sends its own conversation (timed apart: parent call) and then fans out parent-warm, so no fork waits for a sibling and the first fork may hit too; makespan is the fan-out alone in every mode.' +
       (chat
         ? ' gemini: Gemini-shaped sessions on the local provider (a fresh server per run). The other providers: the same conversation in OpenAI Chat Completions\' shape, sent through the openai SDK with the engine\'s preset for that provider, ' +
@@ -519,6 +520,8 @@ function cacheSection(res: BenchResults): string[] {
           groupCell(g, (r) => r.engine?.efficiency ?? null, 3),
           groupCell(g, (r) => r.firstCalls.efficiency, 3),
           groupCell(g, (r) => r.firstCalls.misses, 0),
+          s((r) => r.engine?.cacheWriteTokens ?? null, 0),
+          s((r) => r.engine?.cutAnswers ?? null, 0),
           s((r) => r.makespanMs, 0),
           r0.parentCallMs !== undefined ? s((r) => r.parentCallMs ?? null, 0) : '–',
           s((r) => r.failed, 0),
@@ -526,7 +529,7 @@ function cacheSection(res: BenchResults): string[] {
       });
     out.push(
       table(
-        [chat ? 'provider' : 'forks', 'warm-up', ...(chat ? ['build wait ms'] : []), 'hit rate', 'efficiency', 'first-call efficiency', 'first-call misses', 'makespan ms', 'parent call ms', 'failed'],
+        [chat ? 'provider' : 'forks', 'warm-up', ...(chat ? ['build wait ms'] : []), 'hit rate', 'efficiency', 'first-call efficiency', 'first-call misses', 'cache writes', 'answers cut', 'makespan ms', 'parent call ms', 'failed'],
         rows,
       ),
     );

@@ -3,12 +3,13 @@ import { isRunId } from '../queue/redis-wire.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
-import { QUEUE_URL_HELP, queueFlagOf } from './queue-flag.js';
+import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG, queueFlagOf } from './queue-flag.js';
 import { UsageError } from './usage-error.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 
 const CANCEL_FLAGS = {
   queue: { type: 'string', arg: 'URL', help: `the distributed run's Redis (required):\n${QUEUE_URL_HELP}` },
+  'redis-password-env': REDIS_PASSWORD_ENV_FLAG,
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies FlagTable;
 
@@ -30,7 +31,7 @@ export async function cancelCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout.write(`${CANCEL_HELP}\n`);
     return 0;
   }
-  const address = queueFlagOf(values.queue, 'cancel');
+  const address = queueFlagOf(values, io.env, 'cancel');
   const [runId, taskId, ...extra] = positionals;
   if (runId === undefined) throw new UsageError('cancel: the RUN id is required (the coordinator prints it: "distributed run RUN on …")');
   if (extra.length > 0) throw new UsageError(`cancel: one RUN and at most one TASK (got ${positionals.length} arguments)`);

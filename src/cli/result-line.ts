@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { answerCut } from '../engine/results.js';
 import type { ForkResult } from '../engine/thread-wire.js';
+import { type Finish, FINISH_REASONS, type FinishReason } from '../model/finish.js';
 import type { SubagentType } from '../session/schema.js';
 
 /** The documented result line; engine diagnostics (per-call records, worker ids) stay out of it. */
@@ -22,7 +24,17 @@ export interface ResultLine {
   cacheMiss?: ForkResult['cacheMiss'];
   /** Its requests named the parent's stored response and sent only its own items (`--previous-response`). */
   sent?: ForkResult['sent'];
+  /** Why its last reply stopped, in forkpool's words and the provider's (absent when the provider did not say, or no call answered). */
+  finish?: ForkResult['finish'];
+  /** Present when it completed on a reply the provider cut or refused: `text` is what came, not a whole answer. */
+  cut?: CutMark;
   error?: { kind: string; message: string };
+}
+
+/** A completed fork's answer that is not whole: why (`length`, `content_filter`, `refusal`, `error`) and the provider's word. */
+interface CutMark {
+  reason: Finish['reason'];
+  raw: string;
 }
 
 /** `endedAt`: epoch ms of the moment the result came. */
@@ -41,9 +53,21 @@ export function resultLine(r: ForkResult, subagentType: SubagentType, endedAt: n
     endedAt: new Date(endedAt).toISOString(),
     ...(r.cacheMiss !== undefined ? { cacheMiss: r.cacheMiss } : {}),
     ...(r.sent !== undefined ? { sent: r.sent } : {}),
+    ...(r.finish !== undefined ? { finish: r.finish } : {}),
+    ...cutOf(r),
     ...(r.status !== 'completed' ? { error: r.error } : {}),
   };
 }
+
+function cutOf(r: ForkResult): { cut?: CutMark } {
+  const cut = answerCut(r);
+  return cut === undefined ? {} : { cut: { reason: cut.reason, raw: cut.raw } };
+}
+
+const FinishSchema = z.object({
+  reason: z.custom<FinishReason>((v) => typeof v === 'string' && FINISH_REASONS.has(v), { message: `one of ${[...FINISH_REASONS].join(', ')}` }),
+  raw: z.string(),
+});
 
 /**
  * A result line as a reader takes it back (`forkpool report`): the fields it reads, checked; other
@@ -56,12 +80,21 @@ export const ResultLineSchema = z.looseObject({
   text: z.string(),
   turns: z.number().int().nonnegative(),
   toolCalls: z.number().int().nonnegative(),
-  usage: z.looseObject({ promptTokens: z.number().nonnegative(), cachedTokens: z.number().nonnegative().nullable(), outputTokens: z.number().nonnegative() }),
+  usage: z.looseObject({
+    promptTokens: z.number().nonnegative(),
+    cachedTokens: z.number().nonnegative().nullable(),
+    outputTokens: z.number().nonnegative(),
+    reasoningTokens: z.number().nonnegative().optional(),
+    cacheWriteTokens: z.number().nonnegative().optional(),
+  }),
   costUsd: z.number().nonnegative().optional(),
   durationMs: z.number().nonnegative(),
   // Lines written before it was added have none: their report has no timeline.
   endedAt: z.iso.datetime().optional(),
   cacheMiss: z.object({ reason: z.string(), tokens: z.number(), detail: z.string() }).optional(),
+  // Lines written before finish reasons were kept have neither.
+  finish: FinishSchema.optional(),
+  cut: FinishSchema.optional(),
   error: z.object({ kind: z.string(), message: z.string() }).optional(),
 });
 

@@ -7,7 +7,6 @@ import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, pro
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
-import { answerCut } from '../engine/results.js';
 import { createJournal, resumeJournal, taskHash, type Journal } from './journal.js';
 import { checkEarlierResults } from './earlier-results.js';
 import { freezePrefix } from '../prefix/index.js';
@@ -22,8 +21,8 @@ import { EXIT_CODES_HELP, exitCodeOfSignal } from './exit-codes.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../session/schema.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
-import { QUEUE_URL_HELP } from './queue-flag.js';
-import { newRunId, openQueueRun, queueAddressOf, workersText, type QueueRun } from './queue-run.js';
+import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG } from './queue-flag.js';
+import { newRunId, openQueueRun, queueAddressOf, queueSummaryFields, withLostAttempts, workersText, type QueueRun } from './queue-run.js';
 import { METRICS_PORT_FLAG, startTelemetry, type CliTelemetry } from './telemetry.js';
 import { serveRunPage } from '../ui/live-run.js';
 import { UI_FLAGS, uiPortOf } from './ui-flags.js';
@@ -73,6 +72,7 @@ const RUN_FLAGS = {
     group: 'Many machines',
     help: `coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help).\nURL: ${QUEUE_URL_HELP}`,
   },
+  'redis-password-env': { ...REDIS_PASSWORD_ENV_FLAG, group: 'Many machines' },
 } as const satisfies FlagTable;
 
 const RUN_HELP = `Usage: forkpool run --session FILE --tasks FILE|- [options]
@@ -96,7 +96,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const metricsPort = portOf('metrics-port', values['metrics-port']);
   const uiPort = uiPortOf('run', values);
   // Checked before anything is read or written: the flags that belong to the workers are refused.
-  const queueAddress = values.queue !== undefined ? queueAddressOf(values) : undefined;
+  const queueAddress = queueAddressOf(values, io.env);
   const session = await loadSession(values.session, sessionLoadOptions(values['session-format'], io));
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
@@ -152,21 +152,21 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
     // Before the engine (and a distributed run's dispatcher) makes its instruments.
     telemetry = await startTelemetry(io.env, { metricsPort, log: (line) => io.stderr.write(`forkpool: ${line}\n`) });
-    // A distributed run's id goes on record in the journal before any job is enqueued: a coordinator
-    // restarted with --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
+    // A distributed run's id goes on record in the journal (below): a coordinator restarted with
+    // --resume re-attaches to the same run (its jobs' ids), collecting what is still in the queue.
     const recordedRunId = resumed?.state.runId;
     const runId = queueAddress ? (recordedRunId ?? newRunId()) : undefined;
-    if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
     // One session id per invocation, on every stream-json line (a distributed run's is its run id).
     const stream = streamSession(runId);
     const queue: QueueRun | undefined =
       queueAddress && runId !== undefined && Array.isArray(tasks)
         ? await openQueueRun(queueAddress, options, prefix, tasks.length, io, { runId, attach: runId === recordedRunId })
         : undefined;
+    // Recorded once Redis has taken the run and before any job is enqueued: a run Redis refused (a
+    // wrong password, nobody at the address) leaves no run on record to block the corrected command.
+    if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
     engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
     const out = outFd;
-    // Completed forks whose last reply the provider cut or refused: not a whole answer, so not a whole run.
-    let cutAnswers = 0;
     // Streaming to --out, results are not kept in memory: a run of any size stays flat.
     const run = engine.fanOut(prefix, tasks, {
       parentWarm: parentWarm(values),
@@ -174,7 +174,6 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       ...(storedResponse !== undefined ? { storedResponse } : {}),
       ...(values.transcripts !== undefined ? { transcripts: { dir: values.transcripts, resume: resumed !== undefined } } : {}),
       onResult: (result, task) => {
-        if (answerCut(result) !== undefined) cutAnswers++;
         const line = resultLine(result, task.subagentType ?? 'fork', Date.now());
         // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
         journal?.record(task, line);
@@ -212,13 +211,18 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     await run.settled();
     stopProgress();
     const signal = stopSignals.received();
-    const report = run.report();
+    // A distributed run's totals hold the attempts lost with dead workers too.
+    const report = queue ? withLostAttempts(run.report(), queue.dispatcher.lostAttempts()) : run.report();
     // A bad line from stdin stopped the reading: the forks before it ran and their results are kept, but the run is not whole.
     const badTask = run.tasksError;
-    // Whole: every task of the input has a result, and each is a completed fork with a whole answer.
+    // Whole: every task of the input has a result, and each is a completed fork with a whole answer (none cut or refused).
     const allCompleted =
-      report.forks.totalKnown && report.forks.completed === report.forks.total && previously.resumedFailed === 0 && badTask === undefined && cutAnswers === 0;
-    const workers = queue ? { runId: queue.runId, workers: queue.dispatcher.workers() } : {};
+      report.forks.totalKnown &&
+      report.forks.completed === report.forks.total &&
+      report.cutAnswers.length === 0 &&
+      previously.resumedFailed === 0 &&
+      badTask === undefined;
+    const workers = queue ? queueSummaryFields(queue) : {};
     // Standard input stopped before its end (a cancel, a budget, a bad line): how far it was read, the rest never was.
     const read = lines.progress(report.forks.taken);
     const unread = Array.isArray(tasks) || read.ended ? {} : { input: { source: lines.source, throughLine: read.throughLine, tasksTaken: report.forks.taken, restRead: false } };
@@ -228,7 +232,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
       io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
-      if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers())}\n`);
+      if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers(), queue.dispatcher.lostAttempts())}\n`);
       if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
       if (unread.input) io.stdout.write(`input      ${lines.source}: ${report.forks.taken} tasks taken, through line ${read.throughLine}; the rest was not read\n`);
     }

@@ -83,6 +83,7 @@ export function resultEventLine(session: StreamSession, report: RunReport, isErr
       input_tokens: report.promptTokens,
       // Unknown cached tokens are left out, not null: the reference's type is a number or nothing.
       ...(report.cachedTokens !== null ? { cache_read_input_tokens: report.cachedTokens } : {}),
+      ...(report.cacheWriteTokens !== undefined ? { cache_creation_input_tokens: report.cacheWriteTokens } : {}),
       output_tokens: report.outputTokens,
     },
     report: compactReport(report),

@@ -6,7 +6,7 @@ import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey, requireProject
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
-import { QUEUE_URL_HELP, queueFlagOf } from './queue-flag.js';
+import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG, queueFlagOf } from './queue-flag.js';
 import { onStopSignals } from './signals.js';
 import { startTelemetry } from './telemetry.js';
 import { toolsFromFlags } from './tools-flags.js';
@@ -18,6 +18,7 @@ const E = ENGINE_FLAGS;
 /** `worker`'s flags: the queue, and the engine flags that are this process's own (its pool, provider, tools, retries). */
 const WORKER_FLAGS = {
   queue: { type: 'string', arg: 'URL', help: `the distributed run's Redis (required):\n${QUEUE_URL_HELP}` },
+  'redis-password-env': REDIS_PASSWORD_ENV_FLAG,
   'lock-ms': {
     type: 'string',
     arg: 'N',
@@ -50,7 +51,8 @@ const WORKER_HELP = `Usage: forkpool worker --queue URL [options]
 Runs the forks of distributed runs (forkpool run ... --queue) until SIGTERM or SIGINT, then
 finishes the forks in flight and exits. Any number of workers, on any machines, may serve the
 same queue. Each reads its API keys from its own environment: keys never go through Redis.
-The Redis password is never printed. With rediss:// (TLS), a server certificate from a private
+The Redis password is never printed; --redis-password-env NAME reads it from the environment,
+off the command line. With rediss:// (TLS), a server certificate from a private
 CA is trusted when its file is in NODE_EXTRA_CA_CERTS.
 
 ${helpOf(WORKER_FLAGS)}
@@ -66,7 +68,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout.write(`${WORKER_HELP}\n`);
     return 0;
   }
-  const address = queueFlagOf(values.queue, 'worker');
+  const address = queueFlagOf(values, io.env, 'worker');
   const lockMs = values['lock-ms'] === undefined ? undefined : lockMsOf(values['lock-ms']);
   if (values.name !== undefined && (values.name === '' || values.name.length > 200)) throw new UsageError('--name: 1 to 200 characters');
   const format = values.provider === undefined ? 'gemini' : values.provider.startsWith('ai-sdk:') ? 'ai-sdk' : (FORMAT_OF[values.provider] ?? 'openai-chat');

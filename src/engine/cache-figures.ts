@@ -1,6 +1,7 @@
 import type { TokenUsage } from '../model/types.js';
 import type { CallRecord, ForkResult } from './thread-wire.js';
 import type { CachePricing, ForkCacheFigures } from './report.js';
+import { answerCut } from './results.js';
 
 /*
  * One fork's cache figures from its calls: the most the provider's rules let it serve of each call
@@ -79,6 +80,7 @@ export function forkFigures(result: ForkResult, role: FirstCallRole, rules: Cach
   const theoretical = maxima.reduce((sum, n) => sum + n, 0);
   const cached = result.usage.cachedTokens;
   const preexisting = cached === null ? null : heldBefore(result.calls, maxima);
+  const cut = answerCut(result);
   return {
     id: result.id,
     status: result.status,
@@ -89,6 +91,8 @@ export function forkFigures(result: ForkResult, role: FirstCallRole, rules: Cach
     efficiency: efficiencyOf(cached, preexisting, theoretical),
     ...(pricing ? { relativeInputCost: ratio(inputUnits(result.usage, pricing), result.usage.promptTokens) } : {}),
     ...(result.sent !== undefined ? { sent: result.sent } : {}),
+    ...(result.usage.cacheWriteTokens !== undefined ? { cacheWriteTokens: result.usage.cacheWriteTokens } : {}),
+    ...(cut !== undefined ? { cut } : {}),
   };
 }
 

@@ -37,6 +37,8 @@ export interface RunForkOptions {
   transcript?: TranscriptTarget;
   /** The span its tool calls' spans go under (a queue worker's: the coordinator's fork span); absent, none are recorded. */
   traceParent?: Context;
+  /** Told the fork's model calls in flight as each starts and ends (a queue worker's coordinator counts those a dead worker leaves). */
+  onCallsInFlight?: (calls: number) => void;
 }
 
 /** A single fork: its result (never rejects), and how to cancel it. */
@@ -245,7 +247,7 @@ export class ForkEngine {
       {
         pool: this.pool,
         host: this.host,
-        gate: options.callGate ?? this.gate,
+        gate: countingCalls(options.callGate ?? this.gate, options.onCallsInFlight),
         declaredTools: declaredToolNames(prefix.session.tools),
         spawnTools,
         writesTranscripts: !this.remote,
@@ -361,6 +363,24 @@ export class ForkEngine {
     await this.pool.close();
     await this.stopServer?.();
   }
+}
+
+/** The gate, telling `report` the calls in flight through it as each is admitted and given back. */
+function countingCalls(gate: EngineCallGate, report: ((calls: number) => void) | undefined): EngineCallGate {
+  if (report === undefined) return gate;
+  let inFlight = 0;
+  return {
+    async acquire(tokens, signal) {
+      const admitted = await gate.acquire(tokens, signal);
+      if (admitted) report(++inFlight);
+      return admitted;
+    },
+    release(status, wantsRetry) {
+      inFlight = Math.max(0, inFlight - 1);
+      report(inFlight);
+      return gate.release(status, wantsRetry);
+    },
+  };
 }
 
 /** Records each tool call's span under `parent`; without one, nothing (a fork with no trace to join). */

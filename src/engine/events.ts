@@ -1,12 +1,14 @@
 import type { Failure } from '../failure.js';
 import type { SubagentType } from '../session/schema.js';
 import type { TokenUsage } from '../model/types.js';
+import type { Finish } from '../model/finish.js';
 import type { ToolOutcome } from '../tools/host.js';
 import type { ForkResult, ForkStatus } from './thread-wire.js';
 
 export type ForkEvent =
   | { type: 'task_started'; forkId: string; description: string; subagentType?: SubagentType }
-  | { type: 'turn'; forkId: string; turn: number; usage: TokenUsage; functionCalls: number }
+  /** A model call answered: its usage, the calls it asked for, why it stopped (where the provider said). */
+  | { type: 'turn'; forkId: string; turn: number; usage: TokenUsage; functionCalls: number; finish?: Finish }
   | { type: 'tool_call'; forkId: string; tool: string; status: ToolOutcome['status']; error?: Failure }
   /** A message of the fork's own conversation, in the session's shape (only in a run with transcripts). */
   | { type: 'message'; forkId: string; turn: number; role: 'seed' | 'model' | 'tool' | 'user'; message: unknown; usage?: TokenUsage }

@@ -1,3 +1,4 @@
+import type { Finish, FinishReason } from '../model/finish.js';
 import type { CachePricing } from '../model/plan.js';
 import type { CacheStorage } from './explicit-cache.js';
 import type { CacheMiss, CacheMissReason, ForkStatus } from './thread-wire.js';
@@ -26,6 +27,18 @@ export interface ForkCacheFigures {
   cacheMiss?: CacheMiss;
   /** Present when its requests named the parent's stored response: which, and how many items of its own the first sent. */
   sent?: { storedResponse: string; items: number };
+  /** Tokens its calls wrote into the provider's cache: present when the provider reported writes. */
+  cacheWriteTokens?: number;
+  /** Present when it completed on a reply the provider cut or refused (its text is kept, but is not a whole answer). */
+  cut?: Finish;
+}
+
+/** Completed forks whose last reply was cut or refused, by reason, with the providers' own words for it. */
+export interface CutAnswers {
+  reason: FinishReason;
+  forks: number;
+  /** The providers' words (`length`, `MAX_TOKENS`, `max_tokens`, `insufficient_system_resource`, …). */
+  raw: string[];
 }
 
 /** A run's input cost in units of one uncached input token: what it cost, against the same tokens sent uncached. */
@@ -82,7 +95,16 @@ export interface RunReport {
   promptTokens: number;
   /** null: the provider does not report cached tokens (the report says "unknown", never 0). */
   cachedTokens: number | null;
+  /** Output as billed: thinking included. */
   outputTokens: number;
+  /** Of outputTokens, those spent thinking: present when a provider said. */
+  reasoningTokens?: number;
+  /** Input billed beyond the prompt (Gemini's tool-use prompt): present when a provider reported it. */
+  toolUsePromptTokens?: number;
+  /** Tokens written into the provider's cache: present when a provider reported writes (Anthropic, DashScope, OpenAI's newer models, the AI SDK's). */
+  cacheWriteTokens?: number;
+  /** Forks that completed on a cut or refused reply, by reason (empty when every answer was whole). */
+  cutAnswers: CutAnswers[];
   /** cached / prompt tokens; null when cached tokens are unknown. */
   hitRate: number | null;
   /** The sum of the forks' maxima. */

@@ -15,14 +15,14 @@ import { transcriptPath } from '../transcript/writer.js';
 import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
-import { emptyCancelled, spentUsage } from './results.js';
+import { answerCut, emptyCancelled, spentUsage } from './results.js';
 import { addCached, billedTokens, type TokenUsage } from '../model/types.js';
 import { costOf, costOfCalls, storageCostOf, type ModelPrice } from '../model/prices.js';
 import { windowRefusal, type RunWindow } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf, inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
-import type { ForkCacheFigures, RunCacheStorage, RunReport } from './report.js';
+import type { CutAnswers, ForkCacheFigures, RunCacheStorage, RunReport } from './report.js';
 import type { CacheMiss } from './thread-wire.js';
 import type { Context } from '@opentelemetry/api';
 
@@ -145,8 +145,13 @@ type Totals = Record<ForkResult['status'], number> &
     budgetStopped: number;
     /** Input in units of one uncached input token (with pricing only). */
     inputUnits: number;
-    /** Tokens the forks' calls wrote into the provider's cache (the fan-out's span reports them). */
-    cacheWriteTokens: number;
+    /** Tokens the forks' calls wrote into the provider's cache; undefined until a provider reports writes. */
+    cacheWriteTokens: number | undefined;
+    /** Of the output, tokens spent thinking; undefined until a provider says. */
+    reasoningTokens: number | undefined;
+    /** Input billed beyond the prompt; undefined until a provider reports it. */
+    toolUsePromptTokens: number | undefined;
+    cutAnswers: CutAnswers[];
   };
 
 /** What send() answers for a fork a distributed run's worker runs. */
@@ -238,7 +243,10 @@ export class FanOutRun {
     outputTokens: 0,
     theoreticalCachedTokens: 0,
     preexistingCachedTokens: 0,
-    cacheWriteTokens: 0,
+    cacheWriteTokens: undefined,
+    reasoningTokens: undefined,
+    toolUsePromptTokens: undefined,
+    cutAnswers: [],
     budgetStopped: 0,
     inputUnits: 0,
     cacheMisses: [],
@@ -482,6 +490,10 @@ export class FanOutRun {
       promptTokens: t.promptTokens,
       cachedTokens: t.cachedTokens,
       outputTokens: t.outputTokens,
+      ...(t.reasoningTokens !== undefined ? { reasoningTokens: t.reasoningTokens } : {}),
+      ...(t.toolUsePromptTokens !== undefined ? { toolUsePromptTokens: t.toolUsePromptTokens } : {}),
+      ...(t.cacheWriteTokens !== undefined ? { cacheWriteTokens: t.cacheWriteTokens } : {}),
+      cutAnswers: t.cutAnswers.map((c) => ({ ...c, raw: [...c.raw] })),
       hitRate: t.cachedTokens === null ? null : t.promptTokens > 0 ? t.cachedTokens / t.promptTokens : 0,
       theoreticalCachedTokens: theoretical,
       preexistingCachedTokens: preexisting,
@@ -704,7 +716,7 @@ export class FanOutRun {
         if (this.live.get(index)?.state !== 'running') return; // a late report of a fork already settled (its result was counted)
         forkTrace.modelCall(event);
         this.callMetrics.answered(event.usage, event.responseModel, secondsBetween(event.startedAt, event.endedAt));
-        this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls });
+        this.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls, ...(event.finish !== undefined ? { finish: event.finish } : {}) });
         const tokens = billedTokens(event.usage);
         this.countedTokens.set(index, (this.countedTokens.get(index) ?? 0) + tokens);
         const usd = this.costOfCall(event.usage);
@@ -917,7 +929,16 @@ export class FanOutRun {
     t.promptTokens += spent.promptTokens;
     t.cachedTokens = addCached(t.cachedTokens, spent.cachedTokens);
     t.outputTokens += spent.outputTokens;
-    t.cacheWriteTokens += spent.cacheWriteTokens ?? 0;
+    t.cacheWriteTokens = addKnown(t.cacheWriteTokens, spent.cacheWriteTokens);
+    t.reasoningTokens = addKnown(t.reasoningTokens, spent.reasoningTokens);
+    t.toolUsePromptTokens = addKnown(t.toolUsePromptTokens, spent.toolUsePromptTokens);
+    const cut = answerCut(result);
+    if (cut) {
+      const sum = t.cutAnswers.find((c) => c.reason === cut.reason) ?? { reason: cut.reason, forks: 0, raw: [] };
+      if (sum.forks === 0) t.cutAnswers.push(sum);
+      sum.forks++;
+      if (!sum.raw.includes(cut.raw)) sum.raw.push(cut.raw);
+    }
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
     t.preexistingCachedTokens = addCached(t.preexistingCachedTokens, figures.preexistingCachedTokens);
     if (this.plan.pricing) t.inputUnits += inputUnits(spent, this.plan.pricing);
@@ -936,7 +957,9 @@ export class FanOutRun {
       promptTokens: t.promptTokens,
       cachedTokens: t.cachedTokens,
       outputTokens: t.outputTokens,
-      ...(t.cacheWriteTokens > 0 ? { cacheWriteTokens: t.cacheWriteTokens } : {}),
+      ...(t.reasoningTokens !== undefined ? { reasoningTokens: t.reasoningTokens } : {}),
+      ...(t.toolUsePromptTokens !== undefined ? { toolUsePromptTokens: t.toolUsePromptTokens } : {}),
+      ...(t.cacheWriteTokens !== undefined ? { cacheWriteTokens: t.cacheWriteTokens } : {}),
     });
     // The report's own figures, the opening wave's corrections applied (settle recorded them before).
     const report = this.report();
@@ -957,6 +980,11 @@ export class FanOutRun {
 function leadOf(waiting: readonly number[], taskAt: (index: number) => ForkTask, history: HistoryMode): number | undefined {
   const main = waiting.find((i) => seedWindow(taskAt(i), history) === `${history}|all`);
   return main ?? waiting.find((i) => taskAt(i).subagentType !== 'general-purpose') ?? waiting[0];
+}
+
+/** A sum of figures some providers report: undefined until one does. */
+function addKnown(sum: number | undefined, more: number | undefined): number | undefined {
+  return more === undefined ? sum : (sum ?? 0) + more;
 }
 
 /** A fork's result as far as this run made it: without the calls a resumed fork read back from its transcript. */

@@ -81,3 +81,23 @@ export function finishOf(raw: string, facts: { calls?: boolean; refused?: boolea
   else if (facts.calls === true && reason === 'stop') reason = 'tool_calls';
   return { reason, raw };
 }
+
+/** What a cut reply is, in words (`2 answers cut at the output limit`): the summary, the page and the bench say it alike. */
+const CUT_WORDS: Readonly<Record<FinishReason, string>> = {
+  length: 'cut at the output limit',
+  content_filter: "stopped by the provider's content filter",
+  refusal: 'refused by the model',
+  error: 'ended short by the provider',
+  stop: 'whole',
+  tool_calls: 'asking for tools',
+  other: 'ended for another reason',
+};
+
+/** Why an answer is not whole, in words (the page reads a reason it got as a string). */
+export function cutWords(reason: string): string {
+  return Object.hasOwn(CUT_WORDS, reason) ? CUT_WORDS[reason as FinishReason] : reason;
+}
+
+export function answersCut(forks: number, reason: FinishReason): string {
+  return `${forks} answer${forks === 1 ? '' : 's'} ${cutWords(reason)}`;
+}

@@ -9,6 +9,13 @@ export interface QueueAddress {
   tls: boolean;
   /** The address as it may be printed: without the password. */
   display: string;
+  /** The environment variable the password was read from (--redis-password-env), not the URL. */
+  passwordEnv?: string;
+}
+
+/** How to start a worker on this queue, as the coordinator tells it: the address as printed, and where its password is. */
+export function workerCommandOf(address: QueueAddress): string {
+  return `forkpool worker --queue ${address.display}${address.passwordEnv !== undefined ? ` --redis-password-env ${address.passwordEnv}` : ''}`;
 }
 
 export const QUEUE_ADDRESS_FORM = 'redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB]';

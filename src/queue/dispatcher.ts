@@ -3,12 +3,14 @@ import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connectHost, type HostClient } from '../engine/host-client.js';
 import type { ForkJob, ForkResult } from '../engine/thread-wire.js';
-import { emptyCancelled, emptyFailure } from '../engine/results.js';
+import { emptyCancelled, emptyFailure, sumUsage } from '../engine/results.js';
+import { costOf, type ModelPrice } from '../model/prices.js';
+import type { TokenUsage } from '../model/types.js';
 import type { ForkPool } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { ATTR, METRIC } from '../telemetry/conventions.js';
 import { meter } from '../telemetry/metrics.js';
-import { connectionOf, type QueueAddress } from './address.js';
+import { connectionOf, workerCommandOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
 import {
   CANCEL_CHANNEL,
@@ -50,15 +52,54 @@ export interface DispatcherOptions {
    * fork with no job, or with a cancelled one, is enqueued.
    */
   attach?: boolean;
+  /** The model's price, when one is known: what the attempts lost with dead workers cost. */
+  price?: ModelPrice;
   ttlSeconds?: number;
   /** Lines for people (stderr). */
   log?: (line: string) => void;
 }
 
-/** Per worker process, what it did for this run. */
-export interface WorkerSummary extends WorkerFigures {
+/**
+ * Per worker process that took a job of this run, what it did: the forks it finished, the model
+ * calls it answered (of its lost attempts too) and the attempts lost with it. Its process figures
+ * come with the forks it finished: a worker that finished none has none.
+ */
+export interface WorkerSummary extends Partial<Omit<WorkerFigures, 'id'>> {
+  id: string;
   forks: number;
   modelCalls: number;
+  /** Its runs of forks that ended with no result: its job's lock ran out (it died, or stalled) and another worker took the fork, or the job failed. */
+  lostAttempts: number;
+}
+
+/**
+ * What the attempts lost with dead workers spent: paid for, in no fork's result (each fork's
+ * result is its last attempt's). The run's cost and token budget counted their calls as they
+ * returned; the report's totals add them (queue-run.ts).
+ */
+export interface LostAttempts {
+  /** Forks that lost at least one attempt. */
+  forks: number;
+  attempts: number;
+  /** Calls answered (their usage is below) and calls in flight when their worker died (unknownCalls). */
+  modelCalls: number;
+  /** Calls in flight when their worker died: most likely paid for, their usage unknown (not in `usage`). */
+  unknownCalls: number;
+  /** Tool calls the answered calls asked for. */
+  toolCalls: number;
+  usage: TokenUsage;
+  /** At the model's price, when one is known. */
+  costUsd?: number;
+}
+
+/** One worker's run of a fork's job, as its progress told it: what it spent until its result, or until it was lost. */
+interface Attempt {
+  worker: string;
+  /** The usage of each call answered. */
+  calls: TokenUsage[];
+  toolCalls: number;
+  /** The worker's last count of the fork's calls in flight. */
+  callsInFlight: number;
 }
 
 /** A worker process now: the forks it finished for this run and those it runs. */
@@ -81,6 +122,10 @@ interface Pending {
   cancelling: boolean;
   /** The worker that said it took the job (its first progress event). */
   worker?: string;
+  /** The run of the job the progress tells of now; it ends with the job's result, or lost. */
+  attempt?: Attempt;
+  /** An earlier attempt of it was lost. */
+  lostBefore: boolean;
 }
 
 /**
@@ -93,6 +138,7 @@ interface Pending {
 export class QueueDispatcher implements ForkPool {
   private readonly pending = new Map<string, Pending>();
   private readonly summaries = new Map<string, WorkerSummary>();
+  private readonly lost: LostAttempts = { forks: 0, attempts: 0, modelCalls: 0, unknownCalls: 0, toolCalls: 0, usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 } };
   private lastEventAt = Date.now();
   private takenAny = false;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -170,8 +216,26 @@ export class QueueDispatcher implements ForkPool {
       if (!p) return;
       this.touch();
       const event = parseQueueProgress(data);
-      if (event?.type === 'taken') p.worker = event.worker;
-      else if (event) p.host.report(event);
+      if (event?.type === 'taken') {
+        // Taken again: the earlier run of the job ended without a result (its stall may go unseen as an event).
+        this.loseAttempt(p);
+        p.worker = event.worker;
+        p.attempt = { worker: event.worker, calls: [], toolCalls: 0, callsInFlight: 0 };
+        this.summaryOf(event.worker);
+      } else if (event?.type === 'calls') {
+        if (p.attempt) p.attempt.callsInFlight = event.inFlight;
+      } else if (event) {
+        if (event.type === 'turn' && p.attempt) {
+          p.attempt.calls.push(event.usage);
+          p.attempt.toolCalls += event.functionCalls;
+        }
+        p.host.report(event);
+      }
+    });
+    // Its worker's lock ran out (the worker died, or its event loop stalled): that run of the fork is lost, paid for.
+    events.on('stalled', ({ jobId }) => {
+      const p = this.pending.get(jobId);
+      if (p) this.loseAttempt(p);
     });
     events.on('completed', ({ jobId, returnvalue }) => {
       if (!this.pending.has(jobId)) return;
@@ -191,6 +255,8 @@ export class QueueDispatcher implements ForkPool {
       const p = this.pending.get(jobId);
       if (!p) return;
       this.touch();
+      // A job failed for stalling too often: its last run is lost too.
+      this.loseAttempt(p);
       this.finish(jobId, failedJob(p.taskId, failedReason));
     });
     const every = (ms: number, fn: () => void): void => {
@@ -207,7 +273,7 @@ export class QueueDispatcher implements ForkPool {
     });
     const hint = setTimeout(() => {
       if (!this.takenAny && this.pending.size > 0) {
-        o.log(`no worker has taken a fork yet; start workers with: forkpool worker --queue ${o.address.display}`);
+        o.log(`no worker has taken a fork yet; start workers with: ${workerCommandOf(o.address)}`);
       }
     }, IDLE_HINT_MS);
     hint.unref();
@@ -261,7 +327,7 @@ export class QueueDispatcher implements ForkPool {
         ...(job.transcript !== undefined ? { transcript: job.transcript } : {}),
         ...(job.traceContext !== undefined ? { traceContext: job.traceContext } : {}),
       };
-      this.pending.set(jobId, { taskId, data, host, resolve, enqueued: false, taken: false, cancelling: false });
+      this.pending.set(jobId, { taskId, data, host, resolve, enqueued: false, taken: false, cancelling: false, lostBefore: false });
       (this.o.attach ? this.attach(jobId, data) : this.enqueue(jobId, data)).catch((err: unknown) =>
         this.finish(jobId, emptyFailure(taskId, 'error', `could not enqueue the fork: ${messageOf(err)}`)),
       );
@@ -332,9 +398,44 @@ export class QueueDispatcher implements ForkPool {
     this.cancelListener = listener;
   }
 
-  /** What each worker process did for this run, in the order they first finished a fork. */
+  /** What each worker process that took a job did for this run, in the order they first took one. */
   workers(): WorkerSummary[] {
     return [...this.summaries.values()].map((s) => ({ ...s }));
+  }
+
+  /** What the attempts lost with dead workers spent so far. */
+  lostAttempts(): LostAttempts {
+    return { ...this.lost, usage: { ...this.lost.usage } };
+  }
+
+  private summaryOf(worker: string): WorkerSummary {
+    let s = this.summaries.get(worker);
+    if (!s) {
+      s = { id: worker, forks: 0, modelCalls: 0, lostAttempts: 0 };
+      this.summaries.set(worker, s);
+    }
+    return s;
+  }
+
+  /** The job's current run ended without a result: what it spent goes to the lost attempts and to its worker's line. */
+  private loseAttempt(p: Pending): void {
+    const a = p.attempt;
+    if (!a) return;
+    delete p.attempt;
+    const lost = this.lost;
+    if (!p.lostBefore) lost.forks++;
+    p.lostBefore = true;
+    lost.attempts++;
+    lost.modelCalls += a.calls.length + a.callsInFlight;
+    lost.unknownCalls += a.callsInFlight;
+    lost.toolCalls += a.toolCalls;
+    lost.usage = sumUsage([lost.usage, ...a.calls]);
+    // Priced call by call, as the run's cost is (a price may depend on a call's size).
+    const price = this.o.price;
+    if (price) lost.costUsd = a.calls.reduce((usd, u) => usd + costOf(u, price).usd, lost.costUsd ?? 0);
+    const s = this.summaryOf(a.worker);
+    s.lostAttempts++;
+    s.modelCalls += a.calls.length + a.callsInFlight;
   }
 
   /** Each worker that finished or runs a fork of this run: its finished count and the task ids it runs now. */
@@ -373,12 +474,11 @@ export class QueueDispatcher implements ForkPool {
     try {
       const ret = parseJobReturn(value, p.taskId);
       result = ret.result;
-      const s = this.summaries.get(ret.worker.id) ?? { id: ret.worker.id, forks: 0, modelCalls: 0, prefixFetches: 0, cpuMs: 0 };
+      const s = this.summaryOf(ret.worker.id);
       s.forks++;
       s.modelCalls += result.calls.length;
-      s.prefixFetches = Math.max(s.prefixFetches, ret.worker.prefixFetches);
-      s.cpuMs = Math.max(s.cpuMs, ret.worker.cpuMs);
-      this.summaries.set(s.id, s);
+      s.prefixFetches = Math.max(s.prefixFetches ?? 0, ret.worker.prefixFetches);
+      s.cpuMs = Math.max(s.cpuMs ?? 0, ret.worker.cpuMs);
     } catch (err) {
       result = emptyFailure(p.taskId, 'error', `the worker's answer could not be read: ${messageOf(err)}`);
     }

@@ -85,12 +85,21 @@ export interface RunRecord {
 }
 
 /** A job's progress: the fork's events, as a worker thread reports them to its engine. */
-export type QueueProgress = Extract<WorkerEvent, { type: 'response_start' | 'turn' | 'call_failed' }> | TakenProgress;
+export type QueueProgress = Extract<WorkerEvent, { type: 'response_start' | 'turn' | 'call_failed' }> | TakenProgress | CallsProgress;
 
 /** Sent first by the worker that took a job: who runs the fork (the coordinator's live page shows what each worker runs). */
 interface TakenProgress {
   type: 'taken';
   worker: string;
+}
+
+/**
+ * Sent as each model call of the fork starts and ends: the calls it has in flight. A worker that
+ * dies leaves the last count behind: calls it paid for whose usage nobody will ever know.
+ */
+interface CallsProgress {
+  type: 'calls';
+  inFlight: number;
 }
 
 /** The figures of one worker process, as it was when it finished a fork (cumulative over the process). */
@@ -181,6 +190,7 @@ export function parseQueueProgress(value: unknown): QueueProgress | undefined {
   const e = value as Record<string, unknown> | null;
   if (e === null || typeof e !== 'object') return undefined;
   if (e.type === 'taken') return typeof e.worker === 'string' && e.worker.length <= WORKER_NAME_MAX ? { type: 'taken', worker: e.worker } : undefined;
+  if (e.type === 'calls') return Number.isSafeInteger(e.inFlight) && (e.inFlight as number) >= 0 ? { type: 'calls', inFlight: e.inFlight as number } : undefined;
   if (typeof e.turn !== 'number') return undefined;
   const time = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
   const times = time(e.startedAt) && time(e.endedAt) ? { startedAt: e.startedAt, endedAt: e.endedAt } : undefined;

@@ -148,6 +148,8 @@ class JobRunner {
       // The coordinator names where this fork's transcript goes; this process writes it, under its own root only.
       ...((await this.transcriptOf(data)) ?? {}),
       ...(traceParentOf(data) ?? {}),
+      // A worker that dies mid-call leaves its last count: calls paid for whose usage the coordinator never learns.
+      onCallsInFlight: (inFlight) => progress({ type: 'calls', inFlight }),
       onEvent: (event) => {
         // The coordinator releases the other forks of a run when its lead's first response begins; its
         // model-call spans and metrics are made from the turns and failed calls reported here.

@@ -19,6 +19,8 @@ export const ATTR = {
   cacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
   /** `gen_ai.usage.cache_creation.input_tokens` until #440. */
   cacheWriteTokens: 'gen_ai.usage.cache_write.input_tokens',
+  /** Of the output tokens, those spent reasoning (the conventions: it SHOULD be included in output_tokens, as forkpool's is). */
+  reasoningTokens: 'gen_ai.usage.reasoning.output_tokens',
   agentName: 'gen_ai.agent.name',
   agentId: 'gen_ai.agent.id',
   conversationId: 'gen_ai.conversation.id',
@@ -49,6 +51,8 @@ export const METRIC = {
   forks: 'forkpool.forks',
   cacheReadTokens: 'forkpool.cache.read_tokens',
   cacheWriteTokens: 'forkpool.cache.write_tokens',
+  /** Output tokens spent reasoning (part of the token usage's output): the drafts' per-kind instrument is not followed yet. */
+  reasoningTokens: 'forkpool.reasoning_tokens',
   /** The most the provider's rules let the run's calls be served (the report's theoretical maximum). */
   cacheMaxTokens: 'forkpool.cache.max_tokens',
   cacheEfficiency: 'forkpool.cache.efficiency',
@@ -80,6 +84,8 @@ export const FORKPOOL_ATTR = {
   cancelled: 'forkpool.cancelled',
   forks: 'forkpool.fan_out.forks',
   forkStatus: 'forkpool.fork.status',
+  /** A completed fork whose last reply was cut or refused: why (`length`, `content_filter`, `refusal`, `error`). */
+  answerCut: 'forkpool.answer.cut',
 } as const;
 
 /** A failed call's `error.type`: the HTTP status the provider answered with, else what went wrong (`timeout`, `network`, `aborted`, …). */
@@ -110,4 +116,9 @@ export function providerNameOf(kind: string): string {
       // dashscope, openai-compatible, the local simulator, a provider of one's own: not in the list.
       return `forkpool.${kind}`;
   }
+}
+
+/** The conventions' input tokens as the provider bills them: the prompt (cached tokens included) and what it bills on top (Gemini's tool-use prompt). */
+export function billedInput(usage: { promptTokens: number; toolUsePromptTokens?: number }): number {
+  return usage.promptTokens + (usage.toolUsePromptTokens ?? 0);
 }

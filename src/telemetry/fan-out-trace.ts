@@ -4,8 +4,8 @@ import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
 import type { TokenUsage } from '../model/types.js';
-import { spentUsage } from '../engine/results.js';
-import { ATTR, FORKPOOL_ATTR, OPERATION, modelCallBase, operationOf, providerNameOf } from './conventions.js';
+import { answerCut, spentUsage } from '../engine/results.js';
+import { ATTR, FORKPOOL_ATTR, OPERATION, billedInput, modelCallBase, operationOf, providerNameOf } from './conventions.js';
 import { isEpochMs } from './metrics.js';
 
 /*
@@ -138,6 +138,8 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
           // A cancelled fork (stopped, or a spent budget) did not fail: its span says how it ended, not ERROR.
           if (result.status === 'failed') markFailed(agent, result.error.kind, result.error.message);
           else if (result.status === 'cancelled') agent.setAttribute(FORKPOOL_ATTR.cancelled, result.error.kind);
+          const cut = answerCut(result);
+          if (cut !== undefined) agent.setAttribute(FORKPOOL_ATTR.answerCut, cut.reason);
           agent.end();
         },
         carrier() {
@@ -189,13 +191,18 @@ export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: 
   span.end();
 }
 
-/** Usage as the conventions name it (input tokens include cached ones): a call's, or a fork's or a run's rolled up. */
+/**
+ * Usage as the conventions name it and the provider bills it: a call's, or a fork's or a run's rolled
+ * up. Input tokens include cached ones and input billed beyond the prompt (Gemini's tool-use
+ * prompt); output tokens include reasoning, which is also given apart where the provider says.
+ */
 export function usageAttributes(usage: TokenUsage): Attributes {
   return {
-    [ATTR.inputTokens]: usage.promptTokens,
+    [ATTR.inputTokens]: billedInput(usage),
     [ATTR.outputTokens]: usage.outputTokens,
     ...(usage.cachedTokens !== null ? { [ATTR.cacheReadTokens]: usage.cachedTokens } : {}),
     ...(usage.cacheWriteTokens !== undefined ? { [ATTR.cacheWriteTokens]: usage.cacheWriteTokens } : {}),
+    ...(usage.reasoningTokens !== undefined ? { [ATTR.reasoningTokens]: usage.reasoningTokens } : {}),
   };
 }
 

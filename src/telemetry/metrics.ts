@@ -1,6 +1,6 @@
 import { ValueType, metrics, type Attributes, type BatchObservableResult, type Meter } from '@opentelemetry/api';
 import type { TokenUsage } from '../model/types.js';
-import { ATTR, DURATION_BUCKETS, FORKPOOL_ATTR, METRIC, TOKEN_BUCKETS, modelCallBase, providerNameOf } from './conventions.js';
+import { ATTR, DURATION_BUCKETS, FORKPOOL_ATTR, METRIC, TOKEN_BUCKETS, billedInput, modelCallBase, providerNameOf } from './conventions.js';
 
 /*
  * forkpool's metrics, recorded into whatever meter provider the application registered (none: the
@@ -47,6 +47,7 @@ export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
   });
   const cacheRead = m.createCounter(METRIC.cacheReadTokens, { description: 'Input tokens served from the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
   const cacheWrite = m.createCounter(METRIC.cacheWriteTokens, { description: 'Input tokens written into the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
+  const reasoning = m.createCounter(METRIC.reasoningTokens, { description: 'Output tokens the model spent reasoning (within the output tokens)', unit: '{token}', valueType: ValueType.INT });
   const base: Attributes = modelCallBase(info);
   // One set of attributes per model that answered (a run sees one or two), made once: a call allocates none.
   const byResponseModel = new Map<string | undefined, { call: Attributes; input: Attributes; output: Attributes }>();
@@ -62,11 +63,12 @@ export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
   return {
     answered(usage, responseModel, seconds) {
       const { call: attributes, input, output } = attributesOf(responseModel);
-      tokenUsage.record(usage.promptTokens, input);
+      tokenUsage.record(billedInput(usage), input);
       tokenUsage.record(usage.outputTokens, output);
       if (seconds !== undefined) duration.record(seconds, attributes);
       if (usage.cachedTokens !== null) cacheRead.add(usage.cachedTokens, attributes);
       if (usage.cacheWriteTokens !== undefined) cacheWrite.add(usage.cacheWriteTokens, attributes);
+      if (usage.reasoningTokens !== undefined) reasoning.add(usage.reasoningTokens, attributes);
     },
     failed(errorType, seconds) {
       if (seconds !== undefined) duration.record(seconds, { ...base, [ATTR.errorType]: errorType });

@@ -120,7 +120,7 @@ function linkCall(view: ParentView, task: ForkTask): void {
   }
 }
 
-/** The parent's fan-outs as one: tokens, cache figures, misses and retries added up; `forks` distinct tasks. */
+/** The parent's fan-outs as one: tokens, cache figures, misses, cut answers and retries added up; `forks` distinct tasks. */
 function sumReports(reports: readonly RunReport[], tasks: number): ReportFigures {
   const misses = new Map<string, RunReport['cacheMisses'][number]>();
   let promptTokens = 0;
@@ -130,7 +130,18 @@ function sumReports(reports: readonly RunReport[], tasks: number): ReportFigures
   let theoretical = 0;
   let retries = 0;
   let usd: number | undefined;
+  let reasoning: number | undefined;
+  let written: number | undefined;
+  const cut = new Map<string, RunReport['cutAnswers'][number]>();
   for (const report of reports) {
+    if (report.reasoningTokens !== undefined) reasoning = (reasoning ?? 0) + report.reasoningTokens;
+    if (report.cacheWriteTokens !== undefined) written = (written ?? 0) + report.cacheWriteTokens;
+    for (const c of report.cutAnswers) {
+      const sum = cut.get(c.reason) ?? { reason: c.reason, forks: 0, raw: [] };
+      sum.forks += c.forks;
+      sum.raw = [...new Set([...sum.raw, ...c.raw])];
+      cut.set(c.reason, sum);
+    }
     promptTokens += report.promptTokens;
     cachedTokens = addCached(cachedTokens, report.cachedTokens);
     preexisting = addCached(preexisting, report.preexistingCachedTokens);
@@ -150,10 +161,13 @@ function sumReports(reports: readonly RunReport[], tasks: number): ReportFigures
     promptTokens,
     cachedTokens,
     outputTokens,
+    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+    ...(written !== undefined ? { cacheWriteTokens: written } : {}),
     hitRate: cachedTokens === null ? null : ratio(cachedTokens, promptTokens),
     efficiency: efficiencyOf(cachedTokens, preexisting, theoretical),
     theoreticalCachedTokens: theoretical,
     cacheMisses: [...misses.values()],
+    cutAnswers: [...cut.values()],
     retries,
     ...(usd !== undefined ? { cost: { usd } } : {}),
   };

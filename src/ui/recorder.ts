@@ -1,5 +1,7 @@
 import type { ForkEvent } from '../engine/events.js';
+import { answersCut } from '../model/finish.js';
 import { addCached } from '../model/types.js';
+import { answerCut } from '../engine/results.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import type { RunReport } from '../engine/report.js';
 import { MARKS_PER_FORK, type ForkDetail, type ForkRow, type ForkState, type ParentView, type RunPatch, type RunSnapshot, type RunSummary, type Sample } from './view.js';
@@ -19,7 +21,10 @@ interface TaskInfo {
 }
 
 /** What a summary reads of a run's report (a parent's page sums its fan-outs' into one). */
-export type ReportFigures = Pick<RunReport, 'promptTokens' | 'cachedTokens' | 'outputTokens' | 'hitRate' | 'efficiency' | 'theoreticalCachedTokens' | 'cacheMisses' | 'retries'> & {
+export type ReportFigures = Pick<
+  RunReport,
+  'promptTokens' | 'cachedTokens' | 'outputTokens' | 'reasoningTokens' | 'cacheWriteTokens' | 'hitRate' | 'efficiency' | 'theoreticalCachedTokens' | 'cacheMisses' | 'cutAnswers' | 'retries'
+> & {
   forks: { total: number };
   cost?: { usd: number };
 };
@@ -97,7 +102,11 @@ export function createRunRecorder(info: { provider: string; model: string; figur
     row.promptTokens = result.usage.promptTokens;
     row.cachedTokens = result.usage.cachedTokens;
     row.outputTokens = result.usage.outputTokens;
+    if (result.usage.reasoningTokens !== undefined) row.reasoningTokens = result.usage.reasoningTokens;
+    if (result.usage.cacheWriteTokens !== undefined) row.cacheWriteTokens = result.usage.cacheWriteTokens;
     if (result.costUsd !== undefined) row.costUsd = result.costUsd;
+    const cutAnswer = answerCut(result);
+    if (cutAnswer !== undefined) row.cut = { reason: cutAnswer.reason, raw: cutAnswer.raw };
     if (result.cacheMiss !== undefined) row.cacheMiss = { ...result.cacheMiss };
     const detail = detailOf(row.id);
     if (result.text !== '') detail.text = cut(result.text);
@@ -123,11 +132,14 @@ export function createRunRecorder(info: { provider: string; model: string; figur
       promptTokens: report.promptTokens,
       cachedTokens: report.cachedTokens,
       outputTokens: report.outputTokens,
+      ...(report.reasoningTokens !== undefined ? { reasoningTokens: report.reasoningTokens } : {}),
+      ...(report.cacheWriteTokens !== undefined ? { cacheWriteTokens: report.cacheWriteTokens } : {}),
       hitRate: report.hitRate,
       efficiency: report.efficiency,
       theoreticalCachedTokens: report.theoreticalCachedTokens,
       ...(report.cost !== undefined ? { costUsd: report.cost.usd } : {}),
       cacheMisses: report.cacheMisses.map((m) => ({ ...m })),
+      cutAnswers: report.cutAnswers.map((c) => ({ reason: c.reason, forks: c.forks, raw: [...c.raw], words: answersCut(c.forks, c.reason) })),
       ...(gate !== undefined ? { gate: { inFlight: gate.inFlight, limit: gate.limit, waiting: gate.waiting, rateLimited: gate.rateLimited, retries: report.retries } } : {}),
       ...(workers !== undefined ? { workers } : {}),
     };
@@ -157,11 +169,23 @@ export function createRunRecorder(info: { provider: string; model: string; figur
           row.promptTokens += event.usage.promptTokens;
           row.cachedTokens = addCached(row.cachedTokens, event.usage.cachedTokens);
           row.outputTokens += event.usage.outputTokens;
+          if (event.usage.reasoningTokens !== undefined) row.reasoningTokens = (row.reasoningTokens ?? 0) + event.usage.reasoningTokens;
+          if (event.usage.cacheWriteTokens !== undefined) row.cacheWriteTokens = (row.cacheWriteTokens ?? 0) + event.usage.cacheWriteTokens;
           mark(row, 'call');
           const turns = detailOf(event.forkId).turns;
           if (turns.length < DETAIL_LIMIT) {
-            const { promptTokens, cachedTokens, outputTokens } = event.usage;
-            turns.push({ turn: event.turn, at: at(), promptTokens, cachedTokens, outputTokens, functionCalls: event.functionCalls });
+            const { promptTokens, cachedTokens, outputTokens, reasoningTokens, cacheWriteTokens } = event.usage;
+            turns.push({
+              turn: event.turn,
+              at: at(),
+              promptTokens,
+              cachedTokens,
+              ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
+              outputTokens,
+              ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
+              functionCalls: event.functionCalls,
+              ...(event.finish !== undefined ? { finish: { reason: event.finish.reason, raw: event.finish.raw } } : {}),
+            });
           }
           break;
         }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { answersCut, type FinishReason } from '../model/finish.js';
 import { addCached } from '../model/types.js';
 import type { ForkDetail, ForkRow, ForkState, RunSnapshot } from './view.js';
 import { pageHtml } from './page/html.js';
@@ -18,12 +19,14 @@ export interface ReportLine {
   text: string;
   turns: number;
   toolCalls: number;
-  usage: { promptTokens: number; cachedTokens: number | null; outputTokens: number };
+  usage: { promptTokens: number; cachedTokens: number | null; outputTokens: number; reasoningTokens?: number | undefined; cacheWriteTokens?: number | undefined };
   costUsd?: number | undefined;
   durationMs: number;
   /** ISO 8601. */
   endedAt?: string | undefined;
   cacheMiss?: { reason: string; tokens: number; detail: string } | undefined;
+  /** A completed fork's answer the provider cut or refused. */
+  cut?: { reason: FinishReason; raw: string } | undefined;
   error?: { kind: string; message: string } | undefined;
 }
 
@@ -34,6 +37,9 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
   let promptTokens = 0;
   let cachedTokens: number | null = 0;
   let outputTokens = 0;
+  let reasoningTokens: number | undefined;
+  let cacheWriteTokens: number | undefined;
+  const cut = new Map<FinishReason, { reason: FinishReason; forks: number; raw: string[] }>();
   let costUsd: number | undefined;
   let elapsedMs = 0;
   const times = timesOf(lines);
@@ -42,7 +48,15 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
     promptTokens += line.usage.promptTokens;
     cachedTokens = addCached(cachedTokens, line.usage.cachedTokens);
     outputTokens += line.usage.outputTokens;
+    if (line.usage.reasoningTokens !== undefined) reasoningTokens = (reasoningTokens ?? 0) + line.usage.reasoningTokens;
+    if (line.usage.cacheWriteTokens !== undefined) cacheWriteTokens = (cacheWriteTokens ?? 0) + line.usage.cacheWriteTokens;
     if (line.costUsd !== undefined) costUsd = (costUsd ?? 0) + line.costUsd;
+    if (line.cut) {
+      const sum = cut.get(line.cut.reason) ?? { reason: line.cut.reason, forks: 0, raw: [] };
+      sum.forks++;
+      if (!sum.raw.includes(line.cut.raw)) sum.raw.push(line.cut.raw);
+      cut.set(sum.reason, sum);
+    }
     const time = times?.spans[i];
     elapsedMs = Math.max(elapsedMs, time?.endedAt ?? line.durationMs);
     if (line.cacheMiss) {
@@ -69,7 +83,10 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
       promptTokens: line.usage.promptTokens,
       cachedTokens: line.usage.cachedTokens,
       outputTokens: line.usage.outputTokens,
+      ...(line.usage.reasoningTokens !== undefined ? { reasoningTokens: line.usage.reasoningTokens } : {}),
+      ...(line.usage.cacheWriteTokens !== undefined ? { cacheWriteTokens: line.usage.cacheWriteTokens } : {}),
       ...(line.costUsd !== undefined ? { costUsd: line.costUsd } : {}),
+      ...(line.cut ? { cut: { reason: line.cut.reason, raw: line.cut.raw } } : {}),
       ...(line.cacheMiss ? { cacheMiss: line.cacheMiss } : {}),
       ...(line.error ? { error: line.error } : {}),
       marks: [],
@@ -87,12 +104,15 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
       promptTokens,
       cachedTokens: finalCached,
       outputTokens,
+      ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
+      ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
       hitRate: finalCached === null || promptTokens === 0 ? null : finalCached / promptTokens,
       // The theoretical maximum is the engine's, from each call's request: a result line does not carry it.
       efficiency: null,
       theoreticalCachedTokens: 0,
       ...(costUsd !== undefined ? { costUsd } : {}),
       cacheMisses: [...misses.values()],
+      cutAnswers: [...cut.values()].map((c) => ({ ...c, words: answersCut(c.forks, c.reason) })),
     },
     forks,
     samples: [],

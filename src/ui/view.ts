@@ -19,8 +19,15 @@ export interface ForkRow {
   promptTokens: number;
   /** null: the provider does not report them. */
   cachedTokens: number | null;
+  /** Output as billed, thinking included. */
   outputTokens: number;
+  /** Of the output, tokens spent thinking (where the provider says). */
+  reasoningTokens?: number;
+  /** Tokens its calls wrote into the provider's cache (where the provider reports them). */
+  cacheWriteTokens?: number;
   costUsd?: number;
+  /** It completed on a reply the provider cut or refused: why, in forkpool's word and the provider's. */
+  cut?: { reason: string; raw: string };
   /** Why its first call was served less than its siblings share. */
   cacheMiss?: { reason: string; tokens: number; detail: string };
   error?: { kind: string; message: string };
@@ -37,7 +44,18 @@ export interface Mark {
 export interface ForkDetail {
   id: string;
   directive: string;
-  turns: { turn: number; at: number; promptTokens: number; cachedTokens: number | null; outputTokens: number; functionCalls: number }[];
+  turns: {
+    turn: number;
+    at: number;
+    promptTokens: number;
+    cachedTokens: number | null;
+    cacheWriteTokens?: number;
+    outputTokens: number;
+    reasoningTokens?: number;
+    functionCalls: number;
+    /** Why the reply stopped (`stop`, `length`, …) and the provider's word, where it said. */
+    finish?: { reason: string; raw: string };
+  }[];
   tools: { at: number; tool: string; status: string; error?: string }[];
   text?: string;
   error?: { kind: string; message: string };
@@ -55,11 +73,15 @@ export interface RunSummary {
   promptTokens: number;
   cachedTokens: number | null;
   outputTokens: number;
+  reasoningTokens?: number;
+  cacheWriteTokens?: number;
   hitRate: number | null;
   efficiency: number | null;
   theoreticalCachedTokens: number;
   costUsd?: number;
   cacheMisses: { reason: string; forks: number; tokens: number }[];
+  /** Completed forks whose answer was cut or refused, by reason, in words ("2 answers cut at the output limit"). */
+  cutAnswers: { reason: string; forks: number; raw: string[]; words: string }[];
   gate?: { inFlight: number; limit: number; waiting: number; rateLimited: number; retries: number };
   /** A distributed run's workers: forks each finished, and the task ids each runs now. */
   workers?: { id: string; forks: number; running: string[] }[];

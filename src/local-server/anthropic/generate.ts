@@ -6,7 +6,7 @@ import { streamMessage } from './stream.js';
 import { toContentBlocks, toPromptFields, type AssistantContent } from './translate.js';
 import { validateMessagesRequest } from './validate.js';
 import type { AnthropicMessageResponse, AnthropicUsage } from './wire.js';
-import { outputTokens, withinOutputLimit, type Exchange, type Sent } from '../core/exchange.js';
+import { outputTokens, type Exchange, type Sent } from '../core/exchange.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import { applyFaults, type FaultMessages } from '../core/request-faults.js';
@@ -38,7 +38,7 @@ export async function serveMessages(state: ServerState, body: JsonObject, ex: Ex
   const request = validateMessagesRequest(body);
   const rendering = renderMessages(request, { bytes: ex.rawBytes, memo: state.prompts });
   const breakpoints = breakpointsOf(rendering, request.cacheControl);
-  const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest });
+  const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest, maxOutputTokens: request.maxTokens });
   const fault = applyFaults(state, plan.fail, { scope: 'messages', rawBody: ex.rawBody, res: ex.res }, ANTHROPIC_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
 
@@ -52,10 +52,9 @@ export async function serveMessages(state: ServerState, body: JsonObject, ex: Ex
 
   // max_tokens 0 pre-warms the cache: "returns immediately without generating any output … stop_reason: "max_tokens"".
   const prewarm = request.maxTokens === 0;
-  // Past max_tokens the reply is cut, as the API cuts it (stop_reason max_tokens).
-  const limited = withinOutputLimit(plan.parts, request.maxTokens);
-  const reply: AssistantContent = prewarm ? { content: [], stopReason: 'max_tokens' } : toContentBlocks(limited.parts, limited.cut);
-  const output = prewarm ? 0 : outputTokens(limited.parts);
+  // A reply the request's max_tokens cut ends as the API's does: stop_reason "max_tokens".
+  const reply: AssistantContent = prewarm ? { content: [], stopReason: 'max_tokens' } : toContentBlocks(plan.parts, plan.cut);
+  const output = prewarm ? 0 : outputTokens(plan.parts);
   state.metrics.usage(prompt, cache.read, output);
   const id = `msg_${state.nextResponse().toString(36)}${rendering.prompt.digest}`;
   // Cache diagnostics: on the message, so also on message_start, where "`diagnostics` appears" in a stream.

@@ -58,7 +58,8 @@ export interface AssistantContent {
   stopReason: StopReason;
 }
 
-/** The model's parts as content blocks: `tool_use` (ids `toolu_<hash>`) when it calls, else its text (`cut` by max_tokens: stop_reason max_tokens). */
+/** The model's parts as content blocks: `tool_use` (ids `toolu_<hash>`) when it calls, else its text. */
+/** `cut`: the request's max_tokens ended the reply. */
 export function toContentBlocks(parts: readonly WirePart[], cut = false): AssistantContent {
   const content: OutputBlock[] = [];
   for (const part of parts) {
@@ -66,6 +67,5 @@ export function toContentBlocks(parts: readonly WirePart[], cut = false): Assist
     if (call) content.push({ type: 'tool_use', id: `toolu_${shortHash(call.id ?? `${call.name}:${content.length}`)}`, name: call.name, input: call.args ?? {} });
     else if (part.text !== undefined) content.push({ type: 'text', text: part.text });
   }
-  if (cut) return { content, stopReason: 'max_tokens' };
-  return { content, stopReason: content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn' };
+  return { content, stopReason: cut ? 'max_tokens' : content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn' };
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { decodeMs, delay, type LatencyModel } from './latency.js';
-import { CHARS_PER_TOKEN, countTokens } from './chain.js';
+import { countTokens } from './chain.js';
 import type { WirePart } from './types.js';
 
 /** One request and its response, and the pacing of output that every dialect's handlers share. */
@@ -21,17 +21,6 @@ export function outputTokens(parts: readonly WirePart[]): number {
   let chars = 0;
   for (const part of parts) chars += part.text !== undefined ? part.text.length : JSON.stringify(part.functionCall ?? part).length;
   return Math.max(1, countTokens(chars));
-}
-
-/**
- * A reply held to the request's output limit (Gemini's maxOutputTokens, max_tokens, …), as a model
- * is: past it, the text is cut at that many tokens and its calls are left out, and `cut` says the
- * reply ends with the API's length finish reason.
- */
-export function withinOutputLimit(parts: WirePart[], limit: unknown): { parts: WirePart[]; cut: boolean } {
-  if (typeof limit !== 'number' || outputTokens(parts) <= limit) return { parts, cut: false };
-  const text = parts.map((part) => part.text ?? '').join('');
-  return { parts: [{ text: text.slice(0, Math.max(0, limit) * CHARS_PER_TOKEN) }], cut: true };
 }
 
 /** Splits a text answer into a few stream chunks (whole answer when short). */

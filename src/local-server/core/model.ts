@@ -3,6 +3,8 @@ import vm from 'node:vm';
 // public name and subagent type, which the client under test defines (src/fork). No cache rule comes
 // from outside src/local-server (each dialect keeps its own copy, with its sources).
 import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../../fork/agent-tool.js';
+import { CHARS_PER_TOKEN } from './chain.js';
+import { outputTokens } from './exchange.js';
 import { shortHash } from './render.js';
 import { notificationResults, parseScript, responsesAfter, situate, type Command } from './script.js';
 import type { JsonObject, PromptFields, WireContent, WireFunctionCall, WirePart } from './types.js';
@@ -16,6 +18,8 @@ export interface ModelPlan {
   sleepMs: number;
   fail: { status: number; times: number } | undefined;
   parts: WirePart[];
+  /** The request's output limit cut the reply: each dialect says so with its API's word (length, MAX_TOKENS, max_tokens, incomplete). */
+  cut: boolean;
 }
 
 export interface ModelInput {
@@ -23,6 +27,26 @@ export interface ModelInput {
   fields: readonly PromptFields[];
   /** Context hash of the rendered prompt. */
   digest: string;
+  /** The request's output limit (max_tokens, maxOutputTokens, max_output_tokens), when it set one. */
+  maxOutputTokens?: number | undefined;
+}
+
+/**
+ * A text reply longer than the request's output limit ends at the limit, as the APIs end theirs.
+ * A reply of calls is not cut: a call cut short is arguments no client can read, which a script
+ * does not need to make.
+ */
+function withinLimit(parts: WirePart[], limit: number | undefined): { parts: WirePart[]; cut: boolean } {
+  if (limit === undefined || limit < 1 || parts.some((part) => part.text === undefined) || outputTokens(parts) <= limit) return { parts, cut: false };
+  let room = limit * CHARS_PER_TOKEN;
+  const kept: WirePart[] = [];
+  for (const part of parts) {
+    const text = part.text ?? '';
+    if (room <= 0) break;
+    kept.push({ ...part, text: text.slice(0, room) });
+    room -= text.length;
+  }
+  return { parts: kept, cut: true };
 }
 
 /** The whole request as plain text: texts verbatim, everything else as JSON. */
@@ -146,9 +170,10 @@ export function planResponse(input: ModelInput): ModelPlan {
       calls.push({ name: AGENT_TOOL_NAME, args: { description, prompt: command.directive, subagent_type: FORK_SUBAGENT_TYPE } });
     }
   }
-  const parts: WirePart[] =
+  const planned: WirePart[] =
     calls.length > 0
       ? calls.map((call, i) => ({ functionCall: { id: `call_${input.digest}_${i}`, ...call } }))
       : [{ text: finalAnswer(commands, text, contents, anchor, input) }];
-  return { sleepMs, fail, parts };
+  const { parts, cut } = withinLimit(planned, input.maxOutputTokens);
+  return { sleepMs, fail, parts, cut };
 }

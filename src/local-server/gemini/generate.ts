@@ -1,4 +1,4 @@
-import { outputTokens, streamPieces, withinOutputLimit, type Exchange, type Sent } from '../core/exchange.js';
+import { outputTokens, streamPieces, type Exchange, type Sent } from '../core/exchange.js';
 import { invalid } from './errors.js';
 import { modelResource, type StoredCache } from './explicit-cache.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
@@ -61,7 +61,9 @@ export async function serveGenerate(
   const cache = resolveExplicit(state, request, route.model);
   const fields = promptFields(request, cache);
   const rendered = geminiPrompt(state, request, route.model, cache, ex.rawBytes);
-  const plan = planResponse({ fields, digest: rendered.digest });
+  const plan = planResponse({ fields, digest: rendered.digest, maxOutputTokens: maxOutputTokensOf(request) });
+  // "MAX_TOKENS: The maximum number of tokens as specified in the request was reached."
+  const finishReason = plan.cut ? 'MAX_TOKENS' : 'STOP';
 
   const fault = applyFaults(state, plan.fail, { scope: route.model, rawBody: ex.rawBody, res: ex.res }, GEMINI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
@@ -72,10 +74,7 @@ export async function serveGenerate(
   if (!cache) state.cache.admit(rendered.keys, rendered.tokens);
   if (!(await delay(plan.sleepMs, ex.signal))) return 0;
 
-  // generationConfig.maxOutputTokens cuts the reply, as the API does (finishReason MAX_TOKENS).
-  const reply = withinOutputLimit(plan.parts, request.generationConfig?.maxOutputTokens);
-  const finishReason = reply.cut ? ('MAX_TOKENS' as const) : ('STOP' as const);
-  const candidates = outputTokens(reply.parts);
+  const candidates = outputTokens(plan.parts);
   state.metrics.usage(rendered.tokens, cached, candidates);
   const meta = usage(rendered.tokens, cached, candidates);
   const head = { modelVersion: route.model.replace(/^models\//, ''), responseId: `lsr-${state.nextResponse().toString(36)}-${rendered.digest}` };
@@ -83,7 +82,7 @@ export async function serveGenerate(
   if (route.kind === 'generateContent') {
     if (!(await delay(decodeMs(state.latency, candidates), ex.signal))) return 0;
     const response: GenerateResponse = {
-      candidates: [{ content: { role: 'model', parts: reply.parts }, finishReason, index: 0 }],
+      candidates: [{ content: { role: 'model', parts: plan.parts }, finishReason, index: 0 }],
       usageMetadata: meta,
       ...head,
     };
@@ -94,7 +93,7 @@ export async function serveGenerate(
   }
 
   ex.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const pieces = streamPieces(reply.parts);
+  const pieces = streamPieces(plan.parts);
   let sentTokens = 0;
   for (let i = 0; i < pieces.length; i++) {
     const parts = pieces[i] as WirePart[];
@@ -113,6 +112,12 @@ export async function serveGenerate(
   }
   ex.res.end();
   return 200;
+}
+
+/** `generationConfig.maxOutputTokens`, when the request set it. */
+function maxOutputTokensOf(request: GenerateRequest): number | undefined {
+  const limit = request.generationConfig?.maxOutputTokens;
+  return typeof limit === 'number' && Number.isSafeInteger(limit) ? limit : undefined;
 }
 
 export function serveCountTokens(state: ServerState, model: string, body: JsonObject, ex: Exchange): Sent {

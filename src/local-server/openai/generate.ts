@@ -1,4 +1,4 @@
-import { outputTokens, withinOutputLimit, type Exchange, type Sent } from '../core/exchange.js';
+import { outputTokens, type Exchange, type Sent } from '../core/exchange.js';
 import { decodeMs, delay, prefillMs } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import { renderChat } from './render.js';
@@ -45,10 +45,7 @@ export async function prefillThenCount(
 export async function serveChatCompletions(state: ServerState, body: JsonObject, ex: Exchange): Promise<Sent> {
   const request = validateChatRequest(body);
   const rendering = renderChat(request, state.chat.implicit.config.blockTokens, { bytes: ex.rawBytes, memo: state.prompts }, state.chat.atBreakpoints(request.model));
-  const planned = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest });
-  // max_completion_tokens (or the older max_tokens) cuts the reply, as the API does (finish_reason length).
-  const limited = withinOutputLimit(planned.parts, body.max_completion_tokens ?? body.max_tokens);
-  const plan = { ...planned, parts: limited.parts };
+  const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest, maxOutputTokens: request.maxTokens });
   const fault = applyFaults(state, plan.fail, { scope: 'chat.completions', rawBody: ex.rawBody, res: ex.res }, OPENAI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
 
@@ -57,7 +54,7 @@ export async function serveChatCompletions(state: ServerState, body: JsonObject,
   const completion = await prefillThenCount(state, { rendering, cache, plan, fault }, ex.signal);
   if (completion === undefined) return 0;
   const usage = chatUsage(state.chat.preset, prompt, completion, cache);
-  const reply = toAssistantReply(plan.parts, limited.cut);
+  const reply = toAssistantReply(plan.parts, plan.cut);
   const head: ChunkHead = {
     id: `chatcmpl-${state.nextResponse().toString(36)}${rendering.prompt.digest}`,
     created: Math.floor(Date.now() / 1000),

@@ -74,7 +74,8 @@ export interface AssistantReply {
   finishReason: FinishReason;
 }
 
-/** The model's parts as an assistant message: tool_calls (arguments as JSON text) when it calls, else its text (`cut` by the output limit: finish_reason length). */
+/** The model's parts as an assistant message: tool_calls (arguments as JSON text) when it calls, else its text. */
+/** `cut`: the request's output limit ended the reply (finish_reason "length"). */
 export function toAssistantReply(parts: readonly WirePart[], cut = false): AssistantReply {
   const toolCalls: ChatToolCall[] = [];
   for (const part of parts) {

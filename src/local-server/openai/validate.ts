@@ -138,7 +138,13 @@ export function validateChatRequest(body: JsonObject): ChatRequest {
     if (typeof include !== 'boolean') throw wrongType('stream_options.include_usage', 'a boolean', include);
     includeUsage = include;
   }
-  return { model, messages, tools, stream: stream === true, includeUsage, cacheMode: cacheModeOf(body.prompt_cache_options) };
+  return { model, messages, tools, stream: stream === true, includeUsage, cacheMode: cacheModeOf(body.prompt_cache_options), maxTokens: maxTokensOf(body) };
+}
+
+/** The output limit: `max_completion_tokens`, else the older `max_tokens` (DashScope, DeepSeek and vLLM read it still). */
+function maxTokensOf(body: JsonObject): number | undefined {
+  const limit = body.max_completion_tokens ?? body.max_tokens;
+  return typeof limit === 'number' && Number.isSafeInteger(limit) ? limit : undefined;
 }
 
 /** `prompt_cache_options.mode` (GPT-5.6 and later): "Defaults to `implicit`". */

@@ -41,6 +41,8 @@ export interface ChatRequest {
   includeUsage: boolean;
   /** prompt_cache_options.mode (GPT-5.6 and later; default implicit). */
   cacheMode: 'implicit' | 'explicit';
+  /** max_completion_tokens (or max_tokens): a longer reply ends there with finish_reason "length". */
+  maxTokens?: number | undefined;
 }
 
 /** `usage` in the field names of the provider being simulated. */

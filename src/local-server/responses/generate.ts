@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { withinOutputLimit, type Exchange, type Sent } from '../core/exchange.js';
+import type { Exchange, Sent } from '../core/exchange.js';
 import { decodeMs, delay } from '../core/latency.js';
 import { planResponse } from '../core/model.js';
 import { applyFaults } from '../core/request-faults.js';
@@ -82,10 +82,8 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
   const previous = previousOf(state, request.previousResponseId);
   const chat = toChatRequest(request, effectiveInput(previous, request.input));
   const rendering = renderChat(chat, state.chat.implicit.config.blockTokens, undefined, state.chat.atBreakpoints(request.model));
-  const planned = planResponse({ fields: [toPromptFields(chat)], digest: rendering.prompt.digest });
-  // max_output_tokens cuts the reply, as the API does: the Response ends incomplete (reason max_output_tokens).
-  const limited = withinOutputLimit(planned.parts, request.settings.max_output_tokens);
-  const plan = { ...planned, parts: limited.parts };
+  const limit = request.settings.max_output_tokens;
+  const plan = planResponse({ fields: [toPromptFields(chat)], digest: rendering.prompt.digest, maxOutputTokens: typeof limit === 'number' ? limit : undefined });
   const fault = applyFaults(state, plan.fail, { scope: 'responses', rawBody: ex.rawBody, res: ex.res }, OPENAI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
 
@@ -102,17 +100,18 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
   events?.send('response.in_progress', { response: head });
   const completion = await prefillThenCount(state, { rendering, cache, plan, fault }, ex.signal);
   if (completion === undefined) return 0;
-  const reply = toAssistantReply(plan.parts);
+  const reply = toAssistantReply(plan.parts, plan.cut);
   const output = outputItems(reply, (prefix, i) => `${prefix}_${serial}${i.toString(16).padStart(2, '0')}`);
   const usage = responsesUsage(state.chat.preset, prompt, completion, cache);
   const diagnostics = diagnosis.diagnostics !== undefined ? { prompt_cache_diagnostics: diagnosis.diagnostics } : {};
-  const done: ResponseObject = limited.cut
+  // max_output_tokens reached: the Response is `incomplete`, says why, and has no completed_at.
+  const done: ResponseObject = plan.cut
     ? { ...head, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output, usage, ...diagnostics }
     : { ...head, status: 'completed', completed_at: Math.floor(Date.now() / 1000), output, usage, ...diagnostics };
   const text = JSON.stringify(done);
   if (events) {
     if (!(await streamOutput(events, output, completion, state.latency, ex.signal))) return 0;
-    events.send(limited.cut ? 'response.incomplete' : 'response.completed', { response: done }, true);
+    events.send(plan.cut ? 'response.incomplete' : 'response.completed', { response: done }, true);
     ex.res.end();
   } else {
     if (!(await delay(decodeMs(state.latency, completion), ex.signal))) return 0;

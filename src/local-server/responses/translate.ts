@@ -141,5 +141,6 @@ export function outputItems(reply: AssistantReply, itemId: (prefix: 'msg' | 'fc'
     }));
   }
   const text = reply.content ?? '';
-  return [{ id: itemId('msg', 0), type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text }], role: 'assistant' }];
+  const status = reply.finishReason === 'length' ? 'incomplete' : 'completed';
+  return [{ id: itemId('msg', 0), type: 'message', status, content: [{ type: 'output_text', annotations: [], logprobs: [], text }], role: 'assistant' }];
 }

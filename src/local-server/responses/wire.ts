@@ -34,7 +34,7 @@ export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem 
 type OutputText = { type: 'output_text'; annotations: never[]; logprobs: never[]; text: string };
 
 /** The model's output items, with the key order of the API's own (a message: id, type, status, content, role). */
-type OutputMessage = { id: string; type: 'message'; status: 'in_progress' | 'completed'; content: OutputText[]; role: 'assistant' };
+type OutputMessage = { id: string; type: 'message'; status: 'in_progress' | 'completed' | 'incomplete'; content: OutputText[]; role: 'assistant' };
 type OutputFunctionCall = { id: string; type: 'function_call'; status: 'in_progress' | 'completed'; arguments: string; call_id: string; name: string };
 export type OutputItem = OutputMessage | OutputFunctionCall;
 
@@ -88,11 +88,11 @@ export type ResponseObject = {
   id: string;
   object: 'response';
   created_at: number;
-  /** incomplete: cut by max_output_tokens (incomplete_details says so; completed_at stays null). */
+  /** `incomplete`: max_output_tokens ended it (incomplete_details says so). */
   status: 'in_progress' | 'completed' | 'incomplete';
   completed_at: number | null;
   error: null;
-  incomplete_details: { reason: 'max_output_tokens' } | null;
+  incomplete_details: null | { reason: 'max_output_tokens' };
   instructions: string | null;
   model: string;
   output: OutputItem[];

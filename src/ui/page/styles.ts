@@ -98,6 +98,7 @@ button.link { border: none; background: none; padding: 0; color: var(--running);
 .row[data-state=queued] .c-state { color: var(--queued); } .row[data-state=running] .c-state { color: var(--running); }
 .row[data-state=completed] .c-state { color: var(--completed); } .row[data-state=failed] .c-state { color: var(--failed); }
 .row[data-state=cancelled] .c-state { color: var(--cancelled); }
+.row[data-state=completed]:not([data-cut='']) .c-state, .stat.cut .stat-value { color: var(--cancelled); font-weight: 600; }
 .row .c-error { color: var(--failed); }
 .c-bar { display: flex; align-items: center; }
 .span-bar { display: block; }

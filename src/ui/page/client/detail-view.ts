@@ -4,6 +4,7 @@
  * GET /fork, fetched again as the fork moves on. A "Stop" button while it is queued or running
  * (live only).
  */
+import { cutWords } from '../../../model/finish.js';
 import type { ForkDetail, ForkRow } from '../../view.js';
 import type { Api } from './api.js';
 import { h, setText } from './dom.js';
@@ -28,13 +29,21 @@ function facts(row: ForkRow): HTMLElement {
     ['Ended', row.endedAt === undefined ? DASH : `+${duration(row.endedAt)}`],
     ['Turns', String(row.turns)],
     ['Tool calls', String(row.toolCalls)],
-    ['Tokens', `${int(row.promptTokens)} prompt · ${row.cachedTokens === null ? 'n/a' : int(row.cachedTokens)} cached · ${int(row.outputTokens)} output`],
+    ['Tokens', tokensText(row)],
   ];
+  if (row.cut) items.push(['Answer', `not whole: ${cutWords(row.cut.reason)} (${row.cut.raw}); the text below is what came`]);
   if (row.costUsd !== undefined) items.push(['Cost', usd(row.costUsd)]);
   if (row.cacheMiss) items.push(['Cache miss', `${row.cacheMiss.reason}: ${int(row.cacheMiss.tokens)} tokens short. ${row.cacheMiss.detail}`]);
   const list = h('dl', { class: 'facts' }, ...items.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
   if (!row.error) return list;
   return h('div', {}, list, h('pre', { class: 'text error', 'data-testid': 'detail-error' }, `${row.error.kind}: ${row.error.message}`));
+}
+
+function tokensText(row: ForkRow): string {
+  const parts = [`${int(row.promptTokens)} prompt`, `${row.cachedTokens === null ? 'n/a' : int(row.cachedTokens)} cached`];
+  if (row.cacheWriteTokens !== undefined) parts.push(`${int(row.cacheWriteTokens)} written to the cache`);
+  parts.push(`${int(row.outputTokens)} output${row.reasoningTokens !== undefined ? ` (${int(row.reasoningTokens)} reasoning)` : ''}`);
+  return parts.join(' · ');
 }
 
 function table(head: string[], rows: string[][], numeric: boolean[]): HTMLElement {
@@ -50,11 +59,25 @@ function table(head: string[], rows: string[][], numeric: boolean[]): HTMLElemen
 function detailBody(detail: ForkDetail, row: ForkRow | undefined): Node[] {
   const out: Node[] = [h('h3', {}, 'Directive'), h('pre', { class: 'text', 'data-testid': 'detail-directive' }, detail.directive)];
   out.push(h('h3', {}, `Turns (${detail.turns.length})`));
+  // Written and reasoning columns only where the provider reports them.
+  const written = detail.turns.some((t) => t.cacheWriteTokens !== undefined);
+  const reasoning = detail.turns.some((t) => t.reasoningTokens !== undefined);
+  const opt = (n: number | undefined): string => (n === undefined ? DASH : compact(n));
   out.push(
     table(
-      ['Turn', 'At', 'Prompt', 'Cached', 'Output', 'Calls'],
-      detail.turns.map((t) => [String(t.turn), `+${duration(t.at)}`, compact(t.promptTokens), cached(t.cachedTokens), compact(t.outputTokens), String(t.functionCalls)]),
-      [true, true, true, true, true, true],
+      ['Turn', 'At', 'Prompt', 'Cached', ...(written ? ['Written'] : []), 'Output', ...(reasoning ? ['Reasoning'] : []), 'Calls', 'Finish'],
+      detail.turns.map((t) => [
+        String(t.turn),
+        `+${duration(t.at)}`,
+        compact(t.promptTokens),
+        cached(t.cachedTokens),
+        ...(written ? [opt(t.cacheWriteTokens)] : []),
+        compact(t.outputTokens),
+        ...(reasoning ? [opt(t.reasoningTokens)] : []),
+        String(t.functionCalls),
+        t.finish ? (t.finish.reason === t.finish.raw ? t.finish.reason : `${t.finish.reason} (${t.finish.raw})`) : DASH,
+      ]),
+      [true, true, true, true, ...(written ? [true] : []), true, ...(reasoning ? [true] : []), true, false],
     ),
   );
   out.push(h('h3', {}, `Tool calls (${detail.tools.length})`));

@@ -1,4 +1,4 @@
-/* Which rows the list shows: a state (or all) and a search over id, agent and error text. */
+/* Which rows the list shows: a state (or all) and a search over id, agent, error text and a cut answer's reason. */
 import type { ForkRow, ForkState } from '../../view.js';
 
 export interface Filter {
@@ -12,7 +12,7 @@ const keys = new WeakMap<ForkRow, string>();
 function searchKey(row: ForkRow): string {
   let key = keys.get(row);
   if (key === undefined) {
-    key = [row.id, row.agent, row.error?.kind ?? '', row.error?.message ?? ''].join('\n').toLowerCase();
+    key = [row.id, row.agent, row.error?.kind ?? '', row.error?.message ?? '', row.cut ? `cut ${row.cut.reason} ${row.cut.raw}` : ''].join('\n').toLowerCase();
     keys.set(row, key);
   }
   return key;

@@ -22,7 +22,8 @@ interface Column {
 
 const COLUMNS: Column[] = [
   { title: 'Fork', className: 'c-id', text: (r) => r.id, tip: (r) => r.id },
-  { title: 'State', className: 'c-state', text: (r) => r.state },
+  // A completed fork whose answer was cut or refused says so in place of its state (its tip says both).
+  { title: 'State', className: 'c-state', text: (r) => (r.cut ? 'cut' : r.state), tip: (r) => (r.cut ? `completed, the answer not whole: ${r.cut.reason} (${r.cut.raw})` : r.state) },
   { title: 'Agent', className: 'c-agent', text: (r) => r.agent, tip: (r) => r.agent },
   { title: 'Turns', className: 'c-num', text: (r) => String(r.turns) },
   { title: 'Tools', className: 'c-num', text: (r) => String(r.toolCalls) },
@@ -30,6 +31,7 @@ const COLUMNS: Column[] = [
     title: 'Tokens p · c · o',
     className: 'c-tokens',
     text: (r) => `${compact(r.promptTokens)} · ${r.cachedTokens === null ? 'n/a' : compact(r.cachedTokens)} · ${compact(r.outputTokens)}`,
+    tip: (r) => tokensTip(r),
   },
   {
     title: 'Duration',
@@ -41,6 +43,14 @@ const COLUMNS: Column[] = [
 ];
 // The span bar sits between the duration and the cache miss.
 const BAR_AFTER = 6;
+
+/** Every figure of a fork's tokens, the cache writes and reasoning among them where the provider reports them. */
+function tokensTip(r: ForkRow): string {
+  const parts = [`${r.promptTokens} prompt`, `${r.cachedTokens === null ? 'n/a' : r.cachedTokens} cached`];
+  if (r.cacheWriteTokens !== undefined) parts.push(`${r.cacheWriteTokens} written to the cache`);
+  parts.push(`${r.outputTokens} output${r.reasoningTokens !== undefined ? ` (${r.reasoningTokens} reasoning)` : ''}`);
+  return parts.join(' · ');
+}
 
 interface Slot {
   element: HTMLElement;
@@ -74,6 +84,7 @@ function fill(slot: Slot, row: ForkRow, index: number, total: number, now: numbe
   el.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
   setAttr(el, 'data-fork-id', row.id);
   setAttr(el, 'data-state', row.state);
+  setAttr(el, 'data-cut', row.cut?.reason ?? '');
   el.classList.toggle('selected', selected);
   COLUMNS.forEach((column, i) => {
     const cell = slot.cells[i];

@@ -21,6 +21,7 @@ function emptySummary(): RunSummary {
     efficiency: null,
     theoreticalCachedTokens: 0,
     cacheMisses: [],
+    cutAnswers: [],
   };
 }
 

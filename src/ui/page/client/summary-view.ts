@@ -52,6 +52,14 @@ export function createSummary(title: string, onStopRun: () => Promise<boolean>):
   const tokens = stat('Tokens (prompt · cached · output)');
   const hit = stat('Hit rate');
   const efficiency = stat('Efficiency vs max');
+  // Shown only where the provider reports them, and when an answer was not whole.
+  const written = stat('Written to cache');
+  written.value.dataset.testid = 'cache-writes';
+  const reasoning = stat('Reasoning (of output)');
+  reasoning.value.dataset.testid = 'reasoning';
+  const cut = stat('Answers not whole');
+  cut.box.classList.add('wide', 'cut');
+  cut.value.dataset.testid = 'cut-answers';
   const cost = stat('Cost');
   const gate = stat('Call gate');
   const workers = stat('Workers');
@@ -62,7 +70,7 @@ export function createSummary(title: string, onStopRun: () => Promise<boolean>):
     'header',
     { class: 'summary', 'data-testid': 'summary' },
     h('div', { class: 'title-line' }, h('h1', {}, title), model, connection, h('span', { class: 'spacer' }), stopAnswer, stopRun),
-    h('div', { class: 'stats' }, elapsed.box, forks.box, tokens.box, hit.box, efficiency.box, cost.box, gate.box, workers.box),
+    h('div', { class: 'stats' }, elapsed.box, forks.box, tokens.box, written.box, reasoning.box, hit.box, efficiency.box, cost.box, cut.box, gate.box, workers.box),
   );
 
   return {
@@ -76,6 +84,12 @@ export function createSummary(title: string, onStopRun: () => Promise<boolean>):
         if (el) setText(el, String(s.forks[state]));
       }
       setText(tokens.value, `${int(s.promptTokens)} · ${s.cachedTokens === null ? 'n/a' : int(s.cachedTokens)} · ${int(s.outputTokens)}`);
+      written.box.hidden = s.cacheWriteTokens === undefined;
+      setText(written.value, s.cacheWriteTokens === undefined ? DASH : int(s.cacheWriteTokens));
+      reasoning.box.hidden = s.reasoningTokens === undefined;
+      setText(reasoning.value, s.reasoningTokens === undefined ? DASH : int(s.reasoningTokens));
+      cut.box.hidden = s.cutAnswers.length === 0;
+      setText(cut.value, s.cutAnswers.map((c) => `${c.words} (${c.raw.join(', ')})`).join(' · '));
       setText(hit.value, pct(s.hitRate));
       setText(efficiency.value, `${pct(s.efficiency)} (max ${cached(s.theoreticalCachedTokens)} cached)`);
       cost.box.hidden = s.costUsd === undefined;
