@@ -26,7 +26,7 @@ const RESEARCH_IDS = [
 ];
 
 function expectResultLine(line: Record<string, unknown>): void {
-  const expected = [...RESULT_KEYS, ...['output', 'error', 'cacheMiss'].filter((key) => key in line)];
+  const expected = [...RESULT_KEYS, ...['output', 'error', 'cacheMiss', 'finish', 'cut'].filter((key) => key in line)];
   expect(Object.keys(line).sort()).toEqual(expected.sort());
   expect(typeof line.id).toBe('string');
   expect(['completed', 'failed', 'cancelled']).toContain(line.status);
