@@ -146,4 +146,13 @@ describe('the CLI', () => {
     expect(notAmount.code).toBe(2);
     expect(notAmount.stderr).toContain('--max-cost: a positive amount in US dollars');
   });
+
+  it('--max-cost for a model without a price is a usage error before --out or the journal is opened', async () => {
+    const out = join(tmp, 'unpriced.jsonl');
+    const run = await runCli(['run', '--session', sessionFile, '--tasks', TASKS, '--model', 'no-such-model-7', '--max-cost', '1', '--out', out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--max-cost: forkpool has no price for local model "no-such-model-7": give it with --prices FILE');
+    expect(() => readFileSync(out)).toThrow();
+    expect(() => readFileSync(`${out}.journal`)).toThrow();
+  });
 });

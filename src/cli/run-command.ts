@@ -15,6 +15,7 @@ import { compactReport, resultEventLine, streamSession, taskNotificationLines, t
 import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
+import { priceOf } from '../model/prices.js';
 import { parseFlags, portOf } from './parse-flags.js';
 import { requireWritableDir, type CliIo } from './io.js';
 import { EXIT_CODES_HELP, exitCodeOfSignal } from './exit-codes.js';
@@ -104,6 +105,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!queueAddress) await requireProjectProvider(options.provider, values.provider);
   const storedResponse = storedResponseOf(values['previous-response'], shape, options.cache, queueAddress !== undefined);
   if (values.model) session.model = values.model;
+  // A cost cap without a price would stop nothing: refused before any file is opened.
+  if (options.maxCost !== undefined && priceOf(options.provider.kind, session.model, options.prices) === undefined) {
+    throw new UsageError(`--max-cost: forkpool has no price for ${options.provider.kind} model "${session.model}": give it with --prices FILE (docs/prices.md)`);
+  }
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const journalPath = values.journal ?? (values.out ? `${values.out}.journal` : undefined);
   if (values.resume && !journalPath) throw new UsageError('--resume needs a journal: give --journal FILE or --out FILE');
