@@ -5,7 +5,7 @@ import type { FrozenPrefix } from '../prefix/index.js';
 import { workerCommandOf, type QueueAddress } from '../queue/address.js';
 import type { RunReport } from '../engine/report.js';
 import { priceOf } from '../model/prices.js';
-import { billedTokens } from '../model/types.js';
+import { addCached, billedTokens } from '../model/types.js';
 import type { LostAttempts, QueueDispatcher, WorkerSummary } from '../queue/dispatcher.js';
 import type { RunForkSettings } from '../queue/redis-wire.js';
 import type { CliIo } from './io.js';
@@ -108,7 +108,7 @@ export async function openQueueRun(
 export function withLostAttempts(report: RunReport, lost: LostAttempts): RunReport {
   if (lost.attempts === 0) return report;
   const promptTokens = report.promptTokens + lost.usage.promptTokens;
-  const cachedTokens = report.cachedTokens === null || lost.usage.cachedTokens === null ? null : report.cachedTokens + lost.usage.cachedTokens;
+  const cachedTokens = addCached(report.cachedTokens, lost.usage.cachedTokens);
   return {
     ...report,
     modelCalls: report.modelCalls + lost.modelCalls,

@@ -41,6 +41,17 @@ export interface CutAnswers {
   raw: string[];
 }
 
+/** Adds `forks` answers cut for one reason to a tally: each reason once, its providers' words without repeats, in the order met. */
+export function tallyCut(tally: CutAnswers[], reason: FinishReason, raw: readonly string[], forks = 1): void {
+  let sum = tally.find((c) => c.reason === reason);
+  if (sum === undefined) {
+    sum = { reason, forks: 0, raw: [] };
+    tally.push(sum);
+  }
+  sum.forks += forks;
+  for (const word of raw) if (!sum.raw.includes(word)) sum.raw.push(word);
+}
+
 /** A run's input cost in units of one uncached input token: what it cost, against the same tokens sent uncached. */
 export interface InputCost {
   /** Input tokens as an uncached run would pay for them (every prompt token at 1×). */

@@ -16,13 +16,13 @@ import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
 import { answerCut, emptyCancelled, spentUsage } from './results.js';
-import { addCached, billedTokens, type TokenUsage } from '../model/types.js';
+import { addCached, addKnown, billedTokens, type TokenUsage } from '../model/types.js';
 import { costOf, costOfCalls, storageCostOf, type ModelPrice } from '../model/prices.js';
 import { windowRefusal, type RunWindow } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf, inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
-import type { CutAnswers, ForkCacheFigures, RunCacheStorage, RunReport } from './report.js';
+import { tallyCut, type CutAnswers, type ForkCacheFigures, type RunCacheStorage, type RunReport } from './report.js';
 import type { CacheMiss } from './thread-wire.js';
 import type { Context } from '@opentelemetry/api';
 
@@ -933,12 +933,7 @@ export class FanOutRun {
     t.reasoningTokens = addKnown(t.reasoningTokens, spent.reasoningTokens);
     t.toolUsePromptTokens = addKnown(t.toolUsePromptTokens, spent.toolUsePromptTokens);
     const cut = answerCut(result);
-    if (cut) {
-      const sum = t.cutAnswers.find((c) => c.reason === cut.reason) ?? { reason: cut.reason, forks: 0, raw: [] };
-      if (sum.forks === 0) t.cutAnswers.push(sum);
-      sum.forks++;
-      if (!sum.raw.includes(cut.raw)) sum.raw.push(cut.raw);
-    }
+    if (cut) tallyCut(t.cutAnswers, cut.reason, [cut.raw]);
     t.theoreticalCachedTokens += figures.theoreticalCachedTokens;
     t.preexistingCachedTokens = addCached(t.preexistingCachedTokens, figures.preexistingCachedTokens);
     if (this.plan.pricing) t.inputUnits += inputUnits(spent, this.plan.pricing);
@@ -980,11 +975,6 @@ export class FanOutRun {
 function leadOf(waiting: readonly number[], taskAt: (index: number) => ForkTask, history: HistoryMode): number | undefined {
   const main = waiting.find((i) => seedWindow(taskAt(i), history) === `${history}|all`);
   return main ?? waiting.find((i) => taskAt(i).subagentType !== 'general-purpose') ?? waiting[0];
-}
-
-/** A sum of figures some providers report: undefined until one does. */
-function addKnown(sum: number | undefined, more: number | undefined): number | undefined {
-  return more === undefined ? sum : (sum ?? 0) + more;
 }
 
 /** A fork's result as far as this run made it: without the calls a resumed fork read back from its transcript. */

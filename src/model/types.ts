@@ -136,6 +136,11 @@ export function billedTokens(usage: Pick<TokenUsage, 'promptTokens' | 'outputTok
   return usage.promptTokens + (usage.toolUsePromptTokens ?? 0) + usage.outputTokens;
 }
 
+/** A sum of a figure some providers report (reasoning, cache writes, tool-use input): undefined until one does. */
+export function addKnown(sum: number | undefined, more: number | undefined): number | undefined {
+  return more === undefined ? sum : (sum ?? 0) + more;
+}
+
 /** Cached tokens summed: unknown (null) as soon as one call's count is unknown. */
 export function addCached(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;

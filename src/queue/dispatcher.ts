@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { connectHost, type HostClient } from '../engine/host-client.js';
 import type { ForkJob, ForkResult } from '../engine/thread-wire.js';
 import { emptyCancelled, emptyFailure, sumUsage } from '../engine/results.js';
-import { costOf, type ModelPrice } from '../model/prices.js';
+import { costOfCalls, type ModelPrice } from '../model/prices.js';
 import type { TokenUsage } from '../model/types.js';
 import type { ForkPool } from '../engine/run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
@@ -432,7 +432,7 @@ export class QueueDispatcher implements ForkPool {
     lost.usage = sumUsage([lost.usage, ...a.calls]);
     // Priced call by call, as the run's cost is (a price may depend on a call's size).
     const price = this.o.price;
-    if (price) lost.costUsd = a.calls.reduce((usd, u) => usd + costOf(u, price).usd, lost.costUsd ?? 0);
+    if (price) lost.costUsd = (lost.costUsd ?? 0) + costOfCalls(a.calls, price);
     const s = this.summaryOf(a.worker);
     s.lostAttempts++;
     s.modelCalls += a.calls.length + a.callsInFlight;

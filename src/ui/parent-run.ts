@@ -1,9 +1,9 @@
 import { type AnyMessage, viewMessage } from '../dialect/index.js';
 import { efficiencyOf, ratio } from '../engine/cache-figures.js';
 import type { ParentEvent, ParentOutcome } from '../engine/parent-agent.js';
-import type { RunReport } from '../engine/report.js';
+import { tallyCut, type RunReport } from '../engine/report.js';
 import type { FanOutRun } from '../engine/run.js';
-import { addCached } from '../model/types.js';
+import { addCached, addKnown } from '../model/types.js';
 import type { ForkTask } from '../session/schema.js';
 import { createRunRecorder, type ReportFigures, type RunFigures } from './recorder.js';
 import { startLiveServer } from './server.js';
@@ -132,16 +132,11 @@ function sumReports(reports: readonly RunReport[], tasks: number): ReportFigures
   let usd: number | undefined;
   let reasoning: number | undefined;
   let written: number | undefined;
-  const cut = new Map<string, RunReport['cutAnswers'][number]>();
+  const cut: RunReport['cutAnswers'] = [];
   for (const report of reports) {
-    if (report.reasoningTokens !== undefined) reasoning = (reasoning ?? 0) + report.reasoningTokens;
-    if (report.cacheWriteTokens !== undefined) written = (written ?? 0) + report.cacheWriteTokens;
-    for (const c of report.cutAnswers) {
-      const sum = cut.get(c.reason) ?? { reason: c.reason, forks: 0, raw: [] };
-      sum.forks += c.forks;
-      sum.raw = [...new Set([...sum.raw, ...c.raw])];
-      cut.set(c.reason, sum);
-    }
+    reasoning = addKnown(reasoning, report.reasoningTokens);
+    written = addKnown(written, report.cacheWriteTokens);
+    for (const c of report.cutAnswers) tallyCut(cut, c.reason, c.raw, c.forks);
     promptTokens += report.promptTokens;
     cachedTokens = addCached(cachedTokens, report.cachedTokens);
     preexisting = addCached(preexisting, report.preexistingCachedTokens);
@@ -167,7 +162,7 @@ function sumReports(reports: readonly RunReport[], tasks: number): ReportFigures
     efficiency: efficiencyOf(cachedTokens, preexisting, theoretical),
     theoreticalCachedTokens: theoretical,
     cacheMisses: [...misses.values()],
-    cutAnswers: [...cut.values()],
+    cutAnswers: cut,
     retries,
     ...(usd !== undefined ? { cost: { usd } } : {}),
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { tallyCut, type CutAnswers } from '../engine/report.js';
 import { answersCut, type FinishReason } from '../model/finish.js';
-import { addCached } from '../model/types.js';
+import { addCached, addKnown } from '../model/types.js';
 import type { ForkDetail, ForkRow, ForkState, RunSnapshot } from './view.js';
 import { pageHtml } from './page/html.js';
 
@@ -39,7 +40,7 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
   let outputTokens = 0;
   let reasoningTokens: number | undefined;
   let cacheWriteTokens: number | undefined;
-  const cut = new Map<FinishReason, { reason: FinishReason; forks: number; raw: string[] }>();
+  const cut: CutAnswers[] = [];
   let costUsd: number | undefined;
   let elapsedMs = 0;
   const times = timesOf(lines);
@@ -48,15 +49,10 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
     promptTokens += line.usage.promptTokens;
     cachedTokens = addCached(cachedTokens, line.usage.cachedTokens);
     outputTokens += line.usage.outputTokens;
-    if (line.usage.reasoningTokens !== undefined) reasoningTokens = (reasoningTokens ?? 0) + line.usage.reasoningTokens;
-    if (line.usage.cacheWriteTokens !== undefined) cacheWriteTokens = (cacheWriteTokens ?? 0) + line.usage.cacheWriteTokens;
+    reasoningTokens = addKnown(reasoningTokens, line.usage.reasoningTokens);
+    cacheWriteTokens = addKnown(cacheWriteTokens, line.usage.cacheWriteTokens);
     if (line.costUsd !== undefined) costUsd = (costUsd ?? 0) + line.costUsd;
-    if (line.cut) {
-      const sum = cut.get(line.cut.reason) ?? { reason: line.cut.reason, forks: 0, raw: [] };
-      sum.forks++;
-      if (!sum.raw.includes(line.cut.raw)) sum.raw.push(line.cut.raw);
-      cut.set(sum.reason, sum);
-    }
+    if (line.cut) tallyCut(cut, line.cut.reason, [line.cut.raw]);
     const time = times?.spans[i];
     elapsedMs = Math.max(elapsedMs, time?.endedAt ?? line.durationMs);
     if (line.cacheMiss) {
@@ -112,7 +108,7 @@ export function snapshotOfResults(lines: readonly ReportLine[], options: { direc
       theoreticalCachedTokens: 0,
       ...(costUsd !== undefined ? { costUsd } : {}),
       cacheMisses: [...misses.values()],
-      cutAnswers: [...cut.values()].map((c) => ({ ...c, words: answersCut(c.forks, c.reason) })),
+      cutAnswers: cut.map((c) => ({ ...c, words: answersCut(c.forks, c.reason) })),
     },
     forks,
     samples: [],
