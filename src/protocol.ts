@@ -41,6 +41,6 @@ export type {
   SubagentType,
   SystemInstruction,
 } from './session/schema.js';
-export type { ChatMessage, ChatTool, OpenAIChatSession } from './session/openai-chat-schema.js';
-export type { AnthropicMessagesSession } from './session/anthropic-messages-schema.js';
+export type { ChatMessage, ChatTool, OpenAIChatSession } from './shapes/openai-chat/schema.js';
+export type { AnthropicMessagesSession } from './shapes/anthropic-messages/schema.js';
 export type { AnthropicMessageLike } from './model/types.js';

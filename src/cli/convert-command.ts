@@ -1,5 +1,5 @@
 import { ConversionError, convertSession, type ConversionResult } from '../convert/index.js';
-import { parseJsonText } from '../session/json.js';
+import { parseJsonText } from '../input/json.js';
 import { loadSession } from '../import/load.js';
 import { parseSession } from '../session/parse.js';
 import { decodeUtf8, MAX_INPUT_BYTES, readInputStream } from '../session/read.js';

@@ -1,8 +1,8 @@
 import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
 import { measuredMessages } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';
-import { seedFieldsChars } from '../dialect/seed-request.js';
-import { viewMessage, type AnyMessage } from '../dialect/view.js';
+import { seedFieldsChars } from '../shapes/registry.js';
+import { viewMessage, type AnyMessage } from '../shapes/view.js';
 import { sessionMessages, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';

@@ -11,7 +11,7 @@ import { priceOf, type PriceTable } from '../model/prices.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
 import type { ForkTask, ParentSession, SessionFormat } from '../session/schema.js';
-import { declaredToolNames } from '../dialect/tool-names.js';
+import { declaredToolNames } from '../shapes/tool-names.js';
 import { createToolHost, type ToolHost } from '../tools/host.js';
 import { observeCallGate } from '../telemetry/metrics.js';
 import { createCallGate, type CallGate, type CallGateStats, type EngineCallGate } from './call-gate.js';

@@ -1,4 +1,4 @@
-import { seedRequest } from '../dialect/seed-request.js';
+import { seedRequest } from '../shapes/registry.js';
 import { seedTask } from '../fork/index.js';
 import type { ExplicitCacheClient } from '../model/module.js';
 import type { CachedContentRef } from '../model/plan.js';

@@ -1,4 +1,4 @@
-import { dialectOf } from '../dialect/index.js';
+import { dialectOf } from '../shapes/index.js';
 import type { ForkTask, HistoryMode, ParentSession } from '../session/schema.js';
 import { assertNotForkChild } from './guards.js';
 import { seedFork, type ForkSeed } from './seed.js';

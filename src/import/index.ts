@@ -1,5 +1,5 @@
 import { syntheticPrefixLength } from '../fork/synthetic.js';
-import type { AnyMessage } from '../dialect/index.js';
+import type { AnyMessage } from '../shapes/index.js';
 import { estimateTokens } from '../prefix/tokens.js';
 import type { ParentSession, SessionFormat } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';

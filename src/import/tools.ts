@@ -1,4 +1,4 @@
-import { dialectOf, viewMessage, type AnyMessage } from '../dialect/index.js';
+import { dialectOf, viewMessage, type AnyMessage } from '../shapes/index.js';
 import type { ParentSession } from '../session/schema.js';
 import type { FunctionDeclaration, Tool } from '../tools/define.js';
 import { globTool } from '../tools/workspace/glob-tool.js';

@@ -1,6 +1,6 @@
 import type { Failure } from '../failure.js';
 import type { Finish } from './finish.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
+import type { ChatMessage } from '../shapes/openai-chat/schema.js';
 import type { Content } from '../session/schema.js';
 
 /** A factory setting: a value, or `{ env }`, the name of the variable that holds it (a key is only ever given so). */

@@ -1,4 +1,4 @@
-export { InputError, formatPath, type InputErrorInit } from './errors.js';
+export { InputError, formatPath, type InputErrorInit } from '../input/errors.js';
 export { loadTasks, parseTasks } from './load.js';
 export { parseSession } from './parse.js';
 export { streamTasks, TaskLines, type TaskLinesOptions } from './task-lines.js';
@@ -26,7 +26,7 @@ export {
   type ChatToolCall,
   type ChatToolMessage,
   type OpenAIChatSession,
-} from './openai-chat-schema.js';
+} from '../shapes/openai-chat/schema.js';
 export {
   AnthropicMessagesSessionSchema,
   parseAnthropicMessagesSession,
@@ -37,6 +37,6 @@ export {
   type AnthropicTool,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
-} from './anthropic-messages-schema.js';
-export { OpenAIResponsesSessionSchema, type OpenAIResponsesSession } from './openai-responses-schema.js';
-export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkSession, type AiSdkTool } from './ai-sdk-schema.js';
+} from '../shapes/anthropic-messages/schema.js';
+export { OpenAIResponsesSessionSchema, type OpenAIResponsesSession } from '../shapes/openai-responses/schema.js';
+export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkSession, type AiSdkTool } from '../shapes/ai-sdk/schema.js';

@@ -1,10 +1,10 @@
-import { InputError } from './errors.js';
-import { parseOrThrow } from './issues.js';
-import { assertSafeJson } from './json.js';
-import { parseAiSdkSession } from './ai-sdk-schema.js';
-import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
-import { parseOpenAIChatSession } from './openai-chat-schema.js';
-import { parseOpenAIResponsesSession } from './openai-responses-schema.js';
+import { InputError } from '../input/errors.js';
+import { parseOrThrow } from '../input/issues.js';
+import { assertSafeJson } from '../input/json.js';
+import { parseAiSdkSession } from '../shapes/ai-sdk/schema.js';
+import { parseAnthropicMessagesSession } from '../shapes/anthropic-messages/schema.js';
+import { parseOpenAIChatSession } from '../shapes/openai-chat/schema.js';
+import { parseOpenAIResponsesSession } from '../shapes/openai-responses/schema.js';
 import { GeminiSessionSchema, type ParentSession } from './schema.js';
 
 /**

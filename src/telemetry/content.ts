@@ -1,5 +1,5 @@
 import type { AiSdkMessageLike, AnthropicMessageLike, ModelMessage, ModelRequest, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
+import type { ChatMessage } from '../shapes/openai-chat/schema.js';
 import type { Content } from '../session/schema.js';
 
 /*

@@ -9,10 +9,10 @@
  */
 // Internal: FORK_SYSTEM_TEXT (src/fork/constants.ts), the fork system text a fresh Chat Completions fork sends; no entry point exports it.
 import { FORK_SYSTEM_TEXT } from '../../src/fork/constants.js';
-// Internal: aiSdkTool (src/dialect/ai-sdk.ts), the agent tool in the AI SDK's shape; AiSdkSession (src/session/ai-sdk-schema.ts).
-import { aiSdkTool } from '../../src/dialect/ai-sdk.js';
-import type { AiSdkSession } from '../../src/session/ai-sdk-schema.js';
-import type { OpenAIResponsesSession } from '../../src/session/openai-responses-schema.js';
+// Internal: aiSdkTool (src/shapes/ai-sdk/dialect.ts), the agent tool in the AI SDK's shape; AiSdkSession (src/shapes/ai-sdk/schema.ts).
+import { aiSdkTool } from '../../src/shapes/ai-sdk/dialect.js';
+import type { AiSdkSession } from '../../src/shapes/ai-sdk/schema.js';
+import type { OpenAIResponsesSession } from '../../src/shapes/openai-responses/schema.js';
 import { type AnthropicMessagesSession, type AnthropicTool, type ChatTool, parseSession, type ParentSession } from '../../src/index.js';
 import {
   AGENT_TOOL_ANTHROPIC,

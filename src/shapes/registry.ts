@@ -1,12 +1,12 @@
 import type { ModelRequest } from '../model/types.js';
 import type { SessionFormat } from '../session/schema.js';
-import { prefixFields, type PrefixSource } from '../model/request.js';
-import { aiSdkDialect } from './ai-sdk.js';
-import { anthropicMessagesDialect } from './anthropic-messages.js';
+import { prefixFields, type PrefixSource } from './gemini/prefix-fields.js';
+import { aiSdkDialect } from './ai-sdk/dialect.js';
+import { anthropicMessagesDialect } from './anthropic-messages/dialect.js';
 import type { Dialect } from './dialect.js';
-import { geminiDialect } from './gemini.js';
-import { openAIChatDialect } from './openai-chat.js';
-import { openAIResponsesDialect } from './openai-responses.js';
+import { geminiDialect } from './gemini/dialect.js';
+import { openAIChatDialect } from './openai-chat/dialect.js';
+import { openAIResponsesDialect } from './openai-responses/dialect.js';
 import type { AnyMessage } from './view.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
+import type { ChatMessage } from './openai-chat/schema.js';
 import type { Content } from '../session/schema.js';
 
 /*

@@ -1,6 +1,6 @@
 import { sessionFormat, type ParentSession } from '../session/schema.js';
 import type { Dialect } from './dialect.js';
-import { dialectFor } from './seed-request.js';
+import { dialectFor } from './registry.js';
 import type { AnyMessage } from './view.js';
 
 export type { Dialect, ToolResponse } from './dialect.js';
