@@ -1,4 +1,4 @@
-import type { Content } from '../session/schema.js';
+import type { Content } from '../shapes/gemini/schema.js';
 import { isRecord } from '../input/json.js';
 import type { Issues } from './issues.js';
 

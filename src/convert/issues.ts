@@ -1,5 +1,5 @@
 import { InputError, type InputErrorInit } from '../input/errors.js';
-import type { SessionFormat } from '../session/schema.js';
+import type { SessionFormat } from '../shapes/registry.js';
 import { isRecord } from '../input/json.js';
 
 /** Something the source session holds that the target shape has no place for, left out on request. */

@@ -1,5 +1,5 @@
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesSession, AnthropicTool } from '../shapes/anthropic-messages/schema.js';
-import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
+import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../shapes/gemini/schema.js';
 import { isRecord } from '../input/json.js';
 import type { Issues } from './issues.js';
 import { jsonSchemaOf } from './to-openai-chat.js';

@@ -1,5 +1,5 @@
 import type { ChatContentPart, ChatMessage, ChatTool, OpenAIChatSession } from '../shapes/openai-chat/schema.js';
-import type { Content, GeminiSession, GeminiTool, Part } from '../session/schema.js';
+import type { Content, GeminiSession, GeminiTool, Part } from '../shapes/gemini/schema.js';
 import { isRecord } from '../input/json.js';
 import { jsonObjectOf, type Issues } from './issues.js';
 

@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../shapes/openai-chat/schema.js';
-import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
+import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../shapes/gemini/schema.js';
 import { CallLedger, callingConfigOf, type CallRules } from './calls.js';
 import { isRecord } from '../input/json.js';
 import { jsonObjectOf, type Issues } from './issues.js';

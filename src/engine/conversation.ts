@@ -1,5 +1,5 @@
 import type { Dialect, ToolResponse } from '../shapes/dialect.js';
-import { seedDialect, seedRequest } from '../shapes/registry.js';
+import { seedDialect, seedRequest } from '../shapes/seed-request.js';
 import type { AnyMessage, CallView } from '../shapes/view.js';
 import type { ForkSeed } from '../fork/index.js';
 import type { RequestDecorator } from '../model/decorate.js';

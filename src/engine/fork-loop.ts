@@ -7,7 +7,7 @@ import { viewMessage, type MessageView } from '../shapes/view.js';
 import { toolCallOf } from '../tools/call.js';
 import { requestDecorator } from '../model/decorate.js';
 import { billedTokens, type ModelMessage, type ModelProvider } from '../model/types.js';
-import { sessionMessages, type ParentSession } from '../session/schema.js';
+import { sessionMessages, type ParentSession } from '../shapes/registry.js';
 import type { TranscriptEntry, TranscriptUsage } from '../transcript/format.js';
 import { continuationOf, type Continuation } from '../transcript/continuation.js';
 import { readTranscript } from '../transcript/read.js';

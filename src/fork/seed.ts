@@ -4,7 +4,9 @@ import type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, S
 import { viewMessage, type AnyMessage, type CallView } from '../shapes/view.js';
 import type { AnthropicMessagesSession } from '../shapes/anthropic-messages/schema.js';
 import type { OpenAIChatSession } from '../shapes/openai-chat/schema.js';
-import type { ForkTurns, GeminiSession, HistoryMode, ParentSession } from '../session/schema.js';
+import type { ForkTurns, HistoryMode } from '../session/schema.js';
+import type { GeminiSession } from '../shapes/gemini/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {

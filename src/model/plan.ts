@@ -1,4 +1,4 @@
-import type { ParentSession, SessionFormat } from '../session/schema.js';
+import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 
 /*
  * The cache plan: everything provider-specific about a run's prompt cache, resolved once on the

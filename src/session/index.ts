@@ -2,19 +2,9 @@ export { InputError, formatPath, type InputErrorInit } from '../input/errors.js'
 export { loadTasks, parseTasks } from './load.js';
 export { parseSession } from './parse.js';
 export { streamTasks, TaskLines, type TaskLinesOptions } from './task-lines.js';
-export {
-  ForkTaskSchema,
-  GeminiSessionSchema,
-  type Content,
-  type ForkTask,
-  type ForkTurns,
-  type ParentSession,
-  type GeminiSession,
-  type SessionFormat,
-  type Part,
-  type HistoryMode,
-  type SubagentType,
-} from './schema.js';
+export { ForkTaskSchema, type ForkTask, type ForkTurns, type HistoryMode, type SubagentType } from './schema.js';
+export { GeminiSessionSchema, type Content, type GeminiSession, type Part } from '../shapes/gemini/schema.js';
+export type { ParentSession, SessionFormat } from '../shapes/registry.js';
 export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';
 export {
   OpenAIChatSessionSchema,

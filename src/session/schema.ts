@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import type { AiSdkSession } from '../shapes/ai-sdk/schema.js';
-import type { AnthropicMessagesSession } from '../shapes/anthropic-messages/schema.js';
-import type { OpenAIChatSession } from '../shapes/openai-chat/schema.js';
-import type { OpenAIResponsesSession } from '../shapes/openai-responses/schema.js';
 import { toolEntryRule } from './tool-allowlist.js';
 import { nonEmpty, positiveInteger, unknownKeysRule } from '../input/rules.js';
-import type { GeminiSession } from '../shapes/gemini/schema.js';
-export { GeminiSessionSchema, type Content, type GeminiSession, type GeminiTool, type Part, type SystemInstruction } from '../shapes/gemini/schema.js';
 
 const TASK_KEYS = ['id', 'directive', 'subagentType', 'history', 'forkTurns', 'tools', 'outputSchema', 'maxTurns', 'maxTokens'];
 
@@ -78,35 +72,6 @@ export const ForkTaskSchema = z.strictObject(
   }
 });
 
-/**
- * A parent session in the shape of the API it was sent to: Gemini's (no `format`, or "gemini"),
- * OpenAI Chat Completions' ("openai-chat"), Anthropic Messages' ("anthropic-messages"), or the
- * Vercel AI SDK's ModelMessage shape ("ai-sdk").
- */
-export type ParentSession = GeminiSession | OpenAIChatSession | OpenAIResponsesSession | AnthropicMessagesSession | AiSdkSession;
-/** The shapes a session can have: its `format`. */
-export type SessionFormat = 'gemini' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'ai-sdk';
-
-/** Each shape in words, for messages that name a session's shape. */
-export const SHAPE_NAMES: Readonly<Record<SessionFormat, string>> = {
-  gemini: "Gemini's shape",
-  'openai-chat': 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
-  'openai-responses': 'OpenAI Responses\' shape ("format": "openai-responses")',
-  'anthropic-messages': 'Anthropic Messages\' shape ("format": "anthropic-messages")',
-  'ai-sdk': 'the Vercel AI SDK\'s shape ("format": "ai-sdk")',
-};
-
-/** A session's format: Gemini's unless it says otherwise. */
-export function sessionFormat(session: Readonly<ParentSession>): SessionFormat {
-  return session.format === 'openai-chat' || session.format === 'openai-responses' || session.format === 'anthropic-messages' || session.format === 'ai-sdk' ? session.format : 'gemini';
-}
-
-/** A session's messages, whatever its shape (Gemini calls them its history). */
-export function sessionMessages(session: Readonly<ParentSession>): readonly unknown[] {
-  // A string input is the one user message the API reads it as.
-  if (session.format === 'openai-responses') return typeof session.input === 'string' ? [{ role: 'user', content: session.input }] : session.input;
-  return session.format === 'openai-chat' || session.format === 'anthropic-messages' || session.format === 'ai-sdk' ? session.messages : session.history;
-}
 export type ForkTask = z.output<typeof ForkTaskSchema>;
 export type HistoryMode = NonNullable<ForkTask['history']>;
 export type ForkTurns = 'all' | number;

@@ -3,7 +3,7 @@ import type { OpenAIResponsesSession } from './openai-responses/schema.js';
 import type { AiSdkSession } from './ai-sdk/schema.js';
 import type { AnthropicMessagesSession } from './anthropic-messages/schema.js';
 import type { ChatMessage, OpenAIChatSession } from './openai-chat/schema.js';
-import type { Content, GeminiSession, GeminiTool, SystemInstruction } from '../session/schema.js';
+import type { Content, GeminiSession, GeminiTool, SystemInstruction } from './gemini/schema.js';
 
 /*
  * A fork's seed, the pieces of its first request, in each shape. The fork rules (src/fork) decide

@@ -6,7 +6,7 @@ import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type Ch
 import { type BreakpointMarks, CHAT_MARKS, implicitBreakpointAt, takesCacheBreakpoints } from '../../shapes/openai-breakpoints.js';
 import type { ChatMessage } from '../../shapes/openai-chat/schema.js';
 import { RESPONSES_MARKS } from '../../shapes/openai-responses/breakpoints.js';
-import { sessionMessages } from '../../session/schema.js';
+import { sessionMessages } from '../../shapes/registry.js';
 import type { ResponsesItemLike } from '../types.js';
 import type { ProviderConfig } from '../types.js';
 

@@ -1,5 +1,5 @@
 import { prefixFields } from './prefix-fields.js';
-import type { Content, GeminiSession, GeminiTool, Part } from '../../session/schema.js';
+import type { Content, GeminiSession, GeminiTool, Part } from './schema.js';
 import type { Dialect, ToolResponse } from '../dialect.js';
 import type { GeminiForkSeed } from '../seed.js';
 import type { CallView } from '../view.js';

@@ -1,0 +1,18 @@
+import { describe } from 'vitest';
+import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
+import { acmeShape } from './fixtures/shapes/acme.js';
+import { sessionParity } from './parity/session.js';
+
+/*
+ * The parity suite: every registered shape — the five built in, and a made-up sixth registered
+ * from the test folder as a user would — has every facet, and each behaves alike. A shape that
+ * lacks a facet fails here before it reaches a user. Each facet's checks live in test/parity/.
+ */
+
+if (findShape(acmeShape.format) === undefined) registerShape(acmeShape);
+
+for (const shape of allShapes()) {
+  describe(`the ${shape.format} shape`, () => {
+    describe('session', () => sessionParity(shape));
+  });
+}
