@@ -26,7 +26,7 @@ function responses(input: unknown, extra: Record<string, unknown> = {}): OpenAIR
   return { format: 'openai-responses', model: 'gpt-4.1', input, ...extra } as OpenAIResponsesSession;
 }
 
-function to<T>(session: unknown, target: 'openai-chat' | 'openai-responses' | 'gemini', options?: ConvertOptions) {
+function to<T>(session: unknown, target: 'openai-chat' | 'openai-responses' | 'gemini' | 'anthropic-messages', options?: ConvertOptions) {
   const result = convertSession(session as ParentSession, target, options);
   expect(parseSession(result.session)).toBe(result.session);
   return { ...result, out: result.session as T };
@@ -326,30 +326,30 @@ describe('gemini ⇄ openai-responses, through openai-chat', () => {
     expect(JSON.stringify(back.out)).toBe(JSON.stringify(example));
   });
 
-  it("the first step's errors name the Gemini session's paths; the second step's name the openai-chat session on the way", () => {
+  it("through the hub every error names the source session's own path", () => {
     const rich = readJson('test/fixtures/convert/gemini-calls.json');
     expect(errorOf(() => convertSession(rich, 'openai-responses', { source: 'g.json' })).message).toBe(
-      'g.json: the openai-chat session on the way: seed cannot be converted to openai-responses: the Responses API has no such setting',
+      'g.json: generationConfig: seed cannot be converted to openai-responses: the Responses API has no such setting',
     );
     const image = { model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'x' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }] } as ParentSession;
     expect(errorOf(() => convertSession(image, 'openai-responses', { source: 'g.json' })).message).toBe('g.json: history[0].parts[1]: inlineData cannot be converted to openai-responses');
     const { dropped, notes } = to(rich, 'openai-responses', { dropUnsupported: true });
     expect(dropped).toEqual([
-      { path: 'the openai-chat session on the way', what: 'seed' },
-      { path: 'the openai-chat session on the way', what: 'stop' },
+      { path: 'generationConfig', what: 'seed' },
+      { path: 'generationConfig', what: 'stopSequences' },
     ]);
     expect(notes).toEqual([
-      'tools[2] of the openai-chat session on the way: parameters { "type": "object", "properties": {} } (the Responses API requires them; Chat\'s omitted parameters are an empty parameter list)',
+      'tools[0].functionDeclarations[2]: parameters { "type": "object", "properties": {} } (the Responses API requires them; Chat\'s omitted parameters are an empty parameter list)',
     ]);
     const reasoning = responses([{ role: 'user', content: [{ type: 'input_text', text: 'q' }, { type: 'input_image', image_url: 'https://x/a.png', detail: 'auto' }] }]);
-    expect(errorOf(() => convertSession(reasoning, 'gemini')).message).toBe('messages[0].content[1] of the openai-chat session on the way: image_url cannot be converted to gemini');
+    expect(errorOf(() => convertSession(reasoning, 'gemini')).message).toBe('input[0].content[1]: input_image cannot be converted to gemini');
   });
 
-  it('a Responses session converts to anthropic-messages only through gemini: the rule says so, whatever dropUnsupported says', () => {
-    for (const dropUnsupported of [false, true]) {
-      const err = errorOf(() => convertSession(responses('hi'), 'anthropic-messages', { source: 'r.json', dropUnsupported }));
-      expect(err.message).toBe('r.json: is an openai-responses session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)');
-    }
+  it('a Responses session converts to anthropic-messages through the hub', () => {
+    const { out, dropped, notes } = to(responses('hi', { instructions: 'Be brief.', max_output_tokens: 100 }), 'anthropic-messages');
+    expect(out).toEqual({ format: 'anthropic-messages', model: 'gpt-4.1', system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], max_tokens: 100 });
+    expect(dropped).toEqual([]);
+    expect(notes).toEqual([]);
   });
 });
 

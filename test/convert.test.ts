@@ -349,16 +349,16 @@ describe('Gemini → openai-chat: what cannot be converted is an error naming it
     expect(errorOf(() => convertSession(gemini([user('x')]), 'gemini', { source: 'g.json' })).message).toBe('g.json: is already a gemini session; nothing to convert');
   });
 
-  it('an Anthropic Messages session is a ConversionError to any target, whatever dropUnsupported says', () => {
+  it('an Anthropic Messages session converts to every other shape through the hub; an AI SDK session says why it does not', () => {
     const anthropic = { format: 'anthropic-messages', model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] } as never;
-    for (const to of ['gemini', 'openai-chat', 'openai-responses'] as const) {
-      for (const dropUnsupported of [false, true]) {
-        const err = errorOf(() => convertSession(anthropic, to, { source: 'a.json', dropUnsupported }));
-        expect(err.message).toBe(
-          'a.json: is an anthropic-messages session, and only gemini, openai-chat and openai-responses sessions can be converted (gemini to any other shape, the OpenAI ones to gemini and to each other); run it as it is, with --provider anthropic or local',
-        );
-        expect(err.droppable).toBe(false);
-      }
+    expect(convertSession(anthropic, 'gemini').session).toEqual({ model: 'claude-sonnet-4-5', generationConfig: { maxOutputTokens: 1024 }, history: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    expect(convertSession(anthropic, 'openai-chat').session).toEqual({ format: 'openai-chat', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1024 });
+    expect(convertSession(anthropic, 'openai-responses').session).toEqual({ format: 'openai-responses', model: 'claude-sonnet-4-5', input: [{ role: 'user', content: 'hi' }], max_output_tokens: 1024 });
+    const aiSdk = { format: 'ai-sdk', model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] } as never;
+    for (const dropUnsupported of [false, true]) {
+      const err = errorOf(() => convertSession(aiSdk, 'gemini', { source: 'a.json', dropUnsupported }));
+      expect(err.message).toMatch(/^a\.json: is an ai-sdk session: it runs as it is, through an AI SDK provider/);
+      expect(err.droppable).toBe(false);
     }
   });
 
@@ -572,7 +572,7 @@ describe('Gemini → anthropic-messages (after Qwen Code\'s Anthropic converter)
     ]);
   });
 
-  it('what Anthropic cannot take is an error naming its path, or left out and listed with dropUnsupported; an openai-chat session is refused', () => {
+  it('what Anthropic cannot take is an error naming its path, or left out and listed with dropUnsupported; an openai-chat session converts too', () => {
     const source = gemini([user('q'), { role: 'model', parts: [{ text: 'a', thoughtSignature: 'gemini-sig' }] }], { generationConfig: { temperature: 0.2, maxOutputTokens: 100 } });
     const err = errorOf(() => convertSession(source, 'anthropic-messages', { source: 'g.json' }));
     expect(err.message).toBe('g.json: history[1].parts[0]: thoughtSignature cannot be converted to anthropic-messages');
@@ -582,9 +582,7 @@ describe('Gemini → anthropic-messages (after Qwen Code\'s Anthropic converter)
       { path: 'history[1].parts[0]', what: 'thoughtSignature' },
       { path: 'generationConfig', what: 'temperature' },
     ]);
-    expect(errorOf(() => convertSession(chat([{ role: 'user', content: 'hi' }]), 'anthropic-messages')).rule).toBe(
-      'is an openai-chat session: only a gemini session converts to anthropic-messages (convert it to gemini first, then to anthropic-messages)',
-    );
+    expect(convertSession(chat([{ role: 'user', content: 'hi' }]), 'anthropic-messages').session).toMatchObject({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], max_tokens: 8192 });
   });
 
   it('a fork of the converted session sees the source conversation (local simulator, Anthropic routes)', async () => {

@@ -1,55 +1,56 @@
-import { ConversionError, convertSession, type ConversionResult } from '../convert/index.js';
+import { ConversionError, conversionTargets, convertSession, type ConversionResult } from '../convert/index.js';
 import { parseJsonText } from '../input/json.js';
 import { loadSession } from '../import/load.js';
 import { parseSession } from '../session/parse.js';
 import { decodeUtf8, MAX_INPUT_BYTES, readInputStream } from '../session/read.js';
-import type { ParentSession, SessionFormat } from '../shapes/registry.js';
+import { formatList, type ParentSession, type SessionFormat } from '../shapes/registry.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 
-/** `convert`'s flags: parsing and help both come from here. */
-const CONVERT_FLAGS = {
-  to: { type: 'string', arg: 'FORMAT', help: 'gemini | openai-chat | openai-responses | anthropic-messages: the shape to convert\nto (required)' },
-  out: { type: 'string', arg: 'FILE', help: 'write the converted session to FILE (default: standard output)' },
-  'drop-unsupported': {
-    type: 'boolean',
-    help: 'leave out what the target shape cannot represent, and list it on stderr\n(default: an error naming the first such item)',
-  },
-  help: { type: 'boolean', short: 'h', help: 'this help' },
-} as const satisfies FlagTable;
+/** `convert`'s flags: parsing and help both come from here; the targets from the shape registry. */
+function convertFlags() {
+  return {
+    to: { type: 'string', arg: 'FORMAT', help: `${conversionTargets().join(' | ')}:\nthe shape to convert to (required)` },
+    out: { type: 'string', arg: 'FILE', help: 'write the converted session to FILE (default: standard output)' },
+    'drop-unsupported': {
+      type: 'boolean',
+      help: 'leave out what the target shape cannot represent, and list it on stderr\n(default: an error naming the first such item)',
+    },
+    help: { type: 'boolean', short: 'h', help: 'this help' },
+  } as const satisfies FlagTable;
+}
 
-const CONVERT_HELP = `Usage: forkpool convert SESSION|- --to gemini|openai-chat|openai-responses|anthropic-messages [--out FILE] [--drop-unsupported]
+function convertHelp(): string {
+  const targets = conversionTargets();
+  return `Usage: forkpool convert SESSION|- --to ${targets.join('|')} [--out FILE] [--drop-unsupported]
 
-Converts a session between Gemini's shape (no "format"), OpenAI Chat Completions' ("format":
-"openai-chat") and OpenAI Responses' ("format": "openai-responses"; to and from Gemini's shape
-through Chat Completions'), or from Gemini's shape to Anthropic Messages' ("format":
-"anthropic-messages"); - reads it from standard input. Anthropic Messages sessions are not
-converted: run them as they are. The result is a valid session of the target shape, written as
-JSON; a one-line summary goes to stderr, then a line per item left out and per setting filled in
-(an Anthropic session's required max_tokens). Anything the target cannot represent (images,
-thought signatures, reasoning items, settings it lacks, …) is an error naming its path, unless
---drop-unsupported.
+Converts a session from one API shape to another (- reads it from standard input): ${formatList(targets)}.
+A shape that does not convert one way says why. The result is a valid session of the target
+shape, written as JSON; a one-line summary goes to stderr, then a line per item left out and per
+setting filled in (an Anthropic session's required max_tokens). Anything the target cannot
+represent (images, thought signatures, reasoning items, settings it lacks, …) is an error naming
+its path, unless --drop-unsupported.
 
-${helpOf(CONVERT_FLAGS)}
+${helpOf(convertFlags())}
 
 ${EXIT_CODES_HELP}
 For convert, 2 also means a session that cannot be converted (the line says what and why).`;
-
-const TARGETS: readonly string[] = ['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages'];
+}
 
 export async function convertCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, parseOptionsOf(CONVERT_FLAGS), true);
+  const { values, positionals } = parseFlags(argv, parseOptionsOf(convertFlags()), true);
   if (values.help) {
-    io.stdout.write(`${CONVERT_HELP}\n`);
+    io.stdout.write(`${convertHelp()}\n`);
     return 0;
   }
   const [path, ...extra] = positionals;
   if (path === undefined) throw new UsageError('convert: the SESSION file is required (- reads standard input)');
   if (extra.length > 0) throw new UsageError(`convert: takes one SESSION file; ${quoted(extra[0] as string)} is one too many`);
   const to = values.to;
+  const TARGETS = conversionTargets();
   if (to === undefined) throw new UsageError(`convert: --to ${TARGETS.join('|')} is required`);
   if (!TARGETS.includes(to)) throw new UsageError(`convert: --to must be ${TARGETS.slice(0, -1).join(', ')} or ${TARGETS.at(-1)}, not ${quoted(to)}`);
 

@@ -1,4 +1,4 @@
-import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../convert/to-anthropic-messages.js';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../shapes/anthropic-messages/convert.js';
 import { InputError } from '../input/errors.js';
 import type { Converted, DroppedRecord } from './summary.js';
 import { ANTHROPIC_SESSION_KEYS } from '../shapes/anthropic-messages/schema.js';

@@ -1,4 +1,6 @@
+import type { Issues } from './convert-issues.js';
 import type { Dialect } from './dialect.js';
+import type { HubSession } from './hub.js';
 import type { AnyMessage } from './view.js';
 
 /**
@@ -25,4 +27,21 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   messages(session: Readonly<S>): readonly unknown[];
   /** How forks write in this shape: seeding, the child message, views of calls and results, the request body. */
   readonly dialect: Dialect<M, S>;
+  /** Conversion to and from the neutral hub form: convertSession(from → to) is to.convert.fromHub(from.convert.toHub(session)). */
+  readonly convert: ConvertFacet<S>;
+}
+
+/** A direction a shape does not convert, and why (the parity suite accepts a stated refusal, never a missing facet). */
+interface Refusal {
+  readonly refused: string;
+}
+
+/** How a shape converts: each direction a function, or a Refusal saying why not. */
+export interface ConvertFacet<S extends object = object> {
+  /** Reads a valid session of this shape into the hub; what no other shape holds travels as opaque items, reported by the target. */
+  readonly toHub: ((session: Readonly<S>, issues: Issues) => HubSession) | Refusal;
+  /** Writes the hub as a session of this shape; what it cannot represent goes to `issues` (an error, or dropped and listed). */
+  readonly fromHub: ((hub: HubSession, issues: Issues) => S) | Refusal;
+  /** How many function tools a session of this shape declares. */
+  toolCount(session: Readonly<S>): number;
 }

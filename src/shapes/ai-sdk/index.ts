@@ -1,3 +1,4 @@
+import { aiSdkConvert } from './convert.js';
 import type { AiSdkMessageLike } from '../../model/types.js';
 import type { Shape } from '../shape.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
@@ -12,4 +13,5 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
+  convert: aiSdkConvert,
 };

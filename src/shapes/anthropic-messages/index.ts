@@ -1,3 +1,4 @@
+import { anthropicMessagesConvert } from './convert.js';
 import type { Shape } from '../shape.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
 import type { AnthropicMessageLike } from '../../model/types.js';
@@ -12,4 +13,5 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
+  convert: anthropicMessagesConvert,
 };

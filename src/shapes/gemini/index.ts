@@ -1,3 +1,4 @@
+import { geminiConvert } from './convert.js';
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
 import { geminiDialect } from './dialect.js';
@@ -15,4 +16,5 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   conversationField: 'history',
   messages: (session) => session.history,
   dialect: geminiDialect,
+  convert: geminiConvert,
 };
