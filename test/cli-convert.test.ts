@@ -88,8 +88,8 @@ describe('forkpool convert', () => {
   });
 
   it.each<[string[], string]>([
-    [['convert', EXAMPLE], 'forkpool: convert: --to gemini|openai-chat|openai-responses|anthropic-messages is required'],
-    [['convert', EXAMPLE, '--to', 'anthropic'], 'forkpool: convert: --to must be gemini, openai-chat, openai-responses or anthropic-messages, not "anthropic"'],
+    [['convert', EXAMPLE], 'forkpool: convert: --to gemini|openai-chat|openai-responses|anthropic-messages|ai-sdk is required'],
+    [['convert', EXAMPLE, '--to', 'anthropic'], 'forkpool: convert: --to must be gemini, openai-chat, openai-responses, anthropic-messages or ai-sdk, not "anthropic"'],
     [['convert', '--to', 'gemini'], 'forkpool: convert: the SESSION file is required (- reads standard input)'],
     [['convert', EXAMPLE, EXAMPLE, '--to', 'gemini'], `forkpool: convert: takes one SESSION file; "${EXAMPLE}" is one too many`],
     [['convert', EXAMPLE, '--to', 'gemini', '--frobnicate'], "forkpool: Unknown option '--frobnicate'; see forkpool convert --help"],
@@ -109,6 +109,7 @@ describe('forkpool convert', () => {
       'openai-chat': 'examples/openai-session.json',
       'openai-responses': 'examples/responses-session.json',
       'anthropic-messages': 'examples/anthropic-session.json',
+      'ai-sdk': 'examples/ai-sdk-session.json',
     };
     for (const [from, path] of Object.entries(examples)) {
       for (const to of Object.keys(examples)) {

@@ -349,17 +349,14 @@ describe('Gemini → openai-chat: what cannot be converted is an error naming it
     expect(errorOf(() => convertSession(gemini([user('x')]), 'gemini', { source: 'g.json' })).message).toBe('g.json: is already a gemini session; nothing to convert');
   });
 
-  it('an Anthropic Messages session converts to every other shape through the hub; an AI SDK session says why it does not', () => {
+  it('an Anthropic Messages session converts to every other shape through the hub, and an AI SDK session back', () => {
     const anthropic = { format: 'anthropic-messages', model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] } as never;
     expect(convertSession(anthropic, 'gemini').session).toEqual({ model: 'claude-sonnet-4-5', generationConfig: { maxOutputTokens: 1024 }, history: [{ role: 'user', parts: [{ text: 'hi' }] }] });
     expect(convertSession(anthropic, 'openai-chat').session).toEqual({ format: 'openai-chat', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1024 });
     expect(convertSession(anthropic, 'openai-responses').session).toEqual({ format: 'openai-responses', model: 'claude-sonnet-4-5', input: [{ role: 'user', content: 'hi' }], max_output_tokens: 1024 });
-    const aiSdk = { format: 'ai-sdk', model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] } as never;
-    for (const dropUnsupported of [false, true]) {
-      const err = errorOf(() => convertSession(aiSdk, 'gemini', { source: 'a.json', dropUnsupported }));
-      expect(err.message).toMatch(/^a\.json: is an ai-sdk session: it runs as it is, through an AI SDK provider/);
-      expect(err.droppable).toBe(false);
-    }
+    const aiSdk = convertSession(anthropic, 'ai-sdk');
+    expect(aiSdk.session).toEqual({ format: 'ai-sdk', model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], maxOutputTokens: 1024 });
+    expect(convertSession(aiSdk.session, 'anthropic-messages').session).toEqual({ ...anthropic, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
   });
 
   it('an invalid input session is an InputError from validation, not a ConversionError', () => {
