@@ -111,11 +111,16 @@ describe('forkpool convert', () => {
       'anthropic-messages': 'examples/anthropic-session.json',
       'ai-sdk': 'examples/ai-sdk-session.json',
     };
-    for (const [from, path] of Object.entries(examples)) {
-      for (const to of Object.keys(examples)) {
-        for (const drop of [[], ['--drop-unsupported']]) {
-          const out = join(tmp, `pair-${from}-${to}-${drop.length}.json`);
-          const run = await runCli(['convert', path, '--to', to, '--out', out, ...drop]);
+    const pairs = Object.entries(examples).flatMap(([from, path]) =>
+      Object.keys(examples).flatMap((to) => [[], ['--drop-unsupported']].map((drop) => ({ from, path, to, drop, out: join(tmp, `pair-${from}-${to}-${drop.length}.json`) }))),
+    );
+    // Five processes at a time: every pair in one test, in the time of a few.
+    const runs: Awaited<ReturnType<typeof runCli>>[] = [];
+    for (let i = 0; i < pairs.length; i += 5) {
+      runs.push(...(await Promise.all(pairs.slice(i, i + 5).map(({ path, to, out, drop }) => runCli(['convert', path, '--to', to, '--out', out, ...drop])))));
+    }
+    pairs.forEach(({ from, path, to, drop, out }, i) => {
+      const run = runs[i] as Awaited<ReturnType<typeof runCli>>;
           const pair = `${from} → ${to}${drop.length ? ' --drop-unsupported' : ''}`;
           const lines = run.stderr.trim().split('\n');
           if (from === 'gemini' && to === 'anthropic-messages' && drop.length === 0) {
@@ -132,15 +137,13 @@ describe('forkpool convert', () => {
             expect(run.code, pair).toBe(0);
             expect(parseSession(JSON.parse(readFileSync(out, 'utf8')), out), pair).toMatchObject(to === 'gemini' ? { history: expect.any(Array) } : { format: to });
             expect(lines[0], pair).toMatch(new RegExp(`^forkpool: converted ${path} from ${from} to ${to}: `));
-            continue;
+            return;
           }
           expect(run.code, pair).toBe(2);
           expect(lines, pair).toHaveLength(1);
           expect(existsSync(out), pair).toBe(false);
-        }
-      }
-    }
-  });
+    });
+  }, 300_000);
 
   it('convert and import: an --out in a directory that does not exist is a usage error naming --out', async () => {
     const missing = join(tmp, 'missing', 'x.json');
