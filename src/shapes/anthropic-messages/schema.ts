@@ -1,9 +1,9 @@
 import type { DocumentBlockParam, ImageBlockParam, TextCitationParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
-import { InputError, formatPath } from './errors.js';
-import { describeValue, parseOrThrow } from './issues.js';
-import { assertSafeJson } from './json.js';
-import { JsonObjectSchema, byJsonType, byKind, choices, kindOf, nonEmpty, pushIssuesOf, strictFields, unknownKind, type KindInput } from './rules.js';
+import { InputError, formatPath } from '../../input/errors.js';
+import { describeValue, parseOrThrow } from '../../input/issues.js';
+import { assertSafeJson } from '../../input/json.js';
+import { JsonObjectSchema, byJsonType, byKind, choices, kindOf, nonEmpty, pushIssuesOf, strictFields, unknownKind, type KindInput } from '../../input/rules.js';
 
 /*
  * A parent session in Anthropic's Messages API shape (`"format": "anthropic-messages"`): the

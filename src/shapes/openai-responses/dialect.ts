@@ -1,9 +1,9 @@
-import type { OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { FunctionDeclaration } from '../tools/define.js';
-import type { Dialect, ToolResponse } from './dialect.js';
-import type { CallView } from './view.js';
-import { bodyWith } from './request-body.js';
-import { seedWithSystemField } from './seed.js';
+import type { OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from '../../model/types.js';
+import type { FunctionDeclaration } from '../../tools/define.js';
+import type { Dialect, ToolResponse } from '../dialect.js';
+import type { CallView } from '../view.js';
+import { bodyWith } from '../request-body.js';
+import { seedWithSystemField } from '../seed.js';
 
 /** What the dialect needs of a Responses session (the session schema has the full shape). */
 export interface ResponsesSessionLike {

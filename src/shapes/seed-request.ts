@@ -1,12 +1,7 @@
 import type { ModelRequest } from '../model/types.js';
-import type { SessionFormat } from '../session/schema.js';
-import { prefixFields, type PrefixSource } from '../model/request.js';
-import { aiSdkDialect } from './ai-sdk.js';
-import { anthropicMessagesDialect } from './anthropic-messages.js';
+import { prefixFields, type PrefixSource } from './gemini/prefix-fields.js';
 import type { Dialect } from './dialect.js';
-import { geminiDialect } from './gemini.js';
-import { openAIChatDialect } from './openai-chat.js';
-import { openAIResponsesDialect } from './openai-responses.js';
+import { dialectFor } from './registry.js';
 import type { AnyMessage } from './view.js';
 
 /**
@@ -16,19 +11,6 @@ import type { AnyMessage } from './view.js';
 export type SeedFields =
   | ({ format: 'gemini' } & PrefixSource)
   | { format: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'ai-sdk'; session: Readonly<Record<string, unknown>> };
-
-const DIALECTS = {
-  gemini: geminiDialect,
-  'openai-chat': openAIChatDialect,
-  'openai-responses': openAIResponsesDialect,
-  'anthropic-messages': anthropicMessagesDialect,
-  'ai-sdk': aiSdkDialect,
-} as const;
-
-/** The reader and writer of one session shape. */
-export function dialectFor(shape: SessionFormat): Dialect<AnyMessage, unknown> {
-  return DIALECTS[shape] as unknown as Dialect<AnyMessage, unknown>;
-}
 
 /** The dialect a seed is written in. */
 export function seedDialect(seed: SeedFields): Dialect<AnyMessage, unknown> {

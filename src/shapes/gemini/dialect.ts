@@ -1,8 +1,8 @@
-import { prefixFields } from '../model/request.js';
-import type { Content, GeminiSession, GeminiTool, Part } from '../session/schema.js';
-import type { Dialect, ToolResponse } from './dialect.js';
-import type { GeminiForkSeed } from './seed.js';
-import type { CallView } from './view.js';
+import { prefixFields } from './prefix-fields.js';
+import type { Content, GeminiSession, GeminiTool, Part } from './schema.js';
+import type { Dialect, ToolResponse } from '../dialect.js';
+import type { GeminiForkSeed } from '../seed.js';
+import type { CallView } from '../view.js';
 
 /** Gemini's shape: results and the user's words share one user message. */
 export const geminiDialect: Dialect<Content, GeminiSession> = {

@@ -132,3 +132,10 @@ export function byKind<K extends Record<string, z.ZodType>>(
     ctx.issues.push({ code: 'custom', input: kind, path: [key], message });
   });
 }
+
+/** Unknown keys in words: which are not fields of `what`, the allowed ones, and why only those. */
+export function unknownKeysRule(keys: readonly string[], what: string, allowed: readonly string[], why: string): string {
+  const list = keys.map((k) => JSON.stringify(k)).join(', ');
+  const subject = keys.length === 1 ? `is not a ${what} field` : `${list} are not ${what} fields`;
+  return `${subject} (allowed: ${allowed.join(', ')}); ${why}`;
+}

@@ -1,8 +1,8 @@
-import type { ChatMessage, ChatTool, OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { FunctionDeclaration } from '../tools/define.js';
-import type { Dialect, ToolResponse } from './dialect.js';
-import type { CallView } from './view.js';
-import { bodyWith } from './request-body.js';
+import type { ChatMessage, ChatTool, OpenAIChatSession } from './schema.js';
+import type { FunctionDeclaration } from '../../tools/define.js';
+import type { Dialect, ToolResponse } from '../dialect.js';
+import type { CallView } from '../view.js';
+import { bodyWith } from '../request-body.js';
 
 /** Chat Completions' shape: one `tool` message per result, the user's words in a message of their own. */
 export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {

@@ -1,5 +1,4 @@
 import type { ModelRequest } from '../model/types.js';
-import type { SessionFormat } from '../session/schema.js';
 import type { FunctionDeclaration } from '../tools/define.js';
 import type { ForkSeed, SeedCopy, SeedParts } from './seed.js';
 import type { AnyMessage, CallView } from './view.js';
@@ -12,7 +11,7 @@ export type ToolResponse = Readonly<Record<string, unknown>>;
  * here, in the parent's own shape; what the parent sent is passed through untouched.
  */
 export interface Dialect<M extends AnyMessage, S> {
-  readonly format: SessionFormat;
+  readonly format: string;
   /**
    * The session's messages: `head` is what every fork keeps whatever its window (Chat Completions'
    * leading system and developer messages; Gemini keeps its system instruction in a field of its

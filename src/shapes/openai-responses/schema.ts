@@ -17,11 +17,11 @@ import type {
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses';
 import { z } from 'zod';
-import { InputError } from './errors.js';
-import { describeValue, parseOrThrow } from './issues.js';
-import { assertSafeJson, isRecord } from './json.js';
-import { JsonObjectSchema, byJsonType, byKind, choices, kindOf, nonEmpty, pushIssuesOf, strictFields } from './rules.js';
-import type { Assert, Assignable, SameKeys } from './type-checks.js';
+import { InputError } from '../../input/errors.js';
+import { describeValue, parseOrThrow } from '../../input/issues.js';
+import { assertSafeJson, isRecord } from '../../input/json.js';
+import { JsonObjectSchema, byJsonType, byKind, choices, kindOf, nonEmpty, pushIssuesOf, strictFields } from '../../input/rules.js';
+import type { Assert, Assignable, SameKeys } from '../../input/type-checks.js';
 
 /*
  * A parent session in OpenAI's Responses API shape (`"format": "openai-responses"`): the request

@@ -1,5 +1,5 @@
 import { CHILD_OPENING } from '../fork/child-message.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
+import type { ChatMessage } from './openai-chat/schema.js';
 
 /*
  * OpenAI's prompt cache from GPT-5.6 on is exact at breakpoints. The openai SDK (6.46.0 and later,

@@ -1,10 +1,10 @@
 import type { CallSettings, ModelMessage, Prompt, ToolChoice } from 'ai';
 import { z } from 'zod';
-import { InputError } from './errors.js';
-import { describeValue, parseOrThrow } from './issues.js';
-import { assertSafeJson } from './json.js';
-import { byJsonType, byKind, kindOf, nonEmpty, positiveInteger, pushIssuesOf, strictFields } from './rules.js';
-import type { Assert, Assignable, SameKeys } from './type-checks.js';
+import { InputError } from '../../input/errors.js';
+import { describeValue, parseOrThrow } from '../../input/issues.js';
+import { assertSafeJson } from '../../input/json.js';
+import { byJsonType, byKind, kindOf, nonEmpty, positiveInteger, pushIssuesOf, strictFields } from '../../input/rules.js';
+import type { Assert, Assignable, SameKeys } from '../../input/type-checks.js';
 
 /*
  * A parent session in the Vercel AI SDK's shape (`"format": "ai-sdk"`): what an agent passes to

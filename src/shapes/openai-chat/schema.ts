@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { InputError } from './errors.js';
-import { describeValue, parseOrThrow } from './issues.js';
-import { assertSafeJson } from './json.js';
-import { JsonObjectSchema, byJsonType, choices, nonEmpty, positiveInteger, strictFields, unknownKind } from './rules.js';
+import { InputError } from '../../input/errors.js';
+import { describeValue, parseOrThrow } from '../../input/issues.js';
+import { assertSafeJson } from '../../input/json.js';
+import { JsonObjectSchema, byJsonType, choices, nonEmpty, positiveInteger, strictFields, unknownKind } from '../../input/rules.js';
 
 /*
  * A parent session in OpenAI Chat Completions' own shape (`"format": "openai-chat"`): the request

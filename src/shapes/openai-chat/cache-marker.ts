@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../session/openai-chat-schema.js';
+import type { ChatMessage } from './schema.js';
 
 const EPHEMERAL = Object.freeze({ type: 'ephemeral' as const });
 

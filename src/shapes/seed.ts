@@ -1,9 +1,9 @@
 import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { OpenAIResponsesSession } from '../session/openai-responses-schema.js';
-import type { AiSdkSession } from '../session/ai-sdk-schema.js';
-import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
-import type { ChatMessage, OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { Content, GeminiSession, GeminiTool, SystemInstruction } from '../session/schema.js';
+import type { OpenAIResponsesSession } from './openai-responses/schema.js';
+import type { AiSdkSession } from './ai-sdk/schema.js';
+import type { AnthropicMessagesSession } from './anthropic-messages/schema.js';
+import type { ChatMessage, OpenAIChatSession } from './openai-chat/schema.js';
+import type { Content, GeminiSession, GeminiTool, SystemInstruction } from './gemini/schema.js';
 
 /*
  * A fork's seed, the pieces of its first request, in each shape. The fork rules (src/fork) decide

@@ -1,7 +1,7 @@
-import { CHILD_OPENING } from '../fork/child-message.js';
-import type { ResponsesItemLike } from '../model/types.js';
-import { BREAKPOINT, type BreakpointMarks } from './openai-breakpoints.js';
-import type { ResponsesEntry } from './openai-responses.js';
+import { CHILD_OPENING } from '../../fork/child-message.js';
+import type { ResponsesItemLike } from '../../model/types.js';
+import { BREAKPOINT, type BreakpointMarks } from '../openai-breakpoints.js';
+import type { ResponsesEntry } from './dialect.js';
 
 /*
  * OpenAI's breakpoints (GPT-5.6 and later) on the Responses API: the same placement as on Chat

@@ -1,9 +1,9 @@
-import type { AnthropicMessageLike, AnthropicRequest } from '../model/types.js';
-import type { FunctionDeclaration } from '../tools/define.js';
-import type { Dialect, ToolResponse } from './dialect.js';
-import type { CallView } from './view.js';
-import { bodyWith } from './request-body.js';
-import { seedWithSystemField } from './seed.js';
+import type { AnthropicMessageLike, AnthropicRequest } from '../../model/types.js';
+import type { FunctionDeclaration } from '../../tools/define.js';
+import type { Dialect, ToolResponse } from '../dialect.js';
+import type { CallView } from '../view.js';
+import { bodyWith } from '../request-body.js';
+import { seedWithSystemField } from '../seed.js';
 
 /** What the dialect needs of an Anthropic-shaped session (the session schema, AnthropicMessagesSession, has the full shape). */
 export interface AnthropicSessionLike {

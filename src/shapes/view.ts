@@ -1,6 +1,6 @@
 import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
-import type { Content } from '../session/schema.js';
+import type { ChatMessage } from './openai-chat/schema.js';
+import type { Content } from './gemini/schema.js';
 
 /*
  * What the fork rules read of a message, the same for every API's shape: who wrote it, its text,
