@@ -359,6 +359,25 @@ describe('Gemini → openai-chat: what cannot be converted is an error naming it
     expect(convertSession(aiSdk.session, 'anthropic-messages').session).toEqual({ ...anthropic, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
   });
 
+  it('what only Anthropic or the AI SDK has is an error naming its path in the source, or left out and listed', () => {
+    const anthropic = {
+      format: 'anthropic-messages',
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }],
+    } as never;
+    expect(errorOf(() => convertSession(anthropic, 'openai-chat', { source: 'a.json' })).message).toBe('a.json: messages[0].content[0]: cache_control cannot be converted to openai-chat');
+    const dropped = convertSession(anthropic, 'openai-chat', { dropUnsupported: true });
+    expect(dropped.dropped).toEqual([{ path: 'messages[0].content[0]', what: 'cache_control' }]);
+    expect((dropped.session as OpenAIChatSession).messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
+    const aiSdk = { format: 'ai-sdk', model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi', providerOptions: { openai: { user: 'u' } } }], presencePenalty: 0.5 } as never;
+    expect(errorOf(() => convertSession(aiSdk, 'gemini', { source: 's.json' })).message).toBe('s.json: messages[0]: providerOptions cannot be converted to gemini');
+    expect(convertSession(aiSdk, 'gemini', { dropUnsupported: true }).dropped).toEqual([
+      { path: 'messages[0]', what: 'providerOptions' },
+      { path: '', what: 'presencePenalty' },
+    ]);
+  });
+
   it('an invalid input session is an InputError from validation, not a ConversionError', () => {
     const bad = { model: 'm', history: [{ role: 'assistant', parts: [{ text: 'x' }] }] } as unknown as GeminiSession;
     let caught: unknown;
