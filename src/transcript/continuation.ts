@@ -1,4 +1,5 @@
-import { viewMessage, type AnyMessage } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage } from '../shapes/view.js';
 import type { Transcript } from './read.js';
 import type { TranscriptUsage } from './format.js';
 

@@ -1,4 +1,5 @@
-import { viewMessage, type AnyMessage, type MessageView } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage, MessageView } from '../shapes/view.js';
 import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from '../fork/constants.js';
 import type { TranscriptHeader, TranscriptLine, TranscriptUsage } from './format.js';
 import type { Transcript } from './read.js';
