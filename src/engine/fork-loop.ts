@@ -198,7 +198,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       ...(outcome.finish !== undefined ? { finish: outcome.finish } : {}),
       ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
       ...(outcome.responseModel !== undefined ? { responseModel: outcome.responseModel } : {}),
-      ...(content !== undefined ? { content: { ...content, output: replyContent(outcome.message, outcome.finish?.raw) } } : {}),
+      ...(content !== undefined ? { content: { ...content, output: replyContent(request.format, outcome.message, outcome.finish?.raw) } } : {}),
     });
     return reply;
   };

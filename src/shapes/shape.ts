@@ -1,4 +1,5 @@
 import type { Dialect } from './dialect.js';
+import type { TelemetryContent } from './telemetry.js';
 import type { AnyMessage, MessageReader } from './view.js';
 
 /**
@@ -31,4 +32,6 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
    * parent's page read messages only through it.
    */
   readonly reader: MessageReader<M>;
+  /** Its requests and replies as the GenAI conventions' `{ role, parts }` messages, for telemetry's opt-in content (its telemetry.ts). */
+  readonly telemetry: TelemetryContent;
 }

@@ -1,5 +1,6 @@
 import type { AiSdkMessageLike } from '../../model/types.js';
 import type { Shape } from '../shape.js';
+import { aiSdkTelemetry } from './telemetry.js';
 import { aiSdkReader } from './view.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
 import { parseAiSdkSession } from './schema.js';
@@ -14,4 +15,5 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
   reader: aiSdkReader,
+  telemetry: aiSdkTelemetry,
 };

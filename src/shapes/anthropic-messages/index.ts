@@ -1,4 +1,5 @@
 import type { Shape } from '../shape.js';
+import { anthropicMessagesTelemetry } from './telemetry.js';
 import { anthropicMessagesReader } from './view.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
 import type { AnthropicMessageLike } from '../../model/types.js';
@@ -14,4 +15,5 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
   reader: anthropicMessagesReader,
+  telemetry: anthropicMessagesTelemetry,
 };

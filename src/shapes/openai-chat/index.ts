@@ -1,4 +1,5 @@
 import type { Shape } from '../shape.js';
+import { openAIChatTelemetry } from './telemetry.js';
 import { openAIChatReader } from './view.js';
 import { openAIChatDialect } from './dialect.js';
 import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
@@ -13,4 +14,5 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
   reader: openAIChatReader,
+  telemetry: openAIChatTelemetry,
 };

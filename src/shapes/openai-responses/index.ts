@@ -1,4 +1,5 @@
 import type { Shape } from '../shape.js';
+import { openAIResponsesTelemetry } from './telemetry.js';
 import { openAIResponsesReader } from './view.js';
 import { openAIResponsesDialect, type ResponsesEntry, type ResponsesSessionLike } from './dialect.js';
 import { parseOpenAIResponsesSession } from './schema.js';
@@ -13,4 +14,5 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
   reader: openAIResponsesReader,
+  telemetry: openAIResponsesTelemetry,
 };
