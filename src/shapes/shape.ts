@@ -1,7 +1,8 @@
 import type { Issues } from './convert-issues.js';
 import type { Dialect } from './dialect.js';
 import type { HubSession } from './hub.js';
-import type { AnyMessage } from './view.js';
+import type { TelemetryContent } from './telemetry.js';
+import type { AnyMessage, MessageReader } from './view.js';
 
 /**
  * One API shape: everything forkpool knows of that API's wire form sits in the shape's folder and
@@ -27,6 +28,14 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   messages(session: Readonly<S>): readonly unknown[];
   /** How forks write in this shape: seeding, the child message, views of calls and results, the request body. */
   readonly dialect: Dialect<M, S>;
+  /**
+   * How its messages are read (its view.ts): who wrote one, its parts in order, its calls and the
+   * results with their text and error flag. The fork rules, stream-json, transcripts and the
+   * parent's page read messages only through it.
+   */
+  readonly reader: MessageReader<M>;
+  /** Its requests and replies as the GenAI conventions' `{ role, parts }` messages, for telemetry's opt-in content (its telemetry.ts). */
+  readonly telemetry: TelemetryContent;
   /** Conversion to and from the neutral hub form: convertSession(from → to) is to.convert.fromHub(from.convert.toHub(session)). */
   readonly convert: ConvertFacet<S>;
 }

@@ -3,7 +3,6 @@ import { ConversionError, type ConversionResult, conversionTargets, convertSessi
 import type { ParentSession, SessionFormat } from '../../src/shapes/registry.js';
 import { allShapes } from '../../src/shapes/registry.js';
 import type { Shape } from '../../src/shapes/shape.js';
-import { viewMessage, type AnyMessage } from '../../src/shapes/view.js';
 import { sampleSession } from '../fixtures/shapes/samples.js';
 
 /**
@@ -80,7 +79,7 @@ function listedOrThrown(session: ParentSession, to: string): ConversionResult {
 function conversation(shape: Shape, session: object) {
   const views = shape
     .messages(session)
-    .map((message) => viewMessage(message as AnyMessage))
+    .map((message) => shape.reader.view(message as never))
     .filter((view) => view.role !== 'system');
   return {
     texts: views.flatMap((view) => view.texts),

@@ -1,6 +1,8 @@
 import { geminiConvert } from './convert.js';
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
+import { geminiTelemetry } from './telemetry.js';
+import { geminiReader } from './view.js';
 import { geminiDialect } from './dialect.js';
 import { type Content, type GeminiSession, GeminiSessionSchema } from './schema.js';
 
@@ -17,4 +19,6 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   messages: (session) => session.history,
   dialect: geminiDialect,
   convert: geminiConvert,
+  reader: geminiReader,
+  telemetry: geminiTelemetry,
 };

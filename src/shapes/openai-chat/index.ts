@@ -1,5 +1,7 @@
 import { openAIChatConvert } from './convert.js';
 import type { Shape } from '../shape.js';
+import { openAIChatTelemetry } from './telemetry.js';
+import { openAIChatReader } from './view.js';
 import { openAIChatDialect } from './dialect.js';
 import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
 
@@ -13,4 +15,6 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
   convert: openAIChatConvert,
+  reader: openAIChatReader,
+  telemetry: openAIChatTelemetry,
 };
