@@ -1,4 +1,6 @@
-import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
+import type { AiSdkMessageLike } from './ai-sdk/request.js';
+import type { AnthropicMessageLike } from './anthropic-messages/request.js';
+import type { ResponsesItemLike, ResponsesTurn } from './openai-responses/request.js';
 import type { ChatMessage } from './openai-chat/schema.js';
 import type { Content } from './gemini/schema.js';
 

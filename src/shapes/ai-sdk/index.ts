@@ -1,4 +1,4 @@
-import type { AiSdkMessageLike } from '../../model/types.js';
+import type { AiSdkMessageLike } from './request.js';
 import type { Shape } from '../shape.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
 import { parseAiSdkSession } from './schema.js';

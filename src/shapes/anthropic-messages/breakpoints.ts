@@ -1,5 +1,5 @@
 import { ANTHROPIC_PRESET } from '../../model/presets.js';
-import type { AnthropicMessageLike } from '../../model/types.js';
+import type { AnthropicMessageLike } from './request.js';
 
 /*
  * Anthropic caches only what a request marks with cache_control breakpoints, at most 4 per

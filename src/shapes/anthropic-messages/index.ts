@@ -1,6 +1,6 @@
 import type { Shape } from '../shape.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
-import type { AnthropicMessageLike } from '../../model/types.js';
+import type { AnthropicMessageLike } from './request.js';
 import { parseAnthropicMessagesSession } from './schema.js';
 
 /** Anthropic's Messages API: content blocks, a system field, cache_control breakpoints. */
