@@ -1,3 +1,4 @@
+import type { CacheMarks } from './cache-marks.js';
 import type { Dialect } from './dialect.js';
 import type { AnyMessage } from './view.js';
 
@@ -25,4 +26,6 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   messages(session: Readonly<S>): readonly unknown[];
   /** How forks write in this shape: seeding, the child message, views of calls and results, the request body. */
   readonly dialect: Dialect<M, S>;
+  /** Where the run's prompt-cache mechanism writes on this shape's requests (markers, breakpoints, a named cache or response). */
+  readonly cacheMarks: CacheMarks<M>;
 }

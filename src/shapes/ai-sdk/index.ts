@@ -12,4 +12,6 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
+  // The AI SDK provider package renders the request: forkpool marks nothing on it.
+  cacheMarks: {},
 };

@@ -1,6 +1,7 @@
 import type { Shape } from '../shape.js';
+import { placeBreakpoints } from './breakpoints.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
-import type { AnthropicMessageLike } from './request.js';
+import type { AnthropicMessageLike, AnthropicRequest } from './request.js';
 import { parseAnthropicMessagesSession } from './schema.js';
 
 /** Anthropic's Messages API: content blocks, a system field, cache_control breakpoints. */
@@ -12,4 +13,10 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
+  cacheMarks: {
+    breakpoints(request, shared, parent, ttl) {
+      const { body } = request as AnthropicRequest;
+      return { ...(request as AnthropicRequest), body: { ...body, messages: placeBreakpoints(body.messages, shared, parent, ttl) } };
+    },
+  },
 };

@@ -1,6 +1,7 @@
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
 import { geminiDialect } from './dialect.js';
+import type { GeminiRequest } from './request.js';
 import { type Content, type GeminiSession, GeminiSessionSchema } from './schema.js';
 
 /** Gemini's shape (@google/genai): the default, so a session may leave its `format` out. */
@@ -15,4 +16,11 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   conversationField: 'history',
   messages: (session) => session.history,
   dialect: geminiDialect,
+  cacheMarks: {
+    // The API rejects cachedContent beside systemInstruction, tools or toolConfig: the cache holds them.
+    cachedContent(request, name) {
+      const { model, generationConfig, contents } = request as GeminiRequest;
+      return { format: 'gemini', model, cachedContent: name, ...(generationConfig ? { generationConfig } : {}), contents };
+    },
+  },
 };

@@ -1,4 +1,7 @@
+import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
+import { CHAT_MARKS } from './breakpoints.js';
+import { markLastShared } from './cache-marker.js';
 import { openAIChatDialect } from './dialect.js';
 import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
 
@@ -11,4 +14,8 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
+  cacheMarks: {
+    marker: markLastShared,
+    openAIBreakpoints: (messages, shared, parentWarm) => placeOpenAIBreakpoints(CHAT_MARKS, messages, shared, parentWarm),
+  },
 };

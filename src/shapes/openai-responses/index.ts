@@ -1,5 +1,8 @@
+import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
+import { RESPONSES_MARKS } from './breakpoints.js';
 import { openAIResponsesDialect, type ResponsesEntry, type ResponsesSessionLike } from './dialect.js';
+import type { OpenAIResponsesRequest } from './request.js';
 import { parseOpenAIResponsesSession } from './schema.js';
 
 /** OpenAI's Responses API: input items (messages, calls, their outputs, reasoning) and instructions. */
@@ -11,4 +14,11 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   conversationField: 'input',
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
+  cacheMarks: {
+    openAIBreakpoints: (messages, shared, parentWarm) => placeOpenAIBreakpoints(RESPONSES_MARKS, messages, shared, parentWarm),
+    storedResponse(request, responseId) {
+      const base = request as OpenAIResponsesRequest;
+      return { ...base, body: { ...base.body, previous_response_id: responseId } };
+    },
+  },
 };
