@@ -1,5 +1,5 @@
 import type { CacheMarks } from '../shapes/cache-marks.js';
-import { shapeNamed, type ModelRequest } from '../shapes/registry.js';
+import { findShape, shapeNamed, type ModelRequest } from '../shapes/registry.js';
 import type { AnyMessage } from '../shapes/view.js';
 import type { CachePlan, RequestCache } from './plan.js';
 
@@ -91,6 +91,16 @@ export function measuredMessages(plan: Pick<CachePlan, 'request' | 'shape'>, mes
   if (r.mechanism === 'marker') return need(plan.shape, marksOf(plan.shape).marker, 'a cache_control marker')(messages, shared);
   if ((r.mechanism === 'cache-key' || r.mechanism === 'stored-response') && r.breakpoints) return withBreakpoints(plan.shape, messages, shared, r.breakpoints.parentWarm);
   return messages;
+}
+
+/** Whether requests in this shape can name a stored response (and send only what follows it). */
+export function namesStoredResponses(format: string): boolean {
+  return findShape(format)?.cacheMarks.storedResponse !== undefined;
+}
+
+/** How many items of its own a request that names a stored response sends; undefined in a shape that names none. */
+export function itemsAfterStoredResponse(request: ModelRequest): number | undefined {
+  return marksOf(request.format).storedResponseItems?.(request);
 }
 
 /** OpenAI's breakpoints, on the shape's messages (Chat Completions messages, Responses items). */

@@ -19,4 +19,6 @@ export interface CacheMarks<M extends AnyMessage = AnyMessage, R = unknown> {
   cachedContent?(request: R, name: string): R;
   /** OpenAI's Responses API: the request naming the parent's stored response (its conversation is then left out). */
   storedResponse?(request: R, responseId: string): R;
+  /** How many items of its own a request that names a stored response sends (with storedResponse). */
+  storedResponseItems?(request: R): number;
 }

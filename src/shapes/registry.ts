@@ -148,3 +148,33 @@ export function registerShape(shape: Shape): void {
   if (shapes.has(shape.format)) throw new TypeError(`a shape with format ${JSON.stringify(shape.format)} is already registered`);
   shapes.set(shape.format, shape);
 }
+
+/*
+ * What the shapes give the public entry points (session/index.ts, protocol.ts, index.ts): each
+ * shape's session schema and types, re-exported here so that no module outside a shape's folder
+ * imports it.
+ */
+export { GeminiSessionSchema, type GeminiTool, type Part, type SystemInstruction } from './gemini/schema.js';
+export type { Content };
+export {
+  OpenAIChatSessionSchema,
+  parseOpenAIChatSession,
+  type ChatAssistantMessage,
+  type ChatContentPart,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatToolMessage,
+} from './openai-chat/schema.js';
+export type { ChatMessage };
+export {
+  AnthropicMessagesSessionSchema,
+  parseAnthropicMessagesSession,
+  type AnthropicCacheControl,
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  type AnthropicTool,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+} from './anthropic-messages/schema.js';
+export { OpenAIResponsesSessionSchema } from './openai-responses/schema.js';
+export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkTool } from './ai-sdk/schema.js';

@@ -20,6 +20,8 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
    * returns that same object; an InputError names the file, the path and the rule broken.
    */
   parse(json: object, source?: string): S;
+  /** A model call's `gen_ai.operation.name` in OpenTelemetry's GenAI conventions: Gemini's API generates content, the others chat. */
+  readonly operation: 'chat' | 'generate_content';
   /** The session field that holds the conversation (`history`, `messages`, `input`): what an error's path names. */
   readonly conversationField: string;
   /** The session's conversation in order, whatever the shape calls it (a string input is the one user message it reads as). */

@@ -9,6 +9,7 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   label: 'the Vercel AI SDK\'s shape ("format": "ai-sdk")',
   api: "an AI SDK provider's API",
   parse: (json, source) => parseAiSdkSession(json, source),
+  operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: aiSdkDialect,

@@ -10,6 +10,7 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   label: 'Anthropic Messages\' shape ("format": "anthropic-messages")',
   api: "Anthropic's Messages API",
   parse: (json, source) => parseAnthropicMessagesSession(json, source) as unknown as AnthropicSessionLike,
+  operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,

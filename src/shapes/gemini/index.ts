@@ -13,6 +13,7 @@ export const geminiShape: Shape<GeminiSession, Content> = {
     parseOrThrow(GeminiSessionSchema, json, source === undefined ? {} : { file: source });
     return json as GeminiSession;
   },
+  operation: 'generate_content',
   conversationField: 'history',
   messages: (session) => session.history,
   dialect: geminiDialect,

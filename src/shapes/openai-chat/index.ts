@@ -11,6 +11,7 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   label: 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
   api: "OpenAI's Chat Completions API",
   parse: (json, source) => parseOpenAIChatSession(json, source),
+  operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,

@@ -11,6 +11,7 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   label: 'OpenAI Responses\' shape ("format": "openai-responses")',
   api: "OpenAI's Responses API",
   parse: (json, source) => parseOpenAIResponsesSession(json, source) as unknown as ResponsesSessionLike,
+  operation: 'chat',
   conversationField: 'input',
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
@@ -20,5 +21,6 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
       const base = request as OpenAIResponsesRequest;
       return { ...base, body: { ...base.body, previous_response_id: responseId } };
     },
+    storedResponseItems: (request) => (request as OpenAIResponsesRequest).body.input.length,
   },
 };
