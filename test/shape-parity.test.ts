@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
 import { readersParity } from './parity/readers.js';
+import { requestsParity } from './parity/requests.js';
 import { sessionParity } from './parity/session.js';
+import { transcriptParity } from './parity/transcripts.js';
 import { SHAPES } from './support/shapes.js';
 
 /*
@@ -16,9 +18,11 @@ if (findShape(acmeShape.format) === undefined) registerShape(acmeShape);
 for (const shape of allShapes()) {
   describe(`the ${shape.format} shape`, () => {
     describe('session', () => sessionParity(shape));
+    describe('requests', () => requestsParity(shape));
     it('runs the fork rules (test/fork-rules.test.ts runs every rule on each adapter of test/support/shapes.ts)', () => {
       expect(SHAPES.map(([name]) => name)).toContain(shape.format);
     });
     describe('readers', () => readersParity(shape));
+    describe('transcripts', () => transcriptParity(shape));
   });
 }

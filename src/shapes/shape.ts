@@ -1,3 +1,4 @@
+import type { CacheMarks } from './cache-marks.js';
 import type { Dialect } from './dialect.js';
 import type { TelemetryContent } from './telemetry.js';
 import type { AnyMessage, MessageReader } from './view.js';
@@ -20,6 +21,8 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
    * returns that same object; an InputError names the file, the path and the rule broken.
    */
   parse(json: object, source?: string): S;
+  /** A model call's `gen_ai.operation.name` in OpenTelemetry's GenAI conventions: Gemini's API generates content, the others chat. */
+  readonly operation: 'chat' | 'generate_content';
   /** The session field that holds the conversation (`history`, `messages`, `input`): what an error's path names. */
   readonly conversationField: string;
   /** The session's conversation in order, whatever the shape calls it (a string input is the one user message it reads as). */
@@ -34,4 +37,6 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   readonly reader: MessageReader<M>;
   /** Its requests and replies as the GenAI conventions' `{ role, parts }` messages, for telemetry's opt-in content (its telemetry.ts). */
   readonly telemetry: TelemetryContent;
+  /** Where the run's prompt-cache mechanism writes on this shape's requests (markers, breakpoints, a named cache or response). */
+  readonly cacheMarks: CacheMarks<M>;
 }

@@ -1,8 +1,9 @@
 import type { Shape } from '../shape.js';
 import { anthropicMessagesTelemetry } from './telemetry.js';
 import { anthropicMessagesReader } from './view.js';
+import { placeBreakpoints } from './breakpoints.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
-import type { AnthropicMessageLike } from '../../model/types.js';
+import type { AnthropicMessageLike, AnthropicRequest } from './request.js';
 import { parseAnthropicMessagesSession } from './schema.js';
 
 /** Anthropic's Messages API: content blocks, a system field, cache_control breakpoints. */
@@ -11,9 +12,16 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   label: 'Anthropic Messages\' shape ("format": "anthropic-messages")',
   api: "Anthropic's Messages API",
   parse: (json, source) => parseAnthropicMessagesSession(json, source) as unknown as AnthropicSessionLike,
+  operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
   reader: anthropicMessagesReader,
   telemetry: anthropicMessagesTelemetry,
+  cacheMarks: {
+    breakpoints(request, shared, parent, ttl) {
+      const { body } = request as AnthropicRequest;
+      return { ...(request as AnthropicRequest), body: { ...body, messages: placeBreakpoints(body.messages, shared, parent, ttl) } };
+    },
+  },
 };
