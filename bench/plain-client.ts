@@ -17,7 +17,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { buildChildMessage } from '../dist/src/fork/child-message.js';
-import type { GeminiSession } from '../dist/src/session/schema.js';
+import type { GeminiSession } from '../dist/src/index.js';
 import { postBuffers } from './floor.js';
 import { runIfMain } from './lib/script.js';
 import { makeSession, makeTasks } from './lib/session.js';

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+// Internal: the registry's list of formats (src/shapes/registry.ts): the literals the rule is about.
+import { shapeFormats } from '../src/shapes/registry.js';
 
 /* The module graph of src/ has no cycle, type imports included (issue 13). */
 
@@ -90,5 +92,126 @@ describe('floors: the session and tools floors import nothing from the floors ab
       }
     }
     expect(reaching).toEqual([]);
+  });
+});
+
+/*
+ * The shape rule: a shape's wire form is known in its folder (src/shapes/<format>/), and everything
+ * else reaches it through the registry (src/shapes/registry.ts) and the Shape's facets. No other
+ * module imports a shape's folder (type imports and import() included) or compares a format to a
+ * shape's literal, except the provider modules, which speak their wires: src/model/providers/, the
+ * model clients and their common base, the providers' presets, and the local simulator, which stays
+ * an independent oracle with its own tables.
+ */
+
+const PROVIDER_MODULES = [
+  /^model\/providers\//,
+  /^model\/(genai|openai-chat|openai-responses|anthropic|ai-sdk|streaming-provider|presets)\.ts$/,
+  /^local-server\//,
+];
+
+/**
+ * Modules that still break the rule, each being moved into its shape's folder or onto the registry by
+ * another part of the same change; the list empties as they land. A module not listed breaks the build.
+ */
+const STILL_TO_MOVE: readonly string[] = [
+  // The CLI's provider flags: which shapes a provider speaks comes from the provider module.
+  'cli/engine-flags.ts',
+  // Reading logged requests and agents' logs (gemini-cli.ts's 'gemini' is a record type: marked `not a format`).
+  'import/anthropic-messages.ts',
+  'import/gemini-cli.ts',
+  'import/index.ts',
+  'import/openai-chat.ts',
+  'import/openai-responses.ts',
+];
+
+/** The comment that exempts a line (or the line after it): the literal is not a session's or request's format. */
+const NOT_A_FORMAT = /\/\/.*\bnot a format\b/;
+
+/** Which shape's folder a module of src/ sits in (undefined: none). */
+function shapeFolderOf(module: string, formats: readonly string[]): string | undefined {
+  const [top, folder] = module.split('/');
+  return top === 'shapes' && folder !== undefined && formats.includes(folder) && module.split('/').length > 2 ? folder : undefined;
+}
+
+/** What in a line compares a format to a shape's literal: `=== 'gemini'`, `'gemini' !==`, `case 'gemini':`, `Exclude<…, 'gemini'>`. */
+function comparisonsIn(line: string, formats: readonly string[]): string[] {
+  const code = line.trim();
+  if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return [];
+  const found: string[] = [];
+  for (const format of formats) {
+    const literal = `'${format}'`;
+    const at = (pattern: string): RegExp => new RegExp(pattern.replace('LIT', literal.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')));
+    if (at('(===|!==|==|!=)\\s*LIT').test(code) || at('LIT\\s*(===|!==|==|!=)').test(code) || at('\\bcase\\s+LIT\\s*:').test(code) || at('\\b(Exclude|Extract)<[^;]*LIT').test(code)) {
+      found.push(format);
+    }
+  }
+  return found;
+}
+
+/** Each breach of the rule as `module:line: what` (module paths relative to src/). */
+function shapeRuleBreaches(files: ReadonlyMap<string, { text: string; imports: readonly string[] }>, formats: readonly string[]): string[] {
+  const breaches: string[] = [];
+  for (const [module, { text, imports }] of files) {
+    if (module === 'shapes/registry.ts' || PROVIDER_MODULES.some((allowed) => allowed.test(module))) continue;
+    const own = shapeFolderOf(module, formats);
+    const lines = text.split('\n');
+    for (const target of imports) {
+      const folder = shapeFolderOf(target, formats);
+      if (folder === undefined || folder === own) continue;
+      const line = lines.findIndex((l) => l.includes(target.split('/').slice(-2).join('/').replace(/\.ts$/, '')) || l.includes(`./${folder}/`)) + 1;
+      breaches.push(`${module}:${line}: imports ${target}`);
+    }
+    lines.forEach((line, i) => {
+      // A literal that only spells like a format (Gemini CLI's record type 'gemini') says so in a comment.
+      if (NOT_A_FORMAT.test(line) || NOT_A_FORMAT.test(lines[i - 1] ?? '')) return;
+      for (const format of comparisonsIn(line, formats)) if (format !== own) breaches.push(`${module}:${i + 1}: compares a format to '${format}'`);
+    });
+  }
+  return breaches;
+}
+
+function sourceFiles(): Map<string, { text: string; imports: string[] }> {
+  return new Map(
+    modules(SRC).map((file) => [relative(SRC, file), { text: readFileSync(file, 'utf8'), imports: everyImportOf(file).map((target) => relative(SRC, target)) }]),
+  );
+}
+
+describe('the shape rule: only a shape\'s folder, the registry and the provider modules know a shape', () => {
+  const formats = shapeFormats();
+  const breaches = shapeRuleBreaches(sourceFiles(), formats);
+  const moduleOf = (breach: string): string => breach.slice(0, breach.indexOf(':'));
+
+  it('no module outside them imports a shape\'s folder or compares a format to a shape\'s literal', () => {
+    expect(formats.length).toBeGreaterThanOrEqual(5);
+    expect(breaches.filter((breach) => !STILL_TO_MOVE.includes(moduleOf(breach)))).toEqual([]);
+  });
+
+  it('STILL_TO_MOVE lists only modules that still break it', () => {
+    const breaking = new Set(breaches.map(moduleOf));
+    expect(STILL_TO_MOVE.filter((module) => !breaking.has(module))).toEqual([]);
+  });
+
+  it('would see a breach: planted imports and comparisons are named with their line', () => {
+    const planted = new Map([
+      ['engine/planted.ts', { text: "import type { Content } from '../shapes/gemini/schema.js';\nconst x = 1;\nif (session.format === 'openai-chat') x;\n", imports: ['shapes/gemini/schema.ts'] }],
+      ['cli/planted.ts', { text: "switch (format) {\n  case 'anthropic-messages':\n}\ntype T = Exclude<F, 'ai-sdk'>;\nconst y = await import('../shapes/openai-responses/dialect.js');\n", imports: ['shapes/openai-responses/dialect.ts'] }],
+      // Allowed: a shape's folder naming itself, the registry, a provider module, a comment.
+      ['shapes/gemini/planted.ts', { text: "if (request.format === 'gemini') {}\n", imports: ['shapes/gemini/schema.ts'] }],
+      ['shapes/registry.ts', { text: "if (format === 'gemini') {}\n", imports: ['shapes/gemini/index.ts'] }],
+      ['model/providers/planted.ts', { text: "if (format === 'gemini') {}\n", imports: ['shapes/gemini/schema.ts'] }],
+      ['engine/commented.ts', { text: "// format === 'gemini' is the default\nif (record.type === 'gemini') {} // not a format: Gemini CLI's record type\n", imports: [] }],
+    ]);
+    expect(shapeRuleBreaches(planted, formats)).toEqual([
+      'engine/planted.ts:1: imports shapes/gemini/schema.ts',
+      "engine/planted.ts:3: compares a format to 'openai-chat'",
+      'cli/planted.ts:5: imports shapes/openai-responses/dialect.ts',
+      "cli/planted.ts:2: compares a format to 'anthropic-messages'",
+      "cli/planted.ts:4: compares a format to 'ai-sdk'",
+    ]);
+    // A shape's folder importing another's breaks it too.
+    expect(shapeRuleBreaches(new Map([['shapes/ai-sdk/planted.ts', { text: "import { x } from '../openai-chat/dialect.js';\n", imports: ['shapes/openai-chat/dialect.ts'] }]]), formats)).toEqual([
+      'shapes/ai-sdk/planted.ts:1: imports shapes/openai-chat/dialect.ts',
+    ]);
   });
 });

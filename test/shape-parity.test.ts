@@ -3,7 +3,9 @@ import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
 import { convertParity } from './parity/convert.js';
 import { readersParity } from './parity/readers.js';
+import { requestsParity } from './parity/requests.js';
 import { sessionParity } from './parity/session.js';
+import { transcriptParity } from './parity/transcripts.js';
 import { SHAPES } from './support/shapes.js';
 
 /*
@@ -18,9 +20,11 @@ for (const shape of allShapes()) {
   describe(`the ${shape.format} shape`, () => {
     describe('session', () => sessionParity(shape));
     describe('convert', () => convertParity(shape));
+    describe('requests', () => requestsParity(shape));
     it('runs the fork rules (test/fork-rules.test.ts runs every rule on each adapter of test/support/shapes.ts)', () => {
       expect(SHAPES.map(([name]) => name)).toContain(shape.format);
     });
     describe('readers', () => readersParity(shape));
+    describe('transcripts', () => transcriptParity(shape));
   });
 }

@@ -13,7 +13,7 @@ import { createProvider, resolvePlan } from '../../dist/src/model/providers/inde
 import type { ModelProvider, ModelRequest, ProviderConfig } from '../../dist/src/model/types.js';
 import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
 import { undecorated } from './plan.js';
-import { sessionFormat } from '../../dist/src/session/schema.js';
+import { sessionFormat } from '../../dist/src/shapes/registry.js';
 
 export async function primeCache(url: string, prefix: FrozenPrefix): Promise<void> {
   const provider = createGenaiProvider({ kind: 'local', baseUrl: url });

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../dist/src/tools/define.js';
 import type { OpenAIChatSession } from '../../dist/src/shapes/openai-chat/schema.js';
-import type { ForkTask, ParentSession } from '../../dist/src/session/schema.js';
+import type { ForkTask, ParentSession } from '../../dist/src/index.js';
 
 const MODEL = 'gemini-2.5-flash';
 const CHAT_MODEL = 'gpt-4.1-mini';

@@ -4,7 +4,7 @@
  */
 import type { ForkJob, ForkResult } from '../../dist/src/engine/thread-wire.js';
 import { runForkWith } from '../../dist/src/engine/worker-main.js';
-import type { ParentSession } from '../../dist/src/session/schema.js';
+import type { ParentSession } from '../../dist/src/index.js';
 
 export interface CloneJob extends Omit<ForkJob, 'prefix'> {
   /** The parent session itself, structured-cloned by postMessage for every fork. */

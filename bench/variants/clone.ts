@@ -12,7 +12,7 @@ import type { ForkResult } from '../../dist/src/engine/thread-wire.js';
 import { emptyFailure } from '../../dist/src/engine/results.js';
 import { DEFAULT_RETRY, type ProviderConfig } from '../../dist/src/model/types.js';
 import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
-import type { ForkTask, ParentSession } from '../../dist/src/session/schema.js';
+import type { ForkTask, ParentSession } from '../../dist/src/index.js';
 import type { Tool } from '../../dist/src/tools/define.js';
 import { declaredToolNames } from '../../dist/src/shapes/tool-names.js';
 import { createToolHost } from '../../dist/src/tools/host.js';

@@ -15,6 +15,7 @@ import { compactReport, resultEventLine, streamSession, taskNotificationLines, t
 import { summaryText } from './summary.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
+import { namesStoredResponses } from '../model/decorate.js';
 import { priceOf } from '../model/prices.js';
 import { parseFlags, portOf } from './parse-flags.js';
 import { requireWritableDir, type CliIo } from './io.js';
@@ -284,7 +285,7 @@ function openOut(path: string, flags: 'a' | 'w'): number {
 function storedResponseOf(id: string | undefined, shape: string, cache: string | undefined, queued: boolean): string | undefined {
   if (id === undefined) return undefined;
   if (id === '') throw new UsageError('--previous-response: give the id of the parent\'s stored response (resp_…)');
-  if (shape !== 'openai-responses') throw new UsageError(`--previous-response: only a Responses session ("format": "openai-responses") names a stored response; this session is ${shape}`);
+  if (!namesStoredResponses(shape)) throw new UsageError(`--previous-response: only a Responses session ("format": "openai-responses") names a stored response; this session is ${shape}`);
   if (cache !== 'explicit') throw new UsageError('--previous-response: forks name a stored response only with --cache explicit (without it they re-send the conversation, and the flag would do nothing)');
   if (queued) throw new UsageError('--previous-response: not with --queue yet (a distributed run\'s forks re-send the conversation)');
   return id;

@@ -3,6 +3,7 @@ import type { Context } from '@opentelemetry/api';
 import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../fork/index.js';
 import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../model/module.js';
+import { namesStoredResponses } from '../model/decorate.js';
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { createProvider, loadProvider, providerModule } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
@@ -185,7 +186,7 @@ export class ForkEngine {
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
       remoteForks: this.remote,
       cacheKey,
-      ...(options.storedResponse !== undefined && plan.shape === 'openai-responses' ? { comparedWith: options.storedResponse } : {}),
+      ...(options.storedResponse !== undefined && namesStoredResponses(plan.shape) ? { comparedWith: options.storedResponse } : {}),
       ...(options.traceParent !== undefined ? { traceParent: options.traceParent } : {}),
       ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
     };

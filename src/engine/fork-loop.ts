@@ -6,7 +6,7 @@ import type { ToolResponse } from '../shapes/dialect.js';
 import { viewMessage } from '../shapes/registry.js';
 import type { MessageView } from '../shapes/view.js';
 import { toolCallOf } from '../tools/call.js';
-import { requestDecorator } from '../model/decorate.js';
+import { itemsAfterStoredResponse, requestDecorator } from '../model/decorate.js';
 import { billedTokens, type ModelMessage, type ModelProvider } from '../model/types.js';
 import { sessionMessages, type ParentSession } from '../shapes/registry.js';
 import type { TranscriptEntry, TranscriptUsage } from '../transcript/format.js';
@@ -146,7 +146,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     let announced = false;
     const startedAt = epochMs();
     const request = conversation.request();
-    if (named !== undefined && state.sent === undefined && request.format === 'openai-responses') state.sent = { storedResponse: named, items: request.body.input.length };
+    const items = named !== undefined && state.sent === undefined ? itemsAfterStoredResponse(request) : undefined;
+    if (named !== undefined && items !== undefined) state.sent = { storedResponse: named, items };
     const content = job.captureContent === true ? requestContent(request) : undefined;
     const outcome = await ctx.provider.generate(request, {
       signal: ctx.signal,

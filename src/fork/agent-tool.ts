@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { anthropicTool } from '../shapes/anthropic-messages/dialect.js';
-import { chatFunctionTool } from '../shapes/openai-chat/dialect.js';
 import { failure, type Failure } from '../failure.js';
-import type { ChatTool } from '../shapes/openai-chat/schema.js';
+import { dialectFor, type ChatTool } from '../shapes/registry.js';
 import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
@@ -77,10 +75,10 @@ function declaration(): FunctionDeclaration {
 export const AGENT_TOOL_DECLARATION: FunctionDeclaration = declaration();
 
 /** The agent tool as a Chat Completions function tool, for OpenAI-shaped conversations. */
-export const AGENT_TOOL_FUNCTION: ChatTool = chatFunctionTool(AGENT_TOOL_DECLARATION);
+export const AGENT_TOOL_FUNCTION: ChatTool = dialectFor('openai-chat').declareFunction(AGENT_TOOL_DECLARATION) as ChatTool;
 
 /** The agent tool as an Anthropic tool (`input_schema`), for Anthropic-shaped conversations. */
-export const AGENT_TOOL_ANTHROPIC: Readonly<Record<string, unknown>> = anthropicTool(AGENT_TOOL_DECLARATION);
+export const AGENT_TOOL_ANTHROPIC: Readonly<Record<string, unknown>> = dialectFor('anthropic-messages').declareFunction(AGENT_TOOL_DECLARATION) as Readonly<Record<string, unknown>>;
 
 export interface AgentCallContext {
   /** The caller is a fork (or the conversation is one): it may not start sub-agents at all. */

@@ -1,5 +1,4 @@
 import { deepFreeze } from '../prefix/deep-freeze.js';
-import type { SystemInstruction } from '../shapes/gemini/schema.js';
 
 export const FORK_BOILERPLATE_OPEN = '<fork-boilerplate>';
 export const FORK_BOILERPLATE_CLOSE = '</fork-boilerplate>';
@@ -30,8 +29,11 @@ export const FORK_SYSTEM_TEXT = [
   'Work autonomously with the tools you are given, keep to the directive, and finish with a concise report.',
 ].join(' ');
 
-/** Used only when a fork starts with no history and the parent has no system instruction of its own. */
-export const FORK_SYSTEM_INSTRUCTION: Readonly<SystemInstruction> = deepFreeze({ parts: [{ text: FORK_SYSTEM_TEXT }] });
+/**
+ * Used only when a fork starts with no history and the parent has no system instruction of its own:
+ * Gemini's systemInstruction (typed here by its outline: the shapes' folders import this module).
+ */
+export const FORK_SYSTEM_INSTRUCTION: Readonly<{ parts: { text: string }[] }> = deepFreeze({ parts: [{ text: FORK_SYSTEM_TEXT }] });
 
 /** The reference's (Qwen Code's) answer to a fork request made from inside a sub-agent, word for word. */
 export const NESTED_FORK_ERROR =

@@ -1,13 +1,23 @@
 import type { Dialect, ToolResponse } from '../shapes/dialect.js';
 import { dialectOf } from '../shapes/index.js';
-import type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../shapes/seed.js';
+import type { SeedCase } from '../shapes/seed.js';
 import { viewMessage } from '../shapes/registry.js';
 import type { AnyMessage, CallView } from '../shapes/view.js';
-import type { AnthropicMessagesSession } from '../shapes/anthropic-messages/schema.js';
-import type { OpenAIChatSession } from '../shapes/openai-chat/schema.js';
 import type { ForkTurns, HistoryMode } from '../session/schema.js';
-import type { GeminiSession } from '../shapes/gemini/schema.js';
-import type { ParentSession } from '../shapes/registry.js';
+import type {
+  AiSdkForkSeed,
+  AiSdkSession,
+  AnthropicForkSeed,
+  AnthropicMessagesSession,
+  ForkSeed,
+  GeminiForkSeed,
+  GeminiSession,
+  OpenAIChatForkSeed,
+  OpenAIChatSession,
+  OpenAIResponsesForkSeed,
+  OpenAIResponsesSession,
+  ParentSession,
+} from '../shapes/registry.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
@@ -45,11 +55,14 @@ export interface SeedOptions {
   copy?: boolean;
 }
 
-export type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../shapes/seed.js';
+export type { SeedCase } from '../shapes/seed.js';
+export type { AiSdkForkSeed, AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, OpenAIResponsesForkSeed } from '../shapes/registry.js';
 
 export function seedFork(session: Readonly<GeminiSession>, directive: string, options?: SeedOptions): GeminiForkSeed;
 export function seedFork(session: Readonly<OpenAIChatSession>, directive: string, options?: SeedOptions): OpenAIChatForkSeed;
 export function seedFork(session: Readonly<AnthropicMessagesSession>, directive: string, options?: SeedOptions): AnthropicForkSeed;
+export function seedFork(session: Readonly<OpenAIResponsesSession>, directive: string, options?: SeedOptions): OpenAIResponsesForkSeed;
+export function seedFork(session: Readonly<AiSdkSession>, directive: string, options?: SeedOptions): AiSdkForkSeed;
 export function seedFork(session: Readonly<ParentSession>, directive: string, options?: SeedOptions): ForkSeed;
 export function seedFork(session: Readonly<ParentSession>, directive: string, options: SeedOptions = {}): ForkSeed {
   const { history = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);

@@ -1,12 +1,7 @@
-import { placeBreakpoints } from '../shapes/anthropic-messages/breakpoints.js';
-import { markLastShared } from '../shapes/openai-chat/cache-marker.js';
-import { CHAT_MARKS, placeOpenAIBreakpoints } from '../shapes/openai-breakpoints.js';
-import { RESPONSES_MARKS } from '../shapes/openai-responses/breakpoints.js';
-import type { ResponsesEntry } from '../shapes/openai-responses/dialect.js';
+import type { CacheMarks } from '../shapes/cache-marks.js';
+import { findShape, shapeNamed, type ModelRequest } from '../shapes/registry.js';
 import type { AnyMessage } from '../shapes/view.js';
-import type { ChatMessage } from '../shapes/openai-chat/schema.js';
 import type { CachePlan, RequestCache } from './plan.js';
-import type { AnthropicMessageLike, AnthropicRequest, ModelRequest } from './types.js';
 
 /*
  * The one request path: a conversation's requests, the headless parent's and every fork's, are the
@@ -41,17 +36,15 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
       return { start: asIs, request: (base) => base };
     case 'cache-key':
       return keyedDecorator(plan.shape, r, at.shared);
-    case 'marker':
-      return { start: (messages) => markLastShared(messages as readonly ChatMessage[], at.shared) as AnyMessage[], request: (base) => base };
-    case 'breakpoints':
-      return {
-        start: asIs,
-        request: (base) => {
-          const { body } = base as AnthropicRequest;
-          // Placed on copies per request: the conversation itself keeps none, so earlier turns never pile them up.
-          return { ...base, body: { ...body, messages: placeBreakpoints(body.messages as AnthropicMessageLike[], at.shared, r.parent, r.ttl) } } as ModelRequest;
-        },
-      };
+    case 'marker': {
+      const marker = need(plan.shape, marksOf(plan.shape).marker, 'a cache_control marker');
+      return { start: (messages) => marker(messages, at.shared), request: (base) => base };
+    }
+    case 'breakpoints': {
+      const breakpoints = need(plan.shape, marksOf(plan.shape).breakpoints, 'cache_control breakpoints');
+      // Placed on copies per request: the conversation itself keeps none, so earlier turns never pile them up.
+      return { start: asIs, request: (base) => breakpoints(base, at.shared, r.parent, r.ttl) };
+    }
     case 'stored-response': {
       // A fork that cannot name the stored response re-sends its conversation, as under 'cache-key'.
       const keyed = keyedDecorator(plan.shape, r, at.shared);
@@ -60,9 +53,10 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
       return {
         start: (messages) => messages.slice(stored),
         request: (base) => {
-          // The messages were cut to the fork's own: only a Responses request can name what holds the rest.
-          if (base.format !== 'openai-responses') throw new Error(`a stored response holds the conversation of a Responses request only, not of a ${base.format} one`);
-          return keyed.request({ ...base, body: { ...base.body, previous_response_id: r.responseId } });
+          // The messages were cut to the fork's own: only a request whose shape names a stored response can name what holds the rest.
+          const named = marksOf(base.format).storedResponse;
+          if (named === undefined) throw new Error(`a stored response holds the conversation of a Responses request only, not of a ${base.format} one`);
+          return keyed.request(named(base, r.responseId));
         },
       };
     }
@@ -72,12 +66,8 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
       return {
         explicitTokens: cache.tokens,
         start: (messages) => messages.slice(cache.sharedContents),
-        // The API rejects cachedContent beside systemInstruction, tools or toolConfig: the cache holds them.
-        request: (base) => {
-          if (base.format !== 'gemini') return base;
-          const { model, generationConfig, contents } = base;
-          return { format: 'gemini', model, cachedContent: cache.name, ...(generationConfig ? { generationConfig } : {}), contents };
-        },
+        // A request of a shape without explicit caches goes as it is.
+        request: (base) => marksOf(base.format).cachedContent?.(base, cache.name) ?? base,
       };
     }
   }
@@ -98,13 +88,33 @@ function keyedDecorator(shape: CachePlan['shape'], r: { key?: string; breakpoint
  */
 export function measuredMessages(plan: Pick<CachePlan, 'request' | 'shape'>, messages: readonly AnyMessage[], shared: number): readonly AnyMessage[] {
   const r = plan.request;
-  if (r.mechanism === 'marker') return markLastShared(messages as readonly ChatMessage[], shared);
+  if (r.mechanism === 'marker') return need(plan.shape, marksOf(plan.shape).marker, 'a cache_control marker')(messages, shared);
   if ((r.mechanism === 'cache-key' || r.mechanism === 'stored-response') && r.breakpoints) return withBreakpoints(plan.shape, messages, shared, r.breakpoints.parentWarm);
   return messages;
 }
 
-/** OpenAI's breakpoints, on Chat Completions messages or Responses items. */
+/** Whether requests in this shape can name a stored response (and send only what follows it). */
+export function namesStoredResponses(format: string): boolean {
+  return findShape(format)?.cacheMarks.storedResponse !== undefined;
+}
+
+/** How many items of its own a request that names a stored response sends; undefined in a shape that names none. */
+export function itemsAfterStoredResponse(request: ModelRequest): number | undefined {
+  return marksOf(request.format).storedResponseItems?.(request);
+}
+
+/** OpenAI's breakpoints, on the shape's messages (Chat Completions messages, Responses items). */
 function withBreakpoints(shape: CachePlan['shape'], messages: readonly AnyMessage[], shared: number, parentWarm: boolean): AnyMessage[] {
-  if (shape === 'openai-responses') return placeOpenAIBreakpoints(RESPONSES_MARKS, messages as readonly ResponsesEntry[], shared, parentWarm) as AnyMessage[];
-  return placeOpenAIBreakpoints(CHAT_MARKS, messages as readonly ChatMessage[], shared, parentWarm) as AnyMessage[];
+  return need(shape, marksOf(shape).openAIBreakpoints, "OpenAI's breakpoints")(messages, shared, parentWarm);
+}
+
+/** Where the cache mechanisms write on a shape's requests. */
+function marksOf(format: string): CacheMarks<AnyMessage, ModelRequest> {
+  return shapeNamed(format).cacheMarks as CacheMarks<AnyMessage, ModelRequest>;
+}
+
+/** A mechanism the plan asks for, as the shape writes it; a plan asking for one the shape lacks is a provider module's error. */
+function need<T>(format: string, mark: T | undefined, what: string): T {
+  if (mark === undefined) throw new TypeError(`the cache plan puts ${what} on requests in ${shapeNamed(format).label}, which takes none`);
+  return mark;
 }

@@ -1,7 +1,6 @@
 import type { Failure } from '../failure.js';
 import type { Finish } from './finish.js';
-import type { ChatMessage } from '../shapes/openai-chat/schema.js';
-import type { Content } from '../shapes/gemini/schema.js';
+import type { ModelMessage, ModelRequest } from '../shapes/registry.js';
 
 /** A factory setting: a value, or `{ env }`, the name of the variable that holds it (a key is only ever given so). */
 export type AiSdkSetting = string | number | boolean | { env: string };
@@ -25,90 +24,19 @@ export interface AiSdkModelSpec {
   mode?: 'stream' | 'generate';
 }
 
-/** One model call, in Gemini's shapes. Prefix fields are the parent's, verbatim. */
-export interface GeminiRequest {
-  format: 'gemini';
-  model: string;
-  systemInstruction?: unknown;
-  tools?: readonly unknown[];
-  toolConfig?: unknown;
-  generationConfig?: Readonly<Record<string, unknown>>;
-  contents: readonly Content[];
-  /** Explicit cache name; the prefix fields above must then be absent (the API rejects both). */
-  cachedContent?: string;
-}
-
-/** A Chat Completions request body: the parent's own fields, in its key order, with a fork's messages. */
-type ChatRequestBody = Readonly<Record<string, unknown>> & { readonly model: string; readonly messages: readonly ChatMessage[] };
-
-/** One Chat Completions call (OpenAI and compatible APIs). */
-export interface OpenAIChatRequest {
-  format: 'openai-chat';
-  body: ChatRequestBody;
-  /**
-   * Routes every fork to the same cache (OpenAI's `prompt_cache_key`); the provider sends it where
-   * its API takes one. Not part of the body: the parent's own request may have had none.
-   */
-  promptCacheKey?: string;
-}
-
-/**
- * A message of Anthropic's Messages API as the engine passes it through: role and content blocks,
- * validated by the session schema (AnthropicMessage) and otherwise never looked into.
- */
-export interface AnthropicMessageLike {
-  /** 'system': the API's mid-conversation system message (some models only). */
-  role: 'user' | 'assistant' | 'system';
-  content: string | readonly Readonly<Record<string, unknown>>[];
-}
-
-/** One Messages API call: the parent's own body (system, tools, settings in its key order) with a fork's messages. */
-export interface AnthropicRequest {
-  format: 'anthropic-messages';
-  body: Readonly<Record<string, unknown>> & { readonly model: string; readonly max_tokens: number; readonly messages: readonly AnthropicMessageLike[] };
-}
-
-/**
- * A message of the Vercel AI SDK's ModelMessage shape as the engine passes it through: role and
- * content parts, validated by the session schema (AiSdkMessage) and otherwise never looked into.
- */
-export interface AiSdkMessageLike {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | readonly Readonly<Record<string, unknown>>[];
-  providerOptions?: unknown;
-}
-
-/**
- * One AI SDK call: the parent's own call settings (system, tools as JSON schemas, providerOptions,
- * sampling, in its key order) with a fork's messages; the AI SDK provider package renders the bytes.
- */
-export interface AiSdkRequest {
-  format: 'ai-sdk';
-  body: Readonly<Record<string, unknown>> & { readonly model: string; readonly messages: readonly AiSdkMessageLike[] };
-}
-
-/** An input item of OpenAI's Responses API (a message, a function_call, its output, a reasoning item), passed through as it is. */
-export type ResponsesItemLike = Readonly<Record<string, unknown>> & { readonly type?: string; readonly role?: string };
-
-/** A model turn of the Responses API: the items one response output, in order (the fork's own turns are kept so). */
-export interface ResponsesTurn {
-  role: 'assistant';
-  output: readonly ResponsesItemLike[];
-}
-
-/** One Responses API call: the parent's own body (instructions, tools, settings in its key order) with a fork's input items. */
-export interface OpenAIResponsesRequest {
-  format: 'openai-responses';
-  body: Readonly<Record<string, unknown>> & { readonly model: string; readonly input: readonly ResponsesItemLike[] };
-  /** The run's routing key (`prompt_cache_key`), sent unless the parent's body has its own. */
-  promptCacheKey?: string;
-}
-
-export type ModelRequest = GeminiRequest | OpenAIChatRequest | AnthropicRequest | AiSdkRequest | OpenAIResponsesRequest;
-
-/** A message in the request's own dialect: a Gemini Content, a Chat Completions, Anthropic or AI SDK message, a Responses item or turn. */
-export type ModelMessage = Content | ChatMessage | AnthropicMessageLike | AiSdkMessageLike | ResponsesItemLike | ResponsesTurn;
-
+// The shapes' request and message types live in their folders (src/shapes/<shape>/request.ts); the registry builds the unions.
+export type {
+  AiSdkMessageLike,
+  AiSdkRequest,
+  AnthropicMessageLike,
+  AnthropicRequest,
+  GeminiRequest,
+  ModelMessage,
+  ModelRequest,
+  OpenAIChatRequest,
+  OpenAIResponsesRequest,
+  ResponsesItemLike,
+} from '../shapes/registry.js';
 export interface TokenUsage {
   promptTokens: number;
   /** null: the provider does not report cached tokens (vLLM without --enable-prompt-tokens-details, SGLang without --enable-cache-report). */

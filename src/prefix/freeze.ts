@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseSession } from '../session/parse.js';
-import type { ParentSession } from '../shapes/registry.js';
+import { findShape, shapeOf, type ParentSession } from '../shapes/registry.js';
 import { estimateTokens } from './tokens.js';
 import { deepFreeze } from './deep-freeze.js';
 
@@ -56,7 +56,9 @@ export function decodePrefix(buffer: SharedArrayBuffer, byteLength: number = buf
 function isSessionOutline(value: unknown): value is ParentSession {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;
-  if (record.format === 'openai-responses') return typeof record.model === 'string' && (typeof record.input === 'string' || Array.isArray(record.input));
-  const messages = record.format === 'openai-chat' || record.format === 'anthropic-messages' || record.format === 'ai-sdk' ? record.messages : record.history;
-  return typeof record.model === 'string' && Array.isArray(messages);
+  const shape = typeof record.format === 'string' ? findShape(record.format) : record.format === undefined ? shapeOf(record) : undefined;
+  if (shape === undefined || typeof record.model !== 'string') return false;
+  // Its conversation: a list of messages, or a string where the shape reads one as a message (the Responses API's input).
+  const conversation = record[shape.conversationField];
+  return Array.isArray(conversation) || (typeof conversation === 'string' && Array.isArray(shape.messages(record)));
 }

@@ -3,10 +3,14 @@ export { loadTasks, parseTasks } from './load.js';
 export { parseSession } from './parse.js';
 export { streamTasks, TaskLines, type TaskLinesOptions } from './task-lines.js';
 export { ForkTaskSchema, type ForkTask, type ForkTurns, type HistoryMode, type SubagentType } from './schema.js';
-export { GeminiSessionSchema, type Content, type GeminiSession, type Part } from '../shapes/gemini/schema.js';
 export type { ParentSession, SessionFormat } from '../shapes/registry.js';
 export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';
+// Each shape's session schema and types, as the registry gives them.
 export {
+  GeminiSessionSchema,
+  type Content,
+  type GeminiSession,
+  type Part,
   OpenAIChatSessionSchema,
   parseOpenAIChatSession,
   type ChatAssistantMessage,
@@ -16,8 +20,6 @@ export {
   type ChatToolCall,
   type ChatToolMessage,
   type OpenAIChatSession,
-} from '../shapes/openai-chat/schema.js';
-export {
   AnthropicMessagesSessionSchema,
   parseAnthropicMessagesSession,
   type AnthropicCacheControl,
@@ -27,6 +29,10 @@ export {
   type AnthropicTool,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
-} from '../shapes/anthropic-messages/schema.js';
-export { OpenAIResponsesSessionSchema, type OpenAIResponsesSession } from '../shapes/openai-responses/schema.js';
-export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkSession, type AiSdkTool } from '../shapes/ai-sdk/schema.js';
+  OpenAIResponsesSessionSchema,
+  type OpenAIResponsesSession,
+  AiSdkSessionSchema,
+  type AiSdkMessage,
+  type AiSdkSession,
+  type AiSdkTool,
+} from '../shapes/registry.js';

@@ -1,16 +1,21 @@
-import type { ModelRequest } from '../model/types.js';
 import type { FunctionDeclaration } from '../tools/define.js';
-import type { ForkSeed, SeedCopy, SeedParts } from './seed.js';
+import type { SeedBase, SeedCopy, SeedParts } from './seed.js';
 import type { AnyMessage, CallView } from './view.js';
 
 /** What a tool call came to, as the model reads it: `{ output }` or `{ error }`. */
 export type ToolResponse = Readonly<Record<string, unknown>>;
 
+/** What every shape's request has: its format (each shape's request type, in its folder's request.ts, is the rest). */
+interface WireRequest {
+  readonly format: string;
+}
+
 /**
  * How forks write in one API's shape. Everything a fork adds to the parent's conversation is made
- * here, in the parent's own shape; what the parent sent is passed through untouched.
+ * here, in the parent's own shape; what the parent sent is passed through untouched. `R` is the
+ * shape's request, `F` its fork seed (the registry's ModelRequest and ForkSeed are their unions).
  */
-export interface Dialect<M extends AnyMessage, S> {
+export interface Dialect<M extends AnyMessage, S, R extends WireRequest = WireRequest, F extends SeedBase<M> = SeedBase<M>> {
   readonly format: string;
   /**
    * The session's messages: `head` is what every fork keeps whatever its window (Chat Completions'
@@ -49,7 +54,7 @@ export interface Dialect<M extends AnyMessage, S> {
     texts: readonly string[],
   ): { contents: M[]; shared: number };
   /** A request with the session's own fields (tools, settings: its objects, in its order) and these messages. */
-  request(fields: Readonly<S>, messages: readonly M[]): ModelRequest;
+  request(fields: Readonly<S>, messages: readonly M[]): R;
   /** Consecutive messages of one role are one turn, as the API reads them (Anthropic's: a turn's calls may span several). */
   readonly mergesTurns: boolean;
   /**
@@ -58,5 +63,9 @@ export interface Dialect<M extends AnyMessage, S> {
    */
   readonly splitsTurns: boolean;
   /** A fork's seed: the session's head, then the conversation the fork rules built, with the session's own fields. */
-  seed(session: Readonly<S>, parts: SeedParts<M>, how: SeedCopy): ForkSeed;
+  seed(session: Readonly<S>, parts: SeedParts<M>, how: SeedCopy): F;
+  /** A request of one of this shape's seeds with these messages: the seed's own fields, in their order. */
+  seedRequest(seed: F, messages: readonly M[]): R;
+  /** The size of what a seed's requests send besides their messages (instructions, tools, settings), in characters. */
+  seedFieldsChars(seed: F): number;
 }

@@ -1,6 +1,3 @@
-import { CHILD_OPENING } from '../fork/child-message.js';
-import type { ChatMessage } from './openai-chat/schema.js';
-
 /*
  * OpenAI's prompt cache from GPT-5.6 on is exact at breakpoints. The openai SDK (6.46.0 and later,
  * resources/chat/completions: PromptCacheOptions, ChatCompletionContentPartText.PromptCacheBreakpoint):
@@ -26,10 +23,7 @@ export function takesCacheBreakpoints(model: string): boolean {
   return major > 5 || (major === 5 && minor >= 6);
 }
 
-/** Roles whose content is input (a breakpoint never goes on the model's own output). */
-const INPUT_ROLES = new Set(['system', 'developer', 'user', 'tool']);
-
-/** How one API's messages carry a breakpoint (Chat Completions' here, the Responses API's in responses-breakpoints.ts). */
+/** How one API's messages carry a breakpoint (Chat Completions' in openai-chat/breakpoints.ts, the Responses API's in openai-responses/breakpoints.ts). */
 export interface BreakpointMarks<M> {
   /** The message with a breakpoint at its end, a copy; undefined for the model's own and for a message with nothing to mark. */
   marked(message: M): M | undefined;
@@ -76,27 +70,3 @@ export function placeOpenAIBreakpoints<M>(marks: BreakpointMarks<M>, messages: r
   }
   return out;
 }
-
-/** Chat Completions' messages: the marker on the last content part (a string becomes one text part). */
-export const CHAT_MARKS: BreakpointMarks<ChatMessage> = {
-  marked(message) {
-    if (!INPUT_ROLES.has(message.role)) return undefined;
-    const content = message.content;
-    if (typeof content === 'string') return { ...message, content: [{ type: 'text', text: content, prompt_cache_breakpoint: BREAKPOINT }] } as ChatMessage;
-    if (!Array.isArray(content) || content.length === 0) return undefined;
-    const parts = content as readonly Record<string, unknown>[];
-    return { ...message, content: parts.map((part, i) => (i === parts.length - 1 ? { ...part, prompt_cache_breakpoint: BREAKPOINT } : part)) } as ChatMessage;
-  },
-  openingMarked(message) {
-    const content = message.content;
-    if (message.role !== 'user' || typeof content !== 'string' || !content.startsWith(CHILD_OPENING) || content.length === CHILD_OPENING.length) return undefined;
-    return {
-      ...message,
-      content: [
-        { type: 'text', text: CHILD_OPENING, prompt_cache_breakpoint: BREAKPOINT },
-        { type: 'text', text: content.slice(CHILD_OPENING.length) },
-      ],
-    } as ChatMessage;
-  },
-  takesImplicit: (message) => message.role === 'user' || message.role === 'tool',
-};

@@ -1,14 +1,19 @@
 import { InputError } from '../input/errors.js';
 import { aiSdkShape } from './ai-sdk/index.js';
+import type { AiSdkForkSeed, AiSdkMessageLike, AiSdkRequest } from './ai-sdk/request.js';
 import type { AiSdkSession } from './ai-sdk/schema.js';
 import { anthropicMessagesShape } from './anthropic-messages/index.js';
+import type { AnthropicForkSeed, AnthropicMessageLike, AnthropicRequest } from './anthropic-messages/request.js';
 import type { AnthropicMessagesSession } from './anthropic-messages/schema.js';
 import type { Dialect } from './dialect.js';
 import { geminiShape } from './gemini/index.js';
-import type { GeminiSession } from './gemini/schema.js';
+import type { GeminiForkSeed, GeminiRequest } from './gemini/request.js';
+import type { Content, GeminiSession } from './gemini/schema.js';
 import { openAIChatShape } from './openai-chat/index.js';
-import type { OpenAIChatSession } from './openai-chat/schema.js';
+import type { OpenAIChatForkSeed, OpenAIChatRequest } from './openai-chat/request.js';
+import type { ChatMessage, OpenAIChatSession } from './openai-chat/schema.js';
 import { openAIResponsesShape } from './openai-responses/index.js';
+import type { OpenAIResponsesForkSeed, OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from './openai-responses/request.js';
 import type { OpenAIResponsesSession } from './openai-responses/schema.js';
 import type { Shape } from './shape.js';
 import { type AnyMessage, cachedView, type MessageView } from './view.js';
@@ -30,6 +35,39 @@ const shapes = new Map<string, Shape>(BUILT_IN.map((shape) => [shape.format, sha
 export type ParentSession = GeminiSession | OpenAIChatSession | OpenAIResponsesSession | AnthropicMessagesSession | AiSdkSession;
 /** The built-in shapes' formats. */
 export type SessionFormat = 'gemini' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'ai-sdk';
+
+/** One model call, in the shape of its session: each shape's request (its folder's request.ts). */
+export type ModelRequest = GeminiRequest | OpenAIChatRequest | AnthropicRequest | AiSdkRequest | OpenAIResponsesRequest;
+
+/** A message in the request's own dialect: a Gemini Content, a Chat Completions, Anthropic or AI SDK message, a Responses item or turn. */
+export type ModelMessage = Content | ChatMessage | AnthropicMessageLike | AiSdkMessageLike | ResponsesItemLike | ResponsesTurn;
+
+/** The pieces of a fork's first model request, in its session's shape (each shape's seed: its folder's request.ts). */
+export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed | AiSdkForkSeed | OpenAIResponsesForkSeed;
+
+export type {
+  AiSdkForkSeed,
+  AiSdkMessageLike,
+  AiSdkRequest,
+  AnthropicForkSeed,
+  AnthropicMessageLike,
+  AnthropicRequest,
+  GeminiForkSeed,
+  GeminiRequest,
+  OpenAIChatForkSeed,
+  OpenAIChatRequest,
+  OpenAIResponsesForkSeed,
+  OpenAIResponsesRequest,
+  ResponsesItemLike,
+  AiSdkSession,
+  AnthropicMessagesSession,
+  GeminiSession,
+  OpenAIChatSession,
+  OpenAIResponsesSession,
+};
+
+/** A dialect as code that works on every shape sees it: the unions of the shapes' messages, requests and seeds. */
+export type AnyDialect<S = unknown> = Dialect<AnyMessage, S, ModelRequest, ForkSeed>;
 
 /** Every registered shape's format, in the order help and errors list them (the default first). */
 export function shapeFormats(): string[] {
@@ -92,13 +130,13 @@ export function shapeOfInput(json: object, source?: string): Shape {
 }
 
 /** The reader and writer of one session shape. */
-export function dialectFor(format: string): Dialect<AnyMessage, unknown> {
-  return shapeNamed(format).dialect as unknown as Dialect<AnyMessage, unknown>;
+export function dialectFor(format: string): AnyDialect {
+  return shapeNamed(format).dialect as unknown as AnyDialect;
 }
 
 /** The dialect a session is written in, for code that works on every shape: a session's messages and its dialect always agree. */
-export function dialectOf(session: Readonly<ParentSession>): Dialect<AnyMessage, ParentSession> {
-  return shapeOf(session).dialect as unknown as Dialect<AnyMessage, ParentSession>;
+export function dialectOf(session: Readonly<ParentSession>): AnyDialect<ParentSession> {
+  return shapeOf(session).dialect as unknown as AnyDialect<ParentSession>;
 }
 
 /**
@@ -130,3 +168,32 @@ function readerOf(message: unknown): Shape['reader'] {
   if (alike === undefined) throw new TypeError(`not a message of any registered shape: ${String(JSON.stringify(message)).slice(0, 200)}`);
   return alike.reader;
 }
+/*
+ * What the shapes give the public entry points (session/index.ts, protocol.ts, index.ts): each
+ * shape's session schema and types, re-exported here so that no module outside a shape's folder
+ * imports it.
+ */
+export { GeminiSessionSchema, type GeminiTool, type Part, type SystemInstruction } from './gemini/schema.js';
+export type { Content };
+export {
+  OpenAIChatSessionSchema,
+  parseOpenAIChatSession,
+  type ChatAssistantMessage,
+  type ChatContentPart,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatToolMessage,
+} from './openai-chat/schema.js';
+export type { ChatMessage };
+export {
+  AnthropicMessagesSessionSchema,
+  parseAnthropicMessagesSession,
+  type AnthropicCacheControl,
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  type AnthropicTool,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+} from './anthropic-messages/schema.js';
+export { OpenAIResponsesSessionSchema } from './openai-responses/schema.js';
+export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkTool } from './ai-sdk/schema.js';

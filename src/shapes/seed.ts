@@ -1,10 +1,3 @@
-import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { OpenAIResponsesSession } from './openai-responses/schema.js';
-import type { AiSdkSession } from './ai-sdk/schema.js';
-import type { AnthropicMessagesSession } from './anthropic-messages/schema.js';
-import type { ChatMessage, OpenAIChatSession } from './openai-chat/schema.js';
-import type { Content, GeminiSession, GeminiTool, SystemInstruction } from './gemini/schema.js';
-
 /*
  * A fork's seed, the pieces of its first request, in each shape. The fork rules (src/fork) decide
  * the messages; each shape's dialect puts them together with the session's own fields (seed()).
@@ -22,7 +15,10 @@ import type { Content, GeminiSession, GeminiTool, SystemInstruction } from './ge
  */
 export type SeedCase = 'continue' | 'mid-turn' | 'tool-results' | 'dropped-user' | 'fresh';
 
-interface SeedBase<M> {
+/** What every shape's fork seed holds (each shape's seed, in its folder's request.ts, adds the fields its requests repeat). */
+export interface SeedBase<M> {
+  /** The session's format: which shape the seed is in. */
+  format: string;
   model: string;
   contents: M[];
   /**
@@ -34,59 +30,6 @@ interface SeedBase<M> {
   /** Leading parent messages left out by forkTurns: when > 0, the history is no longer the parent's prefix. */
   trimmedMessages: number;
 }
-
-/** The pieces of a fork's first model request, for a Gemini-shaped session. */
-export interface GeminiForkSeed extends SeedBase<Content> {
-  format: 'gemini';
-  systemInstruction?: SystemInstruction;
-  tools?: GeminiTool[];
-  toolConfig?: GeminiSession['toolConfig'];
-  generationConfig?: GeminiSession['generationConfig'];
-}
-
-/**
- * The pieces of a fork's first model request, for a Chat Completions session: `contents` are its
- * messages (the parent's leading system and developer messages first); every other field of the
- * request is the session's own (`session`, in its key order; a private deep copy unless `copy` is false).
- */
-export interface OpenAIChatForkSeed extends SeedBase<ChatMessage> {
-  format: 'openai-chat';
-  session: Readonly<OpenAIChatSession>;
-}
-
-/**
- * The pieces of a fork's first model request, for an Anthropic Messages session: `contents` are its
- * messages; the system prompt, tools and settings are the session's own (`session`, in its key
- * order; a private deep copy unless `copy` is false). A fresh fork of a session without a system
- * prompt gets the fork's own in `session.system`.
- */
-export interface AnthropicForkSeed extends SeedBase<AnthropicMessageLike> {
-  format: 'anthropic-messages';
-  session: Readonly<AnthropicMessagesSession>;
-}
-
-/**
- * The pieces of a fork's first model request, for an AI SDK session: `contents` are its messages
- * (the session's leading system messages first); the system prompt, tools, providerOptions and
- * settings are the session's own (`session`, in its key order; a private deep copy unless `copy`
- * is false). A fresh fork of a session without a system prompt gets the fork's own in `session.system`.
- */
-interface AiSdkForkSeed extends SeedBase<AiSdkMessageLike> {
-  format: 'ai-sdk';
-  session: Readonly<AiSdkSession>;
-}
-
-/**
- * The pieces of a fork's first model request, for a Responses session: `contents` are its input
- * items (a turn of the fork's own as a response's output); instructions, tools and settings are the
- * session's own (`session`, in its key order). A fresh fork of a session without instructions gets the fork's own.
- */
-interface OpenAIResponsesForkSeed extends SeedBase<ResponsesItemLike | ResponsesTurn> {
-  format: 'openai-responses';
-  session: Readonly<OpenAIResponsesSession>;
-}
-
-export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed | AiSdkForkSeed | OpenAIResponsesForkSeed;
 
 /** What the fork rules built, for a dialect to make a seed of. */
 export interface SeedParts<M> {
@@ -116,13 +59,13 @@ export interface SeedCopy {
  * session's own fields. A fresh fork of a session with neither that field nor leading system
  * messages gets the fork's own system prompt there.
  */
-export function seedWithSystemField<M>(
-  format: 'anthropic-messages' | 'ai-sdk' | 'openai-responses',
+export function seedWithSystemField<M, F extends SeedBase<M> & { session: object }>(
+  format: F['format'],
   field: 'system' | 'instructions',
   session: Readonly<{ model: string }>,
   parts: SeedParts<M>,
   how: SeedCopy,
-): ForkSeed {
+): F {
   const own = (how.copy ? structuredClone(session) : session) as Readonly<Record<string, unknown>>;
   const fresh = own[field] === undefined && parts.head.length === 0 && how.systemText !== undefined;
   return {
@@ -133,5 +76,14 @@ export function seedWithSystemField<M>(
     sharedContents: parts.head.length + parts.shared,
     seedCase: parts.seedCase,
     trimmedMessages: parts.trimmedMessages,
-  } as ForkSeed;
+  } as F;
+}
+
+/**
+ * The size of what the requests of a seed that carries its session send besides their messages
+ * (instructions, tools, settings), in characters: the session without its `messages` and `format`.
+ */
+export function sessionFieldsChars(session: Readonly<Record<string, unknown>>): number {
+  const { messages: _messages, format: _format, ...fields } = session;
+  return JSON.stringify(fields).length;
 }

@@ -1,4 +1,5 @@
 import type { Issues } from './convert-issues.js';
+import type { CacheMarks } from './cache-marks.js';
 import type { Dialect } from './dialect.js';
 import type { HubSession } from './hub.js';
 import type { TelemetryContent } from './telemetry.js';
@@ -22,6 +23,8 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
    * returns that same object; an InputError names the file, the path and the rule broken.
    */
   parse(json: object, source?: string): S;
+  /** A model call's `gen_ai.operation.name` in OpenTelemetry's GenAI conventions: Gemini's API generates content, the others chat. */
+  readonly operation: 'chat' | 'generate_content';
   /** The session field that holds the conversation (`history`, `messages`, `input`): what an error's path names. */
   readonly conversationField: string;
   /** The session's conversation in order, whatever the shape calls it (a string input is the one user message it reads as). */
@@ -36,6 +39,8 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   readonly reader: MessageReader<M>;
   /** Its requests and replies as the GenAI conventions' `{ role, parts }` messages, for telemetry's opt-in content (its telemetry.ts). */
   readonly telemetry: TelemetryContent;
+  /** Where the run's prompt-cache mechanism writes on this shape's requests (markers, breakpoints, a named cache or response). */
+  readonly cacheMarks: CacheMarks<M>;
   /** Conversion to and from the neutral hub form: convertSession(from → to) is to.convert.fromHub(from.convert.toHub(session)). */
   readonly convert: ConvertFacet<S>;
 }

@@ -1,4 +1,5 @@
-import type { ModelRequest } from '../model/types.js';
+/** A request of any shape (each shape's facet reads its own). */
+type AnyRequest = { readonly format: string };
 
 /*
  * A shape's messages as the GenAI semantic conventions' opt-in content attributes shape them
@@ -18,7 +19,7 @@ export interface ConventionMessage {
 /** The shape's `telemetry` facet. */
 export interface TelemetryContent {
   /** A request's messages, and its system instructions when it has them apart (Gemini's, Anthropic's and the AI SDK's `system`, the Responses API's `instructions`). */
-  request(request: ModelRequest): { messages: ConventionMessage[]; system?: ConventionPart[] };
+  request(request: AnyRequest): { messages: ConventionMessage[]; system?: ConventionPart[] };
   /** A reply of the model (a message of this shape, or a Responses turn). */
   reply(message: unknown): ConventionMessage;
 }

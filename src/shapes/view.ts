@@ -1,6 +1,3 @@
-import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { ChatMessage } from './openai-chat/schema.js';
-import type { Content } from './gemini/schema.js';
 import { isRecord } from '../input/json.js';
 
 /*
@@ -72,7 +69,8 @@ export interface MessageReader<M = AnyMessage> {
   recognize(message: unknown): Recognition;
 }
 
-export type AnyMessage = Readonly<Content> | Readonly<ChatMessage> | Readonly<AnthropicMessageLike> | Readonly<AiSdkMessageLike> | ResponsesItemLike | Readonly<ResponsesTurn>;
+/** A message of any shape, as neutral code handles it: only the shape's own reader and dialect look inside (the registry's ModelMessage is the union of the built-in shapes'). */
+export type AnyMessage = object;
 
 const views = new WeakMap<object, MessageView>();
 

@@ -6,6 +6,9 @@
  * The npm package's GenAI constants are marked deprecated, so the names are written out here.
  * Everything here is at Development status upstream.
  */
+
+import { findShape } from '../shapes/registry.js';
+
 export const ATTR = {
   operationName: 'gen_ai.operation.name',
   providerName: 'gen_ai.provider.name',
@@ -93,9 +96,10 @@ export function errorTypeOf(error: { status?: number; kind: string }): string {
   return error.status !== undefined ? String(error.status) : error.kind;
 }
 
-/** A model call's operation: Gemini's API generates content, the others chat. */
+/** A model call's operation, as its shape names it (Gemini's API generates content, the others chat). */
 export function operationOf(shape: string): typeof OPERATION.chat | typeof OPERATION.generateContent {
-  return shape === 'gemini' ? OPERATION.generateContent : OPERATION.chat;
+  // A shape this thread does not know (a made-up one registered elsewhere) chats, as most do.
+  return findShape(shape)?.operation ?? OPERATION.chat;
 }
 
 /** What every model call's span and metric carries: its operation, where it went, the model asked for. */
@@ -103,19 +107,13 @@ export function modelCallBase(info: { provider: string; shape: string; model: st
   return { [ATTR.operationName]: operationOf(info.shape), [ATTR.providerName]: providerNameOf(info.provider), [ATTR.requestModel]: info.model };
 }
 
+/** The conventions' `gen_ai.provider.name` of the provider kinds they list (keyed by provider kind, not by shape). */
+const WELL_KNOWN_PROVIDERS: Readonly<Record<string, string>> = { gemini: 'gcp.gemini', openai: 'openai', anthropic: 'anthropic', deepseek: 'deepseek' };
+
 /** The conventions' name for where a provider kind sends its calls (their well-known values; forkpool's own for the rest). */
 export function providerNameOf(kind: string): string {
-  switch (kind) {
-    case 'gemini':
-      return 'gcp.gemini';
-    case 'openai':
-    case 'anthropic':
-    case 'deepseek':
-      return kind;
-    default:
-      // dashscope, openai-compatible, the local simulator, a provider of one's own: not in the list.
-      return `forkpool.${kind}`;
-  }
+  // dashscope, openai-compatible, the local simulator, a provider of one's own: not in the list.
+  return Object.hasOwn(WELL_KNOWN_PROVIDERS, kind) ? (WELL_KNOWN_PROVIDERS[kind] as string) : `forkpool.${kind}`;
 }
 
 /** The conventions' input tokens as the provider bills them: the prompt (cached tokens included) and what it bills on top (Gemini's tool-use prompt). */

@@ -1,9 +1,9 @@
-import type { AiSdkMessageLike, AiSdkRequest } from '../../model/types.js';
+import type { AiSdkForkSeed, AiSdkMessageLike, AiSdkRequest } from './request.js';
 import type { FunctionDeclaration } from '../../tools/define.js';
 import type { Dialect, ToolResponse } from '../dialect.js';
 import type { CallView } from '../view.js';
 import { bodyWith } from '../request-body.js';
-import { seedWithSystemField } from '../seed.js';
+import { seedWithSystemField, sessionFieldsChars } from '../seed.js';
 
 /** What the dialect needs of an AI SDK session (the session schema, AiSdkSession, has the full shape). */
 export interface AiSdkSessionLike {
@@ -33,7 +33,7 @@ interface NamedTool {
  * assistant message, their results `tool-result` parts of a `tool` message after it, and the user's
  * words a user message of their own.
  */
-export const aiSdkDialect: Dialect<AiSdkMessageLike, AiSdkSessionLike> = {
+export const aiSdkDialect: Dialect<AiSdkMessageLike, AiSdkSessionLike, AiSdkRequest, AiSdkForkSeed> = {
   format: 'ai-sdk',
   split(session) {
     let head = 0;
@@ -75,7 +75,9 @@ export const aiSdkDialect: Dialect<AiSdkMessageLike, AiSdkSessionLike> = {
   },
   mergesTurns: false,
   splitsTurns: false,
-  seed: (session, parts, how) => seedWithSystemField('ai-sdk', 'system', session, parts, how),
+  seed: (session, parts, how) => seedWithSystemField<AiSdkMessageLike, AiSdkForkSeed>('ai-sdk', 'system', session, parts, how),
+  seedRequest: (seed, messages) => aiSdkDialect.request(seed.session, messages),
+  seedFieldsChars: (seed) => sessionFieldsChars(seed.session),
 };
 
 /** A function declaration as an AI SDK tool entry (`inputSchema` is the JSON Schema). */

@@ -1,5 +1,5 @@
 import { aiSdkConvert } from './convert.js';
-import type { AiSdkMessageLike } from '../../model/types.js';
+import type { AiSdkMessageLike } from './request.js';
 import type { Shape } from '../shape.js';
 import { aiSdkTelemetry } from './telemetry.js';
 import { aiSdkReader } from './view.js';
@@ -12,10 +12,13 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   label: 'the Vercel AI SDK\'s shape ("format": "ai-sdk")',
   api: "an AI SDK provider's API",
   parse: (json, source) => parseAiSdkSession(json, source),
+  operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
   convert: aiSdkConvert,
   reader: aiSdkReader,
   telemetry: aiSdkTelemetry,
+  // The AI SDK provider package renders the request: forkpool marks nothing on it.
+  cacheMarks: {},
 };

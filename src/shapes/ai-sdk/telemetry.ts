@@ -1,4 +1,4 @@
-import type { AiSdkMessageLike, AiSdkRequest } from '../../model/types.js';
+import type { AiSdkMessageLike, AiSdkRequest } from './request.js';
 import { isRecord } from '../../input/json.js';
 import { type ConventionMessage, type ConventionPart, type TelemetryContent, textPart } from '../telemetry.js';
 

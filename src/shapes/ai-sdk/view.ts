@@ -1,4 +1,4 @@
-import type { AiSdkMessageLike } from '../../model/types.js';
+import type { AiSdkMessageLike } from './request.js';
 import { isRecord } from '../../input/json.js';
 import { cachedView, type MessageReader, type MessageView, type PartView, parsedCall, type Recognition, type ResultView, viewOfParts } from '../view.js';
 

@@ -1,5 +1,4 @@
-import { ANTHROPIC_PRESET } from '../../model/presets.js';
-import type { AnthropicMessageLike } from '../../model/types.js';
+import type { AnthropicMessageLike } from './request.js';
 
 /*
  * Anthropic caches only what a request marks with cache_control breakpoints, at most 4 per
@@ -9,7 +8,8 @@ import type { AnthropicMessageLike } from '../../model/types.js';
  * fork's own turns are cached as it goes.
  */
 
-export const MAX_BREAKPOINTS = ANTHROPIC_PRESET.maxBreakpoints;
+/** "You can define up to 4 cache breakpoints (using `cache_control` parameters) in your prompt" (the API answers 400 beyond). */
+export const MAX_BREAKPOINTS = 4;
 
 export type CacheTtl = '5m' | '1h';
 

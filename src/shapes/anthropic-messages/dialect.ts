@@ -1,9 +1,9 @@
-import type { AnthropicMessageLike, AnthropicRequest } from '../../model/types.js';
+import type { AnthropicForkSeed, AnthropicMessageLike, AnthropicRequest } from './request.js';
 import type { FunctionDeclaration } from '../../tools/define.js';
 import type { Dialect, ToolResponse } from '../dialect.js';
 import type { CallView } from '../view.js';
 import { bodyWith } from '../request-body.js';
-import { seedWithSystemField } from '../seed.js';
+import { seedWithSystemField, sessionFieldsChars } from '../seed.js';
 
 /** What the dialect needs of an Anthropic-shaped session (the session schema, AnthropicMessagesSession, has the full shape). */
 export interface AnthropicSessionLike {
@@ -22,7 +22,7 @@ type Block = Readonly<Record<string, unknown>>;
  * blocks of an assistant message, results are `tool_result` blocks that open the next user
  * message, and the user's words follow them in that same message.
  */
-export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSessionLike> = {
+export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSessionLike, AnthropicRequest, AnthropicForkSeed> = {
   format: 'anthropic-messages',
   split: (session) => ({ head: [], history: session.messages }),
   messages: (session) => session.messages,
@@ -58,7 +58,10 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
   },
   mergesTurns: true,
   splitsTurns: false,
-  seed: (session, parts, how) => seedWithSystemField('anthropic-messages', 'system', session, parts, how),
+  seed: (session, parts, how) => seedWithSystemField<AnthropicMessageLike, AnthropicForkSeed>('anthropic-messages', 'system', session, parts, how),
+  // The seed's session is a validated one: every field the request body needs, in its order.
+  seedRequest: (seed, messages) => anthropicMessagesDialect.request(seed.session as unknown as AnthropicSessionLike, messages),
+  seedFieldsChars: (seed) => sessionFieldsChars(seed.session),
 };
 
 /** The message without its tool_result blocks (the same message when it has none). */

@@ -2,8 +2,9 @@ import { anthropicMessagesConvert } from './convert.js';
 import type { Shape } from '../shape.js';
 import { anthropicMessagesTelemetry } from './telemetry.js';
 import { anthropicMessagesReader } from './view.js';
+import { placeBreakpoints } from './breakpoints.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
-import type { AnthropicMessageLike } from '../../model/types.js';
+import type { AnthropicMessageLike, AnthropicRequest } from './request.js';
 import { parseAnthropicMessagesSession } from './schema.js';
 
 /** Anthropic's Messages API: content blocks, a system field, cache_control breakpoints. */
@@ -12,10 +13,17 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   label: 'Anthropic Messages\' shape ("format": "anthropic-messages")',
   api: "Anthropic's Messages API",
   parse: (json, source) => parseAnthropicMessagesSession(json, source) as unknown as AnthropicSessionLike,
+  operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
   convert: anthropicMessagesConvert,
   reader: anthropicMessagesReader,
   telemetry: anthropicMessagesTelemetry,
+  cacheMarks: {
+    breakpoints(request, shared, parent, ttl) {
+      const { body } = request as AnthropicRequest;
+      return { ...(request as AnthropicRequest), body: { ...body, messages: placeBreakpoints(body.messages, shared, parent, ttl) } };
+    },
+  },
 };

@@ -1,4 +1,4 @@
-import type { AnthropicMessageLike, AnthropicRequest } from '../../model/types.js';
+import type { AnthropicMessageLike, AnthropicRequest } from './request.js';
 import { isRecord } from '../../input/json.js';
 import { type ConventionMessage, type ConventionPart, type TelemetryContent, textPart } from '../telemetry.js';
 

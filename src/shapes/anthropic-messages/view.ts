@@ -1,4 +1,4 @@
-import type { AnthropicMessageLike } from '../../model/types.js';
+import type { AnthropicMessageLike } from './request.js';
 import { isRecord } from '../../input/json.js';
 import { cachedView, type MessageReader, contentText, type MessageView, type PartView, parsedCall, type Recognition, viewOfParts } from '../view.js';
 

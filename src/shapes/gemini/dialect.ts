@@ -1,11 +1,11 @@
 import { prefixFields } from './prefix-fields.js';
 import type { Content, GeminiSession, GeminiTool, Part } from './schema.js';
 import type { Dialect, ToolResponse } from '../dialect.js';
-import type { GeminiForkSeed } from '../seed.js';
+import type { GeminiForkSeed, GeminiRequest } from './request.js';
 import type { CallView } from '../view.js';
 
 /** Gemini's shape: results and the user's words share one user message. */
-export const geminiDialect: Dialect<Content, GeminiSession> = {
+export const geminiDialect: Dialect<Content, GeminiSession, GeminiRequest, GeminiForkSeed> = {
   format: 'gemini',
   split: (session) => ({ head: [], history: session.history }),
   messages: (session) => session.history,
@@ -55,6 +55,12 @@ export const geminiDialect: Dialect<Content, GeminiSession> = {
     if (session.toolConfig !== undefined) out.toolConfig = how.clone(session.toolConfig);
     if (session.generationConfig !== undefined) out.generationConfig = how.clone(session.generationConfig);
     return out;
+  },
+  // A Gemini seed carries its prefix fields itself.
+  seedRequest: (seed, messages) => ({ format: 'gemini', ...prefixFields(seed), contents: messages }),
+  seedFieldsChars(seed) {
+    const fixed = prefixFields(seed);
+    return JSON.stringify([fixed.systemInstruction ?? null, fixed.tools ?? null, fixed.toolConfig ?? null]).length;
   },
 };
 

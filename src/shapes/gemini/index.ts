@@ -4,6 +4,7 @@ import type { Shape } from '../shape.js';
 import { geminiTelemetry } from './telemetry.js';
 import { geminiReader } from './view.js';
 import { geminiDialect } from './dialect.js';
+import type { GeminiRequest } from './request.js';
 import { type Content, type GeminiSession, GeminiSessionSchema } from './schema.js';
 
 /** Gemini's shape (@google/genai): the default, so a session may leave its `format` out. */
@@ -15,10 +16,18 @@ export const geminiShape: Shape<GeminiSession, Content> = {
     parseOrThrow(GeminiSessionSchema, json, source === undefined ? {} : { file: source });
     return json as GeminiSession;
   },
+  operation: 'generate_content',
   conversationField: 'history',
   messages: (session) => session.history,
   dialect: geminiDialect,
   convert: geminiConvert,
   reader: geminiReader,
   telemetry: geminiTelemetry,
+  cacheMarks: {
+    // The API rejects cachedContent beside systemInstruction, tools or toolConfig: the cache holds them.
+    cachedContent(request, name) {
+      const { model, generationConfig, contents } = request as GeminiRequest;
+      return { format: 'gemini', model, cachedContent: name, ...(generationConfig ? { generationConfig } : {}), contents };
+    },
+  },
 };

@@ -1,4 +1,4 @@
-import type { GeminiRequest } from '../../model/types.js';
+import type { GeminiRequest } from './request.js';
 
 /** Where a Gemini request's prefix fields come from: a parent session, or a fork's seed. */
 export type PrefixSource = Pick<GeminiRequest, 'model' | 'systemInstruction' | 'tools' | 'toolConfig' | 'generationConfig'>;

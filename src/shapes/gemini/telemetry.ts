@@ -1,4 +1,4 @@
-import type { GeminiRequest } from '../../model/types.js';
+import type { GeminiRequest } from './request.js';
 import { type ConventionMessage, type ConventionPart, type TelemetryContent, textPart } from '../telemetry.js';
 import type { Content } from './schema.js';
 

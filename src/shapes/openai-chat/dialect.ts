@@ -3,9 +3,11 @@ import type { FunctionDeclaration } from '../../tools/define.js';
 import type { Dialect, ToolResponse } from '../dialect.js';
 import type { CallView } from '../view.js';
 import { bodyWith } from '../request-body.js';
+import { sessionFieldsChars } from '../seed.js';
+import type { OpenAIChatForkSeed, OpenAIChatRequest } from './request.js';
 
 /** Chat Completions' shape: one `tool` message per result, the user's words in a message of their own. */
-export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
+export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession, OpenAIChatRequest, OpenAIChatForkSeed> = {
   format: 'openai-chat',
   split(session) {
     let head = 0;
@@ -65,6 +67,8 @@ export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession> = {
       trimmedMessages: parts.trimmedMessages,
     };
   },
+  seedRequest: (seed, messages) => openAIChatDialect.request(seed.session, messages),
+  seedFieldsChars: (seed) => sessionFieldsChars(seed.session),
 };
 
 /** A function declaration as a Chat Completions tool (`parameters` is the JSON Schema). */

@@ -1,7 +1,10 @@
 import { openAIChatConvert } from './convert.js';
+import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
 import { openAIChatTelemetry } from './telemetry.js';
 import { openAIChatReader } from './view.js';
+import { CHAT_MARKS } from './breakpoints.js';
+import { markLastShared } from './cache-marker.js';
 import { openAIChatDialect } from './dialect.js';
 import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
 
@@ -11,10 +14,15 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   label: 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
   api: "OpenAI's Chat Completions API",
   parse: (json, source) => parseOpenAIChatSession(json, source),
+  operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
   convert: openAIChatConvert,
   reader: openAIChatReader,
   telemetry: openAIChatTelemetry,
+  cacheMarks: {
+    marker: markLastShared,
+    openAIBreakpoints: (messages, shared, parentWarm) => placeOpenAIBreakpoints(CHAT_MARKS, messages, shared, parentWarm),
+  },
 };

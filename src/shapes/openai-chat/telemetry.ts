@@ -1,4 +1,4 @@
-import type { OpenAIChatRequest } from '../../model/types.js';
+import type { OpenAIChatRequest } from './request.js';
 import { type ConventionMessage, type ConventionPart, jsonOrText, type TelemetryContent, textPart } from '../telemetry.js';
 import type { ChatMessage } from './schema.js';
 

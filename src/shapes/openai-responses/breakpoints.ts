@@ -1,5 +1,5 @@
 import { CHILD_OPENING } from '../../fork/child-message.js';
-import type { ResponsesItemLike } from '../../model/types.js';
+import type { ResponsesItemLike } from './request.js';
 import { BREAKPOINT, type BreakpointMarks } from '../openai-breakpoints.js';
 import type { ResponsesEntry } from './dialect.js';
 

@@ -1,9 +1,9 @@
-import type { OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from '../../model/types.js';
+import type { OpenAIResponsesForkSeed, OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from './request.js';
 import type { FunctionDeclaration } from '../../tools/define.js';
 import type { Dialect, ToolResponse } from '../dialect.js';
 import type { CallView } from '../view.js';
 import { bodyWith } from '../request-body.js';
-import { seedWithSystemField } from '../seed.js';
+import { seedWithSystemField, sessionFieldsChars } from '../seed.js';
 
 /** What the dialect needs of a Responses session (the session schema has the full shape). */
 export interface ResponsesSessionLike {
@@ -26,7 +26,7 @@ export type ResponsesEntry = ResponsesItemLike | ResponsesTurn;
  * as the response gave them (`{ role: 'assistant', output }`) and sent as their items, in order,
  * reasoning and its encrypted content included.
  */
-export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLike> = {
+export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLike, OpenAIResponsesRequest, OpenAIResponsesForkSeed> = {
   format: 'openai-responses',
   split(session) {
     const items = inputItems(session.input);
@@ -65,7 +65,10 @@ export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLik
   },
   mergesTurns: true,
   splitsTurns: true,
-  seed: (session, parts, how) => seedWithSystemField('openai-responses', 'instructions', session, parts, how),
+  seed: (session, parts, how) => seedWithSystemField<ResponsesEntry, OpenAIResponsesForkSeed>('openai-responses', 'instructions', session, parts, how),
+  seedRequest: (seed, messages) => openAIResponsesDialect.request(seed.session as unknown as ResponsesSessionLike, messages),
+  // The session's fields as they are (its `input` counted among them, as it always was).
+  seedFieldsChars: (seed) => sessionFieldsChars(seed.session),
 };
 
 /** A function declaration as a Responses function tool (`parameters` is the JSON Schema; the API requires `strict`). */

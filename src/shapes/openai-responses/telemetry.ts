@@ -1,4 +1,4 @@
-import type { OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from '../../model/types.js';
+import type { OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from './request.js';
 import { type ConventionMessage, jsonOrText, type TelemetryContent, textPart } from '../telemetry.js';
 
 /** Responses API items as the conventions' messages; a reply (a turn: the items one response output) is one assistant message. */

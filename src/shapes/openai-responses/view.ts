@@ -1,4 +1,4 @@
-import type { ResponsesItemLike, ResponsesTurn } from '../../model/types.js';
+import type { ResponsesItemLike, ResponsesTurn } from './request.js';
 import { isRecord } from '../../input/json.js';
 import { cachedView, type MessageReader, type MessageView, type PartView, type Recognition, stringCall, textResult, viewOfParts } from '../view.js';
 
