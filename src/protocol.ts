@@ -19,6 +19,9 @@ export {
   type GeminiForkSeed,
   type OpenAIChatForkSeed,
   type AnthropicForkSeed,
+  type OpenAIResponsesForkSeed,
+  type AiSdkForkSeed,
+  type ForkSeedOf,
   type SeedCase,
   type SeedOptions,
   type AgentParams,
@@ -35,4 +38,6 @@ export type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from
 export type { ParentSession } from './shapes/registry.js';
 export type { ChatMessage, ChatTool, OpenAIChatSession } from './shapes/openai-chat/schema.js';
 export type { AnthropicMessagesSession } from './shapes/anthropic-messages/schema.js';
+export type { OpenAIResponsesSession } from './shapes/openai-responses/schema.js';
+export type { AiSdkSession } from './shapes/ai-sdk/schema.js';
 export type { AnthropicMessageLike } from './model/types.js';

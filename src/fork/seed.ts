@@ -1,11 +1,8 @@
 import type { Dialect, ToolResponse } from '../shapes/dialect.js';
 import { dialectOf } from '../shapes/index.js';
-import type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../shapes/seed.js';
+import type { ForkSeedOf, SeedCase } from '../shapes/seed.js';
 import { viewMessage, type AnyMessage, type CallView } from '../shapes/view.js';
-import type { AnthropicMessagesSession } from '../shapes/anthropic-messages/schema.js';
-import type { OpenAIChatSession } from '../shapes/openai-chat/schema.js';
 import type { ForkTurns, HistoryMode } from '../session/schema.js';
-import type { GeminiSession } from '../shapes/gemini/schema.js';
 import type { ParentSession } from '../shapes/registry.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
@@ -44,13 +41,10 @@ export interface SeedOptions {
   copy?: boolean;
 }
 
-export type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../shapes/seed.js';
+export type { AiSdkForkSeed, AnthropicForkSeed, ForkSeed, ForkSeedOf, GeminiForkSeed, OpenAIChatForkSeed, OpenAIResponsesForkSeed, SeedCase } from '../shapes/seed.js';
 
-export function seedFork(session: Readonly<GeminiSession>, directive: string, options?: SeedOptions): GeminiForkSeed;
-export function seedFork(session: Readonly<OpenAIChatSession>, directive: string, options?: SeedOptions): OpenAIChatForkSeed;
-export function seedFork(session: Readonly<AnthropicMessagesSession>, directive: string, options?: SeedOptions): AnthropicForkSeed;
-export function seedFork(session: Readonly<ParentSession>, directive: string, options?: SeedOptions): ForkSeed;
-export function seedFork(session: Readonly<ParentSession>, directive: string, options: SeedOptions = {}): ForkSeed {
+/** A fork's seed, in the session's own shape (its type follows the session's: ForkSeedOf). */
+export function seedFork<S extends Readonly<ParentSession>>(session: S, directive: string, options: SeedOptions = {}): ForkSeedOf<S> {
   const { history = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);
   const clone = options.copy === false ? shareMessages : deepCopy;
   const childText = buildChildMessage(directive, allowedTools);
@@ -64,7 +58,7 @@ export function seedFork(session: Readonly<ParentSession>, directive: string, op
     { head, contents: built.contents, shared: built.shared, seedCase: built.seedCase, trimmedMessages: built.dropped },
     // A fresh fork of a session without instructions gets the fork's own.
     { clone, copy: options.copy !== false, systemText: built.seedCase === 'fresh' ? FORK_SYSTEM_TEXT : undefined },
-  );
+  ) as ForkSeedOf<S>;
 }
 
 interface Window {

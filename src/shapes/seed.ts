@@ -71,7 +71,7 @@ export interface AnthropicForkSeed extends SeedBase<AnthropicMessageLike> {
  * settings are the session's own (`session`, in its key order; a private deep copy unless `copy`
  * is false). A fresh fork of a session without a system prompt gets the fork's own in `session.system`.
  */
-interface AiSdkForkSeed extends SeedBase<AiSdkMessageLike> {
+export interface AiSdkForkSeed extends SeedBase<AiSdkMessageLike> {
   format: 'ai-sdk';
   session: Readonly<AiSdkSession>;
 }
@@ -81,12 +81,18 @@ interface AiSdkForkSeed extends SeedBase<AiSdkMessageLike> {
  * items (a turn of the fork's own as a response's output); instructions, tools and settings are the
  * session's own (`session`, in its key order). A fresh fork of a session without instructions gets the fork's own.
  */
-interface OpenAIResponsesForkSeed extends SeedBase<ResponsesItemLike | ResponsesTurn> {
+export interface OpenAIResponsesForkSeed extends SeedBase<ResponsesItemLike | ResponsesTurn> {
   format: 'openai-responses';
   session: Readonly<OpenAIResponsesSession>;
 }
 
 export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed | AiSdkForkSeed | OpenAIResponsesForkSeed;
+
+/**
+ * The seed of a session of one shape, by the session's `format` (the default shape's session may
+ * leave it out): a session typed as any shape gets a seed of any shape.
+ */
+export type ForkSeedOf<S> = S extends { readonly format?: infer F } ? Extract<ForkSeed, { format: NonNullable<F> }> : never;
 
 /** What the fork rules built, for a dialect to make a seed of. */
 export interface SeedParts<M> {
