@@ -6,7 +6,7 @@ import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from
 export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   format: 'openai-chat',
   label: 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
-  api: "OpenAI's Chat Completions API",
+  api: 'OpenAI Chat Completions',
   parse: (json, source) => parseOpenAIChatSession(json, source),
   conversationField: 'messages',
   messages: (session) => session.messages,
