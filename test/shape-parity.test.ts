@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
+import { intakeParity } from './parity/intake.js';
 import { sessionParity } from './parity/session.js';
 
 /*
@@ -14,5 +15,6 @@ if (findShape(acmeShape.format) === undefined) registerShape(acmeShape);
 for (const shape of allShapes()) {
   describe(`the ${shape.format} shape`, () => {
     describe('session', () => sessionParity(shape));
+    describe('intake', () => intakeParity(shape));
   });
 }

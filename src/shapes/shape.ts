@@ -1,4 +1,5 @@
 import type { Dialect } from './dialect.js';
+import type { RequestIntake } from './intake.js';
 import type { AnyMessage } from './view.js';
 
 /**
@@ -25,4 +26,6 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   messages(session: Readonly<S>): readonly unknown[];
   /** How forks write in this shape: seeding, the child message, views of calls and results, the request body. */
   readonly dialect: Dialect<M, S>;
+  /** Reading its logged requests (a request body, or its conversation alone) into a session. */
+  readonly intake: RequestIntake;
 }

@@ -1,5 +1,6 @@
 import type { AiSdkMessageLike } from '../../model/types.js';
 import type { Shape } from '../shape.js';
+import { aiSdkIntake } from './import.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
 import { parseAiSdkSession } from './schema.js';
 
@@ -12,4 +13,5 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
+  intake: aiSdkIntake,
 };

@@ -1,4 +1,5 @@
 import type { Shape } from '../shape.js';
+import { anthropicMessagesIntake } from './import.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
 import type { AnthropicMessageLike } from '../../model/types.js';
 import { parseAnthropicMessagesSession } from './schema.js';
@@ -12,4 +13,5 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
+  intake: anthropicMessagesIntake,
 };

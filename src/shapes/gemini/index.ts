@@ -1,5 +1,6 @@
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
+import { geminiIntake } from './import.js';
 import { geminiDialect } from './dialect.js';
 import { type Content, type GeminiSession, GeminiSessionSchema } from './schema.js';
 
@@ -15,4 +16,5 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   conversationField: 'history',
   messages: (session) => session.history,
   dialect: geminiDialect,
+  intake: geminiIntake,
 };

@@ -1,4 +1,5 @@
 import type { Shape } from '../shape.js';
+import { openAIChatIntake } from './import.js';
 import { openAIChatDialect } from './dialect.js';
 import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
 
@@ -11,4 +12,5 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
+  intake: openAIChatIntake,
 };

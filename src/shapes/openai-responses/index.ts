@@ -1,4 +1,5 @@
 import type { Shape } from '../shape.js';
+import { openAIResponsesIntake } from './import.js';
 import { openAIResponsesDialect, type ResponsesEntry, type ResponsesSessionLike } from './dialect.js';
 import { parseOpenAIResponsesSession } from './schema.js';
 
@@ -11,4 +12,5 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   conversationField: 'input',
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
+  intake: openAIResponsesIntake,
 };
