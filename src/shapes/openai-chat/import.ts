@@ -2,7 +2,7 @@ import { InputError } from '../../input/errors.js';
 import { isRecord } from '../../input/json.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
 import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
-import { OPENAI_CHAT_SESSION_KEYS } from './schema.js';
+import { CHAT_FIELDS, OPENAI_CHAT_SESSION_KEYS } from './schema.js';
 
 /*
  * OpenAI Chat Completions: the `messages` of a request (a JSON array) or a whole request body
@@ -36,42 +36,28 @@ const REASONS: Record<string, string> = {
 /** Deprecated or misplaced fields forkpool's validation names with a hint: kept for it. */
 const EXPLAINED = ['function_call', 'parts'];
 
+const { messages: M, parts: P, partObjects: O } = CHAT_FIELDS;
+
+/** Each role's fields: the session schema's own (CHAT_FIELDS), so what is kept is what validation takes. */
 const MESSAGE_RULES: Record<string, FieldRules> = {
-  system: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "system" message' },
-  developer: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "developer" message' },
-  user: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "user" message' },
-  assistant: {
-    fields: ['role', 'content', 'refusal', 'name', 'audio', 'tool_calls'],
-    nullable: ['content', 'refusal', 'audio'],
-    explained: EXPLAINED,
-    what: 'an "assistant" message',
-  },
-  tool: { fields: ['role', 'content', 'tool_call_id'], explained: EXPLAINED, what: 'a "tool" message' },
+  system: { fields: M.system, explained: EXPLAINED, what: 'a "system" message' },
+  developer: { fields: M.developer, explained: EXPLAINED, what: 'a "developer" message' },
+  user: { fields: M.user, explained: EXPLAINED, what: 'a "user" message' },
+  assistant: { fields: M.assistant, nullable: ['content', 'refusal', 'audio'], explained: EXPLAINED, what: 'an "assistant" message' },
+  tool: { fields: M.tool, explained: EXPLAINED, what: 'a "tool" message' },
 };
 
-/** Content parts as ChatCompletionContentPart* types them in the openai SDK (completions.d.ts). */
+/** Content parts (ChatCompletionContentPart* in the openai SDK), by the session schema's fields. */
 const PART_RULES: Record<string, BlockRules> = {
-  text: { fields: ['type', 'text', 'cache_control'], what: 'a text part' },
-  refusal: { fields: ['type', 'refusal'], what: 'a refusal part' },
-  image_url: {
-    fields: ['type', 'image_url'],
-    what: 'an image part',
-    objects: { image_url: { fields: ['url', 'detail'], what: 'an image part\'s "image_url"' } },
-  },
-  input_audio: {
-    fields: ['type', 'input_audio'],
-    what: 'an audio part',
-    objects: { input_audio: { fields: ['data', 'format'], what: 'an audio part\'s "input_audio"' } },
-  },
-  file: {
-    fields: ['type', 'file'],
-    what: 'a file part',
-    objects: { file: { fields: ['file_data', 'file_id', 'filename'], what: 'a file part\'s "file"' } },
-  },
+  text: { fields: P.text, what: 'a text part' },
+  refusal: { fields: P.refusal, what: 'a refusal part' },
+  image_url: { fields: P.image_url, what: 'an image part', objects: { image_url: { fields: O.image_url, what: 'an image part\'s "image_url"' } } },
+  input_audio: { fields: P.input_audio, what: 'an audio part', objects: { input_audio: { fields: O.input_audio, what: 'an audio part\'s "input_audio"' } } },
+  file: { fields: P.file, what: 'a file part', objects: { file: { fields: O.file, what: 'a file part\'s "file"' } } },
 };
 
-const TOOL_CALL_RULES: FieldRules = { fields: ['id', 'type', 'function'], what: 'a tool call' };
-const CALLED_FUNCTION_RULES: FieldRules = { fields: ['name', 'arguments'], what: 'a tool call\'s "function"' };
+const TOOL_CALL_RULES: FieldRules = { fields: CHAT_FIELDS.toolCall, what: 'a tool call' };
+const CALLED_FUNCTION_RULES: FieldRules = { fields: CHAT_FIELDS.calledFunction, what: 'a tool call\'s "function"' };
 
 export const openAIChatIntake: RequestIntake = {
   claim,
