@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { importFormats, formatImportSummary, isImportFormat } from '../import/index.js';
+import { importFormats, importFormatsHelp, formatImportSummary, isImportFormat } from '../import/index.js';
 import { importSession } from '../import/load.js';
 import { allShapes } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
@@ -16,7 +16,7 @@ const IMPORT_FLAGS = {
   format: {
     type: 'string',
     arg: 'NAME',
-    help: `read the file as ${importFormats().join(', ')}\n(default: recognized by its content)`,
+    help: `read the file as ${importFormatsHelp()}\n(default: recognized by its content)`,
   },
   model: { type: 'string', arg: 'NAME', help: "the session's model (default: the file's, else the records', else the\nprovider's default for the session's API)" },
   tools: { type: 'string', arg: 'MODULE', help: 'declare the tools of this module (made with defineTool), in the session\'s shape' },
@@ -28,10 +28,12 @@ const IMPORT_HELP = `Usage: forkpool import FILE [--out FILE] [--format NAME] [-
 Reads another agent's transcript as a forkpool session, in the shape of the API the source
 reached its model through: a Gemini CLI checkpoint (/chat save) or session recording, a Qwen
 Code session JSONL (Gemini's shape, or openai-chat when Qwen Code used an OpenAI-compatible
-API), a Claude Code session or sub-agent JSONL (Anthropic's), or a logged request of any
-shape (${allShapes()
-  .map((shape) => `${shape.format}: ${shape.intake.looks}`)
-  .join('; ')}); forkpool's own session files pass through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
+API), a Claude Code session or sub-agent JSONL (Anthropic's), or a logged request of a shape
+(docs/logged-requests.md):
+${allShapes()
+  .map((shape) => `  ${shape.format.padEnd(20)} ${shape.intake.looks}`)
+  .join('\n')}
+forkpool's own session files pass through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
 used and how they are declared, the model and where it came from, and every record (or field)
 left out with the reason, first the share left out when it is more than a tenth.
 

@@ -1,4 +1,4 @@
-import { importFormats, importNotice, isImportFormat } from '../import/index.js';
+import { importFormats, importFormatsHelp, importNotice, isImportFormat } from '../import/index.js';
 import type { LoadSessionOptions } from '../import/load.js';
 import type { CliIo } from './io.js';
 import { quoted } from './parse-flags.js';
@@ -8,7 +8,7 @@ import { UsageError } from './usage-error.js';
 export const SESSION_FORMAT_FLAG = {
   type: 'string',
   arg: 'NAME',
-  help: `read --session as ${importFormats().join(', ')}\n(default: recognized by its content; see forkpool import --help)`,
+  help: `read --session as ${importFormatsHelp()}\n(default: recognized by its content; see forkpool import --help)`,
 } as const;
 
 /** How run and prompt load --session: the format asked for, and one line on stderr when it was a transcript. */

@@ -22,6 +22,7 @@ import { convertSession } from '../convert/index.js';
 export {
   IMPORT_FORMATS,
   importFormats,
+  importFormatsHelp,
   formatImportSummary,
   importNotice,
   isImportFormat,

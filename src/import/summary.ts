@@ -19,6 +19,11 @@ export function importFormats(): string[] {
   return [...TRANSCRIPT_FORMATS, ...shapeFormats()];
 }
 
+/** The formats in help's words: the transcripts', then on a line of their own the shapes'. */
+export function importFormatsHelp(): string {
+  return `${TRANSCRIPT_FORMATS.join(', ')}, or a shape's format\n(a logged request of it): ${shapeFormats().join(', ')}`;
+}
+
 /** The formats built in (a shape registered later is in importFormats()). */
 export const IMPORT_FORMATS: readonly ImportFormat[] = importFormats() as ImportFormat[];
 
