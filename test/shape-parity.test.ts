@@ -1,8 +1,10 @@
-import { describe } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
 import { intakeParity } from './parity/intake.js';
+import { readersParity } from './parity/readers.js';
 import { sessionParity } from './parity/session.js';
+import { SHAPES } from './support/shapes.js';
 
 /*
  * The parity suite: every registered shape — the five built in, and a made-up sixth registered
@@ -16,5 +18,9 @@ for (const shape of allShapes()) {
   describe(`the ${shape.format} shape`, () => {
     describe('session', () => sessionParity(shape));
     describe('intake', () => intakeParity(shape));
+    it('runs the fork rules (test/fork-rules.test.ts runs every rule on each adapter of test/support/shapes.ts)', () => {
+      expect(SHAPES.map(([name]) => name)).toContain(shape.format);
+    });
+    describe('readers', () => readersParity(shape));
   });
 }

@@ -1,7 +1,8 @@
 import type { Dialect, ToolResponse } from '../shapes/dialect.js';
 import { dialectOf } from '../shapes/index.js';
 import type { ForkSeedOf, SeedCase } from '../shapes/seed.js';
-import { viewMessage, type AnyMessage, type CallView } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage, CallView } from '../shapes/view.js';
 import type { ForkTurns, HistoryMode } from '../session/schema.js';
 import type { ParentSession } from '../shapes/registry.js';
 import { buildChildMessage } from './child-message.js';

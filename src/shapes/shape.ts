@@ -1,6 +1,7 @@
 import type { Dialect } from './dialect.js';
 import type { RequestIntake } from './intake.js';
-import type { AnyMessage } from './view.js';
+import type { TelemetryContent } from './telemetry.js';
+import type { AnyMessage, MessageReader } from './view.js';
 
 /**
  * One API shape: everything forkpool knows of that API's wire form sits in the shape's folder and
@@ -28,4 +29,12 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   readonly dialect: Dialect<M, S>;
   /** Reading its logged requests (a request body, or its conversation alone) into a session. */
   readonly intake: RequestIntake;
+  /**
+   * How its messages are read (its view.ts): who wrote one, its parts in order, its calls and the
+   * results with their text and error flag. The fork rules, stream-json, transcripts and the
+   * parent's page read messages only through it.
+   */
+  readonly reader: MessageReader<M>;
+  /** Its requests and replies as the GenAI conventions' `{ role, parts }` messages, for telemetry's opt-in content (its telemetry.ts). */
+  readonly telemetry: TelemetryContent;
 }

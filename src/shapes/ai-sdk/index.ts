@@ -1,6 +1,8 @@
 import type { AiSdkMessageLike } from '../../model/types.js';
 import type { Shape } from '../shape.js';
 import { aiSdkIntake } from './import.js';
+import { aiSdkTelemetry } from './telemetry.js';
+import { aiSdkReader } from './view.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
 import { parseAiSdkSession } from './schema.js';
 
@@ -14,4 +16,6 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
   intake: aiSdkIntake,
+  reader: aiSdkReader,
+  telemetry: aiSdkTelemetry,
 };

@@ -1,5 +1,7 @@
 import type { Shape } from '../shape.js';
 import { anthropicMessagesIntake } from './import.js';
+import { anthropicMessagesTelemetry } from './telemetry.js';
+import { anthropicMessagesReader } from './view.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
 import type { AnthropicMessageLike } from '../../model/types.js';
 import { parseAnthropicMessagesSession } from './schema.js';
@@ -14,4 +16,6 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
   intake: anthropicMessagesIntake,
+  reader: anthropicMessagesReader,
+  telemetry: anthropicMessagesTelemetry,
 };

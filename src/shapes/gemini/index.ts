@@ -1,6 +1,8 @@
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
 import { geminiIntake } from './import.js';
+import { geminiTelemetry } from './telemetry.js';
+import { geminiReader } from './view.js';
 import { geminiDialect } from './dialect.js';
 import { type Content, type GeminiSession, GeminiSessionSchema } from './schema.js';
 
@@ -17,4 +19,6 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   messages: (session) => session.history,
   dialect: geminiDialect,
   intake: geminiIntake,
+  reader: geminiReader,
+  telemetry: geminiTelemetry,
 };

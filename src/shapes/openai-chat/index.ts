@@ -1,5 +1,7 @@
 import type { Shape } from '../shape.js';
 import { openAIChatIntake } from './import.js';
+import { openAIChatTelemetry } from './telemetry.js';
+import { openAIChatReader } from './view.js';
 import { openAIChatDialect } from './dialect.js';
 import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
 
@@ -13,4 +15,6 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
   intake: openAIChatIntake,
+  reader: openAIChatReader,
+  telemetry: openAIChatTelemetry,
 };

@@ -1,5 +1,7 @@
 import type { Shape } from '../shape.js';
 import { openAIResponsesIntake } from './import.js';
+import { openAIResponsesTelemetry } from './telemetry.js';
+import { openAIResponsesReader } from './view.js';
 import { openAIResponsesDialect, type ResponsesEntry, type ResponsesSessionLike } from './dialect.js';
 import { parseOpenAIResponsesSession } from './schema.js';
 
@@ -13,4 +15,6 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
   intake: openAIResponsesIntake,
+  reader: openAIResponsesReader,
+  telemetry: openAIResponsesTelemetry,
 };
