@@ -1,3 +1,4 @@
+import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../convert/to-anthropic-messages.js';
 import { InputError } from '../input/errors.js';
 import { buildTurns } from './claude-code-turns.js';
 import type { JsonlRead, JsonlRecord } from './detect.js';
@@ -31,7 +32,6 @@ import type { Converted, DroppedRecord } from './summary.js';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-const DEFAULT_MAX_TOKENS = 8192;
 const COMPACT_BOUNDARY = 'compact_boundary';
 
 const isMessage = (record: JsonlRecord) => record.value.type === 'user' || record.value.type === 'assistant';

@@ -1,5 +1,6 @@
 import type { AiSdkMessageLike } from './request.js';
 import type { Shape } from '../shape.js';
+import { aiSdkIntake } from './import.js';
 import { aiSdkTelemetry } from './telemetry.js';
 import { aiSdkReader } from './view.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
@@ -15,6 +16,7 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
+  intake: aiSdkIntake,
   reader: aiSdkReader,
   telemetry: aiSdkTelemetry,
   // The AI SDK provider package renders the request: forkpool marks nothing on it.

@@ -1,4 +1,5 @@
 import type { Shape } from '../shape.js';
+import { anthropicMessagesIntake } from './import.js';
 import { anthropicMessagesTelemetry } from './telemetry.js';
 import { anthropicMessagesReader } from './view.js';
 import { placeBreakpoints } from './breakpoints.js';
@@ -16,6 +17,7 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
+  intake: anthropicMessagesIntake,
   reader: anthropicMessagesReader,
   telemetry: anthropicMessagesTelemetry,
   cacheMarks: {

@@ -1,5 +1,6 @@
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
+import { geminiIntake } from './import.js';
 import { geminiTelemetry } from './telemetry.js';
 import { geminiReader } from './view.js';
 import { geminiDialect } from './dialect.js';
@@ -19,6 +20,7 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   conversationField: 'history',
   messages: (session) => session.history,
   dialect: geminiDialect,
+  intake: geminiIntake,
   reader: geminiReader,
   telemetry: geminiTelemetry,
   cacheMarks: {

@@ -1,5 +1,6 @@
 import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
+import { openAIChatIntake } from './import.js';
 import { openAIChatTelemetry } from './telemetry.js';
 import { openAIChatReader } from './view.js';
 import { CHAT_MARKS } from './breakpoints.js';
@@ -11,12 +12,13 @@ import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from
 export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   format: 'openai-chat',
   label: 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
-  api: "OpenAI's Chat Completions API",
+  api: 'OpenAI Chat Completions',
   parse: (json, source) => parseOpenAIChatSession(json, source),
   operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
+  intake: openAIChatIntake,
   reader: openAIChatReader,
   telemetry: openAIChatTelemetry,
   cacheMarks: {

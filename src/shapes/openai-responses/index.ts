@@ -1,5 +1,6 @@
 import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
+import { openAIResponsesIntake } from './import.js';
 import { openAIResponsesTelemetry } from './telemetry.js';
 import { openAIResponsesReader } from './view.js';
 import { RESPONSES_MARKS } from './breakpoints.js';
@@ -17,6 +18,7 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   conversationField: 'input',
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
+  intake: openAIResponsesIntake,
   reader: openAIResponsesReader,
   telemetry: openAIResponsesTelemetry,
   cacheMarks: {
