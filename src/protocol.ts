@@ -19,6 +19,9 @@ export {
   type GeminiForkSeed,
   type OpenAIChatForkSeed,
   type AnthropicForkSeed,
+  type OpenAIResponsesForkSeed,
+  type AiSdkForkSeed,
+  type ForkSeedOf,
   type SeedCase,
   type SeedOptions,
   type AgentParams,
@@ -42,5 +45,7 @@ export type {
   ChatTool,
   OpenAIChatSession,
   AnthropicMessagesSession,
+  OpenAIResponsesSession,
+  AiSdkSession,
 } from './shapes/registry.js';
 export type { AnthropicMessageLike } from './model/types.js';

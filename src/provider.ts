@@ -12,6 +12,8 @@ export type {
   GeminiRequest,
   OpenAIChatRequest,
   AnthropicRequest,
+  OpenAIResponsesRequest,
+  AiSdkRequest,
   ModelMessage,
   ModelOutcome,
   ModelError,
@@ -19,6 +21,7 @@ export type {
   AttemptGate,
   TokenUsage,
   ProviderConfig,
+  ProviderKind,
   RetryPolicy,
   CacheOutcome,
 } from './model/types.js';

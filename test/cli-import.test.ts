@@ -44,9 +44,15 @@ describe('forkpool import', () => {
     const run = await runCli(['import', `${F}/qwen-code.jsonl`, '--format', 'qwen-code']);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('  partial    line 17 is cut off (the agent may still be writing it): left out');
-    const wrong = await runCli(['import', `${F}/qwen-code.jsonl`, '--format', 'gemini']);
+    const wrong = await runCli(['import', `${F}/qwen-code.jsonl`, '--format', 'gemini-api']);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toBe('forkpool: import: --format must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, openai-responses, anthropic-messages, not "gemini"\n');
+    expect(wrong.stderr).toBe(
+      'forkpool: import: --format must be one of forkpool, gemini-cli, qwen-code, claude-code, gemini, openai-chat, openai-responses, anthropic-messages, ai-sdk, not "gemini-api"\n',
+    );
+    // A shape's format is one too (a logged request of that shape), and a JSONL transcript is not one.
+    const shape = await runCli(['import', `${F}/qwen-code.jsonl`, '--format', 'gemini']);
+    expect(shape.code).toBe(2);
+    expect(shape.stderr).toContain('is JSONL (one record a line), which is not a gemini file');
   });
 
   it('a bad record: exit 2, its line and field named, nothing on stdout', async () => {
@@ -147,6 +153,22 @@ describe('transcripts as --session', () => {
     }
   });
 
+  it('--format and --session-format take every shape\'s format: forkpool\'s own session of that shape passes through, a logged request of it is read', async () => {
+    const gemini = await runCli(['prompt', 'FORK REPLY ok', '--session', 'examples/session.json', '--session-format', 'gemini']);
+    expect(gemini.code).toBe(0);
+    expect(gemini.stderr).not.toContain('--session-format');
+    const aiSdk = await runCli(['import', 'examples/ai-sdk-session.json', '--format', 'ai-sdk']);
+    expect(aiSdk.code).toBe(0);
+    expect(JSON.parse(aiSdk.stdout)).toEqual(JSON.parse(readFileSync('examples/ai-sdk-session.json', 'utf8')));
+    const body = join(tmp, 'generate-content.json');
+    writeFileSync(body, JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Code word MARKER-G3M1.' }] }], safetySettings: [] }));
+    const read = await runCli(['import', body, '--format', 'gemini']);
+    expect(read.code).toBe(0);
+    expect(JSON.parse(read.stdout)).toEqual({ model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'Code word MARKER-G3M1.' }] }] });
+    expect(read.stderr).toContain('(a Gemini generateContent request body) as a session in Gemini\'s shape');
+    expect(read.stderr).toContain('safetySettings: a request field: a setting of one request, not part of the conversation');
+  });
+
   it('--session-format reads an ambiguous body as Anthropic\'s; an unknown name is a usage error', async () => {
     const path = join(tmp, 'plain.json');
     writeFileSync(path, JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'Code word MARKER-PL4N.' }] }));
@@ -156,6 +178,6 @@ describe('transcripts as --session', () => {
     expect(run.stderr).toContain('as an Anthropic Messages request body');
     const bad = await runCli(['prompt', 'hi', '--session', path, '--session-format', 'claude']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('forkpool: --session-format: must be one of forkpool, gemini-cli, qwen-code, claude-code, openai-chat, openai-responses, anthropic-messages (got "claude")');
+    expect(bad.stderr).toContain('forkpool: --session-format: must be one of forkpool, gemini-cli, qwen-code, claude-code, gemini, openai-chat, openai-responses, anthropic-messages, ai-sdk (got "claude")');
   });
 });

@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { typeErrorsOf } from './support/type-check.js';
 
 /*
  * The package's entry points, imported by name as a user would (the package refers to
@@ -52,6 +54,12 @@ describe('entry points', () => {
       expect(protocol).toHaveProperty(name);
     }
     expect(protocol).not.toHaveProperty('ForkEngine');
+  });
+
+  it('forkpool/provider: the request types of all five shapes and every provider kind; seedFork types its seed by the session\'s shape', { timeout: 120_000 }, async () => {
+    // Types only at run time: the module exports no values.
+    expect(Object.keys(await import('forkpool/provider'))).toEqual([]);
+    expect(typeErrorsOf(fileURLToPath(new URL('./fixtures/entry/types.ts', import.meta.url)))).toEqual([]);
   });
 
   it('forkpool/local-server: the simulator', async () => {

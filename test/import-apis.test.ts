@@ -80,6 +80,14 @@ describe('OpenAI Chat Completions logs: content parts read as the API reads them
     expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+')).toEqual(['MARKER-OP3T', 'REFUND_FEE = 2.25']);
   });
 
+  it('a part keeps every field the session schema takes: a prompt_cache_breakpoint (GPT-5.6) is the API\'s, not a client\'s extra', async () => {
+    const part = { type: 'text', text: 'The long shared prefix.', prompt_cache_breakpoint: { mode: 'explicit' } };
+    const body = { model: 'gpt-5.6', messages: [{ role: 'user', content: [part] }] };
+    const { session, summary } = await imported(file('breakpoint.json', body));
+    expect(summary.dropped).toEqual([]);
+    expect((session as { messages: { content: unknown[] }[] }).messages[0]?.content).toEqual([part]);
+  });
+
   it('what the API itself refuses inside a part stays an error, with its path and rule', async () => {
     const bad = file('openai-bad-part.json', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', index: 0 }, { type: 'video', url: 'x' }] }] });
     await expect(importSession(bad)).rejects.toThrow(`${bad}: messages[0].content[1].type: must be "text", "image_url", "input_audio" or "file", not "video"`);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
 import { convertParity } from './parity/convert.js';
+import { intakeParity } from './parity/intake.js';
 import { readersParity } from './parity/readers.js';
 import { requestsParity } from './parity/requests.js';
 import { sessionParity } from './parity/session.js';
@@ -21,6 +22,7 @@ for (const shape of allShapes()) {
     describe('session', () => sessionParity(shape));
     describe('convert', () => convertParity(shape));
     describe('requests', () => requestsParity(shape));
+    describe('intake', () => intakeParity(shape));
     it('runs the fork rules (test/fork-rules.test.ts runs every rule on each adapter of test/support/shapes.ts)', () => {
       expect(SHAPES.map(([name]) => name)).toContain(shape.format);
     });

@@ -1,5 +1,6 @@
 import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
+import { findProvider, providerModule } from '../model/providers/index.js';
 import { shapeNamed } from '../shapes/registry.js';
 import type { SessionFormat } from '../shapes/registry.js';
 import type { FlagTable } from './flags.js';
@@ -153,21 +154,23 @@ export function outputFormat(values: EngineFlagValues): OutputFormat {
 const PROVIDERS = ['local', 'gemini', 'openai', 'deepseek', 'dashscope', 'openai-compatible', 'anthropic'] as const;
 const CHAT_PROVIDERS: readonly string[] = ['openai', 'deepseek', 'dashscope', 'openai-compatible'];
 const KEYED_PROVIDERS: readonly string[] = [...CHAT_PROVIDERS, 'anthropic'];
-const SPEAKS: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'anthropic-messages' };
-const API_NAMES: Record<SessionFormat, string> = {
-  gemini: "Gemini's API",
-  'openai-chat': 'OpenAI Chat Completions',
-  'openai-responses': "OpenAI's Responses API",
-  'anthropic-messages': "Anthropic's Messages API",
-  'ai-sdk': "an AI SDK provider's API",
-};
-const PROVIDERS_FOR: Record<SessionFormat, string> = {
-  gemini: '--provider gemini or local',
-  'openai-chat': '--provider openai, deepseek, dashscope, openai-compatible or local',
-  'openai-responses': '--provider openai or local',
-  'anthropic-messages': '--provider anthropic or local',
-  'ai-sdk': 'an AI SDK provider (the library\'s { kind: \'ai-sdk\' })',
-};
+
+/** Whether a provider's module speaks a shape (its `shapes`): the CLI keeps no table of its own. */
+function speaks(kind: string, format: string): boolean {
+  return findProvider(kind)?.shapes.includes(format as SessionFormat) ?? false;
+}
+
+/** `a, b or c` */
+const orList = (words: readonly string[]) => (words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? ''));
+
+/** The CLI's real providers (not the simulator) that speak a shape, in the order --help lists them. */
+const realProvidersFor = (format: string) => PROVIDERS.filter((kind) => kind !== 'local' && speaks(kind, format));
+
+/** What to choose for a session of a shape: the providers that speak it, the simulator last. */
+function providersFor(format: string): string {
+  const kinds: string[] = [...realProvidersFor(format), ...(speaks('local', format) ? ['local'] : [])];
+  return kinds.length === 0 ? 'a provider that speaks it' : `--provider ${orList(kinds)}`;
+}
 
 /**
  * Which provider runs. A Gemini session follows the rule users of Gemini CLI expect (a key in the
@@ -175,20 +178,21 @@ const PROVIDERS_FOR: Record<SessionFormat, string> = {
  * provider is named. A provider that does not speak the session's format is a usage error.
  */
 function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat): ProviderOption {
-  if (values.provider?.startsWith(AI_SDK_PREFIX) || format === 'ai-sdk') return aiSdkProvider(values, format);
+  // A shape that only an AI SDK provider speaks runs through one (the CLI names it ai-sdk:…).
+  const onlyAiSdk = speaks('ai-sdk', format) && !PROVIDERS.some((kind) => speaks(kind, format));
+  if (values.provider?.startsWith(AI_SDK_PREFIX) || onlyAiSdk) return aiSdkProvider(values, format);
   const kind = oneOf('--provider', values.provider, PROVIDERS);
   const keyEnv = values['api-key-env'];
   if (keyEnv !== undefined && (kind === undefined || !KEYED_PROVIDERS.includes(kind))) {
     throw new UsageError('--api-key-env: only for --provider openai, deepseek, dashscope, openai-compatible or anthropic');
   }
-  if (kind !== undefined && kind !== 'local') {
-    const speaks = SPEAKS[kind] ?? 'openai-chat';
-    // OpenAI speaks its Responses API too.
-    if (speaks !== format && !(kind === 'openai' && format === 'openai-responses')) {
-      throw new UsageError(
-        `--provider ${kind} speaks ${API_NAMES[speaks]}, but the session is in ${shapeNamed(format).label}: choose ${PROVIDERS_FOR[format]}${format === 'anthropic-messages' || speaks === 'anthropic-messages' ? '' : ', or convert the session with forkpool convert'}`,
-      );
-    }
+  if (kind !== undefined && kind !== 'local' && !speaks(kind, format)) {
+    // The provider's first shape is the API it is known by (OpenAI's: Chat Completions; it speaks Responses too).
+    const own = providerModule(kind).shapes[0];
+    const api = own === undefined ? 'no shape' : shapeNamed(own).api;
+    throw new UsageError(
+      `--provider ${kind} speaks ${api}, but the session is in ${shapeNamed(format).label}: choose ${providersFor(format)}, or convert the session with forkpool convert`,
+    );
   }
   if (kind === 'anthropic') {
     return { kind, ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}), ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
@@ -209,7 +213,8 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
   }
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;
-  if (kind === 'gemini' || (kind === undefined && hasKey && format === 'gemini')) {
+  // Gemini CLI's rule: a key in the environment means the real API, for a session it speaks.
+  if (kind === 'gemini' || (kind === undefined && hasKey && speaks('gemini', format))) {
     if (!hasKey) throw new UsageError('GEMINI_API_KEY is not set: export it (or GOOGLE_API_KEY), or leave out --provider gemini to run on the local simulator');
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
   }
@@ -229,8 +234,9 @@ function aiSdkProvider(values: EngineFlagValues, format: SessionFormat): Provide
   if (values.provider === undefined || !values.provider.startsWith(AI_SDK_PREFIX)) {
     throw new UsageError(`the session is in ${shapeNamed(format).label}: it runs through an AI SDK provider package of your project: ${usage}`);
   }
-  if (format !== 'ai-sdk') {
-    throw new UsageError(`--provider ${values.provider} takes a session in ${shapeNamed('ai-sdk').label}, but the session is in ${shapeNamed(format).label}`);
+  if (!speaks('ai-sdk', format)) {
+    const takes = providerModule('ai-sdk').shapes.map((shape) => shapeNamed(shape).label);
+    throw new UsageError(`--provider ${values.provider} takes a session in ${orList(takes)}, but the session is in ${shapeNamed(format).label}`);
   }
   const segments = values.provider.slice(AI_SDK_PREFIX.length).split('/');
   const take = segments[0]?.startsWith('@') ? 2 : 1;
@@ -296,21 +302,28 @@ export function providerLabel(provider: ProviderOption): string {
 
 /** The notice printed when the built-in simulator runs: how to use a real API instead. */
 export function localNotice(format: SessionFormat): string {
-  const how =
-    format === 'gemini'
-      ? 'set GEMINI_API_KEY to use Gemini'
-      : format === 'anthropic-messages'
-        ? 'pass --provider anthropic (ANTHROPIC_API_KEY) to use the real API'
-        : format === 'openai-responses'
-          ? 'pass --provider openai (OPENAI_API_KEY) to use the real API'
-          : 'pass --provider openai, deepseek, dashscope or openai-compatible to use a real API';
+  const real = realProvidersFor(format);
+  const only = real.length === 1 ? real[0] : undefined;
+  const how = speaks('gemini', format)
+    ? 'set GEMINI_API_KEY to use Gemini'
+    : only !== undefined
+      ? `pass --provider ${only}${keyEnvOf(only) === undefined ? '' : ` (${keyEnvOf(only)})`} to use the real API`
+      : real.length > 1
+        ? `pass --provider ${orList(real)} to use a real API`
+        : 'no built-in provider speaks its shape';
   return `forkpool: using the built-in local server (a scripted, simulated model); ${how}\n`;
+}
+
+/** The variable a built-in provider reads its key from by default. */
+function keyEnvOf(kind: string): string | undefined {
+  if (kind === 'anthropic') return ANTHROPIC_PRESET.apiKeyEnv;
+  return Object.hasOwn(CHAT_PRESETS, kind) ? CHAT_PRESETS[kind as keyof typeof CHAT_PRESETS].apiKeyEnv : undefined;
 }
 
 /** The engine's options from the flags: the CLI names built-in providers only. */
 type CliEngineOptions = ForkEngineOptions & { provider: ProviderOption };
 
-export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat = 'gemini'): CliEngineOptions {
+export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat): CliEngineOptions {
   const options: CliEngineOptions = { provider: chooseProvider(values, env, format) };
   const threads = positiveInt('--threads', values.threads);
   if (threads !== undefined && threads > MAX_THREADS) {

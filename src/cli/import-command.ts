@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { IMPORT_FORMATS, formatImportSummary, isImportFormat } from '../import/index.js';
+import { importFormats, importFormatsHelp, formatImportSummary, isImportFormat } from '../import/index.js';
 import { importSession } from '../import/load.js';
+import { allShapes } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
 import { loadToolsModule } from '../tools/load-module.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
@@ -15,7 +16,7 @@ const IMPORT_FLAGS = {
   format: {
     type: 'string',
     arg: 'NAME',
-    help: `read the file as ${IMPORT_FORMATS.join(', ')}\n(default: recognized by its content)`,
+    help: `read the file as ${importFormatsHelp()}\n(default: recognized by its content)`,
   },
   model: { type: 'string', arg: 'NAME', help: "the session's model (default: the file's, else the records', else the\nprovider's default for the session's API)" },
   tools: { type: 'string', arg: 'MODULE', help: 'declare the tools of this module (made with defineTool), in the session\'s shape' },
@@ -27,9 +28,12 @@ const IMPORT_HELP = `Usage: forkpool import FILE [--out FILE] [--format NAME] [-
 Reads another agent's transcript as a forkpool session, in the shape of the API the source
 reached its model through: a Gemini CLI checkpoint (/chat save) or session recording, a Qwen
 Code session JSONL (Gemini's shape, or openai-chat when Qwen Code used an OpenAI-compatible
-API), a Claude Code session or sub-agent JSONL (Anthropic's), OpenAI Chat Completions messages
-or a request body, OpenAI Responses input items or a request body, an Anthropic Messages
-request body; forkpool's own session files pass through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
+API), a Claude Code session or sub-agent JSONL (Anthropic's), or a logged request of a shape
+(docs/logged-requests.md):
+${allShapes()
+  .map((shape) => `  ${shape.format.padEnd(20)} ${shape.intake.looks}`)
+  .join('\n')}
+forkpool's own session files pass through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
 used and how they are declared, the model and where it came from, and every record (or field)
 left out with the reason, first the share left out when it is more than a tenth.
 
@@ -50,7 +54,7 @@ export async function importCommand(argv: string[], io: CliIo): Promise<number> 
   if (extra.length > 0) throw new UsageError(`import: takes one FILE; ${quoted(extra[0] as string)} is one too many`);
   const format = values.format;
   if (format !== undefined && !isImportFormat(format)) {
-    throw new UsageError(`import: --format must be one of ${IMPORT_FORMATS.join(', ')}, not ${quoted(format)}`);
+    throw new UsageError(`import: --format must be one of ${importFormats().join(', ')}, not ${quoted(format)}`);
   }
   let tools: Tool[] | undefined;
   if (values.tools !== undefined) {

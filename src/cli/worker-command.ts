@@ -1,7 +1,8 @@
 import { ENGINE_DEFAULTS } from '../engine/options.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
-import type { SessionFormat } from '../shapes/registry.js';
+import { findProvider } from '../model/providers/index.js';
+import { shapeOf, type SessionFormat } from '../shapes/registry.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey, requireProjectProvider } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
@@ -59,8 +60,14 @@ ${helpOf(WORKER_FLAGS)}
 
 ${EXIT_CODES_HELP}`;
 
-/** The session format a provider speaks (local speaks all: Gemini's is only the default's rule). */
-const FORMAT_OF: Record<string, SessionFormat> = { gemini: 'gemini', anthropic: 'anthropic-messages', local: 'gemini' };
+/**
+ * The shape a worker's provider flags are checked against: the first its provider module speaks
+ * (local speaks several: the default shape's rule applies); an unknown --provider is engineOptions' to name.
+ */
+function formatOf(provider: string | undefined): SessionFormat {
+  const module = provider === undefined ? undefined : findProvider(provider.startsWith('ai-sdk:') ? 'ai-sdk' : provider);
+  return module?.shapes[0] ?? (shapeOf({}).format as SessionFormat);
+}
 
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, parseOptionsOf(WORKER_FLAGS), false);
@@ -71,7 +78,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   const address = queueFlagOf(values, io.env, 'worker');
   const lockMs = values['lock-ms'] === undefined ? undefined : lockMsOf(values['lock-ms']);
   if (values.name !== undefined && (values.name === '' || values.name.length > 200)) throw new UsageError('--name: 1 to 200 characters');
-  const format = values.provider === undefined ? 'gemini' : values.provider.startsWith('ai-sdk:') ? 'ai-sdk' : (FORMAT_OF[values.provider] ?? 'openai-chat');
+  const format = formatOf(values.provider);
   const options = engineOptions(values, io.env, format);
   requireApiKey(options.provider, io.env);
   await requireProjectProvider(options.provider, values.provider);

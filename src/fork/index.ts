@@ -34,5 +34,16 @@ export {
   isRealUserTurn,
   syntheticPrefixLength,
 } from './synthetic.js';
-export { seedFork, type ForkSeed, type GeminiForkSeed, type OpenAIChatForkSeed, type AnthropicForkSeed, type SeedCase, type SeedOptions } from './seed.js';
+export {
+  seedFork,
+  type ForkSeed,
+  type ForkSeedOf,
+  type GeminiForkSeed,
+  type OpenAIChatForkSeed,
+  type AnthropicForkSeed,
+  type OpenAIResponsesForkSeed,
+  type AiSdkForkSeed,
+  type SeedCase,
+  type SeedOptions,
+} from './seed.js';
 export { seedTask, type TaskSeedDefaults } from './seed-task.js';

@@ -4,20 +4,7 @@ import type { SeedCase } from '../shapes/seed.js';
 import { viewMessage } from '../shapes/registry.js';
 import type { AnyMessage, CallView } from '../shapes/view.js';
 import type { ForkTurns, HistoryMode } from '../session/schema.js';
-import type {
-  AiSdkForkSeed,
-  AiSdkSession,
-  AnthropicForkSeed,
-  AnthropicMessagesSession,
-  ForkSeed,
-  GeminiForkSeed,
-  GeminiSession,
-  OpenAIChatForkSeed,
-  OpenAIChatSession,
-  OpenAIResponsesForkSeed,
-  OpenAIResponsesSession,
-  ParentSession,
-} from '../shapes/registry.js';
+import type { ForkSeedOf, ParentSession } from '../shapes/registry.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
@@ -56,15 +43,10 @@ export interface SeedOptions {
 }
 
 export type { SeedCase } from '../shapes/seed.js';
-export type { AiSdkForkSeed, AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, OpenAIResponsesForkSeed } from '../shapes/registry.js';
+export type { AiSdkForkSeed, AnthropicForkSeed, ForkSeed, ForkSeedOf, GeminiForkSeed, OpenAIChatForkSeed, OpenAIResponsesForkSeed } from '../shapes/registry.js';
 
-export function seedFork(session: Readonly<GeminiSession>, directive: string, options?: SeedOptions): GeminiForkSeed;
-export function seedFork(session: Readonly<OpenAIChatSession>, directive: string, options?: SeedOptions): OpenAIChatForkSeed;
-export function seedFork(session: Readonly<AnthropicMessagesSession>, directive: string, options?: SeedOptions): AnthropicForkSeed;
-export function seedFork(session: Readonly<OpenAIResponsesSession>, directive: string, options?: SeedOptions): OpenAIResponsesForkSeed;
-export function seedFork(session: Readonly<AiSdkSession>, directive: string, options?: SeedOptions): AiSdkForkSeed;
-export function seedFork(session: Readonly<ParentSession>, directive: string, options?: SeedOptions): ForkSeed;
-export function seedFork(session: Readonly<ParentSession>, directive: string, options: SeedOptions = {}): ForkSeed {
+/** A fork's seed, in the session's own shape (its type follows the session's: ForkSeedOf). */
+export function seedFork<S extends Readonly<ParentSession>>(session: S, directive: string, options: SeedOptions = {}): ForkSeedOf<S> {
   const { history = 'inherit', forkTurns = 'all', allowedTools, spawnTools = [AGENT_TOOL_NAME] } = checkOptions(directive, options);
   const clone = options.copy === false ? shareMessages : deepCopy;
   const childText = buildChildMessage(directive, allowedTools);
@@ -78,7 +60,7 @@ export function seedFork(session: Readonly<ParentSession>, directive: string, op
     { head, contents: built.contents, shared: built.shared, seedCase: built.seedCase, trimmedMessages: built.dropped },
     // A fresh fork of a session without instructions gets the fork's own.
     { clone, copy: options.copy !== false, systemText: built.seedCase === 'fresh' ? FORK_SYSTEM_TEXT : undefined },
-  );
+  ) as ForkSeedOf<S>;
 }
 
 interface Window {

@@ -3,6 +3,9 @@ import { buildTurns } from './claude-code-turns.js';
 import type { JsonlRead, JsonlRecord } from './detect.js';
 import type { Converted, DroppedRecord } from './summary.js';
 
+/** max_tokens when the recording names none (the Messages API requires one): forkpool's choice, the one conversion writes too. */
+const DEFAULT_MAX_TOKENS = 8192;
+
 /*
  * Claude Code's session JSONL (~/.claude/projects/<project>/<session id>.jsonl, and each
  * sub-agent's <session id>/subagents/agent-*.jsonl). Claude Code is closed source; this reader
@@ -31,7 +34,6 @@ import type { Converted, DroppedRecord } from './summary.js';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-const DEFAULT_MAX_TOKENS = 8192;
 const COMPACT_BOUNDARY = 'compact_boundary';
 
 const isMessage = (record: JsonlRecord) => record.value.type === 'user' || record.value.type === 'assistant';

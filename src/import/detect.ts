@@ -1,7 +1,9 @@
 import { InputError } from '../input/errors.js';
 import { assertSafeJson, parseJsonText } from '../input/json.js';
-import type { ImportFormat } from './summary.js';
 import { isRecord } from '../input/json.js';
+import { allShapes, findShape } from '../shapes/registry.js';
+import type { Shape } from '../shapes/shape.js';
+import type { ImportFormat } from './summary.js';
 
 /*
  * Which format a file is, by its content (or by the name the user gave). The rules, in order:
@@ -10,14 +12,11 @@ import { isRecord } from '../input/json.js';
  * - an object of only "history" (and "authType"), or an array of { role, parts }, is a Gemini
  *   CLI checkpoint (/chat save); an object with "sessionId", "projectHash" and "messages" is a
  *   Gemini CLI session recording;
- * - an object with "input" and "model" (or "instructions"), or an array of items only the
- *   Responses API has (a "type" of message, function_call, function_call_output, reasoning,
- *   item_reference or compaction, or content parts of a Responses kind: input_text, output_text,
- *   input_image, input_file), is a Responses API request body (or its input items);
- * - an array of { role, content }, or an object with "messages", is a Chat Completions request
- *   (or its messages), unless something only Anthropic's Messages API has shows (a top-level
- *   "system", "stop_sequences" or "thinking", a tool with "input_schema", a content block of a
- *   kind only Anthropic has): then it is an Anthropic Messages request body;
+ * - anything else is asked of every registered shape (its intake facet's claim, in each shape's
+ *   import.ts): a logged request of the shape that claims it best — something only it has and
+ *   nothing it has not, then nothing it has not, then something only it has — and of the shapes
+ *   that claim it equally, the first registered (a messages array with nothing distinctive is
+ *   Chat Completions');
  * - any other object with a field of forkpool's session (model, systemInstruction, tools, …) is
  *   taken as forkpool's (its validation then says what is wrong); an object with none is refused,
  *   naming the formats tried;
@@ -42,8 +41,10 @@ export interface JsonlRead {
 }
 
 export type Detected =
-  | { format: ImportFormat; json: unknown; jsonl?: undefined }
-  | { format: 'gemini-cli' | 'qwen-code' | 'claude-code'; jsonl: JsonlRead; json?: undefined };
+  | { format: 'forkpool' | 'gemini-cli'; json: unknown; jsonl?: undefined; shape?: undefined }
+  /** A logged request of a shape: the format is the shape's. */
+  | { format: string; shape: Shape; json: unknown; jsonl?: undefined }
+  | { format: 'gemini-cli' | 'qwen-code' | 'claude-code'; jsonl: JsonlRead; json?: undefined; shape?: undefined };
 
 const JSONL_FORMATS: readonly ImportFormat[] = ['qwen-code', 'claude-code'];
 
@@ -75,7 +76,26 @@ export function detect(text: string, file: string | undefined, forced?: ImportFo
   if (forced === 'gemini-cli' && isRecord(value) && !('messages' in value) && !('history' in value) && 'projectHash' in value) {
     return { format: 'gemini-cli', jsonl: readJsonl(text, file) };
   }
-  return { format: forced ?? jsonFormat(value, file), json: value };
+  if (forced === 'forkpool' || forced === 'gemini-cli') return { format: forced, json: value };
+  if (forced !== undefined) {
+    const shape = findShape(forced) as Shape;
+    // forkpool's own session of the shape named passes through, as it would unnamed.
+    if (ownSession(value, shape)) return { format: 'forkpool', json: value };
+    return { format: shape.format, shape, json: value };
+  }
+  const found = jsonFormat(value, file);
+  return typeof found === 'string' ? { format: found, json: value } : { format: found.format, shape: found, json: value };
+}
+
+/** forkpool's own session in `shape`: it names that format, or (the default shape's) it is what detection takes as forkpool's. */
+function ownSession(value: unknown, shape: Shape): boolean {
+  if (!isRecord(value)) return false;
+  if ('format' in value) return value.format === shape.format;
+  try {
+    return jsonFormat(value, undefined) === 'forkpool' && findShape(shape.format) === allShapes()[0];
+  } catch {
+    return false;
+  }
 }
 
 
@@ -87,16 +107,19 @@ function isRecordLike(value: unknown): boolean {
 /** The fields of forkpool's own (Gemini-shaped) session: an object with one of them is read as forkpool's. */
 const FORKPOOL_KEYS = ['format', 'model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
 
-const JSON_TRIED =
-  'forkpool session ({ "model", "history", … }), gemini-cli (a checkpoint { "history" } or a recording { "sessionId", "projectHash", "messages" }), openai-chat and anthropic-messages (a request body { "messages", … } or a messages array), openai-responses (a request body { "model", "input", … } or an array of input items)';
+/** What was tried, for a file no format claims: forkpool's own, Gemini CLI's, and each shape's logged requests. */
+const jsonTried = () =>
+  [
+    'forkpool session ({ "model", "history", … })',
+    'gemini-cli (a checkpoint { "history" } or a recording { "sessionId", "projectHash", "messages" })',
+    ...allShapes().map((shape) => `${shape.format} (${shape.intake.looks})`),
+  ].join(', ');
 
-function jsonFormat(value: unknown, file: string | undefined): ImportFormat {
+function jsonFormat(value: unknown, file: string | undefined): 'forkpool' | 'gemini-cli' | Shape {
   if (Array.isArray(value)) {
     const first: unknown = value[0];
     if (isRecord(first) && 'parts' in first) return 'gemini-cli';
-    if (value.some(isResponsesItem)) return 'openai-responses';
-    if (first === undefined || (isRecord(first) && 'role' in first)) return 'openai-chat';
-    throw notClaimed(file, `is a JSON array, but not of messages ({ "role", "content" } or { "role", "parts" }) or Responses input items; tried ${JSON_TRIED}`);
+    return requestShape(value) ?? fail(notClaimed(file, `is a JSON array, but not of messages ({ "role", "content" } or { "role", "parts" }) or Responses input items; tried ${jsonTried()}`));
   }
   if (!isRecord(value)) return 'forkpool';
   if ('format' in value) return 'forkpool';
@@ -104,47 +127,31 @@ function jsonFormat(value: unknown, file: string | undefined): ImportFormat {
     const onlyCheckpoint = Object.keys(value).every((key) => key === 'history' || key === 'authType');
     return onlyCheckpoint && !('model' in value) ? 'gemini-cli' : 'forkpool';
   }
-  if (Array.isArray(value.messages)) {
-    if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini-cli';
-    return looksAnthropic(value) ? 'anthropic-messages' : 'openai-chat';
-  }
-  if ('input' in value && ('model' in value || 'instructions' in value) && !('messages' in value)) return 'openai-responses';
+  if (Array.isArray(value.messages) && typeof value.sessionId === 'string' && typeof value.projectHash === 'string') return 'gemini-cli';
+  const shape = requestShape(value);
+  if (shape !== undefined) return shape;
   if (FORKPOOL_KEYS.some((key) => key in value)) return 'forkpool';
-  throw notClaimed(file, `is a JSON object of none of the formats forkpool reads: tried ${JSON_TRIED}`);
+  throw notClaimed(file, `is a JSON object of none of the formats forkpool reads: tried ${jsonTried()}`);
+}
+
+function fail(error: Error): never {
+  throw error;
+}
+
+/** The shape whose logged request `json` looks most like (see the rules above), if any claims it. */
+function requestShape(json: unknown): Shape | undefined {
+  let best: { shape: Shape; rank: number } | undefined;
+  for (const shape of allShapes()) {
+    const claim = shape.intake.claim(json);
+    if (claim === undefined) continue;
+    const rank = (claim.foreign ? 0 : 2) + (claim.distinctive ? 1 : 0);
+    if (best === undefined || rank > best.rank) best = { shape, rank };
+  }
+  return best?.shape;
 }
 
 function notClaimed(file: string | undefined, rule: string): InputError {
   return new InputError({ ...(file === undefined ? {} : { file }), rule: `${rule}; name the format with --format (or --session-format) to read it as one anyway` });
-}
-
-const RESPONSES_ITEM_TYPES = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'compaction']);
-const RESPONSES_PART_TYPES = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
-
-/** An input item only the Responses API has: by its type, or a message with a Responses kind of content part. */
-function isResponsesItem(item: unknown): boolean {
-  if (!isRecord(item)) return false;
-  if (RESPONSES_ITEM_TYPES.has(item.type as string)) return true;
-  return 'role' in item && Array.isArray(item.content) && item.content.some((part) => isRecord(part) && RESPONSES_PART_TYPES.has(part.type as string));
-}
-
-const ANTHROPIC_ONLY_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'search_result']);
-const OPENAI_ONLY_ROLES = new Set(['system', 'developer', 'tool', 'function']);
-
-/** Something only Anthropic's Messages API has, and nothing only Chat Completions has. */
-function looksAnthropic(body: Record<string, unknown>): boolean {
-  const messages = body.messages as unknown[];
-  for (const message of messages) {
-    if (!isRecord(message)) continue;
-    if (OPENAI_ONLY_ROLES.has(message.role as string) || 'tool_calls' in message || 'tool_call_id' in message) return false;
-  }
-  if ('system' in body || 'stop_sequences' in body || 'thinking' in body || 'top_k' in body) return true;
-  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && 'input_schema' in tool)) return true;
-  return messages.some(
-    (message) =>
-      isRecord(message) &&
-      Array.isArray(message.content) &&
-      message.content.some((block) => isRecord(block) && (ANTHROPIC_ONLY_BLOCKS.has(block.type as string) || (block.type === 'image' && 'source' in block))),
-  );
 }
 
 const GEMINI_CLI_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);

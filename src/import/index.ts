@@ -1,14 +1,11 @@
 import { syntheticPrefixLength } from '../fork/synthetic.js';
 import type { AnyMessage } from '../shapes/index.js';
 import { estimateTokens } from '../prefix/tokens.js';
-import type { ParentSession, SessionFormat } from '../shapes/registry.js';
+import { allShapes, findShape, shapeNamed, shapeOf, type ParentSession, type SessionFormat } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
-import { importAnthropicMessages } from './anthropic-messages.js';
 import { importClaudeCode } from './claude-code.js';
 import { detect } from './detect.js';
 import { importGeminiCheckpoint, importGeminiRecording, importGeminiRecordingJsonl } from './gemini-cli.js';
-import { importOpenAIChat } from './openai-chat.js';
-import { importOpenAIResponses } from './openai-responses.js';
 import { importQwenCode } from './qwen-code.js';
 import { leftOutShare, type Converted, type ImportFormat, type ImportSummary, type MessageOrigin, type ModelSource } from './summary.js';
 import { relocate } from './relocate.js';
@@ -16,14 +13,16 @@ import { messagesOf, settleTools } from './tools.js';
 import { convertSession } from '../convert/index.js';
 
 /*
- * Reading other agents' transcripts into forkpool sessions: Gemini CLI, Qwen Code, Claude Code,
- * OpenAI Chat Completions, OpenAI Responses and Anthropic Messages requests, and forkpool's own
+ * Reading other agents' transcripts into forkpool sessions: Gemini CLI, Qwen Code and Claude Code,
+ * every shape's logged requests (each shape's intake facet reads its own), and forkpool's own
  * files (passed through, never reinterpreted). The result is a session in the source's own shape, not yet validated:
  * loadSession / importSession (load.ts) validate it. Rules: detect.ts and each format's file.
  */
 
 export {
   IMPORT_FORMATS,
+  importFormats,
+  importFormatsHelp,
   formatImportSummary,
   importNotice,
   isImportFormat,
@@ -52,22 +51,17 @@ export interface ImportResult {
 }
 
 /**
- * The model a file that names none runs on: forkpool's default for each API (the one `forkpool
- * prompt` starts an empty Gemini conversation with, and the examples' models for the others).
+ * The model a file that names none runs on, per built-in shape: its intake's default (the one
+ * `forkpool prompt` starts an empty Gemini conversation with, and the examples' models for the others).
  */
-export const DEFAULT_MODELS: Readonly<Record<SessionFormat, string>> = {
-  gemini: 'gemini-2.5-flash',
-  'openai-chat': 'gpt-4.1-mini',
-  'openai-responses': 'gpt-4.1-mini',
-  'anthropic-messages': 'claude-sonnet-4-5',
-  'ai-sdk': 'gpt-4.1-mini',
-};
+export const DEFAULT_MODELS: Readonly<Record<SessionFormat, string>> = Object.fromEntries(allShapes().map((shape) => [shape.format, shape.intake.defaultModel])) as Record<SessionFormat, string>;
 
 const FORMAT_KIND = "forkpool's own session file";
 
 /** Reads a file's text (UTF-8, byte-order mark removed) as a session. Throws InputError on a bad file. */
 export function importTranscript(text: string, source: string | undefined, options: ImportOptions = {}): ImportResult {
   const detected = detect(text, source, options.format);
+  const format = detected.format as ImportFormat;
   if (detected.format === 'forkpool') {
     const session = detected.json as Record<string, unknown>;
     if (options.model !== undefined && session !== null && typeof session === 'object') session.model = options.model;
@@ -76,14 +70,23 @@ export function importTranscript(text: string, source: string | undefined, optio
   const converted = convert(detected, source);
   const { name, from } = settleModel(converted, options.model);
   const session = withModel(converted, name);
-  const tools = settleTools(session, detected.format, options.tools);
-  const { ordered, shape, origins, dropped, notes } = routed(inKeyOrder(session, converted.shape), converted, source);
+  // A logged request is its shape's session once read: its schema, and no rules of the importer's
+  // own, decides what is wrong in it (named at the body's path), before anything looks inside.
+  if (detected.shape !== undefined) {
+    try {
+      detected.shape.parse(session, source);
+    } catch (err) {
+      throw relocate(err, converted.origins, source);
+    }
+  }
+  const tools = settleTools(session, format, options.tools);
+  const { ordered, shape, origins, dropped, notes } = routed(inKeyOrder(session), converted, source);
   const messages = messagesOf(ordered) as AnyMessage[];
   const startupContext = syntheticPrefixLength(messages);
   const withCompacted = syntheticPrefixLength(messages, { includeCompacted: true });
   const summary: ImportSummary = {
     ...(source === undefined ? {} : { source }),
-    format: detected.format,
+    format,
     kind: converted.kind,
     shape,
     messages: messages.length,
@@ -108,11 +111,11 @@ function routed(session: Record<string, unknown>, converted: Converted, source: 
   }
   let result: ReturnType<typeof convertSession>;
   try {
-    result = convertSession(session as unknown as ParentSession, converted.convertTo, { dropUnsupported: true, ...(source === undefined ? {} : { source }) });
+    result = convertSession(session as unknown as ParentSession, converted.convertTo.to, { dropUnsupported: true, ...(source === undefined ? {} : { source }) });
   } catch (err) {
     throw relocate(err, converted.origins, source);
   }
-  const api = converted.convertTo === 'openai-chat' ? 'Chat Completions' : 'Anthropic Messages';
+  const api = converted.convertTo.api;
   const dropped = [
     ...converted.dropped,
     ...result.dropped.map((item) => ({
@@ -141,25 +144,17 @@ function convert(detected: ReturnType<typeof detect>, source: string | undefined
     if (detected.format === 'claude-code') return importClaudeCode(detected.jsonl, source);
     return importGeminiRecordingJsonl(detected.jsonl, source);
   }
+  if (detected.shape !== undefined) return { ...detected.shape.intake.read(detected.json, source), shape: detected.shape.format as SessionFormat };
   const json = detected.json;
-  switch (detected.format) {
-    case 'gemini-cli':
-      return json !== null && typeof json === 'object' && !Array.isArray(json) && 'messages' in json
-        ? importGeminiRecording(json as Record<string, unknown>, source)
-        : importGeminiCheckpoint(json, source);
-    case 'anthropic-messages':
-      return importAnthropicMessages(json, source);
-    case 'openai-responses':
-      return importOpenAIResponses(json, source);
-    default:
-      return importOpenAIChat(json, source);
-  }
+  return json !== null && typeof json === 'object' && !Array.isArray(json) && 'messages' in json
+    ? importGeminiRecording(json as Record<string, unknown>, source)
+    : importGeminiCheckpoint(json, source);
 }
 
 function settleModel(converted: Converted, option: string | undefined): { name: string; from: ModelSource } {
   if (option !== undefined) return { name: option, from: 'option' };
   if (converted.model) return converted.model;
-  return { name: DEFAULT_MODELS[converted.convertTo ?? converted.shape], from: 'default' };
+  return { name: shapeNamed(converted.convertTo?.to ?? converted.shape).intake.defaultModel, from: 'default' };
 }
 
 /** The model in place when the source had one there (a request body), else first (after `format`). */
@@ -173,16 +168,20 @@ function withModel(converted: Converted, model: string): Record<string, unknown>
   return { ...(format === undefined ? {} : { format }), model, ...rest };
 }
 
-/** A Gemini session reads `model, systemInstruction, tools, …, history`, as forkpool writes one. */
-function inKeyOrder(session: Record<string, unknown>, shape: SessionFormat): Record<string, unknown> {
-  if (shape !== 'gemini') return session;
-  const { history, ...rest } = session;
-  return { ...rest, history };
+/**
+ * A session of the default shape (which names no format) reads `model, systemInstruction, tools,
+ * …, history`, as forkpool writes one: its conversation last, after the model withModel put first.
+ */
+function inKeyOrder(session: Record<string, unknown>): Record<string, unknown> {
+  if ('format' in session) return session;
+  const field = shapeOf(session).conversationField;
+  const { [field]: conversation, ...rest } = session;
+  return { ...rest, [field]: conversation };
 }
 
 function forkpoolSummary(session: Record<string, unknown>, source: string | undefined, model: string | undefined): ImportSummary {
   const format = session?.format;
-  const shape = typeof format === 'string' && Object.hasOwn(DEFAULT_MODELS, format) ? (format as SessionFormat) : 'gemini';
+  const shape = (typeof format === 'string' ? (findShape(format) ?? shapeOf({})) : shapeOf({})).format as SessionFormat;
   const messages = session !== null && typeof session === 'object' ? messagesOf(session) : [];
   return {
     ...(source === undefined ? {} : { source }),

@@ -1,6 +1,6 @@
 import { InputError } from '../input/errors.js';
 import type { JsonlRead, JsonlRecord } from './detect.js';
-import type { Converted, DroppedRecord, MessageOrigin } from './summary.js';
+import type { Converted, ConvertTo, DroppedRecord, MessageOrigin } from './summary.js';
 
 /*
  * Qwen Code (QwenLM/qwen-code), read from its own source:
@@ -174,24 +174,26 @@ function authTypeOf(records: readonly JsonlRecord[]): string | undefined {
   return authType;
 }
 
-function routeOf(authType: string | undefined, model: string | undefined): { convertTo?: 'openai-chat' | 'anthropic-messages'; note: string } {
+const TO_CHAT: ConvertTo = { to: 'openai-chat', api: 'Chat Completions' };
+
+function routeOf(authType: string | undefined, model: string | undefined): { convertTo?: ConvertTo; note: string } {
   const recorded = authType === undefined ? 'no auth_type recorded' : `recorded with auth_type "${authType}"`;
   if (authType !== undefined && OPENAI_COMPATIBLE.has(authType)) {
     return {
-      convertTo: 'openai-chat',
+      convertTo: TO_CHAT,
       note: `${recorded} (an OpenAI-compatible API): converted to an openai-chat session; run it with --provider ${authType === 'qwen-oauth' ? 'dashscope' : 'openai-compatible --base-url URL'} (or the local server)`,
     };
   }
   if (authType === 'anthropic') {
     return {
-      convertTo: 'anthropic-messages',
+      convertTo: { to: 'anthropic-messages', api: 'Anthropic Messages' },
       note: `${recorded} (Anthropic's API): converted to an anthropic-messages session; run it with --provider anthropic (or the local server)`,
     };
   }
   if (authType !== undefined && GEMINI.has(authType)) return { note: `${recorded} (Gemini's API): the session keeps Gemini's shape` };
   if (model !== undefined && !model.startsWith('gemini-')) {
     return {
-      convertTo: 'openai-chat',
+      convertTo: TO_CHAT,
       note: `${recorded}, and ${model} is not a Gemini model: Qwen Code reached it through an OpenAI-compatible API, so the session is converted to openai-chat; run it with --provider dashscope or openai-compatible --base-url URL (or the local server)`,
     };
   }

@@ -1,39 +1,42 @@
-import { shapeNamed } from '../shapes/registry.js';
+import { shapeFormats, shapeNamed } from '../shapes/registry.js';
 import type { SessionFormat } from '../shapes/registry.js';
+import type { DroppedRecord, MessageOrigin } from '../shapes/intake.js';
 
 /*
  * What an import reports: the formats it reads, what each converter hands back, and the summary
  * `forkpool import` prints (and `run` / `prompt` mention in one line).
  */
 
-/** The formats `--format` / `--session-format` name; `forkpool` is the project's own session file. */
-export const IMPORT_FORMATS = ['forkpool', 'gemini-cli', 'qwen-code', 'claude-code', 'openai-chat', 'openai-responses', 'anthropic-messages'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+/** The agents' transcripts forkpool reads (src/import), and `forkpool`: the project's own session file. */
+const TRANSCRIPT_FORMATS = ['forkpool', 'gemini-cli', 'qwen-code', 'claude-code'] as const;
+type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+
+/** What `--format` / `--session-format` name: a transcript's format, or a shape's (a logged request of that shape). */
+export type ImportFormat = TranscriptFormat | SessionFormat;
+
+/** Every format `--format` / `--session-format` take: the transcripts', then each registered shape's. */
+export function importFormats(): string[] {
+  return [...TRANSCRIPT_FORMATS, ...shapeFormats()];
+}
+
+/** The formats in help's words: the transcripts', then on a line of their own the shapes'. */
+export function importFormatsHelp(): string {
+  return `${TRANSCRIPT_FORMATS.join(', ')}, or a shape's format\n(a logged request of it): ${shapeFormats().join(', ')}`;
+}
+
+/** The formats built in (a shape registered later is in importFormats()). */
+export const IMPORT_FORMATS: readonly ImportFormat[] = importFormats() as ImportFormat[];
 
 export function isImportFormat(value: string): value is ImportFormat {
-  return (IMPORT_FORMATS as readonly string[]).includes(value);
+  return importFormats().includes(value);
 }
 
-/** A record (or field) of the source left out of the session, and why. */
-export interface DroppedRecord {
-  /** 1-based line of a JSONL record. */
-  line?: number;
-  /** Where it was in a JSON document (`messages[3]`), or which field of a record. */
-  path?: string;
-  /** What it was: `a "ui_telemetry" system record`, `an info message`, … */
-  what: string;
-  reason: string;
-  /** A message record of the conversation (not bookkeeping, not a field): counted for the left-out warning. */
-  message?: boolean;
-}
+export type { DroppedRecord, MessageOrigin } from '../shapes/intake.js';
 
-/** Where a message of the result came from, so an error in it can name the source's line and field. */
-export interface MessageOrigin {
-  line?: number;
-  /** The field of that record (or path in the document) the message was made from: `message`, `messages[4]`. */
-  path: string;
-  /** The message is that field, unchanged: a path inside it is the same path inside the source. */
-  exact: boolean;
+/** A session converted to the API its model was reached through: the shape, and that API in words for what it drops. */
+export interface ConvertTo {
+  to: SessionFormat;
+  api: string;
 }
 
 export type ModelSource = 'option' | 'file' | 'records' | 'default';
@@ -53,7 +56,7 @@ export interface Converted {
   /** Facts worth a line of their own (thought parts left out, a compression checkpoint applied). */
   notes: string[];
   /** The API the source's model was reached through, when it is not the shape's own: the session is converted to it. */
-  convertTo?: 'openai-chat' | 'anthropic-messages';
+  convertTo?: ConvertTo;
   /** How many message records the source holds (the base of the left-out warning); absent: not counted. */
   messageRecords?: number;
 }

@@ -44,7 +44,7 @@ export interface ChatPreset {
   usageFields: readonly UsageField[];
 }
 
-export type ChatProviderKind = Exclude<ProviderKind, 'gemini' | 'anthropic'>;
+export type ChatProviderKind = Exclude<ProviderKind, 'gemini' | 'anthropic' | 'ai-sdk'>;
 
 export const CHAT_PRESETS: Readonly<Record<ChatProviderKind, ChatPreset>> = {
   openai: {

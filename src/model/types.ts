@@ -191,10 +191,12 @@ export interface ModelProvider {
 }
 
 /**
- * Who serves the model. `local`: the built-in simulator (every shape); `gemini`: Google's API;
- * the rest speak Chat Completions (`openai-compatible`: vLLM, SGLang or anything at a base URL).
+ * Who serves the model (the built-in providers). `local`: the built-in simulator; `gemini`:
+ * Google's API; `anthropic`: Anthropic's; `ai-sdk`: an AI SDK provider package of the project; the
+ * rest speak Chat Completions (`openai-compatible`: vLLM, SGLang or anything at a base URL). The
+ * shapes each speaks are its provider module's (`ProviderModule.shapes`).
  */
-export type ProviderKind = 'local' | 'gemini' | 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible' | 'anthropic';
+export type ProviderKind = 'local' | 'gemini' | 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible' | 'anthropic' | 'ai-sdk';
 
 /** Serializable: crosses into worker threads. */
 export interface ProviderConfig {

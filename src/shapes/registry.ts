@@ -44,6 +44,11 @@ export type ModelMessage = Content | ChatMessage | AnthropicMessageLike | AiSdkM
 
 /** The pieces of a fork's first model request, in its session's shape (each shape's seed: its folder's request.ts). */
 export type ForkSeed = GeminiForkSeed | OpenAIChatForkSeed | AnthropicForkSeed | AiSdkForkSeed | OpenAIResponsesForkSeed;
+/**
+ * The seed of a session of one shape, by the session's `format` (the default shape's session may
+ * leave it out): a session typed as any shape gets a seed of any shape.
+ */
+export type ForkSeedOf<S> = S extends { readonly format?: infer F } ? Extract<ForkSeed, { format: NonNullable<F> }> : never;
 
 export type {
   AiSdkForkSeed,

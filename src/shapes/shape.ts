@@ -2,6 +2,7 @@ import type { Issues } from './convert-issues.js';
 import type { CacheMarks } from './cache-marks.js';
 import type { Dialect } from './dialect.js';
 import type { HubSession } from './hub.js';
+import type { RequestIntake } from './intake.js';
 import type { TelemetryContent } from './telemetry.js';
 import type { AnyMessage, MessageReader } from './view.js';
 
@@ -31,6 +32,8 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   messages(session: Readonly<S>): readonly unknown[];
   /** How forks write in this shape: seeding, the child message, views of calls and results, the request body. */
   readonly dialect: Dialect<M, S>;
+  /** Reading its logged requests (a request body, or its conversation alone) into a session. */
+  readonly intake: RequestIntake;
   /**
    * How its messages are read (its view.ts): who wrote one, its parts in order, its calls and the
    * results with their text and error flag. The fork rules, stream-json, transcripts and the

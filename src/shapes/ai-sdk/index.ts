@@ -1,6 +1,7 @@
 import { aiSdkConvert } from './convert.js';
 import type { AiSdkMessageLike } from './request.js';
 import type { Shape } from '../shape.js';
+import { aiSdkIntake } from './import.js';
 import { aiSdkTelemetry } from './telemetry.js';
 import { aiSdkReader } from './view.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
@@ -17,6 +18,7 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
   convert: aiSdkConvert,
+  intake: aiSdkIntake,
   reader: aiSdkReader,
   telemetry: aiSdkTelemetry,
   // The AI SDK provider package renders the request: forkpool marks nothing on it.

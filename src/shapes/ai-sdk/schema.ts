@@ -486,7 +486,7 @@ const ToolChoiceSchema = byJsonType('"auto", "none", "required" or { "type": "to
 // ── The session ─────────────────────────────────────────────────────────────────────────────────
 
 /** Every field an ai-sdk session takes. */
-const AI_SDK_SESSION_KEYS: readonly string[] = [
+export const AI_SDK_SESSION_KEYS: readonly string[] = [
   'format',
   'model',
   'system',

@@ -1,5 +1,6 @@
 import { anthropicMessagesConvert } from './convert.js';
 import type { Shape } from '../shape.js';
+import { anthropicMessagesIntake } from './import.js';
 import { anthropicMessagesTelemetry } from './telemetry.js';
 import { anthropicMessagesReader } from './view.js';
 import { placeBreakpoints } from './breakpoints.js';
@@ -18,6 +19,7 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
   convert: anthropicMessagesConvert,
+  intake: anthropicMessagesIntake,
   reader: anthropicMessagesReader,
   telemetry: anthropicMessagesTelemetry,
   cacheMarks: {

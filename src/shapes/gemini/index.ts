@@ -1,6 +1,7 @@
 import { geminiConvert } from './convert.js';
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
+import { geminiIntake } from './import.js';
 import { geminiTelemetry } from './telemetry.js';
 import { geminiReader } from './view.js';
 import { geminiDialect } from './dialect.js';
@@ -21,6 +22,7 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   messages: (session) => session.history,
   dialect: geminiDialect,
   convert: geminiConvert,
+  intake: geminiIntake,
   reader: geminiReader,
   telemetry: geminiTelemetry,
   cacheMarks: {

@@ -62,7 +62,7 @@ const GeminiToolSchema = z.looseObject({
   functionDeclarations: z.array(FunctionDeclarationSchema).optional(),
 });
 
-const SESSION_KEYS = ['format', 'model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
+export const SESSION_KEYS = ['format', 'model', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'history'];
 
 /** Common mistakes get a hint; anything else gets the list of fields we forward. */
 const SESSION_KEY_HINTS: Record<string, string> = {

@@ -1,6 +1,7 @@
 import { openAIChatConvert } from './convert.js';
 import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
+import { openAIChatIntake } from './import.js';
 import { openAIChatTelemetry } from './telemetry.js';
 import { openAIChatReader } from './view.js';
 import { CHAT_MARKS } from './breakpoints.js';
@@ -12,13 +13,14 @@ import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from
 export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   format: 'openai-chat',
   label: 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
-  api: "OpenAI's Chat Completions API",
+  api: 'OpenAI Chat Completions',
   parse: (json, source) => parseOpenAIChatSession(json, source),
   operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
   convert: openAIChatConvert,
+  intake: openAIChatIntake,
   reader: openAIChatReader,
   telemetry: openAIChatTelemetry,
   cacheMarks: {

@@ -471,6 +471,36 @@ export const OpenAIChatSessionSchema = z
     });
   });
 
+const fieldsOf = (schema: { shape: object }): readonly string[] => Object.keys(schema.shape);
+
+/**
+ * The fields each message (by role) and content part (by type) takes, read off the schemas above:
+ * what the importer keeps of a logged request's messages (import.ts), so the two never differ.
+ */
+export const CHAT_FIELDS = {
+  messages: {
+    system: fieldsOf(SystemMessageSchema),
+    developer: fieldsOf(DeveloperMessageSchema),
+    user: fieldsOf(UserMessageSchema),
+    assistant: fieldsOf(AssistantMessageSchema),
+    tool: fieldsOf(ToolMessageSchema),
+  },
+  parts: {
+    text: fieldsOf(TextPartSchema),
+    refusal: fieldsOf(RefusalPartSchema),
+    image_url: fieldsOf(ImagePartSchema),
+    input_audio: fieldsOf(AudioPartSchema),
+    file: fieldsOf(FilePartSchema),
+  },
+  partObjects: {
+    image_url: fieldsOf(ImagePartSchema.shape.image_url),
+    input_audio: fieldsOf(AudioPartSchema.shape.input_audio),
+    file: fieldsOf(FilePartSchema.shape.file),
+  },
+  toolCall: fieldsOf(FunctionToolCallSchema),
+  calledFunction: fieldsOf(FunctionToolCallSchema.shape.function),
+};
+
 export type OpenAIChatSession = z.input<typeof OpenAIChatSessionSchema>;
 export type ChatMessage = z.input<typeof MessageSchema>;
 export type ChatAssistantMessage = z.input<typeof AssistantMessageSchema>;

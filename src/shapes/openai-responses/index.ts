@@ -1,6 +1,7 @@
 import { openAIResponsesConvert } from './convert.js';
 import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
+import { openAIResponsesIntake } from './import.js';
 import { openAIResponsesTelemetry } from './telemetry.js';
 import { openAIResponsesReader } from './view.js';
 import { RESPONSES_MARKS } from './breakpoints.js';
@@ -19,6 +20,7 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
   convert: openAIResponsesConvert,
+  intake: openAIResponsesIntake,
   reader: openAIResponsesReader,
   telemetry: openAIResponsesTelemetry,
   cacheMarks: {

@@ -1,7 +1,8 @@
-import { InputError } from '../input/errors.js';
-import { OPENAI_CHAT_SESSION_KEYS } from '../shapes/openai-chat/schema.js';
-import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
-import type { Converted, DroppedRecord } from './summary.js';
+import { InputError } from '../../input/errors.js';
+import { isRecord } from '../../input/json.js';
+import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
+import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
+import { CHAT_FIELDS, OPENAI_CHAT_SESSION_KEYS } from './schema.js';
 
 /*
  * OpenAI Chat Completions: the `messages` of a request (a JSON array) or a whole request body
@@ -15,6 +16,9 @@ import type { Converted, DroppedRecord } from './summary.js';
  * body's fields that a session holds are kept as they are, in their order (the request's own bytes
  * are what a fork re-sends); fields that only steer one request's transport or bookkeeping
  * (`stream`, `stream_options`, `n`, `user`, `store`, `metadata`, …) are left out and listed.
+ * A messages array, or an object with one, looks like Chat Completions'; a role only it has
+ * (system, developer, tool), `tool_calls` or `tool_call_id` is distinctive; a content part of a
+ * type it has not is foreign.
  */
 
 /** The fields a forkpool openai-chat session takes, besides format. */
@@ -32,44 +36,55 @@ const REASONS: Record<string, string> = {
 /** Deprecated or misplaced fields forkpool's validation names with a hint: kept for it. */
 const EXPLAINED = ['function_call', 'parts'];
 
+const { messages: M, parts: P, partObjects: O } = CHAT_FIELDS;
+
+/** Each role's fields: the session schema's own (CHAT_FIELDS), so what is kept is what validation takes. */
 const MESSAGE_RULES: Record<string, FieldRules> = {
-  system: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "system" message' },
-  developer: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "developer" message' },
-  user: { fields: ['role', 'content', 'name'], explained: EXPLAINED, what: 'a "user" message' },
-  assistant: {
-    fields: ['role', 'content', 'refusal', 'name', 'audio', 'tool_calls'],
-    nullable: ['content', 'refusal', 'audio'],
-    explained: EXPLAINED,
-    what: 'an "assistant" message',
-  },
-  tool: { fields: ['role', 'content', 'tool_call_id'], explained: EXPLAINED, what: 'a "tool" message' },
+  system: { fields: M.system, explained: EXPLAINED, what: 'a "system" message' },
+  developer: { fields: M.developer, explained: EXPLAINED, what: 'a "developer" message' },
+  user: { fields: M.user, explained: EXPLAINED, what: 'a "user" message' },
+  assistant: { fields: M.assistant, nullable: ['content', 'refusal', 'audio'], explained: EXPLAINED, what: 'an "assistant" message' },
+  tool: { fields: M.tool, explained: EXPLAINED, what: 'a "tool" message' },
 };
 
-/** Content parts as ChatCompletionContentPart* types them in the openai SDK (completions.d.ts). */
+/** Content parts (ChatCompletionContentPart* in the openai SDK), by the session schema's fields. */
 const PART_RULES: Record<string, BlockRules> = {
-  text: { fields: ['type', 'text', 'cache_control'], what: 'a text part' },
-  refusal: { fields: ['type', 'refusal'], what: 'a refusal part' },
-  image_url: {
-    fields: ['type', 'image_url'],
-    what: 'an image part',
-    objects: { image_url: { fields: ['url', 'detail'], what: 'an image part\'s "image_url"' } },
-  },
-  input_audio: {
-    fields: ['type', 'input_audio'],
-    what: 'an audio part',
-    objects: { input_audio: { fields: ['data', 'format'], what: 'an audio part\'s "input_audio"' } },
-  },
-  file: {
-    fields: ['type', 'file'],
-    what: 'a file part',
-    objects: { file: { fields: ['file_data', 'file_id', 'filename'], what: 'a file part\'s "file"' } },
-  },
+  text: { fields: P.text, what: 'a text part' },
+  refusal: { fields: P.refusal, what: 'a refusal part' },
+  image_url: { fields: P.image_url, what: 'an image part', objects: { image_url: { fields: O.image_url, what: 'an image part\'s "image_url"' } } },
+  input_audio: { fields: P.input_audio, what: 'an audio part', objects: { input_audio: { fields: O.input_audio, what: 'an audio part\'s "input_audio"' } } },
+  file: { fields: P.file, what: 'a file part', objects: { file: { fields: O.file, what: 'a file part\'s "file"' } } },
 };
 
-const TOOL_CALL_RULES: FieldRules = { fields: ['id', 'type', 'function'], what: 'a tool call' };
-const CALLED_FUNCTION_RULES: FieldRules = { fields: ['name', 'arguments'], what: 'a tool call\'s "function"' };
+const TOOL_CALL_RULES: FieldRules = { fields: CHAT_FIELDS.toolCall, what: 'a tool call' };
+const CALLED_FUNCTION_RULES: FieldRules = { fields: CHAT_FIELDS.calledFunction, what: 'a tool call\'s "function"' };
 
-export function importOpenAIChat(json: unknown, file: string | undefined): Converted {
+export const openAIChatIntake: RequestIntake = {
+  claim,
+  read: readOpenAIChat,
+  looks: 'a request body { "messages", … } or a messages array',
+  defaultModel: 'gpt-4.1-mini',
+};
+
+const OWN_ROLES = new Set(['system', 'developer', 'tool', 'function']);
+
+function claim(json: unknown): RequestClaim | undefined {
+  const messages = Array.isArray(json) ? json : isRecord(json) && Array.isArray(json.messages) ? json.messages : undefined;
+  // An array is messages when its first entry is one (an empty one is an empty conversation).
+  const first: unknown = messages?.[0];
+  if (messages === undefined || (Array.isArray(json) && first !== undefined && !(isRecord(first) && 'role' in first))) return undefined;
+  let distinctive = false;
+  let foreign = false;
+  for (const message of messages) {
+    if (!isRecord(message)) continue;
+    if (OWN_ROLES.has(message.role as string) || 'tool_calls' in message || 'tool_call_id' in message) distinctive = true;
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content) if (isRecord(part) && !Object.hasOwn(PART_RULES, part.type as string)) foreign = true;
+  }
+  return { distinctive, foreign };
+}
+
+function readOpenAIChat(json: unknown, file: string | undefined): RequestRead {
   const dropped: DroppedRecord[] = [];
   let session: Record<string, unknown>;
   if (Array.isArray(json)) session = { format: 'openai-chat', messages: json };
@@ -89,7 +104,6 @@ export function importOpenAIChat(json: unknown, file: string | undefined): Conve
   const model = typeof session.model === 'string' && session.model !== '' ? { name: session.model, from: 'file' as const } : undefined;
   return {
     session,
-    shape: 'openai-chat',
     kind: Array.isArray(json) ? 'OpenAI Chat Completions messages (a JSON array)' : 'an OpenAI Chat Completions request body',
     ...(model ? { model } : {}),
     dropped,

@@ -1,8 +1,8 @@
-import { InputError } from '../input/errors.js';
-import { isRecord } from '../input/json.js';
-import { OpenAIResponsesSessionSchema } from '../shapes/openai-responses/schema.js';
-import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
-import type { Converted, DroppedRecord } from './summary.js';
+import { InputError } from '../../input/errors.js';
+import { isRecord } from '../../input/json.js';
+import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
+import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
+import { OpenAIResponsesSessionSchema } from './schema.js';
 
 /*
  * OpenAI's Responses API: a request body (`{ model, instructions?, input, tools?, … }`, as
@@ -18,6 +18,9 @@ import type { Converted, DroppedRecord } from './summary.js';
  * `safety_identifier`, `service_tier`), and state kept at OpenAI (`previous_response_id`,
  * `conversation`, `prompt`): the conversation before such a request is not in the log, which a
  * note then says. Kinds of item or part not named here are left for validation, which names them.
+ * An object with "input" and "model" or "instructions" (and no "messages") is a Responses request,
+ * and so is an array of items one of which only the Responses API has (a "type" of item, or a
+ * content part of a Responses kind): both distinctive. An array of plain messages fits too.
  */
 
 const STORED = 'state kept at OpenAI: the conversation before this request is not in the log, and a session is the whole conversation';
@@ -76,7 +79,30 @@ const OUTPUT_PART_RULES: Record<string, BlockRules> = {
 const SUMMARY_RULES: Record<string, BlockRules> = { summary_text: { fields: ['type', 'text'], what: 'a summary part' } };
 const REASONING_CONTENT_RULES: Record<string, BlockRules> = { reasoning_text: { fields: ['type', 'text'], what: 'a reasoning content part' } };
 
-export function importOpenAIResponses(json: unknown, file: string | undefined): Converted {
+export const openAIResponsesIntake: RequestIntake = {
+  claim,
+  read: readOpenAIResponses,
+  looks: 'a request body { "model", "input", … } or an array of input items',
+  defaultModel: 'gpt-4.1-mini',
+};
+
+/** An input item only the Responses API has: by its type, or a message with a Responses kind of content part. */
+function isOwnItem(item: unknown): boolean {
+  if (!isRecord(item)) return false;
+  if (item.type === 'message' || Object.hasOwn(ITEM_RULES, item.type as string)) return true;
+  return 'role' in item && Array.isArray(item.content) && item.content.some((part) => isRecord(part) && Object.hasOwn(PART_RULES, part.type as string) && part.type !== 'refusal');
+}
+
+function claim(json: unknown): RequestClaim | undefined {
+  if (Array.isArray(json)) {
+    if (json.some(isOwnItem)) return { distinctive: true, foreign: false };
+    return json.every((item) => isRecord(item) && 'role' in item) ? { distinctive: false, foreign: false } : undefined;
+  }
+  if (isRecord(json) && 'input' in json && ('model' in json || 'instructions' in json) && !('messages' in json)) return { distinctive: true, foreign: false };
+  return undefined;
+}
+
+function readOpenAIResponses(json: unknown, file: string | undefined): RequestRead {
   const at = file === undefined ? {} : { file };
   const dropped: DroppedRecord[] = [];
   const notes: string[] = [];
@@ -103,7 +129,6 @@ export function importOpenAIResponses(json: unknown, file: string | undefined): 
   const model = typeof session.model === 'string' && session.model !== '' ? { name: session.model, from: 'file' as const } : undefined;
   return {
     session,
-    shape: 'openai-responses',
     kind: Array.isArray(json) ? 'OpenAI Responses input items (a JSON array)' : 'an OpenAI Responses request body',
     ...(model ? { model } : {}),
     dropped,

@@ -1,4 +1,4 @@
-import type { DroppedRecord } from './summary.js';
+import type { DroppedRecord } from './intake.js';
 import { isRecord } from '../input/json.js';
 
 /*

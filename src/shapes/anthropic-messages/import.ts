@@ -1,8 +1,9 @@
-import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../shapes/anthropic-messages/convert.js';
-import { InputError } from '../input/errors.js';
-import type { Converted, DroppedRecord } from './summary.js';
-import { ANTHROPIC_SESSION_KEYS } from '../shapes/anthropic-messages/schema.js';
-import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
+import { InputError } from '../../input/errors.js';
+import { isRecord } from '../../input/json.js';
+import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
+import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from './convert.js';
+import { ANTHROPIC_SESSION_KEYS } from './schema.js';
 
 /*
  * An Anthropic Messages request body (`{ model, max_tokens, system?, tools?, messages, … }`, as
@@ -20,7 +21,12 @@ import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type 
  * tool_use, …); a null where the SDK types `| null` is kept, as the API takes it. A `cache_control`
  * on a thinking block is kept for validation to explain (the API refuses it). Kinds not named
  * here (server tool blocks, …) are left for validation, which names them.
+ * An object with "messages" looks like a Messages request; a top-level "system", "stop_sequences",
+ * "thinking" or "top_k", a tool with "input_schema", or a block of a kind only Anthropic has is
+ * distinctive; a role other than user and assistant is foreign.
  */
+
+/** The max_tokens of a body that names none (forkpool's choice; the Messages API requires one). */
 
 const MESSAGE_RULES: FieldRules = { fields: ['role', 'content'], what: 'a message' };
 
@@ -66,7 +72,34 @@ const REASONS: Record<string, string> = {
 };
 
 
-export function importAnthropicMessages(json: unknown, file: string | undefined): Converted {
+export const anthropicMessagesIntake: RequestIntake = {
+  claim,
+  read: readAnthropicMessages,
+  looks: 'a request body { "model", "max_tokens", "messages", … }',
+  defaultModel: 'claude-sonnet-4-5',
+};
+
+const OWN_FIELDS = ['system', 'stop_sequences', 'thinking', 'top_k'];
+const OWN_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'search_result']);
+
+function claim(json: unknown): RequestClaim | undefined {
+  if (!isRecord(json) || !Array.isArray(json.messages)) return undefined;
+  let distinctive = OWN_FIELDS.some((key) => key in json) || (Array.isArray(json.tools) && json.tools.some((tool) => isRecord(tool) && 'input_schema' in tool));
+  let foreign = false;
+  for (const message of json.messages) {
+    if (!isRecord(message)) continue;
+    if (message.role !== 'user' && message.role !== 'assistant') foreign = true;
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content) {
+      if (!isRecord(block)) continue;
+      if (OWN_BLOCKS.has(block.type as string) || (block.type === 'image' && 'source' in block)) distinctive = true;
+      else if (!Object.hasOwn(BLOCK_RULES, block.type as string)) foreign = true;
+    }
+  }
+  return { distinctive, foreign };
+}
+
+function readAnthropicMessages(json: unknown, file: string | undefined): RequestRead {
   const at = file === undefined ? {} : { file };
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new InputError({ ...at, rule: 'an Anthropic Messages request body is a JSON object ({ "model", "max_tokens", "messages", … })' });
@@ -94,7 +127,6 @@ export function importAnthropicMessages(json: unknown, file: string | undefined)
   const model = typeof session.model === 'string' && session.model !== '' ? { name: session.model, from: 'file' as const } : undefined;
   return {
     session,
-    shape: 'anthropic-messages',
     kind: 'an Anthropic Messages request body',
     ...(model ? { model } : {}),
     dropped,
