@@ -237,7 +237,7 @@ class JobRunner {
       this.localGate ??= createCallGate({
         maxInFlight: this.concurrency,
         ...this.base.rateLimit,
-        ...(this.base.globalRetryBudget !== undefined ? { retryBudget: this.base.globalRetryBudget } : {}),
+        ...(this.base.globalRetryBudget !== undefined ? { globalRetryBudget: this.base.globalRetryBudget } : {}),
       });
       gate = createSharedGate({ redis: this.redis, runId, limits: settings.rateLimit, local: this.localGate, log: this.log });
       this.gates.set(runId, gate);
