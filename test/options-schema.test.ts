@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultOf, ENGINE_OPTION_FLAGS, EngineOptionsSchema, optionTables } from '../src/engine/option-schema.js';
 import { ENGINE_DEFAULTS, planOf, resolveOptions, type ResolvedOptions } from '../src/engine/options.js';
+import { ForkEngine } from '../src/index.js';
 import { forkJobOf } from '../src/engine/fork-start.js';
 import { DEFAULT_RETRY } from '../src/model/types.js';
 import { freezePrefix } from '../src/prefix/index.js';
@@ -123,5 +124,32 @@ describe('one name per setting, down to the thread job', () => {
     // The run's budget is the run's: no job field is named maxTokens, none retryBudget.
     expect(Object.keys(job)).not.toContain('maxTokens');
     expect(Object.keys(job)).not.toContain('retryBudget');
+  });
+});
+
+describe('the ranges are the schema\'s, for the library and the CLI alike', () => {
+  it('a flag over its option\'s maximum is a usage error naming the flag, before anything starts', async () => {
+    const run = await runCli(['run', '--session', 'test/fixtures/cli/session.json', '--tasks', 'examples/research.jsonl', '--timeout-ms', '2147483648']);
+    expect(run).toMatchObject({ code: 2, stdout: '', stderr: 'forkpool: --timeout-ms: at most 2147483647 (got 2147483648)\n' });
+  });
+
+  it('checks runFork\'s options and the values of resourceLimits, naming the option', async () => {
+    await expect(ForkEngine.create({ provider: LOCAL, resourceLimits: { maxOldGenerationSizeMb: -1 } })).rejects.toThrow(
+      'ForkEngine: options.resourceLimits.maxOldGenerationSizeMb must be a positive number, got -1',
+    );
+    const engine = await ForkEngine.create({ provider: LOCAL, threads: 1 });
+    try {
+      const prefix = engine.freeze({ model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+      const task = { id: 'a', directive: 'x' };
+      expect(() => engine.runFork(prefix, task, { onEvnt: () => {} } as never)).toThrow(
+        'ForkEngine.runFork: options.onEvnt is not an option (known: plan, callGate, onEvent, transcript, traceParent, onCallsInFlight)',
+      );
+      expect(() => engine.runFork(prefix, task, { onEvent: 'log' } as never)).toThrow('ForkEngine.runFork: options.onEvent must be a function');
+      expect(() => engine.fanOut(prefix, [], { transcripts: { dir: 'x', resumes: true } } as never)).toThrow(
+        'ForkEngine.fanOut: options.transcripts.resumes is not an option (known: dir, resume)',
+      );
+    } finally {
+      await engine.close();
+    }
   });
 });
