@@ -36,7 +36,7 @@ import type { ModelMessage } from 'ai';
 import type { RunReport } from '../dist/src/index.js';
 import { callMaxima, type CacheRules } from '../dist/src/engine/cache-figures.js';
 import { buildChildMessage } from '../dist/src/fork/child-message.js';
-import type { OpenAIChatSession } from '../dist/src/session/openai-chat-schema.js';
+import type { OpenAIChatSession } from '../dist/src/shapes/openai-chat/schema.js';
 import { chatProvider } from './lib/chat.js';
 import { probeMainThread } from './lib/measure.js';
 import { runIfMain } from './lib/script.js';

@@ -30,17 +30,9 @@ export {
 export { formatTaskNotification, escapeXml } from './engine/notification.js';
 export type { FunctionDeclaration } from './tools/define.js';
 export type { Failure } from './failure.js';
-export type {
-  Content,
-  ForkTurns,
-  GeminiSession,
-  GeminiTool,
-  HistoryMode,
-  ParentSession,
-  Part,
-  SubagentType,
-  SystemInstruction,
-} from './session/schema.js';
-export type { ChatMessage, ChatTool, OpenAIChatSession } from './session/openai-chat-schema.js';
-export type { AnthropicMessagesSession } from './session/anthropic-messages-schema.js';
+export type { ForkTurns, HistoryMode, SubagentType } from './session/schema.js';
+export type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from './shapes/gemini/schema.js';
+export type { ParentSession } from './shapes/registry.js';
+export type { ChatMessage, ChatTool, OpenAIChatSession } from './shapes/openai-chat/schema.js';
+export type { AnthropicMessagesSession } from './shapes/anthropic-messages/schema.js';
 export type { AnthropicMessageLike } from './model/types.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ForkEngine, defineTool, type ForkResult } from '../src/index.js';
-// Internal: AiSdkSession (src/session/ai-sdk-schema.ts), the session type of the AI SDK's shape.
-import type { AiSdkSession } from '../src/session/ai-sdk-schema.js';
+// Internal: AiSdkSession (src/shapes/ai-sdk/schema.ts), the session type of the AI SDK's shape.
+import type { AiSdkSession } from '../src/shapes/ai-sdk/schema.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 

@@ -1,4 +1,4 @@
-// Internal: parseAiSdkSession, AiSdkSessionSchema and the types of src/session/ai-sdk-schema.ts (a parent session in the Vercel AI SDK's shape); parseSession is their public face.
+// Internal: parseAiSdkSession, AiSdkSessionSchema and the types of src/shapes/ai-sdk/schema.ts (a parent session in the Vercel AI SDK's shape); parseSession is their public face.
 import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
 import { type JSONSchema7, type ModelMessage, generateText, jsonSchema, modelMessageSchema, stepCountIs, tool } from 'ai';
@@ -10,7 +10,7 @@ import {
   type AiSdkMessage,
   type AiSdkSession,
   type AiSdkTool,
-} from '../src/session/ai-sdk-schema.js';
+} from '../src/shapes/ai-sdk/schema.js';
 import { errorOf } from './support/input-error.js';
 import { typeErrorsOf } from './support/type-check.js';
 

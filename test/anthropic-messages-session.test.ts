@@ -1,4 +1,4 @@
-// Internal: parseAnthropicMessagesSession and the block types AnthropicCacheControl, AnthropicToolResultBlock, AnthropicToolUseBlock (src/session/anthropic-messages-schema.ts): parseSession and AnthropicContentBlock are their public face; everything else comes through forkpool.
+// Internal: parseAnthropicMessagesSession and the block types AnthropicCacheControl, AnthropicToolResultBlock, AnthropicToolUseBlock (src/shapes/anthropic-messages/schema.ts): parseSession and AnthropicContentBlock are their public face; everything else comes through forkpool.
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import type {

@@ -1,8 +1,8 @@
-// Internal: anthropicTool (src/dialect/anthropic-messages.ts) and chatFunctionTool (src/dialect/openai-chat.ts), a declaration as Anthropic's and Chat Completions' requests carry it: no entry point builds a request body; everything else comes through forkpool, forkpool/protocol and forkpool/local-server.
+// Internal: anthropicTool (src/shapes/anthropic-messages/dialect.ts) and chatFunctionTool (src/shapes/openai-chat/dialect.ts), a declaration as Anthropic's and Chat Completions' requests carry it: no entry point builds a request body; everything else comes through forkpool, forkpool/protocol and forkpool/local-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { anthropicTool } from '../src/dialect/anthropic-messages.js';
-import { chatFunctionTool } from '../src/dialect/openai-chat.js';
+import { anthropicTool } from '../src/shapes/anthropic-messages/dialect.js';
+import { chatFunctionTool } from '../src/shapes/openai-chat/dialect.js';
 import {
   DEFAULT_MAX_TURNS,
   ForkEngine,

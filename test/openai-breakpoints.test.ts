@@ -1,10 +1,10 @@
-// Internal: placeOpenAIBreakpoints, CHAT_MARKS, takesCacheBreakpoints and CHILD_OPENING (src/dialect/openai-breakpoints.ts, src/fork/child-message.ts) have no entry point; the rest comes through forkpool, the openai SDK and `forkpool serve`.
+// Internal: placeOpenAIBreakpoints, CHAT_MARKS, takesCacheBreakpoints and CHILD_OPENING (src/shapes/openai-breakpoints.ts, src/fork/child-message.ts) have no entry point; the rest comes through forkpool, the openai SDK and `forkpool serve`.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHAT_MARKS, placeOpenAIBreakpoints, takesCacheBreakpoints } from '../src/dialect/openai-breakpoints.js';
+import { CHAT_MARKS, placeOpenAIBreakpoints, takesCacheBreakpoints } from '../src/shapes/openai-breakpoints.js';
 import { CHILD_OPENING } from '../src/fork/child-message.js';
 import { ForkEngine, parseSession, type ForkResult, type OpenAIChatSession } from '../src/index.js';
-import type { ChatMessage } from '../src/session/openai-chat-schema.js';
+import type { ChatMessage } from '../src/shapes/openai-chat/schema.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { openAIChatSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 

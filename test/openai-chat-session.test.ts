@@ -1,4 +1,4 @@
-// Internal: parseOpenAIChatSession (src/session/openai-chat-schema.ts): parseSession is its public face; everything else comes through forkpool.
+// Internal: parseOpenAIChatSession (src/shapes/openai-chat/schema.ts): parseSession is its public face; everything else comes through forkpool.
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';

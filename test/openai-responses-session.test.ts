@@ -1,4 +1,4 @@
-// Internal: parseOpenAIResponsesSession, OpenAIResponsesSessionSchema and the types of src/session/openai-responses-schema.ts (a parent session in the Responses API's shape).
+// Internal: parseOpenAIResponsesSession, OpenAIResponsesSessionSchema and the types of src/shapes/openai-responses/schema.ts (a parent session in the Responses API's shape).
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type {
@@ -17,7 +17,7 @@ import {
   type OpenAIResponsesSession,
   type ResponsesFunctionTool,
   type ResponsesInputItem,
-} from '../src/session/openai-responses-schema.js';
+} from '../src/shapes/openai-responses/schema.js';
 import { errorOf } from './support/input-error.js';
 import { typeErrorsOf } from './support/type-check.js';
 

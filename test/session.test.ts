@@ -1,4 +1,4 @@
-// Internal: formatPath (src/session/errors.ts): the JSON paths in InputError's messages are its public face; everything else comes through forkpool.
+// Internal: formatPath (src/input/errors.ts): the JSON paths in InputError's messages are its public face; everything else comes through forkpool.
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

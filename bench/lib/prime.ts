@@ -4,7 +4,7 @@
  * Throughput scenarios run on a warm cache (the steady state of a long-lived engine); the cold
  * start is measured on its own, in the cache scenarios.
  */
-import { dialectOf, viewMessage } from '../../dist/src/dialect/index.js';
+import { dialectOf, viewMessage } from '../../dist/src/shapes/index.js';
 import { openConversation } from '../../dist/src/engine/conversation.js';
 import { seedFork } from '../../dist/src/fork/index.js';
 import { requestDecorator } from '../../dist/src/model/decorate.js';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../dist/src/tools/define.js';
-import type { OpenAIChatSession } from '../../dist/src/session/openai-chat-schema.js';
+import type { OpenAIChatSession } from '../../dist/src/shapes/openai-chat/schema.js';
 import type { ForkTask, ParentSession } from '../../dist/src/session/schema.js';
 
 const MODEL = 'gemini-2.5-flash';

@@ -14,7 +14,7 @@ import { DEFAULT_RETRY, type ProviderConfig } from '../../dist/src/model/types.j
 import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
 import type { ForkTask, ParentSession } from '../../dist/src/session/schema.js';
 import type { Tool } from '../../dist/src/tools/define.js';
-import { declaredToolNames } from '../../dist/src/dialect/tool-names.js';
+import { declaredToolNames } from '../../dist/src/shapes/tool-names.js';
 import { createToolHost } from '../../dist/src/tools/host.js';
 import type { CloneJob } from './clone-worker.js';
 import { schedule, type Runner, type RunnerOptions } from './common.js';

@@ -3,7 +3,7 @@ import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import { importFromProject } from '../model/project-import.js';
-import type { AiSdkMessage, AiSdkSession } from '../session/ai-sdk-schema.js';
+import type { AiSdkMessage, AiSdkSession } from '../shapes/ai-sdk/schema.js';
 import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, toolAnswer, type StepCall } from '../fork-tool/step.js';
 
 /*

@@ -1,9 +1,9 @@
 import { ConversionError, convertSession, type ConversionResult } from '../convert/index.js';
-import { parseJsonText } from '../session/json.js';
+import { parseJsonText } from '../input/json.js';
 import { loadSession } from '../import/load.js';
 import { parseSession } from '../session/parse.js';
 import { decodeUtf8, MAX_INPUT_BYTES, readInputStream } from '../session/read.js';
-import type { ParentSession, SessionFormat } from '../session/schema.js';
+import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';

@@ -1,7 +1,8 @@
 import type { ForkEngineOptions, BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { defaultOf, ENGINE_OPTION_FLAGS, EngineOptionsSchema, valuesOf, type EngineOptionFlag, type EngineOptionFlagName } from '../engine/option-schema.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
-import { SHAPE_NAMES, type SessionFormat } from '../session/schema.js';
+import { shapeNamed } from '../shapes/registry.js';
+import type { SessionFormat } from '../shapes/registry.js';
 import type { FlagTable } from './flags.js';
 import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
@@ -151,7 +152,7 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
     // OpenAI speaks its Responses API too.
     if (speaks !== format && !(kind === 'openai' && format === 'openai-responses')) {
       throw new UsageError(
-        `--provider ${kind} speaks ${API_NAMES[speaks]}, but the session is in ${SHAPE_NAMES[format]}: choose ${PROVIDERS_FOR[format]}${format === 'anthropic-messages' || speaks === 'anthropic-messages' ? '' : ', or convert the session with forkpool convert'}`,
+        `--provider ${kind} speaks ${API_NAMES[speaks]}, but the session is in ${shapeNamed(format).label}: choose ${PROVIDERS_FOR[format]}${format === 'anthropic-messages' || speaks === 'anthropic-messages' ? '' : ', or convert the session with forkpool convert'}`,
       );
     }
   }
@@ -192,10 +193,10 @@ const AI_SDK_PREFIX = 'ai-sdk:';
 function aiSdkProvider(values: EngineFlagValues, format: SessionFormat): ProviderOption {
   const usage = '--provider ai-sdk:PACKAGE[.METHOD]/MODEL (e.g. ai-sdk:@ai-sdk/openai.chat/gpt-4.1-mini)';
   if (values.provider === undefined || !values.provider.startsWith(AI_SDK_PREFIX)) {
-    throw new UsageError(`the session is in ${SHAPE_NAMES[format]}: it runs through an AI SDK provider package of your project: ${usage}`);
+    throw new UsageError(`the session is in ${shapeNamed(format).label}: it runs through an AI SDK provider package of your project: ${usage}`);
   }
   if (format !== 'ai-sdk') {
-    throw new UsageError(`--provider ${values.provider} takes a session in ${SHAPE_NAMES['ai-sdk']}, but the session is in ${SHAPE_NAMES[format]}`);
+    throw new UsageError(`--provider ${values.provider} takes a session in ${shapeNamed('ai-sdk').label}, but the session is in ${shapeNamed(format).label}`);
   }
   const segments = values.provider.slice(AI_SDK_PREFIX.length).split('/');
   const take = segments[0]?.startsWith('@') ? 2 : 1;

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../session/errors.js';
+import { InputError } from '../input/errors.js';
 import { benchCommand } from './bench-command.js';
 import { convertCommand } from './convert-command.js';
 import { importCommand } from './import-command.js';

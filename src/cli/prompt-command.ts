@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ForkEngine } from '../engine/engine.js';
-import type { ParentSession } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { loadSession } from '../import/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, providerLabel, requireApiKey, requireProjectProvider } from './engine-flags.js';
@@ -12,7 +12,7 @@ import { parentLines, streamSession } from './stream-json.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
-import { sessionFormat } from '../session/schema.js';
+import { sessionFormat } from '../shapes/registry.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import type { ParentOutcome } from '../engine/parent-agent.js';
 import { serveParentPage, type ParentPage } from '../ui/parent-run.js';

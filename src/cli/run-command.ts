@@ -20,7 +20,7 @@ import { parseFlags, portOf } from './parse-flags.js';
 import { requireWritableDir, type CliIo } from './io.js';
 import { EXIT_CODES_HELP, exitCodeOfSignal } from './exit-codes.js';
 import { onStopSignals } from './signals.js';
-import { sessionFormat } from '../session/schema.js';
+import { sessionFormat } from '../shapes/registry.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG } from './queue-flag.js';
 import { newRunId, openQueueRun, queueAddressOf, queueSummaryFields, withLostAttempts, workersText, type QueueRun } from './queue-run.js';

@@ -130,7 +130,7 @@ function geminiAnswerPart(part: Json): AnswerPart[] {
   return [{ kind: 'result', id: nonEmpty(response.id), ...geminiResult(isRecord(response.response) ? response.response : {}) }];
 }
 
-/** forkpool answers a call with `{ output }` or `{ error }` (dialect/gemini.ts); any other response is shown whole. */
+/** forkpool answers a call with `{ output }` or `{ error }` (shapes/gemini/dialect.ts); any other response is shown whole. */
 function geminiResult(response: Json): { content: string; isError: boolean } {
   const { output, error } = response;
   if (typeof error === 'string' && output === undefined) return { content: error, isError: true };
@@ -138,7 +138,7 @@ function geminiResult(response: Json): { content: string; isError: boolean } {
   return { content: typeof output === 'string' ? output : JSON.stringify(output), isError: false };
 }
 
-/** A Chat Completions tool message: forkpool writes a failed call as the JSON `{"error": …}` (dialect/openai-chat.ts). */
+/** A Chat Completions tool message: forkpool writes a failed call as the JSON `{"error": …}` (shapes/openai-chat/dialect.ts). */
 function chatToolResult(content: unknown): { content: string; isError: boolean } {
   const text = typeof content === 'string' ? content : textOf(content);
   try {

@@ -1,7 +1,7 @@
 import { ENGINE_DEFAULTS } from '../engine/options.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
-import type { SessionFormat } from '../session/schema.js';
+import type { SessionFormat } from '../shapes/registry.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, optionFlag, requireApiKey, requireProjectProvider } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';

@@ -1,5 +1,5 @@
-import type { Content } from '../session/schema.js';
-import { isRecord } from '../session/json.js';
+import type { Content } from '../shapes/gemini/schema.js';
+import { isRecord } from '../input/json.js';
 import type { Issues } from './issues.js';
 
 /** How a target API names calls and their results, for the ids it makes and the errors it gives. */

@@ -1,5 +1,5 @@
-import type { ChatContentPart, ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { OpenAIResponsesSession, ResponsesFunctionTool, ResponsesInputItem } from '../session/openai-responses-schema.js';
+import type { ChatContentPart, ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../shapes/openai-chat/schema.js';
+import type { OpenAIResponsesSession, ResponsesFunctionTool, ResponsesInputItem } from '../shapes/openai-responses/schema.js';
 import type { Issues } from './issues.js';
 import { given } from './to-openai-responses.js';
 

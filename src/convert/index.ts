@@ -1,8 +1,9 @@
-import { InputError } from '../session/errors.js';
+import { InputError } from '../input/errors.js';
 import { parseSession } from '../session/parse.js';
-import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { OpenAIResponsesSession } from '../session/openai-responses-schema.js';
-import { sessionFormat, sessionMessages, type GeminiSession, type ParentSession, type SessionFormat } from '../session/schema.js';
+import type { OpenAIChatSession } from '../shapes/openai-chat/schema.js';
+import type { OpenAIResponsesSession } from '../shapes/openai-responses/schema.js';
+import { sessionFormat, sessionMessages, type ParentSession, type SessionFormat } from '../shapes/registry.js';
+import type { GeminiSession } from '../shapes/gemini/schema.js';
 import { openAIResponsesToChat } from './from-openai-responses.js';
 import { ConversionError, Issues, type DroppedItem } from './issues.js';
 import { geminiToAnthropicMessages } from './to-anthropic-messages.js';

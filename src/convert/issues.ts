@@ -1,6 +1,6 @@
-import { InputError, type InputErrorInit } from '../session/errors.js';
-import type { SessionFormat } from '../session/schema.js';
-import { isRecord } from '../session/json.js';
+import { InputError, type InputErrorInit } from '../input/errors.js';
+import type { SessionFormat } from '../shapes/registry.js';
+import { isRecord } from '../input/json.js';
 
 /** Something the source session holds that the target shape has no place for, left out on request. */
 export interface DroppedItem {

@@ -1,6 +1,6 @@
-import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesSession, AnthropicTool } from '../session/anthropic-messages-schema.js';
-import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
-import { isRecord } from '../session/json.js';
+import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesSession, AnthropicTool } from '../shapes/anthropic-messages/schema.js';
+import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../shapes/gemini/schema.js';
+import { isRecord } from '../input/json.js';
 import type { Issues } from './issues.js';
 import { jsonSchemaOf } from './to-openai-chat.js';
 import { CallLedger, callingConfigOf, type CallRules } from './calls.js';

@@ -1,6 +1,6 @@
-import type { ChatContentPart, ChatMessage, ChatTool, OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { Content, GeminiSession, GeminiTool, Part } from '../session/schema.js';
-import { isRecord } from '../session/json.js';
+import type { ChatContentPart, ChatMessage, ChatTool, OpenAIChatSession } from '../shapes/openai-chat/schema.js';
+import type { Content, GeminiSession, GeminiTool, Part } from '../shapes/gemini/schema.js';
+import { isRecord } from '../input/json.js';
 import { jsonObjectOf, type Issues } from './issues.js';
 
 /*

@@ -1,7 +1,7 @@
-import type { ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../session/schema.js';
+import type { ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from '../shapes/openai-chat/schema.js';
+import type { Content, GeminiSession, GeminiTool, Part, SystemInstruction } from '../shapes/gemini/schema.js';
 import { CallLedger, callingConfigOf, type CallRules } from './calls.js';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 import { jsonObjectOf, type Issues } from './issues.js';
 
 /*

@@ -1,6 +1,6 @@
-import type { ChatContentPart, ChatMessage, ChatTool, OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { OpenAIResponsesSession, ResponsesFunctionTool, ResponsesInputItem } from '../session/openai-responses-schema.js';
-import { isRecord } from '../session/json.js';
+import type { ChatContentPart, ChatMessage, ChatTool, OpenAIChatSession } from '../shapes/openai-chat/schema.js';
+import type { OpenAIResponsesSession, ResponsesFunctionTool, ResponsesInputItem } from '../shapes/openai-responses/schema.js';
+import { isRecord } from '../input/json.js';
 import type { Issues } from './issues.js';
 
 /*

@@ -1,9 +1,10 @@
 import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
 import { measuredMessages } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';
-import { seedFieldsChars } from '../dialect/seed-request.js';
-import { viewMessage, type AnyMessage } from '../dialect/view.js';
-import { sessionMessages, type ForkTask, type HistoryMode, type ParentSession } from '../session/schema.js';
+import { seedFieldsChars } from '../shapes/seed-request.js';
+import { viewMessage, type AnyMessage } from '../shapes/view.js';
+import { sessionMessages, type ParentSession } from '../shapes/registry.js';
+import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { seedForkTask } from './fork-seed.js';
 import { seedWindow, type CacheMiss, type CallRecord, type ForkResult } from './thread-wire.js';

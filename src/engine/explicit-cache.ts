@@ -1,9 +1,10 @@
-import { seedRequest } from '../dialect/seed-request.js';
+import { seedRequest } from '../shapes/seed-request.js';
 import { seedTask } from '../fork/index.js';
 import type { ExplicitCacheClient } from '../model/module.js';
 import type { CachedContentRef } from '../model/plan.js';
 import { estimateTokens } from '../prefix/index.js';
-import type { ForkTask, HistoryMode, ParentSession } from '../session/schema.js';
+import type { ForkTask, HistoryMode } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { seedWindow } from './thread-wire.js';
 
 export interface ExplicitCaches {

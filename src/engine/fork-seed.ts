@@ -1,6 +1,7 @@
 import { seedTask, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
-import { viewMessage, type AnyMessage } from '../dialect/view.js';
-import { sessionMessages, type ForkTask, type ParentSession } from '../session/schema.js';
+import { viewMessage, type AnyMessage } from '../shapes/view.js';
+import { sessionMessages, type ParentSession } from '../shapes/registry.js';
+import type { ForkTask } from '../session/schema.js';
 import { outputSchemaInstruction } from './output-schema.js';
 
 /**

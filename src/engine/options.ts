@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { findProvider, providerKindList, providerUsage, resolvePlan } from '../model/providers/index.js';
 import type { ProviderOption } from '../model/providers/options.js';
-import type { ParentSession } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { EngineOptionsSchema, FanOutOptionsSchema, optionsOf, RunForkOptionsSchema, type OptionsSubject } from './option-schema.js';
 
 export type { BuiltInProviderOption, ProviderOption } from '../model/providers/options.js';

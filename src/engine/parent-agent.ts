@@ -13,14 +13,15 @@ import {
   validateAgentParams,
 } from '../fork/index.js';
 import { failure, type Failure } from '../failure.js';
-import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../dialect/index.js';
+import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../shapes/index.js';
 import { requestDecorator } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
 import type { Finish } from '../model/finish.js';
-import type { ForkTask, ParentSession, SubagentType } from '../session/schema.js';
+import type { ForkTask, SubagentType } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { toolCallOf } from '../tools/call.js';
-import { declaredToolNames } from '../dialect/tool-names.js';
+import { declaredToolNames } from '../shapes/tool-names.js';
 import type { ToolHost } from '../tools/host.js';
 import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from './thread-wire.js';

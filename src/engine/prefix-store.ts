@@ -1,5 +1,5 @@
 import { decodePrefix } from '../prefix/index.js';
-import type { ParentSession } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { markShared } from '../transport/shared-objects.js';
 
 /**

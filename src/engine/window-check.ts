@@ -1,4 +1,4 @@
-import { seedRequest } from '../dialect/seed-request.js';
+import { seedRequest } from '../shapes/seed-request.js';
 import { seedTask } from '../fork/index.js';
 import type { ContextWindow } from '../model/context-windows.js';
 import { estimateTokens, type FrozenPrefix } from '../prefix/index.js';

@@ -4,7 +4,7 @@ import { runForkLoop } from './fork-loop.js';
 import { connectHost } from './host-client.js';
 import { createPrefixStore } from './prefix-store.js';
 import type { ForkJob, ForkResult } from './thread-wire.js';
-import type { ParentSession, SessionFormat } from '../session/schema.js';
+import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 import { emptyFailure } from './results.js';
 import { threadId } from 'node:worker_threads';
 

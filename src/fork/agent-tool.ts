@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { anthropicTool } from '../dialect/anthropic-messages.js';
-import { chatFunctionTool } from '../dialect/openai-chat.js';
+import { anthropicTool } from '../shapes/anthropic-messages/dialect.js';
+import { chatFunctionTool } from '../shapes/openai-chat/dialect.js';
 import { failure, type Failure } from '../failure.js';
-import type { ChatTool } from '../session/openai-chat-schema.js';
+import type { ChatTool } from '../shapes/openai-chat/schema.js';
 import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';

@@ -1,5 +1,5 @@
 import { deepFreeze } from '../prefix/deep-freeze.js';
-import type { SystemInstruction } from '../session/schema.js';
+import type { SystemInstruction } from '../shapes/gemini/schema.js';
 
 export const FORK_BOILERPLATE_OPEN = '<fork-boilerplate>';
 export const FORK_BOILERPLATE_CLOSE = '</fork-boilerplate>';

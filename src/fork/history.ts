@@ -1,4 +1,4 @@
-import { viewMessage, type AnyMessage, type CallView, type ResultView } from '../dialect/view.js';
+import { viewMessage, type AnyMessage, type CallView, type ResultView } from '../shapes/view.js';
 import type { ForkTurns } from '../session/schema.js';
 import { isRealUserTurn, syntheticPrefixLength } from './synthetic.js';
 

@@ -1,5 +1,6 @@
-import { dialectOf } from '../dialect/index.js';
-import type { ForkTask, HistoryMode, ParentSession } from '../session/schema.js';
+import { dialectOf } from '../shapes/index.js';
+import type { ForkTask, HistoryMode } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { assertNotForkChild } from './guards.js';
 import { seedFork, type ForkSeed } from './seed.js';
 

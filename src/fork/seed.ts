@@ -1,10 +1,12 @@
-import type { Dialect, ToolResponse } from '../dialect/dialect.js';
-import { dialectOf } from '../dialect/index.js';
-import type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../dialect/seed.js';
-import { viewMessage, type AnyMessage, type CallView } from '../dialect/view.js';
-import type { AnthropicMessagesSession } from '../session/anthropic-messages-schema.js';
-import type { OpenAIChatSession } from '../session/openai-chat-schema.js';
-import type { ForkTurns, GeminiSession, HistoryMode, ParentSession } from '../session/schema.js';
+import type { Dialect, ToolResponse } from '../shapes/dialect.js';
+import { dialectOf } from '../shapes/index.js';
+import type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../shapes/seed.js';
+import { viewMessage, type AnyMessage, type CallView } from '../shapes/view.js';
+import type { AnthropicMessagesSession } from '../shapes/anthropic-messages/schema.js';
+import type { OpenAIChatSession } from '../shapes/openai-chat/schema.js';
+import type { ForkTurns, HistoryMode } from '../session/schema.js';
+import type { GeminiSession } from '../shapes/gemini/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { buildChildMessage } from './child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
@@ -42,7 +44,7 @@ export interface SeedOptions {
   copy?: boolean;
 }
 
-export type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../dialect/seed.js';
+export type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../shapes/seed.js';
 
 export function seedFork(session: Readonly<GeminiSession>, directive: string, options?: SeedOptions): GeminiForkSeed;
 export function seedFork(session: Readonly<OpenAIChatSession>, directive: string, options?: SeedOptions): OpenAIChatForkSeed;

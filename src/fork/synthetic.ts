@@ -1,4 +1,4 @@
-import { viewMessage, type AnyMessage, type MessageView } from '../dialect/view.js';
+import { viewMessage, type AnyMessage, type MessageView } from '../shapes/view.js';
 
 /*
  * Messages an agent writes into a conversation that no person wrote: startup context and

@@ -1,7 +1,7 @@
 import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from '../convert/to-anthropic-messages.js';
-import { InputError } from '../session/errors.js';
+import { InputError } from '../input/errors.js';
 import type { Converted, DroppedRecord } from './summary.js';
-import { ANTHROPIC_SESSION_KEYS } from '../session/anthropic-messages-schema.js';
+import { ANTHROPIC_SESSION_KEYS } from '../shapes/anthropic-messages/schema.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
 
 /*

@@ -1,5 +1,5 @@
 import type { DroppedRecord } from './summary.js';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 
 /*
  * Reading a logged API request as the API reads it: a field set to null is a field left out, and

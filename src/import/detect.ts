@@ -1,7 +1,7 @@
-import { InputError } from '../session/errors.js';
-import { assertSafeJson, parseJsonText } from '../session/json.js';
+import { InputError } from '../input/errors.js';
+import { assertSafeJson, parseJsonText } from '../input/json.js';
 import type { ImportFormat } from './summary.js';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 
 /*
  * Which format a file is, by its content (or by the name the user gave). The rules, in order:

@@ -1,7 +1,7 @@
 import { syntheticPrefixLength } from '../fork/synthetic.js';
-import type { AnyMessage } from '../dialect/index.js';
+import type { AnyMessage } from '../shapes/index.js';
 import { estimateTokens } from '../prefix/tokens.js';
-import type { ParentSession, SessionFormat } from '../session/schema.js';
+import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
 import { importAnthropicMessages } from './anthropic-messages.js';
 import { importClaudeCode } from './claude-code.js';

@@ -1,7 +1,7 @@
 import { decodeUtf8, limitOf, readInputFile, type ReadLimits } from '../session/read.js';
 import { stripBom } from '../session/load.js';
 import { parseSession } from '../session/parse.js';
-import type { ParentSession } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import type { ImportOptions, ImportResult, ImportSummary } from './index.js';
 
 /*

@@ -1,5 +1,5 @@
-import { InputError } from '../session/errors.js';
-import { OPENAI_CHAT_SESSION_KEYS } from '../session/openai-chat-schema.js';
+import { InputError } from '../input/errors.js';
+import { OPENAI_CHAT_SESSION_KEYS } from '../shapes/openai-chat/schema.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
 import type { Converted, DroppedRecord } from './summary.js';
 

@@ -1,6 +1,6 @@
-import { InputError } from '../session/errors.js';
-import { isRecord } from '../session/json.js';
-import { OpenAIResponsesSessionSchema } from '../session/openai-responses-schema.js';
+import { InputError } from '../input/errors.js';
+import { isRecord } from '../input/json.js';
+import { OpenAIResponsesSessionSchema } from '../shapes/openai-responses/schema.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from './api-fields.js';
 import type { Converted, DroppedRecord } from './summary.js';
 

@@ -1,4 +1,4 @@
-import { InputError } from '../session/errors.js';
+import { InputError } from '../input/errors.js';
 import type { JsonlRead, JsonlRecord } from './detect.js';
 import type { Converted, DroppedRecord, MessageOrigin } from './summary.js';
 

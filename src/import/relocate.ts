@@ -1,4 +1,4 @@
-import { InputError } from '../session/errors.js';
+import { InputError } from '../input/errors.js';
 import type { MessageOrigin } from './summary.js';
 
 /** A validation error in an imported message, told in the source's terms: its line and field. */

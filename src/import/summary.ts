@@ -1,4 +1,5 @@
-import { SHAPE_NAMES, type SessionFormat } from '../session/schema.js';
+import { shapeNamed } from '../shapes/registry.js';
+import type { SessionFormat } from '../shapes/registry.js';
 
 /*
  * What an import reports: the formats it reads, what each converter hands back, and the summary
@@ -116,7 +117,7 @@ const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}
 
 /** The summary as `forkpool import` prints it on stderr. */
 export function formatImportSummary(summary: ImportSummary): string {
-  const lines = [leftOutLine(summary), `forkpool: imported ${summary.source ?? 'the session'} (${summary.kind}) as a session in ${SHAPE_NAMES[summary.shape]}`];
+  const lines = [leftOutLine(summary), `forkpool: imported ${summary.source ?? 'the session'} (${summary.kind}) as a session in ${shapeNamed(summary.shape).label}`];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(10)} ${text}`);
   const more = (text: string) => lines.push(`  ${' '.repeat(10)} ${text}`);
   const { startupContext, compactedSummary } = summary.synthetic;

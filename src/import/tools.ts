@@ -1,5 +1,5 @@
-import { dialectOf, viewMessage, type AnyMessage } from '../dialect/index.js';
-import type { ParentSession } from '../session/schema.js';
+import { dialectOf, viewMessage, type AnyMessage } from '../shapes/index.js';
+import type { ParentSession } from '../shapes/registry.js';
 import type { FunctionDeclaration, Tool } from '../tools/define.js';
 import { globTool } from '../tools/workspace/glob-tool.js';
 import { grepTool } from '../tools/workspace/grep.js';

@@ -1,5 +1,5 @@
 import { ANTHROPIC_MISS_REASONS, type AnthropicMissReason, type ResponseDiagnostics } from './types.js';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 
 /*
  * Anthropic's cache diagnostics, the client's side

@@ -10,7 +10,7 @@ import { createStreamingProvider } from './streaming-provider.js';
 import { createNodeTransport } from '../transport/node-fetch.js';
 import { BODY_SPLICE, createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import type { AnthropicMessageLike, AnthropicRequest, ModelProvider, ProviderConfig, TokenUsage } from './types.js';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 
 /**
  * A ModelProvider over the official @anthropic-ai/sdk, for Anthropic's Messages API and the local

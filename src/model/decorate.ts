@@ -1,10 +1,10 @@
-import { placeBreakpoints } from '../dialect/breakpoints.js';
-import { markLastShared } from '../dialect/cache-marker.js';
-import { CHAT_MARKS, placeOpenAIBreakpoints } from '../dialect/openai-breakpoints.js';
-import { RESPONSES_MARKS } from '../dialect/responses-breakpoints.js';
-import type { ResponsesEntry } from '../dialect/openai-responses.js';
-import type { AnyMessage } from '../dialect/view.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
+import { placeBreakpoints } from '../shapes/anthropic-messages/breakpoints.js';
+import { markLastShared } from '../shapes/openai-chat/cache-marker.js';
+import { CHAT_MARKS, placeOpenAIBreakpoints } from '../shapes/openai-breakpoints.js';
+import { RESPONSES_MARKS } from '../shapes/openai-responses/breakpoints.js';
+import type { ResponsesEntry } from '../shapes/openai-responses/dialect.js';
+import type { AnyMessage } from '../shapes/view.js';
+import type { ChatMessage } from '../shapes/openai-chat/schema.js';
 import type { CachePlan, RequestCache } from './plan.js';
 import type { AnthropicMessageLike, AnthropicRequest, ModelRequest } from './types.js';
 

@@ -1,5 +1,5 @@
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part as GenaiPart } from '@google/genai';
-import type { Part } from '../session/schema.js';
+import type { Part } from '../shapes/gemini/schema.js';
 import { createNodeTransport } from '../transport/node-fetch.js';
 import { createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import { type AttemptOutcome, runAttempts } from './attempts.js';

@@ -1,4 +1,4 @@
-import type { SessionFormat } from '../session/schema.js';
+import type { SessionFormat } from '../shapes/registry.js';
 import type { CachePlan, PlanInput } from './plan.js';
 import type { CacheOutcome, ModelProvider, ModelRequest, ProviderConfig, RetryPolicy } from './types.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import type { ChatAssistantMessage } from '../session/openai-chat-schema.js';
+import type { ChatAssistantMessage } from '../shapes/openai-chat/schema.js';
 import { createNodeTransport } from '../transport/node-fetch.js';
 import { BODY_SPLICE, createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
 import type { AttemptOutcome } from './attempts.js';
@@ -10,7 +10,7 @@ import { finishOf } from './finish.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { ModelProvider, OpenAIChatRequest, ProviderConfig, TokenUsage } from './types.js';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 
 /**
  * A ModelProvider over the official openai SDK, for every API that speaks Chat Completions

@@ -1,5 +1,5 @@
-import { takesCacheBreakpoints } from '../dialect/openai-breakpoints.js';
-import { isRecord } from '../session/json.js';
+import { takesCacheBreakpoints } from '../shapes/openai-breakpoints.js';
+import { isRecord } from '../input/json.js';
 import { OPENAI_MISS_REASONS, type ResponseDiagnostics } from './types.js';
 
 /*

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { type Finish, finishOf } from './finish.js';

@@ -1,4 +1,4 @@
-import type { ParentSession, SessionFormat } from '../session/schema.js';
+import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 
 /*
  * The cache plan: everything provider-specific about a run's prompt cache, resolved once on the
@@ -15,7 +15,7 @@ export type RequestCache =
    * OpenAI: `prompt_cache_key` routes every request of the run to one cache (none for the
    * simulator); `breakpoints` (GPT-5.6 and later, exact at breakpoints): each fork's request marks
    * the end of what all forks share, and with `parentWarm` where the parent's request had its
-   * implicit breakpoint (dialect/openai-breakpoints.ts).
+   * implicit breakpoint (shapes/openai-breakpoints.ts).
    */
   | { mechanism: 'cache-key'; key?: string; breakpoints?: { parentWarm: boolean } }
   /** DashScope explicit: a `cache_control` marker on the last message every fork shares. */

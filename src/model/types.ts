@@ -1,7 +1,7 @@
 import type { Failure } from '../failure.js';
 import type { Finish } from './finish.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
-import type { Content } from '../session/schema.js';
+import type { ChatMessage } from '../shapes/openai-chat/schema.js';
+import type { Content } from '../shapes/gemini/schema.js';
 
 /** A factory setting: a value, or `{ env }`, the name of the variable that holds it (a key is only ever given so). */
 export type AiSdkSetting = string | number | boolean | { env: string };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseSession } from '../session/parse.js';
-import type { ParentSession } from '../session/schema.js';
+import type { ParentSession } from '../shapes/registry.js';
 import { estimateTokens } from './tokens.js';
 import { deepFreeze } from './deep-freeze.js';
 

@@ -1,20 +1,10 @@
-export { InputError, formatPath, type InputErrorInit } from './errors.js';
+export { InputError, formatPath, type InputErrorInit } from '../input/errors.js';
 export { loadTasks, parseTasks } from './load.js';
 export { parseSession } from './parse.js';
 export { streamTasks, TaskLines, type TaskLinesOptions } from './task-lines.js';
-export {
-  ForkTaskSchema,
-  GeminiSessionSchema,
-  type Content,
-  type ForkTask,
-  type ForkTurns,
-  type ParentSession,
-  type GeminiSession,
-  type SessionFormat,
-  type Part,
-  type HistoryMode,
-  type SubagentType,
-} from './schema.js';
+export { ForkTaskSchema, type ForkTask, type ForkTurns, type HistoryMode, type SubagentType } from './schema.js';
+export { GeminiSessionSchema, type Content, type GeminiSession, type Part } from '../shapes/gemini/schema.js';
+export type { ParentSession, SessionFormat } from '../shapes/registry.js';
 export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';
 export {
   OpenAIChatSessionSchema,
@@ -26,7 +16,7 @@ export {
   type ChatToolCall,
   type ChatToolMessage,
   type OpenAIChatSession,
-} from './openai-chat-schema.js';
+} from '../shapes/openai-chat/schema.js';
 export {
   AnthropicMessagesSessionSchema,
   parseAnthropicMessagesSession,
@@ -37,6 +27,6 @@ export {
   type AnthropicTool,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
-} from './anthropic-messages-schema.js';
-export { OpenAIResponsesSessionSchema, type OpenAIResponsesSession } from './openai-responses-schema.js';
-export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkSession, type AiSdkTool } from './ai-sdk-schema.js';
+} from '../shapes/anthropic-messages/schema.js';
+export { OpenAIResponsesSessionSchema, type OpenAIResponsesSession } from '../shapes/openai-responses/schema.js';
+export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkSession, type AiSdkTool } from '../shapes/ai-sdk/schema.js';

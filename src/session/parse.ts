@@ -1,11 +1,6 @@
-import { InputError } from './errors.js';
-import { parseOrThrow } from './issues.js';
-import { assertSafeJson } from './json.js';
-import { parseAiSdkSession } from './ai-sdk-schema.js';
-import { parseAnthropicMessagesSession } from './anthropic-messages-schema.js';
-import { parseOpenAIChatSession } from './openai-chat-schema.js';
-import { parseOpenAIResponsesSession } from './openai-responses-schema.js';
-import { GeminiSessionSchema, type ParentSession } from './schema.js';
+import { InputError } from '../input/errors.js';
+import { assertSafeJson } from '../input/json.js';
+import { type ParentSession, shapeOfInput } from '../shapes/registry.js';
 
 /**
  * Validates an already-parsed session object (from a file or from code) and returns that same
@@ -18,18 +13,5 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "model", "history", … })' });
   }
-  const format = (json as { format?: unknown }).format;
-  if (format === 'openai-chat') return parseOpenAIChatSession(json, source);
-  if (format === 'openai-responses') return parseOpenAIResponsesSession(json, source);
-  if (format === 'anthropic-messages') return parseAnthropicMessagesSession(json, source);
-  if (format === 'ai-sdk') return parseAiSdkSession(json, source);
-  if (format !== undefined && format !== 'gemini') {
-    throw new InputError({
-      ...at,
-      path: 'format',
-      rule: `must be "gemini" (the default), "openai-chat", "openai-responses", "anthropic-messages" or "ai-sdk", not ${JSON.stringify(format)}`,
-    });
-  }
-  parseOrThrow(GeminiSessionSchema, json, at);
-  return json as ParentSession;
+  return shapeOfInput(json, source).parse(json, source) as ParentSession;
 }

@@ -1,6 +1,6 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { InputError } from './errors.js';
+import { InputError } from '../input/errors.js';
 
 /*
  * Reading a user's input file as bytes, bounded, and decoding it as strict UTF-8.

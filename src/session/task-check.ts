@@ -1,5 +1,5 @@
-import { InputError, type InputErrorInit } from './errors.js';
-import { firstIssue, plainWords } from './issues.js';
+import { InputError, type InputErrorInit } from '../input/errors.js';
+import { firstIssue, plainWords } from '../input/issues.js';
 import { ForkTaskSchema, type ForkTask } from './schema.js';
 
 /** How a checker names where a task is: by index in code (`tasks[3]`), by line in a file (`tasks.jsonl:3`). */

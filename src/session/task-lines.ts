@@ -1,5 +1,5 @@
-import { InputError } from './errors.js';
-import { parseJsonText } from './json.js';
+import { InputError } from '../input/errors.js';
+import { parseJsonText } from '../input/json.js';
 import { MAX_INPUT_BYTES, decodeUtf8Line, describeReadError, formatBytes, openInputFile, statInputFile, tooLarge } from './read.js';
 import type { ForkTask } from './schema.js';
 import { createTaskChecker, linePlaces } from './task-check.js';

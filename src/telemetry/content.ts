@@ -1,6 +1,6 @@
 import type { AiSdkMessageLike, AnthropicMessageLike, ModelMessage, ModelRequest, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
-import type { ChatMessage } from '../session/openai-chat-schema.js';
-import type { Content } from '../session/schema.js';
+import type { ChatMessage } from '../shapes/openai-chat/schema.js';
+import type { Content } from '../shapes/gemini/schema.js';
 
 /*
  * Prompts and completions as the GenAI conventions' opt-in content attributes shape them

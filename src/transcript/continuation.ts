@@ -1,4 +1,4 @@
-import { viewMessage, type AnyMessage } from '../dialect/view.js';
+import { viewMessage, type AnyMessage } from '../shapes/view.js';
 import type { Transcript } from './read.js';
 import type { TranscriptUsage } from './format.js';
 

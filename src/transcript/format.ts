@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ForkTaskSchema } from '../session/schema.js';
+import { findShape, formatList } from '../shapes/registry.js';
 
 /*
  * A task's transcript: JSON Lines, written as the fork goes, never the whole request again. The
@@ -35,7 +36,8 @@ const TranscriptHeaderSchema = z.object({
   version: z.literal(TRANSCRIPT_VERSION),
   taskId: z.string(),
   prefixId: z.string(),
-  format: z.enum(['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages', 'ai-sdk']),
+  /** The session's shape: a registered one's format (a transcript of a shape this process does not know cannot be read back). */
+  format: z.string().refine((format) => findShape(format) !== undefined, { error: (iss) => `must be a session format: ${formatList()}, not ${JSON.stringify(iss.input)}` }),
   task: ForkTaskSchema,
   at: z.string(),
 });

@@ -1,8 +1,8 @@
-import { viewMessage, type AnyMessage, type MessageView } from '../dialect/view.js';
+import { viewMessage, type AnyMessage, type MessageView } from '../shapes/view.js';
 import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from '../fork/constants.js';
 import type { TranscriptHeader, TranscriptLine, TranscriptUsage } from './format.js';
 import type { Transcript } from './read.js';
-import { isRecord } from '../session/json.js';
+import { isRecord } from '../input/json.js';
 
 /*
  * A transcript as a person reads it: plain text, the same bytes for the same file (no colors, no

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { InputError } from '../session/errors.js';
+import { InputError } from '../input/errors.js';
 import { TranscriptLineSchema, type TranscriptHeader, type TranscriptLine } from './format.js';
 
 /** A transcript as read: its header and every line after it, in order. */

@@ -1,4 +1,4 @@
-import { type AnyMessage, viewMessage } from '../dialect/index.js';
+import { type AnyMessage, viewMessage } from '../shapes/index.js';
 import { efficiencyOf, ratio } from '../engine/cache-figures.js';
 import type { ParentEvent, ParentOutcome } from '../engine/parent-agent.js';
 import { tallyCut, type RunReport } from '../engine/report.js';

@@ -1,4 +1,4 @@
-import { InputError } from '../../src/session/errors.js';
+import { InputError } from '../../src/input/errors.js';
 
 /** The InputError `fn` throws (any other error is rethrown; none fails the test). */
 export function errorOf(fn: () => unknown): InputError {

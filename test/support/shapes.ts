@@ -9,10 +9,13 @@
  */
 // Internal: FORK_SYSTEM_TEXT (src/fork/constants.ts), the fork system text a fresh Chat Completions fork sends; no entry point exports it.
 import { FORK_SYSTEM_TEXT } from '../../src/fork/constants.js';
-// Internal: aiSdkTool (src/dialect/ai-sdk.ts), the agent tool in the AI SDK's shape; AiSdkSession (src/session/ai-sdk-schema.ts).
-import { aiSdkTool } from '../../src/dialect/ai-sdk.js';
-import type { AiSdkSession } from '../../src/session/ai-sdk-schema.js';
-import type { OpenAIResponsesSession } from '../../src/session/openai-responses-schema.js';
+// Internal: aiSdkTool (src/shapes/ai-sdk/dialect.ts), the agent tool in the AI SDK's shape; AiSdkSession (src/shapes/ai-sdk/schema.ts).
+import { aiSdkTool } from '../../src/shapes/ai-sdk/dialect.js';
+import type { AiSdkSession } from '../../src/shapes/ai-sdk/schema.js';
+import type { OpenAIResponsesSession } from '../../src/shapes/openai-responses/schema.js';
+// Internal: the shape registry (src/shapes/registry.ts), where the made-up acme shape is registered.
+import { findShape, registerShape } from '../../src/shapes/registry.js';
+import { acmeShape } from '../fixtures/shapes/acme.js';
 import { type AnthropicMessagesSession, type AnthropicTool, type ChatTool, parseSession, type ParentSession } from '../../src/index.js';
 import {
   AGENT_TOOL_ANTHROPIC,
@@ -477,4 +480,18 @@ const openAIResponses: Shape = {
 };
 
 /** Every shape, for describe.each: [name, adapter] (the name first, for the title's %s). */
-export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [gemini, openAIChat, anthropicMessages, aiSdk, openAIResponses].map((shape) => [shape.name, shape] as const);
+// ---- A made-up sixth shape ---------------------------------------------------------------------
+
+/** Acme's shape (test/fixtures/shapes/acme.ts): Chat Completions' messages under a format of its own, registered as a user would. */
+if (findShape(acmeShape.format) === undefined) registerShape(acmeShape);
+const asAcme = (session: ParentSession): ParentSession => ({ ...session, format: 'acme-chat' }) as unknown as ParentSession;
+const acme: Shape = {
+  ...openAIChat,
+  name: 'acme-chat',
+  session: (history) => asAcme(openAIChat.session(history)),
+  unvalidated: (history) => asAcme(openAIChat.unvalidated(history)),
+  bare: (history) => asAcme(openAIChat.bare(history)),
+  sessionOf: (messages) => asAcme(openAIChat.sessionOf(messages)),
+};
+
+export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [gemini, openAIChat, anthropicMessages, aiSdk, openAIResponses, acme].map((shape) => [shape.name, shape] as const);

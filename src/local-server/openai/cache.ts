@@ -4,7 +4,7 @@ import type { ChatRendering } from './render.js';
 import type { ChatRequest } from './wire.js';
 import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from '../core/prefix-cache.js';
 import { createBreakpointCache, type BreakpointUse } from './breakpoint-cache.js';
-import { takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
+import { takesCacheBreakpoints } from '../../shapes/openai-breakpoints.js';
 import type { AssistantReply } from './translate.js';
 import { createUnitCache } from './unit-cache.js';
 

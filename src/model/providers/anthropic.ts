@@ -1,5 +1,5 @@
-import { breakpointTtl, MAX_BREAKPOINTS, parentBreakpoints } from '../../dialect/breakpoints.js';
-import type { AnthropicSessionLike } from '../../dialect/anthropic-messages.js';
+import { breakpointTtl, MAX_BREAKPOINTS, parentBreakpoints } from '../../shapes/anthropic-messages/breakpoints.js';
+import type { AnthropicSessionLike } from '../../shapes/anthropic-messages/dialect.js';
 import { createAnthropicProvider } from '../anthropic.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';

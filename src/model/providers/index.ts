@@ -1,4 +1,4 @@
-import { sessionFormat, type ParentSession, type SessionFormat } from '../../session/schema.js';
+import { sessionFormat, type ParentSession, type SessionFormat } from '../../shapes/registry.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import type { ModelProvider, ProviderConfig } from '../types.js';

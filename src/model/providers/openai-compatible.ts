@@ -3,10 +3,10 @@ import { createOpenAIResponsesProvider } from '../openai-responses.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type ChatPreset, type ChatProviderKind } from '../presets.js';
-import { type BreakpointMarks, CHAT_MARKS, implicitBreakpointAt, takesCacheBreakpoints } from '../../dialect/openai-breakpoints.js';
-import type { ChatMessage } from '../../session/openai-chat-schema.js';
-import { RESPONSES_MARKS } from '../../dialect/responses-breakpoints.js';
-import { sessionMessages } from '../../session/schema.js';
+import { type BreakpointMarks, CHAT_MARKS, implicitBreakpointAt, takesCacheBreakpoints } from '../../shapes/openai-breakpoints.js';
+import type { ChatMessage } from '../../shapes/openai-chat/schema.js';
+import { RESPONSES_MARKS } from '../../shapes/openai-responses/breakpoints.js';
+import { sessionMessages } from '../../shapes/registry.js';
 import type { ResponsesItemLike } from '../types.js';
 import type { ProviderConfig } from '../types.js';
 

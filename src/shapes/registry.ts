@@ -1,0 +1,111 @@
+import { InputError } from '../input/errors.js';
+import { aiSdkShape } from './ai-sdk/index.js';
+import type { AiSdkSession } from './ai-sdk/schema.js';
+import { anthropicMessagesShape } from './anthropic-messages/index.js';
+import type { AnthropicMessagesSession } from './anthropic-messages/schema.js';
+import type { Dialect } from './dialect.js';
+import { geminiShape } from './gemini/index.js';
+import type { GeminiSession } from './gemini/schema.js';
+import { openAIChatShape } from './openai-chat/index.js';
+import type { OpenAIChatSession } from './openai-chat/schema.js';
+import { openAIResponsesShape } from './openai-responses/index.js';
+import type { OpenAIResponsesSession } from './openai-responses/schema.js';
+import type { Shape } from './shape.js';
+import type { AnyMessage } from './view.js';
+
+/*
+ * The registry of API shapes: every other module reaches a shape through it (by a session, a
+ * request or a format name) and never names one itself. Adding a shape is a folder of its own and
+ * a line here (docs/shapes.md, "Adding a shape").
+ */
+
+const BUILT_IN: readonly Shape[] = [geminiShape, openAIChatShape, openAIResponsesShape, anthropicMessagesShape, aiSdkShape] as unknown as Shape[];
+
+/** The shape a session without a `format` is in. */
+const DEFAULT_SHAPE = geminiShape as unknown as Shape;
+
+const shapes = new Map<string, Shape>(BUILT_IN.map((shape) => [shape.format, shape]));
+
+/** A parent session in the shape of the API it was sent to: its `format` says which (Gemini's when absent). */
+export type ParentSession = GeminiSession | OpenAIChatSession | OpenAIResponsesSession | AnthropicMessagesSession | AiSdkSession;
+/** The built-in shapes' formats. */
+export type SessionFormat = 'gemini' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'ai-sdk';
+
+/** Every registered shape's format, in the order help and errors list them (the default first). */
+export function shapeFormats(): string[] {
+  return [...shapes.keys()];
+}
+
+/** The registered shapes. */
+export function allShapes(): Shape[] {
+  return [...shapes.values()];
+}
+
+/** Formats as a list in words: "a", "b" or "c". */
+export function formatList(formats: readonly string[] = shapeFormats()): string {
+  const quoted = formats.map((f) => JSON.stringify(f));
+  return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}` : (quoted[0] ?? '');
+}
+
+/** The shape of a format; an unknown format is a TypeError listing the known ones. */
+export function shapeNamed(format: string): Shape {
+  const found = shapes.get(format);
+  if (found === undefined) throw new TypeError(`unknown session format ${JSON.stringify(format)}: the formats are ${formatList()}`);
+  return found;
+}
+
+/** The shape of a format, or undefined. */
+export function findShape(format: string): Shape | undefined {
+  return shapes.get(format);
+}
+
+/** The shape a (validated) session is in. */
+export function shapeOf(session: Readonly<object>): Shape {
+  const format = (session as { format?: unknown }).format;
+  return typeof format === 'string' ? shapeNamed(format) : DEFAULT_SHAPE;
+}
+
+/** A session's format: the default shape's unless it says otherwise. */
+export function sessionFormat(session: Readonly<ParentSession>): SessionFormat {
+  return shapeOf(session).format as SessionFormat;
+}
+
+/** A session's messages, whatever its shape calls them. */
+export function sessionMessages(session: Readonly<ParentSession>): readonly unknown[] {
+  return shapeOf(session).messages(session);
+}
+
+/**
+ * The shape a JSON object names with its `format` (the default shape's when it names none); a
+ * format no shape has is an InputError at `format` listing the known ones.
+ */
+export function shapeOfInput(json: object, source?: string): Shape {
+  const format = (json as { format?: unknown }).format;
+  if (format === undefined) return DEFAULT_SHAPE;
+  const found = typeof format === 'string' ? shapes.get(format) : undefined;
+  if (found === undefined) {
+    const list = shapeFormats().map((f, i) => (i === 0 ? `"${f}" (the default)` : `"${f}"`));
+    const words = `${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}`;
+    throw new InputError({ ...(source === undefined ? {} : { file: source }), path: 'format', rule: `must be ${words}, not ${JSON.stringify(format)}` });
+  }
+  return found;
+}
+
+/** The reader and writer of one session shape. */
+export function dialectFor(format: string): Dialect<AnyMessage, unknown> {
+  return shapeNamed(format).dialect as unknown as Dialect<AnyMessage, unknown>;
+}
+
+/** The dialect a session is written in, for code that works on every shape: a session's messages and its dialect always agree. */
+export function dialectOf(session: Readonly<ParentSession>): Dialect<AnyMessage, ParentSession> {
+  return shapeOf(session).dialect as unknown as Dialect<AnyMessage, ParentSession>;
+}
+
+/**
+ * Registers a shape of one's own (a made-up one in the tests; see docs/shapes.md). Its format must
+ * be new: a format already registered is a TypeError.
+ */
+export function registerShape(shape: Shape): void {
+  if (shapes.has(shape.format)) throw new TypeError(`a shape with format ${JSON.stringify(shape.format)} is already registered`);
+  shapes.set(shape.format, shape);
+}
