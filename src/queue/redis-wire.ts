@@ -16,6 +16,7 @@ import { isAbsolute } from 'node:path';
 import type { ForkResult, TranscriptTarget, WorkerEvent } from '../engine/thread-wire.js';
 import { z } from 'zod';
 import { EngineOptionsSchema, optionsOf } from '../engine/option-schema.js';
+import type { ForkEngineOptions } from '../engine/options.js';
 import type { ForkTask } from '../session/schema.js';
 import type { CachePlan } from '../model/plan.js';
 import type { TokenUsage } from '../model/types.js';
@@ -85,6 +86,16 @@ const RunForkSettingsSchema = z.strictObject({
 });
 
 export type RunForkSettings = z.output<typeof RunForkSettingsSchema>;
+
+/** The run's fork settings: the coordinator's options that the record carries, under the same names. */
+export function runForkSettingsOf(options: ForkEngineOptions): RunForkSettings {
+  const given = options as Record<string, unknown>;
+  const settings: Record<string, unknown> = {};
+  for (const key of Object.keys(RunForkSettingsSchema.shape)) if (given[key] !== undefined) settings[key] = given[key];
+  // Explicit caches need a model call on the coordinator: refused before (queue-run.ts), never sent.
+  if (settings.cache === 'explicit') delete settings.cache;
+  return settings as RunForkSettings;
+}
 
 /** The version of the run record this forkpool writes and reads: coordinators and workers of another one are refused. */
 export const RUN_RECORD_VERSION = 1;
