@@ -23,7 +23,22 @@ const SHAPES: [name: string, session: ParentSession][] = [
   ['gemini', parentSession(tools)],
   ['openai-chat', openAIChatSession(tools)],
   ['anthropic-messages', anthropicSession(tools)],
+  ['openai-responses', responsesSession()],
 ];
+/** The same parent in the Responses API's shape: instructions, function tools, input items. */
+function responsesSession(): ParentSession {
+  return {
+    format: 'openai-responses',
+    model: 'gpt-4.1-mini',
+    instructions: 'You are a research agent.',
+    input: [
+      { role: 'user', content: 'Look into the cache.' },
+      { role: 'assistant', content: 'I looked into it; the cache is keyed by prefix.' },
+    ],
+    tools: tools.map((t) => ({ type: 'function', name: t.declaration.name, description: t.declaration.description, parameters: t.declaration.parametersJsonSchema, strict: false })),
+  } as ParentSession;
+}
+
 /** The fork's result per task id: the engine's own figures, to hold the printed totals to. */
 const results = new Map<string, ForkResult>();
 /** A reply that would retitle the terminal and turn it red, were it printed as it is. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
+import { readersParity } from './parity/readers.js';
 import { sessionParity } from './parity/session.js';
 import { SHAPES } from './support/shapes.js';
 
@@ -18,5 +19,6 @@ for (const shape of allShapes()) {
     it('runs the fork rules (test/fork-rules.test.ts runs every rule on each adapter of test/support/shapes.ts)', () => {
       expect(SHAPES.map(([name]) => name)).toContain(shape.format);
     });
+    describe('readers', () => readersParity(shape));
   });
 }

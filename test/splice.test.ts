@@ -4,7 +4,7 @@ import { GoogleGenAI } from '@google/genai';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { viewMessage } from '../src/shapes/view.js';
+import { viewMessage } from '../src/shapes/registry.js';
 import { openConversation } from '../src/engine/conversation.js';
 import { seedForkTask } from '../src/engine/fork-seed.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';

@@ -29,7 +29,7 @@ describe('content attributes from each request shape', () => {
     ]);
     expect(content.input).not.toContain('AAAA');
     expect(content.system).toBeUndefined();
-    expect(JSON.parse(replyContent({ role: 'assistant', content: 'done' }, 'stop'))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'done' }], finish_reason: 'stop' }]);
+    expect(JSON.parse(replyContent('openai-chat', { role: 'assistant', content: 'done' }, 'stop'))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'done' }], finish_reason: 'stop' }]);
   });
 
   it('Messages: the system apart, thinking as reasoning, tool_use and tool_result', () => {
@@ -52,7 +52,7 @@ describe('content attributes from each request shape', () => {
       { role: 'assistant', parts: [{ type: 'reasoning', content: 'hmm' }, { type: 'tool_call', id: 't1', name: 'lookup', arguments: { key: 'k' } }] },
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 't1', response: 'found' }] },
     ]);
-    const reply = JSON.parse(replyContent({ role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'lookup', input: {} }] }, 'tool_use'));
+    const reply = JSON.parse(replyContent('anthropic-messages', { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'lookup', input: {} }] }, 'tool_use'));
     expect(reply).toEqual([{ role: 'assistant', parts: [{ type: 'tool_call', id: 't2', name: 'lookup', arguments: {} }], finish_reason: 'tool_use' }]);
   });
 });

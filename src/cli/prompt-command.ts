@@ -12,7 +12,7 @@ import { parentLines, streamSession } from './stream-json.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
-import { sessionFormat } from '../shapes/registry.js';
+import { sessionFormat, shapeOf } from '../shapes/registry.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
 import type { ParentOutcome } from '../engine/parent-agent.js';
 import { serveParentPage, type ParentPage } from '../ui/parent-run.js';
@@ -86,7 +86,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const controller = new AbortController();
   const stopSignals = onStopSignals(() => controller.abort());
   const started = performance.now();
-  const lines = format === 'stream-json' ? parentLines(stream, session.model, (line) => io.stdout.write(`${line}\n`)) : undefined;
+  const lines = format === 'stream-json' ? parentLines(stream, shapeOf(session).reader, session.model, (line) => io.stdout.write(`${line}\n`)) : undefined;
   let page: ParentPage | undefined;
   let outcome: ParentOutcome | undefined;
   try {

@@ -5,8 +5,9 @@ import type { ParentEvent } from '../engine/parent-agent.js';
 import type { ForkResult } from '../engine/thread-wire.js';
 import type { RunReport } from '../engine/report.js';
 import { billedTokens, type TokenUsage } from '../model/types.js';
+import type { AnyMessage, MessageReader } from '../shapes/view.js';
 import { resultLine } from './result-line.js';
-import { answerParts, isModelMessage, replyBlocks, runsOfOneType, sdkUsage, type AssistantBlock, type TextBlock, type ToolResultBlock } from './sdk-content.js';
+import { answerParts, replyBlocks, runsOfOneType, sdkUsage, type AssistantBlock, type TextBlock, type ToolResultBlock } from './sdk-content.js';
 
 /*
  * Shapes Qwen Code's headless stream-json emits, so its SDK consumers can read ours (the types of
@@ -114,9 +115,10 @@ const NOTIFICATION_OPEN = '<task-notification>';
  * launched, its tool results after them. `model` is the session's (every task runs on it too). A
  * call without an id (Gemini often sends none) goes by the id the parent loop made up for it
  * (`callIds`); a task's own such call gets a stable id of ours, `unnamed-call-<n>`, numbered in the
- * stream's order. Gemini answers calls by position, so its results get the same ids.
+ * stream's order. Gemini answers calls by position, so its results get the same ids. `reader`: the
+ * session's shape's (registry), which reads the parent's messages and its tasks'.
  */
-export function parentLines(session: StreamSession, model: string, write: (line: string) => void): ParentLines {
+export function parentLines(session: StreamSession, reader: MessageReader, model: string, write: (line: string) => void): ParentLines {
   /** Each conversation's last reply's call ids: the parent's under '', a task's under its tool_use id. */
   const calls = new Map<string, readonly string[]>();
   let unnamed = 0;
@@ -128,7 +130,7 @@ export function parentLines(session: StreamSession, model: string, write: (line:
 
   const writeReply = (event: MessageEvent): void => {
     let k = 0;
-    const blocks = replyBlocks(event.message).map((block): AssistantBlock => {
+    const blocks = replyBlocks(reader.view(event.message as AnyMessage)).map((block): AssistantBlock => {
       if (block.type !== 'tool_use') return block;
       const id = block.id ?? event.callIds?.[k] ?? nameCall();
       k++;
@@ -152,7 +154,7 @@ export function parentLines(session: StreamSession, model: string, write: (line:
       if (texts.length > 0) write(userLine(session, parent, texts));
       texts = [];
     };
-    for (const part of answerParts(event.message)) {
+    for (const part of answerParts(reader.view(event.message as AnyMessage))) {
       if (part.kind === 'text') {
         // A task's end is shown as the reference shows it: its user line `Background agent "…"
         // completed.` and the task_notification line, written when the task ends
@@ -181,7 +183,7 @@ export function parentLines(session: StreamSession, model: string, write: (line:
       write(taskNotificationLines(session, event.result, event.description, event.subagentType, event.toolUseId));
     } else if (event.type === 'message') {
       // By the message's own role: a fork's seed (a 'user' event) holds the model's acknowledgement.
-      if (event.role === 'assistant' || isModelMessage(event.message)) writeReply(event);
+      if (event.role === 'assistant' || reader.view(event.message as AnyMessage).role === 'model') writeReply(event);
       else writeAnswer(event);
     }
   };

@@ -2,7 +2,8 @@ import { DIRECTIVE_PREFIX, type ForkSeed, type TaskSeedDefaults } from '../fork/
 import { measuredMessages } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';
 import { seedFieldsChars } from '../shapes/seed-request.js';
-import { viewMessage, type AnyMessage } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage } from '../shapes/view.js';
 import { sessionMessages, type ParentSession } from '../shapes/registry.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { FrozenPrefix } from '../prefix/index.js';

@@ -3,7 +3,8 @@ import { requestContent, replyContent } from '../telemetry/content.js';
 import { errorTypeOf } from '../telemetry/conventions.js';
 import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import type { ToolResponse } from '../shapes/dialect.js';
-import { viewMessage, type MessageView } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { MessageView } from '../shapes/view.js';
 import { toolCallOf } from '../tools/call.js';
 import { requestDecorator } from '../model/decorate.js';
 import { billedTokens, type ModelMessage, type ModelProvider } from '../model/types.js';
@@ -197,7 +198,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       ...(outcome.finish !== undefined ? { finish: outcome.finish } : {}),
       ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
       ...(outcome.responseModel !== undefined ? { responseModel: outcome.responseModel } : {}),
-      ...(content !== undefined ? { content: { ...content, output: replyContent(outcome.message, outcome.finish?.raw) } } : {}),
+      ...(content !== undefined ? { content: { ...content, output: replyContent(request.format, outcome.message, outcome.finish?.raw) } } : {}),
     });
     return reply;
   };

@@ -1,5 +1,6 @@
 import { seedTask, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
-import { viewMessage, type AnyMessage } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage } from '../shapes/view.js';
 import { sessionMessages, type ParentSession } from '../shapes/registry.js';
 import type { ForkTask } from '../session/schema.js';
 import { outputSchemaInstruction } from './output-schema.js';

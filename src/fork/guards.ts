@@ -1,4 +1,5 @@
-import { viewMessage, type AnyMessage } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage } from '../shapes/view.js';
 import { FORK_BOILERPLATE_OPEN } from './constants.js';
 
 /** Forking a fork is refused: the child would inherit a directive that is not its own. */

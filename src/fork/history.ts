@@ -1,4 +1,5 @@
-import { viewMessage, type AnyMessage, type CallView, type ResultView } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage, CallView, ResultView } from '../shapes/view.js';
 import type { ForkTurns } from '../session/schema.js';
 import { isRealUserTurn, syntheticPrefixLength } from './synthetic.js';
 

@@ -1,7 +1,8 @@
 import type { Dialect, ToolResponse } from '../shapes/dialect.js';
 import { dialectOf } from '../shapes/index.js';
 import type { AnthropicForkSeed, ForkSeed, GeminiForkSeed, OpenAIChatForkSeed, SeedCase } from '../shapes/seed.js';
-import { viewMessage, type AnyMessage, type CallView } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage, CallView } from '../shapes/view.js';
 import type { AnthropicMessagesSession } from '../shapes/anthropic-messages/schema.js';
 import type { OpenAIChatSession } from '../shapes/openai-chat/schema.js';
 import type { ForkTurns, HistoryMode } from '../session/schema.js';

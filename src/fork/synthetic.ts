@@ -1,4 +1,5 @@
-import { viewMessage, type AnyMessage, type MessageView } from '../shapes/view.js';
+import { viewMessage } from '../shapes/registry.js';
+import type { AnyMessage, MessageView } from '../shapes/view.js';
 
 /*
  * Messages an agent writes into a conversation that no person wrote: startup context and

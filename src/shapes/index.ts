@@ -1,3 +1,3 @@
 export type { Dialect, ToolResponse } from './dialect.js';
-export { dialectOf } from './registry.js';
-export { viewMessage, type AnyMessage } from './view.js';
+export { dialectOf, viewMessage } from './registry.js';
+export type { AnyMessage } from './view.js';

@@ -11,7 +11,7 @@ import type { OpenAIChatSession } from './openai-chat/schema.js';
 import { openAIResponsesShape } from './openai-responses/index.js';
 import type { OpenAIResponsesSession } from './openai-responses/schema.js';
 import type { Shape } from './shape.js';
-import type { AnyMessage } from './view.js';
+import { type AnyMessage, cachedView, type MessageView } from './view.js';
 
 /*
  * The registry of API shapes: every other module reaches a shape through it (by a session, a
@@ -108,4 +108,25 @@ export function dialectOf(session: Readonly<ParentSession>): Dialect<AnyMessage,
 export function registerShape(shape: Shape): void {
   if (shapes.has(shape.format)) throw new TypeError(`a shape with format ${JSON.stringify(shape.format)} is already registered`);
   shapes.set(shape.format, shape);
+}
+
+/**
+ * A message's view when its shape is not at hand (the fork rules' public functions take bare
+ * messages): read by the shape whose mark it bears, else by the first that reads it alike (a
+ * `{ role, content }` message reads the same in each shape that writes one). A value no shape
+ * reads is a TypeError. A frozen message (a frozen prefix's) is read once however many forks read it.
+ */
+export function viewMessage(message: AnyMessage): MessageView {
+  return cachedView(message, (m) => readerOf(m).view(m));
+}
+
+function readerOf(message: unknown): Shape['reader'] {
+  let alike: Shape | undefined;
+  for (const shape of shapes.values()) {
+    const recognition = shape.reader.recognize(message);
+    if (recognition === 'own') return shape.reader;
+    if (recognition === 'compatible') alike ??= shape;
+  }
+  if (alike === undefined) throw new TypeError(`not a message of any registered shape: ${String(JSON.stringify(message)).slice(0, 200)}`);
+  return alike.reader;
 }

@@ -1,5 +1,6 @@
 import type { Dialect } from './dialect.js';
-import type { AnyMessage } from './view.js';
+import type { TelemetryContent } from './telemetry.js';
+import type { AnyMessage, MessageReader } from './view.js';
 
 /**
  * One API shape: everything forkpool knows of that API's wire form sits in the shape's folder and
@@ -25,4 +26,12 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   messages(session: Readonly<S>): readonly unknown[];
   /** How forks write in this shape: seeding, the child message, views of calls and results, the request body. */
   readonly dialect: Dialect<M, S>;
+  /**
+   * How its messages are read (its view.ts): who wrote one, its parts in order, its calls and the
+   * results with their text and error flag. The fork rules, stream-json, transcripts and the
+   * parent's page read messages only through it.
+   */
+  readonly reader: MessageReader<M>;
+  /** Its requests and replies as the GenAI conventions' `{ role, parts }` messages, for telemetry's opt-in content (its telemetry.ts). */
+  readonly telemetry: TelemetryContent;
 }

@@ -1,11 +1,14 @@
 import type { AiSdkMessageLike, AnthropicMessageLike, ResponsesItemLike, ResponsesTurn } from '../model/types.js';
 import type { ChatMessage } from './openai-chat/schema.js';
 import type { Content } from './gemini/schema.js';
+import { isRecord } from '../input/json.js';
 
 /*
- * What the fork rules read of a message, the same for every API's shape: who wrote it, its text,
- * the calls it makes and the results it carries. Reading never changes a message; writing is each
- * dialect's own (gemini.ts, openai-chat.ts), so what is sent stays in the parent's shape.
+ * What forkpool reads of a message, the same for every API's shape: who wrote it, its text, the
+ * calls it makes, the results it carries (what each says and whether it failed) and all its parts
+ * in order. Each shape reads its own messages (src/shapes/<shape>/view.ts, its dialect's `view`);
+ * the fork rules, stream-json, transcripts and the parent's page read those views and never a
+ * message's wire form. Reading never changes a message, so what is sent stays in the parent's shape.
  */
 
 export interface CallView {
@@ -21,7 +24,23 @@ export interface ResultView {
   /** The call it answers (Gemini: functionResponse.id; Chat Completions: tool_call_id). */
   id?: string;
   name?: string;
+  /** What the result says, as the model was shown it: a tool's output text, an error's message, else its JSON. */
+  text: string;
+  /** The result reports a failed call (forkpool's `{ error }` answers, Anthropic's is_error, the AI SDK's error outputs). */
+  isError: boolean;
 }
+
+/** One part of a message, in the order the message holds them. */
+export type PartView =
+  /** `refusal`: a model's refusal (Chat Completions' and the Responses API's), shown as text but no text of `texts`. */
+  | { kind: 'text'; text: string; refusal?: true }
+  /** A model's thinking (Gemini's thought, Anthropic's thinking with its signature, a reasoning summary). */
+  | { kind: 'thinking'; text: string; signature?: string }
+  /** `input`: the arguments as the model wrote them, parsed when they are JSON, else the raw text. */
+  | { kind: 'call'; call: CallView; input: unknown }
+  | { kind: 'result'; result: ResultView }
+  /** An image, a file, audio: content with no text to read. */
+  | { kind: 'media' };
 
 export interface MessageView {
   /** 'tool': a Chat Completions tool message; 'system': a system or developer message. */
@@ -34,150 +53,96 @@ export interface MessageView {
   media: boolean;
   calls: readonly CallView[];
   results: readonly ResultView[];
+  /** Everything it holds, in order (a Chat Completions refusal reads as text here, not in `texts`). */
+  parts: readonly PartView[];
+}
+
+/**
+ * How a shape knows a bare message (one given without its session, as the fork rules' public
+ * functions are): 'own' by a mark no other shape's messages have, 'compatible' when it reads the
+ * same in several shapes (`{ role: 'user', content: 'hi' }`), 'foreign' when it cannot read it.
+ */
+export type Recognition = 'own' | 'compatible' | 'foreign';
+
+/** How one shape's messages are read (its folder's view.ts): the Shape's `reader` facet. */
+export interface MessageReader<M = AnyMessage> {
+  /** The message's view (a frozen message's is read once: cachedView). */
+  view(message: M): MessageView;
+  /** Whether a bare message is in this shape's form. */
+  recognize(message: unknown): Recognition;
 }
 
 export type AnyMessage = Readonly<Content> | Readonly<ChatMessage> | Readonly<AnthropicMessageLike> | Readonly<AiSdkMessageLike> | ResponsesItemLike | Readonly<ResponsesTurn>;
 
-/** A message's view; a frozen message (a frozen prefix's) is read once however many forks read it. */
-export function viewMessage(message: AnyMessage): MessageView {
+const views = new WeakMap<object, MessageView>();
+
+/** A message's view by its shape's reader; a frozen message (a frozen prefix's) is read once however many forks read it. */
+export function cachedView<M extends object>(message: M, read: (message: M) => MessageView): MessageView {
   const frozen = Object.isFrozen(message);
   const known = frozen ? views.get(message) : undefined;
   if (known) return known;
-  // Gemini's Content has parts; Chat Completions, Anthropic and AI SDK messages have role and
-  // content, and their blocks do not overlap in kind (a user message with string content reads the same in all).
-  const view = 'parts' in message ? viewGemini(message as Readonly<Content>) : (viewResponses(message) ?? viewChat(message as Readonly<ChatMessage>));
+  const view = read(message);
   if (frozen) views.set(message, view);
   return view;
 }
 
-const views = new WeakMap<object, MessageView>();
-
-function viewGemini(message: Readonly<Content>): MessageView {
-  const texts: string[] = [];
-  const calls: CallView[] = [];
-  const results: ResultView[] = [];
-  let media = false;
-  for (const part of message.parts) {
-    if (typeof part.text === 'string') {
-      if ((part as { thought?: unknown }).thought !== true) texts.push(part.text);
-    } else if (part.functionCall) {
-      const { id, name, args } = part.functionCall;
-      calls.push({ ...(id !== undefined ? { id } : {}), name, ...(args !== undefined ? { args } : {}) });
-    } else if (part.functionResponse) {
-      const { id, name } = part.functionResponse;
-      results.push({ ...(id !== undefined ? { id } : {}), name });
-    } else media = true;
-  }
-  const first = message.parts[0]?.text;
+/**
+ * A view assembled from a message's parts in order: its texts, calls, results and media come from
+ * them. `content`: a message whose result is its content (a Chat Completions tool message) reads its texts from that.
+ */
+export function viewOfParts(role: MessageView['role'], parts: readonly PartView[], content?: Pick<MessageView, 'texts' | 'firstText'>): MessageView {
+  const first = parts[0];
   return {
-    role: message.role === 'model' ? 'model' : 'user',
-    texts,
-    firstText: typeof first === 'string' ? first : undefined,
-    media,
-    calls,
-    results,
+    role,
+    texts: content?.texts ?? parts.flatMap((p) => (p.kind === 'text' && p.refusal === undefined ? [p.text] : [])),
+    firstText: content !== undefined ? content.firstText : first?.kind === 'text' && first.refusal === undefined ? first.text : undefined,
+    media: parts.some((p) => p.kind === 'media'),
+    calls: parts.flatMap((p) => (p.kind === 'call' ? [p.call] : [])),
+    results: parts.flatMap((p) => (p.kind === 'result' ? [p.result] : [])),
+    parts,
   };
 }
 
-function viewChat(message: Readonly<ChatMessage>): MessageView {
-  const content = readContent(message.content);
-  const { texts, media, firstText } = content;
-  switch (message.role) {
-    case 'assistant': {
-      const calls = (message.tool_calls ?? []).flatMap((call): CallView[] =>
-        call.type === 'function' ? [{ id: call.id, name: call.function.name, ...readArguments(call.function.arguments) }] : [],
-      );
-      // Anthropic's calls are tool_use blocks of the content.
-      return { role: 'model', texts, firstText, media, calls: [...calls, ...content.calls], results: [] };
-    }
-    case 'tool':
-      // An AI SDK tool message holds its results as tool-result parts; a Chat Completions one answers one call.
-      if (!('tool_call_id' in message)) return { role: 'tool', texts, firstText, media, calls: [], results: content.results };
-      return { role: 'tool', texts, firstText, media, calls: [], results: [{ id: message.tool_call_id }] };
-    case 'user':
-      // Anthropic's results are tool_result blocks of a user message.
-      return { role: 'user', texts, firstText, media, calls: [], results: content.results };
-    default:
-      return { role: 'system', texts, firstText, media, calls: [], results: [] };
+/** A call part whose arguments are already parsed (Gemini's args, Anthropic's and the AI SDK's input): an object, or something the model should not have sent. */
+export function parsedCall(id: unknown, name: string, input: unknown): PartView {
+  const args: Pick<CallView, 'args' | 'argsError'> =
+    input !== null && typeof input === 'object' && !Array.isArray(input) ? { args: input as Record<string, unknown> } : { argsError: 'the input is not a JSON object' };
+  return { kind: 'call', call: { ...(typeof id === 'string' ? { id } : {}), name, ...args }, input: input ?? {} };
+}
+
+/** A call part whose arguments are a JSON string (Chat Completions, the Responses API): the model may write one that is not an object. */
+export function stringCall(id: unknown, name: string, raw: string): PartView {
+  const call: CallView = { ...(typeof id === 'string' ? { id } : {}), name };
+  if (raw.trim() === '') return { kind: 'call', call: { ...call, args: {} }, input: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return { kind: 'call', call: { ...call, argsError: 'the arguments are not valid JSON' }, input: raw };
   }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { kind: 'call', call: { ...call, args: value as Record<string, unknown> }, input: value };
+  return { kind: 'call', call: { ...call, argsError: 'the arguments are not a JSON object' }, input: value };
 }
 
 /**
- * A Responses API item that is not a message (a function_call, its output, a reasoning item), or a
- * turn of the fork's own (a response's output items); undefined for a message, which reads as Chat's.
+ * A result whose content is text (a Chat Completions tool message, a Responses function_call_output):
+ * forkpool writes a failed call as the JSON `{"error": …}` (the dialects' `answer`), read back as the error's message.
  */
-function viewResponses(message: AnyMessage): MessageView | undefined {
-  const m = message as Readonly<Record<string, unknown>>;
-  if (m.type === undefined && Array.isArray(m.output)) {
-    const items = (m.output as readonly ResponsesItemLike[]).map((item) => viewMessage(item));
-    const texts = items.flatMap((v) => v.texts);
-    return { role: 'model', texts, firstText: items[0]?.firstText, media: items.some((v) => v.media), calls: items.flatMap((v) => v.calls), results: [] };
-  }
-  switch (m.type) {
-    case 'function_call':
-      return {
-        role: 'model',
-        texts: [],
-        firstText: undefined,
-        media: false,
-        calls: [{ ...(typeof m.call_id === 'string' ? { id: m.call_id } : {}), name: String(m.name), ...readArguments(typeof m.arguments === 'string' ? m.arguments : '') }],
-        results: [],
-      };
-    case 'function_call_output':
-      return { role: 'tool', texts: [], firstText: undefined, media: false, calls: [], results: [typeof m.call_id === 'string' ? { id: m.call_id } : {}] };
-    case 'reasoning':
-      // The model's thinking: part of its turn, neither what it answered nor content a person gave.
-      return { role: 'model', texts: [], firstText: undefined, media: false, calls: [], results: [] };
-    case 'item_reference':
-      return { role: 'user', texts: [], firstText: undefined, media: true, calls: [], results: [] };
-    default:
-      return undefined;
-  }
-}
-
-type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; toolCallId?: string; toolName?: string };
-
-/** The parts of Chat Completions content, the blocks of Anthropic content, or the parts of AI SDK content (their kinds do not overlap). */
-function readContent(content: unknown): { texts: string[]; media: boolean; firstText: string | undefined; calls: CallView[]; results: ResultView[] } {
-  if (typeof content === 'string') return { texts: [content], media: false, firstText: content, calls: [], results: [] };
-  if (!Array.isArray(content)) return { texts: [], media: false, firstText: undefined, calls: [], results: [] };
-  const blocks = content as readonly Block[];
-  const texts: string[] = [];
-  const calls: CallView[] = [];
-  const results: ResultView[] = [];
-  let media = false;
-  for (const block of blocks) {
-    // Chat's and Anthropic's text; the Responses API's input_text and output_text.
-    if ((block.type === 'text' || block.type === 'input_text' || block.type === 'output_text') && typeof block.text === 'string') texts.push(block.text);
-    else if (block.type === 'tool_use' && typeof block.name === 'string') {
-      calls.push({ ...(typeof block.id === 'string' ? { id: block.id } : {}), name: block.name, ...inputArgs(block.input) });
-    } else if (block.type === 'tool-call' && typeof block.toolName === 'string') {
-      calls.push({ ...(typeof block.toolCallId === 'string' ? { id: block.toolCallId } : {}), name: block.toolName, ...inputArgs(block.input) });
-    } else if (block.type === 'tool_result') results.push(typeof block.tool_use_id === 'string' ? { id: block.tool_use_id } : {});
-    else if (block.type === 'tool-result') results.push({ ...(typeof block.toolCallId === 'string' ? { id: block.toolCallId } : {}), ...(typeof block.toolName === 'string' ? { name: block.toolName } : {}) });
-    // A model's thinking is neither what it answered nor content a person gave.
-    else if (!NOT_MEDIA.has(block.type)) media = true;
-  }
-  const first = blocks[0];
-  const firstIsText = first?.type === 'text' || first?.type === 'input_text' || first?.type === 'output_text';
-  return { texts, media, firstText: firstIsText ? first.text : undefined, calls, results };
-}
-
-const NOT_MEDIA = new Set(['text', 'input_text', 'output_text', 'refusal', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result', 'reasoning', 'tool-approval-request', 'tool-approval-response']);
-
-/** Anthropic's and the AI SDK's calls carry their input parsed: an object, or something the model should not have sent. */
-function inputArgs(input: unknown): Pick<CallView, 'args' | 'argsError'> {
-  return input !== null && typeof input === 'object' && !Array.isArray(input) ? { args: input as Record<string, unknown> } : { argsError: 'the input is not a JSON object' };
-}
-
-/** Chat Completions sends arguments as a JSON string; the model may write one that is not an object. */
-function readArguments(raw: string): Pick<CallView, 'args' | 'argsError'> {
-  if (raw.trim() === '') return { args: {} };
+export function textResult(id: unknown, content: unknown, name?: string): ResultView {
+  const text = contentText(content);
+  const named = { ...(typeof id === 'string' ? { id } : {}), ...(name !== undefined ? { name } : {}) };
   try {
-    const value: unknown = JSON.parse(raw);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { args: value as Record<string, unknown> };
-    return { argsError: 'the arguments are not a JSON object' };
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed) && Object.keys(parsed).length === 1 && typeof parsed.error === 'string') return { ...named, text: parsed.error, isError: true };
   } catch {
-    return { argsError: 'the arguments are not valid JSON' };
+    // Not JSON: the tool's own text.
   }
+  return { ...named, text, isError: false };
+}
+
+/** String content as it is; blocks (parts) as their texts, anything else named by its type. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return content === undefined || content === null ? '' : JSON.stringify(content);
+  return content.map((block) => (isRecord(block) && typeof block.text === 'string' ? block.text : `[${isRecord(block) ? String(block.type) : 'part'}]`)).join('\n');
 }

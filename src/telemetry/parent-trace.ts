@@ -79,7 +79,7 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
           span?.setAttributes({
             ...callAttributes(outcome.usage, outcome.finish?.raw),
             ...(outcome.responseModel !== undefined ? { [ATTR.responseModel]: outcome.responseModel } : {}),
-            ...(content !== undefined ? { [ATTR.outputMessages]: replyContent(outcome.message, outcome.finish?.raw) } : {}),
+            ...(content !== undefined ? { [ATTR.outputMessages]: replyContent(request.format, outcome.message, outcome.finish?.raw) } : {}),
           });
         } else if (outcome.error.kind === 'aborted') {
           // Cancelled with the parent: not an operation that failed (no ERROR, no duration), as for a fork's call.

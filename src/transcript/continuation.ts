@@ -1,4 +1,5 @@
-import { viewMessage, type AnyMessage } from '../shapes/view.js';
+import { shapeNamed } from '../shapes/registry.js';
+import type { AnyMessage, MessageReader } from '../shapes/view.js';
 import type { Transcript } from './read.js';
 import type { TranscriptUsage } from './format.js';
 
@@ -26,6 +27,8 @@ export interface Continuation {
  * fork's result is its new stretch's.
  */
 export function continuationOf(transcript: Transcript): Continuation {
+  // The fork's messages are in the shape its header names.
+  const reader = shapeNamed(transcript.header.format).reader;
   const seedMessages: unknown[] = [];
   const messages: unknown[] = [];
   let complete = 0;
@@ -54,7 +57,7 @@ export function continuationOf(transcript: Transcript): Continuation {
       messages.length = complete;
       stretch = { ...completedStretch, calls: [...completedStretch.calls] };
       messages.push(line.message);
-      const view = viewMessage(line.message as AnyMessage);
+      const view = reader.view(line.message as AnyMessage);
       stretch.turns++;
       if (line.usage) stretch.calls.push(line.usage);
       const text = view.texts.join('');
@@ -77,11 +80,11 @@ export function continuationOf(transcript: Transcript): Continuation {
   }
   messages.length = complete;
   const last = messages.at(-1);
-  const endsOnAnswer = last !== undefined && isFinalAnswer(last);
+  const endsOnAnswer = last !== undefined && isFinalAnswer(reader, last);
   return { seedMessages, messages, endsOnAnswer, ...completedStretch, ended };
 }
 
-function isFinalAnswer(message: unknown): boolean {
-  const view = viewMessage(message as AnyMessage);
+function isFinalAnswer(reader: MessageReader, message: unknown): boolean {
+  const view = reader.view(message as AnyMessage);
   return view.role === 'model' && view.calls.length === 0;
 }

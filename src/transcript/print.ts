@@ -1,8 +1,8 @@
-import { viewMessage, type AnyMessage, type MessageView } from '../shapes/view.js';
+import { findShape, viewMessage } from '../shapes/registry.js';
+import type { AnyMessage, MessageReader, MessageView, ResultView } from '../shapes/view.js';
 import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from '../fork/constants.js';
 import type { TranscriptHeader, TranscriptLine, TranscriptUsage } from './format.js';
 import type { Transcript } from './read.js';
-import { isRecord } from '../input/json.js';
 
 /*
  * A transcript as a person reads it: plain text, the same bytes for the same file (no colors, no
@@ -17,18 +17,11 @@ const ARGS_CHARS = 200;
 const DIRECTIVE_LINES = 3;
 const DIRECTIVE_LINE_CHARS = 160;
 
-type Format = TranscriptHeader['format'];
+/** A transcript's messages read by its shape's reader; undefined for a line whose message no reader reads. */
+type Viewer = (message: unknown) => MessageView | undefined;
 type Line = TranscriptLine;
 type SeedLine = Extract<Line, { type: 'seed' }>;
 type MessageLine = Extract<Line, { type: 'message' }>;
-
-/** One result a message carries: the call it answers (by name, else by id) and its content as text. */
-interface ResultText {
-  id?: string;
-  name?: string;
-  text: string;
-  error: boolean;
-}
 
 /** Renders a transcript (as readTranscript returns it) as text, ending with a newline. */
 export function printTranscript(transcript: Transcript): string {
@@ -36,9 +29,12 @@ export function printTranscript(transcript: Transcript): string {
   const out: string[] = [...heading(header, lines.find((l): l is SeedLine => l.type === 'seed')), ''];
   // Chat Completions and Anthropic results name their call by id only: the calls seen so far give the name.
   const callNames = new Map<string, string>();
-  for (const line of lines) out.push(...lineText(line, header.format, callNames));
+  // The file's messages are in the shape its header names; a shape not registered here is read as a bare message would be.
+  const reader = findShape(header.format)?.reader;
+  const view = (message: unknown): MessageView | undefined => safeView(message, reader);
+  for (const line of lines) out.push(...lineText(line, view, callNames));
   if (transcript.torn) out.push('', '(the last line was cut off mid-write — the process stopped while writing it — and is left out)');
-  out.push('', totalsText(lines));
+  out.push('', totalsText(lines, view));
   return `${visible(out.join('\n'))}\n`;
 }
 
@@ -63,7 +59,7 @@ function seedText(seed: SeedLine): string {
   return `inherits ${count(seed.inherited, 'parent message')}${trimmed} (seed case: ${seed.seedCase})`;
 }
 
-function lineText(line: Line, format: Format, callNames: Map<string, string>): string[] {
+function lineText(line: Line, view: Viewer, callNames: Map<string, string>): string[] {
   switch (line.type) {
     case 'header':
       // A second header cannot be written by forkpool (a fresh start rewrites the file); show it, do not hide it.
@@ -72,7 +68,7 @@ function lineText(line: Line, format: Format, callNames: Map<string, string>): s
       // Shown in the heading.
       return [];
     case 'message':
-      return messageText(line, format, callNames);
+      return messageText(line, view, callNames);
     case 'resumed':
       return [line.from === 'crash' ? `── resumed after a crash (${line.at}) ──` : `── revived by a message from the parent (${line.at}) ──`];
     case 'end': {
@@ -82,13 +78,13 @@ function lineText(line: Line, format: Format, callNames: Map<string, string>): s
   }
 }
 
-function messageText(line: MessageLine, format: Format, callNames: Map<string, string>): string[] {
-  const view = safeView(line.message);
+function messageText(line: MessageLine, viewOf: Viewer, callNames: Map<string, string>): string[] {
+  const view = viewOf(line.message);
   if (view === undefined) return [`[turn ${line.turn}] ${line.role}`, `  (not a message of this format: ${shorten(JSON.stringify(line.message) ?? String(line.message), RESULT_CHARS)})`];
   for (const call of view.calls) if (call.id !== undefined) callNames.set(call.id, call.name);
   // In the order the APIs put them: a user message's results before its words, a model's words before its calls.
   const body = [
-    ...resultsOf(line.message, format).map((result) => resultLine(result, callNames)),
+    ...view.results.map((result) => resultLine(result, callNames)),
     // A Chat Completions tool message's content is its result, shown as one above.
     ...(view.role === 'tool' ? [] : view.texts).map((text) => indent(collapseBoilerplate(text), '  ', '  ')),
     ...(view.media ? ['  [media: an image, file or audio part]'] : []),
@@ -100,11 +96,11 @@ function messageText(line: MessageLine, format: Format, callNames: Map<string, s
   return [line.usage !== undefined ? `${who}  (${usageText(line.usage)})` : who, ...body];
 }
 
-/** viewMessage expects a message of a known shape; a transcript line's message is only checked to be there. */
-function safeView(message: unknown): MessageView | undefined {
+/** A reader expects a message of its shape; a transcript line's message is only checked to be there. */
+function safeView(message: unknown, reader: MessageReader | undefined): MessageView | undefined {
   if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
   try {
-    return viewMessage(message as AnyMessage);
+    return reader !== undefined ? reader.view(message as AnyMessage) : viewMessage(message as AnyMessage);
   } catch {
     return undefined;
   }
@@ -118,68 +114,9 @@ function collapseBoilerplate(text: string): string {
   return `${text.slice(0, open)}${FORK_BOILERPLATE_OPEN}…${FORK_BOILERPLATE_CLOSE}${text.slice(close + FORK_BOILERPLATE_CLOSE.length)}`;
 }
 
-function resultLine(result: ResultText, callNames: Map<string, string>): string {
+function resultLine(result: ResultView, callNames: Map<string, string>): string {
   const name = result.name ?? (result.id !== undefined ? (callNames.get(result.id) ?? result.id) : '?');
-  return indent(`${result.error ? 'error: ' : ''}${shorten(result.text, RESULT_CHARS)}`, `  ← ${name}: `, '    ');
-}
-
-// ── Result content, per shape ──────────────────────────────────────────────────────────────────
-// The dialects write results (gemini.ts, openai-chat.ts, anthropic-messages.ts, ai-sdk.ts) and view.ts reads
-// only which call a result answers; these read what it says, the way the model was shown it.
-
-function resultsOf(message: unknown, format: Format): ResultText[] {
-  if (!isRecord(message)) return [];
-  if (format === 'gemini') return geminiResults(message);
-  if (format === 'openai-chat') return chatResults(message);
-  if (format === 'ai-sdk') return aiSdkResults(message);
-  return anthropicResults(message);
-}
-
-/** functionResponse parts: the output itself when it is text, an error as one, else the response as JSON (as Chat and Anthropic are sent it). */
-function geminiResults(message: Record<string, unknown>): ResultText[] {
-  const parts = Array.isArray(message.parts) ? message.parts : [];
-  return parts.flatMap((part): ResultText[] => {
-    const fr = isRecord(part) && isRecord(part.functionResponse) ? part.functionResponse : undefined;
-    if (fr === undefined) return [];
-    const response = isRecord(fr.response) ? fr.response : {};
-    const error = typeof response.error === 'string' && response.output === undefined;
-    const text = typeof response.output === 'string' ? response.output : error ? (response.error as string) : JSON.stringify(response);
-    return [{ ...(typeof fr.id === 'string' ? { id: fr.id } : {}), ...(typeof fr.name === 'string' ? { name: fr.name } : {}), text, error }];
-  });
-}
-
-/** A `tool` message: its content, a string or text parts. */
-function chatResults(message: Record<string, unknown>): ResultText[] {
-  if (message.role !== 'tool') return [];
-  return [{ ...(typeof message.tool_call_id === 'string' ? { id: message.tool_call_id } : {}), text: contentText(message.content), error: false }];
-}
-
-/** tool_result blocks of a user message: their content, a string or blocks, and whether it is an error. */
-function anthropicResults(message: Record<string, unknown>): ResultText[] {
-  const blocks = Array.isArray(message.content) ? message.content : [];
-  return blocks.flatMap((block): ResultText[] => {
-    if (!isRecord(block) || block.type !== 'tool_result') return [];
-    return [{ ...(typeof block.tool_use_id === 'string' ? { id: block.tool_use_id } : {}), text: contentText(block.content), error: block.is_error === true }];
-  });
-}
-
-/** tool-result parts of a `tool` message: their output's value (text as it is, JSON as JSON), and whether it is an error. */
-function aiSdkResults(message: Record<string, unknown>): ResultText[] {
-  const parts = message.role === 'tool' && Array.isArray(message.content) ? message.content : [];
-  return parts.flatMap((part): ResultText[] => {
-    if (!isRecord(part) || part.type !== 'tool-result') return [];
-    const output = isRecord(part.output) ? part.output : {};
-    const text = typeof output.value === 'string' ? output.value : output.value === undefined ? `[${String(output.type)}]` : JSON.stringify(output.value);
-    const error = output.type === 'error-text' || output.type === 'error-json' || output.type === 'execution-denied';
-    return [{ ...(typeof part.toolCallId === 'string' ? { id: part.toolCallId } : {}), ...(typeof part.toolName === 'string' ? { name: part.toolName } : {}), text, error }];
-  });
-}
-
-/** String content as it is; blocks (parts) as their texts, anything else named by its type. */
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return content === undefined || content === null ? '' : JSON.stringify(content);
-  return content.map((block) => (isRecord(block) && typeof block.text === 'string' ? block.text : `[${isRecord(block) ? String(block.type) : 'part'}]`)).join('\n');
+  return indent(`${result.isError ? 'error: ' : ''}${shorten(result.text, RESULT_CHARS)}`, `  ← ${name}: `, '    ');
 }
 
 // ── Figures ───────────────────────────────────────────────────────────────────────────────────
@@ -195,7 +132,7 @@ function usageText(usage: TranscriptUsage): string {
  * made (and billed). Turns are the distinct turn numbers of model lines; a revival numbers its
  * turns afresh, so each revived stretch counts on its own.
  */
-function totalsText(lines: readonly Line[]): string {
+function totalsText(lines: readonly Line[], view: Viewer): string {
   let turns = 0;
   let seen = new Set<number>();
   let calls = 0;
@@ -207,7 +144,7 @@ function totalsText(lines: readonly Line[]): string {
     if (!seen.has(line.turn)) turns++;
     seen.add(line.turn);
     calls++;
-    toolCalls += safeView(line.message)?.calls.length ?? 0;
+    toolCalls += view(line.message)?.calls.length ?? 0;
     const usage = line.usage;
     if (usage === undefined) continue;
     sum.prompt += usage.promptTokens;

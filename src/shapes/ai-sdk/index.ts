@@ -1,5 +1,7 @@
 import type { AiSdkMessageLike } from '../../model/types.js';
 import type { Shape } from '../shape.js';
+import { aiSdkTelemetry } from './telemetry.js';
+import { aiSdkReader } from './view.js';
 import { type AiSdkSessionLike, aiSdkDialect } from './dialect.js';
 import { parseAiSdkSession } from './schema.js';
 
@@ -12,4 +14,6 @@ export const aiSdkShape: Shape<AiSdkSessionLike, AiSdkMessageLike> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: aiSdkDialect,
+  reader: aiSdkReader,
+  telemetry: aiSdkTelemetry,
 };

@@ -1,4 +1,6 @@
 import type { Shape } from '../shape.js';
+import { anthropicMessagesTelemetry } from './telemetry.js';
+import { anthropicMessagesReader } from './view.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
 import type { AnthropicMessageLike } from '../../model/types.js';
 import { parseAnthropicMessagesSession } from './schema.js';
@@ -12,4 +14,6 @@ export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessag
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
+  reader: anthropicMessagesReader,
+  telemetry: anthropicMessagesTelemetry,
 };

@@ -1,5 +1,7 @@
 import { parseOrThrow } from '../../input/issues.js';
 import type { Shape } from '../shape.js';
+import { geminiTelemetry } from './telemetry.js';
+import { geminiReader } from './view.js';
 import { geminiDialect } from './dialect.js';
 import { type Content, type GeminiSession, GeminiSessionSchema } from './schema.js';
 
@@ -15,4 +17,6 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   conversationField: 'history',
   messages: (session) => session.history,
   dialect: geminiDialect,
+  reader: geminiReader,
+  telemetry: geminiTelemetry,
 };

@@ -1,4 +1,6 @@
 import type { Shape } from '../shape.js';
+import { openAIChatTelemetry } from './telemetry.js';
+import { openAIChatReader } from './view.js';
 import { openAIChatDialect } from './dialect.js';
 import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
 
@@ -11,4 +13,6 @@ export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
+  reader: openAIChatReader,
+  telemetry: openAIChatTelemetry,
 };

@@ -1,4 +1,6 @@
 import type { Shape } from '../shape.js';
+import { openAIResponsesTelemetry } from './telemetry.js';
+import { openAIResponsesReader } from './view.js';
 import { openAIResponsesDialect, type ResponsesEntry, type ResponsesSessionLike } from './dialect.js';
 import { parseOpenAIResponsesSession } from './schema.js';
 
@@ -11,4 +13,6 @@ export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> =
   conversationField: 'input',
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
+  reader: openAIResponsesReader,
+  telemetry: openAIResponsesTelemetry,
 };
