@@ -180,6 +180,7 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;
   // Gemini CLI's rule: a key in the environment means the real API, for a session it speaks.
+  // A provider kind, not a format.
   if (kind === 'gemini' || (kind === undefined && hasKey && speaks('gemini', format))) {
     if (!hasKey) throw new UsageError('GEMINI_API_KEY is not set: export it (or GOOGLE_API_KEY), or leave out --provider gemini to run on the local simulator');
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
@@ -223,6 +224,7 @@ function aiSdkProvider(values: EngineFlagValues, format: SessionFormat): Provide
  */
 export function requireApiKey(provider: ProviderOption | undefined, env: NodeJS.ProcessEnv): void {
   // An AI SDK provider's settings name their variables: it checks them as it connects.
+  // A provider kind, not a format.
   if (provider === undefined || provider.kind === 'local' || provider.kind === 'gemini' || provider.kind === 'ai-sdk') return;
   const named = provider.apiKeyEnv;
   const name = named ?? (provider.kind === 'anthropic' ? ANTHROPIC_PRESET.apiKeyEnv : CHAT_PRESETS[provider.kind].apiKeyEnv);
@@ -240,6 +242,7 @@ export function requireApiKey(provider: ProviderOption | undefined, env: NodeJS.
  * error (exit 2) naming the flag, as a missing key is.
  */
 export async function requireProjectProvider(provider: ProviderOption | undefined, flag: string | undefined): Promise<void> {
+  // A provider kind, not a format.
   if (provider?.kind !== 'ai-sdk') return;
   // Loaded only for this provider: no other command start pays for it.
   const [{ checkAiSdkModel }, { aiSdkSpecOf }] = await Promise.all([import('../model/ai-sdk.js'), import('../model/providers/ai-sdk.js')]);
