@@ -100,7 +100,7 @@ describe('the call gate', () => {
   });
 
   it('spends a global retry budget and then refuses retries', async () => {
-    const gate = createCallGate({ maxInFlight: 4, retryBudget: 2 });
+    const gate = createCallGate({ maxInFlight: 4, globalRetryBudget: 2 });
     const answers: boolean[] = [];
     for (let i = 0; i < 3; i++) {
       await gate.acquire(0);

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
 import { createCacheAccounting } from '../../dist/src/engine/cache-accounting.js';
 import { ENGINE_DEFAULTS } from '../../dist/src/engine/options.js';
+import { GEMINI_MIN_CACHE_TOKENS } from '../../dist/src/model/providers/gemini.js';
 import type { ForkResult } from '../../dist/src/engine/thread-wire.js';
 import { createScheduler } from '../../dist/src/engine/scheduler.js';
 import type { RunReport } from '../../dist/src/engine/report.js';
@@ -71,7 +72,7 @@ export function schedule(
   const accounting = createCacheAccounting(prefix, {
     history: 'inherit',
     spawnTools: [AGENT_TOOL_NAME],
-    plan: { rules: { minCacheTokens: ENGINE_DEFAULTS.minCacheTokens, cacheBlockTokens: 1, toMarkerOnly: false }, request: { mechanism: 'none' }, shape: 'gemini' },
+    plan: { rules: { minCacheTokens: GEMINI_MIN_CACHE_TOKENS, cacheBlockTokens: 1, toMarkerOnly: false }, request: { mechanism: 'none' }, shape: 'gemini' },
   });
   let next = 0;
   const scheduler = createScheduler({

@@ -1,4 +1,5 @@
-import { ENGINE_DEFAULTS as D, MAX_THREADS, type ForkEngineOptions, type BuiltInProviderOption as ProviderOption } from '../engine/options.js';
+import type { ForkEngineOptions, BuiltInProviderOption as ProviderOption } from '../engine/options.js';
+import { defaultOf, ENGINE_OPTION_FLAGS, EngineOptionsSchema, valuesOf, type EngineOptionFlag, type EngineOptionFlagName } from '../engine/option-schema.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
 import { findProvider, providerModule } from '../model/providers/index.js';
 import { shapeNamed } from '../shapes/registry.js';
@@ -8,6 +9,9 @@ import { quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
 import { readFileSync } from 'node:fs';
 import { PriceTableSchema, type PriceTable } from '../model/prices.js';
+
+/** Help lines are wrapped to this many characters (the flag's column comes before them). */
+const HELP_WIDTH = 76;
 
 /** Flags shared by `run` and `prompt`: provider, pool and fork settings. Defaults are the engine's own. */
 export const ENGINE_FLAGS = {
@@ -36,116 +40,78 @@ export const ENGINE_FLAGS = {
     group: 'Provider and pool',
     help: 'openai-compatible: the server reports cached tokens (vLLM with\n--enable-prompt-tokens-details, SGLang with --enable-cache-report), so a usage\nwithout them means 0; without this flag the report says unknown',
   },
-  'cache-ttl': {
-    type: 'string',
-    arg: '5m|1h',
-    group: 'Provider and pool',
-    help: 'Anthropic: the TTL of the cache breakpoints forkpool places (default 5m;\nwrites cost 1.25x for 5m, 2x for 1h)',
-  },
-  threads: { type: 'string', arg: 'N', group: 'Provider and pool', help: 'worker threads (default: cores)' },
-  concurrency: { type: 'string', arg: 'N', group: 'Provider and pool', help: `forks in flight (default ${D.concurrency})` },
-  history: { type: 'string', arg: 'inherit|completed-turns', group: 'Provider and pool', help: `which history forks start from (default ${D.history})` },
+  ...optionFlags(),
   // Renamed to --history: still parsed, so the error can name the new flag.
   seed: { type: 'string' },
-  cache: { type: 'string', arg: 'implicit|explicit|off', group: 'Provider and pool', help: `(default ${D.cache})` },
-  warmup: {
-    type: 'string',
-    arg: 'auto|none|parent',
-    group: 'Provider and pool',
-    help: `(default ${D.warmup}; parent: the parent has just sent this session, so no\nfork waits and the first can hit its cache)`,
-  },
-  'max-turns': { type: 'string', arg: 'N', group: 'Provider and pool', help: `model turns per fork (default ${D.maxTurns})` },
-  'max-tokens': {
-    type: 'string',
-    arg: 'N',
-    group: 'Provider and pool',
-    help: 'token budget of the run (prompt + output, as the provider counts them):\nonce spent, queued forks are cancelled and running forks stop before\ntheir next model call (reason: budget)',
-  },
-  'max-tokens-per-fork': { type: 'string', arg: 'N', group: 'Provider and pool', help: "token budget of each fork (a task's own maxTokens wins)" },
-  'max-cost': {
-    type: 'string',
-    arg: 'USD',
-    group: 'Provider and pool',
-    help: "cost cap of the run in US dollars, at the model's price (--prices, else\nforkpool's table): reached, it stops as --max-tokens does, over by at most\nthe calls in flight",
-  },
-  prices: {
-    type: 'string',
-    arg: 'FILE',
-    group: 'Provider and pool',
-    help:
-      'JSON prices and context windows over forkpool\'s tables, by model id (USD per\nmillion tokens; tiers, cache storage: docs/prices.md):\n{"gpt-5.6-sol": {"input": 5, "cachedInput": 0.5, "cacheWrite": 6.25, "output": 30},\n "my-model": {"contextWindow": 128000}}',
-  },
-  'timeout-ms': { type: 'string', arg: 'N', group: 'Provider and pool', help: 'per-fork time limit' },
-  'min-cache-tokens': {
-    type: 'string',
-    arg: 'N',
-    group: 'Provider and pool',
-    help: `the provider's minimum cacheable prefix (default: the provider's documented\nminimum for the model: OpenAI ${D.minCacheTokens}, Gemini 2,048 to 4,096)`,
-  },
-  'cache-build-ms': {
-    type: 'string',
-    arg: 'N',
-    group: 'Provider and pool',
-    help: "how long after a response has begun its prefix can be read (default: the\nprovider's; DeepSeek 3000): warm-up and parent-warm fan-outs wait for it",
-  },
-  'cache-block-tokens': {
-    type: 'string',
-    arg: 'N',
-    group: 'Provider and pool',
-    help: "the provider caches in steps of N tokens (default: the provider's; OpenAI 128)",
-  },
-  'call-timeout-ms': { type: 'string', arg: 'N', group: 'Reliability', help: 'bound on one model call attempt' },
-  'max-attempts': {
-    type: 'string',
-    arg: 'N',
-    group: 'Reliability',
-    help: `attempts per model call, retries of 429/5xx/timeouts included (default ${D.maxAttempts})`,
-  },
-  'retry-budget': { type: 'string', arg: 'N', group: 'Reliability', help: 'retries the whole run may spend (default: unbounded)' },
-  rpm: { type: 'string', arg: 'N', group: 'Reliability', help: 'requests per minute across all forks' },
-  tpm: { type: 'string', arg: 'N', group: 'Reliability', help: 'tokens per minute across all forks' },
   workspace: { type: 'string', arg: 'DIR', group: 'Tools', help: 'read-only read_file, list_dir, glob, grep confined to DIR' },
   tools: { type: 'string', arg: 'MODULE', group: 'Tools', help: 'tools made with defineTool, from a JS/TS module' },
   'output-format': { type: 'string', arg: 'text|json|stream-json', group: 'Output', help: '(default text)' },
-  'otel-capture-content': {
-    type: 'boolean',
-    group: 'Telemetry',
-    help: "put prompts and completions on the OpenTelemetry spans (the GenAI\nconventions' content attributes; off by default: they may hold secrets).\nSpans and metrics go out over OTLP/HTTP when\nOTEL_EXPORTER_OTLP_ENDPOINT is set",
-  },
 } as const satisfies FlagTable;
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
-export interface EngineFlagValues {
+/** An engine option's value where a path names it ({ retry: { maxAttempts } } for ['retry', 'maxAttempts']). */
+type ValueAt<T, P> = P extends readonly [infer K, ...infer R] ? (K extends keyof NonNullable<T> ? ValueAt<NonNullable<T>[K], R> : never) : T;
+
+type OptionFlagTable = {
+  [K in EngineOptionFlagName]: {
+    type: NonNullable<ValueAt<ForkEngineOptions, (typeof ENGINE_OPTION_FLAGS)[K]['option']>> extends boolean ? 'boolean' : 'string';
+    arg?: string;
+    group: string;
+    help: string;
+  };
+};
+
+/**
+ * The flags of the engine's options, from their schema (engine/option-schema.ts): the name and
+ * help line its flag table gives, the values, range and default the schema has (what help shows
+ * is what the engine applies).
+ */
+function optionFlags(): OptionFlagTable {
+  const table: Record<string, OptionFlagTable[EngineOptionFlagName]> = {};
+  for (const name of Object.keys(ENGINE_OPTION_FLAGS) as EngineOptionFlagName[]) table[name] = optionFlag(name);
+  return table as OptionFlagTable;
+}
+
+/** An engine option's flag; `help`: what it does for this command, when it says more than the engine's. */
+export function optionFlag<K extends EngineOptionFlagName>(name: K, help?: string): OptionFlagTable[K] {
+  const flag: EngineOptionFlag = ENGINE_OPTION_FLAGS[name];
+  const values = valuesOf(EngineOptionsSchema, flag.option);
+  const fallback = defaultOf(EngineOptionsSchema, flag.option);
+  const said = fallback === undefined ? '' : 'text' in fallback ? `default: ${fallback.text}` : `default ${fallback.value}`;
+  const what = help ?? flag.help;
+  const text = what === '' ? `(${said})` : said === '' ? what : `${what} (${said})`;
+  const arg = flag.arg ?? (values.kind === 'enum' ? [...values.values, ...(flag.extraValues ?? [])].join('|') : values.kind === 'boolean' ? undefined : 'N');
+  return {
+    type: values.kind === 'boolean' ? 'boolean' : 'string',
+    ...(arg !== undefined ? { arg } : {}),
+    group: flag.group,
+    help: text.includes('\n') ? text : wrap(text, HELP_WIDTH),
+  } as OptionFlagTable[K];
+}
+
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join('\n');
+}
+
+/** The flags' values as parsed: the engine options' by their flag names, the provider's and output's by theirs. */
+export type EngineFlagValues = { [K in EngineOptionFlagName]?: (OptionFlagTable[K]['type'] extends 'boolean' ? boolean : string) | undefined } & {
   provider?: string | undefined;
   model?: string | undefined;
   'base-url'?: string | undefined;
-  threads?: string | undefined;
-  concurrency?: string | undefined;
-  history?: string | undefined;
   seed?: string | undefined;
-  cache?: string | undefined;
-  warmup?: string | undefined;
-  'max-turns'?: string | undefined;
-  'max-tokens'?: string | undefined;
-  'max-tokens-per-fork'?: string | undefined;
-  'max-cost'?: string | undefined;
-  prices?: string | undefined;
-  'timeout-ms'?: string | undefined;
-  'min-cache-tokens'?: string | undefined;
-  'cache-block-tokens'?: string | undefined;
-  'cache-build-ms'?: string | undefined;
   'api-key-env'?: string | undefined;
   'reports-cached-tokens'?: boolean | undefined;
-  'cache-ttl'?: string | undefined;
-  'call-timeout-ms'?: string | undefined;
-  'max-attempts'?: string | undefined;
-  'retry-budget'?: string | undefined;
-  rpm?: string | undefined;
-  tpm?: string | undefined;
   'output-format'?: string | undefined;
-  'otel-capture-content'?: boolean | undefined;
-}
+};
 
 export function outputFormat(values: EngineFlagValues): OutputFormat {
   return oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const) ?? 'text';
@@ -214,6 +180,7 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
   const hasKey = Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
   const baseUrl = values['base-url'] ?? env.GOOGLE_GEMINI_BASE_URL;
   // Gemini CLI's rule: a key in the environment means the real API, for a session it speaks.
+  // A provider kind, not a format.
   if (kind === 'gemini' || (kind === undefined && hasKey && speaks('gemini', format))) {
     if (!hasKey) throw new UsageError('GEMINI_API_KEY is not set: export it (or GOOGLE_API_KEY), or leave out --provider gemini to run on the local simulator');
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
@@ -257,6 +224,7 @@ function aiSdkProvider(values: EngineFlagValues, format: SessionFormat): Provide
  */
 export function requireApiKey(provider: ProviderOption | undefined, env: NodeJS.ProcessEnv): void {
   // An AI SDK provider's settings name their variables: it checks them as it connects.
+  // A provider kind, not a format.
   if (provider === undefined || provider.kind === 'local' || provider.kind === 'gemini' || provider.kind === 'ai-sdk') return;
   const named = provider.apiKeyEnv;
   const name = named ?? (provider.kind === 'anthropic' ? ANTHROPIC_PRESET.apiKeyEnv : CHAT_PRESETS[provider.kind].apiKeyEnv);
@@ -274,6 +242,7 @@ export function requireApiKey(provider: ProviderOption | undefined, env: NodeJS.
  * error (exit 2) naming the flag, as a missing key is.
  */
 export async function requireProjectProvider(provider: ProviderOption | undefined, flag: string | undefined): Promise<void> {
+  // A provider kind, not a format.
   if (provider?.kind !== 'ai-sdk') return;
   // Loaded only for this provider: no other command start pays for it.
   const [{ checkAiSdkModel }, { aiSdkSpecOf }] = await Promise.all([import('../model/ai-sdk.js'), import('../model/providers/ai-sdk.js')]);
@@ -325,57 +294,54 @@ type CliEngineOptions = ForkEngineOptions & { provider: ProviderOption };
 
 export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat): CliEngineOptions {
   const options: CliEngineOptions = { provider: chooseProvider(values, env, format) };
-  const threads = positiveInt('--threads', values.threads);
-  if (threads !== undefined && threads > MAX_THREADS) {
-    throw new UsageError(`--threads: at most ${MAX_THREADS} (got ${threads}); forks wait on the network, so raise --concurrency instead`);
-  }
-  const concurrency = positiveInt('--concurrency', values.concurrency);
-  const maxTurns = positiveInt('--max-turns', values['max-turns']);
-  const maxTokens = positiveInt('--max-tokens', values['max-tokens']);
-  const maxTokensPerFork = positiveInt('--max-tokens-per-fork', values['max-tokens-per-fork']);
-  const timeoutMs = positiveInt('--timeout-ms', values['timeout-ms']);
-  const minCacheTokens = nonNegativeInt('--min-cache-tokens', values['min-cache-tokens']);
-  const cacheBlockTokens = positiveInt('--cache-block-tokens', values['cache-block-tokens']);
-  const cacheBuildMs = nonNegativeInt('--cache-build-ms', values['cache-build-ms']);
-  const cacheTtl = oneOf('--cache-ttl', values['cache-ttl'], ['5m', '1h'] as const);
   if (values.seed !== undefined) throw new UsageError('--seed is now called --history (inherit or completed-turns)');
-  const history = oneOf('--history', values.history, ['inherit', 'completed-turns'] as const);
-  const cache = oneOf('--cache', values.cache, ['implicit', 'explicit', 'off'] as const);
-  const warmup = oneOf('--warmup', values.warmup, ['auto', 'none', 'parent'] as const);
-  const callTimeoutMs = positiveInt('--call-timeout-ms', values['call-timeout-ms']);
-  const maxAttempts = positiveInt('--max-attempts', values['max-attempts']);
-  const retryBudget = nonNegativeInt('--retry-budget', values['retry-budget']);
-  const rpm = positiveInt('--rpm', values.rpm);
-  const tpm = positiveInt('--tpm', values.tpm);
-  if (callTimeoutMs !== undefined) options.callTimeoutMs = callTimeoutMs;
-  if (maxAttempts !== undefined) options.retry = { maxAttempts };
-  if (retryBudget !== undefined) options.globalRetryBudget = retryBudget;
-  if (rpm !== undefined || tpm !== undefined) {
-    options.rateLimit = { ...(rpm !== undefined ? { requestsPerMinute: rpm } : {}), ...(tpm !== undefined ? { tokensPerMinute: tpm } : {}) };
+  for (const name of Object.keys(ENGINE_OPTION_FLAGS) as EngineOptionFlagName[]) {
+    const given = values[name];
+    if (given === undefined || given === false) continue;
+    const flag: EngineOptionFlag = ENGINE_OPTION_FLAGS[name];
+    const value = typeof given === 'boolean' ? given : flag.file ? readPrices(given) : flagValue(name, flag, given);
+    // 'parent' is a property of one fan-out, not of the engine: see parentWarm().
+    if (flag.extraValues?.includes(value as string)) continue;
+    setAt(options as Record<string, unknown>, flag.option, value);
   }
-  if (threads !== undefined) options.threads = threads;
-  if (concurrency !== undefined) options.concurrency = concurrency;
-  if (maxTurns !== undefined) options.maxTurns = maxTurns;
-  if (maxTokens !== undefined) options.maxTokens = maxTokens;
-  if (maxTokensPerFork !== undefined) options.maxTokensPerFork = maxTokensPerFork;
-  const maxCost = values['max-cost'];
-  if (maxCost !== undefined) {
-    const amount = Number(maxCost);
-    if (!/^\d+(\.\d+)?$/.test(maxCost.trim()) || !(amount > 0)) throw new UsageError(`--max-cost: a positive amount in US dollars (e.g. 2.50), got ${quoted(maxCost)}`);
-    options.maxCost = amount;
-  }
-  if (values.prices !== undefined) options.prices = readPrices(values.prices);
-  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  if (minCacheTokens !== undefined) options.minCacheTokens = minCacheTokens;
-  if (cacheBlockTokens !== undefined) options.cacheBlockTokens = cacheBlockTokens;
-  if (cacheBuildMs !== undefined) options.cacheBuildMs = cacheBuildMs;
-  if (cacheTtl !== undefined) options.cacheTtl = cacheTtl;
-  if (history) options.history = history;
-  if (cache) options.cache = cache;
-  // 'parent' is a property of one fan-out, not of the engine: see parentWarm().
-  if (warmup === 'auto' || warmup === 'none') options.warmup = warmup;
-  if (values['otel-capture-content'] === true) options.telemetry = { captureContent: true };
   return options;
+}
+
+/** A flag's value as its option's schema takes it: a usage error naming the flag and what it must be. */
+function flagValue(name: string, flag: EngineOptionFlag, value: string): string | number {
+  const flagName = `--${name}`;
+  const values = valuesOf(EngineOptionsSchema, flag.option);
+  switch (values.kind) {
+    case 'enum':
+      return oneOf(flagName, value, [...values.values, ...(flag.extraValues ?? [])]) as string;
+    case 'integer': {
+      const n = Number(value);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < values.min) {
+        throw new UsageError(`${flagName}: must be a ${values.min >= 1 ? 'positive' : 'non-negative'} integer (got ${quoted(value)})`);
+      }
+      if (values.max !== undefined && n > values.max) throw new UsageError(`${flagName}: at most ${values.max} (got ${n})${flag.overMax !== undefined ? `; ${flag.overMax}` : ''}`);
+      return n;
+    }
+    case 'number': {
+      const amount = Number(value);
+      if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(amount > values.above)) throw new UsageError(`${flagName}: ${flag.invalid ?? 'must be a positive number'}, got ${quoted(value)}`);
+      return amount;
+    }
+    default:
+      throw new Error(`${flagName}: option ${flag.option.join('.')} has no flag form`);
+  }
+}
+
+/** Sets a nested option ({ retry: { maxAttempts } }), keeping what its object already holds. */
+function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  const [key, ...rest] = path as [string, ...string[]];
+  if (rest.length === 0) {
+    target[key] = value;
+    return;
+  }
+  const inner = (target[key] ?? {}) as Record<string, unknown>;
+  target[key] = inner;
+  setAt(inner, rest, value);
 }
 
 /** `--warmup parent`: the caller says the parent has just sent this prefix. */
@@ -389,21 +355,6 @@ function oneOf<const T extends readonly string[]>(flag: string, value: string | 
     throw new UsageError(`${flag}: must be one of ${allowed.join(', ')} (got ${quoted(value)})`);
   }
   return value as T[number];
-}
-
-function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`${flag}: must be a positive integer (got ${quoted(value)})`);
-  }
-  return n;
-}
-
-function nonNegativeInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag}: must be a non-negative integer (got ${quoted(value)})`);
-  return Number(value);
 }
 
 /** --prices FILE: JSON as PriceTableSchema says; a file that cannot be read or is wrong is a usage error naming the file and the field. */

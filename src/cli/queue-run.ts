@@ -7,7 +7,7 @@ import type { RunReport } from '../engine/report.js';
 import { priceOf } from '../model/prices.js';
 import { addCached, billedTokens } from '../model/types.js';
 import type { LostAttempts, QueueDispatcher, WorkerSummary } from '../queue/dispatcher.js';
-import type { RunForkSettings } from '../queue/redis-wire.js';
+import { runForkSettingsOf } from '../queue/redis-wire.js';
 import type { CliIo } from './io.js';
 import { queueFlagOf } from './queue-flag.js';
 import { UsageError } from './usage-error.js';
@@ -66,15 +66,7 @@ export async function openQueueRun(
   io: CliIo,
   { runId, attach }: QueueRunId,
 ): Promise<QueueRun> {
-  const settings: RunForkSettings = {
-    ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.history !== undefined ? { history: options.history } : {}),
-    ...(options.cache === 'implicit' || options.cache === 'off' ? { cache: options.cache } : {}),
-    ...(options.cacheTtl !== undefined ? { cacheTtl: options.cacheTtl } : {}),
-    ...(options.maxTokensPerFork !== undefined ? { maxTokensPerFork: options.maxTokensPerFork } : {}),
-    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
-  };
+  const settings = runForkSettingsOf(options);
   const log = (line: string): void => void io.stderr.write(`forkpool: ${line}\n`);
   // BullMQ is loaded only by the commands that use it (it costs every CLI start about 130 ms).
   const { QueueDispatcher } = await import('../queue/dispatcher.js');

@@ -72,7 +72,7 @@ const RUN_FLAGS = {
     type: 'string',
     arg: 'URL',
     group: 'Many machines',
-    help: `coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help).\nURL: ${QUEUE_URL_HELP}`,
+    help: `coordinate a distributed run: the forks go to a BullMQ queue in this Redis,\nforkpool worker processes run them (their flags: forkpool worker --help).\nEvery fork is queued at once unless --concurrency bounds them (each worker\nruns its own --concurrency at a time). URL: ${QUEUE_URL_HELP}`,
   },
   'redis-password-env': { ...REDIS_PASSWORD_ENV_FLAG, group: 'Many machines' },
 } as const satisfies FlagTable;

@@ -3,7 +3,7 @@ import type { BuiltInProviderOption as ProviderOption } from '../engine/options.
 import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
 import { findProvider } from '../model/providers/index.js';
 import { shapeOf, type SessionFormat } from '../shapes/registry.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, requireApiKey, requireProjectProvider } from './engine-flags.js';
+import { ENGINE_FLAGS, engineOptions, localNotice, optionFlag, requireApiKey, requireProjectProvider } from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
@@ -36,12 +36,12 @@ const WORKER_FLAGS = {
   'base-url': E['base-url'],
   'api-key-env': E['api-key-env'],
   threads: E.threads,
-  concurrency: { ...E.concurrency, help: `forks this process runs at once (default ${ENGINE_DEFAULTS.concurrency})` },
+  concurrency: optionFlag('concurrency', 'forks this process runs at once'),
   'call-timeout-ms': E['call-timeout-ms'],
   'max-attempts': E['max-attempts'],
-  'retry-budget': { ...E['retry-budget'], help: 'retries this process may spend (default: unbounded)' },
-  rpm: { ...E.rpm, help: 'model requests per minute from this process' },
-  tpm: { ...E.tpm, help: 'tokens per minute from this process' },
+  'retry-budget': optionFlag('retry-budget', 'retries this process may spend'),
+  rpm: optionFlag('rpm', 'model requests per minute from this process'),
+  tpm: optionFlag('tpm', 'tokens per minute from this process'),
   workspace: E.workspace,
   tools: E.tools,
   'otel-capture-content': E['otel-capture-content'],

@@ -16,7 +16,7 @@ export interface CallGateOptions extends RateLimits {
   /** Upper bound on model calls in flight; the adaptive bound never exceeds it. */
   maxInFlight: number;
   /** Retries the whole engine may spend; undefined = unbounded (each fork still has its own). */
-  retryBudget?: number;
+  globalRetryBudget?: number;
   now?: () => number;
 }
 
@@ -153,7 +153,7 @@ export function createCallGate(options: CallGateOptions) {
         limit = Math.min(options.maxInFlight, limit + 1);
       }
       let allowed = false;
-      if (wantsRetry && (options.retryBudget === undefined || retriesSpent < options.retryBudget)) {
+      if (wantsRetry && (options.globalRetryBudget === undefined || retriesSpent < options.globalRetryBudget)) {
         retriesSpent++;
         allowed = true;
       }

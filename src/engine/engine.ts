@@ -19,29 +19,13 @@ import { observeCallGate } from '../telemetry/metrics.js';
 import { createCallGate, type CallGate, type CallGateStats, type EngineCallGate } from './call-gate.js';
 import { forkJobOf, startFork, type ForkHooks } from './fork-start.js';
 import { emptyCancelled } from './results.js';
-import type { ForkResult, TranscriptTarget, WorkerEvent } from './thread-wire.js';
-import { checkFanOutOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions } from './options.js';
+import type { ForkResult } from './thread-wire.js';
+import { checkFanOutOptions, checkRunForkOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions, type RunForkOptions } from './options.js';
 import { runParentAgent, type ParentAgentOptions, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../threads/worker-entry.js';
 import { recordToolSpan } from '../telemetry/fan-out-trace.js';
-
-/** The options of a single fork (ForkEngine.runFork). */
-export interface RunForkOptions {
-  /** The cache plan its requests follow (a coordinator's), when it is this engine's provider's; else this engine's own for the prefix. */
-  plan?: CachePlan;
-  /** The gate its model calls go through; default: the engine's. */
-  callGate?: EngineCallGate;
-  /** Its events as the worker reports them: the first bytes of each response, each turn's usage. */
-  onEvent?: (event: WorkerEvent) => void;
-  /** Its transcript, written here as it goes (and continued from, when the target says so). */
-  transcript?: TranscriptTarget;
-  /** The span its tool calls' spans go under (a queue worker's: the coordinator's fork span); absent, none are recorded. */
-  traceParent?: Context;
-  /** Told the fork's model calls in flight as each starts and ends (a queue worker's coordinator counts those a dead worker leaves). */
-  onCallsInFlight?: (calls: number) => void;
-}
 
 /** A single fork: its result (never rejects), and how to cancel it. */
 export interface SingleFork {
@@ -49,7 +33,7 @@ export interface SingleFork {
   cancel(): void;
 }
 
-export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption } from './options.js';
+export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption, type RunForkOptions } from './options.js';
 
 const CANCEL_GRACE_MS = 5_000;
 
@@ -112,7 +96,7 @@ export class ForkEngine {
     const gate = createCallGate({
       maxInFlight: concurrency,
       ...options.rateLimit,
-      ...(options.globalRetryBudget !== undefined ? { retryBudget: options.globalRetryBudget } : {}),
+      ...(options.globalRetryBudget !== undefined ? { globalRetryBudget: options.globalRetryBudget } : {}),
     });
     return new ForkEngine(pool, gate, host, options, module, provider, stop);
   }
@@ -148,14 +132,14 @@ export class ForkEngine {
    * parent has just sent this prefix itself (its response has begun), so its cache entry is usable:
    * no fork waits for a warm-up, and the report lets the first fork hit too.
    */
-  fanOut(prefix: FrozenPrefix, tasks: TaskInput, options: FanOutOptions = {}): FanOutRun {
+  fanOut(prefix: FrozenPrefix, tasks: TaskInput, given: FanOutOptions = {}): FanOutRun {
     if (this.closed) throw new Error('ForkEngine.fanOut: the engine is closed');
-    checkFanOutOptions(options);
+    const options = checkFanOutOptions(given);
     const source = taskSource(tasks);
     const o = this.options;
     const declaredTools = declaredToolNames(prefix.session.tools);
     this.warnUndeclared(declaredTools);
-    const parentWarm = options.parentWarm === true;
+    const parentWarm = options.parentWarm;
     const cacheKey = options.promptCacheKey === null ? undefined : (options.promptCacheKey ?? prefix.id);
     const plan = this.plan(prefix.session, { cacheKey, role: 'forks', parentWarm, storedResponse: options.storedResponse });
     const settings: RunSettings = {
@@ -171,7 +155,7 @@ export class ForkEngine {
       maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,
       gate: options.callGate ?? this.gate,
-      forkRetryBudget: o.retry?.forkBudget,
+      retry: o.retry,
       cancelGraceMs: CANCEL_GRACE_MS,
       declaredTools,
       spawnTools: new Set([AGENT_TOOL_NAME, ...o.spawnTools]),
@@ -180,7 +164,7 @@ export class ForkEngine {
       price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),
       maxCost: o.maxCost,
       contextWindow: runWindow(plan.provider, prefix.session.model, o.prices),
-      retainResults: options.retainResults !== false,
+      retainResults: options.retainResults,
       eventReplayLimit: o.eventReplayLimit,
       captureContent: o.telemetry.captureContent === true,
       ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
@@ -238,8 +222,9 @@ export class ForkEngine {
    * `cancel()` ends the fork cancelled with what it had (or, should its worker not confirm in time,
    * with nothing); the result never rejects.
    */
-  runFork(prefix: FrozenPrefix, task: ForkTask, options: RunForkOptions = {}): SingleFork {
+  runFork(prefix: FrozenPrefix, task: ForkTask, given: RunForkOptions = {}): SingleFork {
     if (this.closed) throw new Error('ForkEngine.runFork: the engine is closed');
+    const options = checkRunForkOptions(given);
     const checked = checkTask(task);
     const o = this.options;
     // A plan is its provider's: another provider's (a coordinator told another one than this engine's) is not followed.
@@ -256,7 +241,7 @@ export class ForkEngine {
         job: {
           ...forkJobOf(
             prefix,
-            { provider: this.provider, history: o.history, spawnTools, maxTurns: o.maxTurns, timeoutMs: o.timeoutMs, retryBudget: o.retry?.forkBudget, maxTokensPerFork: o.maxTokensPerFork },
+            { provider: this.provider, history: o.history, spawnTools, maxTurns: o.maxTurns, timeoutMs: o.timeoutMs, retry: o.retry, maxTokensPerFork: o.maxTokensPerFork },
             plan,
             this.host.longestTimeoutMs,
           ),

@@ -114,7 +114,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   }
   const explicitTokens = decorator.explicitTokens;
   const maxTurns = task.maxTurns ?? job.maxTurns;
-  const gate = ctx.host.gate(ctx.signal, job.retryBudget);
+  const gate = ctx.host.gate(ctx.signal, job.retry?.forkBudget);
   let repaired = false;
   // For tokens-per-minute limits: the prefix at first, then what the last call sent and got.
   // A continued fork sends its whole conversation so far: what its last call sent and got.
@@ -125,7 +125,7 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   // OpenAI's on Responses from GPT-5.6; other providers and models ignore it.
   let previousResponseId: string | null = job.previousResponseId ?? null;
 
-  const budget = task.maxTokens ?? job.maxTokens;
+  const budget = task.maxTokens ?? job.maxTokensPerFork;
   const stopped = (): Ending | undefined => {
     const stop = ctx.stopReason();
     if (stop !== undefined) {

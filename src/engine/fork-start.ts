@@ -41,7 +41,7 @@ export interface JobSettings {
   spawnTools: ReadonlySet<string>;
   maxTurns: number;
   timeoutMs: number | undefined;
-  retryBudget: number | undefined;
+  retry: ForkJob['retry'];
   maxTokensPerFork: number | undefined;
   /** The fork reports what each model call sent and received, for the spans' content attributes. */
   captureContent?: boolean;
@@ -52,8 +52,8 @@ export function forkJobOf(prefix: FrozenPrefix, run: JobSettings, plan: CachePla
   return {
     prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },
     prefixTokens: prefix.tokenEstimate,
-    retryBudget: run.retryBudget,
-    maxTokens: run.maxTokensPerFork,
+    retry: run.retry,
+    maxTokensPerFork: run.maxTokensPerFork,
     toolTimeoutMs,
     provider: run.provider,
     history: run.history,

@@ -81,7 +81,7 @@ export function connectHost(
      * The engine's call gate seen from this fork, with the fork's own retry budget on top.
      * A gate the main thread no longer answers admits nothing: the call ends as aborted.
      */
-    gate(signal: AbortSignal, forkRetryBudget: number | undefined): AttemptGate & { retriesSpent(): number } {
+    gate(signal: AbortSignal, forkBudget: number | undefined): AttemptGate & { retriesSpent(): number } {
       let spent = 0;
       return {
         async acquire(tokens) {
@@ -90,7 +90,7 @@ export function connectHost(
           return admitted.ok && admitted.value;
         },
         async release(status: AttemptStatus, wantsRetry) {
-          const withinFork = wantsRetry && (forkRetryBudget === undefined || spent < forkRetryBudget);
+          const withinFork = wantsRetry && (forkBudget === undefined || spent < forkBudget);
           if (!withinFork) {
             // No retry to ask about: the slot goes back without waiting for an answer.
             if (!closed) port.postMessage({ type: RELEASE_MESSAGE, status } satisfies ReleaseMessage);

@@ -1,6 +1,6 @@
 import type { ExplicitCacheClient } from '../model/module.js';
 import { needsWarmup, type CachePlan } from '../model/plan.js';
-import type { ProviderConfig } from '../model/types.js';
+import type { ProviderConfig, RetryPolicy } from '../model/types.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
@@ -44,8 +44,8 @@ export interface RunSettings {
   timeoutMs: number | undefined;
   /** The gate for model calls: the engine's (shared by every run of the engine), or the fan-out's own. */
   gate: EngineCallGate;
-  /** Retries one fork may spend. */
-  forkRetryBudget: number | undefined;
+  /** The engine's retry policy (options.retry); its forkBudget bounds each fork's retries. */
+  retry: RetryPolicy | undefined;
   /** How long a cancelled fork's worker gets to answer before it is recorded as cancelled anyway. */
   cancelGraceMs: number;
   declaredTools: ReadonlySet<string>;
@@ -758,7 +758,7 @@ export class FanOutRun {
    */
   private forkStart(previousResponseId: string | undefined): ForkStart {
     const s = this.settings;
-    const job = forkJobOf(this.prefix, { ...s, retryBudget: s.forkRetryBudget }, this.plan, this.host.longestTimeoutMs);
+    const job = forkJobOf(this.prefix, s, this.plan, this.host.longestTimeoutMs);
     return {
       pool: this.pool,
       host: this.host,

@@ -6,7 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Failure } from '../failure.js';
 import type { Finish } from '../model/finish.js';
 import type { CachePlan } from '../model/plan.js';
-import type { AttemptStatus, ProviderConfig, ResponseDiagnostics, TokenUsage } from '../model/types.js';
+import type { AttemptStatus, ProviderConfig, ResponseDiagnostics, RetryPolicy, TokenUsage } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
 import type { TranscriptEntry } from '../transcript/format.js';
@@ -120,10 +120,10 @@ export interface ForkJob {
   spawnTools: string[];
   maxTurns: number;
   timeoutMs: number | undefined;
-  /** Retries this fork may spend over all its model calls. */
-  retryBudget: number | undefined;
-  /** Tokens (prompt + output, as the provider counts them) this fork may spend; past them it stops before its next call. */
-  maxTokens: number | undefined;
+  /** The engine's retry policy (options.retry): its forkBudget is the retries this fork may spend over all its model calls. */
+  retry: RetryPolicy | undefined;
+  /** Tokens (prompt + output, as the provider counts them) this fork may spend (a task's own maxTokens wins); past them it stops before its next call. */
+  maxTokensPerFork: number | undefined;
   /** The longest a tool call may take on the main thread; past it (plus a grace) the host counts as gone. */
   toolTimeoutMs: number;
   /** The run's cache plan: how each request of the fork is decorated (the provider's, resolved once for the run). */

@@ -131,6 +131,7 @@ export function importGeminiRecordingJsonl(read: JsonlRead, file: string | undef
 function lastModel(messages: readonly unknown[]): { name: string; from: 'records' } | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
+    // Gemini CLI's record type, not a format.
     if (isRecord(message) && message.type === 'gemini' && typeof message.model === 'string' && message.model !== '') return { name: message.model, from: 'records' };
   }
   return undefined;
@@ -184,6 +185,7 @@ function toHistory(
       origins.push(origin('content'));
       continue;
     }
+    // Gemini CLI's record type, not a format.
     if (type !== 'gemini') {
       dropped.push({ ...where(entry), what: `a "${type}" record`, reason: 'not a message Gemini CLI sends to the model' });
       continue;

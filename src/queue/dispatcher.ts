@@ -21,6 +21,7 @@ import {
   jobIdOf,
   parseJobReturn,
   runKey,
+  RUN_RECORD_VERSION,
   type QueueJobData,
   type RunForkSettings,
   type WorkerFigures,
@@ -177,7 +178,7 @@ export class QueueDispatcher implements ForkPool {
     try {
       await subscriber.subscribe(CANCEL_CHANNEL);
       await storePrefix(redis, o.prefix, o.ttlSeconds);
-      await storeRun(redis, o.runId, { version: 1, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
+      await storeRun(redis, o.runId, { version: RUN_RECORD_VERSION, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
     } catch (err) {
       await Promise.allSettled([events.close(), queue.close()]);
@@ -573,7 +574,7 @@ export class QueueDispatcher implements ForkPool {
     const { o } = this;
     try {
       await storePrefix(this.redis, o.prefix, o.ttlSeconds);
-      await storeRun(this.redis, o.runId, { version: 1, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
+      await storeRun(this.redis, o.runId, { version: RUN_RECORD_VERSION, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
       const queued = [...this.pending].filter(([, p]) => p.enqueued);
       for (const [jobId, p] of queued) {
         if (p.cancelling) this.finish(jobId, emptyCancelled(p.taskId, "its job was lost with Redis's data while it was being cancelled"));

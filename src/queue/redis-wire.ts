@@ -14,8 +14,10 @@
  */
 import { isAbsolute } from 'node:path';
 import type { ForkResult, TranscriptTarget, WorkerEvent } from '../engine/thread-wire.js';
-import type { RateLimits } from '../engine/call-gate.js';
-import type { ForkTask, HistoryMode } from '../session/schema.js';
+import { z } from 'zod';
+import { EngineOptionsSchema, optionsOf } from '../engine/option-schema.js';
+import type { ForkEngineOptions } from '../engine/options.js';
+import type { ForkTask } from '../session/schema.js';
 import type { CachePlan } from '../model/plan.js';
 import type { TokenUsage } from '../model/types.js';
 import { FINISH_REASONS, type Finish } from '../model/finish.js';
@@ -63,23 +65,43 @@ const TRACE_CONTEXT_MAX_FIELDS = 16;
 const TRACE_CONTEXT_MAX_NAME = 64;
 const TRACE_CONTEXT_MAX_VALUE = 8192;
 
-/** The fork settings of a run, which every worker applies to its forks (its own pool, provider and tools aside). */
-export interface RunForkSettings {
-  maxTurns?: number;
-  timeoutMs?: number;
-  history?: HistoryMode;
-  cache?: 'implicit' | 'off';
-  cacheTtl?: '5m' | '1h';
-  maxTokensPerFork?: number;
-  /**
-   * Model requests and tokens per minute for the whole run, every worker together (`run --queue
-   * --rpm/--tpm`): each worker gives the run's forks a gate whose window and 429 back-off live in Redis.
-   */
-  rateLimit?: RateLimits;
+const E = EngineOptionsSchema.shape;
+
+/**
+ * The fork settings of a run, which every worker applies to its forks (its own pool, provider and
+ * tools aside): engine options, under the engine's names and checks, without their defaults (a
+ * worker applies its own). `rateLimit`: model requests and tokens per minute for the whole run,
+ * every worker together (`run --queue --rpm/--tpm`): each worker gives the run's forks a gate whose
+ * window and 429 back-off live in Redis.
+ */
+const RunForkSettingsSchema = z.strictObject({
+  maxTurns: E.maxTurns.unwrap().optional(),
+  timeoutMs: E.timeoutMs,
+  history: E.history.unwrap().optional(),
+  // Explicit caches need a model call on the coordinator: not in a distributed run.
+  cache: z.enum(['implicit', 'off']).optional(),
+  cacheTtl: E.cacheTtl.unwrap().optional(),
+  maxTokensPerFork: E.maxTokensPerFork,
+  rateLimit: E.rateLimit,
+});
+
+export type RunForkSettings = z.output<typeof RunForkSettingsSchema>;
+
+/** The run's fork settings: the coordinator's options that the record carries, under the same names. */
+export function runForkSettingsOf(options: ForkEngineOptions): RunForkSettings {
+  const given = options as Record<string, unknown>;
+  const settings: Record<string, unknown> = {};
+  for (const key of Object.keys(RunForkSettingsSchema.shape)) if (given[key] !== undefined) settings[key] = given[key];
+  // Explicit caches need a model call on the coordinator: refused before (queue-run.ts), never sent.
+  if (settings.cache === 'explicit') delete settings.cache;
+  return settings as RunForkSettings;
 }
 
+/** The version of the run record this forkpool writes and reads: coordinators and workers of another one are refused. */
+export const RUN_RECORD_VERSION = 1;
+
 export interface RunRecord {
-  version: 1;
+  version: typeof RUN_RECORD_VERSION;
   prefixId: string;
   settings: RunForkSettings;
 }
@@ -229,25 +251,23 @@ function isUsage(value: unknown): value is TokenUsage {
   return u !== null && typeof u === 'object' && count(u.promptTokens) && count(u.outputTokens) && (u.cachedTokens === null || count(u.cachedTokens));
 }
 
-/** Checks a run record as it comes out of Redis. */
+/** Checks a run record as it comes out of Redis: its version this forkpool's, its settings as the engine's schema says. */
 export function parseRunRecord(text: string, runId: string): RunRecord {
-  let record: Partial<RunRecord>;
+  let record: Partial<RunRecord> | null;
   try {
-    record = JSON.parse(text) as Partial<RunRecord>;
+    record = JSON.parse(text) as Partial<RunRecord> | null;
   } catch {
     throw new TypeError(`the record of run ${runId} is not JSON`);
   }
-  if (record?.version !== 1 || typeof record.prefixId !== 'string' || record.settings === null || typeof record.settings !== 'object') {
-    throw new TypeError(`the record of run ${runId} is not one this version of forkpool reads (version 1)`);
+  if (record === null || typeof record !== 'object') throw new TypeError(`the record of run ${runId} is not a run record (version, prefixId, settings)`);
+  if (record.version !== RUN_RECORD_VERSION) {
+    throw new TypeError(
+      `the record of run ${runId} is version ${JSON.stringify(record.version)}, and this forkpool reads version ${RUN_RECORD_VERSION}: run the coordinator and its workers on the same forkpool version`,
+    );
   }
-  const limits = (record.settings as RunForkSettings).rateLimit as Record<string, unknown> | undefined;
-  if (limits !== undefined) {
-    const positive = (v: unknown): boolean => v === undefined || (Number.isSafeInteger(v) && (v as number) >= 1);
-    if (limits === null || typeof limits !== 'object' || !positive(limits.requestsPerMinute) || !positive(limits.tokensPerMinute)) {
-      throw new TypeError(`the record of run ${runId} has a rate limit that is not requests and tokens per minute (positive integers)`);
-    }
-  }
-  return record as RunRecord;
+  if (typeof record.prefixId !== 'string') throw new TypeError(`the record of run ${runId} has no prefixId`);
+  const settings = optionsOf(RunForkSettingsSchema, record.settings, { value: (p) => `the record of run ${runId}: settings${p.map((k) => `.${String(k)}`).join('')}` });
+  return { version: RUN_RECORD_VERSION, prefixId: record.prefixId, settings };
 }
 
 /** Checks a job's return value: a result of the job's own task, with the fields the report reads. */

@@ -237,7 +237,7 @@ class JobRunner {
       this.localGate ??= createCallGate({
         maxInFlight: this.concurrency,
         ...this.base.rateLimit,
-        ...(this.base.globalRetryBudget !== undefined ? { retryBudget: this.base.globalRetryBudget } : {}),
+        ...(this.base.globalRetryBudget !== undefined ? { globalRetryBudget: this.base.globalRetryBudget } : {}),
       });
       gate = createSharedGate({ redis: this.redis, runId, limits: settings.rateLimit, local: this.localGate, log: this.log });
       this.gates.set(runId, gate);
@@ -251,16 +251,8 @@ class JobRunner {
     const key = JSON.stringify(engineSettings);
     let engine = this.engines.get(key);
     if (!engine) {
-      const s = settings;
-      engine = ForkEngine.create({
-        ...this.base,
-        ...(s.maxTurns !== undefined ? { maxTurns: s.maxTurns } : {}),
-        ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
-        ...(s.history !== undefined ? { history: s.history } : {}),
-        ...(s.cache !== undefined ? { cache: s.cache } : {}),
-        ...(s.cacheTtl !== undefined ? { cacheTtl: s.cacheTtl } : {}),
-        ...(s.maxTokensPerFork !== undefined ? { maxTokensPerFork: s.maxTokensPerFork } : {}),
-      });
+      // The record's settings are engine options under their own names (RunForkSettingsSchema).
+      engine = ForkEngine.create({ ...this.base, ...engineSettings });
       this.engines.set(key, engine);
       engine.catch(() => this.engines.delete(key));
     }
