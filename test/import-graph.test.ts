@@ -110,13 +110,6 @@ const PROVIDER_MODULES = [
   /^local-server\//,
 ];
 
-/**
- * Modules that still break the rule, each being moved into its shape's folder or onto the registry by
- * another part of the same change; the list empties as they land. A module not listed breaks the build.
- */
-const STILL_TO_MOVE: readonly string[] = [
-];
-
 /** The comment that exempts a line (or the line after it): the literal is not a session's or request's format. */
 const NOT_A_FORMAT = /\/\/.*\bnot a format\b/;
 
@@ -172,16 +165,9 @@ function sourceFiles(): Map<string, { text: string; imports: string[] }> {
 describe('the shape rule: only a shape\'s folder, the registry and the provider modules know a shape', () => {
   const formats = shapeFormats();
   const breaches = shapeRuleBreaches(sourceFiles(), formats);
-  const moduleOf = (breach: string): string => breach.slice(0, breach.indexOf(':'));
-
   it('no module outside them imports a shape\'s folder or compares a format to a shape\'s literal', () => {
     expect(formats.length).toBeGreaterThanOrEqual(5);
-    expect(breaches.filter((breach) => !STILL_TO_MOVE.includes(moduleOf(breach)))).toEqual([]);
-  });
-
-  it('STILL_TO_MOVE lists only modules that still break it', () => {
-    const breaking = new Set(breaches.map(moduleOf));
-    expect(STILL_TO_MOVE.filter((module) => !breaking.has(module))).toEqual([]);
+    expect(breaches).toEqual([]);
   });
 
   it('would see a breach: planted imports and comparisons are named with their line', () => {
