@@ -149,7 +149,7 @@ describe.each(SHAPES)('$name', (shape) => {
     let compared = 0;
     for (const task of TASKS) {
       const seed = seedForkTask(prefix.session, task, { history: 'inherit', spawnTools: ['agent'] });
-      const conversation = openConversation(seed, requestDecorator({ request: shape.cache }, { shared: seed.sharedContents, window: 'w' }));
+      const conversation = openConversation(seed, requestDecorator({ request: shape.cache, shape: shape.format }, { shared: seed.sharedContents, window: 'w' }));
       for (let turn = 0; turn < 3; turn++) {
         const request = conversation.request();
         await provider.generate(request, { signal: new AbortController().signal });
