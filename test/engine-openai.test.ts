@@ -1,4 +1,4 @@
-// Internal: FORK_PLACEHOLDER_TEXT: the fork's fixed wording (src/fork/constants.ts) has no entry point; everything else comes through forkpool and forkpool/local-server.
+// Internal: FORK_PLACEHOLDER_TEXT: the fork's fixed wording (src/wording/constants.ts) has no entry point; everything else comes through forkpool and forkpool/local-server.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, type OpenAIChatSession, type ParentEvent } from '../src/index.js';

@@ -1,4 +1,4 @@
-// Internal: FORK_PLACEHOLDER_TEXT and NESTED_FORK_ERROR: the fork's fixed wording (src/fork/constants.ts) has no entry point; everything else comes through forkpool and forkpool/local-server.
+// Internal: FORK_PLACEHOLDER_TEXT and NESTED_FORK_ERROR: the fork's fixed wording (src/wording/constants.ts) has no entry point; everything else comes through forkpool and forkpool/local-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, type ForkEvent, type ParentSession } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';

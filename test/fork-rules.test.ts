@@ -1,4 +1,4 @@
-// Internal: FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, FORK_SYSTEM_TEXT and NESTED_FORK_ERROR (src/fork/constants.ts): the fork's fixed wording has no entry point; everything else comes through forkpool and forkpool/protocol.
+// Internal: FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, FORK_SYSTEM_TEXT and NESTED_FORK_ERROR (src/wording/constants.ts): the fork's fixed wording has no entry point; everything else comes through forkpool and forkpool/protocol.
 /*
  * The fork rules that hold on every session shape, run once per shape (Gemini, OpenAI Chat
  * Completions, Anthropic Messages) through the adapters of test/support/shapes.ts: a test writes its
@@ -15,7 +15,7 @@ import {
   FORK_UNAVAILABLE_RESULT_TEXT,
   NESTED_FORK_ERROR,
 } from '../src/fork/index.js';
-import { FORK_SYSTEM_TEXT } from '../src/fork/constants.js';
+import { FORK_SYSTEM_TEXT } from '../src/wording/constants.js';
 import { freezePrefix } from '../src/index.js';
 import {
   AGENT_TOOL_DECLARATION,

@@ -1,4 +1,4 @@
-// Internal: FORK_PLACEHOLDER_TEXT, FORK_SYSTEM_INSTRUCTION and FORK_UNAVAILABLE_RESULT_TEXT (src/fork/constants.ts): the fork's fixed wording has no entry point; seedFork and buildChildMessage come through forkpool/protocol.
+// Internal: FORK_PLACEHOLDER_TEXT, FORK_SYSTEM_INSTRUCTION and FORK_UNAVAILABLE_RESULT_TEXT (src/wording/constants.ts): the fork's fixed wording has no entry point; seedFork and buildChildMessage come through forkpool/protocol.
 /*
  * The fork rules on Gemini sessions where they are Gemini's own: calls and results without ids, a
  * user message of results and words, the systemInstruction and the other prefix fields of a Gemini

@@ -110,6 +110,9 @@ const PROVIDER_MODULES = [
   /^local-server\//,
 ];
 
+/** What a shape's folder may import of src/: the shapes' neutral modules and folders, the input rules, the fork's wording. */
+const BENEATH_SHAPES = [/^shapes\//, /^input\//, /^wording\//];
+
 /** The comment that exempts a line (or the line after it): the literal is not a session's or request's format. */
 const NOT_A_FORMAT = /\/\/.*\bnot a format\b/;
 
@@ -142,6 +145,12 @@ function shapeRuleBreaches(files: ReadonlyMap<string, { text: string; imports: r
     const own = shapeFolderOf(module, formats);
     const lines = text.split('\n');
     for (const target of imports) {
+      // A shape's folder stands below everything but the neutral code it implements.
+      if (own !== undefined && !BENEATH_SHAPES.some((allowed) => allowed.test(target))) {
+        const line = lines.findIndex((l) => l.includes(target.split('/').slice(-2).join('/').replace(/\.ts$/, ''))) + 1;
+        breaches.push(`${module}:${line}: a shape's folder imports ${target}, above it`);
+        continue;
+      }
       const folder = shapeFolderOf(target, formats);
       if (folder === undefined || folder === own) continue;
       const line = lines.findIndex((l) => l.includes(target.split('/').slice(-2).join('/').replace(/\.ts$/, '')) || l.includes(`./${folder}/`)) + 1;
@@ -190,6 +199,10 @@ describe('the shape rule: only a shape\'s folder, the registry and the provider 
     // A shape's folder importing another's breaks it too.
     expect(shapeRuleBreaches(new Map([['shapes/ai-sdk/planted.ts', { text: "import { x } from '../openai-chat/dialect.js';\n", imports: ['shapes/openai-chat/dialect.ts'] }]]), formats)).toEqual([
       'shapes/ai-sdk/planted.ts:1: imports shapes/openai-chat/dialect.ts',
+    ]);
+    // And one importing code above the shapes (the engine).
+    expect(shapeRuleBreaches(new Map([['shapes/gemini/planted.ts', { text: "import { ForkEngine } from '../../engine/engine.js';\n", imports: ['engine/engine.ts'] }]]), formats)).toEqual([
+      "shapes/gemini/planted.ts:1: a shape's folder imports engine/engine.ts, above it",
     ]);
   });
 });

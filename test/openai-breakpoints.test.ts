@@ -1,9 +1,9 @@
-// Internal: placeOpenAIBreakpoints, takesCacheBreakpoints, CHAT_MARKS and CHILD_OPENING (src/shapes/openai-breakpoints.ts, src/shapes/openai-chat/breakpoints.ts, src/fork/child-message.ts) have no entry point; the rest comes through forkpool, the openai SDK and `forkpool serve`.
+// Internal: placeOpenAIBreakpoints, takesCacheBreakpoints, CHAT_MARKS and CHILD_OPENING (src/shapes/openai-breakpoints.ts, src/shapes/openai-chat/breakpoints.ts, src/wording/child-message.ts) have no entry point; the rest comes through forkpool, the openai SDK and `forkpool serve`.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_MARKS } from '../src/shapes/openai-chat/breakpoints.js';
 import { placeOpenAIBreakpoints, takesCacheBreakpoints } from '../src/shapes/openai-breakpoints.js';
-import { CHILD_OPENING } from '../src/fork/child-message.js';
+import { CHILD_OPENING } from '../src/wording/child-message.js';
 import { ForkEngine, parseSession, type ForkResult, type OpenAIChatSession } from '../src/index.js';
 import type { ChatMessage } from '../src/shapes/openai-chat/schema.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';

@@ -1,4 +1,4 @@
-// Internal: NESTED_FORK_ERROR: the fork's fixed wording (src/fork/constants.ts) has no entry point; buildChildMessage comes through forkpool/protocol, the rest through forkpool and forkpool/local-server.
+// Internal: NESTED_FORK_ERROR: the fork's fixed wording (src/wording/constants.ts) has no entry point; buildChildMessage comes through forkpool/protocol, the rest through forkpool and forkpool/local-server.
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ForkEngine, defineTool, type ForkResult, type OpenAIResponsesSession } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
-import { CHILD_OPENING } from '../src/fork/child-message.js';
+import { CHILD_OPENING } from '../src/wording/child-message.js';
 
 /*
  * Forks of a Responses API session (`"format": "openai-responses"`), re-sending the conversation:

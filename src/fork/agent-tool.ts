@@ -3,7 +3,7 @@ import { failure, type Failure } from '../failure.js';
 import { dialectFor, type ChatTool } from '../shapes/registry.js';
 import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
-import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from './constants.js';
+import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from '../wording/constants.js';
 import { toolEntryRule } from '../session/tool-allowlist.js';
 
 export const AGENT_TOOL_NAME = 'agent';

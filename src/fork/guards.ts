@@ -1,6 +1,6 @@
 import { viewMessage } from '../shapes/registry.js';
 import type { AnyMessage } from '../shapes/view.js';
-import { FORK_BOILERPLATE_OPEN } from './constants.js';
+import { FORK_BOILERPLATE_OPEN } from '../wording/constants.js';
 
 /** Forking a fork is refused: the child would inherit a directive that is not its own. */
 export class ForkRejectedError extends Error {

@@ -10,7 +10,7 @@ export {
   type AgentParamsProblem,
   type ForkRequest,
 } from './agent-tool.js';
-export { buildChildMessage } from './child-message.js';
+export { buildChildMessage } from '../wording/child-message.js';
 export {
   SEND_MESSAGE_DECLARATION,
   SEND_MESSAGE_TOOL_NAME,
@@ -28,7 +28,7 @@ export {
   FORK_SYSTEM_INSTRUCTION,
   FORK_UNAVAILABLE_RESULT_TEXT,
   NESTED_FORK_ERROR,
-} from './constants.js';
+} from '../wording/constants.js';
 export { ForkRejectedError, isForkChild } from './guards.js';
 export {
   isRealUserTurn,

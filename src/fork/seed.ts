@@ -5,7 +5,7 @@ import { viewMessage } from '../shapes/registry.js';
 import type { AnyMessage, CallView } from '../shapes/view.js';
 import type { ForkTurns, HistoryMode } from '../session/schema.js';
 import type { ForkSeedOf, ParentSession } from '../shapes/registry.js';
-import { buildChildMessage } from './child-message.js';
+import { buildChildMessage } from '../wording/child-message.js';
 import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
   FORK_ACK_TEXT,
@@ -13,7 +13,7 @@ import {
   FORK_PLACEHOLDER_TEXT,
   FORK_SYSTEM_TEXT,
   FORK_UNAVAILABLE_RESULT_TEXT,
-} from './constants.js';
+} from '../wording/constants.js';
 import { assertNotForkChild } from './guards.js';
 import { toolEntryRule } from '../session/tool-allowlist.js';
 import { completedTurnPrefix, keepLastUserTurns } from './history.js';

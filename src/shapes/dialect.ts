@@ -1,4 +1,3 @@
-import type { FunctionDeclaration } from '../tools/define.js';
 import type { SeedBase, SeedCopy, SeedParts } from './seed.js';
 import type { AnyMessage, CallView } from './view.js';
 
@@ -68,4 +67,11 @@ export interface Dialect<M extends AnyMessage, S, R extends WireRequest = WireRe
   seedRequest(seed: F, messages: readonly M[]): R;
   /** The size of what a seed's requests send besides their messages (instructions, tools, settings), in characters. */
   seedFieldsChars(seed: F): number;
+}
+
+/** A function declaration as Gemini takes it (`tools[].functionDeclarations[]`). */
+export interface FunctionDeclaration {
+  name: string;
+  description: string;
+  parametersJsonSchema: Record<string, unknown>;
 }

@@ -1,3 +1,4 @@
+import type { FunctionDeclaration } from '../shapes/dialect.js';
 import { z } from 'zod';
 
 /** What a tool's execute() gets besides its arguments. */
@@ -8,12 +9,8 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** A function declaration as Gemini takes it (`tools[].functionDeclarations[]`). */
-export interface FunctionDeclaration {
-  name: string;
-  description: string;
-  parametersJsonSchema: Record<string, unknown>;
-}
+
+export type { FunctionDeclaration };
 
 export type ApprovalPolicy = 'never' | 'required';
 

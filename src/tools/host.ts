@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { FORK_SUBAGENT_TYPE, requestedSubagentType } from '../fork/agent-tool.js';
-import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../fork/constants.js';
+import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR, SUBAGENT_DEPTH_ERROR } from '../wording/constants.js';
 import { TASK_CONTROL_REFUSED, TASK_CONTROL_TOOLS } from '../fork/task-tools.js';
 import { allowsTool } from '../session/tool-allowlist.js';
 import type { SubagentType } from '../session/schema.js';

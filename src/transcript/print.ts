@@ -1,6 +1,6 @@
 import { findShape, viewMessage } from '../shapes/registry.js';
 import type { AnyMessage, MessageReader, MessageView, ResultView } from '../shapes/view.js';
-import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from '../fork/constants.js';
+import { FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN } from '../wording/constants.js';
 import type { TranscriptHeader, TranscriptLine, TranscriptUsage } from './format.js';
 import type { Transcript } from './read.js';
 

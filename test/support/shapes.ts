@@ -7,8 +7,8 @@
  * blocks, then text blocks, of one user message (a lone text is string content). The readers here are
  * the tests' own, so the code under test is not its own oracle.
  */
-// Internal: FORK_SYSTEM_TEXT (src/fork/constants.ts), the fork system text a fresh Chat Completions fork sends; no entry point exports it.
-import { FORK_SYSTEM_TEXT } from '../../src/fork/constants.js';
+// Internal: FORK_SYSTEM_TEXT (src/wording/constants.ts), the fork system text a fresh Chat Completions fork sends; no entry point exports it.
+import { FORK_SYSTEM_TEXT } from '../../src/wording/constants.js';
 // Internal: aiSdkTool (src/shapes/ai-sdk/dialect.ts), the agent tool in the AI SDK's shape; AiSdkSession (src/shapes/ai-sdk/schema.ts).
 import { aiSdkTool } from '../../src/shapes/ai-sdk/dialect.js';
 import type { AiSdkSession } from '../../src/shapes/ai-sdk/schema.js';

@@ -1,4 +1,4 @@
-import { CHILD_OPENING } from '../../fork/child-message.js';
+import { CHILD_OPENING } from '../../wording/child-message.js';
 import { BREAKPOINT, type BreakpointMarks } from '../openai-breakpoints.js';
 import type { ChatMessage } from './schema.js';
 

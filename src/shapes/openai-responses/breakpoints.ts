@@ -1,4 +1,4 @@
-import { CHILD_OPENING } from '../../fork/child-message.js';
+import { CHILD_OPENING } from '../../wording/child-message.js';
 import type { ResponsesItemLike } from './request.js';
 import { BREAKPOINT, type BreakpointMarks } from '../openai-breakpoints.js';
 import type { ResponsesEntry } from './dialect.js';

@@ -1,5 +1,5 @@
 import type { OpenAIResponsesForkSeed, OpenAIResponsesRequest, ResponsesItemLike, ResponsesTurn } from './request.js';
-import type { FunctionDeclaration } from '../../tools/define.js';
+import type { FunctionDeclaration } from '../dialect.js';
 import type { Dialect, ToolResponse } from '../dialect.js';
 import type { CallView } from '../view.js';
 import { bodyWith } from '../request-body.js';

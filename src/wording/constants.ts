@@ -1,5 +1,9 @@
-import { deepFreeze } from '../prefix/deep-freeze.js';
-
+/*
+ * The fork's public wording: the child message, the placeholders and the errors a model reads, word
+ * for word as the reference (Qwen Code) writes them. The fork rules, the shapes, the tool host,
+ * transcripts and the local simulator (which must recognize a child message) all read it here; it
+ * imports nothing.
+ */
 export const FORK_BOILERPLATE_OPEN = '<fork-boilerplate>';
 export const FORK_BOILERPLATE_CLOSE = '</fork-boilerplate>';
 /** Opens the directive's line in the child message; the directive runs to the restriction block or the end. */
@@ -33,7 +37,7 @@ export const FORK_SYSTEM_TEXT = [
  * Used only when a fork starts with no history and the parent has no system instruction of its own:
  * Gemini's systemInstruction (typed here by its outline: the shapes' folders import this module).
  */
-export const FORK_SYSTEM_INSTRUCTION: Readonly<{ parts: { text: string }[] }> = deepFreeze({ parts: [{ text: FORK_SYSTEM_TEXT }] });
+export const FORK_SYSTEM_INSTRUCTION: Readonly<{ parts: { text: string }[] }> = Object.freeze({ parts: Object.freeze([Object.freeze({ text: FORK_SYSTEM_TEXT })]) as { text: string }[] });
 
 /** The reference's (Qwen Code's) answer to a fork request made from inside a sub-agent, word for word. */
 export const NESTED_FORK_ERROR =
