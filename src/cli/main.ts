@@ -3,15 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../input/errors.js';
-import { benchCommand } from './bench-command.js';
-import { convertCommand } from './convert-command.js';
-import { importCommand } from './import-command.js';
 import type { CliIo } from './io.js';
-import { promptCommand } from './prompt-command.js';
-import { runCommand } from './run-command.js';
-import { serveCommand } from './serve.js';
-import { reportCommand } from './report-command.js';
-import { transcriptCommand } from './transcript-command.js';
 import { UsageError } from './usage-error.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 
@@ -55,24 +47,25 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case '-v':
         io.stdout.write(`${packageVersion()}\n`);
         return 0;
+      // Each command loads only its own modules: a provider's SDK, BullMQ or the engine costs a
+      // command that does not use it hundreds of milliseconds of start-up.
       case 'run':
-        return await runCommand(rest, io);
+        return await (await import('./run-command.js')).runCommand(rest, io);
       case 'prompt':
-        return await promptCommand(rest, io);
+        return await (await import('./prompt-command.js')).promptCommand(rest, io);
       case 'serve':
-        return await serveCommand(rest, { out: (l) => io.stdout.write(`${l}\n`), err: (l) => io.stderr.write(`${l}\n`) });
+        return await (await import('./serve.js')).serveCommand(rest, { out: (l) => io.stdout.write(`${l}\n`), err: (l) => io.stderr.write(`${l}\n`) });
       case 'bench':
-        return await benchCommand(rest, io);
+        return await (await import('./bench-command.js')).benchCommand(rest, io);
       case 'convert':
-        return await convertCommand(rest, io);
+        return await (await import('./convert-command.js')).convertCommand(rest, io);
       case 'import':
-        return await importCommand(rest, io);
+        return await (await import('./import-command.js')).importCommand(rest, io);
       case 'transcript':
-        return await transcriptCommand(rest, io);
+        return await (await import('./transcript-command.js')).transcriptCommand(rest, io);
       case 'report':
-        return await reportCommand(rest, io);
+        return await (await import('./report-command.js')).reportCommand(rest, io);
       case 'worker':
-        // BullMQ and ioredis load only here (about 130 ms that no other command should pay).
         return await (await import('./worker-command.js')).workerCommand(rest, io);
       case 'cancel':
         return await (await import('./cancel-command.js')).cancelCommand(rest, io);
