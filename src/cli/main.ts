@@ -16,7 +16,7 @@ Usage:
                                                           Completions and Responses, Anthropic Messages)
   forkpool worker --queue redis://HOST:PORT [options]     run the forks of distributed runs (run --queue)
   forkpool cancel --queue redis://HOST:PORT RUN [TASK]    cancel a distributed run, or one fork of it
-  forkpool convert SESSION --to SHAPE                     convert between Gemini's and OpenAI's shapes
+  forkpool convert SESSION --to SHAPE                     convert a session to another API's shape
   forkpool import FILE [--out FILE]                       another agent's transcript as a session
   forkpool transcript FILE [--json]                       a fork's transcript (--transcripts), for a person
   forkpool report RESULTS --html FILE                     a finished run's results as one HTML page
