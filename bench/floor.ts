@@ -20,7 +20,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
-import { buildChildMessage } from '../dist/src/fork/child-message.js';
+import { buildChildMessage } from '../dist/src/wording/child-message.js';
 import type { GeminiSession } from '../dist/src/index.js';
 import { runIfMain } from './lib/script.js';
 import { benchTool, makeSession } from './lib/session.js';

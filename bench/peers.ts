@@ -35,7 +35,7 @@ import type { AgentInputItem } from '@openai/agents';
 import type { ModelMessage } from 'ai';
 import type { RunReport } from '../dist/src/index.js';
 import { callMaxima, type CacheRules } from '../dist/src/engine/cache-figures.js';
-import { buildChildMessage } from '../dist/src/fork/child-message.js';
+import { buildChildMessage } from '../dist/src/wording/child-message.js';
 import type { OpenAIChatSession } from '../dist/src/shapes/openai-chat/schema.js';
 import { chatProvider } from './lib/chat.js';
 import { probeMainThread } from './lib/measure.js';

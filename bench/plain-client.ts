@@ -16,7 +16,7 @@
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { buildChildMessage } from '../dist/src/fork/child-message.js';
+import { buildChildMessage } from '../dist/src/wording/child-message.js';
 import type { GeminiSession } from '../dist/src/index.js';
 import { postBuffers } from './floor.js';
 import { runIfMain } from './lib/script.js';
