@@ -87,6 +87,29 @@ export function jsonObjectOf(text: string): Record<string, unknown> | undefined 
   }
 }
 
+/**
+ * A tool result as the text the OpenAI shapes carry: the response's `output` when that is all it
+ * holds and is not itself a JSON object's text (the way back reads such text as that object), else
+ * the response as JSON.
+ */
+export function resultText(response: Readonly<Record<string, unknown>>): string {
+  const output = response.output;
+  if (Object.keys(response).length === 1 && typeof output === 'string' && jsonObjectOf(output) === undefined) return output;
+  return JSON.stringify(response);
+}
+
+/** A call's arguments written as text, read as the JSON object the target needs; `why` ends the error ("a tool_use's input is a JSON object"). */
+export function argsObjectOf(text: string, path: string, issues: Issues, why: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return issues.fail(path, `is not valid JSON (${err instanceof Error ? err.message : String(err)}); ${why}`);
+  }
+  if (!isRecord(value)) issues.fail(path, `must be the JSON text of an object: ${why}`);
+  return value;
+}
+
 /** `{ key: value }` when value is given (null included: the OpenAI APIs read it as their default), else nothing. */
 export function given(key: string, value: unknown): Record<string, unknown> {
   return value === undefined ? {} : { [key]: value };

@@ -1,5 +1,5 @@
-import { isRecord } from '../../input/json.js';
-import { CallLedger, type CallRules, type Issues } from '../convert-issues.js';
+
+import { CallLedger, type CallRules, type Issues, argsObjectOf } from '../convert-issues.js';
 import {
   type HubMessage,
   type HubOutput,
@@ -179,7 +179,7 @@ class HistoryWriter {
       case 'call': {
         if (role !== 'assistant') return this.unsupported(path, 'functionCall', 'a user message cannot call a tool');
         this.issues.opaque(part.extras);
-        const input = 'json' in part.args ? (part.args.json ?? {}) : argsOf(part.args.text, part.args.path, this.issues);
+        const input = 'json' in part.args ? (part.args.json ?? {}) : argsObjectOf(part.args.text, part.args.path, this.issues, "a tool_use's input is a JSON object");
         const id = this.calls.call(part.id, part.name, part.idPath);
         return { type: 'tool_use', id, name: part.name, input };
       }
@@ -227,17 +227,6 @@ class HistoryWriter {
     if (typeof response.error === 'string') return response.error;
     return JSON.stringify(response);
   }
-}
-
-function argsOf(text: string, path: string, issues: Issues): Json {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return issues.fail(path, `is not valid JSON (${err instanceof Error ? err.message : String(err)}); a tool_use's input is a JSON object`);
-  }
-  if (!isRecord(value)) issues.fail(path, "must be the JSON text of an object: a tool_use's input is a JSON object");
-  return value;
 }
 
 function resultsFirst(blocks: Block[]): Block[] {

@@ -1,5 +1,5 @@
 import { isRecord } from '../../input/json.js';
-import { CallLedger, type CallRules, type Issues, jsonObjectOf } from '../convert-issues.js';
+import { CallLedger, type CallRules, type Issues, jsonObjectOf, argsObjectOf } from '../convert-issues.js';
 import {
   type HubCall,
   type HubMessage,
@@ -370,7 +370,7 @@ class HistoryWriter {
 
   private call(part: HubCall): Part {
     this.issues.opaque(part.extras);
-    const args = 'json' in part.args ? part.args.json : argsOf(part.args.text, part.args.path, this.issues);
+    const args = 'json' in part.args ? part.args.json : argsObjectOf(part.args.text, part.args.path, this.issues, "a Gemini call's args are a JSON object");
     const id = this.calls.call(part.id, part.name, part.idPath);
     return { functionCall: { id, name: part.name, ...(args === undefined ? {} : { args }) } };
   }
@@ -409,17 +409,6 @@ class HistoryWriter {
 /** The response a tool's text stands for: the object it is the JSON of, else `{ output: text }`. */
 function responseOf(text: string): Json {
   return jsonObjectOf(text) ?? { output: text };
-}
-
-function argsOf(text: string, path: string, issues: Issues): Json {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return issues.fail(path, `is not valid JSON (${err instanceof Error ? err.message : String(err)}); a Gemini call's args are a JSON object`);
-  }
-  if (!isRecord(value)) issues.fail(path, "must be the JSON text of an object: a Gemini call's args are a JSON object");
-  return value;
 }
 
 function geminiTools(tools: readonly HubTool[], toolExtras: readonly Opaque[], issues: Issues): GeminiTool[] | undefined {

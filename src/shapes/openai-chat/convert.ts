@@ -1,5 +1,5 @@
 import { isRecord } from '../../input/json.js';
-import { CallLedger, type CallRules, given, type Issues, jsonObjectOf } from '../convert-issues.js';
+import { CallLedger, type CallRules, given, type Issues, resultText } from '../convert-issues.js';
 import {
   bookkeepingNote,
   type HubMedia,
@@ -17,7 +17,7 @@ import {
   partWhat,
 } from '../hub.js';
 import type { ConvertFacet } from '../shape.js';
-import type { ChatContentPart, ChatMessage, ChatTool, ChatToolCall, OpenAIChatSession } from './schema.js';
+import { type ChatContentPart, type ChatMessage, type ChatTool, type ChatToolCall, OPENAI_CHAT_SESSION_KEYS, type OpenAIChatSession } from './schema.js';
 
 /*
  * OpenAI Chat Completions' shape (`"format": "openai-chat"`) ⇄ the hub. docs/converting.md states
@@ -52,26 +52,6 @@ type Json = Record<string, unknown>;
 
 // ── To the hub ──────────────────────────────────────────────────────────────────────────────────
 
-/** The session fields read; any other is opaque unless null. */
-const SESSION_FIELDS: readonly string[] = [
-  'format',
-  'model',
-  'messages',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'temperature',
-  'top_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'reasoning_effort',
-  'response_format',
-  'seed',
-  'stop',
-  'prompt_cache_options',
-  'prompt_cache_retention',
-];
-
 const MESSAGE_FIELDS: Record<ChatMessage['role'], readonly string[]> = {
   system: ['role', 'content'],
   developer: ['role', 'content'],
@@ -82,7 +62,7 @@ const MESSAGE_FIELDS: Record<ChatMessage['role'], readonly string[]> = {
 
 function toHub(session: Readonly<OpenAIChatSession>, issues: Issues): HubSession {
   const extras: Opaque[] = Object.entries(session)
-    .filter(([key, value]) => !SESSION_FIELDS.includes(key) && value !== undefined && value !== null)
+    .filter(([key, value]) => !OPENAI_CHAT_SESSION_KEYS.includes(key) && value !== undefined && value !== null)
     .map(([key]) => ({ path: '', what: key }));
   const messages = new MessageReader().read(session.messages);
   const tools = (session.tools ?? []).map((tool, t) => hubTool(tool, t));
@@ -434,7 +414,7 @@ class HistoryWriter {
   }
 
   private toolContent(output: HubOutput): string | Text[] {
-    if ('json' in output) return jsonText(output.json);
+    if ('json' in output) return resultText(output.json);
     if ('text' in output) return output.text;
     if ('error' in output) return output.error;
     const parts: Text[] = [];
@@ -446,12 +426,6 @@ class HistoryWriter {
   }
 }
 
-/** `response.output` itself when that is all the response holds and reads back as itself; the response as JSON otherwise. */
-function jsonText(response: Json): string {
-  const output = response.output;
-  if (Object.keys(response).length === 1 && typeof output === 'string' && jsonObjectOf(output) === undefined) return output;
-  return JSON.stringify(response);
-}
 
 function chatTool(tool: HubTool, issues: Issues): ChatTool {
   issues.opaque(tool.extras);

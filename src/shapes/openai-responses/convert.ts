@@ -1,4 +1,4 @@
-import { CallLedger, type CallRules, given, type Issues, jsonObjectOf } from '../convert-issues.js';
+import { CallLedger, type CallRules, given, type Issues, resultText } from '../convert-issues.js';
 import {
   bookkeepingNote,
   type HubMedia,
@@ -454,7 +454,7 @@ class ItemWriter {
   }
 
   private output(output: HubOutput): string | InputContent[] {
-    if ('json' in output) return jsonText(output.json);
+    if ('json' in output) return resultText(output.json);
     if ('text' in output) return output.text;
     if ('error' in output) return output.error;
     const parts = output.parts.flatMap((part) => this.inputPart(part) ?? []);
@@ -482,12 +482,6 @@ class ItemWriter {
   }
 }
 
-/** `response.output` itself when that is all the response holds and reads back as itself; the response as JSON otherwise. */
-function jsonText(response: Json): string {
-  const output = response.output;
-  if (Object.keys(response).length === 1 && typeof output === 'string' && jsonObjectOf(output) === undefined) return output;
-  return JSON.stringify(response);
-}
 
 function responsesTool(tool: HubTool, issues: Issues): ResponsesFunctionTool {
   issues.opaque(tool.extras);
