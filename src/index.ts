@@ -106,5 +106,5 @@ export {
 export { workspaceTools, type WorkspaceLimits } from './tools/workspace/index.js';
 export { loadToolsModule, type LoadToolsOptions } from './tools/load-module.js';
 export type { TokenUsage, RetryPolicy } from './model/types.js';
-export type { Failure } from './failure.js';
+export type { Failure } from './input/failure.js';
 export type { EngineCallGate, RateLimits } from './engine/call-gate.js';

@@ -32,7 +32,7 @@ export {
 } from './fork/index.js';
 export { formatTaskNotification, escapeXml } from './engine/notification.js';
 export type { FunctionDeclaration } from './tools/define.js';
-export type { Failure } from './failure.js';
+export type { Failure } from './input/failure.js';
 export type { ForkTurns, HistoryMode, SubagentType } from './session/schema.js';
 export type {
   Content,

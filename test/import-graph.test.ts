@@ -206,3 +206,55 @@ describe('the shape rule: only a shape\'s folder, the registry and the provider 
     ]);
   });
 });
+
+/*
+ * Folders in a ladder: no folder of src/ imports a folder that imports it back, directly or around
+ * a circle (type imports and import() included). The entry points at src/'s root stand above all.
+ */
+
+/** The folder of src/ a module sits in ('' for the entry points at its root). */
+const folderOf = (file: string): string => {
+  const parts = relative(SRC, file).split('/');
+  return parts.length > 1 ? (parts[0] as string) : '';
+};
+
+/** For each pair of folders with an import between them, one import that makes the edge (for the message). */
+function folderEdges(graph: ReadonlyMap<string, readonly string[]>): Map<string, Map<string, string>> {
+  const edges = new Map<string, Map<string, string>>();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (from === to || from === '' || !graph.has(target)) continue;
+      const out = edges.get(from) ?? new Map<string, string>();
+      if (!out.has(to)) out.set(to, `${relative(SRC, file)} imports ${relative(SRC, target)}`);
+      edges.set(from, out);
+    }
+  }
+  return edges;
+}
+
+/** A circle of folders, each step named by the import that makes it; undefined when they form a ladder. */
+function folderCircle(edges: ReadonlyMap<string, ReadonlyMap<string, string>>): string[] | undefined {
+  const graph = new Map([...edges].map(([from, out]) => [from, [...out.keys()]]));
+  const cycle = findCycle(graph);
+  if (cycle === undefined) return undefined;
+  return cycle.slice(0, -1).map((from, i) => `${from} → ${cycle[i + 1]} (${edges.get(from)?.get(cycle[i + 1] as string)})`);
+}
+
+describe('the folders of src/ form a ladder', () => {
+  it('no folder imports a folder that imports it back, directly or around a circle', () => {
+    const graph = new Map(modules(SRC).map((file) => [file, everyImportOf(file)]));
+    expect(folderCircle(folderEdges(graph))).toBeUndefined();
+  });
+
+  it('would see a circle: a planted one is named edge by edge', () => {
+    const file = (path: string): string => join(SRC, path);
+    const graph = new Map([
+      [file('a/x.ts'), [file('b/y.ts')]],
+      [file('b/y.ts'), [file('c/z.ts')]],
+      [file('c/z.ts'), [file('a/x.ts')]],
+    ]);
+    expect(folderCircle(folderEdges(graph))).toEqual(['a → b (a/x.ts imports b/y.ts)', 'b → c (b/y.ts imports c/z.ts)', 'c → a (c/z.ts imports a/x.ts)']);
+  });
+});

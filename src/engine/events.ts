@@ -1,4 +1,4 @@
-import type { Failure } from '../failure.js';
+import type { Failure } from '../input/failure.js';
 import type { SubagentType } from '../session/schema.js';
 import type { TokenUsage } from '../model/types.js';
 import type { Finish } from '../model/finish.js';

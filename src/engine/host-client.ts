@@ -1,6 +1,6 @@
 import { releaseProxy, wrap, type Endpoint, type Remote } from 'comlink';
 import type { MessagePort } from 'node:worker_threads';
-import { failure, type Failure } from '../failure.js';
+import { failure, type Failure } from '../input/failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
 import { EVENT_MESSAGE, RELEASE_MESSAGE, REOPEN_MESSAGE, isCancelMessage, isParentMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type ReopenMessage, type StopMessage, type WorkerEvent } from './thread-wire.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { failure, type Failure } from '../failure.js';
+import { failure, type Failure } from '../input/failure.js';
 
 type OutputProblem = 'not_json' | 'schema_unusable' | 'schema_mismatch';
 export type SchemaCheck = { ok: true; value: unknown } | { ok: false; error: Failure<OutputProblem> };

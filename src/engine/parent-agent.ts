@@ -12,7 +12,7 @@ import {
   parseTaskStop,
   validateAgentParams,
 } from '../fork/index.js';
-import { failure, type Failure } from '../failure.js';
+import { failure, type Failure } from '../input/failure.js';
 import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../shapes/index.js';
 import { requestDecorator } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';

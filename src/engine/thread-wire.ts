@@ -3,7 +3,7 @@
  * Plain data only: classes and thrown errors do not survive structured clone.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { Failure } from '../failure.js';
+import type { Failure } from '../input/failure.js';
 import type { Finish } from '../model/finish.js';
 import type { CachePlan } from '../model/plan.js';
 import type { AttemptStatus, ProviderConfig, ResponseDiagnostics, RetryPolicy, TokenUsage } from '../model/types.js';

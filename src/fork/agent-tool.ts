@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { failure, type Failure } from '../failure.js';
+import { failure, type Failure } from '../input/failure.js';
 import { dialectFor, type ChatTool } from '../shapes/registry.js';
-import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
+import { parametersJsonSchemaOf } from '../input/json-schema.js';
+import type { FunctionDeclaration } from '../shapes/dialect.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
 import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from '../wording/constants.js';
 import { toolEntryRule } from '../session/tool-allowlist.js';

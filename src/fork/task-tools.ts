@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parametersJsonSchemaOf, type FunctionDeclaration } from '../tools/define.js';
+import { parametersJsonSchemaOf } from '../input/json-schema.js';
+import type { FunctionDeclaration } from '../shapes/dialect.js';
 
 /*
  * The parent loop's tools for managing its background tasks, with the reference's names,

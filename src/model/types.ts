@@ -1,4 +1,4 @@
-import type { Failure } from '../failure.js';
+import type { Failure } from '../input/failure.js';
 import type { Finish } from './finish.js';
 import type { ModelMessage, ModelRequest } from '../shapes/registry.js';
 

@@ -1,5 +1,6 @@
 import type { FunctionDeclaration } from '../shapes/dialect.js';
-import { z } from 'zod';
+import { parametersJsonSchemaOf } from '../input/json-schema.js';
+import type { z } from 'zod';
 
 /** What a tool's execute() gets besides its arguments. */
 export interface ToolContext {
@@ -59,12 +60,6 @@ export interface ToolDefinition<S extends z.ZodType> {
 }
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-
-/** A zod schema as a declaration's `parametersJsonSchema`: JSON Schema of its input, without the `$schema` dialect line. Throws when zod cannot express it. */
-export function parametersJsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return parameters;
-}
 
 /** Defines a tool; its Gemini declaration is generated from the zod schema. */
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.output<S>> {

@@ -1,4 +1,4 @@
-import { failure, type Failure } from '../failure.js';
+import { failure, type Failure } from '../input/failure.js';
 
 export type ToolRejection =
   | 'not_declared'
