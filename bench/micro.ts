@@ -17,7 +17,7 @@ import { runInNewContext } from 'node:vm';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { wrap, releaseProxy, type Endpoint } from 'comlink';
 import { Bench } from 'tinybench';
-import { openConversation } from '../dist/src/engine/conversation.js';
+import { openConversation } from '../dist/src/fork-thread/conversation.js';
 import { seedFork } from '../dist/src/fork/index.js';
 import { GoogleGenAI } from '@google/genai';
 import type { GeminiRequest } from '../dist/src/model/types.js';

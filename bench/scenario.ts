@@ -10,7 +10,7 @@ import { LATENCY_PRESETS, type LatencyModel, type LatencyPreset, type UsagePrese
 import { decodeMs, prefillMs } from '../dist/src/local-server/core/latency.js';
 import { planOf, resolveOptions } from '../dist/src/engine/options.js';
 import type { CachePlan } from '../dist/src/model/plan.js';
-import type { ForkResult } from '../dist/src/engine/thread-wire.js';
+import type { ForkResult } from '../dist/src/result/fork-result.js';
 import { callMaxima, type FirstCallRole } from '../dist/src/engine/cache-figures.js';
 import type { ProviderConfig } from '../dist/src/model/types.js';
 import { freezePrefix, type FrozenPrefix } from '../dist/src/prefix/index.js';

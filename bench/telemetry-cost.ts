@@ -8,7 +8,8 @@ import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { Bench } from 'tinybench';
-import type { ForkResult, WorkerEvent } from '../dist/src/engine/thread-wire.js';
+import type { WorkerEvent } from '../dist/src/wire/protocol.js';
+import type { ForkResult } from '../dist/src/result/fork-result.js';
 import { traceFanOut } from '../dist/src/telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics } from '../dist/src/telemetry/metrics.js';
 

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import type { ForkEvent } from '../dist/src/engine/events.js';
-import type { CacheMiss, ForkResult } from '../dist/src/engine/thread-wire.js';
+import type { CacheMiss, ForkResult } from '../dist/src/result/fork-result.js';
 import { createRunRecorder, type ReportFigures, type RunRecorder } from '../dist/src/ui/recorder.js';
 import { reportHtml, snapshotOfResults, type ReportLine } from '../dist/src/ui/report.js';
 import { startLiveServer, type LiveServer } from '../dist/src/ui/server.js';

@@ -3,10 +3,10 @@ import { expose, type Endpoint } from 'comlink';
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { createCallGate } from '../src/engine/call-gate.js';
-import { openForkChannel } from '../src/engine/channel.js';
-import { connectHost } from '../src/engine/host-client.js';
+import { openForkChannel } from '../src/engine/host-end.js';
+import { connectHost } from '../src/wire/fork-end.js';
 import { createToolHost } from '../src/tools/host.js';
-import { CANCEL_MESSAGE, type ForkHostApi } from '../src/engine/thread-wire.js';
+import { CANCEL_MESSAGE, type ForkHostApi } from '../src/wire/protocol.js';
 
 /** A main-thread side whose tool calls never answer, like a wedged or vanished host. */
 function silentHost(): ForkHostApi {

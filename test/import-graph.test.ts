@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 // Internal: the registry's list of formats (src/shapes/registry.ts): the literals the rule is about.
 import { shapeFormats } from '../src/shapes/registry.js';
 
-/* The module graph of src/ has no cycle, type imports included (issue 13). */
+/* The module graph of src/ has no cycle, type imports included. */
 
 const SRC = resolve('src');
 
@@ -74,24 +74,48 @@ function everyImportOf(file: string): string[] {
   return [...importsOf(file), ...dynamic];
 }
 
-describe('floors: the session and tools floors import nothing from the floors above (issue 23)', () => {
-  const graph = new Map(modules(SRC).map((file) => [file, everyImportOf(file)]));
-  /** Each floor's files, and the folders of src/ none of them may import from. */
-  const floors: [string, string[]][] = [
-    ['session', ['import', 'convert', 'engine', 'cli', 'queue', 'local-server', 'model', 'dialect', 'fork', 'tools', 'prefix']],
-    // The tools floor applies the fork rules' refusals (their wording lives in src/fork) and nothing above.
-    ['tools', ['import', 'convert', 'engine', 'cli', 'queue', 'local-server', 'model', 'dialect', 'prefix']],
-  ];
-  it.each(floors)('src/%s', (floor, above) => {
-    const reaching: string[] = [];
-    for (const [file, imports] of graph) {
-      if (!relative(SRC, file).startsWith(`${floor}/`)) continue;
-      for (const target of imports) {
-        const folder = relative(SRC, target).split('/')[0] ?? '';
-        if (above.includes(folder)) reaching.push(`${relative(SRC, file)} → ${relative(SRC, target)}`);
-      }
+/** What a folder of src/ may not import, whatever the ladder allows: the rooms the architecture page draws. */
+const FORBIDDEN: [string, string[]][] = [
+  ['session', ['import', 'convert', 'engine', 'cli', 'queue', 'local-server', 'model', 'fork', 'tools', 'prefix', 'wire', 'fork-thread']],
+  // The tools floor applies the fork rules' refusals and nothing above.
+  ['tools', ['import', 'convert', 'engine', 'cli', 'queue', 'local-server', 'model', 'prefix', 'wire', 'fork-thread']],
+  // The thread boundary: what runs in a fork's thread and what runs on the main thread know each other only through the wire.
+  ['fork-thread', ['engine', 'queue', 'cli', 'ui', 'ai-sdk', 'openai-agents', 'fork-tool']],
+  ['engine', ['fork-thread']],
+  ['wire', ['engine', 'fork-thread', 'queue', 'cli']],
+];
+
+/** Each import of a folder's modules into a folder it may not import, as `module → target`. */
+function forbiddenImports(graph: ReadonlyMap<string, readonly string[]>, folder: string, forbidden: readonly string[]): string[] {
+  const reaching: string[] = [];
+  for (const [file, imports] of graph) {
+    if (!relative(SRC, file).startsWith(`${folder}/`)) continue;
+    for (const target of imports) {
+      if (forbidden.includes(relative(SRC, target).split('/')[0] ?? '')) reaching.push(`${relative(SRC, file)} → ${relative(SRC, target)}`);
     }
-    expect(reaching).toEqual([]);
+  }
+  return reaching;
+}
+
+/** The simulator judges the client: it imports nothing of it but the public wording it must recognize (and how a thread starts). */
+const SIMULATOR_MAY_IMPORT = ['local-server', 'wording', 'thread-start'];
+
+describe('rooms: what a folder may not import', () => {
+  const graph = new Map(modules(SRC).map((file) => [file, everyImportOf(file)]));
+  it.each(FORBIDDEN)('src/%s', (folder, forbidden) => {
+    expect(forbiddenImports(graph, folder, forbidden)).toEqual([]);
+  });
+
+  it('the simulator (src/local-server) imports only the wording of what it judges', () => {
+    const everything = [...new Set([...graph.keys()].map((file) => relative(SRC, file).split('/')[0] ?? ''))].filter((folder) => !folder.endsWith('.ts'));
+    const others = everything.filter((folder) => !SIMULATOR_MAY_IMPORT.includes(folder));
+    expect(others.length).toBeGreaterThan(10);
+    expect(forbiddenImports(graph, 'local-server', others)).toEqual([]);
+  });
+
+  it('would see a breach: a planted import is named', () => {
+    const planted = new Map([[join(SRC, 'fork-thread/x.ts'), [join(SRC, 'engine/run.ts'), join(SRC, 'wire/protocol.ts')]]]);
+    expect(forbiddenImports(planted, 'fork-thread', ['engine'])).toEqual(['fork-thread/x.ts → engine/run.ts']);
   });
 });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, type ForkResult, type PriceTable, type RunReport } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { costOf, priceOf, type ModelPrice } from '../src/model/prices.js';
-import { sumUsage } from '../src/engine/results.js';
+import { sumUsage } from '../src/result/results.js';
 import { runCli, writeTasks } from './fixtures/cli/run-cli.js';
 import { startServe } from './fixtures/cli/serve.js';
 import { parentSession, testTools } from './support/engine-fixtures.js';

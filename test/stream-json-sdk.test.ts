@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { SDKMessage } from '@qwen-code/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ParentEvent } from '../src/engine/parent-agent.js';
-import type { ForkResult } from '../src/engine/thread-wire.js';
+import type { ForkResult } from '../src/result/fork-result.js';
 import { parentLines, streamSession } from '../src/cli/stream-json.js';
 import { shapeNamed } from '../src/shapes/registry.js';
 import { jsonLines, runCli } from './fixtures/cli/run-cli.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replyContent, requestContent } from '../src/telemetry/content.js';
+import { replyContent, requestContent } from '../src/shapes/call-content.js';
 
 /*
  * The opt-in content attributes from the Chat Completions and Messages shapes (the Gemini shape is

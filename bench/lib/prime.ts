@@ -5,7 +5,7 @@
  * start is measured on its own, in the cache scenarios.
  */
 import { dialectOf, viewMessage } from '../../dist/src/shapes/index.js';
-import { openConversation } from '../../dist/src/engine/conversation.js';
+import { openConversation } from '../../dist/src/fork-thread/conversation.js';
 import { seedFork } from '../../dist/src/fork/index.js';
 import { requestDecorator } from '../../dist/src/model/decorate.js';
 import { createGenaiProvider } from '../../dist/src/model/genai.js';

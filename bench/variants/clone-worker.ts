@@ -2,8 +2,9 @@
  * Piscina entry of the `clone` variant: the whole parent session arrives structured-cloned inside
  * every task. Nothing is decoded; the same fork loop runs on the cloned session.
  */
-import type { ForkJob, ForkResult } from '../../dist/src/engine/thread-wire.js';
-import { runForkWith } from '../../dist/src/engine/worker-main.js';
+import type { ForkJob } from '../../dist/src/wire/protocol.js';
+import type { ForkResult } from '../../dist/src/result/fork-result.js';
+import { runForkWith } from '../../dist/src/fork-thread/run-job.js';
 import type { ParentSession } from '../../dist/src/index.js';
 
 export interface CloneJob extends Omit<ForkJob, 'prefix'> {

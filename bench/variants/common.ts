@@ -8,7 +8,7 @@ import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
 import { createCacheAccounting } from '../../dist/src/engine/cache-accounting.js';
 import { ENGINE_DEFAULTS } from '../../dist/src/engine/options.js';
 import { GEMINI_MIN_CACHE_TOKENS } from '../../dist/src/model/providers/gemini.js';
-import type { ForkResult } from '../../dist/src/engine/thread-wire.js';
+import type { ForkResult } from '../../dist/src/result/fork-result.js';
 import { createScheduler } from '../../dist/src/engine/scheduler.js';
 import type { RunReport } from '../../dist/src/engine/report.js';
 import type { UsagePreset } from '../../dist/src/local-server/index.js';

@@ -5,10 +5,11 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
-import { runForkLoop } from '../../dist/src/engine/fork-loop.js';
+import { runForkLoop } from '../../dist/src/fork-thread/fork-loop.js';
 import { createCallGate, type CallGate } from '../../dist/src/engine/call-gate.js';
-import type { HostClient } from '../../dist/src/engine/host-client.js';
-import type { ForkJob, ForkResult } from '../../dist/src/engine/thread-wire.js';
+import type { HostClient } from '../../dist/src/wire/fork-end.js';
+import type { ForkJob } from '../../dist/src/wire/protocol.js';
+import type { ForkResult } from '../../dist/src/result/fork-result.js';
 import { createGenaiProvider } from '../../dist/src/model/genai.js';
 import { DEFAULT_RETRY, type ProviderConfig } from '../../dist/src/model/types.js';
 import type { FrozenPrefix } from '../../dist/src/prefix/index.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
-import type { ForkResult } from '../engine/thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
 import { importFromProject } from '../model/project-import.js';
 import type { AiSdkMessage, AiSdkSession } from '../shapes/registry.js';
 import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, toolAnswer, type StepCall } from '../fork-tool/step.js';

@@ -20,7 +20,7 @@ import { UI_FLAGS, uiPortOf } from './ui-flags.js';
 import { startTelemetry } from './telemetry.js';
 import { EXIT_CODES_HELP, exitCodeOfSignal } from './exit-codes.js';
 import { isCut } from '../model/finish.js';
-import { answerCut } from '../engine/results.js';
+import { answerCut } from '../result/results.js';
 
 /** `prompt`'s flags: parsing and help both come from here. */
 const PROMPT_FLAGS = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { answerCut } from '../engine/results.js';
-import type { ForkResult } from '../engine/thread-wire.js';
+import { answerCut } from '../result/results.js';
+import type { ForkResult } from '../result/fork-result.js';
 import { type Finish, FINISH_REASONS, type FinishReason } from '../model/finish.js';
 import type { SubagentType } from '../session/schema.js';
 

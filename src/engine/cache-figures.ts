@@ -1,7 +1,7 @@
 import type { TokenUsage } from '../model/types.js';
-import type { CallRecord, ForkResult } from './thread-wire.js';
+import type { CallRecord, ForkResult } from '../result/fork-result.js';
 import type { CachePricing, ForkCacheFigures } from './report.js';
-import { answerCut } from './results.js';
+import { answerCut } from '../result/results.js';
 
 /*
  * One fork's cache figures from its calls: the most the provider's rules let it serve of each call

@@ -1,6 +1,6 @@
 import { inSteps, type FirstCallRole } from './cache-figures.js';
 import type { CachePlan } from '../model/plan.js';
-import type { CacheMiss, CacheMissReason, CallRecord } from './thread-wire.js';
+import type { CacheMiss, CacheMissReason, CallRecord } from '../result/fork-result.js';
 
 /*
  * Why a fork's first call was served less of the shared prefix than its siblings share. The

@@ -18,13 +18,13 @@ import { createToolHost, type ToolHost } from '../tools/host.js';
 import { observeCallGate } from '../telemetry/metrics.js';
 import { createCallGate, type CallGate, type CallGateStats, type EngineCallGate } from './call-gate.js';
 import { forkJobOf, startFork, type ForkHooks } from './fork-start.js';
-import { emptyCancelled } from './results.js';
-import type { ForkResult } from './thread-wire.js';
+import { emptyCancelled } from '../result/results.js';
+import type { ForkResult } from '../result/fork-result.js';
 import { checkFanOutOptions, checkRunForkOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions, type RunForkOptions } from './options.js';
 import { runParentAgent, type ParentAgentOptions, type ParentOutcome } from './parent-agent.js';
 import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
-import { workerEntry } from '../threads/worker-entry.js';
+import { workerEntry } from '../thread-start/worker-entry.js';
 import { recordToolSpan } from '../telemetry/fan-out-trace.js';
 
 /** A single fork: its result (never rejects), and how to cancel it. */

@@ -3,7 +3,7 @@ import type { SubagentType } from '../session/schema.js';
 import type { TokenUsage } from '../model/types.js';
 import type { Finish } from '../model/finish.js';
 import type { ToolOutcome } from '../tools/host.js';
-import type { ForkResult, ForkStatus } from './thread-wire.js';
+import type { ForkResult, ForkStatus } from '../result/fork-result.js';
 
 export type ForkEvent =
   | { type: 'task_started'; forkId: string; description: string; subagentType?: SubagentType }

@@ -5,7 +5,7 @@ import type { CachedContentRef } from '../model/plan.js';
 import { estimateTokens } from '../prefix/index.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ParentSession } from '../shapes/registry.js';
-import { seedWindow } from './thread-wire.js';
+import { seedWindow } from '../fork/seed-window.js';
 
 export interface ExplicitCaches {
   /** At least one cache exists; forks of other groups run on implicit caching. */

@@ -8,9 +8,10 @@ import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
-import { openForkChannel, type ForkChannel } from './channel.js';
-import { emptyFailure } from './results.js';
-import type { ForkJob, ForkResult, WorkerEvent } from './thread-wire.js';
+import { openForkChannel, type ForkChannel } from './host-end.js';
+import { emptyFailure } from '../result/results.js';
+import type { ForkJob, WorkerEvent } from '../wire/protocol.js';
+import type { ForkResult } from '../result/fork-result.js';
 
 /**
  * Where forks go: the engine's Piscina pool, or anything that takes a fork job the same way and

@@ -10,7 +10,7 @@ export type { TelemetryOptions } from './options.js';
 export { FanOutRun, type ResultListener, type SendOutcome } from './run.js';
 export type { TaskInput } from './task-source.js';
 export type { ForkEvent, EventsOptions } from './events.js';
-export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord, CacheMiss, CacheMissReason } from './thread-wire.js';
+export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord, CacheMiss, CacheMissReason } from '../result/fork-result.js';
 export type { RunReport, RunBudget, RunCost, ForkCacheFigures, CacheMode, InputCost, CachePricing } from './report.js';
 export type { PriceTable, ModelPrice } from '../model/prices.js';
 export type { ParentEvent, ParentOutcome } from './parent-agent.js';

@@ -1,5 +1,5 @@
 import { billedTokens } from '../model/types.js';
-import type { ForkResult } from './thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
 
 export function escapeXml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string);

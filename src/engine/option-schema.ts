@@ -15,7 +15,8 @@ import { DEFAULT_RETRY } from '../model/types.js';
 import type { ForkTask } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { EngineCallGate } from './call-gate.js';
-import type { ForkResult, TranscriptTarget, WorkerEvent } from './thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
+import type { TranscriptTarget, WorkerEvent } from '../wire/protocol.js';
 
 /** What the docs say of an option beside its type, default and range (which the schema gives). */
 interface OptionDoc {

@@ -1,4 +1,4 @@
-import { spentUsage, sumUsage } from './results.js';
+import { spentUsage, sumUsage } from '../result/results.js';
 import {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_NAME,
@@ -24,7 +24,7 @@ import { toolCallOf } from '../tools/call.js';
 import { declaredToolNames } from '../shapes/tool-names.js';
 import type { ToolHost } from '../tools/host.js';
 import { formatTaskNotification } from './notification.js';
-import type { ForkResult } from './thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
 import type { FanOutRun } from './run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { FanOutOptions } from './options.js';

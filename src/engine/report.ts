@@ -1,7 +1,7 @@
 import type { Finish, FinishReason } from '../model/finish.js';
 import type { CachePricing } from '../model/plan.js';
 import type { CacheStorage } from './explicit-cache.js';
-import type { CacheMiss, CacheMissReason, ForkStatus } from './thread-wire.js';
+import type { CacheMiss, CacheMissReason, ForkStatus } from '../result/fork-result.js';
 
 /** The price of cached input relative to a normal input token (Anthropic: reads 0.1×, writes 1.25× with the 5-minute TTL and 2× with 1 hour). */
 export type { CachePricing };

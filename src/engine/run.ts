@@ -5,17 +5,19 @@ import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolHost } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
-import type { ForkChannel } from './channel.js';
+import type { ForkChannel } from './host-end.js';
 import { forkJobOf, startFork, type ForkPool, type ForkStart } from './fork-start.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
-import { seedWindow, type CancelKind, type ForkResult, type TranscriptTarget } from './thread-wire.js';
+import { seedWindow } from '../fork/seed-window.js';
+import type { CancelKind, ForkResult } from '../result/fork-result.js';
+import type { TranscriptTarget } from '../wire/protocol.js';
 import { transcriptPath } from '../transcript/writer.js';
 import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
-import { answerCut, emptyCancelled, spentUsage } from './results.js';
+import { answerCut, emptyCancelled, spentUsage } from '../result/results.js';
 import { addCached, addKnown, billedTokens, type TokenUsage } from '../model/types.js';
 import { costOf, costOfCalls, storageCostOf, type ModelPrice } from '../model/prices.js';
 import { windowRefusal, type RunWindow } from './window-check.js';
@@ -23,7 +25,7 @@ import { createCacheAccounting, type CacheAccounting } from './cache-accounting.
 import { efficiencyOf, inputUnits, ratio } from './cache-figures.js';
 import type { Taken, TaskSource } from './task-source.js';
 import { tallyCut, type CutAnswers, type ForkCacheFigures, type RunCacheStorage, type RunReport } from './report.js';
-import type { CacheMiss } from './thread-wire.js';
+import type { CacheMiss } from '../result/fork-result.js';
 import type { Context } from '@opentelemetry/api';
 
 export interface RunSettings {

@@ -3,8 +3,8 @@ import { seedTask } from '../fork/index.js';
 import type { ContextWindow } from '../model/context-windows.js';
 import { estimateTokens, type FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
-import { emptyFailure } from './results.js';
-import type { ForkResult } from './thread-wire.js';
+import { emptyFailure } from '../result/results.js';
+import type { ForkResult } from '../result/fork-result.js';
 
 /** The context window a run holds its tasks to: its model's, where forkpool's table or the run's own prices know it. */
 export interface RunWindow extends ContextWindow {

@@ -1,7 +1,7 @@
 import { type Context, context } from '@opentelemetry/api';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
-import type { ForkResult } from '../engine/thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
 
 /*
  * One model step's calls of a fork tool, made into forks: the agent frameworks' fork tools (the AI

@@ -4,11 +4,10 @@ import { dialectFor, type ChatTool } from '../shapes/registry.js';
 import { parametersJsonSchemaOf } from '../input/json-schema.js';
 import type { FunctionDeclaration } from '../shapes/dialect.js';
 import type { ForkTurns, SubagentType } from '../session/schema.js';
-import { FORK_SPAWN_ERROR, NESTED_FORK_ERROR } from '../wording/constants.js';
+import { AGENT_TOOL_NAME, FORK_SPAWN_ERROR, FORK_SUBAGENT_TYPE, NESTED_FORK_ERROR } from '../wording/constants.js';
 import { toolEntryRule } from '../session/tool-allowlist.js';
 
-export const AGENT_TOOL_NAME = 'agent';
-export const FORK_SUBAGENT_TYPE = 'fork';
+export { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE };
 const GENERAL_PURPOSE_SUBAGENT_TYPE = 'general-purpose';
 
 /** The Agent tool's parameters as the model sees them; the rules between them are in validateAgentParams. */

@@ -1,5 +1,6 @@
 import { viewMessage } from '../shapes/registry.js';
 import type { AnyMessage, MessageView } from '../shapes/view.js';
+import { isReminder } from '../wording/constants.js';
 
 /*
  * Messages an agent writes into a conversation that no person wrote: startup context and
@@ -8,8 +9,6 @@ import type { AnyMessage, MessageView } from '../shapes/view.js';
  * what Qwen Code keeps. One recognizer for the fork rules and the session importers.
  */
 
-const SYSTEM_REMINDER_OPEN = '<system-reminder>';
-const SYSTEM_REMINDER_CLOSE = '</system-reminder>';
 /** The user message a compaction leaves holds this (Qwen Code: "Resume the prior task using the summary above. …"). */
 const COMPACTED_SUMMARY_MARK = 'Resume the prior task';
 /** Claude Code's compaction summary (a user record with isCompactSummary) opens with this; no acknowledgement follows it. */
@@ -27,10 +26,6 @@ const POST_COMPACT_ATTACHMENT_OPENINGS = [
   'Recent visual snapshots preserved from before context was compacted',
 ];
 
-/** A text that is one injected reminder: opens with the tag and ends with its close. */
-export function isReminder(text: string): boolean {
-  return text.startsWith(SYSTEM_REMINDER_OPEN) && text.trimEnd().endsWith(SYSTEM_REMINDER_CLOSE);
-}
 
 /** A user message of reminders only (and at least one). */
 function isReminderOnly(view: MessageView): boolean {

@@ -1,6 +1,6 @@
 // Shared on purpose: where a worker entry point lives (source or dist) and how to start it is the
 // package's layout, one rule for every worker; nothing about a provider.
-import { startPlainWorker } from '../threads/worker-entry.js';
+import { startPlainWorker } from '../thread-start/worker-entry.js';
 import type { LocalServerOptions } from './state.js';
 
 /** The local server in a worker thread of its own, so the caller's thread never serves HTTP. */

@@ -5,8 +5,8 @@
  * the cache if it fully matches a cache prefix unit." Units are persisted at "the end position of the
  * user input and the end position of the model output", where "the system detects a common prefix
  * across multiple requests", and "at fixed token intervals". The numbers below are what the page does
- * not give; both the engine (src/model/presets.ts side) and the simulator (`forkpool serve --usage
- * deepseek`) read them from here. No imports: the client side takes it without any server code.
+ * not give: the client's assumption. The simulator (`forkpool serve --usage deepseek`) keeps its own
+ * copy, as a provider would (test/simulator-oracle.test.ts checks that they agree).
  */
 
 /**

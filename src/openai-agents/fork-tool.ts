@@ -1,6 +1,6 @@
 import { tool } from '@openai/agents';
 import type { ForkEngine } from '../engine/engine.js';
-import type { ForkResult } from '../engine/thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
 import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, toolAnswer, type StepCall, type StepOptions } from '../fork-tool/step.js';
 import { requestRecorder, type RecordedStep } from './recorder.js';
 

@@ -1,9 +1,10 @@
 import { ValueType, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { connectHost, type HostClient } from '../engine/host-client.js';
-import type { ForkJob, ForkResult } from '../engine/thread-wire.js';
-import { emptyCancelled, emptyFailure, sumUsage } from '../engine/results.js';
+import { connectHost, type HostClient } from '../wire/fork-end.js';
+import type { ForkJob } from '../wire/protocol.js';
+import type { ForkResult } from '../result/fork-result.js';
+import { emptyCancelled, emptyFailure, sumUsage } from '../result/results.js';
 import { costOfCalls, type ModelPrice } from '../model/prices.js';
 import type { TokenUsage } from '../model/types.js';
 import type { ForkPool } from '../engine/run.js';

@@ -13,7 +13,8 @@
  *   after a 429, and the 429s of the last seconds (which lengthen that back-off).
  */
 import { isAbsolute } from 'node:path';
-import type { ForkResult, TranscriptTarget, WorkerEvent } from '../engine/thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
+import type { TranscriptTarget, WorkerEvent } from '../wire/protocol.js';
 import { z } from 'zod';
 import { EngineOptionsSchema, optionsOf } from '../engine/option-schema.js';
 import type { ForkEngineOptions } from '../engine/options.js';

@@ -6,7 +6,7 @@ type AnyRequest = { readonly format: string };
  * (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`: `{ role,
  * parts: [{ type, … }] }`). Telemetry is read by people and never feeds a request, so parts are
  * mapped loosely; binary parts (images, files) are named by their kind, never copied. Each shape
- * implements it in its folder (telemetry.ts); telemetry/content.ts asks the registry.
+ * implements it in its folder (telemetry.ts); call-content.ts asks the registry.
  */
 
 export type ConventionPart = Record<string, unknown> & { type: string };

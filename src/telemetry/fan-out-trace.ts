@@ -2,9 +2,10 @@ import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes,
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
-import type { ForkResult, WorkerEvent } from '../engine/thread-wire.js';
+import type { ForkResult } from '../result/fork-result.js';
+import type { WorkerEvent } from '../wire/protocol.js';
 import type { TokenUsage } from '../model/types.js';
-import { answerCut, spentUsage } from '../engine/results.js';
+import { answerCut, spentUsage } from '../result/results.js';
 import { ATTR, FORKPOOL_ATTR, OPERATION, billedInput, modelCallBase, operationOf, providerNameOf } from './conventions.js';
 import { isEpochMs } from './metrics.js';
 

@@ -1,6 +1,6 @@
 import { SpanKind, context, trace, type Context } from '@opentelemetry/api';
 import type { AttemptGate, ModelOutcome, ModelRequest, TokenUsage } from '../model/types.js';
-import { replyContent, requestContent } from './content.js';
+import { replyContent, requestContent } from '../shapes/call-content.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import { ATTR, FORKPOOL_ATTR, OPERATION, errorTypeOf, modelCallBase, operationOf, providerNameOf } from './conventions.js';

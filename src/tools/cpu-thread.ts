@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startPlainWorker } from '../threads/worker-entry.js';
+import { startPlainWorker } from '../thread-start/worker-entry.js';
 import type { Tool } from './define.js';
 import { fail, succeed, type ToolOutcome } from './outcome.js';
 

@@ -1,8 +1,8 @@
 import type { ForkEvent } from '../engine/events.js';
 import { answersCut } from '../model/finish.js';
 import { addCached } from '../model/types.js';
-import { answerCut } from '../engine/results.js';
-import type { ForkResult } from '../engine/thread-wire.js';
+import { answerCut } from '../result/results.js';
+import type { ForkResult } from '../result/fork-result.js';
 import type { RunReport } from '../engine/report.js';
 import { MARKS_PER_FORK, type ForkDetail, type ForkRow, type ForkState, type ParentView, type RunPatch, type RunSnapshot, type RunSummary, type Sample } from './view.js';
 

@@ -4,6 +4,19 @@
  * transcripts and the local simulator (which must recognize a child message) all read it here; it
  * imports nothing.
  */
+/** The agent tool's name, and the subagent_type that asks for a fork (the reference's). */
+export const AGENT_TOOL_NAME = 'agent';
+export const FORK_SUBAGENT_TYPE = 'fork';
+
+/** What an agent wraps injected context in (Qwen Code's), which no person wrote. */
+const SYSTEM_REMINDER_OPEN = '<system-reminder>';
+const SYSTEM_REMINDER_CLOSE = '</system-reminder>';
+
+/** A text that is one injected reminder: opens with the tag and ends with its close. */
+export function isReminder(text: string): boolean {
+  return text.startsWith(SYSTEM_REMINDER_OPEN) && text.trimEnd().endsWith(SYSTEM_REMINDER_CLOSE);
+}
+
 export const FORK_BOILERPLATE_OPEN = '<fork-boilerplate>';
 export const FORK_BOILERPLATE_CLOSE = '</fork-boilerplate>';
 /** Opens the directive's line in the child message; the directive runs to the restriction block or the end. */

@@ -4,7 +4,7 @@ import type { ModelMessage } from '../../src/model/types.js';
 import { viewMessage } from '../../src/shapes/registry.js';
 import type { Shape } from '../../src/shapes/shape.js';
 import type { AnyMessage, CallView, MessageView } from '../../src/shapes/view.js';
-import { replyContent, requestContent } from '../../src/telemetry/content.js';
+import { replyContent, requestContent } from '../../src/shapes/call-content.js';
 import type { TranscriptHeader, TranscriptLine } from '../../src/transcript/format.js';
 import { TRANSCRIPT_VERSION } from '../../src/transcript/format.js';
 import { printTranscript } from '../../src/transcript/print.js';

@@ -2,7 +2,7 @@ import vm from 'node:vm';
 // The fork protocol's wording, shared on purpose: a FORK command is a call of the fork tool by its
 // public name and subagent type, which the client under test defines (src/fork). No cache rule comes
 // from outside src/local-server (each dialect keeps its own copy, with its sources).
-import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../../fork/agent-tool.js';
+import { AGENT_TOOL_NAME, FORK_SUBAGENT_TYPE } from '../../wording/constants.js';
 import { CHARS_PER_TOKEN } from './chain.js';
 import { outputTokens } from './exchange.js';
 import { shortHash } from './render.js';

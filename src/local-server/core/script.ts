@@ -1,7 +1,7 @@
 // The fork protocol's wording, shared on purpose: the scripted model finds its directive, a tool
 // restriction and the reminders to skip exactly as the fork rules write them (src/fork).
 import { DIRECTIVE_PREFIX, TOOL_RESTRICTION_OPEN } from '../../wording/constants.js';
-import { isReminder } from '../../fork/synthetic.js';
+import { isReminder } from '../../wording/constants.js';
 import { isObject } from './json.js';
 import type { JsonObject, WireContent, WireFunctionResponse } from './types.js';
 

@@ -1,11 +1,33 @@
 import type { PrefixCacheConfig } from '../core/prefix-cache.js';
-import { DEEPSEEK_UNIT_GRANULARITY_TOKENS, DEEPSEEK_UNIT_INTERVAL_TOKENS } from '../../model/deepseek-units.js';
 
 /**
  * The simulated prompt cache of each OpenAI-compatible provider, in one table. Numbers come from
  * the providers' documentation as collected in the project's notes (openai-compatible-cache-rules.md,
  * "Simulation parameters"); where the documentation gives no number the value is ours and says so.
  */
+
+/*
+ * The simulator is an oracle: it keeps its own copy of what a provider does, and imports nothing of
+ * the client it judges. Where the client must assume the same numbers (src/model/deepseek-units.ts),
+ * test/simulator-oracle.test.ts checks that the two agree.
+ */
+
+/** DeepSeek's cache prefix units are carved every this many tokens of a long prompt (no number is documented: ours). */
+export const DEEPSEEK_UNIT_INTERVAL_TOKENS = 4096;
+/** DeepSeek's smallest unit and common-prefix step (news0802: "The cache system uses 64 tokens as a storage unit"). */
+export const DEEPSEEK_UNIT_GRANULARITY_TOKENS = 64;
+
+/**
+ * Whether an OpenAI model takes prompt_cache_options and breakpoints: gpt-5.6 and later
+ * (gpt-5.6-sol, gpt-6-luna, …), an optional provider prefix before the name.
+ */
+export function takesCacheBreakpoints(model: string): boolean {
+  const version = /^(?:[\w.-]+\/)?gpt-(\d+)(?:\.(\d+))?(?![\d.])/.exec(model);
+  if (!version) return false;
+  const major = Number(version[1]);
+  const minor = Number(version[2] ?? 0);
+  return major > 5 || (major === 5 && minor >= 6);
+}
 
 /** Which provider the Chat Completions routes simulate: usage field names and cache rules. */
 export type UsagePreset = 'openai' | 'deepseek' | 'dashscope' | 'none';

@@ -1,10 +1,9 @@
-import { CHAT_CACHE_PRESETS, type MarkerCacheRules, type UsagePreset } from './cache-presets.js';
+import { CHAT_CACHE_PRESETS, takesCacheBreakpoints, type MarkerCacheRules, type UsagePreset } from './cache-presets.js';
 import { boundaries, type Boundary } from '../core/boundaries.js';
 import type { ChatRendering } from './render.js';
 import type { ChatRequest } from './wire.js';
 import { createPrefixCache, type PrefixCache, type PrefixCacheConfig } from '../core/prefix-cache.js';
 import { createBreakpointCache, type BreakpointUse } from './breakpoint-cache.js';
-import { takesCacheBreakpoints } from '../../shapes/openai-breakpoints.js';
 import type { AssistantReply } from './translate.js';
 import { createUnitCache } from './unit-cache.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { takesCacheBreakpoints } from '../../shapes/openai-breakpoints.js';
+import { takesCacheBreakpoints } from '../openai/cache-presets.js';
 import { countTokens } from '../core/chain.js';
 import { isObject } from '../core/json.js';
 import type { ChatRendering } from '../openai/render.js';

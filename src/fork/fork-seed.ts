@@ -1,4 +1,4 @@
-import { seedTask, type ForkSeed, type TaskSeedDefaults } from '../fork/index.js';
+import { seedTask, type ForkSeed, type TaskSeedDefaults } from './index.js';
 import { viewMessage } from '../shapes/registry.js';
 import type { AnyMessage } from '../shapes/view.js';
 import { sessionMessages, type ParentSession } from '../shapes/registry.js';

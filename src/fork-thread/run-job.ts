@@ -1,11 +1,12 @@
 import { createProvider, loadProvider } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { runForkLoop } from './fork-loop.js';
-import { connectHost } from './host-client.js';
+import { connectHost } from '../wire/fork-end.js';
 import { createPrefixStore } from './prefix-store.js';
-import type { ForkJob, ForkResult } from './thread-wire.js';
+import type { ForkJob } from '../wire/protocol.js';
+import type { ForkResult } from '../result/fork-result.js';
 import type { ParentSession, SessionFormat } from '../shapes/registry.js';
-import { emptyFailure } from './results.js';
+import { emptyFailure } from '../result/results.js';
 import { threadId } from 'node:worker_threads';
 
 // Per worker thread: parsed prefixes and model clients outlive a single fork.

@@ -3,20 +3,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:wor
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { AttemptStatus } from '../model/types.js';
 import type { EngineCallGate } from './call-gate.js';
-import {
-  CANCEL_MESSAGE,
-  EVENT_MESSAGE,
-  PARENT_MESSAGE,
-  RELEASE_MESSAGE,
-  REOPEN_MESSAGE,
-  STOP_MESSAGE,
-  oneWayMessage,
-  type CancelMessage,
-  type ForkHostApi,
-  type ParentMessage,
-  type StopMessage,
-  type WorkerEvent,
-} from './thread-wire.js';
+import { CANCEL_MESSAGE, EVENT_MESSAGE, PARENT_MESSAGE, RELEASE_MESSAGE, REOPEN_MESSAGE, STOP_MESSAGE, oneWayMessage, type CancelMessage, type ForkHostApi, type ParentMessage, type StopMessage, type WorkerEvent } from '../wire/protocol.js';
 
 export interface ForkChannel {
   /** Goes to the worker inside the task, in the transfer list. */

@@ -1,5 +1,4 @@
-import type { ModelMessage, ModelRequest } from '../model/types.js';
-import { shapeNamed } from '../shapes/registry.js';
+import { shapeNamed, type ModelMessage, type ModelRequest } from './registry.js';
 
 /*
  * Prompts and completions as the GenAI conventions' opt-in content attributes carry them

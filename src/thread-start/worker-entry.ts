@@ -6,8 +6,8 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 /**
  * Where a worker entry point lives, and how to start it.
  *
- * Compiled: dist/src/threads/worker-entry.js → dist/workers/NAME.js, plain Node.
- * From source (vitest, tsx): src/threads/worker-entry.ts → workers/NAME.ts, loaded through tsx,
+ * Compiled: dist/src/thread-start/worker-entry.js → dist/workers/NAME.js, plain Node.
+ * From source (vitest, tsx): src/thread-start/worker-entry.ts → workers/NAME.ts, loaded through tsx,
  * because worker threads run outside the test runner's module graph.
  */
 export interface WorkerEntry {

@@ -3,7 +3,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { failure, type Failure } from '../input/failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import { EVENT_MESSAGE, RELEASE_MESSAGE, REOPEN_MESSAGE, isCancelMessage, isParentMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type ReopenMessage, type StopMessage, type WorkerEvent } from './thread-wire.js';
+import { EVENT_MESSAGE, RELEASE_MESSAGE, REOPEN_MESSAGE, isCancelMessage, isParentMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type ReopenMessage, type StopMessage, type WorkerEvent } from './protocol.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;

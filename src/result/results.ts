@@ -1,6 +1,6 @@
 import { type Finish, isCut } from '../model/finish.js';
 import { addCached, type TokenUsage } from '../model/types.js';
-import type { CallRecord, CancelKind, FailureKind, ForkResult } from './thread-wire.js';
+import type { CallRecord, CancelKind, FailureKind, ForkResult } from './fork-result.js';
 
 /** A result for a fork that ended before its loop produced anything (never ran, or broke at once). */
 export function emptyFailure(id: string, kind: FailureKind, message: string, threadId = -1): ForkResult {

@@ -1,5 +1,5 @@
 import { threadId } from 'node:worker_threads';
-import { requestContent, replyContent } from '../telemetry/content.js';
+import { requestContent, replyContent } from '../shapes/call-content.js';
 import { errorTypeOf } from '../telemetry/conventions.js';
 import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
 import type { ToolResponse } from '../shapes/dialect.js';
@@ -12,12 +12,14 @@ import { sessionMessages, type ParentSession } from '../shapes/registry.js';
 import type { TranscriptEntry, TranscriptUsage } from '../transcript/format.js';
 import { continuationOf, type Continuation } from '../transcript/continuation.js';
 import { readTranscript } from '../transcript/read.js';
-import type { HostClient } from './host-client.js';
+import type { HostClient } from '../wire/fork-end.js';
 import { openConversation } from './conversation.js';
-import { seedForkTask, storedHeld } from './fork-seed.js';
-import { sumUsage } from './results.js';
-import { checkOutput, repairMessage } from './output-schema.js';
-import { seedWindow, type CallRecord, type FailureKind, type ForkJob, type ForkResult } from './thread-wire.js';
+import { seedForkTask, storedHeld } from '../fork/fork-seed.js';
+import { sumUsage } from '../result/results.js';
+import { checkOutput, repairMessage } from '../fork/output-schema.js';
+import { seedWindow } from '../fork/seed-window.js';
+import type { CallRecord, FailureKind, ForkResult } from '../result/fork-result.js';
+import type { ForkJob } from '../wire/protocol.js';
 
 export interface LoopContext {
   job: ForkJob;
