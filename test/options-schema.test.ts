@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultOf, ENGINE_OPTION_FLAGS, EngineOptionsSchema, optionTables } from '../src/engine/option-schema.js';
 import { ENGINE_DEFAULTS, planOf, resolveOptions, type ResolvedOptions } from '../src/engine/options.js';
 import { ForkEngine } from '../src/index.js';
-import { forkJobOf } from '../src/engine/fork-start.js';
+import { forkJobOf } from '../src/engine/fork-job.js';
 import { DEFAULT_RETRY } from '../src/model/types.js';
 import { freezePrefix } from '../src/prefix/index.js';
 import type { ParentSession } from '../src/session/schema.js';
@@ -118,7 +118,7 @@ describe('one name per setting, down to the thread job', () => {
     const options = resolveOptions({ provider: LOCAL, maxTokens: 10_000, maxTokensPerFork: 500, retry: { forkBudget: 2 } });
     const prefix = freezePrefix({ model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'hi' }] }] });
     const plan = planOf(options, prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
-    const job = forkJobOf(prefix, { ...options, spawnTools: new Set(options.spawnTools), provider: { kind: 'local', baseUrl: LOCAL.url } }, plan, 1_000);
+    const job = forkJobOf(prefix, options, { provider: { kind: 'local', baseUrl: LOCAL.url }, plan, toolTimeoutMs: 1_000, captureContent: false });
     expect(job.maxTokensPerFork).toBe(500);
     expect(job.retry?.forkBudget).toBe(2);
     // The run's budget is the run's: no job field is named maxTokens, none retryBudget.

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '@opentelemetry/api';
 import { Piscina } from 'piscina';
-import { AGENT_TOOL_NAME } from '../fork/index.js';
 import type { ConnectCommon, ExplicitCacheClient, ProviderModule } from '../model/module.js';
 import { namesStoredResponses } from '../model/decorate.js';
 import type { CachePlan, PlanInput } from '../model/plan.js';
@@ -17,7 +16,8 @@ import { declaredToolNames } from '../shapes/tool-names.js';
 import { createToolHost, type ToolHost } from '../tools/host.js';
 import { observeCallGate } from '../telemetry/metrics.js';
 import { createCallGate, type CallGate, type CallGateStats, type EngineCallGate } from './call-gate.js';
-import { forkJobOf, startFork, type ForkHooks } from './fork-start.js';
+import { startFork, type ForkHooks } from './fork-start.js';
+import { forkJobOf, spawnToolsOf } from './fork-job.js';
 import { emptyCancelled } from '../result/results.js';
 import type { ForkResult } from '../result/fork-result.js';
 import { checkFanOutOptions, checkRunForkOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions, type RunForkOptions } from './options.js';
@@ -143,36 +143,38 @@ export class ForkEngine {
     const cacheKey = options.promptCacheKey === null ? undefined : (options.promptCacheKey ?? prefix.id);
     const plan = this.plan(prefix.session, { cacheKey, role: 'forks', parentWarm, storedResponse: options.storedResponse });
     const settings: RunSettings = {
-      provider: this.provider,
-      plan,
-      explicitCaches: plan.explicit ? this.explicitCacheClient() : undefined,
+      // The engine's options and the fan-out's, under their own names (option-schema.ts).
       concurrency: o.concurrency,
       warmup: o.warmup,
-      parentWarm,
       staggerCapMs: o.staggerCapMs,
       cache: o.cache,
       history: o.history,
       maxTurns: o.maxTurns,
       timeoutMs: o.timeoutMs,
-      gate: options.callGate ?? this.gate,
       retry: o.retry,
-      cancelGraceMs: CANCEL_GRACE_MS,
-      declaredTools,
-      spawnTools: new Set([AGENT_TOOL_NAME, ...o.spawnTools]),
+      spawnTools: o.spawnTools,
       maxTokens: o.maxTokens,
       maxTokensPerFork: o.maxTokensPerFork,
-      price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),
       maxCost: o.maxCost,
-      contextWindow: runWindow(plan.provider, prefix.session.model, o.prices),
-      retainResults: options.retainResults,
       eventReplayLimit: o.eventReplayLimit,
-      captureContent: o.telemetry.captureContent === true,
-      ...(options.onResponseStart ? { onResponseStart: options.onResponseStart } : {}),
+      telemetry: o.telemetry,
+      parentWarm,
+      retainResults: options.retainResults,
+      onResponseStart: options.onResponseStart,
+      traceParent: options.traceParent,
+      parentAgentId: options.parentAgentId,
+      // What the engine resolves from them.
+      provider: this.provider,
+      plan,
+      explicitCaches: plan.explicit ? this.explicitCacheClient() : undefined,
+      gate: options.callGate ?? this.gate,
+      cancelGraceMs: CANCEL_GRACE_MS,
+      declaredTools,
+      price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),
+      contextWindow: runWindow(plan.provider, prefix.session.model, o.prices),
       remoteForks: this.remote,
       cacheKey,
-      ...(options.storedResponse !== undefined && namesStoredResponses(plan.shape) ? { comparedWith: options.storedResponse } : {}),
-      ...(options.traceParent !== undefined ? { traceParent: options.traceParent } : {}),
-      ...(options.parentAgentId !== undefined ? { parentAgentId: options.parentAgentId } : {}),
+      ...(options.storedResponse !== undefined && namesStoredResponses(plan.shape) ? { storedResponse: options.storedResponse } : {}),
     };
     const transcripts = options.transcripts;
     if (transcripts !== undefined) {
@@ -229,22 +231,18 @@ export class ForkEngine {
     const o = this.options;
     // A plan is its provider's: another provider's (a coordinator told another one than this engine's) is not followed.
     const plan = options.plan?.provider === this.module.kind ? options.plan : this.plan(prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
-    const spawnTools = new Set([AGENT_TOOL_NAME, ...o.spawnTools]);
     const started = startFork(
       {
         pool: this.pool,
         host: this.host,
         gate: countingCalls(options.callGate ?? this.gate, options.onCallsInFlight),
         declaredTools: declaredToolNames(prefix.session.tools),
-        spawnTools,
+        spawnTools: spawnToolsOf(o),
         writesTranscripts: !this.remote,
         job: {
-          ...forkJobOf(
-            prefix,
-            { provider: this.provider, history: o.history, spawnTools, maxTurns: o.maxTurns, timeoutMs: o.timeoutMs, retry: o.retry, maxTokensPerFork: o.maxTokensPerFork },
-            plan,
-            this.host.longestTimeoutMs,
-          ),
+          // No model call of a single fork is traced here: its events go to the caller (a queue
+          // worker's into Redis, where a call's content never goes), so they carry no content.
+          ...forkJobOf(prefix, o, { provider: this.provider, plan, toolTimeoutMs: this.host.longestTimeoutMs, captureContent: false }),
           ...(options.transcript !== undefined ? { transcript: options.transcript } : {}),
         },
       },

@@ -2,9 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Piscina } from 'piscina';
 import { TRANSCRIPT_VERSION } from '../transcript/format.js';
 import { openTranscript, type TranscriptWriter } from '../transcript/writer.js';
-import type { CachePlan } from '../model/plan.js';
 import type { AttemptStatus } from '../model/types.js';
-import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
@@ -33,37 +31,6 @@ export interface ForkStart {
   writesTranscripts: boolean;
   /** The job without its task and port: the prefix, the plan, the provider and the bounds. */
   job: Omit<ForkJob, 'task' | 'port'>;
-}
-
-/** What a fork job takes of its run's settings. */
-export interface JobSettings {
-  provider: ForkJob['provider'];
-  history: ForkJob['history'];
-  spawnTools: ReadonlySet<string>;
-  maxTurns: number;
-  timeoutMs: number | undefined;
-  retry: ForkJob['retry'];
-  maxTokensPerFork: number | undefined;
-  /** The fork reports what each model call sent and received, for the spans' content attributes. */
-  captureContent?: boolean;
-}
-
-/** A fork job's run-wide part: the prefix in shared memory, the plan, the provider and the bounds. */
-export function forkJobOf(prefix: FrozenPrefix, run: JobSettings, plan: CachePlan, toolTimeoutMs: number): ForkStart['job'] {
-  return {
-    prefix: { id: prefix.id, buffer: prefix.buffer, byteLength: prefix.byteLength },
-    prefixTokens: prefix.tokenEstimate,
-    retry: run.retry,
-    maxTokensPerFork: run.maxTokensPerFork,
-    toolTimeoutMs,
-    provider: run.provider,
-    history: run.history,
-    spawnTools: [...run.spawnTools],
-    maxTurns: run.maxTurns,
-    timeoutMs: run.timeoutMs,
-    plan,
-    ...(run.captureContent === true ? { captureContent: true as const } : {}),
-  };
 }
 
 export interface ForkHooks {

@@ -1,0 +1,124 @@
+import type { ForkResult } from '../../result/fork-result.js';
+import type { ForkTask } from '../../session/schema.js';
+import { transcriptPath } from '../../transcript/writer.js';
+import type { TranscriptTarget } from '../../wire/protocol.js';
+import type { TaskIntake } from './intake.js';
+
+/** What became of a message sent to a fork (FanOutRun.send); `Run`: the run a revived fork continues in. */
+export type SendOutcomeOf<Run> =
+  /** It was live: a running fork reads it at its next turn boundary, a queued one when it starts. */
+  | { status: 'delivered' }
+  /** It had completed: `run` revives it from its transcript, the message its next turn (its result comes there). */
+  | { status: 'revived'; run: Run }
+  /** It ended failed or cancelled: a message does not revive it. */
+  | { status: 'ended'; forkStatus: 'failed' | 'cancelled' }
+  /** It is running but will not read it: it is ending or being stopped, or it runs in another process. */
+  | { status: 'not-delivered'; reason: string }
+  /** No fork of that id is live; and without transcripts, the run does not keep the ones that ended. */
+  | { status: 'unknown' };
+
+/** What a revival is to the run that started it: where the revived fork's later messages and stops go. */
+export interface Revival<Run> {
+  send(id: string, message: string): SendOutcomeOf<Run>;
+  stop(id: string): boolean;
+}
+
+/**
+ * A run's transcripts: a folder, one file per task. `continueFrom` 'crash': a fork with a
+ * transcript continues from its last completed turn; 'message': a revival run's one fork acts on
+ * the parent's message after the answer it ended on.
+ */
+type RunTranscripts = { dir: string; continueFrom?: 'crash' } | { dir: string; continueFrom: 'message'; message: string };
+
+export interface MessagingSettings<Run> {
+  /** Where each fork's transcript goes, and whether forks continue from theirs. */
+  transcripts?: RunTranscripts;
+  /** The pool hands forks to other processes (a distributed run): messages do not reach them. */
+  remoteForks: boolean;
+  /** Starts a run that revives one ended fork from its transcript, with the parent's message (undefined once the engine is closed). */
+  revive?: (task: ForkTask, message: string) => Run | undefined;
+}
+
+/** What send() answers for a fork a distributed run's worker runs. */
+const NOT_IN_THIS_PROCESS = { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' } as const;
+
+/**
+ * Messaging and revival: the parent's messages to a run's forks (live ones read them at a turn
+ * boundary, queued ones when they start, tasks not taken yet once they are), and, in a run with
+ * transcripts, the forks that ended, so that a completed one can be revived by a message.
+ */
+export class ForkMessages<Run extends Revival<Run>> {
+  /** With transcripts: the forks that ended (and, once revived, the run that goes on with it). */
+  private readonly ended = new Map<string, { task: ForkTask; status: ForkResult['status']; revival?: Run }>();
+
+  constructor(
+    private readonly intake: TaskIntake,
+    private readonly settings: MessagingSettings<Run>,
+  ) {}
+
+  /** A fork ended: kept, with transcripts, for send() to revive. */
+  forkEnded(task: ForkTask, status: ForkResult['status']): void {
+    if (this.settings.transcripts !== undefined) this.ended.set(task.id, { task, status });
+  }
+
+  /** The run a revived fork continues in: its stops go there. */
+  revivalOf(id: string): Run | undefined {
+    return this.ended.get(id)?.revival;
+  }
+
+  /**
+   * The parent's message to a fork. One that has not ended reads it at its next turn boundary
+   * (with its tool results, or as a turn of its own after an answer; a queued one when it starts).
+   * One that completed, in a run with transcripts, is revived: a run of its own continues it from
+   * its transcript with the message as its next turn, on the same pool, and its result comes there.
+   */
+  send(id: string, message: string): SendOutcomeOf<Run> {
+    const { remoteForks } = this.settings;
+    const index = this.intake.indexOf(id);
+    const live = index === undefined ? undefined : this.intake.live.get(index);
+    if (live?.state === 'running') {
+      if (remoteForks) return NOT_IN_THIS_PROCESS;
+      if (live.graceTimer !== undefined) return { status: 'not-delivered', reason: 'it is being stopped' };
+      if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it is ending (it has answered, or is on its last allowed turn)' };
+    } else if (live?.state === 'queued') {
+      if (remoteForks) return NOT_IN_THIS_PROCESS;
+      live.inbox = [...(live.inbox ?? []), message];
+    } else if (this.intake.isAhead(id)) {
+      if (remoteForks) return NOT_IN_THIS_PROCESS;
+      // One of the run's tasks not taken yet (an array's are taken in order): it gets the message when it is.
+      this.intake.sendAhead(id, message);
+    } else {
+      return this.revive(id, message);
+    }
+    return { status: 'delivered' };
+  }
+
+  /** A message to a fork that ended: a completed one is revived (once: its revival takes the later ones). */
+  private revive(id: string, message: string): SendOutcomeOf<Run> {
+    const ended = this.ended.get(id);
+    if (ended === undefined || this.settings.revive === undefined) return { status: 'unknown' };
+    if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it ran in another process (a distributed run), which messages do not reach' };
+    // Revived already: its revival has it now (two revivals of one transcript would interleave in it).
+    if (ended.revival !== undefined) return ended.revival.send(id, message);
+    if (ended.status !== 'completed') return { status: 'ended', forkStatus: ended.status };
+    const revival = this.settings.revive(ended.task, message);
+    if (revival === undefined) return { status: 'not-delivered', reason: 'the engine is closed' };
+    ended.revival = revival;
+    return { status: 'revived', run: revival };
+  }
+
+  /** Where a fork's transcript is written, in a run with transcripts. */
+  transcriptOf(id: string): string | undefined {
+    const t = this.settings.transcripts;
+    return t === undefined ? undefined : transcriptPath(t.dir, id);
+  }
+
+  /** A fork's transcript as its job names it: where, and whether it continues. */
+  transcriptTarget(id: string): TranscriptTarget | undefined {
+    const t = this.settings.transcripts;
+    if (t === undefined) return undefined;
+    const path = transcriptPath(t.dir, id);
+    if (t.continueFrom === 'message') return { path, continueFrom: 'message', message: t.message };
+    return t.continueFrom === 'crash' ? { path, continueFrom: 'crash' } : { path };
+  }
+}
