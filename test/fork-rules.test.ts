@@ -455,8 +455,8 @@ describe.each(SHAPES)('%s seedFork option checks', (_name, shape) => {
     expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
     expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
     expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
-    // The option was renamed: the old name says so (issue 13).
-    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
+    // An option it does not take (seed, history's old name, among them) is refused, naming those it takes.
+    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: options.seed is not an option (known: history, forkTurns, allowedTools, spawnTools, copy)');
   });
 });
 

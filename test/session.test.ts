@@ -243,8 +243,8 @@ describe('parseTasks', () => {
     ['{"id":"a"}', 'tasks.jsonl:1: directive: is required'],
     ['{"id":"a","directive":"   "}', 'tasks.jsonl:1: directive: the directive must not be empty'],
     ['{"id":"a","directive":"x","history":"all"}', 'tasks.jsonl:1: history: must be "inherit" or "completed-turns"'],
-    // Renamed by issue 13: the old field names the new one.
-    ['{"id":"a","directive":"x","seed":"inherit"}', 'tasks.jsonl:1: seed: is now called "history" ("inherit" or "completed-turns")'],
+    // history's old name is a field like any other a task does not take: the list names history.
+    ['{"id":"a","directive":"x","seed":"inherit"}', 'tasks.jsonl:1: seed: is not a task field (allowed: id, directive, subagentType, history, forkTurns, tools, outputSchema, maxTurns, maxTokens); a fork task takes only these'],
     ['{"id":"a","directive":"x","tools":"read_file"}', 'tasks.jsonl:1: tools: must be an array of tool names or MCP patterns'],
     ['{"id":"a","directive":"x","tools":["*"]}', 'tasks.jsonl:1: tools[0]: does not accept "*"; omit tools for unrestricted execution'],
     ['{"id":"a","directive":"x","tools":["ls","read_*"]}', `tasks.jsonl:1: tools[1]: "read_*": ${WILDCARD_RULE}`],

@@ -49,7 +49,6 @@ const ENGINE_SUBJECT: OptionsSubject = { value: (p) => `ForkEngine: options${pat
  */
 export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('ForkEngine: options must be an object');
-  if ('seed' in options) throw new TypeError('ForkEngine: options.seed is now called options.history ("inherit" or "completed-turns")');
   const checked = optionsOf(EngineOptionsSchema, options, ENGINE_SUBJECT);
   return { ...checked, provider: resolveProvider(options.provider) };
 }
