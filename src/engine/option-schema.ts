@@ -16,7 +16,8 @@ import type { ForkTask } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { EngineCallGate } from './call-gate.js';
 import type { ForkResult } from '../result/fork-result.js';
-import type { TranscriptTarget, WorkerEvent } from '../wire/protocol.js';
+import type { WorkerEvent } from '../result/fork-events.js';
+import type { TranscriptTarget } from '../transcript/target.js';
 
 /** What the docs say of an option beside its type, default and range (which the schema gives). */
 interface OptionDoc {

@@ -12,7 +12,7 @@ import { createEventLog, type EventsOptions, type ForkEvent } from './events.js'
 import { prepareExplicitCaches, type ExplicitCaches } from './explicit-cache.js';
 import { seedWindow } from '../fork/seed-window.js';
 import type { CancelKind, ForkResult } from '../result/fork-result.js';
-import type { TranscriptTarget } from '../wire/protocol.js';
+import type { TranscriptTarget } from '../transcript/target.js';
 import { transcriptPath } from '../transcript/writer.js';
 import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
@@ -162,8 +162,6 @@ const NOT_IN_THIS_PROCESS: SendOutcome = { status: 'not-delivered', reason: 'it 
 /** Failures listed in a report whose results are not retained (the rest are counted). */
 const MAX_LISTED_FAILURES = 100;
 
-export type { ForkPool } from './fork-start.js';
-
 /**
  * One fan-out: forks of one prefix, scheduled over the engine's pool. Tasks are taken from their
  * source as they are needed, at most `concurrency` ahead of dispatch: a stream of any length is
@@ -265,6 +263,7 @@ export class FanOutRun {
   private readonly metrics: FanOutMetrics;
   private readonly callMetrics: ModelCallMetrics;
 
+  /** @internal engine.fanOut makes a run. */
   constructor(
     private readonly pool: ForkPool,
     private readonly host: ToolHost,

@@ -7,7 +7,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import { emptyCancelled, emptyFailure, sumUsage } from '../result/results.js';
 import { costOfCalls, type ModelPrice } from '../model/prices.js';
 import type { TokenUsage } from '../model/types.js';
-import type { ForkPool } from '../engine/run.js';
+import type { ForkPool } from '../engine/fork-start.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { ATTR, METRIC } from '../telemetry/conventions.js';
 import { meter } from '../telemetry/metrics.js';

@@ -14,7 +14,8 @@
  */
 import { isAbsolute } from 'node:path';
 import type { ForkResult } from '../result/fork-result.js';
-import type { TranscriptTarget, WorkerEvent } from '../wire/protocol.js';
+import type { WorkerEvent } from '../result/fork-events.js';
+import type { TranscriptTarget } from '../transcript/target.js';
 import { z } from 'zod';
 import { EngineOptionsSchema, optionsOf } from '../engine/option-schema.js';
 import type { ForkEngineOptions } from '../engine/options.js';

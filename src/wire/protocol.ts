@@ -3,13 +3,15 @@
  * Plain data only: classes and thrown errors do not survive structured clone.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { Finish } from '../model/finish.js';
 import type { CachePlan } from '../model/plan.js';
-import type { AttemptStatus, ProviderConfig, RetryPolicy, TokenUsage } from '../model/types.js';
+import type { AttemptStatus, ProviderConfig, RetryPolicy } from '../model/types.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import type { TranscriptEntry } from '../transcript/format.js';
-import type { CallContent } from '../shapes/call-content.js';
+import type { WorkerEvent } from '../result/fork-events.js';
+import type { TranscriptTarget } from '../transcript/target.js';
+
+// What a fork reports is public (runFork's onEvent): declared in a public module.
+export type { WorkerEvent } from '../result/fork-events.js';
 
 export interface ForkJob {
   task: ForkTask;
@@ -51,50 +53,6 @@ export interface ForkJob {
   /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
   port: MessagePort;
 }
-
-/**
- * Where a fork's transcript is (src/transcript): written by the process that runs the fork, read
- * back by its worker thread to continue it. `continueFrom`: 'crash' picks up at its last completed
- * turn (a resumed run; a fork with no transcript yet starts afresh); 'message' revives a fork that
- * ended, with the parent's message as its next turn and a fresh turn budget.
- */
-export type TranscriptTarget =
-  | { path: string; continueFrom?: 'crash' }
-  /** `message`: the parent's, which the revived fork acts on first. */
-  | { path: string; continueFrom: 'message'; message: string };
-
-/** Events a worker reports while a fork runs. */
-export type WorkerEvent =
-  /**
-   * `responseId`: where the provider names the response at once (Anthropic): what a sibling's cache
-   * diagnostics compare against. Where it does not (OpenAI compares with completed responses only),
-   * the 'turn' event's responseId is.
-   */
-  | { type: 'response_start'; turn: number; responseId?: string }
-  /**
-   * A model call's end, with when it began and ended (epoch ms, as this thread's clock reads them:
-   * the main thread records its span from them) and what the provider said of it.
-   */
-  | {
-      type: 'turn';
-      turn: number;
-      usage: TokenUsage;
-      functionCalls: number;
-      startedAt?: number;
-      endedAt?: number;
-      finish?: Finish;
-      responseId?: string;
-      responseModel?: string;
-      /** Only for a job that captures content. */
-      content?: CallContent & { output: string };
-    }
-  /**
-   * A model call that finally failed (its retries spent) or was cancelled: when it began and ended,
-   * and what went wrong (`errorType`: the HTTP status, else the error's kind; `aborted` when cancelled).
-   */
-  | { type: 'call_failed'; turn: number; startedAt: number; endedAt: number; errorType: string; message: string; content?: CallContent }
-  /** A line of the fork's transcript (only for a job with one). */
-  | { type: 'transcript'; entry: TranscriptEntry };
 
 /** The main thread's side of a fork's channel, called by the worker through Comlink. */
 export interface ForkHostApi {
