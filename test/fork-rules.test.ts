@@ -1,4 +1,4 @@
-// Internal: FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, FORK_SYSTEM_TEXT and NESTED_FORK_ERROR (src/wording/constants.ts): the fork's fixed wording has no entry point; everything else comes through forkpool and forkpool/protocol.
+// Internal: FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, FORK_SYSTEM_TEXT and NESTED_FORK_ERROR (src/wording/constants.ts): the fork's fixed wording has no entry point; everything else comes through forkpool and forkpool/protocol. Also freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 /*
  * The fork rules that hold on every session shape, run once per shape (Gemini, OpenAI Chat
  * Completions, Anthropic Messages) through the adapters of test/support/shapes.ts: a test writes its
@@ -16,7 +16,7 @@ import {
   NESTED_FORK_ERROR,
 } from '../src/fork/index.js';
 import { FORK_SYSTEM_TEXT } from '../src/wording/constants.js';
-import { freezePrefix } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_NAME,

@@ -33,7 +33,7 @@ export interface SingleFork {
   cancel(): void;
 }
 
-export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption, type RunForkOptions } from './options.js';
+export { ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption, type RunForkOptions } from './options.js';
 
 const CANCEL_GRACE_MS = 5_000;
 

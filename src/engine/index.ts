@@ -1,6 +1,5 @@
 export {
   ForkEngine,
-  DEFAULT_MAX_TURNS,
   ENGINE_DEFAULTS,
   type ForkEngineOptions,
   type FanOutOptions,

@@ -34,8 +34,6 @@ export const ENGINE_DEFAULTS = Object.freeze({
   maxAttempts: S.retry.unwrap().shape.maxAttempts.def.defaultValue,
 });
 
-export const DEFAULT_MAX_TURNS = ENGINE_DEFAULTS.maxTurns;
-
 /** Every option with its value or its default, checked once. minCacheTokens, cacheBlockTokens and cacheBuildMs undefined: the provider's own (its plan). */
 export type ResolvedOptions = Omit<z.output<typeof EngineOptionsSchema>, 'provider'> & { provider: ProviderOption };
 

@@ -412,7 +412,7 @@ function controlTask(
     if (status === 'running') return { error: TASK_TOOL_TEXT.notRevived(id) };
     return { error: TASK_TOOL_TEXT.messageToStopped(id, status) };
   }
-  if (run?.stop(id)) {
+  if (run?.cancel(id)) {
     tasks.stopped.push(id);
     return { output: TASK_TOOL_TEXT.stopRequested(id, entry.description) };
   }

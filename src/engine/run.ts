@@ -18,6 +18,7 @@ import { traceFanOut, type FanOutTrace, type ForkTrace } from '../telemetry/fan-
 import { fanOutMetrics, modelCallMetrics, secondsBetween, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import type { TranscriptUsage } from '../transcript/format.js';
 import { answerCut, emptyCancelled, spentUsage } from '../result/results.js';
+import { warnDeprecated } from '../input/deprecation.js';
 import { addCached, addKnown, billedTokens, type TokenUsage } from '../model/types.js';
 import { costOf, costOfCalls, storageCostOf, type ModelPrice } from '../model/prices.js';
 import { windowRefusal, type RunWindow } from './window-check.js';
@@ -358,19 +359,31 @@ export class FanOutRun {
     await this.background;
   }
 
-  /** Cancels one fork; a task not taken yet is cancelled as it arrives. */
-  cancel(id: string): void {
-    if (this.stop(id)) return;
-    if (this.taking === 'open') this.cancelledAhead.add(id);
+  /**
+   * Cancels one fork: one that has not ended (queued or running) ends cancelled with what it had,
+   * one result as for any cancel; a task not taken yet is cancelled as it arrives. false: there is
+   * nothing to cancel (the fork ended, is being cancelled already, or the run takes no more tasks).
+   */
+  cancel(id: string): boolean {
+    if (this.stopLive(id)) return true;
+    if (this.taking !== 'open' || this.liveIndexOf(id) !== undefined || this.ended.has(id)) return false;
+    // An array's task that was taken already has ended: only one not taken yet can come.
+    const all = this.source.all;
+    if (all !== undefined && all.findIndex((t) => t.id === id) < this.taken) return false;
+    this.cancelledAhead.add(id);
+    return true;
   }
 
-  /**
-   * Stops one fork that has not ended (queued or running): it ends cancelled with what it had, one
-   * result as for any cancel. false: no such fork is live (never taken, or already ended).
-   */
+  /** @deprecated Use cancel(id). */
   stop(id: string): boolean {
+    warnDeprecated('run.stop');
+    return this.stopLive(id);
+  }
+
+  /** Stops one fork that has not ended (queued or running). false: no such fork is live (never taken, or already ended). */
+  private stopLive(id: string): boolean {
     const revival = this.ended.get(id)?.revival;
-    if (revival !== undefined) return revival.stop(id);
+    if (revival !== undefined) return revival.stopLive(id);
     const index = this.liveIndexOf(id);
     const live = index === undefined ? undefined : this.live.get(index);
     // Already being cancelled: not stopped a second time.

@@ -56,7 +56,7 @@ export async function serveParentPage(options: ParentPageOptions): Promise<Paren
     recorder,
     title: `forkpool prompt: ${options.model}`,
     port: options.port,
-    stopFork: (id) => runOf.get(id)?.stop(id) ?? false,
+    stopFork: (id) => runOf.get(id)?.cancel(id) ?? false,
     stopRun: options.stopRun,
   });
 
