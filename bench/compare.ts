@@ -246,9 +246,12 @@ function prepareBase(commit: string): Build {
       execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     }
   }
-  if (!existsSync(join(root, 'dist/src/index.js'))) {
+  // Written once the build succeeded: an interrupted build leaves a dist/ that only looks built.
+  const built = join(root, 'dist/.bench-built');
+  if (!existsSync(built)) {
     log('base: npm run build');
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    writeFileSync(built, `${commit}\n`);
   }
   return { label: 'base', commit, root };
 }
