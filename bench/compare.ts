@@ -67,6 +67,10 @@ interface CompareMode {
   manyForks: number;
 }
 
+/** What bench/scenario.ts's sab jobs load of a build besides its public entry points. */
+const SCENARIO_REACHES =
+  'public entry points, and dist/src/engine/run.js (FanOutRun, whose dispatch is timed), engine/options.js, engine/cache-figures.js, prefix/index.js and local-server/core/latency.js (bench/scenario.ts)';
+
 const MODES: Record<'quick' | 'full', CompareMode> = {
   // 2,000 forks: 5 to 20 s a run on 2 cores (the slower with other work on them).
   quick: { mode: 'quick', cfg: QUICK, manyForks: 2_000 },
@@ -82,7 +86,7 @@ function sections({ cfg, manyForks }: CompareMode): Section[] {
   return [
     {
       name: 'dispatch',
-      reaches: 'ForkEngine (public) and FanOutRun.prototype.dispatch (dist/src/engine/run.js) timed around each fork',
+      reaches: SCENARIO_REACHES,
       figures: dispatch.sizes.map((size) => ({ name: `dispatch per fork, sab, ${sizeLabel(size)}`, unit: 'µs', better: 'lower' })),
       async run() {
         const got = await runJobChild(
@@ -127,7 +131,7 @@ function sections({ cfg, manyForks }: CompareMode): Section[] {
     },
     {
       name: 'memory',
-      reaches: 'ForkEngine (public); FanOutRun (dist/src/engine/run.js) loaded for its dispatch timing',
+      reaches: SCENARIO_REACHES,
       figures: [
         { name: `memory: peak RSS, ${memory.nBig} forks over ${sizeLabel(memory.bigPrefix)} (sab+explicit)`, unit: 'MiB', better: 'lower' },
         { name: `memory: RSS growth over the fan-out, ${memory.nBig} forks over ${sizeLabel(memory.bigPrefix)}`, unit: 'MiB', better: 'lower' },
@@ -168,7 +172,7 @@ function sections({ cfg, manyForks }: CompareMode): Section[] {
     },
     {
       name: 'many forks',
-      reaches: 'ForkEngine (public); FanOutRun (dist/src/engine/run.js) loaded for its dispatch timing',
+      reaches: SCENARIO_REACHES,
       figures: [
         { name: `${manyForks.toLocaleString('en')} forks: forks per second (zero latency)`, unit: 'forks/s', better: 'higher' },
         { name: `${manyForks.toLocaleString('en')} forks: client CPU per fork`, unit: 'ms', better: 'lower' },
