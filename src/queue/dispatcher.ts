@@ -115,6 +115,7 @@ interface Pending {
   taskId: string;
   data: QueueJobData;
   host: HostClient;
+  /** Sends the fork's result on its channel, once. */
   resolve(result: ForkResult): void;
   /** Its job is in the queue (or was, before Redis lost it): enqueued, or found there by a resumed run. */
   enqueued: boolean;
@@ -308,15 +309,21 @@ export class QueueDispatcher implements ForkPool {
     return true;
   }
 
-  /** Enqueues one fork; settles with its result (never rejects). */
-  run(job: ForkJob): Promise<ForkResult> {
+  /**
+   * Enqueues one fork. Plays the fork's end of its channel here: the fork's events and then its
+   * result go to the engine on it; settles (never rejects) once the result is sent.
+   */
+  run(job: ForkJob): Promise<void> {
     const taskId = job.task.id;
     const jobId = jobIdOf(this.o.runId, taskId);
-    // The engine's end of the fork's channel: events go to it; a cancel takes a job nobody has taken back.
+    // Events go to the engine on the fork's channel; a cancel takes back a job nobody has taken.
     const host = connectHost(job.port, () => void this.cancelQueued(jobId));
-    return new Promise<ForkResult>((resolve) => {
+    return new Promise<void>((sent) => {
+      const resolve = (result: ForkResult): void => {
+        host.end(result);
+        sent();
+      };
       if (this.closing) {
-        host.close();
         resolve(emptyCancelled(taskId, 'the run was closed before this fork was enqueued'));
         return;
       }
@@ -492,11 +499,8 @@ export class QueueDispatcher implements ForkPool {
     const p = this.pending.get(jobId);
     if (!p) return;
     this.pending.delete(jobId);
-    // Every progress event reported before the result reaches the engine first.
-    void p.host.flush().then(() => {
-      p.host.close();
-      p.resolve(result);
-    });
+    // On the fork's channel, behind every progress event reported before it.
+    p.resolve(result);
   }
 
   /**
