@@ -740,7 +740,13 @@ async function main(): Promise<number> {
       return 2;
     }
     const { compareAgainst } = await import('./compare.js');
-    return compareAgainst({ against: values.against, quick: values.quick, out: values.out ?? join(here, 'results'), keepBase: values['keep-base'] });
+    try {
+      return await compareAgainst({ against: values.against, quick: values.quick, out: values.out ?? join(here, 'results'), keepBase: values['keep-base'] });
+    } catch (err) {
+      // The base could not be checked out or built (a section's failure is in the results instead).
+      log(err instanceof Error ? err.message : String(err));
+      return 2;
+    }
   }
   if (values.report) {
     const saved = JSON.parse(readFileSync(values.report, 'utf8')) as BenchResults;
