@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
-import { parseRunRecord, prefixKey, runKey, type RunRecord } from './redis-wire.js';
+import { parseRunRecord, prefixKey, RUN_RECORD_VERSION, runKey, type RunForkSettings, type RunRecord } from './redis-wire.js';
 
 /**
  * Stores the frozen prefix bytes under their content address, once: a prefix already there (the
@@ -17,6 +17,12 @@ export async function storePrefix(redis: Redis, prefix: FrozenPrefix, ttlSeconds
 
 export async function storeRun(redis: Redis, runId: string, record: RunRecord, ttlSeconds: number): Promise<void> {
   await redis.set(runKey(runId), JSON.stringify(record), 'EX', ttlSeconds);
+}
+
+/** What a coordinator stores for its run's workers, at its start and again when Redis lost it: the prefix and the run record. */
+export async function storeRunData(redis: Redis, runId: string, prefix: FrozenPrefix, settings: RunForkSettings, ttlSeconds: number): Promise<void> {
+  await storePrefix(redis, prefix, ttlSeconds);
+  await storeRun(redis, runId, { version: RUN_RECORD_VERSION, prefixId: prefix.id, settings }, ttlSeconds);
 }
 
 /** Keeps a run's keys alive while it lasts (the TTL counts from the latest renewal). */
