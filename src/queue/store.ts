@@ -32,7 +32,7 @@ export async function renewRun(redis: Redis, runId: string, prefixId: string, tt
 
 /**
  * How long a worker waits for a prefix or a run record that is not in Redis: one whose Redis lost
- * its data has them back within seconds, as its coordinator stores them again (dispatcher.ts).
+ * its data has them back within seconds, as its coordinator stores them again (recovery.ts).
  */
 const MISSING_WAIT_MS = 15_000;
 const MISSING_POLL_MS = 250;
