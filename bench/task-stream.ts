@@ -15,12 +15,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { ForkEngine } from '../dist/src/engine/engine.js';
+import { ForkEngine, loadTasks, streamTasks } from '../dist/src/index.js';
 import type { ForkPool } from '../dist/src/engine/run.js';
 import type { ForkJob } from '../dist/src/wire/protocol.js';
 import type { ForkResult } from '../dist/src/result/fork-result.js';
 import type { FrozenPrefix } from '../dist/src/prefix/index.js';
-import { loadTasks, streamTasks } from '../dist/src/session/index.js';
 import { runIfMain } from './lib/script.js';
 import { makeSession } from './lib/session.js';
 

@@ -1,4 +1,4 @@
-// Internal: ForkJob (src/engine/thread-wire.ts) and connectHost (src/engine/host-client.ts), the thread wire a remote pool is handed and its worker side: ForkEngine.createRemote's pool is internal (forkpool worker's); everything else comes through forkpool and forkpool/local-server.
+// Internal: ForkJob (src/wire/protocol.ts) and connectHost (src/wire/fork-end.ts), the thread wire a remote pool is handed and its worker side: ForkEngine.createRemote's pool is internal (forkpool worker's); everything else comes through forkpool and forkpool/local-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHost } from '../src/wire/fork-end.js';
 import type { ForkJob } from '../src/wire/protocol.js';
@@ -32,17 +32,16 @@ function heldPool() {
   return {
     jobs,
     isClosed: () => closed,
-    run(job: ForkJob): Promise<ForkResult> {
+    run(job: ForkJob): Promise<void> {
       const host = connectHost(job.port, () => undefined);
       return new Promise((resolve) => {
         jobs.push({
           job,
           host,
+          // The result goes back on the fork's channel, behind its events, as a fork's thread sends it.
           settle: (result) => {
-            void host.flush().then(() => {
-              host.close();
-              resolve(result);
-            });
+            host.end(result);
+            resolve();
           },
         });
       });
