@@ -1,5 +1,7 @@
 import type { ForkEngineOptions, BuiltInProviderOption as ProviderOption } from '../engine/options.js';
-import { defaultOf, ENGINE_OPTION_FLAGS, EngineOptionsSchema, valuesOf, type EngineOptionFlag, type EngineOptionFlagName } from '../engine/option-schema.js';
+import { ENGINE_OPTION_FLAGS, type EngineOptionFlag, type EngineOptionFlagName } from '../engine/option-flags.js';
+import { defaultOf, valuesOf } from '../engine/option-read.js';
+import { EngineOptionsSchema } from '../engine/option-schema.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
 import { findProvider, providerModule } from '../model/providers/index.js';
 import { shapeNamed } from '../shapes/registry.js';

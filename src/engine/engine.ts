@@ -21,7 +21,8 @@ import { forkJobOf, startFork, type ForkHooks, type ForkPool } from './fork-star
 import { emptyCancelled } from '../result/results.js';
 import type { ForkResult } from '../result/fork-result.js';
 import { checkFanOutOptions, checkRunForkOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions, type RunForkOptions } from './options.js';
-import { runParentAgent, type ParentAgentOptions, type ParentOutcome } from './parent-agent.js';
+import { runParentAgent, type ParentAgentOptions } from './parent-agent.js';
+import type { ParentOutcome } from './parent-events.js';
 import { FanOutRun, type RunSettings } from './run.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../thread-start/worker-entry.js';

@@ -3,7 +3,8 @@ import type { CachePlan, PlanInput } from '../model/plan.js';
 import { findProvider, providerKindList, providerUsage, resolvePlan } from '../model/providers/index.js';
 import type { ProviderOption } from '../model/providers/options.js';
 import type { ParentSession } from '../shapes/registry.js';
-import { EngineOptionsSchema, FanOutOptionsSchema, optionsOf, RunForkOptionsSchema, type OptionsSubject } from './option-schema.js';
+import { optionsOf, type OptionsSubject } from './option-check.js';
+import { EngineOptionsSchema, FanOutOptionsSchema, RunForkOptionsSchema } from './option-schema.js';
 
 export type { BuiltInProviderOption, ProviderOption } from '../model/providers/options.js';
 

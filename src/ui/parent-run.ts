@@ -1,6 +1,6 @@
 import { type AnyMessage, viewMessage } from '../shapes/index.js';
 import { efficiencyOf, ratio } from '../engine/cache-figures.js';
-import type { ParentEvent, ParentOutcome } from '../engine/parent-agent.js';
+import type { ParentEvent, ParentOutcome } from '../engine/parent-events.js';
 import { tallyCut, type RunReport } from '../engine/report.js';
 import type { FanOutRun } from '../engine/run.js';
 import { addCached, addKnown } from '../model/types.js';
