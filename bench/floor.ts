@@ -20,7 +20,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
-import { buildChildMessage } from '../dist/src/wording/child-message.js';
+import { buildChildMessage } from '../dist/src/protocol.js';
 import type { GeminiSession } from '../dist/src/index.js';
 import { runIfMain } from './lib/script.js';
 import { benchTool, makeSession } from './lib/session.js';
@@ -219,7 +219,7 @@ async function createClient(job: FloorJob): Promise<Client> {
     }
     case 'forkpool': {
       // Loaded here, as the transport above: half a second of start-up the other clients do not need.
-      const { ForkEngine } = await import('../dist/src/engine/engine.js');
+      const { ForkEngine } = await import('../dist/src/index.js');
       const engine = await ForkEngine.create({
         provider: { kind: 'gemini', apiKey: API_KEY, baseUrl: url },
         threads: job.threads,

@@ -7,15 +7,14 @@
  *   seedFork        a fork's seed with the default deep copy of the history (what the loop did before `copy: false`)
  *   seedFork copy:false  the seed sharing the frozen prefix's messages (what the fork loop does now)
  *   SDK call        one model call through the @google/genai client with the network stubbed (per model call, in the thread that runs the loop)
- * and once, independent of size: one Comlink round trip to a worker thread (a tool call's RPC), and
+ * and once, independent of size: one round trip on a fork's channel to another thread (a tool call), and
  * a fork's telemetry (its spans and metrics) with no OpenTelemetry provider and with the SDK's.
  * Can be run alone: npx tsx bench/micro.ts [--quick]
  */
-import { createRequire } from 'node:module';
 import { setFlagsFromString, serialize } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { wrap, releaseProxy, type Endpoint } from 'comlink';
+import { connectHost } from '../dist/src/wire/fork-end.js';
 import { Bench } from 'tinybench';
 import { openConversation } from '../dist/src/fork-thread/conversation.js';
 import { seedFork } from '../dist/src/fork/index.js';
@@ -87,25 +86,29 @@ function rowsOf(bench: Bench, prefixBytes: number | null): MicroRow[] {
   });
 }
 
-async function comlinkRoundTrip(quick: boolean): Promise<MicroRow[]> {
-  const comlinkPath = createRequire(import.meta.url).resolve('comlink');
+/** The micro row of one call on a fork's channel (the report finds it by this name). */
+export const CHANNEL_ROUND_TRIP = 'Channel round trip';
+
+/** One call on a fork's channel (src/wire): the fork's end (connectHost) asks a thread that answers as the main thread's end does. */
+async function channelRoundTrip(quick: boolean): Promise<MicroRow[]> {
   const worker = new Worker(
     `const { parentPort } = require('node:worker_threads');
-     const { expose } = require(${JSON.stringify(comlinkPath)});
-     parentPort.once('message', (port) => expose({ execTool: (call) => ({ status: 'ok', response: { output: { ok: true, fork: call.args.i } } }) }, port));`,
+     parentPort.once('message', (port) => port.on('message', (m) => {
+       if (m.type === 'call') port.postMessage({ type: 'answer', id: m.id, value: { status: 'ok', response: { output: { ok: true, fork: m.call.args.i } } } });
+     }));`,
     { eval: true },
   );
   const { port1, port2 } = new MessageChannel();
   worker.postMessage(port2, [port2]);
-  const remote = wrap<{ execTool(call: unknown): Promise<unknown> }>(port1 as unknown as Endpoint);
-  await remote.execTool({ name: 't', args: { i: 0 } });
+  const host = connectHost(port1, () => undefined);
+  const signal = new AbortController().signal;
+  await host.execTool({ name: 't', args: { i: 0 } }, signal, 10_000);
   const bench = new Bench({ time: quick ? 300 : 1000, iterations: quick ? 200 : 1000, warmupIterations: 50 });
-  bench.add('Comlink round trip', async () => {
-    await remote.execTool({ name: 't', args: { i: 1 } });
+  bench.add(CHANNEL_ROUND_TRIP, async () => {
+    await host.execTool({ name: 't', args: { i: 1 } }, signal, 10_000);
   });
   await bench.run();
-  remote[releaseProxy]();
-  port1.close();
+  host.close();
   await worker.terminate();
   return rowsOf(bench, null);
 }
@@ -165,9 +168,9 @@ export async function runMicro(sizes: readonly number[], quick: boolean, log: (l
     log(`  micro ${sizeLabel(prefix.byteLength)}: ${got.map((r) => `${r.task} ${r.p50Ms.toFixed(r.p50Ms < 1 ? 3 : 1)} ms`).join(', ')}`);
     gc();
   }
-  const rt = await comlinkRoundTrip(quick);
+  const rt = await channelRoundTrip(quick);
   rows.push(...rt);
-  log(`  micro Comlink round trip: p50 ${(rt[0]?.p50Ms ?? NaN).toFixed(3)} ms`);
+  log(`  micro channel round trip: p50 ${(rt[0]?.p50Ms ?? NaN).toFixed(3)} ms`);
   const telemetry = await telemetryCost(quick);
   log(`  micro ${telemetry.map((r) => `${r.task}: p50 ${r.p50Us.toFixed(1)} µs`).join(', ')}`);
   return { rows, parsedCopyMiB, telemetry };

@@ -5,7 +5,7 @@
  * peak RSS over the fan-out. Run by `npm run bench` (section `retention`), or alone:
  *   node --import tsx --expose-gc bench/retention.ts '{"url":"http://127.0.0.1:PORT","n":20000,"retain":false}'
  */
-import { ForkEngine } from '../dist/src/engine/engine.js';
+import { ForkEngine } from '../dist/src/index.js';
 import { runIfMain } from './lib/script.js';
 import { makeSession } from './lib/session.js';
 

@@ -2,7 +2,8 @@
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
  * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,ai-sdk,responses,scaling,ui, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg and scaling.svg as they are),
- *          --report FILE.json (no run: render FILE.md, FILE.html and the charts again from a results file).
+ *          --report FILE.json (no run: render FILE.md, FILE.html and the charts again from a results file),
+ *          --against COMMIT [--keep-base] (no bench run: this build against COMMIT's, bench/compare.ts).
  *
  * Four variants run the same forks against the same local model server (a process of its own):
  *   inprocess     every fork loop on the main thread (Promise.all style, bounded by the same concurrency)
@@ -711,6 +712,8 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       'no-chart': { type: 'boolean', default: false },
       report: { type: 'string' },
+      against: { type: 'string' },
+      'keep-base': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -718,14 +721,32 @@ async function main(): Promise<number> {
   if (values.help) {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
+        '       forkpool bench --against COMMIT [--quick] [--keep-base] [--out DIR]\n' +
         '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers, 6 for ai-sdk, 6 for responses and 10 for the scaling curve)\n' +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg and scaling.svg as they are (the .html has them inline all the same)\n' +
         '  --report FILE    no run: render FILE.md, FILE.html and the charts again from a results file\n' +
+        '  --against COMMIT build COMMIT beside this checkout and compare its dispatch, floor, memory and many-fork figures with this build\'s,\n' +
+        '                   3 runs each, alternating (bench/compare.ts; --quick: a few minutes); exit 1 when a figure is worse\n' +
+        '  --keep-base      leave the base\'s worktree and build in the temp directory for the next comparison\n' +
         `${EXIT_CODES_HELP}\nFor bench, 1 means a section failed (its error is in the results).\n`,
     );
     return 0;
+  }
+  if (values.against !== undefined) {
+    if (values.only !== undefined || values.report !== undefined) {
+      log('bench: --against runs its own sections (dispatch, floor, memory, retention, many forks): without --only or --report');
+      return 2;
+    }
+    const { compareAgainst } = await import('./compare.js');
+    try {
+      return await compareAgainst({ against: values.against, quick: values.quick, out: values.out ?? join(here, 'results'), keepBase: values['keep-base'] });
+    } catch (err) {
+      // The base could not be checked out or built (a section's failure is in the results instead).
+      log(err instanceof Error ? err.message : String(err));
+      return 2;
+    }
   }
   if (values.report) {
     const saved = JSON.parse(readFileSync(values.report, 'utf8')) as BenchResults;

@@ -18,11 +18,7 @@ import { chatProvider } from './lib/chat.js';
 import { benchTool, makeChatSession, makeSession, makeTasks } from './lib/session.js';
 import { startWindowProfile } from './lib/inspector-profile.js';
 import { calibrateProbe, median, probeMainThread, type MainThreadFigures } from './lib/measure.js';
-import { sendAsParent } from './lib/prime.js';
 import type { BenchWarmup, Runner, RunnerOptions, VariantName } from './variants/common.js';
-import { createInprocessRunner } from './variants/inprocess.js';
-import { createCloneRunner } from './variants/clone.js';
-import { createSabRunner } from './variants/sab.js';
 
 export interface ScenarioSpec {
   prefixBytes: number;
@@ -173,15 +169,17 @@ async function createRunner(job: JobSpec): Promise<Runner> {
   if (job.variant !== 'sab' && (job.chat !== undefined || job.cacheBuildMs !== undefined)) {
     throw new Error(`bench: chat sessions and cacheBuildMs are measured with sab only (got ${job.variant})`);
   }
+  // Each variant's modules loaded alone: sab reaches the engine through few internal modules, so it
+  // can also measure another build (bench/compare.ts), whose internals the other variants may not find.
   switch (job.variant) {
     case 'inprocess':
-      return createInprocessRunner(options, [benchTool]);
+      return (await import('./variants/inprocess.js')).createInprocessRunner(options, [benchTool]);
     case 'clone':
-      return createCloneRunner(options, [benchTool]);
+      return (await import('./variants/clone.js')).createCloneRunner(options, [benchTool]);
     case 'sab':
-      return createSabRunner({ ...options, cache: 'implicit' }, [benchTool]);
+      return (await import('./variants/sab.js')).createSabRunner({ ...options, cache: 'implicit' }, [benchTool]);
     case 'sab+explicit':
-      return createSabRunner({ ...options, cache: 'explicit' }, [benchTool]);
+      return (await import('./variants/sab.js')).createSabRunner({ ...options, cache: 'explicit' }, [benchTool]);
   }
 }
 
@@ -229,6 +227,7 @@ async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: n
   // Parent-warm: the parent sends its conversation first (as any agent does before it forks).
   let parentCallMs: number | undefined;
   if (parentWarm) {
+    const { sendAsParent } = await import('./lib/prime.js');
     const t0 = performance.now();
     await sendAsParent(providerOf(job), prefix);
     parentCallMs = performance.now() - t0;

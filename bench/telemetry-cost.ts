@@ -8,7 +8,7 @@ import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { Bench } from 'tinybench';
-import type { WorkerEvent } from '../dist/src/wire/protocol.js';
+import type { WorkerEvent } from '../dist/src/result/fork-events.js';
 import type { ForkResult } from '../dist/src/result/fork-result.js';
 import { traceFanOut } from '../dist/src/telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics } from '../dist/src/telemetry/metrics.js';

@@ -5,7 +5,6 @@
  */
 export {
   ForkEngine,
-  DEFAULT_MAX_TURNS,
   ENGINE_DEFAULTS,
   type ForkEngineOptions,
   type FanOutOptions,
@@ -36,21 +35,14 @@ export {
   type ParentEvent,
   type ParentOutcome,
 } from './engine/index.js';
-export { freezePrefix, decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
+export { decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
 export {
-  loadTasks,
   parseSession,
   parseTasks,
   streamTasks,
   TaskLines,
   type TaskLinesOptions,
   InputError,
-  GeminiSessionSchema,
-  OpenAIChatSessionSchema,
-  AnthropicMessagesSessionSchema,
-  OpenAIResponsesSessionSchema,
-  AiSdkSessionSchema,
-  ForkTaskSchema,
   type InputErrorInit,
   type ReadLimits,
   type ParentSession,
@@ -78,11 +70,9 @@ export {
   type SubagentType,
   type ForkTurns,
 } from './session/index.js';
-export { loadSession, importSession, type LoadSessionOptions } from './import/load.js';
+export { loadSession, type LoadSessionOptions } from './import/load.js';
+export { freezePrefix, importSession, loadTasks } from './deprecated.js';
 export {
-  IMPORT_FORMATS,
-  DEFAULT_MODELS,
-  WORKSPACE_MAPPINGS,
   formatImportSummary,
   type ImportFormat,
   type ImportOptions,

@@ -1,4 +1,4 @@
-// Internal: parseAnthropicMessagesSession and the block types AnthropicCacheControl, AnthropicToolResultBlock, AnthropicToolUseBlock (src/shapes/anthropic-messages/schema.ts): parseSession and AnthropicContentBlock are their public face; everything else comes through forkpool.
+// Internal: parseAnthropicMessagesSession and the block types AnthropicCacheControl, AnthropicToolResultBlock, AnthropicToolUseBlock (src/shapes/anthropic-messages/schema.ts): parseSession and AnthropicContentBlock are their public face; everything else comes through forkpool. Also AnthropicMessagesSessionSchema, its zod schema.
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import type {
@@ -14,13 +14,13 @@ import type {
   WebSearchTool20250305,
 } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  AnthropicMessagesSessionSchema,
-  type AnthropicContentBlock,
-  type AnthropicMessage,
-  type AnthropicMessagesSession,
-  type AnthropicTool,
+import type {
+  AnthropicContentBlock,
+  AnthropicMessage,
+  AnthropicMessagesSession,
+  AnthropicTool,
 } from '../src/index.js';
+import { AnthropicMessagesSessionSchema } from '../src/session/index.js';
 import {
   parseAnthropicMessagesSession,
   type AnthropicCacheControl,

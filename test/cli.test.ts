@@ -188,7 +188,7 @@ describe('forkpool run: inputs and outputs', () => {
     expect(bad.stderr.trim()).toBe('forkpool: --warmup: must be one of auto, none, parent (got "later")');
   });
 
-  it('--history picks the history mode; the old --seed names the new flag (renamed by issue 13)', async () => {
+  it('--history picks the history mode; the old --seed is an unknown flag, and the help it points to names --history', async () => {
     // A parent mid-turn: its last call (a marker in its arguments) is in flight.
     const session = join(tmp, 'mid-turn.json');
     writeFileSync(
@@ -207,15 +207,17 @@ describe('forkpool run: inputs and outputs', () => {
       expect(r.code).toBe(0);
       return (JSON.parse(r.stdout) as { results: { text: string }[] }).results[0]?.text ?? '';
     };
-    const [inherited, completed, old] = await Promise.all([
+    const [inherited, completed, old, help] = await Promise.all([
       texts([]),
       texts(['--history', 'completed-turns']),
       runCli(['run', '--session', SESSION, '--tasks', '-', '--seed', 'inherit'], { input: TASKS }),
+      runCli(['run', '--help']),
     ]);
     expect(inherited).toBe('RECALL IN-FLIGHT-\\w+: IN-FLIGHT-7E57');
     expect(completed).toBe('RECALL IN-FLIGHT-\\w+: no match');
     expect(old.code).toBe(2);
-    expect(old.stderr.trim()).toBe('forkpool: --seed is now called --history (inherit or completed-turns)');
+    expect(old.stderr.trim()).toBe("forkpool: Unknown option '--seed'; see forkpool run --help");
+    expect(help.stdout).toMatch(/^ {2}--history inherit\|completed-turns +which history forks start from/m);
   });
 
   it('--max-tokens: the run stops when its budget is spent, says so, and exits 1', async () => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { anthropicTool } from '../src/shapes/anthropic-messages/dialect.js';
 import { chatFunctionTool } from '../src/shapes/openai-chat/dialect.js';
 import {
-  DEFAULT_MAX_TURNS,
+  ENGINE_DEFAULTS,
   ForkEngine,
   defineTool,
   parseSession,
@@ -685,7 +685,7 @@ describe.each(SHAPES)('fork-subagent.test.ts › resolveForkExecutionAllowedTool
   });
 
   it('caps fork turns at 200 and never asks a person: an approval-required tool is denied in a fork', async () => {
-    expect(DEFAULT_MAX_TURNS).toBe(200);
+    expect(ENGINE_DEFAULTS.maxTurns).toBe(200);
     const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: z.object({}), approval: 'required', execute: () => 'deployed' });
     const local = await ForkEngine.create({ provider: shape.provider(server.url), threads: 1, tools: [deploy] });
     try {

@@ -1,8 +1,9 @@
-// Internal: ForkJob (src/engine/thread-wire.ts) and connectHost (src/engine/host-client.ts), the thread wire a remote pool is handed and its worker side: ForkEngine.createRemote's pool is internal (forkpool worker's); everything else comes through forkpool and forkpool/local-server.
+// Internal: ForkJob (src/wire/protocol.ts) and connectHost (src/wire/fork-end.ts), the thread wire a remote pool is handed and its worker side: ForkEngine.createRemote's pool is internal (forkpool worker's); everything else comes through forkpool and forkpool/local-server. Also freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHost } from '../src/wire/fork-end.js';
 import type { ForkJob } from '../src/wire/protocol.js';
-import { ForkEngine, freezePrefix, loadSession, type ForkResult } from '../src/index.js';
+import { ForkEngine, loadSession, type ForkResult } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 
 /*
@@ -32,17 +33,16 @@ function heldPool() {
   return {
     jobs,
     isClosed: () => closed,
-    run(job: ForkJob): Promise<ForkResult> {
+    run(job: ForkJob): Promise<void> {
       const host = connectHost(job.port, () => undefined);
       return new Promise((resolve) => {
         jobs.push({
           job,
           host,
+          // The result goes back on the fork's channel, behind its events, as a fork's thread sends it.
           settle: (result) => {
-            void host.flush().then(() => {
-              host.close();
-              resolve(result);
-            });
+            host.end(result);
+            resolve();
           },
         });
       });

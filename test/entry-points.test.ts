@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,48 @@ async function loadedBy(...args: string[]): Promise<string[]> {
   return readFileSync(log, 'utf8').split('\n');
 }
 
+/**
+ * The declaration files a user's compiler reads from the entry points' on, each with the chain of
+ * imports that reaches it first: every type the entry points' signatures can name is declared in one.
+ */
+function declarationsReached(entries: readonly string[], read: (file: string) => string | undefined): Map<string, string[]> {
+  const reached = new Map<string, string[]>();
+  const queue: [string, string[]][] = entries.map((file) => [file, [file]]);
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const [file, chain] = next;
+    if (reached.has(file)) continue;
+    const text = read(file);
+    if (text === undefined) continue;
+    reached.set(file, chain);
+    for (const match of text.matchAll(/(?:\bfrom\s+|\bimport\(\s*)'(\.[^']+)'/g)) {
+      const target = join(dirname(file), (match[1] as string).replace(/\.js$/, '.d.ts'));
+      queue.push([target, [...chain, target]]);
+    }
+  }
+  return reached;
+}
+
+const ENTRY_DECLARATIONS = ['index', 'protocol', 'provider', 'ai-sdk/index', 'openai-agents/index', 'local-server/index'].map((name) => resolve('dist/src', `${name}.d.ts`));
+
 describe('entry points', () => {
+  it('public types are declared in public modules: no entry point reaches the thread wire (src/wire/)', () => {
+    const dist = resolve('dist/src');
+    const reached = declarationsReached(ENTRY_DECLARATIONS, (file) => (existsSync(file) ? readFileSync(file, 'utf8') : undefined));
+    expect(reached.has(join(dist, 'result/fork-result.d.ts'))).toBe(true);
+    const wire = [...reached.values()].filter((chain) => relative(dist, chain.at(-1) as string).startsWith('wire/'));
+    expect(wire.map((chain) => chain.map((file) => relative(dist, file)).join(' → '))).toEqual([]);
+  });
+
+  it('would see one: a planted import of the wire is named with the chain that reaches it', () => {
+    const files: Record<string, string> = {
+      '/d/index.d.ts': "export { run } from './engine/run.js';",
+      '/d/engine/run.d.ts': "import type { Job } from '../wire/protocol.js';\nexport declare function run(job: Job): void;",
+      '/d/wire/protocol.d.ts': 'export interface Job {}',
+    };
+    const reached = declarationsReached(['/d/index.d.ts'], (file) => files[file]);
+    expect(reached.get('/d/wire/protocol.d.ts')).toEqual(['/d/index.d.ts', '/d/engine/run.d.ts', '/d/wire/protocol.d.ts']);
+  });
+
   it('forkpool: the engine, tools, loaders and the prefix — not the protocol, not the simulator', async () => {
     const root = await import('forkpool');
     for (const name of ['ForkEngine', 'defineTool', 'workspaceTools', 'loadToolsModule', 'loadSession', 'loadTasks', 'freezePrefix', 'decodePrefix', 'estimateTokens', 'InputError']) {

@@ -1,4 +1,4 @@
-// Internal: anthropicMessagesDialect.request and anthropicTool (src/shapes/anthropic-messages/dialect.ts), the Messages body a fork sends and the tool shape; parentBreakpoints and placeBreakpoints (src/shapes/anthropic-messages/breakpoints.ts); validateMessagesRequest (src/local-server/anthropic/validate.ts), the local server's check of a request; seedTask (src/fork/seed-task.ts) and the fork's fixed wording (src/wording/constants.ts): no entry point exports them.
+// Internal: anthropicMessagesDialect.request and anthropicTool (src/shapes/anthropic-messages/dialect.ts), the Messages body a fork sends and the tool shape; parentBreakpoints and placeBreakpoints (src/shapes/anthropic-messages/breakpoints.ts); validateMessagesRequest (src/local-server/anthropic/validate.ts), the local server's check of a request; seedTask (src/fork/seed-task.ts) and the fork's fixed wording (src/wording/constants.ts): no entry point exports them. Also freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 /*
  * The fork rules where they are Anthropic's own ("format": "anthropic-messages"): calls are
  * `tool_use` blocks of an assistant message, results are `tool_result` blocks that open the next
@@ -16,7 +16,8 @@ import { anthropicMessagesDialect, anthropicTool, type AnthropicSessionLike } fr
 import { parentBreakpoints, placeBreakpoints } from '../src/shapes/anthropic-messages/breakpoints.js';
 import { FORK_SYSTEM_TEXT } from '../src/wording/constants.js';
 import { FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, seedTask } from '../src/fork/index.js';
-import { type AnthropicMessagesSession, type AnthropicTool, freezePrefix, parseSession } from '../src/index.js';
+import { type AnthropicMessagesSession, type AnthropicTool, parseSession } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { validateMessagesRequest } from '../src/local-server/anthropic/validate.js';
 import {
   AGENT_TOOL_ANTHROPIC,

@@ -1,4 +1,4 @@
-// Internal: openAIChatDialect.request (src/shapes/openai-chat/dialect.ts), the Chat Completions body a fork sends, which no entry point builds without a model call; seedTask (src/fork/seed-task.ts), how the engine seeds a task, and the fork's fixed wording (src/wording/constants.ts): no entry point exports them.
+// Internal: openAIChatDialect.request (src/shapes/openai-chat/dialect.ts), the Chat Completions body a fork sends, which no entry point builds without a model call; seedTask (src/fork/seed-task.ts), how the engine seeds a task, and the fork's fixed wording (src/wording/constants.ts): no entry point exports them. Also freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 /*
  * The fork rules where they are Chat Completions' own ("format": "openai-chat"): one `tool` message
  * per result, the child message as a user message of its own after them, the leading system and
@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { openAIChatDialect } from '../src/shapes/openai-chat/dialect.js';
 import { FORK_SYSTEM_TEXT } from '../src/wording/constants.js';
 import { FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, seedTask } from '../src/fork/index.js';
-import { freezePrefix, parseSession } from '../src/index.js';
+import { parseSession } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_FUNCTION,

@@ -1,4 +1,4 @@
-// Internal: FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, FORK_SYSTEM_TEXT and NESTED_FORK_ERROR (src/wording/constants.ts): the fork's fixed wording has no entry point; everything else comes through forkpool and forkpool/protocol.
+// Internal: FORK_ACK_TEXT, FORK_BEGIN_TEXT, FORK_PLACEHOLDER_TEXT, FORK_UNAVAILABLE_RESULT_TEXT, FORK_SYSTEM_TEXT and NESTED_FORK_ERROR (src/wording/constants.ts): the fork's fixed wording has no entry point; everything else comes through forkpool and forkpool/protocol. Also freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 /*
  * The fork rules that hold on every session shape, run once per shape (Gemini, OpenAI Chat
  * Completions, Anthropic Messages) through the adapters of test/support/shapes.ts: a test writes its
@@ -16,7 +16,7 @@ import {
   NESTED_FORK_ERROR,
 } from '../src/fork/index.js';
 import { FORK_SYSTEM_TEXT } from '../src/wording/constants.js';
-import { freezePrefix } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import {
   AGENT_TOOL_DECLARATION,
   AGENT_TOOL_NAME,
@@ -455,8 +455,8 @@ describe.each(SHAPES)('%s seedFork option checks', (_name, shape) => {
     expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
     expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
     expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
-    // The option was renamed: the old name says so (issue 13).
-    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: the option "seed" is now called "history"');
+    // An option it does not take (seed, history's old name, among them) is refused, naming those it takes.
+    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: options.seed is not an option (known: history, forkTurns, allowedTools, spawnTools, copy)');
   });
 });
 

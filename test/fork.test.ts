@@ -1,4 +1,4 @@
-// Internal: FORK_PLACEHOLDER_TEXT, FORK_SYSTEM_INSTRUCTION and FORK_UNAVAILABLE_RESULT_TEXT (src/wording/constants.ts): the fork's fixed wording has no entry point; seedFork and buildChildMessage come through forkpool/protocol.
+// Internal: FORK_PLACEHOLDER_TEXT, FORK_SYSTEM_INSTRUCTION and FORK_UNAVAILABLE_RESULT_TEXT (src/wording/constants.ts): the fork's fixed wording has no entry point; seedFork and buildChildMessage come through forkpool/protocol. Also freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 /*
  * The fork rules on Gemini sessions where they are Gemini's own: calls and results without ids, a
  * user message of results and words, the systemInstruction and the other prefix fields of a Gemini
@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FORK_PLACEHOLDER_TEXT, FORK_SYSTEM_INSTRUCTION, FORK_UNAVAILABLE_RESULT_TEXT } from '../src/fork/index.js';
-import { freezePrefix } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { buildChildMessage, type Content, type ParentSession, seedFork } from '../src/protocol.js';
 
 const user = (text: string): Content => ({ role: 'user', parts: [{ text }] });

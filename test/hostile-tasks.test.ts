@@ -1,3 +1,4 @@
+// Internal: loadTasks (src/session/load.ts), a task file read whole into an array (its public face is streamTasks).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deepArrays, deepObjects, inputErrorOf, inputRejectionOf } from './fixtures/hostile/errors.js';
-import { loadTasks, parseTasks } from '../src/index.js';
+import { parseTasks } from '../src/index.js';
+import { loadTasks } from '../src/session/load.js';
 
 /*
  * Hostile task files (JSONL): the error names file:line (right after blank lines and CRLF endings)

@@ -1,8 +1,10 @@
+// Internal: importSession (src/import/load.ts), what loadSession reads a file with, returning the import's summary and origins too.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, formatImportSummary, importSession, type ParentSession, parseSession } from '../src/index.js';
+import { ForkEngine, formatImportSummary, type ParentSession, parseSession } from '../src/index.js';
+import { importSession } from '../src/import/load.js';
 import { recall as recallOn } from './support/recall.js';
 
 /*

@@ -1,5 +1,7 @@
+// Internal: importSession (src/import/load.ts), what loadSession reads a file with, returning the import's summary and origins too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, formatImportSummary, importSession, type ImportSummary, type ParentSession, parseSession } from '../src/index.js';
+import { ForkEngine, formatImportSummary, type ImportSummary, type ParentSession, parseSession } from '../src/index.js';
+import { importSession } from '../src/import/load.js';
 import { recall as recallOn } from './support/recall.js';
 
 /*

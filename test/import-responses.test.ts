@@ -1,8 +1,10 @@
+// Internal: importSession (src/import/load.ts), what loadSession reads a file with, returning the import's summary and origins too.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, importSession, InputError, type OpenAIResponsesSession, type ParentSession, parseSession } from '../src/index.js';
+import { ForkEngine, InputError, type OpenAIResponsesSession, type ParentSession, parseSession } from '../src/index.js';
+import { importSession } from '../src/import/load.js';
 import { runCli } from './fixtures/cli/run-cli.js';
 import { recall as recallOn } from './support/recall.js';
 

@@ -1,11 +1,12 @@
-// Internal: importTranscript (src/import/index.ts), the importers on a transcript's text: importSession and loadSession, which read a file, are its public face; everything else comes through forkpool.
+// Internal: importTranscript (src/import/index.ts), the importers on a transcript's text: loadSession, which reads a file, is its public face, and importSession (src/import/load.ts), what loadSession reads a file with, returns the import's summary and origins too; everything else comes through forkpool.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { importTranscript } from '../src/import/index.js';
-import { ForkEngine, defineTool, formatImportSummary, importSession, InputError, loadSession, parseSession, type ImportSummary } from '../src/index.js';
+import { ForkEngine, defineTool, formatImportSummary, InputError, loadSession, parseSession, type ImportSummary } from '../src/index.js';
+import { importSession } from '../src/import/load.js';
 
 /*
  * Importing other agents' transcripts (issue 17), from fixtures built on each agent's own record

@@ -43,7 +43,7 @@ describe('cancel races', () => {
       { id: 'queued', directive: 'REPLY never runs' },
     ]);
     const drained = drain(run); // subscribed first: a subscriber sees events from its subscription on
-    run.cancel('queued');
+    expect(run.cancel('queued')).toBe(true);
     const { events, results } = await drained;
     expect(results.map((r) => [r.id, r.status, r.turns])).toEqual([
       ['first', 'completed', 1],
@@ -57,21 +57,41 @@ describe('cancel races', () => {
       { id: 'done', directive: 'REPLY done' },
       { id: 'slow', directive: 'SLEEP 30000' },
     ]);
+    const answers: boolean[] = [];
     const { events, results } = await drain(run, (e) => {
-      if (e.type === 'task_notification' && e.forkId === 'done') {
-        run.cancel('done');
-        run.cancel('slow');
-        run.cancel('slow');
-      }
+      if (e.type === 'task_notification' && e.forkId === 'done') answers.push(run.cancel('done'), run.cancel('slow'), run.cancel('slow'));
     });
+    // Only the cancel that ended something answers true.
+    expect(answers).toEqual([false, true, false]);
     expect(results.map((r) => [r.id, r.status])).toEqual([
       ['done', 'completed'],
       ['slow', 'cancelled'],
     ]);
     expect(perFork(events)).toEqual({ done: { started: 1, ended: 1 }, slow: { started: 1, ended: 1 } });
-    run.cancel('done');
+    expect(run.cancel('done')).toBe(false);
     run.cancelAll();
     expect(run.report().forks).toMatchObject({ completed: 1, cancelled: 1 });
+  });
+
+  it('a task not taken yet is cancelled as it arrives; an id no task of the run has is refused', async () => {
+    async function* tasks() {
+      yield { id: 'first', directive: 'SLEEP 300\nREPLY first' };
+      yield { id: 'later', directive: 'REPLY never runs' };
+    }
+    const streamed = engine.fanOut(prefix(), tasks());
+    const answer = streamed.cancel('later');
+    const results = await streamed.results();
+    expect(answer).toBe(true);
+    expect(results.map((r) => [r.id, r.status, r.turns])).toEqual([
+      ['first', 'completed', 1],
+      ['later', 'cancelled', 0],
+    ]);
+    // An array's tasks are all known: an id none of them has can never come.
+    const listed = engine.fanOut(prefix(), [{ id: 'only', directive: 'REPLY only' }]);
+    expect(listed.cancel('stranger')).toBe(false);
+    expect((await listed.results()).map((r) => r.status)).toEqual(['completed']);
+    // The run takes no more tasks once it has them all: nothing can be cancelled ahead then.
+    expect(streamed.cancel('stranger')).toBe(false);
   });
 
   it('a cancel sent as the fork completes ends it once, either way', async () => {

@@ -1,19 +1,19 @@
-// Internal: parseOpenAIChatSession (src/shapes/openai-chat/schema.ts): parseSession is its public face; everything else comes through forkpool.
+// Internal: parseOpenAIChatSession (src/shapes/openai-chat/schema.ts) and OpenAIChatSessionSchema, its zod schema: parseSession is its public face; everything else comes through forkpool.
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { parseOpenAIChatSession } from '../src/session/index.js';
-import {
-  OpenAIChatSessionSchema,
-  type ChatAssistantMessage,
-  type ChatContentPart,
-  type ChatMessage,
-  type ChatTool,
-  type ChatToolCall,
-  type ChatToolMessage,
-  type OpenAIChatSession,
+import type {
+  ChatAssistantMessage,
+  ChatContentPart,
+  ChatMessage,
+  ChatTool,
+  ChatToolCall,
+  ChatToolMessage,
+  OpenAIChatSession,
 } from '../src/index.js';
+import { OpenAIChatSessionSchema } from '../src/session/index.js';
 import { errorOf } from './support/input-error.js';
 import { typeErrorsOf } from './support/type-check.js';
 

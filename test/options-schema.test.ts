@@ -1,7 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultOf, ENGINE_OPTION_FLAGS, EngineOptionsSchema, optionTables } from '../src/engine/option-schema.js';
+import { ENGINE_OPTION_FLAGS } from '../src/engine/option-flags.js';
+import { defaultOf } from '../src/engine/option-read.js';
+import { EngineOptionsSchema } from '../src/engine/option-schema.js';
+import { optionTables } from '../src/engine/option-tables.js';
 import { ENGINE_DEFAULTS, planOf, resolveOptions, type ResolvedOptions } from '../src/engine/options.js';
 import { ForkEngine } from '../src/index.js';
 import { forkJobOf } from '../src/engine/fork-job.js';

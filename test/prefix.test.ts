@@ -1,9 +1,10 @@
-// Internal: deepFreeze (src/prefix/deep-freeze.ts), what makes a FrozenPrefix read-only, and canonicalJson (src/cli/canonical-json.ts), the CLI journal's task hash: neither has an entry point; freezePrefix, decodePrefix and estimateTokens come through forkpool.
+// Internal: deepFreeze (src/prefix/deep-freeze.ts), what makes a FrozenPrefix read-only, and canonicalJson (src/cli/canonical-json.ts), the CLI journal's task hash: neither has an entry point; freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze); decodePrefix and estimateTokens come through forkpool.
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/cli/canonical-json.js';
-import { decodePrefix, estimateTokens, freezePrefix, type ParentSession } from '../src/index.js';
+import { decodePrefix, estimateTokens, type ParentSession } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { deepFreeze } from '../src/prefix/index.js';
 
 function baseSession(): ParentSession {

@@ -1,11 +1,12 @@
-// Internal: the Redis wire (src/queue/redis-wire.ts), to write run records as a coordinator of another version would: `forkpool run --queue` and `forkpool worker` are their public face; freezePrefix and loadSession come through forkpool.
+// Internal: the Redis wire (src/queue/redis-wire.ts), to write run records as a coordinator of another version would: `forkpool run --queue` and `forkpool worker` are their public face; freezePrefix (src/prefix/freeze.ts) freezes the prefix without an engine (its public face is engine.freeze); loadSession comes through forkpool.
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
 import { queueHarness, within, RECALL, SESSION } from './support/queue-harness.js';
-import { freezePrefix, loadSession } from '../src/index.js';
+import { loadSession } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { FORK_JOB, QUEUE_NAME, RUN_RECORD_VERSION, jobIdOf, prefixKey, runKey, type QueueJobData } from '../src/queue/redis-wire.js';
 
 /*

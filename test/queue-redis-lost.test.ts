@@ -1,9 +1,10 @@
-// Internal: the Redis wire (src/queue/redis-wire.ts) and store (src/queue/store.ts), to enqueue jobs as a coordinator would: `forkpool run --queue` and `forkpool worker` are their public face; freezePrefix and loadSession come through forkpool.
+// Internal: the Redis wire (src/queue/redis-wire.ts) and store (src/queue/store.ts), to enqueue jobs as a coordinator would: `forkpool run --queue` and `forkpool worker` are their public face; freezePrefix (src/prefix/freeze.ts) freezes the prefix without an engine (its public face is engine.freeze); loadSession comes through forkpool.
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { freezePrefix, loadSession } from '../src/index.js';
+import { loadSession } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { FORK_JOB, QUEUE_NAME, jobIdOf, type QueueJobData, type QueueJobReturn } from '../src/queue/redis-wire.js';
 import { storePrefix, storeRun } from '../src/queue/store.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';

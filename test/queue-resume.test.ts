@@ -1,10 +1,12 @@
+// Internal: freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
 import { linesOf as lines, queueHarness, until, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
-import { freezePrefix, loadSession } from '../src/index.js';
+import { loadSession } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 
 /*
  * Distributed runs that lose a process: a coordinator SIGKILLed and restarted with --resume, and a

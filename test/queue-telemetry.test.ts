@@ -1,4 +1,4 @@
-// Internal: QueueDispatcher, startQueueWorker and parseJobData (src/queue): `forkpool run --queue` and `forkpool worker` are their public face, and no entry point exports the queue.
+// Internal: QueueDispatcher, startQueueWorker and parseJobData (src/queue): `forkpool run --queue` and `forkpool worker` are their public face, and no entry point exports the queue. Also freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 import { randomBytes } from 'node:crypto';
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -6,7 +6,8 @@ import { AggregationTemporality, MeterProvider, MetricReader } from '@openteleme
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, defineTool, freezePrefix, type Tool } from '../src/index.js';
+import { ForkEngine, defineTool, type Tool } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { parseQueueAddress, type QueueAddress } from '../src/queue/address.js';
 import { QueueDispatcher } from '../src/queue/dispatcher.js';
 import { parseJobData } from '../src/queue/redis-wire.js';

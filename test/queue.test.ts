@@ -1,3 +1,4 @@
+// Internal: freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +7,8 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonLines } from './fixtures/cli/run-cli.js';
 import { everythingIn, queueHarness, until, within, type Spawned, SESSION, RECALL, MARKER_ANSWER } from './support/queue-harness.js';
-import { freezePrefix, loadSession } from '../src/index.js';
+import { loadSession } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 
 /*
  * Distributed runs end to end: a real redis-server (its own, per file), real `forkpool worker`

@@ -1,10 +1,13 @@
-// Internal: formatPath (src/input/errors.ts): the JSON paths in InputError's messages are its public face; everything else comes through forkpool.
+// Internal: formatPath (src/input/errors.ts): the JSON paths in InputError's messages are its public face; loadTasks (src/session/load.ts), a task file read whole into an array (its public face is streamTasks); ForkTaskSchema (src/session/schema.ts) and GeminiSessionSchema (src/shapes/registry.ts), the schemas fanOut and parseSession check with; everything else comes through forkpool.
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ForkTaskSchema, InputError, GeminiSessionSchema, loadSession, loadTasks, parseSession, parseTasks } from '../src/index.js';
+import { InputError, loadSession, parseSession, parseTasks } from '../src/index.js';
+import { GeminiSessionSchema } from '../src/shapes/registry.js';
+import { ForkTaskSchema } from '../src/session/schema.js';
+import { loadTasks } from '../src/session/load.js';
 import { formatPath } from '../src/session/index.js';
 import { errorOf } from './support/input-error.js';
 
@@ -243,8 +246,8 @@ describe('parseTasks', () => {
     ['{"id":"a"}', 'tasks.jsonl:1: directive: is required'],
     ['{"id":"a","directive":"   "}', 'tasks.jsonl:1: directive: the directive must not be empty'],
     ['{"id":"a","directive":"x","history":"all"}', 'tasks.jsonl:1: history: must be "inherit" or "completed-turns"'],
-    // Renamed by issue 13: the old field names the new one.
-    ['{"id":"a","directive":"x","seed":"inherit"}', 'tasks.jsonl:1: seed: is now called "history" ("inherit" or "completed-turns")'],
+    // history's old name is a field like any other a task does not take: the list names history.
+    ['{"id":"a","directive":"x","seed":"inherit"}', 'tasks.jsonl:1: seed: is not a task field (allowed: id, directive, subagentType, history, forkTurns, tools, outputSchema, maxTurns, maxTokens); a fork task takes only these'],
     ['{"id":"a","directive":"x","tools":"read_file"}', 'tasks.jsonl:1: tools: must be an array of tool names or MCP patterns'],
     ['{"id":"a","directive":"x","tools":["*"]}', 'tasks.jsonl:1: tools[0]: does not accept "*"; omit tools for unrestricted execution'],
     ['{"id":"a","directive":"x","tools":["ls","read_*"]}', `tasks.jsonl:1: tools[1]: "read_*": ${WILDCARD_RULE}`],

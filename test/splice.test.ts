@@ -1,3 +1,4 @@
+// Internal: freezePrefix (src/prefix/freeze.ts), the prefix without an engine (its public face is engine.freeze).
 // Tests the request splice (src/transport/splice.ts) inside each provider's client: what a spliced request puts on the wire is what the SDK alone sends.
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
@@ -12,7 +13,8 @@ import { requestDecorator } from '../src/model/decorate.js';
 import type { RequestCache } from '../src/model/plan.js';
 import { createProvider } from '../src/model/providers/index.js';
 import type { AnthropicRequest, GeminiRequest, ModelMessage, ModelRequest, OpenAIChatRequest, ProviderConfig } from '../src/model/types.js';
-import { freezePrefix, type ForkTask, type ParentSession, type SessionFormat } from '../src/index.js';
+import type { ForkTask, ParentSession, SessionFormat } from '../src/index.js';
+import { freezePrefix } from '../src/prefix/freeze.js';
 import { markShared } from '../src/transport/shared-objects.js';
 import { splicedRequestCount } from '../src/transport/splice.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SDKMessage } from '@qwen-code/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ParentEvent } from '../src/engine/parent-agent.js';
+import type { ParentEvent } from '../src/engine/parent-events.js';
 import type { ForkResult } from '../src/result/fork-result.js';
 import { parentLines, streamSession } from '../src/cli/stream-json.js';
 import { shapeNamed } from '../src/shapes/registry.js';

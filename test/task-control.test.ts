@@ -9,7 +9,7 @@ import { parentSession } from './support/engine-fixtures.js';
 
 // Internal: readTranscript (src/transcript) reads what a fork's seed kept of the parent's last turn.
 /*
- * The library's side of task_stop and send_message (issue 26): `run.stop(id)` and
+ * The library's side of task_stop and send_message (issue 26): `run.cancel(id)` and
  * `run.send(id, message)` on a fan-out, against `forkpool serve` in another process.
  */
 
@@ -27,7 +27,7 @@ afterAll(async () => {
 const prefix = () => engine.freeze(parentSession([], { words: 10 }));
 const later = <T>(ms: number, fn: () => T): Promise<T> => new Promise((resolve) => setTimeout(() => resolve(fn()), ms));
 
-describe('run.send and run.stop', () => {
+describe('run.send and run.cancel', () => {
   it('a message reaches a running fork at its next turn boundary, and one sent to a queued fork when it starts', async () => {
     // One fork at a time: "queued" waits for "running" to end, and has the message when it starts.
     const run = engine.fanOut(prefix(), [
@@ -47,18 +47,18 @@ describe('run.send and run.stop', () => {
     expect(run.send('nobody', 'hello')).toEqual({ status: 'unknown' });
   });
 
-  it('stop ends one fork cancelled and leaves its sibling alone; a fork may not call task_stop or send_message itself', async () => {
+  it('cancel ends one fork cancelled and leaves its sibling alone; a fork may not call task_stop or send_message itself', async () => {
     const run = engine.fanOut(prefix(), [
       { id: 'stopped', directive: 'SLEEP 30000' },
       { id: 'sibling', directive: 'CALL task_stop {"task_id":"stopped"}\nCALL send_message {"task_id":"stopped","message":"x"}\nREPLY tried' },
     ]);
-    expect(await later(200, () => run.stop('stopped'))).toBe(true);
+    expect(await later(200, () => run.cancel('stopped'))).toBe(true);
     const results = await run.results();
     const byId = new Map(results.map((r) => [r.id, r]));
     expect(byId.get('stopped')?.status).toBe('cancelled');
     expect(byId.get('sibling')?.status).toBe('completed');
     expect(byId.get('sibling')?.text).toBe('tried');
-    expect(run.stop('stopped')).toBe(false);
+    expect(run.cancel('stopped')).toBe(false);
     const refused = (await engine.fanOut(prefix(), [{ id: 'asks', directive: 'CALL task_stop {"task_id":"x"}\nRECALL task_stop manages [^.]+' }]).results())[0];
     expect(refused?.text).toContain("task_stop manages the main agent's background tasks and is not available inside a sub-agent");
   });

@@ -2,6 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { DispatchResult, JobSpec, ScenarioResult } from '../scenario.js';
+import { measuringProcess } from './build-under-test.js';
 
 const ENTRY = fileURLToPath(new URL('../scenario.ts', import.meta.url));
 /** Children still running, so an interrupted benchmark can end them. */
@@ -16,7 +17,7 @@ export function runJobChild(job: JobSpec, boundMs: number, onFanOut?: () => Prom
   return new Promise((resolve, reject) => {
     const child = fork(ENTRY, [], {
       // A big heap limit: inprocess at 8 MiB holds many request bodies at once.
-      execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=8192'],
+      ...measuringProcess(['--import', 'tsx', '--expose-gc', '--max-old-space-size=8192']),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     runningJobs.add(child);

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measuringProcess } from './build-under-test.js';
 import { runningJobs } from './child.js';
 
 /*
@@ -17,7 +18,7 @@ const benchDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 export function runScriptChild<J, R>(script: string, job: J, boundMs: number, onAsk?: () => Promise<unknown>): Promise<R> {
   return new Promise((resolve, reject) => {
     const child = fork(join(benchDir, script), [JSON.stringify(job)], {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
+      ...measuringProcess(['--import', 'tsx', '--expose-gc']),
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     runningJobs.add(child);

@@ -3,9 +3,9 @@
  * the forks call, and fork directives for the local server's scripted model.
  */
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../dist/src/tools/define.js';
 import type { OpenAIChatSession } from '../../dist/src/shapes/openai-chat/schema.js';
-import type { ForkTask, ParentSession } from '../../dist/src/index.js';
+// The public entry point: the measurements that use nothing else can also measure another build (bench/compare.ts).
+import { defineTool, type ForkTask, type ParentSession, type Tool } from '../../dist/src/index.js';
 
 const MODEL = 'gemini-2.5-flash';
 const CHAT_MODEL = 'gpt-4.1-mini';

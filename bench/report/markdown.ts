@@ -4,7 +4,7 @@ import type { BenchConfig } from '../config.js';
 import { spread, type Spread } from '../lib/measure.js';
 import { sizeLabel } from '../lib/session.js';
 import type { FloorClient, FloorResult } from '../floor.js';
-import type { MicroResult } from '../micro.js';
+import { CHANNEL_ROUND_TRIP, type MicroResult } from '../micro.js';
 import type { PeerClient, PeersResult } from '../peers.js';
 import type { AiSdkResult, AiSdkVariant } from '../ai-sdk.js';
 import type { ResponsesResult, ResponsesWay } from '../responses.js';
@@ -156,12 +156,12 @@ function microTable(micro: MicroResult): string {
       return r ? fmt(r.p50Ms) : '–';
     }),
   ]);
-  const rt = micro.rows.find((r) => r.task === 'Comlink round trip');
+  const rt = micro.rows.find((r) => r.task === CHANNEL_ROUND_TRIP);
   const parsed = micro.parsedCopyMiB.map((p) => `${sizeLabel(p.prefixBytes)}: ${fmt(p.mib)} MiB`).join(', ');
   return [
     table(['prefix', ...tasks.map((t) => `${t} (ms)`)], rows),
     '',
-    `One Comlink round trip to a worker thread (a tool call's RPC, any prefix size): p50 ${rt ? fmt(rt.p50Ms * 1000) : '–'} µs, p99 ${rt ? fmt(rt.p99Ms * 1000) : '–'} µs.`,
+    `One round trip on a fork's channel to another thread (a tool call, any prefix size): p50 ${rt ? fmt(rt.p50Ms * 1000) : '–'} µs, p99 ${rt ? fmt(rt.p99Ms * 1000) : '–'} µs.`,
     `V8 heap of one parsed copy of the session: ${parsed}.`,
     ...(micro.telemetry
       ? [
@@ -217,7 +217,7 @@ export function evaluateTargets(res: BenchResults): Target[] {
       measured: `clone ${fmt(c1)} µs, sab ${fmt(s1)} µs (×${fmt(vsClone, 1)}; ${source})`,
       status: vsClone >= 20 ? 'reached' : 'missed',
       ...(vsClone < 20
-        ? { why: `at ${sizeLabel(one)} the clone's main-thread half (v8 serialize) is a few hundred µs, while sab's fixed dispatch (a MessageChannel, a Comlink endpoint, the Piscina task message with the port) costs tens of µs; the gap widens with the prefix (×${fmt(dispatchAt('clone', hi) / dispatchAt('sab', hi), 0)} at ${sizeLabel(hi)})` }
+        ? { why: `at ${sizeLabel(one)} the clone's main-thread half (v8 serialize) is a few hundred µs, while sab's fixed dispatch (a MessageChannel, its two ends, the Piscina task message with the port) costs tens of µs; the gap widens with the prefix (×${fmt(dispatchAt('clone', hi) / dispatchAt('sab', hi), 0)} at ${sizeLabel(hi)})` }
         : {}),
     });
   } else {

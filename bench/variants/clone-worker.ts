@@ -3,7 +3,6 @@
  * every task. Nothing is decoded; the same fork loop runs on the cloned session.
  */
 import type { ForkJob } from '../../dist/src/wire/protocol.js';
-import type { ForkResult } from '../../dist/src/result/fork-result.js';
 import { runForkWith } from '../../dist/src/fork-thread/run-job.js';
 import type { ParentSession } from '../../dist/src/index.js';
 
@@ -13,7 +12,7 @@ export interface CloneJob extends Omit<ForkJob, 'prefix'> {
   prefixId: string;
 }
 
-export default function runCloneJob(job: CloneJob): Promise<ForkResult> {
+export default function runCloneJob(job: CloneJob): Promise<void> {
   // The loop reads prefix.id only (a memo key); there is no shared buffer in this variant.
   const forkJob: ForkJob = { ...job, prefix: { id: job.prefixId, buffer: undefined as unknown as SharedArrayBuffer, byteLength: 0 } };
   return runForkWith(forkJob, () => ({ session: job.session, decodedPrefix: false }));

@@ -1,7 +1,7 @@
 /**
  * `clone`: a Piscina pool like the engine's, but the whole session goes into every task and is
  * structured-cloned into the worker per fork (no SharedArrayBuffer, no per-worker parse cache).
- * Tools still run on the main thread behind the same Comlink channel as in the engine.
+ * Tools still run on the main thread behind the same channel as in the engine.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -73,9 +73,11 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           plan,
           port: channel.workerPort,
         };
-        return (pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
-          .catch((err: unknown): ForkResult =>
-            emptyFailure(task.id, 'worker_crash', err instanceof Error ? err.message : String(err)),
+        // The result comes back on the fork's channel, behind its events, as in the engine.
+        return (pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<void>)
+          .then(
+            async (): Promise<ForkResult> => (await channel.result) ?? emptyFailure(task.id, 'worker_crash', 'the thread sent no result'),
+            (err: unknown): ForkResult => emptyFailure(task.id, 'worker_crash', err instanceof Error ? err.message : String(err)),
           )
           .finally(() => channel.close());
       });

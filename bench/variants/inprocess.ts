@@ -22,7 +22,7 @@ import { localPlan } from '../lib/plan.js';
 
 /**
  * A HostClient on the main thread: the tool host and the engine's call gate are called directly,
- * no port, no Comlink.
+ * no port, no channel.
  */
 function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkToolPolicy, onFirstResponse: () => void): HostClient {
   const host = createToolHost(tools);
@@ -50,9 +50,8 @@ function mainThreadHost(tools: readonly Tool[], gate: CallGate, policy: ForkTool
     report(event) {
       if (event.type === 'response_start') onFirstResponse();
     },
-    async flush() {},
+    end() {},
     close() {},
-    detach() {},
   };
 }
 

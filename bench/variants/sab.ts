@@ -7,7 +7,7 @@
  * and its postMessage) is recorded, also when dispatch happens after the explicit cache is made.
  */
 import { performance } from 'node:perf_hooks';
-import { ForkEngine } from '../../dist/src/engine/engine.js';
+import { ForkEngine } from '../../dist/src/index.js';
 import { FanOutRun } from '../../dist/src/engine/run.js';
 import type { FrozenPrefix } from '../../dist/src/prefix/index.js';
 import type { ForkTask } from '../../dist/src/session/schema.js';

@@ -1,5 +1,7 @@
 import type { ForkEngineOptions, BuiltInProviderOption as ProviderOption } from '../engine/options.js';
-import { defaultOf, ENGINE_OPTION_FLAGS, EngineOptionsSchema, valuesOf, type EngineOptionFlag, type EngineOptionFlagName } from '../engine/option-schema.js';
+import { ENGINE_OPTION_FLAGS, type EngineOptionFlag, type EngineOptionFlagName } from '../engine/option-flags.js';
+import { defaultOf, valuesOf } from '../engine/option-read.js';
+import { EngineOptionsSchema } from '../engine/option-schema.js';
 import { ANTHROPIC_PRESET, CHAT_PRESETS } from '../model/presets.js';
 import { findProvider, providerModule } from '../model/providers/index.js';
 import { shapeNamed } from '../shapes/registry.js';
@@ -41,8 +43,6 @@ export const ENGINE_FLAGS = {
     help: 'openai-compatible: the server reports cached tokens (vLLM with\n--enable-prompt-tokens-details, SGLang with --enable-cache-report), so a usage\nwithout them means 0; without this flag the report says unknown',
   },
   ...optionFlags(),
-  // Renamed to --history: still parsed, so the error can name the new flag.
-  seed: { type: 'string' },
   workspace: { type: 'string', arg: 'DIR', group: 'Tools', help: 'read-only read_file, list_dir, glob, grep confined to DIR' },
   tools: { type: 'string', arg: 'MODULE', group: 'Tools', help: 'tools made with defineTool, from a JS/TS module' },
   'output-format': { type: 'string', arg: 'text|json|stream-json', group: 'Output', help: '(default text)' },
@@ -107,7 +107,6 @@ export type EngineFlagValues = { [K in EngineOptionFlagName]?: (OptionFlagTable[
   provider?: string | undefined;
   model?: string | undefined;
   'base-url'?: string | undefined;
-  seed?: string | undefined;
   'api-key-env'?: string | undefined;
   'reports-cached-tokens'?: boolean | undefined;
   'output-format'?: string | undefined;
@@ -294,7 +293,6 @@ type CliEngineOptions = ForkEngineOptions & { provider: ProviderOption };
 
 export function engineOptions(values: EngineFlagValues, env: NodeJS.ProcessEnv, format: SessionFormat): CliEngineOptions {
   const options: CliEngineOptions = { provider: chooseProvider(values, env, format) };
-  if (values.seed !== undefined) throw new UsageError('--seed is now called --history (inherit or completed-turns)');
   for (const name of Object.keys(ENGINE_OPTION_FLAGS) as EngineOptionFlagName[]) {
     const given = values[name];
     if (given === undefined || given === false) continue;

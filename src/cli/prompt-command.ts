@@ -14,7 +14,7 @@ import { UsageError } from './usage-error.js';
 import { parseFlags } from './parse-flags.js';
 import { sessionFormat, shapeOf } from '../shapes/registry.js';
 import type { BuiltInProviderOption as ProviderOption } from '../engine/options.js';
-import type { ParentOutcome } from '../engine/parent-agent.js';
+import type { ParentOutcome } from '../engine/parent-events.js';
 import { serveParentPage, type ParentPage } from '../ui/parent-run.js';
 import { UI_FLAGS, uiPortOf } from './ui-flags.js';
 import { startTelemetry } from './telemetry.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SubagentType } from '../session/schema.js';
 import { notificationSummary } from '../engine/notification.js';
-import type { ParentEvent } from '../engine/parent-agent.js';
+import type { ParentEvent } from '../engine/parent-events.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { RunReport } from '../engine/report.js';
 import { billedTokens, type TokenUsage } from '../model/types.js';

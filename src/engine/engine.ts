@@ -16,13 +16,14 @@ import { declaredToolNames } from '../shapes/tool-names.js';
 import { createToolHost, type ToolHost } from '../tools/host.js';
 import { observeCallGate } from '../telemetry/metrics.js';
 import { createCallGate, type CallGate, type CallGateStats, type EngineCallGate } from './call-gate.js';
-import { startFork, type ForkHooks } from './fork-start.js';
+import { startFork, type ForkHooks, type ForkPool } from './fork-start.js';
 import { forkJobOf, spawnToolsOf } from './fork-job.js';
 import { emptyCancelled } from '../result/results.js';
 import type { ForkResult } from '../result/fork-result.js';
 import { checkFanOutOptions, checkRunForkOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions, type RunForkOptions } from './options.js';
-import { runParentAgent, type ParentAgentOptions, type ParentOutcome } from './parent-agent.js';
-import { FanOutRun, type ForkPool, type RunSettings } from './run.js';
+import { runParentAgent, type ParentAgentOptions } from './parent-agent.js';
+import type { ParentOutcome } from './parent-events.js';
+import { FanOutRun, type RunSettings } from './run.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../thread-start/worker-entry.js';
 import { recordToolSpan } from '../telemetry/fan-out-trace.js';
@@ -33,7 +34,7 @@ export interface SingleFork {
   cancel(): void;
 }
 
-export { DEFAULT_MAX_TURNS, ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption, type RunForkOptions } from './options.js';
+export { ENGINE_DEFAULTS, type FanOutOptions, type ForkEngineOptions, type ProviderOption, type RunForkOptions } from './options.js';
 
 const CANCEL_GRACE_MS = 5_000;
 
@@ -107,6 +108,7 @@ export class ForkEngine {
    * budgets, events and the report are this engine's; it calls no model and starts no server, so
    * `options.provider` only names what the workers use (for the report's cache rules) and no key
    * is read. Explicit caches, which need a model call here, are not available.
+   * @internal forkpool's own distributed runs (`forkpool run --queue`) make it.
    */
   static async createRemote(given: ForkEngineOptions, pool: ForkPool): Promise<ForkEngine> {
     await loadProviderOf(given);

@@ -12,8 +12,9 @@ import type { ForkJob, WorkerEvent } from '../wire/protocol.js';
 import type { ForkResult } from '../result/fork-result.js';
 
 /**
- * Where forks go: the engine's Piscina pool, or anything that takes a fork job the same way and
- * settles with its result (src/queue hands each job to a BullMQ queue).
+ * Where forks go: the engine's Piscina pool, or anything that takes a fork job the same way (src/queue
+ * hands each job to a BullMQ queue). The job's result comes back on its channel; what `run` settles
+ * with says only whether the job's thread died.
  */
 export type ForkPool = Pick<Piscina, 'run' | 'close'>;
 
@@ -87,12 +88,9 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
     task,
     port: channel.workerPort,
   };
-  const result = (start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<ForkResult>)
-    .catch((err: unknown) => crashResult(task, err))
+  const ran = start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<unknown>;
+  const result = resultOf(channel, ran, task)
     .then(async (r) => {
-      channel.drain();
-      // From here on a message would never be read: send() says so (after the drain, which a reopen in it cannot undo).
-      channel.end();
       if (transcript !== undefined) {
         transcript.write({ type: 'end', status: r.status, turns: r.turns, ...(r.status !== 'completed' ? { error: r.error } : {}), at: new Date().toISOString() });
         // The result is reported once its transcript is whole (what reads one after the other finds
@@ -103,6 +101,40 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
     })
     .finally(() => channel.close());
   return { channel, result };
+}
+
+/**
+ * How long a fork's result may trail its job's end: it was posted on the fork's channel before the
+ * job returned, so it is already on its way; past this the thread lost it.
+ */
+const RESULT_AFTER_JOB_MS = 30_000;
+
+/**
+ * The fork's result, from its channel (where it follows every event the fork reported). The pool's
+ * own verdict only says whether the job's thread died, and when a channel closed without a result, how.
+ */
+async function resultOf(channel: ForkChannel, ran: Promise<unknown>, task: ForkTask): Promise<ForkResult> {
+  const job = ran.then(
+    () => ({ died: false as const }),
+    (err: unknown) => ({ died: true as const, err }),
+  );
+  const first = await Promise.race([channel.result.then((result) => ({ result })), job]);
+  if ('result' in first && first.result !== undefined) return first.result;
+  const verdict = 'died' in first ? first : await job;
+  if (verdict.died) return crashResult(task, verdict.err);
+  const late = await within(channel.result, RESULT_AFTER_JOB_MS);
+  return late ?? emptyFailure(task.id, 'worker_crash', "the fork's thread ended its job without sending its result");
+}
+
+/** What a promise gives within `ms`, else undefined. */
+async function within<T>(promise: Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How long a fork's result waits for its transcript's last writes. */

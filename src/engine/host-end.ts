@@ -1,31 +1,32 @@
-import { expose, type Endpoint } from 'comlink';
-import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { AttemptStatus } from '../model/types.js';
+import type { ForkResult } from '../result/fork-result.js';
+import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
+import type { CallMessage, ForkMessage, HostCalls, HostMessage, HostMethod, StopReason, WorkerEvent } from '../wire/protocol.js';
 import type { EngineCallGate } from './call-gate.js';
-import { CANCEL_MESSAGE, EVENT_MESSAGE, PARENT_MESSAGE, RELEASE_MESSAGE, REOPEN_MESSAGE, STOP_MESSAGE, oneWayMessage, type CancelMessage, type ForkHostApi, type ParentMessage, type StopMessage, type WorkerEvent } from '../wire/protocol.js';
 
 export interface ForkChannel {
-  /** Goes to the worker inside the task, in the transfer list. */
+  /** Goes to the fork's thread inside its job, in the transfer list. */
   workerPort: MessagePort;
-  /** Asks the worker to stop; tools in flight for this fork are aborted too. */
+  /**
+   * The fork's result, the last message it sends (after every event it reported); undefined when
+   * the channel closed without one (its thread died, or the engine closed the channel first).
+   */
+  result: Promise<ForkResult | undefined>;
+  /** Asks the fork to stop; tools in flight for this fork are aborted too. */
   cancel(): void;
-  /** Asks the worker to end before its next model call (nothing in flight is aborted). */
-  stop(reason: StopMessage['reason']): void;
+  /** Asks the fork to end before its next model call (nothing in flight is aborted). */
+  stop(reason: StopReason): void;
   /** The parent's message, for the fork's next turn boundary. false: the fork is ending and will not read it. */
   send(text: string): boolean;
-  /** The fork's result is in: a message from now on is refused (send returns false). */
-  end(): void;
-  /** Handles at once the events the worker sent before its result (they travel on this channel, the result on the pool's). */
-  drain(): void;
-  /** Drains, then closes: a release still queued reaches the gate. */
+  /** Closes the channel: slots the fork still holds at the gate go back. */
   close(): void;
 }
 
 /** Why a closed fork's tool calls stop: made once (an abort without a reason builds a DOMException, with its stack, per fork). */
 const CLOSED = new Error('the fork ended');
 
-/** The main thread's end of one fork's channel: its ToolHost, exposed with Comlink. */
+/** The main thread's end of one fork's channel (src/wire/protocol.ts): its tools, the call gate, its events and its result. */
 export function openForkChannel(args: {
   host: ToolHost;
   gate: EngineCallGate;
@@ -41,29 +42,30 @@ export function openForkChannel(args: {
   const { port1, port2 } = new MessageChannel();
   // Aborted on cancel and close: tools in flight stop, and a wait at the call gate is dropped.
   const tools = new AbortController();
-  const closed = (): void => tools.abort(CLOSED);
-  // Slots this fork holds at the gate: a worker that dies mid-call never gives its slot back, so the
+  // Slots this fork holds at the gate: a thread that dies mid-call never gives its slot back, so the
   // channel's close does (else each crash would shrink the run's concurrency for good).
   let held = 0;
-  /** The worker said it is ending: a message now would never be read. */
+  /** The fork said it is ending (or has ended): a message now would never be read. */
   let ending = false;
+  let settle: (result: ForkResult | undefined) => void = () => undefined;
+  const result = new Promise<ForkResult | undefined>((resolve) => (settle = resolve));
+  const post = (message: HostMessage): void => port1.postMessage(message);
+
   const giveBack = (status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean> => {
     held = Math.max(0, held - 1);
     if (status !== 'ok') args.onAttempt?.(status, wantsRetry);
     return args.gate.release(status, wantsRetry);
   };
-  const api: ForkHostApi = {
-    async execTool(call) {
+
+  const calls: { [M in HostMethod]: (message: Extract<CallMessage, { method: M }>) => HostCalls[M]['answer'] | Promise<HostCalls[M]['answer']> } = {
+    async execTool({ call }) {
       // The wall clock the span SDK reads too: a tool's span ends on it.
       const startedAt = Date.now();
       const outcome = await args.host.execute(call, args.policy, tools.signal);
       args.onToolCall(call, outcome, startedAt);
       return outcome;
     },
-    report(event) {
-      args.onEvent(event);
-    },
-    async acquireCall(tokens) {
+    async acquire({ tokens }) {
       if (!args.admit()) return false;
       const admitted = await args.gate.acquire(tokens, tools.signal);
       if (!admitted) return false;
@@ -75,57 +77,70 @@ export function openForkChannel(args: {
       held++;
       return true;
     },
-    releaseCall(status, wantsRetry) {
-      return giveBack(status, wantsRetry);
-    },
-    flush() {
-      // Messages on one port arrive in order: by now every earlier report has been handled.
+    release({ status }) {
+      return giveBack(status, true);
     },
     closing() {
+      // Answered after every message sent before it: from here on, send() says the fork will not read one.
       ending = true;
+      return true;
     },
   };
-  expose(api, port1 as unknown as Endpoint);
-  const handleOneWay = (message: unknown): void => {
-    const oneWay = oneWayMessage(message);
-    if (oneWay?.type === EVENT_MESSAGE) api.report(oneWay.event);
-    // A gate that fails to take the slot back (a lost Redis) has said so where it failed.
-    else if (oneWay?.type === RELEASE_MESSAGE) Promise.resolve(giveBack(oneWay.status, false)).catch(() => undefined);
-    else if (oneWay?.type === REOPEN_MESSAGE) ending = false;
+
+  const answer = async (message: CallMessage): Promise<void> => {
+    try {
+      const value = await (calls[message.method] as (m: CallMessage) => HostCalls[HostMethod]['answer'] | Promise<HostCalls[HostMethod]['answer']>)(message);
+      post({ type: 'answer', id: message.id, value });
+    } catch (err) {
+      // A value that cannot cross (a clone error) or a failing gate: the fork hears why instead of waiting.
+      post({ type: 'answer', id: message.id, failed: err instanceof Error ? err.message : String(err) });
+    }
   };
-  port1.on('message', handleOneWay);
-  const drain = (): void => {
-    // What the worker posted before its result is already queued here (a post enqueues at once).
-    // Only one-way messages can be: the worker awaited each of its calls before it returned.
-    for (let next = receiveMessageOnPort(port1); next !== undefined; next = receiveMessageOnPort(port1)) handleOneWay(next.message);
-  };
+
+  port1.on('message', (message: ForkMessage) => {
+    switch (message.type) {
+      case 'call':
+        void answer(message);
+        break;
+      case 'event':
+        args.onEvent(message.event);
+        break;
+      case 'release':
+        // A gate that fails to take the slot back (a lost Redis) has said so where it failed.
+        Promise.resolve(giveBack(message.status, false)).catch(() => undefined);
+        break;
+      case 'reopen':
+        ending = false;
+        break;
+      case 'end':
+        ending = true;
+        settle(message.result);
+        break;
+    }
+  });
+  port1.once('close', () => settle(undefined));
+
   return {
     workerPort: port2,
+    result,
     cancel() {
-      const message: CancelMessage = { type: CANCEL_MESSAGE };
-      port1.postMessage(message);
+      post({ type: 'cancel' });
       tools.abort();
     },
     stop(reason) {
-      const message: StopMessage = { type: STOP_MESSAGE, reason };
-      port1.postMessage(message);
+      post({ type: 'stop', reason });
     },
     send(text) {
       if (ending) return false;
-      const message: ParentMessage = { type: PARENT_MESSAGE, text };
-      port1.postMessage(message);
+      post({ type: 'message', text });
       return true;
     },
-    end() {
-      ending = true;
-    },
-    drain,
     close() {
-      // A release still queued would be lost with the port, and its slot at the gate with it.
-      drain();
-      closed();
+      ending = true;
+      tools.abort(CLOSED);
       for (; held > 0; held--) Promise.resolve(args.gate.release('failed', false)).catch(() => undefined);
       port1.close();
+      settle(undefined);
     },
   };
 }

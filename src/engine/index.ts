@@ -1,6 +1,5 @@
 export {
   ForkEngine,
-  DEFAULT_MAX_TURNS,
   ENGINE_DEFAULTS,
   type ForkEngineOptions,
   type FanOutOptions,
@@ -13,4 +12,4 @@ export type { ForkEvent, EventsOptions } from './events.js';
 export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord, CacheMiss, CacheMissReason } from '../result/fork-result.js';
 export type { RunReport, RunBudget, RunCost, ForkCacheFigures, CacheMode, InputCost, CachePricing } from './report.js';
 export type { PriceTable, ModelPrice } from '../model/prices.js';
-export type { ParentEvent, ParentOutcome } from './parent-agent.js';
+export type { ParentEvent, ParentOutcome } from './parent-events.js';

@@ -3,7 +3,8 @@ import type { CachePlan, PlanInput } from '../model/plan.js';
 import { findProvider, providerKindList, providerUsage, resolvePlan } from '../model/providers/index.js';
 import type { ProviderOption } from '../model/providers/options.js';
 import type { ParentSession } from '../shapes/registry.js';
-import { EngineOptionsSchema, FanOutOptionsSchema, optionsOf, RunForkOptionsSchema, type OptionsSubject } from './option-schema.js';
+import { optionsOf, type OptionsSubject } from './option-check.js';
+import { EngineOptionsSchema, FanOutOptionsSchema, RunForkOptionsSchema } from './option-schema.js';
 
 export type { BuiltInProviderOption, ProviderOption } from '../model/providers/options.js';
 
@@ -34,8 +35,6 @@ export const ENGINE_DEFAULTS = Object.freeze({
   maxAttempts: S.retry.unwrap().shape.maxAttempts.def.defaultValue,
 });
 
-export const DEFAULT_MAX_TURNS = ENGINE_DEFAULTS.maxTurns;
-
 /** Every option with its value or its default, checked once. minCacheTokens, cacheBlockTokens and cacheBuildMs undefined: the provider's own (its plan). */
 export type ResolvedOptions = Omit<z.output<typeof EngineOptionsSchema>, 'provider'> & { provider: ProviderOption };
 
@@ -49,7 +48,6 @@ const ENGINE_SUBJECT: OptionsSubject = { value: (p) => `ForkEngine: options${pat
  */
 export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('ForkEngine: options must be an object');
-  if ('seed' in options) throw new TypeError('ForkEngine: options.seed is now called options.history ("inherit" or "completed-turns")');
   const checked = optionsOf(EngineOptionsSchema, options, ENGINE_SUBJECT);
   return { ...checked, provider: resolveProvider(options.provider) };
 }

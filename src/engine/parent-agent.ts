@@ -1,78 +1,25 @@
 import { spentUsage, sumUsage } from '../result/results.js';
-import {
-  AGENT_TOOL_DECLARATION,
-  AGENT_TOOL_NAME,
-  SEND_MESSAGE_DECLARATION,
-  SEND_MESSAGE_TOOL_NAME,
-  TASK_STOP_DECLARATION,
-  TASK_STOP_TOOL_NAME,
-  TASK_TOOL_TEXT,
-  isForkChild,
-  parseSendMessage,
-  parseTaskStop,
-  validateAgentParams,
-} from '../fork/index.js';
-import { failure, type Failure } from '../input/failure.js';
-import { dialectOf, viewMessage, type AnyMessage, type Dialect, type ToolResponse } from '../shapes/index.js';
+import { AGENT_TOOL_NAME, isForkChild, SEND_MESSAGE_TOOL_NAME, TASK_STOP_TOOL_NAME } from '../fork/index.js';
+import { failure } from '../input/failure.js';
+import { dialectOf, viewMessage, type AnyMessage, type ToolResponse } from '../shapes/index.js';
 import { requestDecorator } from '../model/decorate.js';
 import type { CachePlan } from '../model/plan.js';
 import type { ModelProvider, TokenUsage } from '../model/types.js';
-import type { Finish } from '../model/finish.js';
-import type { ForkTask, SubagentType } from '../session/schema.js';
+import type { ForkTask } from '../session/schema.js';
 import type { ParentSession } from '../shapes/registry.js';
 import { toolCallOf } from '../tools/call.js';
 import { declaredToolNames } from '../shapes/tool-names.js';
 import type { ToolHost } from '../tools/host.js';
-import { formatTaskNotification } from './notification.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { FanOutRun } from './run.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { FanOutOptions } from './options.js';
 import { transcriptPath } from '../transcript/writer.js';
 import { traceParent, type ParentTrace } from '../telemetry/parent-trace.js';
-
-/**
- * `toolUseId` is the model's call id (one is made up when the model gave none); `forkId` is
- * `<subagent type>-<toolUseId>` (`fork-…`, `general-purpose-…`), as the reference names its tasks.
- * Only background tasks start and notify: a foreground one's result is its tool call's result.
- */
-export type ParentEvent =
-  | { type: 'task_started'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; name?: string }
-  /** `revived`: the task ran again on a message sent to it once it had completed (same ids, no new task_started). */
-  | { type: 'task_notification'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; result: ForkResult; revived?: boolean }
-  | { type: 'turn'; turn: number; usage: TokenUsage }
-  /**
-   * A message of the conversation as it grows, in the session's shape: the parent model's replies
-   * (`assistant`, with the call's usage) and what answers them (`user`: tool results,
-   * notifications); with `parentToolUseId`, a message of that task's own conversation instead
-   * (its transcript's: messages of background tasks only, and only with transcripts).
-   */
-  | {
-      type: 'message';
-      role: 'assistant' | 'user';
-      message: unknown;
-      turn: number;
-      usage?: TokenUsage;
-      parentToolUseId?: string;
-      /** The parent's reply: the id each of its calls goes by (the model's, or the one made up for a call without). */
-      callIds?: readonly string[];
-    };
-
-/** What every outcome has: the answer so far, and the tasks it ran. */
-interface OutcomeBase {
-  text: string;
-  turns: number;
-  forks: ForkResult[];
-  usage: TokenUsage;
-  /** Tasks the parent itself stopped with task_stop (they end cancelled: its choice, not a failure). */
-  stoppedByParent: readonly string[];
-}
-
-export type ParentOutcome =
-  /** `finish`: why its last reply ended (a cut or refused one is not a whole answer: isCut). */
-  | (OutcomeBase & { status: 'completed'; finish: Finish | undefined })
-  | (OutcomeBase & { status: 'failed'; error: Failure<'model_error' | 'max_turns'> })
-  | (OutcomeBase & { status: 'cancelled'; error: Failure<'cancelled'> });
+import { checkAgentCall, type StartedTask, startedTaskOf, withAgentTool } from './agent-call.js';
+import type { ParentEvent, ParentOutcome } from './parent-events.js';
+import { controlTask } from './task-control.js';
+import { backgroundPlaceholder, drainNotifications, foregroundResult, forwardMessages } from './task-reports.js';
 
 /** What the loop needs of the engine (ForkEngine is one): no import back into it, so no cycle. */
 interface ForkRunner {
@@ -105,31 +52,6 @@ export interface ParentAgentOptions {
   transcripts?: string;
   /** OpenTelemetry: the parent's prompts, completions and tool calls on its spans (TelemetryOptions). */
   captureContent?: boolean;
-}
-
-/** What a background launch returns at once: the reference's words (agent.ts), its output file the task's transcript (when there is one). */
-const PLACEHOLDER = (id: string, transcript: string | undefined): string =>
-  [
-    'Background agent launched successfully.',
-    `task_id: ${id} (internal ID \u2014 do not mention to the user. Use ${SEND_MESSAGE_TOOL_NAME} to continue this agent, or ${TASK_STOP_TOOL_NAME} to cancel.)`,
-    'The agent is working in the background. Its result arrives as a <task-notification> for this task_id in a later turn; you will not see it in this turn.',
-    'Do not treat the agent as cancelled or relaunch it because the notification has not arrived yet \u2014 the result comes under the original task_id.',
-    "Do not duplicate this agent's work \u2014 avoid working with the same files or topics it is using. Work on non-overlapping tasks, or briefly tell the user what you launched and end your response.",
-    'Never predict its findings. If the user asks about progress before the notification lands, say the agent is still running and report only the status you know.',
-    ...(transcript !== undefined
-      ? [`output_file: ${transcript}`, 'If asked, you can check progress before completion by using read_file', '  or run_shell_command tail on the output file.']
-      : []),
-  ].join('\n');
-
-interface StartedTask {
-  toolUseId: string;
-  description: string;
-  subagentType: SubagentType;
-  /** The label the model gave it (the agent tool's `name`). */
-  name?: string;
-  task: ForkTask;
-  /** Where its tool call's response goes in this turn's answer. */
-  slot: number;
 }
 
 /**
@@ -290,7 +212,7 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
             respond(result.response);
             continue;
           }
-          const checked = call.argsError !== undefined ? invalidArguments(call.argsError) : validateAgentParams(call.args ?? {}, { insideFork });
+          const checked = checkAgentCall(call, insideFork);
           if (!checked.ok) {
             respond({ error: checked.error.message });
             continue;
@@ -299,26 +221,11 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
           const toolUseId = callIds[k] as string;
           let id = `${checked.subagentType}-${toolUseId}`;
           while (started.has(id)) id = `${checked.subagentType}-${toolUseId}-${++callCount}`;
-          const task: ForkTask = checked.fork
-            ? {
-                id,
-                directive: checked.params.prompt,
-                ...(checked.fork.forkTurns !== 'all' ? { forkTurns: checked.fork.forkTurns } : {}),
-                ...(checked.fork.allowedTools !== undefined ? { tools: checked.fork.allowedTools } : {}),
-              }
-            : { id, directive: checked.params.prompt, subagentType: 'general-purpose' };
-          const entry: StartedTask = {
-            toolUseId,
-            description: checked.params.description,
-            subagentType: checked.subagentType,
-            ...(checked.params.name !== undefined ? { name: checked.params.name } : {}),
-            task,
-            slot: responses.length,
-          };
+          const entry = startedTaskOf(checked, id, toolUseId, responses.length);
           started.set(id, entry);
           if (checked.runInBackground) {
             forkTasks.push(entry);
-            respond({ output: PLACEHOLDER(id, opts.transcripts === undefined ? undefined : transcriptPath(opts.transcripts, id)) });
+            respond({ output: backgroundPlaceholder(id, opts.transcripts === undefined ? undefined : transcriptPath(opts.transcripts, id)) });
           } else {
             foreground.push(entry);
             respond({ output: '' }); // filled in once it has run (below)
@@ -378,91 +285,4 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
   } finally {
     signal.removeEventListener('abort', cancelForks);
   }
-}
-
-/** task_stop and send_message: what they did to one background task, in the reference's words. */
-function controlTask(
-  tool: string,
-  args: Readonly<Record<string, unknown>>,
-  tasks: {
-    started: ReadonlyMap<string, StartedTask>;
-    runOf: ReadonlyMap<string, FanOutRun>;
-    ended: ReadonlyMap<string, ForkResult['status']>;
-    revive: (id: string, message: string) => boolean;
-    /** The tasks task_stop stopped, added to. */
-    stopped: string[];
-  },
-): ToolResponse {
-  const message = tool === SEND_MESSAGE_TOOL_NAME ? parseSendMessage(args) : undefined;
-  const checked = message ?? parseTaskStop(args);
-  if (!checked.ok) return { error: checked.message };
-  const id = checked.params.task_id;
-  const entry = tasks.started.get(id);
-  if (entry === undefined) return { error: TASK_TOOL_TEXT.unknown(id) };
-  // A foreground task of this same reply has not run yet: it cannot be reached, and reads as not running.
-  const status = tasks.ended.get(id) ?? (tasks.runOf.has(id) ? 'running' : 'pending');
-  const run = status === 'running' ? tasks.runOf.get(id) : undefined;
-  if (message?.ok) {
-    if (run !== undefined) {
-      const sent = run.send(id, message.params.message);
-      if (sent.status === 'delivered') return { output: TASK_TOOL_TEXT.messageQueued(id) };
-      if (sent.status === 'not-delivered') return { error: TASK_TOOL_TEXT.notDelivered(id, sent.reason) };
-    }
-    if (status === 'completed') return tasks.revive(id, message.params.message) ? { output: TASK_TOOL_TEXT.revived(id) } : { error: TASK_TOOL_TEXT.notRevived(id) };
-    if (status === 'running') return { error: TASK_TOOL_TEXT.notRevived(id) };
-    return { error: TASK_TOOL_TEXT.messageToStopped(id, status) };
-  }
-  if (run?.stop(id)) {
-    tasks.stopped.push(id);
-    return { output: TASK_TOOL_TEXT.stopRequested(id, entry.description) };
-  }
-  return { error: TASK_TOOL_TEXT.notRunning(id, status) };
-}
-
-/** The messages of a run's tasks as they go, as the parent's events (with the task's tool_use id). */
-async function forwardMessages(run: FanOutRun, started: ReadonlyMap<string, StartedTask>, onEvent: (event: ParentEvent) => void): Promise<void> {
-  for await (const event of run.events()) {
-    if (event.type !== 'message') continue;
-    const toolUseId = started.get(event.forkId)?.toolUseId;
-    if (toolUseId === undefined) continue;
-    onEvent({
-      type: 'message',
-      role: event.role === 'model' ? 'assistant' : 'user',
-      message: event.message,
-      turn: event.turn,
-      ...(event.usage !== undefined ? { usage: event.usage } : {}),
-      parentToolUseId: toolUseId,
-    });
-  }
-}
-
-/** A foreground sub-agent's result as its tool call returns it: the reference's texts (agent.ts). */
-function foregroundResult(result: ForkResult): string {
-  const text = result.text.trim();
-  if (result.status === 'cancelled') return `Agent was cancelled by the user. Partial result follows:\n\n${text || '(no partial result captured)'}`;
-  // The reference answers a timeout or a turn limit as it answers an ended run; only an error is "failed".
-  if (result.status === 'failed' && result.error.kind !== 'timeout' && result.error.kind !== 'max_turns') return text || 'Subagent execution failed.';
-  return text || '(subagent produced no model-visible output)';
-}
-
-function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>, transcripts: string | undefined): string[] {
-  return unreported.splice(0).map((r) => {
-    const entry = started.get(r.id);
-    return formatTaskNotification(r, entry?.description ?? r.id, {
-      ...(entry !== undefined ? { toolUseId: entry.toolUseId } : {}),
-      ...(transcripts !== undefined ? { outputFile: transcriptPath(transcripts, r.id) } : {}),
-    });
-  });
-}
-
-/** The session's tools plus the agent tool and the task tools (in the session's shape), each unless it declares it already. */
-function withAgentTool(dialect: Dialect<AnyMessage, ParentSession>, session: Readonly<ParentSession>): readonly unknown[] {
-  const tools = dialect.tools(session) ?? [];
-  const declared = declaredToolNames(tools);
-  const added = [AGENT_TOOL_DECLARATION, TASK_STOP_DECLARATION, SEND_MESSAGE_DECLARATION].filter((d) => !declared.has(d.name));
-  return added.length === 0 ? tools : [...tools, ...added.map((d) => dialect.declareFunction(d))];
-}
-
-function invalidArguments(why: string): { ok: false; error: Failure<'invalid_params'> } {
-  return { ok: false, error: failure('invalid_params', `the agent tool's arguments could not be read: ${why}`) };
 }

@@ -12,6 +12,7 @@ import type { CancelKind, ForkResult } from '../result/fork-result.js';
 import { traceFanOut, type FanOutTrace } from '../telemetry/fan-out-trace.js';
 import { fanOutMetrics, modelCallMetrics, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
 import { emptyCancelled, spentUsage } from '../result/results.js';
+import { warnDeprecated } from '../input/deprecation.js';
 import { windowRefusal } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf } from './cache-figures.js';
@@ -33,8 +34,6 @@ export type SendOutcome = SendOutcomeOf<FanOutRun>;
 
 /** Listens for each fork's result, with the task it ran (the run keeps neither once it is told). */
 export type ResultListener = (result: ForkResult, task: ForkTask) => void;
-
-export type { ForkPool } from './fork-start.js';
 
 /**
  * One fan-out: forks of one prefix, scheduled over the engine's pool. Its parts: the intake
@@ -71,6 +70,7 @@ export class FanOutRun {
   /** Its metrics (src/telemetry): the API's no-op instruments when the application registered no meter provider. */
   private readonly metrics: FanOutMetrics;
 
+  /** @internal engine.fanOut makes a run. */
   constructor(
     private readonly pool: ForkPool,
     private readonly host: ToolHost,
@@ -187,18 +187,27 @@ export class FanOutRun {
     await this.background;
   }
 
-  /** Cancels one fork; a task not taken yet is cancelled as it arrives. */
-  cancel(id: string): void {
-    if (!this.stop(id)) this.intake.cancelAhead(id);
+  /**
+   * Cancels one fork: one that has not ended (queued or running) ends cancelled with what it had,
+   * one result as for any cancel; a task not taken yet is cancelled as it arrives. false: there is
+   * nothing to cancel (the fork ended, is being cancelled already, or the run takes no more tasks).
+   */
+  cancel(id: string): boolean {
+    if (this.stopLive(id)) return true;
+    if (this.intake.indexOf(id) !== undefined || this.messages.hasEnded(id)) return false;
+    return this.intake.cancelAhead(id);
   }
 
-  /**
-   * Stops one fork that has not ended (queued or running): it ends cancelled with what it had, one
-   * result as for any cancel. false: no such fork is live (never taken, or already ended).
-   */
+  /** @deprecated Use cancel(id). */
   stop(id: string): boolean {
+    warnDeprecated('run.stop');
+    return this.stopLive(id);
+  }
+
+  /** Stops one fork that has not ended (queued or running). false: no such fork is live (never taken, or already ended). */
+  private stopLive(id: string): boolean {
     const revival = this.messages.revivalOf(id);
-    if (revival !== undefined) return revival.stop(id);
+    if (revival !== undefined) return revival.stopLive(id);
     const index = this.intake.indexOf(id);
     // Already being cancelled: not stopped a second time.
     if (index === undefined || this.intake.beingCancelled(index)) return false;

@@ -3,7 +3,7 @@ import type { ModelProvider, ProviderConfig } from '../model/types.js';
 import { runForkLoop } from './fork-loop.js';
 import { connectHost } from '../wire/fork-end.js';
 import { createPrefixStore } from './prefix-store.js';
-import type { ForkJob } from '../wire/protocol.js';
+import type { ForkJob, StopReason } from '../wire/protocol.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 import { emptyFailure } from '../result/results.js';
@@ -25,8 +25,11 @@ async function providerFor(config: ProviderConfig, format: SessionFormat): Promi
   return provider;
 }
 
-/** Runs one fork in this worker. Never throws: every ending is a ForkResult. */
-export function runForkJob(job: ForkJob): Promise<ForkResult> {
+/**
+ * Runs one fork in this thread (Piscina's task). Its result goes back as the last message on the
+ * fork's channel, behind every event it reported; the task itself returns nothing.
+ */
+export function runForkJob(job: ForkJob): Promise<void> {
   return runForkWith(job, () => {
     const { session, decoded } = prefixes.get(job.prefix.id, job.prefix.buffer, job.prefix.byteLength);
     return { session, decodedPrefix: decoded };
@@ -34,26 +37,25 @@ export function runForkJob(job: ForkJob): Promise<ForkResult> {
 }
 
 /**
- * The fork's life in a worker around its loop: cancel from the port, the fork's timeout, the
- * channel closed at the end, and any throw turned into a failed result. `load` supplies the
- * parent session (decoded from shared memory here; the benchmark's clone variant passes its copy).
+ * The fork's life in a thread around its loop: cancel and stop from its channel, the fork's
+ * timeout, any throw turned into a failed result, and the result sent as the channel's last
+ * message. `load` supplies the parent session (decoded from shared memory here; the benchmark's
+ * clone variant passes its copy).
  */
-export async function runForkWith(
-  job: ForkJob,
-  load: () => { session: Readonly<ParentSession>; decodedPrefix: boolean },
-): Promise<ForkResult> {
+export async function runForkWith(job: ForkJob, load: () => { session: Readonly<ParentSession>; decodedPrefix: boolean }): Promise<void> {
   const controller = new AbortController();
   let reason: 'cancelled' | 'timeout' | undefined;
   const abort = (why: 'cancelled' | 'timeout'): void => {
     reason ??= why;
     controller.abort(new Error(why));
   };
-  let stopReason: 'budget' | 'cost' | undefined;
+  let stopReason: StopReason | undefined;
   const host = connectHost(job.port, () => abort('cancelled'), undefined, (why) => (stopReason ??= why));
   const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
+  let result: ForkResult;
   try {
     const loaded = load();
-    const result = await runForkLoop({
+    result = await runForkLoop({
       job,
       ...loaded,
       provider: await providerFor(job.provider, job.plan.shape),
@@ -62,14 +64,15 @@ export async function runForkWith(
       abortReason: () => reason,
       stopReason: () => stopReason,
     });
-    // The result goes back on the pool's channel, the turn events went on the fork's: the engine
-    // takes whatever of them it has not handled yet before it reads the result (channel.ts, drain).
-    return result;
   } catch (err) {
-    return emptyFailure(job.task.id, 'error', err instanceof Error ? err.message : String(err), threadId);
+    result = emptyFailure(job.task.id, 'error', err instanceof Error ? err.message : String(err), threadId);
   } finally {
     clearTimeout(timer);
-    // The port stays open for the engine to drain; its close (the engine's, once it has the result) ends it.
-    host.detach();
+  }
+  try {
+    host.end(result);
+  } catch (err) {
+    // A result that cannot cross the boundary (structured clone refused a value in it): its fork fails saying so.
+    host.end(emptyFailure(job.task.id, 'error', `the fork's result could not be sent: ${err instanceof Error ? err.message : String(err)}`, threadId));
   }
 }

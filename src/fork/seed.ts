@@ -206,12 +206,16 @@ function shareMessages<T>(value: T): T {
   return (Array.isArray(value) ? [...value] : value) as T;
 }
 
+const SEED_OPTION_KEYS: readonly string[] = ['history', 'forkTurns', 'allowedTools', 'spawnTools', 'copy'] satisfies (keyof SeedOptions)[];
+
 function checkOptions(directive: string, options: SeedOptions): SeedOptions {
   if (typeof directive !== 'string' || directive.trim() === '') {
     throw new TypeError('seedFork: the directive must be a non-empty string');
   }
   const { history, forkTurns, allowedTools, spawnTools } = options;
-  if ('seed' in options) throw new TypeError('seedFork: the option "seed" is now called "history"');
+  for (const key of Object.keys(options)) {
+    if (!SEED_OPTION_KEYS.includes(key)) throw new TypeError(`seedFork: options.${key} is not an option (known: ${SEED_OPTION_KEYS.join(', ')})`);
+  }
   if (history !== undefined && history !== 'inherit' && history !== 'completed-turns') {
     throw new TypeError(`seedFork: history must be "inherit" or "completed-turns", not ${JSON.stringify(history)}`);
   }

@@ -1,7 +1,7 @@
 import { syntheticPrefixLength } from '../fork/synthetic.js';
 import type { AnyMessage } from '../shapes/index.js';
 import { estimateTokens } from '../prefix/tokens.js';
-import { allShapes, findShape, shapeNamed, shapeOf, type ParentSession, type SessionFormat } from '../shapes/registry.js';
+import { findShape, shapeNamed, shapeOf, type ParentSession, type SessionFormat } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
 import { importClaudeCode } from './claude-code.js';
 import { detect } from './detect.js';
@@ -20,7 +20,6 @@ import { convertSession } from '../convert/index.js';
  */
 
 export {
-  IMPORT_FORMATS,
   importFormats,
   importFormatsHelp,
   formatImportSummary,
@@ -31,7 +30,6 @@ export {
   type ImportSummary,
   type MessageOrigin,
 } from './summary.js';
-export { WORKSPACE_MAPPINGS } from './tools.js';
 export { relocate } from './relocate.js';
 
 export interface ImportOptions {
@@ -49,12 +47,6 @@ export interface ImportResult {
   /** Per message of the session, where it came from (an error in it can then name the source's line). */
   origins: readonly (MessageOrigin | undefined)[];
 }
-
-/**
- * The model a file that names none runs on, per built-in shape: its intake's default (the one
- * `forkpool prompt` starts an empty Gemini conversation with, and the examples' models for the others).
- */
-export const DEFAULT_MODELS: Readonly<Record<SessionFormat, string>> = Object.fromEntries(allShapes().map((shape) => [shape.format, shape.intake.defaultModel])) as Record<SessionFormat, string>;
 
 const FORMAT_KIND = "forkpool's own session file";
 

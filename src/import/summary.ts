@@ -24,9 +24,6 @@ export function importFormatsHelp(): string {
   return `${TRANSCRIPT_FORMATS.join(', ')}, or a shape's format\n(a logged request of it): ${shapeFormats().join(', ')}`;
 }
 
-/** The formats built in (a shape registered later is in importFormats()). */
-export const IMPORT_FORMATS: readonly ImportFormat[] = importFormats() as ImportFormat[];
-
 export function isImportFormat(value: string): value is ImportFormat {
   return importFormats().includes(value);
 }

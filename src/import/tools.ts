@@ -54,7 +54,7 @@ function mapArgs(args: Args, target: string, from: Record<string, readonly strin
 }
 
 /** Gemini CLI's and Qwen Code's read-only tools that forkpool's workspace tools can stand for. */
-export const WORKSPACE_MAPPINGS: Readonly<Record<string, WorkspaceMapping>> = {
+const WORKSPACE_MAPPINGS: Readonly<Record<string, WorkspaceMapping>> = {
   read_file: {
     target: 'read_file',
     how: 'file_path (or absolute_path) → path; offset (0-based) → offset + 1 (1-based), limit → limit; or start_line → offset, end_line → limit (end_line − start_line + 1)',

@@ -1,134 +1,26 @@
 import { ValueType, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { connectHost, type HostClient } from '../wire/fork-end.js';
-import type { ForkJob } from '../wire/protocol.js';
+import type { ForkPool } from '../engine/fork-start.js';
 import type { ForkResult } from '../result/fork-result.js';
-import { emptyCancelled, emptyFailure, sumUsage } from '../result/results.js';
-import { costOfCalls, type ModelPrice } from '../model/prices.js';
-import type { TokenUsage } from '../model/types.js';
-import type { ForkPool } from '../engine/run.js';
-import type { FrozenPrefix } from '../prefix/index.js';
+import { emptyCancelled, emptyFailure } from '../result/results.js';
 import { ATTR, METRIC } from '../telemetry/conventions.js';
 import { meter } from '../telemetry/metrics.js';
-import { connectionOf, workerCommandOf, type QueueAddress } from './address.js';
+import { connectHost } from '../wire/fork-end.js';
+import type { ForkJob } from '../wire/protocol.js';
+import { connectionOf, workerCommandOf } from './address.js';
+import { AttemptLedger, type LostAttempts, type RunningFork, type WorkerNow, type WorkerSummary } from './attempt-ledger.js';
+import { dispatcherConfigOf, type DispatcherConfig, type DispatcherOptions } from './dispatcher-options.js';
+import { cancelledJob, failedJob } from './job-outcome.js';
+import { messageOf } from './message-of.js';
+import type { PendingFork } from './pending-fork.js';
+import { LOST_CHECK_MS, RECONCILE_MS, RunRecovery } from './recovery.js';
 import { connectRedis } from './redis.js';
-import {
-  CANCEL_CHANNEL,
-  FORK_JOB,
-  QUEUE_NAME,
-  parseCancelMessage,
-  parseQueueProgress,
-  jobIdOf,
-  parseJobReturn,
-  runKey,
-  RUN_RECORD_VERSION,
-  type QueueJobData,
-  type RunForkSettings,
-  type WorkerFigures,
-} from './redis-wire.js';
-import { renewRun, storePrefix, storeRun } from './store.js';
+import { CANCEL_CHANNEL, FORK_JOB, QUEUE_NAME, jobIdOf, parseCancelMessage, parseJobReturn, parseQueueProgress, type QueueJobData } from './redis-wire.js';
+import { renewRun, storeRunData } from './store.js';
 
-/** How long the prefix, the run record and finished jobs stay in Redis after the coordinator last renewed them. */
-const DEFAULT_TTL_SECONDS = 3_600;
-/** Without any event for this long, pending jobs are looked up directly (an event missed is a result found). */
-const RECONCILE_MS = 5_000;
-/** Jobs looked up per reconciliation (the next ones at the next). */
-const RECONCILE_BATCH = 200;
-/**
- * How often the run record is looked for: gone, Redis lost the run's data (restarted without it, or
- * flushed), and the jobs in flight are enqueued again. Also looked for at once on every reconnection.
- */
-const LOST_CHECK_MS = 2_000;
 /** With no job taken after this long, the coordinator says how to start a worker. */
 const IDLE_HINT_MS = 10_000;
-
-export interface DispatcherOptions {
-  address: QueueAddress;
-  runId: string;
-  prefix: FrozenPrefix;
-  settings: RunForkSettings;
-  /**
-   * The run may already have jobs in the queue (a coordinator restarted with --resume under the
-   * run id its journal recorded): each fork first looks for its job and collects it, and only a
-   * fork with no job, or with a cancelled one, is enqueued.
-   */
-  attach?: boolean;
-  /** The model's price, when one is known: what the attempts lost with dead workers cost. */
-  price?: ModelPrice;
-  ttlSeconds?: number;
-  /** Lines for people (stderr). */
-  log?: (line: string) => void;
-}
-
-/**
- * Per worker process that took a job of this run, what it did: the forks it finished, the model
- * calls it answered (of its lost attempts too) and the attempts lost with it. Its process figures
- * come with the forks it finished: a worker that finished none has none.
- */
-export interface WorkerSummary extends Partial<Omit<WorkerFigures, 'id'>> {
-  id: string;
-  forks: number;
-  modelCalls: number;
-  /** Its runs of forks that ended with no result: its job's lock ran out (it died, or stalled) and another worker took the fork, or the job failed. */
-  lostAttempts: number;
-}
-
-/**
- * What the attempts lost with dead workers spent: paid for, in no fork's result (each fork's
- * result is its last attempt's). The run's cost and token budget counted their calls as they
- * returned; the report's totals add them (queue-run.ts).
- */
-export interface LostAttempts {
-  /** Forks that lost at least one attempt. */
-  forks: number;
-  attempts: number;
-  /** Calls answered (their usage is below) and calls in flight when their worker died (unknownCalls). */
-  modelCalls: number;
-  /** Calls in flight when their worker died: most likely paid for, their usage unknown (not in `usage`). */
-  unknownCalls: number;
-  /** Tool calls the answered calls asked for. */
-  toolCalls: number;
-  usage: TokenUsage;
-  /** At the model's price, when one is known. */
-  costUsd?: number;
-}
-
-/** One worker's run of a fork's job, as its progress told it: what it spent until its result, or until it was lost. */
-interface Attempt {
-  worker: string;
-  /** The usage of each call answered. */
-  calls: TokenUsage[];
-  toolCalls: number;
-  /** The worker's last count of the fork's calls in flight. */
-  callsInFlight: number;
-}
-
-/** A worker process now: the forks it finished for this run and those it runs. */
-export interface WorkerNow {
-  id: string;
-  forks: number;
-  running: string[];
-}
-
-interface Pending {
-  taskId: string;
-  data: QueueJobData;
-  host: HostClient;
-  resolve(result: ForkResult): void;
-  /** Its job is in the queue (or was, before Redis lost it): enqueued, or found there by a resumed run. */
-  enqueued: boolean;
-  /** A worker holds its job (BullMQ's 'active'); back to false when the job waits again (stalled, enqueued again). */
-  taken: boolean;
-  /** The engine cancelled it: a lost job of it is not enqueued again. */
-  cancelling: boolean;
-  /** The worker that said it took the job (its first progress event). */
-  worker?: string;
-  /** The run of the job the progress tells of now; it ends with the job's result, or lost. */
-  attempt?: Attempt;
-  /** An earlier attempt of it was lost. */
-  lostBefore: boolean;
-}
 
 /**
  * The coordinator's side of a distributed run, as the engine's fork pool: each fork job becomes a
@@ -138,14 +30,12 @@ interface Pending {
  * completes once, and a result that finds no fork waiting for it is dropped.
  */
 export class QueueDispatcher implements ForkPool {
-  private readonly pending = new Map<string, Pending>();
-  private readonly summaries = new Map<string, WorkerSummary>();
-  private readonly lost: LostAttempts = { forks: 0, attempts: 0, modelCalls: 0, unknownCalls: 0, toolCalls: 0, usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 } };
+  private readonly pending = new Map<string, PendingFork>();
+  private readonly ledger: AttemptLedger;
+  private readonly recovery: RunRecovery;
   private lastEventAt = Date.now();
   private takenAny = false;
   private readonly timers: NodeJS.Timeout[] = [];
-  private reconciling = false;
-  private recovering = false;
   private closing: Promise<void> | undefined;
   /** Jobs this coordinator removes itself to enqueue them again: their 'removed' event ends no fork. */
   private readonly replacing = new Set<string>();
@@ -163,12 +53,25 @@ export class QueueDispatcher implements ForkPool {
     private readonly subscriber: Redis,
     private readonly queue: Queue,
     private readonly events: QueueEvents,
-    private readonly o: DispatcherOptions & { ttlSeconds: number; log: (line: string) => void },
-  ) {}
+    private readonly o: DispatcherConfig,
+  ) {
+    this.ledger = new AttemptLedger(o.price);
+    this.recovery = new RunRecovery({
+      redis,
+      queue,
+      config: o,
+      pending: this.pending,
+      attaching: this.attaching,
+      closed: () => this.closing !== undefined,
+      enqueue: (jobId, data) => this.enqueue(jobId, data),
+      settleFinished: (jobId, job) => this.settleFinished(jobId, job),
+      finish: (jobId, result) => this.finish(jobId, result),
+    });
+  }
 
   /** Connects, stores the prefix and the run record, and listens for the run's job events before any job exists. */
   static async open(options: DispatcherOptions): Promise<QueueDispatcher> {
-    const o = { ...options, ttlSeconds: options.ttlSeconds ?? DEFAULT_TTL_SECONDS, log: options.log ?? (() => undefined) };
+    const o = dispatcherConfigOf(options);
     const redis = await connectRedis(o.address);
     const connection = connectionOf(o.address);
     const queue = new Queue(QUEUE_NAME, { connection });
@@ -178,8 +81,7 @@ export class QueueDispatcher implements ForkPool {
     subscriber.on('error', () => undefined);
     try {
       await subscriber.subscribe(CANCEL_CHANNEL);
-      await storePrefix(redis, o.prefix, o.ttlSeconds);
-      await storeRun(redis, o.runId, { version: RUN_RECORD_VERSION, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
+      await storeRunData(redis, o.runId, o.prefix, o.settings, o.ttlSeconds);
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
     } catch (err) {
       await Promise.allSettled([events.close(), queue.close()]);
@@ -199,7 +101,7 @@ export class QueueDispatcher implements ForkPool {
     queue.on('error', complain);
     redis.on('error', complain);
     // Back from a disconnection: a Redis restarted without its data is noticed now, not at the next check.
-    redis.on('ready', () => void this.checkRunRecord());
+    redis.on('ready', () => void this.recovery.checkRunRecord());
     events.on('active', ({ jobId }) => {
       const p = this.pending.get(jobId);
       if (!p) return;
@@ -219,25 +121,20 @@ export class QueueDispatcher implements ForkPool {
       this.touch();
       const event = parseQueueProgress(data);
       if (event?.type === 'taken') {
-        // Taken again: the earlier run of the job ended without a result (its stall may go unseen as an event).
-        this.loseAttempt(p);
+        // Taken again: the earlier run of the job ended without a result (the ledger counts it lost).
         p.worker = event.worker;
-        p.attempt = { worker: event.worker, calls: [], toolCalls: 0, callsInFlight: 0 };
-        this.summaryOf(event.worker);
+        this.ledger.taken(p, event.worker);
       } else if (event?.type === 'calls') {
-        if (p.attempt) p.attempt.callsInFlight = event.inFlight;
+        this.ledger.callsInFlight(p, event.inFlight);
       } else if (event) {
-        if (event.type === 'turn' && p.attempt) {
-          p.attempt.calls.push(event.usage);
-          p.attempt.toolCalls += event.functionCalls;
-        }
+        if (event.type === 'turn') this.ledger.answered(p, event.usage, event.functionCalls);
         p.host.report(event);
       }
     });
     // Its worker's lock ran out (the worker died, or its event loop stalled): that run of the fork is lost, paid for.
     events.on('stalled', ({ jobId }) => {
       const p = this.pending.get(jobId);
-      if (p) this.loseAttempt(p);
+      if (p) this.ledger.lose(p);
     });
     events.on('completed', ({ jobId, returnvalue }) => {
       if (!this.pending.has(jobId)) return;
@@ -258,7 +155,7 @@ export class QueueDispatcher implements ForkPool {
       if (!p) return;
       this.touch();
       // A job failed for stalling too often: its last run is lost too.
-      this.loseAttempt(p);
+      this.ledger.lose(p);
       this.finish(jobId, failedJob(p.taskId, failedReason));
     });
     const every = (ms: number, fn: () => void): void => {
@@ -269,9 +166,9 @@ export class QueueDispatcher implements ForkPool {
     every(Math.max(1_000, (o.ttlSeconds * 1000) / 4), () => {
       renewRun(redis, o.runId, o.prefix.id, o.ttlSeconds).catch(complain);
     });
-    every(LOST_CHECK_MS, () => void this.checkRunRecord());
+    every(LOST_CHECK_MS, () => void this.recovery.checkRunRecord());
     every(RECONCILE_MS, () => {
-      if (Date.now() - this.lastEventAt >= RECONCILE_MS && this.pending.size > 0) void this.reconcile();
+      if (Date.now() - this.lastEventAt >= RECONCILE_MS && this.pending.size > 0) void this.recovery.reconcile();
     });
     const hint = setTimeout(() => {
       if (!this.takenAny && this.pending.size > 0) {
@@ -308,15 +205,21 @@ export class QueueDispatcher implements ForkPool {
     return true;
   }
 
-  /** Enqueues one fork; settles with its result (never rejects). */
-  run(job: ForkJob): Promise<ForkResult> {
+  /**
+   * Enqueues one fork. Plays the fork's end of its channel here: the fork's events and then its
+   * result go to the engine on it; settles (never rejects) once the result is sent.
+   */
+  run(job: ForkJob): Promise<void> {
     const taskId = job.task.id;
     const jobId = jobIdOf(this.o.runId, taskId);
-    // The engine's end of the fork's channel: events go to it; a cancel takes a job nobody has taken back.
+    // Events go to the engine on the fork's channel; a cancel takes back a job nobody has taken.
     const host = connectHost(job.port, () => void this.cancelQueued(jobId));
-    return new Promise<ForkResult>((resolve) => {
+    return new Promise<void>((sent) => {
+      const resolve = (result: ForkResult): void => {
+        host.end(result);
+        sent();
+      };
       if (this.closing) {
-        host.close();
         resolve(emptyCancelled(taskId, 'the run was closed before this fork was enqueued'));
         return;
       }
@@ -354,7 +257,7 @@ export class QueueDispatcher implements ForkPool {
     this.attaching.add(jobId);
     try {
       const job = await Job.fromId(this.queue, jobId);
-      if (job?.finishedOn && !this.cancelledJob(job)) {
+      if (job?.finishedOn && !cancelledJob(job)) {
         this.settleFinished(jobId, job);
         return;
       }
@@ -378,13 +281,6 @@ export class QueueDispatcher implements ForkPool {
     }
   }
 
-  /** A finished job whose result is a cancelled fork (a resumed run runs it again). */
-  private cancelledJob(job: Job): boolean {
-    if (job.failedReason) return false;
-    const ret = job.returnvalue as { result?: { status?: unknown } } | null | undefined;
-    return ret?.result?.status === 'cancelled';
-  }
-
   private settleFinished(jobId: string, job: Job): void {
     if (job.failedReason) {
       const p = this.pending.get(jobId);
@@ -402,55 +298,19 @@ export class QueueDispatcher implements ForkPool {
 
   /** What each worker process that took a job did for this run, in the order they first took one. */
   workers(): WorkerSummary[] {
-    return [...this.summaries.values()].map((s) => ({ ...s }));
+    return this.ledger.workers();
   }
 
   /** What the attempts lost with dead workers spent so far. */
   lostAttempts(): LostAttempts {
-    return { ...this.lost, usage: { ...this.lost.usage } };
-  }
-
-  private summaryOf(worker: string): WorkerSummary {
-    let s = this.summaries.get(worker);
-    if (!s) {
-      s = { id: worker, forks: 0, modelCalls: 0, lostAttempts: 0 };
-      this.summaries.set(worker, s);
-    }
-    return s;
-  }
-
-  /** The job's current run ended without a result: what it spent goes to the lost attempts and to its worker's line. */
-  private loseAttempt(p: Pending): void {
-    const a = p.attempt;
-    if (!a) return;
-    delete p.attempt;
-    const lost = this.lost;
-    if (!p.lostBefore) lost.forks++;
-    p.lostBefore = true;
-    lost.attempts++;
-    lost.modelCalls += a.calls.length + a.callsInFlight;
-    lost.unknownCalls += a.callsInFlight;
-    lost.toolCalls += a.toolCalls;
-    lost.usage = sumUsage([lost.usage, ...a.calls]);
-    // Priced call by call, as the run's cost is (a price may depend on a call's size).
-    const price = this.o.price;
-    if (price) lost.costUsd = (lost.costUsd ?? 0) + costOfCalls(a.calls, price);
-    const s = this.summaryOf(a.worker);
-    s.lostAttempts++;
-    s.modelCalls += a.calls.length + a.callsInFlight;
+    return this.ledger.lostAttempts();
   }
 
   /** Each worker that finished or runs a fork of this run: its finished count and the task ids it runs now. */
   workersNow(): WorkerNow[] {
-    const now = new Map<string, WorkerNow>();
-    for (const s of this.summaries.values()) now.set(s.id, { id: s.id, forks: s.forks, running: [] });
-    for (const p of this.pending.values()) {
-      if (p.worker === undefined || !p.taken) continue;
-      const w = now.get(p.worker) ?? { id: p.worker, forks: 0, running: [] };
-      w.running.push(p.taskId);
-      now.set(w.id, w);
-    }
-    return [...now.values()];
+    const running: RunningFork[] = [];
+    for (const p of this.pending.values()) if (p.worker !== undefined && p.taken) running.push({ worker: p.worker, taskId: p.taskId });
+    return this.ledger.workersNow(running);
   }
 
   /** Stops listening and disconnects. Forks still pending end cancelled (their jobs stay in the queue). */
@@ -459,7 +319,7 @@ export class QueueDispatcher implements ForkPool {
       for (const timer of this.timers) clearTimeout(timer);
       this.depthGauge?.removeCallback(this.observeDepth);
       for (const jobId of [...this.pending.keys()]) {
-        const p = this.pending.get(jobId) as Pending;
+        const p = this.pending.get(jobId) as PendingFork;
         this.finish(jobId, emptyCancelled(p.taskId, 'the coordinator closed before this fork ended'));
       }
       await Promise.allSettled([this.events.close(), this.queue.close()]);
@@ -476,11 +336,7 @@ export class QueueDispatcher implements ForkPool {
     try {
       const ret = parseJobReturn(value, p.taskId);
       result = ret.result;
-      const s = this.summaryOf(ret.worker.id);
-      s.forks++;
-      s.modelCalls += result.calls.length;
-      s.prefixFetches = Math.max(s.prefixFetches ?? 0, ret.worker.prefixFetches);
-      s.cpuMs = Math.max(s.cpuMs ?? 0, ret.worker.cpuMs);
+      this.ledger.finished(ret.worker, result.calls.length);
     } catch (err) {
       result = emptyFailure(p.taskId, 'error', `the worker's answer could not be read: ${messageOf(err)}`);
     }
@@ -492,11 +348,8 @@ export class QueueDispatcher implements ForkPool {
     const p = this.pending.get(jobId);
     if (!p) return;
     this.pending.delete(jobId);
-    // Every progress event reported before the result reaches the engine first.
-    void p.host.flush().then(() => {
-      p.host.close();
-      p.resolve(result);
-    });
+    // On the fork's channel, behind every progress event reported before it.
+    p.resolve(result);
   }
 
   /**
@@ -516,92 +369,4 @@ export class QueueDispatcher implements ForkPool {
       // The queue is unreachable: the engine's grace period ends the fork as cancelled.
     }
   }
-
-  /**
-   * Looks pending jobs up directly, a batch at a time (those looked at go to the back of the line):
-   * a completion whose event was missed still settles its fork, and a job that is gone (Redis
-   * restarted from an older snapshot, keys deleted) is enqueued again.
-   */
-  private async reconcile(): Promise<void> {
-    if (this.reconciling) return;
-    this.reconciling = true;
-    try {
-      const ids = [...this.pending.keys()].filter((id) => !this.attaching.has(id)).slice(0, RECONCILE_BATCH);
-      const jobs = await Promise.all(ids.map((id) => Job.fromId(this.queue, id)));
-      let lost = false;
-      for (const [i, job] of jobs.entries()) {
-        const jobId = ids[i] as string;
-        if (job?.finishedOn) {
-          this.settleFinished(jobId, job);
-          continue;
-        }
-        const p = this.pending.get(jobId);
-        if (!p) continue;
-        if (!job && p.enqueued) lost = true;
-        this.pending.delete(jobId);
-        this.pending.set(jobId, p);
-      }
-      if (lost) await this.recover('some of its jobs are gone');
-    } catch (err) {
-      this.o.log(`queue: ${messageOf(err)}`);
-    } finally {
-      this.reconciling = false;
-    }
-  }
-
-  /** The run record gone means Redis lost the run's data. A Redis that does not answer is left to the reconnection. */
-  private async checkRunRecord(): Promise<void> {
-    if (this.closing || this.recovering) return;
-    let present: boolean;
-    try {
-      present = (await this.redis.exists(runKey(this.o.runId))) === 1;
-    } catch {
-      // The client's own error events say why.
-      return;
-    }
-    if (!present) await this.recover('its run record is gone');
-  }
-
-  /**
-   * Redis lost some or all of the run's data (restarted without it, flushed, restored from an older
-   * snapshot): the prefix and the run record are stored again, and every fork whose job was in the
-   * queue is enqueued again under its own id (a job still there is left as it is; a worker still
-   * running one of the lost jobs cannot complete it, so the fork runs again). A fork the engine was
-   * cancelling ends cancelled instead. Its result is still settled once, here.
-   */
-  private async recover(why: string): Promise<void> {
-    if (this.recovering || this.closing) return;
-    this.recovering = true;
-    const { o } = this;
-    try {
-      await storePrefix(this.redis, o.prefix, o.ttlSeconds);
-      await storeRun(this.redis, o.runId, { version: RUN_RECORD_VERSION, prefixId: o.prefix.id, settings: o.settings }, o.ttlSeconds);
-      const queued = [...this.pending].filter(([, p]) => p.enqueued);
-      for (const [jobId, p] of queued) {
-        if (p.cancelling) this.finish(jobId, emptyCancelled(p.taskId, "its job was lost with Redis's data while it was being cancelled"));
-      }
-      const again = queued.filter(([, p]) => !p.cancelling);
-      for (let i = 0; i < again.length; i += RECONCILE_BATCH) {
-        await Promise.all(again.slice(i, i + RECONCILE_BATCH).map(([jobId, p]) => this.enqueue(jobId, p.data)));
-      }
-      o.log(
-        `queue: Redis at ${o.address.display} lost data of run ${o.runId} (${why}: restarted without its data, or flushed); ` +
-          `the prefix and the run record are stored again and ${again.length} fork${again.length === 1 ? '' : 's'} in the queue enqueued again under the same ids`,
-      );
-    } catch (err) {
-      o.log(`queue: run ${o.runId} could not be stored again in Redis (tried again at the next check): ${messageOf(err)}`);
-    } finally {
-      this.recovering = false;
-    }
-  }
-}
-
-/** A job BullMQ failed: the worker threw (no prefix, a bad task) or it stalled past the limit (its workers died). */
-function failedJob(taskId: string, reason: string): ForkResult {
-  const stalled = /stalled/i.test(reason);
-  return emptyFailure(taskId, stalled ? 'worker_crash' : 'error', stalled ? `the workers running this fork died: ${reason}` : `the worker could not run this fork: ${reason}`);
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -14,9 +14,11 @@
  */
 import { isAbsolute } from 'node:path';
 import type { ForkResult } from '../result/fork-result.js';
-import type { TranscriptTarget, WorkerEvent } from '../wire/protocol.js';
+import type { WorkerEvent } from '../result/fork-events.js';
+import type { TranscriptTarget } from '../transcript/target.js';
 import { z } from 'zod';
-import { EngineOptionsSchema, optionsOf } from '../engine/option-schema.js';
+import { optionsOf } from '../engine/option-check.js';
+import { EngineOptionsSchema } from '../engine/option-schema.js';
 import type { ForkEngineOptions } from '../engine/options.js';
 import type { ForkTask } from '../session/schema.js';
 import type { CachePlan } from '../model/plan.js';

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
-import { parseRunRecord, prefixKey, runKey, type RunRecord } from './redis-wire.js';
+import { parseRunRecord, prefixKey, RUN_RECORD_VERSION, runKey, type RunForkSettings, type RunRecord } from './redis-wire.js';
 
 /**
  * Stores the frozen prefix bytes under their content address, once: a prefix already there (the
@@ -19,6 +19,12 @@ export async function storeRun(redis: Redis, runId: string, record: RunRecord, t
   await redis.set(runKey(runId), JSON.stringify(record), 'EX', ttlSeconds);
 }
 
+/** What a coordinator stores for its run's workers, at its start and again when Redis lost it: the prefix and the run record. */
+export async function storeRunData(redis: Redis, runId: string, prefix: FrozenPrefix, settings: RunForkSettings, ttlSeconds: number): Promise<void> {
+  await storePrefix(redis, prefix, ttlSeconds);
+  await storeRun(redis, runId, { version: RUN_RECORD_VERSION, prefixId: prefix.id, settings }, ttlSeconds);
+}
+
 /** Keeps a run's keys alive while it lasts (the TTL counts from the latest renewal). */
 export async function renewRun(redis: Redis, runId: string, prefixId: string, ttlSeconds: number): Promise<void> {
   await redis.multi().expire(prefixKey(prefixId), ttlSeconds).expire(runKey(runId), ttlSeconds).exec();
@@ -26,7 +32,7 @@ export async function renewRun(redis: Redis, runId: string, prefixId: string, tt
 
 /**
  * How long a worker waits for a prefix or a run record that is not in Redis: one whose Redis lost
- * its data has them back within seconds, as its coordinator stores them again (dispatcher.ts).
+ * its data has them back within seconds, as its coordinator stores them again (recovery.ts).
  */
 const MISSING_WAIT_MS = 15_000;
 const MISSING_POLL_MS = 250;

@@ -6,7 +6,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createCallGate, type CallGate } from '../engine/call-gate.js';
 import { ForkEngine, type ForkEngineOptions } from '../engine/engine.js';
-import type { TranscriptTarget } from '../wire/protocol.js';
+import type { TranscriptTarget } from '../transcript/target.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';

@@ -1,13 +1,12 @@
 export { InputError, formatPath, type InputErrorInit } from '../input/errors.js';
-export { loadTasks, parseTasks } from './load.js';
+export { parseTasks } from './load.js';
 export { parseSession } from './parse.js';
 export { streamTasks, TaskLines, type TaskLinesOptions } from './task-lines.js';
-export { ForkTaskSchema, type ForkTask, type ForkTurns, type HistoryMode, type SubagentType } from './schema.js';
+export type { ForkTask, ForkTurns, HistoryMode, SubagentType } from './schema.js';
 export type { ParentSession, SessionFormat } from '../shapes/registry.js';
 export { MAX_INPUT_BYTES, invalidUtf8Offset, type ReadLimits } from './read.js';
 // Each shape's session schema and types, as the registry gives them.
 export {
-  GeminiSessionSchema,
   type Content,
   type GeminiSession,
   type Part,
@@ -29,9 +28,7 @@ export {
   type AnthropicTool,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
-  OpenAIResponsesSessionSchema,
   type OpenAIResponsesSession,
-  AiSdkSessionSchema,
   type AiSdkMessage,
   type AiSdkSession,
   type AiSdkTool,

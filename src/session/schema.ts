@@ -12,7 +12,6 @@ const TASK_KEY_HINTS: Record<string, string> = {
   generationConfig:
     'a fork cannot change generationConfig: sampling settings are part of the shared, cached prefix (use "outputSchema" to ask for a shaped answer)',
   toolConfig: 'a fork cannot change toolConfig: it is part of the shared, cached prefix (use "tools" to restrict what a fork may execute)',
-  seed: 'is now called "history" ("inherit" or "completed-turns")',
 };
 
 /** One `tools` entry: an exact name or one of the reference's MCP forms, as the agent tool's fork_tools. */
@@ -37,7 +36,7 @@ export const ForkTaskSchema = z.strictObject(
      * parent's system instruction and tools (still cacheable) and the directive as its first message.
      */
     subagentType: z.enum(SUBAGENT_TYPES, { error: 'must be "fork" or "general-purpose"' }).optional(),
-    /** Which history a fork starts from (it was called `seed`, which read like a random seed). */
+    /** Which history a fork starts from. */
     history: z.enum(['inherit', 'completed-turns'], { error: 'must be "inherit" or "completed-turns"' }).optional(),
     forkTurns: ForkTurnsSchema.optional(),
     tools: z.array(ToolNameSchema, { error: 'must be an array of tool names or MCP patterns' }).optional(),

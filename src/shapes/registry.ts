@@ -200,5 +200,4 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
 } from './anthropic-messages/schema.js';
-export { OpenAIResponsesSessionSchema } from './openai-responses/schema.js';
-export { AiSdkSessionSchema, type AiSdkMessage, type AiSdkTool } from './ai-sdk/schema.js';
+export type { AiSdkMessage, AiSdkTool } from './ai-sdk/schema.js';

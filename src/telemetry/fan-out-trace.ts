@@ -3,7 +3,7 @@ import type { ForkTask } from '../session/schema.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import type { ForkResult } from '../result/fork-result.js';
-import type { WorkerEvent } from '../wire/protocol.js';
+import type { WorkerEvent } from '../result/fork-events.js';
 import type { TokenUsage } from '../model/types.js';
 import { answerCut, spentUsage } from '../result/results.js';
 import { ATTR, FORKPOOL_ATTR, OPERATION, billedInput, modelCallBase, operationOf, providerNameOf } from './conventions.js';

@@ -35,7 +35,7 @@ export async function serveRunPage(run: FanOutRun, options: RunPageOptions): Pro
       recorder,
       title: `forkpool run: ${options.model}`,
       port: options.port,
-      stopFork: (id) => run.stop(id),
+      stopFork: (id) => run.cancel(id),
       stopRun: () => run.cancelAll(),
     });
   } catch (err) {

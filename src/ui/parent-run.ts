@@ -1,6 +1,6 @@
 import { type AnyMessage, viewMessage } from '../shapes/index.js';
 import { efficiencyOf, ratio } from '../engine/cache-figures.js';
-import type { ParentEvent, ParentOutcome } from '../engine/parent-agent.js';
+import type { ParentEvent, ParentOutcome } from '../engine/parent-events.js';
 import { tallyCut, type RunReport } from '../engine/report.js';
 import type { FanOutRun } from '../engine/run.js';
 import { addCached, addKnown } from '../model/types.js';
@@ -56,7 +56,7 @@ export async function serveParentPage(options: ParentPageOptions): Promise<Paren
     recorder,
     title: `forkpool prompt: ${options.model}`,
     port: options.port,
-    stopFork: (id) => runOf.get(id)?.stop(id) ?? false,
+    stopFork: (id) => runOf.get(id)?.cancel(id) ?? false,
     stopRun: options.stopRun,
   });
 

@@ -1,9 +1,9 @@
-import { releaseProxy, wrap, type Endpoint, type Remote } from 'comlink';
 import type { MessagePort } from 'node:worker_threads';
 import { failure, type Failure } from '../input/failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
+import type { ForkResult } from '../result/fork-result.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import { EVENT_MESSAGE, RELEASE_MESSAGE, REOPEN_MESSAGE, isCancelMessage, isParentMessage, isStopMessage, type EventMessage, type ForkHostApi, type ReleaseMessage, type ReopenMessage, type StopMessage, type WorkerEvent } from './protocol.js';
+import type { CallMessage, ForkMessage, HostCalls, HostMessage, HostMethod, StopReason, WorkerEvent } from './protocol.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
 const RPC_GRACE_MS = 5_000;
@@ -17,17 +17,15 @@ const HOST_GONE = { ok: false, error: failure('host_gone', 'the tool host is gon
 const RPC_TIMEOUT = { ok: false, error: failure('rpc_timeout', 'the tool host did not answer in time') } as const;
 const ABORTED = { ok: false, error: failure('aborted', 'the call was aborted') } as const;
 
+type Answer = Extract<HostMessage, { type: 'answer' }>;
+
 /**
- * The worker's end of a fork's channel. A Comlink call whose other side disappears never
- * settles, so every call races the port's close, the fork's abort and a timeout.
+ * The fork's end of its channel to the main thread (src/wire/protocol.ts): run in a fork's thread,
+ * and by a distributed run's dispatcher for forks that run on other machines. A call whose answer
+ * never comes (the other side gone or wedged) must not hang the fork, so every call races the
+ * port's close, the fork's abort and a timeout.
  */
-export function connectHost(
-  port: MessagePort,
-  onCancel: () => void,
-  rpcGraceMs = RPC_GRACE_MS,
-  onStop: (reason: StopMessage['reason']) => void = () => undefined,
-) {
-  const remote: Remote<ForkHostApi> = wrap<ForkHostApi>(port as unknown as Endpoint);
+export function connectHost(port: MessagePort, onCancel: () => void, rpcGraceMs = RPC_GRACE_MS, onStop: (reason: StopReason) => void = () => undefined) {
   let closed = false;
   const closedPromise = new Promise<'closed'>((resolve) =>
     port.once('close', () => {
@@ -37,16 +35,35 @@ export function connectHost(
   );
   /** The parent's messages not yet taken by the loop (send_message). */
   const inbox: string[] = [];
-  port.on('message', (message: unknown) => {
-    if (isCancelMessage(message)) onCancel();
-    else if (isStopMessage(message)) onStop(message.reason);
-    else if (isParentMessage(message)) inbox.push(message.text);
+  /** Calls waiting for their answer, by id. */
+  const waiting = new Map<number, (answer: Answer) => void>();
+  let lastId = 0;
+  port.on('message', (message: HostMessage) => {
+    switch (message.type) {
+      case 'answer':
+        waiting.get(message.id)?.(message);
+        break;
+      case 'cancel':
+        onCancel();
+        break;
+      case 'stop':
+        onStop(message.reason);
+        break;
+      case 'message':
+        inbox.push(message.text);
+        break;
+    }
   });
+  const post = (message: ForkMessage): void => {
+    if (!closed) port.postMessage(message);
+  };
 
-  async function call<T>(request: () => Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<HostCall<T>> {
+  async function call<M extends HostMethod>(method: M, args: HostCalls[M]['args'], signal: AbortSignal | undefined, timeoutMs: number): Promise<HostCall<HostCalls[M]['answer']>> {
     if (closed) return HOST_GONE;
+    const id = ++lastId;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    const answered = new Promise<Answer>((resolve) => waiting.set(id, resolve));
     const bounds: Promise<'closed' | 'timeout' | 'aborted'>[] = [closedPromise];
     if (Number.isFinite(timeoutMs)) bounds.push(new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs))));
     if (signal) {
@@ -59,14 +76,15 @@ export function connectHost(
       );
     }
     try {
-      const settled = await Promise.race([request().then((value) => ({ value })), ...bounds]);
+      port.postMessage({ type: 'call', id, method, ...args } as CallMessage);
+      const settled = await Promise.race([answered, ...bounds]);
       if (settled === 'closed') return HOST_GONE;
       if (settled === 'timeout') return RPC_TIMEOUT;
       if (settled === 'aborted') return ABORTED;
-      return { ok: true, value: settled.value };
-    } catch {
-      return HOST_GONE;
+      if ('failed' in settled) return { ok: false, error: failure('host_gone', `the tool host failed: ${settled.failed}`) };
+      return { ok: true, value: settled.value as HostCalls[M]['answer'] };
     } finally {
+      waiting.delete(id);
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
@@ -74,7 +92,7 @@ export function connectHost(
 
   return {
     execTool(toolCall: ToolCall, signal: AbortSignal, timeoutMs: number): Promise<HostCall<ToolOutcome>> {
-      return call<ToolOutcome>(() => remote.execTool(toolCall), signal, timeoutMs + rpcGraceMs);
+      return call('execTool', { call: toolCall }, signal, timeoutMs + rpcGraceMs);
     },
 
     /**
@@ -86,17 +104,17 @@ export function connectHost(
       return {
         async acquire(tokens) {
           // Bounded by the fork's own timeout and cancel, and by the port's close.
-          const admitted = await call<boolean>(() => remote.acquireCall(tokens), signal, Infinity);
+          const admitted = await call('acquire', { tokens }, signal, Infinity);
           return admitted.ok && admitted.value;
         },
         async release(status: AttemptStatus, wantsRetry) {
           const withinFork = wantsRetry && (forkBudget === undefined || spent < forkBudget);
           if (!withinFork) {
             // No retry to ask about: the slot goes back without waiting for an answer.
-            if (!closed) port.postMessage({ type: RELEASE_MESSAGE, status } satisfies ReleaseMessage);
+            post({ type: 'release', status });
             return false;
           }
-          const allowed = await call<boolean>(() => remote.releaseCall(status, withinFork), undefined, RELEASE_TIMEOUT_MS);
+          const allowed = await call('release', { status }, undefined, RELEASE_TIMEOUT_MS);
           const retry = allowed.ok && allowed.value;
           if (retry) spent++;
           return retry;
@@ -112,15 +130,7 @@ export function connectHost(
 
     /** Fire and forget: progress events must never hold up the loop. */
     report(event: WorkerEvent): void {
-      if (!closed) port.postMessage({ type: EVENT_MESSAGE, event } satisfies EventMessage);
-    },
-
-    /**
-     * Waits until the main thread has handled every event sent so far. The result goes back on
-     * another channel (the pool's), so without this a fork's last turn could arrive after its end.
-     */
-    async flush(): Promise<void> {
-      await call(() => remote.flush(), undefined, RELEASE_TIMEOUT_MS);
+      post({ type: 'event', event });
     },
 
     /**
@@ -128,22 +138,26 @@ export function connectHost(
      * before it has arrived (one port, in order), so takeMessages() after it misses none.
      */
     async closing(): Promise<void> {
-      await call(() => remote.closing(), undefined, RELEASE_TIMEOUT_MS);
+      await call('closing', {}, undefined, RELEASE_TIMEOUT_MS);
     },
 
     /** After closing(): the fork goes on (a message had arrived), so it reads messages again. */
     reopen(): void {
-      if (!closed) port.postMessage({ type: REOPEN_MESSAGE } satisfies ReopenMessage);
+      post({ type: 'reopen' });
+    },
+
+    /**
+     * The fork's result, its channel's last message: it follows every event sent before it. The
+     * port stays open for the main thread to close once it has the result.
+     */
+    end(result: ForkResult): void {
+      post({ type: 'end', result });
+      closed = true;
     },
 
     close(): void {
-      remote[releaseProxy]();
-      port.close();
-    },
-
-    /** Ends this side's use of the port and leaves closing it to the other side. */
-    detach(): void {
       closed = true;
+      port.close();
     },
   };
 }

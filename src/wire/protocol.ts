@@ -1,15 +1,19 @@
 /**
- * Everything that crosses the thread boundary between the engine and a fork worker.
- * Plain data only: classes and thrown errors do not survive structured clone.
+ * Everything that crosses the thread boundary between the main thread and a fork's thread: the
+ * fork's job (Piscina's task) and the messages on its channel. Plain data only: classes and thrown
+ * errors do not survive structured clone.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { Finish } from '../model/finish.js';
 import type { CachePlan } from '../model/plan.js';
-import type { AttemptStatus, ProviderConfig, RetryPolicy, TokenUsage } from '../model/types.js';
+import type { AttemptStatus, ProviderConfig, RetryPolicy } from '../model/types.js';
+import type { ForkResult } from '../result/fork-result.js';
 import type { ForkTask, HistoryMode } from '../session/schema.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
-import type { TranscriptEntry } from '../transcript/format.js';
-import type { CallContent } from '../shapes/call-content.js';
+import type { WorkerEvent } from '../result/fork-events.js';
+import type { TranscriptTarget } from '../transcript/target.js';
+
+// What a fork reports is public (runFork's onEvent): declared in a public module.
+export type { WorkerEvent } from '../result/fork-events.js';
 
 export interface ForkJob {
   task: ForkTask;
@@ -48,130 +52,58 @@ export interface ForkJob {
   traceContext?: Record<string, string>;
   /** Each model call's report carries what it sent and received (TelemetryOptions.captureContent). */
   captureContent?: true;
-  /** The fork's channel to the main thread: Comlink calls one way, a cancel message the other. */
+  /** The fork's channel to the main thread: ForkMessages one way, HostMessages the other. */
   port: MessagePort;
 }
 
-/**
- * Where a fork's transcript is (src/transcript): written by the process that runs the fork, read
- * back by its worker thread to continue it. `continueFrom`: 'crash' picks up at its last completed
- * turn (a resumed run; a fork with no transcript yet starts afresh); 'message' revives a fork that
- * ended, with the parent's message as its next turn and a fresh turn budget.
+/*
+ * The messages of a fork's channel: one MessagePort per fork, plain structured-clone messages both
+ * ways, in order. The fork's result is the last message it sends, so everything it reported before
+ * reaches the main thread first without any drain or flush.
  */
-export type TranscriptTarget =
-  | { path: string; continueFrom?: 'crash' }
-  /** `message`: the parent's, which the revived fork acts on first. */
-  | { path: string; continueFrom: 'message'; message: string };
 
-/** Events a worker reports while a fork runs. */
-export type WorkerEvent =
-  /**
-   * `responseId`: where the provider names the response at once (Anthropic): what a sibling's cache
-   * diagnostics compare against. Where it does not (OpenAI compares with completed responses only),
-   * the 'turn' event's responseId is.
-   */
-  | { type: 'response_start'; turn: number; responseId?: string }
-  /**
-   * A model call's end, with when it began and ended (epoch ms, as this thread's clock reads them:
-   * the main thread records its span from them) and what the provider said of it.
-   */
-  | {
-      type: 'turn';
-      turn: number;
-      usage: TokenUsage;
-      functionCalls: number;
-      startedAt?: number;
-      endedAt?: number;
-      finish?: Finish;
-      responseId?: string;
-      responseModel?: string;
-      /** Only for a job that captures content. */
-      content?: CallContent & { output: string };
-    }
-  /**
-   * A model call that finally failed (its retries spent) or was cancelled: when it began and ended,
-   * and what went wrong (`errorType`: the HTTP status, else the error's kind; `aborted` when cancelled).
-   */
-  | { type: 'call_failed'; turn: number; startedAt: number; endedAt: number; errorType: string; message: string; content?: CallContent }
-  /** A line of the fork's transcript (only for a job with one). */
-  | { type: 'transcript'; entry: TranscriptEntry };
-
-/** The main thread's side of a fork's channel, called by the worker through Comlink. */
-export interface ForkHostApi {
-  execTool(call: ToolCall): Promise<ToolOutcome>;
-  report(event: WorkerEvent): void;
-  /** The engine's call gate: admission before each model call attempt, and its outcome after. */
-  acquireCall(tokens: number): Promise<boolean>;
-  releaseCall(status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean>;
-  /** Answers once every message sent before it on this channel has been handled. */
-  flush(): void;
+/** What the fork asks of the main thread and waits for: each call's arguments and its answer. */
+export interface HostCalls {
+  /** Runs one tool call with the main thread's tool host. */
+  execTool: { args: { call: ToolCall }; answer: ToolOutcome };
+  /** The engine's call gate: admission before a model call attempt (false: admitted nothing). */
+  acquire: { args: { tokens: number }; answer: boolean };
+  /** An attempt's slot given back with a retry asked for: whether the run allows it. */
+  release: { args: { status: AttemptStatus }; answer: boolean };
   /**
    * The fork is about to end: the parent's messages sent from now on are not delivered (send says
-   * so). The answer comes after every message sent before it, so the worker has them all by then.
+   * so). The answer comes after every message sent before it, so the fork has them all by then.
    */
-  closing(): void;
+  closing: { args: Record<string, never>; answer: true };
 }
 
-/*
- * One-way messages on a fork's channel, beside Comlink's calls (whose expose ignores them): what
- * needs no answer costs one message, not a call and its reply. One port keeps them in order with
- * the calls, so `flush` still answers after every earlier event.
- */
+export type HostMethod = keyof HostCalls;
 
-export const EVENT_MESSAGE = 'forkpool:event';
-/** Worker → main: a progress event. */
-export interface EventMessage {
-  type: typeof EVENT_MESSAGE;
-  event: WorkerEvent;
-}
+/** A call of the fork's to the main thread, by method; `id` pairs it with its answer. */
+export type CallMessage = { [M in HostMethod]: { type: 'call'; id: number; method: M } & HostCalls[M]['args'] }[HostMethod];
 
-export const RELEASE_MESSAGE = 'forkpool:release';
-/** Worker → main: a call's slot given back when no retry is asked for (so there is nothing to answer). */
-export interface ReleaseMessage {
-  type: typeof RELEASE_MESSAGE;
-  status: AttemptStatus;
-}
+/** Fork → main thread. */
+export type ForkMessage =
+  | CallMessage
+  /** A progress event: needs no answer. */
+  | { type: 'event'; event: WorkerEvent }
+  /** A call's slot given back when no retry is asked for (so there is nothing to answer). */
+  | { type: 'release'; status: AttemptStatus }
+  /** After `closing`, a message that had arrived gives the fork another turn: it reads messages again. */
+  | { type: 'reopen' }
+  /** The fork's result: the last message on its channel. */
+  | { type: 'end'; result: ForkResult };
 
-export const REOPEN_MESSAGE = 'forkpool:reopen';
-/** Worker → main: after `closing`, a message that had arrived gives the fork another turn: it reads messages again. */
-export interface ReopenMessage {
-  type: typeof REOPEN_MESSAGE;
-}
+/** Main thread → fork. */
+export type HostMessage =
+  /** The answer to the fork's call `id`; `failed`: the main thread could not run it (the reason, in words). */
+  | { type: 'answer'; id: number; value: HostCalls[HostMethod]['answer'] }
+  | { type: 'answer'; id: number; failed: string }
+  /** Cancel now: the model call in flight is aborted. */
+  | { type: 'cancel' }
+  /** Stop before the next model call (what is in flight was already paid for): the run's token budget (`budget`) or cost cap (`cost`) is spent. */
+  | { type: 'stop'; reason: StopReason }
+  /** The parent's message to a running fork, for its next turn boundary (send_message). */
+  | { type: 'message'; text: string };
 
-/** A one-way message from a worker, by its type. */
-export function oneWayMessage(value: unknown): EventMessage | ReleaseMessage | ReopenMessage | undefined {
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  return type === EVENT_MESSAGE || type === RELEASE_MESSAGE || type === REOPEN_MESSAGE ? (value as EventMessage | ReleaseMessage | ReopenMessage) : undefined;
-}
-
-export const CANCEL_MESSAGE = 'forkpool:cancel';
-/** Cancel now: the model call in flight is aborted. */
-export interface CancelMessage {
-  type: typeof CANCEL_MESSAGE;
-}
-
-export function isCancelMessage(value: unknown): value is CancelMessage {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === CANCEL_MESSAGE;
-}
-
-export const PARENT_MESSAGE = 'forkpool:parent-message';
-/** Main → worker: the parent's message to a running fork, for its next turn boundary (send_message). */
-export interface ParentMessage {
-  type: typeof PARENT_MESSAGE;
-  text: string;
-}
-
-export function isParentMessage(value: unknown): value is ParentMessage {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === PARENT_MESSAGE && typeof (value as { text?: unknown }).text === 'string';
-}
-
-export const STOP_MESSAGE = 'forkpool:stop';
-/** Stop before the next model call (what is in flight was already paid for): the run's token budget (`budget`) or cost cap (`cost`) is spent. */
-export interface StopMessage {
-  type: typeof STOP_MESSAGE;
-  reason: 'budget' | 'cost';
-}
-
-export function isStopMessage(value: unknown): value is StopMessage {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === STOP_MESSAGE;
-}
+export type StopReason = 'budget' | 'cost';

@@ -1,8 +1,10 @@
+// Internal: importSession (src/import/load.ts), what loadSession reads a file with, returning the import's summary and origins too.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { importSession, InputError } from '../../src/index.js';
+import { InputError } from '../../src/index.js';
+import { importSession } from '../../src/import/load.js';
 import { allShapes, findShape } from '../../src/shapes/registry.js';
 import type { Shape } from '../../src/shapes/shape.js';
 import { sampleSession } from '../fixtures/shapes/samples.js';

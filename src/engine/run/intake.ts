@@ -265,9 +265,17 @@ export class TaskIntake {
     this.sentAhead.set(id, [...(this.sentAhead.get(id) ?? []), message]);
   }
 
-  /** A cancel for a task that may still come: it ends cancelled as it is taken. */
-  cancelAhead(id: string): void {
-    if (this.taking === 'open') this.cancelledAhead.add(id);
+  /**
+   * A cancel for a task that may still come: it ends cancelled as it is taken. false: none can
+   * (the run takes no more tasks, or an array's task of that id was taken already).
+   */
+  cancelAhead(id: string): boolean {
+    if (this.taking !== 'open') return false;
+    // An array's task that was taken already has ended: only one not taken yet can come.
+    const all = this.source.all;
+    if (all !== undefined && all.findIndex((t) => t.id === id) < this.takenCount) return false;
+    this.cancelledAhead.add(id);
+    return true;
   }
 }
 

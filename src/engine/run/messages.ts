@@ -1,7 +1,7 @@
 import type { ForkResult } from '../../result/fork-result.js';
 import type { ForkTask } from '../../session/schema.js';
 import { transcriptPath } from '../../transcript/writer.js';
-import type { TranscriptTarget } from '../../wire/protocol.js';
+import type { TranscriptTarget } from '../../transcript/target.js';
 import type { TaskIntake } from './intake.js';
 
 /** What became of a message sent to a fork (FanOutRun.send); `Run`: the run a revived fork continues in. */
@@ -17,10 +17,9 @@ export type SendOutcomeOf<Run> =
   /** No fork of that id is live; and without transcripts, the run does not keep the ones that ended. */
   | { status: 'unknown' };
 
-/** What a revival is to the run that started it: where the revived fork's later messages and stops go. */
+/** What a revival is to the run that started it: where the revived fork's later messages go. */
 export interface Revival<Run> {
   send(id: string, message: string): SendOutcomeOf<Run>;
-  stop(id: string): boolean;
 }
 
 /**
@@ -59,6 +58,11 @@ export class ForkMessages<Run extends Revival<Run>> {
   /** A fork ended: kept, with transcripts, for send() to revive. */
   forkEnded(task: ForkTask, status: ForkResult['status']): void {
     if (this.settings.transcripts !== undefined) this.ended.set(task.id, { task, status });
+  }
+
+  /** A fork of this run ended (kept only with transcripts). */
+  hasEnded(id: string): boolean {
+    return this.ended.has(id);
   }
 
   /** The run a revived fork continues in: its stops go there. */

@@ -2,7 +2,7 @@ import { InputError } from '../../input/errors.js';
 import { isRecord } from '../../input/json.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
 import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
-import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from './convert.js';
+import { DEFAULT_ANTHROPIC_MAX_TOKENS as DEFAULT_MAX_TOKENS } from './from-hub.js';
 import { ANTHROPIC_SESSION_KEYS } from './schema.js';
 
 /*
