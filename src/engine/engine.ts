@@ -169,7 +169,7 @@ export class ForkEngine {
       provider: this.provider,
       plan,
       explicitCaches: plan.explicit ? this.explicitCacheClient() : undefined,
-      gate: options.callGate ?? this.gate,
+      callGate: options.callGate ?? this.gate,
       cancelGraceMs: CANCEL_GRACE_MS,
       declaredTools,
       price: runPrice(plan.provider, prefix.session.model, o.prices, o.maxCost),

@@ -271,7 +271,7 @@ export class FanOutRun {
     }
     const s = this.settings;
     const job = forkJobOf(this.prefix, s, { provider: s.provider, plan: this.caches.plan, toolTimeoutMs: this.host.longestTimeoutMs, captureContent: s.telemetry.captureContent === true });
-    this.forkStart = { pool: this.pool, host: this.host, gate: s.gate, declaredTools: s.declaredTools, spawnTools: this.spawnTools, writesTranscripts: !s.remoteForks, job };
+    this.forkStart = { pool: this.pool, host: this.host, gate: s.callGate, declaredTools: s.declaredTools, spawnTools: this.spawnTools, writesTranscripts: !s.remoteForks, job };
     // The lead: a fork of the default window, whose first response warms the most.
     this.scheduler.start(this.intake.lead(s.history));
     this.advance();

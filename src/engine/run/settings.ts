@@ -26,7 +26,7 @@ export interface RunSettingsOf<Run> extends RunOptions, RunFanOutOptions, Messag
   /** This thread's client for the explicit caches the plan asks for (providers that have them). */
   explicitCaches: ExplicitCacheClient | undefined;
   /** The gate for model calls: the fan-out's callGate, else the engine's (shared by every run of the engine). */
-  gate: EngineCallGate;
+  callGate: EngineCallGate;
   /** How long a cancelled fork's worker gets to answer before it is recorded as cancelled anyway. */
   cancelGraceMs: number;
   /** The tools the session declares. */
