@@ -9,9 +9,10 @@ import { createScheduler, type Scheduler } from './scheduler.js';
 import { createEventLog, type EventsOptions, type ForkEvent } from './events.js';
 import { seedWindow } from '../fork/seed-window.js';
 import type { CancelKind, ForkResult } from '../result/fork-result.js';
-import { traceFanOut, type FanOutTrace } from '../telemetry/fan-out-trace.js';
-import { fanOutMetrics, modelCallMetrics, type FanOutMetrics, type ModelCallMetrics } from '../telemetry/metrics.js';
-import { emptyCancelled, spentUsage } from '../result/results.js';
+import type { FanOutTrace } from '../telemetry/fan-out-trace.js';
+import type { FanOutMetrics } from '../telemetry/metrics.js';
+import { runTelemetry } from './run/telemetry.js';
+import { emptyCancelled, thisRunsPart } from '../result/results.js';
 import { warnDeprecated } from '../input/deprecation.js';
 import { windowRefusal } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
@@ -24,7 +25,7 @@ import { ForkMessages, type SendOutcomeOf } from './run/messages.js';
 import { RunCaches } from './run/caches.js';
 import { RunTally } from './run/tally.js';
 import type { RunSettingsOf } from './run/settings.js';
-import { forkHooksOf, startedEvent, type RunListeners } from './run/fork-events.js';
+import { forkHooksOf, notifyAll, startedEvent, type RunListeners } from './run/fork-events.js';
 
 /** A run's settings: the options under their own names, and what the engine resolved from them once. */
 export type RunSettings = RunSettingsOf<FanOutRun>;
@@ -95,19 +96,9 @@ export class FanOutRun {
     this.tally = new RunTally(settings.retainResults);
     this.accounting = createCacheAccounting(prefix, { history: settings.history, spawnTools: [...this.spawnTools], plan });
     this.log = createEventLog<ForkEvent>(settings.eventReplayLimit);
-    const captureContent = settings.telemetry.captureContent === true;
-    this.trace = traceFanOut({
-      prefixId: prefix.id,
-      provider: plan.provider,
-      shape: plan.shape,
-      model: prefix.session.model,
-      ...(settings.traceParent !== undefined ? { parent: settings.traceParent } : {}),
-      ...(settings.parentAgentId !== undefined ? { parentAgentId: settings.parentAgentId } : {}),
-      captureContent,
-    });
-    const callInfo = { provider: plan.provider, shape: plan.shape, model: prefix.session.model };
-    const callMetrics: ModelCallMetrics = modelCallMetrics(callInfo);
-    this.metrics = fanOutMetrics(callInfo);
+    const { trace, metrics, callMetrics } = runTelemetry(prefix, settings);
+    this.trace = trace;
+    this.metrics = metrics;
     // Nothing is dispatched before start(): an explicit cache may still be in the making.
     this.scheduler = createScheduler({
       concurrency: settings.concurrency,
@@ -406,16 +397,7 @@ export class FanOutRun {
     // As the report computes it, before its corrections (finishRun records the report's own).
     this.metrics.efficiency(efficiencyOf(t.cachedTokens, t.preexistingCachedTokens, t.theoreticalCachedTokens));
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
-    for (const listener of this.resultListeners) {
-      try {
-        listener(result, live.task);
-      } catch (err) {
-        // A listener's bug is the caller's, reported as theirs: it must not stall the run.
-        queueMicrotask(() => {
-          throw err;
-        });
-      }
-    }
+    notifyAll(this.resultListeners, result, live.task);
     this.finishIfDone();
   }
 
@@ -431,9 +413,4 @@ export class FanOutRun {
     this.log.close();
     this.resolveDone(this.settings.retainResults ? this.tally.kept.map((k) => k.result) : []);
   }
-}
-
-/** A fork's result as far as this run made it: without the calls a resumed fork read back from its transcript. */
-function thisRunsPart(result: ForkResult): ForkResult {
-  return { ...result, usage: spentUsage(result), calls: result.calls.filter((c) => c.restored !== true) };
 }

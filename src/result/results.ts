@@ -49,3 +49,8 @@ export function spentUsage(result: ForkResult): TokenUsage {
 export function answerCut(result: Pick<ForkResult, 'status' | 'finish'>): Finish | undefined {
   return result.status === 'completed' && isCut(result.finish) ? result.finish : undefined;
 }
+
+/** A fork's result as far as this run made it: without the calls a resumed fork read back from its transcript. */
+export function thisRunsPart(result: ForkResult): ForkResult {
+  return { ...result, usage: spentUsage(result), calls: result.calls.filter((c) => c.restored !== true) };
+}

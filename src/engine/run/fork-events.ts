@@ -1,6 +1,7 @@
 import type { CachePlan } from '../../model/plan.js';
 import type { TokenUsage } from '../../model/types.js';
 import type { ForkTask } from '../../session/schema.js';
+import type { ForkResult } from '../../result/fork-result.js';
 import type { ForkTrace } from '../../telemetry/fan-out-trace.js';
 import { secondsBetween, type ModelCallMetrics } from '../../telemetry/metrics.js';
 import type { TranscriptUsage } from '../../transcript/format.js';
@@ -112,4 +113,17 @@ export function startedEvent(task: ForkTask): ForkEvent {
 function describe(task: ForkTask): string {
   const line = task.directive.split('\n', 1)[0] ?? '';
   return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+}
+
+/** Tells each listener of a result; a listener's bug is the caller's, reported as theirs: it must not stall the run. */
+export function notifyAll(listeners: readonly ((result: ForkResult, task: ForkTask) => void)[], result: ForkResult, task: ForkTask): void {
+  for (const listener of listeners) {
+    try {
+      listener(result, task);
+    } catch (err) {
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
+  }
 }
