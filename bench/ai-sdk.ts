@@ -122,10 +122,16 @@ function conversation(prefixBytes: number, turns: number, n: number, salt: strin
   }
   const messages: ModelMessage[] = [];
   for (let t = 0; t < turns; t++) {
-    messages.push({ role: 'user', content: `Q${t}: ${prose(1_000 + 2 * t, 600)}` }, { role: 'assistant', content: `A${t}: ${prose(1_001 + 2 * t, 200)}` });
+    messages.push(
+      { role: 'user', content: `Q${t}: ${prose(1_000 + 2 * t, 600)}` },
+      { role: 'assistant', content: `A${t}: ${prose(1_001 + 2 * t, 200)}` },
+    );
   }
   const calls = Array.from({ length: n }, (_, i) => `CALL fork {"directive":"REPLY fork ${i} done"}`);
-  messages.push({ role: 'user', content: [`Split the work into ${n} independent parts, one fork each.`, ...calls, 'REPLY parent done'].join('\n') });
+  messages.push({
+    role: 'user',
+    content: [`Split the work into ${n} independent parts, one fork each.`, ...calls, 'REPLY parent done'].join('\n'),
+  });
   return { system: lines.join('\n').slice(0, prefixBytes), messages };
 }
 
@@ -168,7 +174,10 @@ function timed<I, O, X>(span: () => Span, execute: (input: I, options: O) => Pro
 
 interface Agent {
   /** One agent run; the forks' figures by directive index. */
-  run(c: Conversation, span: Span): Promise<{ text: string; outputs: unknown[]; forks: ForkFigures[]; agent: { promptTokens: number; cachedTokens: number } }>;
+  run(
+    c: Conversation,
+    span: Span,
+  ): Promise<{ text: string; outputs: unknown[]; forks: ForkFigures[]; agent: { promptTokens: number; cachedTokens: number } }>;
   close(): Promise<void>;
 }
 
@@ -184,13 +193,22 @@ async function createAgent(job: AiSdkJob): Promise<Agent> {
   const indexOf = (directive: string): number => Number(/^REPLY fork (\d+) done$/.exec(directive)?.[1] ?? -1);
 
   const agentRun = async (c: Conversation, fork: unknown): Promise<Awaited<ReturnType<Agent['run']>>> => {
-    const answer = await generateText({ model, system: c.system, tools: { fork: fork as ReturnType<typeof tool> }, messages: c.messages, stopWhen: stepCountIs(3) });
+    const answer = await generateText({
+      model,
+      system: c.system,
+      tools: { fork: fork as ReturnType<typeof tool> },
+      messages: c.messages,
+      stopWhen: stepCountIs(3),
+    });
     const usage = answer.steps.map((s) => s.usage);
     return {
       text: answer.text,
       outputs: answer.steps[0]?.toolResults.map((r) => r.output) ?? [],
       forks,
-      agent: { promptTokens: usage.reduce((a, u) => a + (u.inputTokens ?? 0), 0), cachedTokens: usage.reduce((a, u) => a + (u.inputTokenDetails.cacheReadTokens ?? 0), 0) },
+      agent: {
+        promptTokens: usage.reduce((a, u) => a + (u.inputTokens ?? 0), 0),
+        cachedTokens: usage.reduce((a, u) => a + (u.inputTokenDetails.cacheReadTokens ?? 0), 0),
+      },
     };
   };
 
@@ -202,7 +220,10 @@ async function createAgent(job: AiSdkJob): Promise<Agent> {
       inputSchema: ForkInput,
       execute: timed(
         () => span,
-        async ({ directive }: { directive: string }, { toolCallId, messages }: { toolCallId: string; messages: ModelMessage[] }): Promise<string> => {
+        async (
+          { directive }: { directive: string },
+          { toolCallId, messages }: { toolCallId: string; messages: ModelMessage[] },
+        ): Promise<string> => {
           const result = await generateText({
             model,
             system,
@@ -210,11 +231,18 @@ async function createAgent(job: AiSdkJob): Promise<Agent> {
             messages: [
               ...messages,
               { role: 'assistant', content: [{ type: 'tool-call', toolCallId, toolName: 'fork', input: { directive } }] },
-              { role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName: 'fork', output: { type: 'text', value: PLACEHOLDER } }] },
+              {
+                role: 'tool',
+                content: [{ type: 'tool-result', toolCallId, toolName: 'fork', output: { type: 'text', value: PLACEHOLDER } }],
+              },
               { role: 'user', content: directive },
             ],
           });
-          forks[indexOf(directive)] = { text: result.text, promptTokens: result.usage.inputTokens ?? 0, cachedTokens: result.usage.inputTokenDetails.cacheReadTokens ?? 0 };
+          forks[indexOf(directive)] = {
+            text: result.text,
+            promptTokens: result.usage.inputTokens ?? 0,
+            cachedTokens: result.usage.inputTokenDetails.cacheReadTokens ?? 0,
+          };
           return result.text;
         },
       ),
@@ -234,7 +262,15 @@ async function createAgent(job: AiSdkJob): Promise<Agent> {
   const { ForkEngine } = await import('../dist/src/index.js');
   const { forkTool } = await import('../dist/src/ai-sdk/index.js');
   const engine = await ForkEngine.create({
-    provider: { kind: 'ai-sdk', package: '@ai-sdk/openai', factory: 'createOpenAI', method: 'chat', model: MODEL, mode: 'generate', settings: { baseURL, apiKey: { env: KEY_ENV } } },
+    provider: {
+      kind: 'ai-sdk',
+      package: '@ai-sdk/openai',
+      factory: 'createOpenAI',
+      method: 'chat',
+      model: MODEL,
+      mode: 'generate',
+      settings: { baseURL, apiKey: { env: KEY_ENV } },
+    },
     spawnTools: ['fork'],
     threads: job.threads,
     concurrency: Math.max(...job.ns),
@@ -255,10 +291,13 @@ async function createAgent(job: AiSdkJob): Promise<Agent> {
       const made = forkTool({ engine, model: MODEL, system: c.system, description: DESCRIPTION, fanOut: { onResult } });
       const fork = {
         ...made,
-        execute: timed(() => span, (input: { directive: string }, options: Parameters<typeof made.execute>[1]) => {
-          pending.set(options.toolCallId, input.directive);
-          return made.execute(input, options);
-        }),
+        execute: timed(
+          () => span,
+          (input: { directive: string }, options: Parameters<typeof made.execute>[1]) => {
+            pending.set(options.toolCallId, input.directive);
+            return made.execute(input, options);
+          },
+        ),
       };
       return agentRun(c, fork);
     },
@@ -269,7 +308,8 @@ async function createAgent(job: AiSdkJob): Promise<Agent> {
 /** Installed versions, read from node_modules. */
 function installed(variant: AiSdkVariant): Record<string, string> {
   const root = new URL('../', import.meta.url);
-  const version = (path: string): string => (JSON.parse(readFileSync(new URL(`${path}/package.json`, root), 'utf8')) as { version: string }).version;
+  const version = (path: string): string =>
+    (JSON.parse(readFileSync(new URL(`${path}/package.json`, root), 'utf8')) as { version: string }).version;
   return {
     ...(variant === 'forkpool' ? { forkpool: version('.') } : {}),
     ai: version('node_modules/ai'),
@@ -280,13 +320,15 @@ function installed(variant: AiSdkVariant): Record<string, string> {
 /** Throws unless the agent answered and every fork answered its own directive. */
 function check(variant: AiSdkVariant, n: number, got: Awaited<ReturnType<Agent['run']>>, span: Span): void {
   if (got.text !== 'parent done') throw new Error(`${variant}: the agent answered ${JSON.stringify(got.text)}, not "parent done"`);
-  if (span.calls !== n || span.returned !== n) throw new Error(`${variant}: ${span.calls} fork calls (${span.returned} returned), not ${n}`);
+  if (span.calls !== n || span.returned !== n)
+    throw new Error(`${variant}: ${span.calls} fork calls (${span.returned} returned), not ${n}`);
   for (let i = 0; i < n; i++) {
     const fork = got.forks[i];
     if (fork?.text !== `fork ${i} done`) throw new Error(`${variant}: fork ${i} answered ${JSON.stringify(fork?.text)}`);
   }
   const wrong = got.outputs.findIndex((o) => !/^fork \d+ done$/.test(String(o)));
-  if (got.outputs.length !== n || wrong >= 0) throw new Error(`${variant}: the agent got ${got.outputs.length} tool outputs (${JSON.stringify(got.outputs[wrong])})`);
+  if (got.outputs.length !== n || wrong >= 0)
+    throw new Error(`${variant}: the agent got ${got.outputs.length} tool outputs (${JSON.stringify(got.outputs[wrong])})`);
 }
 
 const ms = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;

@@ -124,9 +124,14 @@ function sections({ cfg, manyForks }: CompareMode): Section[] {
           inFlight: floor.inFlight,
           threads: cfg.threads,
         };
-        const boundMs = 120_000 + job.jitWarmupCalls * 50 + job.sizes.reduce((a, size) => a + (job.runs * job.calls + job.warmupCalls) * (50 + size / 10_000), 0);
+        const boundMs =
+          120_000 +
+          job.jitWarmupCalls * 50 +
+          job.sizes.reduce((a, size) => a + (job.runs * job.calls + job.warmupCalls) * (50 + size / 10_000), 0);
         const rows = await runScriptChild<FloorJob, FloorResult[]>('floor.ts', job, boundMs);
-        return new Map(rows.map((r) => [`floor: client CPU per call, ${sizeLabel(r.prefixBytes)}`, median(r.runs.map((run) => run.cpuMs / r.calls))]));
+        return new Map(
+          rows.map((r) => [`floor: client CPU per call, ${sizeLabel(r.prefixBytes)}`, median(r.runs.map((run) => run.cpuMs / r.calls))]),
+        );
       },
     },
     {
@@ -134,7 +139,11 @@ function sections({ cfg, manyForks }: CompareMode): Section[] {
       reaches: SCENARIO_REACHES,
       figures: [
         { name: `memory: peak RSS, ${memory.nBig} forks over ${sizeLabel(memory.bigPrefix)} (sab+explicit)`, unit: 'MiB', better: 'lower' },
-        { name: `memory: RSS growth over the fan-out, ${memory.nBig} forks over ${sizeLabel(memory.bigPrefix)}`, unit: 'MiB', better: 'lower' },
+        {
+          name: `memory: RSS growth over the fan-out, ${memory.nBig} forks over ${sizeLabel(memory.bigPrefix)}`,
+          unit: 'MiB',
+          better: 'lower',
+        },
       ],
       serve: (body) => withServer(SWEEP_LATENCY, body),
       async run(server) {
@@ -161,11 +170,21 @@ function sections({ cfg, manyForks }: CompareMode): Section[] {
     {
       name: 'retention',
       reaches: 'public entry points only (forkpool)',
-      figures: [{ name: `memory: heap per 1,000 forks, ${cfg.retention.n.toLocaleString('en')} one-call forks, results retained`, unit: 'MiB', better: 'lower' }],
+      figures: [
+        {
+          name: `memory: heap per 1,000 forks, ${cfg.retention.n.toLocaleString('en')} one-call forks, results retained`,
+          unit: 'MiB',
+          better: 'lower',
+        },
+      ],
       serve: (body) => withServer('zero', body),
       async run(server) {
         const { n } = cfg.retention;
-        const r = await runScriptChild<RetentionJob, RetentionResult>('retention.ts', { url: (server as ServerProcess).url, n, retain: true }, 120_000 + n * 20);
+        const r = await runScriptChild<RetentionJob, RetentionResult>(
+          'retention.ts',
+          { url: (server as ServerProcess).url, n, retain: true },
+          120_000 + n * 20,
+        );
         if (r.completed !== n) throw new Error(`retention: ${r.completed} of ${n} forks completed`);
         return new Map([[`memory: heap per 1,000 forks, ${n.toLocaleString('en')} one-call forks, results retained`, r.heapMiBPer1000]]);
       },
@@ -233,7 +252,8 @@ function prepareBase(commit: string): Build {
   const root = join(tmpdir(), `forkpool-bench-base-${commit.slice(0, 12)}`);
   if (existsSync(root)) {
     const head = git(['rev-parse', 'HEAD'], root);
-    if (head !== commit) throw new Error(`bench --against: ${root} holds ${head}, not ${commit}: remove it (git worktree remove --force ${root})`);
+    if (head !== commit)
+      throw new Error(`bench --against: ${root} holds ${head}, not ${commit}: remove it (git worktree remove --force ${root})`);
     log(`base: reusing ${root}`);
   } else {
     log(`base: git worktree add ${root} ${commit.slice(0, 12)}`);
@@ -243,7 +263,7 @@ function prepareBase(commit: string): Build {
   if (!existsSync(modules)) {
     const sameLock = git(['show', `${commit}:package-lock.json`]) === readFileSync(join(changeRoot, 'package-lock.json'), 'utf8').trim();
     if (sameLock) {
-      log('base: package-lock.json is the same: node_modules linked to this checkout\'s');
+      log("base: package-lock.json is the same: node_modules linked to this checkout's");
       symlinkSync(realpathSync(join(changeRoot, 'node_modules')), modules, 'dir');
     } else {
       log('base: package-lock.json differs: npm ci');
@@ -297,7 +317,8 @@ interface Comparison {
   errors: { section: string; build: string; message: string }[];
 }
 
-const fmt = (x: number): string => (!Number.isFinite(x) ? '–' : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2));
+const fmt = (x: number): string =>
+  !Number.isFinite(x) ? '–' : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2);
 
 function renderComparison(c: Comparison): string {
   const m = c.meta;
@@ -314,7 +335,9 @@ function renderComparison(c: Comparison): string {
   for (const r of c.rows) {
     const cell = (s: Verdict['base']): string => (s.n === 0 ? 'not measured' : `${fmt(s.median)} ${r.unit} (${fmt(s.min)}–${fmt(s.max)})`);
     const verdict = r.verdict === 'worse' ? '**worse**' : r.verdict;
-    lines.push(`| ${r.name} | ${r.better} | ${cell(r.base)} | ${cell(r.change)} | ${Number.isFinite(r.ratio) ? `×${r.ratio.toFixed(3)}` : '–'} | ${verdict} |`);
+    lines.push(
+      `| ${r.name} | ${r.better} | ${cell(r.base)} | ${cell(r.change)} | ${Number.isFinite(r.ratio) ? `×${r.ratio.toFixed(3)}` : '–'} | ${verdict} |`,
+    );
   }
   lines.push('', 'How the measuring code reaches each build:', '', ...c.sections.map((s) => `- ${s.name}: ${s.reaches}`));
   if (c.errors.length > 0) lines.push('', 'Errors:', '', ...c.errors.map((e) => `- ${e.section} (${e.build}): ${e.message}`));
@@ -385,7 +408,13 @@ export async function compareAgainst(options: CompareOptions): Promise<number> {
   const rows: ComparedRow[] = chosen.flatMap((section) =>
     section.figures.map((figure) => {
       const got = runs.get(figure.name) ?? { base: [], change: [] };
-      return { section: section.name, ...figure, baseRuns: got.base, changeRuns: got.change, ...judge(got.base, got.change, figure.better) };
+      return {
+        section: section.name,
+        ...figure,
+        baseRuns: got.base,
+        changeRuns: got.change,
+        ...judge(got.base, got.change, figure.better),
+      };
     }),
   );
   const comparison: Comparison = {

@@ -111,7 +111,14 @@ export interface BenchConfig {
    * (Chat Completions, the openai preset) at `latency`: `runs` measured runs per prefix size, a
    * cold cache each (odd runs: makespan and CPU; even runs: the same with the event-loop monitor).
    */
-  peers: { sizes: readonly number[]; n: number; concurrency: number; runs: number; latency: 'realistic' | 'fast'; clients: readonly PeerClient[] };
+  peers: {
+    sizes: readonly number[];
+    n: number;
+    concurrency: number;
+    runs: number;
+    latency: 'realistic' | 'fast';
+    clients: readonly PeerClient[];
+  };
   /**
    * The AI SDK's own parallel `generateText` against forkpool's `forkTool` (issue 29, bench/ai-sdk.ts):
    * one AI SDK agent (a system prompt of `prefixBytes`, `turns` earlier turns) whose model calls the
@@ -172,7 +179,14 @@ export const QUICK: BenchConfig = {
   dispatch: { sizes: [16 * KIB, 1 * MIB, 8 * MIB], n: 8, bursts: 1, variants: ['clone', 'sab'] },
   sweep: { sizes: [16 * KIB, 1 * MIB], n: 8, repeats: 1, plainClientAt: null },
   throughput: { ns: { zero: [100], realistic: [] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
-  cache: { ns: [16], concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, latency: 'fast', chat: { ns: [16], presets: ['openai'], repeats: 1, withoutWarmup: false } },
+  cache: {
+    ns: [16],
+    concurrency: 64,
+    repeats: 1,
+    prefixBytes: 16 * KIB,
+    latency: 'fast',
+    chat: { ns: [16], presets: ['openai'], repeats: 1, withoutWarmup: false },
+  },
   memory: { nSmall: 2, nBig: 8, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 1_000 },
   tasks: { lines: 10_000 },
@@ -180,14 +194,32 @@ export const QUICK: BenchConfig = {
   // One run each, as the other quick sections (the full run takes the median of 5), and the headline
   // clients only (node:http, the SDK, forkpool; the Agents SDK among the peers): the two sections
   // cost about 40 s of the quick run with every client, each a process of its own.
-  floor: { clients: ['node-http', 'sdk', 'forkpool'], sizes: [16 * KIB, 1 * MIB], calls: 48, warmupCalls: 8, jitWarmupCalls: 300, runs: 1, inFlight: 16, throughput: null },
+  floor: {
+    clients: ['node-http', 'sdk', 'forkpool'],
+    sizes: [16 * KIB, 1 * MIB],
+    calls: 48,
+    warmupCalls: 8,
+    jitWarmupCalls: 300,
+    runs: 1,
+    inFlight: 16,
+    throughput: null,
+  },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
   // Two processes of ~2–3 s each (start-up, a warm-up agent run, two measured runs of 16 forks).
   aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16], runs: 2, latency: 'fast' },
   // Two axes' ends on few forks: each point is a process and a pool of its own (~1.5 s each); the
   // sweep and the floor cover prefix size, the throughput section a fan-out at concurrency 64.
   // 150 forks at the base point (300 until 2026-12-04: the same forks/s and CPU per fork, 1.2 s less).
-  scaling: { base: { n: 150, threads: 2, concurrency: 64, prefixBytes: 16 * KIB }, forks: [1, 150], threads: [1, 2], concurrency: [], concurrencyWaves: 2, prefixes: [], prefixN: 0, repeats: 1 },
+  scaling: {
+    base: { n: 150, threads: 2, concurrency: 64, prefixBytes: 16 * KIB },
+    forks: [1, 150],
+    threads: [1, 2],
+    concurrency: [],
+    concurrencyWaves: 2,
+    prefixes: [],
+    prefixN: 0,
+    repeats: 1,
+  },
   // The issue's 10,000 forks, fed over 4 s (about 8 s with Chromium's start and four pages opened).
   ui: { forks: 10_000, feedMs: 4_000, inFlight: 256, renderRuns: 1, searchSamples: 6 },
   variants: ['inprocess', 'sab'],
@@ -201,12 +233,35 @@ export const FULL: BenchConfig = {
   micro: { sizes: PREFIX_SIZES },
   dispatch: { sizes: PREFIX_SIZES, n: 64, bursts: 6, variants: ['inprocess', 'clone', 'sab'] },
   sweep: { sizes: PREFIX_SIZES, n: 32, repeats: 3, plainClientAt: 8 * MIB },
-  throughput: { ns: { zero: [1, 10, 100], realistic: [1, 10, 100] }, concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, bigN: 1000, bigRepeats: 1 },
-  cache: { ns: [16, 256], concurrency: 64, repeats: 3, prefixBytes: 16 * KIB, latency: 'realistic', chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1, withoutWarmup: true } },
+  throughput: {
+    ns: { zero: [1, 10, 100], realistic: [1, 10, 100] },
+    concurrency: 64,
+    repeats: 3,
+    prefixBytes: 16 * KIB,
+    bigN: 1000,
+    bigRepeats: 1,
+  },
+  cache: {
+    ns: [16, 256],
+    concurrency: 64,
+    repeats: 3,
+    prefixBytes: 16 * KIB,
+    latency: 'realistic',
+    chat: { ns: [16, 256], presets: CHAT_PRESETS, repeats: 1, withoutWarmup: true },
+  },
   memory: { nSmall: 16, nBig: 1000, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
   retention: { n: 100_000 },
   tasks: { lines: 1_000_000 },
-  queue: { n: 300, latencies: [{ latency: 'zero', repeats: 3 }, { latency: 'realistic', repeats: 3 }], workers: [1, 2, 4], concurrency: 64, memory: { n: 64, latency: 'realistic' } },
+  queue: {
+    n: 300,
+    latencies: [
+      { latency: 'zero', repeats: 3 },
+      { latency: 'realistic', repeats: 3 },
+    ],
+    workers: [1, 2, 4],
+    concurrency: 64,
+    memory: { n: 64, latency: 'realistic' },
+  },
   floor: {
     clients: FLOOR_CLIENTS,
     sizes: [16 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 8 * MIB],

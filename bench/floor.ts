@@ -141,7 +141,13 @@ async function inPool(calls: number, inFlight: number, call: (i: number) => Prom
  * POSTs `parts` (written in order, one body) and reads the response to its end; throws unless it is
  * a 200 with a body. `onChunk` sees the response's chunks (bench/plain-client.ts checks the answers).
  */
-export function postBuffers(agent: http.Agent, target: URL, headers: Record<string, string>, parts: readonly Buffer[], onChunk?: (chunk: Buffer) => void): Promise<void> {
+export function postBuffers(
+  agent: http.Agent,
+  target: URL,
+  headers: Record<string, string>,
+  parts: readonly Buffer[],
+  onChunk?: (chunk: Buffer) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const length = parts.reduce((n, part) => n + part.length, 0);
     const request = http.request(target, { method: 'POST', agent, headers: { ...headers, 'content-length': length } }, (response) => {
@@ -150,7 +156,11 @@ export function postBuffers(agent: http.Agent, target: URL, headers: Record<stri
         bytes += chunk.length;
         onChunk?.(chunk);
       });
-      response.on('end', () => (response.statusCode === 200 && bytes > 0 ? resolve() : reject(new Error(`node:http: status ${response.statusCode}, ${bytes} bytes`))));
+      response.on('end', () =>
+        response.statusCode === 200 && bytes > 0
+          ? resolve()
+          : reject(new Error(`node:http: status ${response.statusCode}, ${bytes} bytes`)),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -210,8 +220,13 @@ async function createClient(job: FloorJob): Promise<Client> {
     case 'sdk':
     case 'sdk+transport': {
       // Loaded here: the other clients do not need forkpool's transport.
-      const transport = job.client === 'sdk+transport' ? (await import('../dist/src/transport/node-fetch.js')).createNodeTransport() : undefined;
-      const ai = new GoogleGenAI({ vertexai: false, apiKey: API_KEY, httpOptions: { baseUrl: url, ...(transport ? { fetch: transport.fetch } : {}) } });
+      const transport =
+        job.client === 'sdk+transport' ? (await import('../dist/src/transport/node-fetch.js')).createNodeTransport() : undefined;
+      const ai = new GoogleGenAI({
+        vertexai: false,
+        apiKey: API_KEY,
+        httpOptions: { baseUrl: url, ...(transport ? { fetch: transport.fetch } : {}) },
+      });
       return {
         prepare: async (session, calls) => () => inPool(calls, inFlight, (i) => sdkCall(ai, session, i)),
         close: async () => transport?.close(),
@@ -232,11 +247,15 @@ async function createClient(job: FloorJob): Promise<Client> {
         const wrong = results.filter((r) => r.status !== 'completed' || r.calls.length !== 1);
         if (wrong.length > 0) {
           const first = wrong[0];
-          const why = first?.status === 'completed' ? `${first.calls.length} calls` : `${first?.status}: ${first && 'error' in first ? first.error.message : ''}`;
+          const why =
+            first?.status === 'completed'
+              ? `${first.calls.length} calls`
+              : `${first?.status}: ${first && 'error' in first ? first.error.message : ''}`;
           throw new Error(`forkpool: ${wrong.length} of ${results.length} forks did not complete in one call (${first?.id}: ${why})`);
         }
       };
-      const tasks = (n: number): { id: string; directive: string }[] => Array.from({ length: n }, (_, i) => ({ id: `f${i}`, directive: directive(i) }));
+      const tasks = (n: number): { id: string; directive: string }[] =>
+        Array.from({ length: n }, (_, i) => ({ id: `f${i}`, directive: directive(i) }));
       // Worker threads started, the SDK loaded in each: a small session of its own, not measured.
       await fanOut(sessionOf(makeSession(4 * 1024) as GeminiSession, 'engine warm-up'), tasks(2 * inFlight));
       return {
@@ -284,7 +303,16 @@ export async function measureFloor(job: FloorJob): Promise<FloorResult[]> {
           requestBytes: (sink1.bytes - sink0.bytes) / requests,
         });
       }
-      out.push({ client: job.client, purpose: job.purpose, prefixBytes, sessionBytes: JSON.stringify(base).length, calls: job.calls, inFlight: job.inFlight, jitWarmupCalls: job.jitWarmupCalls, runs });
+      out.push({
+        client: job.client,
+        purpose: job.purpose,
+        prefixBytes,
+        sessionBytes: JSON.stringify(base).length,
+        calls: job.calls,
+        inFlight: job.inFlight,
+        jitWarmupCalls: job.jitWarmupCalls,
+        runs,
+      });
     }
   } finally {
     await client.close();

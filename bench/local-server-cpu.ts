@@ -86,19 +86,23 @@ function prepareAnthropic(bytes: number): Prepared {
 
 function post(url: string, agent: Agent, path: string, headers: Record<string, string>, body: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        if (res.statusCode === 200) resolve(text);
-        else reject(new Error(`${path}: status ${res.statusCode}: ${text.slice(0, 200)}`));
-      });
-    });
+    const req = request(
+      `${url}${path}`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode === 200) resolve(text);
+          else reject(new Error(`${path}: status ${res.statusCode}: ${text.slice(0, 200)}`));
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -126,7 +130,13 @@ const label = (bytes: number): string => (bytes >= MIB ? `${bytes / MIB} MiB` : 
 
 async function measure(server: ServerProcess, agent: Agent, shape: Shape, bytes: number, quick: boolean): Promise<Row> {
   const prepared =
-    shape === 'gemini' ? prepareGemini(bytes) : shape === 'chat' ? prepareChat(bytes) : shape === 'anthropic' ? prepareAnthropic(bytes) : await prepareExplicit(server.url, agent, bytes);
+    shape === 'gemini'
+      ? prepareGemini(bytes)
+      : shape === 'chat'
+        ? prepareChat(bytes)
+        : shape === 'anthropic'
+          ? prepareAnthropic(bytes)
+          : await prepareExplicit(server.url, agent, bytes);
   const bodyOf = (i: number): Buffer => Buffer.concat([prepared.head, Buffer.from(JSON.stringify(prepared.newMessage(i))), prepared.tail]);
   await post(server.url, agent, prepared.path, prepared.headers, bodyOf(0));
   // At least 5 requests, at most 200, about 3 s of requests (1 s with --quick) at the cost of the cold one.

@@ -113,7 +113,11 @@ async function channelRoundTrip(quick: boolean): Promise<MicroRow[]> {
   return rowsOf(bench, null);
 }
 
-export async function runMicro(sizes: readonly number[], quick: boolean, log: (line: string) => void = () => undefined): Promise<MicroResult> {
+export async function runMicro(
+  sizes: readonly number[],
+  quick: boolean,
+  log: (line: string) => void = () => undefined,
+): Promise<MicroResult> {
   const gc = gcFunction();
   const rows: MicroRow[] = [];
   const parsedCopyMiB: MicroResult['parsedCopyMiB'] = [];

@@ -106,7 +106,10 @@ const directive = (i: number): string => `Summarize part ${i} of the history in 
 
 type Message = OpenAIChatSession['messages'][number];
 /** The parent's messages as plain role and text (makeChatSession writes nothing else). */
-const plain = (m: Message): { role: string; content: string } => ({ role: m.role, content: String((m as { content?: unknown }).content ?? '') });
+const plain = (m: Message): { role: string; content: string } => ({
+  role: m.role,
+  content: String((m as { content?: unknown }).content ?? ''),
+});
 
 interface Fanned {
   forks: ForkFigures[];
@@ -141,7 +144,8 @@ const PACKAGES: Readonly<Record<PeerClient, readonly string[]>> = {
 /** Installed versions, read from node_modules (a nested copy named by its path: `a/node_modules/b`). */
 function installed(client: PeerClient): Record<string, string> {
   const root = new URL('../', import.meta.url);
-  const version = (path: string): string => (JSON.parse(readFileSync(new URL(`${path}/package.json`, root), 'utf8')) as { version: string }).version;
+  const version = (path: string): string =>
+    (JSON.parse(readFileSync(new URL(`${path}/package.json`, root), 'utf8')) as { version: string }).version;
   // A nested copy that npm hoisted after all is the top-level one.
   const read = (path: string): string => {
     try {
@@ -186,7 +190,12 @@ async function createClient(job: PeersJob): Promise<Client> {
                 const why = r.status === 'completed' ? `${r.calls.length} calls` : `${r.status}: ${r.error.message}`;
                 throw new Error(`forkpool: fork ${r.id} did not complete in one call (${why})`);
               }
-              return { text: r.text, promptTokens: r.usage.promptTokens, cachedTokens: r.usage.cachedTokens, outputTokens: r.usage.outputTokens };
+              return {
+                text: r.text,
+                promptTokens: r.usage.promptTokens,
+                cachedTokens: r.usage.cachedTokens,
+                outputTokens: r.usage.outputTokens,
+              };
             });
             return { forks, report: run.report() };
           };
@@ -219,14 +228,22 @@ async function createClient(job: PeersJob): Promise<Client> {
           };
           return { results: [figures] };
         })
-        .addConditionalEdges(START, (state: typeof State.State) => state.directives.map((d) => new Send('fork', { messages: state.messages, directive: d })))
+        .addConditionalEdges(START, (state: typeof State.State) =>
+          state.directives.map((d) => new Send('fork', { messages: state.messages, directive: d })),
+        )
         .addEdge('fork', END)
         .compile();
       return {
         prepare(session, directives) {
-          const messages = session.messages.map(plain).map((m) =>
-            m.role === 'system' ? new SystemMessage(m.content) : m.role === 'assistant' ? new AIMessage(m.content) : new HumanMessage(m.content),
-          );
+          const messages = session.messages
+            .map(plain)
+            .map((m) =>
+              m.role === 'system'
+                ? new SystemMessage(m.content)
+                : m.role === 'assistant'
+                  ? new AIMessage(m.content)
+                  : new HumanMessage(m.content),
+            );
           return async () => {
             const out = await graph.invoke({ messages, directives: [...directives] }, { maxConcurrency: job.concurrency });
             return { forks: out.results };
@@ -282,7 +299,12 @@ async function createClient(job: PeersJob): Promise<Client> {
           tool({
             name: decl.name,
             description: decl.description,
-            parameters: { type: 'object', properties: toolSchema.properties as Record<string, never>, required: toolSchema.required as string[], additionalProperties: true },
+            parameters: {
+              type: 'object',
+              properties: toolSchema.properties as Record<string, never>,
+              required: toolSchema.required as string[],
+              additionalProperties: true,
+            },
             strict: false,
             execute: () => 'unused',
           }),
@@ -290,15 +312,20 @@ async function createClient(job: PeersJob): Promise<Client> {
       });
       return {
         prepare(session, directives) {
-          const items = session.messages.map(plain).map(
-            (m): AgentInputItem =>
-              (m.role === 'assistant'
-                ? { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: m.content }] }
-                : { role: m.role, content: m.content }) as AgentInputItem,
-          );
+          const items = session.messages
+            .map(plain)
+            .map(
+              (m): AgentInputItem =>
+                (m.role === 'assistant'
+                  ? { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: m.content }] }
+                  : { role: m.role, content: m.content }) as AgentInputItem,
+            );
           return async () => ({
             forks: await pooled(directives.length, job.concurrency, async (i) => {
-              const result = await runner.run(agent, [...items, { role: 'user', content: buildChildMessage(directives[i] as string) } as AgentInputItem]);
+              const result = await runner.run(agent, [
+                ...items,
+                { role: 'user', content: buildChildMessage(directives[i] as string) } as AgentInputItem,
+              ]);
               const usage = result.state.usage;
               const cached = usage.inputTokensDetails.map((d) => d.cached_tokens).filter((v): v is number => typeof v === 'number');
               return {
@@ -321,13 +348,23 @@ async function createClient(job: PeersJob): Promise<Client> {
  * (callMaxima) with the first fork cold and every other one a sibling, whose shared tokens are its
  * prompt tokens times the share of its request's characters that come before its directive.
  */
-function theoreticalTokens(session: OpenAIChatSession, directives: readonly string[], forks: readonly ForkFigures[], rules: CacheRules): number {
+function theoreticalTokens(
+  session: OpenAIChatSession,
+  directives: readonly string[],
+  forks: readonly ForkFigures[],
+  rules: CacheRules,
+): number {
   // What every fork's request has before its directive: the tools, the parent's messages, the child message's opening.
   const head = JSON.stringify({ tools: session.tools, messages: session.messages }).length + buildChildMessage('').length;
   let total = 0;
   forks.forEach((fork, i) => {
     const share = head / (head + JSON.stringify(directives[i]).length);
-    const call = { promptTokens: fork.promptTokens, outputTokens: fork.outputTokens, cachedTokens: fork.cachedTokens, sharedTokens: Math.round(fork.promptTokens * share) };
+    const call = {
+      promptTokens: fork.promptTokens,
+      outputTokens: fork.outputTokens,
+      cachedTokens: fork.cachedTokens,
+      sharedTokens: Math.round(fork.promptTokens * share),
+    };
     total += callMaxima([call], i === 0 ? 'cold' : 'sibling', rules)[0] ?? 0;
   });
   return total;
@@ -370,10 +407,26 @@ export async function measurePeers(job: PeersJob): Promise<PeersResult[]> {
           promptTokens: forks.reduce((a, f) => a + f.promptTokens, 0),
           cachedTokens: forks.reduce((a, f) => a + (f.cachedTokens ?? 0), 0),
           theoreticalTokens: theoreticalTokens(session, directives, forks, job.rules),
-          ...(report ? { report: { cachedTokens: report.cachedTokens, theoreticalCachedTokens: report.theoreticalCachedTokens, efficiency: report.efficiency } } : {}),
+          ...(report
+            ? {
+                report: {
+                  cachedTokens: report.cachedTokens,
+                  theoreticalCachedTokens: report.theoreticalCachedTokens,
+                  efficiency: report.efficiency,
+                },
+              }
+            : {}),
         });
       }
-      out.push({ client: job.client, packages: installed(job.client), prefixBytes, sessionBytes, n: job.n, concurrency: job.concurrency, runs });
+      out.push({
+        client: job.client,
+        packages: installed(job.client),
+        prefixBytes,
+        sessionBytes,
+        n: job.n,
+        concurrency: job.concurrency,
+        runs,
+      });
     }
   } finally {
     await client.close();

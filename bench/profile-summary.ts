@@ -55,7 +55,7 @@ export function summarize(file: string, top = 25): ProfileSummary {
     const node = byId.get(id) as Node;
     const name = node.callFrame.functionName || '(anonymous)';
     total += ms;
-    if (name === '(idle)' || name === '(program)' && false) idle += ms;
+    if (name === '(idle)' || (name === '(program)' && false)) idle += ms;
     if (name === '(idle)') continue;
     const key = `${name} ${area(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
     fn.set(key, (fn.get(key) ?? 0) + ms);

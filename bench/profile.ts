@@ -35,7 +35,16 @@ try {
     await primeCache(server.url, freezePrefix(makeSession(8 * MIB)));
     process.env.FORKPOOL_BENCH_WORKER_PROF = scratch;
     await runJobChild(
-      { variant: 'clone', concurrency: 16, threads: 2, warmup: 'none', url: server.url, latency: SWEEP_LATENCY, timeoutMs: 300_000, scenarios: [{ prefixBytes: 8 * MIB, n: 16 }] },
+      {
+        variant: 'clone',
+        concurrency: 16,
+        threads: 2,
+        warmup: 'none',
+        url: server.url,
+        latency: SWEEP_LATENCY,
+        timeoutMs: 300_000,
+        scenarios: [{ prefixBytes: 8 * MIB, n: 16 }],
+      },
       600_000,
     );
     delete process.env.FORKPOOL_BENCH_WORKER_PROF;
@@ -48,7 +57,17 @@ try {
   await withServer('zero', async (server) => {
     await primeCache(server.url, freezePrefix(makeSession(16 * KIB)));
     await runJobChild(
-      { variant: 'sab', concurrency: 64, threads: 2, warmup: 'none', url: server.url, latency: 'zero', timeoutMs: 300_000, profileDir: scratch, scenarios: [{ prefixBytes: 16 * KIB, n: 400 }] },
+      {
+        variant: 'sab',
+        concurrency: 64,
+        threads: 2,
+        warmup: 'none',
+        url: server.url,
+        latency: 'zero',
+        timeoutMs: 300_000,
+        profileDir: scratch,
+        scenarios: [{ prefixBytes: 16 * KIB, n: 400 }],
+      },
       600_000,
     );
   });
@@ -57,9 +76,13 @@ try {
 
   console.log('# CPU profiles');
   workers.forEach((_, i) => {
-    print(`Fork loop in a worker, 8 MiB prefix, 16 forks × 3 calls (worker ${i + 1} of 2)`, join(results, `profile-fork-loop-8MiB-worker${i + 1}.cpuprofile`));
+    print(
+      `Fork loop in a worker, 8 MiB prefix, 16 forks × 3 calls (worker ${i + 1} of 2)`,
+      join(results, `profile-fork-loop-8MiB-worker${i + 1}.cpuprofile`),
+    );
   });
-  if (main.length > 0) print('sab main thread over a fan-out of 400 forks, 16 KiB prefix, zero latency', join(results, 'profile-sab-main-16KiB.cpuprofile'));
+  if (main.length > 0)
+    print('sab main thread over a fan-out of 400 forks, 16 KiB prefix, zero latency', join(results, 'profile-sab-main-16KiB.cpuprofile'));
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

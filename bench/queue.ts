@@ -202,14 +202,16 @@ function sampleRedis(redis: Redis): { stop(): Promise<Omit<RedisMemory, 'beforeB
   let activeJobHashBytes: number | null = null;
   const loop = (async () => {
     while (running) {
-      const [info, wait, active, completed, first] = ((await redis
-        .pipeline()
-        .info('memory')
-        .llen(`${Q}:wait`)
-        .llen(`${Q}:active`)
-        .zcard(`${Q}:completed`)
-        .lindex(`${Q}:active`, 0)
-        .exec()) ?? []).map((r) => r[1]) as [string, number, number, number, string | null];
+      const [info, wait, active, completed, first] = (
+        (await redis
+          .pipeline()
+          .info('memory')
+          .llen(`${Q}:wait`)
+          .llen(`${Q}:active`)
+          .zcard(`${Q}:completed`)
+          .lindex(`${Q}:active`, 0)
+          .exec()) ?? []
+      ).map((r) => r[1]) as [string, number, number, number, string | null];
       samples++;
       const clientsBytes = parseInfo(info, 'mem_clients_normal');
       const dataBytes = parseInfo(info, 'used_memory') - clientsBytes;
@@ -261,7 +263,10 @@ function writeInputs(dir: string, n: number): Inputs {
   writeFileSync(join(workspace, 'notes.txt'), 'queue bench\n');
   const tasks = join(dir, `tasks-${n}.jsonl`);
   const lines = Array.from({ length: n }, (_, i) =>
-    JSON.stringify({ id: `f${i}`, directive: `Probe part ${i}.\nCALL list_dir {"path":"."}\nCALL@2 list_dir {"path":"."}\nREPLY done ${i}` }),
+    JSON.stringify({
+      id: `f${i}`,
+      directive: `Probe part ${i}.\nCALL list_dir {"path":"."}\nCALL@2 list_dir {"path":"."}\nREPLY done ${i}`,
+    }),
   );
   writeFileSync(tasks, `${lines.join('\n')}\n`);
   return { session, tasks, workspace };
@@ -281,9 +286,28 @@ async function runLocal(spec: RunSpec, inputs: Inputs, modelUrl: string): Promis
   const cpu0 = reapedChildrenCpuMs();
   const t0 = performance.now();
   const run = cli([
-    'run', '--session', inputs.session, '--tasks', inputs.tasks, '--provider', 'local', '--base-url', modelUrl,
-    '--workspace', inputs.workspace, '--warmup', 'none', '--threads', String(spec.threads), '--concurrency', String(spec.concurrency),
-    '--output-format', 'json', '--out', join(dirname(inputs.tasks), 'out-local.jsonl'), '--overwrite', // each repetition starts again
+    'run',
+    '--session',
+    inputs.session,
+    '--tasks',
+    inputs.tasks,
+    '--provider',
+    'local',
+    '--base-url',
+    modelUrl,
+    '--workspace',
+    inputs.workspace,
+    '--warmup',
+    'none',
+    '--threads',
+    String(spec.threads),
+    '--concurrency',
+    String(spec.concurrency),
+    '--output-format',
+    'json',
+    '--out',
+    join(dirname(inputs.tasks), 'out-local.jsonl'),
+    '--overwrite', // each repetition starts again
   ]);
   await run.exited;
   const processMs = performance.now() - t0;
@@ -317,13 +341,28 @@ async function runDistributed(spec: RunSpec, inputs: Inputs, modelUrl: string, r
   const redisCpu0 = await redisCpuMs(redis);
   const workers = Array.from({ length: spec.workers }, (_, i) =>
     cli([
-      'worker', '--queue', redisUrl, '--provider', 'local', '--base-url', modelUrl, '--workspace', inputs.workspace,
-      '--threads', String(threads), '--concurrency', String(concurrency), '--name', `w${i + 1}`,
+      'worker',
+      '--queue',
+      redisUrl,
+      '--provider',
+      'local',
+      '--base-url',
+      modelUrl,
+      '--workspace',
+      inputs.workspace,
+      '--threads',
+      String(threads),
+      '--concurrency',
+      String(concurrency),
+      '--name',
+      `w${i + 1}`,
     ]),
   );
   try {
-    for (const w of workers) await until(`a worker to be ready (${w.stderr().slice(-300)})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
-    if (workers.some((w) => w.child.exitCode !== null)) throw new Error(`queue bench: a worker exited: ${workers.map((w) => w.stderr()).join('\n')}`);
+    for (const w of workers)
+      await until(`a worker to be ready (${w.stderr().slice(-300)})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
+    if (workers.some((w) => w.child.exitCode !== null))
+      throw new Error(`queue bench: a worker exited: ${workers.map((w) => w.stderr()).join('\n')}`);
     await new Promise((r) => setTimeout(r, 200));
     const workerStartupCpuMs = workers.reduce((a, w) => a + processCpuMs(w.child.pid), 0);
     const before = await memoryNow(redis);
@@ -331,8 +370,22 @@ async function runDistributed(spec: RunSpec, inputs: Inputs, modelUrl: string, r
     const sampler = sampleRedis(redis);
     const t0 = performance.now();
     const run = cli([
-      'run', '--session', inputs.session, '--tasks', inputs.tasks, '--queue', redisUrl, '--warmup', 'none',
-      '--concurrency', String(spec.concurrency), '--output-format', 'json', '--out', join(dirname(inputs.tasks), `out-q${spec.workers}.jsonl`), '--overwrite',
+      'run',
+      '--session',
+      inputs.session,
+      '--tasks',
+      inputs.tasks,
+      '--queue',
+      redisUrl,
+      '--warmup',
+      'none',
+      '--concurrency',
+      String(spec.concurrency),
+      '--output-format',
+      'json',
+      '--out',
+      join(dirname(inputs.tasks), `out-q${spec.workers}.jsonl`),
+      '--overwrite',
     ]);
     await run.exited;
     const processMs = performance.now() - t0;
@@ -354,7 +407,8 @@ async function runDistributed(spec: RunSpec, inputs: Inputs, modelUrl: string, r
       threadsPerProcess: threads,
       concurrencyPerProcess: concurrency,
       perWorker: (r.workers ?? []).map((w) => ({ id: w.id, forks: w.forks, cpuMs: w.cpuMs })),
-      queueWaitMs: jobs.waits.length > 0 ? { p50: quantile(jobs.waits, 0.5), p90: quantile(jobs.waits, 0.9), max: jobs.waits.at(-1) as number } : null,
+      queueWaitMs:
+        jobs.waits.length > 0 ? { p50: quantile(jobs.waits, 0.5), p90: quantile(jobs.waits, 0.9), max: jobs.waits.at(-1) as number } : null,
       redis: { beforeBytes: before.dataBytes, afterBytes: after.dataBytes, completedJobHashBytes: jobs.hashBytes, ...sampled },
       forkpoolCpuMs: reapedChildrenCpuMs() - cpu0,
       workerStartupCpuMs,
@@ -370,7 +424,9 @@ async function runDistributed(spec: RunSpec, inputs: Inputs, modelUrl: string, r
 function describe(row: QueueRow): string {
   const who = row.workers === 0 ? 'local' : `${row.workers} worker${row.workers > 1 ? 's' : ''}`;
   const wait = row.queueWaitMs ? `  enqueue→start p50 ${row.queueWaitMs.p50.toFixed(0)} ms p90 ${row.queueWaitMs.p90.toFixed(0)} ms` : '';
-  const mem = row.redis ? `  redis ${((row.redis.beforeBytes) / 1024).toFixed(0)} → ${(row.redis.peakBytes / 1024).toFixed(0)} → ${(row.redis.afterBytes / 1024).toFixed(0)} KiB (peak in flight ${row.redis.atPeakInFlight.inFlight})` : '';
+  const mem = row.redis
+    ? `  redis ${(row.redis.beforeBytes / 1024).toFixed(0)} → ${(row.redis.peakBytes / 1024).toFixed(0)} → ${(row.redis.afterBytes / 1024).toFixed(0)} KiB (peak in flight ${row.redis.atPeakInFlight.inFlight})`
+    : '';
   return `    queue      ${row.latency.padEnd(9)} ${who.padEnd(10)} N=${row.n} ${row.forksPerSecond.toFixed(1).padStart(6)} forks/s  wall ${row.wallMs.toFixed(0)} ms (process ${row.processMs.toFixed(0)} ms)  cpu ${(row.forkpoolCpuMs / row.n).toFixed(1)} ms/fork (worker start-ups ${row.workerStartupCpuMs.toFixed(0)} ms)${row.redisCpuMs !== null ? ` + redis ${(row.redisCpuMs / row.n).toFixed(1)}` : ''}  load ${row.loadBefore.toFixed(1)}→${row.loadAfter.toFixed(1)}${wait}${mem}${row.failed > 0 ? `  FAILED ${row.failed}` : ''}`;
 }
 
@@ -390,7 +446,10 @@ export async function runQueueSection(cfg: BenchConfig): Promise<QueueResult> {
         for (let rep = 1; rep <= repeats; rep++) {
           for (const workers of [0, ...q.workers]) {
             const spec = { latency, workers, n: q.n, rep, concurrency: q.concurrency, threads: cfg.threads };
-            const row = workers === 0 ? await runLocal(spec, inputs, server.url) : await runDistributed(spec, inputs, server.url, redisServer.url, redis);
+            const row =
+              workers === 0
+                ? await runLocal(spec, inputs, server.url)
+                : await runDistributed(spec, inputs, server.url, redisServer.url, redis);
             log(describe(row));
             result.rows.push(row);
           }
@@ -399,18 +458,19 @@ export async function runQueueSection(cfg: BenchConfig): Promise<QueueResult> {
     }
     // Redis memory with one wave in flight: as many forks as the concurrency, at a latency where they stay in flight.
     const memory = q.memory;
-    if (memory !== null) await withServer(memory.latency, async (server) => {
-      const memInputs = writeInputs(dir, memory.n);
-      const row = await runDistributed(
-        { latency: memory.latency, workers: 1, n: memory.n, rep: 1, concurrency: q.concurrency, threads: cfg.threads },
-        memInputs,
-        server.url,
-        redisServer.url,
-        redis,
-      );
-      log(describe(row));
-      result.memory = row;
-    });
+    if (memory !== null)
+      await withServer(memory.latency, async (server) => {
+        const memInputs = writeInputs(dir, memory.n);
+        const row = await runDistributed(
+          { latency: memory.latency, workers: 1, n: memory.n, rep: 1, concurrency: q.concurrency, threads: cfg.threads },
+          memInputs,
+          server.url,
+          redisServer.url,
+          redis,
+        );
+        log(describe(row));
+        result.memory = row;
+      });
   } finally {
     redis.disconnect();
     await redisServer.stop();

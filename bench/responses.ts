@@ -126,7 +126,15 @@ function parentSession(prefixBytes: number, salt: string): OpenAIResponsesSessio
     instructions: opening + prose(3_000, instructionsBytes - opening.length),
     // The chat session's turns after its system message: plain user and assistant messages are Responses input items as they are.
     input: [...chat.messages.slice(1), { role: 'user', content: PARENT_ASK }] as OpenAIResponsesSession['input'],
-    tools: [{ type: 'function', name: decl.name, description: `${salt}: ${decl.description}`, parameters: decl.parametersJsonSchema, strict: false }],
+    tools: [
+      {
+        type: 'function',
+        name: decl.name,
+        description: `${salt}: ${decl.description}`,
+        parameters: decl.parametersJsonSchema,
+        strict: false,
+      },
+    ],
     temperature: 0,
   };
 }
@@ -142,8 +150,12 @@ async function callParent(url: string, prefixBytes: number, salt: string): Promi
   const asked = parentSession(prefixBytes, salt);
   const { format: _format, ...body } = asked;
   const response = await new OpenAI({ baseURL: baseUrl, apiKey }).responses.create({ ...body, stream: false, store: true });
-  if (response.output_text !== 'parent done') throw new Error(`the parent answered ${JSON.stringify(response.output_text)}, not "parent done"`);
-  return { session: { ...asked, input: [...(asked.input as object[]), ...response.output] as OpenAIResponsesSession['input'] }, responseId: response.id };
+  if (response.output_text !== 'parent done')
+    throw new Error(`the parent answered ${JSON.stringify(response.output_text)}, not "parent done"`);
+  return {
+    session: { ...asked, input: [...(asked.input as object[]), ...response.output] as OpenAIResponsesSession['input'] },
+    responseId: response.id,
+  };
 }
 
 const tasksOf = (n: number): { id: string; directive: string }[] =>
@@ -155,14 +167,22 @@ function check(way: ResponsesWay, results: readonly ForkResult[], parent: Parent
     const why = r.status === 'completed' ? `answered ${JSON.stringify(r.text)} in ${r.turns} turns` : `${r.status}: ${r.error.message}`;
     if (r.status !== 'completed' || r.text !== `fork ${i} done` || r.turns !== 2) throw new Error(`${way}: fork ${r.id} ${why}`);
     const named = r.sent?.storedResponse;
-    if (way === 'stored' ? named !== parent.responseId : named !== undefined) throw new Error(`${way}: fork ${r.id} named the stored response ${String(named)}`);
+    if (way === 'stored' ? named !== parent.responseId : named !== undefined)
+      throw new Error(`${way}: fork ${r.id} named the stored response ${String(named)}`);
   }
 }
 
 const ms = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
 
 /** One fan-out of `n` forks over a fresh parent's session: its figures (the parent's call not among them). */
-async function measureRun(engine: ForkEngine, job: ResponsesJob, prefixBytes: number, n: number, salt: string, monitored: boolean): Promise<{ run: ResponsesRun; parent: Parent }> {
+async function measureRun(
+  engine: ForkEngine,
+  job: ResponsesJob,
+  prefixBytes: number,
+  n: number,
+  salt: string,
+  monitored: boolean,
+): Promise<{ run: ResponsesRun; parent: Parent }> {
   const parent = await callParent(job.url, prefixBytes, salt);
   const prefix = engine.freeze(parent.session);
   const tasks = tasksOf(n);
@@ -201,7 +221,8 @@ async function measureRun(engine: ForkEngine, job: ResponsesJob, prefixBytes: nu
 /** Installed versions, read from node_modules. */
 function installed(): Record<string, string> {
   const root = new URL('../', import.meta.url);
-  const version = (path: string): string => (JSON.parse(readFileSync(new URL(`${path}/package.json`, root), 'utf8')) as { version: string }).version;
+  const version = (path: string): string =>
+    (JSON.parse(readFileSync(new URL(`${path}/package.json`, root), 'utf8')) as { version: string }).version;
   return { forkpool: version('.'), openai: version('node_modules/openai') };
 }
 

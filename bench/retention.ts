@@ -38,7 +38,12 @@ export async function measureRetention(job: RetentionJob): Promise<RetentionResu
   try {
     const prefix = engine.freeze(makeSession(16 * 1024));
     // Workers started, code warm, the prefix decoded: not measured.
-    await engine.fanOut(prefix, Array.from({ length: 256 }, (_, i) => ({ id: `w${i}`, directive: 'REPLY warm' }))).results();
+    await engine
+      .fanOut(
+        prefix,
+        Array.from({ length: 256 }, (_, i) => ({ id: `w${i}`, directive: 'REPLY warm' })),
+      )
+      .results();
     // The tasks are the caller's input: made before the baseline.
     const tasks = Array.from({ length: job.n }, (_, i) => ({ id: `f${i}`, directive: 'REPLY ok' }));
     gc();

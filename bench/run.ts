@@ -85,7 +85,23 @@ import type { UiJob, UiOpen, UiResult } from './ui.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
-const SECTIONS = ['micro', 'dispatch', 'sweep', 'throughput', 'cache', 'memory', 'retention', 'tasks', 'queue', 'floor', 'peers', 'ai-sdk', 'responses', 'scaling', 'ui'] as const;
+const SECTIONS = [
+  'micro',
+  'dispatch',
+  'sweep',
+  'throughput',
+  'cache',
+  'memory',
+  'retention',
+  'tasks',
+  'queue',
+  'floor',
+  'peers',
+  'ai-sdk',
+  'responses',
+  'scaling',
+  'ui',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -174,7 +190,10 @@ async function sectionDispatch(ctx: Runner): Promise<void> {
       },
       600_000,
     );
-    for (const r of got) log(`    dispatch   ${variant.padEnd(12)} ${sizeLabel(r.prefixBytes).padStart(7)} median ${r.medianUs.toFixed(1)} µs (p10 ${r.p10Us.toFixed(1)}, p90 ${r.p90Us.toFixed(1)}; ${r.samples} forks)`);
+    for (const r of got)
+      log(
+        `    dispatch   ${variant.padEnd(12)} ${sizeLabel(r.prefixBytes).padStart(7)} median ${r.medianUs.toFixed(1)} µs (p10 ${r.p10Us.toFixed(1)}, p90 ${r.p90Us.toFixed(1)}; ${r.samples} forks)`,
+      );
     ctx.results.dispatch.push(...got);
   }
 }
@@ -216,10 +235,16 @@ async function sweepPlainClient(ctx: Runner, server: ServerProcess, rep: number)
   const prefixBytes = sweep.plainClientAt;
   if (prefixBytes == null || !sweep.sizes.includes(prefixBytes)) return;
   const before = await server.stats();
-  const got = await runScriptChild<PlainClientJob, PlainClientResult>('plain-client.ts', { url: server.url, prefixBytes, chains: sweep.n, callsPerChain: 3 }, 60_000 + forkTimeoutMs);
+  const got = await runScriptChild<PlainClientJob, PlainClientResult>(
+    'plain-client.ts',
+    { url: server.url, prefixBytes, chains: sweep.n, callsPerChain: 3 },
+    60_000 + forkTimeoutMs,
+  );
   const after = await server.stats();
   const row = { ...got, rep, serverCpuMs: after.cpuMs - before.cpuMs };
-  log(`    sweep      plain client ${sizeLabel(prefixBytes).padStart(7)} ${got.requests} requests  makespan ${got.makespanMs.toFixed(0).padStart(6)} ms  client CPU ${got.cpuMs.toFixed(0)} ms  server CPU ${row.serverCpuMs.toFixed(0)} ms`);
+  log(
+    `    sweep      plain client ${sizeLabel(prefixBytes).padStart(7)} ${got.requests} requests  makespan ${got.makespanMs.toFixed(0).padStart(6)} ms  client CPU ${got.cpuMs.toFixed(0)} ms  server CPU ${row.serverCpuMs.toFixed(0)} ms`,
+  );
   ctx.results.sweepPlainClient ??= [];
   ctx.results.sweepPlainClient.push(row);
 }
@@ -352,7 +377,9 @@ async function sectionMemory(ctx: Runner): Promise<void> {
   const { cfg } = ctx;
   const m = cfg.memory;
   await withServer(SWEEP_LATENCY, async (server) => {
-    log(`  memory: sab+explicit, ${m.nBig} forks over ${sizeLabel(m.smallPrefix)}, ${m.nSmall} and ${m.nBig} over ${sizeLabel(m.bigPrefix)}`);
+    log(
+      `  memory: sab+explicit, ${m.nBig} forks over ${sizeLabel(m.smallPrefix)}, ${m.nSmall} and ${m.nBig} over ${sizeLabel(m.bigPrefix)}`,
+    );
     const rows = await runJob(
       ctx,
       server,
@@ -383,7 +410,9 @@ async function sectionRetention(ctx: Runner): Promise<void> {
     for (const retain of [true, false]) {
       log(`  retention: ${n} one-call forks, results ${retain ? 'retained' : 'streamed'}`);
       const result = await runScriptChild<RetentionJob, RetentionResult>('retention.ts', { url: server.url, n, retain }, 120_000 + n * 20);
-      log(`    heap +${(result.heapAfterMiB - result.heapBeforeMiB).toFixed(1)} MiB (${result.heapMiBPer1000.toFixed(3)} MiB per 1,000 forks), peak RSS ${result.peakRssMiB.toFixed(0)} MiB`);
+      log(
+        `    heap +${(result.heapAfterMiB - result.heapBeforeMiB).toFixed(1)} MiB (${result.heapMiBPer1000.toFixed(3)} MiB per 1,000 forks), peak RSS ${result.peakRssMiB.toFixed(0)} MiB`,
+      );
       ctx.results.retention.push(result);
     }
   });
@@ -399,13 +428,18 @@ async function sectionTasks(ctx: Runner): Promise<void> {
   // --quick: the headline alone (a streamed run, at two sizes for the per-line slope); the reader alone and the array in the full run.
   const modes: readonly TaskStreamMode[] = ctx.cfg.mode === 'quick' ? ['run'] : ['reader', 'run'];
   const jobs: TaskStreamJob[] = [
-    ...modes.flatMap((mode) => [{ mode, lines: lines / 2 }, { mode, lines }]),
+    ...modes.flatMap((mode) => [
+      { mode, lines: lines / 2 },
+      { mode, lines },
+    ]),
     ...(ctx.cfg.mode === 'quick' ? [] : [{ mode: 'array' as const, lines }]),
   ];
   for (const job of jobs) {
     log(`  tasks: ${job.lines} lines, ${job.mode}`);
     const result = await runScriptChild<TaskStreamJob, TaskStreamResult>('task-stream.ts', job, 120_000 + job.lines);
-    log(`    ${result.bytesPerTask.toFixed(1)} bytes per task (heap +${(result.heapAtEndMiB - result.heapBeforeMiB).toFixed(1)} MiB), ${result.tasksPerSecond.toFixed(0)} tasks/s, peak RSS ${result.peakRssMiB.toFixed(0)} MiB`);
+    log(
+      `    ${result.bytesPerTask.toFixed(1)} bytes per task (heap +${(result.heapAtEndMiB - result.heapBeforeMiB).toFixed(1)} MiB), ${result.tasksPerSecond.toFixed(0)} tasks/s, peak RSS ${result.peakRssMiB.toFixed(0)} MiB`,
+    );
     ctx.results.tasks ??= [];
     ctx.results.tasks.push(result);
   }
@@ -428,7 +462,8 @@ async function sectionFloor(ctx: Runner): Promise<void> {
       log(`  floor (${j.purpose}): ${j.client}, ${j.calls} calls (${j.inFlight} in flight) × ${j.runs} runs per size`);
       const job: FloorJob = { ...j, url: sink.url, threads: ctx.cfg.threads };
       // Generous: only a hung client is killed (8 MiB through the SDK takes ~120 ms of CPU a call on this machine).
-      const boundMs = 120_000 + j.jitWarmupCalls * 50 + j.sizes.reduce((a, size) => a + (j.runs * j.calls + j.warmupCalls) * (50 + size / 10_000), 0);
+      const boundMs =
+        120_000 + j.jitWarmupCalls * 50 + j.sizes.reduce((a, size) => a + (j.runs * j.calls + j.warmupCalls) * (50 + size / 10_000), 0);
       const t0 = performance.now();
       let rows: FloorResult[];
       try {
@@ -463,9 +498,27 @@ async function sectionScaling(ctx: Runner): Promise<void> {
   const s = ctx.cfg.scaling;
   const { base } = s;
   const points: ScalingPoint[] = [
-    ...s.forks.map((n) => ({ axis: 'forks' as const, latency: 'zero' as const, threads: base.threads, concurrency: base.concurrency, scenario: { prefixBytes: base.prefixBytes, n } })),
-    ...s.threads.map((threads) => ({ axis: 'threads' as const, latency: 'zero' as const, threads, concurrency: base.concurrency, scenario: { prefixBytes: base.prefixBytes, n: base.n } })),
-    ...s.prefixes.map((prefixBytes) => ({ axis: 'prefix' as const, latency: 'zero' as const, threads: base.threads, concurrency: base.concurrency, scenario: { prefixBytes, n: s.prefixN } })),
+    ...s.forks.map((n) => ({
+      axis: 'forks' as const,
+      latency: 'zero' as const,
+      threads: base.threads,
+      concurrency: base.concurrency,
+      scenario: { prefixBytes: base.prefixBytes, n },
+    })),
+    ...s.threads.map((threads) => ({
+      axis: 'threads' as const,
+      latency: 'zero' as const,
+      threads,
+      concurrency: base.concurrency,
+      scenario: { prefixBytes: base.prefixBytes, n: base.n },
+    })),
+    ...s.prefixes.map((prefixBytes) => ({
+      axis: 'prefix' as const,
+      latency: 'zero' as const,
+      threads: base.threads,
+      concurrency: base.concurrency,
+      scenario: { prefixBytes, n: s.prefixN },
+    })),
     ...s.concurrency.map((concurrency) => ({
       axis: 'concurrency' as const,
       latency: 'sweep' as const,
@@ -509,7 +562,9 @@ interface ScalingPoint {
 /** One point: a job of its own (a process and a pool), the server's CPU over its fan-out alone. */
 async function scalingPoint(ctx: Runner, server: ServerProcess, p: ScalingPoint, rep: number): Promise<ScalingRow[]> {
   const latency = p.latency === 'zero' ? 'zero' : SWEEP_LATENCY;
-  log(`  scaling ${p.axis}: N=${p.scenario.n}, ${p.threads} threads, concurrency ${p.concurrency}, ${sizeLabel(p.scenario.prefixBytes)}, repeat ${rep}/${ctx.cfg.scaling.repeats}`);
+  log(
+    `  scaling ${p.axis}: N=${p.scenario.n}, ${p.threads} threads, concurrency ${p.concurrency}, ${sizeLabel(p.scenario.prefixBytes)}, repeat ${rep}/${ctx.cfg.scaling.repeats}`,
+  );
   const spec: JobSpec = {
     variant: 'sab',
     threads: p.threads,
@@ -547,8 +602,11 @@ async function sectionUi(ctx: Runner): Promise<void> {
   // Generous: only a hung browser is killed (each wait in bench/ui.ts is bounded at 60 s).
   const r = await runScriptChild<UiJob, UiResult>('ui.ts', u, 180_000 + 2 * u.feedMs + 2 * u.renderRuns * 60_000);
   const first = (opens: readonly UiOpen[]): string => median(opens.map((o) => o.firstRenderMs ?? Number.NaN)).toFixed(0);
-  const q = (x: { p50: number; p99: number } | null): string => (x ? `p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms` : 'not measured');
-  log(`    first render: report ${first(r.report.opens)} ms, live page (queued) ${first(r.liveQueued)} ms, live page (ended) ${first(r.liveEnded ? [r.liveEnded] : [])} ms`);
+  const q = (x: { p50: number; p99: number } | null): string =>
+    x ? `p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms` : 'not measured';
+  log(
+    `    first render: report ${first(r.report.opens)} ms, live page (queued) ${first(r.liveQueued)} ms, live page (ended) ${first(r.liveEnded ? [r.liveEnded] : [])} ms`,
+  );
   log(
     `    while the forks progress: event delay ${q(r.delay)}; interval lateness ${q(r.interval)}; ${r.longTasks.count} long tasks (${r.longTasks.totalMs.toFixed(0)} ms); ` +
       `search → frame ${q(r.search)}; heap ${r.end.heapUsedMiB.toFixed(1)} MiB (${r.end.heapAfterGcMiB.toFixed(1)} after GC)`,
@@ -587,7 +645,13 @@ async function runVariantProcess<J, R>(ctx: Runner, server: ServerProcess, v: Va
     return [];
   }
   const after = await server.stats();
-  ctx.results.serverCpu.push({ section: v.section, variant: v.variant, rep: 1, scenarios: rows.length * v.runs, cpuMs: after.cpuMs - before.cpuMs });
+  ctx.results.serverCpu.push({
+    section: v.section,
+    variant: v.variant,
+    rep: 1,
+    scenarios: rows.length * v.runs,
+    cpuMs: after.cpuMs - before.cpuMs,
+  });
   for (const row of rows) logRow(row);
   log(`    (${((performance.now() - t0) / 1000).toFixed(1)} s, the process's start-up included)`);
   return rows;
@@ -603,11 +667,15 @@ async function sectionPeers(ctx: Runner): Promise<void> {
   const prefill = LATENCY_PRESETS[latency].prefillTokensPerSecond;
   const boundMs = 120_000 + p.runs * p.sizes.reduce((a, size) => a + 60_000 + (3_000 * size) / 4 / prefill, 0);
   // The engine's cache rules for this provider (minimum, block), for the theoretical maximum of every client.
-  const { minCacheTokens, cacheBlockTokens } = planOf(resolveOptions({ provider: chatProvider(DEAD_URL, 'openai') }), makeChatSession(KIB, 'rules'), {
-    cacheKey: 'peers',
-    role: 'forks',
-    parentWarm: false,
-  }).rules;
+  const { minCacheTokens, cacheBlockTokens } = planOf(
+    resolveOptions({ provider: chatProvider(DEAD_URL, 'openai') }),
+    makeChatSession(KIB, 'rules'),
+    {
+      cacheKey: 'peers',
+      role: 'forks',
+      parentWarm: false,
+    },
+  ).rules;
   const rules = { minCacheTokens, cacheBlockTokens };
   await withServer(
     latency,
@@ -615,15 +683,20 @@ async function sectionPeers(ctx: Runner): Promise<void> {
       for (const client of clients) {
         log(`  peers: ${client}, ${p.n} one-call forks (${p.concurrency} in flight) × ${p.runs} runs per size, ${latency} latency`);
         const job: PeersJob = { ...p, client, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs, rules };
-        const rows = await runVariantProcess<PeersJob, PeersResult>(ctx, server, { section: 'peers', variant: client, script: 'peers.ts', job, boundMs, runs: p.runs }, (r) => {
-          for (const [i, run] of r.runs.entries()) {
-            const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
-            log(
-              `    ${client.padEnd(13)} ${sizeLabel(r.prefixBytes).padStart(7)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  ` +
-                `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(7)} ms/fork  cached ${(run.cachedTokens / run.theoreticalTokens).toFixed(3)} of max${loop}`,
-            );
-          }
-        });
+        const rows = await runVariantProcess<PeersJob, PeersResult>(
+          ctx,
+          server,
+          { section: 'peers', variant: client, script: 'peers.ts', job, boundMs, runs: p.runs },
+          (r) => {
+            for (const [i, run] of r.runs.entries()) {
+              const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
+              log(
+                `    ${client.padEnd(13)} ${sizeLabel(r.prefixBytes).padStart(7)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  ` +
+                  `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(7)} ms/fork  cached ${(run.cachedTokens / run.theoreticalTokens).toFixed(3)} of max${loop}`,
+              );
+            }
+          },
+        );
         ctx.results.peers ??= [];
         ctx.results.peers.push(...rows);
       }
@@ -645,17 +718,24 @@ async function sectionAiSdk(ctx: Runner): Promise<void> {
     latency,
     async (server) => {
       for (const variant of AI_SDK_VARIANTS) {
-        log(`  ai-sdk: ${variant}, an agent forking ${a.ns.join(', ')} times in one step × ${a.runs} runs, ${sizeLabel(a.prefixBytes)} system prompt, ${latency} latency`);
+        log(
+          `  ai-sdk: ${variant}, an agent forking ${a.ns.join(', ')} times in one step × ${a.runs} runs, ${sizeLabel(a.prefixBytes)} system prompt, ${latency} latency`,
+        );
         const job: AiSdkJob = { ...a, variant, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
-        const rows = await runVariantProcess<AiSdkJob, AiSdkResult>(ctx, server, { section: 'ai-sdk', variant, script: 'ai-sdk.ts', job, boundMs, runs: a.runs }, (r) => {
-          for (const [i, run] of r.runs.entries()) {
-            const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
-            log(
-              `    ${variant.padEnd(9)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  forks ${run.forksMs.toFixed(0).padStart(6)} ms  ` +
-                `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  cached ${(run.cachedTokens / run.promptTokens).toFixed(3)} of the forks' prompt${loop}`,
-            );
-          }
-        });
+        const rows = await runVariantProcess<AiSdkJob, AiSdkResult>(
+          ctx,
+          server,
+          { section: 'ai-sdk', variant, script: 'ai-sdk.ts', job, boundMs, runs: a.runs },
+          (r) => {
+            for (const [i, run] of r.runs.entries()) {
+              const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
+              log(
+                `    ${variant.padEnd(9)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  forks ${run.forksMs.toFixed(0).padStart(6)} ms  ` +
+                  `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  cached ${(run.cachedTokens / run.promptTokens).toFixed(3)} of the forks' prompt${loop}`,
+              );
+            }
+          },
+        );
         ctx.results.aiSdk ??= [];
         ctx.results.aiSdk.push(...rows);
       }
@@ -674,27 +754,38 @@ async function sectionResponses(ctx: Runner): Promise<void> {
   const { latency } = settings;
   // Generous: only a hung way is killed (every run's parent prefills its session cold, ~4 tokens a byte).
   const prefill = LATENCY_PRESETS[latency].prefillTokensPerSecond;
-  const boundMs = 120_000 + settings.runs * settings.ns.length * settings.sizes.reduce((a, size) => a + 60_000 + (2_000 * size) / 4 / prefill, 0);
+  const boundMs =
+    120_000 + settings.runs * settings.ns.length * settings.sizes.reduce((a, size) => a + 60_000 + (2_000 * size) / 4 / prefill, 0);
   await withServer(
     latency,
     async (server) => {
       const counters = async (): Promise<ServerCounters> => {
         const { requestBytes, metrics } = await server.stats();
-        return { requestBytes: requestBytes ?? Number.NaN, requests: 'requestsTotal' in metrics ? metrics.requestsTotal : metrics.requests };
+        return {
+          requestBytes: requestBytes ?? Number.NaN,
+          requests: 'requestsTotal' in metrics ? metrics.requestsTotal : metrics.requests,
+        };
       };
       for (const way of RESPONSES_WAYS) {
-        log(`  responses: ${way}, ${settings.ns.join(', ')} forks × ${settings.runs} runs per size (${settings.sizes.map(sizeLabel).join(', ')}), ${latency} latency`);
+        log(
+          `  responses: ${way}, ${settings.ns.join(', ')} forks × ${settings.runs} runs per size (${settings.sizes.map(sizeLabel).join(', ')}), ${latency} latency`,
+        );
         const job: ResponsesJob = { ...settings, way, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
-        const rows = await runVariantProcess<ResponsesJob, ResponsesResult>(ctx, server, { section: 'responses', variant: way, script: 'responses.ts', job, boundMs, runs: settings.runs, onAsk: counters }, (r) => {
-          for (const [i, run] of r.runs.entries()) {
-            const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
-            log(
-              `    ${way.padEnd(8)} ${sizeLabel(r.prefixBytes).padStart(7)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  ` +
-                `${(run.requestBytes / r.n).toFixed(0).padStart(8)} B/fork  CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  ` +
-                `first call cached ${(run.firstCachedTokens / run.firstPromptTokens).toFixed(3)}${loop}`,
-            );
-          }
-        });
+        const rows = await runVariantProcess<ResponsesJob, ResponsesResult>(
+          ctx,
+          server,
+          { section: 'responses', variant: way, script: 'responses.ts', job, boundMs, runs: settings.runs, onAsk: counters },
+          (r) => {
+            for (const [i, run] of r.runs.entries()) {
+              const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
+              log(
+                `    ${way.padEnd(8)} ${sizeLabel(r.prefixBytes).padStart(7)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  ` +
+                  `${(run.requestBytes / r.n).toFixed(0).padStart(8)} B/fork  CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  ` +
+                  `first call cached ${(run.firstCachedTokens / run.firstPromptTokens).toFixed(3)}${loop}`,
+              );
+            }
+          },
+        );
         ctx.results.responses ??= [];
         ctx.results.responses.push(...rows);
       }
@@ -722,14 +813,14 @@ async function main(): Promise<number> {
     process.stdout.write(
       `Usage: forkpool bench [--quick] [--only ${SECTIONS.join(',')}] [--out DIR] [--no-chart] [--report FILE.json]\n` +
         '       forkpool bench --against COMMIT [--quick] [--keep-base] [--out DIR]\n' +
-        '  --quick          each section\'s headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers, 6 for ai-sdk, 6 for responses and 10 for the scaling curve)\n' +
+        "  --quick          each section's headline figures once, on few forks (within 90 s on 2 cores); without it, the full run (30–40 minutes, about 13 more for peers, 6 for ai-sdk, 6 for responses and 10 for the scaling curve)\n" +
         '  --only LIST      run only these sections\n' +
         '  --out DIR        where results go (default bench/results)\n' +
         '  --no-chart       leave bench/results/chart.svg and scaling.svg as they are (the .html has them inline all the same)\n' +
         '  --report FILE    no run: render FILE.md, FILE.html and the charts again from a results file\n' +
-        '  --against COMMIT build COMMIT beside this checkout and compare its dispatch, floor, memory and many-fork figures with this build\'s,\n' +
+        "  --against COMMIT build COMMIT beside this checkout and compare its dispatch, floor, memory and many-fork figures with this build's,\n" +
         '                   3 runs each, alternating (bench/compare.ts; --quick: a few minutes); exit 1 when a figure is worse\n' +
-        '  --keep-base      leave the base\'s worktree and build in the temp directory for the next comparison\n' +
+        "  --keep-base      leave the base's worktree and build in the temp directory for the next comparison\n" +
         `${EXIT_CODES_HELP}\nFor bench, 1 means a section failed (its error is in the results).\n`,
     );
     return 0;
@@ -741,7 +832,12 @@ async function main(): Promise<number> {
     }
     const { compareAgainst } = await import('./compare.js');
     try {
-      return await compareAgainst({ against: values.against, quick: values.quick, out: values.out ?? join(here, 'results'), keepBase: values['keep-base'] });
+      return await compareAgainst({
+        against: values.against,
+        quick: values.quick,
+        out: values.out ?? join(here, 'results'),
+        keepBase: values['keep-base'],
+      });
     } catch (err) {
       // The base could not be checked out or built (a section's failure is in the results instead).
       log(err instanceof Error ? err.message : String(err));
@@ -811,7 +907,9 @@ async function main(): Promise<number> {
   };
   const ctx: Runner = { cfg, results };
   const loadTimer = setInterval(() => (load.max = Math.max(load.max, loadavg()[0] ?? 0)), 5_000).unref();
-  log(`forkpool bench (${cfg.mode}): ${results.meta.machine.cpus} × ${results.meta.machine.cpuModel}, ${results.meta.machine.memGiB} GiB, Node ${process.version}`);
+  log(
+    `forkpool bench (${cfg.mode}): ${results.meta.machine.cpus} × ${results.meta.machine.cpuModel}, ${results.meta.machine.memGiB} GiB, Node ${process.version}`,
+  );
 
   const steps: Record<Section, () => Promise<void>> = {
     micro: async () => {

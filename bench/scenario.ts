@@ -211,7 +211,14 @@ function makePrefix(job: JobSpec, bytes: number, salt: string | undefined): Froz
 /** Waits for the runner's go before a fan-out (JobSpec.askBeforeFanOut); a no-op without a runner. */
 type BeforeFanOut = () => Promise<void>;
 
-async function runOne(runner: Runner, job: JobSpec, spec: ScenarioSpec, index: number, probeIdleUtilization: number, beforeFanOut: BeforeFanOut): Promise<ScenarioResult> {
+async function runOne(
+  runner: Runner,
+  job: JobSpec,
+  spec: ScenarioSpec,
+  index: number,
+  probeIdleUtilization: number,
+  beforeFanOut: BeforeFanOut,
+): Promise<ScenarioResult> {
   gc();
   const rssBeforePrefixMiB = process.memoryUsage().rss / 1024 / 1024;
   if (spec.parentWarm && (job.variant !== 'sab' || job.warmup !== 'auto')) {
@@ -368,7 +375,11 @@ async function runDispatch(runner: Runner, job: JobSpec, onResult: (result: Disp
   }
 }
 
-export async function runJob(job: JobSpec, onResult: (result: ScenarioResult | DispatchResult) => void, beforeFanOut: BeforeFanOut = async () => {}): Promise<void> {
+export async function runJob(
+  job: JobSpec,
+  onResult: (result: ScenarioResult | DispatchResult) => void,
+  beforeFanOut: BeforeFanOut = async () => {},
+): Promise<void> {
   const runner = await createRunner(job);
   try {
     if (job.dispatchBursts !== undefined) return await runDispatch(runner, job, onResult);

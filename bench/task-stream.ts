@@ -87,7 +87,14 @@ const standInPool: ForkPool = {
 const WARM_LINES = 2_000;
 
 /** One pass of `lines` tasks through `mode`; `atLastTask` is called when the last one is in hand. Returns how many went through. */
-async function pass(mode: TaskStreamMode, file: string, lines: number, engine: ForkEngine | undefined, prefix: FrozenPrefix | undefined, atLastTask: () => void): Promise<number> {
+async function pass(
+  mode: TaskStreamMode,
+  file: string,
+  lines: number,
+  engine: ForkEngine | undefined,
+  prefix: FrozenPrefix | undefined,
+  atLastTask: () => void,
+): Promise<number> {
   let count = 0;
   if (mode === 'array') {
     const tasks = await loadTasks(file, undefined, { maxBytes: 1024 * MIB });
@@ -112,14 +119,19 @@ async function pass(mode: TaskStreamMode, file: string, lines: number, engine: F
 }
 
 // Internal: ForkEngine.createRemote (what forkpool's distributed runs make) is left out of dist's declarations.
-const createRemote = (ForkEngine as unknown as { createRemote(options: ForkEngineOptions, pool: ForkPool): Promise<ForkEngine> }).createRemote.bind(ForkEngine);
+const createRemote = (
+  ForkEngine as unknown as { createRemote(options: ForkEngineOptions, pool: ForkPool): Promise<ForkEngine> }
+).createRemote.bind(ForkEngine);
 
 export async function measureTaskStream(job: TaskStreamJob): Promise<TaskStreamResult> {
   const dir = await mkdtemp(join(tmpdir(), 'forkpool-bench-tasks-'));
   const file = join(dir, 'tasks.jsonl');
   const engine =
     job.mode === 'run'
-      ? await createRemote({ provider: { kind: 'local', url: 'http://127.0.0.1:9' }, concurrency: 64, warmup: 'none', eventReplayLimit: 0 }, standInPool)
+      ? await createRemote(
+          { provider: { kind: 'local', url: 'http://127.0.0.1:9' }, concurrency: 64, warmup: 'none', eventReplayLimit: 0 },
+          standInPool,
+        )
       : undefined;
   try {
     const prefix = engine?.freeze(makeSession(16 * 1024));

@@ -21,10 +21,29 @@ class IdleReader extends MetricReader {
 const info = { prefixId: 'a'.repeat(64), provider: 'openai', shape: 'openai-chat', model: 'gpt-5-mini' };
 const usage = { promptTokens: 40_000, cachedTokens: 38_000, outputTokens: 300 };
 const now = Date.now();
-const turns: Extract<WorkerEvent, { type: 'turn' }>[] = [1, 2, 3].map((n) => ({ type: 'turn', turn: n, usage, functionCalls: 1, startedAt: now + n * 10, endedAt: now + n * 10 + 5, finish: { reason: 'stop', raw: 'stop' } }));
+const turns: Extract<WorkerEvent, { type: 'turn' }>[] = [1, 2, 3].map((n) => ({
+  type: 'turn',
+  turn: n,
+  usage,
+  functionCalls: 1,
+  startedAt: now + n * 10,
+  endedAt: now + n * 10 + 5,
+  finish: { reason: 'stop', raw: 'stop' },
+}));
 const tools = [0, 1].map((n) => ({ id: `c${n}`, name: 'lookup', args: { key: 'k' } }));
 const task = { id: 'f', directive: 'd' };
-const result: ForkResult = { id: 'f', status: 'completed', text: 'done', turns: 3, toolCalls: 2, usage, durationMs: 10, retries: 0, calls: [], worker: { threadId: 1, decodedPrefix: false } };
+const result: ForkResult = {
+  id: 'f',
+  status: 'completed',
+  text: 'done',
+  turns: 3,
+  toolCalls: 2,
+  usage,
+  durationMs: 10,
+  retries: 0,
+  calls: [],
+  worker: { threadId: 1, decodedPrefix: false },
+};
 const outcome = { status: 'ok', response: { output: { ok: true } } } as const;
 
 /** One fan-out's instruments, then per iteration one fork's worth of calls into them. */
@@ -65,9 +84,15 @@ export async function telemetryCost(quick: boolean): Promise<TelemetryCostRow[]>
     sdk.add('telemetry per fork, SDK providers', oneFork());
     await sdk.run();
     return [...bench.tasks, ...sdk.tasks].map((task) => {
-      const latency = (task.result as unknown as { latency?: { p50: number; p99: number; samplesCount?: number; samples?: number[] } }).latency;
+      const latency = (task.result as unknown as { latency?: { p50: number; p99: number; samplesCount?: number; samples?: number[] } })
+        .latency;
       if (!latency) throw new Error(`micro ${task.name}: no result`);
-      return { task: task.name, samples: latency.samplesCount ?? latency.samples?.length ?? 0, p50Us: latency.p50 * 1000, p99Us: latency.p99 * 1000 };
+      return {
+        task: task.name,
+        samples: latency.samplesCount ?? latency.samples?.length ?? 0,
+        p50Us: latency.p50 * 1000,
+        p99Us: latency.p99 * 1000,
+      };
     });
   } finally {
     trace.disable();

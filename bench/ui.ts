@@ -186,7 +186,8 @@ const DRAINED = `(() => {
 
 function quantiles(values: readonly number[]): UiQuantiles {
   const s = [...values].filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  const q = (p: number): number => (s.length === 0 ? Number.NaN : (s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] as number));
+  const q = (p: number): number =>
+    s.length === 0 ? Number.NaN : (s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] as number);
   return { n: s.length, p50: q(0.5), p99: q(0.99), max: s.length === 0 ? Number.NaN : (s[s.length - 1] as number) };
 }
 
@@ -238,7 +239,8 @@ class Figures {
       this.outputTokens += u.outputTokens;
       // The most a call could have been served: the prefix on a first call, the call before it after.
       this.theoretical += event.turn === 1 ? PREFIX_TOKENS : PREFIX_TOKENS + (event.turn - 1) * TURN_TOKENS;
-      this.usd += (u.promptTokens - (u.cachedTokens ?? 0)) * PRICE.input + (u.cachedTokens ?? 0) * PRICE.cached + u.outputTokens * PRICE.output;
+      this.usd +=
+        (u.promptTokens - (u.cachedTokens ?? 0)) * PRICE.input + (u.cachedTokens ?? 0) * PRICE.cached + u.outputTokens * PRICE.output;
     } else if (event.type === 'task_notification') {
       this.running--;
       this[event.result.status]++;
@@ -288,12 +290,29 @@ function plan(job: UiJob): { events: Planned[]; lines: ReportLine[]; forkMs: num
     const toolFails = i % 23 === 5;
     const miss: CacheMiss | undefined =
       i < 64
-        ? { reason: 'cold-start', tokens: PREFIX_TOKENS, detail: 'sent before any request carrying its prefix had been answered: nothing could be cached yet' }
+        ? {
+            reason: 'cold-start',
+            tokens: PREFIX_TOKENS,
+            detail: 'sent before any request carrying its prefix had been answered: nothing could be cached yet',
+          }
         : i % 250 === 125
-          ? { reason: 'unexplained', tokens: 1_024, detail: 'the provider evicted the entry, served another cache shard, or had not built it yet' }
+          ? {
+              reason: 'unexplained',
+              tokens: 1_024,
+              detail: 'the provider evicted the entry, served another cache shard, or had not built it yet',
+            }
           : undefined;
     const turns = cancelled ? 1 : fails ? 2 : 3;
-    const steps: [number, ForkEvent][] = [[0, { type: 'task_started', forkId: id, description: `Directive ${i}: look into part ${i % 120} of the repository and report what you find` }]];
+    const steps: [number, ForkEvent][] = [
+      [
+        0,
+        {
+          type: 'task_started',
+          forkId: id,
+          description: `Directive ${i}: look into part ${i % 120} of the repository and report what you find`,
+        },
+      ],
+    ];
     let prompt = 0;
     let cached = 0;
     let output = 0;
@@ -305,27 +324,57 @@ function plan(job: UiJob): { events: Planned[]; lines: ReportLine[]; forkMs: num
       prompt += promptTokens;
       cached += cachedTokens;
       output += outputTokens;
-      steps.push([0.1 + 0.3 * (turn - 1), { type: 'turn', forkId: id, turn, usage: { promptTokens, cachedTokens, outputTokens }, functionCalls: turn < 3 ? 1 : 0 }]);
+      steps.push([
+        0.1 + 0.3 * (turn - 1),
+        { type: 'turn', forkId: id, turn, usage: { promptTokens, cachedTokens, outputTokens }, functionCalls: turn < 3 ? 1 : 0 },
+      ]);
       if (turn < 3 && !(cancelled && turn === 1) && !(fails && turn === 2)) {
         toolCalls++;
         const failed = toolFails && turn === 2;
         steps.push([
           0.25 + 0.3 * (turn - 1),
           failed
-            ? { type: 'tool_call', forkId: id, tool: 'read_file', status: 'failed', error: { kind: 'tool_error', message: `no such file: src/part-${i}.ts` } }
+            ? {
+                type: 'tool_call',
+                forkId: id,
+                tool: 'read_file',
+                status: 'failed',
+                error: { kind: 'tool_error', message: `no such file: src/part-${i}.ts` },
+              }
             : { type: 'tool_call', forkId: id, tool: turn === 1 ? 'list_dir' : 'read_file', status: 'ok' },
         ]);
       }
     }
     const usage = { promptTokens: prompt, cachedTokens: cached, outputTokens: output };
     const costUsd = (prompt - cached) * PRICE.input + cached * PRICE.cached + output * PRICE.output;
-    const base = { id, text: '', turns, toolCalls, usage, costUsd, durationMs: life, retries: i % 151 === 3 ? 1 : 0, calls: [], worker: { threadId: 1 + (i % 2), decodedPrefix: i < 2 } };
+    const base = {
+      id,
+      text: '',
+      turns,
+      toolCalls,
+      usage,
+      costUsd,
+      durationMs: life,
+      retries: i % 151 === 3 ? 1 : 0,
+      calls: [],
+      worker: { threadId: 1 + (i % 2), decodedPrefix: i < 2 },
+    };
     const withMiss = miss ? { cacheMiss: miss } : {};
     const result: ForkResult = fails
-      ? { ...base, ...withMiss, status: 'failed', error: { kind: 'model_error', message: 'HTTP 500 from the model: upstream overloaded (synthetic)' } }
+      ? {
+          ...base,
+          ...withMiss,
+          status: 'failed',
+          error: { kind: 'model_error', message: 'HTTP 500 from the model: upstream overloaded (synthetic)' },
+        }
       : cancelled
         ? { ...base, ...withMiss, status: 'cancelled', error: { kind: 'cancelled', message: 'stopped from the live page' } }
-        : { ...base, ...withMiss, status: 'completed', text: `Part ${i % 120}: ${i % 3 === 0 ? 'nothing to change' : `${1 + (i % 7)} findings, the first in src/part-${i}.ts`}.` };
+        : {
+            ...base,
+            ...withMiss,
+            status: 'completed',
+            text: `Part ${i % 120}: ${i % 3 === 0 ? 'nothing to change' : `${1 + (i % 7)} findings, the first in src/part-${i}.ts`}.`,
+          };
     steps.push([1, { type: 'task_notification', forkId: id, status: result.status, result }]);
     for (const [share, event] of steps) events.push({ at: start + share * life, event });
     lines.push({
@@ -487,12 +536,32 @@ export async function measureUi(job: UiJob): Promise<UiResult> {
       createRunRecorder({
         provider: 'local',
         model: 'synthetic',
-        figures: { report: () => figures.report(), gate: () => ({ inFlight: Math.min(figures.running, job.inFlight), limit: job.inFlight, waiting: 0, rateLimited: 0, retriesSpent: figures.retries }) },
+        figures: {
+          report: () => figures.report(),
+          gate: () => ({
+            inFlight: Math.min(figures.running, job.inFlight),
+            limit: job.inFlight,
+            waiting: 0,
+            rateLimited: 0,
+            retriesSpent: figures.retries,
+          }),
+        },
       }),
     );
     const recorder = counted.recorder;
-    recorder.queued(lines.map((l, i) => ({ id: l.id, directive: `Directive ${i}: look into part ${i % 120} of the repository and report what you find` })));
-    server = await startLiveServer({ recorder, title: `forkpool run: ${job.forks} forks (synthetic)`, port: 0, stopFork: () => false, stopRun: () => {} });
+    recorder.queued(
+      lines.map((l, i) => ({
+        id: l.id,
+        directive: `Directive ${i}: look into part ${i % 120} of the repository and report what you find`,
+      })),
+    );
+    server = await startLiveServer({
+      recorder,
+      title: `forkpool run: ${job.forks} forks (synthetic)`,
+      port: 0,
+      stopFork: () => false,
+      stopRun: () => {},
+    });
     const liveQueued: UiOpen[] = [];
     let live: { page: Page; cdp: CDPSession } | undefined;
     for (let r = 0; r < job.renderRuns; r++) {
@@ -570,7 +639,9 @@ export async function measureUi(job: UiJob): Promise<UiResult> {
 
     const inFeed = state.longtasks.filter((t) => t.at >= feedStartPage);
     // The page's clock and the server's are the same machine's: epoch ms on both sides.
-    const delays = state.patches.filter((p) => p.at >= feedStartPage && typeof p.sentAt === 'number').map((p) => state.origin + p.at - (p.sentAt as number));
+    const delays = state.patches
+      .filter((p) => p.at >= feedStartPage && typeof p.sentAt === 'number')
+      .map((p) => state.origin + p.at - (p.sentAt as number));
     const delta = (name: string): number => ((after[name] ?? 0) - (before[name] ?? 0)) * 1000;
     const rows = quantiles(counted.sent.rows);
     return {
@@ -594,7 +665,13 @@ export async function measureUi(job: UiJob): Promise<UiResult> {
       delay: delays.length > 0 ? quantiles(delays) : null,
       interval: quantiles(state.lateness),
       longTasks: { count: inFeed.length, totalMs: inFeed.reduce((a, t) => a + t.ms, 0), maxMs: Math.max(0, ...inFeed.map((t) => t.ms)) },
-      busy: { wallMs: delta('Timestamp'), taskMs: delta('TaskDuration'), scriptMs: delta('ScriptDuration'), layoutMs: delta('LayoutDuration'), styleMs: delta('RecalcStyleDuration') },
+      busy: {
+        wallMs: delta('Timestamp'),
+        taskMs: delta('TaskDuration'),
+        scriptMs: delta('ScriptDuration'),
+        layoutMs: delta('LayoutDuration'),
+        styleMs: delta('RecalcStyleDuration'),
+      },
       search: { ...quantiles(state.search), samples: state.search },
       server: { patchMs: quantiles(counted.sent.patchMs), jsonMs: quantiles(counted.sent.jsonMs), snapshot: counted.sent.snapshot ?? null },
       end: { heapUsedMiB: usedMiB, heapAfterGcMiB: afterGcMiB, domNodes: state.elements },

@@ -21,9 +21,18 @@ import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 const KEY = 'fp-fork-tool-key-93ad';
 const LONG = Array.from({ length: 400 }, (_, i) => `Rule ${i}: keep the answer short and cite the file you read.`).join('\n');
 const SYSTEM = `You are the main agent.\n${LONG}`;
-const PROMPT = ['Please remember MARKER-5A7C.', 'CALL fork {"directive":"RECALL MARKER-[0-9A-F]{4}"}', 'CALL fork {"directive":"REPLY second fork done"}', 'REPLY parent done'].join('\n');
+const PROMPT = [
+  'Please remember MARKER-5A7C.',
+  'CALL fork {"directive":"RECALL MARKER-[0-9A-F]{4}"}',
+  'CALL fork {"directive":"REPLY second fork done"}',
+  'REPLY parent done',
+].join('\n');
 
-const lookup = tool({ description: 'Looks a key up.', inputSchema: z.object({ key: z.string() }), execute: async ({ key }) => `value of ${key}` });
+const lookup = tool({
+  description: 'Looks a key up.',
+  inputSchema: z.object({ key: z.string() }),
+  execute: async ({ key }) => `value of ${key}`,
+});
 
 function engineFor(url: string, api: 'openai' | 'anthropic' = 'openai'): Promise<ForkEngine> {
   const settings = { baseURL: `${url}/v1`, apiKey: { env: 'FORKPOOL_TEST_FORK_TOOL_KEY' } };
@@ -31,7 +40,14 @@ function engineFor(url: string, api: 'openai' | 'anthropic' = 'openai'): Promise
     provider:
       api === 'openai'
         ? { kind: 'ai-sdk', package: '@ai-sdk/openai', factory: 'createOpenAI', method: 'chat', model: 'gpt-4.1-mini', settings }
-        : { kind: 'ai-sdk', package: '@ai-sdk/anthropic', factory: 'createAnthropic', model: 'claude-sonnet-4-5', settings, mode: 'generate' },
+        : {
+            kind: 'ai-sdk',
+            package: '@ai-sdk/anthropic',
+            factory: 'createAnthropic',
+            model: 'claude-sonnet-4-5',
+            settings,
+            mode: 'generate',
+          },
     threads: 2,
     spawnTools: ['fork'],
   });
@@ -56,7 +72,13 @@ describe('forkTool() in an AI SDK agent', () => {
       const openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY });
       const tools = { lookup };
       const fork = forkTool({ engine, model: 'gpt-4.1-mini', system: SYSTEM, tools, fanOut: { onResult: (r) => void results.push(r) } });
-      const answer = await generateText({ model: openai.chat('gpt-4.1-mini'), system: SYSTEM, tools: { ...tools, fork }, messages: [{ role: 'user', content: PROMPT }], stopWhen: stepCountIs(3) });
+      const answer = await generateText({
+        model: openai.chat('gpt-4.1-mini'),
+        system: SYSTEM,
+        tools: { ...tools, fork },
+        messages: [{ role: 'user', content: PROMPT }],
+        stopWhen: stepCountIs(3),
+      });
       expect(answer.text).toBe('parent done');
       const outputs = answer.steps[0]?.toolResults.map((r) => r.output) ?? [];
       expect(outputs).toHaveLength(2);
@@ -77,7 +99,10 @@ describe('forkTool() in an AI SDK agent', () => {
         // The same tools, rendered the same.
         expect(JSON.stringify(JSON.parse(body).tools)).toBe(JSON.stringify(JSON.parse(first).tools));
         // Seeded mid-turn: the agent's calls of the fork tool, then a result for each.
-        expect(JSON.parse(body).messages[2]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'fork' } }, { function: { name: 'fork' } }] });
+        expect(JSON.parse(body).messages[2]).toMatchObject({
+          role: 'assistant',
+          tool_calls: [{ function: { name: 'fork' } }, { function: { name: 'fork' } }],
+        });
       }
       // Each fork's prefix was in the cache the agent's own request made.
       expect(results).toHaveLength(2);
@@ -94,10 +119,24 @@ describe('forkTool() in an AI SDK agent', () => {
     const results: ForkResult[] = [];
     try {
       const anthropic = createAnthropic({ baseURL: `${server.url}/v1`, apiKey: KEY });
-      const fork = forkTool({ engine, model: 'claude-sonnet-4-5', system: SYSTEM, tools: { lookup }, fanOut: { onResult: (r) => void results.push(r) } });
+      const fork = forkTool({
+        engine,
+        model: 'claude-sonnet-4-5',
+        system: SYSTEM,
+        tools: { lookup },
+        fanOut: { onResult: (r) => void results.push(r) },
+      });
       // The agent marks its conversation for Anthropic's cache, as an AI SDK user does (providerOptions).
-      const messages = [{ role: 'user' as const, content: PROMPT, providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }];
-      const answer = await generateText({ model: anthropic('claude-sonnet-4-5'), system: SYSTEM, tools: { lookup, fork }, messages, stopWhen: stepCountIs(3) });
+      const messages = [
+        { role: 'user' as const, content: PROMPT, providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
+      ];
+      const answer = await generateText({
+        model: anthropic('claude-sonnet-4-5'),
+        system: SYSTEM,
+        tools: { lookup, fork },
+        messages,
+        stopWhen: stepCountIs(3),
+      });
       expect(answer.text).toBe('parent done');
       expect(String(answer.steps[0]?.toolResults[0]?.output)).toContain('MARKER-5A7C');
       const bodies = server.requests.filter((r) => r.route === 'messages').map((r) => r.body);
@@ -170,7 +209,13 @@ describe('forkTool() in an AI SDK agent', () => {
         },
       });
       const openai = createOpenAI({ baseURL: `${serve.url}/v1`, apiKey: KEY });
-      const answer = await generateText({ model: openai.chat('gpt-4.1-mini'), system: SYSTEM, tools: { fork }, messages: [{ role: 'user', content: PROMPT }], stopWhen: stepCountIs(3) });
+      const answer = await generateText({
+        model: openai.chat('gpt-4.1-mini'),
+        system: SYSTEM,
+        tools: { fork },
+        messages: [{ role: 'user', content: PROMPT }],
+        stopWhen: stepCountIs(3),
+      });
       expect(answer.text).toBe('parent done');
       for (const r of answer.steps[0]?.toolResults ?? []) expect(String(r.output)).toMatch(/^Fork \S+ started in the background/);
       await bothDelivered;

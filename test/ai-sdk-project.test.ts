@@ -45,7 +45,11 @@ await engine.close();
 
 beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'an-agent', private: true, type: 'module' }));
-  await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', `ai@${AI}`, `@ai-sdk/mistral@${MISTRAL}`, `@ai-sdk/openai@${OPENAI}`], { cwd: project, timeout: 180_000 });
+  await promisify(execFile)(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--no-package-lock', `ai@${AI}`, `@ai-sdk/mistral@${MISTRAL}`, `@ai-sdk/openai@${OPENAI}`],
+    { cwd: project, timeout: 180_000 },
+  );
   copyFileSync(join(REPO_ROOT, 'examples/ai-sdk-session.json'), join(project, 'session.json'));
   writeFileSync(join(project, 'agent.mjs'), AGENT);
   writeFileSync(join(project, 'tasks.jsonl'), '{"id":"a","directive":"REPLY alpha done"}\n{"id":"b","directive":"REPLY beta done"}\n');
@@ -60,7 +64,21 @@ describe("an AI SDK provider from the user's project", () => {
   it(`runs the forks through @ai-sdk/mistral and ai ${AI} installed in the project (forkpool has neither that package nor, on Node 22+, that ai)`, async () => {
     expect(existsSync(join(REPO_ROOT, 'node_modules/@ai-sdk/mistral'))).toBe(false);
     const run = await runCli(
-      ['run', '--session', 'session.json', '--tasks', 'tasks.jsonl', '--provider', 'ai-sdk:@ai-sdk/mistral/mistral-large-latest', '--base-url', `${serve.url}/v1`, '--api-key-env', 'PROJECT_MISTRAL_KEY', '--output-format', 'json'],
+      [
+        'run',
+        '--session',
+        'session.json',
+        '--tasks',
+        'tasks.jsonl',
+        '--provider',
+        'ai-sdk:@ai-sdk/mistral/mistral-large-latest',
+        '--base-url',
+        `${serve.url}/v1`,
+        '--api-key-env',
+        'PROJECT_MISTRAL_KEY',
+        '--output-format',
+        'json',
+      ],
       { cwd: project, env: { PROJECT_MISTRAL_KEY: KEY } },
     );
     expect(run.stderr).not.toContain(KEY);
@@ -77,7 +95,10 @@ describe("an AI SDK provider from the user's project", () => {
   });
 
   it('a package the project does not have is named before anything runs', async () => {
-    const run = await runCli(['run', '--session', 'session.json', '--tasks', 'tasks.jsonl', '--provider', 'ai-sdk:@ai-sdk/groq/llama-3.3-70b'], { cwd: project });
+    const run = await runCli(
+      ['run', '--session', 'session.json', '--tasks', 'tasks.jsonl', '--provider', 'ai-sdk:@ai-sdk/groq/llama-3.3-70b'],
+      { cwd: project },
+    );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`@ai-sdk/groq is not installed in ${project}: install it there (npm install @ai-sdk/groq)`);
     expect(run.stdout).toBe('');

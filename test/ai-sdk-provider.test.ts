@@ -23,16 +23,37 @@ function session(): AiSdkSession {
     system: `You are the main agent.\n${LONG}`,
     messages: [
       { role: 'user', content: 'Please remember MARKER-5A7C and read the README.' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Reading it.' }, { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { key: 'readme' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: { type: 'text', value: 'README: forkpool forks agents.' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Reading it.' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { key: 'readme' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: { type: 'text', value: 'README: forkpool forks agents.' } },
+        ],
+      },
       { role: 'assistant', content: 'Noted MARKER-5A7C; the README says forkpool forks agents.' },
     ],
-    tools: { lookup: { description: 'Looks a key up.', inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } } },
+    tools: {
+      lookup: {
+        description: 'Looks a key up.',
+        inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+      },
+    },
     temperature: 0,
   };
 }
 
-const lookup = defineTool({ name: 'lookup', description: 'Looks a key up.', parameters: z.object({ key: z.string() }), execute: ({ key }) => `value of ${key}: 42` });
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks a key up.',
+  parameters: z.object({ key: z.string() }),
+  execute: ({ key }) => `value of ${key}: 42`,
+});
 
 function aiSdkProvider(baseUrl: string) {
   return {
@@ -87,7 +108,10 @@ describe('the ai-sdk provider', () => {
     const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
     const engine = await ForkEngine.create({ provider: aiSdkProvider(server.url), threads: 2, warmup: 'none' });
     try {
-      const run = engine.fanOut(engine.freeze(session()), [1, 2, 3].map((n) => ({ id: `f${n}`, directive: `REPLY fork ${n}` })));
+      const run = engine.fanOut(
+        engine.freeze(session()),
+        [1, 2, 3].map((n) => ({ id: `f${n}`, directive: `REPLY fork ${n}` })),
+      );
       for (const r of await run.results()) expect(r.status).toBe('completed');
       const bodies = server.requests.filter((r) => r.route === 'chat.completions').map((r) => r.body);
       expect(bodies).toHaveLength(3);
@@ -104,8 +128,13 @@ describe('the ai-sdk provider', () => {
     }
   });
 
-  it('a failure is read from the AI SDK\'s APICallError: a 429 is sent again and answered, a 400 ends the fork with its status', async () => {
-    const engine = await ForkEngine.create({ provider: aiSdkProvider(serve.url), threads: 1, warmup: 'none', retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 } });
+  it("a failure is read from the AI SDK's APICallError: a 429 is sent again and answered, a 400 ends the fork with its status", async () => {
+    const engine = await ForkEngine.create({
+      provider: aiSdkProvider(serve.url),
+      threads: 1,
+      warmup: 'none',
+      retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 },
+    });
     try {
       const run = engine.fanOut(engine.freeze(session()), [
         { id: 'busy', directive: 'FAIL 429 x1\nREPLY after a retry' },
@@ -125,10 +154,14 @@ describe('the ai-sdk provider', () => {
   });
 
   it('a variable a setting names must be set: the error names it, and no key travels by value', async () => {
-    await expect(ForkEngine.create({ provider: { ...aiSdkProvider('http://127.0.0.1:9'), settings: { apiKey: { env: 'FORKPOOL_TEST_UNSET_KEY' } } } })).rejects.toThrow(
-      'the AI SDK provider\'s setting apiKey is read from FORKPOOL_TEST_UNSET_KEY, which is not set',
+    await expect(
+      ForkEngine.create({ provider: { ...aiSdkProvider('http://127.0.0.1:9'), settings: { apiKey: { env: 'FORKPOOL_TEST_UNSET_KEY' } } } }),
+    ).rejects.toThrow("the AI SDK provider's setting apiKey is read from FORKPOOL_TEST_UNSET_KEY, which is not set");
+    await expect(ForkEngine.create({ provider: { ...aiSdkProvider('http://127.0.0.1:9'), settings: { apiKey: KEY } } })).rejects.toThrow(
+      /settings\.apiKey looks like a secret: give it as \{ env: NAME \}/,
     );
-    await expect(ForkEngine.create({ provider: { ...aiSdkProvider('http://127.0.0.1:9'), settings: { apiKey: KEY } } })).rejects.toThrow(/settings\.apiKey looks like a secret: give it as \{ env: NAME \}/);
-    await expect(ForkEngine.create({ provider: { kind: 'ai-sdk', package: '@ai-sdk/openai', factory: 'createOpenAI' } as never })).rejects.toThrow(/needs model/);
+    await expect(
+      ForkEngine.create({ provider: { kind: 'ai-sdk', package: '@ai-sdk/openai', factory: 'createOpenAI' } as never }),
+    ).rejects.toThrow(/needs model/);
   });
 });

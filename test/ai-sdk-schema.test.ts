@@ -14,20 +14,35 @@ import {
 import { errorOf } from './support/input-error.js';
 import { typeErrorsOf } from './support/type-check.js';
 
-
 /** A session of one user message followed by `messages`, with `extra` top-level fields. */
 function session(messages: unknown[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { format: 'ai-sdk', model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }, ...messages], ...extra };
 }
 
-const call = (id: string, name = 'read_file', more: Record<string, unknown> = {}) => ({ type: 'tool-call', toolCallId: id, toolName: name, input: { path: 'a' }, ...more });
-const result = (id: string, name = 'read_file', output: unknown = { type: 'text', value: 'ok' }) => ({ type: 'tool-result', toolCallId: id, toolName: name, output });
+const call = (id: string, name = 'read_file', more: Record<string, unknown> = {}) => ({
+  type: 'tool-call',
+  toolCallId: id,
+  toolName: name,
+  input: { path: 'a' },
+  ...more,
+});
+const result = (id: string, name = 'read_file', output: unknown = { type: 'text', value: 'ok' }) => ({
+  type: 'tool-result',
+  toolCallId: id,
+  toolName: name,
+  output,
+});
 const text = (t: string) => ({ type: 'text', text: t });
 const assistant = (...content: unknown[]) => ({ role: 'assistant', content });
 const toolMessage = (...content: unknown[]) => ({ role: 'tool', content });
 const user = (content: unknown = 'next') => ({ role: 'user', content });
 
-const READ_FILE_SCHEMA: JSONSchema7 = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
+const READ_FILE_SCHEMA: JSONSchema7 = {
+  type: 'object',
+  properties: { path: { type: 'string' } },
+  required: ['path'],
+  additionalProperties: false,
+};
 const tools = {
   read_file: { description: 'Reads a file', inputSchema: READ_FILE_SCHEMA },
   grep: { inputSchema: { type: 'object', properties: { pattern: { type: 'string' } } }, strict: true },
@@ -55,8 +70,18 @@ describe('parseAiSdkSession: valid sessions come back as the very object passed'
         {
           role: 'tool',
           content: [
-            { type: 'tool-result', toolCallId: 'call_1', toolName: 'read_file', output: { type: 'text', value: 'export function loadConfig() {}' } },
-            { type: 'tool-result', toolCallId: 'call_2', toolName: 'grep', output: { type: 'json', value: { matches: ['src/main.ts:3'] } } },
+            {
+              type: 'tool-result',
+              toolCallId: 'call_1',
+              toolName: 'read_file',
+              output: { type: 'text', value: 'export function loadConfig() {}' },
+            },
+            {
+              type: 'tool-result',
+              toolCallId: 'call_2',
+              toolName: 'grep',
+              output: { type: 'json', value: { matches: ['src/main.ts:3'] } },
+            },
           ],
         },
         {
@@ -88,18 +113,37 @@ describe('parseAiSdkSession: valid sessions come back as the very object passed'
   });
 
   it.each<[string, Record<string, unknown>]>([
-    ['a parent mid-turn: the last assistant message with calls unanswered', session([assistant(text('reading'), call('c1'), call('c2', 'grep'))], { tools })],
-    ['results of some of the last calls (the fork rules answer the rest)', session([assistant(call('c1'), call('c2', 'grep')), toolMessage(result('c1'))])],
-    ['results spread over consecutive tool messages', session([assistant(call('c1'), call('c2', 'grep')), toolMessage(result('c2', 'grep')), toolMessage(result('c1')), user()])],
+    [
+      'a parent mid-turn: the last assistant message with calls unanswered',
+      session([assistant(text('reading'), call('c1'), call('c2', 'grep'))], { tools }),
+    ],
+    [
+      'results of some of the last calls (the fork rules answer the rest)',
+      session([assistant(call('c1'), call('c2', 'grep')), toolMessage(result('c1'))]),
+    ],
+    [
+      'results spread over consecutive tool messages',
+      session([assistant(call('c1'), call('c2', 'grep')), toolMessage(result('c2', 'grep')), toolMessage(result('c1')), user()]),
+    ],
     [
       'a provider-executed call answered in its own assistant message',
       session([
-        assistant(call('ws1', 'web_search', { input: { query: 'x' }, providerExecuted: true }), result('ws1', 'web_search', { type: 'json', value: [{ url: 'https://a' }] }), text('found')),
+        assistant(
+          call('ws1', 'web_search', { input: { query: 'x' }, providerExecuted: true }),
+          result('ws1', 'web_search', { type: 'json', value: [{ url: 'https://a' }] }),
+          text('found'),
+        ),
         user(),
       ]),
     ],
-    ['a provider-executed call answered in a later assistant message', session([assistant(call('ws1', 'web_search', { providerExecuted: true })), assistant(result('ws1', 'web_search')), user()])],
-    ['a provider-executed call without a result', session([assistant(call('ws1', 'web_search', { providerExecuted: true }), text('done')), user()])],
+    [
+      'a provider-executed call answered in a later assistant message',
+      session([assistant(call('ws1', 'web_search', { providerExecuted: true })), assistant(result('ws1', 'web_search')), user()]),
+    ],
+    [
+      'a provider-executed call without a result',
+      session([assistant(call('ws1', 'web_search', { providerExecuted: true }), text('done')), user()]),
+    ],
     [
       'a tool approval, approved then run',
       session([
@@ -113,19 +157,45 @@ describe('parseAiSdkSession: valid sessions come back as the very object passed'
     [
       'a tool approval, denied',
       session([
-        assistant(call('c1'), { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1', signature: 'hmac', inputSchemaInput: { path: 'a' } }),
-        toolMessage({ type: 'tool-approval-response', approvalId: 'a1', approved: false }, result('c1', 'read_file', { type: 'execution-denied', reason: 'no' })),
+        assistant(call('c1'), {
+          type: 'tool-approval-request',
+          approvalId: 'a1',
+          toolCallId: 'c1',
+          signature: 'hmac',
+          inputSchemaInput: { path: 'a' },
+        }),
+        toolMessage(
+          { type: 'tool-approval-response', approvalId: 'a1', approved: false },
+          result('c1', 'read_file', { type: 'execution-denied', reason: 'no' }),
+        ),
         user(),
       ]),
     ],
-    ['a pending approval (a parent waiting for the user)', session([assistant(call('c1'), { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' })])],
+    [
+      'a pending approval (a parent waiting for the user)',
+      session([assistant(call('c1'), { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' })]),
+    ],
     [
       'system messages in messages, beside "system" and mid-conversation',
       { ...session([assistant(text('a')), { role: 'system', content: 'Be brief.' }, user()]), system: 'You are terse.' },
     ],
-    ['a system message leading messages, without "system"', { format: 'ai-sdk', model: 'm', messages: [{ role: 'system', content: 'sys' }, user('hi')] }],
-    ['"system" as one system message', session([], { system: { role: 'system', content: 'sys', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } } })],
-    ['"system" as an array of system messages', session([], { system: [{ role: 'system', content: 'a' }, { role: 'system', content: 'b' }] })],
+    [
+      'a system message leading messages, without "system"',
+      { format: 'ai-sdk', model: 'm', messages: [{ role: 'system', content: 'sys' }, user('hi')] },
+    ],
+    [
+      '"system" as one system message',
+      session([], { system: { role: 'system', content: 'sys', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } } }),
+    ],
+    [
+      '"system" as an array of system messages',
+      session([], {
+        system: [
+          { role: 'system', content: 'a' },
+          { role: 'system', content: 'b' },
+        ],
+      }),
+    ],
     [
       'every tool output kind',
       session([
@@ -158,7 +228,10 @@ describe('parseAiSdkSession: valid sessions come back as the very object passed'
       'images as base64 and a data URL, a file the model made, empty content',
       session([
         assistant(),
-        user([{ type: 'image', image: 'iVBORw0KGgo=', mediaType: 'image/png' }, { type: 'image', image: 'data:image/png;base64,iVBORw0KGgo=' }]),
+        user([
+          { type: 'image', image: 'iVBORw0KGgo=', mediaType: 'image/png' },
+          { type: 'image', image: 'data:image/png;base64,iVBORw0KGgo=' },
+        ]),
         assistant({ type: 'file', data: 'iVBORw0KGgo=', mediaType: 'image/png' }),
         user([]),
         { role: 'assistant', content: '' },
@@ -168,12 +241,19 @@ describe('parseAiSdkSession: valid sessions come back as the very object passed'
       'providerOptions on messages and parts, every setting, a named tool choice',
       {
         ...session([
-          { role: 'assistant', content: [{ type: 'text', text: 'a', providerOptions: { openai: { itemId: 'msg_1' } } }], providerOptions: { openai: {} } },
+          {
+            role: 'assistant',
+            content: [{ type: 'text', text: 'a', providerOptions: { openai: { itemId: 'msg_1' } } }],
+            providerOptions: { openai: {} },
+          },
           { role: 'user', content: 'b', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } } },
         ]),
         tools,
         toolChoice: { type: 'tool', toolName: 'grep' },
-        providerOptions: { openai: { parallelToolCalls: false, reasoningEffort: 'low' }, anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } },
+        providerOptions: {
+          openai: { parallelToolCalls: false, reasoningEffort: 'low' },
+          anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } },
+        },
         maxOutputTokens: 1,
         temperature: 0.2,
         topP: 0.9,
@@ -190,7 +270,6 @@ describe('parseAiSdkSession: valid sessions come back as the very object passed'
     // The AI SDK's own runtime schema takes these messages too.
     expect(sdkAccepts(input.messages)).toBe(true);
   });
-
 });
 
 const UNANSWERED = (id: string) =>
@@ -226,17 +305,45 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       session([], { apiKey: 'sk-…' }),
       's.json: apiKey: is not part of a session: the provider descriptor names the environment variable that holds the API key (a session file carries no secrets)',
     ],
-    ['headers', session([], { headers: { 'x-a': '1' } }), 's.json: headers: is not part of a session: request headers belong to the provider descriptor'],
-    ['maxRetries', session([], { maxRetries: 3 }), "s.json: maxRetries: is not part of a session: retries are forkpool's (it retries each model call itself)"],
-    ['abortSignal', session([], { abortSignal: {} }), 's.json: abortSignal: is not part of a session: forkpool cancels its own calls (and a signal is not data)'],
+    [
+      'headers',
+      session([], { headers: { 'x-a': '1' } }),
+      's.json: headers: is not part of a session: request headers belong to the provider descriptor',
+    ],
+    [
+      'maxRetries',
+      session([], { maxRetries: 3 }),
+      "s.json: maxRetries: is not part of a session: retries are forkpool's (it retries each model call itself)",
+    ],
+    [
+      'abortSignal',
+      session([], { abortSignal: {} }),
+      's.json: abortSignal: is not part of a session: forkpool cancels its own calls (and a signal is not data)',
+    ],
     ['stopWhen', session([], { stopWhen: {} }), `s.json: stopWhen: ${FUNCTION}`],
     ['prepareStep', session([], { prepareStep: {} }), `s.json: prepareStep: ${FUNCTION}`],
     ['no messages', { format: 'ai-sdk', model: 'm' }, 's.json: messages: is required'],
     ['no message', session([], { messages: [] }), 's.json: messages: must hold at least one message'],
-    ['messages not an array', session([], { messages: { role: 'user' } }), 's.json: messages: must be an array of messages ({ "role", "content" })'],
-    ['a number as system', session([], { system: 3 }), 's.json: system: must be a string, a system message or an array of system messages, not the number 3'],
-    ['a user message as system', session([], { system: [{ role: 'user', content: 'x' }] }), 's.json: system[0].role: must be "system" (this field takes system messages only)'],
-    ['a system message of parts', session([], { system: { role: 'system', content: [text('x')] } }), 's.json: system.content: must be a string (a system message holds text only), not an array'],
+    [
+      'messages not an array',
+      session([], { messages: { role: 'user' } }),
+      's.json: messages: must be an array of messages ({ "role", "content" })',
+    ],
+    [
+      'a number as system',
+      session([], { system: 3 }),
+      's.json: system: must be a string, a system message or an array of system messages, not the number 3',
+    ],
+    [
+      'a user message as system',
+      session([], { system: [{ role: 'user', content: 'x' }] }),
+      's.json: system[0].role: must be "system" (this field takes system messages only)',
+    ],
+    [
+      'a system message of parts',
+      session([], { system: { role: 'system', content: [text('x')] } }),
+      's.json: system.content: must be a string (a system message holds text only), not an array',
+    ],
     // Settings.
     ['a string temperature', session([], { temperature: '0.2' }), 's.json: temperature: must be a number, not a string'],
     ['a null topP', session([], { topP: null }), 's.json: topP: must be a number, not null'],
@@ -249,7 +356,7 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       's.json: providerOptions: must be a JSON object of provider names to their options ({ "openai": { … } }), not a string',
     ],
     [
-      'a provider\'s options not an object',
+      "a provider's options not an object",
       session([], { providerOptions: { openai: [1] } }),
       's.json: providerOptions.openai: the options of the provider "openai" must be a JSON object, not an array',
     ],
@@ -259,7 +366,11 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       session([], { tools: [{ name: 'read_file', inputSchema: READ_FILE_SCHEMA }] }),
       's.json: tools: must be a JSON object keyed by tool name ({ "read_file": { "description", "inputSchema" } }): the AI SDK\'s tools are an object, not an array',
     ],
-    ['a tool that is not an object', session([], { tools: { read_file: 'x' } }), 's.json: tools.read_file: must be a JSON object, not a string'],
+    [
+      'a tool that is not an object',
+      session([], { tools: { read_file: 'x' } }),
+      's.json: tools.read_file: must be a JSON object, not a string',
+    ],
     [
       'a tool without inputSchema',
       session([], { tools: { read_file: { description: 'd' } } }),
@@ -320,8 +431,16 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       session([], { toolChoice: { type: 'tool', toolName: 'grep' } }),
       's.json: toolChoice.toolName: names the tool "grep", which "tools" does not declare',
     ],
-    ['toolChoice "any"', session([], { tools, toolChoice: 'any' }), 's.json: toolChoice: "any" is Anthropic\'s: the AI SDK\'s is "required"'],
-    ['an unknown toolChoice', session([], { tools, toolChoice: 'always' }), 's.json: toolChoice: must be "auto", "none", "required" or { "type": "tool", "toolName" }, not "always"'],
+    [
+      'toolChoice "any"',
+      session([], { tools, toolChoice: 'any' }),
+      's.json: toolChoice: "any" is Anthropic\'s: the AI SDK\'s is "required"',
+    ],
+    [
+      'an unknown toolChoice',
+      session([], { tools, toolChoice: 'always' }),
+      's.json: toolChoice: must be "auto", "none", "required" or { "type": "tool", "toolName" }, not "always"',
+    ],
     [
       "OpenAI's named toolChoice",
       session([], { tools, toolChoice: { type: 'function', function: { name: 'grep' } } }),
@@ -329,9 +448,21 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
     ],
     // Messages.
     ['a message that is a string', session(['hi']), 's.json: messages[1]: a message must be a JSON object, not a string'],
-    ['a message without role', session([{ content: 'x' }]), 's.json: messages[1].role: is required (allowed: "system", "user", "assistant" or "tool")'],
-    ['an unknown role', session([{ role: 'bot', content: 'x' }]), 's.json: messages[1].role: must be "system", "user", "assistant" or "tool", not "bot"'],
-    ['the developer role', session([{ role: 'developer', content: 'x' }]), 's.json: messages[1].role: the "developer" role is OpenAI\'s: use a "system" message (or the top-level "system")'],
+    [
+      'a message without role',
+      session([{ content: 'x' }]),
+      's.json: messages[1].role: is required (allowed: "system", "user", "assistant" or "tool")',
+    ],
+    [
+      'an unknown role',
+      session([{ role: 'bot', content: 'x' }]),
+      's.json: messages[1].role: must be "system", "user", "assistant" or "tool", not "bot"',
+    ],
+    [
+      'the developer role',
+      session([{ role: 'developer', content: 'x' }]),
+      's.json: messages[1].role: the "developer" role is OpenAI\'s: use a "system" message (or the top-level "system")',
+    ],
     [
       'an unknown message field',
       session([{ role: 'user', content: 'x', name: 'bob' }]),
@@ -352,13 +483,33 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       session([{ role: 'assistant', content: null, tool_calls: [] }]),
       's.json: messages[1].tool_calls: is OpenAI\'s: an AI SDK call is a { "type": "tool-call" } part in the assistant message\'s "content"',
     ],
-    ['user content of a number', session([{ role: 'user', content: 3 }]), 's.json: messages[1].content: must be a string or an array of text, image and file parts, not the number 3'],
+    [
+      'user content of a number',
+      session([{ role: 'user', content: 3 }]),
+      's.json: messages[1].content: must be a string or an array of text, image and file parts, not the number 3',
+    ],
     ['no content', session([{ role: 'assistant' }]), 's.json: messages[1].content: is required'],
-    ['a part that is a string', session([user(['x'])]), 's.json: messages[1].content[0]: a content part must be a JSON object, not a string'],
-    ['a part without type', session([user([{ text: 'x' }])]), 's.json: messages[1].content[0].type: is required (allowed: "text", "image" or "file")'],
+    [
+      'a part that is a string',
+      session([user(['x'])]),
+      's.json: messages[1].content[0]: a content part must be a JSON object, not a string',
+    ],
+    [
+      'a part without type',
+      session([user([{ text: 'x' }])]),
+      's.json: messages[1].content[0].type: is required (allowed: "text", "image" or "file")',
+    ],
     ['a text part without text', session([user([{ type: 'text' }])]), 's.json: messages[1].content[0].text: is required'],
-    ['a text part of a number', session([user([{ type: 'text', text: 1 }])]), 's.json: messages[1].content[0].text: must be a string, not the number 1'],
-    ['a reasoning part in a user message', session([user([{ type: 'reasoning', text: 'x' }])]), 's.json: messages[1].content[0].type: reasoning parts are the model\'s: they go in assistant messages'],
+    [
+      'a text part of a number',
+      session([user([{ type: 'text', text: 1 }])]),
+      's.json: messages[1].content[0].text: must be a string, not the number 1',
+    ],
+    [
+      'a reasoning part in a user message',
+      session([user([{ type: 'reasoning', text: 'x' }])]),
+      "s.json: messages[1].content[0].type: reasoning parts are the model's: they go in assistant messages",
+    ],
     [
       'a tool-call part in a user message',
       session([user([call('c1')])]),
@@ -400,7 +551,7 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       's.json: messages[2].content[0].type: a "tool" message holds only tool-result and tool-approval-response parts: a tool\'s text goes in its result\'s "output" ({ "type": "text", "value" })',
     ],
     [
-      'a part\'s providerOptions not of objects',
+      "a part's providerOptions not of objects",
       session([user([{ type: 'text', text: 'x', providerOptions: { openai: 'x' } }])]),
       's.json: messages[1].content[0].providerOptions.openai: the options of the provider "openai" must be a JSON object, not a string',
     ],
@@ -415,16 +566,32 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       session([user([{ type: 'image', image: './shot.png' }])]),
       's.json: messages[1].content[0].image: must be base64 data or a URL (https:, data:…): the AI SDK reads a string that is not a URL as base64, and this one is not (a file path is neither: read the file and encode it)',
     ],
-    ['an empty image', session([user([{ type: 'image', image: '' }])]), 's.json: messages[1].content[0].image: must not be empty (base64 data or a URL)'],
-    ['mimeType (AI SDK 4)', session([user([{ type: 'image', image: 'iVBORw0KGgo=', mimeType: 'image/png' }])]), 's.json: messages[1].content[0].mimeType: is the AI SDK 4 name: AI SDK 5+ calls it "mediaType"'],
+    [
+      'an empty image',
+      session([user([{ type: 'image', image: '' }])]),
+      's.json: messages[1].content[0].image: must not be empty (base64 data or a URL)',
+    ],
+    [
+      'mimeType (AI SDK 4)',
+      session([user([{ type: 'image', image: 'iVBORw0KGgo=', mimeType: 'image/png' }])]),
+      's.json: messages[1].content[0].mimeType: is the AI SDK 4 name: AI SDK 5+ calls it "mediaType"',
+    ],
     [
       'a file part without mediaType',
       session([user([{ type: 'file', data: 'https://example.com/a.pdf' }])]),
       's.json: messages[1].content[0].mediaType: is required (the file\'s IANA media type, e.g. "application/pdf")',
     ],
-    ['a file part without data', session([user([{ type: 'file', mediaType: 'application/pdf' }])]), 's.json: messages[1].content[0].data: is required (base64 data or a URL)'],
+    [
+      'a file part without data',
+      session([user([{ type: 'file', mediaType: 'application/pdf' }])]),
+      's.json: messages[1].content[0].data: is required (base64 data or a URL)',
+    ],
     // Tool calls and results.
-    ['a call without toolCallId', session([assistant({ type: 'tool-call', toolName: 'x', input: {} })]), 's.json: messages[1].content[0].toolCallId: is required'],
+    [
+      'a call without toolCallId',
+      session([assistant({ type: 'tool-call', toolName: 'x', input: {} })]),
+      's.json: messages[1].content[0].toolCallId: is required',
+    ],
     ['an empty toolCallId', session([assistant(call(''))]), 's.json: messages[1].content[0].toolCallId: a toolCallId must not be empty'],
     ['an empty toolName', session([assistant(call('c1', ''))]), 's.json: messages[1].content[0].toolName: a tool name must not be empty'],
     [
@@ -479,7 +646,10 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
     ],
     [
       'an image-url item that is not a URL',
-      session([assistant(call('c1')), toolMessage(result('c1', 'read_file', { type: 'content', value: [{ type: 'image-url', url: 'shot.png' }] }))]),
+      session([
+        assistant(call('c1')),
+        toolMessage(result('c1', 'read_file', { type: 'content', value: [{ type: 'image-url', url: 'shot.png' }] })),
+      ]),
       's.json: messages[2].content[0].output.value[0].url: must be a URL (the AI SDK parses it with new URL())',
     ],
     // Calls and results pair up.
@@ -518,7 +688,11 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       { format: 'ai-sdk', model: 'm', messages: [toolMessage(result('c1'))] },
       's.json: messages[0].role: a "tool" message cannot come first: it answers the calls of the assistant message before it',
     ],
-    ['a call left unanswered before a user message', session([assistant(call('c1')), user()]), `s.json: messages[1].content[0].toolCallId: ${UNANSWERED('c1')}`],
+    [
+      'a call left unanswered before a user message',
+      session([assistant(call('c1')), user()]),
+      `s.json: messages[1].content[0].toolCallId: ${UNANSWERED('c1')}`,
+    ],
     [
       'a call left unanswered before a system message',
       session([assistant(call('c1')), { role: 'system', content: 'x' }]),
@@ -557,20 +731,32 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
     ],
     [
       'an approvalId used twice',
-      session([assistant(call('c1'), { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' }, { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' })]),
+      session([
+        assistant(
+          call('c1'),
+          { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
+          { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
+        ),
+      ]),
       's.json: messages[1].content[2].approvalId: the approvalId "a1" is already used by messages[1].content[1]; approvalIds must be unique in a session',
     ],
     [
       'an approval answered twice',
       session([
         assistant(call('c1'), { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' }),
-        toolMessage({ type: 'tool-approval-response', approvalId: 'a1', approved: true }, { type: 'tool-approval-response', approvalId: 'a1', approved: false }),
+        toolMessage(
+          { type: 'tool-approval-response', approvalId: 'a1', approved: true },
+          { type: 'tool-approval-response', approvalId: 'a1', approved: false },
+        ),
       ]),
       's.json: messages[2].content[1].approvalId: the approval "a1" is already answered by messages[2].content[0]; an approval is answered once',
     ],
     [
       'an approval response without approved',
-      session([assistant(call('c1'), { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' }), toolMessage({ type: 'tool-approval-response', approvalId: 'a1' })]),
+      session([
+        assistant(call('c1'), { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' }),
+        toolMessage({ type: 'tool-approval-response', approvalId: 'a1' }),
+      ]),
       's.json: messages[2].content[0].approved: is required',
     ],
     // JSON.
@@ -579,7 +765,11 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
       JSON.parse('{"format":"ai-sdk","model":"m","messages":[{"role":"user","content":"x","__proto__":{}}]}'),
       's.json: messages[0].__proto__: keys named "__proto__", "constructor" or "prototype" are not allowed (they could tamper with object prototypes)',
     ],
-    ['a NaN temperature', session([], { temperature: Number.NaN }), 's.json: temperature: NaN is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)'],
+    [
+      'a NaN temperature',
+      session([], { temperature: Number.NaN }),
+      's.json: temperature: NaN is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)',
+    ],
     [
       'a Date in a call input (from code)',
       session([assistant(call('c1', 'read_file', { input: { since: new Date(0) } }))]),
@@ -627,9 +817,19 @@ describe('a session the real AI SDK produced', () => {
     const model = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: 'test' }).chat('gpt-4o');
     const input: ModelMessage[] = [{ role: 'user', content: 'Read the README.\nCALL read_file {"path":"README.md"}' }];
     const readFile = withExecute
-      ? tool({ description: DESCRIPTION, inputSchema: jsonSchema<{ path: string }>(READ_FILE_SCHEMA), execute: async ({ path }) => `# ${path}\nforkpool` })
+      ? tool({
+          description: DESCRIPTION,
+          inputSchema: jsonSchema<{ path: string }>(READ_FILE_SCHEMA),
+          execute: async ({ path }) => `# ${path}\nforkpool`,
+        })
       : tool({ description: DESCRIPTION, inputSchema: jsonSchema<{ path: string }>(READ_FILE_SCHEMA) });
-    const result = await generateText({ model, system: SYSTEM, messages: input, tools: { read_file: readFile }, stopWhen: stepCountIs(steps) });
+    const result = await generateText({
+      model,
+      system: SYSTEM,
+      messages: input,
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(steps),
+    });
     // The session as JSON: the messages the agent sent and got back, its tools as JSON schemas.
     const json: unknown = JSON.parse(
       JSON.stringify({
@@ -648,7 +848,9 @@ describe('a session the real AI SDK produced', () => {
     const parsed = parseAiSdkSession(json, 'sdk.json');
     expect(parsed).toBe(json);
     expect(parsed.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(parsed.messages[1]?.content).toEqual([expect.objectContaining({ type: 'tool-call', toolName: 'read_file', input: { path: 'README.md' } })]);
+    expect(parsed.messages[1]?.content).toEqual([
+      expect.objectContaining({ type: 'tool-call', toolName: 'read_file', input: { path: 'README.md' } }),
+    ]);
     expect(parsed.messages[2]?.content).toEqual([
       expect.objectContaining({ type: 'tool-result', toolName: 'read_file', output: { type: 'text', value: '# README.md\nforkpool' } }),
     ]);
@@ -659,7 +861,10 @@ describe('a session the real AI SDK produced', () => {
       system: parsed.system as string,
       messages: [...(parsed.messages as ModelMessage[]), { role: 'user', content: 'REPLY done' }],
       tools: Object.fromEntries(
-        Object.entries(parsed.tools ?? {}).map(([name, t]) => [name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema) })]),
+        Object.entries(parsed.tools ?? {}).map(([name, t]) => [
+          name,
+          tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema) }),
+        ]),
       ),
     });
     expect(again.text).toBe('done');
@@ -680,9 +885,13 @@ describe('types', () => {
     expectTypeOf<AiSdkTool['inputSchema']>().toExtend<{ type: 'object' }>();
     expectTypeOf(parseAiSdkSession).returns.toEqualTypeOf<AiSdkSession>();
     // What JSON carries of the AI SDK's parts is a session's.
-    expectTypeOf<{ type: 'tool-call'; toolCallId: string; toolName: string; input: { path: string }; providerExecuted?: boolean }>().toExtend<
-      Extract<AiSdkMessage, { role: 'assistant' }>['content'][number]
-    >();
+    expectTypeOf<{
+      type: 'tool-call';
+      toolCallId: string;
+      toolName: string;
+      input: { path: string };
+      providerExecuted?: boolean;
+    }>().toExtend<Extract<AiSdkMessage, { role: 'assistant' }>['content'][number]>();
     expectTypeOf<{ role: 'system'; content: string }>().toExtend<AiSdkMessage>();
   });
 

@@ -28,7 +28,11 @@ afterAll(async () => {
 
 async function sibling(directive: string, withSharedBreakpoint: boolean): Promise<Anthropic.Usage> {
   const ai = new Anthropic({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });
-  const history: TextBlockParam = { type: 'text', text: shared, ...(withSharedBreakpoint ? { cache_control: { type: 'ephemeral' as const } } : {}) };
+  const history: TextBlockParam = {
+    type: 'text',
+    text: shared,
+    ...(withSharedBreakpoint ? { cache_control: { type: 'ephemeral' as const } } : {}),
+  };
   const body: MessageCreateParamsNonStreaming = {
     model: MODEL,
     max_tokens: 256,
@@ -60,10 +64,15 @@ describe("Anthropic's automatic caching and forks", () => {
     expect(second.cache_creation_input_tokens).toBeLessThan(second.cache_read_input_tokens ?? 0);
   });
 
-  it("a short run with 1-hour breakpoints is told that 5 minutes would have served it for less", async () => {
+  it('a short run with 1-hour breakpoints is told that 5 minutes would have served it for less', async () => {
     const log: ToolLog = { calls: [] };
     const tools = testTools(log);
-    const engine = await ForkEngine.create({ provider: { kind: 'anthropic', baseUrl: server.url, apiKey: KEY }, threads: 1, tools, cacheTtl: '1h' });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'anthropic', baseUrl: server.url, apiKey: KEY },
+      threads: 1,
+      tools,
+      cacheTtl: '1h',
+    });
     try {
       const run = engine.fanOut(engine.freeze(anthropicSession(tools)), [{ id: 'a', directive: 'REPLY done' }]);
       await run.results();

@@ -73,14 +73,23 @@ function diagnosticsOf(answer: Answer, mode: Mode): unknown {
 }
 
 /** "total_input_tokens = cache_read_input_tokens + cache_creation_input_tokens + input_tokens". */
-const promptTokens = (message: Message): number => message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
+const promptTokens = (message: Message): number =>
+  message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
 
-function body(messages: MessageParam[], previous: string | null, over: Partial<MessageCreateParamsNonStreaming> = {}): MessageCreateParamsNonStreaming {
+function body(
+  messages: MessageParam[],
+  previous: string | null,
+  over: Partial<MessageCreateParamsNonStreaming> = {},
+): MessageCreateParamsNonStreaming {
   return { model: MODEL, max_tokens: 64, system: SYSTEM, tools: TOOLS, messages, diagnostics: { previous_message_id: previous }, ...over };
 }
 
 /** A first turn that opts in (`previous_message_id: null`), and the messages of a second turn that appends to it. */
-async function firstTurn(mode: Mode, tag: string, over: Partial<MessageCreateParamsNonStreaming> = {}): Promise<{ first: Message; appended: MessageParam[] }> {
+async function firstTurn(
+  mode: Mode,
+  tag: string,
+  over: Partial<MessageCreateParamsNonStreaming> = {},
+): Promise<{ first: Message; appended: MessageParam[] }> {
   const opening: MessageParam[] = [{ role: 'user', content: `${tag}: look at the diff.\nREPLY read it` }];
   const answer = await send(mode, body(opening, null, over));
   // "previous_message_id was null (first turn, nothing to compare)": null.
@@ -100,26 +109,37 @@ describe.each<Mode>(['non-streaming', 'streaming'])('cache diagnostics through t
     expect(second.message.id).not.toBe(first.id);
     expect(diagnosticsOf(second, mode)).toBeNull();
     // And a third that names the second: chained the same way.
-    const third = await send(mode, body([...appended, { role: 'assistant', content: second.message.content }, { role: 'user', content: 'REPLY again' }], second.message.id));
+    const third = await send(
+      mode,
+      body(
+        [...appended, { role: 'assistant', content: second.message.content }, { role: 'user', content: 'REPLY again' }],
+        second.message.id,
+      ),
+    );
     expect(diagnosticsOf(third, mode)).toBeNull();
   });
 
   it('model_changed: the whole named prompt is missed', async () => {
     const { first, appended } = await firstTurn(mode, 'model');
     const second = await send(mode, body(appended, first.id, { model: 'claude-opus-4-8' }));
-    expect(diagnosticsOf(second, mode)).toEqual({ cache_miss_reason: { type: 'model_changed', cache_missed_input_tokens: promptTokens(first) } });
+    expect(diagnosticsOf(second, mode)).toEqual({
+      cache_miss_reason: { type: 'model_changed', cache_missed_input_tokens: promptTokens(first) },
+    });
   });
 
   it('tools_changed: tools reordered, the whole named prompt is missed', async () => {
     const { first, appended } = await firstTurn(mode, 'tools');
     const second = await send(mode, body(appended, first.id, { tools: [TOOLS[1] as Tool, TOOLS[0] as Tool] }));
-    expect(diagnosticsOf(second, mode)).toEqual({ cache_miss_reason: { type: 'tools_changed', cache_missed_input_tokens: promptTokens(first) } });
+    expect(diagnosticsOf(second, mode)).toEqual({
+      cache_miss_reason: { type: 'tools_changed', cache_missed_input_tokens: promptTokens(first) },
+    });
   });
 
   it('system_changed: what follows the tools is missed (the tools were the same)', async () => {
     const { first, appended } = await firstTurn(mode, 'system');
     const second = await send(mode, body(appended, first.id, { system: `${SYSTEM} Today is 2026-10-01.` }));
-    const reason = (diagnosticsOf(second, mode) as { cache_miss_reason: { type: string; cache_missed_input_tokens: number } }).cache_miss_reason;
+    const reason = (diagnosticsOf(second, mode) as { cache_miss_reason: { type: string; cache_missed_input_tokens: number } })
+      .cache_miss_reason;
     expect(reason.type).toBe('system_changed');
     // The tools' tokens: a prompt with them less one without (each count is rounded up: within 1).
     const probe = [{ role: 'user' as const, content: 'x' }];
@@ -131,20 +151,28 @@ describe.each<Mode>(['non-streaming', 'streaming'])('cache diagnostics through t
 
   it('messages_changed: an earlier message altered, or removed; the named prompt after the last shared message is missed', async () => {
     const history: MessageParam = { role: 'user', content: [{ type: 'text', text: HISTORY, cache_control: { type: 'ephemeral' } }] };
-    const opening: MessageParam[] = [history, { role: 'assistant', content: 'I have read it.' }, { role: 'user', content: 'Which line is wrong?\nREPLY none' }];
+    const opening: MessageParam[] = [
+      history,
+      { role: 'assistant', content: 'I have read it.' },
+      { role: 'user', content: 'Which line is wrong?\nREPLY none' },
+    ];
     const first = (await send(mode, body(opening, null))).message;
     // Tokens up to the end of the message the two share (the history).
     const shared = (await ai.messages.countTokens({ model: MODEL, system: SYSTEM, tools: TOOLS, messages: [history] })).input_tokens;
 
     // The assistant's reply re-serialized differently, after the breakpoint: the diagnosis is about structure, not whether the cache hit.
     const edited = await send(mode, body([history, { role: 'assistant', content: 'I have read it!' }, ...opening.slice(2)], first.id));
-    expect(diagnosticsOf(edited, mode)).toEqual({ cache_miss_reason: { type: 'messages_changed', cache_missed_input_tokens: promptTokens(first) - shared } });
+    expect(diagnosticsOf(edited, mode)).toEqual({
+      cache_miss_reason: { type: 'messages_changed', cache_missed_input_tokens: promptTokens(first) - shared },
+    });
     // "A change occurred late in the prompt but an earlier cache_control breakpoint still hit."
     expect(edited.message.usage.cache_read_input_tokens).toBe(shared);
 
     // History truncated: removed rather than appended to.
     const truncated = await send(mode, body([history], first.id));
-    expect(diagnosticsOf(truncated, mode)).toEqual({ cache_miss_reason: { type: 'messages_changed', cache_missed_input_tokens: promptTokens(first) - shared } });
+    expect(diagnosticsOf(truncated, mode)).toEqual({
+      cache_miss_reason: { type: 'messages_changed', cache_missed_input_tokens: promptTokens(first) - shared },
+    });
   });
 
   it('unavailable: model, system and tools the same, another prompt-affecting parameter (tool_choice) not', async () => {
@@ -160,7 +188,10 @@ describe.each<Mode>(['non-streaming', 'streaming'])('cache diagnostics through t
     const opening: MessageParam[] = [{ role: 'user', content: 'REPLY not opted in' }];
     const { diagnostics: _none, ...without } = body(opening, null);
     const unrecorded = (await send(mode, without)).message;
-    const second = await send(mode, body([...opening, { role: 'assistant', content: unrecorded.content }, { role: 'user', content: 'REPLY y' }], unrecorded.id));
+    const second = await send(
+      mode,
+      body([...opening, { role: 'assistant', content: unrecorded.content }, { role: 'user', content: 'REPLY y' }], unrecorded.id),
+    );
     expect(diagnosticsOf(second, mode)).toEqual({ cache_miss_reason: { type: 'previous_message_not_found' } });
   });
 });
@@ -168,7 +199,10 @@ describe.each<Mode>(['non-streaming', 'streaming'])('cache diagnostics through t
 describe('the `diagnostics` field is checked like the rest of the body', () => {
   async function refusal(diagnostics: unknown): Promise<{ status: number | undefined; error: unknown }> {
     try {
-      await ai.messages.create({ ...body([{ role: 'user', content: 'REPLY x' }], null), diagnostics } as unknown as MessageCreateParamsNonStreaming);
+      await ai.messages.create({
+        ...body([{ role: 'user', content: 'REPLY x' }], null),
+        diagnostics,
+      } as unknown as MessageCreateParamsNonStreaming);
     } catch (err) {
       if (err instanceof Anthropic.APIError) return { status: err.status, error: err.error };
       throw err;
@@ -197,34 +231,48 @@ describe("forkpool's Anthropic client and a fork's call records", () => {
 
   it('sends `diagnostics` when a call names a previous response (or null), and returns the response id and the verdict', async () => {
     const provider = createAnthropicProvider({ kind: 'anthropic', apiKey: KEY, baseUrl: server.url });
-    const options = (previousResponseId?: string | null) => ({ signal: new AbortController().signal, ...(previousResponseId !== undefined ? { previousResponseId } : {}) });
+    const options = (previousResponseId?: string | null) => ({
+      signal: new AbortController().signal,
+      ...(previousResponseId !== undefined ? { previousResponseId } : {}),
+    });
     const opening = [user('REPLY first')];
     const first = ok(await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: opening } }, options(null)));
     expect(first.responseId).toMatch(/^msg_/);
     expect(first.diagnosedAgainst).toBeUndefined();
 
     const appended = [...opening, first.message as AnthropicMessageLike, user('REPLY second')];
-    const hit = ok(await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: appended } }, options(first.responseId)));
+    const hit = ok(
+      await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: appended } }, options(first.responseId)),
+    );
     expect(hit.diagnosedAgainst).toBe(first.responseId);
     expect(hit.cacheMiss).toBeUndefined();
 
-    const changed = ok(await provider.generate({ format: 'anthropic-messages', body: { ...fields, system: `${SYSTEM} Now.`, messages: appended } }, options(first.responseId)));
+    const changed = ok(
+      await provider.generate(
+        { format: 'anthropic-messages', body: { ...fields, system: `${SYSTEM} Now.`, messages: appended } },
+        options(first.responseId),
+      ),
+    );
     expect(changed.diagnosedAgainst).toBe(first.responseId);
     expect(changed.cacheMiss?.reason).toBe('system_changed');
     expect(changed.cacheMiss?.missedTokens).toBeGreaterThan(0);
 
-    const lost = ok(await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: opening } }, options('msg_never_issued')));
+    const lost = ok(
+      await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: opening } }, options('msg_never_issued')),
+    );
     expect(lost.cacheMiss).toEqual({ reason: 'previous_message_not_found' });
 
     // Not named: no `diagnostics` is sent, so nothing is diagnosed (and the next call naming it finds nothing).
     const silent = ok(await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: opening } }, options()));
     expect(silent.responseId).toMatch(/^msg_/);
     expect(silent.diagnosedAgainst).toBeUndefined();
-    const after = ok(await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: appended } }, options(silent.responseId)));
+    const after = ok(
+      await provider.generate({ format: 'anthropic-messages', body: { ...fields, messages: appended } }, options(silent.responseId)),
+    );
     expect(after.cacheMiss).toEqual({ reason: 'previous_message_not_found' });
   });
 
-  it("each call of a fork after its first names the one before it: the records carry the response ids and the verdicts", async () => {
+  it('each call of a fork after its first names the one before it: the records carry the response ids and the verdicts', async () => {
     const log: ToolLog = { calls: [] };
     const tools = testTools(log);
     const engine = await ForkEngine.create({ provider: { kind: 'anthropic', baseUrl: server.url, apiKey: KEY }, threads: 1, tools });

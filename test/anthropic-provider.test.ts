@@ -1,7 +1,14 @@
 // Internal: the built-in Anthropic provider (src/model/anthropic.ts), its presets (src/model/presets.ts), classifyError (src/model/errors.ts), the provider registry (src/model/providers/index.ts) and the mocked backoff (src/model/retry.ts): ForkEngine's `provider: { kind: 'anthropic' }` is their public face; the provider types come through forkpool/provider, AnthropicMessageLike through forkpool/protocol.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, OverloadedError, RateLimitError } from '@anthropic-ai/sdk';
+import {
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  InternalServerError,
+  OverloadedError,
+  RateLimitError,
+} from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAnthropicProvider, readAnthropicUsage } from '../src/model/anthropic.js';
 import { classifyError } from '../src/model/errors.js';
@@ -86,9 +93,22 @@ function sse(res: ServerResponse, events: readonly (Event | string)[], end = tru
 const USAGE = { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
 const start = (usage: Record<string, unknown> = USAGE): Event => ({
   type: 'message_start',
-  message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-5', content: [], stop_reason: null, stop_sequence: null, usage },
+  message: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-5',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage,
+  },
 });
-const blockStart = (index: number, content_block: Record<string, unknown>): Event => ({ type: 'content_block_start', index, content_block });
+const blockStart = (index: number, content_block: Record<string, unknown>): Event => ({
+  type: 'content_block_start',
+  index,
+  content_block,
+});
 const delta = (index: number, d: Record<string, unknown>): Event => ({ type: 'content_block_delta', index, delta: d });
 const blockStop = (index: number): Event => ({ type: 'content_block_stop', index });
 const messageDelta = (stop_reason: string, usage: Record<string, unknown> = { output_tokens: 5 }): Event => ({
@@ -124,7 +144,10 @@ function provider(url: string, more: Partial<ProviderConfig> = {}) {
 }
 
 function messages(body: Record<string, unknown> = {}): AnthropicRequest {
-  return { format: 'anthropic-messages', body: { model: 'claude-sonnet-5', max_tokens: 256, messages: [{ role: 'user', content: 'hi' }], ...body } };
+  return {
+    format: 'anthropic-messages',
+    body: { model: 'claude-sonnet-5', max_tokens: 256, messages: [{ role: 'user', content: 'hi' }], ...body },
+  };
 }
 
 function options(signal = new AbortController().signal, more: Partial<GenerateOptions> = {}): GenerateOptions {
@@ -161,7 +184,9 @@ describe('readAnthropicUsage: Anthropic usage in forkpool terms', () => {
       }),
     ).toEqual({ promptTokens: 2150, cachedTokens: 1800, outputTokens: 7, cacheWriteTokens: 300, cacheWrite1hTokens: 200 });
     // A cold call that wrote the prefix: nothing read, all of it written.
-    expect(readAnthropicUsage({ input_tokens: 20, cache_creation_input_tokens: 4000, cache_read_input_tokens: 0, output_tokens: 3 })).toEqual({
+    expect(
+      readAnthropicUsage({ input_tokens: 20, cache_creation_input_tokens: 4000, cache_read_input_tokens: 0, output_tokens: 3 }),
+    ).toEqual({
       promptTokens: 4020,
       cachedTokens: 0,
       outputTokens: 3,
@@ -171,7 +196,15 @@ describe('readAnthropicUsage: Anthropic usage in forkpool terms', () => {
 
   it('cached tokens are never unknown: absent or null reads are 0; not an object is undefined', () => {
     expect(readAnthropicUsage({ input_tokens: 9, output_tokens: 2 })).toEqual({ promptTokens: 9, cachedTokens: 0, outputTokens: 2 });
-    expect(readAnthropicUsage({ input_tokens: 9, cache_read_input_tokens: null, cache_creation_input_tokens: null, cache_creation: null, output_tokens: 2 })).toEqual({
+    expect(
+      readAnthropicUsage({
+        input_tokens: 9,
+        cache_read_input_tokens: null,
+        cache_creation_input_tokens: null,
+        cache_creation: null,
+        output_tokens: 2,
+      }),
+    ).toEqual({
       promptTokens: 9,
       cachedTokens: 0,
       outputTokens: 2,
@@ -187,11 +220,27 @@ describe("classifyError: the @anthropic-ai/sdk's errors, by class", () => {
 
   it('the type and message of the envelope, retry-after(-ms), 429 and 529 retryable, x-should-retry, timeouts and aborts', () => {
     const limited = new RateLimitError(429, envelope('rate_limit_error', 'slow down'), undefined, new Headers({ 'retry-after': '7' }));
-    expect(classifyError(limited, live)).toEqual({ kind: 'http', status: 429, message: 'rate_limit_error: slow down', retryable: true, retryAfterMs: 7000 });
-    const precise = new RateLimitError(429, envelope('rate_limit_error', 'x'), undefined, new Headers({ 'retry-after-ms': '250', 'retry-after': '7' }));
+    expect(classifyError(limited, live)).toEqual({
+      kind: 'http',
+      status: 429,
+      message: 'rate_limit_error: slow down',
+      retryable: true,
+      retryAfterMs: 7000,
+    });
+    const precise = new RateLimitError(
+      429,
+      envelope('rate_limit_error', 'x'),
+      undefined,
+      new Headers({ 'retry-after-ms': '250', 'retry-after': '7' }),
+    );
     expect(classifyError(precise, live).retryAfterMs).toBe(250);
     const overloaded = new OverloadedError(529, envelope('overloaded_error', 'Overloaded'), undefined, new Headers());
-    expect(classifyError(overloaded, live)).toEqual({ kind: 'http', status: 529, message: 'overloaded_error: Overloaded', retryable: true });
+    expect(classifyError(overloaded, live)).toEqual({
+      kind: 'http',
+      status: 529,
+      message: 'overloaded_error: Overloaded',
+      retryable: true,
+    });
     expect(classifyError(new InternalServerError(500, undefined, 'upstream went away', new Headers()), live)).toMatchObject({
       status: 500,
       message: 'upstream went away',
@@ -204,14 +253,27 @@ describe("classifyError: the @anthropic-ai/sdk's errors, by class", () => {
       retryable: false,
     });
     const bad = APIError.generate(400, envelope('invalid_request_error', 'max_tokens: Field required'), undefined, new Headers());
-    expect(classifyError(bad, live)).toEqual({ kind: 'http', status: 400, message: 'invalid_request_error: max_tokens: Field required', retryable: false });
-    expect(classifyError(new APIConnectionTimeoutError(), live)).toEqual({ kind: 'timeout', message: 'the model call timed out', retryable: true });
+    expect(classifyError(bad, live)).toEqual({
+      kind: 'http',
+      status: 400,
+      message: 'invalid_request_error: max_tokens: Field required',
+      retryable: false,
+    });
+    expect(classifyError(new APIConnectionTimeoutError(), live)).toEqual({
+      kind: 'timeout',
+      message: 'the model call timed out',
+      retryable: true,
+    });
     expect(classifyError(new APIUserAbortError(), live)).toEqual({ kind: 'aborted', message: 'the call was aborted', retryable: false });
   });
 
   it('an error event inside a stream: retryable unless the request itself is wrong', () => {
     const inStream = (type: string) => new APIError(undefined, envelope(type, 'm'), undefined, new Headers(), type as never);
-    expect(classifyError(inStream('overloaded_error'), live)).toEqual({ kind: 'http', message: 'the stream carried an error: overloaded_error: m', retryable: true });
+    expect(classifyError(inStream('overloaded_error'), live)).toEqual({
+      kind: 'http',
+      message: 'the stream carried an error: overloaded_error: m',
+      retryable: true,
+    });
     expect(classifyError(inStream('invalid_request_error'), live).retryable).toBe(false);
   });
 });
@@ -271,21 +333,38 @@ describe('the Anthropic preset and the provider factory', () => {
       apiKey: 'k-env',
       keyIsSecret: true,
     });
-    expect(resolveAnthropicEndpoint({ kind: 'anthropic', apiKey: 'k-own' }, { ANTHROPIC_API_KEY: 'k-env', ANTHROPIC_BASE_URL: ' http://proxy:1 ' })).toEqual({
+    expect(
+      resolveAnthropicEndpoint(
+        { kind: 'anthropic', apiKey: 'k-own' },
+        { ANTHROPIC_API_KEY: 'k-env', ANTHROPIC_BASE_URL: ' http://proxy:1 ' },
+      ),
+    ).toEqual({
       baseUrl: 'http://proxy:1',
       apiKey: 'k-own',
       keyIsSecret: true,
     });
-    expect(resolveAnthropicEndpoint({ kind: 'anthropic', apiKeyEnv: 'TEAM_KEY', baseUrl: 'http://b' }, { ANTHROPIC_API_KEY: 'k-env', TEAM_KEY: 'k-team' }).apiKey).toBe('k-team');
-    expect(() => resolveAnthropicEndpoint({ kind: 'anthropic' }, {})).toThrow(new TypeError("provider 'anthropic' needs an API key: set ANTHROPIC_API_KEY (or give apiKey)"));
-    expect(() => resolveAnthropicEndpoint({ kind: 'anthropic', apiKeyEnv: 'TEAM_KEY' }, { ANTHROPIC_API_KEY: 'k' })).toThrow(/set TEAM_KEY/);
+    expect(
+      resolveAnthropicEndpoint(
+        { kind: 'anthropic', apiKeyEnv: 'TEAM_KEY', baseUrl: 'http://b' },
+        { ANTHROPIC_API_KEY: 'k-env', TEAM_KEY: 'k-team' },
+      ).apiKey,
+    ).toBe('k-team');
+    expect(() => resolveAnthropicEndpoint({ kind: 'anthropic' }, {})).toThrow(
+      new TypeError("provider 'anthropic' needs an API key: set ANTHROPIC_API_KEY (or give apiKey)"),
+    );
+    expect(() => resolveAnthropicEndpoint({ kind: 'anthropic', apiKeyEnv: 'TEAM_KEY' }, { ANTHROPIC_API_KEY: 'k' })).toThrow(
+      /set TEAM_KEY/,
+    );
     // local: the server's root and a stand-in key; ANTHROPIC_API_KEY is never sent to the simulator unless named.
     expect(resolveAnthropicEndpoint({ kind: 'local', baseUrl: 'http://127.0.0.1:4000' }, { ANTHROPIC_API_KEY: 'k-env' })).toEqual({
       baseUrl: 'http://127.0.0.1:4000',
       apiKey: LOCAL_API_KEY,
       keyIsSecret: false,
     });
-    expect(resolveAnthropicEndpoint({ kind: 'local', baseUrl: 'http://l', apiKeyEnv: 'ANTHROPIC_API_KEY' }, { ANTHROPIC_API_KEY: 'k-env' }).apiKey).toBe('k-env');
+    expect(
+      resolveAnthropicEndpoint({ kind: 'local', baseUrl: 'http://l', apiKeyEnv: 'ANTHROPIC_API_KEY' }, { ANTHROPIC_API_KEY: 'k-env' })
+        .apiKey,
+    ).toBe('k-env');
     expect(() => resolveAnthropicEndpoint({ kind: 'local' }, {})).toThrow(/needs baseUrl/);
   });
 
@@ -296,8 +375,12 @@ describe('the Anthropic preset and the provider factory', () => {
       new TypeError("provider 'anthropic' speaks anthropic-messages, not openai-chat: the session's format and the provider must match"),
     );
     expect(() => createProvider({ kind: 'anthropic', apiKey: 'k' }, 'gemini')).toThrow(/speaks anthropic-messages, not gemini/);
-    expect(() => createProvider({ kind: 'openai', apiKey: 'k' }, 'anthropic-messages')).toThrow(/'openai' speaks openai-chat or openai-responses, not anthropic-messages/);
-    expect(() => createProvider({ kind: 'gemini', apiKey: 'k' }, 'anthropic-messages')).toThrow(/'gemini' speaks gemini, not anthropic-messages/);
+    expect(() => createProvider({ kind: 'openai', apiKey: 'k' }, 'anthropic-messages')).toThrow(
+      /'openai' speaks openai-chat or openai-responses, not anthropic-messages/,
+    );
+    expect(() => createProvider({ kind: 'gemini', apiKey: 'k' }, 'anthropic-messages')).toThrow(
+      /'gemini' speaks gemini, not anthropic-messages/,
+    );
     expect(() => createProvider({ kind: 'local' }, 'anthropic-messages')).toThrow(TypeError);
     expect(() => createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'anthropic-messages')).not.toThrow();
   });
@@ -305,7 +388,9 @@ describe('the Anthropic preset and the provider factory', () => {
   it('a request of another dialect is a programming error; explicit caches are Gemini-only (a client without them has no cache methods)', async () => {
     const anthropic = createAnthropicProvider({ kind: 'anthropic', apiKey: 'k', baseUrl: 'http://127.0.0.1:1' });
     await expect(anthropic.generate({ format: 'openai-chat', body: { model: 'm', messages: [] } }, options())).rejects.toThrow(
-      new TypeError("the anthropic Anthropic provider was given a request in the openai-chat dialect; it sends only format 'anthropic-messages'"),
+      new TypeError(
+        "the anthropic Anthropic provider was given a request in the openai-chat dialect; it sends only format 'anthropic-messages'",
+      ),
     );
     await expect(anthropic.generate({ format: 'gemini', model: 'm', contents: [] }, options())).rejects.toThrow(TypeError);
     expect('createCache' in anthropic).toBe(false);
@@ -315,7 +400,9 @@ describe('the Anthropic preset and the provider factory', () => {
 
 describe('the Anthropic provider through the SDK', () => {
   it('streams a text reply into one assistant message, calling onResponseStart once (pings ignored)', async () => {
-    const server = await tiny((_n, _req, res) => sse(res, [PING, ...textReply(['Hel', 'lo, ', 'streamed ', 'world']).flatMap((e) => [e, PING])]));
+    const server = await tiny((_n, _req, res) =>
+      sse(res, [PING, ...textReply(['Hel', 'lo, ', 'streamed ', 'world']).flatMap((e) => [e, PING])]),
+    );
     let starts = 0;
     const outcome = success(await provider(server.url).generate(messages(), options(undefined, { onResponseStart: () => starts++ })));
     expect(outcome.message).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Hello, streamed world' }] });
@@ -341,7 +428,9 @@ describe('the Anthropic provider through the SDK', () => {
         blockStop(0),
         blockStart(1, { type: 'tool_use', id: 'toolu_01', name: 'read_file', input: {} }),
         delta(1, { type: 'input_json_delta', partial_json: '' }),
-        ...[json.slice(0, 7), json.slice(7, 30), json.slice(30)].map((partial_json) => delta(1, { type: 'input_json_delta', partial_json })),
+        ...[json.slice(0, 7), json.slice(7, 30), json.slice(30)].map((partial_json) =>
+          delta(1, { type: 'input_json_delta', partial_json }),
+        ),
         blockStop(1),
         blockStart(2, { type: 'tool_use', id: 'toolu_02', name: 'list_tasks', input: {} }),
         delta(2, { type: 'input_json_delta', partial_json: '' }),
@@ -389,7 +478,11 @@ describe('the Anthropic provider through the SDK', () => {
     const expected = {
       role: 'assistant',
       content: [
-        { type: 'thinking', thinking: 'The user says hi. Answer briefly.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYzh6d0F0eXR3ZXRoIjBJ' },
+        {
+          type: 'thinking',
+          thinking: 'The user says hi. Answer briefly.',
+          signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYzh6d0F0eXR3ZXRoIjBJ',
+        },
         { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' },
         { type: 'text', text: 'Hello!' },
       ],
@@ -415,14 +508,25 @@ describe('the Anthropic provider through the SDK', () => {
         blockStart(0, { type: 'text', text: '' }),
         delta(0, { type: 'text_delta', text: 'x' }),
         messageDelta('max_tokens', { output_tokens: 10, input_tokens: null }),
-        messageDelta('max_tokens', { output_tokens: 64, input_tokens: 40, cache_creation_input_tokens: 1200, cache_read_input_tokens: 3000 }),
+        messageDelta('max_tokens', {
+          output_tokens: 64,
+          input_tokens: 40,
+          cache_creation_input_tokens: 1200,
+          cache_read_input_tokens: 3000,
+        }),
         blockStop(0),
         STOP,
       ]),
     );
     const outcome = success(await provider(server.url).generate(messages(), options()));
     expect(outcome.finish).toEqual({ reason: 'length', raw: 'max_tokens' });
-    expect(outcome.usage).toEqual({ promptTokens: 4240, cachedTokens: 3000, outputTokens: 64, cacheWriteTokens: 1200, cacheWrite1hTokens: 1000 });
+    expect(outcome.usage).toEqual({
+      promptTokens: 4240,
+      cachedTokens: 3000,
+      outputTokens: 64,
+      cacheWriteTokens: 1200,
+      cacheWrite1hTokens: 1000,
+    });
   });
 
   it('sends the caller body byte for byte, its key order kept, with "stream":true added', async () => {
@@ -436,7 +540,10 @@ describe('the Anthropic provider through the SDK', () => {
       messages: [
         { content: [{ text: 'first', type: 'text' }], role: 'user' },
         { role: 'assistant', content: [{ type: 'tool_use', input: { b: 1, a: 2 }, name: 'grep', id: 'toolu_1' }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'no match', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'no match', cache_control: { type: 'ephemeral' } }],
+        },
       ],
       tools: [{ name: 'grep', input_schema: { properties: { pattern: { type: 'string' } }, type: 'object' }, description: 'Search.' }],
       model: 'claude-opus-5-5',
@@ -449,11 +556,17 @@ describe('the Anthropic provider through the SDK', () => {
     // A `stream` the parent had keeps its place, and is true.
     const own = { model: 'claude-opus-5-5', stream: false, max_tokens: 8, messages: [{ role: 'user', content: 'x' }] };
     success(await provider(server.url).generate({ format: 'anthropic-messages', body: own }, options()));
-    expect(server.requests[1]!.body).toBe('{"model":"claude-opus-5-5","stream":true,"max_tokens":8,"messages":[{"role":"user","content":"x"}]}');
+    expect(server.requests[1]!.body).toBe(
+      '{"model":"claude-opus-5-5","stream":true,"max_tokens":8,"messages":[{"role":"user","content":"x"}]}',
+    );
   });
 
   it("retries a 429 after the server's retry-after, then succeeds; reports each attempt to the gate", async () => {
-    const server = await tiny((n, _req, res) => (n === 1 ? anthropicError(res, 429, 'rate_limit_error', 'Number of requests exceeded', { 'retry-after': '3' }) : sse(res, textReply(['finally']))));
+    const server = await tiny((n, _req, res) =>
+      n === 1
+        ? anthropicError(res, 429, 'rate_limit_error', 'Number of requests exceeded', { 'retry-after': '3' })
+        : sse(res, textReply(['finally'])),
+    );
     const released: [string, boolean][] = [];
     const gate: AttemptGate = {
       acquire: async () => true,
@@ -479,7 +592,9 @@ describe('the Anthropic provider through the SDK', () => {
   });
 
   it('retries a 529 overloaded_error, and names it when it stays', async () => {
-    const server = await tiny((n, _req, res) => (n === 1 ? anthropicError(res, 529, 'overloaded_error', 'Overloaded') : sse(res, textReply(['after the storm']))));
+    const server = await tiny((n, _req, res) =>
+      n === 1 ? anthropicError(res, 529, 'overloaded_error', 'Overloaded') : sse(res, textReply(['after the storm'])),
+    );
     const outcome = success(await provider(server.url).generate(messages(), options()));
     expect(outcome.attempts).toBe(2);
     expect(server.requests).toHaveLength(2);
@@ -492,7 +607,9 @@ describe('the Anthropic provider through the SDK', () => {
   });
 
   it('does not retry a 400, and says what the server said', async () => {
-    const server = await tiny((_n, _req, res) => anthropicError(res, 400, 'invalid_request_error', 'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`'));
+    const server = await tiny((_n, _req, res) =>
+      anthropicError(res, 400, 'invalid_request_error', 'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`'),
+    );
     const outcome = await provider(server.url).generate(messages(), options());
     expect(outcome.attempts).toBe(1);
     expect(failure(outcome)).toEqual({
@@ -508,7 +625,9 @@ describe('the Anthropic provider through the SDK', () => {
   it('an error event inside the stream (overloaded_error) is retried; a dropped connection and a refused one are network errors', async () => {
     const overloaded = 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
     const mid = await tiny((n, _req, res) =>
-      n === 1 ? sse(res, [start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'par' }), overloaded]) : sse(res, textReply(['whole'])),
+      n === 1
+        ? sse(res, [start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'par' }), overloaded])
+        : sse(res, textReply(['whole'])),
     );
     const recovered = success(await provider(mid.url).generate(messages(), options()));
     expect(recovered.attempts).toBe(2);
@@ -524,7 +643,10 @@ describe('the Anthropic provider through the SDK', () => {
       sse(res, [start(), blockStart(0, { type: 'text', text: '' })], false);
       setTimeout(() => res.socket?.destroy(), 10);
     });
-    expect(failure(await provider(dropped.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(messages(), options()))).toMatchObject({ kind: 'network', retryable: true });
+    expect(failure(await provider(dropped.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(messages(), options()))).toMatchObject({
+      kind: 'network',
+      retryable: true,
+    });
 
     const gone = await tiny(() => undefined);
     const url = gone.url;
@@ -546,11 +668,30 @@ describe('the Anthropic provider through the SDK', () => {
       STOP,
     ];
     const broken: [(res: ServerResponse) => void, RegExp][] = [
-      [(res) => sse(res, textReply(['no start']).slice(1)), /^malformed response: the stream began with content_block_start, not message_start$/],
-      [(res) => sse(res, toolStart({ type: 'tool_use', id: 'toolu_1', input: {} }, '{}')), /^malformed response: a tool_use block without a name$/],
-      [(res) => sse(res, toolStart({ type: 'tool_use', id: 'toolu_1', name: 'grep', input: {} }, '{"pattern": "x"', ', "path": ')), /^malformed response: the input of tool_use 'grep' is not a JSON object$/],
-      [(res) => sse(res, toolStart({ type: 'tool_use', id: 'toolu_1', name: 'grep', input: {} }, '["not", "an object"]')), /is not a JSON object$/],
-      [(res) => sse(res, [start(), `event: content_block_start\ndata: ${JSON.stringify(blockStart(0, { type: 'text', text: '' })).slice(0, 30)}\n\n`]), /^malformed response: /],
+      [
+        (res) => sse(res, textReply(['no start']).slice(1)),
+        /^malformed response: the stream began with content_block_start, not message_start$/,
+      ],
+      [
+        (res) => sse(res, toolStart({ type: 'tool_use', id: 'toolu_1', input: {} }, '{}')),
+        /^malformed response: a tool_use block without a name$/,
+      ],
+      [
+        (res) => sse(res, toolStart({ type: 'tool_use', id: 'toolu_1', name: 'grep', input: {} }, '{"pattern": "x"', ', "path": ')),
+        /^malformed response: the input of tool_use 'grep' is not a JSON object$/,
+      ],
+      [
+        (res) => sse(res, toolStart({ type: 'tool_use', id: 'toolu_1', name: 'grep', input: {} }, '["not", "an object"]')),
+        /is not a JSON object$/,
+      ],
+      [
+        (res) =>
+          sse(res, [
+            start(),
+            `event: content_block_start\ndata: ${JSON.stringify(blockStart(0, { type: 'text', text: '' })).slice(0, 30)}\n\n`,
+          ]),
+        /^malformed response: /,
+      ],
       [(res) => sse(res, textReply(['cut short']).slice(0, -2)), /^malformed response: the stream ended before message_stop$/],
       [(res) => sse(res, [start(), delta(0, { type: 'text_delta', text: 'orphan' }), STOP]), /no content_block_start opened$/],
     ];
@@ -568,9 +709,14 @@ describe('the Anthropic provider through the SDK', () => {
   });
 
   it('an abort ends the call at once, mid-stream and before the server answers', async () => {
-    const server = await tiny((_n, _req, res) => sse(res, [start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'the beginning' })], false));
+    const server = await tiny((_n, _req, res) =>
+      sse(res, [start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'the beginning' })], false),
+    );
     const controller = new AbortController();
-    const outcome = await provider(server.url).generate(messages(), options(controller.signal, { onResponseStart: () => controller.abort() }));
+    const outcome = await provider(server.url).generate(
+      messages(),
+      options(controller.signal, { onResponseStart: () => controller.abort() }),
+    );
     expect(outcome).toEqual({ ok: false, error: { kind: 'aborted', message: 'the call was aborted', retryable: false }, attempts: 1 });
     await server.closed(1);
     expect(server.requests).toHaveLength(1);
@@ -596,7 +742,10 @@ describe('the Anthropic provider through the SDK', () => {
   it('never puts the API key into a message, even when the server echoes it back', async () => {
     const shapes = [
       (key: string) => ({ type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key: ${key}` } }),
-      (_key: string, auth: string) => ({ type: 'error', error: { type: 'authentication_error', message: `bad header Authorization: ${auth}` } }),
+      (_key: string, auth: string) => ({
+        type: 'error',
+        error: { type: 'authentication_error', message: `bad header Authorization: ${auth}` },
+      }),
       (key: string) => `{"x-api-key": "${key.slice(0, 20)}"} rejected`,
       (key: string) => ({ message: `flat proxy body with ${key}` }),
       // A key cut in two by the 300-character truncation must not survive it either.
@@ -638,12 +787,15 @@ describe('the Anthropic provider against the local server', () => {
     const server = await startLocal({ captureRequests: true, ...more });
     return { server, provider: createProvider({ kind: 'local', baseUrl: server.url, retry: FAST }, 'anthropic-messages') };
   }
-  const ask = (content: string, body: Record<string, unknown> = {}) => messages({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content }], ...body });
+  const ask = (content: string, body: Record<string, unknown> = {}) =>
+    messages({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content }], ...body });
 
   it('a streamed text reply and a streamed tool_use, as the simulator sends them', async () => {
     const { server, provider: p } = await local();
     let starts = 0;
-    const text = success(await p.generate(ask('REPLY hello from the simulator, in pieces'), options(undefined, { onResponseStart: () => starts++ })));
+    const text = success(
+      await p.generate(ask('REPLY hello from the simulator, in pieces'), options(undefined, { onResponseStart: () => starts++ })),
+    );
     expect(text.message).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'hello from the simulator, in pieces' }] });
     expect([text.finish, text.attempts, starts]).toEqual([{ reason: 'stop', raw: 'end_turn' }, 1, 1]);
     expect(text.usage.cachedTokens).toBe(0);
@@ -675,7 +827,10 @@ describe('the Anthropic provider against the local server', () => {
   it("retries the simulator's 529 and 429 (its retry-after honoured), and not its 400", async () => {
     const { server, provider: p } = await local();
     const overloaded = success(await p.generate(ask('FAIL 529 x1\nREPLY after the storm'), options()));
-    expect([overloaded.attempts, overloaded.message]).toEqual([2, { role: 'assistant', content: [{ type: 'text', text: 'after the storm' }] }]);
+    expect([overloaded.attempts, overloaded.message]).toEqual([
+      2,
+      { role: 'assistant', content: [{ type: 'text', text: 'after the storm' }] },
+    ]);
     const limited = success(await p.generate(ask('FAIL 429 x1\nREPLY finally'), options()));
     expect(limited.attempts).toBe(2);
     expect(slept.at(-1)).toBe(1000);
@@ -683,12 +838,20 @@ describe('the Anthropic provider against the local server', () => {
 
     const bad = await p.generate(messages({ messages: [{ role: 'wizard', content: 'x' }] as never }), options());
     expect(bad.attempts).toBe(1);
-    expect(failure(bad)).toMatchObject({ kind: 'http', status: 400, retryable: false, message: expect.stringMatching(/^invalid_request_error: /) });
+    expect(failure(bad)).toMatchObject({
+      kind: 'http',
+      status: 400,
+      retryable: false,
+      message: expect.stringMatching(/^invalid_request_error: /),
+    });
   });
 
   it('a key the simulator requires is sent, and a wrong one is a 401 whose message carries no key', async () => {
     const server = await startLocal({ requireApiKey: 'sk-ant-local-required' });
-    const right = createProvider({ kind: 'local', baseUrl: server.url, apiKey: 'sk-ant-local-required', retry: FAST }, 'anthropic-messages');
+    const right = createProvider(
+      { kind: 'local', baseUrl: server.url, apiKey: 'sk-ant-local-required', retry: FAST },
+      'anthropic-messages',
+    );
     success(await right.generate(ask('REPLY in'), options()));
     const wrong = createProvider({ kind: 'local', baseUrl: server.url, apiKey: KEY, retry: FAST }, 'anthropic-messages');
     const error = failure(await wrong.generate(ask('REPLY out'), options()));

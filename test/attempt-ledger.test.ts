@@ -21,7 +21,14 @@ describe('AttemptLedger', () => {
     ledger.answered(a, call(1000, 800, 50), 2);
     ledger.finished(figures('w1', 1, 120), 1);
     expect(ledger.workers()).toEqual([{ id: 'w1', forks: 1, modelCalls: 1, lostAttempts: 0, prefixFetches: 1, cpuMs: 120 }]);
-    expect(ledger.lostAttempts()).toEqual({ forks: 0, attempts: 0, modelCalls: 0, unknownCalls: 0, toolCalls: 0, usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 } });
+    expect(ledger.lostAttempts()).toEqual({
+      forks: 0,
+      attempts: 0,
+      modelCalls: 0,
+      unknownCalls: 0,
+      toolCalls: 0,
+      usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
+    });
   });
 
   it("charges a lost attempt's answered calls, its calls in flight and its tool calls to the run and to its worker, priced call by call", () => {
@@ -39,7 +46,14 @@ describe('AttemptLedger', () => {
     ledger.finished(figures('alive', 1, 80), 1);
 
     const lost = ledger.lostAttempts();
-    expect(lost).toMatchObject({ forks: 1, attempts: 1, modelCalls: 3, unknownCalls: 1, toolCalls: 4, usage: { promptTokens: 3000, cachedTokens: 1000, outputTokens: 300 } });
+    expect(lost).toMatchObject({
+      forks: 1,
+      attempts: 1,
+      modelCalls: 3,
+      unknownCalls: 1,
+      toolCalls: 4,
+      usage: { promptTokens: 3000, cachedTokens: 1000, outputTokens: 300 },
+    });
     // (1000 × 2 + 100 × 10) + (1000 × 2 + 1000 × 0.5 + 200 × 10), per million tokens.
     expect(lost.costUsd).toBeCloseTo(7500 / 1e6, 12);
     expect(ledger.workers()).toEqual([

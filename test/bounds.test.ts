@@ -46,7 +46,9 @@ describe('token budgets', () => {
       ]);
       const first = results[0] as Extract<ForkResult, { status: 'cancelled' }>;
       expect(first.error.message).toBe("the run's token budget was spent; the fork stopped before its next model call");
-      expect(results[1]?.status === 'cancelled' && results[1].error.message).toMatch(/^the run's token budget was spent \(\d+ of 100 tokens\) before it started$/);
+      expect(results[1]?.status === 'cancelled' && results[1].error.message).toMatch(
+        /^the run's token budget was spent \(\d+ of 100 tokens\) before it started$/,
+      );
       return run.report();
     });
     // One call was made and paid for; nothing after it.
@@ -76,18 +78,26 @@ describe('token budgets', () => {
   });
 
   it('refuses to run without a provider, or with a mistyped one, naming the choices: never a silent simulator (issue 13)', async () => {
-    await expect(ForkEngine.create({})).rejects.toThrow(/^ForkEngine: options\.provider is required: \{ kind: 'gemini' \}.*\{ kind: 'local' \} for the built-in simulated model/);
-    await expect(ForkEngine.create({ provider: { kind: 'gemni' } } as never)).rejects.toThrow(/^ForkEngine: options\.provider\.kind must be "local", "gemini", "openai", "deepseek", "dashscope", "openai-compatible", "anthropic" or "ai-sdk", got "gemni"/);
-    await expect(ForkEngine.create({ provider: 'gemini' } as never)).rejects.toThrow('ForkEngine: options.provider must be an object, got string');
+    await expect(ForkEngine.create({})).rejects.toThrow(
+      /^ForkEngine: options\.provider is required: \{ kind: 'gemini' \}.*\{ kind: 'local' \} for the built-in simulated model/,
+    );
+    await expect(ForkEngine.create({ provider: { kind: 'gemni' } } as never)).rejects.toThrow(
+      /^ForkEngine: options\.provider\.kind must be "local", "gemini", "openai", "deepseek", "dashscope", "openai-compatible", "anthropic" or "ai-sdk", got "gemni"/,
+    );
+    await expect(ForkEngine.create({ provider: 'gemini' } as never)).rejects.toThrow(
+      'ForkEngine: options.provider must be an object, got string',
+    );
   });
 
-  it('checks a fan-out\'s own options: a misspelt one is an error, not silently ignored', async () => {
+  it("checks a fan-out's own options: a misspelt one is an error, not silently ignored", async () => {
     await withEngine({}, async (engine) => {
       const prefix = engine.freeze(parentSession(tools, { words: 10 }));
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { retainResult: false } as never)).toThrow(
         'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey, storedResponse, onResponseStart, onResult, callGate, transcripts, traceParent, parentAgentId)',
       );
-      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { parentWarm: 'true' } as never)).toThrow('ForkEngine.fanOut: options.parentWarm must be true or false');
+      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { parentWarm: 'true' } as never)).toThrow(
+        'ForkEngine.fanOut: options.parentWarm must be true or false',
+      );
     });
   });
 
@@ -113,9 +123,17 @@ describe('token budgets', () => {
     ['retry.maxAttempts 0', { retry: { maxAttempts: 0 } }, 'ForkEngine: options.retry.maxAttempts must be a positive integer, got 0'],
     ['a misspelt option', { maxTurn: 3 }, 'ForkEngine: options.maxTurn is not an option (known: provider, threads,'],
     ['a timer Node would clamp', { timeoutMs: 2 ** 32 }, 'ForkEngine: options.timeoutMs must be at most 2147483647, got 4294967296'],
-    ['a misspelt nested option', { rateLimit: { rpm: 5 } }, 'ForkEngine: options.rateLimit.rpm is not an option (known: requestsPerMinute, tokensPerMinute)'],
+    [
+      'a misspelt nested option',
+      { rateLimit: { rpm: 5 } },
+      'ForkEngine: options.rateLimit.rpm is not an option (known: requestsPerMinute, tokensPerMinute)',
+    ],
     ['retry: null', { retry: null }, 'ForkEngine: options.retry must be an object, got null'],
-    ['a base delay over the maximum', { retry: { baseDelayMs: 5000, maxDelayMs: 10 } }, 'ForkEngine: options.retry.baseDelayMs (5000) must not exceed options.retry.maxDelayMs (10)'],
+    [
+      'a base delay over the maximum',
+      { retry: { baseDelayMs: 5000, maxDelayMs: 10 } },
+      'ForkEngine: options.retry.baseDelayMs (5000) must not exceed options.retry.maxDelayMs (10)',
+    ],
     ['spawnTools as a string', { spawnTools: 'bash' }, 'ForkEngine: options.spawnTools must be an array of tool names'],
   ])('checks every option once, when the engine is made: %s', async (_case, options, message) => {
     await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, ...options } as never)).rejects.toThrow(message);
@@ -174,12 +192,18 @@ describe('fanOut input', () => {
   it('names the task, the field and the rule of a bad task, and of a repeated id; nothing runs', async () => {
     await withEngine({}, async (engine) => {
       const prefix = engine.freeze(parentSession(tools, { words: 10 }));
-      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }, { id: 'b', directive: 'x', forkTurns: 0 }])).toThrow(
-        expect.objectContaining({ name: 'InputError', message: 'tasks[1].forkTurns: must be "all" or a positive integer' }),
-      );
-      expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }, { id: 'a', directive: 'y' }])).toThrow(
-        'tasks[1].id: "a" repeats tasks[0]; task ids must be unique',
-      );
+      expect(() =>
+        engine.fanOut(prefix, [
+          { id: 'a', directive: 'x' },
+          { id: 'b', directive: 'x', forkTurns: 0 },
+        ]),
+      ).toThrow(expect.objectContaining({ name: 'InputError', message: 'tasks[1].forkTurns: must be "all" or a positive integer' }));
+      expect(() =>
+        engine.fanOut(prefix, [
+          { id: 'a', directive: 'x' },
+          { id: 'a', directive: 'y' },
+        ]),
+      ).toThrow('tasks[1].id: "a" repeats tasks[0]; task ids must be unique');
     });
   });
 });

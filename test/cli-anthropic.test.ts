@@ -21,14 +21,32 @@ describe('forkpool run with an Anthropic-shaped session', () => {
     const run = await runCli(['run', '--session', SESSION, '--tasks', TASKS, '--workspace', '.']);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('pass --provider anthropic (ANTHROPIC_API_KEY) to use the real API');
-    expect(run.stdout).toContain("Anthropic breakpoints: forkpool adds two (the end of the inherited history and each request's latest message) to the parent's 0, TTL 5m");
+    expect(run.stdout).toContain(
+      "Anthropic breakpoints: forkpool adds two (the end of the inherited history and each request's latest message) to the parent's 0, TTL 5m",
+    );
     expect(run.stdout).toMatch(/cost {7}input ≈ \d+\.\d% of an uncached run/);
   });
 
   it('--provider anthropic with the key in the environment talks to --base-url; --cache-ttl 1h reaches the requests; the key appears nowhere', async () => {
     const start = server.requests.length;
     const run = await runCli(
-      ['run', '--session', SESSION, '--tasks', TASKS, '--workspace', '.', '--provider', 'anthropic', '--base-url', server.url, '--cache-ttl', '1h', '--output-format', 'json'],
+      [
+        'run',
+        '--session',
+        SESSION,
+        '--tasks',
+        TASKS,
+        '--workspace',
+        '.',
+        '--provider',
+        'anthropic',
+        '--base-url',
+        server.url,
+        '--cache-ttl',
+        '1h',
+        '--output-format',
+        'json',
+      ],
       { env: { ANTHROPIC_API_KEY: SECRET } },
     );
     expect(run.code).toBe(0);
@@ -49,7 +67,9 @@ describe('forkpool run with an Anthropic-shaped session', () => {
     expect(openai.stderr).toContain("--provider openai speaks OpenAI Chat Completions, but the session is in Anthropic Messages' shape");
     const anthropicOnGemini = await runCli(['run', '--session', 'examples/session.json', '--tasks', TASKS, '--provider', 'anthropic']);
     expect(anthropicOnGemini.code).toBe(2);
-    expect(anthropicOnGemini.stderr).toContain("--provider anthropic speaks Anthropic's Messages API, but the session is in Gemini's shape");
+    expect(anthropicOnGemini.stderr).toContain(
+      "--provider anthropic speaks Anthropic's Messages API, but the session is in Gemini's shape",
+    );
   });
 
   it('--cache-ttl takes 5m or 1h', async () => {
@@ -61,7 +81,14 @@ describe('forkpool run with an Anthropic-shaped session', () => {
 
 describe('forkpool prompt with an Anthropic-shaped session', () => {
   it('runs the headless parent loop', async () => {
-    const run = await runCli(['prompt', '--session', SESSION, '--output-format', 'stream-json', 'FORK RECALL read_file\nFORK REPLY second fork']);
+    const run = await runCli([
+      'prompt',
+      '--session',
+      SESSION,
+      '--output-format',
+      'stream-json',
+      'FORK RECALL read_file\nFORK REPLY second fork',
+    ]);
     expect(run.code).toBe(0);
     const lines = jsonLines(run.stdout);
     expect(lines.filter((l) => l.subtype === 'task_notification')).toHaveLength(2);

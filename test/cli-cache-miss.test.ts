@@ -35,9 +35,16 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 let runs = 0;
 /** Runs the CLI with --out and --output-format json: the report, and each fork's --out line by id. */
-async function run(session: string, tasks: string, args: readonly string[]): Promise<{ report: JsonReport; lines: Map<string, Record<string, unknown>> }> {
+async function run(
+  session: string,
+  tasks: string,
+  args: readonly string[],
+): Promise<{ report: JsonReport; lines: Map<string, Record<string, unknown>> }> {
   const out = join(tmp, `out-${++runs}.jsonl`);
-  const done = await runCli(['run', '--session', session, '--tasks', tasks, '--workspace', WORKSPACE, '--output-format', 'json', '--out', out, ...args], { env: KEYS });
+  const done = await runCli(
+    ['run', '--session', session, '--tasks', tasks, '--workspace', WORKSPACE, '--output-format', 'json', '--out', out, ...args],
+    { env: KEYS },
+  );
   expect(done.stderr).not.toContain('Error');
   expect(done.code).toBe(0);
   const lines = new Map(jsonLines(readFileSync(out, 'utf8')).map((line) => [line.id as string, line]));
@@ -46,7 +53,8 @@ async function run(session: string, tasks: string, args: readonly string[]): Pro
 
 const reasons = (report: JsonReport): string[] => report.cacheMisses.map((m) => m.reason).sort();
 const missOf = (line: Record<string, unknown> | undefined): Miss | undefined => line?.cacheMiss as Miss | undefined;
-const replies = (n: number, extra: object = {}) => Array.from({ length: n }, (_, i) => ({ id: `f${i}`, directive: `Part ${i}.\nREPLY done`, ...extra }));
+const replies = (n: number, extra: object = {}) =>
+  Array.from({ length: n }, (_, i) => ({ id: `f${i}`, directive: `Part ${i}.\nREPLY done`, ...extra }));
 
 describe('why a fork missed', () => {
   it('a warmed-up fan-out misses once: its first fork, a cold start, on its --out line, in the report and in the summary', async () => {
@@ -67,7 +75,10 @@ describe('why a fork missed', () => {
     // On a cold server the summary's rows say which fork missed, and the line sums it.
     const cold = await startServe(['--usage', 'openai']);
     try {
-      const text = await runCli(['run', '--session', 'examples/openai-session.json', '--tasks', tasks, '--provider', 'openai', '--base-url', `${cold.url}/v1`], { env: KEYS });
+      const text = await runCli(
+        ['run', '--session', 'examples/openai-session.json', '--tasks', tasks, '--provider', 'openai', '--base-url', `${cold.url}/v1`],
+        { env: KEYS },
+      );
       expect(text.stdout).toMatch(/ missed$/m);
       expect(text.stdout).toMatch(/^f0 +completed .* cold-start \([\d,]+\)$/m);
       expect(text.stdout).toMatch(/^misses {5}cold-start 1 fork \([\d,]+ tokens\): first calls served less than their siblings share$/m);
@@ -79,7 +90,14 @@ describe('why a fork missed', () => {
   it('warm-up none: the forks of the opening wave that the cache could not serve are cold starts', async () => {
     // Every request takes a while to prefill, so the wave's requests overlap.
     server = await startServe(['--usage', 'openai', '--latency', 'realistic']);
-    const { report, lines } = await run('examples/openai-session.json', writeTasks(tmp, replies(6)), ['--provider', 'openai', '--base-url', `${server.url}/v1`, '--warmup', 'none']);
+    const { report, lines } = await run('examples/openai-session.json', writeTasks(tmp, replies(6)), [
+      '--provider',
+      'openai',
+      '--base-url',
+      `${server.url}/v1`,
+      '--warmup',
+      'none',
+    ]);
     expect(reasons(report)).toEqual(['cold-start']);
     expect(report.cacheMisses[0]?.forks).toBeGreaterThan(1);
     const missed = [...lines.values()].filter((line) => missOf(line) !== undefined);
@@ -101,7 +119,14 @@ describe('why a fork missed', () => {
     // Without the second lead, the siblings sent with the first fork's release find only its whole intervals.
     const fresh = await startServe(['--usage', 'deepseek']);
     try {
-      const single = await run('examples/openai-session.json', writeTasks(tmp, replies(6)), ['--provider', 'deepseek', '--base-url', `${fresh.url}/v1`, '--warmup', 'none']);
+      const single = await run('examples/openai-session.json', writeTasks(tmp, replies(6)), [
+        '--provider',
+        'deepseek',
+        '--base-url',
+        `${fresh.url}/v1`,
+        '--warmup',
+        'none',
+      ]);
       expect(reasons(single.report)).toEqual(['cold-start']);
       expect(single.report.cacheMisses[0]?.forks).toBeGreaterThan(2);
     } finally {
@@ -111,7 +136,12 @@ describe('why a fork missed', () => {
 
   it('a prefix shorter than the provider caches: every fork is below the minimum', async () => {
     server = await startServe([]);
-    const { report, lines } = await run('examples/notes-session.json', writeTasks(tmp, replies(4)), ['--provider', 'local', '--base-url', server.url]);
+    const { report, lines } = await run('examples/notes-session.json', writeTasks(tmp, replies(4)), [
+      '--provider',
+      'local',
+      '--base-url',
+      server.url,
+    ]);
     expect(report.cacheMisses).toEqual([expect.objectContaining({ reason: 'below-minimum', forks: 4 })]);
     expect(missOf(lines.get('f2'))?.detail).toMatch(/under the provider's minimum of 1,024/);
   });
@@ -120,7 +150,14 @@ describe('why a fork missed', () => {
     server = await startServe(['--usage', 'openai']);
     // One fork at a time, so that the window's first fork is the first of it to reach the provider.
     const tasks = writeTasks(tmp, [...replies(3), ...replies(3, { forkTurns: 2 }).map((t, i) => ({ ...t, id: `t${i}` }))]);
-    const { report, lines } = await run('examples/openai-session.json', tasks, ['--provider', 'openai', '--base-url', `${server.url}/v1`, '--concurrency', '1']);
+    const { report, lines } = await run('examples/openai-session.json', tasks, [
+      '--provider',
+      'openai',
+      '--base-url',
+      `${server.url}/v1`,
+      '--concurrency',
+      '1',
+    ]);
     expect(reasons(report)).toEqual(['cold-start', 'trimmed-window']);
     expect(missOf(lines.get('t0'))).toMatchObject({ reason: 'trimmed-window' });
     expect(missOf(lines.get('t0'))?.detail).toContain('the first fork of its seed window');
@@ -129,7 +166,14 @@ describe('why a fork missed', () => {
 
   it('Anthropic with the cache off: no request carries a breakpoint, so every fork names it', async () => {
     server = await startServe([]);
-    const { report } = await run('examples/anthropic-session.json', writeTasks(tmp, replies(3)), ['--provider', 'anthropic', '--base-url', server.url, '--cache', 'off']);
+    const { report } = await run('examples/anthropic-session.json', writeTasks(tmp, replies(3)), [
+      '--provider',
+      'anthropic',
+      '--base-url',
+      server.url,
+      '--cache',
+      'off',
+    ]);
     expect(report.cacheMisses).toEqual([expect.objectContaining({ reason: 'no-breakpoint', forks: 3 })]);
   });
 });

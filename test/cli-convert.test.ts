@@ -55,7 +55,9 @@ describe('forkpool convert', () => {
     const run = await runCli(['convert', path, '--to', 'openai-chat', '--out', out]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`forkpool: ${path}: history[0].parts[1]: inlineData cannot be converted to openai-chat (--drop-unsupported leaves it out)\n`);
+    expect(run.stderr).toBe(
+      `forkpool: ${path}: history[0].parts[1]: inlineData cannot be converted to openai-chat (--drop-unsupported leaves it out)\n`,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -89,7 +91,10 @@ describe('forkpool convert', () => {
 
   it.each<[string[], string]>([
     [['convert', EXAMPLE], 'forkpool: convert: --to gemini|openai-chat|openai-responses|anthropic-messages|ai-sdk is required'],
-    [['convert', EXAMPLE, '--to', 'anthropic'], 'forkpool: convert: --to must be gemini, openai-chat, openai-responses, anthropic-messages or ai-sdk, not "anthropic"'],
+    [
+      ['convert', EXAMPLE, '--to', 'anthropic'],
+      'forkpool: convert: --to must be gemini, openai-chat, openai-responses, anthropic-messages or ai-sdk, not "anthropic"',
+    ],
     [['convert', '--to', 'gemini'], 'forkpool: convert: the SESSION file is required (- reads standard input)'],
     [['convert', EXAMPLE, EXAMPLE, '--to', 'gemini'], `forkpool: convert: takes one SESSION file; "${EXAMPLE}" is one too many`],
     [['convert', EXAMPLE, '--to', 'gemini', '--frobnicate'], "forkpool: Unknown option '--frobnicate'; see forkpool convert --help"],
@@ -112,36 +117,46 @@ describe('forkpool convert', () => {
       'ai-sdk': 'examples/ai-sdk-session.json',
     };
     const pairs = Object.entries(examples).flatMap(([from, path]) =>
-      Object.keys(examples).flatMap((to) => [[], ['--drop-unsupported']].map((drop) => ({ from, path, to, drop, out: join(tmp, `pair-${from}-${to}-${drop.length}.json`) }))),
+      Object.keys(examples).flatMap((to) =>
+        [[], ['--drop-unsupported']].map((drop) => ({ from, path, to, drop, out: join(tmp, `pair-${from}-${to}-${drop.length}.json`) })),
+      ),
     );
     // Five processes at a time: every pair in one test, in the time of a few.
     const runs: Awaited<ReturnType<typeof runCli>>[] = [];
     for (let i = 0; i < pairs.length; i += 5) {
-      runs.push(...(await Promise.all(pairs.slice(i, i + 5).map(({ path, to, out, drop }) => runCli(['convert', path, '--to', to, '--out', out, ...drop])))));
+      runs.push(
+        ...(await Promise.all(
+          pairs.slice(i, i + 5).map(({ path, to, out, drop }) => runCli(['convert', path, '--to', to, '--out', out, ...drop])),
+        )),
+      );
     }
     pairs.forEach(({ from, path, to, drop, out }, i) => {
       const run = runs[i] as Awaited<ReturnType<typeof runCli>>;
-          const pair = `${from} → ${to}${drop.length ? ' --drop-unsupported' : ''}`;
-          const lines = run.stderr.trim().split('\n');
-          if (from === 'gemini' && to === 'anthropic-messages' && drop.length === 0) {
-            // The example's temperature: refused for Anthropic sessions.
-            expect(run.stderr, pair).toBe(
-              `forkpool: ${path}: generationConfig: temperature cannot be converted to anthropic-messages: forkpool refuses sampling fields in Anthropic sessions: the API version it sends answers them with a 400 error (--drop-unsupported leaves it out)\n`,
-            );
-          } else if (from === to) {
-            expect(run.stderr, pair).toBe(`forkpool: ${path}: is already a ${to} session; nothing to convert\n`);
-          } else if (run.code === 2 && drop.length === 0) {
-            // What the target cannot represent, by its path in the source, and the way around it.
-            expect(run.stderr, pair).toMatch(new RegExp(`^forkpool: ${path}: .* cannot be converted to ${to}.*\\(--drop-unsupported leaves it out\\)\n$`));
-          } else {
-            expect(run.code, pair).toBe(0);
-            expect(parseSession(JSON.parse(readFileSync(out, 'utf8')), out), pair).toMatchObject(to === 'gemini' ? { history: expect.any(Array) } : { format: to });
-            expect(lines[0], pair).toMatch(new RegExp(`^forkpool: converted ${path} from ${from} to ${to}: `));
-            return;
-          }
-          expect(run.code, pair).toBe(2);
-          expect(lines, pair).toHaveLength(1);
-          expect(existsSync(out), pair).toBe(false);
+      const pair = `${from} → ${to}${drop.length ? ' --drop-unsupported' : ''}`;
+      const lines = run.stderr.trim().split('\n');
+      if (from === 'gemini' && to === 'anthropic-messages' && drop.length === 0) {
+        // The example's temperature: refused for Anthropic sessions.
+        expect(run.stderr, pair).toBe(
+          `forkpool: ${path}: generationConfig: temperature cannot be converted to anthropic-messages: forkpool refuses sampling fields in Anthropic sessions: the API version it sends answers them with a 400 error (--drop-unsupported leaves it out)\n`,
+        );
+      } else if (from === to) {
+        expect(run.stderr, pair).toBe(`forkpool: ${path}: is already a ${to} session; nothing to convert\n`);
+      } else if (run.code === 2 && drop.length === 0) {
+        // What the target cannot represent, by its path in the source, and the way around it.
+        expect(run.stderr, pair).toMatch(
+          new RegExp(`^forkpool: ${path}: .* cannot be converted to ${to}.*\\(--drop-unsupported leaves it out\\)\n$`),
+        );
+      } else {
+        expect(run.code, pair).toBe(0);
+        expect(parseSession(JSON.parse(readFileSync(out, 'utf8')), out), pair).toMatchObject(
+          to === 'gemini' ? { history: expect.any(Array) } : { format: to },
+        );
+        expect(lines[0], pair).toMatch(new RegExp(`^forkpool: converted ${path} from ${from} to ${to}: `));
+        return;
+      }
+      expect(run.code, pair).toBe(2);
+      expect(lines, pair).toHaveLength(1);
+      expect(existsSync(out), pair).toBe(false);
     });
   }, 300_000);
 
@@ -151,7 +166,8 @@ describe('forkpool convert', () => {
       runCli(['convert', EXAMPLE, '--to', 'openai-chat', '--out', missing]),
       runCli(['import', EXAMPLE, '--out', missing]),
     ]);
-    for (const run of [convert, imported]) expect(run).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: --out: cannot write ${missing}: ENOENT\n` });
+    for (const run of [convert, imported])
+      expect(run).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: --out: cannot write ${missing}: ENOENT\n` });
   });
 
   it('--help lists its flags; forkpool --help lists the command', async () => {

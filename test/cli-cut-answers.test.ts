@@ -95,7 +95,10 @@ describe('an answer the output limit cut', () => {
       { id: 'long', directive: 'TOKENS 200' },
       { id: 'whole', directive: 'REPLY a whole answer' },
     ]);
-    const run = await runCli(['run', '--session', shape.session(), '--tasks', tasks, ...shape.flags(serve.url), '--output-format', 'json'], { env: shape.env });
+    const run = await runCli(
+      ['run', '--session', shape.session(), '--tasks', tasks, ...shape.flags(serve.url), '--output-format', 'json'],
+      { env: shape.env },
+    );
     const summary = JSON.parse(run.stdout) as { cutAnswers: unknown; results: Line[] };
     const byId = Object.fromEntries(summary.results.map((l) => [l.id, l]));
     const long = byId.long as Line;
@@ -119,9 +122,15 @@ describe('an answer the output limit cut', () => {
       { id: 'longer', directive: 'TOKENS 300' },
       { id: 'whole', directive: 'REPLY a whole answer' },
     ]);
-    const session = limitedSession('anthropic-session.json', (s) => Object.assign(s, { max_tokens: LIMIT, system: `${String(s.system)}\nThis run is the text summary's.` }));
-    const run = await runCli(['run', '--session', session, '--tasks', tasks, '--provider', 'anthropic', '--base-url', serve.url], { env: { ANTHROPIC_API_KEY: 'fp-cut-anthropic' } });
-    expect(run.stdout).toContain('cut        2 answers cut at the output limit (max_tokens): the text that came is kept, not a whole answer');
+    const session = limitedSession('anthropic-session.json', (s) =>
+      Object.assign(s, { max_tokens: LIMIT, system: `${String(s.system)}\nThis run is the text summary's.` }),
+    );
+    const run = await runCli(['run', '--session', session, '--tasks', tasks, '--provider', 'anthropic', '--base-url', serve.url], {
+      env: { ANTHROPIC_API_KEY: 'fp-cut-anthropic' },
+    });
+    expect(run.stdout).toContain(
+      'cut        2 answers cut at the output limit (max_tokens): the text that came is kept, not a whole answer',
+    );
     expect(run.stdout).toMatch(/^tokens {5}[\d,]+ prompt · [\d,]+ cached · [\d,]+ written to the cache · [\d,]+ output$/m);
     const header = run.stdout.split('\n').find((l) => l.startsWith('fork ')) ?? '';
     expect(header).toMatch(/^fork +status +prompt +cached +written .* answer cut$/);
@@ -138,9 +147,12 @@ describe('cache writes from OpenAI’s models that report them (cache_write_toke
       { id: 'second', directive: 'REPLY second' },
     ]);
     const session = limitedSession('responses-session.json', (s) => Object.assign(s, { model: 'gpt-5.6-terra' }));
-    const run = await runCli(['run', '--session', session, '--tasks', tasks, '--provider', 'openai', '--base-url', `${serve.url}/v1`, '--output-format', 'json'], {
-      env: { OPENAI_API_KEY: 'fp-cut-openai' },
-    });
+    const run = await runCli(
+      ['run', '--session', session, '--tasks', tasks, '--provider', 'openai', '--base-url', `${serve.url}/v1`, '--output-format', 'json'],
+      {
+        env: { OPENAI_API_KEY: 'fp-cut-openai' },
+      },
+    );
     const summary = JSON.parse(run.stdout) as { cacheWriteTokens: number; cost: { usd: number }; results: (Line & { costUsd: number })[] };
     const writes = summary.results.map((l) => l.usage.cacheWriteTokens ?? Number.NaN);
     expect(writes.every((w) => Number.isInteger(w))).toBe(true);
@@ -150,9 +162,15 @@ describe('cache writes from OpenAI’s models that report them (cache_write_toke
     for (const l of summary.results) {
       const u = l.usage as Line['usage'] & { promptTokens: number; cachedTokens: number };
       const written = u.cacheWriteTokens ?? 0;
-      expect(l.costUsd).toBeCloseTo(((u.promptTokens - u.cachedTokens - written) * 2 + u.cachedTokens * 0.2 + written * 2.5 + u.outputTokens * 12) / 1e6, 12);
+      expect(l.costUsd).toBeCloseTo(
+        ((u.promptTokens - u.cachedTokens - written) * 2 + u.cachedTokens * 0.2 + written * 2.5 + u.outputTokens * 12) / 1e6,
+        12,
+      );
     }
-    expect(summary.cost.usd).toBeCloseTo(summary.results.reduce((n, l) => n + l.costUsd, 0), 12);
+    expect(summary.cost.usd).toBeCloseTo(
+      summary.results.reduce((n, l) => n + l.costUsd, 0),
+      12,
+    );
   });
 });
 
@@ -162,7 +180,10 @@ describe('recorded responses (test/fixtures/recorded), replayed through the CLI'
     const tasks = writeTasks(dir, [{ id: 'holiday', directive: 'Invent a holiday.' }]);
     const out = join(dir, 'out.jsonl');
     const base = replay.base('deepseek', 'deepseek-text.chunks.txt');
-    const run = await runCli(['run', '--session', 'examples/openai-session.json', '--tasks', tasks, '--provider', 'deepseek', '--base-url', base, '--out', out], { env: { DEEPSEEK_API_KEY: 'fp-recorded-deepseek' } });
+    const run = await runCli(
+      ['run', '--session', 'examples/openai-session.json', '--tasks', tasks, '--provider', 'deepseek', '--base-url', base, '--out', out],
+      { env: { DEEPSEEK_API_KEY: 'fp-recorded-deepseek' } },
+    );
     const [line] = jsonLines(readFileSync(out, 'utf8')) as unknown as Line[];
     expect(line?.status).toBe('completed');
     expect(line?.cut).toEqual({ reason: 'length', raw: 'length' });
@@ -174,12 +195,32 @@ describe('recorded responses (test/fixtures/recorded), replayed through the CLI'
     const dir = mkdtempSync(join(tmp, 'recorded-'));
     const tasks = writeTasks(dir, [{ id: 'asked', directive: 'Answer this.' }]);
     const env = { ANTHROPIC_API_KEY: 'fp-recorded-anthropic' };
-    const run = (file: string) => runCli(['run', '--session', 'examples/anthropic-session.json', '--tasks', tasks, '--provider', 'anthropic', '--base-url', replay.base('anthropic', file), '--output-format', 'json'], { env });
+    const run = (file: string) =>
+      runCli(
+        [
+          'run',
+          '--session',
+          'examples/anthropic-session.json',
+          '--tasks',
+          tasks,
+          '--provider',
+          'anthropic',
+          '--base-url',
+          replay.base('anthropic', file),
+          '--output-format',
+          'json',
+        ],
+        { env },
+      );
     const refused = JSON.parse((await run('anthropic-refusal.chunks.txt')).stdout) as { cutAnswers: unknown; results: Line[] };
     expect(refused.results[0]?.cut).toEqual({ reason: 'refusal', raw: 'refusal' });
     expect(refused.cutAnswers).toEqual([{ reason: 'refusal', forks: 1, raw: ['refusal'] }]);
     // The recording's last usage: cache_creation_input_tokens 3337.
-    const wrote = JSON.parse((await run('anthropic-code-execution-20260120-prompt-cache.1.chunks.txt')).stdout) as { cacheWriteTokens: number; cutAnswers: unknown; results: Line[] };
+    const wrote = JSON.parse((await run('anthropic-code-execution-20260120-prompt-cache.1.chunks.txt')).stdout) as {
+      cacheWriteTokens: number;
+      cutAnswers: unknown;
+      results: Line[];
+    };
     expect(wrote.results[0]?.usage.cacheWriteTokens).toBe(3337);
     expect(wrote.cacheWriteTokens).toBe(3337);
     expect(wrote.cutAnswers).toEqual([]);
@@ -188,7 +229,9 @@ describe('recorded responses (test/fixtures/recorded), replayed through the CLI'
 
 /** Waits until an element's attribute has the value. */
 async function attributeIs(page: Page, selector: string, name: string, value: string): Promise<void> {
-  await page.waitForFunction(([s, n, v]) => document.querySelector(s as string)?.getAttribute(n as string) === v, [selector, name, value], { timeout: WAIT_MS });
+  await page.waitForFunction(([s, n, v]) => document.querySelector(s as string)?.getAttribute(n as string) === v, [selector, name, value], {
+    timeout: WAIT_MS,
+  });
 }
 
 describe('cut answers and cache writes on the page, in the JSON summary and in the report', () => {
@@ -202,18 +245,41 @@ describe('cut answers and cache writes on the page, in the JSON summary and in t
     ]);
     const out = join(dir, 'out.jsonl');
     // A prefix of its own (the server's cache is shared with the tests above): its first calls write it.
-    const session = limitedSession('anthropic-session.json', (s) => Object.assign(s, { max_tokens: LIMIT, system: `${String(s.system)}\nThis run is the page's.` }));
+    const session = limitedSession('anthropic-session.json', (s) =>
+      Object.assign(s, { max_tokens: LIMIT, system: `${String(s.system)}\nThis run is the page's.` }),
+    );
     let child: ChildProcess | undefined;
     let stderr = '';
-    const done = runCli(['run', '--session', session, '--tasks', tasks, '--provider', 'anthropic', '--base-url', serve.url, '--ui', '--out', out, '--output-format', 'json'], {
-      env: { ANTHROPIC_API_KEY: 'fp-cut-anthropic' },
-      onSpawn: (spawned) => {
-        child = spawned;
-        spawned.stderr?.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
+    const done = runCli(
+      [
+        'run',
+        '--session',
+        session,
+        '--tasks',
+        tasks,
+        '--provider',
+        'anthropic',
+        '--base-url',
+        serve.url,
+        '--ui',
+        '--out',
+        out,
+        '--output-format',
+        'json',
+      ],
+      {
+        env: { ANTHROPIC_API_KEY: 'fp-cut-anthropic' },
+        onSpawn: (spawned) => {
+          child = spawned;
+          spawned.stderr?.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
+        },
       },
-    });
+    );
     try {
-      const url = await until('the page URL on stderr', () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1]);
+      const url = await until(
+        'the page URL on stderr',
+        () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1],
+      );
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       await page.goto(url);
       const longRow = '[data-testid="fork-row"][data-fork-id="long"]';
@@ -223,7 +289,11 @@ describe('cut answers and cache writes on the page, in the JSON summary and in t
       expect(await page.locator(`${longRow} .c-state`).textContent()).toBe('cut');
       expect(await page.locator(`${longRow} .c-state`).getAttribute('title')).toBe('completed, the answer not whole: length (max_tokens)');
       expect(await page.locator('[data-testid="fork-row"][data-fork-id="whole"]').getAttribute('data-cut')).toBe('');
-      await page.waitForFunction(() => document.querySelector('[data-testid="cut-answers"]')?.textContent === '1 answer cut at the output limit (max_tokens)', undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="cut-answers"]')?.textContent === '1 answer cut at the output limit (max_tokens)',
+        undefined,
+        { timeout: WAIT_MS },
+      );
       expect(await page.locator('[data-testid="cache-writes"]').isVisible()).toBe(true);
       // The detail: why the answer is not whole, each call's writes and finish, the text that came.
       await page.locator(longRow).click();
@@ -255,9 +325,14 @@ describe('cut answers and cache writes on the page, in the JSON summary and in t
       await reportPage.locator(longRow).waitFor();
       expect(await reportPage.locator(longRow).getAttribute('data-cut')).toBe('length');
       expect(await reportPage.locator('[data-testid="cut-answers"]').textContent()).toBe('1 answer cut at the output limit (max_tokens)');
-      expect(await reportPage.locator('[data-testid="cache-writes"]').textContent()).toBe((summary.cacheWriteTokens ?? 0).toLocaleString('en-US'));
+      expect(await reportPage.locator('[data-testid="cache-writes"]').textContent()).toBe(
+        (summary.cacheWriteTokens ?? 0).toLocaleString('en-US'),
+      );
       await reportPage.locator(longRow).click();
-      await reportPage.locator('[data-testid="detail"]').getByText('not whole: cut at the output limit (max_tokens)', { exact: false }).waitFor();
+      await reportPage
+        .locator('[data-testid="detail"]')
+        .getByText('not whole: cut at the output limit (max_tokens)', { exact: false })
+        .waitFor();
       await reportPage.close();
     } finally {
       child?.kill('SIGKILL');

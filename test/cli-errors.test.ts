@@ -37,7 +37,16 @@ async function expectRejected(args: string[], input?: string): Promise<string> {
 
 describe('forkpool run: bad input exits 2 and runs nothing', () => {
   it('a bad session file names the file and the path of the bad field', async () => {
-    const session = file('bad-role.json', JSON.stringify({ model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'hi' }] }, { role: 'assistant', parts: [{ text: 'hello' }] }] }));
+    const session = file(
+      'bad-role.json',
+      JSON.stringify({
+        model: 'gemini-2.5-flash',
+        history: [
+          { role: 'user', parts: [{ text: 'hi' }] },
+          { role: 'assistant', parts: [{ text: 'hello' }] },
+        ],
+      }),
+    );
     const message = await expectRejected(['run', '--session', session, '--tasks', GOOD_TASKS]);
     expect(message).toBe(`forkpool: ${session}: history[1].role: must be "user" or "model"`);
   });
@@ -58,11 +67,16 @@ describe('forkpool run: bad input exits 2 and runs nothing', () => {
   it('a task that asks for another model is refused with the reason', async () => {
     const tasks = file('model.jsonl', '{"id":"a","directive":"REPLY a","model":"gemini-2.5-pro"}\n');
     const message = await expectRejected(['run', '--session', SESSION, '--tasks', tasks]);
-    expect(message).toMatch(new RegExp(`^forkpool: ${tasks.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: model: a fork cannot change the model`));
+    expect(message).toMatch(
+      new RegExp(`^forkpool: ${tasks.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: model: a fork cannot change the model`),
+    );
   });
 
   it('a bad line on stdin is located as <stdin>:line', async () => {
-    const message = await expectRejected(['run', '--session', SESSION, '--tasks', '-'], '\n{"id":"a","directive":"REPLY again","maxTurns":0}\n');
+    const message = await expectRejected(
+      ['run', '--session', SESSION, '--tasks', '-'],
+      '\n{"id":"a","directive":"REPLY again","maxTurns":0}\n',
+    );
     expect(message).toBe('forkpool: <stdin>:2: maxTurns: must be a positive integer');
   });
 
@@ -106,24 +120,42 @@ describe('forkpool run: bad input exits 2 and runs nothing', () => {
 });
 
 describe('numeric flags: a negative number is a value, refused with the same message as 0', () => {
-  const POSITIVE = ['threads', 'concurrency', 'max-turns', 'max-tokens', 'max-tokens-per-fork', 'timeout-ms', 'cache-block-tokens', 'call-timeout-ms', 'max-attempts', 'rpm', 'tpm'];
+  const POSITIVE = [
+    'threads',
+    'concurrency',
+    'max-turns',
+    'max-tokens',
+    'max-tokens-per-fork',
+    'timeout-ms',
+    'cache-block-tokens',
+    'call-timeout-ms',
+    'max-attempts',
+    'rpm',
+    'tpm',
+  ];
   const NON_NEGATIVE = ['min-cache-tokens', 'cache-build-ms', 'retry-budget'];
 
   it('run and prompt: every numeric engine flag', async () => {
     for (const flag of POSITIVE) {
-      const [zero, negative] = await Promise.all(['0', '-1'].map((value) => expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, `--${flag}`, value])));
+      const [zero, negative] = await Promise.all(
+        ['0', '-1'].map((value) => expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, `--${flag}`, value])),
+      );
       expect(zero).toBe(`forkpool: --${flag}: must be a positive integer (got "0")`);
       expect(negative).toBe(`forkpool: --${flag}: must be a positive integer (got "-1")`);
     }
     for (const flag of NON_NEGATIVE) {
-      expect(await expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, `--${flag}`, '-1'])).toBe(`forkpool: --${flag}: must be a non-negative integer (got "-1")`);
+      expect(await expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, `--${flag}`, '-1'])).toBe(
+        `forkpool: --${flag}: must be a non-negative integer (got "-1")`,
+      );
     }
     const prompt = await runCli(['prompt', 'hello', '--concurrency', '-1']);
     expect(prompt).toMatchObject({ code: 2, stdout: '', stderr: 'forkpool: --concurrency: must be a positive integer (got "-1")\n' });
   });
 
   it('worker --lock-ms and serve --port, --block-tokens, --min-cache-tokens', async () => {
-    const [lockZero, lockNegative] = await Promise.all(['0', '-5'].map((value) => runCli(['worker', '--queue', 'redis://127.0.0.1:9', '--lock-ms', value])));
+    const [lockZero, lockNegative] = await Promise.all(
+      ['0', '-5'].map((value) => runCli(['worker', '--queue', 'redis://127.0.0.1:9', '--lock-ms', value])),
+    );
     expect(lockZero).toMatchObject({ code: 2, stderr: 'forkpool: --lock-ms: must be an integer from 100 to 86400000 (got "0")\n' });
     expect(lockNegative).toMatchObject({ code: 2, stderr: 'forkpool: --lock-ms: must be an integer from 100 to 86400000 (got "-5")\n' });
     const serve = async (args: string[]): Promise<string> => {
@@ -167,15 +199,44 @@ describe('a missing API key: exit 2 naming the variable and the flag, before any
 
   it('a variable named by --api-key-env that is not set is named, and no key in the environment is printed', async () => {
     const secret = 'sk-forkpool-test-secret-0123456789';
-    const run = await runCli(['run', '--session', OPENAI_SESSION, '--tasks', GOOD_TASKS, '--provider', 'openai-compatible', '--base-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'MY_FORKPOOL_KEY'], {
-      env: { OPENAI_API_KEY: secret, DEEPSEEK_API_KEY: secret },
+    const run = await runCli(
+      [
+        'run',
+        '--session',
+        OPENAI_SESSION,
+        '--tasks',
+        GOOD_TASKS,
+        '--provider',
+        'openai-compatible',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--api-key-env',
+        'MY_FORKPOOL_KEY',
+      ],
+      {
+        env: { OPENAI_API_KEY: secret, DEEPSEEK_API_KEY: secret },
+      },
+    );
+    expect(run).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'forkpool: --api-key-env MY_FORKPOOL_KEY: that variable is not set (export it)\n',
     });
-    expect(run).toMatchObject({ code: 2, stdout: '', stderr: 'forkpool: --api-key-env MY_FORKPOOL_KEY: that variable is not set (export it)\n' });
     expect(run.stderr).not.toContain(secret.slice(0, 10));
   });
 
-  it('a distributed run\'s coordinator calls no model, so it needs no key: it gets as far as Redis', async () => {
-    const run = await runCli(['run', '--session', OPENAI_SESSION, '--tasks', GOOD_TASKS, '--provider', 'openai', '--queue', 'redis://127.0.0.1:9']);
+  it("a distributed run's coordinator calls no model, so it needs no key: it gets as far as Redis", async () => {
+    const run = await runCli([
+      'run',
+      '--session',
+      OPENAI_SESSION,
+      '--tasks',
+      GOOD_TASKS,
+      '--provider',
+      'openai',
+      '--queue',
+      'redis://127.0.0.1:9',
+    ]);
     expect(run.stderr).not.toContain('OPENAI_API_KEY is not set');
     expect(run.stderr).toContain('cannot reach Redis at redis://127.0.0.1:9');
   });

@@ -81,16 +81,40 @@ afterAll(async () => {
 });
 
 /** `forkpool run` on the served model, its tasks a file of their own. */
-function runOn(name: string, tasks: readonly object[], args: readonly string[] = [], options: Pick<CliOptions, 'onStdout'> & { session?: string } = {}) {
+function runOn(
+  name: string,
+  tasks: readonly object[],
+  args: readonly string[] = [],
+  options: Pick<CliOptions, 'onStdout'> & { session?: string } = {},
+) {
   const dir = join(tmp, name);
   mkdirSync(dir, { recursive: true });
   const file = writeTasks(dir, tasks);
   const out = join(dir, 'out.jsonl');
-  const run = runCli(['run', '--session', options.session ?? SESSION, '--tasks', file, '--out', out, '--provider', 'gemini', '--base-url', server.url, '--warmup', 'none', ...args], { env: KEY_ENV, ...options });
+  const run = runCli(
+    [
+      'run',
+      '--session',
+      options.session ?? SESSION,
+      '--tasks',
+      file,
+      '--out',
+      out,
+      '--provider',
+      'gemini',
+      '--base-url',
+      server.url,
+      '--warmup',
+      'none',
+      ...args,
+    ],
+    { env: KEY_ENV, ...options },
+  );
   return { dir, out, run };
 }
 
-const replies = (n: number, directive = (i: number) => `REPLY ${i}`): object[] => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, directive: directive(i) }));
+const replies = (n: number, directive = (i: number) => `REPLY ${i}`): object[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `t${i}`, directive: directive(i) }));
 const resultsIn = (out: string): Record<string, unknown>[] => jsonLines(readFileSync(out, 'utf8'));
 
 describe('exit codes: one table, each row', () => {
@@ -101,7 +125,10 @@ describe('exit codes: one table, each row', () => {
   });
 
   it('1: a fork failed', async () => {
-    const { run } = runOn('failed', [{ id: 'ok', directive: 'REPLY ok' }, { id: 'bad', directive: 'FAIL 400' }]);
+    const { run } = runOn('failed', [
+      { id: 'ok', directive: 'REPLY ok' },
+      { id: 'bad', directive: 'FAIL 400' },
+    ]);
     const result = await run;
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/forks {6}1 completed, 1 failed, 0 cancelled of 2\n/);
@@ -124,10 +151,18 @@ describe('exit codes: one table, each row', () => {
     const result = await run;
     expect(result.code).toBe(1);
     const lines = resultsIn(out);
-    expect(lines.map((l) => l.id).sort()).toEqual(replies(24).map((t) => (t as { id: string }).id).sort());
+    expect(lines.map((l) => l.id).sort()).toEqual(
+      replies(24)
+        .map((t) => (t as { id: string }).id)
+        .sort(),
+    );
     const never = lines.filter((l) => l.status === 'cancelled');
     expect(never.length).toBeGreaterThanOrEqual(22);
-    for (const l of never) expect(l.error).toMatchObject({ kind: 'budget', message: expect.stringMatching(/^the run's token budget was spent \(\d+ of 1 tokens\) before it started$/) });
+    for (const l of never)
+      expect(l.error).toMatchObject({
+        kind: 'budget',
+        message: expect.stringMatching(/^the run's token budget was spent \(\d+ of 1 tokens\) before it started$/),
+      });
     const completed = lines.length - never.length;
     expect(result.stdout).toContain(`forks      ${completed} completed, 0 failed, ${never.length} cancelled of 24\n`);
   });
@@ -135,27 +170,65 @@ describe('exit codes: one table, each row', () => {
   it('1: a cost cap stopped the run; every task still has its line', async () => {
     const prices = join(tmp, 'prices.json');
     writeFileSync(prices, JSON.stringify({ 'gemini-2.5-flash': { input: 0.3, cachedInput: 0.03, output: 2.5 } }));
-    const { out, run } = runOn('cost', replies(24), ['--max-cost', '0.0000001', '--prices', prices, '--concurrency', '1', '--output-format', 'json']);
+    const { out, run } = runOn('cost', replies(24), [
+      '--max-cost',
+      '0.0000001',
+      '--prices',
+      prices,
+      '--concurrency',
+      '1',
+      '--output-format',
+      'json',
+    ]);
     const result = await run;
     expect(result.code).toBe(1);
     const lines = resultsIn(out);
     expect(lines).toHaveLength(24);
-    expect(lines.filter((l) => l.status === 'cancelled').every((l) => String((l.error as { message: string }).message).startsWith("the run's cost cap was reached"))).toBe(true);
+    expect(
+      lines
+        .filter((l) => l.status === 'cancelled')
+        .every((l) => String((l.error as { message: string }).message).startsWith("the run's cost cap was reached")),
+    ).toBe(true);
     expect(JSON.parse(result.stdout)).toMatchObject({ is_error: true, forks: { total: 24, taken: 24, totalKnown: true } });
   });
 
   it('1: from a stdin that stays open, a budget ends the run without waiting: how many lines were read, the rest not read', async () => {
-    const child = spawn(process.execPath, [CLI, 'run', '--session', SESSION, '--tasks', '-', '--provider', 'gemini', '--base-url', server.url, '--warmup', 'none', '--max-tokens', '1', '--concurrency', '1'], {
-      cwd: REPO_ROOT,
-      env: { ...offlineEnv(), ...KEY_ENV },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'run',
+        '--session',
+        SESSION,
+        '--tasks',
+        '-',
+        '--provider',
+        'gemini',
+        '--base-url',
+        server.url,
+        '--warmup',
+        'none',
+        '--max-tokens',
+        '1',
+        '--concurrency',
+        '1',
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { ...offlineEnv(), ...KEY_ENV },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.resume();
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     // 24 lines, and stdin is never closed: the run must not wait for more.
-    child.stdin.write(replies(24).map((t) => `${JSON.stringify(t)}\n`).join(''));
+    child.stdin.write(
+      replies(24)
+        .map((t) => `${JSON.stringify(t)}\n`)
+        .join(''),
+    );
     try {
       expect(await within('the run to end with stdin open', exited)).toBe(1);
     } finally {
@@ -170,7 +243,10 @@ describe('exit codes: one table, each row', () => {
 
   it('1: a bad line from stdin after forks ran (named; the forks before it keep their results)', async () => {
     const input = `${JSON.stringify({ id: 'a', directive: 'REPLY a' })}\n{"id":"b"}\n`;
-    const result = await runCli(['run', '--session', SESSION, '--tasks', '-', '--provider', 'gemini', '--base-url', server.url, '--output-format', 'json'], { env: KEY_ENV, input });
+    const result = await runCli(
+      ['run', '--session', SESSION, '--tasks', '-', '--provider', 'gemini', '--base-url', server.url, '--output-format', 'json'],
+      { env: KEY_ENV, input },
+    );
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n').at(-1)).toBe('forkpool: <stdin>:2: directive: is required');
     expect(JSON.parse(result.stdout)).toMatchObject({ is_error: true, forks: { completed: 1, taken: 1 } });
@@ -199,14 +275,19 @@ describe('exit codes: one table, each row', () => {
     ['SIGTERM', 143],
   ])('128 + N: stopped by %s (%i); the tasks never started still get their cancelled lines', async (signal, code) => {
     let sent = false;
-    const { out, run } = runOn(`signal-${signal}`, replies(6, () => 'SLEEP 30000\nREPLY late'), ['--concurrency', '2', '--output-format', 'stream-json'], {
-      onStdout: (child, soFar) => {
-        if (!sent && soFar.includes('"subtype":"task_started"')) {
-          sent = true;
-          child.kill(signal);
-        }
+    const { out, run } = runOn(
+      `signal-${signal}`,
+      replies(6, () => 'SLEEP 30000\nREPLY late'),
+      ['--concurrency', '2', '--output-format', 'stream-json'],
+      {
+        onStdout: (child, soFar) => {
+          if (!sent && soFar.includes('"subtype":"task_started"')) {
+            sent = true;
+            child.kill(signal);
+          }
+        },
       },
-    });
+    );
     const result = await run;
     expect(result.code).toBe(code);
     const lines = resultsIn(out);
@@ -216,14 +297,18 @@ describe('exit codes: one table, each row', () => {
 
   it('prompt: a parent that stops its own task with task_stop and answers exits 0, its result line a success', async () => {
     const prompt = ['FORK SLEEP 30000', 'CALL@2 task_stop {"task_id":"$TASK_ID"}', 'REPLY stopped it'].join('\n');
-    const run = await runCli(['prompt', prompt, '--provider', 'gemini', '--base-url', server.url, '--output-format', 'stream-json'], { env: KEY_ENV });
+    const run = await runCli(['prompt', prompt, '--provider', 'gemini', '--base-url', server.url, '--output-format', 'stream-json'], {
+      env: KEY_ENV,
+    });
     const last = jsonLines(run.stdout).at(-1);
     expect(last).toMatchObject({ type: 'result', subtype: 'success', is_error: false });
     expect(run.code).toBe(0);
   });
 
   it('prompt: a fork that failed on its own is exit 1, and the result line says error, naming it', async () => {
-    const run = await runCli(['prompt', 'FORK FAIL 400', '--provider', 'gemini', '--base-url', server.url, '--output-format', 'json'], { env: KEY_ENV });
+    const run = await runCli(['prompt', 'FORK FAIL 400', '--provider', 'gemini', '--base-url', server.url, '--output-format', 'json'], {
+      env: KEY_ENV,
+    });
     expect(run.code).toBe(1);
     const summary = JSON.parse(run.stdout) as { is_error: boolean; error: { message: string } };
     expect(summary.is_error).toBe(true);

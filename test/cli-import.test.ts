@@ -15,21 +15,32 @@ const tmp = mkdtempSync(join(tmpdir(), 'forkpool-cli-import-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('forkpool import', () => {
-  it('writes the session in the source\'s shape to stdout and the summary to stderr', async () => {
+  it("writes the session in the source's shape to stdout and the summary to stderr", async () => {
     const run = await runCli(['import', `${F}/claude-code.jsonl`]);
     expect(run.code).toBe(0);
     const session = JSON.parse(run.stdout) as { format: string; model: string };
     expect(session.format).toBe('anthropic-messages');
     expect(parseSession(session)).toBe(session);
-    expect(run.stderr).toContain(`forkpool: imported ${F}/claude-code.jsonl (a Claude Code session (JSONL)) as a session in Anthropic Messages' shape`);
+    expect(run.stderr).toContain(
+      `forkpool: imported ${F}/claude-code.jsonl (a Claude Code session (JSONL)) as a session in Anthropic Messages' shape`,
+    );
     expect(run.stderr).toContain("  model      claude-opus-4-6 (from the records (the last assistant record's model))");
     expect(run.stderr).toContain('             undeclared Read: no declaration recorded and none from --tools');
-    expect(run.stderr).toContain("line 11: a \"user\" record: a sidechain: a sub-agent's conversation, not this one");
+    expect(run.stderr).toContain('line 11: a "user" record: a sidechain: a sub-agent\'s conversation, not this one');
   });
 
-  it('--out, --model and --tools: the file written, the model named, the module\'s tools declared', async () => {
+  it("--out, --model and --tools: the file written, the model named, the module's tools declared", async () => {
     const out = join(tmp, 'checkpoint.json');
-    const run = await runCli(['import', `${F}/gemini-cli-checkpoint.json`, '--out', out, '--model', 'gemini-2.5-pro', '--tools', 'test/fixtures/cli/tools.mjs']);
+    const run = await runCli([
+      'import',
+      `${F}/gemini-cli-checkpoint.json`,
+      '--out',
+      out,
+      '--model',
+      'gemini-2.5-pro',
+      '--tools',
+      'test/fixtures/cli/tools.mjs',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
     const session = JSON.parse(readFileSync(out, 'utf8')) as { model: string; tools: { functionDeclarations: { name: string }[] }[] };
@@ -75,14 +86,21 @@ describe('forkpool import', () => {
 });
 
 describe('files of no format forkpool reads (issue 22)', () => {
-  it('an iFlow CLI session (records much like Claude Code\'s) is refused naming the formats tried; --format reads it anyway', async () => {
+  it("an iFlow CLI session (records much like Claude Code's) is refused naming the formats tried; --format reads it anyway", async () => {
     const run = await runCli(['import', `${F}/iflow-cli.jsonl`]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(`forkpool: ${F}/iflow-cli.jsonl: is JSONL of none of the formats forkpool reads: tried gemini-cli (`);
     expect(run.stderr).toContain('claude-code (a "message" with "content" and a bare-UUID "sessionId")');
     expect(run.stderr).toContain('name the format with --format (or --session-format) to read it as one anyway');
-    const forced = await runCli(['prompt', 'FORK RECALL call_[0-9a-f]{24}', '--session', `${F}/iflow-cli.jsonl`, '--session-format', 'claude-code']);
+    const forced = await runCli([
+      'prompt',
+      'FORK RECALL call_[0-9a-f]{24}',
+      '--session',
+      `${F}/iflow-cli.jsonl`,
+      '--session-format',
+      'claude-code',
+    ]);
     expect(forced.code).toBe(0);
     expect(forced.stdout.trim()).toBe('Fork results:\nRECALL call_[0-9a-f]{24}: call_e55a5b729638448fb77ba8fc');
   });
@@ -97,14 +115,18 @@ describe('files of no format forkpool reads (issue 22)', () => {
 });
 
 describe('transcripts as --session', () => {
-  it('run forks a Claude Code session with parallel calls: the fork sees every call\'s result, and the summary line says what was left out', async () => {
+  it("run forks a Claude Code session with parallel calls: the fork sees every call's result, and the summary line says what was left out", async () => {
     const tasks = join(tmp, 'parallel-tasks.jsonl');
     writeFileSync(tasks, `${JSON.stringify({ id: 'recall', directive: 'RECALL MARKER-[0-9A-Z]{4}' })}\n`);
     const run = await runCli(['run', '--session', `${F}/claude-code-parallel.jsonl`, '--tasks', tasks, '--output-format', 'json']);
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as { results: { text: string }[] };
-    expect(result.results[0]?.text).toBe('RECALL MARKER-[0-9A-Z]{4}: MARKER-CP2P, MARKER-GR3P, MARKER-RE4D, MARKER-GL0B, MARKER-BA5H, MARKER-SEQ1');
-    expect(run.stderr).toContain(`forkpool: read ${F}/claude-code-parallel.jsonl as a Claude Code session (JSONL): 10 messages kept, 5 dropped`);
+    expect(result.results[0]?.text).toBe(
+      'RECALL MARKER-[0-9A-Z]{4}: MARKER-CP2P, MARKER-GR3P, MARKER-RE4D, MARKER-GL0B, MARKER-BA5H, MARKER-SEQ1',
+    );
+    expect(run.stderr).toContain(
+      `forkpool: read ${F}/claude-code-parallel.jsonl as a Claude Code session (JSONL): 10 messages kept, 5 dropped`,
+    );
   });
 
   it('prompt forks a real Claude Code 2.0.13 compacted session: the share left out comes first', async () => {
@@ -120,7 +142,9 @@ describe('transcripts as --session', () => {
     const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}', '--session', `${F}/qwen-code.jsonl`]);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-Z]{4}: MARKER-QC7Z');
-    expect(run.stderr).toContain(`forkpool: read ${F}/qwen-code.jsonl as a Qwen Code session (JSONL): 6 messages kept, 9 dropped, line 17 cut off and left out, model qwen3-coder-plus (forkpool import shows the details)`);
+    expect(run.stderr).toContain(
+      `forkpool: read ${F}/qwen-code.jsonl as a Qwen Code session (JSONL): 6 messages kept, 9 dropped, line 17 cut off and left out, model qwen3-coder-plus (forkpool import shows the details)`,
+    );
   });
 
   it('a Qwen Code session recorded through Anthropic: import writes an anthropic-messages session and names the provider; prompt forks it on Anthropic routes', async () => {
@@ -133,7 +157,9 @@ describe('transcripts as --session', () => {
     expect(imported.stderr).toContain(
       '  note       recorded with auth_type "anthropic" (Anthropic\'s API): converted to an anthropic-messages session; run it with --provider anthropic (or the local server)',
     );
-    expect(imported.stderr).toContain('line 6 message.parts[0]: whitespace-only text: has no counterpart in Anthropic Messages, or Anthropic Messages refuses it');
+    expect(imported.stderr).toContain(
+      'line 6 message.parts[0]: whitespace-only text: has no counterpart in Anthropic Messages, or Anthropic Messages refuses it',
+    );
     const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+', '--session', path]);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+: MARKER-QA8N, REFUND_FEE = 3.75');
@@ -153,7 +179,7 @@ describe('transcripts as --session', () => {
     }
   });
 
-  it('--format and --session-format take every shape\'s format: forkpool\'s own session of that shape passes through, a logged request of it is read', async () => {
+  it("--format and --session-format take every shape's format: forkpool's own session of that shape passes through, a logged request of it is read", async () => {
     const gemini = await runCli(['prompt', 'FORK REPLY ok', '--session', 'examples/session.json', '--session-format', 'gemini']);
     expect(gemini.code).toBe(0);
     expect(gemini.stderr).not.toContain('--session-format');
@@ -164,20 +190,28 @@ describe('transcripts as --session', () => {
     writeFileSync(body, JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Code word MARKER-G3M1.' }] }], safetySettings: [] }));
     const read = await runCli(['import', body, '--format', 'gemini']);
     expect(read.code).toBe(0);
-    expect(JSON.parse(read.stdout)).toEqual({ model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'Code word MARKER-G3M1.' }] }] });
-    expect(read.stderr).toContain('(a Gemini generateContent request body) as a session in Gemini\'s shape');
+    expect(JSON.parse(read.stdout)).toEqual({
+      model: 'gemini-2.5-flash',
+      history: [{ role: 'user', parts: [{ text: 'Code word MARKER-G3M1.' }] }],
+    });
+    expect(read.stderr).toContain("(a Gemini generateContent request body) as a session in Gemini's shape");
     expect(read.stderr).toContain('safetySettings: a request field: a setting of one request, not part of the conversation');
   });
 
-  it('--session-format reads an ambiguous body as Anthropic\'s; an unknown name is a usage error', async () => {
+  it("--session-format reads an ambiguous body as Anthropic's; an unknown name is a usage error", async () => {
     const path = join(tmp, 'plain.json');
-    writeFileSync(path, JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'Code word MARKER-PL4N.' }] }));
+    writeFileSync(
+      path,
+      JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'Code word MARKER-PL4N.' }] }),
+    );
     const run = await runCli(['prompt', 'FORK RECALL MARKER-[0-9A-Z]{4}', '--session', path, '--session-format', 'anthropic-messages']);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-Z]{4}: MARKER-PL4N');
     expect(run.stderr).toContain('as an Anthropic Messages request body');
     const bad = await runCli(['prompt', 'hi', '--session', path, '--session-format', 'claude']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('forkpool: --session-format: must be one of forkpool, gemini-cli, qwen-code, claude-code, gemini, openai-chat, openai-responses, anthropic-messages, ai-sdk (got "claude")');
+    expect(bad.stderr).toContain(
+      'forkpool: --session-format: must be one of forkpool, gemini-cli, qwen-code, claude-code, gemini, openai-chat, openai-responses, anthropic-messages, ai-sdk (got "claude")',
+    );
   });
 });

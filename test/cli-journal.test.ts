@@ -15,7 +15,6 @@ function idsIn(path: string): string[] {
   return jsonLines(readFileSync(path, 'utf8')).map((l) => l.id as string);
 }
 
-
 /** A run of a quick and a slow fork, SIGINTed once the quick one's notification is out: one fork journaled, one cancelled. */
 async function interruptedRun(dir: string): Promise<{ tasks: string; out: string; interrupted: CliRun }> {
   const tasks = writeTasks(dir, [
@@ -47,7 +46,12 @@ describe('the run journal', () => {
     expect(run.code).toBe(0);
     const journal = jsonLines(readFileSync(`${out}.journal`, 'utf8'));
     expect(journal[0]).toEqual({ type: 'journal', version: 3, prefixId: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(journal.slice(1).map((e) => [e.type, (e.result as { id: string }).id, (e.result as { status: string }).status]).sort()).toEqual([
+    expect(
+      journal
+        .slice(1)
+        .map((e) => [e.type, (e.result as { id: string }).id, (e.result as { status: string }).status])
+        .sort(),
+    ).toEqual([
       ['result', 'a', 'completed'],
       ['result', 'b', 'completed'],
     ]);
@@ -81,7 +85,9 @@ describe('the run journal', () => {
 
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(new RegExp(`resuming: the journal holds ${journaled} finished forks; a task with the same id and content is not run again`));
+    expect(resumed.stderr).toMatch(
+      new RegExp(`resuming: the journal holds ${journaled} finished forks; a task with the same id and content is not run again`),
+    );
     const summary = JSON.parse(resumed.stdout) as { forks: { total: number }; resumed: number };
     expect(summary.forks.total).toBe(9 - journaled);
     expect(summary.resumed).toBe(journaled);
@@ -138,7 +144,18 @@ describe('the run journal', () => {
       { id: 'a', directive: 'REPLY a' },
       { id: 'b', directive: 'REPLY changed' },
     ]);
-    const changed = await runCli(['run', '--session', SESSION, '--tasks', otherTasks, '--journal', journal, '--resume', '--output-format', 'json']);
+    const changed = await runCli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      otherTasks,
+      '--journal',
+      journal,
+      '--resume',
+      '--output-format',
+      'json',
+    ]);
     expect(changed.code).toBe(0);
     const summary = JSON.parse(changed.stdout) as { resumed: number; forks: { total: number }; results: { id: string; text: string }[] };
     expect(summary).toMatchObject({ resumed: 1, forks: { total: 1 } });
@@ -147,7 +164,16 @@ describe('the run journal', () => {
       ['b', 'changed'],
     ]);
 
-    const otherSession = await runCli(['run', '--session', 'examples/session.json', '--tasks', otherTasks, '--journal', journal, '--resume']);
+    const otherSession = await runCli([
+      'run',
+      '--session',
+      'examples/session.json',
+      '--tasks',
+      otherTasks,
+      '--journal',
+      journal,
+      '--resume',
+    ]);
     expect(otherSession.code).toBe(2);
     expect(otherSession.stderr).toMatch(/the journal was written for a different session/);
     expect(otherSession.stdout).toBe('');
@@ -207,7 +233,9 @@ describe('a run never throws away what an earlier run paid for', () => {
     const again = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`the journal ${out}.journal holds 1 finished fork,`);
-    expect(again.stderr).toContain('pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard the 1 finished and run every task again');
+    expect(again.stderr).toContain(
+      'pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard the 1 finished and run every task again',
+    );
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
     expect(resumed.code).toBe(0);
     expect(idsIn(out)).toEqual(['quick', 'slow']);
@@ -232,7 +260,9 @@ describe('a run never throws away what an earlier run paid for', () => {
     const changed = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out]);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain(`the journal ${out}.journal holds 3 finished forks, and ${out} already holds results`);
-    expect(changed.stderr).toContain('pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard the 3 finished and run every task again');
+    expect(changed.stderr).toContain(
+      'pass --resume to run only the tasks not finished (a task with the same id and content is not run again), or --overwrite to discard the 3 finished and run every task again',
+    );
     // Tasks are matched one by one as they stream in: --resume with other tasks runs the ones it has no result for.
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', other, '--out', out, '--resume']);
     expect(resumed.code).toBe(0);
@@ -254,7 +284,9 @@ describe('a run never throws away what an earlier run paid for', () => {
     writeFileSync(notJournal, 'my notes\n');
     const wrongFile = await runCli(['run', '--session', SESSION, '--tasks', other, '--journal', notJournal]);
     expect(wrongFile.code).toBe(2);
-    expect(wrongFile.stderr).toContain(`${notJournal} is not a forkpool journal; pass --overwrite to discard it and start again, or choose another --journal`);
+    expect(wrongFile.stderr).toContain(
+      `${notJournal} is not a forkpool journal; pass --overwrite to discard it and start again, or choose another --journal`,
+    );
     expect(readFileSync(notJournal, 'utf8')).toBe('my notes\n');
   });
 
@@ -311,7 +343,9 @@ describe('a run never throws away what an earlier run paid for', () => {
     const tasks = writeTasks(dir, [{ id: 'a', directive: 'REPLY a' }]);
     const both = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', join(dir, 'o.jsonl'), '--resume', '--overwrite']);
     expect(both.code).toBe(2);
-    expect(both.stderr).toBe('forkpool: --resume and --overwrite exclude each other: --resume keeps the finished forks, --overwrite discards them\n');
+    expect(both.stderr).toBe(
+      'forkpool: --resume and --overwrite exclude each other: --resume keeps the finished forks, --overwrite discards them\n',
+    );
     const alone = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--overwrite']);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toBe('forkpool: --overwrite needs --out FILE or --journal FILE (the results it would replace)\n');
@@ -345,7 +379,22 @@ describe('secrets', () => {
       const outputs: string[] = [];
       for (const format of ['text', 'json', 'stream-json']) {
         const run = await runCli(
-          ['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--overwrite', '--provider', 'gemini', '--base-url', serve.url, '--output-format', format],
+          [
+            'run',
+            '--session',
+            SESSION,
+            '--tasks',
+            tasks,
+            '--out',
+            out,
+            '--overwrite',
+            '--provider',
+            'gemini',
+            '--base-url',
+            serve.url,
+            '--output-format',
+            format,
+          ],
           { env: { GEMINI_API_KEY: key } },
         );
         expect(run.code).toBe(1);

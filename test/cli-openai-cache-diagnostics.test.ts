@@ -28,16 +28,30 @@ let stored: string;
 
 beforeAll(async () => {
   serve = await startServe(['--usage', 'openai']);
-  const example = JSON.parse(readFileSync('examples/responses-session.json', 'utf8')) as Record<string, unknown> & { input: unknown[]; tools: unknown[] };
+  const example = JSON.parse(readFileSync('examples/responses-session.json', 'utf8')) as Record<string, unknown> & {
+    input: unknown[];
+    tools: unknown[];
+  };
   const { format: _format, ...body } = example;
   const input = [...example.input, { role: 'user', content: 'REPLY Mapped.' }];
   const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: KEY });
   // The parent's request, with its tools in another order than the session file has them.
-  const parent = await client.responses.create({ ...(body as unknown as ResponseCreateParamsNonStreaming), model: MODEL, prompt_cache_key: 'repo-agent', tools: [...example.tools].reverse() as ResponseCreateParamsNonStreaming['tools'], input: input as ResponseCreateParamsNonStreaming['input'], store: true });
+  const parent = await client.responses.create({
+    ...(body as unknown as ResponseCreateParamsNonStreaming),
+    model: MODEL,
+    prompt_cache_key: 'repo-agent',
+    tools: [...example.tools].reverse() as ResponseCreateParamsNonStreaming['tools'],
+    input: input as ResponseCreateParamsNonStreaming['input'],
+    store: true,
+  });
   stored = parent.id;
   sessionFile = join(tmp, 'session.json');
-  writeFileSync(sessionFile, JSON.stringify({ ...example, model: MODEL, prompt_cache_key: 'repo-agent', input: [...input, ...parent.output] }));
-  const tasks = (from: number) => [0, 1, 2, 3].map((i) => JSON.stringify({ id: `t${i + 1}`, directive: `Part ${from + i}.\nREPLY done` })).join('\n');
+  writeFileSync(
+    sessionFile,
+    JSON.stringify({ ...example, model: MODEL, prompt_cache_key: 'repo-agent', input: [...input, ...parent.output] }),
+  );
+  const tasks = (from: number) =>
+    [0, 1, 2, 3].map((i) => JSON.stringify({ id: `t${i + 1}`, directive: `Part ${from + i}.\nREPLY done` })).join('\n');
   writeFileSync(TASKS, tasks(1));
   writeFileSync(MORE_TASKS, tasks(5));
 });
@@ -55,11 +69,29 @@ interface Miss {
 describe('a miss OpenAI explains', () => {
   it('is the provider’s, with its reason, on the fork’s result line and in the summary', async () => {
     // One fork at a time: every fork after the first goes once a response with its prefix has been answered, however slow the machine.
-    const args = (tasks: string) => ['run', '--session', sessionFile, '--tasks', tasks, '--provider', 'openai', '--base-url', `${serve.url}/v1`, '--cache', 'explicit', '--previous-response', stored, '--concurrency', '1'];
+    const args = (tasks: string) => [
+      'run',
+      '--session',
+      sessionFile,
+      '--tasks',
+      tasks,
+      '--provider',
+      'openai',
+      '--base-url',
+      `${serve.url}/v1`,
+      '--cache',
+      'explicit',
+      '--previous-response',
+      stored,
+      '--concurrency',
+      '1',
+    ];
     const out = join(tmp, 'out.jsonl');
     const json = await runCli([...args(TASKS), '--out', out, '--output-format', 'json'], { env: { OPENAI_API_KEY: KEY } });
     expect(json.code, json.stderr).toBe(0);
-    const lines = new Map(jsonLines(readFileSync(out, 'utf8')).map((line) => [line.id as string, line as { cacheMiss?: Miss; sent?: unknown }]));
+    const lines = new Map(
+      jsonLines(readFileSync(out, 'utf8')).map((line) => [line.id as string, line as { cacheMiss?: Miss; sent?: unknown }]),
+    );
     expect(lines.size).toBe(4);
     // The first fork went before any response with its prefix had been answered: the run explains that one itself.
     const first = [...lines.values()].filter((line) => line.cacheMiss?.reason === 'cold-start');

@@ -36,9 +36,12 @@ describe('forkpool run with an OpenAI-shaped session', () => {
 
   it('--provider openai with the key in the environment talks to --base-url, and the key appears nowhere', async () => {
     const start = server.requests.length;
-    const run = await runCli(['run', '--session', SESSION, '--tasks', TASKS, '--workspace', '.', '--provider', 'openai', '--base-url', `${server.url}/v1`], {
-      env: { OPENAI_API_KEY: SECRET },
-    });
+    const run = await runCli(
+      ['run', '--session', SESSION, '--tasks', TASKS, '--workspace', '.', '--provider', 'openai', '--base-url', `${server.url}/v1`],
+      {
+        env: { OPENAI_API_KEY: SECRET },
+      },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('forkpool run · OpenAI ·');
     expect(server.requests.slice(start).filter((r) => r.route === 'chat.completions').length).toBeGreaterThanOrEqual(8);
@@ -50,7 +53,21 @@ describe('forkpool run with an OpenAI-shaped session', () => {
     expect(unset.code).toBe(2);
     expect(unset.stderr).toContain('--api-key-env MY_FORKPOOL_KEY: that variable is not set');
     const set = await runCli(
-      ['run', '--session', SESSION, '--tasks', TASKS, '--workspace', '.', '--provider', 'openai', '--api-key-env', 'MY_FORKPOOL_KEY', '--base-url', `${server.url}/v1`],
+      [
+        'run',
+        '--session',
+        SESSION,
+        '--tasks',
+        TASKS,
+        '--workspace',
+        '.',
+        '--provider',
+        'openai',
+        '--api-key-env',
+        'MY_FORKPOOL_KEY',
+        '--base-url',
+        `${server.url}/v1`,
+      ],
       { env: { MY_FORKPOOL_KEY: SECRET } },
     );
     expect(set.code).toBe(0);
@@ -64,7 +81,9 @@ describe('forkpool run with an OpenAI-shaped session', () => {
   });
 
   it("a provider that does not speak the session's shape is a usage error that names forkpool convert", async () => {
-    const gemini = await runCli(['run', '--session', SESSION, '--tasks', TASKS, '--provider', 'gemini'], { env: { GEMINI_API_KEY: SECRET } });
+    const gemini = await runCli(['run', '--session', SESSION, '--tasks', TASKS, '--provider', 'gemini'], {
+      env: { GEMINI_API_KEY: SECRET },
+    });
     expect(gemini.code).toBe(2);
     expect(gemini.stderr).toContain("--provider gemini speaks Gemini's API, but the session is in OpenAI Chat Completions' shape");
     expect(gemini.stderr).toContain('forkpool convert');
@@ -82,7 +101,14 @@ describe('forkpool run with an OpenAI-shaped session', () => {
 
 describe('forkpool prompt with an OpenAI-shaped session', () => {
   it('runs the headless parent loop: forks start, report back, and the parent answers', async () => {
-    const run = await runCli(['prompt', '--session', SESSION, '--output-format', 'stream-json', 'FORK RECALL read_file\nFORK REPLY second fork']);
+    const run = await runCli([
+      'prompt',
+      '--session',
+      SESSION,
+      '--output-format',
+      'stream-json',
+      'FORK RECALL read_file\nFORK REPLY second fork',
+    ]);
     expect(run.code).toBe(0);
     const lines = jsonLines(run.stdout);
     expect(lines.filter((l) => l.subtype === 'task_started')).toHaveLength(2);

@@ -83,7 +83,22 @@ describe.concurrent('forkpool run against forkpool serve in another process, eve
       try {
         const out = join(tmp, `${c.name.replace(/\W+/g, '-')}.jsonl`);
         const run = await runCli(
-          ['run', '--session', SESSIONS[c.shape], '--tasks', TASKS, '--provider', c.provider, '--base-url', `${server.url}${c.path}`, '--out', out, '--output-format', 'json', ...c.args],
+          [
+            'run',
+            '--session',
+            SESSIONS[c.shape],
+            '--tasks',
+            TASKS,
+            '--provider',
+            c.provider,
+            '--base-url',
+            `${server.url}${c.path}`,
+            '--out',
+            out,
+            '--output-format',
+            'json',
+            ...c.args,
+          ],
           { env: keyEnv(c.provider) },
         );
         expect(run.stderr).not.toContain(KEY);
@@ -120,7 +135,18 @@ describe.concurrent('forkpool prompt against forkpool serve in another process, 
       const server = await startServe(c.usage ? ['--usage', c.usage] : []);
       try {
         const run = await runCli(
-          ['prompt', 'FORK RECALL MARKER-[0-9A-F]{4}', '--session', SESSIONS[c.shape], '--provider', c.provider, '--base-url', `${server.url}${c.path}`, '--output-format', 'stream-json'],
+          [
+            'prompt',
+            'FORK RECALL MARKER-[0-9A-F]{4}',
+            '--session',
+            SESSIONS[c.shape],
+            '--provider',
+            c.provider,
+            '--base-url',
+            `${server.url}${c.path}`,
+            '--output-format',
+            'stream-json',
+          ],
           { env: keyEnv(c.provider) },
         );
         expect(run.stderr).not.toContain(KEY);

@@ -49,12 +49,26 @@ describe('forkpool prompt: the marker end to end', () => {
     expect(own.length + fork.length).toBe(events.length - 1);
     expect(result).not.toHaveProperty('parent_tool_use_id');
     // The parent's reply with its agent call comes first, its tool result after the task_started.
-    expect(events[0]).toMatchObject({ type: 'assistant', message: { role: 'assistant', model: 'gemini-2.5-flash', content: [{ type: 'tool_use', id: started.data.tool_use_id, name: 'agent' }] } });
+    expect(events[0]).toMatchObject({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        model: 'gemini-2.5-flash',
+        content: [{ type: 'tool_use', id: started.data.tool_use_id, name: 'agent' }],
+      },
+    });
     const placeholder = own.find((e) => e.type === 'user' && e.message.content[0]?.type === 'tool_result') as Record<string, any>;
     expect(events.indexOf(placeholder)).toBeGreaterThan(events.indexOf(started));
-    expect(placeholder.message.content[0]).toMatchObject({ tool_use_id: started.data.tool_use_id, is_error: false, content: expect.stringContaining('Background agent launched successfully.') });
+    expect(placeholder.message.content[0]).toMatchObject({
+      tool_use_id: started.data.tool_use_id,
+      is_error: false,
+      content: expect.stringContaining('Background agent launched successfully.'),
+    });
     // The fork's answer is a line of its conversation, and the text of its notification.
-    expect(fork.at(-1)).toMatchObject({ type: 'assistant', message: { content: [{ type: 'text', text: 'RECALL MARKER-[0-9A-F]{4}: MARKER-1F0C' }] } });
+    expect(fork.at(-1)).toMatchObject({
+      type: 'assistant',
+      message: { content: [{ type: 'text', text: 'RECALL MARKER-[0-9A-F]{4}: MARKER-1F0C' }] },
+    });
     expect(fork.every((e) => events.indexOf(e) > events.indexOf(started) && events.indexOf(e) < events.indexOf(notified))).toBe(true);
     // Shown once as the reference shows it: its user line, then task_notification.
     const display = events[events.indexOf(notified) - 1] as Record<string, any>;
@@ -81,12 +95,17 @@ describe('forkpool prompt: the marker end to end', () => {
     // parent turn 1 (the agent call), turn 2 after the placeholder, turn 3 after the notification.
     expect(result.num_turns).toBeGreaterThanOrEqual(2);
     // The parent's last reply is its answer.
-    expect(events.at(-2)).toMatchObject({ type: 'assistant', parent_tool_use_id: null, message: { content: [{ type: 'text', text: result.result }] } });
+    expect(events.at(-2)).toMatchObject({
+      type: 'assistant',
+      parent_tool_use_id: null,
+      message: { content: [{ type: 'text', text: result.result }] },
+    });
   });
 
   it('a general-purpose sub-agent asked to run in the foreground: the tool call waits and returns its result; no task events', async () => {
     // \u0061 keeps the answer's words out of the parent's own prompt: only the sub-agent's result holds them.
-    const prompt = 'CALL agent {"description":"scout","prompt":"REPLY inline \\u0061nswer 42","run_in_background":false}\nRECALL inline answer \\d+';
+    const prompt =
+      'CALL agent {"description":"scout","prompt":"REPLY inline \\u0061nswer 42","run_in_background":false}\nRECALL inline answer \\d+';
     const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
     expect(run.code).toBe(0);
     const events = jsonLines(run.stdout) as Record<string, any>[];
@@ -94,7 +113,9 @@ describe('forkpool prompt: the marker end to end', () => {
     expect(events.map(kindOf)).toEqual(['assistant', 'user', 'assistant', 'result']);
     expect(events.every((e) => !e.parent_tool_use_id)).toBe(true);
     const [call, answered] = events as [Record<string, any>, Record<string, any>];
-    expect(answered.message.content).toEqual([{ type: 'tool_result', tool_use_id: call.message.content[0].id, content: 'inline answer 42', is_error: false }]);
+    expect(answered.message.content).toEqual([
+      { type: 'tool_result', tool_use_id: call.message.content[0].id, content: 'inline answer 42', is_error: false },
+    ]);
     const result = events[3] as Record<string, any>;
     expect(result.result).toContain('inline answer 42');
     expect(result.forks).toEqual([{ id: expect.stringMatching(/^general-purpose-call_/), status: 'completed' }]);
@@ -118,15 +139,26 @@ describe('forkpool prompt: the marker end to end', () => {
   });
 
   it('task_stop: the parent stops its running fork; the fork ends cancelled with one notification, and the tool says so', async () => {
-    const prompt = ['FORK SLEEP 30000', 'CALL@2 task_stop {"task_id":"$TASK_ID"}', 'RECALL Cancellation requested for background agent \\S+'].join('\n');
+    const prompt = [
+      'FORK SLEEP 30000',
+      'CALL@2 task_stop {"task_id":"$TASK_ID"}',
+      'RECALL Cancellation requested for background agent \\S+',
+    ].join('\n');
     const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
     const events = jsonLines(run.stdout) as Record<string, any>[];
     expect(skeleton(events)).toEqual(['task_started', 'task_notification', 'result']);
-    const [started, notified, result] = events.filter((e) => e.type === 'system' || e.type === 'result') as [Record<string, any>, Record<string, any>, Record<string, any>];
+    const [started, notified, result] = events.filter((e) => e.type === 'system' || e.type === 'result') as [
+      Record<string, any>,
+      Record<string, any>,
+      Record<string, any>,
+    ];
     expect(notified.data.task_id).toBe(started.data.task_id);
     expect(notified.data.status).toBe('cancelled');
     // The parent's task_stop call and its answer are lines of their own.
-    const stop = events.find((e) => e.type === 'assistant' && e.message.content.some((b: any) => b.name === 'task_stop')) as Record<string, any>;
+    const stop = events.find((e) => e.type === 'assistant' && e.message.content.some((b: any) => b.name === 'task_stop')) as Record<
+      string,
+      any
+    >;
     const stopId = stop.message.content.find((b: any) => b.name === 'task_stop').id;
     const answer = events.find((e) => e.type === 'user' && e.message.content[0]?.tool_use_id === stopId) as Record<string, any>;
     expect(answer.message.content[0].content).toContain(`Cancellation requested for background agent "${started.data.task_id}"`);
@@ -140,7 +172,11 @@ describe('forkpool prompt: the marker end to end', () => {
 
   it('send_message: the running fork reads the parent’s message at its next turn boundary and answers with it', async () => {
     // The fork answers once, finds the message waiting, and takes another turn with it (RECALL then finds it).
-    const prompt = ['FORK SLEEP 1500\\nRECALL parent agent\\]: \\S+', 'CALL@2 send_message {"task_id":"$TASK_ID","message":"hello-42"}', 'REPLY sent'].join('\n');
+    const prompt = [
+      'FORK SLEEP 1500\\nRECALL parent agent\\]: \\S+',
+      'CALL@2 send_message {"task_id":"$TASK_ID","message":"hello-42"}',
+      'REPLY sent',
+    ].join('\n');
     const run = await runCli(['prompt', prompt, '--output-format', 'stream-json']);
     expect(run.code).toBe(0);
     const events = jsonLines(run.stdout) as Record<string, any>[];

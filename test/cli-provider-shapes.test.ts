@@ -26,20 +26,28 @@ function choose(provider: string, format: string): { ok: true } | { ok: false; m
   }
 }
 
-describe('--provider and the session\'s shape', () => {
+describe("--provider and the session's shape", () => {
   for (const shape of allShapes()) {
     it(`a ${shape.format} session: each provider is accepted exactly when its module speaks the shape`, () => {
-      const onlyAiSdk = CLI_PROVIDERS.every((kind) => !providerModule(kind).shapes.includes(shape.format as SessionFormat)) && providerModule('ai-sdk').shapes.includes(shape.format as SessionFormat);
+      const onlyAiSdk =
+        CLI_PROVIDERS.every((kind) => !providerModule(kind).shapes.includes(shape.format as SessionFormat)) &&
+        providerModule('ai-sdk').shapes.includes(shape.format as SessionFormat);
       for (const kind of CLI_PROVIDERS) {
         const result = choose(kind, shape.format);
         const spoken = providerModule(kind).shapes;
         if (spoken.includes(shape.format as SessionFormat)) {
           expect(result, kind).toEqual({ ok: true });
         } else if (onlyAiSdk) {
-          expect(result, kind).toEqual({ ok: false, message: expect.stringContaining(`the session is in ${shape.label}: it runs through an AI SDK provider package`) });
+          expect(result, kind).toEqual({
+            ok: false,
+            message: expect.stringContaining(`the session is in ${shape.label}: it runs through an AI SDK provider package`),
+          });
         } else {
           const own = findShape(spoken[0] as string);
-          expect(result, kind).toEqual({ ok: false, message: expect.stringContaining(`--provider ${kind} speaks ${own?.api}, but the session is in ${shape.label}: choose `) });
+          expect(result, kind).toEqual({
+            ok: false,
+            message: expect.stringContaining(`--provider ${kind} speaks ${own?.api}, but the session is in ${shape.label}: choose `),
+          });
         }
       }
     });
@@ -48,7 +56,8 @@ describe('--provider and the session\'s shape', () => {
   it('names the providers that speak the shape, the simulator last; a shape none speaks says so', () => {
     expect(choose('anthropic', 'openai-responses')).toEqual({
       ok: false,
-      message: "--provider anthropic speaks Anthropic's Messages API, but the session is in OpenAI Responses' shape (\"format\": \"openai-responses\"): choose --provider openai or local, or convert the session with forkpool convert",
+      message:
+        '--provider anthropic speaks Anthropic\'s Messages API, but the session is in OpenAI Responses\' shape ("format": "openai-responses"): choose --provider openai or local, or convert the session with forkpool convert',
     });
     expect(choose('gemini', 'acme-chat')).toEqual({
       ok: false,

@@ -32,7 +32,19 @@ describe('retry flags', () => {
   });
 
   it('--retry-budget caps the retries of the whole run', async () => {
-    const run = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--retry-budget', '3', '--concurrency', '1', '--output-format', 'json']);
+    const run = await runCli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      tasks,
+      '--retry-budget',
+      '3',
+      '--concurrency',
+      '1',
+      '--output-format',
+      'json',
+    ]);
     expect(run.code).toBe(1);
     const summary = JSON.parse(run.stdout) as Summary;
     expect(summary.forks).toMatchObject({ completed: 1, failed: 1 });

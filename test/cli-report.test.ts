@@ -33,7 +33,9 @@ afterEach(async () => {
 });
 
 async function run(session: string, args: readonly string[], format: 'json' | 'text' = 'json'): Promise<string> {
-  const done = await runCli(['run', '--session', session, '--tasks', TASKS, '--workspace', WORKSPACE, '--output-format', format, ...args], { env: KEYS });
+  const done = await runCli(['run', '--session', session, '--tasks', TASKS, '--workspace', WORKSPACE, '--output-format', format, ...args], {
+    env: KEYS,
+  });
   expect(done.stderr).not.toContain('Error');
   expect(done.code).toBe(0);
   return done.stdout;
@@ -227,13 +229,27 @@ describe('the summary names cancelled forks as cancelled', () => {
   it('forks a spent budget cancelled are listed as cancelled, not failed', async () => {
     // One fork at a time and a budget of one token: the first call spends it, so that fork ends
     // cancelled at its next call, and every task never started gets its cancelled line too.
-    const done = await runCli(['run', '--session', 'examples/session.json', '--tasks', TASKS, '--workspace', WORKSPACE, '--concurrency', '1', '--max-tokens', '1']);
+    const done = await runCli([
+      'run',
+      '--session',
+      'examples/session.json',
+      '--tasks',
+      TASKS,
+      '--workspace',
+      WORKSPACE,
+      '--concurrency',
+      '1',
+      '--max-tokens',
+      '1',
+    ]);
     expect(done.code).toBe(1);
     expect(done.stdout).toContain('forks      0 completed, 0 failed, 8 cancelled of 8');
     expect(done.stdout).not.toContain('the run stopped taking tasks before their end');
     const listed = done.stdout.split('\n').filter((line) => /^(failed|cancelled) /.test(line));
     expect(listed).toHaveLength(8);
-    expect(listed).toContain("cancelled  engine-loop: budget: the run's token budget was spent; the fork stopped before its next model call");
+    expect(listed).toContain(
+      "cancelled  engine-loop: budget: the run's token budget was spent; the fork stopped before its next model call",
+    );
     expect(listed).toContain("cancelled  warmup: budget: the run's token budget was spent (4607 of 1 tokens) before it started");
     expect(listed.every((line) => line.startsWith('cancelled  '))).toBe(true);
   });

@@ -26,11 +26,23 @@ beforeAll(async () => {
   const { format: _format, ...body } = example;
   const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: KEY });
   // The parent's last request, stored (OpenAI's default); the session is its input and the response's output.
-  const parent = await client.responses.create({ ...(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming), input: [...example.input, { role: 'user', content: 'REPLY Mapped.' }], store: true });
+  const parent = await client.responses.create({
+    ...(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming),
+    input: [...example.input, { role: 'user', content: 'REPLY Mapped.' }],
+    store: true,
+  });
   stored = parent.id;
   sessionFile = join(tmp, 'session.json');
-  writeFileSync(sessionFile, JSON.stringify({ ...example, input: [...example.input, { role: 'user', content: 'REPLY Mapped.' }, ...parent.output] }));
-  writeFileSync(TASKS, ['RECALL MARKER-[0-9A-F]{4}', 'REPLY second', 'REPLY third'].map((directive, i) => JSON.stringify({ id: `t${i + 1}`, directive })).join('\n'));
+  writeFileSync(
+    sessionFile,
+    JSON.stringify({ ...example, input: [...example.input, { role: 'user', content: 'REPLY Mapped.' }, ...parent.output] }),
+  );
+  writeFileSync(
+    TASKS,
+    ['RECALL MARKER-[0-9A-F]{4}', 'REPLY second', 'REPLY third']
+      .map((directive, i) => JSON.stringify({ id: `t${i + 1}`, directive }))
+      .join('\n'),
+  );
 });
 afterAll(async () => {
   await serve?.stop();
@@ -42,9 +54,16 @@ const base = (): string[] => ['run', '--session', sessionFile, '--tasks', TASKS,
 describe('forkpool run --previous-response', () => {
   it('forks name the stored response and send their own items; the result lines and the summary say so, with what was cached', async () => {
     const out = join(tmp, 'out.jsonl');
-    const run = await runCli([...base(), '--cache', 'explicit', '--previous-response', stored, '--out', out], { env: { OPENAI_API_KEY: KEY } });
+    const run = await runCli([...base(), '--cache', 'explicit', '--previous-response', stored, '--out', out], {
+      env: { OPENAI_API_KEY: KEY },
+    });
     expect(run.code, run.stderr).toBe(0);
-    const lines = jsonLines(readFileSync(out, 'utf8')) as { id: string; text: string; sent?: unknown; usage: { promptTokens: number; cachedTokens: number } }[];
+    const lines = jsonLines(readFileSync(out, 'utf8')) as {
+      id: string;
+      text: string;
+      sent?: unknown;
+      usage: { promptTokens: number; cachedTokens: number };
+    }[];
     expect(lines).toHaveLength(3);
     for (const line of lines) {
       expect(line.sent).toEqual({ storedResponse: stored, items: 1 });
@@ -54,7 +73,9 @@ describe('forkpool run --previous-response', () => {
     expect(lines.find((l) => l.id === 't1')?.text).toContain('MARKER-1F0C');
     expect(run.stdout).toContain(`names its stored response ${stored} (previous_response_id)`);
     // With the results kept (no --out), the summary's rows say what each fork sent.
-    const shown = await runCli([...base(), '--cache', 'explicit', '--previous-response', stored, '--warmup', 'parent'], { env: { OPENAI_API_KEY: KEY } });
+    const shown = await runCli([...base(), '--cache', 'explicit', '--previous-response', stored, '--warmup', 'parent'], {
+      env: { OPENAI_API_KEY: KEY },
+    });
     expect(shown.code, shown.stderr).toBe(0);
     const rows = shown.stdout.split('\n').filter((line) => /^t\d /.test(line));
     expect(rows).toHaveLength(3);
@@ -63,7 +84,10 @@ describe('forkpool run --previous-response', () => {
   });
 
   it('a response the server does not hold fails each fork with the API’s own error, named', async () => {
-    const run = await runCli([...base(), '--cache', 'explicit', '--previous-response', 'resp_not_stored_anywhere', '--output-format', 'json'], { env: { OPENAI_API_KEY: KEY } });
+    const run = await runCli(
+      [...base(), '--cache', 'explicit', '--previous-response', 'resp_not_stored_anywhere', '--output-format', 'json'],
+      { env: { OPENAI_API_KEY: KEY } },
+    );
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as { forks: { failed: number }; failures: { message: string }[] };
     expect(report.forks.failed).toBe(3);
@@ -74,8 +98,20 @@ describe('forkpool run --previous-response', () => {
     const implicit = await runCli([...base(), '--previous-response', stored], { env: { OPENAI_API_KEY: KEY } });
     expect(implicit.code).toBe(2);
     expect(implicit.stderr).toContain('--previous-response: forks name a stored response only with --cache explicit');
-    const chat = await runCli(['run', '--session', 'examples/openai-session.json', '--tasks', TASKS, '--cache', 'explicit', '--previous-response', stored]);
+    const chat = await runCli([
+      'run',
+      '--session',
+      'examples/openai-session.json',
+      '--tasks',
+      TASKS,
+      '--cache',
+      'explicit',
+      '--previous-response',
+      stored,
+    ]);
     expect(chat.code).toBe(2);
-    expect(chat.stderr).toContain('only a Responses session ("format": "openai-responses") names a stored response; this session is openai-chat');
+    expect(chat.stderr).toContain(
+      'only a Responses session ("format": "openai-responses") names a stored response; this session is openai-chat',
+    );
   });
 });

@@ -64,7 +64,14 @@ describe('forkpool run: SIGINT', () => {
   it('forkpool prompt: SIGINT cancels the sleeping fork, reports the finished one, exits non-zero', async () => {
     let signalled = false;
     const run = await runCli(
-      ['prompt', 'FORK REPLY quick answer\nFORK SLEEP 5000', '--session', 'test/fixtures/cli/session.json', '--output-format', 'stream-json'],
+      [
+        'prompt',
+        'FORK REPLY quick answer\nFORK SLEEP 5000',
+        '--session',
+        'test/fixtures/cli/session.json',
+        '--output-format',
+        'stream-json',
+      ],
       {
         onStdout: (child, soFar) => {
           if (!signalled && soFar.includes('"subtype":"task_notification"')) {
@@ -88,4 +95,3 @@ describe('forkpool run: SIGINT', () => {
     expect(result.forks.map((f: { status: string }) => f.status).sort()).toEqual(['cancelled', 'completed']);
   });
 });
-

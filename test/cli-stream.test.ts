@@ -47,7 +47,9 @@ describe('forkpool run --tasks - (a pipe)', () => {
       child.kill('SIGKILL');
     }
     expect(notifications(stdout)).toEqual(['first', 'second', 'third']);
-    const result = jsonLines(stdout).find((l) => l.type === 'result') as { report: { forks: { total: number; completed: number; totalKnown: boolean } } };
+    const result = jsonLines(stdout).find((l) => l.type === 'result') as {
+      report: { forks: { total: number; completed: number; totalKnown: boolean } };
+    };
     expect(result.report.forks).toMatchObject({ total: 3, completed: 3, totalKnown: true });
   });
 
@@ -58,7 +60,11 @@ describe('forkpool run --tasks - (a pipe)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n').at(-1)).toBe('forkpool: <stdin>:5: id: "x" repeats line 2; task ids must be unique');
     // The bad line has no result, nor has the line after it.
-    expect(jsonLines(readFileSync(out, 'utf8')).map((r) => r.id).sort()).toEqual(['a', 'b', 'x']);
+    expect(
+      jsonLines(readFileSync(out, 'utf8'))
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['a', 'b', 'x']);
     const summary = JSON.parse(run.stdout) as { is_error: boolean; forks: { total: number; completed: number } };
     expect(summary).toMatchObject({
       is_error: true,
@@ -79,7 +85,11 @@ describe('forkpool run --tasks FILE: checked whole before anything runs', () => 
     expect(bad).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: ${tasks}:7: forkTurns: must be "all" or a positive integer\n` });
     writeFileSync(tasks, `${[...good, line('t6'), line('t2', 'REPLY again')].join('\n')}\n`);
     const repeated = await runCli(args);
-    expect(repeated).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: ${tasks}:8: id: "t2" repeats line 3; task ids must be unique\n` });
+    expect(repeated).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `forkpool: ${tasks}:8: id: "t2" repeats line 3; task ids must be unique\n`,
+    });
     // Neither left an --out or a journal that would make the corrected command refuse to start.
     expect(existsSync(out)).toBe(false);
     expect(existsSync(`${out}.journal`)).toBe(false);
@@ -88,6 +98,10 @@ describe('forkpool run --tasks FILE: checked whole before anything runs', () => 
     const fixed = await runCli(args);
     expect(fixed.code).toBe(0);
     expect(fixed.stdout).toMatch(/forks {6}8 completed, 0 failed, 0 cancelled of 8\n/);
-    expect(jsonLines(readFileSync(out, 'utf8')).map((r) => r.id).sort()).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
+    expect(
+      jsonLines(readFileSync(out, 'utf8'))
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']);
   });
 });

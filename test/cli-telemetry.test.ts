@@ -116,13 +116,17 @@ function bodiesOf(receiver: Receiver, path: string): Record<string, unknown>[] {
 function spansOf(receiver: Receiver): Span[] {
   type Body = { resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { spans: Omit<Span, 'resource'>[] }[] }[] };
   return (bodiesOf(receiver, '/v1/traces') as unknown as Body[]).flatMap((body) =>
-    body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans.map((span) => ({ ...span, resource: rs.resource.attributes })))),
+    body.resourceSpans.flatMap((rs) =>
+      rs.scopeSpans.flatMap((ss) => ss.spans.map((span) => ({ ...span, resource: rs.resource.attributes }))),
+    ),
   );
 }
 
 function metricsOf(receiver: Receiver): Metric[] {
   type Body = { resourceMetrics: { scopeMetrics: { metrics: Metric[] }[] }[] };
-  return (bodiesOf(receiver, '/v1/metrics') as unknown as Body[]).flatMap((body) => body.resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics)));
+  return (bodiesOf(receiver, '/v1/metrics') as unknown as Body[]).flatMap((body) =>
+    body.resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics)),
+  );
 }
 
 /** The metric's points across every export (cumulative: the last export of a process holds its totals). */
@@ -156,7 +160,23 @@ describe('forkpool run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       ]);
       const out = join(dir, 'out.jsonl');
       const run = await runCli(
-        ['run', '--session', OPENAI_SESSION, '--tasks', tasks, '--workspace', '.', '--provider', 'openai', '--base-url', `${serve.url}/v1`, '--out', out, '--output-format', 'json'],
+        [
+          'run',
+          '--session',
+          OPENAI_SESSION,
+          '--tasks',
+          tasks,
+          '--workspace',
+          '.',
+          '--provider',
+          'openai',
+          '--base-url',
+          `${serve.url}/v1`,
+          '--out',
+          out,
+          '--output-format',
+          'json',
+        ],
         { env: { OPENAI_API_KEY: SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } },
       );
       expect(run.stderr).not.toContain('OpenTelemetry:');
@@ -219,9 +239,20 @@ describe('forkpool run with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const receiver = await startReceiver();
     // Nothing listens at the port once the receiver is closed.
     await receiver.close();
-    const run = await runCli(['run', '--session', OPENAI_SESSION, '--tasks', writeTasks(mkdtempSync(join(tmp, 'down-')), [{ id: 'one', directive: 'REPLY one' }]), '--output-format', 'json'], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
-    });
+    const run = await runCli(
+      [
+        'run',
+        '--session',
+        OPENAI_SESSION,
+        '--tasks',
+        writeTasks(mkdtempSync(join(tmp, 'down-')), [{ id: 'one', directive: 'REPLY one' }]),
+        '--output-format',
+        'json',
+      ],
+      {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+      },
+    );
     expect(run.code).toBe(0);
     expect(run.stderr.match(/forkpool: OpenTelemetry: /g)).toHaveLength(1);
   });
@@ -231,9 +262,22 @@ describe('forkpool prompt with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('exports the parent agent, its fan-out and forks in one trace; --otel-capture-content adds the content attributes', async () => {
     const receiver = await startReceiver();
     try {
-      const run = await runCli(['prompt', '--session', OPENAI_SESSION, '--provider', 'openai', '--base-url', `${serve.url}/v1`, '--otel-capture-content', 'FORK REPLY forked-7d2e'], {
-        env: { OPENAI_API_KEY: SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
-      });
+      const run = await runCli(
+        [
+          'prompt',
+          '--session',
+          OPENAI_SESSION,
+          '--provider',
+          'openai',
+          '--base-url',
+          `${serve.url}/v1`,
+          '--otel-capture-content',
+          'FORK REPLY forked-7d2e',
+        ],
+        {
+          env: { OPENAI_API_KEY: SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+        },
+      );
       expect(run.code).toBe(0);
       const spans = spansOf(receiver);
       const main = spans.filter((s) => s.name === 'invoke_agent main');
@@ -241,7 +285,9 @@ describe('forkpool prompt with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([(main[0] as Span).traceId]));
       expect(spans.filter((s) => s.name === 'invoke_agent fork')).toHaveLength(1);
       // Content, asked for: the prompt is on the parent's model calls.
-      const withContent = spans.filter((s) => String(attrOf(s.attributes, 'gen_ai.input.messages') ?? '').includes('FORK REPLY forked-7d2e'));
+      const withContent = spans.filter((s) =>
+        String(attrOf(s.attributes, 'gen_ai.input.messages') ?? '').includes('FORK REPLY forked-7d2e'),
+      );
       expect(withContent.length).toBeGreaterThan(0);
       expect(everything(receiver)).not.toContain(SECRET);
     } finally {
@@ -303,14 +349,34 @@ describe('forkpool run --metrics-port', () => {
     const out = join(dir, 'out.jsonl');
     let child: ChildProcess | undefined;
     let stderr = '';
-    const done = runCli(['run', '--session', OPENAI_SESSION, '--tasks', tasks, '--warmup', 'none', '--metrics-port', '0', '--out', out, '--output-format', 'json'], {
-      onSpawn: (spawned) => {
-        child = spawned;
-        spawned.stderr?.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
+    const done = runCli(
+      [
+        'run',
+        '--session',
+        OPENAI_SESSION,
+        '--tasks',
+        tasks,
+        '--warmup',
+        'none',
+        '--metrics-port',
+        '0',
+        '--out',
+        out,
+        '--output-format',
+        'json',
+      ],
+      {
+        onSpawn: (spawned) => {
+          child = spawned;
+          spawned.stderr?.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
+        },
       },
-    });
+    );
     try {
-      const url = await until('the metrics URL on stderr', async () => /forkpool: metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)\n/.exec(stderr)?.[1]);
+      const url = await until(
+        'the metrics URL on stderr',
+        async () => /forkpool: metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)\n/.exec(stderr)?.[1],
+      );
       expect(url).not.toMatch(/:0\//);
       // Scraped until the quick fork's end is counted and the slow one's call is in flight (it stays so).
       const { types, samples } = await until('the quick fork counted and the slow one in flight', async () => {
@@ -323,7 +389,8 @@ describe('forkpool run --metrics-port', () => {
       expect(types.get('gen_ai_client_token_usage')).toBe('histogram');
       expect(types.get('gen_ai_client_operation_duration')).toBe('histogram');
       expect(types.get('forkpool_forks_total')).toBe('counter');
-      for (const gauge of ['forkpool_call_gate_in_flight', 'forkpool_call_gate_limit', 'forkpool_call_gate_waiting']) expect(types.get(gauge)).toBe('gauge');
+      for (const gauge of ['forkpool_call_gate_in_flight', 'forkpool_call_gate_limit', 'forkpool_call_gate_waiting'])
+        expect(types.get(gauge)).toBe('gauge');
       const one = (name: string, labels: Record<string, string> = {}): number => {
         const found = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
         expect(found, `${name} ${JSON.stringify(labels)}`).toHaveLength(1);

@@ -78,8 +78,14 @@ describe('workspace tools through forkpool run --workspace', () => {
   it('list_dir and grep cannot step out either', async () => {
     const { byId } = await runTasks(
       [
-        JSON.stringify({ id: 'list-up', directive: `CALL list_dir {"path":".."}\nRECALL list_dir failed: [^}]*?workspace root\nRECALL secret\\.txt` }),
-        JSON.stringify({ id: 'grep-link', directive: `CALL grep {"pattern":"SECRET","path":"link"}\nRECALL grep failed: [^}]*?workspace root\nRECALL (?:SECRET)-\\w+` }),
+        JSON.stringify({
+          id: 'list-up',
+          directive: `CALL list_dir {"path":".."}\nRECALL list_dir failed: [^}]*?workspace root\nRECALL secret\\.txt`,
+        }),
+        JSON.stringify({
+          id: 'grep-link',
+          directive: `CALL grep {"pattern":"SECRET","path":"link"}\nRECALL grep failed: [^}]*?workspace root\nRECALL (?:SECRET)-\\w+`,
+        }),
       ],
       ['--workspace', workspace],
     );
@@ -91,7 +97,10 @@ describe('workspace tools through forkpool run --workspace', () => {
 
   it('without --workspace the declared workspace tools have no implementation and the call is rejected', async () => {
     const { code, byId } = await runTasks([
-      JSON.stringify({ id: 'no-ws', directive: 'CALL read_file {"path":"README.md"}\nRECALL Tool read_file is declared but has no implementation[^"]*' }),
+      JSON.stringify({
+        id: 'no-ws',
+        directive: 'CALL read_file {"path":"README.md"}\nRECALL Tool read_file is declared but has no implementation[^"]*',
+      }),
     ]);
     expect(code).toBe(0);
     expect(byId.get('no-ws')?.text).toContain('Tool read_file is declared but has no implementation on this host.');
@@ -99,14 +108,21 @@ describe('workspace tools through forkpool run --workspace', () => {
 });
 
 describe('a tools module through forkpool run --tools', () => {
-  it('forks call the module\'s tool; its zod schema rejects bad args; a tool that throws becomes an error the fork sees', async () => {
+  it("forks call the module's tool; its zod schema rejects bad args; a tool that throws becomes an error the fork sees", async () => {
     const { code, byId } = await runTasks(
       [
         JSON.stringify({ id: 'ticket', directive: 'Who owns FP-102?\nCALL lookup_ticket {"id":"FP-102"}\nRECALL owner-\\w+' }),
-        JSON.stringify({ id: 'two', directive: 'CALL lookup_ticket {"id":"FP-101"}\nCALL@2 lookup_ticket {"id":"FP-102"}\nRECALL owner-\\w+' }),
+        JSON.stringify({
+          id: 'two',
+          directive: 'CALL lookup_ticket {"id":"FP-101"}\nCALL@2 lookup_ticket {"id":"FP-102"}\nRECALL owner-\\w+',
+        }),
         JSON.stringify({ id: 'bad-args', directive: 'CALL lookup_ticket {"id":"101"}\nRECALL Invalid arguments for lookup_ticket[^"]*' }),
         JSON.stringify({ id: 'unknown', directive: 'CALL lookup_ticket {"id":"FP-999"}\nRECALL lookup_ticket failed: [^"]*' }),
-        JSON.stringify({ id: 'restricted', tools: ['read_file'], directive: 'CALL lookup_ticket {"id":"FP-101"}\nRECALL Tool lookup_ticket is not allowed[^"]*' }),
+        JSON.stringify({
+          id: 'restricted',
+          tools: ['read_file'],
+          directive: 'CALL lookup_ticket {"id":"FP-101"}\nRECALL Tool lookup_ticket is not allowed[^"]*',
+        }),
       ],
       ['--tools', 'test/fixtures/cli/tools.mjs', '--workspace', workspace],
     );

@@ -35,7 +35,13 @@ function responsesSession(): ParentSession {
       { role: 'user', content: 'Look into the cache.' },
       { role: 'assistant', content: 'I looked into it; the cache is keyed by prefix.' },
     ],
-    tools: tools.map((t) => ({ type: 'function', name: t.declaration.name, description: t.declaration.description, parameters: t.declaration.parametersJsonSchema, strict: false })),
+    tools: tools.map((t) => ({
+      type: 'function',
+      name: t.declaration.name,
+      description: t.declaration.description,
+      parameters: t.declaration.parametersJsonSchema,
+      strict: false,
+    })),
   } as ParentSession;
 }
 
@@ -43,14 +49,18 @@ function responsesSession(): ParentSession {
 const results = new Map<string, ForkResult>();
 /** A reply that would retitle the terminal and turn it red, were it printed as it is. */
 const ESCAPES = '\u001b]0;pwned\u0007 \u001b[31mred';
-const directive = (shape: string): string => `Look up alpha for ${shape}.\nCALL lookup {"key":"alpha"}\nREPLY alpha is value-of-alpha (${shape})`;
+const directive = (shape: string): string =>
+  `Look up alpha for ${shape}.\nCALL lookup {"key":"alpha"}\nREPLY alpha is value-of-alpha (${shape})`;
 
 beforeAll(async () => {
   const engine = await ForkEngine.create({ provider: { kind: 'local' }, threads: 1, tools });
   try {
     for (const [shape, session] of SHAPES) {
       const prefix = engine.freeze(session);
-      const tasks = [{ id: `t-${shape}`, directive: directive(shape) }, ...(shape === 'gemini' ? [{ id: 'escapes', directive: `REPLY ${ESCAPES}` }] : [])];
+      const tasks = [
+        { id: `t-${shape}`, directive: directive(shape) },
+        ...(shape === 'gemini' ? [{ id: 'escapes', directive: `REPLY ${ESCAPES}` }] : []),
+      ];
       for (const result of await engine.fanOut(prefix, tasks, { transcripts: { dir } }).results()) results.set(result.id, result);
     }
   } finally {
@@ -64,44 +74,60 @@ const num = (n: number): string => n.toLocaleString('en-US');
 type Usage = { promptTokens: number; cachedTokens: number | null; outputTokens: number };
 
 describe('forkpool transcript FILE', () => {
-  it.each(SHAPES.map(([shape]) => shape))('prints a %s fork: its directive, the call and its result, the answer, per-call usage and totals', async (shape) => {
-    const file = fileOf(shape);
-    const lines = jsonLines(readFileSync(file, 'utf8'));
-    // The transcript the fork wrote holds a seed, a model reply with the call, the tool's answer and the final reply.
-    expect(lines.map((l) => (l.type === 'message' ? `${l.type}:${l.role}` : l.type))).toEqual(['header', 'seed', 'message:seed', 'message:model', 'message:tool', 'message:model', 'end']);
-    const result = results.get(`t-${shape}`)!;
-    expect(result.status).toBe('completed');
+  it.each(SHAPES.map(([shape]) => shape))(
+    'prints a %s fork: its directive, the call and its result, the answer, per-call usage and totals',
+    async (shape) => {
+      const file = fileOf(shape);
+      const lines = jsonLines(readFileSync(file, 'utf8'));
+      // The transcript the fork wrote holds a seed, a model reply with the call, the tool's answer and the final reply.
+      expect(lines.map((l) => (l.type === 'message' ? `${l.type}:${l.role}` : l.type))).toEqual([
+        'header',
+        'seed',
+        'message:seed',
+        'message:model',
+        'message:tool',
+        'message:model',
+        'end',
+      ]);
+      const result = results.get(`t-${shape}`)!;
+      expect(result.status).toBe('completed');
 
-    const run = await runCli(['transcript', file]);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    const out = run.stdout;
-    expect(out.startsWith(`task t-${shape}\n  directive  Look up alpha for ${shape}.\n             CALL lookup {"key":"alpha"}\n`)).toBe(true);
-    expect(out).toContain(`  format     ${shape}\n`);
-    expect(out).toContain('  seeded     inherits ');
-    // The seed message shows the directive, the fork's fixed rules as one tag.
-    expect(out).toContain(`[seed] user\n  <fork-boilerplate>…</fork-boilerplate>\n\n  Directive: Look up alpha for ${shape}.\n`);
-    const call = out.indexOf('  → lookup({"key":"alpha"})\n');
-    const answer = out.indexOf('  ← lookup: {"output":{"value":"value-of-alpha"}}\n');
-    const final = out.indexOf(`[turn 2] model`);
-    expect(call).toBeGreaterThan(0);
-    expect(answer).toBeGreaterThan(call);
-    expect(final).toBeGreaterThan(answer);
-    expect(out.slice(final)).toContain(`\n  alpha is value-of-alpha (${shape})\n`);
-    expect(out).toContain('── end: completed after 2 turns (');
+      const run = await runCli(['transcript', file]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const out = run.stdout;
+      expect(out.startsWith(`task t-${shape}\n  directive  Look up alpha for ${shape}.\n             CALL lookup {"key":"alpha"}\n`)).toBe(
+        true,
+      );
+      expect(out).toContain(`  format     ${shape}\n`);
+      expect(out).toContain('  seeded     inherits ');
+      // The seed message shows the directive, the fork's fixed rules as one tag.
+      expect(out).toContain(`[seed] user\n  <fork-boilerplate>…</fork-boilerplate>\n\n  Directive: Look up alpha for ${shape}.\n`);
+      const call = out.indexOf('  → lookup({"key":"alpha"})\n');
+      const answer = out.indexOf('  ← lookup: {"output":{"value":"value-of-alpha"}}\n');
+      const final = out.indexOf(`[turn 2] model`);
+      expect(call).toBeGreaterThan(0);
+      expect(answer).toBeGreaterThan(call);
+      expect(final).toBeGreaterThan(answer);
+      expect(out.slice(final)).toContain(`\n  alpha is value-of-alpha (${shape})\n`);
+      expect(out).toContain('── end: completed after 2 turns (');
 
-    // Each model line's usage is printed with its turn, and the totals add them up.
-    const usages = lines.filter((l) => l.role === 'model').map((l) => l.usage as Usage);
-    expect(usages).toHaveLength(2);
-    for (const [i, u] of usages.entries()) expect(out).toContain(`[turn ${i + 1}] model  (prompt ${num(u.promptTokens)} · cached ${num(u.cachedTokens!)} · output ${num(u.outputTokens)}`);
-    const sum = (pick: (u: Usage) => number): number => usages.reduce((s, u) => s + pick(u), 0);
-    const totals = `totals: 2 turns · 2 model calls · 1 tool call · prompt ${num(sum((u) => u.promptTokens))} · cached ${num(sum((u) => u.cachedTokens!))} · output ${num(sum((u) => u.outputTokens))}`;
-    expect(out).toContain(`\n${totals}`);
-    // The transcript's figures are the fork's own.
-    expect(sum((u) => u.promptTokens)).toBe(result.usage.promptTokens);
-    expect(sum((u) => u.outputTokens)).toBe(result.usage.outputTokens);
-    expect(sum((u) => u.cachedTokens!)).toBe(result.usage.cachedTokens);
-  });
+      // Each model line's usage is printed with its turn, and the totals add them up.
+      const usages = lines.filter((l) => l.role === 'model').map((l) => l.usage as Usage);
+      expect(usages).toHaveLength(2);
+      for (const [i, u] of usages.entries())
+        expect(out).toContain(
+          `[turn ${i + 1}] model  (prompt ${num(u.promptTokens)} · cached ${num(u.cachedTokens!)} · output ${num(u.outputTokens)}`,
+        );
+      const sum = (pick: (u: Usage) => number): number => usages.reduce((s, u) => s + pick(u), 0);
+      const totals = `totals: 2 turns · 2 model calls · 1 tool call · prompt ${num(sum((u) => u.promptTokens))} · cached ${num(sum((u) => u.cachedTokens!))} · output ${num(sum((u) => u.outputTokens))}`;
+      expect(out).toContain(`\n${totals}`);
+      // The transcript's figures are the fork's own.
+      expect(sum((u) => u.promptTokens)).toBe(result.usage.promptTokens);
+      expect(sum((u) => u.outputTokens)).toBe(result.usage.outputTokens);
+      expect(sum((u) => u.cachedTokens!)).toBe(result.usage.cachedTokens);
+    },
+  );
 
   it('--json prints the lines again as JSON Lines, the header first', async () => {
     const file = fileOf('openai-chat');

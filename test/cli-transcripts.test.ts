@@ -38,7 +38,25 @@ describe('transcripts through the CLI, against forkpool serve in another process
     ]);
     const out = join(dir, 'out.jsonl');
     const file = join(transcripts, 'two-turns.jsonl');
-    const args = ['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--workspace', workspace, '--transcripts', transcripts, '--provider', 'gemini', '--base-url', server.url, '--warmup', 'none'];
+    const args = [
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      tasks,
+      '--out',
+      out,
+      '--workspace',
+      workspace,
+      '--transcripts',
+      transcripts,
+      '--provider',
+      'gemini',
+      '--base-url',
+      server.url,
+      '--warmup',
+      'none',
+    ];
     let poll: NodeJS.Timeout | undefined;
     const killed = await runCli(args, {
       env: KEY_ENV,
@@ -54,7 +72,13 @@ describe('transcripts through the CLI, against forkpool serve in another process
     clearInterval(poll);
     expect(killed.signal).toBe('SIGKILL');
     const cut = linesOf(file);
-    expect(cut.map((l) => (l.type === 'message' ? `${l.role}@${l.turn}` : l.type))).toEqual(['header', 'seed', 'seed@0', 'model@1', 'tool@1']);
+    expect(cut.map((l) => (l.type === 'message' ? `${l.role}@${l.turn}` : l.type))).toEqual([
+      'header',
+      'seed',
+      'seed@0',
+      'model@1',
+      'tool@1',
+    ]);
     expect(linesOf(join(transcripts, 'quick.jsonl')).at(-1)).toMatchObject({ type: 'end', status: 'completed' });
 
     const resumed = await runCli([...args, '--resume', '--output-format', 'json'], { env: KEY_ENV });
@@ -64,7 +88,16 @@ describe('transcripts through the CLI, against forkpool serve in another process
     expect(byId.get('two-turns')?.text).toContain('CONTENT-77');
     const after = linesOf(file);
     // Its first turn was not sent again: one model reply for turn 1, a resumed line, then turn 2.
-    expect(after.map((l) => (l.type === 'message' ? `${l.role}@${l.turn}` : l.type))).toEqual(['header', 'seed', 'seed@0', 'model@1', 'tool@1', 'resumed', 'model@2', 'end']);
+    expect(after.map((l) => (l.type === 'message' ? `${l.role}@${l.turn}` : l.type))).toEqual([
+      'header',
+      'seed',
+      'seed@0',
+      'model@1',
+      'tool@1',
+      'resumed',
+      'model@2',
+      'end',
+    ]);
     expect(after[5]).toMatchObject({ type: 'resumed', from: 'crash' });
     expect(readFileSync(file, 'utf8')).not.toContain('test-key-never-printed');
 
@@ -75,16 +108,25 @@ describe('transcripts through the CLI, against forkpool serve in another process
     expect(printed.stdout).toContain('→ read_file({"path":"a.txt"})');
     expect(printed.stdout).toContain('resumed after a crash');
     expect(printed.stdout).toContain('CONTENT-77');
-
   });
 
   it('prompt: the placeholder names the output file, and send_message revives a completed task from it', async () => {
     const transcripts = join(tmp, 'revive');
-    const prompt = ['FORK RECALL parent agent\\]: \\S+', 'SLEEP 1000', 'CALL@2 send_message {"task_id":"$TASK_ID","message":"hello-42"}', 'RECALL output_file: \\S+|revived it with your message'].join('\n');
-    const run = await runCli(['prompt', prompt, '--transcripts', transcripts, '--provider', 'gemini', '--base-url', server.url, '--output-format', 'stream-json'], { env: KEY_ENV });
+    const prompt = [
+      'FORK RECALL parent agent\\]: \\S+',
+      'SLEEP 1000',
+      'CALL@2 send_message {"task_id":"$TASK_ID","message":"hello-42"}',
+      'RECALL output_file: \\S+|revived it with your message',
+    ].join('\n');
+    const run = await runCli(
+      ['prompt', prompt, '--transcripts', transcripts, '--provider', 'gemini', '--base-url', server.url, '--output-format', 'stream-json'],
+      { env: KEY_ENV },
+    );
     expect(run.code).toBe(0);
     const events = jsonLines(run.stdout);
-    const notifications = events.filter((e) => e.subtype === 'task_notification') as { data: { task_id: string; result: { text: string; status: string } } }[];
+    const notifications = events.filter((e) => e.subtype === 'task_notification') as {
+      data: { task_id: string; result: { text: string; status: string } };
+    }[];
     expect(notifications).toHaveLength(2);
     const [first, revived] = notifications;
     expect(first?.data.task_id).toBe(revived?.data.task_id);

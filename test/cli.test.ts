@@ -52,7 +52,7 @@ describe('forkpool --version / --help', () => {
     expect(run.stdout.trim()).toBe(pkg.version);
   });
 
-  it('--help lists the commands; run --help lists run\'s flags', async () => {
+  it("--help lists the commands; run --help lists run's flags", async () => {
     const [top, run] = await Promise.all([runCli(['--help']), runCli(['run', '--help'])]);
     expect(top.code).toBe(0);
     for (const command of ['forkpool run', 'forkpool prompt', 'forkpool serve', 'forkpool bench', '--version']) {
@@ -60,13 +60,23 @@ describe('forkpool --version / --help', () => {
     }
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: forkpool run --session FILE --tasks FILE\|-/);
-    for (const flag of ['--out', '--workspace', '--tools', '--output-format', '--max-turns', '--provider', '--cache', '--warmup', '--history']) {
+    for (const flag of [
+      '--out',
+      '--workspace',
+      '--tools',
+      '--output-format',
+      '--max-turns',
+      '--provider',
+      '--cache',
+      '--warmup',
+      '--history',
+    ]) {
       expect(run.stdout).toContain(flag);
     }
     expect(run.stdout).toContain('Exit codes (the same for every command');
   });
 
-  it('every command answers --help with exit 0, and run\'s help shows the engine\'s own defaults', async () => {
+  it("every command answers --help with exit 0, and run's help shows the engine's own defaults", async () => {
     const runs = await Promise.all(['run', 'prompt', 'serve', 'bench'].map((command) => runCli([command, '--help'])));
     for (const r of runs) {
       expect(r.code).toBe(0);
@@ -79,7 +89,7 @@ describe('forkpool --version / --help', () => {
 });
 
 describe('help texts name every dialect and every exit code', () => {
-  it('each command\'s --help lists the exit codes, signals among them', async () => {
+  it("each command's --help lists the exit codes, signals among them", async () => {
     const commands = ['run', 'prompt', 'serve', 'worker', 'cancel', 'convert', 'import', 'report', 'transcript', 'bench'];
     const helps = await Promise.all([runCli(['--help']), ...commands.map((command) => runCli([command, '--help']))]);
     for (const [i, help] of helps.entries()) {
@@ -122,7 +132,15 @@ describe('forkpool run with the examples (the README quick start)', () => {
 
   it('json: one JSON object on stdout, holding the report and one documented result per fork', async () => {
     const run = await runCli([
-      'run', '--session', 'examples/session.json', '--tasks', 'examples/research.jsonl', '--workspace', '.', '--output-format', 'json',
+      'run',
+      '--session',
+      'examples/session.json',
+      '--tasks',
+      'examples/research.jsonl',
+      '--workspace',
+      '.',
+      '--output-format',
+      'json',
     ]);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n').filter((l) => l !== '');
@@ -152,7 +170,15 @@ describe('forkpool run with the examples (the README quick start)', () => {
   it('marker demo: inherited forks recall the marker, forkTurns 1 does not, tools [] is denied its call', async () => {
     const out = join(tmp, 'marker.jsonl');
     const run = await runCli([
-      'run', '--session', 'examples/session.json', '--tasks', 'examples/marker.jsonl', '--workspace', '.', '--out', out,
+      'run',
+      '--session',
+      'examples/session.json',
+      '--tasks',
+      'examples/marker.jsonl',
+      '--workspace',
+      '.',
+      '--out',
+      out,
     ]);
     expect(run.code).toBe(0);
     const byId = new Map(jsonLines(readFileSync(out, 'utf8')).map((r) => [r.id, r]));
@@ -221,7 +247,9 @@ describe('forkpool run: inputs and outputs', () => {
   });
 
   it('--max-tokens: the run stops when its budget is spent, says so, and exits 1', async () => {
-    const run = await runCli(['run', '--session', SESSION, '--tasks', '-', '--max-tokens', '1', '--concurrency', '1', '--warmup', 'none'], { input: TASKS });
+    const run = await runCli(['run', '--session', SESSION, '--tasks', '-', '--max-tokens', '1', '--concurrency', '1', '--warmup', 'none'], {
+      input: TASKS,
+    });
     expect(run.code).toBe(1);
     // Tasks stream in: the queued one (the read-ahead) ends cancelled, the last line is never taken (beta is line 3, after a blank one).
     expect(run.stdout).toMatch(/^budget {5}[\d,]+ tokens spent of 1 for the run · 1 fork stopped by the budget · run budget spent$/m);
@@ -309,10 +337,9 @@ describe('forkpool run: inputs and outputs', () => {
   });
 
   it('exits 1 when a fork fails (max turns), keeping every result', async () => {
-    const tasks = [
-      '{"id":"ok","directive":"REPLY fine"}',
-      '{"id":"needs-two","directive":"CALL list_dir {\\"path\\":\\".\\"}"}',
-    ].join('\n');
+    const tasks = ['{"id":"ok","directive":"REPLY fine"}', '{"id":"needs-two","directive":"CALL list_dir {\\"path\\":\\".\\"}"}'].join(
+      '\n',
+    );
     const run = await runCli(
       ['run', '--session', SESSION, '--tasks', '-', '--workspace', 'test/fixtures/cli', '--max-turns', '1', '--output-format', 'json'],
       { input: tasks },
@@ -330,7 +357,17 @@ describe('forkpool run: inputs and outputs', () => {
   it('a reader that closes the pipe early (| head -1) ends the run quietly, without an EPIPE stack', async () => {
     let closed = false;
     const run = await runCli(
-      ['run', '--session', 'examples/session.json', '--tasks', 'examples/research.jsonl', '--workspace', '.', '--output-format', 'stream-json'],
+      [
+        'run',
+        '--session',
+        'examples/session.json',
+        '--tasks',
+        'examples/research.jsonl',
+        '--workspace',
+        '.',
+        '--output-format',
+        'stream-json',
+      ],
       {
         onStdout: (child, soFar) => {
           if (!closed && soFar.includes('\n')) {

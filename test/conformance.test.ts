@@ -109,7 +109,10 @@ const gemini: Shape = {
   results: (list, text) => [
     {
       role: 'user',
-      parts: [...list.map(([id, name, output]) => ({ functionResponse: { id, name, response: { output } } })), ...(text !== undefined ? [{ text }] : [])],
+      parts: [
+        ...list.map(([id, name, output]) => ({ functionResponse: { id, name, response: { output } } })),
+        ...(text !== undefined ? [{ text }] : []),
+      ],
     },
   ],
   session: (history, { system = true } = {}) => ({
@@ -160,7 +163,11 @@ const openAIChat: Shape = {
   model: (text) => ({ role: 'assistant', content: text }),
   userParts: (...texts) => ({ role: 'user', content: texts.map((text) => ({ type: 'text' as const, text })) }),
   emptyUser: () => ({ role: 'user', content: '' }),
-  call: (id, name, args) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }),
+  call: (id, name, args) => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+  }),
   results: (list, text) => [
     ...list.map(([id, , output]): ChatMessage => ({ role: 'tool', tool_call_id: id, content: output })),
     ...(text !== undefined ? [{ role: 'user' as const, content: text }] : []),
@@ -202,7 +209,9 @@ const openAIChat: Shape = {
       format: 'openai-chat',
       model: 'gpt-4.1-mini',
       messages: [chatSystem(system), ...(history as ChatMessage[])],
-      tools: tools.flat().map((declaration) => (declaration === AGENT_TOOL_DECLARATION ? AGENT_TOOL_FUNCTION : chatFunctionTool(declaration))),
+      tools: tools
+        .flat()
+        .map((declaration) => (declaration === AGENT_TOOL_DECLARATION ? AGENT_TOOL_FUNCTION : chatFunctionTool(declaration))),
     }),
   provider: (url) => ({ kind: 'local', url }),
 };
@@ -334,8 +343,20 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
   });
 
   describe.each(SHAPES)('on $name sessions', (shape) => {
-    const { startup, firstUser, firstModel, toolCall, toolResult, secondUser, secondModel, reminderText, reminder, compactedSummary, compactedAck, child } =
-      fixtures(shape);
+    const {
+      startup,
+      firstUser,
+      firstModel,
+      toolCall,
+      toolResult,
+      secondUser,
+      secondModel,
+      reminderText,
+      reminder,
+      compactedSummary,
+      compactedAck,
+      child,
+    } = fixtures(shape);
     const inherited = inheritedIn(shape);
     const H = shape.head.length;
 
@@ -344,7 +365,10 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
     });
 
     it('counts real user turns rather than tool responses', () => {
-      expect(inherited([startup, firstUser, toolCall, ...toolResult, firstModel, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
+      expect(inherited([startup, firstUser, toolCall, ...toolResult, firstModel, secondUser, secondModel], 1)).toEqual([
+        secondUser,
+        secondModel,
+      ]);
     });
 
     it('keeps all available context when fewer turns exist than requested', () => {
@@ -364,7 +388,9 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
     it('does not count or inherit a compacted-history prefix for a numeric window', () => {
       expect(inherited([startup, compactedSummary, compactedAck, firstUser, firstModel], 3)).toEqual([firstUser, firstModel]);
       // The real compaction text (Qwen Code's RESUME_TRAILER) is recognized the same way.
-      const real = shape.user('Summary of the work.\n\nResume the prior task using the summary above. Continue from the last in-flight step.');
+      const real = shape.user(
+        'Summary of the work.\n\nResume the prior task using the summary above. Continue from the last in-flight step.',
+      );
       expect(inherited([real, compactedAck, firstUser, firstModel, secondUser, secondModel], 5)).toEqual([
         firstUser,
         firstModel,
@@ -391,7 +417,9 @@ describe('fork-subagent.test.ts › selectForkHistory', () => {
         expect(() => shape.session([startup, firstUser, firstModel, shape.user('  '), emptyAck])).toThrow(/holds only whitespace text/);
         // ... but a session never validated (seedFork takes one as it is) may hold blank content, and it is no real turn either.
         for (const blank of [shape.user('  '), shape.userParts('  ')]) {
-          const seed = seedFork(unvalidatedAnthropicSession([startup, firstUser, firstModel, blank, emptyAck]), 'the directive', { forkTurns: 1 });
+          const seed = seedFork(unvalidatedAnthropicSession([startup, firstUser, firstModel, blank, emptyAck]), 'the directive', {
+            forkTurns: 1,
+          });
           expect(seed.contents.slice(H, -1)).toEqual([firstUser, firstModel, blank, emptyAck]);
         }
       }
@@ -445,7 +473,10 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   });
 
   it('rejects a model grade for fork agents', () => {
-    expect(validateAgentParams({ ...fork, model: 'high' })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/cannot be combined with subagent_type "fork"/i) } });
+    expect(validateAgentParams({ ...fork, model: 'high' })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid_params', message: expect.stringMatching(/cannot be combined with subagent_type "fork"/i) },
+    });
   });
 
   it.each(['all', '1', '12'])('accepts fork_turns=%s for fork agents', (turns) => {
@@ -453,13 +484,20 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   });
 
   it.each(['', 'none', '0', '-1', '1.5', ' 3 '])('rejects invalid fork_turns=%j', (turns) => {
-    expect(validateAgentParams({ ...fork, fork_turns: turns })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/^fork_turns: /) } });
+    expect(validateAgentParams({ ...fork, fork_turns: turns })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid_params', message: expect.stringMatching(/^fork_turns: /) },
+    });
   });
 
   it.each([undefined, 'general-purpose'])('rejects fork_turns and fork_tools for non-fork subagent_type=%s', (type) => {
     const base = { description: 'd', prompt: 'p', ...(type ? { subagent_type: type } : {}) };
-    expect(validateAgentParams({ ...base, fork_turns: 'all' })).toMatchObject({ error: { kind: 'invalid_params', message: expect.stringMatching(/only be used with subagent_type "fork"/) } });
-    expect(validateAgentParams({ ...base, fork_tools: ['read_file'] })).toMatchObject({ error: { kind: 'invalid_params', message: expect.stringMatching(/only be used with subagent_type "fork"/) } });
+    expect(validateAgentParams({ ...base, fork_turns: 'all' })).toMatchObject({
+      error: { kind: 'invalid_params', message: expect.stringMatching(/only be used with subagent_type "fork"/) },
+    });
+    expect(validateAgentParams({ ...base, fork_tools: ['read_file'] })).toMatchObject({
+      error: { kind: 'invalid_params', message: expect.stringMatching(/only be used with subagent_type "fork"/) },
+    });
   });
 
   it('accepts fork_tools, including an empty deny-all list, names it does not know and the MCP forms (PR #8066), for forks', () => {
@@ -470,11 +508,20 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
 
   it('rejects invalid fork_tools entries', () => {
     for (const tools of [['  '], [' read_file '], null, ['*'], ['read_fil*'], ['mcp__github*']]) {
-      expect(validateAgentParams({ ...fork, fork_tools: tools })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/^fork_tools/) } });
+      expect(validateAgentParams({ ...fork, fork_tools: tools })).toMatchObject({
+        ok: false,
+        error: { kind: 'invalid_params', message: expect.stringMatching(/^fork_tools/) },
+      });
     }
-    expect(validateAgentParams({ ...fork, fork_tools: ['*'] })).toMatchObject({ error: { message: expect.stringContaining('does not accept "*"') } });
+    expect(validateAgentParams({ ...fork, fork_tools: ['*'] })).toMatchObject({
+      error: { message: expect.stringContaining('does not accept "*"') },
+    });
     expect(validateAgentParams({ ...fork, fork_tools: ['read_fil*'] })).toMatchObject({
-      error: { message: expect.stringContaining('wildcard entries must be "mcp__*" or a trailing MCP tool-prefix pattern such as "mcp__github__read_*"') },
+      error: {
+        message: expect.stringContaining(
+          'wildcard entries must be "mcp__*" or a trailing MCP tool-prefix pattern such as "mcp__github__read_*"',
+        ),
+      },
     });
   });
 
@@ -486,7 +533,10 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   it('rejects isolation and working_dir (deliberate difference: not supported for any sub-agent, and not declared)', () => {
     expect(schema.properties.isolation).toBeUndefined();
     expect(schema.properties.working_dir).toBeUndefined();
-    expect(validateAgentParams({ ...fork, isolation: 'worktree' })).toMatchObject({ ok: false, error: { kind: 'invalid_params', message: expect.stringMatching(/^isolation: is not supported/) } });
+    expect(validateAgentParams({ ...fork, isolation: 'worktree' })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid_params', message: expect.stringMatching(/^isolation: is not supported/) },
+    });
     expect(validateAgentParams({ description: 'd', prompt: 'p', subagent_type: 'general-purpose', working_dir: '/tmp' })).toMatchObject({
       ok: false,
       error: { kind: 'invalid_params', message: expect.stringMatching(/^working_dir: is not supported/) },
@@ -499,11 +549,18 @@ describe('agent.test.ts › schema generation and validateToolParams (fork cases
   });
 
   it('omitting subagent_type uses general-purpose, not fork', () => {
-    expect(validateAgentParams({ description: 'd', prompt: 'p' })).toMatchObject({ ok: true, subagentType: 'general-purpose', fork: undefined });
+    expect(validateAgentParams({ description: 'd', prompt: 'p' })).toMatchObject({
+      ok: true,
+      subagentType: 'general-purpose',
+      fork: undefined,
+    });
   });
 
   it('rejects a nested fork request instead of changing its context mode', () => {
-    expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: REF.nestedFork } });
+    expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({
+      ok: false,
+      error: { kind: 'nested_fork', message: REF.nestedFork },
+    });
     expect(validateAgentParams(fork, { insideFork: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: REF.nestedFork } });
   });
 
@@ -599,7 +656,7 @@ describe('agent.test.ts › fork dispatch: child message and forked messages', (
       expect(shape.tools(seed)).toEqual(parent.tools);
     });
 
-    it('passes fork_tools separately from inherited tool names: the declarations stay the parent\'s', () => {
+    it("passes fork_tools separately from inherited tool names: the declarations stay the parent's", () => {
       const parent = shape.session([firstUser, firstModel]);
       const seed = seedFork(parent, 'd', { allowedTools: ['read_file'] });
       expect(JSON.stringify(shape.tools(seed))).toBe(JSON.stringify(parent.tools));
@@ -607,125 +664,148 @@ describe('agent.test.ts › fork dispatch: child message and forked messages', (
   });
 });
 
-describe.each(SHAPES)('fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.test.ts › display_image (on a real engine, $name sessions)', (shape) => {
-  const { firstUser, firstModel } = fixtures(shape);
-  let server: LocalServer;
-  let engine: ForkEngine;
-  const executed: string[] = [];
-  const readFile = defineTool({
-    name: 'read_file',
-    description: 'Reads a file.',
-    parameters: z.object({ path: z.string() }),
-    execute: ({ path }) => {
-      executed.push(`read_file ${path}`);
-      return { content: `contents of ${path}` };
-    },
-  });
-  // The reference's image renderer: main-session-only.
-  const displayImage = defineTool({
-    name: 'display_image',
-    description: 'Shows an image to the user.',
-    parameters: z.object({ path: z.string() }),
-    forks: false,
-    execute: ({ path }) => {
-      executed.push(`display_image ${path}`);
-      return { shown: true };
-    },
-  });
-  const system = `parent system ${filler(1200)}`;
-  const parent = shape.engineSession(system, [[readFile.declaration, displayImage.declaration]], [firstUser, firstModel]);
-  beforeAll(async () => {
-    server = await startLocalServer({ captureRequests: true });
-    engine = await ForkEngine.create({ provider: shape.provider(server.url), threads: 1, tools: [readFile, displayImage] });
-  });
-  afterAll(async () => {
-    await engine.close();
-    await server.close();
-  });
+describe.each(SHAPES)(
+  'fork-subagent.test.ts › resolveForkExecutionAllowedTools, and agent.test.ts › display_image (on a real engine, $name sessions)',
+  (shape) => {
+    const { firstUser, firstModel } = fixtures(shape);
+    let server: LocalServer;
+    let engine: ForkEngine;
+    const executed: string[] = [];
+    const readFile = defineTool({
+      name: 'read_file',
+      description: 'Reads a file.',
+      parameters: z.object({ path: z.string() }),
+      execute: ({ path }) => {
+        executed.push(`read_file ${path}`);
+        return { content: `contents of ${path}` };
+      },
+    });
+    // The reference's image renderer: main-session-only.
+    const displayImage = defineTool({
+      name: 'display_image',
+      description: 'Shows an image to the user.',
+      parameters: z.object({ path: z.string() }),
+      forks: false,
+      execute: ({ path }) => {
+        executed.push(`display_image ${path}`);
+        return { shown: true };
+      },
+    });
+    const system = `parent system ${filler(1200)}`;
+    const parent = shape.engineSession(system, [[readFile.declaration, displayImage.declaration]], [firstUser, firstModel]);
+    beforeAll(async () => {
+      server = await startLocalServer({ captureRequests: true });
+      engine = await ForkEngine.create({ provider: shape.provider(server.url), threads: 1, tools: [readFile, displayImage] });
+    });
+    afterAll(async () => {
+      await engine.close();
+      await server.close();
+    });
 
-  /** What the forks sent since `from`: every model call in this shape's own route. */
-  const said = (from: number): string => {
-    const requests = server.requests.slice(from).filter((r) => r.route !== 'countTokens');
-    expect(requests.length).toBeGreaterThan(0);
-    for (const request of requests) expect(request.route).toMatch(shape.modelRoute);
-    return requests.map((r) => r.body).join('\n');
-  };
+    /** What the forks sent since `from`: every model call in this shape's own route. */
+    const said = (from: number): string => {
+      const requests = server.requests.slice(from).filter((r) => r.route !== 'countTokens');
+      expect(requests.length).toBeGreaterThan(0);
+      for (const request of requests) expect(request.route).toMatch(shape.modelRoute);
+      return requests.map((r) => r.body).join('\n');
+    };
 
-  it('preserves unrestricted execution when display_image is not advertised', async () => {
-    executed.length = 0;
-    const start = server.requests.length;
-    const plain = shape.engineSession(system, [[readFile.declaration]], [firstUser, firstModel]);
-    const [result] = await engine.fanOut(engine.freeze(plain), [{ id: 'a', directive: 'CALL read_file {"path":"a.ts"}\nREPLY ok' }]).results();
-    expect(result?.status).toBe('completed');
-    expect(executed).toEqual(['read_file a.ts']);
-    // Each model call went to this shape's own route.
-    said(start);
-  });
-
-  it('keeps inherited declarations but denies display_image by default', async () => {
-    executed.length = 0;
-    const start = server.requests.length;
-    const directive = 'CALL read_file {"path":"a.ts"}\nCALL display_image {"path":"shot.png"}\nREPLY ok';
-    const [result] = await engine.fanOut(engine.freeze(parent), [{ id: 'b', directive }]).results();
-    expect(result?.status).toBe('completed');
-    expect(executed).toEqual(['read_file a.ts']);
-    expect(said(start)).toContain('"name":"display_image","description":"Shows an image to the user."');
-    expect(said(start)).toContain('display_image can only be executed by the main session');
-  });
-
-  it('cannot re-enable display_image through fork_tools', async () => {
-    executed.length = 0;
-    const start = server.requests.length;
-    const [result] = await engine
-      .fanOut(engine.freeze(parent), [{ id: 'c', directive: 'CALL display_image {"path":"shot.png"}\nREPLY ok', tools: ['display_image', 'read_file'] }])
-      .results();
-    expect(result?.status).toBe('completed');
-    expect(executed).toEqual([]);
-    expect(said(start)).toContain('display_image can only be executed by the main session');
-  });
-
-  it('caps fork turns at 200 and never asks a person: an approval-required tool is denied in a fork', async () => {
-    expect(ENGINE_DEFAULTS.maxTurns).toBe(200);
-    const deploy = defineTool({ name: 'deploy', description: 'Deploys.', parameters: z.object({}), approval: 'required', execute: () => 'deployed' });
-    const local = await ForkEngine.create({ provider: shape.provider(server.url), threads: 1, tools: [deploy] });
-    try {
+    it('preserves unrestricted execution when display_image is not advertised', async () => {
+      executed.length = 0;
       const start = server.requests.length;
-      const withDeploy = shape.engineSession(system, [[deploy.declaration]], [firstUser, firstModel]);
-      const [result] = await local.fanOut(local.freeze(withDeploy), [{ id: 'e', directive: 'CALL deploy {}\nREPLY not deployed' }]).results();
-      expect(result?.text).toBe('not deployed');
-      expect(said(start)).toContain("deploy needs a person's approval, and background agents cannot prompt for it.");
-    } finally {
-      await local.close();
-    }
-  });
+      const plain = shape.engineSession(system, [[readFile.declaration]], [firstUser, firstModel]);
+      const [result] = await engine
+        .fanOut(engine.freeze(plain), [{ id: 'a', directive: 'CALL read_file {"path":"a.ts"}\nREPLY ok' }])
+        .results();
+      expect(result?.status).toBe('completed');
+      expect(executed).toEqual(['read_file a.ts']);
+      // Each model call went to this shape's own route.
+      said(start);
+    });
 
-  it('runs a non-interactive fork in the background, whatever run_in_background says, and it sees the parent conversation', async () => {
-    const withAgent = shape.engineSession(
-      system,
-      [[readFile.declaration, displayImage.declaration], [AGENT_TOOL_DECLARATION]],
-      [shape.user('parent marker: FORK7348_PARENT_7XQ9'), shape.model('Ready.')],
-    );
-    const start = server.requests.length;
-    const outcome = await engine.runParentAgent(
-      withAgent,
-      'CALL agent {"description":"marker","prompt":"RECALL FORK\\\\d+_PARENT_\\\\w+","subagent_type":"fork","run_in_background":false}\nREPLY launched',
-    );
-    expect(outcome.status).toBe('completed');
-    expect(outcome.forks.map((f) => [f.status, f.text])).toEqual([['completed', 'RECALL FORK\\d+_PARENT_\\w+: FORK7348_PARENT_7XQ9']]);
-    // The parent's calls and the fork's went to this shape's own route.
-    said(start);
-  });
+    it('keeps inherited declarations but denies display_image by default', async () => {
+      executed.length = 0;
+      const start = server.requests.length;
+      const directive = 'CALL read_file {"path":"a.ts"}\nCALL display_image {"path":"shot.png"}\nREPLY ok';
+      const [result] = await engine.fanOut(engine.freeze(parent), [{ id: 'b', directive }]).results();
+      expect(result?.status).toBe('completed');
+      expect(executed).toEqual(['read_file a.ts']);
+      expect(said(start)).toContain('"name":"display_image","description":"Shows an image to the user."');
+      expect(said(start)).toContain('display_image can only be executed by the main session');
+    });
 
-  it('blocks a fork from spawning any sub-agent, with the reference\'s words', async () => {
-    const withAgent = shape.engineSession(system, [[readFile.declaration, displayImage.declaration], [AGENT_TOOL_DECLARATION]], [firstUser, firstModel]);
-    const start = server.requests.length;
-    const [result] = await engine
-      .fanOut(engine.freeze(withAgent), [
-        { id: 'd', directive: 'CALL agent {"description":"x","prompt":"y"}\nCALL@2 agent {"description":"x","prompt":"y","subagent_type":"fork"}\nREPLY ok' },
-      ])
-      .results();
-    expect(result?.status).toBe('completed');
-    expect(said(start)).toContain(shape.inBody(REF.spawnInFork));
-    expect(said(start)).toContain(shape.inBody(REF.nestedFork));
-  });
-});
+    it('cannot re-enable display_image through fork_tools', async () => {
+      executed.length = 0;
+      const start = server.requests.length;
+      const [result] = await engine
+        .fanOut(engine.freeze(parent), [
+          { id: 'c', directive: 'CALL display_image {"path":"shot.png"}\nREPLY ok', tools: ['display_image', 'read_file'] },
+        ])
+        .results();
+      expect(result?.status).toBe('completed');
+      expect(executed).toEqual([]);
+      expect(said(start)).toContain('display_image can only be executed by the main session');
+    });
+
+    it('caps fork turns at 200 and never asks a person: an approval-required tool is denied in a fork', async () => {
+      expect(ENGINE_DEFAULTS.maxTurns).toBe(200);
+      const deploy = defineTool({
+        name: 'deploy',
+        description: 'Deploys.',
+        parameters: z.object({}),
+        approval: 'required',
+        execute: () => 'deployed',
+      });
+      const local = await ForkEngine.create({ provider: shape.provider(server.url), threads: 1, tools: [deploy] });
+      try {
+        const start = server.requests.length;
+        const withDeploy = shape.engineSession(system, [[deploy.declaration]], [firstUser, firstModel]);
+        const [result] = await local
+          .fanOut(local.freeze(withDeploy), [{ id: 'e', directive: 'CALL deploy {}\nREPLY not deployed' }])
+          .results();
+        expect(result?.text).toBe('not deployed');
+        expect(said(start)).toContain("deploy needs a person's approval, and background agents cannot prompt for it.");
+      } finally {
+        await local.close();
+      }
+    });
+
+    it('runs a non-interactive fork in the background, whatever run_in_background says, and it sees the parent conversation', async () => {
+      const withAgent = shape.engineSession(
+        system,
+        [[readFile.declaration, displayImage.declaration], [AGENT_TOOL_DECLARATION]],
+        [shape.user('parent marker: FORK7348_PARENT_7XQ9'), shape.model('Ready.')],
+      );
+      const start = server.requests.length;
+      const outcome = await engine.runParentAgent(
+        withAgent,
+        'CALL agent {"description":"marker","prompt":"RECALL FORK\\\\d+_PARENT_\\\\w+","subagent_type":"fork","run_in_background":false}\nREPLY launched',
+      );
+      expect(outcome.status).toBe('completed');
+      expect(outcome.forks.map((f) => [f.status, f.text])).toEqual([['completed', 'RECALL FORK\\d+_PARENT_\\w+: FORK7348_PARENT_7XQ9']]);
+      // The parent's calls and the fork's went to this shape's own route.
+      said(start);
+    });
+
+    it("blocks a fork from spawning any sub-agent, with the reference's words", async () => {
+      const withAgent = shape.engineSession(
+        system,
+        [[readFile.declaration, displayImage.declaration], [AGENT_TOOL_DECLARATION]],
+        [firstUser, firstModel],
+      );
+      const start = server.requests.length;
+      const [result] = await engine
+        .fanOut(engine.freeze(withAgent), [
+          {
+            id: 'd',
+            directive:
+              'CALL agent {"description":"x","prompt":"y"}\nCALL@2 agent {"description":"x","prompt":"y","subagent_type":"fork"}\nREPLY ok',
+          },
+        ])
+        .results();
+      expect(result?.status).toBe('completed');
+      expect(said(start)).toContain(shape.inBody(REF.spawnInFork));
+      expect(said(start)).toContain(shape.inBody(REF.nestedFork));
+    });
+  },
+);

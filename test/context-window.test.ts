@@ -35,7 +35,11 @@ describe('from the library', () => {
   ];
 
   it("a window of one's own (options.prices) refuses the task over it and runs the rest; no request carries it", async () => {
-    const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 2, prices: { 'gemini-2.5-flash': { contextWindow: 20_000 } } });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'local', url: server.url },
+      threads: 2,
+      prices: { 'gemini-2.5-flash': { contextWindow: 20_000 } },
+    });
     try {
       const before = server.requests.length;
       const run = engine.fanOut(engine.freeze(parentSession([], { words: 200 })), tasks);
@@ -43,7 +47,9 @@ describe('from the library', () => {
       expect(small?.status).toBe('completed');
       if (refused?.status !== 'failed') throw new Error(`the big task is refused, got ${refused?.status}`);
       expect(refused.error.kind).toBe('rejected');
-      expect(refused.error.message).toMatch(/^task "big" was not sent: its first request is about 2[0-9],[0-9]{3} tokens \(estimated\), over the 20,000-token context window of gemini-2\.5-flash$/);
+      expect(refused.error.message).toMatch(
+        /^task "big" was not sent: its first request is about 2[0-9],[0-9]{3} tokens \(estimated\), over the 20,000-token context window of gemini-2\.5-flash$/,
+      );
       expect(refused.calls).toEqual([]);
       expect(server.requests.slice(before).some((r) => r.body.includes('word word word'))).toBe(false);
       expect(run.report().failures).toEqual([{ id: 'big', status: 'failed', kind: 'rejected', message: refused.error.message }]);
@@ -88,9 +94,11 @@ describe('through the CLI', () => {
     { id: 'small', directive: 'REPLY small' },
   ]);
   const run = (model: string, out: string) =>
-    runCli(['run', '--session', session(model), '--tasks', TASKS, '--provider', 'gemini', '--base-url', serve.url, '--out', out], { env: { GEMINI_API_KEY: 'window-test-key' } });
+    runCli(['run', '--session', session(model), '--tasks', TASKS, '--provider', 'gemini', '--base-url', serve.url, '--out', out], {
+      env: { GEMINI_API_KEY: 'window-test-key' },
+    });
 
-  it("a 5 MB directive against gemini-2.5-pro (a 1,048,576-token window) is refused naming the task, its tokens and the window; the other task runs", async () => {
+  it('a 5 MB directive against gemini-2.5-pro (a 1,048,576-token window) is refused naming the task, its tokens and the window; the other task runs', async () => {
     const out = join(tmp, 'pro.jsonl');
     const result = await run('gemini-2.5-pro', out);
     expect(result.code).toBe(1);
@@ -121,19 +129,38 @@ describe('through the CLI', () => {
       { id: 'short', directive: 'REPLY short' },
     ]);
     const result = await runCli(
-      ['run', '--session', session('my-finetune-large'), '--tasks', tasks, '--provider', 'gemini', '--base-url', serve.url, '--prices', prices, '--out', out],
+      [
+        'run',
+        '--session',
+        session('my-finetune-large'),
+        '--tasks',
+        tasks,
+        '--provider',
+        'gemini',
+        '--base-url',
+        serve.url,
+        '--prices',
+        prices,
+        '--out',
+        out,
+      ],
       { env: { GEMINI_API_KEY: 'window-test-key' } },
     );
     expect(result.stderr).not.toMatch(/--prices/);
     const lines = jsonLines(readFileSync(out, 'utf8'));
     const long = lines.find((l) => l.id === 'long');
     expect(long).toMatchObject({ status: 'failed', error: { kind: 'rejected' } });
-    expect((long?.error as { message?: string } | undefined)?.message).toMatch(/^task "long" was not sent: .* over the 131,072-token context window of my-finetune-large$/);
+    expect((long?.error as { message?: string } | undefined)?.message).toMatch(
+      /^task "long" was not sent: .* over the 131,072-token context window of my-finetune-large$/,
+    );
     const short = lines.find((l) => l.id === 'short');
     expect(short).toMatchObject({ status: 'completed' });
     const usage = short?.usage as { promptTokens: number; cachedTokens: number | null; outputTokens: number };
     const cached = usage.cachedTokens ?? 0;
-    expect(short?.costUsd).toBeCloseTo(((usage.promptTokens - cached) * large.input + cached * large.cachedInput + usage.outputTokens * large.output) / 1e6, 12);
+    expect(short?.costUsd).toBeCloseTo(
+      ((usage.promptTokens - cached) * large.input + cached * large.cachedInput + usage.outputTokens * large.output) / 1e6,
+      12,
+    );
   });
 
   it('the same tasks against a model whose window forkpool does not know both run', async () => {

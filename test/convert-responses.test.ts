@@ -2,7 +2,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConversionError, type ConvertOptions, convertSession, type OpenAIChatSession, type OpenAIResponsesSession, type ParentSession, parseSession } from '../src/index.js';
+import {
+  ConversionError,
+  type ConvertOptions,
+  convertSession,
+  type OpenAIChatSession,
+  type OpenAIResponsesSession,
+  type ParentSession,
+  parseSession,
+} from '../src/index.js';
 import { jsonLines, runCli } from './fixtures/cli/run-cli.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { errorOf as inputErrorOf } from './support/input-error.js';
@@ -38,8 +46,18 @@ function errorOf(fn: () => unknown): ConversionError {
   return err as ConversionError;
 }
 
-const lookup = { type: 'function', function: { name: 'lookup', description: 'Looks a key up.', parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } } };
-const strictTool = { type: 'function', function: { name: 'fee', parameters: { type: 'object', properties: {}, additionalProperties: false }, strict: true } };
+const lookup = {
+  type: 'function',
+  function: {
+    name: 'lookup',
+    description: 'Looks a key up.',
+    parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+  },
+};
+const strictTool = {
+  type: 'function',
+  function: { name: 'fee', parameters: { type: 'object', properties: {}, additionalProperties: false }, strict: true },
+};
 
 /** A Chat Completions conversation with every kind of message the Responses API has a place for, in the keys' documented order. */
 const RICH_CHAT = chat(
@@ -64,10 +82,23 @@ const RICH_CHAT = chat(
       ],
     },
     { role: 'tool', tool_call_id: 'call_a', content: 'REFUND_FEE = 2.25' },
-    { role: 'tool', tool_call_id: 'call_b', content: [{ type: 'text', text: 'CAP = ' }, { type: 'text', text: '40' }] },
+    {
+      role: 'tool',
+      tool_call_id: 'call_b',
+      content: [
+        { type: 'text', text: 'CAP = ' },
+        { type: 'text', text: '40' },
+      ],
+    },
     { role: 'assistant', content: null, tool_calls: [{ id: 'call_c', type: 'function', function: { name: 'fee', arguments: '{}' } }] },
     { role: 'tool', tool_call_id: 'call_c', content: '{"fee":2.25}' },
-    { role: 'assistant', content: [{ type: 'text', text: 'The fee is 2.25' }, { type: 'text', text: ' and the cap is 40.' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'The fee is 2.25' },
+        { type: 'text', text: ' and the cap is 40.' },
+      ],
+    },
     { role: 'user', content: 'Thanks.' },
   ],
   {
@@ -78,7 +109,10 @@ const RICH_CHAT = chat(
     top_p: 0.9,
     max_completion_tokens: 2048,
     reasoning_effort: 'low',
-    response_format: { type: 'json_schema', json_schema: { name: 'audit', description: 'The audit.', schema: { type: 'object' }, strict: true } },
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'audit', description: 'The audit.', schema: { type: 'object' }, strict: true },
+    },
     prompt_cache_options: { mode: 'explicit' },
   },
 );
@@ -89,7 +123,14 @@ describe('openai-chat → openai-responses → openai-chat', () => {
     const back = to<OpenAIChatSession>(there.out, 'openai-chat');
     expect(back.out).toEqual(RICH_CHAT);
     expect(JSON.stringify(back.out)).toBe(JSON.stringify(RICH_CHAT));
-    expect(there).toMatchObject({ from: 'openai-chat', to: 'openai-responses', messages: { from: 10, to: 13 }, tools: 2, dropped: [], notes: [] });
+    expect(there).toMatchObject({
+      from: 'openai-chat',
+      to: 'openai-responses',
+      messages: { from: 10, to: 13 },
+      tools: 2,
+      dropped: [],
+      notes: [],
+    });
     expect(back).toMatchObject({ messages: { from: 13, to: 10 }, tools: 2, dropped: [], notes: [] });
   });
 
@@ -114,7 +155,14 @@ describe('openai-chat → openai-responses → openai-chat', () => {
         { type: 'function_call', call_id: 'call_a', name: 'lookup', arguments: '{"key":"fee"}' },
         { type: 'function_call', call_id: 'call_b', name: 'lookup', arguments: '{"key":"cap"}' },
         { type: 'function_call_output', call_id: 'call_a', output: 'REFUND_FEE = 2.25' },
-        { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: 'CAP = ' }, { type: 'input_text', text: '40' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'call_b',
+          output: [
+            { type: 'input_text', text: 'CAP = ' },
+            { type: 'input_text', text: '40' },
+          ],
+        },
         { type: 'function_call', call_id: 'call_c', name: 'fee', arguments: '{}' },
         { type: 'function_call_output', call_id: 'call_c', output: '{"fee":2.25}' },
         { role: 'assistant', content: 'The fee is 2.25' },
@@ -169,13 +217,22 @@ describe('openai-chat → openai-responses → openai-chat', () => {
     const bare = chat([{ role: 'user', content: 'hi' }], { tools: [{ type: 'function', function: { name: 'ping', strict: null } }] });
     const { out, notes } = to<OpenAIResponsesSession>(bare, 'openai-responses');
     expect(out.tools).toEqual([{ type: 'function', name: 'ping', parameters: { type: 'object', properties: {} }, strict: false }]);
-    expect(notes).toEqual(['tools[0]: parameters { "type": "object", "properties": {} } (the Responses API requires them; Chat\'s omitted parameters are an empty parameter list)']);
+    expect(notes).toEqual([
+      'tools[0]: parameters { "type": "object", "properties": {} } (the Responses API requires them; Chat\'s omitted parameters are an empty parameter list)',
+    ]);
   });
 
   it('what the Responses API has no place for is an error naming its path, or left out and listed with dropUnsupported', () => {
     const source = chat(
       [
-        { role: 'user', name: 'ana', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] },
+        {
+          role: 'user',
+          name: 'ana',
+          content: [
+            { type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } },
+            { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'refusal', refusal: 'No.' }] },
       ],
       { seed: 7, stop: ['END'], max_tokens: 10 },
@@ -213,8 +270,15 @@ describe('openai-responses → openai-chat', () => {
       tool_calls: [{ id: 'call_01', type: 'function', function: { name: 'list_dir', arguments: '{"path":"src"}' } }],
     });
     // Two calls and their outputs, in the API's order: both results follow the message that made the calls.
-    expect(out.messages.slice(4, 7).map((m) => ('tool_call_id' in m ? m.tool_call_id : m.tool_calls?.map((c) => c.id)))).toEqual([['call_02', 'call_03'], 'call_02', 'call_03']);
-    expect(out.tools?.[0]).toEqual({ type: 'function', function: { name: 'read_file', description: example.tools?.[0]?.description, parameters: example.tools?.[0]?.parameters } });
+    expect(out.messages.slice(4, 7).map((m) => ('tool_call_id' in m ? m.tool_call_id : m.tool_calls?.map((c) => c.id)))).toEqual([
+      ['call_02', 'call_03'],
+      'call_02',
+      'call_03',
+    ]);
+    expect(out.tools?.[0]).toEqual({
+      type: 'function',
+      function: { name: 'read_file', description: example.tools?.[0]?.description, parameters: example.tools?.[0]?.parameters },
+    });
     expect(Object.keys(out)).toEqual(['format', 'model', 'messages', 'tools', 'temperature', 'max_completion_tokens']);
     // And back: the same items, the instructions now a system message of the input.
     const back = to<OpenAIResponsesSession>(out, 'openai-responses').out;
@@ -222,43 +286,88 @@ describe('openai-responses → openai-chat', () => {
     expect(back).toEqual({ ...rest, input: [{ role: 'system', content: instructions }, ...(input as unknown[])] });
   });
 
-  it("what a response reports about its own items (ids, statuses, logprobs) is left out and noted once; refusal parts stay", () => {
-    const source = responses([
-      { role: 'user', content: 'q', type: 'message' },
+  it('what a response reports about its own items (ids, statuses, logprobs) is left out and noted once; refusal parts stay', () => {
+    const source = responses(
+      [
+        { role: 'user', content: 'q', type: 'message' },
+        {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [
+            { type: 'output_text', text: 'Part one.', annotations: [], logprobs: [] },
+            { type: 'refusal', refusal: 'Not that.' },
+          ],
+        },
+        {
+          type: 'function_call',
+          id: 'fc_1',
+          call_id: 'call_1',
+          name: 'f',
+          arguments: '{}',
+          status: 'completed',
+          caller: { type: 'direct' },
+        },
+        { type: 'function_call_output', call_id: 'call_1', output: 'ok', id: 'fco_1', status: 'completed' },
+      ],
       {
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        status: 'completed',
-        content: [
-          { type: 'output_text', text: 'Part one.', annotations: [], logprobs: [] },
-          { type: 'refusal', refusal: 'Not that.' },
+        tools: [
+          { type: 'function', name: 'f', parameters: { type: 'object' }, strict: false, allowed_callers: ['direct'], defer_loading: false },
         ],
+        truncation: 'disabled',
+        include: [],
       },
-      { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{}', status: 'completed', caller: { type: 'direct' } },
-      { type: 'function_call_output', call_id: 'call_1', output: 'ok', id: 'fco_1', status: 'completed' },
-    ], { tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: false, allowed_callers: ['direct'], defer_loading: false }], truncation: 'disabled', include: [] });
+    );
     const { out, dropped, notes } = to<OpenAIChatSession>(source, 'openai-chat');
     expect(out.messages).toEqual([
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: [{ type: 'text', text: 'Part one.' }, { type: 'refusal', refusal: 'Not that.' }], tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Part one.' },
+          { type: 'refusal', refusal: 'Not that.' },
+        ],
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
     ]);
     expect(out.tools).toEqual([{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]);
     expect(dropped).toEqual([]);
-    expect(notes).toEqual(['7 item ids, statuses and logprobs left out: what a response reports about its own items, which Chat Completions messages do not carry']);
+    expect(notes).toEqual([
+      '7 item ids, statuses and logprobs left out: what a response reports about its own items, which Chat Completions messages do not carry',
+    ]);
   });
 
   it('reasoning items, references and settings Chat lacks are errors naming their paths, or left out and listed', () => {
     const source = responses(
       [
-        { role: 'user', content: [{ type: 'input_text', text: 'go' }, { type: 'input_image', file_id: 'file_1', detail: 'auto' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'go' },
+            { type: 'input_image', file_id: 'file_1', detail: 'auto' },
+          ],
+        },
         { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
         { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
-        { type: 'function_call_output', call_id: 'call_1', output: [{ type: 'input_text', text: 'ok' }, { type: 'input_file', file_id: 'file_2' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'call_1',
+          output: [
+            { type: 'input_text', text: 'ok' },
+            { type: 'input_file', file_id: 'file_2' },
+          ],
+        },
         { type: 'item_reference', id: 'msg_9' },
       ],
-      { tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: null }], reasoning: { effort: 'max', summary: 'auto' }, store: false, truncation: 'auto', text: { verbosity: 'low' } },
+      {
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: null }],
+        reasoning: { effort: 'max', summary: 'auto' },
+        store: false,
+        truncation: 'auto',
+        text: { verbosity: 'low' },
+      },
     );
     const err = errorOf(() => convertSession(source, 'openai-chat', { source: 'r.json' }));
     expect(err.message).toBe('r.json: store cannot be converted to openai-chat: an openai-chat session has no such setting');
@@ -280,7 +389,11 @@ describe('openai-responses → openai-chat', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'ok' }] },
     ]);
-    const reasoning = responses([{ role: 'user', content: 'q' }, { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' }, { role: 'assistant', content: 'a' }]);
+    const reasoning = responses([
+      { role: 'user', content: 'q' },
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA' },
+      { role: 'assistant', content: 'a' },
+    ]);
     expect(errorOf(() => convertSession(reasoning, 'openai-chat')).message).toBe(
       "input[1]: reasoning cannot be converted to openai-chat: Chat Completions takes no reasoning items (the model's encrypted reasoning) back",
     );
@@ -311,7 +424,10 @@ describe('openai-responses → openai-chat', () => {
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Hello.' },
     ]);
-    const midTurn = responses([{ role: 'user', content: 'q' }, { type: 'function_call', call_id: 'call_1', name: 'agent', arguments: '{"prompt":"A"}' }]);
+    const midTurn = responses([
+      { role: 'user', content: 'q' },
+      { type: 'function_call', call_id: 'call_1', name: 'agent', arguments: '{"prompt":"A"}' },
+    ]);
     const there = to<OpenAIChatSession>(midTurn, 'openai-chat').out;
     expect(to<OpenAIResponsesSession>(there, 'openai-responses').out).toEqual(midTurn);
   });
@@ -331,8 +447,13 @@ describe('gemini ⇄ openai-responses, through openai-chat', () => {
     expect(errorOf(() => convertSession(rich, 'openai-responses', { source: 'g.json' })).message).toBe(
       'g.json: generationConfig: seed cannot be converted to openai-responses: the Responses API has no such setting',
     );
-    const image = { model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'x' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }] } as ParentSession;
-    expect(errorOf(() => convertSession(image, 'openai-responses', { source: 'g.json' })).message).toBe('g.json: history[0].parts[1]: inlineData cannot be converted to openai-responses');
+    const image = {
+      model: 'gemini-2.5-flash',
+      history: [{ role: 'user', parts: [{ text: 'x' }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }],
+    } as ParentSession;
+    expect(errorOf(() => convertSession(image, 'openai-responses', { source: 'g.json' })).message).toBe(
+      'g.json: history[0].parts[1]: inlineData cannot be converted to openai-responses',
+    );
     const { dropped, notes } = to(rich, 'openai-responses', { dropUnsupported: true });
     expect(dropped).toEqual([
       { path: 'generationConfig', what: 'seed' },
@@ -341,13 +462,29 @@ describe('gemini ⇄ openai-responses, through openai-chat', () => {
     expect(notes).toEqual([
       'tools[0].functionDeclarations[2]: parameters { "type": "object", "properties": {} } (the Responses API requires them; Chat\'s omitted parameters are an empty parameter list)',
     ]);
-    const reasoning = responses([{ role: 'user', content: [{ type: 'input_text', text: 'q' }, { type: 'input_image', image_url: 'https://x/a.png', detail: 'auto' }] }]);
-    expect(errorOf(() => convertSession(reasoning, 'gemini')).message).toBe('input[0].content[1]: input_image cannot be converted to gemini');
+    const reasoning = responses([
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'q' },
+          { type: 'input_image', image_url: 'https://x/a.png', detail: 'auto' },
+        ],
+      },
+    ]);
+    expect(errorOf(() => convertSession(reasoning, 'gemini')).message).toBe(
+      'input[0].content[1]: input_image cannot be converted to gemini',
+    );
   });
 
   it('a Responses session converts to anthropic-messages through the hub', () => {
     const { out, dropped, notes } = to(responses('hi', { instructions: 'Be brief.', max_output_tokens: 100 }), 'anthropic-messages');
-    expect(out).toEqual({ format: 'anthropic-messages', model: 'gpt-4.1', system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], max_tokens: 100 });
+    expect(out).toEqual({
+      format: 'anthropic-messages',
+      model: 'gpt-4.1',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      max_tokens: 100,
+    });
     expect(dropped).toEqual([]);
     expect(notes).toEqual([]);
   });
@@ -380,22 +517,41 @@ describe('converted sessions run: the built CLI against forkpool serve', () => {
     ['examples/openai-session.json', 'openai-responses'],
     ['examples/responses-session.json', 'openai-chat'],
     ['examples/session.json', 'openai-responses'],
-  ])('%s converted to %s: every fork completes on the OpenAI provider, sees the parent conversation and calls a tool', async (example, target) => {
-    const session = join(tmp, `${target}-from-${example.replace(/\W/g, '_')}`);
-    const converted = await runCli(['convert', example, '--to', target, '--out', session]);
-    expect(converted.code, converted.stderr).toBe(0);
-    expect(parseSession(JSON.parse(readFileSync(session, 'utf8')))).toMatchObject(target === 'gemini' ? {} : { format: target });
-    const out = join(tmp, `${target}-${example.replace(/\W/g, '_')}.jsonl`);
-    const run = await runCli(
-      ['run', '--session', session, '--tasks', tasks, '--workspace', workspace, '--provider', 'openai', '--base-url', `${serve.url}/v1`, '--out', out, '--output-format', 'json'],
-      { env: { OPENAI_API_KEY: 'fp-convert-responses-key' } },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const lines = Object.fromEntries(jsonLines(readFileSync(out, 'utf8')).map((line) => [line.id, line]));
-    for (const id of ['recall', 'tool', 'reply']) expect(lines[id]?.status, id).toBe('completed');
-    expect(lines.recall?.text).toContain('MARKER-1F0C');
-    expect(lines.tool?.text).toContain('FEE_CODE_ZX81');
-    expect(lines.tool?.toolCalls).toBe(1);
-    expect(lines.reply?.text).toBe('converted and running');
-  });
+  ])(
+    '%s converted to %s: every fork completes on the OpenAI provider, sees the parent conversation and calls a tool',
+    async (example, target) => {
+      const session = join(tmp, `${target}-from-${example.replace(/\W/g, '_')}`);
+      const converted = await runCli(['convert', example, '--to', target, '--out', session]);
+      expect(converted.code, converted.stderr).toBe(0);
+      expect(parseSession(JSON.parse(readFileSync(session, 'utf8')))).toMatchObject(target === 'gemini' ? {} : { format: target });
+      const out = join(tmp, `${target}-${example.replace(/\W/g, '_')}.jsonl`);
+      const run = await runCli(
+        [
+          'run',
+          '--session',
+          session,
+          '--tasks',
+          tasks,
+          '--workspace',
+          workspace,
+          '--provider',
+          'openai',
+          '--base-url',
+          `${serve.url}/v1`,
+          '--out',
+          out,
+          '--output-format',
+          'json',
+        ],
+        { env: { OPENAI_API_KEY: 'fp-convert-responses-key' } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const lines = Object.fromEntries(jsonLines(readFileSync(out, 'utf8')).map((line) => [line.id, line]));
+      for (const id of ['recall', 'tool', 'reply']) expect(lines[id]?.status, id).toBe('completed');
+      expect(lines.recall?.text).toContain('MARKER-1F0C');
+      expect(lines.tool?.text).toContain('FEE_CODE_ZX81');
+      expect(lines.tool?.toolCalls).toBe(1);
+      expect(lines.reply?.text).toBe('converted and running');
+    },
+  );
 });

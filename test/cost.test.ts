@@ -32,11 +32,25 @@ const PRICE = { input: 5, cachedInput: 0.5, cacheWrite: 6.25, output: 30 };
 const byHand = (r: ForkResult): number => {
   const cached = r.usage.cachedTokens ?? 0;
   const written = r.usage.cacheWriteTokens ?? 0;
-  return ((r.usage.promptTokens - cached - written) * PRICE.input + cached * PRICE.cachedInput + written * PRICE.cacheWrite + r.usage.outputTokens * PRICE.output) / 1e6;
+  return (
+    ((r.usage.promptTokens - cached - written) * PRICE.input +
+      cached * PRICE.cachedInput +
+      written * PRICE.cacheWrite +
+      r.usage.outputTokens * PRICE.output) /
+    1e6
+  );
 };
 
-async function withEngine<T>(options: Partial<Parameters<typeof ForkEngine.create>[0]>, body: (engine: ForkEngine) => Promise<T>): Promise<T> {
-  const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: KEY }, threads: 2, tools, ...options });
+async function withEngine<T>(
+  options: Partial<Parameters<typeof ForkEngine.create>[0]>,
+  body: (engine: ForkEngine) => Promise<T>,
+): Promise<T> {
+  const engine = await ForkEngine.create({
+    provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: KEY },
+    threads: 2,
+    tools,
+    ...options,
+  });
   try {
     return await body(engine);
   } finally {
@@ -54,7 +68,10 @@ describe('the cost of a run', () => {
       const results = await run.results();
       const report = run.report();
       for (const r of results) expect(r.costUsd).toBeCloseTo(byHand(r), 12);
-      expect(report.cost?.usd).toBeCloseTo(results.reduce((sum, r) => sum + byHand(r), 0), 12);
+      expect(report.cost?.usd).toBeCloseTo(
+        results.reduce((sum, r) => sum + byHand(r), 0),
+        12,
+      );
       expect(report.cost).toMatchObject({ model: 'gpt-5.6-sol', read: '2026-12-02', uncachedPricedCalls: 0 });
       expect(report.cost?.source).toContain('developers.openai.com/api/docs/pricing');
     });
@@ -99,17 +116,24 @@ describe('a cost cap', () => {
       expect(report.budget?.spentUsd).toBeGreaterThanOrEqual(cap);
       // Past the cap only by what was in flight: two forks at a time, each a call of about `one`.
       expect(report.budget?.overshootUsd).toBeLessThanOrEqual(2 * one * 1.5);
-      expect(report.budget?.spentUsd).toBeCloseTo(results.reduce((sum, r) => sum + (r.costUsd ?? 0), 0), 12);
+      expect(report.budget?.spentUsd).toBeCloseTo(
+        results.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
+        12,
+      );
     });
   });
 
   it('is refused for a model without a price, naming the option that gives one', async () => {
     await withEngine({ maxCost: 1 }, async (engine) => {
-      expect(() => engine.fanOut(engine.freeze(session('gpt-4.1-mini')), tasks(1))).toThrow(/options\.maxCost needs the price of openai model "gpt-4\.1-mini".*options\.prices/);
+      expect(() => engine.fanOut(engine.freeze(session('gpt-4.1-mini')), tasks(1))).toThrow(
+        /options\.maxCost needs the price of openai model "gpt-4\.1-mini".*options\.prices/,
+      );
     });
     const provider = { kind: 'openai' as const, baseUrl: `${server.url}/v1`, apiKey: KEY };
     await expect(ForkEngine.create({ provider, maxCost: -1 })).rejects.toThrow('options.maxCost must be a positive number, got -1');
-    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, output: 1 } } as never })).rejects.toThrow(/options\.prices\.m\.cachedInput/);
+    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, output: 1 } } as never })).rejects.toThrow(
+      /options\.prices\.m\.cachedInput/,
+    );
   });
 });
 
@@ -124,7 +148,25 @@ describe('the CLI', () => {
     writeFileSync(prices, JSON.stringify({ 'gpt-5.6-sol': PRICE }));
     const out = join(tmp, 'capped.jsonl');
     const run = await runCli(
-      ['run', '--session', sessionFile, '--tasks', TASKS, '--provider', 'openai', '--base-url', `${server.url}/v1`, '--concurrency', '1', '--max-cost', '0.01', '--prices', prices, '--out', out],
+      [
+        'run',
+        '--session',
+        sessionFile,
+        '--tasks',
+        TASKS,
+        '--provider',
+        'openai',
+        '--base-url',
+        `${server.url}/v1`,
+        '--concurrency',
+        '1',
+        '--max-cost',
+        '0.01',
+        '--prices',
+        prices,
+        '--out',
+        out,
+      ],
       { env: { OPENAI_API_KEY: KEY } },
     );
     expect(run.stderr).not.toContain(KEY);
@@ -149,7 +191,19 @@ describe('the CLI', () => {
 
   it('--max-cost for a model without a price is a usage error before --out or the journal is opened', async () => {
     const out = join(tmp, 'unpriced.jsonl');
-    const run = await runCli(['run', '--session', sessionFile, '--tasks', TASKS, '--model', 'no-such-model-7', '--max-cost', '1', '--out', out]);
+    const run = await runCli([
+      'run',
+      '--session',
+      sessionFile,
+      '--tasks',
+      TASKS,
+      '--model',
+      'no-such-model-7',
+      '--max-cost',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--max-cost: forkpool has no price for local model "no-such-model-7": give it with --prices FILE');
     expect(() => readFileSync(out)).toThrow();

@@ -27,7 +27,12 @@ const lookup = defineTool({
 beforeAll(async () => {
   cpuTools = await loadToolsModule('test/fixtures/tools/cpu.ts');
   server = await startLocalServer({ captureRequests: true });
-  engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 2, tools: [...cpuTools, lookup], warmup: 'none' });
+  engine = await ForkEngine.create({
+    provider: { kind: 'local', url: server.url },
+    threads: 2,
+    tools: [...cpuTools, lookup],
+    warmup: 'none',
+  });
 });
 afterAll(async () => {
   await engine.close();
@@ -54,7 +59,9 @@ describe('cpu tools', () => {
     lookups.length = 0;
     const start = server.requests.length;
     const stuck = 'CALL backtrack {"pattern":"^(a+)+$","text":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}\nREPLY gave up on the regex';
-    const busy = ['CALL lookup {"key":"one"}', 'CALL@2 lookup {"key":"two"}', 'CALL@3 lookup {"key":"three"}', 'REPLY looked up'].join('\n');
+    const busy = ['CALL lookup {"key":"one"}', 'CALL@2 lookup {"key":"two"}', 'CALL@3 lookup {"key":"three"}', 'REPLY looked up'].join(
+      '\n',
+    );
     const run = engine.fanOut(engine.freeze(session()), [
       { id: 'stuck', directive: stuck },
       { id: 'busy', directive: busy },
@@ -69,12 +76,17 @@ describe('cpu tools', () => {
     // The busy fork's three calls were answered while the regex ran: it finished first.
     expect(order).toEqual(['busy', 'stuck']);
     expect(lookups).toEqual(['one', 'two', 'three']);
-    const said = server.requests.slice(start).map((r) => r.body).join('\n');
+    const said = server.requests
+      .slice(start)
+      .map((r) => r.body)
+      .join('\n');
     expect(said).toContain('backtrack did not finish within 3000 ms; its thread was stopped.');
   });
 
   it('a quick cpu tool answers from its thread, with the fork id in its context', async () => {
-    const [result] = await engine.fanOut(engine.freeze(session()), [{ id: 'sq', directive: 'CALL square {"n":12}\nREPLY squared' }]).results();
+    const [result] = await engine
+      .fanOut(engine.freeze(session()), [{ id: 'sq', directive: 'CALL square {"n":12}\nREPLY squared' }])
+      .results();
     expect(result?.status).toBe('completed');
     const said = server.requests.map((r) => r.body).join('\n');
     expect(said).toContain('"output":{"square":144,"forkId":"sq"}');

@@ -11,7 +11,11 @@ import { describe, it } from 'vitest';
 const run = promisify(execFile);
 
 async function use(name: string, file: string | undefined, nodeFlags: string[] = []): Promise<{ result: unknown; warnings: string[] }> {
-  const { stdout, stderr } = await run(process.execPath, [...nodeFlags, 'test/fixtures/deprecated/use.mjs', name, ...(file === undefined ? [] : [file])], { timeout: 60_000 });
+  const { stdout, stderr } = await run(
+    process.execPath,
+    [...nodeFlags, 'test/fixtures/deprecated/use.mjs', name, ...(file === undefined ? [] : [file])],
+    { timeout: 60_000 },
+  );
   // Node writes `(node:PID) [CODE] DeprecationWarning: message`.
   const warnings = stderr.split('\n').flatMap((line) => /^\(node:\d+\) (\[\w+\] DeprecationWarning: .*)$/.exec(line)?.[1] ?? []);
   return { result: JSON.parse(stdout), warnings };
@@ -24,7 +28,8 @@ describe.concurrent('deprecated names still work and warn once, naming their rep
       name: 'freezePrefix',
       file: 'examples/session.json',
       result: { sameId: true, decoded: true },
-      warning: '[FORKPOOL_DEP_FREEZE_PREFIX] DeprecationWarning: freezePrefix is deprecated and the next minor version removes it: use engine.freeze(session), which does the same',
+      warning:
+        '[FORKPOOL_DEP_FREEZE_PREFIX] DeprecationWarning: freezePrefix is deprecated and the next minor version removes it: use engine.freeze(session), which does the same',
     },
     {
       name: 'importSession',
@@ -45,7 +50,8 @@ describe.concurrent('deprecated names still work and warn once, naming their rep
       file: undefined,
       // Stopped while running, then not again: as before.
       result: { answers: [true, false], status: 'cancelled' },
-      warning: '[FORKPOOL_DEP_RUN_STOP] DeprecationWarning: run.stop is deprecated and the next minor version removes it: use run.cancel(id), which now answers whether it cancelled the fork',
+      warning:
+        '[FORKPOOL_DEP_RUN_STOP] DeprecationWarning: run.stop is deprecated and the next minor version removes it: use run.cancel(id), which now answers whether it cancelled the fork',
     },
   ])('$name', async ({ name, file, result, warning }, { expect }) => {
     const used = await use(name, file);
@@ -53,7 +59,7 @@ describe.concurrent('deprecated names still work and warn once, naming their rep
     expect(used.warnings).toEqual([warning]);
   });
 
-  it('--no-deprecation silences them, as it does Node\'s own', async ({ expect }) => {
+  it("--no-deprecation silences them, as it does Node's own", async ({ expect }) => {
     const used = await use('loadTasks', 'examples/research.jsonl', ['--no-deprecation']);
     expect(used.result).toEqual({ tasks: 8, sameTasks: true });
     expect(used.warnings).toEqual([]);

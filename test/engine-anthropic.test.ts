@@ -29,8 +29,16 @@ afterAll(async () => {
   await server.close();
 });
 
-async function withEngine<T>(options: Partial<Parameters<typeof ForkEngine.create>[0]>, run: (engine: ForkEngine) => Promise<T>): Promise<T> {
-  const engine = await ForkEngine.create({ provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: server.url }, threads: 2, tools, ...options });
+async function withEngine<T>(
+  options: Partial<Parameters<typeof ForkEngine.create>[0]>,
+  run: (engine: ForkEngine) => Promise<T>,
+): Promise<T> {
+  const engine = await ForkEngine.create({
+    provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: server.url },
+    threads: 2,
+    tools,
+    ...options,
+  });
   try {
     return await run(engine);
   } finally {
@@ -45,7 +53,8 @@ function bodies(start: number): { raw: string; body: Body }[] {
     .map((r) => ({ raw: r.body, body: JSON.parse(r.body) as Body }));
 }
 
-const distinct = (n: number, extra = 'REPLY ok') => Array.from({ length: n }, (_, i) => ({ id: `f${i}`, directive: `Task ${i}: look at part ${i}.\n${extra}` }));
+const distinct = (n: number, extra = 'REPLY ok') =>
+  Array.from({ length: n }, (_, i) => ({ id: `f${i}`, directive: `Task ${i}: look at part ${i}.\n${extra}` }));
 
 /** Where each cache_control marker of a request sits: [message index, block index]. */
 function markers(body: Body): [number, number][] {
@@ -57,7 +66,9 @@ function markers(body: Body): [number, number][] {
 describe('forks of an Anthropic-shaped session', () => {
   it('8 forks recall a marker that only the parent history holds', async () => {
     await withEngine({}, async (engine) => {
-      const results = await engine.fanOut(engine.freeze(anthropicSession(tools, { marker: 'MARKER-3131' })), distinct(8, 'RECALL MARKER-\\d{4}')).results();
+      const results = await engine
+        .fanOut(engine.freeze(anthropicSession(tools, { marker: 'MARKER-3131' })), distinct(8, 'RECALL MARKER-\\d{4}'))
+        .results();
       expect(results.map((r) => r.status)).toEqual(Array(8).fill('completed'));
       for (const r of results) expect(r.text).toContain('MARKER-3131');
     });
@@ -76,14 +87,21 @@ describe('forks of an Anthropic-shaped session', () => {
       expect(at).toBeGreaterThan(0);
       for (const { raw } of firsts) expect(raw.slice(0, at)).toBe(firsts[0]?.raw.slice(0, at));
       // Two breakpoints: the end of the inherited history (the parent's last message) and the latest message.
-      for (const { body } of firsts) expect(markers(body)).toEqual([[session.messages.length - 1, 0], [session.messages.length, 0]]);
+      for (const { body } of firsts)
+        expect(markers(body)).toEqual([
+          [session.messages.length - 1, 0],
+          [session.messages.length, 0],
+        ]);
     });
   });
 
   it('on a cold cache with warm-up: efficiency of at least 0.95, and the input costs a fraction of an uncached run', async () => {
     const cold = await startLocalServer({});
     try {
-      const engine = await ForkEngine.create({ provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: cold.url }, threads: 2 });
+      const engine = await ForkEngine.create({
+        provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: cold.url },
+        threads: 2,
+      });
       try {
         const run = engine.fanOut(engine.freeze(anthropicSession([], { words: 1500 })), distinct(16));
         const results = await run.results();
@@ -108,7 +126,11 @@ describe('forks of an Anthropic-shaped session', () => {
     // Realistic latency: a prefill takes long enough that all eight are sent before the first response begins.
     const cold = await startLocalServer({ latency: 'realistic' });
     try {
-      const engine = await ForkEngine.create({ provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: cold.url }, threads: 2, concurrency: 8 });
+      const engine = await ForkEngine.create({
+        provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: cold.url },
+        threads: 2,
+        concurrency: 8,
+      });
       try {
         const run = engine.fanOut(engine.freeze(anthropicSession([], { words: 1500 })), distinct(8), { parentWarm: true });
         const results = await run.results();
@@ -152,7 +174,11 @@ describe('forks of an Anthropic-shaped session', () => {
       const run = engine.fanOut(engine.freeze(session), distinct(2));
       await run.results();
       for (const { body } of bodies(start)) {
-        expect(markers(body)).toEqual([[0, 0], [1, 0], [2, 0]]);
+        expect(markers(body)).toEqual([
+          [0, 0],
+          [1, 0],
+          [2, 0],
+        ]);
         expect((body.system as { cache_control?: unknown }[])[0]?.cache_control).toEqual(marked);
       }
       expect(run.report().cache.note).toContain("the parent's 4 already fill the limit of 4; forkpool added none");
@@ -193,7 +219,12 @@ describe('forks of an Anthropic-shaped session', () => {
         {
           role: 'assistant',
           content: [
-            { type: 'tool_use', id: 'toolu_a', name: 'agent', input: { description: 'd', prompt: 'sibling directive SECRET-2', subagent_type: 'fork' } },
+            {
+              type: 'tool_use',
+              id: 'toolu_a',
+              name: 'agent',
+              input: { description: 'd', prompt: 'sibling directive SECRET-2', subagent_type: 'fork' },
+            },
             { type: 'tool_use', id: 'toolu_b', name: 'lookup', input: { key: 'k' } },
           ],
         },
@@ -220,7 +251,9 @@ describe('forks of an Anthropic-shaped session', () => {
     log.calls.length = 0;
     await withEngine({}, async (engine) => {
       const start = server.requests.length;
-      const [result] = await engine.fanOut(engine.freeze(anthropicSession(tools)), [{ id: 't', directive: 'CALL lookup {"key":"abc"}\nREPLY looked it up' }]).results();
+      const [result] = await engine
+        .fanOut(engine.freeze(anthropicSession(tools)), [{ id: 't', directive: 'CALL lookup {"key":"abc"}\nREPLY looked it up' }])
+        .results();
       expect(result).toMatchObject({ status: 'completed', text: 'looked it up', toolCalls: 1 });
       expect(log.calls).toEqual([expect.objectContaining({ tool: 'lookup', args: { key: 'abc' }, mainThread: true })]);
       const second = bodies(start)[1]?.body.messages ?? [];
@@ -236,7 +269,11 @@ describe('forks of an Anthropic-shaped session', () => {
     await withEngine({}, async (engine) => {
       const [result] = await engine
         .fanOut(engine.freeze(anthropicSession(tools)), [
-          { id: 'o', directive: 'JSON {"answer":7}', outputSchema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] } },
+          {
+            id: 'o',
+            directive: 'JSON {"answer":7}',
+            outputSchema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] },
+          },
         ])
         .results();
       expect(result).toMatchObject({ status: 'completed', output: { answer: 7 } });

@@ -78,8 +78,17 @@ describe('explicit caching around failures', () => {
     const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, cache: 'explicit' });
     open.push({ server, engine });
     const base = parentSession([], { words: 2500 });
-    const child = { ...base, history: [{ role: 'user' as const, parts: [{ text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\nDirective: x' }] }, ...base.history.slice(1)] };
-    const run = engine.fanOut(engine.freeze(child), [{ id: 'a', directive: 'REPLY a' }, { id: 'b', directive: 'REPLY b' }]);
+    const child = {
+      ...base,
+      history: [
+        { role: 'user' as const, parts: [{ text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\nDirective: x' }] },
+        ...base.history.slice(1),
+      ],
+    };
+    const run = engine.fanOut(engine.freeze(child), [
+      { id: 'a', directive: 'REPLY a' },
+      { id: 'b', directive: 'REPLY b' },
+    ]);
     const results = await run.results();
     expect(results.map((r) => r.status === 'failed' && r.error.kind)).toEqual(['rejected', 'rejected']);
     expect(run.report().cache.effective).toBe('implicit');

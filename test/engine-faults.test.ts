@@ -70,7 +70,10 @@ describe('model call retries', () => {
   });
 
   it('completes every fork under injected 429s, 500s, dropped connections and malformed bodies', async () => {
-    const { engine, prefix, server } = await setup({ faults: '429=0.15,500=0.1,drop=0.1,malformed=0.1,seed=3' }, { retry: { ...quickRetry, maxAttempts: 12 } });
+    const { engine, prefix, server } = await setup(
+      { faults: '429=0.15,500=0.1,drop=0.1,malformed=0.1,seed=3' },
+      { retry: { ...quickRetry, maxAttempts: 12 } },
+    );
     const tasks = Array.from({ length: 40 }, (_, i) => ({ id: `f${i}`, directive: `REPLY fork ${i}` }));
     const run = engine.fanOut(prefix, tasks);
     const results = await run.results();

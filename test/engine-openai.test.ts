@@ -75,7 +75,11 @@ describe('forks of an OpenAI-shaped session', () => {
           role: 'assistant',
           content: null,
           tool_calls: [
-            { id: 'call_a', type: 'function', function: { name: 'agent', arguments: '{"description":"d","prompt":"sibling directive SECRET-1","subagent_type":"fork"}' } },
+            {
+              id: 'call_a',
+              type: 'function',
+              function: { name: 'agent', arguments: '{"description":"d","prompt":"sibling directive SECRET-1","subagent_type":"fork"}' },
+            },
             { id: 'call_b', type: 'function', function: { name: 'lookup', arguments: '{"key":"k"}' } },
           ],
         },
@@ -121,7 +125,11 @@ describe('forks of an OpenAI-shaped session', () => {
   it('structured output works on this shape too (one repair turn)', async () => {
     const [result] = await engine
       .fanOut(engine.freeze(openAIChatSession(tools)), [
-        { id: 'o', directive: 'JSON {"answer":42}', outputSchema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] } },
+        {
+          id: 'o',
+          directive: 'JSON {"answer":42}',
+          outputSchema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'] },
+        },
       ])
       .results();
     expect(result).toMatchObject({ status: 'completed', output: { answer: 42 } });
@@ -142,8 +150,11 @@ describe('forks of an OpenAI-shaped session', () => {
     expect(JSON.stringify(bodies.at(-1)?.body.messages)).toContain('<task-notification>');
   });
 
-  it('refuses a provider that does not speak the session\'s shape, naming both', async () => {
-    const chatOnly = await ForkEngine.create({ provider: { kind: 'openai', apiKey: 'sk-test-not-real', baseUrl: `${server.url}/v1` }, threads: 1 });
+  it("refuses a provider that does not speak the session's shape, naming both", async () => {
+    const chatOnly = await ForkEngine.create({
+      provider: { kind: 'openai', apiKey: 'sk-test-not-real', baseUrl: `${server.url}/v1` },
+      threads: 1,
+    });
     try {
       expect(() => chatOnly.fanOut(chatOnly.freeze(parentSession([], { words: 10 })), [{ id: 'g', directive: 'REPLY x' }])).toThrow(
         "provider 'openai' speaks openai-chat or openai-responses, not gemini",
@@ -155,10 +166,17 @@ describe('forks of an OpenAI-shaped session', () => {
 });
 
 describe('OpenAI-compatible presets against the simulator', () => {
-  async function withPreset<T>(usage: UsagePreset, kind: 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible', run: (e: ForkEngine, s: LocalServer) => Promise<T>): Promise<T> {
+  async function withPreset<T>(
+    usage: UsagePreset,
+    kind: 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible',
+    run: (e: ForkEngine, s: LocalServer) => Promise<T>,
+  ): Promise<T> {
     // buildDelayMs stays the preset's: DeepSeek's cache takes seconds to build, and the engine must wait for it.
     const presetServer = await startLocalServer({ captureRequests: true, usage });
-    const presetEngine = await ForkEngine.create({ provider: { kind, apiKey: 'sk-test-not-real', baseUrl: `${presetServer.url}/v1` }, threads: 2 });
+    const presetEngine = await ForkEngine.create({
+      provider: { kind, apiKey: 'sk-test-not-real', baseUrl: `${presetServer.url}/v1` },
+      threads: 2,
+    });
     try {
       return await run(presetEngine, presetServer);
     } finally {
@@ -173,18 +191,21 @@ describe('OpenAI-compatible presets against the simulator', () => {
     ['openai', 'openai'],
     ['deepseek', 'deepseek'],
     ['dashscope', 'dashscope'],
-  ] as const)('%s: warm-up reaches an efficiency of at least 0.95 on a cold cache, from the preset\'s own usage fields', async (usage, kind) => {
-    await withPreset(usage, kind, async (e) => {
-      const run = e.fanOut(e.freeze(openAIChatSession([], { words: 1500 })), tasks);
-      const results = await run.results();
-      expect(results.every((r) => r.status === 'completed')).toBe(true);
-      const report = run.report();
-      expect(report.cachedTokens).toBeGreaterThan(0);
-      expect(report.efficiency).toBeGreaterThanOrEqual(0.95);
-    });
-  });
+  ] as const)(
+    "%s: warm-up reaches an efficiency of at least 0.95 on a cold cache, from the preset's own usage fields",
+    async (usage, kind) => {
+      await withPreset(usage, kind, async (e) => {
+        const run = e.fanOut(e.freeze(openAIChatSession([], { words: 1500 })), tasks);
+        const results = await run.results();
+        expect(results.every((r) => r.status === 'completed')).toBe(true);
+        const report = run.report();
+        expect(report.cachedTokens).toBeGreaterThan(0);
+        expect(report.efficiency).toBeGreaterThanOrEqual(0.95);
+      });
+    },
+  );
 
-  it('openai: every fork request carries one prompt_cache_key, the prefix id unless the caller gives the parent\'s', async () => {
+  it("openai: every fork request carries one prompt_cache_key, the prefix id unless the caller gives the parent's", async () => {
     await withPreset('openai', 'openai', async (e, s) => {
       const prefix = e.freeze(openAIChatSession([], { words: 10 }));
       await e.fanOut(prefix, tasks.slice(0, 3)).results();
@@ -228,7 +249,10 @@ describe("DashScope's explicit cache (cache_control markers)", () => {
     });
     try {
       const session = openAIChatSession([], { words: 1500 });
-      const run = markerEngine.fanOut(markerEngine.freeze(session), Array.from({ length: 8 }, (_, i) => ({ id: `d${i}`, directive: `Fork ${i}.\nREPLY ok` })));
+      const run = markerEngine.fanOut(
+        markerEngine.freeze(session),
+        Array.from({ length: 8 }, (_, i) => ({ id: `d${i}`, directive: `Fork ${i}.\nREPLY ok` })),
+      );
       const results = await run.results();
       expect(results.every((r) => r.status === 'completed')).toBe(true);
       const bodies = chatBodies(markerServer);
@@ -259,7 +283,11 @@ describe("DashScope's explicit cache (cache_control markers)", () => {
     try {
       const run = fallbackEngine.fanOut(fallbackEngine.freeze(openAIChatSession([], { words: 10 })), [{ id: 'f', directive: 'REPLY x' }]);
       await run.results();
-      expect(run.report().cache).toMatchObject({ requested: 'explicit', effective: 'implicit', note: expect.stringContaining('only DashScope takes cache_control markers') });
+      expect(run.report().cache).toMatchObject({
+        requested: 'explicit',
+        effective: 'implicit',
+        note: expect.stringContaining('only DashScope takes cache_control markers'),
+      });
     } finally {
       await fallbackEngine.close();
     }

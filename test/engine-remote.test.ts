@@ -59,7 +59,7 @@ async function until(ok: () => boolean): Promise<void> {
 }
 
 describe('ForkEngine.createRemote', () => {
-  it('schedules forks on the given pool: the lead alone until its response begins, then the rest; the report is the engine\'s', async () => {
+  it("schedules forks on the given pool: the lead alone until its response begins, then the rest; the report is the engine's", async () => {
     const pool = heldPool();
     // A provider that would need a key: createRemote reads none and starts nothing.
     const engine = await ForkEngine.createRemote({ provider: { kind: 'gemini' }, concurrency: 10 }, pool);
@@ -103,14 +103,21 @@ describe('fanOut onResponseStart', () => {
     await server.close();
   });
 
-  it('is told when each fork\'s response begins, turn by turn', async () => {
+  it("is told when each fork's response begins, turn by turn", async () => {
     const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [] });
     try {
       const prefix = freezePrefix(await loadSession('examples/session.json'));
       const seen: [string, number][] = [];
-      const run = engine.fanOut(prefix, [{ id: 'x', directive: 'REPLY one' }, { id: 'y', directive: 'REPLY two' }], {
-        onResponseStart: (taskId, turn) => seen.push([taskId, turn]),
-      });
+      const run = engine.fanOut(
+        prefix,
+        [
+          { id: 'x', directive: 'REPLY one' },
+          { id: 'y', directive: 'REPLY two' },
+        ],
+        {
+          onResponseStart: (taskId, turn) => seen.push([taskId, turn]),
+        },
+      );
       await run.results();
       expect(seen.sort()).toEqual([
         ['x', 1],

@@ -54,7 +54,11 @@ describe('engine at scale and under failure', () => {
     try {
       const prefix = engine.freeze(parentSession([], { words: 10 }));
       const results = await engine
-        .fanOut(prefix, [{ id: 'ok-first', directive: 'REPLY warm' }, { id: 'boom', directive: 'TOKENS 12000000' }, { id: 'ok-last', directive: 'REPLY fine' }])
+        .fanOut(prefix, [
+          { id: 'ok-first', directive: 'REPLY warm' },
+          { id: 'boom', directive: 'TOKENS 12000000' },
+          { id: 'ok-last', directive: 'REPLY fine' },
+        ])
         .results();
       const boom = results.find((r) => r.id === 'boom');
       expect(boom).toMatchObject({ status: 'failed', error: { kind: 'worker_crash' } });

@@ -128,7 +128,9 @@ describe('fanOut with streamed tasks', () => {
         }
       }
       const seen: string[] = [];
-      const run = engine.fanOut(engine.freeze(parentSession(tools)), tasks(), { onResult: (result, task) => seen.push(`${task.id}:${result.status}`) });
+      const run = engine.fanOut(engine.freeze(parentSession(tools)), tasks(), {
+        onResult: (result, task) => seen.push(`${task.id}:${result.status}`),
+      });
       await run.settled();
       expect(run.tasksError?.message).toBe('tasks[5].directive: the directive must not be empty');
       await expect(run.results()).rejects.toThrow('tasks[5].directive: the directive must not be empty');
@@ -137,14 +139,23 @@ describe('fanOut with streamed tasks', () => {
       expect(closed).toBe(true);
       const report = run.report();
       expect(report.forks).toMatchObject({ total: 5, taken: 5, totalKnown: false, completed: 5 });
-      expect(report.notes).toContain('tasks stopped at a bad one (the forks before it ran): tasks[5].directive: the directive must not be empty');
+      expect(report.notes).toContain(
+        'tasks stopped at a bad one (the forks before it ran): tasks[5].directive: the directive must not be empty',
+      );
     });
   });
 
   it('a repeated id names both tasks; an iterator that throws ends the taking with its own error', async () => {
     await withEngine({ warmup: 'none' }, async (engine) => {
       const prefix = engine.freeze(parentSession(tools));
-      const repeated = engine.fanOut(prefix, new Set<ForkTask>([{ id: 'x', directive: 'REPLY 0' }, { id: 'y', directive: 'REPLY 1' }, { id: 'x', directive: 'REPLY 2' }]));
+      const repeated = engine.fanOut(
+        prefix,
+        new Set<ForkTask>([
+          { id: 'x', directive: 'REPLY 0' },
+          { id: 'y', directive: 'REPLY 1' },
+          { id: 'x', directive: 'REPLY 2' },
+        ]),
+      );
       await repeated.settled();
       expect(repeated.tasksError?.message).toBe('tasks[2].id: "x" repeats tasks[0]; task ids must be unique');
       expect(repeated.report().forks).toMatchObject({ total: 2, completed: 2 });
@@ -162,7 +173,13 @@ describe('fanOut with streamed tasks', () => {
 
   it('streamTasks: a JSONL file is checked whole before anything runs; its errors name file:line, a repeat both lines', async () => {
     const path = join(tmp, 'tasks.jsonl');
-    const lines = ['{"id":"x","directive":"REPLY 1"}', '', '{"id":"y","directive":"REPLY 2"}', '{"id":"x","directive":"REPLY 3"}', '{"id":"z","directive":"REPLY 4"}'];
+    const lines = [
+      '{"id":"x","directive":"REPLY 1"}',
+      '',
+      '{"id":"y","directive":"REPLY 2"}',
+      '{"id":"x","directive":"REPLY 3"}',
+      '{"id":"z","directive":"REPLY 4"}',
+    ];
     writeFileSync(path, `${lines.join('\n')}\n`);
     await expect(streamTasks(path)).rejects.toThrow(`${path}:4: id: "x" repeats line 1; task ids must be unique`);
     writeFileSync(path, `${lines.slice(0, 3).join('\n')}\n{"id":"z","directive":"REPLY 4"}`);
@@ -177,7 +194,7 @@ describe('fanOut with streamed tasks', () => {
     });
   });
 
-  it('cancelAll over a task file: the tasks not taken yet are read and end cancelled, each with one result; the total is the file\'s', async () => {
+  it("cancelAll over a task file: the tasks not taken yet are read and end cancelled, each with one result; the total is the file's", async () => {
     const path = join(tmp, 'forty.jsonl');
     writeFileSync(path, Array.from({ length: 40 }, (_, i) => `{"id":"f${i}","directive":"SLEEP 20\\nREPLY ${i}"}\n`).join(''));
     await withEngine({ concurrency: 3, warmup: 'none' }, async (engine) => {
@@ -207,10 +224,15 @@ describe('fanOut with streamed tasks', () => {
     await withEngine({ warmup: 'none' }, async (engine) => {
       const tasks: ForkTask[] = Array.from({ length: 4 }, (_, i) => ({ id: `o${i}`, directive: `REPLY ${i}` }));
       const pairs: [string, string][] = [];
-      const run = engine.fanOut(engine.freeze(parentSession(tools)), tasks, { retainResults: false, onResult: (result, task) => pairs.push([result.id, task.directive]) });
+      const run = engine.fanOut(engine.freeze(parentSession(tools)), tasks, {
+        retainResults: false,
+        onResult: (result, task) => pairs.push([result.id, task.directive]),
+      });
       await run.settled();
       expect(pairs.sort()).toEqual(tasks.map((t) => [t.id, t.directive]));
-      expect(() => engine.fanOut(engine.freeze(parentSession(tools)), tasks, { onResult: 'log' } as never)).toThrow('ForkEngine.fanOut: options.onResult must be a function');
+      expect(() => engine.fanOut(engine.freeze(parentSession(tools)), tasks, { onResult: 'log' } as never)).toThrow(
+        'ForkEngine.fanOut: options.onResult must be a function',
+      );
     });
   });
 

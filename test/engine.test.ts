@@ -20,7 +20,10 @@ afterAll(async () => {
 });
 
 function bodiesFrom(start: number): { contents: { role: string; parts: Record<string, unknown>[] }[]; [k: string]: unknown }[] {
-  return server.requests.slice(start).filter((r) => r.route === 'streamGenerateContent').map((r) => JSON.parse(r.body));
+  return server.requests
+    .slice(start)
+    .filter((r) => r.route === 'streamGenerateContent')
+    .map((r) => JSON.parse(r.body));
 }
 
 function countBy(events: ForkEvent[], type: ForkEvent['type']): Map<string, number> {
@@ -72,8 +75,20 @@ describe('requests of sibling forks', () => {
         {
           role: 'model',
           parts: [
-            { functionCall: { id: 'a1', name: 'agent', args: { description: 'one', prompt: 'SECRET-DIRECTIVE-ONE', subagent_type: 'fork' } } },
-            { functionCall: { id: 'a2', name: 'agent', args: { description: 'two', prompt: 'SECRET-DIRECTIVE-TWO', subagent_type: 'fork' } } },
+            {
+              functionCall: {
+                id: 'a1',
+                name: 'agent',
+                args: { description: 'one', prompt: 'SECRET-DIRECTIVE-ONE', subagent_type: 'fork' },
+              },
+            },
+            {
+              functionCall: {
+                id: 'a2',
+                name: 'agent',
+                args: { description: 'two', prompt: 'SECRET-DIRECTIVE-TWO', subagent_type: 'fork' },
+              },
+            },
           ],
         },
       ],
@@ -111,9 +126,7 @@ describe('tools', () => {
   it('run on the main thread with validated args while the loop runs in worker threads', async () => {
     log.calls.length = 0;
     const prefix = engine.freeze(parentSession(tools));
-    const [result] = await engine
-      .fanOut(prefix, [{ id: 't', directive: 'CALL lookup {"key":"alpha"}\nREPLY looked up' }])
-      .results();
+    const [result] = await engine.fanOut(prefix, [{ id: 't', directive: 'CALL lookup {"key":"alpha"}\nREPLY looked up' }]).results();
     expect(result?.status).toBe('completed');
     expect(result?.toolCalls).toBe(1);
     expect(log.calls).toEqual([{ tool: 'lookup', args: { key: 'alpha' }, threadId: 0, mainThread: true }]);
@@ -229,7 +242,13 @@ describe('lifecycle', () => {
   });
 
   it('fails a fork on its timeout and on maxTurns, with named reasons', async () => {
-    const bounded = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, timeoutMs: 300, maxTurns: 2, tools });
+    const bounded = await ForkEngine.create({
+      provider: { kind: 'local', url: server.url },
+      threads: 1,
+      timeoutMs: 300,
+      maxTurns: 2,
+      tools,
+    });
     try {
       const prefix = bounded.freeze(parentSession(tools));
       const results = await bounded
@@ -267,7 +286,10 @@ describe('lifecycle', () => {
     const base = parentSession(tools);
     const child: ParentSession = {
       ...base,
-      history: [{ role: 'user', parts: [{ text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\nDirective: x' }] }, ...base.history.slice(1)],
+      history: [
+        { role: 'user', parts: [{ text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\nDirective: x' }] },
+        ...base.history.slice(1),
+      ],
     };
     const [result] = await engine.fanOut(engine.freeze(child), [{ id: 'nested', directive: 'REPLY no' }]).results();
     expect(result).toMatchObject({ status: 'failed', error: { kind: 'rejected' } });

@@ -15,10 +15,14 @@ import { typeErrorsOf } from './support/type-check.js';
 /** Every module a process of its own loads, with module hooks that log them (test/fixtures/entry/). */
 async function loadedBy(...args: string[]): Promise<string[]> {
   const log = join(mkdtempSync(join(tmpdir(), 'forkpool-loaded-')), 'modules.txt');
-  await promisify(execFile)(process.execPath, ['--import', './test/fixtures/entry/record.mjs', 'test/fixtures/entry/import-root.mjs', ...args], {
-    env: { ...process.env, FORKPOOL_LOADED_LOG: log },
-    timeout: 60_000,
-  });
+  await promisify(execFile)(
+    process.execPath,
+    ['--import', './test/fixtures/entry/record.mjs', 'test/fixtures/entry/import-root.mjs', ...args],
+    {
+      env: { ...process.env, FORKPOOL_LOADED_LOG: log },
+      timeout: 60_000,
+    },
+  );
   return readFileSync(log, 'utf8').split('\n');
 }
 
@@ -43,7 +47,9 @@ function declarationsReached(entries: readonly string[], read: (file: string) =>
   return reached;
 }
 
-const ENTRY_DECLARATIONS = ['index', 'protocol', 'provider', 'ai-sdk/index', 'openai-agents/index', 'local-server/index'].map((name) => resolve('dist/src', `${name}.d.ts`));
+const ENTRY_DECLARATIONS = ['index', 'protocol', 'provider', 'ai-sdk/index', 'openai-agents/index', 'local-server/index'].map((name) =>
+  resolve('dist/src', `${name}.d.ts`),
+);
 
 describe('entry points', () => {
   it('public types are declared in public modules: no entry point reaches the thread wire (src/wire/)', () => {
@@ -66,7 +72,18 @@ describe('entry points', () => {
 
   it('forkpool: the engine, tools, loaders and the prefix — not the protocol, not the simulator', async () => {
     const root = await import('forkpool');
-    for (const name of ['ForkEngine', 'defineTool', 'workspaceTools', 'loadToolsModule', 'loadSession', 'loadTasks', 'freezePrefix', 'decodePrefix', 'estimateTokens', 'InputError']) {
+    for (const name of [
+      'ForkEngine',
+      'defineTool',
+      'workspaceTools',
+      'loadToolsModule',
+      'loadSession',
+      'loadTasks',
+      'freezePrefix',
+      'decodePrefix',
+      'estimateTokens',
+      'InputError',
+    ]) {
       expect(root).toHaveProperty(name);
     }
     for (const name of ['seedFork', 'buildChildMessage', 'validateAgentParams', 'startLocalServer', 'canonicalJson']) {
@@ -91,13 +108,23 @@ describe('entry points', () => {
 
   it('forkpool/protocol: seeding, the child message, guards, the agent tool, notifications', async () => {
     const protocol = await import('forkpool/protocol');
-    for (const name of ['seedFork', 'buildChildMessage', 'isForkChild', 'validateAgentParams', 'ForkRejectedError', 'AGENT_TOOL_DECLARATION', 'formatTaskNotification']) {
+    for (const name of [
+      'seedFork',
+      'buildChildMessage',
+      'isForkChild',
+      'validateAgentParams',
+      'ForkRejectedError',
+      'AGENT_TOOL_DECLARATION',
+      'formatTaskNotification',
+    ]) {
       expect(protocol).toHaveProperty(name);
     }
     expect(protocol).not.toHaveProperty('ForkEngine');
   });
 
-  it('forkpool/provider: the request types of all five shapes and every provider kind; seedFork types its seed by the session\'s shape', { timeout: 120_000 }, async () => {
+  it("forkpool/provider: the request types of all five shapes and every provider kind; seedFork types its seed by the session's shape", {
+    timeout: 120_000,
+  }, async () => {
     // Types only at run time: the module exports no values.
     expect(Object.keys(await import('forkpool/provider'))).toEqual([]);
     expect(typeErrorsOf(fileURLToPath(new URL('./fixtures/entry/types.ts', import.meta.url)))).toEqual([]);

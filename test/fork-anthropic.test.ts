@@ -49,7 +49,11 @@ const calls = (...list: [id: string, name: string, input: Record<string, unknown
 const result = (id: string, content: string): Block => ({ type: 'tool_result', tool_use_id: id, content });
 /** One user message answering these calls (results open a user message). */
 const answers = (...ids: string[]): Msg => ({ role: 'user', content: ids.map((id) => result(id, `result of ${id}`)) });
-const tool = (name: string): AnthropicTool => ({ name, description: `The ${name} tool.`, input_schema: { type: 'object', properties: {} } });
+const tool = (name: string): AnthropicTool => ({
+  name,
+  description: `The ${name} tool.`,
+  input_schema: { type: 'object', properties: {} },
+});
 
 /** The placeholder result a fork gets for a call of the parent's in-flight turn. */
 const placeholder = (id: string): Block => result(id, FORK_PLACEHOLDER_TEXT);
@@ -58,7 +62,8 @@ const childBlock = (directive: string, allowedTools?: readonly string[]): Block 
 /** The child message as a user message of its own (string content, as the dialect writes a user text). */
 const child = (directive: string, allowedTools?: readonly string[]): Msg => user(buildChildMessage(directive, allowedTools));
 
-const blocksOf = (message: Msg | undefined): readonly Block[] => (message === undefined || typeof message.content === 'string' ? [] : message.content);
+const blocksOf = (message: Msg | undefined): readonly Block[] =>
+  message === undefined || typeof message.content === 'string' ? [] : message.content;
 const usesOf = (message: Msg | undefined) => blocksOf(message).filter((b) => b.type === 'tool_use');
 
 const MARKER = 'MARKER-7f3a-only-in-parent-history';
@@ -118,7 +123,6 @@ const midTurn: Msg[] = [
   },
 ];
 
-
 const textOf = (contents: readonly unknown[]): string => JSON.stringify(contents);
 
 /** The local server's check of a Messages request (it answers 400 as the API does: a tool_result must answer a tool_use of the message before). */
@@ -164,7 +168,10 @@ describe('anthropic-messages seedFork, history "inherit"', () => {
   });
 
   it("case 3: the user's words after the results stay in that message (as in Gemini), and the child message follows them", () => {
-    const words = { role: 'user' as const, content: [result('g1', 'found it'), text('<system-reminder>x</system-reminder>'), text('and the tests?')] };
+    const words = {
+      role: 'user' as const,
+      content: [result('g1', 'found it'), text('<system-reminder>x</system-reminder>'), text('and the tests?')],
+    };
     const seed = seedFork(session([user('go'), calls(['g1', 'grep', { q: 'x' }]), words]), 'Look.');
     expect(seed.seedCase).toBe('tool-results');
     expect(seed.contents[2]).toEqual({ role: 'user', content: [...words.content, childBlock('Look.')] });
@@ -187,7 +194,9 @@ describe('anthropic-messages seedFork, history "inherit"', () => {
     // session cannot hold them: every tool_use is answered by the user turn right after it.
     const partial = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['a1', 'agent', { prompt: 'SIBLING' }]), answers('g1')];
     expect(() => session(partial)).toThrow(/the tool_use "a1" is not answered/);
-    expect(() => session([user('go'), calls(['a1', 'agent', { prompt: 'SIBLING' }]), user('well?')])).toThrow(/the tool_use "a1" is not answered/);
+    expect(() => session([user('go'), calls(['a1', 'agent', { prompt: 'SIBLING' }]), user('well?')])).toThrow(
+      /the tool_use "a1" is not answered/,
+    );
     expect(() => session([...finished, answers('zz')])).toThrow(/"zz" answers no tool_use/);
   });
 
@@ -230,17 +239,16 @@ describe('anthropic-messages seedFork, history "inherit"', () => {
     const windowed = seedFork(session(history), 'x', { forkTurns: 1 });
     expect(windowed.contents).toEqual([user('c'), assistant('d'), child('x')]);
     expect(windowed.trimmedMessages).toBe(3);
-    expect(seedFork(session([user('a'), note, assistant('b'), user('c'), { role: 'system', content: 'again' }, assistant('d')]), 'x', { forkTurns: 1 }).contents).toEqual([
-      user('c'),
-      { role: 'system', content: 'again' },
-      assistant('d'),
-      child('x'),
-    ]);
+    expect(
+      seedFork(session([user('a'), note, assistant('b'), user('c'), { role: 'system', content: 'again' }, assistant('d')]), 'x', {
+        forkTurns: 1,
+      }).contents,
+    ).toEqual([user('c'), { role: 'system', content: 'again' }, assistant('d'), child('x')]);
   });
 });
 
 describe("anthropic-messages seedFork: consecutive messages of one role are one turn, as Anthropic's API reads them", () => {
-  it("results spread over consecutive user messages are all kept (none replaced by a placeholder); the child message joins the last", () => {
+  it('results spread over consecutive user messages are all kept (none replaced by a placeholder); the child message joins the last', () => {
     const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), answers('g1'), answers('r1')];
     const seed = seedFork(session(history), 'Look.');
     expect(seed.seedCase).toBe('tool-results');
@@ -321,7 +329,12 @@ describe('anthropic-messages seedFork: a mid-conversation system message at the 
     const history = [user('go'), calls(['g1', 'grep', { q: 'x' }]), answers('g1'), note];
     const seed = seedFork(session(history), 'Look.');
     expect(seed.seedCase).toBe('tool-results');
-    expect(seed.contents).toEqual([user('go'), history[1], { role: 'user', content: [...blocksOf(history[2]), childBlock('Look.')] }, note]);
+    expect(seed.contents).toEqual([
+      user('go'),
+      history[1],
+      { role: 'user', content: [...blocksOf(history[2]), childBlock('Look.')] },
+      note,
+    ]);
     expect(seed.sharedContents).toBe(2);
     expect(valid(seed)).toBe(true);
   });
@@ -351,12 +364,19 @@ describe('anthropic-messages seedFork, forkTurns', () => {
     expect(seedFork(unvalidated(blocks), 'x', { forkTurns: 2 }).contents).toEqual([...blocks, child('x')]);
   });
 
-  it("a window that starts at a user message of results and words keeps the words, not the results of calls it left out", () => {
-    const words = { role: 'user' as const, content: [result('g1', 'found it'), text('next question'), text('<system-reminder>x</system-reminder>')] };
+  it('a window that starts at a user message of results and words keeps the words, not the results of calls it left out', () => {
+    const words = {
+      role: 'user' as const,
+      content: [result('g1', 'found it'), text('next question'), text('<system-reminder>x</system-reminder>')],
+    };
     const history = [user('go'), calls(['g1', 'grep', { q: 'x' }]), words, assistant('ok')];
     const parent = session(history);
     const seed = seedFork(parent, 'x', { forkTurns: 1 });
-    expect(seed.contents).toEqual([{ role: 'user', content: [text('next question'), text('<system-reminder>x</system-reminder>')] }, assistant('ok'), child('x')]);
+    expect(seed.contents).toEqual([
+      { role: 'user', content: [text('next question'), text('<system-reminder>x</system-reminder>')] },
+      assistant('ok'),
+      child('x'),
+    ]);
     expect(seed.trimmedMessages).toBe(2);
     expect(seed.sharedContents).toBe(2);
     expect(accepted(seed)).toBe(true);
@@ -368,7 +388,9 @@ describe('anthropic-messages seedFork, forkTurns', () => {
     // A window that keeps the calls keeps their results; "all" keeps everything.
     expect(seedFork(parent, 'x', { forkTurns: 2 }).contents).toEqual([...history, child('x')]);
     // Then mid-turn: the window's first message is still without the results of calls it left out.
-    const mid = seedFork(session([...history, user('and the lexer?'), calls(['a1', 'agent', { prompt: 'SIBLING' }])]), 'x', { forkTurns: 2 });
+    const mid = seedFork(session([...history, user('and the lexer?'), calls(['a1', 'agent', { prompt: 'SIBLING' }])]), 'x', {
+      forkTurns: 2,
+    });
     expect(mid.seedCase).toBe('mid-turn');
     expect(mid.contents[0]).toEqual({ role: 'user', content: [text('next question'), text('<system-reminder>x</system-reminder>')] });
     expect(accepted(mid)).toBe(true);
@@ -457,7 +479,14 @@ describe('anthropic-messages seedFork, copies and sharing', () => {
   it('shares exactly the first sharedContents entries between forks with different directives, from results of every call; and the same session', () => {
     const results = [user('go'), calls(['g1', 'grep', {}], ['a1', 'agent', {}]), answers('g1', 'a1')];
     // The other parents' messages are checked for every shape in fork-rules.test.ts; their sessions here.
-    const parents = [session(finished), session(midTurn), session([...finished, user('dangling')]), session(results), session([user('hi')]), bare([user('hi')])];
+    const parents = [
+      session(finished),
+      session(midTurn),
+      session([...finished, user('dangling')]),
+      session(results),
+      session([user('hi')]),
+      bare([user('hi')]),
+    ];
     for (const options of [{}, { forkTurns: 1 }, { history: 'completed-turns' as const }]) {
       const a = seedFork(session(results), 'directive A', options);
       const b = seedFork(session(results), 'directive B', options);
@@ -465,7 +494,9 @@ describe('anthropic-messages seedFork, copies and sharing', () => {
       expect(JSON.stringify(a.contents.slice(0, a.sharedContents))).toBe(JSON.stringify(b.contents.slice(0, b.sharedContents)));
       expect(JSON.stringify(a.contents[a.sharedContents])).not.toBe(JSON.stringify(b.contents[b.sharedContents]));
       for (const parent of parents) {
-        expect(JSON.stringify(seedFork(parent, 'directive A', options).session)).toBe(JSON.stringify(seedFork(parent, 'directive B', options).session));
+        expect(JSON.stringify(seedFork(parent, 'directive A', options).session)).toBe(
+          JSON.stringify(seedFork(parent, 'directive B', options).session),
+        );
       }
     }
   });
@@ -505,7 +536,13 @@ describe("anthropic-messages byte fidelity: the parent part of a fork is the par
   const M = (JSON.parse(text) as AnthropicMessagesSession).messages;
   const withResults = (): AnthropicMessagesSession => {
     const p = parent();
-    p.messages.push({ content: [{ content: 'grep out', tool_use_id: 'g1', type: 'tool_result' }, { tool_use_id: 'a1', type: 'tool_result', content: 'started' }], role: 'user' });
+    p.messages.push({
+      content: [
+        { content: 'grep out', tool_use_id: 'g1', type: 'tool_result' },
+        { tool_use_id: 'a1', type: 'tool_result', content: 'started' },
+      ],
+      role: 'user',
+    });
     return parseSession(p) as AnthropicMessagesSession;
   };
   const withPrompt = (): AnthropicMessagesSession => {
@@ -605,7 +642,10 @@ describe("anthropic-messages byte fidelity: the parent part of a fork is the par
 
   it('a general-purpose sub-agent sends the system prompt and tools byte for byte, and nothing of the history', () => {
     const p = parent();
-    const seed = seedTask(p, { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', { history: 'inherit', spawnTools: ['agent'] });
+    const seed = seedTask(p, { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', {
+      history: 'inherit',
+      spawnTools: ['agent'],
+    });
     if (seed.format !== 'anthropic-messages') throw new Error('expected an anthropic-messages seed');
     expect(seed.session).toBe(p);
     expect(seed.contents).toEqual([user('go')]);
@@ -647,7 +687,9 @@ describe('anthropic-messages seedTask', () => {
     const forked = seedFork(session(finished), 'earlier').contents;
     const grandchild = session([...forked, assistant('done')]);
     expect(() => seedTask(grandchild, { id: 't', directive: 'd' }, 'd', defaults)).toThrow(ForkRejectedError);
-    expect(() => seedTask(grandchild, { id: 't', directive: 'd', subagentType: 'general-purpose' }, 'd', defaults)).toThrow(ForkRejectedError);
+    expect(() => seedTask(grandchild, { id: 't', directive: 'd', subagentType: 'general-purpose' }, 'd', defaults)).toThrow(
+      ForkRejectedError,
+    );
   });
 });
 
@@ -677,9 +719,16 @@ describe('anthropic-messages tool results as the dialect writes them', () => {
 describe('anthropic-messages fork-child guard', () => {
   it('does not mistake a thinking block, a mid-conversation system message or a parent whose tool result holds the tag for a fork child', () => {
     // Not written by a user: a thinking block, a mid-conversation system message, a tool result that read a file holding the tag.
-    expect(isForkChild([{ role: 'assistant', content: [{ type: 'thinking', thinking: '<fork-boilerplate>', signature: 's' }] }])).toBe(false);
+    expect(isForkChild([{ role: 'assistant', content: [{ type: 'thinking', thinking: '<fork-boilerplate>', signature: 's' }] }])).toBe(
+      false,
+    );
     expect(isForkChild([{ role: 'system', content: 'Forks get a <fork-boilerplate> block.' }])).toBe(false);
-    const parent = session([user('go'), calls(['c1', 'read_file', {}]), { role: 'user', content: [result('c1', '<fork-boilerplate>')] }, assistant('read')]);
+    const parent = session([
+      user('go'),
+      calls(['c1', 'read_file', {}]),
+      { role: 'user', content: [result('c1', '<fork-boilerplate>')] },
+      assistant('read'),
+    ]);
     expect(() => seedFork(parent, 'x')).not.toThrow();
   });
 });
@@ -691,7 +740,9 @@ describe('anthropic-messages synthetic prefix and real user turns', () => {
   it('an image or a document block counts as a real turn, alone or beside a reminder; blank or empty content does not', () => {
     expect(isRealUserTurn({ role: 'user', content: [image] })).toBe(true);
     expect(isRealUserTurn({ role: 'user', content: [text(reminder), image] })).toBe(true);
-    expect(isRealUserTurn({ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } }] })).toBe(true);
+    expect(
+      isRealUserTurn({ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' } }] }),
+    ).toBe(true);
     expect(syntheticPrefixLength([{ role: 'user', content: [text(reminder), image] }])).toBe(0);
     expect(isRealUserTurn(user('  '))).toBe(false);
     expect(isRealUserTurn(userBlocks('  ', '\n'))).toBe(false);
@@ -718,10 +769,12 @@ describe('anthropic-messages synthetic prefix and real user turns', () => {
   it('the legacy startup pair: its acknowledgement is read from the first block', () => {
     // The acknowledgement is read from the first block: a thinking block before it makes it another message.
     expect(
-      syntheticPrefixLength([user('context'), { role: 'assistant', content: [{ type: 'thinking', thinking: 'ok', signature: 's' }, text('Got it. Thanks for the context!')] }]),
+      syntheticPrefixLength([
+        user('context'),
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'ok', signature: 's' }, text('Got it. Thanks for the context!')] },
+      ]),
     ).toBe(0);
   });
-
 });
 
 describe('anthropic-messages agent tool', () => {
@@ -735,7 +788,6 @@ describe('anthropic-messages agent tool', () => {
     expect(anthropicTool(AGENT_TOOL_DECLARATION)).toEqual(AGENT_TOOL_ANTHROPIC);
     expect(() => session([user('x')], { tools: [AGENT_TOOL_ANTHROPIC as AnthropicTool] })).not.toThrow();
   });
-
 });
 
 describe('anthropic-messages and Gemini: the same rules on the same conversation', () => {
@@ -752,10 +804,16 @@ describe('anthropic-messages and Gemini: the same rules on the same conversation
     const only = message.parts.length === 1 && texts.length === 1 ? texts[0] : undefined;
     if (only !== undefined) return message.role === 'model' ? assistant(only) : user(only);
     if (message.role === 'model') {
-      const made = message.parts.flatMap((p) => (p.functionCall ? [use(p.functionCall.id ?? p.functionCall.name, p.functionCall.name, p.functionCall.args ?? {})] : []));
+      const made = message.parts.flatMap((p) =>
+        p.functionCall ? [use(p.functionCall.id ?? p.functionCall.name, p.functionCall.name, p.functionCall.args ?? {})] : [],
+      );
       return { role: 'assistant', content: [...texts.map(text), ...made] };
     }
-    const results = message.parts.flatMap((p) => (p.functionResponse ? [result(p.functionResponse.id ?? p.functionResponse.name, String((p.functionResponse.response as { output?: unknown }).output))] : []));
+    const results = message.parts.flatMap((p) =>
+      p.functionResponse
+        ? [result(p.functionResponse.id ?? p.functionResponse.name, String((p.functionResponse.response as { output?: unknown }).output))]
+        : [],
+    );
     return { role: 'user', content: [...results, ...texts.map(text)] };
   }
 
@@ -777,7 +835,8 @@ describe('anthropic-messages and Gemini: the same rules on the same conversation
     const gModel = (value: string): Content => ({ role: 'model', parts: [{ text: value }] });
     const history: Content[] = [];
     if (next() < 0.3) history.push(gUser('<system-reminder>\nstartup\n</system-reminder>'));
-    if (next() < 0.2) history.push(gUser('Resume the prior task using the summary above.'), gModel('Got it. Thanks for the additional context!'));
+    if (next() < 0.2)
+      history.push(gUser('Resume the prior task using the summary above.'), gModel('Got it. Thanks for the additional context!'));
     let id = 0;
     const length = 1 + Math.floor(next() * 12);
     for (let i = 0; i < length; i++) {
@@ -799,7 +858,10 @@ describe('anthropic-messages and Gemini: the same rules on the same conversation
         const words = pick([[], [], ['<system-reminder>y</system-reminder>'], [`words ${i}`]]);
         history.push({
           role: 'user',
-          parts: [...answered.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { output: `out ${c.id}` } } })), ...words.map((w) => ({ text: w }))],
+          parts: [
+            ...answered.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { output: `out ${c.id}` } } })),
+            ...words.map((w) => ({ text: w })),
+          ],
         });
       }
     }

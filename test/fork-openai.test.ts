@@ -153,7 +153,12 @@ describe('openai-chat seedFork, history "inherit"', () => {
   });
 
   it('case 3: a user message after the results is dropped, even a reminder (Gemini holds results and words in one message, which is kept)', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', {}]), ...answers('g1'), user('<system-reminder>x</system-reminder>')];
+    const history = [
+      user('go'),
+      calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', {}]),
+      ...answers('g1'),
+      user('<system-reminder>x</system-reminder>'),
+    ];
     const seed = seedFork(session(history), 'Look.');
     expect(seed.seedCase).toBe('tool-results');
     // The placeholder must follow the call message's results directly, so the child message comes after it.
@@ -207,7 +212,6 @@ describe('openai-chat seedFork, forkTurns', () => {
     expect(seedFork(session(parts), 'x', { forkTurns: 1 }).contents).toEqual([...HEAD, ...parts.slice(6), child('x')]);
     expect(seedFork(session(parts), 'x', { forkTurns: 2 }).contents).toEqual([...HEAD, ...parts, child('x')]);
   });
-
 });
 
 describe('openai-chat seedFork, copies and sharing', () => {
@@ -286,7 +290,7 @@ describe('openai-chat seedFork, copies and sharing', () => {
   });
 });
 
-describe('openai-chat byte fidelity: the parent part of a fork is the parent\'s bytes, in its own key order', () => {
+describe("openai-chat byte fidelity: the parent part of a fork is the parent's bytes, in its own key order", () => {
   // Keys in orders no SDK would write, on every kind of message and on the session itself.
   const text = `{
     "messages": [
@@ -343,7 +347,7 @@ describe('openai-chat byte fidelity: the parent part of a fork is the parent\'s 
     }
   }
 
-  it('the redacted call message keeps its key order: only the agent call\'s arguments differ', () => {
+  it("the redacted call message keeps its key order: only the agent call's arguments differ", () => {
     const seed = seedFork(parent(), 'mine');
     const redacted = bytes(M[7]).replace(JSON.stringify('{"prompt":"SIBLING","description":"d","subagent_type":"fork"}'), '"{}"');
     expect(redacted).not.toBe(bytes(M[7]));
@@ -358,7 +362,7 @@ describe('openai-chat byte fidelity: the parent part of a fork is the parent\'s 
     expect(bytes(seed.contents.slice(0, seed.sharedContents))).toBe(bytes([...p.messages.slice(0, 2), ...p.messages.slice(6, 8)]));
   });
 
-  it('the fork request carries the parent body byte for byte up to the fork\'s own messages', () => {
+  it("the fork request carries the parent body byte for byte up to the fork's own messages", () => {
     const p = withPrompt();
     const { format: _format, ...fields } = p;
     const seed = seedFork(p, 'mine', { copy: false });
@@ -372,7 +376,10 @@ describe('openai-chat byte fidelity: the parent part of a fork is the parent\'s 
 
   it('a general-purpose sub-agent keeps the head byte for byte', () => {
     const p = parent();
-    const seed = seedTask(p, { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', { history: 'inherit', spawnTools: ['agent'] });
+    const seed = seedTask(p, { id: 't', directive: 'go', subagentType: 'general-purpose' }, 'go', {
+      history: 'inherit',
+      spawnTools: ['agent'],
+    });
     expect(bytes(seed.contents.slice(0, seed.sharedContents))).toBe(bytes(p.messages.slice(0, 2)));
   });
 });
@@ -398,7 +405,7 @@ describe('openai-chat seedTask', () => {
     expect(seed.sharedContents).toBe(0);
   });
 
-  it('a fork task shares the session\'s messages (copy: false), with its window and allowlist', () => {
+  it("a fork task shares the session's messages (copy: false), with its window and allowlist", () => {
     const parent = session(midTurn);
     const seed = seedTask(parent, { id: 't', directive: 'd', forkTurns: 1, tools: ['grep'] }, 'd', defaults);
     expect(seed.contents[0]).toBe(parent.messages[0]);
@@ -411,7 +418,9 @@ describe('openai-chat seedTask', () => {
     const forked = seedFork(session(finished), 'earlier').contents;
     const grandchild = chat([...forked, assistant('done')]);
     expect(() => seedTask(grandchild, { id: 't', directive: 'd' }, 'd', defaults)).toThrow(ForkRejectedError);
-    expect(() => seedTask(grandchild, { id: 't', directive: 'd', subagentType: 'general-purpose' }, 'd', defaults)).toThrow(ForkRejectedError);
+    expect(() => seedTask(grandchild, { id: 't', directive: 'd', subagentType: 'general-purpose' }, 'd', defaults)).toThrow(
+      ForkRejectedError,
+    );
   });
 });
 
@@ -441,7 +450,6 @@ describe('openai-chat synthetic prefix and real user turns', () => {
     expect(isRealUserTurn(sys('hello'))).toBe(false);
     expect(isRealUserTurn(dev('hello'))).toBe(false);
   });
-
 });
 
 describe('openai-chat agent tool', () => {
@@ -453,7 +461,6 @@ describe('openai-chat agent tool', () => {
     });
     expect(() => chat([user('x')], { tools: [AGENT_TOOL_FUNCTION] })).not.toThrow();
   });
-
 });
 
 describe('openai-chat and Gemini: the same rules on the same conversation', () => {
@@ -500,7 +507,8 @@ describe('openai-chat and Gemini: the same rules on the same conversation', () =
     const gModel = (text: string): GContent => ({ role: 'model', parts: [{ text }] });
     const history: GContent[] = [];
     if (next() < 0.3) history.push(gUser('<system-reminder>\nstartup\n</system-reminder>'));
-    if (next() < 0.2) history.push(gUser('Resume the prior task using the summary above.'), gModel('Got it. Thanks for the additional context!'));
+    if (next() < 0.2)
+      history.push(gUser('Resume the prior task using the summary above.'), gModel('Got it. Thanks for the additional context!'));
     let id = 0;
     const length = Math.floor(next() * 12);
     for (let i = 0; i < length; i++) {
@@ -535,7 +543,11 @@ describe('openai-chat and Gemini: the same rules on the same conversation', () =
     const cases = new Set<string>();
     for (let n = 0; n < 400; n++) {
       const history = conversation(next);
-      const gemini = parseSession({ model: 'gemini-2.5-flash', systemInstruction: { parts: [{ text: 'sys' }] }, history }) as import('../src/protocol.js').GeminiSession;
+      const gemini = parseSession({
+        model: 'gemini-2.5-flash',
+        systemInstruction: { parts: [{ text: 'sys' }] },
+        history,
+      }) as import('../src/protocol.js').GeminiSession;
       const openai = chat([sys('sys'), ...history.flatMap(toChat)]);
       for (const history of ['inherit', 'completed-turns'] as const) {
         for (const forkTurns of ['all', 1, 2, 3] as const) {

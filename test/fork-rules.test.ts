@@ -55,7 +55,14 @@ const WILDCARD_RULE = 'wildcard entries must be "mcp__*" or a trailing MCP tool-
 /** The mid-turn seed of `midTurn` for this directive: redacted agent calls, a placeholder per call, the child message, an ack, the begin text. */
 const midTurnSeed = (directive: string): Content[] => [
   ...midTurn.slice(0, 5),
-  { role: 'model', parts: [{ text: 'Starting two forks.' }, { functionCall: { id: 'a1', name: 'agent', args: {} } }, { functionCall: { id: 'a2', name: 'agent', args: {} } }] },
+  {
+    role: 'model',
+    parts: [
+      { text: 'Starting two forks.' },
+      { functionCall: { id: 'a1', name: 'agent', args: {} } },
+      { functionCall: { id: 'a2', name: 'agent', args: {} } },
+    ],
+  },
   {
     role: 'user',
     parts: [resultPart('a1', 'agent', FORK_PLACEHOLDER_TEXT), resultPart('a2', 'agent', FORK_PLACEHOLDER_TEXT), childPart(directive)],
@@ -148,9 +155,17 @@ describe.each(SHAPES)('%s seedFork, history "inherit"', (_name, shape) => {
   });
 
   it('case 3: real tool results the parent has not answered are kept, calls keep their arguments, the child message joins them', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]), answers(['g1', 'grep'], ['r1', 'read_file'])];
+    const history = [
+      user('go'),
+      calls(['g1', 'grep', { q: 'x' }], ['r1', 'read_file', { path: 'a.ts' }]),
+      answers(['g1', 'grep'], ['r1', 'read_file']),
+    ];
     const seed = seedFork(shape.session(history), 'Look.');
-    const expected: Content[] = [history[0] as Content, history[1] as Content, { role: 'user', parts: [...(history[2] as Content).parts, childPart('Look.')] }];
+    const expected: Content[] = [
+      history[0] as Content,
+      history[1] as Content,
+      { role: 'user', parts: [...(history[2] as Content).parts, childPart('Look.')] },
+    ];
     expect(seed.seedCase).toBe('tool-results');
     expect(seed.contents).toEqual(seedOf(shape, expected));
     expect(textOf(seed.contents)).not.toContain(FORK_PLACEHOLDER_TEXT);
@@ -177,7 +192,9 @@ describe.each(SHAPES)('%s seedFork, history "completed-turns"', (_name, shape) =
 
   it('stops before a turn whose calls are answered but not yet replied to', () => {
     const history = [...finished, user('next'), calls(['c9', 'grep', {}]), answers(['c9', 'grep'])];
-    expect(seedFork(shape.session(history), 'x', { history: 'completed-turns' }).contents).toEqual(seedOf(shape, [...finished, child('x')]));
+    expect(seedFork(shape.session(history), 'x', { history: 'completed-turns' }).contents).toEqual(
+      seedOf(shape, [...finished, child('x')]),
+    );
   });
 
   it('does not count a model text message while an earlier call is unanswered', () => {
@@ -189,13 +206,21 @@ describe.each(SHAPES)('%s seedFork, history "completed-turns"', (_name, shape) =
   });
 
   it('counts a model message whose calls were all answered, then the text reply', () => {
-    const history = [user('go'), calls(['c1', 'grep', {}], ['c2', 'grep', {}]), answers(['c2', 'grep'], ['c1', 'grep']), model('both done'), user('more')];
+    const history = [
+      user('go'),
+      calls(['c1', 'grep', {}], ['c2', 'grep', {}]),
+      answers(['c2', 'grep'], ['c1', 'grep']),
+      model('both done'),
+      user('more'),
+    ];
     const seed = seedFork(shape.session(history), 'x', { history: 'completed-turns' });
     expect(seed.contents).toEqual(seedOf(shape, [...history.slice(0, 4), child('x')]));
   });
 
   it('with no completed turn the seed is empty and the fork starts fresh, with the fork system text when the parent has none', () => {
-    const seed = seedFork(shape.bare([user('go'), calls(['c1', 'agent', { prompt: 'x' }])]), 'Do the thing.', { history: 'completed-turns' });
+    const seed = seedFork(shape.bare([user('go'), calls(['c1', 'agent', { prompt: 'x' }])]), 'Do the thing.', {
+      history: 'completed-turns',
+    });
     expect(seed.contents).toEqual(seedOf(shape, [child('Do the thing.')], shape.freshHead));
     expect(seed.sharedContents).toBe(sharedOf(shape, [child('Do the thing.')], shape.freshHead));
     expect(seed.seedCase).toBe('fresh');
@@ -297,7 +322,13 @@ describe.each(SHAPES)('%s seedFork, copies and sharing', (_name, shape) => {
   });
 
   it('shares exactly the first sharedContents entries between forks with different directives', () => {
-    const parents = [shape.session(finished), shape.session(midTurn), shape.session([...finished, user('dangling')]), shape.session([user('hi')]), shape.bare([user('hi')])];
+    const parents = [
+      shape.session(finished),
+      shape.session(midTurn),
+      shape.session([...finished, user('dangling')]),
+      shape.session([user('hi')]),
+      shape.bare([user('hi')]),
+    ];
     for (const parent of parents) {
       for (const options of [{}, { forkTurns: 1 }, { history: 'completed-turns' as const }]) {
         const a = seedFork(parent, 'directive A', options);
@@ -317,7 +348,8 @@ describe.each(SHAPES)('%s sibling forks from one parent turn with two Agent call
   const childAt = sharedOf(shape, midTurnSeed('PARSER-DIRECTIVE'));
   const redactedAt = shape.head.length + shape.write(midTurn.slice(0, 5)).length;
   /** A message's bytes with the child message's text taken out. */
-  const withoutChild = (message: unknown, directive: string): string => JSON.stringify(message).replace(JSON.stringify(buildChildMessage(directive)).slice(1, -1), '');
+  const withoutChild = (message: unknown, directive: string): string =>
+    JSON.stringify(message).replace(JSON.stringify(buildChildMessage(directive)).slice(1, -1), '');
 
   it("neither fork's contents hold the other's directive", () => {
     expect(textOf(parser.contents)).not.toContain('LEXER-DIRECTIVE');
@@ -333,7 +365,9 @@ describe.each(SHAPES)('%s sibling forks from one parent turn with two Agent call
 
   it('both share the redacted model message and the placeholders byte for byte', () => {
     expect(JSON.stringify(parser.contents[redactedAt])).toBe(JSON.stringify(lexer.contents[redactedAt]));
-    expect(JSON.stringify(parser.contents.slice(0, parser.sharedContents))).toBe(JSON.stringify(lexer.contents.slice(0, lexer.sharedContents)));
+    expect(JSON.stringify(parser.contents.slice(0, parser.sharedContents))).toBe(
+      JSON.stringify(lexer.contents.slice(0, lexer.sharedContents)),
+    );
     expect(withoutChild(parser.contents[childAt], 'PARSER-DIRECTIVE')).toBe(withoutChild(lexer.contents[childAt], 'LEXER-DIRECTIVE'));
     expect(withoutChild(parser.contents[childAt], 'PARSER-DIRECTIVE')).not.toContain('Directive:');
     expect(JSON.stringify(parser.contents.slice(childAt + 1))).toBe(JSON.stringify(lexer.contents.slice(childAt + 1)));
@@ -362,7 +396,9 @@ describe.each(SHAPES)('%s fork-child guard', (_name, shape) => {
     expect(isForkChild(forked.contents)).toBe(true);
     const grandchild = shape.sessionOf([...forked.contents, ...shape.write([model('done')])]);
     expect(() => seedFork(grandchild, 'again')).toThrow(ForkRejectedError);
-    expect(() => seedFork(grandchild, 'again')).toThrow('cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block).');
+    expect(() => seedFork(grandchild, 'again')).toThrow(
+      'cannot fork this conversation: it is itself a fork (its history holds a <fork-boilerplate> block).',
+    );
     // A mid-turn fork child too (its child message follows the placeholders).
     const mid = seedFork(shape.session(midTurn), 'x');
     expect(isForkChild(mid.contents)).toBe(true);
@@ -386,7 +422,14 @@ describe.each(SHAPES)('%s fork-child guard', (_name, shape) => {
     expect(isForkChild(shape.write([asParts(model('<fork-boilerplate>'))]))).toBe(false);
     expect(isForkChild(shape.write([user('what does the fork-boilerplate tag mean?')]))).toBe(false);
     // Not written by a user: a tool result that read a file holding the tag.
-    expect(isForkChild(shape.write([calls(['c1', 'read_file', {}]), { role: 'user', parts: [resultPart('c1', 'read_file', 'const OPEN = "<fork-boilerplate>";')] }]))).toBe(false);
+    expect(
+      isForkChild(
+        shape.write([
+          calls(['c1', 'read_file', {}]),
+          { role: 'user', parts: [resultPart('c1', 'read_file', 'const OPEN = "<fork-boilerplate>";')] },
+        ]),
+      ),
+    ).toBe(false);
   });
 });
 
@@ -420,7 +463,9 @@ describe.each(SHAPES)('%s synthetic prefix and real user turns', (_name, shape) 
     expect(syntheticPrefixLength(w(summary, ack, user('q')))).toBe(0);
     expect(syntheticPrefixLength(w(summary, ack, user('q')), { includeCompacted: true })).toBe(2);
     expect(syntheticPrefixLength(w(textParts(reminder), summary, ack, user('q')), { includeCompacted: true })).toBe(3);
-    expect(syntheticPrefixLength(w(summary, ack, attachments, reads, answers(['r1', 'read_file']), user('q')), { includeCompacted: true })).toBe(4);
+    expect(
+      syntheticPrefixLength(w(summary, ack, attachments, reads, answers(['r1', 'read_file']), user('q')), { includeCompacted: true }),
+    ).toBe(4);
     expect(syntheticPrefixLength(w(summary, ack, attachments, user('q')), { includeCompacted: true })).toBe(3);
     // The acknowledgement must be the model's, word for word.
     expect(syntheticPrefixLength(w(summary, user('Got it. Thanks for the additional context!')), { includeCompacted: true })).toBe(0);
@@ -454,9 +499,13 @@ describe.each(SHAPES)('%s seedFork option checks', (_name, shape) => {
     expect(() => seedFork(parent, '  ')).toThrow('seedFork: the directive must be a non-empty string');
     expect(() => seedFork(parent, 'x', { forkTurns: 0 })).toThrow('seedFork: forkTurns must be "all" or a positive integer, not 0');
     expect(() => seedFork(parent, 'x', { forkTurns: 1.5 })).toThrow(RangeError);
-    expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow('seedFork: history must be "inherit" or "completed-turns", not "everything"');
+    expect(() => seedFork(parent, 'x', { history: 'everything' as never })).toThrow(
+      'seedFork: history must be "inherit" or "completed-turns", not "everything"',
+    );
     // An option it does not take (seed, history's old name, among them) is refused, naming those it takes.
-    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow('seedFork: options.seed is not an option (known: history, forkTurns, allowedTools, spawnTools, copy)');
+    expect(() => seedFork(parent, 'x', { seed: 'inherit' } as never)).toThrow(
+      'seedFork: options.seed is not an option (known: history, forkTurns, allowedTools, spawnTools, copy)',
+    );
   });
 });
 
@@ -543,7 +592,12 @@ describe('Agent tool', () => {
     expect(result.ok && result.params.fork_tools).toEqual(tools);
     const schema = AGENT_TOOL_DECLARATION.parametersJsonSchema as { properties: Record<string, { description?: string }> };
     const described = String(schema.properties.fork_tools?.description);
-    for (const form of ['"mcp__<server>"', '"mcp__*"', '"mcp__<server>__<prefix>*"', 'Not "*": omit fork_tools for unrestricted execution']) {
+    for (const form of [
+      '"mcp__<server>"',
+      '"mcp__*"',
+      '"mcp__<server>__<prefix>*"',
+      'Not "*": omit fork_tools for unrestricted execution',
+    ]) {
       expect(described).toContain(form);
     }
   });
@@ -576,7 +630,13 @@ describe('Agent tool', () => {
       const checked = validateAgentParams({ ...general, ...extra });
       expect([extra, checked.ok && checked.runInBackground]).toEqual([extra, background]);
     }
-    expect(validateAgentParams(general)).toEqual({ ok: true, params: general, subagentType: 'general-purpose', fork: undefined, runInBackground: true });
+    expect(validateAgentParams(general)).toEqual({
+      ok: true,
+      params: general,
+      subagentType: 'general-purpose',
+      fork: undefined,
+      runInBackground: true,
+    });
   });
 
   it('inside a sub-agent, a sub-agent runs in the foreground (the reference: background delegation is top-level only)', () => {
@@ -592,7 +652,10 @@ describe('Agent tool', () => {
   });
 
   it('an omitted subagent_type, or "general-purpose", is a fresh general-purpose sub-agent, never a fork', () => {
-    for (const params of [{ description: 'd', prompt: 'p' }, { description: 'd', prompt: 'p', subagent_type: 'General-Purpose' }]) {
+    for (const params of [
+      { description: 'd', prompt: 'p' },
+      { description: 'd', prompt: 'p', subagent_type: 'General-Purpose' },
+    ]) {
       const result = validateAgentParams(params);
       expect(result.ok && result.subagentType).toBe('general-purpose');
       expect(result.ok && result.fork).toBeUndefined();
@@ -613,13 +676,21 @@ describe('Agent tool', () => {
     ['prompt not a string', { description: 'd', prompt: 5 }, 'prompt: must be a non-empty string'],
     ['subagent_type empty', { description: 'd', prompt: 'p', subagent_type: '' }, 'subagent_type: must be a non-empty string'],
     ['run_in_background not boolean', { ...fork, run_in_background: 'yes' }, 'run_in_background: must be true or false'],
-    ['fork_turns without fork', { description: 'd', prompt: 'p', fork_turns: '2' }, 'fork_turns: can only be used with subagent_type "fork"'],
+    [
+      'fork_turns without fork',
+      { description: 'd', prompt: 'p', fork_turns: '2' },
+      'fork_turns: can only be used with subagent_type "fork"',
+    ],
     [
       'fork_turns with general-purpose',
       { description: 'd', prompt: 'p', subagent_type: 'general-purpose', fork_turns: 'all' },
       'fork_turns: can only be used with subagent_type "fork"',
     ],
-    ['an unknown subagent_type', { description: 'd', prompt: 'p', subagent_type: 'explore' }, 'subagent_type: must be "fork" or "general-purpose" (or omitted), not "explore"'],
+    [
+      'an unknown subagent_type',
+      { description: 'd', prompt: 'p', subagent_type: 'explore' },
+      'subagent_type: must be "fork" or "general-purpose" (or omitted), not "explore"',
+    ],
     ['fork_turns zero', { ...fork, fork_turns: '0' }, `fork_turns: ${TURNS_RULE}, not "0"`],
     ['fork_turns negative', { ...fork, fork_turns: '-1' }, `fork_turns: ${TURNS_RULE}, not "-1"`],
     ['fork_turns decimal', { ...fork, fork_turns: '1.5' }, `fork_turns: ${TURNS_RULE}, not "1.5"`],
@@ -630,12 +701,24 @@ describe('Agent tool', () => {
     ['fork_turns number zero', { ...fork, fork_turns: 0 }, `fork_turns: ${TURNS_RULE}, not 0`],
     ['fork_turns fractional number', { ...fork, fork_turns: 2.5 }, `fork_turns: ${TURNS_RULE}, not 2.5`],
     ['fork_turns boolean', { ...fork, fork_turns: true }, `fork_turns: ${TURNS_RULE}, not true`],
-    ['fork_tools without fork', { description: 'd', prompt: 'p', fork_tools: ['grep'] }, 'fork_tools: can only be used with subagent_type "fork"'],
+    [
+      'fork_tools without fork',
+      { description: 'd', prompt: 'p', fork_tools: ['grep'] },
+      'fork_tools: can only be used with subagent_type "fork"',
+    ],
     ['fork_tools not an array', { ...fork, fork_tools: 'grep' }, 'fork_tools: must be an array of tool names or MCP patterns'],
     ['fork_tools "*"', { ...fork, fork_tools: ['*'] }, 'fork_tools[0]: does not accept "*"; omit fork_tools for unrestricted execution'],
-    ['fork_tools "*" among names', { ...fork, fork_tools: ['grep', 'mcp__*', '*'] }, 'fork_tools[2]: does not accept "*"; omit fork_tools for unrestricted execution'],
+    [
+      'fork_tools "*" among names',
+      { ...fork, fork_tools: ['grep', 'mcp__*', '*'] },
+      'fork_tools[2]: does not accept "*"; omit fork_tools for unrestricted execution',
+    ],
     ['fork_tools built-in wildcard', { ...fork, fork_tools: ['grep', 'read_fil*'] }, `fork_tools[1]: "read_fil*": ${WILDCARD_RULE}`],
-    ['fork_tools server wildcard without "__"', { ...fork, fork_tools: ['mcp__github*'] }, `fork_tools[0]: "mcp__github*": ${WILDCARD_RULE}`],
+    [
+      'fork_tools server wildcard without "__"',
+      { ...fork, fork_tools: ['mcp__github*'] },
+      `fork_tools[0]: "mcp__github*": ${WILDCARD_RULE}`,
+    ],
     ['fork_tools star not at the end', { ...fork, fork_tools: ['mcp__*__read'] }, `fork_tools[0]: "mcp__*__read": ${WILDCARD_RULE}`],
     ['fork_tools two stars', { ...fork, fork_tools: ['mcp__github__re*d_*'] }, `fork_tools[0]: "mcp__github__re*d_*": ${WILDCARD_RULE}`],
     ['fork_tools empty server', { ...fork, fork_tools: ['mcp____read_*'] }, `fork_tools[0]: "mcp____read_*": ${WILDCARD_RULE}`],
@@ -647,14 +730,26 @@ describe('Agent tool', () => {
       { ...fork, model: 'gemini-2.5-pro' },
       'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache',
     ],
-    ['model with general-purpose', { description: 'd', prompt: 'p', model: 'gemini-2.5-pro' }, "model: is not supported: every sub-agent runs on this conversation's model"],
-    ['isolation with fork', { ...fork, isolation: 'worktree' }, 'isolation: is not supported: sub-agents run in this process and share its workspace'],
+    [
+      'model with general-purpose',
+      { description: 'd', prompt: 'p', model: 'gemini-2.5-pro' },
+      "model: is not supported: every sub-agent runs on this conversation's model",
+    ],
+    [
+      'isolation with fork',
+      { ...fork, isolation: 'worktree' },
+      'isolation: is not supported: sub-agents run in this process and share its workspace',
+    ],
     [
       'isolation with general-purpose',
       { description: 'd', prompt: 'p', subagent_type: 'general-purpose', isolation: 'worktree' },
       'isolation: is not supported: sub-agents run in this process and share its workspace',
     ],
-    ['working_dir', { description: 'd', prompt: 'p', working_dir: '/tmp' }, "working_dir: is not supported: sub-agents share this process's working directory"],
+    [
+      'working_dir',
+      { description: 'd', prompt: 'p', working_dir: '/tmp' },
+      "working_dir: is not supported: sub-agents share this process's working directory",
+    ],
     [
       'unknown parameter',
       { ...fork, fork_profile: 'x' },
@@ -684,7 +779,10 @@ describe('Agent tool', () => {
       'Error: subagent_type "fork" is not supported from within a sub-agent. Complete this task directly with your own tools instead of requesting a nested fork.';
     expect(NESTED_FORK_ERROR).toBe(expected);
     expect(validateAgentParams(fork, { insideSubagent: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: expected } });
-    expect(validateAgentParams({ ...fork, model: 'x', fork_turns: 'bad' }, { insideFork: true })).toEqual({ ok: false, error: { kind: 'nested_fork', message: expected } });
+    expect(validateAgentParams({ ...fork, model: 'x', fork_turns: 'bad' }, { insideFork: true })).toEqual({
+      ok: false,
+      error: { kind: 'nested_fork', message: expected },
+    });
   });
 
   it('refuses any sub-agent from inside a fork, and nested background runs', () => {

@@ -60,7 +60,6 @@ const midTurn: Content[] = [
   },
 ];
 
-
 describe('seedFork, seed "inherit"', () => {
   it('case 2: a call without an id keeps its arguments, and its placeholder (without an id either) says the result was not available', () => {
     const history: Content[] = [user('go'), { role: 'model', parts: [{ functionCall: { name: 'grep', args: { q: 'x' } } }] }];
@@ -72,7 +71,11 @@ describe('seedFork, seed "inherit"', () => {
   });
 
   it('case 3: results that answer only some of the calls are kept, and each call still without one gets a placeholder', () => {
-    const history = [user('go'), calls(['g1', 'grep', { q: 'x' }], ['a1', 'agent', { prompt: 'SIBLING' }], ['r1', 'read_file', { path: 'a.ts' }]), answers(['g1', 'grep'])];
+    const history = [
+      user('go'),
+      calls(['g1', 'grep', { q: 'x' }], ['a1', 'agent', { prompt: 'SIBLING' }], ['r1', 'read_file', { path: 'a.ts' }]),
+      answers(['g1', 'grep']),
+    ];
     const seed = seedFork(session(history), 'Look.');
     expect(seed.seedCase).toBe('tool-results');
     expect(seed.contents[2]?.parts).toEqual([
@@ -107,7 +110,6 @@ describe('seedFork, seed "inherit"', () => {
     const seed = seedFork(parent, 'x');
     expect(seed.systemInstruction).toEqual({ parts: [{ text: 'You are the main agent.' }] });
   });
-
 });
 
 describe('seedFork, forkTurns', () => {
@@ -115,7 +117,10 @@ describe('seedFork, forkTurns', () => {
     const history: Content[] = [
       user('turn one'),
       calls(['c1', 'grep', { q: 'a' }]),
-      { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'grep', response: { output: 'found' } } }, { text: 'turn two, after the result' }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'c1', name: 'grep', response: { output: 'found' } } }, { text: 'turn two, after the result' }],
+      },
       model('two done'),
     ];
     const seed = seedFork(session(history), 'x', { forkTurns: 1 });
@@ -126,7 +131,6 @@ describe('seedFork, forkTurns', () => {
     expect(history[2]?.parts).toHaveLength(2);
     expect(seedFork(session(history), 'x', { forkTurns: 2 }).contents.slice(0, 4)).toEqual(history);
   });
-
 });
 
 describe('seedFork, cache-safe copies', () => {
@@ -184,4 +188,3 @@ describe('seedFork, cache-safe copies', () => {
     expect(JSON.stringify(a.contents[a.sharedContents])).not.toBe(JSON.stringify(b.contents[b.sharedContents]));
   });
 });
-

@@ -81,8 +81,12 @@ describe('forkpool run: numbers with junk', () => {
 describe('forkpool run: repeated and huge flag values', () => {
   it('a value flag given twice is refused, whichever value came last', async () => {
     const missing = join(tmp, 'second-session.json');
-    expect(rejected(await runCli(['run', '--session', SESSION, '--session', missing, '--tasks', TASKS]))).toBe('forkpool: --session is given twice; give it once');
-    expect(rejected(await run('--output-format', 'json', '--output-format', 'json'))).toBe('forkpool: --output-format is given twice; give it once');
+    expect(rejected(await runCli(['run', '--session', SESSION, '--session', missing, '--tasks', TASKS]))).toBe(
+      'forkpool: --session is given twice; give it once',
+    );
+    expect(rejected(await run('--output-format', 'json', '--output-format', 'json'))).toBe(
+      'forkpool: --output-format is given twice; give it once',
+    );
   });
 
   it('a 100,000-digit --threads is refused, quoting only the start of it', async () => {
@@ -100,7 +104,9 @@ describe('forkpool run: repeated and huge flag values', () => {
 
   it('a 100,000-character --session path is named as too long', async () => {
     const long = `/tmp/${'s'.repeat(100_000)}.json`;
-    expect(rejected(await runCli(['run', '--session', long, '--tasks', TASKS]))).toBe(`forkpool: ${long}: cannot be read (the path is too long)`);
+    expect(rejected(await runCli(['run', '--session', long, '--tasks', TASKS]))).toBe(
+      `forkpool: ${long}: cannot be read (the path is too long)`,
+    );
   });
 
   it('a 100,000-character unknown flag is refused', async () => {
@@ -132,7 +138,9 @@ describe('forkpool run: files that are not regular files', () => {
   it('--session and --tasks naming a FIFO with no writer are refused (no hang)', async () => {
     const fifo = join(tmp, 'input.fifo');
     execFileSync('mkfifo', [fifo]);
-    expect(rejected(await runCli(['run', '--session', fifo, '--tasks', TASKS]))).toBe(`forkpool: ${fifo}: is not a regular file (it is a named pipe)`);
+    expect(rejected(await runCli(['run', '--session', fifo, '--tasks', TASKS]))).toBe(
+      `forkpool: ${fifo}: is not a regular file (it is a named pipe)`,
+    );
     expect(rejected(await runCli(['run', '--session', SESSION, '--tasks', fifo]))).toBe(
       `forkpool: ${fifo}: is not a regular file (it is a named pipe); to read tasks from a pipe, pass - and pipe them to standard input`,
     );
@@ -161,8 +169,13 @@ describe('forkpool run: hostile file contents', () => {
   it('tasks on stdin with an invalid UTF-8 byte on line 3 name <stdin>:3', async () => {
     // The first task: a bad line after good ones stops a run that has started (test/cli-stream.test.ts).
     const head = Buffer.from('\r\n\r\n{"id":"b","directive":"REPLY ');
-    const result = await runShell(`exec node "$CLI" run --session ${SESSION} --tasks -`, Buffer.concat([head, Buffer.from([0xff]), Buffer.from('"}\n')]));
-    expect(rejected(result)).toBe(`forkpool: <stdin>:3: invalid UTF-8 at byte offset ${head.length} (byte 0xFF); the file must be UTF-8 text`);
+    const result = await runShell(
+      `exec node "$CLI" run --session ${SESSION} --tasks -`,
+      Buffer.concat([head, Buffer.from([0xff]), Buffer.from('"}\n')]),
+    );
+    expect(rejected(result)).toBe(
+      `forkpool: <stdin>:3: invalid UTF-8 at byte offset ${head.length} (byte 0xFF); the file must be UTF-8 text`,
+    );
   });
 
   it('a session nested 100,000 deep is a located InputError, not a crash', async () => {

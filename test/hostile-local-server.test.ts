@@ -70,7 +70,11 @@ describe('local server: hostile JSON bodies', () => {
     const body = `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":${deepArrays(100_000)}}}}]},{"role":"user","parts":[{"text":"REPLY x"}]}]}`;
     const res = await post(body);
     expect(res.status).toBe(400);
-    expect(errorOf(res.text)).toEqual({ code: 400, status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. Nesting is deeper than 100 levels.' });
+    expect(errorOf(res.text)).toEqual({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      message: 'Invalid JSON payload received. Nesting is deeper than 100 levels.',
+    });
   });
 
   it('deep nesting in tools and in an unknown part field, and as contents itself', async () => {
@@ -94,7 +98,8 @@ describe('local server: hostile JSON bodies', () => {
   });
 
   it('__proto__, constructor and prototype keys inside a request are data; at the top level an unknown field', async () => {
-    const nested = '{"contents":[{"role":"user","__proto__":{"polluted":1},"parts":[{"text":"REPLY proto-ok","__proto__":{"polluted":1}}]}],"generationConfig":{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}},"tools":[{"__proto__":{"polluted":1}}]}';
+    const nested =
+      '{"contents":[{"role":"user","__proto__":{"polluted":1},"parts":[{"text":"REPLY proto-ok","__proto__":{"polluted":1}}]}],"generationConfig":{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}},"tools":[{"__proto__":{"polluted":1}}]}';
     const ok = await post(nested);
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.text).candidates[0].content.parts[0].text).toBe('proto-ok');
@@ -103,7 +108,9 @@ describe('local server: hostile JSON bodies', () => {
     expect(errorOf(top.text).message).toBe('Invalid JSON payload received. Unknown name "__proto__": Cannot find field.');
     const cache = await post('{"model":"m","__proto__":{"polluted":1}}', { path: '/v1beta/cachedContents' });
     expect(cache.status).toBe(400);
-    expect(errorOf(cache.text).message).toBe('Invalid JSON payload received. Unknown name "__proto__" at \'cached_content\': Cannot find field.');
+    expect(errorOf(cache.text).message).toBe(
+      'Invalid JSON payload received. Unknown name "__proto__" at \'cached_content\': Cannot find field.',
+    );
   });
 
   it('a scripted CALL whose args hold __proto__ answers with it as data', async () => {
@@ -118,7 +125,11 @@ describe('local server: hostile JSON bodies', () => {
     const body = Buffer.concat([Buffer.from('{"contents":[{"parts":[{"text":"REPLY a'), Buffer.from([0xff, 0xfe]), Buffer.from('"}]}]}')]);
     const res = await post(body);
     expect(res.status).toBe(400);
-    expect(errorOf(res.text)).toEqual({ code: 400, status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload received. The request body is not valid UTF-8.' });
+    expect(errorOf(res.text)).toEqual({
+      code: 400,
+      status: 'INVALID_ARGUMENT',
+      message: 'Invalid JSON payload received. The request body is not valid UTF-8.',
+    });
   });
 
   it('valid multi-byte UTF-8 is served', async () => {
@@ -183,7 +194,9 @@ describe('local server: sizes', () => {
     for (const status of ['999', '200', '099']) {
       const res = await post(userText(`FAIL ${status}`));
       expect(res.status).toBe(200);
-      expect(JSON.parse(res.text).candidates[0].content.parts[0].text).toMatch(/^Scope: FAIL \d{3}\nResult: no tool results; context [0-9a-f]{8}$/);
+      expect(JSON.parse(res.text).candidates[0].content.parts[0].text).toMatch(
+        /^Scope: FAIL \d{3}\nResult: no tool results; context [0-9a-f]{8}$/,
+      );
     }
   });
 });
@@ -208,7 +221,9 @@ describe('local server: lying and slow clients', () => {
   it('Content-Length claims more than is sent, then the client closes: nothing hangs', async () => {
     const received = await rawExchange(
       server,
-      [`POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"contents":[`],
+      [
+        `POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"contents":[`,
+      ],
       { closeAfterWrite: true },
     );
     expect(received).toBe('');
@@ -227,13 +242,17 @@ describe('local server: lying and slow clients', () => {
   });
 
   it('a 100 KB header is 431', async () => {
-    const received = await rawExchange(server, [`POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\nx-big: ${'h'.repeat(100_000)}\r\n\r\n`]);
+    const received = await rawExchange(server, [
+      `POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\nx-big: ${'h'.repeat(100_000)}\r\n\r\n`,
+    ]);
     expect(received).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\n\r\n');
   });
 
   it('a non-numeric Content-Length and a Content-Length with Transfer-Encoding are 400', async () => {
     for (const headers of ['content-length: abc', 'content-length: 5\r\ntransfer-encoding: chunked']) {
-      const received = await rawExchange(server, [`POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\n${headers}\r\n\r\n{}`]);
+      const received = await rawExchange(server, [
+        `POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\n${headers}\r\n\r\n{}`,
+      ]);
       expect(received.startsWith('HTTP/1.1 400 Bad Request')).toBe(true);
     }
   });
@@ -241,7 +260,9 @@ describe('local server: lying and slow clients', () => {
   it('a slowloris partial body does not block other requests', async () => {
     const socket = connect(server.port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write(`POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"con`);
+    socket.write(
+      `POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"con`,
+    );
     await vi.waitFor(() => expect(server.metrics().inFlight).toBe(1));
     await stillServes();
     await stillServes();
@@ -262,7 +283,9 @@ describe('local server: lying and slow clients', () => {
     } finally {
       await strict.close();
     }
-    await expect(startLocalServer({ requestTimeoutMs: 0 })).rejects.toThrow('local server: requestTimeoutMs must be a positive integer (got 0)');
+    await expect(startLocalServer({ requestTimeoutMs: 0 })).rejects.toThrow(
+      'local server: requestTimeoutMs must be a positive integer (got 0)',
+    );
   });
 });
 
@@ -299,7 +322,9 @@ describe('local server: headers, paths and model names', () => {
   });
 
   it('a path with .. is normalized and reaches nothing outside the API', async () => {
-    const received = await rawExchange(server, ['GET /v1beta/cachedContents/../../../../etc/passwd HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n']);
+    const received = await rawExchange(server, [
+      'GET /v1beta/cachedContents/../../../../etc/passwd HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n',
+    ]);
     expect(received.startsWith('HTTP/1.1 404 Not Found')).toBe(true);
     expect(received).toContain('"message":"Method not found: GET /etc/passwd"');
   });

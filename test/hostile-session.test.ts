@@ -164,7 +164,9 @@ describe('session file: size', () => {
     expect((await inputRejectionOf(loadSession(path, { maxBytes: json.length - 1 }))).message).toBe(
       `${path}: is larger than the ${json.length - 1}-byte limit for input files`,
     );
-    expect((await inputRejectionOf(loadSession(path, { maxBytes: 1024 }))).message).toBe(`${path}: is larger than the 1 KiB limit for input files`);
+    expect((await inputRejectionOf(loadSession(path, { maxBytes: 1024 }))).message).toBe(
+      `${path}: is larger than the 1 KiB limit for input files`,
+    );
   });
 });
 
@@ -181,9 +183,18 @@ describe('session file: wrong types at every level', () => {
     ['{"model":"m","history":[{"role":1,"parts":[{"text":"x"}]}]}', 'history[0].role: must be "user" or "model"'],
     ['{"model":"m","history":[{"role":"user","parts":"hello"}]}', 'history[0].parts: must be an array, not a string'],
     ['{"model":"m","history":[{"role":"user","parts":["hello"]}]}', 'history[0].parts[0]: must be a JSON object, not a string'],
-    ['{"model":"m","history":[{"role":"model","parts":[{"functionCall":"f"}]}]}', 'history[0].parts[0].functionCall: must be a JSON object, not a string'],
-    ['{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":5}}]}]}', 'history[0].parts[0].functionCall.name: must be a string, not the number 5'],
-    ['{"model":"m","history":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":"ok"}}]}]}', 'history[0].parts[0].functionResponse.response: must be a JSON object'],
+    [
+      '{"model":"m","history":[{"role":"model","parts":[{"functionCall":"f"}]}]}',
+      'history[0].parts[0].functionCall: must be a JSON object, not a string',
+    ],
+    [
+      '{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":5}}]}]}',
+      'history[0].parts[0].functionCall.name: must be a string, not the number 5',
+    ],
+    [
+      '{"model":"m","history":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":"ok"}}]}]}',
+      'history[0].parts[0].functionResponse.response: must be a JSON object',
+    ],
     ['{"model":"m","history":[],"tools":{}}', 'tools: must be an array, not an object'],
     ['{"model":"m","history":[],"tools":["f"]}', 'tools[0]: must be a JSON object, not a string'],
     ['{"model":"m","history":[],"tools":[{"functionDeclarations":"f"}]}', 'tools[0].functionDeclarations: must be an array, not a string'],
@@ -198,10 +209,22 @@ describe('session file: wrong types at every level', () => {
 
 describe('session file: prototype-pollution keys deep inside', () => {
   it.each([
-    ['{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"opts":{"__proto__":{"polluted":1}}}}}]}]}', 'history[0].parts[0].functionCall.args.opts.__proto__'],
-    ['{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"list":[{"x":1},{"constructor":{"prototype":{"polluted":1}}}]}}}]}]}', 'history[0].parts[0].functionCall.args.list[1].constructor'],
-    ['{"model":"m","history":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":{"prototype":{}}}}}]}]}', 'history[0].parts[0].functionResponse.response.output.prototype'],
-    ['{"model":"m","history":[],"generationConfig":{"responseSchema":{"properties":{"__proto__":{"type":"string"}}}}}', 'generationConfig.responseSchema.properties.__proto__'],
+    [
+      '{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"opts":{"__proto__":{"polluted":1}}}}}]}]}',
+      'history[0].parts[0].functionCall.args.opts.__proto__',
+    ],
+    [
+      '{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"list":[{"x":1},{"constructor":{"prototype":{"polluted":1}}}]}}}]}]}',
+      'history[0].parts[0].functionCall.args.list[1].constructor',
+    ],
+    [
+      '{"model":"m","history":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":{"prototype":{}}}}}]}]}',
+      'history[0].parts[0].functionResponse.response.output.prototype',
+    ],
+    [
+      '{"model":"m","history":[],"generationConfig":{"responseSchema":{"properties":{"__proto__":{"type":"string"}}}}}',
+      'generationConfig.responseSchema.properties.__proto__',
+    ],
   ])('%s', async (json, path) => {
     const at = file(json);
     const err = await inputRejectionOf(loadSession(at));
@@ -211,7 +234,8 @@ describe('session file: prototype-pollution keys deep inside', () => {
   });
 
   it('the same words as values, or as look-alike keys, are ordinary data', async () => {
-    const json = '{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"__proto__ ":1,"Constructor":2,"note":"__proto__"}}}]}]}';
+    const json =
+      '{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"__proto__ ":1,"Constructor":2,"note":"__proto__"}}}]}]}';
     const session = await loadSession(file(json));
     expect(session.history[0]?.parts[0]?.functionCall?.args).toEqual({ '__proto__ ': 1, Constructor: 2, note: '__proto__' });
   });
@@ -239,6 +263,8 @@ describe('session file: not a regular file', () => {
 
   it('a path through a regular file is "not found"', async () => {
     const through = join(file('{}'), 'inner.json');
-    expect((await inputRejectionOf(loadSession(through))).message).toBe(`${through}: file not found (a parent in the path is not a directory)`);
+    expect((await inputRejectionOf(loadSession(through))).message).toBe(
+      `${through}: file not found (a parent in the path is not a directory)`,
+    );
   });
 });

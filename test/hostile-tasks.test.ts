@@ -66,7 +66,10 @@ describe('task lines: wrong types', () => {
     ['{"id":"a","directive":"x","tools":{}}', 'tools: must be an array of tool names or MCP patterns'],
     ['{"id":"a","directive":"x","tools":[1]}', 'tools[0]: must be a string, not the number 1'],
     ['{"id":"a","directive":"x","maxTurns":"3"}', 'maxTurns: must be a positive integer'],
-    ['{"id":"a","directive":"x","maxTurns":1e400}', 'maxTurns: Infinity is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)'],
+    [
+      '{"id":"a","directive":"x","maxTurns":1e400}',
+      'maxTurns: Infinity is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)',
+    ],
     ['{"id":"a","directive":"x","forkTurns":1e300}', 'forkTurns: must be "all" or a positive integer'],
     ['{"id":"a","directive":"x","history":null}', 'history: must be "inherit" or "completed-turns"'],
   ])('%s', (line, rule) => {
@@ -100,7 +103,9 @@ describe('task lines: hostile structure', () => {
   });
 
   it('constructor.prototype in a tools list entry', () => {
-    const err = inputErrorOf(() => parseTasks('{"id":"a","directive":"x","tools":[{"constructor":{"prototype":{"polluted":1}}}]}', 't.jsonl'));
+    const err = inputErrorOf(() =>
+      parseTasks('{"id":"a","directive":"x","tools":[{"constructor":{"prototype":{"polluted":1}}}]}', 't.jsonl'),
+    );
     expect(err.message).toBe(`t.jsonl:1: tools[0].constructor: ${PROTO_RULE}`);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

@@ -49,16 +49,30 @@ const without = (value: unknown, drop: readonly string[], nulls: readonly string
   JSON.stringify(value, (key, inner) => (drop.includes(key) || (inner === null && nulls.includes(key)) ? undefined : inner));
 
 describe('OpenAI Chat Completions logs: content parts read as the API reads them', () => {
-  const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low', alt: 'a chart' }, uploadId: 'u-7' };
+  const image = {
+    type: 'image_url',
+    image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low', alt: 'a chart' },
+    uploadId: 'u-7',
+  };
   const body = {
     model: 'gpt-4.1',
     messages: [
       { role: 'system', content: [{ type: 'text', text: 'You review refunds.', cache_control: { type: 'ephemeral' }, id: 'sys-1' }] },
       {
         role: 'user',
-        content: [{ type: 'text', text: 'The audit code is MARKER-OP3T.', annotations: [], index: 0 }, image, { type: 'text', text: 'Which fee applies?', cache_control: null }],
+        content: [
+          { type: 'text', text: 'The audit code is MARKER-OP3T.', annotations: [], index: 0 },
+          image,
+          { type: 'text', text: 'Which fee applies?', cache_control: null },
+        ],
       },
-      { role: 'assistant', content: [{ type: 'text', text: 'REFUND_FEE = 2.25 applies.', logprobs: null }, { type: 'refusal', refusal: 'Nothing else.', index: 1 }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'REFUND_FEE = 2.25 applies.', logprobs: null },
+          { type: 'refusal', refusal: 'Nothing else.', index: 1 },
+        ],
+      },
       { role: 'user', content: 'Thanks.' },
     ],
   };
@@ -76,13 +90,17 @@ describe('OpenAI Chat Completions logs: content parts read as the API reads them
       ['messages[2].content[1].index', '"index" of a refusal part'],
     ]);
     expect(summary.dropped[5]?.reason).toBe('null, which the API reads as the field left out');
-    expect(summary.dropped[0]?.reason).toBe('not a field the API takes on a text part: the client that wrote the log added it for its own use');
+    expect(summary.dropped[0]?.reason).toBe(
+      'not a field the API takes on a text part: the client that wrote the log added it for its own use',
+    );
     const messages = (session as unknown as { messages: unknown[] }).messages;
-    expect(JSON.stringify(messages)).toBe(without(body.messages, ['id', 'annotations', 'index', 'uploadId', 'alt'], ['cache_control', 'logprobs']));
+    expect(JSON.stringify(messages)).toBe(
+      without(body.messages, ['id', 'annotations', 'index', 'uploadId', 'alt'], ['cache_control', 'logprobs']),
+    );
     expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+')).toEqual(['MARKER-OP3T', 'REFUND_FEE = 2.25']);
   });
 
-  it('a part keeps every field the session schema takes: a prompt_cache_breakpoint (GPT-5.6) is the API\'s, not a client\'s extra', async () => {
+  it("a part keeps every field the session schema takes: a prompt_cache_breakpoint (GPT-5.6) is the API's, not a client's extra", async () => {
     const part = { type: 'text', text: 'The long shared prefix.', prompt_cache_breakpoint: { mode: 'explicit' } };
     const body = { model: 'gpt-5.6', messages: [{ role: 'user', content: [part] }] };
     const { session, summary } = await imported(file('breakpoint.json', body));
@@ -91,8 +109,21 @@ describe('OpenAI Chat Completions logs: content parts read as the API reads them
   });
 
   it('what the API itself refuses inside a part stays an error, with its path and rule', async () => {
-    const bad = file('openai-bad-part.json', { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', index: 0 }, { type: 'video', url: 'x' }] }] });
-    await expect(importSession(bad)).rejects.toThrow(`${bad}: messages[0].content[1].type: must be "text", "image_url", "input_audio" or "file", not "video"`);
+    const bad = file('openai-bad-part.json', {
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi', index: 0 },
+            { type: 'video', url: 'x' },
+          ],
+        },
+      ],
+    });
+    await expect(importSession(bad)).rejects.toThrow(
+      `${bad}: messages[0].content[1].type: must be "text", "image_url", "input_audio" or "file", not "video"`,
+    );
   });
 });
 
@@ -110,13 +141,26 @@ describe('Anthropic Messages logs: content blocks read as the API reads them', (
         content: [
           { type: 'thinking', thinking: 'Read the refunds module.', signature, index: 0 },
           { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix', index: 1 },
-          { type: 'tool_use', id: 'toolu_01Xy', name: 'read_file', input: { path: 'src/refunds.ts' }, partial_json: '', cache_control: null },
+          {
+            type: 'tool_use',
+            id: 'toolu_01Xy',
+            name: 'read_file',
+            input: { path: 'src/refunds.ts' },
+            partial_json: '',
+            cache_control: null,
+          },
         ],
       },
       {
         role: 'user',
         content: [
-          { type: 'tool_result', tool_use_id: 'toolu_01Xy', content: [{ type: 'text', text: 'export const REFUND_FEE = 4.5;', display: 'collapsed' }], is_error: false, duration_ms: 12 },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_01Xy',
+            content: [{ type: 'text', text: 'export const REFUND_FEE = 4.5;', display: 'collapsed' }],
+            is_error: false,
+            duration_ms: 12,
+          },
         ],
       },
       { role: 'assistant', content: [{ type: 'text', text: 'The fee is fixed.', citations: null, cache_control: { type: 'ephemeral' } }] },
@@ -146,10 +190,13 @@ describe('Anthropic Messages logs: content blocks read as the API reads them', (
     expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+')).toEqual(['MARKER-AB2C', 'REFUND_FEE = 4.5']);
   });
 
-  it('a cache_control on a thinking block is kept for validation, which names the API\'s rule', async () => {
+  it("a cache_control on a thinking block is kept for validation, which names the API's rule", async () => {
     const bad = file('anthropic-thinking-cache.json', {
       ...body,
-      messages: [body.messages[0], { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature, cache_control: { type: 'ephemeral' } }] }],
+      messages: [
+        body.messages[0],
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature, cache_control: { type: 'ephemeral' } }] },
+      ],
     });
     await expect(importSession(bad, { format: 'anthropic-messages' })).rejects.toThrow(
       `${bad}: messages[1].content[0].cache_control: a thinking block cannot carry cache_control (Anthropic's API refuses it): mark another block`,
@@ -163,7 +210,9 @@ describe('Qwen Code through Anthropic (issue 22): an anthropic-messages session,
     expect(session.format).toBe('anthropic-messages');
     expect(summary.shape).toBe('anthropic-messages');
     expect(summary.model).toEqual({ name: 'claude-sonnet-4-5', from: 'records' });
-    const messages = (session as unknown as { messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[] }).messages;
+    const messages = (
+      session as unknown as { messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[] }
+    ).messages;
     expect(messages.map((m) => [m.role, m.content.map((b) => b.type).join('+')])).toEqual([
       ['user', 'text'],
       ['assistant', 'tool_use'],
@@ -182,10 +231,13 @@ describe('Qwen Code through Anthropic (issue 22): an anthropic-messages session,
       [5, undefined, 'a "system" record (ui_telemetry)'],
       [6, 'message.parts[0]', 'whitespace-only text'],
     ]);
-    expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+|I[ ]should[ ]read')).toEqual(['MARKER-QA8N', 'REFUND_FEE = 3.75']);
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}|REFUND_FEE = [0-9.]+|I[ ]should[ ]read')).toEqual([
+      'MARKER-QA8N',
+      'REFUND_FEE = 3.75',
+    ]);
   });
 
-  it('with no model recorded, the default model is Anthropic\'s, not Gemini\'s', async () => {
+  it("with no model recorded, the default model is Anthropic's, not Gemini's", async () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(`${F}/qwen-code-anthropic.jsonl`, 'utf8').replace(/,"model":"claude-sonnet-4-5"/g, '');
     const path = join(tmp, 'qwen-anthropic-no-model.jsonl');

@@ -70,7 +70,9 @@ describe('the module graph of src/', () => {
 
 /** Static imports and `import('…')` calls alike: a floor reaches up either way. */
 function everyImportOf(file: string): string[] {
-  const dynamic = [...readFileSync(file, 'utf8').matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) => resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')));
+  const dynamic = [...readFileSync(file, 'utf8').matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) =>
+    resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')),
+  );
   return [...importsOf(file), ...dynamic];
 }
 
@@ -107,7 +109,9 @@ describe('rooms: what a folder may not import', () => {
   });
 
   it('the simulator (src/local-server) imports only the wording of what it judges', () => {
-    const everything = [...new Set([...graph.keys()].map((file) => relative(SRC, file).split('/')[0] ?? ''))].filter((folder) => !folder.endsWith('.ts'));
+    const everything = [...new Set([...graph.keys()].map((file) => relative(SRC, file).split('/')[0] ?? ''))].filter(
+      (folder) => !folder.endsWith('.ts'),
+    );
     const others = everything.filter((folder) => !SIMULATOR_MAY_IMPORT.includes(folder));
     expect(others.length).toBeGreaterThan(10);
     expect(forbiddenImports(graph, 'local-server', others)).toEqual([]);
@@ -154,7 +158,12 @@ function comparisonsIn(line: string, formats: readonly string[]): string[] {
   for (const format of formats) {
     const literal = `'${format}'`;
     const at = (pattern: string): RegExp => new RegExp(pattern.replace('LIT', literal.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')));
-    if (at('(===|!==|==|!=)\\s*LIT').test(code) || at('LIT\\s*(===|!==|==|!=)').test(code) || at('\\bcase\\s+LIT\\s*:').test(code) || at('\\b(Exclude|Extract)<[^;]*LIT').test(code)) {
+    if (
+      at('(===|!==|==|!=)\\s*LIT').test(code) ||
+      at('LIT\\s*(===|!==|==|!=)').test(code) ||
+      at('\\bcase\\s+LIT\\s*:').test(code) ||
+      at('\\b(Exclude|Extract)<[^;]*LIT').test(code)
+    ) {
       found.push(format);
     }
   }
@@ -177,13 +186,15 @@ function shapeRuleBreaches(files: ReadonlyMap<string, { text: string; imports: r
       }
       const folder = shapeFolderOf(target, formats);
       if (folder === undefined || folder === own) continue;
-      const line = lines.findIndex((l) => l.includes(target.split('/').slice(-2).join('/').replace(/\.ts$/, '')) || l.includes(`./${folder}/`)) + 1;
+      const line =
+        lines.findIndex((l) => l.includes(target.split('/').slice(-2).join('/').replace(/\.ts$/, '')) || l.includes(`./${folder}/`)) + 1;
       breaches.push(`${module}:${line}: imports ${target}`);
     }
     lines.forEach((line, i) => {
       // A literal that only spells like a format (Gemini CLI's record type 'gemini') says so in a comment.
       if (NOT_A_FORMAT.test(line) || NOT_A_FORMAT.test(lines[i - 1] ?? '')) return;
-      for (const format of comparisonsIn(line, formats)) if (format !== own) breaches.push(`${module}:${i + 1}: compares a format to '${format}'`);
+      for (const format of comparisonsIn(line, formats))
+        if (format !== own) breaches.push(`${module}:${i + 1}: compares a format to '${format}'`);
     });
   }
   return breaches;
@@ -191,27 +202,48 @@ function shapeRuleBreaches(files: ReadonlyMap<string, { text: string; imports: r
 
 function sourceFiles(): Map<string, { text: string; imports: string[] }> {
   return new Map(
-    modules(SRC).map((file) => [relative(SRC, file), { text: readFileSync(file, 'utf8'), imports: everyImportOf(file).map((target) => relative(SRC, target)) }]),
+    modules(SRC).map((file) => [
+      relative(SRC, file),
+      { text: readFileSync(file, 'utf8'), imports: everyImportOf(file).map((target) => relative(SRC, target)) },
+    ]),
   );
 }
 
-describe('the shape rule: only a shape\'s folder, the registry and the provider modules know a shape', () => {
+describe("the shape rule: only a shape's folder, the registry and the provider modules know a shape", () => {
   const formats = shapeFormats();
   const breaches = shapeRuleBreaches(sourceFiles(), formats);
-  it('no module outside them imports a shape\'s folder or compares a format to a shape\'s literal', () => {
+  it("no module outside them imports a shape's folder or compares a format to a shape's literal", () => {
     expect(formats.length).toBeGreaterThanOrEqual(5);
     expect(breaches).toEqual([]);
   });
 
   it('would see a breach: planted imports and comparisons are named with their line', () => {
     const planted = new Map([
-      ['engine/planted.ts', { text: "import type { Content } from '../shapes/gemini/schema.js';\nconst x = 1;\nif (session.format === 'openai-chat') x;\n", imports: ['shapes/gemini/schema.ts'] }],
-      ['cli/planted.ts', { text: "switch (format) {\n  case 'anthropic-messages':\n}\ntype T = Exclude<F, 'ai-sdk'>;\nconst y = await import('../shapes/openai-responses/dialect.js');\n", imports: ['shapes/openai-responses/dialect.ts'] }],
+      [
+        'engine/planted.ts',
+        {
+          text: "import type { Content } from '../shapes/gemini/schema.js';\nconst x = 1;\nif (session.format === 'openai-chat') x;\n",
+          imports: ['shapes/gemini/schema.ts'],
+        },
+      ],
+      [
+        'cli/planted.ts',
+        {
+          text: "switch (format) {\n  case 'anthropic-messages':\n}\ntype T = Exclude<F, 'ai-sdk'>;\nconst y = await import('../shapes/openai-responses/dialect.js');\n",
+          imports: ['shapes/openai-responses/dialect.ts'],
+        },
+      ],
       // Allowed: a shape's folder naming itself, the registry, a provider module, a comment.
       ['shapes/gemini/planted.ts', { text: "if (request.format === 'gemini') {}\n", imports: ['shapes/gemini/schema.ts'] }],
       ['shapes/registry.ts', { text: "if (format === 'gemini') {}\n", imports: ['shapes/gemini/index.ts'] }],
       ['model/providers/planted.ts', { text: "if (format === 'gemini') {}\n", imports: ['shapes/gemini/schema.ts'] }],
-      ['engine/commented.ts', { text: "// format === 'gemini' is the default\nif (record.type === 'gemini') {} // not a format: Gemini CLI's record type\n", imports: [] }],
+      [
+        'engine/commented.ts',
+        {
+          text: "// format === 'gemini' is the default\nif (record.type === 'gemini') {} // not a format: Gemini CLI's record type\n",
+          imports: [],
+        },
+      ],
     ]);
     expect(shapeRuleBreaches(planted, formats)).toEqual([
       'engine/planted.ts:1: imports shapes/gemini/schema.ts',
@@ -221,13 +253,26 @@ describe('the shape rule: only a shape\'s folder, the registry and the provider 
       "cli/planted.ts:4: compares a format to 'ai-sdk'",
     ]);
     // A shape's folder importing another's breaks it too.
-    expect(shapeRuleBreaches(new Map([['shapes/ai-sdk/planted.ts', { text: "import { x } from '../openai-chat/dialect.js';\n", imports: ['shapes/openai-chat/dialect.ts'] }]]), formats)).toEqual([
-      'shapes/ai-sdk/planted.ts:1: imports shapes/openai-chat/dialect.ts',
-    ]);
+    expect(
+      shapeRuleBreaches(
+        new Map([
+          [
+            'shapes/ai-sdk/planted.ts',
+            { text: "import { x } from '../openai-chat/dialect.js';\n", imports: ['shapes/openai-chat/dialect.ts'] },
+          ],
+        ]),
+        formats,
+      ),
+    ).toEqual(['shapes/ai-sdk/planted.ts:1: imports shapes/openai-chat/dialect.ts']);
     // And one importing code above the shapes (the engine).
-    expect(shapeRuleBreaches(new Map([['shapes/gemini/planted.ts', { text: "import { ForkEngine } from '../../engine/engine.js';\n", imports: ['engine/engine.ts'] }]]), formats)).toEqual([
-      "shapes/gemini/planted.ts:1: a shape's folder imports engine/engine.ts, above it",
-    ]);
+    expect(
+      shapeRuleBreaches(
+        new Map([
+          ['shapes/gemini/planted.ts', { text: "import { ForkEngine } from '../../engine/engine.js';\n", imports: ['engine/engine.ts'] }],
+        ]),
+        formats,
+      ),
+    ).toEqual(["shapes/gemini/planted.ts:1: a shape's folder imports engine/engine.ts, above it"]);
   });
 });
 
@@ -279,6 +324,10 @@ describe('the folders of src/ form a ladder', () => {
       [file('b/y.ts'), [file('c/z.ts')]],
       [file('c/z.ts'), [file('a/x.ts')]],
     ]);
-    expect(folderCircle(folderEdges(graph))).toEqual(['a → b (a/x.ts imports b/y.ts)', 'b → c (b/y.ts imports c/z.ts)', 'c → a (c/z.ts imports a/x.ts)']);
+    expect(folderCircle(folderEdges(graph))).toEqual([
+      'a → b (a/x.ts imports b/y.ts)',
+      'b → c (b/y.ts imports c/z.ts)',
+      'c → a (c/z.ts imports a/x.ts)',
+    ]);
   });
 });

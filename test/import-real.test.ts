@@ -34,7 +34,8 @@ async function imported(path: string, options: Parameters<typeof importSession>[
 type Block = { type: string; id?: string; tool_use_id?: string; text?: string; is_error?: boolean };
 const messagesOf = (session: ParentSession) => (session as unknown as { messages: { role: string; content: string | Block[] }[] }).messages;
 const blocksOf = (content: string | Block[]) => (typeof content === 'string' ? [{ type: 'text', text: content }] : content);
-const reasonsAt = (summary: ImportSummary) => new Map(summary.dropped.map((d) => [`${d.line ?? ''}${d.path ? ` ${d.path}` : ''}`, d.reason]));
+const reasonsAt = (summary: ImportSummary) =>
+  new Map(summary.dropped.map((d) => [`${d.line ?? ''}${d.path ? ` ${d.path}` : ''}`, d.reason]));
 
 describe('Claude Code: no silent loss', () => {
   it('parallel calls: every tool_use record of a message.id is merged, each answered in the next message, in call order', async () => {
@@ -45,7 +46,14 @@ describe('Claude Code: no silent loss', () => {
     const calls = first.filter((b) => b.type === 'tool_use').map((b) => b.id);
     expect(blocksOf(messages[2]?.content ?? '').map((b) => b.tool_use_id)).toEqual(calls);
     // The results of the calls the parentUuid chain does not pass through reach the fork too.
-    expect(await recall(session, 'MARKER-[0-9A-Z]{4}')).toEqual(['MARKER-BA5H', 'MARKER-CP2P', 'MARKER-GL0B', 'MARKER-GR3P', 'MARKER-RE4D', 'MARKER-SEQ1']);
+    expect(await recall(session, 'MARKER-[0-9A-Z]{4}')).toEqual([
+      'MARKER-BA5H',
+      'MARKER-CP2P',
+      'MARKER-GL0B',
+      'MARKER-GR3P',
+      'MARKER-RE4D',
+      'MARKER-SEQ1',
+    ]);
     expect(summary.toolsUsed).toEqual([
       { name: 'Grep', calls: 1 },
       { name: 'Read', calls: 1 },
@@ -59,7 +67,10 @@ describe('Claude Code: no silent loss', () => {
     const { session, summary } = await imported(`${F}/claude-code-parallel.jsonl`);
     const messages = messagesOf(session);
     const sequential = messages.findIndex((m) => JSON.stringify(m.content).includes('toolu_01BashFeeTests0000000005'));
-    expect(blocksOf(messages[sequential]?.content ?? '').map((b) => b.id)).toEqual(['toolu_01BashFeeTests0000000005', 'toolu_01BashRefundTests00000006']);
+    expect(blocksOf(messages[sequential]?.content ?? '').map((b) => b.id)).toEqual([
+      'toolu_01BashFeeTests0000000005',
+      'toolu_01BashRefundTests00000006',
+    ]);
     const results = blocksOf(messages[sequential + 1]?.content ?? '');
     expect(results.map((b) => [b.tool_use_id, b.is_error ?? false])).toEqual([
       ['toolu_01BashFeeTests0000000005', false],
@@ -72,26 +83,33 @@ describe('Claude Code: no silent loss', () => {
 
   it('whitespace-only text blocks are left out and listed (the Messages API refuses them), the rest of their message kept', async () => {
     const { session, summary } = await imported(`${F}/claude-code-parallel.jsonl`);
-    const texts = messagesOf(session).flatMap((m) => blocksOf(m.content)).filter((b) => b.type === 'text');
+    const texts = messagesOf(session)
+      .flatMap((m) => blocksOf(m.content))
+      .filter((b) => b.type === 'text');
     expect(texts.every((b) => (b.text ?? '').trim() !== '')).toBe(true);
     const reasons = reasonsAt(summary);
-    expect(reasons.get('3 message.content[0]')).toBe('text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")');
+    expect(reasons.get('3 message.content[0]')).toBe(
+      'text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")',
+    );
     expect(reasons.get('22 message.content[0]')).toBe(reasons.get('3 message.content[0]'));
     expect(messagesOf(session).at(-1)?.content).toEqual([{ type: 'text', text: 'The fee tests passed: 4 of 4.' }]);
   });
 
-  it('a sub-agent file (every record a sidechain) is that sub-agent\'s conversation', async () => {
+  it("a sub-agent file (every record a sidechain) is that sub-agent's conversation", async () => {
     const { session, summary } = await imported(`${F}/claude-code-subagent-2.1.jsonl`);
     expect(summary.kind).toBe('a Claude Code sub-agent session (JSONL)');
     expect(messagesOf(session).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(await recall(session, 'MARKER-SB[0-9A-Z]{2}')).toEqual(['MARKER-SB1D', 'MARKER-SB2M', 'MARKER-SB3F']);
   });
 
-  it('Claude Code 2.0.13, a sub-agent\'s records inline (real file): the sidechain is left out and listed, the Task result kept', async () => {
+  it("Claude Code 2.0.13, a sub-agent's records inline (real file): the sidechain is left out and listed, the Task result kept", async () => {
     const { session, summary } = await imported(`${R}/claude-code-2.0.13-subagent.jsonl`);
     expect(messagesOf(session).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(reasonsAt(summary).get('7')).toMatch(/^a sidechain: a sub-agent's conversation, not this one/);
-    expect(await recall(session, 'Pretty[ ]friendly[ ]agent|React-based[ ]visual[ ]design[ ]tool')).toEqual(['Pretty friendly agent', 'React-based visual design tool']);
+    expect(await recall(session, 'Pretty[ ]friendly[ ]agent|React-based[ ]visual[ ]design[ ]tool')).toEqual([
+      'Pretty friendly agent',
+      'React-based visual design tool',
+    ]);
   });
 
   it('compaction (real file, 2.0.13): the conversation starts at the summary, marked synthetic; what it replaced is listed, and the share left out is said first', async () => {
@@ -99,7 +117,9 @@ describe('Claude Code: no silent loss', () => {
     const messages = messagesOf(session);
     expect(String(messages[0]?.content)).toMatch(/^This session is being continued from a previous conversation/);
     expect(summary.synthetic).toEqual({ startupContext: 0, compactedSummary: 1 });
-    expect(reasonsAt(summary).get('7')).toBe('before the compaction on line 11: Claude Code resumes from its summary (line 12), not from these');
+    expect(reasonsAt(summary).get('7')).toBe(
+      'before the compaction on line 11: Claude Code resumes from its summary (line 12), not from these',
+    );
     expect(summary.leftOut).toEqual({ messages: 6, of: 10 });
     expect(formatImportSummary(summary).split('\n')[0]).toBe(
       `forkpool: 6 of the 10 message records of ${R}/claude-code-2.0.13-compact.jsonl (60%) are left out of the session; each is listed under "dropped" with its reason`,
@@ -128,7 +148,9 @@ describe('Claude Code 2.1 (real files)', () => {
     // The Glob call's pattern is on line 30 only, off the chain.
     expect(await recall(session, 'assets/js/[*]{2}/[*][.]js')).toEqual(['assets/js/**/*.js']);
     const reasons = reasonsAt(summary);
-    expect(reasons.get('27 message.content[0]')).toBe('text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")');
+    expect(reasons.get('27 message.content[0]')).toBe(
+      'text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")',
+    );
     expect(reasons.get('9')).toBe('input queue bookkeeping, not a message');
     expect(reasons.get('23')).toMatch(/^the output of a local command as shown on screen/);
     expect(summary.dropped.some((d) => /branch not on the chain/.test(d.reason))).toBe(false);
@@ -140,9 +162,16 @@ describe('Claude Code 2.1 (real files)', () => {
     const { session, summary } = await imported(`${R}/claude-code-2.1.38-task.jsonl`);
     const messages = messagesOf(session);
     const first = messages.findIndex((m) => JSON.stringify(m.content).includes('toolu_01UBumkyGa4vv7EbMVke2AiH'));
-    const calls = blocksOf(messages[first]?.content ?? '').filter((b) => b.type === 'tool_use').map((b) => b.id);
+    const calls = blocksOf(messages[first]?.content ?? '')
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => b.id);
     // Written as lines 9-12, their results as lines 13-16 in another order; the chain passes through lines 9, 10 and 16 only.
-    expect(calls).toEqual(['toolu_01UBumkyGa4vv7EbMVke2AiH', 'toolu_01FqWwvYWkHZHuD78wSmgc6r', 'toolu_01PPH5xRopN6EKFruBKc1giM', 'toolu_01DgymFTXTDEthJ9vJBG4n59']);
+    expect(calls).toEqual([
+      'toolu_01UBumkyGa4vv7EbMVke2AiH',
+      'toolu_01FqWwvYWkHZHuD78wSmgc6r',
+      'toolu_01PPH5xRopN6EKFruBKc1giM',
+      'toolu_01DgymFTXTDEthJ9vJBG4n59',
+    ]);
     expect(blocksOf(messages[first + 1]?.content ?? '').map((b) => b.tool_use_id)).toEqual(calls);
     // Line 13 (WebFetch), 14 and 15 (WebSearch) are off the chain; line 16 is on it.
     expect(await recall(session, 'Claude[ ]Marketplace[ ]for[ ]Elixir|hexdocs[.]pm/(dialyxir|mix_audit|credo)')).toEqual([
@@ -164,12 +193,19 @@ describe('Claude Code 2.1 (real files)', () => {
     const messages = messagesOf(session);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     for (const at of [1, 3]) {
-      const calls = blocksOf(messages[at]?.content ?? '').filter((b) => b.type === 'tool_use').map((b) => b.id);
+      const calls = blocksOf(messages[at]?.content ?? '')
+        .filter((b) => b.type === 'tool_use')
+        .map((b) => b.id);
       expect(calls).toHaveLength(6);
       expect(blocksOf(messages[at + 1]?.content ?? '').map((b) => b.tool_use_id)).toEqual(calls);
     }
     // Of the twelve results the chain passes through three (lines 20, 28, 39); the others hang off their own calls.
-    expect(await recall(session, 'released[ ]on[ ][A-Z][a-z]+[ ][0-9]+|Latest[ ]Stable[ ]Version:[*]{2}[ ][0-9.]+[0-9]|opentelemetry_(req|process|ecto|liveview)')).toEqual([
+    expect(
+      await recall(
+        session,
+        'released[ ]on[ ][A-Z][a-z]+[ ][0-9]+|Latest[ ]Stable[ ]Version:[*]{2}[ ][0-9.]+[0-9]|opentelemetry_(req|process|ecto|liveview)',
+      ),
+    ).toEqual([
       'Latest Stable Version:** 1.10.0',
       'opentelemetry_ecto',
       'opentelemetry_liveview',
@@ -191,7 +227,7 @@ describe('Claude Code 2.1 (real files)', () => {
 });
 
 describe('OpenAI and Anthropic logs, read as the APIs read them', () => {
-  it('null fields are absent, client extras and a stream delta\'s index are left out, all listed in one pass', async () => {
+  it("null fields are absent, client extras and a stream delta's index are left out, all listed in one pass", async () => {
     const { session, summary } = await imported(`${F}/openai-request-log.json`);
     const messages = (session as unknown as { messages: Record<string, unknown>[] }).messages;
     expect(messages.map((m) => Object.keys(m))).toEqual([
@@ -228,7 +264,16 @@ describe('OpenAI and Anthropic logs, read as the APIs read them', () => {
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
     const path = join(mkdtempSync(join(tmpdir(), 'forkpool-import-real-')), 'bad.json');
-    writeFileSync(path, JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi', sender: 'x' }, { role: 'tool', content: 'r', tool_call_id: null }] }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'hi', sender: 'x' },
+          { role: 'tool', content: 'r', tool_call_id: null },
+        ],
+      }),
+    );
     await expect(importSession(path)).rejects.toThrow(`${path}: messages[1].tool_call_id: is required`);
   });
 });
@@ -247,7 +292,12 @@ describe('Qwen Code: the model and provider it was recorded with', () => {
 });
 
 describe('Gemini CLI recordings (real files)', () => {
-  type Part = { text?: string; thought?: boolean; functionCall?: { id?: string; name: string; args: Record<string, unknown> }; functionResponse?: { id?: string; name: string; response: Record<string, unknown> } };
+  type Part = {
+    text?: string;
+    thought?: boolean;
+    functionCall?: { id?: string; name: string; args: Record<string, unknown> };
+    functionResponse?: { id?: string; name: string; response: Record<string, unknown> };
+  };
   const historyOf = (session: ParentSession) => (session as unknown as { history: { role: string; parts: Part[] }[] }).history;
 
   it('October 2025, gemini-2.5-pro (ai-sessions gemini-cli-pomodoro-timer.json): three calls of one message answered together, an error result kept, thought summaries sent back', async () => {
@@ -263,9 +313,13 @@ describe('Gemini CLI recordings (real files)', () => {
       '/Users/yoavfarhi/dev/pomodoro/gemini/style.css',
       '/Users/yoavfarhi/dev/pomodoro/gemini/script.js',
     ]);
-    expect(history[2]?.parts.map((p) => p.functionResponse?.id)).toEqual(history[1]?.parts.flatMap((p) => (p.functionCall ? [p.functionCall.id] : [])));
+    expect(history[2]?.parts.map((p) => p.functionResponse?.id)).toEqual(
+      history[1]?.parts.flatMap((p) => (p.functionCall ? [p.functionCall.id] : [])),
+    );
     // Each write_file result, and the replace call's error, exist only in the recorded toolCalls' results.
-    expect(await recall(session, 'wrote[ ]to[ ]new[ ]file: /[A-Za-z/]+/(index|style|script)[.][a-z]+|A[ ]secondary[ ]check[ ]by[ ]an[ ]LLM')).toEqual([
+    expect(
+      await recall(session, 'wrote[ ]to[ ]new[ ]file: /[A-Za-z/]+/(index|style|script)[.][a-z]+|A[ ]secondary[ ]check[ ]by[ ]an[ ]LLM'),
+    ).toEqual([
       'A secondary check by an LLM',
       'wrote to new file: /Users/yoavfarhi/dev/pomodoro/gemini/index.html',
       'wrote to new file: /Users/yoavfarhi/dev/pomodoro/gemini/script.js',
@@ -279,7 +333,7 @@ describe('Gemini CLI recordings (real files)', () => {
     expect(summary.model).toEqual({ name: 'gemini-2.5-pro', from: 'records' });
   });
 
-  it('March 2026, gemini-3.1-pro-preview (aim matrix_pro.json): Part[] user content, read_file start_line/end_line mapped to forkpool\'s read_file, its error result kept', async () => {
+  it("March 2026, gemini-3.1-pro-preview (aim matrix_pro.json): Part[] user content, read_file start_line/end_line mapped to forkpool's read_file, its error result kept", async () => {
     const { session, summary } = await imported(`${R}/gemini-cli-2026-03-recording.json`);
     const history = historyOf(session);
     expect(history.map((c) => c.role)).toEqual(Array.from({ length: 70 }, (_, i) => (i % 2 === 0 ? 'user' : 'model')));
@@ -309,8 +363,15 @@ describe('Gemini CLI: its current resume rules', () => {
     const history = (session as unknown as { history: { role: string; parts: Record<string, unknown>[] }[] }).history;
     expect(history.map((c) => c.role)).toEqual(['user', 'model', 'user', 'model']);
     expect(history[1]?.parts[0]).toEqual({ text: "**Reading the range** I'll read just lines 10-20.", thought: true });
-    expect(history[1]?.parts[1]?.functionCall).toEqual({ id: 'read_file_1772600000000_0', name: 'read_file', args: { path: '/home/ana/shop/src/orders.ts', offset: 10, limit: 11 } });
-    expect(history[3]?.parts).toEqual([{ text: '**Summarizing** The function sums the items.', thought: true }, { text: 'Lines 10-20 compute the order total as the sum of its items.' }]);
+    expect(history[1]?.parts[1]?.functionCall).toEqual({
+      id: 'read_file_1772600000000_0',
+      name: 'read_file',
+      args: { path: '/home/ana/shop/src/orders.ts', offset: 10, limit: 11 },
+    });
+    expect(history[3]?.parts).toEqual([
+      { text: '**Summarizing** The function sums the items.', thought: true },
+      { text: 'Lines 10-20 compute the order total as the sum of its items.' },
+    ]);
     expect(summary.dropped.map((d) => [d.line, d.reason])).toEqual([
       [2, 'session context Gemini CLI adds again itself on resume (a <session_context> message), not sent back'],
       [4, 'written again on line 5 (the same id): the later record replaces it'],

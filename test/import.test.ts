@@ -24,10 +24,18 @@ function file(name: string, text: string): string {
   return path;
 }
 
-type Parts = { text?: string; functionCall?: { name: string; args?: Record<string, unknown>; id?: string }; functionResponse?: { name: string } }[];
+type Parts = {
+  text?: string;
+  functionCall?: { name: string; args?: Record<string, unknown>; id?: string };
+  functionResponse?: { name: string };
+}[];
 const historyOf = (session: unknown) => (session as { history: { role: string; parts: Parts }[] }).history;
 const messagesOf = (session: unknown) => (session as { messages: { role: string; content: unknown }[] }).messages;
-type ChatMessage = { role: string; content: unknown; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] };
+type ChatMessage = {
+  role: string;
+  content: unknown;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+};
 const chatOf = (session: unknown) => (session as { messages: ChatMessage[] }).messages;
 
 async function imported(path: string, options: Parameters<typeof importSession>[1] = {}) {
@@ -47,13 +55,18 @@ describe('Gemini CLI', () => {
     expect(history).toHaveLength(8);
     expect(summary.synthetic).toEqual({ startupContext: 2, compactedSummary: 0 });
     expect(JSON.stringify(history)).toContain('MARKER-G3C1');
-    expect(summary.dropped).toEqual([{ path: 'authType', what: 'authType', reason: "Gemini CLI's sign-in method, not part of the conversation" }]);
+    expect(summary.dropped).toEqual([
+      { path: 'authType', what: 'authType', reason: "Gemini CLI's sign-in method, not part of the conversation" },
+    ]);
   });
 
   it("maps read_file and list_directory to forkpool's workspace tools: declarations, calls and results rewritten", async () => {
     const { session, summary } = await imported(`${F}/gemini-cli-checkpoint.json`);
     const history = historyOf(session);
-    expect(history[3]?.parts[0]?.functionCall).toEqual({ name: 'read_file', args: { path: '/home/ana/shop/src/orders.ts', offset: 1, limit: 40 } });
+    expect(history[3]?.parts[0]?.functionCall).toEqual({
+      name: 'read_file',
+      args: { path: '/home/ana/shop/src/orders.ts', offset: 1, limit: 40 },
+    });
     expect(history[5]?.parts[0]?.functionCall).toEqual({ name: 'list_dir', args: { path: '/home/ana/shop/src' } });
     expect(history[6]?.parts[0]?.functionResponse?.name).toBe('list_dir');
     const tools = (session as { tools: { functionDeclarations: { name: string }[] }[] }).tools;
@@ -74,22 +87,33 @@ describe('Gemini CLI', () => {
     checkpoint.history[5].parts[0].functionCall.args.ignore = ['*.log'];
     const { session, summary } = importTranscript(JSON.stringify(checkpoint), 'c.json');
     expect(historyOf(session)[5]?.parts[0]?.functionCall?.name).toBe('list_directory');
-    expect(summary.undeclared).toEqual([{ name: 'list_directory', why: 'does not map to forkpool\'s list_dir: a call\'s argument "ignore" has no counterpart in forkpool\'s list_dir' }]);
+    expect(summary.undeclared).toEqual([
+      {
+        name: 'list_directory',
+        why: "does not map to forkpool's list_dir: a call's argument \"ignore\" has no counterpart in forkpool's list_dir",
+      },
+    ]);
   });
 
-  it('a session recording: convertSessionToClientHistory, UI-only messages and slash commands left out, the records\' model', async () => {
+  it("a session recording: convertSessionToClientHistory, UI-only messages and slash commands left out, the records' model", async () => {
     const { session, summary } = await imported(`${F}/gemini-cli-session.json`);
     const history = historyOf(session);
     expect(history.map((c) => c.role)).toEqual(['user', 'model', 'user', 'model']);
     const calls = history[1]?.parts.filter((p) => p.functionCall);
     expect(calls?.map((p) => p.functionCall?.name)).toEqual(['grep', 'run_shell_command']);
-    expect(calls?.[0]?.functionCall).toEqual({ id: 'grep_search-1772533805000-a1', name: 'grep', args: { pattern: 'function total', path: '/home/ana/shop/src', glob: '*.ts' } });
+    expect(calls?.[0]?.functionCall).toEqual({
+      id: 'grep_search-1772533805000-a1',
+      name: 'grep',
+      args: { pattern: 'function total', path: '/home/ana/shop/src', glob: '*.ts' },
+    });
     expect(history[2]?.parts.map((p) => p.functionResponse?.name)).toEqual(['grep', 'run_shell_command']);
     expect(summary.model).toEqual({ name: 'gemini-2.5-pro', from: 'records' });
     expect(summary.dropped.map((d) => d.path)).toEqual(['messages[2]', 'messages[3]']);
     expect(summary.dropped[1]?.reason).toContain('/stats');
     expect(summary.undeclared.map((u) => u.name)).toEqual(['run_shell_command']);
-    expect(summary.notes).toEqual(['1 thought part kept as Gemini CLI sends them back on resume (recorded thought summaries become { "text", "thought": true } parts)']);
+    expect(summary.notes).toEqual([
+      '1 thought part kept as Gemini CLI sends them back on resume (recorded thought summaries become { "text", "thought": true } parts)',
+    ]);
   });
 
   it('a session recording as JSONL: replaced records in place, $rewindTo drops the rewound branch', async () => {
@@ -123,7 +147,11 @@ describe('Qwen Code', () => {
     expect(summary.synthetic).toEqual({ startupContext: 0, compactedSummary: 2 });
     expect(summary.partialLastLine).toBe(17);
     expect(summary.model).toEqual({ name: 'qwen3-coder-plus', from: 'records' });
-    expect(messages[3]?.tool_calls?.[0]).toEqual({ id: 'call_5e6f7a', type: 'function', function: { name: 'grep', arguments: '{"pattern":"fee","path":"/home/ana/shop/src","glob":"*.ts"}' } });
+    expect(messages[3]?.tool_calls?.[0]).toEqual({
+      id: 'call_5e6f7a',
+      type: 'function',
+      function: { name: 'grep', arguments: '{"pattern":"fee","path":"/home/ana/shop/src","glob":"*.ts"}' },
+    });
     const reasons = new Map(summary.dropped.map((d) => [d.line, d.reason]));
     expect(reasons.get(6)).toBe('telemetry, not part of the conversation');
     expect(reasons.get(7)).toBe('a branch not on the chain (the parentUuid chain that ends at the last record)');
@@ -136,8 +164,13 @@ describe('Qwen Code', () => {
     const { session, summary } = importTranscript(`${lines}\n`, 'q.jsonl');
     const messages = chatOf(session);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
-    expect(messages[1]?.tool_calls).toEqual([{ id: 'call_8c1f2e', type: 'function', function: { name: 'list_dir', arguments: '{"path":"/home/ana/shop/src"}' } }]);
-    expect(messages[3]?.tool_calls?.[0]?.function).toEqual({ name: 'read_file', arguments: '{"path":"/home/ana/shop/src/refunds.ts","offset":1,"limit":80}' });
+    expect(messages[1]?.tool_calls).toEqual([
+      { id: 'call_8c1f2e', type: 'function', function: { name: 'list_dir', arguments: '{"path":"/home/ana/shop/src"}' } },
+    ]);
+    expect(messages[3]?.tool_calls?.[0]?.function).toEqual({
+      name: 'read_file',
+      arguments: '{"path":"/home/ana/shop/src/refunds.ts","offset":1,"limit":80}',
+    });
     expect(summary.notes).toContain("1 thought part left out (as Qwen Code's resume strips them)");
     expect(summary.partialLastLine).toBeUndefined();
   });
@@ -151,19 +184,29 @@ describe('Claude Code', () => {
     const messages = messagesOf(session);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     expect((messages[1]!.content as { type: string }[]).map((b) => b.type)).toEqual(['thinking', 'text', 'tool_use', 'tool_use']);
-    expect((messages[2]!.content as { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual(['toolu_01ReadAb12Cd34Ef56Gh78Ij', 'toolu_01GrepKl90Mn12Op34Qr56St']);
+    expect((messages[2]!.content as { tool_use_id: string }[]).map((b) => b.tool_use_id)).toEqual([
+      'toolu_01ReadAb12Cd34Ef56Gh78Ij',
+      'toolu_01GrepKl90Mn12Op34Qr56St',
+    ]);
     expect(messages[4]?.content).toBe('Is the fee ever refunded?');
     expect(JSON.stringify(messages)).toContain('MARKER-CC4D');
     const reasons = new Map(summary.dropped.map((d) => [d.line, d.reason]));
     expect(reasons.get(11)).toMatch(/^a sidechain: a sub-agent's conversation, not this one/);
-    expect(reasons.get(14)).toBe('a branch not on the chain (the parentUuid chain that ends at the last record): a rewound or retried turn');
+    expect(reasons.get(14)).toBe(
+      'a branch not on the chain (the parentUuid chain that ends at the last record): a rewound or retried turn',
+    );
     expect(reasons.get(1)).toBe('a title for --resume, not a message');
     expect(reasons.get(8)).toBe('UI-only: progress shown while a tool runs');
     expect(summary.undeclared.map((u) => u.name)).toEqual(['Read', 'Grep']);
   });
 
-  it('--tools declares the module\'s tools in the session\'s shape; a recorded tool it defines is then declared', async () => {
-    const Read = defineTool({ name: 'Read', description: 'Read a file', parameters: z.object({ file_path: z.string() }), execute: () => 'ok' });
+  it("--tools declares the module's tools in the session's shape; a recorded tool it defines is then declared", async () => {
+    const Read = defineTool({
+      name: 'Read',
+      description: 'Read a file',
+      parameters: z.object({ file_path: z.string() }),
+      execute: () => 'ok',
+    });
     const { session, summary } = await imported(`${F}/claude-code.jsonl`, { tools: [Read] });
     expect((session as { tools: { name: string; input_schema: unknown }[] }).tools.map((t) => t.name)).toEqual(['Read']);
     expect(summary.declared).toEqual([{ name: 'Read', from: 'module' }]);
@@ -188,7 +231,7 @@ describe('OpenAI and Anthropic requests', () => {
     expect(summary.dropped.map((d) => d.path)).toEqual(['temperature', 'stream', 'metadata']);
   });
 
-  it('an ambiguous body is read as OpenAI\'s unless the format is named', async () => {
+  it("an ambiguous body is read as OpenAI's unless the format is named", async () => {
     const path = file('plain.json', JSON.stringify({ model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }));
     expect((await loadSession(path)).format).toBe('openai-chat');
     expect((await loadSession(path, { format: 'anthropic-messages' })).format).toBe('anthropic-messages');
@@ -256,7 +299,9 @@ describe('the summary', () => {
   it('lists what was kept, the model and where it came from, the tools, every dropped record, the cut-off line', () => {
     const { summary } = importTranscript(readFileSync(`${F}/qwen-code.jsonl`, 'utf8'), 'qwen-code.jsonl');
     const text = formatImportSummary(summary);
-    expect(text).toContain('forkpool: imported qwen-code.jsonl (a Qwen Code session (JSONL)) as a session in OpenAI Chat Completions\' shape ("format": "openai-chat")');
+    expect(text).toContain(
+      'forkpool: imported qwen-code.jsonl (a Qwen Code session (JSONL)) as a session in OpenAI Chat Completions\' shape ("format": "openai-chat")',
+    );
     expect(text).toContain('  messages   6 kept, of which a compacted-history summary (2 messages)');
     expect(text).toContain("  model      qwen3-coder-plus (from the records (the last assistant record's model))");
     expect(text).toContain('             line 7: an "assistant" record: a branch not on the chain');

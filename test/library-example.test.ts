@@ -30,7 +30,12 @@ describe("the README's library example", () => {
 
   it("its session declares exactly the tool's own declaration", async () => {
     const session = await loadSession(`${REPO_ROOT}examples/notes-session.json`);
-    const lookup = defineTool({ name: 'lookup', description: 'Look a note up', parameters: z.object({ key: z.string() }), execute: () => null });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look a note up',
+      parameters: z.object({ key: z.string() }),
+      execute: () => null,
+    });
     expect('tools' in session && session.tools).toEqual([{ functionDeclarations: [lookup.declaration] }]);
   });
 });
@@ -48,7 +53,8 @@ describe('a tool given to the engine that the session does not declare', () => {
       },
     });
     const warnings: Error[] = [];
-    const onWarning = (warning: Error): void => void ((warning as { code?: string }).code === 'FORKPOOL_UNDECLARED_TOOL' && warnings.push(warning));
+    const onWarning = (warning: Error): void =>
+      void ((warning as { code?: string }).code === 'FORKPOOL_UNDECLARED_TOOL' && warnings.push(warning));
     process.on('warning', onWarning);
     const engine = await ForkEngine.create({ provider: { kind: 'local' }, threads: 1, tools: [lookup] });
     try {

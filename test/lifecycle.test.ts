@@ -129,6 +129,10 @@ describe('the task notification', () => {
     expect(xml).toContain('<usage><total_tokens>107</total_tokens><tool_uses>2</tool_uses><duration_ms>12</duration_ms></usage>');
     // The launching call and the transcript, where there are, in the reference's order after the id.
     const about = formatTaskNotification(result, 'x', { toolUseId: 'call<1>', outputFile: '/t/f.jsonl' }).split('\n');
-    expect(about.slice(1, 4)).toEqual(['<task-id>f&lt;1&gt;</task-id>', '<tool-use-id>call&lt;1&gt;</tool-use-id>', '<output-file>/t/f.jsonl</output-file>']);
+    expect(about.slice(1, 4)).toEqual([
+      '<task-id>f&lt;1&gt;</task-id>',
+      '<tool-use-id>call&lt;1&gt;</tool-use-id>',
+      '<output-file>/t/f.jsonl</output-file>',
+    ]);
   });
 });

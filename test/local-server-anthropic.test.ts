@@ -1,6 +1,12 @@
 // Internal: the simulator's Anthropic parts, breakpointsOf, createAnthropicCache, renderMessages and validateMessagesRequest (src/local-server/anthropic/): its POST /v1/messages is their public face; LocalServer and its options come through forkpool/local-server.
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, Usage } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  Usage,
+} from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, it } from 'vitest';
 import { breakpointsOf } from '../src/local-server/anthropic/breakpoints.js';
 import { createAnthropicCache } from '../src/local-server/anthropic/cache.js';
@@ -26,7 +32,10 @@ async function serve(options: LocalServerOptions = {}): Promise<{ server: LocalS
 
 /** The rejection of a call, as the SDK's APIError. */
 async function apiError(promise: Promise<unknown>): Promise<APIError> {
-  const outcome: unknown = await promise.then(() => 'resolved', (err: unknown) => err);
+  const outcome: unknown = await promise.then(
+    () => 'resolved',
+    (err: unknown) => err,
+  );
   if (!(outcome instanceof APIError)) throw new Error(`expected an APIError, got ${String(outcome)}`);
   return outcome;
 }
@@ -38,7 +47,9 @@ const text = (value: string, cache?: 'ephemeral' | '5m' | '1h'): TextBlockParam 
 });
 
 /** A long shared system prompt (about `tokens` tokens), with a breakpoint when `cache` is given. */
-const system = (tokens: number, cache?: 'ephemeral' | '5m' | '1h'): TextBlockParam[] => [text(`You are a careful agent. ${padding(tokens, 'sys')}`, cache)];
+const system = (tokens: number, cache?: 'ephemeral' | '5m' | '1h'): TextBlockParam[] => [
+  text(`You are a careful agent. ${padding(tokens, 'sys')}`, cache),
+];
 
 function params(extra: Partial<MessageCreateParamsNonStreaming> & { messages: MessageParam[] }): MessageCreateParamsNonStreaming {
   return { model: MODEL, max_tokens: 1024, ...extra };
@@ -70,7 +81,9 @@ describe('local server: Anthropic messages', () => {
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.route).toBe('messages');
     expect(server.requests[0]?.model).toBe(MODEL);
-    expect(server.requests[0]?.body).toBe(JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'REPLY hello from the simulator' }] }));
+    expect(server.requests[0]?.body).toBe(
+      JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'REPLY hello from the simulator' }] }),
+    );
   });
 
   it('streams the same answer: message_start with the cache usage, text deltas, message_delta with stop_reason and output tokens, message_stop', async () => {
@@ -114,7 +127,15 @@ describe('local server: Anthropic messages', () => {
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     expect(res.headers.get('request-id')).toMatch(/^req_/);
     const names = [...(await res.text()).matchAll(/^event: (\S+)$/gm)].map((m) => m[1]);
-    expect(names).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(names).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 
   it('calls tools with toolu_ ids and input objects, and reads the tool_result blocks by tool_use id', async () => {
@@ -160,8 +181,20 @@ describe('local server: Anthropic messages', () => {
     const { ai } = await serve();
     const messages: MessageParam[] = [
       { role: 'user', content: 'Remember the ticket MARK-77.' },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'about MARK-5', signature: 'sig' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'x' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'it says MARK-903' }] }, { type: 'text', text: 'RECALL MARK-\\d+' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'about MARK-5', signature: 'sig' },
+          { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'x' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'it says MARK-903' }] },
+          { type: 'text', text: 'RECALL MARK-\\d+' },
+        ],
+      },
     ];
     const res = await ai.messages.create(params({ system: 'The deploy code is MARK-4821.', messages }));
     expect(res.content).toEqual([{ type: 'text', text: 'RECALL MARK-\\d+: MARK-4821, MARK-77, MARK-5, MARK-903' }]);
@@ -206,7 +239,10 @@ describe('local server: Anthropic prompt caching', () => {
     expect(server.metrics().cachedTokens).toBe(created);
 
     // The same prefix without its marker is the same prefix (a breakpoint is not content): a later breakpoint's lookback finds it.
-    const unmarked = params({ system: system(2000), messages: [{ role: 'user', content: [text('Background.'), text('REPLY c', 'ephemeral')] }] });
+    const unmarked = params({
+      system: system(2000),
+      messages: [{ role: 'user', content: [text('Background.'), text('REPLY c', 'ephemeral')] }],
+    });
     const found = (await ai.messages.create(unmarked)).usage;
     expect(found.cache_read_input_tokens).toBe(created);
     expect(found.cache_creation_input_tokens).toBeGreaterThan(0);
@@ -221,7 +257,10 @@ describe('local server: Anthropic prompt caching', () => {
     expect(hour.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: created });
 
     // A (read) = 0 here, B = the 1-hour system block, C = the 5-minute block after it: B − A at 1h, C − B at 5m.
-    const mixed = params({ system: system(1500, '1h'), messages: [{ role: 'user', content: [text(padding(1500, 'doc'), '5m'), text('REPLY b')] }] });
+    const mixed = params({
+      system: system(1500, '1h'),
+      messages: [{ role: 'user', content: [text(padding(1500, 'doc'), '5m'), text('REPLY b')] }],
+    });
     const split = (await ai.messages.create(mixed)).usage;
     const oneHour = split.cache_creation?.ephemeral_1h_input_tokens ?? 0;
     const fiveMinutes = split.cache_creation?.ephemeral_5m_input_tokens ?? 0;
@@ -233,16 +272,31 @@ describe('local server: Anthropic prompt caching', () => {
     expect(again.cache_read_input_tokens).toBe(oneHour + fiveMinutes);
 
     // "Cache entries with longer TTL must appear before shorter TTLs."
-    const reversed = await apiError(ai.messages.create(params({ system: system(1500, '5m'), messages: [{ role: 'user', content: [text('doc', '1h'), text('REPLY c')] }] })));
+    const reversed = await apiError(
+      ai.messages.create(
+        params({ system: system(1500, '5m'), messages: [{ role: 'user', content: [text('doc', '1h'), text('REPLY c')] }] }),
+      ),
+    );
     expect(reversed).toBeInstanceOf(Anthropic.BadRequestError);
     expect(reversed.apiMessage).toMatch(/^messages\.0\.content\.0\.cache_control\.ttl: /);
-    const automatic = await apiError(ai.messages.create(params({ cache_control: { type: 'ephemeral', ttl: '1h' }, system: system(1500, '5m'), messages: [{ role: 'user', content: 'REPLY d' }] })));
+    const automatic = await apiError(
+      ai.messages.create(
+        params({
+          cache_control: { type: 'ephemeral', ttl: '1h' },
+          system: system(1500, '5m'),
+          messages: [{ role: 'user', content: 'REPLY d' }],
+        }),
+      ),
+    );
     expect(automatic.apiMessage).toMatch(/^cache_control\.ttl: /);
   });
 
   it('a request sent while the first is still being processed misses: two sent at once both write, a later one reads', async () => {
-    const { ai } = await serve({ latency: { overheadMs: 300, prefillTokensPerSecond: Infinity, cachedTokensPerSecond: Infinity, decodeTokensPerSecond: Infinity } });
-    const ask = (directive: string) => ai.messages.create(params({ system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: directive }] }));
+    const { ai } = await serve({
+      latency: { overheadMs: 300, prefillTokensPerSecond: Infinity, cachedTokensPerSecond: Infinity, decodeTokensPerSecond: Infinity },
+    });
+    const ask = (directive: string) =>
+      ai.messages.create(params({ system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: directive }] }));
     const [a, b] = await Promise.all([ask('REPLY a'), ask('REPLY b')]);
     for (const { usage } of [a, b]) {
       expect(usage.cache_read_input_tokens).toBe(0);
@@ -254,11 +308,16 @@ describe('local server: Anthropic prompt caching', () => {
 
   it('the lookback checks 20 positions from a breakpoint, itself included; a run of tool_use or tool_result blocks is one position', async () => {
     const { ai } = await serve();
-    const written = (await ai.messages.create(params({ system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY a' }] }))).usage;
+    const written = (
+      await ai.messages.create(params({ system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY a' }] }))
+    ).usage;
     const systemTokens = written.cache_creation_input_tokens ?? 0;
     // The system block is position 0; notes 1..n follow it, the breakpoint on note n.
     const notes = (n: number): MessageParam[] => [
-      { role: 'user', content: [...Array.from({ length: n }, (_, i) => text(`note ${i + 1}`, i === n - 1 ? 'ephemeral' : undefined)), text('REPLY b')] },
+      {
+        role: 'user',
+        content: [...Array.from({ length: n }, (_, i) => text(`note ${i + 1}`, i === n - 1 ? 'ephemeral' : undefined)), text('REPLY b')],
+      },
     ];
     const far = (await ai.messages.create(params({ system: system(2000), messages: notes(20) }))).usage;
     expect(far.cache_read_input_tokens).toBe(0);
@@ -271,7 +330,15 @@ describe('local server: Anthropic prompt caching', () => {
     const toolTurn: MessageParam[] = [
       { role: 'user', content: 'Look at every file.' },
       { role: 'assistant', content: ids.map((id) => ({ type: 'tool_use' as const, id, name: 'read_file', input: { path: id } })) },
-      { role: 'user', content: ids.map((id, i) => ({ type: 'tool_result' as const, tool_use_id: id, content: `body ${i}`, ...(i === ids.length - 1 ? { cache_control: { type: 'ephemeral' as const } } : {}) })) },
+      {
+        role: 'user',
+        content: ids.map((id, i) => ({
+          type: 'tool_result' as const,
+          tool_use_id: id,
+          content: `body ${i}`,
+          ...(i === ids.length - 1 ? { cache_control: { type: 'ephemeral' as const } } : {}),
+        })),
+      },
     ];
     const runs = (await ai.messages.create(params({ system: system(2000), messages: toolTurn }))).usage;
     expect(runs.cache_read_input_tokens).toBe(systemTokens);
@@ -290,7 +357,8 @@ describe('local server: Anthropic prompt caching', () => {
     expect(two.cache_read_input_tokens).toBe(one.usage.cache_creation_input_tokens);
     expect(two.cache_creation_input_tokens).toBeGreaterThan(0);
 
-    const auto = (messages: MessageParam[]) => ai.messages.create(params({ cache_control: { type: 'ephemeral' }, system: system(1500), messages }));
+    const auto = (messages: MessageParam[]) =>
+      ai.messages.create(params({ cache_control: { type: 'ephemeral' }, system: system(1500), messages }));
     const first = await auto([{ role: 'user', content: 'REPLY first' }]);
     expect(first.usage.cache_creation_input_tokens).toBeGreaterThan(1500);
     expect(first.usage.input_tokens).toBe(0);
@@ -307,7 +375,14 @@ describe('local server: Anthropic prompt caching', () => {
     const tools = [{ name: 'read_file', input_schema: { type: 'object' as const } }];
     // Two choices of the same length, so that the prompts are as long as each other.
     const ask = (choice: 'auto' | 'none', directive: string) =>
-      ai.messages.create(params({ tools, tool_choice: { type: choice }, system: system(1500, 'ephemeral'), messages: [{ role: 'user', content: [text(padding(1500, 'doc'), 'ephemeral'), text(directive)] }] }));
+      ai.messages.create(
+        params({
+          tools,
+          tool_choice: { type: choice },
+          system: system(1500, 'ephemeral'),
+          messages: [{ role: 'user', content: [text(padding(1500, 'doc'), 'ephemeral'), text(directive)] }],
+        }),
+      );
     const first = (await ask('auto', 'REPLY a')).usage;
     const whole = first.cache_creation_input_tokens ?? 0;
     expect((await ask('auto', 'REPLY b')).usage.cache_read_input_tokens).toBe(whole);
@@ -327,13 +402,18 @@ describe('local server: Anthropic prompt caching', () => {
     expect(err.apiMessage).toBe('A maximum of 4 blocks with cache_control may be provided. Found 5.');
     // Automatic caching takes one of the four slots.
     const four = ['a', 'b', 'c', 'd'].map((t) => text(t, 'ephemeral'));
-    const auto = await apiError(ai.messages.create(params({ cache_control: { type: 'ephemeral' }, messages: [{ role: 'user', content: [...four, text('REPLY e')] }] })));
+    const auto = await apiError(
+      ai.messages.create(
+        params({ cache_control: { type: 'ephemeral' }, messages: [{ role: 'user', content: [...four, text('REPLY e')] }] }),
+      ),
+    );
     expect(auto.apiMessage).toBe('A maximum of 4 blocks with cache_control may be provided. Found 5.');
   });
 
   it('writes nothing below the model’s minimum cacheable prompt (Haiku 4.5: 4,096 tokens; Opus 5: 512), nor below a configured one', async () => {
     const { ai } = await serve();
-    const ask = (model: string, directive: string) => ai.messages.create(params({ model, system: system(2500, 'ephemeral'), messages: [{ role: 'user', content: directive }] }));
+    const ask = (model: string, directive: string) =>
+      ai.messages.create(params({ model, system: system(2500, 'ephemeral'), messages: [{ role: 'user', content: directive }] }));
     for (const directive of ['REPLY a', 'REPLY b']) {
       const { usage } = await ask('claude-haiku-4-5', directive);
       expect(usage.cache_creation_input_tokens).toBe(0);
@@ -343,24 +423,31 @@ describe('local server: Anthropic prompt caching', () => {
     expect((await ask(MODEL, 'REPLY c')).usage.cache_creation_input_tokens).toBeGreaterThan(2500);
 
     // Claude Opus 5 caches from 512 tokens, Sonnet 4.5 from 1,024.
-    const short = (model: string) => ai.messages.create(params({ model, system: system(700, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY e' }] }));
+    const short = (model: string) =>
+      ai.messages.create(params({ model, system: system(700, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY e' }] }));
     expect((await short('claude-opus-5')).usage.cache_creation_input_tokens).toBeGreaterThan(700);
     expect((await short(MODEL)).usage.cache_creation_input_tokens).toBe(0);
 
     const configured = anthropic(await start({ anthropicCache: { minTokens: 3000 } }));
-    const small = await configured.messages.create(params({ system: system(2500, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY d' }] }));
+    const small = await configured.messages.create(
+      params({ system: system(2500, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY d' }] }),
+    );
     expect(small.usage.cache_creation_input_tokens).toBe(0);
   });
 
   it('max_tokens 0 pre-warms the cache: no output, stop_reason max_tokens, the prefix written', async () => {
     const { ai } = await serve();
-    const warm = await ai.messages.create(params({ max_tokens: 0, system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: 'warmup' }] }));
+    const warm = await ai.messages.create(
+      params({ max_tokens: 0, system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: 'warmup' }] }),
+    );
     expect(warm.content).toEqual([]);
     expect(warm.stop_reason).toBe('max_tokens');
     expect(warm.usage.output_tokens).toBe(0);
     const created = warm.usage.cache_creation_input_tokens ?? 0;
     expect(created).toBeGreaterThan(2000);
-    const real = await ai.messages.create(params({ system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY real' }] }));
+    const real = await ai.messages.create(
+      params({ system: system(2000, 'ephemeral'), messages: [{ role: 'user', content: 'REPLY real' }] }),
+    );
     expect(real.usage.cache_read_input_tokens).toBe(created);
   });
 
@@ -368,7 +455,12 @@ describe('local server: Anthropic prompt caching', () => {
     let clock = 0;
     const cache = createAnthropicCache({}, () => clock);
     const prepare = (ttl: '5m' | '1h') => {
-      const request = validateMessagesRequest({ model: MODEL, max_tokens: 8, system: system(2000, ttl), messages: [{ role: 'user', content: 'x' }] });
+      const request = validateMessagesRequest({
+        model: MODEL,
+        max_tokens: 8,
+        system: system(2000, ttl),
+        messages: [{ role: 'user', content: 'x' }],
+      });
       const rendering = renderMessages(request);
       return { rendering, points: breakpointsOf(rendering, undefined) };
     };
@@ -403,7 +495,11 @@ describe('local server: Anthropic errors, keys and metrics', () => {
     expect(res.status).toBe(400);
     const requestId = res.headers.get('request-id');
     expect(requestId).toMatch(/^req_/);
-    expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' }, request_id: requestId });
+    expect(await res.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' },
+      request_id: requestId,
+    });
   });
 
   it('400 names the field at fault; an unknown path is a 404 not_found_error; a bad body a 400, an oversized one a 413', async () => {
@@ -426,30 +522,55 @@ describe('local server: Anthropic errors, keys and metrics', () => {
         }),
       ),
     );
-    expect(unanswered.apiMessage).toMatch(/^messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_9\./);
-    const orphan = await apiError(ai.messages.create(params({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_7', content: 'z' }] }] })));
+    expect(unanswered.apiMessage).toMatch(
+      /^messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_9\./,
+    );
+    const orphan = await apiError(
+      ai.messages.create(
+        params({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_7', content: 'z' }] }] }),
+      ),
+    );
     expect(orphan.apiMessage).toMatch(/^messages\.0\.content\.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_7\./);
     const thinking = await apiError(
-      ai.messages.create(params({ messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's', cache_control: { type: 'ephemeral' } } as never] }] })),
+      ai.messages.create(
+        params({
+          messages: [
+            { role: 'user', content: 'x' },
+            {
+              role: 'assistant',
+              content: [{ type: 'thinking', thinking: 't', signature: 's', cache_control: { type: 'ephemeral' } } as never],
+            },
+          ],
+        }),
+      ),
     );
     expect(thinking.apiMessage).toMatch(/^messages\.1\.content\.0\.cache_control: /);
 
     const post = (path: string, body: string) =>
-      fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body });
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body,
+      });
     const unknown = await post('/v1/messages/batches', '{}');
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
     const bad = await post('/v1/messages', '{"model": "x", "messages": [');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
-    const big = await post('/v1/messages', JSON.stringify({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: padding(4000) }] }));
+    const big = await post(
+      '/v1/messages',
+      JSON.stringify({ model: MODEL, max_tokens: 8, messages: [{ role: 'user', content: padding(4000) }] }),
+    );
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { type: string } }).error.type).toBe('request_too_large');
   });
 
   it('with a configured key: 401 authentication_error without it or with another one; the key as x-api-key or the SDK’s Bearer', async () => {
     const server = await start({ requireApiKey: 'sk-ant-right' });
-    const wrong = await apiError(anthropic(server, 'sk-ant-wrong').messages.create(params({ messages: [{ role: 'user', content: 'REPLY x' }] })));
+    const wrong = await apiError(
+      anthropic(server, 'sk-ant-wrong').messages.create(params({ messages: [{ role: 'user', content: 'REPLY x' }] })),
+    );
     expect(wrong).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(wrong.type).toBe('authentication_error');
     expect(wrong.apiMessage).toBe('invalid x-api-key');

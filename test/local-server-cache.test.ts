@@ -40,7 +40,9 @@ describe('local server: implicit prefix cache', () => {
   });
 
   it('two cold requests sent together both miss (blocks are admitted when prefill ends)', async () => {
-    const server = await start({ latency: { overheadMs: 300, prefillTokensPerSecond: Infinity, cachedTokensPerSecond: Infinity, decodeTokensPerSecond: Infinity } });
+    const server = await start({
+      latency: { overheadMs: 300, prefillTokensPerSecond: Infinity, cachedTokensPerSecond: Infinity, decodeTokensPerSecond: Infinity },
+    });
     const ai = client(server.url);
     const [a, b] = await Promise.all([
       ai.models.generateContent({ model: MODEL, contents: [...history(2000), ask('REPLY a')] }),
@@ -77,7 +79,11 @@ describe('local server: implicit prefix cache', () => {
       config: { systemInstruction: 'Rule A.', tools: [{ functionDeclarations: [{ name: 'read_file', description: 'Read one file' }] }] },
     });
     expect(otherTools.usageMetadata?.cachedContentTokenCount ?? 0).toBe(0);
-    const otherModel = await ai.models.generateContent({ model: 'gemini-2.5-pro', contents, config: { systemInstruction: 'Rule A.', tools } });
+    const otherModel = await ai.models.generateContent({
+      model: 'gemini-2.5-pro',
+      contents,
+      config: { systemInstruction: 'Rule A.', tools },
+    });
     expect(otherModel.usageMetadata?.cachedContentTokenCount ?? 0).toBe(0);
   });
 
@@ -145,10 +151,24 @@ describe('local server: explicit caches (cachedContents)', () => {
     const ai = client(server.url);
     const { name } = await ai.caches.create({ model: MODEL, config: { contents: history(1500) } });
     const cachedContent = name ?? '';
-    expect(await statusOf(ai.models.generateContent({ model: MODEL, contents: 'REPLY x', config: { cachedContent, systemInstruction: 'again' } }))).toBe(400);
+    expect(
+      await statusOf(
+        ai.models.generateContent({ model: MODEL, contents: 'REPLY x', config: { cachedContent, systemInstruction: 'again' } }),
+      ),
+    ).toBe(400);
     expect(await statusOf(ai.models.generateContent({ model: MODEL, contents: 'REPLY x', config: { cachedContent, tools } }))).toBe(400);
-    expect(await statusOf(ai.models.generateContent({ model: MODEL, contents: 'REPLY x', config: { cachedContent, toolConfig: { functionCallingConfig: {} } } }))).toBe(400);
-    expect(await statusOf(ai.models.generateContent({ model: 'gemini-2.5-pro', contents: 'REPLY x', config: { cachedContent } }))).toBe(400);
+    expect(
+      await statusOf(
+        ai.models.generateContent({
+          model: MODEL,
+          contents: 'REPLY x',
+          config: { cachedContent, toolConfig: { functionCallingConfig: {} } },
+        }),
+      ),
+    ).toBe(400);
+    expect(await statusOf(ai.models.generateContent({ model: 'gemini-2.5-pro', contents: 'REPLY x', config: { cachedContent } }))).toBe(
+      400,
+    );
     expect(await statusOf(ai.models.generateContent({ model: MODEL, contents: 'REPLY x', config: { cachedContent } }))).toBe(200);
   });
 

@@ -61,11 +61,17 @@ describe('cache prefix units, through the openai SDK against forkpool serve --us
     await server.stop();
   });
 
-  async function hit(messages: ChatCompletionMessageParam[]): Promise<{ hit: number; prompt: number; reply: OpenAI.Chat.Completions.ChatCompletionMessage }> {
+  async function hit(
+    messages: ChatCompletionMessageParam[],
+  ): Promise<{ hit: number; prompt: number; reply: OpenAI.Chat.Completions.ChatCompletionMessage }> {
     const res = await ai.chat.completions.create({ model: MODEL, messages });
     const usage = res.usage as unknown as Record<string, number>;
     expect(usage.prompt_cache_hit_tokens + usage.prompt_cache_miss_tokens).toBe(usage.prompt_tokens);
-    return { hit: usage.prompt_cache_hit_tokens as number, prompt: usage.prompt_tokens as number, reply: res.choices[0]?.message as OpenAI.Chat.Completions.ChatCompletionMessage };
+    return {
+      hit: usage.prompt_cache_hit_tokens as number,
+      prompt: usage.prompt_tokens as number,
+      reply: res.choices[0]?.message as OpenAI.Chat.Completions.ChatCompletionMessage,
+    };
   }
 
   it('two staggered warm-up forks: fork 2 gets the 4,096 interval unit, fork 3 the shared prefix (rounded down to 64)', async () => {
@@ -120,7 +126,11 @@ describe('cache prefix units, through the openai SDK against forkpool serve --us
     await sleep(BUILT_MS);
     // Sent back as forkpool's engine does: content null beside the calls.
     const assistant: ChatCompletionMessageParam = { role: 'assistant', content: null, tool_calls: calls };
-    const answered = [...messages, assistant, { role: 'tool', tool_call_id: calls[0]?.id as string, content: 'the notes' } as ChatCompletionMessageParam];
+    const answered = [
+      ...messages,
+      assistant,
+      { role: 'tool', tool_call_id: calls[0]?.id as string, content: 'the notes' } as ChatCompletionMessageParam,
+    ];
     const second = await hit(answered);
     expect(second.hit).toBe(tokensOf([...messages, assistant]));
     expect(second.hit).toBeGreaterThan(first.prompt);

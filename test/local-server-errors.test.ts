@@ -13,7 +13,10 @@ afterAll(async () => {
 
 const generateUrl = (): string => `${server.url}/v1beta/models/${MODEL}:generateContent`;
 
-async function raw(path: string, init: RequestInit): Promise<{ status: number; body: { error?: { code: number; message: string; status: string } } }> {
+async function raw(
+  path: string,
+  init: RequestInit,
+): Promise<{ status: number; body: { error?: { code: number; message: string; status: string } } }> {
   const res = await fetch(`${server.url}${path}`, init);
   const text = await res.text();
   expect(res.headers.get('content-type')).toContain('application/json');
@@ -27,7 +30,9 @@ function truncated(): Promise<void> {
   const { port } = server;
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"contents":[{"parts":[{"te`);
+      socket.write(
+        `POST /v1beta/models/${MODEL}:generateContent HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"contents":[{"parts":[{"te`,
+      );
       setTimeout(() => socket.destroy(), 20);
     });
     socket.on('close', () => resolve());
@@ -69,7 +74,9 @@ describe('local server: errors in Gemini JSON', () => {
     const notObject = await raw(`/v1beta/models/${MODEL}:generateContent`, post('[1,2]'));
     expect(notObject.status).toBe(400);
     // Through the SDK too: an invalid role.
-    expect(await statusOf(client(server.url).models.generateContent({ model: MODEL, contents: [{ role: 'robot', parts: [{ text: 'x' }] }] }))).toBe(400);
+    expect(
+      await statusOf(client(server.url).models.generateContent({ model: MODEL, contents: [{ role: 'robot', parts: [{ text: 'x' }] }] })),
+    ).toBe(400);
   });
 
   it('unknown route and wrong method → 404 NOT_FOUND', async () => {
@@ -84,7 +91,9 @@ describe('local server: errors in Gemini JSON', () => {
   it('unknown cachedContent → 404 through the SDK', async () => {
     const ai = client(server.url);
     expect(await statusOf(ai.caches.get({ name: 'cachedContents/nope' }))).toBe(404);
-    expect(await statusOf(ai.models.generateContent({ model: MODEL, contents: 'REPLY x', config: { cachedContent: 'cachedContents/nope' } }))).toBe(404);
+    expect(
+      await statusOf(ai.models.generateContent({ model: MODEL, contents: 'REPLY x', config: { cachedContent: 'cachedContents/nope' } })),
+    ).toBe(404);
   });
 
   it('a body over the size limit → 413', async () => {
@@ -122,7 +131,10 @@ describe('local server: API key', () => {
     try {
       expect(await statusOf(client(guarded.url, {}, 'sesame').models.generateContent({ model: MODEL, contents: 'REPLY ok' }))).toBe(200);
       expect(await statusOf(client(guarded.url, {}, 'wrong').models.generateContent({ model: MODEL, contents: 'REPLY ok' }))).toBe(403);
-      const anonymous = await fetch(`${guarded.url}/v1beta/models/${MODEL}:generateContent`, post('{"contents":[{"parts":[{"text":"x"}]}]}'));
+      const anonymous = await fetch(
+        `${guarded.url}/v1beta/models/${MODEL}:generateContent`,
+        post('{"contents":[{"parts":[{"text":"x"}]}]}'),
+      );
       expect(anonymous.status).toBe(401);
       expect(((await anonymous.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
     } finally {

@@ -56,9 +56,13 @@ describe('local server: fault injection', () => {
       seen.push({ status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.clone().text() });
       return res;
     };
-    expect(await statusOf(client(server.url, { fetch: recording }).models.generateContent({ model: MODEL, contents: 'REPLY x' }))).toBe(429);
+    expect(await statusOf(client(server.url, { fetch: recording }).models.generateContent({ model: MODEL, contents: 'REPLY x' }))).toBe(
+      429,
+    );
     expect(seen[0]?.retryAfter).toBe('3');
-    expect(JSON.parse(seen[0]?.body ?? '{}')).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ retryDelay: '3s' }] } });
+    expect(JSON.parse(seen[0]?.body ?? '{}')).toMatchObject({
+      error: { code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ retryDelay: '3s' }] },
+    });
   });
 
   it('drops connections and sends malformed bodies at rate 1', async () => {
@@ -69,9 +73,11 @@ describe('local server: fault injection', () => {
     const garbler = await start({ faults: { rates: { malformed: 1 } } });
     const ai = client(garbler.url);
     await expect(ai.models.generateContent({ model: MODEL, contents: 'REPLY x' })).rejects.toThrow();
-    await expect((async () => {
-      for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: 'REPLY x' })) void chunk;
-    })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: 'REPLY x' })) void chunk;
+      })(),
+    ).rejects.toThrow();
   });
 
   it('slow responses still succeed', async () => {
@@ -95,7 +101,7 @@ describe('local server: scripted FAIL and SLEEP', () => {
     expect((await ai.models.generateContent({ model: MODEL, contents: 'FAIL 429\nREPLY other' })).text).toBe('other');
   });
 
-  it('the SDK\'s own retries get through a scripted FAIL', async () => {
+  it("the SDK's own retries get through a scripted FAIL", async () => {
     const server = await start();
     const ai = client(server.url, { retryOptions: { attempts: 4, initialDelay: 0.001, maxDelay: 0.01 } });
     const res = await ai.models.generateContent({ model: MODEL, contents: 'FAIL 500 x3\nREPLY third time lucky' });
@@ -107,7 +113,11 @@ describe('local server: scripted FAIL and SLEEP', () => {
     const server = await start();
     const ai = client(server.url);
     const controller = new AbortController();
-    const pending = ai.models.generateContent({ model: MODEL, contents: 'SLEEP 60000\nREPLY late', config: { abortSignal: controller.signal } });
+    const pending = ai.models.generateContent({
+      model: MODEL,
+      contents: 'SLEEP 60000\nREPLY late',
+      config: { abortSignal: controller.signal },
+    });
     while (server.metrics().inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     await expect(pending).rejects.toThrow();

@@ -22,7 +22,10 @@ async function serve(options: LocalServerOptions = {}): Promise<{ server: LocalS
 
 /** The rejection of a call, as the SDK's APIError. */
 async function apiError(promise: Promise<unknown>): Promise<APIError> {
-  const outcome: unknown = await promise.then(() => 'resolved', (err: unknown) => err);
+  const outcome: unknown = await promise.then(
+    () => 'resolved',
+    (err: unknown) => err,
+  );
   if (!(outcome instanceof APIError)) throw new Error(`expected an APIError, got ${String(outcome)}`);
   return outcome;
 }
@@ -48,7 +51,9 @@ describe('local server: OpenAI chat completions', () => {
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.route).toBe('chat.completions');
     expect(server.requests[0]?.model).toBe(MODEL);
-    expect(server.requests[0]?.body).toBe(JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'REPLY hello from the simulator' }] }));
+    expect(server.requests[0]?.body).toBe(
+      JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'REPLY hello from the simulator' }] }),
+    );
   });
 
   it('streams the same answer in several chunks, with usage only when include_usage is set', async () => {
@@ -79,10 +84,18 @@ describe('local server: OpenAI chat completions', () => {
   it('calls tools with call ids and JSON arguments, and reads the answers matched by call id', async () => {
     const { ai } = await serve();
     const tools = [
-      { type: 'function' as const, function: { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
-      { type: 'function' as const, function: { name: 'grep', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } } },
+      {
+        type: 'function' as const,
+        function: { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+      },
+      {
+        type: 'function' as const,
+        function: { name: 'grep', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } },
+      },
     ];
-    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'CALL read_file {"path":"notes/a.txt"}\nCALL grep {"pattern":"TODO"}' }];
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'CALL read_file {"path":"notes/a.txt"}\nCALL grep {"pattern":"TODO"}' },
+    ];
     const first = await ai.chat.completions.create({ model: MODEL, messages, tools });
     const choice = first.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
@@ -175,16 +188,25 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     expect((await ai.chat.completions.create({ model: MODEL, messages: changed })).usage?.prompt_tokens_details?.cached_tokens).toBe(0);
     // Below the minimum, nothing is cached however often it is sent.
     await ai.chat.completions.create({ model: MODEL, messages: conversation(600, 'REPLY a') });
-    expect((await ai.chat.completions.create({ model: MODEL, messages: conversation(600, 'REPLY b') })).usage?.prompt_tokens_details?.cached_tokens).toBe(0);
+    expect(
+      (await ai.chat.completions.create({ model: MODEL, messages: conversation(600, 'REPLY b') })).usage?.prompt_tokens_details
+        ?.cached_tokens,
+    ).toBe(0);
   });
 
   it('a change to the tools invalidates the whole prompt', async () => {
     const { ai } = await serve();
-    const tool = (description: string) => [{ type: 'function' as const, function: { name: 'read_file', description, parameters: { type: 'object' } } }];
+    const tool = (description: string) => [
+      { type: 'function' as const, function: { name: 'read_file', description, parameters: { type: 'object' } } },
+    ];
     await ai.chat.completions.create({ model: MODEL, messages: conversation(2000, 'REPLY a'), tools: tool('Reads a file.') });
     const same = await ai.chat.completions.create({ model: MODEL, messages: conversation(2000, 'REPLY b'), tools: tool('Reads a file.') });
     expect(same.usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(1024);
-    const other = await ai.chat.completions.create({ model: MODEL, messages: conversation(2000, 'REPLY b'), tools: tool('Reads one file.') });
+    const other = await ai.chat.completions.create({
+      model: MODEL,
+      messages: conversation(2000, 'REPLY b'),
+      tools: tool('Reads one file.'),
+    });
     expect(other.usage?.prompt_tokens_details?.cached_tokens).toBe(0);
   });
 
@@ -192,7 +214,8 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     const building = await serve({ usage: 'deepseek', openaiCache: { buildDelayMs: 600_000 } });
     await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') });
     // The very same prompt: its unit is still being built.
-    const early = (await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') })).usage as unknown as Record<string, number>;
+    const early = (await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') }))
+      .usage as unknown as Record<string, number>;
     expect(early.prompt_cache_hit_tokens).toBe(0);
     expect(early.prompt_cache_miss_tokens).toBe(early.prompt_tokens);
 
@@ -200,9 +223,11 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') });
     // Cache prefix units (local-server-deepseek-units.test.ts): b matches no whole unit of a's, and makes
     // the prefix they share one; c hits it.
-    const second = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY b') })).usage as unknown as Record<string, number>;
+    const second = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY b') }))
+      .usage as unknown as Record<string, number>;
     expect(second.prompt_cache_hit_tokens).toBe(0);
-    const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY c') })).usage as unknown as Record<string, number>;
+    const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY c') }))
+      .usage as unknown as Record<string, number>;
     expect(usage.prompt_cache_hit_tokens).toBeGreaterThanOrEqual(448);
     expect(usage.prompt_cache_hit_tokens % 64).toBe(0);
     expect(usage.prompt_cache_hit_tokens + usage.prompt_cache_miss_tokens).toBe(usage.prompt_tokens);
@@ -214,7 +239,8 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     let hit = 0;
     for (let i = 0; i < 100 && hit === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, `REPLY ${i}`) })).usage as unknown as Record<string, number>;
+      const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, `REPLY ${i}`) }))
+        .usage as unknown as Record<string, number>;
       hit = usage.prompt_cache_hit_tokens ?? 0;
     }
     expect(hit).toBeGreaterThanOrEqual(448);
@@ -235,7 +261,8 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
       { role: 'system', content: [{ type: 'text', text: padding(1500, 'sys'), cache_control: { type: 'ephemeral' } } as never] },
       { role: 'user', content: directive },
     ];
-    const first = (await ai.chat.completions.create({ model: 'qwen-plus', messages: marked('REPLY a') })).usage?.prompt_tokens_details as Record<string, unknown>;
+    const first = (await ai.chat.completions.create({ model: 'qwen-plus', messages: marked('REPLY a') })).usage
+      ?.prompt_tokens_details as Record<string, unknown>;
     expect(first.cached_tokens).toBe(0);
     expect(first.cache_type).toBe('ephemeral');
     const created = first.cache_creation_input_tokens as number;
@@ -243,16 +270,25 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     expect(first.cache_creation).toEqual({ ephemeral_5m_input_tokens: created });
     expect(server.metrics().explicitCaches).toBe(1);
 
-    const second = (await ai.chat.completions.create({ model: 'qwen-plus', messages: marked('REPLY b') })).usage?.prompt_tokens_details as Record<string, unknown>;
+    const second = (await ai.chat.completions.create({ model: 'qwen-plus', messages: marked('REPLY b') })).usage
+      ?.prompt_tokens_details as Record<string, unknown>;
     // Exact to the marked message, not rounded to blocks.
     expect(second.cached_tokens).toBe(created);
     expect(second.cache_creation_input_tokens).toBe(0);
 
     // The marked request wrote nothing to the implicit cache: the same prompt without the marker misses.
-    const unmarked: ChatCompletionMessageParam[] = [{ role: 'system', content: padding(1500, 'sys') }, { role: 'user', content: 'REPLY c' }];
-    expect((await ai.chat.completions.create({ model: 'qwen-plus', messages: unmarked })).usage?.prompt_tokens_details?.cached_tokens).toBe(0);
+    const unmarked: ChatCompletionMessageParam[] = [
+      { role: 'system', content: padding(1500, 'sys') },
+      { role: 'user', content: 'REPLY c' },
+    ];
+    expect((await ai.chat.completions.create({ model: 'qwen-plus', messages: unmarked })).usage?.prompt_tokens_details?.cached_tokens).toBe(
+      0,
+    );
     // Below 1,024 tokens a marker creates nothing.
-    const small: ChatCompletionMessageParam[] = [{ role: 'system', content: [{ type: 'text', text: padding(300, 'small'), cache_control: { type: 'ephemeral' } } as never] }, { role: 'user', content: 'REPLY d' }];
+    const small: ChatCompletionMessageParam[] = [
+      { role: 'system', content: [{ type: 'text', text: padding(300, 'small'), cache_control: { type: 'ephemeral' } } as never] },
+      { role: 'user', content: 'REPLY d' },
+    ];
     const smallUsage = (await ai.chat.completions.create({ model: 'qwen-plus', messages: small })).usage;
     expect(smallUsage?.prompt_tokens_details).toHaveProperty('cache_creation_input_tokens', 0);
   });
@@ -284,7 +320,15 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
 describe('local server: OpenAI errors and models', () => {
   it('400 names the field at fault, in OpenAI error JSON', async () => {
     const { ai } = await serve();
-    const wrongType = await apiError(ai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }, { role: 'user', content: 42 as never }] }));
+    const wrongType = await apiError(
+      ai.chat.completions.create({
+        model: MODEL,
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'user', content: 42 as never },
+        ],
+      }),
+    );
     expect(wrongType.status).toBe(400);
     expect(wrongType.type).toBe('invalid_request_error');
     expect(wrongType.param).toBe('messages[1].content');
@@ -293,7 +337,15 @@ describe('local server: OpenAI errors and models', () => {
     expect(badRole.param).toBe('messages[0].role');
     const noModel = await apiError(ai.chat.completions.create({ messages: [{ role: 'user', content: 'x' }] } as never));
     expect(noModel.param).toBe('model');
-    const orphan = await apiError(ai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'call_1', content: 'y' }] }));
+    const orphan = await apiError(
+      ai.chat.completions.create({
+        model: MODEL,
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'tool', tool_call_id: 'call_1', content: 'y' },
+        ],
+      }),
+    );
     expect(orphan.status).toBe(400);
     expect(orphan.param).toBe('messages.[1].role');
     const unanswered = await apiError(
@@ -307,13 +359,16 @@ describe('local server: OpenAI errors and models', () => {
       }),
     );
     expect(unanswered.message).toContain('call_9');
-    const streamOptions = await apiError(ai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } }));
+    const streamOptions = await apiError(
+      ai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } }),
+    );
     expect(streamOptions.param).toBe('stream_options');
   });
 
   it('bad JSON, an oversized body and an unknown path answer in OpenAI error JSON', async () => {
     const { server } = await serve({ maxBodyBytes: 4096 });
-    const post = (path: string, body: string) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (path: string, body: string) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const bad = await post('/v1/chat/completions', '{"model": "x", "messages": [');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
@@ -322,7 +377,9 @@ describe('local server: OpenAI errors and models', () => {
     expect(((await big.json()) as { error: { message: string } }).error.message).toContain('4096');
     const unknown = await post('/v1/chat/complete', '{}');
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ error: { message: 'Invalid URL (POST /v1/chat/complete)', type: 'invalid_request_error', param: null, code: null } });
+    expect(await unknown.json()).toEqual({
+      error: { message: 'Invalid URL (POST /v1/chat/complete)', type: 'invalid_request_error', param: null, code: null },
+    });
     // Gemini's paths keep Gemini's error shape.
     const gemini = await post('/v1beta/models/x:explode', '{}');
     expect(((await gemini.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
@@ -330,13 +387,18 @@ describe('local server: OpenAI errors and models', () => {
 
   it('401 without the configured Bearer key or with another one', async () => {
     const server = await start({ requireApiKey: 'sk-right' });
-    const wrong = await apiError(openai(server, 'sk-wrong').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'REPLY x' }] }));
+    const wrong = await apiError(
+      openai(server, 'sk-wrong').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'REPLY x' }] }),
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.code).toBe('invalid_api_key');
     const missing = await fetch(`${server.url}/v1/models`);
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { error: { message: string } }).error.message).toContain('Bearer');
-    const right = await openai(server, 'sk-right').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'REPLY x' }] });
+    const right = await openai(server, 'sk-right').chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'REPLY x' }],
+    });
     expect(right.choices[0]?.message.content).toBe('x');
   });
 

@@ -29,25 +29,46 @@ describe('the local server cuts a reply at the request’s output limit', () => 
   it('Chat Completions: max_completion_tokens (or max_tokens) ends it with finish_reason "length"; a call is not cut', async () => {
     const server = await start();
     const openai = new OpenAI({ apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 0 });
-    const cut = await openai.chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: LONG }], max_completion_tokens: LIMIT });
+    const cut = await openai.chat.completions.create({
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'user', content: LONG }],
+      max_completion_tokens: LIMIT,
+    });
     expect(cut.choices[0]?.finish_reason).toBe('length');
     expect(cut.choices[0]?.message.content).toHaveLength(LIMIT * 4);
     expect(cut.usage?.completion_tokens).toBe(LIMIT);
-    const older = await openai.chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: LONG }], max_tokens: LIMIT });
+    const older = await openai.chat.completions.create({
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'user', content: LONG }],
+      max_tokens: LIMIT,
+    });
     expect(older.choices[0]?.finish_reason).toBe('length');
     const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }];
-    const call = await openai.chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: `CALL lookup {"key":"${'k'.repeat(200)}"}` }], tools, max_completion_tokens: 1 });
+    const call = await openai.chat.completions.create({
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'user', content: `CALL lookup {"key":"${'k'.repeat(200)}"}` }],
+      tools,
+      max_completion_tokens: 1,
+    });
     expect(call.choices[0]?.finish_reason).toBe('tool_calls');
   });
 
   it('Anthropic: max_tokens ends it with stop_reason "max_tokens"', async () => {
     const server = await start();
     const anthropic = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const cut = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: LIMIT, messages: [{ role: 'user', content: LONG }] });
+    const cut = await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: LIMIT,
+      messages: [{ role: 'user', content: LONG }],
+    });
     expect(cut.stop_reason).toBe('max_tokens');
     expect(cut.content[0]?.type === 'text' ? cut.content[0].text : '').toHaveLength(LIMIT * 4);
     expect(cut.usage.output_tokens).toBe(LIMIT);
-    const whole = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 500, messages: [{ role: 'user', content: LONG }] });
+    const whole = await anthropic.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 500,
+      messages: [{ role: 'user', content: LONG }],
+    });
     expect(whole.stop_reason).toBe('end_turn');
   });
 

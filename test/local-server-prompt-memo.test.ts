@@ -83,7 +83,12 @@ const ask = (directive: string): Json => ({ role: 'user', parts: [{ text: `Direc
 
 function geminiBody(contents: Json[], system = 'You are terse.'): Json {
   // @google/genai's order: contents first, then what its config carries.
-  return { contents, systemInstruction: { parts: [{ text: system }] }, tools: [{ functionDeclarations: [{ name: 'read' }] }], generationConfig: { temperature: 0 } };
+  return {
+    contents,
+    systemInstruction: { parts: [{ text: system }] },
+    tools: [{ functionDeclarations: [{ name: 'read' }] }],
+    generationConfig: { temperature: 0 },
+  };
 }
 
 /** The Gemini prompt of `text` through the memo, and the reference for the same request. */
@@ -103,7 +108,9 @@ describe('local server: a prompt hashed from remembered units equals the prompt 
       JSON.stringify(geminiBody([...prefix, ask('REPLY two')])),
       JSON.stringify(geminiBody([...prefix, ask('REPLY two'), { role: 'model', parts: [{ text: 'two' }] }, ask('REPLY three')])),
       // An edit in the middle: everything after it is new.
-      JSON.stringify(geminiBody([...prefix.slice(0, 20), { role: 'user', parts: [{ text: 'edited' }] }, ...prefix.slice(21), ask('REPLY four')])),
+      JSON.stringify(
+        geminiBody([...prefix.slice(0, 20), { role: 'user', parts: [{ text: 'edited' }] }, ...prefix.slice(21), ask('REPLY four')]),
+      ),
       // The same request laid out otherwise: other bytes, the same prompt.
       JSON.stringify(geminiBody([...prefix, ask('REPLY one')]), null, 2),
       ` \n${JSON.stringify(geminiBody([...prefix, ask('REPLY one')]))}\t`,
@@ -169,12 +176,23 @@ describe('local server: a prompt hashed from remembered units equals the prompt 
   it('Anthropic: blocks, ends and keys as rendered whole, breakpoints moving from message to message', () => {
     const memo = createPrefixMemo();
     const turns: Json[] = [];
-    for (let i = 0; i < 24; i++) turns.push({ role: i % 2 ? 'assistant' : 'user', content: i % 5 === 0 ? prose(i, 250) : [{ type: 'text', text: prose(i, 250) }] });
+    for (let i = 0; i < 24; i++)
+      turns.push({ role: i % 2 ? 'assistant' : 'user', content: i % 5 === 0 ? prose(i, 250) : [{ type: 'text', text: prose(i, 250) }] });
     const tools = [{ name: 'read', description: 'Read', input_schema: { type: 'object' } }];
-    const marked = (message: Json): Json => ({ ...message, content: [{ type: 'text', text: JSON.stringify(message.content), cache_control: { type: 'ephemeral' } }] });
+    const marked = (message: Json): Json => ({
+      ...message,
+      content: [{ type: 'text', text: JSON.stringify(message.content), cache_control: { type: 'ephemeral' } }],
+    });
     for (let n = 20; n <= 24; n += 2) {
       const messages = [...turns.slice(0, n - 1), marked(turns[n - 1] as Json), { role: 'user', content: `REPLY ${n}` }];
-      const text = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 8, system: 'Be brief.', tools, tool_choice: { type: 'auto' }, messages });
+      const text = JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 8,
+        system: 'Be brief.',
+        tools,
+        tool_choice: { type: 'auto' },
+        messages,
+      });
       const request = validateMessagesRequest(parseJsonBody(text));
       const got = renderMessages(request, { bytes: Buffer.from(text), memo });
       const plain = renderMessages(request);
@@ -194,14 +212,22 @@ describe('local server: a prompt hashed from remembered units equals the prompt 
         if (typeof message.content === 'string') add(message.role, { type: 'text', text: message.content });
         else for (const block of message.content) add(message.role, block);
       }
-      expect({ tokens: got.prompt.tokens, keys: got.prompt.keys, digest: got.prompt.digest }).toEqual(referenceHash(whole, 64, 'claude-sonnet-4-5'));
+      expect({ tokens: got.prompt.tokens, keys: got.prompt.keys, digest: got.prompt.digest }).toEqual(
+        referenceHash(whole, 64, 'claude-sonnet-4-5'),
+      );
       expect(got.messageEnds).toEqual(ends);
     }
   });
 
   it('boundary keys: equal exactly when the model and the text up to there are', () => {
     const render = (model: string, first: string, second: string) => {
-      const request = validateChatRequest({ model, messages: [{ role: 'user', content: first }, { role: 'user', content: second }] });
+      const request = validateChatRequest({
+        model,
+        messages: [
+          { role: 'user', content: first },
+          { role: 'user', content: second },
+        ],
+      });
       return boundaries(renderChat(request, 16), [0, 1]);
     };
     const [a0, a1] = render('m', 'one', 'two');
@@ -210,7 +236,9 @@ describe('local server: a prompt hashed from remembered units equals the prompt 
     expect(a0?.key).toBe(b0?.key);
     expect(a1?.key).not.toBe(b1?.key);
     expect(c0?.key).not.toBe(a0?.key);
-    expect(a1?.tokens).toBe(Math.ceil(`${JSON.stringify({ role: 'user', content: 'one' })}\n${JSON.stringify({ role: 'user', content: 'two' })}\n`.length / 4));
+    expect(a1?.tokens).toBe(
+      Math.ceil(`${JSON.stringify({ role: 'user', content: 'one' })}\n${JSON.stringify({ role: 'user', content: 'two' })}\n`.length / 4),
+    );
   });
 });
 

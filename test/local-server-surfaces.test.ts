@@ -9,7 +9,11 @@ import { client, MODEL, padding } from './fixtures/local-server/client.js';
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/local-server/${name}`, import.meta.url));
 
 /** Runs a TS fixture in a child process; resolves with its exit code and stdout. `onLine` may act on output. */
-function runChild(file: string, args: string[], onLine?: (line: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+function runChild(
+  file: string,
+  args: string[],
+  onLine?: (line: string, kill: (signal: NodeJS.Signals) => void) => void,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -19,7 +23,11 @@ function runChild(file: string, args: string[], onLine?: (line: string, kill: (s
       const before = stdout;
       stdout += data.toString();
       const complete = stdout.slice(0, stdout.lastIndexOf('\n') + 1);
-      for (const line of complete.slice(before.lastIndexOf('\n') + 1).split('\n').filter(Boolean)) onLine?.(line, (s) => child.kill(s));
+      for (const line of complete
+        .slice(before.lastIndexOf('\n') + 1)
+        .split('\n')
+        .filter(Boolean))
+        onLine?.(line, (s) => child.kill(s));
     });
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
     child.on('exit', (code, signal) => {
@@ -123,9 +131,11 @@ describe('forkpool serve', () => {
     const run = await runChild(fixture('serve-main.ts'), ['--port', '0'], (line, kill) => {
       if (line.startsWith('export GOOGLE_GEMINI_BASE_URL=')) {
         url = line.slice('export GOOGLE_GEMINI_BASE_URL='.length);
-        void client(url).models.generateContent({ model: MODEL, contents: 'REPLY up' }).then((res) => {
-          if (res.text === 'up') kill('SIGTERM');
-        });
+        void client(url)
+          .models.generateContent({ model: MODEL, contents: 'REPLY up' })
+          .then((res) => {
+            if (res.text === 'up') kill('SIGTERM');
+          });
       }
     });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -36,7 +36,10 @@ describe('local server: scripted model through the SDK', () => {
   it('without a command answers with a Scope/Result report that hashes the context', async () => {
     const ai = client(server.url);
     const a = await ai.models.generateContent({ model: MODEL, contents: 'Directive: summarize the repo' });
-    const b = await ai.models.generateContent({ model: MODEL, contents: [user('other history'), { role: 'model', parts: [{ text: 'ok' }] }, user('Directive: summarize the repo')] });
+    const b = await ai.models.generateContent({
+      model: MODEL,
+      contents: [user('other history'), { role: 'model', parts: [{ text: 'ok' }] }, user('Directive: summarize the repo')],
+    });
     expect(a.text).toMatch(/^Scope: summarize the repo\nResult: no tool results; context [0-9a-f]{8}$/);
     expect(b.text?.startsWith('Scope: summarize the repo')).toBe(true);
     expect(b.text).not.toBe(a.text);
@@ -60,10 +63,15 @@ describe('local server: scripted model through the SDK', () => {
 
   it('emits CALL lines as parallel calls on turn 1, CALL@2 on turn 2, then reports the results', async () => {
     const ai = client(server.url);
-    const directive = user('<fork-boilerplate>rules</fork-boilerplate>\nDirective: look around\nCALL read_file {"path":"a.txt"}\nCALL grep {"pattern":"TODO"}\nCALL@2 list_dir {}');
+    const directive = user(
+      '<fork-boilerplate>rules</fork-boilerplate>\nDirective: look around\nCALL read_file {"path":"a.txt"}\nCALL grep {"pattern":"TODO"}\nCALL@2 list_dir {}',
+    );
     const turn1 = await ai.models.generateContent({ model: MODEL, contents: [directive] });
     const calls1 = turn1.functionCalls ?? [];
-    expect(calls1.map((c) => [c.name, c.args])).toEqual([['read_file', { path: 'a.txt' }], ['grep', { pattern: 'TODO' }]]);
+    expect(calls1.map((c) => [c.name, c.args])).toEqual([
+      ['read_file', { path: 'a.txt' }],
+      ['grep', { pattern: 'TODO' }],
+    ]);
     expect(calls1.every((c) => /^call_[0-9a-f]{8}_\d$/.test(c.id ?? ''))).toBe(true);
     expect(new Set(calls1.map((c) => c.id)).size).toBe(2);
 
@@ -79,7 +87,9 @@ describe('local server: scripted model through the SDK', () => {
     history.push({ role: 'model', parts: calls2.map((functionCall) => ({ functionCall })) }, answered(calls2));
     const turn3 = await ai.models.generateContent({ model: MODEL, contents: history });
     expect(turn3.functionCalls).toBeUndefined();
-    expect(turn3.text).toMatch(/^Scope: look around\nResult: 3 tool result\(s\) from read_file, grep, list_dir, digest [0-9a-f]{8}; context [0-9a-f]{8}$/);
+    expect(turn3.text).toMatch(
+      /^Scope: look around\nResult: 3 tool result\(s\) from read_file, grep, list_dir, digest [0-9a-f]{8}; context [0-9a-f]{8}$/,
+    );
   });
 
   it('counts turns from the directive when a model acknowledgement follows it (inherited mid-turn seed)', async () => {
@@ -87,7 +97,13 @@ describe('local server: scripted model through the SDK', () => {
     const contents: Content[] = [
       user('parent asks'),
       { role: 'model', parts: [{ functionCall: { id: 'p1', name: 'agent', args: {} } }] },
-      { role: 'user', parts: [{ functionResponse: { id: 'p1', name: 'agent', response: { output: 'placeholder' } } }, { text: 'Directive: CALL read_file {"path":"x"}' }] },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { id: 'p1', name: 'agent', response: { output: 'placeholder' } } },
+          { text: 'Directive: CALL read_file {"path":"x"}' },
+        ],
+      },
       { role: 'model', parts: [{ text: 'Understood.' }] },
       user('Begin.'),
     ];
@@ -104,7 +120,11 @@ describe('local server: scripted model through the SDK', () => {
     const fresh = await ai.models.generateContent({ model: MODEL, contents: [directive] });
     expect(fresh.text).not.toContain('MARKER-4711');
     expect(fresh.text).toContain('no match');
-    const inSystem = await ai.models.generateContent({ model: MODEL, contents: [directive], config: { systemInstruction: 'secret MARKER-99' } });
+    const inSystem = await ai.models.generateContent({
+      model: MODEL,
+      contents: [directive],
+      config: { systemInstruction: 'secret MARKER-99' },
+    });
     expect(inSystem.text).toContain('MARKER-99');
   });
 
@@ -120,12 +140,21 @@ describe('local server: scripted model through the SDK', () => {
     const history: Content[] = [
       ask,
       { role: 'model', parts: calls.map((functionCall) => ({ functionCall })) },
-      { role: 'user', parts: calls.map((c) => ({ functionResponse: { id: c.id, name: 'agent', response: { output: 'Fork started in the background.' } } })) },
+      {
+        role: 'user',
+        parts: calls.map((c) => ({
+          functionResponse: { id: c.id, name: 'agent', response: { output: 'Fork started in the background.' } },
+        })),
+      },
     ];
     const second = await ai.models.generateContent({ model: MODEL, contents: history });
     expect(second.functionCalls).toBeUndefined();
     history.push({ role: 'model', parts: [{ text: second.text ?? '' }] });
-    history.push(user('<task-notification><task-id>t1</task-id><status>completed</status><result>RECALL MARKER-\\d+: MARKER-12 &amp; more</result></task-notification>'));
+    history.push(
+      user(
+        '<task-notification><task-id>t1</task-id><status>completed</status><result>RECALL MARKER-\\d+: MARKER-12 &amp; more</result></task-notification>',
+      ),
+    );
     const third = await ai.models.generateContent({ model: MODEL, contents: history });
     expect(third.functionCalls).toBeUndefined();
     expect(third.text).toContain('MARKER-12 & more');

@@ -58,7 +58,10 @@ const SHAPES: Shape[] = [
  */
 function unmarked(message: unknown): string {
   const m = message as { content?: unknown };
-  const read = typeof m.content === 'string' && 'role' in (message as object) && !('parts' in (message as object)) ? { ...m, content: [{ type: 'text', text: m.content }] } : message;
+  const read =
+    typeof m.content === 'string' && 'role' in (message as object) && !('parts' in (message as object))
+      ? { ...m, content: [{ type: 'text', text: m.content }] }
+      : message;
   return JSON.stringify(read, (key, value) => (key === 'cache_control' ? undefined : value));
 }
 
@@ -94,7 +97,10 @@ describe.each(SHAPES)('one request path: $name', (shape) => {
 
 describe('one request path: the same rules for the parent and its forks', () => {
   it('OpenAI: every request of the parent and of its forks carries the one prompt_cache_key', async () => {
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', apiKey: 'sk-test-not-real', baseUrl: `${server.url}/v1` }, threads: 1 });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', apiKey: 'sk-test-not-real', baseUrl: `${server.url}/v1` },
+      threads: 1,
+    });
     const start = server.requests.length;
     try {
       await engine.runParentAgent(openAIChatSession([], { marker: 'MARKER-6464', words: 50 }), 'FORK RECALL MARKER-\\d{4}');
@@ -111,7 +117,10 @@ describe('one request path: the same rules for the parent and its forks', () => 
   });
 
   it("Anthropic: the parent's latest message and a fork's inherited end each carry a breakpoint", async () => {
-    const engine = await ForkEngine.create({ provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: server.url }, threads: 1 });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'anthropic', apiKey: 'sk-ant-test-not-real', baseUrl: server.url },
+      threads: 1,
+    });
     const start = server.requests.length;
     try {
       await engine.runParentAgent(anthropicSession([], { marker: 'MARKER-6565', words: 50 }), 'FORK RECALL MARKER-\\d{4}');

@@ -17,9 +17,19 @@ import { startServe } from './fixtures/cli/serve.js';
 const KEY = 'fp-agents-fork-tool-key-51c0';
 const LONG = Array.from({ length: 400 }, (_, i) => `Rule ${i}: keep the answer short and cite the file you read.`).join('\n');
 const INSTRUCTIONS = `You are the main agent.\n${LONG}`;
-const PROMPT = ['Please remember MARKER-5A7C.', 'CALL fork {"directive":"RECALL MARKER-[0-9A-F]{4}"}', 'CALL fork {"directive":"REPLY second fork done"}', 'REPLY parent done'].join('\n');
+const PROMPT = [
+  'Please remember MARKER-5A7C.',
+  'CALL fork {"directive":"RECALL MARKER-[0-9A-F]{4}"}',
+  'CALL fork {"directive":"REPLY second fork done"}',
+  'REPLY parent done',
+].join('\n');
 
-const lookup = tool({ name: 'lookup', description: 'Looks a key up.', parameters: z.object({ key: z.string() }), execute: async ({ key }) => `value of ${key}` });
+const lookup = tool({
+  name: 'lookup',
+  description: 'Looks a key up.',
+  parameters: z.object({ key: z.string() }),
+  execute: async ({ key }) => `value of ${key}`,
+});
 
 let server: LocalServer;
 // Offline: the Agents SDK would export its traces to OpenAI.
@@ -35,7 +45,11 @@ afterAll(async () => {
 });
 
 function engineFor(url: string): Promise<ForkEngine> {
-  return ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${url}/v1`, apiKeyEnv: 'FORKPOOL_TEST_AGENTS_KEY' }, threads: 2, spawnTools: ['fork'] });
+  return ForkEngine.create({
+    provider: { kind: 'openai', baseUrl: `${url}/v1`, apiKeyEnv: 'FORKPOOL_TEST_AGENTS_KEY' },
+    threads: 2,
+    spawnTools: ['fork'],
+  });
 }
 
 /** The agent's first request up to the end of its last input item: what each fork's request begins with. */
@@ -56,16 +70,26 @@ describe('forkTool() in an OpenAI Agents SDK agent', () => {
     try {
       const forks = forkTool({ engine, fanOut: { onResult: (r) => void results.push(r) } });
       const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
-      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [lookup, forks.tool] });
+      const agent = new Agent({
+        name: 'lead',
+        instructions: INSTRUCTIONS,
+        model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'),
+        tools: [lookup, forks.tool],
+      });
       const answer = await run(agent, PROMPT, { maxTurns: 4 });
       expect(answer.finalOutput).toBe('parent done');
 
-      const bodies = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => r.body);
+      const bodies = server.requests
+        .slice(before)
+        .filter((r) => r.route === 'responses')
+        .map((r) => r.body);
       const forkBodies = bodies.filter(isFork);
       const [first, second] = bodies.filter((b) => !isFork(b)) as [string, string];
       expect(forkBodies).toHaveLength(2);
       // The forks' answers are the tool's outputs the agent sent back.
-      const outputs = (JSON.parse(second).input as { type?: string; output?: string }[]).filter((item) => item.type === 'function_call_output').map((item) => item.output);
+      const outputs = (JSON.parse(second).input as { type?: string; output?: string }[])
+        .filter((item) => item.type === 'function_call_output')
+        .map((item) => item.output);
       expect(outputs).toHaveLength(2);
       expect(outputs[0]).toContain('MARKER-5A7C');
       expect(outputs[1]).toBe('second fork done');
@@ -131,7 +155,10 @@ describe('forkTool() in an OpenAI Agents SDK agent', () => {
         tools: [forks.tool],
       });
       expect((await run(agent, PROMPT, { maxTurns: 4 })).finalOutput).toBe('parent done');
-      const forkBodies = server.requests.slice(before).filter((r) => r.route === 'responses' && isFork(r.body)).map((r) => r.body);
+      const forkBodies = server.requests
+        .slice(before)
+        .filter((r) => r.route === 'responses' && isFork(r.body))
+        .map((r) => r.body);
       expect(forkBodies).toHaveLength(2);
       for (const body of forkBodies) {
         expect(body.match(/"prompt_cache_key"/g)).toHaveLength(1);
@@ -156,10 +183,17 @@ describe('forkTool() in an OpenAI Agents SDK agent', () => {
         },
       });
       const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
-      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [forks.tool] });
+      const agent = new Agent({
+        name: 'lead',
+        instructions: INSTRUCTIONS,
+        model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'),
+        tools: [forks.tool],
+      });
       const [answer] = await Promise.all([run(agent, PROMPT, { maxTurns: 4 }), ended]);
       expect(answer.finalOutput).toBe('parent done');
-      const placeholders = answer.newItems.filter((item) => item.type === 'tool_call_output_item').map((item) => String((item as { output: unknown }).output));
+      const placeholders = answer.newItems
+        .filter((item) => item.type === 'tool_call_output_item')
+        .map((item) => String((item as { output: unknown }).output));
       expect(placeholders).toHaveLength(2);
       for (const text of placeholders) expect(text).toMatch(/started in the background/);
       expect(delivered.map((d) => d.text).sort()).toEqual(['RECALL MARKER-[0-9A-F]{4}: MARKER-5A7C', 'second fork done'].sort());
@@ -174,14 +208,24 @@ describe('forkTool() in an OpenAI Agents SDK agent', () => {
     try {
       const forks = forkTool({ engine, onResult: () => expect.unreachable('no fork runs') });
       const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
-      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [forks.tool] });
+      const agent = new Agent({
+        name: 'lead',
+        instructions: INSTRUCTIONS,
+        model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'),
+        tools: [forks.tool],
+      });
       // The agent continues a conversation the API stores: its request holds only the new items.
       const first = await run(agent, 'REPLY noted', { maxTurns: 2 });
       const answer = await run(agent, PROMPT, { maxTurns: 4, previousResponseId: first.lastResponseId });
       expect(answer.finalOutput).toBe('parent done');
-      const bodies = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => r.body);
+      const bodies = server.requests
+        .slice(before)
+        .filter((r) => r.route === 'responses')
+        .map((r) => r.body);
       expect(bodies.filter(isFork)).toHaveLength(0);
-      const outputs = (JSON.parse(bodies.at(-1) as string).input as { type?: string; output?: string }[]).filter((item) => item.type === 'function_call_output');
+      const outputs = (JSON.parse(bodies.at(-1) as string).input as { type?: string; output?: string }[]).filter(
+        (item) => item.type === 'function_call_output',
+      );
       expect(outputs).toHaveLength(2);
       for (const item of outputs) expect(item.output).toContain('previous_response_id');
     } finally {
@@ -196,11 +240,25 @@ describe('forkTool() in an OpenAI Agents SDK agent', () => {
     try {
       const forks = forkTool({ engine, fanOut: { onResult: (r) => void results.push(r) } });
       const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
-      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [lookup, forks.tool] });
-      const prompt = ['Please remember MARKER-5A7C.', 'CALL@1 lookup {"key":"readme"}', 'CALL@2 fork {"directive":"RECALL value of [a-z]+"}', 'CALL@2 fork {"directive":"REPLY second fork done"}', 'REPLY parent done'].join('\n');
+      const agent = new Agent({
+        name: 'lead',
+        instructions: INSTRUCTIONS,
+        model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'),
+        tools: [lookup, forks.tool],
+      });
+      const prompt = [
+        'Please remember MARKER-5A7C.',
+        'CALL@1 lookup {"key":"readme"}',
+        'CALL@2 fork {"directive":"RECALL value of [a-z]+"}',
+        'CALL@2 fork {"directive":"REPLY second fork done"}',
+        'REPLY parent done',
+      ].join('\n');
       const answer = await run(agent, prompt, { maxTurns: 5 });
       expect(answer.finalOutput).toBe('parent done');
-      const bodies = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => r.body);
+      const bodies = server.requests
+        .slice(before)
+        .filter((r) => r.route === 'responses')
+        .map((r) => r.body);
       const forkBodies = bodies.filter(isFork);
       // The agent's second request: its first turn's call and its output, as the Agents SDK sent them back.
       const second = bodies.filter((b) => !isFork(b))[1] as string;
@@ -221,12 +279,22 @@ describe('forkTool() in an OpenAI Agents SDK agent', () => {
     try {
       const forks = forkTool({ engine });
       const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY });
-      const agent = new Agent({ name: 'lead', instructions: INSTRUCTIONS, model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'), tools: [forks.tool] });
+      const agent = new Agent({
+        name: 'lead',
+        instructions: INSTRUCTIONS,
+        model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'),
+        tools: [forks.tool],
+      });
       const answer = await run(agent, PROMPT, { maxTurns: 4 });
       expect(answer.finalOutput).toBe('parent done');
-      const bodies = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => r.body);
+      const bodies = server.requests
+        .slice(before)
+        .filter((r) => r.route === 'responses')
+        .map((r) => r.body);
       expect(bodies.filter(isFork)).toHaveLength(0);
-      const outputs = (JSON.parse(bodies[1] as string).input as { type?: string; output?: string }[]).filter((item) => item.type === 'function_call_output');
+      const outputs = (JSON.parse(bodies[1] as string).input as { type?: string; output?: string }[]).filter(
+        (item) => item.type === 'function_call_output',
+      );
       expect(outputs).toHaveLength(2);
       for (const item of outputs) expect(item.output).toContain('new OpenAI({ fetch: forks.fetch })');
     } finally {

@@ -10,7 +10,8 @@ import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { openAIChatSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 
 /** Chat Completions' placement, as the request decorator calls it. */
-const placeForkBreakpoints = (messages: ChatMessage[], shared: number, parentWarm: boolean) => placeOpenAIBreakpoints(CHAT_MARKS, messages, shared, parentWarm);
+const placeForkBreakpoints = (messages: ChatMessage[], shared: number, parentWarm: boolean) =>
+  placeOpenAIBreakpoints(CHAT_MARKS, messages, shared, parentWarm);
 
 /*
  * OpenAI's prompt cache from GPT-5.6 on is exact at breakpoints (openai SDK 6.46+: "Marks the exact
@@ -26,7 +27,16 @@ const KEY = 'sk-breakpoints-never-printed';
 
 describe('which models cache at breakpoints', () => {
   it('gpt-5.6 and later do, earlier ones and other families do not', () => {
-    for (const model of ['gpt-5.6', 'gpt-5.6-sol', 'gpt-5.7-mini', 'gpt-5.10', 'gpt-6', 'gpt-6-luna', 'gpt-6.1-terra', 'openai/gpt-5.6-sol']) {
+    for (const model of [
+      'gpt-5.6',
+      'gpt-5.6-sol',
+      'gpt-5.7-mini',
+      'gpt-5.10',
+      'gpt-6',
+      'gpt-6-luna',
+      'gpt-6.1-terra',
+      'openai/gpt-5.6-sol',
+    ]) {
       expect([model, takesCacheBreakpoints(model)]).toEqual([model, true]);
     }
     for (const model of ['gpt-5.5', 'gpt-5', 'gpt-5-mini', 'gpt-4.1-mini', 'gpt-4o', 'o3', 'claude-sonnet-4-5', 'chatgpt-4o-latest']) {
@@ -46,7 +56,10 @@ describe("where a fork's breakpoints go", () => {
 
   it('on the last shared message when it is input: its string becomes one text part with the marker, nothing else moves', () => {
     const placed = placeForkBreakpoints([...history, child], history.length, false);
-    expect(placed[3]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Now find the marker.', prompt_cache_breakpoint: { mode: 'explicit' } }] });
+    expect(placed[3]).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'Now find the marker.', prompt_cache_breakpoint: { mode: 'explicit' } }],
+    });
     // Every other message is the very object the parent sent (its own breakpoint kept), the child untouched.
     for (const i of [0, 1, 2, 4]) expect(placed[i]).toBe([...history, child][i]);
     expect(history[3]?.content).toBe('Now find the marker.');
@@ -71,7 +84,10 @@ describe("where a fork's breakpoints go", () => {
   it("parent-warm: also at the parent's newest user or tool message, where its own request's implicit breakpoint was", () => {
     const endsOnAssistant = [...history, { role: 'assistant', content: 'Done.' } as ChatMessage];
     const placed = placeForkBreakpoints([...endsOnAssistant, child], endsOnAssistant.length, true);
-    expect(placed[3]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Now find the marker.', prompt_cache_breakpoint: { mode: 'explicit' } }] });
+    expect(placed[3]).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'Now find the marker.', prompt_cache_breakpoint: { mode: 'explicit' } }],
+    });
     expect((placed[5] as { content: unknown[] }).content).toHaveLength(2);
     // When the shared history ends on that message, one breakpoint serves both.
     const once = placeForkBreakpoints([...history, child], history.length, true);
@@ -80,7 +96,11 @@ describe("where a fork's breakpoints go", () => {
 });
 
 describe("a session's cache fields", () => {
-  const base = { format: 'openai-chat', model: NEW_MODEL, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', prompt_cache_breakpoint: { mode: 'explicit' } }] }] };
+  const base = {
+    format: 'openai-chat',
+    model: NEW_MODEL,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', prompt_cache_breakpoint: { mode: 'explicit' } }] }],
+  };
 
   it('takes breakpoints on input parts and prompt_cache_options, as the SDK types them', () => {
     expect(() => parseSession({ ...base, prompt_cache_options: { mode: 'implicit', ttl: '30m' } })).not.toThrow();
@@ -90,7 +110,10 @@ describe("a session's cache fields", () => {
     expect(() => parseSession({ ...base, prompt_cache_options: { mode: 'implicit' }, prompt_cache_retention: '24h' })).toThrow(
       /prompt_cache_retention.*not both/,
     );
-    const wrongMode = { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', prompt_cache_breakpoint: { mode: 'implicit' } }] }] };
+    const wrongMode = {
+      ...base,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', prompt_cache_breakpoint: { mode: 'implicit' } }] }],
+    };
     expect(() => parseSession(wrongMode)).toThrow(/messages\[0\]\.content\[0\]\.prompt_cache_breakpoint\.mode.*"explicit"/);
   });
 });
@@ -107,7 +130,11 @@ afterAll(async () => {
 
 describe('the simulator, through the openai SDK: exact at breakpoints on GPT-5.6 and later', () => {
   const shared = `You research caches. ${'The prefix is stable and long. '.repeat(300)}`;
-  const marked = (text: string): OpenAI.Chat.ChatCompletionContentPartText => ({ type: 'text', text, prompt_cache_breakpoint: { mode: 'explicit' } });
+  const marked = (text: string): OpenAI.Chat.ChatCompletionContentPartText => ({
+    type: 'text',
+    text,
+    prompt_cache_breakpoint: { mode: 'explicit' },
+  });
 
   async function send(model: string, system: OpenAI.Chat.ChatCompletionSystemMessageParam['content'], suffix: string): Promise<Usage> {
     const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
@@ -147,7 +174,7 @@ describe('the simulator, through the openai SDK: exact at breakpoints on GPT-5.6
     expect(older.prompt_tokens_details).not.toHaveProperty('cache_write_tokens');
   });
 
-  it("explicit mode writes no implicit breakpoint: without markers nothing is cached, the same prompt twice included", async () => {
+  it('explicit mode writes no implicit breakpoint: without markers nothing is cached, the same prompt twice included', async () => {
     const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
       model: NEW_MODEL,
@@ -197,7 +224,10 @@ describe('forks of a GPT-5.6 session carry the breakpoint and hit', () => {
     // The parent's own request: its conversation before its last reply, as its openai SDK sent it.
     const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
     const { format: _format, messages, ...fields } = session;
-    const parent = await client.chat.completions.create({ ...(fields as { model: string }), messages: messages.slice(0, -1) as OpenAI.Chat.ChatCompletionMessageParam[] });
+    const parent = await client.chat.completions.create({
+      ...(fields as { model: string }),
+      messages: messages.slice(0, -1) as OpenAI.Chat.ChatCompletionMessageParam[],
+    });
     const parentWrote = parent.usage?.prompt_tokens_details as { cache_write_tokens?: number } | undefined;
     expect(parentWrote?.cache_write_tokens).toBeGreaterThan(1024);
     const tasks = Array.from({ length: 4 }, (_, i) => ({ id: `p${i}`, directive: `Report part ${i}.\nREPLY done` }));

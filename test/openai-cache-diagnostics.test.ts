@@ -1,6 +1,11 @@
 // Internal: the Responses provider's cache diagnostics (src/model/openai-diagnostics.ts) and the local server's answer (src/local-server/responses/diagnostics.ts); ForkEngine with an OpenAI provider on a Responses session is their public face.
 import OpenAI, { BadRequestError } from 'openai';
-import type { FunctionTool, Response as ApiResponse, ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
+import type {
+  FunctionTool,
+  Response as ApiResponse,
+  ResponseCreateParamsNonStreaming,
+  ResponseInputItem,
+} from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
 import { ForkEngine, type OpenAIResponsesSession } from '../src/index.js';
 import type { LocalServer } from '../src/local-server/index.js';
@@ -23,15 +28,29 @@ const KEY = 'sk-diagnostics-test-never-printed';
 const RULES = Array.from({ length: 300 }, (_, i) => `Rule ${i}: read the file before answering and cite it.`).join('\n');
 const INSTRUCTIONS = `You are the main agent.\n${RULES}`;
 const tools: FunctionTool[] = [
-  { type: 'function', name: 'read_file', description: 'Reads a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } }, strict: false },
-  { type: 'function', name: 'grep', description: 'Searches files.', parameters: { type: 'object', properties: { pattern: { type: 'string' } } }, strict: false },
+  {
+    type: 'function',
+    name: 'read_file',
+    description: 'Reads a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    strict: false,
+  },
+  {
+    type: 'function',
+    name: 'grep',
+    description: 'Searches files.',
+    parameters: { type: 'object', properties: { pattern: { type: 'string' } } },
+    strict: false,
+  },
 ];
 
 const start = serversClosedAfterEach();
 
 /** The body fields openai 6.49 does not type: the comparison the request asks for. */
-const comparing = (id: string, options: Record<string, unknown> = {}) => ({ prompt_cache_options: { ...options, comparison_response_id: id } }) as unknown as Partial<ResponseCreateParamsNonStreaming>;
-const diagnosticsOf = (response: ApiResponse): unknown => (response as unknown as { prompt_cache_diagnostics?: unknown }).prompt_cache_diagnostics;
+const comparing = (id: string, options: Record<string, unknown> = {}) =>
+  ({ prompt_cache_options: { ...options, comparison_response_id: id } }) as unknown as Partial<ResponseCreateParamsNonStreaming>;
+const diagnosticsOf = (response: ApiResponse): unknown =>
+  (response as unknown as { prompt_cache_diagnostics?: unknown }).prompt_cache_diagnostics;
 const has = (response: ApiResponse): boolean => 'prompt_cache_diagnostics' in response;
 
 async function sdk(): Promise<{ server: LocalServer; ai: OpenAI }> {
@@ -43,10 +62,14 @@ async function sdk(): Promise<{ server: LocalServer; ai: OpenAI }> {
  * A user message whose end is a breakpoint (GPT-5.6 and later read an entry only where a breakpoint
  * of the request ends it): the entry the first turn writes there is what a second turn can reuse.
  */
-const marked = (text: string): ResponseInputItem => ({ role: 'user', content: [{ type: 'input_text', text, prompt_cache_breakpoint: { mode: 'explicit' } }] }) as ResponseInputItem;
+const marked = (text: string): ResponseInputItem =>
+  ({ role: 'user', content: [{ type: 'input_text', text, prompt_cache_breakpoint: { mode: 'explicit' } }] }) as ResponseInputItem;
 
 /** A first turn, and the input of a second that appends to it (the first's output, then a new user message). */
-async function firstTurn(ai: OpenAI, over: Partial<ResponseCreateParamsNonStreaming> = {}): Promise<{ first: ApiResponse; appended: ResponseInputItem[] }> {
+async function firstTurn(
+  ai: OpenAI,
+  over: Partial<ResponseCreateParamsNonStreaming> = {},
+): Promise<{ first: ApiResponse; appended: ResponseInputItem[] }> {
   const opening: ResponseInputItem[] = [marked('Look at the diff.\nREPLY read it')];
   const first = await ai.responses.create({ model: MODEL, instructions: INSTRUCTIONS, tools, input: opening, ...over });
   return { first, appended: [...opening, ...(first.output as ResponseInputItem[]), { role: 'user', content: 'Go on.\nREPLY done' }] };
@@ -61,7 +84,14 @@ describe('the local server answers prompt_cache_options.comparison_response_id (
     expect(second.usage?.input_tokens_details.cached_tokens).toBeGreaterThanOrEqual(first.usage?.input_tokens ?? Infinity);
     expect(diagnosticsOf(second)).toEqual({ type: 'cache_hit' });
     // The verdict follows what the cache served: a setting the simulator's cache does not key on changed, and it was served.
-    const rekeyed = await ai.responses.create({ model: MODEL, instructions: INSTRUCTIONS, tools, input: appended, prompt_cache_key: 'another-run', ...comparing(first.id) });
+    const rekeyed = await ai.responses.create({
+      model: MODEL,
+      instructions: INSTRUCTIONS,
+      tools,
+      input: appended,
+      prompt_cache_key: 'another-run',
+      ...comparing(first.id),
+    });
     expect(diagnosticsOf(rekeyed)).toEqual({ type: 'cache_hit' });
     const unnamed = await ai.responses.create({ model: MODEL, instructions: INSTRUCTIONS, tools, input: appended });
     expect(has(unnamed)).toBe(false);
@@ -73,7 +103,14 @@ describe('the local server answers prompt_cache_options.comparison_response_id (
   ] as const)('%s: a cache_miss naming it, the named prompt missed whole', async (_what, over, reason) => {
     const { ai } = await sdk();
     const { first, appended } = await firstTurn(ai);
-    const second = await ai.responses.create({ model: MODEL, instructions: INSTRUCTIONS, tools, input: appended, ...over, ...comparing(first.id) } as ResponseCreateParamsNonStreaming);
+    const second = await ai.responses.create({
+      model: MODEL,
+      instructions: INSTRUCTIONS,
+      tools,
+      input: appended,
+      ...over,
+      ...comparing(first.id),
+    } as ResponseCreateParamsNonStreaming);
     const named = first.usage?.input_tokens ?? -1;
     expect(second.usage?.input_tokens_details.cached_tokens).toBe(0);
     expect(diagnosticsOf(second)).toEqual({ type: 'cache_miss', reason, cache_missed_tokens: named, comparison_reusable_tokens: named });
@@ -110,7 +147,14 @@ describe('the local server answers prompt_cache_options.comparison_response_id (
   it('streamed: on response.completed’s response only; a field that is not a string is refused, naming it', async () => {
     const { ai } = await sdk();
     const { first, appended } = await firstTurn(ai);
-    const stream = await ai.responses.create({ model: MODEL, instructions: INSTRUCTIONS, tools, input: appended, stream: true, ...comparing(first.id) } as unknown as ResponseCreateParamsNonStreaming & { stream: true });
+    const stream = await ai.responses.create({
+      model: MODEL,
+      instructions: INSTRUCTIONS,
+      tools,
+      input: appended,
+      stream: true,
+      ...comparing(first.id),
+    } as unknown as ResponseCreateParamsNonStreaming & { stream: true });
     const withField: string[] = [];
     let completed: ApiResponse | undefined;
     for await (const event of stream) {
@@ -121,9 +165,18 @@ describe('the local server answers prompt_cache_options.comparison_response_id (
     expect(withField).toEqual(['response.completed']);
     expect(completed && diagnosticsOf(completed)).toEqual({ type: 'cache_hit' });
 
-    const refused = await ai.responses.create({ model: MODEL, input: 'REPLY x', prompt_cache_options: { comparison_response_id: 7 } } as unknown as ResponseCreateParamsNonStreaming).catch((err: unknown) => err);
+    const refused = await ai.responses
+      .create({
+        model: MODEL,
+        input: 'REPLY x',
+        prompt_cache_options: { comparison_response_id: 7 },
+      } as unknown as ResponseCreateParamsNonStreaming)
+      .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(BadRequestError);
-    expect((refused as BadRequestError).error).toMatchObject({ param: 'prompt_cache_options.comparison_response_id', code: 'invalid_type' });
+    expect((refused as BadRequestError).error).toMatchObject({
+      param: 'prompt_cache_options.comparison_response_id',
+      code: 'invalid_type',
+    });
   });
 });
 
@@ -133,7 +186,10 @@ describe("forkpool's Responses client names a response for comparison", () => {
     return outcome;
   };
   const user = (text: string): ResponsesItemLike => ({ role: 'user', content: text });
-  const options = (previousResponseId?: string | null) => ({ signal: new AbortController().signal, ...(previousResponseId !== undefined ? { previousResponseId } : {}) });
+  const options = (previousResponseId?: string | null) => ({
+    signal: new AbortController().signal,
+    ...(previousResponseId !== undefined ? { previousResponseId } : {}),
+  });
   type SentBody = { model: string; prompt_cache_options?: Record<string, unknown> };
 
   it('sends comparison_response_id for a named response (GPT-5.6 and later only), untyped, and returns the response id and the verdict', async () => {
@@ -141,9 +197,19 @@ describe("forkpool's Responses client names a response for comparison", () => {
     const provider = createOpenAIResponsesProvider({ kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: KEY });
     const sent = (): SentBody => JSON.parse(server.requests.at(-1)?.body ?? '{}') as SentBody;
     const fields = { model: MODEL, instructions: INSTRUCTIONS, tools: tools as unknown as Record<string, unknown>[] };
-    const opening = [{ role: 'user', content: [{ type: 'input_text', text: 'REPLY first', prompt_cache_breakpoint: { mode: 'explicit' } }] } as ResponsesItemLike];
+    const opening = [
+      {
+        role: 'user',
+        content: [{ type: 'input_text', text: 'REPLY first', prompt_cache_breakpoint: { mode: 'explicit' } }],
+      } as ResponsesItemLike,
+    ];
     const generate = (body: Record<string, unknown>, named?: string | null) =>
-      provider.generate({ format: 'openai-responses', body: { ...fields, input: opening, ...body } as { model: string; input: ResponsesItemLike[] } }, options(named)).then(ok);
+      provider
+        .generate(
+          { format: 'openai-responses', body: { ...fields, input: opening, ...body } as { model: string; input: ResponsesItemLike[] } },
+          options(named),
+        )
+        .then(ok);
 
     // The first call names none (null): nothing is sent, nothing is diagnosed; its id is returned.
     const first = await generate({}, null);
@@ -159,7 +225,10 @@ describe("forkpool's Responses client names a response for comparison", () => {
     expect(hit.usage.cachedTokens).toBeGreaterThan(1024);
 
     // The session's own options keep their place and fields; a comparison of its own is the fork's to replace.
-    await generate({ input: appended, prompt_cache_options: { mode: 'implicit', comparison_response_id: 'resp_parent' }, store: false }, first.responseId);
+    await generate(
+      { input: appended, prompt_cache_options: { mode: 'implicit', comparison_response_id: 'resp_parent' }, store: false },
+      first.responseId,
+    );
     expect(Object.keys(sent())).toEqual(['model', 'instructions', 'tools', 'input', 'prompt_cache_options', 'store', 'stream']);
     expect(sent().prompt_cache_options).toEqual({ mode: 'implicit', comparison_response_id: first.responseId });
 
@@ -188,11 +257,17 @@ describe("a fan-out's forks are compared with their window's first response, or 
     { type: 'function_call_output', call_id: 'call_1', output: 'README: forkpool forks agents.' },
     { role: 'assistant', content: 'Noted MARKER-D1A6.' },
   ] as OpenAIResponsesSession['input'];
-  const session = (model: string, input = FINISHED): OpenAIResponsesSession => ({ format: 'openai-responses', model, instructions: INSTRUCTIONS, input, tools }) as unknown as OpenAIResponsesSession;
+  const session = (model: string, input = FINISHED): OpenAIResponsesSession =>
+    ({ format: 'openai-responses', model, instructions: INSTRUCTIONS, input, tools }) as unknown as OpenAIResponsesSession;
   const tasks = [1, 2, 3].map((n) => ({ id: `f${n}`, directive: `Report part ${n}.\nREPLY done` }));
 
   async function fanOut(server: LocalServer, model: string, over: { storedResponse?: string } = {}, input = FINISHED) {
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: KEY }, threads: 1, concurrency: 1, ...(over.storedResponse ? { cache: 'explicit' as const } : {}) });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: KEY },
+      threads: 1,
+      concurrency: 1,
+      ...(over.storedResponse ? { cache: 'explicit' as const } : {}),
+    });
     try {
       return await engine.fanOut(engine.freeze(session(model, input)), tasks, over).results();
     } finally {
@@ -220,9 +295,18 @@ describe("a fan-out's forks are compared with their window's first response, or 
     const server = await start({ usage: 'openai', captureRequests: true });
     const ai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 });
     // The parent marks its last input item, as an agent on GPT-5.6 does: its stored conversation carries the breakpoint.
-    const asked = [...FINISHED.slice(0, 2), { ...FINISHED[2], output: [{ type: 'input_text', text: 'README: forkpool forks agents.', prompt_cache_breakpoint: { mode: 'explicit' } }] }];
+    const asked = [
+      ...FINISHED.slice(0, 2),
+      {
+        ...FINISHED[2],
+        output: [{ type: 'input_text', text: 'README: forkpool forks agents.', prompt_cache_breakpoint: { mode: 'explicit' } }],
+      },
+    ];
     const parent = await ai.responses.create({ model: MODEL, instructions: INSTRUCTIONS, tools, input: asked as ResponseInputItem[] });
-    const results = await fanOut(server, MODEL, { storedResponse: parent.id }, [...asked, ...parent.output] as OpenAIResponsesSession['input']);
+    const results = await fanOut(server, MODEL, { storedResponse: parent.id }, [
+      ...asked,
+      ...parent.output,
+    ] as OpenAIResponsesSession['input']);
     for (const result of results) {
       expect(result.sent).toEqual({ storedResponse: parent.id, items: 1 });
       expect(result.calls[0]?.diagnosedAgainst).toBe(parent.id);

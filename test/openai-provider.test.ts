@@ -85,7 +85,10 @@ function sse(res: ServerResponse, frames: readonly (object | string)[], end = tr
 }
 
 const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm' };
-const textChunk = (content: string, finish: string | null = null) => ({ ...head, choices: [{ index: 0, delta: { content }, finish_reason: finish }] });
+const textChunk = (content: string, finish: string | null = null) => ({
+  ...head,
+  choices: [{ index: 0, delta: { content }, finish_reason: finish }],
+});
 const usageChunk = (usage: object) => ({ ...head, choices: [], usage });
 
 function jsonError(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -116,13 +119,20 @@ function success(outcome: ModelOutcome) {
 describe('readChatUsage: usage in forkpool terms, by the fields present', () => {
   it("reads OpenAI's prompt_tokens_details.cached_tokens (0 is a number, not unknown) and its cache_write_tokens", () => {
     // developers.openai.com prompt-caching guide's sample.
-    expect(readChatUsage({ prompt_tokens: 2006, completion_tokens: 300, total_tokens: 2306, prompt_tokens_details: { cached_tokens: 1920 } })).toEqual({
+    expect(
+      readChatUsage({ prompt_tokens: 2006, completion_tokens: 300, total_tokens: 2306, prompt_tokens_details: { cached_tokens: 1920 } }),
+    ).toEqual({
       promptTokens: 2006,
       cachedTokens: 1920,
       outputTokens: 300,
     });
-    expect(readChatUsage({ prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 } })?.cachedTokens).toBe(0);
-    expect(readChatUsage({ prompt_tokens: 2600, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 2000, cache_write_tokens: 400 } })).toEqual({
+    expect(
+      readChatUsage({ prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 } })
+        ?.cachedTokens,
+    ).toBe(0);
+    expect(
+      readChatUsage({ prompt_tokens: 2600, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 2000, cache_write_tokens: 400 } }),
+    ).toEqual({
       promptTokens: 2600,
       cachedTokens: 2000,
       outputTokens: 5,
@@ -132,7 +142,13 @@ describe('readChatUsage: usage in forkpool terms, by the fields present', () => 
 
   it("reads DeepSeek's prompt_cache_hit_tokens first", () => {
     expect(
-      readChatUsage({ prompt_tokens: 900, completion_tokens: 7, prompt_cache_hit_tokens: 832, prompt_cache_miss_tokens: 68, prompt_tokens_details: { cached_tokens: 0 } }),
+      readChatUsage({
+        prompt_tokens: 900,
+        completion_tokens: 7,
+        prompt_cache_hit_tokens: 832,
+        prompt_cache_miss_tokens: 68,
+        prompt_tokens_details: { cached_tokens: 0 },
+      }),
     ).toEqual({ promptTokens: 900, cachedTokens: 832, outputTokens: 7 });
   });
 
@@ -141,15 +157,26 @@ describe('readChatUsage: usage in forkpool terms, by the fields present', () => 
       readChatUsage({
         prompt_tokens: 1600,
         completion_tokens: 3,
-        prompt_tokens_details: { cached_tokens: 0, cache_type: 'ephemeral', cache_creation_input_tokens: 1540, cache_creation: { ephemeral_5m_input_tokens: 1540 } },
+        prompt_tokens_details: {
+          cached_tokens: 0,
+          cache_type: 'ephemeral',
+          cache_creation_input_tokens: 1540,
+          cache_creation: { ephemeral_5m_input_tokens: 1540 },
+        },
       }),
     ).toEqual({ promptTokens: 1600, cachedTokens: 0, outputTokens: 3, cacheWriteTokens: 1540 });
   });
 
   it('says unknown (null), never 0, when no cached-token field is there: vLLM without the flag, or details: null', () => {
-    expect(readChatUsage({ prompt_tokens: 50, completion_tokens: 2, total_tokens: 52 })).toEqual({ promptTokens: 50, cachedTokens: null, outputTokens: 2 });
+    expect(readChatUsage({ prompt_tokens: 50, completion_tokens: 2, total_tokens: 52 })).toEqual({
+      promptTokens: 50,
+      cachedTokens: null,
+      outputTokens: 2,
+    });
     expect(readChatUsage({ prompt_tokens: 50, completion_tokens: 2, prompt_tokens_details: null })?.cachedTokens).toBeNull();
-    expect(readChatUsage({ prompt_tokens: 50, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 'many' } })?.cachedTokens).toBeNull();
+    expect(
+      readChatUsage({ prompt_tokens: 50, completion_tokens: 2, prompt_tokens_details: { cached_tokens: 'many' } })?.cachedTokens,
+    ).toBeNull();
     expect(readChatUsage(null)).toBeUndefined();
     expect(readChatUsage(undefined)).toBeUndefined();
   });
@@ -158,30 +185,51 @@ describe('readChatUsage: usage in forkpool terms, by the fields present', () => 
 describe("classifyError: the openai SDK's errors, by class", () => {
   const live = new AbortController().signal;
   it('status, retry-after-ms before retry-after, x-should-retry, timeouts and aborts', () => {
-    const limited = new RateLimitError(429, { message: 'slow down' }, undefined, new Headers({ 'retry-after-ms': '1.5', 'retry-after': '9' }));
+    const limited = new RateLimitError(
+      429,
+      { message: 'slow down' },
+      undefined,
+      new Headers({ 'retry-after-ms': '1.5', 'retry-after': '9' }),
+    );
     expect(classifyError(limited, live)).toEqual({ kind: 'http', status: 429, message: 'slow down', retryable: true, retryAfterMs: 1.5 });
-    const dated = new RateLimitError(429, undefined, undefined, new Headers({ 'retry-after': new Date(Date.now() + 60_000).toUTCString() }));
+    const dated = new RateLimitError(
+      429,
+      undefined,
+      undefined,
+      new Headers({ 'retry-after': new Date(Date.now() + 60_000).toUTCString() }),
+    );
     expect(classifyError(dated, live).retryAfterMs).toBeGreaterThan(50_000);
     expect(classifyError(dated, live).message).toBe('HTTP 429');
     // The server's own word on retrying wins over the status.
-    expect(classifyError(new ConflictError(409, undefined, undefined, new Headers({ 'x-should-retry': 'true' })), live).retryable).toBe(true);
-    expect(classifyError(new InternalServerError(500, undefined, undefined, new Headers({ 'x-should-retry': 'false' })), live).retryable).toBe(false);
-    expect(classifyError(new APIConnectionTimeoutError(), live)).toEqual({ kind: 'timeout', message: 'the model call timed out', retryable: true });
+    expect(classifyError(new ConflictError(409, undefined, undefined, new Headers({ 'x-should-retry': 'true' })), live).retryable).toBe(
+      true,
+    );
+    expect(
+      classifyError(new InternalServerError(500, undefined, undefined, new Headers({ 'x-should-retry': 'false' })), live).retryable,
+    ).toBe(false);
+    expect(classifyError(new APIConnectionTimeoutError(), live)).toEqual({
+      kind: 'timeout',
+      message: 'the model call timed out',
+      retryable: true,
+    });
     expect(classifyError(new APIUserAbortError(), live)).toEqual({ kind: 'aborted', message: 'the call was aborted', retryable: false });
   });
 });
 
 describe('presets and the provider factory', () => {
-  it('the shapes each provider speaks: gemini speaks gemini, the OpenAI-compatible kinds openai-chat (OpenAI its Responses API too), local every shape but the AI SDK\'s', () => {
+  it("the shapes each provider speaks: gemini speaks gemini, the OpenAI-compatible kinds openai-chat (OpenAI its Responses API too), local every shape but the AI SDK's", () => {
     expect(providerModule('gemini').shapes).toEqual(['gemini']);
     expect(providerModule('openai').shapes).toEqual(['openai-chat', 'openai-responses']);
-    for (const kind of ['deepseek', 'dashscope', 'openai-compatible'] as const) expect(providerModule(kind).shapes).toEqual(['openai-chat']);
+    for (const kind of ['deepseek', 'dashscope', 'openai-compatible'] as const)
+      expect(providerModule(kind).shapes).toEqual(['openai-chat']);
     expect(providerModule('local').shapes).toEqual(['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages']);
     expect(providerModule('ai-sdk').shapes).toEqual(['ai-sdk']);
   });
 
   it('the preset table: only OpenAI takes prompt_cache_key; the documented cache minimums and blocks', () => {
-    const takes = Object.entries(CHAT_PRESETS).filter(([, p]) => p.takesPromptCacheKey).map(([kind]) => kind);
+    const takes = Object.entries(CHAT_PRESETS)
+      .filter(([, p]) => p.takesPromptCacheKey)
+      .map(([kind]) => kind);
     expect(takes).toEqual(['openai']);
     expect([CHAT_PRESETS.openai.cacheMinTokens, CHAT_PRESETS.openai.cacheBlockTokens]).toEqual([1024, 128]);
     expect([CHAT_PRESETS.deepseek.cacheMinTokens, CHAT_PRESETS.deepseek.cacheBlockTokens]).toEqual([64, 64]);
@@ -192,11 +240,26 @@ describe('presets and the provider factory', () => {
 
   it('resolves base URLs and keys: config first, then the preset variable, then the default', () => {
     const env = { DEEPSEEK_API_KEY: 'sk-ds', DASHSCOPE_API_KEY: 'sk-dash', OPENAI_API_KEY: 'sk-oai' };
-    expect(resolveChatEndpoint({ kind: 'deepseek' }, env)).toMatchObject({ baseUrl: 'https://api.deepseek.com', apiKey: 'sk-ds', keyIsSecret: true });
-    expect(resolveChatEndpoint({ kind: 'dashscope' }, env)).toMatchObject({ baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1', apiKey: 'sk-dash' });
-    expect(resolveChatEndpoint({ kind: 'openai', apiKey: 'sk-own' }, env)).toMatchObject({ baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-own' });
-    expect(resolveChatEndpoint({ kind: 'openai' }, { ...env, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }).baseUrl).toBe('http://127.0.0.1:9/v1');
-    expect(resolveChatEndpoint({ kind: 'openai-compatible', baseUrl: 'http://gpu:8000/v1' }, env)).toMatchObject({ baseUrl: 'http://gpu:8000/v1', keyIsSecret: false });
+    expect(resolveChatEndpoint({ kind: 'deepseek' }, env)).toMatchObject({
+      baseUrl: 'https://api.deepseek.com',
+      apiKey: 'sk-ds',
+      keyIsSecret: true,
+    });
+    expect(resolveChatEndpoint({ kind: 'dashscope' }, env)).toMatchObject({
+      baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
+      apiKey: 'sk-dash',
+    });
+    expect(resolveChatEndpoint({ kind: 'openai', apiKey: 'sk-own' }, env)).toMatchObject({
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-own',
+    });
+    expect(resolveChatEndpoint({ kind: 'openai' }, { ...env, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }).baseUrl).toBe(
+      'http://127.0.0.1:9/v1',
+    );
+    expect(resolveChatEndpoint({ kind: 'openai-compatible', baseUrl: 'http://gpu:8000/v1' }, env)).toMatchObject({
+      baseUrl: 'http://gpu:8000/v1',
+      keyIsSecret: false,
+    });
     expect(resolveChatEndpoint({ kind: 'local', baseUrl: 'http://127.0.0.1:4000/' }, {})).toMatchObject({
       baseUrl: 'http://127.0.0.1:4000/v1',
       apiKey: LOCAL_API_KEY,
@@ -208,13 +271,17 @@ describe('presets and the provider factory', () => {
     vi.stubEnv('DEEPSEEK_API_KEY', '');
     vi.stubEnv('DASHSCOPE_API_KEY', '');
     vi.stubEnv('OPENAI_API_KEY', '');
-    expect(() => createProvider({ kind: 'deepseek' }, 'openai-chat')).toThrow(new TypeError("provider 'deepseek' needs an API key: set DEEPSEEK_API_KEY (or give apiKey)"));
+    expect(() => createProvider({ kind: 'deepseek' }, 'openai-chat')).toThrow(
+      new TypeError("provider 'deepseek' needs an API key: set DEEPSEEK_API_KEY (or give apiKey)"),
+    );
     expect(() => createProvider({ kind: 'dashscope' }, 'openai-chat')).toThrow(/DASHSCOPE_API_KEY/);
     expect(() => createProvider({ kind: 'openai' }, 'openai-chat')).toThrow(/OPENAI_API_KEY/);
     expect(() => createProvider({ kind: 'openai-compatible' }, 'openai-chat')).toThrow(TypeError);
     expect(() => createProvider({ kind: 'openai-compatible' }, 'openai-chat')).toThrow(/needs baseUrl/);
     expect(() => createProvider({ kind: 'local' }, 'openai-chat')).toThrow(/needs baseUrl/);
-    expect(() => createProvider({ kind: 'gemini', apiKey: 'k' }, 'openai-chat')).toThrow(new TypeError("provider 'gemini' speaks gemini, not openai-chat: the session's format and the provider must match"));
+    expect(() => createProvider({ kind: 'gemini', apiKey: 'k' }, 'openai-chat')).toThrow(
+      new TypeError("provider 'gemini' speaks gemini, not openai-chat: the session's format and the provider must match"),
+    );
     expect(() => createProvider({ kind: 'openai', apiKey: 'k' }, 'gemini')).toThrow(TypeError);
     // Chat Completions kinds get the Chat provider, local any of them.
     expect(() => createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'gemini')).not.toThrow();
@@ -223,12 +290,17 @@ describe('presets and the provider factory', () => {
   it('a request of the other dialect is a programming error; explicit caches are Gemini-only (a client without them has no cache methods)', async () => {
     const provider = createOpenAIChatProvider({ kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1' });
     await expect(provider.generate({ format: 'gemini', model: 'm', contents: [] }, options())).rejects.toThrow(
-      new TypeError("the openai-compatible Chat Completions provider was given a request in the gemini dialect; it sends only format 'openai-chat'"),
+      new TypeError(
+        "the openai-compatible Chat Completions provider was given a request in the gemini dialect; it sends only format 'openai-chat'",
+      ),
     );
     const gemini = createProvider({ kind: 'local', baseUrl: 'http://127.0.0.1:1' }, 'gemini');
-    await expect(gemini.generate(chat([{ role: 'user', content: 'x' }]), options())).rejects.toThrow(/Gemini provider was given a request in the openai-chat dialect/);
+    await expect(gemini.generate(chat([{ role: 'user', content: 'x' }]), options())).rejects.toThrow(
+      /Gemini provider was given a request in the openai-chat dialect/,
+    );
     expect('createCache' in provider).toBe(false);
-    for (const kind of ['openai', 'deepseek', 'dashscope', 'openai-compatible'] as const) expect(providerModule(kind).explicitCaches).toBeUndefined();
+    for (const kind of ['openai', 'deepseek', 'dashscope', 'openai-compatible'] as const)
+      expect(providerModule(kind).explicitCaches).toBeUndefined();
     expect(typeof providerModule('gemini').explicitCaches).toBe('function');
   });
 });
@@ -244,7 +316,12 @@ describe('the OpenAI chat provider against the local server', () => {
   it('streams a text reply into one assistant message, calling onResponseStart once', async () => {
     const { provider } = await local();
     let starts = 0;
-    const outcome = success(await provider.generate(chat([{ role: 'user', content: 'REPLY hello from the stream, in several pieces' }]), options(undefined, { onResponseStart: () => starts++ })));
+    const outcome = success(
+      await provider.generate(
+        chat([{ role: 'user', content: 'REPLY hello from the stream, in several pieces' }]),
+        options(undefined, { onResponseStart: () => starts++ }),
+      ),
+    );
     expect(outcome.message).toEqual({ role: 'assistant', content: 'hello from the stream, in several pieces' });
     expect(outcome.finish).toEqual({ reason: 'stop', raw: 'stop' });
     expect(outcome.attempts).toBe(1);
@@ -257,10 +334,17 @@ describe('the OpenAI chat provider against the local server', () => {
     const { provider } = await local();
     const args = { path: 'a/rather/long/path/to/some/file.txt', lines: [1, 200], note: 'streamed in fragments' };
     const outcome = success(
-      await provider.generate(chat([{ role: 'user', content: `CALL read_file ${JSON.stringify(args)}\nCALL grep {"pattern":"x"}` }]), options()),
+      await provider.generate(
+        chat([{ role: 'user', content: `CALL read_file ${JSON.stringify(args)}\nCALL grep {"pattern":"x"}` }]),
+        options(),
+      ),
     );
     expect(outcome.finish).toEqual({ reason: 'tool_calls', raw: 'tool_calls' });
-    const message = outcome.message as { role: string; content: unknown; tool_calls: { id: string; type: string; function: { name: string; arguments: string } }[] };
+    const message = outcome.message as {
+      role: string;
+      content: unknown;
+      tool_calls: { id: string; type: string; function: { name: string; arguments: string } }[];
+    };
     expect(message.role).toBe('assistant');
     expect(message.content).toBeNull();
     expect(message.tool_calls.map((c) => [c.type, c.function.name])).toEqual([
@@ -294,7 +378,8 @@ describe('the OpenAI chat provider against the local server', () => {
     // second request made a unit where the two agree, which a third reads (in 64-token steps).
     const deepseek = await local('deepseek');
     const units = [];
-    for (const directive of ['REPLY a', 'REPLY b', 'REPLY c']) units.push(success(await deepseek.provider.generate(chat(conversation(directive)), options())).usage);
+    for (const directive of ['REPLY a', 'REPLY b', 'REPLY c'])
+      units.push(success(await deepseek.provider.generate(chat(conversation(directive)), options())).usage);
     expect(units.map((u) => u.cachedTokens === 0)).toEqual([true, true, false]);
     expect(units[2]?.cachedTokens).toBeGreaterThan(1024);
     expect(units[2]!.cachedTokens! % 64).toBe(0);
@@ -325,14 +410,20 @@ describe('the OpenAI chat provider against the local server', () => {
     const messages: ChatMessage[] = [
       { content: 'Be brief. ✓ «quotes» and \\ backslashes', role: 'system' } as ChatMessage,
       { role: 'user', content: [{ text: 'first part', type: 'text' }] } as ChatMessage,
-      { role: 'assistant', content: null, tool_calls: [{ type: 'function', id: 'call_1', function: { arguments: '{"b":1,"a":2}', name: 'grep' } }] } as ChatMessage,
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ type: 'function', id: 'call_1', function: { arguments: '{"b":1,"a":2}', name: 'grep' } }],
+      } as ChatMessage,
       { tool_call_id: 'call_1', role: 'tool', content: 'no match' } as ChatMessage,
       { role: 'user', content: 'REPLY done' },
     ];
     const body = {
       temperature: 0.2,
       messages,
-      tools: [{ function: { parameters: { properties: { pattern: { type: 'string' } }, type: 'object' }, name: 'grep' }, type: 'function' }],
+      tools: [
+        { function: { parameters: { properties: { pattern: { type: 'string' } }, type: 'object' }, name: 'grep' }, type: 'function' },
+      ],
       model: 'gpt-4.1',
       max_tokens: 64,
     };
@@ -344,7 +435,9 @@ describe('the OpenAI chat provider against the local server', () => {
     // openai takes prompt_cache_key; deepseek does not.
     const openai = await local('openai', 'openai');
     success(await openai.provider.generate({ format: 'openai-chat', body, promptCacheKey: 'run-1' }, options()));
-    expect(openai.server.requests[0]!.body).toBe(JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true }, prompt_cache_key: 'run-1' }));
+    expect(openai.server.requests[0]!.body).toBe(
+      JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true }, prompt_cache_key: 'run-1' }),
+    );
     const deepseek = await local('deepseek', 'deepseek');
     success(await deepseek.provider.generate({ format: 'openai-chat', body, promptCacheKey: 'run-1' }, options()));
     expect(deepseek.server.requests[0]!.body).toBe(JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }));
@@ -360,7 +453,9 @@ describe('the OpenAI chat provider against the local server', () => {
         return wantsRetry;
       },
     };
-    const outcome = success(await provider.generate(chat([{ role: 'user', content: 'FAIL 429 x1\nREPLY finally' }]), options(undefined, { gate })));
+    const outcome = success(
+      await provider.generate(chat([{ role: 'user', content: 'FAIL 429 x1\nREPLY finally' }]), options(undefined, { gate })),
+    );
     expect(outcome.message).toEqual({ role: 'assistant', content: 'finally' });
     expect(outcome.attempts).toBe(2);
     expect(server.requests).toHaveLength(2);
@@ -387,7 +482,12 @@ describe('the OpenAI chat provider against the local server', () => {
     const provider = createProvider({ kind: 'local', baseUrl: server.url, retry: { ...FAST, maxAttempts: 2 } }, 'openai-chat');
     const outcome = await provider.generate(chat([{ role: 'user', content: 'FAIL 503 x5\nREPLY never' }]), options());
     expect(outcome.attempts).toBe(2);
-    expect(failure(outcome)).toMatchObject({ kind: 'http', status: 503, retryable: true, message: 'Scripted failure 2 of 5 for this request.' });
+    expect(failure(outcome)).toMatchObject({
+      kind: 'http',
+      status: 503,
+      retryable: true,
+      message: 'Scripted failure 2 of 5 for this request.',
+    });
     expect(server.requests).toHaveLength(2);
   });
 });
@@ -399,7 +499,13 @@ describe('the OpenAI chat provider against a misbehaving server', () => {
 
   it('honours retry-after-ms before retry-after, and reads the server message of the final failure', async () => {
     const server = await tiny((n, _req, res) => {
-      if (n === 1) return jsonError(res, 429, { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after-ms': '250', 'retry-after': '7' });
+      if (n === 1)
+        return jsonError(
+          res,
+          429,
+          { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } },
+          { 'retry-after-ms': '250', 'retry-after': '7' },
+        );
       sse(res, [textChunk('ok', 'stop'), usageChunk({ prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 })]);
     });
     const outcome = success(await provider(server.url).generate(ask, options()));
@@ -419,13 +525,17 @@ describe('the OpenAI chat provider against a misbehaving server', () => {
     const error = failure(await provider(server.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(ask, options()));
     expect(error).toEqual({ kind: 'http', status: 429, message: 'Throttling.RateQuota: Requests rate limit exceeded', retryable: true });
     const text = await tiny((_n, _req, res) => jsonError(res, 502, 'upstream unavailable'));
-    expect(failure(await provider(text.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(ask, options())).message).toBe('upstream unavailable');
+    expect(failure(await provider(text.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(ask, options())).message).toBe(
+      'upstream unavailable',
+    );
   });
 
   it('never puts the API key into a message, even when the server echoes the Authorization header', async () => {
     const key = 'sk-live-SECRET-0123456789abcdefABCDEF';
     const shapes = [
-      (auth: string) => ({ error: { message: `Incorrect API key provided: ${auth}`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+      (auth: string) => ({
+        error: { message: `Incorrect API key provided: ${auth}`, type: 'invalid_request_error', code: 'invalid_api_key' },
+      }),
       (auth: string) => ({ code: 'InvalidApiKey', message: `invalid key ${auth.slice(7)} (${auth})` }),
       (auth: string) => `bad credentials: ${auth}`,
       // A key cut in two by a long message must not survive the truncation either.
@@ -460,10 +570,23 @@ describe('the OpenAI chat provider against a misbehaving server', () => {
       (res: ServerResponse) => sse(res, [usageChunk({ prompt_tokens: 3, completion_tokens: 0 })]),
       (res: ServerResponse) =>
         sse(res, [
-          { ...head, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { arguments: '{}' } }] }, finish_reason: 'tool_calls' }] },
+          {
+            ...head,
+            choices: [
+              {
+                index: 0,
+                delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { arguments: '{}' } }] },
+                finish_reason: 'tool_calls',
+              },
+            ],
+          },
         ]),
     ];
-    const expected = [/^malformed response: /, /^malformed response: the stream held no choice$/, /^malformed response: a tool call without a name$/];
+    const expected = [
+      /^malformed response: /,
+      /^malformed response: the stream held no choice$/,
+      /^malformed response: a tool call without a name$/,
+    ];
     for (const [i, send] of broken.entries()) {
       const server = await tiny((n, _req, res) => (n === 1 ? send(res) : sse(res, [textChunk('fine', 'stop')])));
       const outcome = success(await provider(server.url).generate(ask, options()));
@@ -478,7 +601,9 @@ describe('the OpenAI chat provider against a misbehaving server', () => {
   });
 
   it('an error event inside the stream, a dropped connection and a refused one', async () => {
-    const midError = await tiny((_n, _req, res) => sse(res, [textChunk('par'), { error: { message: 'The server is overloaded', type: 'server_error' } }]));
+    const midError = await tiny((_n, _req, res) =>
+      sse(res, [textChunk('par'), { error: { message: 'The server is overloaded', type: 'server_error' } }]),
+    );
     expect(failure(await provider(midError.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(ask, options()))).toEqual({
       kind: 'http',
       message: 'the stream carried an error: The server is overloaded',
@@ -489,7 +614,10 @@ describe('the OpenAI chat provider against a misbehaving server', () => {
       sse(res, [textChunk('par')], false);
       setTimeout(() => res.socket?.destroy(), 10);
     });
-    expect(failure(await provider(dropped.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(ask, options()))).toMatchObject({ kind: 'network', retryable: true });
+    expect(failure(await provider(dropped.url, { retry: { ...FAST, maxAttempts: 1 } }).generate(ask, options()))).toMatchObject({
+      kind: 'network',
+      retryable: true,
+    });
 
     const gone = await tiny(() => undefined);
     const url = gone.url;
@@ -537,7 +665,13 @@ describe('the OpenAI chat provider against a misbehaving server', () => {
     expect(outcome.message).toEqual({ role: 'assistant', content: 'four' });
     expect(outcome.usage).toEqual({ promptTokens: 12, cachedTokens: 0, outputTokens: 9 });
 
-    const refusing = await tiny((_n, _req, res) => sse(res, [{ ...head, choices: [{ index: 0, delta: { refusal: "I can't help" }, finish_reason: 'stop' }] }]));
-    expect(success(await provider(refusing.url).generate(ask, options())).message).toEqual({ role: 'assistant', content: null, refusal: "I can't help" });
+    const refusing = await tiny((_n, _req, res) =>
+      sse(res, [{ ...head, choices: [{ index: 0, delta: { refusal: "I can't help" }, finish_reason: 'stop' }] }]),
+    );
+    expect(success(await provider(refusing.url).generate(ask, options())).message).toEqual({
+      role: 'assistant',
+      content: null,
+      refusal: "I can't help",
+    });
   });
 });

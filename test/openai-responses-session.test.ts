@@ -26,13 +26,37 @@ function session(items: unknown[] = [], extra: Record<string, unknown> = {}): Re
   return { format: 'openai-responses', model: 'gpt-5', input: [{ role: 'user', content: 'hi' }, ...items], ...extra };
 }
 
-const call = (id: string, name = 'read_file', more: Record<string, unknown> = {}) => ({ type: 'function_call', call_id: id, name, arguments: '{"path":"a"}', ...more });
-const output = (id: string, out: unknown = 'ok', more: Record<string, unknown> = {}) => ({ type: 'function_call_output', call_id: id, output: out, ...more });
+const call = (id: string, name = 'read_file', more: Record<string, unknown> = {}) => ({
+  type: 'function_call',
+  call_id: id,
+  name,
+  arguments: '{"path":"a"}',
+  ...more,
+});
+const output = (id: string, out: unknown = 'ok', more: Record<string, unknown> = {}) => ({
+  type: 'function_call_output',
+  call_id: id,
+  output: out,
+  ...more,
+});
 const reasoning = (id: string, more: Record<string, unknown> = {}) => ({ type: 'reasoning', id, summary: [], ...more });
 const text = (t: string) => ({ type: 'output_text', text: t, annotations: [] });
-const said = (id: string, more: Record<string, unknown> = {}) => ({ type: 'message', id, role: 'assistant', status: 'completed', content: [text('ok')], ...more });
+const said = (id: string, more: Record<string, unknown> = {}) => ({
+  type: 'message',
+  id,
+  role: 'assistant',
+  status: 'completed',
+  content: [text('ok')],
+  ...more,
+});
 const user = (content: unknown = 'next') => ({ role: 'user', content });
-const fn = (name: string, more: Record<string, unknown> = {}) => ({ type: 'function', name, parameters: { type: 'object', properties: {} }, strict: true, ...more });
+const fn = (name: string, more: Record<string, unknown> = {}) => ({
+  type: 'function',
+  name,
+  parameters: { type: 'object', properties: {} },
+  strict: true,
+  ...more,
+});
 const tools = [fn('read_file'), fn('grep')];
 
 const READ_FILE_PARAMETERS = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false };
@@ -51,8 +75,21 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
           summary: [{ type: 'summary_text', text: '**Reading the config**\n\nLook at config.ts, then grep for loadConfig.' }],
           encrypted_content: 'gAAAAABpF3x0-encrypted-reasoning==',
         },
-        { type: 'message', id: 'msg_01', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Reading two files.', annotations: [] }] },
-        { type: 'function_call', id: 'fc_01', call_id: 'call_1', name: 'read_file', arguments: '{"path":"src/config.ts"}', status: 'completed' },
+        {
+          type: 'message',
+          id: 'msg_01',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'Reading two files.', annotations: [] }],
+        },
+        {
+          type: 'function_call',
+          id: 'fc_01',
+          call_id: 'call_1',
+          name: 'read_file',
+          arguments: '{"path":"src/config.ts"}',
+          status: 'completed',
+        },
         { type: 'function_call', id: 'fc_02', call_id: 'call_2', name: 'grep', arguments: '{"pattern":"loadConfig"}', status: 'completed' },
         { type: 'function_call_output', call_id: 'call_1', output: 'export function loadConfig() {}' },
         { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'src/main.ts:3: loadConfig()' }] },
@@ -68,7 +105,13 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
       ],
       tools: [
         { type: 'function', name: 'read_file', description: 'Reads a file', parameters: READ_FILE_PARAMETERS, strict: true },
-        { type: 'function', name: 'grep', description: null, parameters: { type: 'object', properties: { pattern: { type: 'string' } } }, strict: false },
+        {
+          type: 'function',
+          name: 'grep',
+          description: null,
+          parameters: { type: 'object', properties: { pattern: { type: 'string' } } },
+          strict: false,
+        },
       ],
       tool_choice: 'auto',
       parallel_tool_calls: true,
@@ -88,7 +131,14 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
     ['a string input', { format: 'openai-responses', model: 'gpt-5', input: 'Say hi.' }],
     [
       'system and developer messages, typed "message" or not, instructions null',
-      session([{ role: 'system', content: 'Be brief.' }, { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Use tools.' }] }, user()], { instructions: null }),
+      session(
+        [
+          { role: 'system', content: 'Be brief.' },
+          { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Use tools.' }] },
+          user(),
+        ],
+        { instructions: null },
+      ),
     ],
     [
       'a user message with every input part',
@@ -103,9 +153,15 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
         ]),
       ]),
     ],
-    ['a message with a status (the SDK\'s ResponseInputItem.Message)', session([{ type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'x' }] }])],
+    [
+      "a message with a status (the SDK's ResponseInputItem.Message)",
+      session([{ type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'x' }] }]),
+    ],
     ['empty content', session([user(''), { role: 'assistant', content: '' }, user([])])],
-    ['an assistant message as a string, with its phase', session([{ role: 'assistant', content: 'Looking.', phase: 'commentary' }, user()])],
+    [
+      'an assistant message as a string, with its phase',
+      session([{ role: 'assistant', content: 'Looking.', phase: 'commentary' }, user()]),
+    ],
     [
       'an output message with a refusal, logprobs and every annotation kind',
       session([
@@ -118,10 +174,24 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
               annotations: [
                 { type: 'file_citation', file_id: 'file-1', filename: 'a.md', index: 3 },
                 { type: 'url_citation', url: 'https://example.com', title: 'Example', start_index: 0, end_index: 7 },
-                { type: 'container_file_citation', container_id: 'cntr_1', file_id: 'file-2', filename: 'b.csv', start_index: 1, end_index: 2 },
+                {
+                  type: 'container_file_citation',
+                  container_id: 'cntr_1',
+                  file_id: 'file-2',
+                  filename: 'b.csv',
+                  start_index: 1,
+                  end_index: 2,
+                },
                 { type: 'file_path', file_id: 'file-3', index: 4 },
               ],
-              logprobs: [{ token: 'See', bytes: [83, 101, 101], logprob: -0.1, top_logprobs: [{ token: 'See', bytes: [83, 101, 101], logprob: -0.1 }] }],
+              logprobs: [
+                {
+                  token: 'See',
+                  bytes: [83, 101, 101],
+                  logprob: -0.1,
+                  top_logprobs: [{ token: 'See', bytes: [83, 101, 101], logprob: -0.1 }],
+                },
+              ],
             },
             { type: 'refusal', refusal: 'I cannot share the rest.' },
           ],
@@ -129,19 +199,29 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
         user(),
       ]),
     ],
-    ['a parent mid-turn: reasoning, a message and two calls unanswered at the end', session([reasoning('rs_1'), said('msg_1'), call('c1'), call('c2', 'grep')], { tools })],
+    [
+      'a parent mid-turn: reasoning, a message and two calls unanswered at the end',
+      session([reasoning('rs_1'), said('msg_1'), call('c1'), call('c2', 'grep')], { tools }),
+    ],
     ['some of the last calls answered (the fork rules answer the rest)', session([call('c1'), call('c2', 'grep'), output('c2')])],
-    ['an output after a later message (the API pairs calls and outputs by call_id)', session([call('c1'), user('meanwhile'), output('c1')])],
+    [
+      'an output after a later message (the API pairs calls and outputs by call_id)',
+      session([call('c1'), user('meanwhile'), output('c1')]),
+    ],
     [
       'outputs as parts, with ids, statuses and callers',
       session([
         call('c1', 'read_file', { id: 'fc_1', status: 'completed', caller: { type: 'direct' } }),
         call('c2', 'read_file', { caller: null }),
-        output('c1', [
-          { type: 'input_text', text: 'a', prompt_cache_breakpoint: null },
-          { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: null },
-          { type: 'input_file', file_id: 'file-1', file_data: null, file_url: null, filename: null },
-        ], { id: 'fco_1', status: 'completed', caller: { type: 'direct' } }),
+        output(
+          'c1',
+          [
+            { type: 'input_text', text: 'a', prompt_cache_breakpoint: null },
+            { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: null },
+            { type: 'input_file', file_id: 'file-1', file_data: null, file_url: null, filename: null },
+          ],
+          { id: 'fco_1', status: 'completed', caller: { type: 'direct' } },
+        ),
         output('c2', 'ok', { id: null, status: null, caller: null }),
       ]),
     ],
@@ -149,16 +229,30 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
       'reasoning with its content, null encrypted content and a status; two reasoning items before a call',
       session([
         reasoning('rs_1', { content: [{ type: 'reasoning_text', text: 'think' }], encrypted_content: null, status: 'completed' }),
-        reasoning('rs_2', { summary: [{ type: 'summary_text', text: 'a' }, { type: 'summary_text', text: 'b' }] }),
+        reasoning('rs_2', {
+          summary: [
+            { type: 'summary_text', text: 'a' },
+            { type: 'summary_text', text: 'b' },
+          ],
+        }),
         call('c1'),
         output('c1'),
       ]),
     ],
     [
       'item references (typed, untyped, null type), reasoning before one, an output answering a call behind one',
-      session([reasoning('rs_1'), { type: 'item_reference', id: 'msg_1' }, { id: 'fc_1' }, { type: null, id: 'fc_2' }, output('call_stored')]),
+      session([
+        reasoning('rs_1'),
+        { type: 'item_reference', id: 'msg_1' },
+        { id: 'fc_1' },
+        { type: null, id: 'fc_2' },
+        output('call_stored'),
+      ]),
     ],
-    ['a compaction item, and an output answering a call it holds', session([{ type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAA==' }, output('c_compacted'), user()])],
+    [
+      'a compaction item, and an output answering a call it holds',
+      session([{ type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAA==' }, output('c_compacted'), user()]),
+    ],
     [
       'every setting as null',
       session([], {
@@ -183,7 +277,10 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
     [
       'every setting set',
       session([], {
-        tools: [fn('read_file', { description: 'd', allowed_callers: ['direct'], defer_loading: false, output_schema: { type: 'object' } }), fn('grep', { strict: null })],
+        tools: [
+          fn('read_file', { description: 'd', allowed_callers: ['direct'], defer_loading: false, output_schema: { type: 'object' } }),
+          fn('grep', { strict: null }),
+        ],
         tool_choice: { type: 'function', name: 'grep' },
         parallel_tool_calls: false,
         temperature: 0.2,
@@ -192,7 +289,10 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
         max_output_tokens: 16,
         reasoning: { effort: 'max', summary: 'detailed', context: 'all_turns', mode: 'pro' },
         include: ['reasoning.encrypted_content', 'message.output_text.logprobs', 'message.input_image.image_url'],
-        text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, description: 'd', strict: true }, verbosity: 'low' },
+        text: {
+          format: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, description: 'd', strict: true },
+          verbosity: 'low',
+        },
         truncation: 'auto',
         prompt_cache_key: 'k',
         prompt_cache_options: { mode: 'explicit', ttl: '30m' },
@@ -207,7 +307,10 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
     ],
     ['tool_choice "none"', session([], { tools, tool_choice: 'none' })],
     ['tool_choice "required"', session([], { tools, tool_choice: 'required' })],
-    ['tool_choice allowed_tools', session([], { tools, tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'grep' }] } })],
+    [
+      'tool_choice allowed_tools',
+      session([], { tools, tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'grep' }] } }),
+    ],
     ['text formats "text" and "json_object"', session([], { text: { format: { type: 'json_object' } } })],
   ])('%s', (_name, input) => {
     const before = JSON.stringify(input);
@@ -235,7 +338,14 @@ describe('a session made of the openai SDK’s own values', () => {
       maxRetries: 0,
       fetch: async (_url, init) => {
         bodies.push(JSON.parse(String(init?.body)));
-        const response = { id: `resp_${bodies.length}`, object: 'response', created_at: 0, model: 'gpt-5', status: 'completed', output: outputs[bodies.length - 1] ?? [] };
+        const response = {
+          id: `resp_${bodies.length}`,
+          object: 'response',
+          created_at: 0,
+          model: 'gpt-5',
+          status: 'completed',
+          output: outputs[bodies.length - 1] ?? [],
+        };
         return new Response(JSON.stringify(response), { status: 200, headers: { 'content-type': 'application/json' } });
       },
     });
@@ -244,15 +354,28 @@ describe('a session made of the openai SDK’s own values', () => {
 
   it('an agent loop on client.responses.create: each body the SDK sent, with "format" added, parses (JSON round-tripped)', async () => {
     const firstTurn: ResponsesResponse['output'] = [
-      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Read the README first.' }], encrypted_content: 'gAAAAABpF3x0==' },
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        summary: [{ type: 'summary_text', text: 'Read the README first.' }],
+        encrypted_content: 'gAAAAABpF3x0==',
+      },
       { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'read_file', arguments: '{"path":"README.md"}', status: 'completed' },
     ];
     const lastTurn: ResponsesResponse['output'] = [
-      { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'It is forkpool.', annotations: [], logprobs: [] }] },
+      {
+        type: 'message',
+        id: 'msg_1',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'It is forkpool.', annotations: [], logprobs: [] }],
+      },
     ];
     const { client, bodies } = recordingClient([firstTurn, lastTurn]);
 
-    const tools: FunctionTool[] = [{ type: 'function', name: 'read_file', description: 'Reads a file', parameters: READ_FILE_PARAMETERS, strict: true }];
+    const tools: FunctionTool[] = [
+      { type: 'function', name: 'read_file', description: 'Reads a file', parameters: READ_FILE_PARAMETERS, strict: true },
+    ];
     const input: ResponseInputItem[] = [
       { role: 'developer', content: 'You are a terse coding agent.' },
       { role: 'user', content: [{ type: 'input_text', text: 'What is this project?' }] },
@@ -271,8 +394,12 @@ describe('a session made of the openai SDK’s own values', () => {
     };
     const first = await client.responses.create(params);
     // What an agent sends back: the response's reasoning, messages and calls, then its outputs.
-    const produced = first.output.flatMap((item) => (item.type === 'reasoning' || item.type === 'function_call' || item.type === 'message' ? [item] : []));
-    const answers: ResponseInputItem[] = produced.flatMap((item) => (item.type === 'function_call' ? [{ type: 'function_call_output' as const, call_id: item.call_id, output: '# forkpool' }] : []));
+    const produced = first.output.flatMap((item) =>
+      item.type === 'reasoning' || item.type === 'function_call' || item.type === 'message' ? [item] : [],
+    );
+    const answers: ResponseInputItem[] = produced.flatMap((item) =>
+      item.type === 'function_call' ? [{ type: 'function_call_output' as const, call_id: item.call_id, output: '# forkpool' }] : [],
+    );
     const next: ResponseCreateParamsNonStreaming = { ...params, input: [...input, ...produced, ...answers] };
     const last = await client.responses.create(next);
 
@@ -309,17 +436,22 @@ const BUILT_IN_ITEM = (kind: string, tool: string) =>
   `"${kind}" items come from ${tool}, a built-in tool forkpool does not run: forkpool runs the session's own function tools`;
 const CHAT_SETTING = 'is a Chat Completions setting the Responses API does not take; leave it out';
 const OUTPUT_MESSAGE = 'an assistant message with content parts is an output message, as the response gave it';
-const ASSISTANT_PARTS_ONLY = 'an assistant message holds output_text and refusal parts (the API refuses input parts from the assistant): give a hand-written turn as a string';
+const ASSISTANT_PARTS_ONLY =
+  'an assistant message holds output_text and refusal parts (the API refuses input parts from the assistant): give a hand-written turn as a string';
 
 describe('parseOpenAIResponsesSession: each rule refused with its path and its words', () => {
   it.each<[string, unknown, string]>([
     // The session.
     ['an array', [], 's.json: a session must be a JSON object ({ "format": "openai-responses", "model", "input", … })'],
-    ['no format', { model: 'm', input: 'hi' }, 's.json: format: is required ("openai-responses" for a session in the Responses API\'s shape)'],
+    [
+      'no format',
+      { model: 'm', input: 'hi' },
+      's.json: format: is required ("openai-responses" for a session in the Responses API\'s shape)',
+    ],
     ['another format', session([], { format: 'openai-chat' }), 's.json: format: must be "openai-responses"'],
     ['no model', { format: 'openai-responses', input: 'hi' }, 's.json: model: is required'],
     [
-      'Chat Completions\' messages instead of input',
+      "Chat Completions' messages instead of input",
       { format: 'openai-responses', model: 'm', messages: [user()] },
       's.json: input: is required (the conversation: a string, or an array of input items; Chat Completions\' "messages" are "input" here)',
     ],
@@ -333,10 +465,26 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([], { extra: 1 }),
       's.json: extra: is not a field of an openai-responses session (allowed: format, model, instructions, input, tools, tool_choice, parallel_tool_calls, temperature, top_p, top_logprobs, max_output_tokens, reasoning, include, text, truncation, prompt_cache_key, prompt_cache_options, prompt_cache_retention, metadata, user, safety_identifier, service_tier, store, moderation)',
     ],
-    ['max_tokens', session([], { max_tokens: 100 }), 's.json: max_tokens: is Chat Completions\': the Responses API calls it "max_output_tokens"'],
-    ['max_completion_tokens', session([], { max_completion_tokens: 100 }), 's.json: max_completion_tokens: is Chat Completions\': the Responses API calls it "max_output_tokens"'],
-    ['response_format', session([], { response_format: { type: 'json_object' } }), 's.json: response_format: is Chat Completions\': the Responses API takes it as "text": { "format": … }'],
-    ['reasoning_effort', session([], { reasoning_effort: 'low' }), 's.json: reasoning_effort: is Chat Completions\': the Responses API takes it as "reasoning": { "effort" }'],
+    [
+      'max_tokens',
+      session([], { max_tokens: 100 }),
+      's.json: max_tokens: is Chat Completions\': the Responses API calls it "max_output_tokens"',
+    ],
+    [
+      'max_completion_tokens',
+      session([], { max_completion_tokens: 100 }),
+      's.json: max_completion_tokens: is Chat Completions\': the Responses API calls it "max_output_tokens"',
+    ],
+    [
+      'response_format',
+      session([], { response_format: { type: 'json_object' } }),
+      's.json: response_format: is Chat Completions\': the Responses API takes it as "text": { "format": … }',
+    ],
+    [
+      'reasoning_effort',
+      session([], { reasoning_effort: 'low' }),
+      's.json: reasoning_effort: is Chat Completions\': the Responses API takes it as "reasoning": { "effort" }',
+    ],
     [
       'system',
       session([], { system: 'x' }),
@@ -344,7 +492,11 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
     ],
     ['seed', session([], { seed: 1 }), `s.json: seed: ${CHAT_SETTING}`],
     ['stop', session([], { stop: ['END'] }), `s.json: stop: ${CHAT_SETTING}`],
-    ['stream', session([], { stream: true }), 's.json: stream: is not a session field: forkpool decides how each request is sent; leave "stream" out'],
+    [
+      'stream',
+      session([], { stream: true }),
+      's.json: stream: is not a session field: forkpool decides how each request is sent; leave "stream" out',
+    ],
     [
       'previous_response_id',
       session([], { previous_response_id: 'resp_1' }),
@@ -375,12 +527,28 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
     ['input of a number', session([], { input: 3 }), 's.json: input: must be a string or an array of input items, not the number 3'],
     ['instructions of a number', session([], { instructions: 3 }), 's.json: instructions: must be a string, not the number 3'],
     // Settings.
-    ['max_output_tokens under 16', session([], { max_output_tokens: 10 }), 's.json: max_output_tokens: must be an integer of at least 16 (the API refuses fewer output tokens)'],
-    ['a fractional max_output_tokens', session([], { max_output_tokens: 100.5 }), 's.json: max_output_tokens: must be an integer of at least 16'],
+    [
+      'max_output_tokens under 16',
+      session([], { max_output_tokens: 10 }),
+      's.json: max_output_tokens: must be an integer of at least 16 (the API refuses fewer output tokens)',
+    ],
+    [
+      'a fractional max_output_tokens',
+      session([], { max_output_tokens: 100.5 }),
+      's.json: max_output_tokens: must be an integer of at least 16',
+    ],
     ['top_logprobs over 20', session([], { top_logprobs: 21 }), 's.json: top_logprobs: must be an integer from 0 to 20'],
     ['a string temperature', session([], { temperature: '0.2' }), 's.json: temperature: must be a number, not a string'],
-    ['an unknown effort', session([], { reasoning: { effort: 'extreme' } }), 's.json: reasoning.effort: must be "none", "minimal", "low", "medium", "high", "xhigh" or "max" (or null)'],
-    ['generate_summary', session([], { reasoning: { generate_summary: 'auto' } }), 's.json: reasoning.generate_summary: is deprecated: use "summary"'],
+    [
+      'an unknown effort',
+      session([], { reasoning: { effort: 'extreme' } }),
+      's.json: reasoning.effort: must be "none", "minimal", "low", "medium", "high", "xhigh" or "max" (or null)',
+    ],
+    [
+      'generate_summary',
+      session([], { reasoning: { generate_summary: 'auto' } }),
+      's.json: reasoning.generate_summary: is deprecated: use "summary"',
+    ],
     [
       'an unknown include',
       session([], { include: ['reasoning.content'] }),
@@ -392,23 +560,47 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       's.json: text.format.name: is required (a Responses "json_schema" format holds "name", "schema" and "strict" itself)',
     ],
     [
-      'a json_schema format with Chat Completions\' json_schema beside its fields',
+      "a json_schema format with Chat Completions' json_schema beside its fields",
       session([], { text: { format: { type: 'json_schema', name: 'x', schema: {}, json_schema: {} } } }),
       's.json: text.format.json_schema: is Chat Completions\' nesting: a Responses "json_schema" format holds "name", "schema" and "strict" itself',
     ],
     ['an unknown truncation', session([], { truncation: 'on' }), 's.json: truncation: must be "auto" or "disabled" (or null)'],
-    ['a prompt cache ttl of 1h', session([], { prompt_cache_options: { ttl: '1h' } }), 's.json: prompt_cache_options.ttl: must be "30m" (the only prompt cache ttl OpenAI takes today)'],
-    ['an unknown retention', session([], { prompt_cache_retention: '1h' }), 's.json: prompt_cache_retention: must be "in_memory" or "24h" (or null)'],
+    [
+      'a prompt cache ttl of 1h',
+      session([], { prompt_cache_options: { ttl: '1h' } }),
+      's.json: prompt_cache_options.ttl: must be "30m" (the only prompt cache ttl OpenAI takes today)',
+    ],
+    [
+      'an unknown retention',
+      session([], { prompt_cache_retention: '1h' }),
+      's.json: prompt_cache_retention: must be "in_memory" or "24h" (or null)',
+    ],
     [
       'metadata of 17 keys',
       session([], { metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }),
       's.json: metadata: holds 17 keys: OpenAI takes at most 16',
     ],
     ['a metadata number', session([], { metadata: { a: 1 } }), 's.json: metadata.a: a metadata value must be a string'],
-    ['a metadata value of 513 characters', session([], { metadata: { a: 'x'.repeat(513) } }), 's.json: metadata.a: a metadata value must be at most 512 characters'],
-    ['a metadata key of 65 characters', session([], { metadata: { [`k${'x'.repeat(64)}`]: 'v' } }), `s.json: metadata.k${'x'.repeat(64)}: a metadata key must be at most 64 characters`],
-    ['a safety_identifier of 65 characters', session([], { safety_identifier: 'x'.repeat(65) }), 's.json: safety_identifier: must be at most 64 characters'],
-    ['an unknown service tier', session([], { service_tier: 'fast' }), 's.json: service_tier: must be "auto", "default", "flex", "scale" or "priority" (or null)'],
+    [
+      'a metadata value of 513 characters',
+      session([], { metadata: { a: 'x'.repeat(513) } }),
+      's.json: metadata.a: a metadata value must be at most 512 characters',
+    ],
+    [
+      'a metadata key of 65 characters',
+      session([], { metadata: { [`k${'x'.repeat(64)}`]: 'v' } }),
+      `s.json: metadata.k${'x'.repeat(64)}: a metadata key must be at most 64 characters`,
+    ],
+    [
+      'a safety_identifier of 65 characters',
+      session([], { safety_identifier: 'x'.repeat(65) }),
+      's.json: safety_identifier: must be at most 64 characters',
+    ],
+    [
+      'an unknown service tier',
+      session([], { service_tier: 'fast' }),
+      's.json: service_tier: must be "auto", "default", "flex", "scale" or "priority" (or null)',
+    ],
     ['moderation without a model', session([], { moderation: { policy: null } }), 's.json: moderation.model: is required'],
     // Tools and tool choice.
     ['tools as an object', session([], { tools: { read_file: {} } }), `s.json: tools: must be an array of tools (${TOOL_SHAPE})`],
@@ -453,9 +645,21 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([], { tools: [{ type: 'function', name: 'x', parameters: {} }] }),
       's.json: tools[0].strict: is required (true, false or null: whether the API holds the arguments to "parameters"; the SDK types it required)',
     ],
-    ['a function name with a dot', session([], { tools: [fn('fs.read')] }), 's.json: tools[0].name: "fs.read" is not a function name OpenAI takes: 1 to 64 letters, digits, _ and -'],
-    ['a function name of 65 characters', session([], { tools: [fn('x'.repeat(65))] }), `s.json: tools[0].name: "${'x'.repeat(65)}" is not a function name OpenAI takes: 1 to 64 letters, digits, _ and -`],
-    ['Anthropic\'s input_schema', session([], { tools: [fn('x', { input_schema: {} })] }), 's.json: tools[0].input_schema: is Anthropic\'s: a Responses function tool\'s JSON Schema goes in "parameters"'],
+    [
+      'a function name with a dot',
+      session([], { tools: [fn('fs.read')] }),
+      's.json: tools[0].name: "fs.read" is not a function name OpenAI takes: 1 to 64 letters, digits, _ and -',
+    ],
+    [
+      'a function name of 65 characters',
+      session([], { tools: [fn('x'.repeat(65))] }),
+      `s.json: tools[0].name: "${'x'.repeat(65)}" is not a function name OpenAI takes: 1 to 64 letters, digits, _ and -`,
+    ],
+    [
+      "Anthropic's input_schema",
+      session([], { tools: [fn('x', { input_schema: {} })] }),
+      's.json: tools[0].input_schema: is Anthropic\'s: a Responses function tool\'s JSON Schema goes in "parameters"',
+    ],
     ['a function declared twice', session([], { tools: [fn('x'), fn('x')] }), 's.json: tools[1].name: the function "x" is declared twice'],
     [
       'programmatic callers',
@@ -477,7 +681,11 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([], { tools, tool_choice: { type: 'function', function: { name: 'grep' } } }),
       's.json: tool_choice.name: is required (a Responses tool choice names the function itself: { "type": "function", "name" })',
     ],
-    ['tool_choice "any"', session([], { tools, tool_choice: 'any' }), 's.json: tool_choice: must be "none", "auto", "required" or a tool choice object ({ "type": "function", "name" }), not "any"'],
+    [
+      'tool_choice "any"',
+      session([], { tools, tool_choice: 'any' }),
+      's.json: tool_choice: must be "none", "auto", "required" or a tool choice object ({ "type": "function", "name" }), not "any"',
+    ],
     [
       'a built-in tool choice',
       session([], { tools, tool_choice: { type: 'file_search' } }),
@@ -495,13 +703,37 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([{ type: 'note', text: 'x' }]),
       's.json: input[1].type: must be "message", "function_call", "function_call_output", "reasoning", "item_reference" or "compaction", not "note"',
     ],
-    ['a web_search_call', session([{ type: 'web_search_call', id: 'ws_1', status: 'completed', action: {} }]), `s.json: input[1].type: ${BUILT_IN_ITEM('web_search_call', 'web search')}`],
-    ['a file_search_call', session([{ type: 'file_search_call', id: 'fs_1', queries: [], status: 'completed' }]), `s.json: input[1].type: ${BUILT_IN_ITEM('file_search_call', 'file search')}`],
-    ['a computer_call_output', session([{ type: 'computer_call_output', call_id: 'c', output: {} }]), `s.json: input[1].type: ${BUILT_IN_ITEM('computer_call_output', 'computer use')}`],
-    ['a code_interpreter_call', session([{ type: 'code_interpreter_call', id: 'ci_1' }]), `s.json: input[1].type: ${BUILT_IN_ITEM('code_interpreter_call', 'the code interpreter')}`],
+    [
+      'a web_search_call',
+      session([{ type: 'web_search_call', id: 'ws_1', status: 'completed', action: {} }]),
+      `s.json: input[1].type: ${BUILT_IN_ITEM('web_search_call', 'web search')}`,
+    ],
+    [
+      'a file_search_call',
+      session([{ type: 'file_search_call', id: 'fs_1', queries: [], status: 'completed' }]),
+      `s.json: input[1].type: ${BUILT_IN_ITEM('file_search_call', 'file search')}`,
+    ],
+    [
+      'a computer_call_output',
+      session([{ type: 'computer_call_output', call_id: 'c', output: {} }]),
+      `s.json: input[1].type: ${BUILT_IN_ITEM('computer_call_output', 'computer use')}`,
+    ],
+    [
+      'a code_interpreter_call',
+      session([{ type: 'code_interpreter_call', id: 'ci_1' }]),
+      `s.json: input[1].type: ${BUILT_IN_ITEM('code_interpreter_call', 'the code interpreter')}`,
+    ],
     ['an mcp_call', session([{ type: 'mcp_call', id: 'm' }]), `s.json: input[1].type: ${BUILT_IN_ITEM('mcp_call', 'MCP')}`],
-    ['an image_generation_call', session([{ type: 'image_generation_call', id: 'ig_1', result: null, status: 'completed' }]), `s.json: input[1].type: ${BUILT_IN_ITEM('image_generation_call', 'image generation')}`],
-    ['a local_shell_call_output', session([{ type: 'local_shell_call_output', id: 'x', output: '' }]), `s.json: input[1].type: ${BUILT_IN_ITEM('local_shell_call_output', 'the local shell tool')}`],
+    [
+      'an image_generation_call',
+      session([{ type: 'image_generation_call', id: 'ig_1', result: null, status: 'completed' }]),
+      `s.json: input[1].type: ${BUILT_IN_ITEM('image_generation_call', 'image generation')}`,
+    ],
+    [
+      'a local_shell_call_output',
+      session([{ type: 'local_shell_call_output', id: 'x', output: '' }]),
+      `s.json: input[1].type: ${BUILT_IN_ITEM('local_shell_call_output', 'the local shell tool')}`,
+    ],
     [
       'a custom_tool_call',
       session([{ type: 'custom_tool_call', call_id: 'c', name: 'x', input: 'y' }]),
@@ -518,30 +750,62 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       's.json: input[1].type: adds tools mid-conversation, which forkpool does not take: declare the session\'s function tools in "tools"',
     ],
     // Messages.
-    ['a message without role', session([{ type: 'message', content: 'x' }]), 's.json: input[1].role: is required (allowed: "user", "assistant", "system" or "developer")'],
-    ['an unknown role', session([{ role: 'bot', content: 'x' }]), 's.json: input[1].role: must be "user", "assistant", "system" or "developer", not "bot"'],
     [
-      'Chat Completions\' tool role',
+      'a message without role',
+      session([{ type: 'message', content: 'x' }]),
+      's.json: input[1].role: is required (allowed: "user", "assistant", "system" or "developer")',
+    ],
+    [
+      'an unknown role',
+      session([{ role: 'bot', content: 'x' }]),
+      's.json: input[1].role: must be "user", "assistant", "system" or "developer", not "bot"',
+    ],
+    [
+      "Chat Completions' tool role",
       session([call('c1'), { role: 'tool', tool_call_id: 'c1', content: 'ok' }]),
       's.json: input[2].role: the "tool" role is Chat Completions\': a function\'s result is an item of its own, { "type": "function_call_output", "call_id", "output" }',
     ],
-    ['Gemini\'s model role', session([{ role: 'model', content: 'x' }]), 's.json: input[1].role: the "model" role is Gemini\'s: the model\'s messages are "assistant" messages'],
-    ['a message typed null', session([{ role: 'user', content: 'x', type: null }]), 's.json: input[1].type: must be "message" (or left out)'],
     [
-      'Chat Completions\' tool_calls',
+      "Gemini's model role",
+      session([{ role: 'model', content: 'x' }]),
+      's.json: input[1].role: the "model" role is Gemini\'s: the model\'s messages are "assistant" messages',
+    ],
+    [
+      'a message typed null',
+      session([{ role: 'user', content: 'x', type: null }]),
+      's.json: input[1].type: must be "message" (or left out)',
+    ],
+    [
+      "Chat Completions' tool_calls",
       session([{ role: 'assistant', content: 'Reading.', tool_calls: [] }]),
       's.json: input[1].tool_calls: is Chat Completions\': a Responses call is an item of its own, { "type": "function_call", "call_id", "name", "arguments" }, after the message',
     ],
-    ['a name on a message', session([{ role: 'user', content: 'x', name: 'bob' }]), 's.json: input[1].name: is not a field of a "user" message (allowed: role, content, phase, type)'],
-    ['user content of a number', session([user(3)]), 's.json: input[1].content: must be a string or an array of input_text, input_image and input_file parts, not the number 3'],
-    ['a part that is a string', session([user(['x'])]), 's.json: input[1].content[0]: a content part must be a JSON object, not a string'],
-    ['Chat Completions\' text part', session([user([{ type: 'text', text: 'x' }])]), 's.json: input[1].content[0].type: is Chat Completions\' part type: a Responses input part is { "type": "input_text", "text" }'],
     [
-      'Chat Completions\' image_url part',
+      'a name on a message',
+      session([{ role: 'user', content: 'x', name: 'bob' }]),
+      's.json: input[1].name: is not a field of a "user" message (allowed: role, content, phase, type)',
+    ],
+    [
+      'user content of a number',
+      session([user(3)]),
+      's.json: input[1].content: must be a string or an array of input_text, input_image and input_file parts, not the number 3',
+    ],
+    ['a part that is a string', session([user(['x'])]), 's.json: input[1].content[0]: a content part must be a JSON object, not a string'],
+    [
+      "Chat Completions' text part",
+      session([user([{ type: 'text', text: 'x' }])]),
+      's.json: input[1].content[0].type: is Chat Completions\' part type: a Responses input part is { "type": "input_text", "text" }',
+    ],
+    [
+      "Chat Completions' image_url part",
       session([user([{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }])]),
       's.json: input[1].content[0].type: is Chat Completions\' part type: a Responses image is { "type": "input_image", "image_url", "detail" }',
     ],
-    ['an output_text part in a user message', session([user([text('x')])]), 's.json: input[1].content[0].type: output_text and refusal parts are the model\'s: they go in an assistant message'],
+    [
+      'an output_text part in a user message',
+      session([user([text('x')])]),
+      "s.json: input[1].content[0].type: output_text and refusal parts are the model's: they go in an assistant message",
+    ],
     ['an input_text part without text', session([user([{ type: 'input_text' }])]), 's.json: input[1].content[0].text: is required'],
     [
       'an implicit cache breakpoint',
@@ -553,8 +817,16 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([user([{ type: 'input_image', image_url: 'https://example.com/a.png' }])]),
       's.json: input[1].content[0].detail: is required ("low", "high", "auto" or "original": the SDK types it required)',
     ],
-    ['an input_image without a source', session([user([{ type: 'input_image', detail: 'auto', image_url: null }])]), 's.json: input[1].content[0]: an input_image part needs "image_url" or "file_id"'],
-    ['an input_file without a source', session([user([{ type: 'input_file', filename: 'a.pdf' }])]), 's.json: input[1].content[0]: an input_file part needs "file_data", "file_id" or "file_url"'],
+    [
+      'an input_image without a source',
+      session([user([{ type: 'input_image', detail: 'auto', image_url: null }])]),
+      's.json: input[1].content[0]: an input_image part needs "image_url" or "file_id"',
+    ],
+    [
+      'an input_file without a source',
+      session([user([{ type: 'input_file', filename: 'a.pdf' }])]),
+      's.json: input[1].content[0]: an input_file part needs "file_data", "file_id" or "file_url"',
+    ],
     [
       'a message with a status and string content',
       session([{ role: 'user', content: 'x', status: 'completed' }]),
@@ -565,15 +837,31 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([{ role: 'user', content: [], status: 'completed', phase: 'commentary' }]),
       's.json: input[1].phase: is not a field of a "user" message with a "status" (allowed: role, content, status, type)',
     ],
-    ['an unknown status', session([{ role: 'developer', content: [], status: 'done' }]), 's.json: input[1].status: must be "in_progress", "completed" or "incomplete"'],
-    ['an unknown phase', session([{ role: 'assistant', content: 'x', phase: 'final' }]), 's.json: input[1].phase: must be "commentary" or "final_answer" (or null)'],
-    ['an assistant message of null', session([{ role: 'assistant', content: null }]), 's.json: input[1].content: must be a string, or an array of output_text and refusal parts, not null'],
+    [
+      'an unknown status',
+      session([{ role: 'developer', content: [], status: 'done' }]),
+      's.json: input[1].status: must be "in_progress", "completed" or "incomplete"',
+    ],
+    [
+      'an unknown phase',
+      session([{ role: 'assistant', content: 'x', phase: 'final' }]),
+      's.json: input[1].phase: must be "commentary" or "final_answer" (or null)',
+    ],
+    [
+      'an assistant message of null',
+      session([{ role: 'assistant', content: null }]),
+      's.json: input[1].content: must be a string, or an array of output_text and refusal parts, not null',
+    ],
     [
       'an id on an assistant message of a string',
       session([{ role: 'assistant', content: 'x', id: 'msg_1' }]),
       `s.json: input[1].id: ${OUTPUT_MESSAGE}: its content is an array of output_text and refusal parts`,
     ],
-    ['an assistant message of parts without id', session([{ role: 'assistant', content: [text('x')] }]), `s.json: input[1].id: is required (${OUTPUT_MESSAGE}: "msg_…")`],
+    [
+      'an assistant message of parts without id',
+      session([{ role: 'assistant', content: [text('x')] }]),
+      `s.json: input[1].id: is required (${OUTPUT_MESSAGE}: "msg_…")`,
+    ],
     [
       'an assistant message of parts without status',
       session([{ role: 'assistant', id: 'msg_1', content: [text('x')] }]),
@@ -584,9 +872,13 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([{ role: 'assistant', id: 'msg_1', status: 'completed', content: [text('x')] }]),
       `s.json: input[1].type: is required ("message": ${OUTPUT_MESSAGE})`,
     ],
-    ['an input_text part from the assistant', session([said('msg_1', { content: [{ type: 'input_text', text: 'x' }] })]), `s.json: input[1].content[0].type: ${ASSISTANT_PARTS_ONLY}`],
     [
-      'Chat Completions\' text part from the assistant',
+      'an input_text part from the assistant',
+      session([said('msg_1', { content: [{ type: 'input_text', text: 'x' }] })]),
+      `s.json: input[1].content[0].type: ${ASSISTANT_PARTS_ONLY}`,
+    ],
+    [
+      "Chat Completions' text part from the assistant",
       session([said('msg_1', { content: [{ type: 'text', text: 'x' }] })]),
       's.json: input[1].content[0].type: is Chat Completions\' part type: the model\'s text is { "type": "output_text", "text", "annotations": [] }',
     ],
@@ -602,7 +894,9 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
     ],
     [
       'a url_citation without its end',
-      session([said('msg_1', { content: [{ ...text('x'), annotations: [{ type: 'url_citation', url: 'u', title: 't', start_index: 0 }] }] })]),
+      session([
+        said('msg_1', { content: [{ ...text('x'), annotations: [{ type: 'url_citation', url: 'u', title: 't', start_index: 0 }] }] }),
+      ]),
       's.json: input[1].content[0].annotations[0].end_index: is required',
     ],
     // Function calls and their outputs.
@@ -619,7 +913,7 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       's.json: input[1].name: is required (a function_call item holds "name" and "arguments" itself, not in Chat Completions\' "function")',
     ],
     [
-      'a call with Chat Completions\' function beside its fields',
+      "a call with Chat Completions' function beside its fields",
       session([{ ...call('c1'), function: {} }]),
       's.json: input[1].function: is Chat Completions\' nesting: a function_call item holds "name" and "arguments" itself',
     ],
@@ -638,25 +932,53 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       session([call('c1', 'x', { parsed_arguments: null })]),
       "s.json: input[1].parsed_arguments: is added by the openai SDK's responses.parse() to what it returns, and is not an input field: leave it out",
     ],
-    ['an output without output', session([call('c1'), { type: 'function_call_output', call_id: 'c1' }]), 's.json: input[2].output: is required'],
     [
-      'an output\'s content',
+      'an output without output',
+      session([call('c1'), { type: 'function_call_output', call_id: 'c1' }]),
+      's.json: input[2].output: is required',
+    ],
+    [
+      "an output's content",
       session([call('c1'), { ...output('c1'), content: 'x' }]),
       's.json: input[2].content: a function_call_output carries the result in "output" (a string, or an array of input_text, input_image and input_file parts)',
     ],
-    ['an output of a number', session([call('c1'), output('c1', 3)]), 's.json: input[2].output: must be a string or an array of input_text, input_image and input_file parts, not the number 3'],
-    ['an output_text part in an output', session([call('c1'), output('c1', [text('x')])]), 's.json: input[2].output[0].type: must be "input_text", "input_image" or "input_file", not "output_text"'],
-    ['an output image without a source', session([call('c1'), output('c1', [{ type: 'input_image' }])]), 's.json: input[2].output[0]: an input_image part needs "image_url" or "file_id"'],
+    [
+      'an output of a number',
+      session([call('c1'), output('c1', 3)]),
+      's.json: input[2].output: must be a string or an array of input_text, input_image and input_file parts, not the number 3',
+    ],
+    [
+      'an output_text part in an output',
+      session([call('c1'), output('c1', [text('x')])]),
+      's.json: input[2].output[0].type: must be "input_text", "input_image" or "input_file", not "output_text"',
+    ],
+    [
+      'an output image without a source',
+      session([call('c1'), output('c1', [{ type: 'input_image' }])]),
+      's.json: input[2].output[0]: an input_image part needs "image_url" or "file_id"',
+    ],
     // Reasoning, references, compaction.
     ['a reasoning item without id', session([{ type: 'reasoning', summary: [] }, said('msg_1')]), 's.json: input[1].id: is required'],
-    ['a reasoning item without summary', session([{ type: 'reasoning', id: 'rs_1' }, said('msg_1')]), 's.json: input[1].summary: is required (the summary the response gave: [] for none)'],
-    ['a summary part of the wrong type', session([reasoning('rs_1', { summary: [{ type: 'text', text: 'x' }] }), said('msg_1')]), 's.json: input[1].summary[0].type: must be "summary_text", not "text"'],
+    [
+      'a reasoning item without summary',
+      session([{ type: 'reasoning', id: 'rs_1' }, said('msg_1')]),
+      's.json: input[1].summary: is required (the summary the response gave: [] for none)',
+    ],
+    [
+      'a summary part of the wrong type',
+      session([reasoning('rs_1', { summary: [{ type: 'text', text: 'x' }] }), said('msg_1')]),
+      's.json: input[1].summary[0].type: must be "summary_text", not "text"',
+    ],
     [
       'a reasoning content part of the wrong type',
       session([reasoning('rs_1', { content: [{ type: 'summary_text', text: 'x' }] }), said('msg_1')]),
       's.json: input[1].content[0].type: must be "reasoning_text", not "summary_text"',
     ],
-    ['encrypted content of a number', session([reasoning('rs_1', { encrypted_content: 1 }), said('msg_1')]), 's.json: input[1].encrypted_content: must be a string, not the number 1'],
+    [
+      'encrypted content of a number',
+      session([reasoning('rs_1', { encrypted_content: 1 }), said('msg_1')]),
+      's.json: input[1].encrypted_content: must be a string, not the number 1',
+    ],
     [
       'reasoning text',
       session([reasoning('rs_1', { text: 'x' }), said('msg_1')]),
@@ -666,11 +988,23 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
     ['reasoning before a user message', session([reasoning('rs_1'), user()]), `s.json: input[1].type: ${REASONING_ALONE}`],
     ['reasoning before an output', session([call('c1'), reasoning('rs_1'), output('c1')]), `s.json: input[2].type: ${REASONING_ALONE}`],
     ['two reasoning items last', session([reasoning('rs_1'), reasoning('rs_2')]), `s.json: input[1].type: ${REASONING_ALONE}`],
-    ['an item_reference with an empty id', session([{ type: 'item_reference', id: '' }]), 's.json: input[1].id: an item id must not be empty'],
-    ['an untyped item_reference with another field', session([{ id: 'msg_1', text: 'x' }]), 's.json: input[1].text: is not a field of an item_reference (allowed: type, id)'],
+    [
+      'an item_reference with an empty id',
+      session([{ type: 'item_reference', id: '' }]),
+      's.json: input[1].id: an item id must not be empty',
+    ],
+    [
+      'an untyped item_reference with another field',
+      session([{ id: 'msg_1', text: 'x' }]),
+      's.json: input[1].text: is not a field of an item_reference (allowed: type, id)',
+    ],
     ['a compaction item without its content', session([{ type: 'compaction' }]), 's.json: input[1].encrypted_content: is required'],
     // Ids, and calls paired with their outputs.
-    ['an item id used twice', session([said('msg_1'), user(), said('msg_1')]), 's.json: input[3].id: the item id "msg_1" is already used by input[1]: the API refuses duplicate items'],
+    [
+      'an item id used twice',
+      session([said('msg_1'), user(), said('msg_1')]),
+      's.json: input[3].id: the item id "msg_1" is already used by input[1]: the API refuses duplicate items',
+    ],
     [
       'a call_id used twice',
       session([call('c1'), output('c1'), call('c1'), output('c1')]),
@@ -692,15 +1026,27 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
       's.json: input[3].call_id: the function call "c1" is already answered by input[2]; a function call is answered once',
     ],
     ['a call left unanswered before a user message', session([call('c1'), user()]), `s.json: input[1].call_id: ${UNANSWERED('c1')}`],
-    ['a call left unanswered before an assistant message', session([call('c1'), call('c2'), output('c2'), said('msg_1')]), `s.json: input[1].call_id: ${UNANSWERED('c1')}`],
-    ['a call left unanswered before an item_reference', session([call('c1'), { type: 'item_reference', id: 'msg_1' }]), `s.json: input[1].call_id: ${UNANSWERED('c1')}`],
+    [
+      'a call left unanswered before an assistant message',
+      session([call('c1'), call('c2'), output('c2'), said('msg_1')]),
+      `s.json: input[1].call_id: ${UNANSWERED('c1')}`,
+    ],
+    [
+      'a call left unanswered before an item_reference',
+      session([call('c1'), { type: 'item_reference', id: 'msg_1' }]),
+      `s.json: input[1].call_id: ${UNANSWERED('c1')}`,
+    ],
     // JSON.
     [
       'a __proto__ key',
       JSON.parse('{"format":"openai-responses","model":"m","input":[{"role":"user","content":"x","__proto__":{}}]}'),
       's.json: input[0].__proto__: keys named "__proto__", "constructor" or "prototype" are not allowed (they could tamper with object prototypes)',
     ],
-    ['a NaN temperature', session([], { temperature: Number.NaN }), 's.json: temperature: NaN is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)'],
+    [
+      'a NaN temperature',
+      session([], { temperature: Number.NaN }),
+      's.json: temperature: NaN is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)',
+    ],
   ])('%s', (_name, input, message) => {
     const err = errorOf(() => parseOpenAIResponsesSession(input, 's.json'));
     expect(err.message).toBe(message);

@@ -31,10 +31,14 @@ describe('docs/options.md', () => {
     const head = text.slice(0, text.indexOf('\n', at) + 1);
     const want = `${head}\n${optionTables()}`;
     if (process.env.UPDATE_OPTIONS_DOC === '1') writeFileSync(DOC, want);
-    expect(text, `${DOC} differs from what src/engine/option-schema.ts generates: run UPDATE_OPTIONS_DOC=1 npx vitest run test/options-schema.test.ts`).toBe(want);
+    expect(
+      text,
+      `${DOC} differs from what src/engine/option-schema.ts generates: run UPDATE_OPTIONS_DOC=1 npx vitest run test/options-schema.test.ts`,
+    ).toBe(want);
     // Every engine option has its row, and each flag is named in its option's row.
     for (const key of Object.keys(EngineOptionsSchema.shape)) expect(want).toContain(`| \`${key}\` |`);
-    for (const [flag, { option }] of Object.entries(ENGINE_OPTION_FLAGS)) expect(want).toMatch(new RegExp(`\\| \`${option.join('\\.')}\` \\|[^\\n]*\`--${flag}\``));
+    for (const [flag, { option }] of Object.entries(ENGINE_OPTION_FLAGS))
+      expect(want).toMatch(new RegExp(`\\| \`${option.join('\\.')}\` \\|[^\\n]*\`--${flag}\``));
   });
 });
 
@@ -62,7 +66,7 @@ function chatSession(model: string): ParentSession {
 }
 
 describe("help's defaults are the ones the engine applies", () => {
-  it('run, prompt and worker --help: each engine flag shows its option\'s default, and that is what an engine without it gets', async () => {
+  it("run, prompt and worker --help: each engine flag shows its option's default, and that is what an engine without it gets", async () => {
     const helps = await Promise.all(['run', 'prompt', 'worker'].map((command) => runCli([command, '--help'])));
     let checked = 0;
     for (const help of helps) {
@@ -96,7 +100,8 @@ describe("help's defaults are the ones the engine applies", () => {
   it("no made-up minimum: minCacheTokens has no engine default, and the providers' minimums help names are their plans'", () => {
     expect(ENGINE_DEFAULTS).not.toHaveProperty('minCacheTokens');
     const resolved = (kind: 'openai' | 'deepseek'): ResolvedOptions => resolveOptions({ provider: { kind } });
-    const rules = (kind: 'openai' | 'deepseek', model: string) => planOf(resolved(kind), chatSession(model), { cacheKey: undefined, role: 'forks', parentWarm: false });
+    const rules = (kind: 'openai' | 'deepseek', model: string) =>
+      planOf(resolved(kind), chatSession(model), { cacheKey: undefined, role: 'forks', parentWarm: false });
     expect(resolved('openai').minCacheTokens).toBeUndefined();
     // The figures the default texts name, each checked against the provider's plan.
     const said = (path: string[]): string => {
@@ -112,16 +117,27 @@ describe("help's defaults are the ones the engine applies", () => {
     expect(rules('deepseek', 'deepseek-chat').readable.buildMs).toBe(3000);
     expect(rules('openai', 'gpt-4.1-mini').readable.buildMs).toBe(0);
     // Given, it is what the plan uses.
-    expect(planOf(resolveOptions({ provider: { kind: 'openai' }, minCacheTokens: 4000 }), chatSession('gpt-4.1-mini'), { cacheKey: undefined, role: 'forks', parentWarm: false }).rules.minCacheTokens).toBe(4000);
+    expect(
+      planOf(resolveOptions({ provider: { kind: 'openai' }, minCacheTokens: 4000 }), chatSession('gpt-4.1-mini'), {
+        cacheKey: undefined,
+        role: 'forks',
+        parentWarm: false,
+      }).rules.minCacheTokens,
+    ).toBe(4000);
   });
 });
 
 describe('one name per setting, down to the thread job', () => {
-  it("the job carries the per-fork token budget as maxTokensPerFork and the per-fork retries as retry.forkBudget", () => {
+  it('the job carries the per-fork token budget as maxTokensPerFork and the per-fork retries as retry.forkBudget', () => {
     const options = resolveOptions({ provider: LOCAL, maxTokens: 10_000, maxTokensPerFork: 500, retry: { forkBudget: 2 } });
     const prefix = freezePrefix({ model: 'gemini-2.5-flash', history: [{ role: 'user', parts: [{ text: 'hi' }] }] });
     const plan = planOf(options, prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
-    const job = forkJobOf(prefix, options, { provider: { kind: 'local', baseUrl: LOCAL.url }, plan, toolTimeoutMs: 1_000, captureContent: false });
+    const job = forkJobOf(prefix, options, {
+      provider: { kind: 'local', baseUrl: LOCAL.url },
+      plan,
+      toolTimeoutMs: 1_000,
+      captureContent: false,
+    });
     expect(job.maxTokensPerFork).toBe(500);
     expect(job.retry?.forkBudget).toBe(2);
     // The run's budget is the run's: no job field is named maxTokens, none retryBudget.
@@ -130,13 +146,21 @@ describe('one name per setting, down to the thread job', () => {
   });
 });
 
-describe('the ranges are the schema\'s, for the library and the CLI alike', () => {
-  it('a flag over its option\'s maximum is a usage error naming the flag, before anything starts', async () => {
-    const run = await runCli(['run', '--session', 'test/fixtures/cli/session.json', '--tasks', 'examples/research.jsonl', '--timeout-ms', '2147483648']);
+describe("the ranges are the schema's, for the library and the CLI alike", () => {
+  it("a flag over its option's maximum is a usage error naming the flag, before anything starts", async () => {
+    const run = await runCli([
+      'run',
+      '--session',
+      'test/fixtures/cli/session.json',
+      '--tasks',
+      'examples/research.jsonl',
+      '--timeout-ms',
+      '2147483648',
+    ]);
     expect(run).toMatchObject({ code: 2, stdout: '', stderr: 'forkpool: --timeout-ms: at most 2147483647 (got 2147483648)\n' });
   });
 
-  it('checks runFork\'s options and the values of resourceLimits, naming the option', async () => {
+  it("checks runFork's options and the values of resourceLimits, naming the option", async () => {
     await expect(ForkEngine.create({ provider: LOCAL, resourceLimits: { maxOldGenerationSizeMb: -1 } })).rejects.toThrow(
       'ForkEngine: options.resourceLimits.maxOldGenerationSizeMb must be a positive number, got -1',
     );
@@ -147,7 +171,9 @@ describe('the ranges are the schema\'s, for the library and the CLI alike', () =
       expect(() => engine.runFork(prefix, task, { onEvnt: () => {} } as never)).toThrow(
         'ForkEngine.runFork: options.onEvnt is not an option (known: plan, callGate, onEvent, transcript, traceParent, onCallsInFlight)',
       );
-      expect(() => engine.runFork(prefix, task, { onEvent: 'log' } as never)).toThrow('ForkEngine.runFork: options.onEvent must be a function');
+      expect(() => engine.runFork(prefix, task, { onEvent: 'log' } as never)).toThrow(
+        'ForkEngine.runFork: options.onEvent must be a function',
+      );
       expect(() => engine.fanOut(prefix, [], { transcripts: { dir: 'x', resumes: true } } as never)).toThrow(
         'ForkEngine.fanOut: options.transcripts.resumes is not an option (known: dir, resume)',
       );

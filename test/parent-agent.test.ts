@@ -28,7 +28,10 @@ describe('the parent agent loop with the agent tool', () => {
     expect(events.filter((e) => e.type === 'task_started').map((e) => e.type === 'task_started' && e.description)).toHaveLength(2);
     expect(events.filter((e) => e.type === 'task_notification')).toHaveLength(2);
     // The parent's model received each fork's <task-notification> as a user turn.
-    const lastParentBody = server.requests.filter((r) => r.route === 'streamGenerateContent').map((r) => r.body).at(-1) as string;
+    const lastParentBody = server.requests
+      .filter((r) => r.route === 'streamGenerateContent')
+      .map((r) => r.body)
+      .at(-1) as string;
     expect(lastParentBody).toContain('<task-notification>');
     expect(lastParentBody).toContain('MARKER-7070');
   });
@@ -41,7 +44,10 @@ describe('the parent agent loop with the agent tool', () => {
       'CALL agent {"description":"x","prompt":"y","subagent_type":"fork","model":"gemini-other"}\nREPLY gave up',
     );
     expect(outcome).toMatchObject({ status: 'completed', text: 'gave up', forks: [] });
-    const bodies = server.requests.slice(start).map((r) => r.body).join('\n');
+    const bodies = server.requests
+      .slice(start)
+      .map((r) => r.body)
+      .join('\n');
     expect(bodies).toContain('model: cannot be combined with subagent_type \\"fork\\"');
   });
 

@@ -33,7 +33,10 @@ interface WireBody {
 }
 
 const bodiesSince = (start: number): WireBody[] =>
-  server.requests.slice(start).filter((r) => r.route.endsWith('enerateContent')).map((r) => JSON.parse(r.body) as WireBody);
+  server.requests
+    .slice(start)
+    .filter((r) => r.route.endsWith('enerateContent'))
+    .map((r) => JSON.parse(r.body) as WireBody);
 
 /** A session whose objects use non-alphabetical key orders at every level. */
 function unsortedSession(marker: string): ParentSession {
@@ -60,7 +63,10 @@ function unsortedSession(marker: string): ParentSession {
     generationConfig: { topP: 0.9, temperature: 0.3, maxOutputTokens: 512 },
     history: [
       { role: 'user', parts: [{ text: `Find the cache code. Remember ${marker}.` }] },
-      { role: 'model', parts: [{ functionCall: { name: 'search_code', args: { zeta: 'cache', alpha: 2, nested: { y: [3, 1], b: true } }, id: 's1' } }] },
+      {
+        role: 'model',
+        parts: [{ functionCall: { name: 'search_code', args: { zeta: 'cache', alpha: 2, nested: { y: [3, 1], b: true } }, id: 's1' } }],
+      },
       { role: 'user', parts: [{ functionResponse: { response: { zz: 'hits', aa: ['src/cache.ts'] }, name: 'search_code', id: 's1' } }] },
       { parts: [{ text: 'The cache lives in src/cache.ts.' }], role: 'model' },
     ],
@@ -93,7 +99,9 @@ describe('byte fidelity: a fork sends what the parent sent', () => {
     expect(forkBodies).toHaveLength(2);
     const str = (v: unknown): string => JSON.stringify(v);
     // The opaque objects kept the session's order (not sorted) on the wire.
-    expect(str(parentBody.tools)).toContain('{"zeta":{"type":"string","description":"last letter"},"alpha":{"minimum":1,"type":"integer"}}');
+    expect(str(parentBody.tools)).toContain(
+      '{"zeta":{"type":"string","description":"last letter"},"alpha":{"minimum":1,"type":"integer"}}',
+    );
     expect(str(parentBody.contents)).toContain('"response":{"zz":"hits","aa":["src/cache.ts"]},"name":"search_code","id":"s1"');
     for (const fork of forkBodies) {
       for (const field of ['systemInstruction', 'tools', 'toolConfig', 'generationConfig'] as const) {
@@ -118,7 +126,12 @@ describe('parent-warm fan-out', () => {
     const sent = await parent.models.generateContent({
       model: session.model,
       contents: session.history.slice(0, -1) as never,
-      config: { ...session.generationConfig, systemInstruction: session.systemInstruction as never, tools: session.tools as never, toolConfig: session.toolConfig as never },
+      config: {
+        ...session.generationConfig,
+        systemInstruction: session.systemInstruction as never,
+        tools: session.tools as never,
+        toolConfig: session.toolConfig as never,
+      },
     });
     const parentPrompt = sent.usageMetadata?.promptTokenCount ?? 0;
     const run = engine.fanOut(
@@ -172,7 +185,13 @@ async function subscribeCancellingOnStart(run: FanOutRun, id: string): Promise<F
 }
 
 const order = (events: readonly ForkEvent[]): string[] =>
-  events.flatMap((e) => (e.type === 'task_started' ? [`started ${e.forkId}`] : e.type === 'task_notification' && e.forkId === 'slow' ? [`ended ${e.forkId}`] : []));
+  events.flatMap((e) =>
+    e.type === 'task_started'
+      ? [`started ${e.forkId}`]
+      : e.type === 'task_notification' && e.forkId === 'slow'
+        ? [`ended ${e.forkId}`]
+        : [],
+  );
 
 describe('the headless parent loop shares its cache with its forks', () => {
   it('forks declare exactly the parent tools, agent included, and the first fork call hits the parent prefix', async () => {
@@ -207,16 +226,25 @@ describe('the headless parent loop shares its cache with its forks', () => {
       'CALL agent {"description":"f","prompt":"CALL agent {\\"description\\":\\"again\\",\\"prompt\\":\\"deeper\\",\\"subagent_type\\":\\"fork\\"}\\nREPLY did it myself","subagent_type":"fork"}\nREPLY waiting',
     );
     expect(outcome.forks.map((f) => [f.status, f.text])).toEqual([['completed', 'did it myself']]);
-    expect(server.requests.slice(start).map((r) => r.body).join('\n')).toContain(JSON.stringify(NESTED_FORK_ERROR).slice(1, -1));
+    expect(
+      server.requests
+        .slice(start)
+        .map((r) => r.body)
+        .join('\n'),
+    ).toContain(JSON.stringify(NESTED_FORK_ERROR).slice(1, -1));
   });
 
   it('an omitted subagent_type starts a fresh general-purpose sub-agent: no history, the parent system instruction and tools', async () => {
     const session = unsortedSession('MARKER-GP00');
     const start = server.requests.length;
     const events: ParentEvent[] = [];
-    const outcome = await engine.runParentAgent(session, 'CALL agent {"description":"fresh","prompt":"RECALL MARKER-[0-9A-Z]{4}"}\nREPLY waiting', {
-      onEvent: (e) => events.push(e),
-    });
+    const outcome = await engine.runParentAgent(
+      session,
+      'CALL agent {"description":"fresh","prompt":"RECALL MARKER-[0-9A-Z]{4}"}\nREPLY waiting',
+      {
+        onEvent: (e) => events.push(e),
+      },
+    );
     expect(outcome.status).toBe('completed');
     const started = events.find((e) => e.type === 'task_started');
     expect(started).toMatchObject({ type: 'task_started', subagentType: 'general-purpose', description: 'fresh' });
@@ -232,14 +260,23 @@ describe('the headless parent loop shares its cache with its forks', () => {
 
   it('a conversation that is itself a fork gets the reference answer at once: no task_started, no notification', async () => {
     const child = unsortedSession('MARKER-CH1D');
-    child.history = [...child.history, { role: 'user', parts: [{ text: buildChildMessage('earlier directive') }] }, { role: 'model', parts: [{ text: 'ok' }] }];
+    child.history = [
+      ...child.history,
+      { role: 'user', parts: [{ text: buildChildMessage('earlier directive') }] },
+      { role: 'model', parts: [{ text: 'ok' }] },
+    ];
     const start = server.requests.length;
     const events: ParentEvent[] = [];
     // The scripted model reads the last "Directive:" it finds, so the prompt states one too.
     const outcome = await engine.runParentAgent(child, 'Directive: FORK REPLY nested\nREPLY gave up', { onEvent: (e) => events.push(e) });
     expect(outcome).toMatchObject({ status: 'completed', text: 'gave up', forks: [] });
     expect(events.filter((e) => e.type !== 'turn' && e.type !== 'message')).toEqual([]);
-    expect(server.requests.slice(start).map((r) => r.body).join('\n')).toContain(JSON.stringify(NESTED_FORK_ERROR).slice(1, -1));
+    expect(
+      server.requests
+        .slice(start)
+        .map((r) => r.body)
+        .join('\n'),
+    ).toContain(JSON.stringify(NESTED_FORK_ERROR).slice(1, -1));
   });
 
   it('isolation and working_dir are not offered, and are refused by name when sent', async () => {
@@ -249,7 +286,10 @@ describe('the headless parent loop shares its cache with its forks', () => {
       'CALL agent {"description":"x","prompt":"y","isolation":"worktree","working_dir":"/tmp"}\nREPLY gave up',
     );
     expect(outcome).toMatchObject({ status: 'completed', forks: [] });
-    const said = server.requests.slice(start).map((r) => r.body).join('\n');
+    const said = server.requests
+      .slice(start)
+      .map((r) => r.body)
+      .join('\n');
     expect(said).toContain('isolation: is not supported');
     expect(said).toContain('working_dir: is not supported');
     expect(said).not.toContain('"isolation":{');
@@ -281,9 +321,12 @@ describe('main-session-only tools', () => {
       expect(ran).toEqual(['parent.png']);
       const forkBody = bodiesSince(start).find((b) => JSON.stringify(b.contents).includes('<fork-boilerplate>')) as WireBody;
       expect(JSON.stringify(forkBody.tools)).toContain('"name":"render_image"');
-      expect(server.requests.slice(start).map((r) => r.body).join('\n')).toContain(
-        'render_image can only be executed by the main session, not by a fork or sub-agent.',
-      );
+      expect(
+        server.requests
+          .slice(start)
+          .map((r) => r.body)
+          .join('\n'),
+      ).toContain('render_image can only be executed by the main session, not by a fork or sub-agent.');
     } finally {
       await local.close();
     }

@@ -14,7 +14,11 @@ function baseSession(): ParentSession {
     tools: [
       {
         functionDeclarations: [
-          { name: 'read_file', description: 'Read a file', parametersJsonSchema: { type: 'object', properties: { path: { type: 'string' } } } },
+          {
+            name: 'read_file',
+            description: 'Read a file',
+            parametersJsonSchema: { type: 'object', properties: { path: { type: 'string' } } },
+          },
         ],
       },
     ],
@@ -44,9 +48,7 @@ function bytesOf(buffer: SharedArrayBuffer): Buffer {
 
 describe('canonicalJson (journal task hashes)', () => {
   it('sorts keys at every level and writes no whitespace', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: 'x' } })).toBe(
-      '{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}',
-    );
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: 'x' } })).toBe('{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}');
   });
 
   it('is independent of key order and stable across calls', () => {
@@ -174,7 +176,9 @@ describe('freezePrefix', () => {
   it('refuses a number JSON cannot hold, which would silently reach the model as null', () => {
     const session = baseSession();
     session.history[1]!.parts[0]!.functionCall!.args = { n: Number.NaN };
-    expect(() => freezePrefix(session)).toThrow('history[1].parts[0].functionCall.args.n: NaN is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)');
+    expect(() => freezePrefix(session)).toThrow(
+      'history[1].parts[0].functionCall.args.n: NaN is not a finite number, so it cannot be sent as it is (JSON has no NaN or Infinity)',
+    );
   });
 
   it('validates what it freezes', () => {

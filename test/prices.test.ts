@@ -24,7 +24,10 @@ afterAll(async () => {
   await server.close();
 });
 
-async function withEngine<T>(options: Partial<Parameters<typeof ForkEngine.create>[0]>, body: (engine: ForkEngine) => Promise<T>): Promise<T> {
+async function withEngine<T>(
+  options: Partial<Parameters<typeof ForkEngine.create>[0]>,
+  body: (engine: ForkEngine) => Promise<T>,
+): Promise<T> {
   const engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 2, ...options });
   try {
     return await body(engine);
@@ -38,7 +41,10 @@ const TWO_CALLS = 'CALL lookup {"key":"tier"}\nREPLY done';
 const tools = testTools({ calls: [] });
 
 /** A call's cost by hand, at the given rates: uncached input, cache reads, output; USD per million tokens. */
-const at = (call: { promptTokens: number; cachedTokens: number | null; outputTokens: number }, rates: { input: number; cachedInput: number; output: number }): number => {
+const at = (
+  call: { promptTokens: number; cachedTokens: number | null; outputTokens: number },
+  rates: { input: number; cachedInput: number; output: number },
+): number => {
   const cached = call.cachedTokens ?? 0;
   return ((call.promptTokens - cached) * rates.input + cached * rates.cachedInput + call.outputTokens * rates.output) / 1e6;
 };
@@ -46,7 +52,9 @@ const at = (call: { promptTokens: number; cachedTokens: number | null; outputTok
 describe('a price with a tier above a prompt size', () => {
   it('prices each call at the tier of its own prompt, and a fork at the sum of its calls', async () => {
     const session = parentSession(tools, { words: 400, marker: 'MARKER-T1' });
-    const probe = await withEngine({ tools }, (engine) => engine.fanOut(engine.freeze(session), [{ id: 'probe', directive: TWO_CALLS }]).results());
+    const probe = await withEngine({ tools }, (engine) =>
+      engine.fanOut(engine.freeze(session), [{ id: 'probe', directive: TWO_CALLS }]).results(),
+    );
     const [first, second] = probe[0]?.calls ?? [];
     if (first === undefined || second === undefined) throw new Error('the probe fork made two calls');
     expect(second.promptTokens).toBeGreaterThan(first.promptTokens);
@@ -71,7 +79,10 @@ describe('a price with a tier above a prompt size', () => {
       // Priced whole, the fork's summed prompt would put both calls at the tier.
       expect(costOf(sumUsage(r.calls), price).usd).toBeGreaterThan((r.costUsd ?? 0) * 1.5);
     }
-    expect(report.cost?.usd).toBeCloseTo(results.reduce((sum, r) => sum + (r.costUsd ?? 0), 0), 12);
+    expect(report.cost?.usd).toBeCloseTo(
+      results.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
+      12,
+    );
   });
 
   it("forkpool's table: gemini-2.5-pro's calls over 200k prompt tokens cost the page's higher rates; dated prices change on their day", () => {
@@ -91,13 +102,19 @@ describe('a price with a tier above a prompt size', () => {
   });
 });
 
-describe('a price table of one\'s own', () => {
+describe("a price table of one's own", () => {
   it('names the entry and the field that is wrong', async () => {
     const provider = { kind: 'local' as const, url: server.url };
     const tier = { above: 0, input: 1, cachedInput: 1, output: 1 };
-    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, cachedInput: 1, output: 1, tiers: [tier] } } })).rejects.toThrow(/options\.prices\.m\.tiers\[0\]\.above: /);
-    await expect(ForkEngine.create({ provider, prices: { m: {} } })).rejects.toThrow(/options\.prices\.m: an entry gives a price .* or a "contextWindow"/);
-    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, contextWindow: 10 } } })).rejects.toThrow(/options\.prices\.m\.cachedInput: required: a price gives input, cachedInput and output/);
+    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, cachedInput: 1, output: 1, tiers: [tier] } } })).rejects.toThrow(
+      /options\.prices\.m\.tiers\[0\]\.above: /,
+    );
+    await expect(ForkEngine.create({ provider, prices: { m: {} } })).rejects.toThrow(
+      /options\.prices\.m: an entry gives a price .* or a "contextWindow"/,
+    );
+    await expect(ForkEngine.create({ provider, prices: { m: { input: 1, contextWindow: 10 } } })).rejects.toThrow(
+      /options\.prices\.m\.cachedInput: required: a price gives input, cachedInput and output/,
+    );
   });
 });
 
@@ -115,7 +132,9 @@ describe('explicit-cache storage', () => {
   it("is in the run's cost: the cache's tokens for the hours it lived, at the model's storage price", async () => {
     // A storage price high enough to show in a run of milliseconds.
     const perHour = 3_600_000;
-    const { results, report } = await explicitRun({ 'gemini-2.5-flash': { input: 1, cachedInput: 0.1, output: 2, cacheStoragePerHour: perHour } });
+    const { results, report } = await explicitRun({
+      'gemini-2.5-flash': { input: 1, cachedInput: 0.1, output: 2, cacheStoragePerHour: perHour },
+    });
     expect(report.cache.effective).toBe('explicit');
     const storage = report.cache.storage;
     if (storage === undefined) throw new Error('the run reports its cache storage');
@@ -136,7 +155,10 @@ describe('explicit-cache storage', () => {
     expect(report.cache.storage?.caches).toBe(1);
     expect(report.cache.storage?.usd).toBeUndefined();
     expect(report.cost?.storageUsd).toBeUndefined();
-    expect(report.cost?.usd).toBeCloseTo(results.reduce((sum, r) => sum + (r.costUsd ?? 0), 0), 12);
+    expect(report.cost?.usd).toBeCloseTo(
+      results.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
+      12,
+    );
   });
 });
 
@@ -148,14 +170,34 @@ describe('the CLI summary', () => {
       const sessionFile = join(tmp, 'session.json');
       writeFileSync(sessionFile, JSON.stringify(parentSession([], { words: 3000, marker: 'MARKER-S2' })));
       const prices = join(tmp, 'prices.json');
-      writeFileSync(prices, JSON.stringify({ 'gemini-2.5-flash': { input: 1, cachedInput: 0.1, output: 2, cacheStoragePerHour: 3_600_000 } }));
+      writeFileSync(
+        prices,
+        JSON.stringify({ 'gemini-2.5-flash': { input: 1, cachedInput: 0.1, output: 2, cacheStoragePerHour: 3_600_000 } }),
+      );
       const tasks = writeTasks(tmp, [
         { id: 'a', directive: 'REPLY a' },
         { id: 'b', directive: 'REPLY b' },
       ]);
-      const run = await runCli(['run', '--session', sessionFile, '--tasks', tasks, '--provider', 'gemini', '--base-url', serve.url, '--cache', 'explicit', '--prices', prices], {
-        env: { GEMINI_API_KEY: 'storage-test-key' },
-      });
+      const run = await runCli(
+        [
+          'run',
+          '--session',
+          sessionFile,
+          '--tasks',
+          tasks,
+          '--provider',
+          'gemini',
+          '--base-url',
+          serve.url,
+          '--cache',
+          'explicit',
+          '--prices',
+          prices,
+        ],
+        {
+          env: { GEMINI_API_KEY: 'storage-test-key' },
+        },
+      );
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/^storage {4}[\d,]+ tokens in 1 explicit cache, stored [\d.e+-]+ token-hours: \$[\d.e+-]+, in the cost$/m);
       expect(run.stdout).toMatch(/^cost {7}\$/m);

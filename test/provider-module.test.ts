@@ -19,7 +19,7 @@ afterAll(async () => {
   await server.close();
 });
 
-describe('a provider of one\'s own', () => {
+describe("a provider of one's own", () => {
   it('runs forks through its own client and plan: its cache key on every request, its rules in the report', async () => {
     const engine = await ForkEngine.create({ provider: { kind: 'acme', module: ACME, baseUrl: server.url }, threads: 2 });
     const start = server.requests.length;
@@ -33,7 +33,10 @@ describe('a provider of one\'s own', () => {
       const results = await run.results();
       expect(results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
       expect(results[0]?.text).toContain('MARKER-ACME');
-      const bodies = server.requests.slice(start).filter((r) => r.route === 'chat.completions').map((r) => JSON.parse(r.body) as Record<string, unknown>);
+      const bodies = server.requests
+        .slice(start)
+        .filter((r) => r.route === 'chat.completions')
+        .map((r) => JSON.parse(r.body) as Record<string, unknown>);
       expect(bodies).toHaveLength(3);
       // The plan's decoration (a cache key), and the client's own request (not streamed).
       expect(new Set(bodies.map((b) => b.prompt_cache_key))).toEqual(new Set([`acme-${prefix.id.slice(0, 16)}`]));
@@ -50,7 +53,9 @@ describe('a provider of one\'s own', () => {
   });
 
   it('checks its options by its own keys, and says what is wrong', async () => {
-    await expect(ForkEngine.create({ provider: { kind: 'acme', module: ACME } })).rejects.toThrow("ForkEngine: options.provider { kind: 'acme' } needs baseUrl");
+    await expect(ForkEngine.create({ provider: { kind: 'acme', module: ACME } })).rejects.toThrow(
+      "ForkEngine: options.provider { kind: 'acme' } needs baseUrl",
+    );
     await expect(ForkEngine.create({ provider: { kind: 'acme', module: ACME, baseUrl: server.url, apiKey: 'k' } })).rejects.toThrow(
       'ForkEngine: options.provider.apiKey is not an option (known: kind, module, baseUrl, apiKeyEnv)',
     );

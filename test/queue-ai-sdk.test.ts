@@ -18,13 +18,34 @@ describe('forkpool run --queue with an AI SDK session', () => {
     const provider = ['--provider', PROVIDER, '--base-url', `${model.url}/v1`, '--api-key-env', 'GEMINI_API_KEY'];
     await Promise.all([h.startWorker('w1', model.url, [], { provider }), h.startWorker('w2', model.url, [], { provider })]);
     const tasks = [1, 2, 3, 4].map((i) => ({ id: `t${i}`, directive: `REPLY fork ${i} done` }));
-    const run = h.cli(['run', '--session', 'examples/ai-sdk-session.json', '--tasks', h.writeTasks('ai-sdk', tasks), '--queue', h.queueUrl(), '--provider', PROVIDER, '--output-format', 'json']);
+    const run = h.cli([
+      'run',
+      '--session',
+      'examples/ai-sdk-session.json',
+      '--tasks',
+      h.writeTasks('ai-sdk', tasks),
+      '--queue',
+      h.queueUrl(),
+      '--provider',
+      PROVIDER,
+      '--output-format',
+      'json',
+    ]);
     const { code } = await within('the coordinator', run.exited);
     expect(run.stderr()).not.toContain(KEY);
     expect(code).toBe(0);
-    const summary = jsonLines(run.stdout()).at(-1) as { forks: { completed: number }; results: { id: string; text: string }[]; workers: { id: string }[] };
+    const summary = jsonLines(run.stdout()).at(-1) as {
+      forks: { completed: number };
+      results: { id: string; text: string }[];
+      workers: { id: string }[];
+    };
     expect(summary.forks.completed).toBe(4);
-    expect(Object.fromEntries(summary.results.map((r) => [r.id, r.text]))).toEqual({ t1: 'fork 1 done', t2: 'fork 2 done', t3: 'fork 3 done', t4: 'fork 4 done' });
+    expect(Object.fromEntries(summary.results.map((r) => [r.id, r.text]))).toEqual({
+      t1: 'fork 1 done',
+      t2: 'fork 2 done',
+      t3: 'fork 3 done',
+      t4: 'fork 4 done',
+    });
     // Every request came through the Chat Completions route, with the workers' key.
     expect(model.requests.every((r) => r.route === 'chat.completions')).toBe(true);
   });

@@ -29,7 +29,10 @@ const { cli, startWorker, modelServer } = h;
 
 /** `count` quick forks named NAME-i. */
 function quickTasks(name: string, count: number): string {
-  return h.writeTasks(name, Array.from({ length: count }, (_, i) => ({ id: `${name}-${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` })));
+  return h.writeTasks(
+    name,
+    Array.from({ length: count }, (_, i) => ({ id: `${name}-${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` })),
+  );
 }
 
 /** This test's database on the TLS port, as the ACL user. */
@@ -41,7 +44,12 @@ function tlsUserUrl(): string {
 /** Everything the processes printed, the files they wrote and what is in Redis: none of it holds the secret, raw or URL-encoded. */
 async function expectNowhere(secret: string, processes: readonly Spawned[], files: readonly string[]): Promise<void> {
   const stored = await everythingIn(h.queueUrl());
-  const texts = [...processes.flatMap((p) => [p.stdout(), p.stderr()]), ...files.map((f) => readFileSync(f, 'utf8')), stored.text, ...stored.keys];
+  const texts = [
+    ...processes.flatMap((p) => [p.stdout(), p.stderr()]),
+    ...files.map((f) => readFileSync(f, 'utf8')),
+    stored.text,
+    ...stored.keys,
+  ];
   expect(stored.keys.length).toBeGreaterThan(0);
   for (const text of texts) {
     expect(text).not.toContain(secret);
@@ -54,7 +62,19 @@ describe('a distributed run on a Redis with a password, an ACL user and TLS', ()
     const model = await modelServer();
     const worker = await startWorker('pw1', model.url);
     const out = join(h.tmp(), 'pw-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', quickTasks('pw', 3), '--queue', h.queueUrl(), '--out', out, '--output-format', 'stream-json']);
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      quickTasks('pw', 3),
+      '--queue',
+      h.queueUrl(),
+      '--out',
+      out,
+      '--output-format',
+      'stream-json',
+    ]);
     expect((await within('the coordinator', run.exited)).code).toBe(0);
     expect(run.stderr()).toMatch(/distributed run [0-9a-f]{16} on redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/\d+/);
     const results = jsonLines(readFileSync(out, 'utf8'));
@@ -66,7 +86,15 @@ describe('a distributed run on a Redis with a password, an ACL user and TLS', ()
     // forkpool cancel of the run and of a run Redis does not know; a worker with a wrong password; a URL too broken to parse.
     const cancel = cli(['cancel', '--queue', h.queueUrl(), runId]);
     const unknown = cli(['cancel', '--queue', h.queueUrl(), 'fedcba9876543210']);
-    const wrong = cli(['worker', '--queue', h.queueUrl().replace(PASSWORD, 'not-the-pw-1'), '--provider', 'gemini', '--base-url', model.url]);
+    const wrong = cli([
+      'worker',
+      '--queue',
+      h.queueUrl().replace(PASSWORD, 'not-the-pw-1'),
+      '--provider',
+      'gemini',
+      '--base-url',
+      model.url,
+    ]);
     const broken = cli(['cancel', '--queue', `redis://:${PASSWORD}@127.0.0.1:bad/1`, runId]);
     const exits = await within('the other commands', Promise.all([cancel, unknown, wrong, broken].map((p) => p.exited)));
     expect(exits.map((e) => e.code)).toEqual([0, 1, 1, 2]);
@@ -87,7 +115,10 @@ describe('a distributed run on a Redis with a password, an ACL user and TLS', ()
     const worker = await startWorker('tls1', model.url, [], { queue: url, env });
     expect(worker.stderr()).toMatch(new RegExp(`tls1 ready on rediss://${USER}:\\*\\*\\*@127\\.0\\.0\\.1:${h.server().tlsPort}/\\d+`));
     const out = join(h.tmp(), 'tls-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', quickTasks('tls', 3), '--queue', url, '--out', out, '--output-format', 'json'], env);
+    const run = cli(
+      ['run', '--session', SESSION, '--tasks', quickTasks('tls', 3), '--queue', url, '--out', out, '--output-format', 'json'],
+      env,
+    );
     expect((await within('the coordinator', run.exited)).code).toBe(0);
     const summary = JSON.parse(run.stdout()) as { runId: string; forks: { completed: number }; workers: { id: string }[] };
     expect(summary).toMatchObject({ forks: { completed: 3 }, workers: [{ id: 'tls1' }] });

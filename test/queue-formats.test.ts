@@ -23,20 +23,30 @@ function completed(id: string): ForkResult {
 
 describe('the queue formats', () => {
   it('parses redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] and prints it without the password', () => {
-    expect(parseQueueAddress('redis://127.0.0.1:6380/2')).toMatchObject({ host: '127.0.0.1', port: 6380, db: 2, display: 'redis://127.0.0.1:6380/2' });
+    expect(parseQueueAddress('redis://127.0.0.1:6380/2')).toMatchObject({
+      host: '127.0.0.1',
+      port: 6380,
+      db: 2,
+      display: 'redis://127.0.0.1:6380/2',
+    });
     expect(parseQueueAddress('redis://cache.internal')).toMatchObject({ host: 'cache.internal', port: 6379, db: 0 });
     const secret = parseQueueAddress('redis://user:s3cret@[::1]:7000');
     expect(secret).toMatchObject({ host: '::1', port: 7000, username: 'user', password: 's3cret' });
     expect(secret.display).toBe('redis://user:***@[::1]:7000');
     expect(secret.display).not.toContain('s3cret');
     expect(secret.tls).toBe(false);
-    expect(parseQueueAddress('redis://:only%2Fpw@cache.internal:6380')).toMatchObject({ password: 'only/pw', display: 'redis://:***@cache.internal:6380' });
+    expect(parseQueueAddress('redis://:only%2Fpw@cache.internal:6380')).toMatchObject({
+      password: 'only/pw',
+      display: 'redis://:***@cache.internal:6380',
+    });
     // rediss:// is TLS: ioredis gets tls options (Node's defaults: its CAs and NODE_EXTRA_CA_CERTS).
     const tls = parseQueueAddress('rediss://app:p%40ss@redis.example:6380/3');
     expect(tls).toMatchObject({ tls: true, username: 'app', password: 'p@ss', display: 'rediss://app:***@redis.example:6380/3' });
     expect(connectionOf(tls)).toMatchObject({ host: 'redis.example', port: 6380, db: 3, username: 'app', password: 'p@ss', tls: {} });
     expect(connectionOf(secret)).not.toHaveProperty('tls');
-    expect(() => parseQueueAddress('http://127.0.0.1:6379')).toThrow('expected redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] (got the scheme "http:")');
+    expect(() => parseQueueAddress('http://127.0.0.1:6379')).toThrow(
+      'expected redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB] (got the scheme "http:")',
+    );
     expect(() => parseQueueAddress('redis://127.0.0.1:6379/x')).toThrow(/database must be a number/);
     expect(() => parseQueueAddress('not a url')).toThrow(/not a URL/);
     // A URL that does not parse is echoed with whatever stands before its last '@' masked.
@@ -61,20 +71,48 @@ describe('the queue formats', () => {
     // The coordinator's cache plan rides in the job (issue 23); one that is not a plan is refused.
     const plan = { provider: 'openai', request: { mechanism: 'cache-key', key: prefixId } };
     expect(parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' }, plan }).plan).toEqual(plan);
-    expect(() => parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' }, plan: 'implicit' })).toThrow(/cache plan is not one/);
+    expect(() => parseJobData({ runId: '0123456789abcdef', prefixId, task: { id: 't', directive: 'd' }, plan: 'implicit' })).toThrow(
+      /cache plan is not one/,
+    );
     expect(parseQueueProgress({ type: 'response_start', turn: 1 })).toEqual({ type: 'response_start', turn: 1 });
     const usage = { promptTokens: 1, cachedTokens: 0, outputTokens: 1 };
-    expect(parseQueueProgress({ type: 'turn', turn: 2, usage, functionCalls: 0 })).toEqual({ type: 'turn', turn: 2, usage, functionCalls: 0 });
+    expect(parseQueueProgress({ type: 'turn', turn: 2, usage, functionCalls: 0 })).toEqual({
+      type: 'turn',
+      turn: 2,
+      usage,
+      functionCalls: 0,
+    });
     expect(parseQueueProgress(50)).toBeUndefined();
     // What the coordinator's spans and metrics read is checked, in a copy: content never comes through Redis, a model name is a name.
-    expect(parseQueueProgress({ type: 'turn', turn: 2, usage, functionCalls: 0, content: null, responseModel: 'm'.repeat(500), startedAt: 1, endedAt: 'x' })).toEqual({
+    expect(
+      parseQueueProgress({
+        type: 'turn',
+        turn: 2,
+        usage,
+        functionCalls: 0,
+        content: null,
+        responseModel: 'm'.repeat(500),
+        startedAt: 1,
+        endedAt: 'x',
+      }),
+    ).toEqual({
       type: 'turn',
       turn: 2,
       usage,
       functionCalls: 0,
     });
     expect(parseQueueProgress({ type: 'turn', turn: 2, usage: { promptTokens: -1 }, functionCalls: 0 })).toBeUndefined();
-    expect(parseQueueProgress({ type: 'call_failed', turn: 1, startedAt: 1, endedAt: 2, errorType: '429', message: 'slow down', content: { input: 'x' } })).toEqual({
+    expect(
+      parseQueueProgress({
+        type: 'call_failed',
+        turn: 1,
+        startedAt: 1,
+        endedAt: 2,
+        errorType: '429',
+        message: 'slow down',
+        content: { input: 'x' },
+      }),
+    ).toEqual({
       type: 'call_failed',
       turn: 1,
       startedAt: 1,

@@ -37,7 +37,15 @@ interface Summary {
   outputTokens: number;
   cost: { usd: number };
   workers: { id: string; forks: number; modelCalls: number; lostAttempts: number; prefixFetches?: number }[];
-  lostAttempts: { forks: number; attempts: number; modelCalls: number; unknownCalls: number; toolCalls: number; usage: Usage; costUsd: number };
+  lostAttempts: {
+    forks: number;
+    attempts: number;
+    modelCalls: number;
+    unknownCalls: number;
+    toolCalls: number;
+    usage: Usage;
+    costUsd: number;
+  };
 }
 
 /** The progress BullMQ holds for a job: the last event its worker sent. */
@@ -67,7 +75,21 @@ describe('a distributed run whose worker dies mid-call', () => {
     const prices = join(h.tmp(), 'prices.json');
     writeFileSync(prices, JSON.stringify({ 'gemini-2.5-flash': PRICE }));
     const out = join(h.tmp(), 'lost-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('lost', tasks), '--queue', h.queueUrl(), '--out', out, '--prices', prices, '--output-format', 'json']);
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks('lost', tasks),
+      '--queue',
+      h.queueUrl(),
+      '--out',
+      out,
+      '--prices',
+      prices,
+      '--output-format',
+      'json',
+    ]);
 
     const started = (w: Spawned): boolean => w.stderr().includes('fork "slow" of run');
     await until('a worker to start the slow fork', () => workers.some(started));
@@ -75,7 +97,10 @@ describe('a distributed run whose worker dies mid-call', () => {
     const survivor = workers.find((w) => w !== victim) as Spawned;
     const runId = /distributed run ([0-9a-f]{16})/.exec(run.stderr())?.[1] as string;
     // Its first call answered (a tool call, run), its second sent and in flight, as its worker last said.
-    await until('the slow fork’s second call to reach the model', () => model.requests.filter((r) => r.body.includes('SLOW-FORK')).length === 2);
+    await until(
+      'the slow fork’s second call to reach the model',
+      () => model.requests.filter((r) => r.body.includes('SLOW-FORK')).length === 2,
+    );
     let progress: unknown;
     while (JSON.stringify(progress) !== JSON.stringify({ type: 'calls', inFlight: 1 })) {
       progress = await within('the worker’s progress', progressOf(h.queueUrl(), `${runId}.slow`));
@@ -107,9 +132,15 @@ describe('a distributed run whose worker dies mid-call', () => {
     expect(summary.outputTokens).toBe(sum((u) => u.outputTokens) + summary.lostAttempts.usage.outputTokens);
     expect(summary.toolCalls).toBe(results.reduce((n, l) => n + (l.toolCalls as number), 0) + 1);
     // The cost is the model's bill at the price, the lost attempt's part included.
-    expect(summary.cost.usd).toBeCloseTo(usd({ prompt: billed.promptTokens, cached: billed.cachedTokens, output: billed.candidatesTokens }), 12);
+    expect(summary.cost.usd).toBeCloseTo(
+      usd({ prompt: billed.promptTokens, cached: billed.cachedTokens, output: billed.candidatesTokens }),
+      12,
+    );
     const lost = summary.lostAttempts.usage;
-    expect(summary.lostAttempts.costUsd).toBeCloseTo(usd({ prompt: lost.promptTokens, cached: lost.cachedTokens ?? 0, output: lost.outputTokens }), 12);
+    expect(summary.lostAttempts.costUsd).toBeCloseTo(
+      usd({ prompt: lost.promptTokens, cached: lost.cachedTokens ?? 0, output: lost.outputTokens }),
+      12,
+    );
 
     // Both workers are in the workers lines, the dead one with its lost attempt and its calls.
     const byId = new Map(summary.workers.map((w) => [w.id, w]));
@@ -131,7 +162,15 @@ describe('the text summary of a distributed run', () => {
         { id: 'host-a:11', forks: 3, modelCalls: 5, lostAttempts: 0, prefixFetches: 1, cpuMs: 1250 },
         { id: 'host-b:7', forks: 0, modelCalls: 9, lostAttempts: 5 },
       ],
-      { forks: 4, attempts: 5, modelCalls: 9, unknownCalls: 2, toolCalls: 12, usage: { promptTokens: 40_000, cachedTokens: 30_000, outputTokens: 1_200 }, costUsd: 0.0123 },
+      {
+        forks: 4,
+        attempts: 5,
+        modelCalls: 9,
+        unknownCalls: 2,
+        toolCalls: 12,
+        usage: { promptTokens: 40_000, cachedTokens: 30_000, outputTokens: 1_200 },
+        costUsd: 0.0123,
+      },
     );
     expect(text.split('\n')).toEqual([
       'workers    2 processes',
@@ -139,6 +178,15 @@ describe('the text summary of a distributed run', () => {
       "worker     host-b:7   0 forks · 9 model calls · 5 attempts lost (its job's lock ran out: it died or stalled)",
       "lost       attempts lost to dead workers: 4 forks (5 attempts), 41 k tokens, 7 model calls and 2 of unknown usage (in flight when the worker died), 12 tool calls, $0.01 (in the totals above; each fork's result is its last attempt's)",
     ]);
-    expect(workersText([], { forks: 0, attempts: 0, modelCalls: 0, unknownCalls: 0, toolCalls: 0, usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 } })).toBe('workers    none took a fork');
+    expect(
+      workersText([], {
+        forks: 0,
+        attempts: 0,
+        modelCalls: 0,
+        unknownCalls: 0,
+        toolCalls: 0,
+        usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
+      }),
+    ).toBe('workers    none took a fork');
   });
 });

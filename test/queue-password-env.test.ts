@@ -24,7 +24,10 @@ function bareUrl(): string {
 }
 
 function quickTasks(name: string, count: number): string {
-  return h.writeTasks(name, Array.from({ length: count }, (_, i) => ({ id: `${name}-${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` })));
+  return h.writeTasks(
+    name,
+    Array.from({ length: count }, (_, i) => ({ id: `${name}-${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` })),
+  );
 }
 
 const ENV = { FP_REDIS_PW: PASSWORD };
@@ -42,7 +45,20 @@ describe('--redis-password-env', () => {
     expect(worker.stderr()).toMatch(/env1 ready on redis:\/\/127\.0\.0\.1:\d+\/\d+ /);
 
     const out = join(h.tmp(), 'env-out.jsonl');
-    const args = ['run', '--session', SESSION, '--tasks', quickTasks('env', 3), '--queue', url, ...FLAG, '--out', out, '--output-format', 'json'];
+    const args = [
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      quickTasks('env', 3),
+      '--queue',
+      url,
+      ...FLAG,
+      '--out',
+      out,
+      '--output-format',
+      'json',
+    ];
     // A wrong password: Redis refuses it, nothing prints it, and nothing it leaves blocks the corrected command.
     const wrong = cli(args, { FP_REDIS_PW: 'not-the-pw-7a1c' });
     expect((await within('the coordinator with a wrong password', wrong.exited)).code).toBe(1);
@@ -54,7 +70,11 @@ describe('--redis-password-env', () => {
     expect(run.stderr()).not.toContain('not starting');
     // How to start more workers, as the coordinator says it: with the flag, not the password.
     expect(run.stderr()).toMatch(/\(forkpool worker --queue redis:\/\/127\.0\.0\.1:\d+\/\d+ --redis-password-env FP_REDIS_PW\)/);
-    expect(jsonLines(readFileSync(out, 'utf8')).map((l) => [l.id, l.status, l.text]).sort()).toEqual([0, 1, 2].map((i) => [`env-${i}`, 'completed', MARKER_ANSWER]));
+    expect(
+      jsonLines(readFileSync(out, 'utf8'))
+        .map((l) => [l.id, l.status, l.text])
+        .sort(),
+    ).toEqual([0, 1, 2].map((i) => [`env-${i}`, 'completed', MARKER_ANSWER]));
     const { runId } = JSON.parse(run.stdout()) as { runId: string };
     const cancel = cli(['cancel', '--queue', url, ...FLAG, runId], ENV);
     expect((await within('forkpool cancel', cancel.exited)).code).toBe(0);
@@ -62,7 +82,13 @@ describe('--redis-password-env', () => {
 
     const stored = await everythingIn(h.queueUrl());
     expect(stored.keys.length).toBeGreaterThan(0);
-    for (const text of [...[worker, wrong, run, cancel].flatMap((p) => [p.stdout(), p.stderr()]), readFileSync(out, 'utf8'), readFileSync(`${out}.journal`, 'utf8'), stored.text, ...stored.keys]) {
+    for (const text of [
+      ...[worker, wrong, run, cancel].flatMap((p) => [p.stdout(), p.stderr()]),
+      readFileSync(out, 'utf8'),
+      readFileSync(`${out}.journal`, 'utf8'),
+      stored.text,
+      ...stored.keys,
+    ]) {
       expect(text).not.toContain(PASSWORD);
     }
   });
@@ -71,12 +97,30 @@ describe('--redis-password-env', () => {
     const url = bareUrl();
     const tasks = quickTasks('usage', 1);
     const runs: [Spawned, string][] = [
-      [cli(['run', '--session', SESSION, '--tasks', tasks, '--queue', url, '--redis-password-env', 'FP_NOT_SET']), '--redis-password-env FP_NOT_SET: that variable is not set (export it)'],
-      [cli(['worker', '--queue', url, '--redis-password-env', 'FP_NOT_SET']), '--redis-password-env FP_NOT_SET: that variable is not set (export it)'],
-      [cli(['cancel', '--queue', url, '--redis-password-env', 'FP_NOT_SET', '0123456789abcdef']), '--redis-password-env FP_NOT_SET: that variable is not set (export it)'],
-      [cli(['cancel', '--queue', h.queueUrl(), ...FLAG, '0123456789abcdef'], ENV), '--redis-password-env: the --queue URL holds a password too'],
-      [cli(['worker', '--queue', url, '--redis-password-env', 'FP REDIS'], ENV), '--redis-password-env: expected the name of an environment variable'],
-      [cli(['run', '--session', SESSION, '--tasks', tasks, ...FLAG], ENV), "--redis-password-env: only with --queue (the distributed run's Redis)"],
+      [
+        cli(['run', '--session', SESSION, '--tasks', tasks, '--queue', url, '--redis-password-env', 'FP_NOT_SET']),
+        '--redis-password-env FP_NOT_SET: that variable is not set (export it)',
+      ],
+      [
+        cli(['worker', '--queue', url, '--redis-password-env', 'FP_NOT_SET']),
+        '--redis-password-env FP_NOT_SET: that variable is not set (export it)',
+      ],
+      [
+        cli(['cancel', '--queue', url, '--redis-password-env', 'FP_NOT_SET', '0123456789abcdef']),
+        '--redis-password-env FP_NOT_SET: that variable is not set (export it)',
+      ],
+      [
+        cli(['cancel', '--queue', h.queueUrl(), ...FLAG, '0123456789abcdef'], ENV),
+        '--redis-password-env: the --queue URL holds a password too',
+      ],
+      [
+        cli(['worker', '--queue', url, '--redis-password-env', 'FP REDIS'], ENV),
+        '--redis-password-env: expected the name of an environment variable',
+      ],
+      [
+        cli(['run', '--session', SESSION, '--tasks', tasks, ...FLAG], ENV),
+        "--redis-password-env: only with --queue (the distributed run's Redis)",
+      ],
     ];
     const exits = await within('the commands', Promise.all(runs.map(([p]) => p.exited)));
     for (const [i, [p, message]] of runs.entries()) {

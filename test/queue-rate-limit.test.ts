@@ -105,7 +105,8 @@ async function settle(calls: Pending[], polls = 3): Promise<void> {
   // Each waiting call asks on its own, and one may have asked with the clock as it was: count `polls` per waiting call.
   const waiting = gates.map((g) => calls.filter((c) => c.gate === g && c.admitted === undefined).length);
   const done = (g: SharedGate, i: number): boolean =>
-    g.stats().waits >= (start[i] as number) + polls * (waiting[i] as number) || calls.every((c) => c.gate !== g || c.admitted !== undefined);
+    g.stats().waits >= (start[i] as number) + polls * (waiting[i] as number) ||
+    calls.every((c) => c.gate !== g || c.admitted !== undefined);
   for (let i = 0; i < 5_000; i++) {
     if (gates.every(done)) return;
     await new Promise((r) => setTimeout(r, 2));
@@ -255,7 +256,13 @@ describe('a run-wide rate limit shared through Redis', () => {
     db++;
     const redis = new Redis(`${server.url}/${db}`);
     clients.push(redis);
-    const a = createSharedGate({ redis, runId: 'abcdef0123456789', limits: { requestsPerMinute: 2 }, local: createCallGate({ maxInFlight: 10 }), pollMs: 2 });
+    const a = createSharedGate({
+      redis,
+      runId: 'abcdef0123456789',
+      limits: { requestsPerMinute: 2 },
+      local: createCallGate({ maxInFlight: 10 }),
+      pollMs: 2,
+    });
     const clock = { t: 0 };
     const calls = [ask(a, clock), ask(a, clock), ask(a, clock)];
     await settle(calls);
@@ -276,7 +283,11 @@ describe('a run-wide rate limit shared through Redis', () => {
 
 /** The built CLI, as a user runs it: the offline environment plus the test's Gemini key. */
 function cli(args: readonly string[]) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...offlineEnv(), GEMINI_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...offlineEnv(), GEMINI_API_KEY: KEY },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let err = '';
   child.stdout?.resume();
@@ -301,16 +312,54 @@ describe('forkpool run --queue --rpm with two forkpool worker processes', () => 
     tmp = mkdtempSync(join(tmpdir(), 'forkpool-rate-'));
     model = await startLocalServer({ captureRequests: true, requireApiKey: KEY });
     const workers = ['r1', 'r2'].map((name) =>
-      cli(['worker', '--queue', queueUrl, '--provider', 'gemini', '--base-url', (model as LocalServer).url, '--workspace', '.', '--threads', '1', '--concurrency', '4', '--name', name]),
+      cli([
+        'worker',
+        '--queue',
+        queueUrl,
+        '--provider',
+        'gemini',
+        '--base-url',
+        (model as LocalServer).url,
+        '--workspace',
+        '.',
+        '--threads',
+        '1',
+        '--concurrency',
+        '4',
+        '--name',
+        name,
+      ]),
     );
-    for (const w of workers) await until(`a worker to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
-    const tasks = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, directive: `Answer in one word: ready (${i}).`, tools: [] as string[] }));
+    for (const w of workers)
+      await until(`a worker to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
+    const tasks = Array.from({ length: 6 }, (_, i) => ({
+      id: `t${i}`,
+      directive: `Answer in one word: ready (${i}).`,
+      tools: [] as string[],
+    }));
     const tasksPath = join(tmp, 'tasks.jsonl');
     writeFileSync(tasksPath, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
     const out = join(tmp, 'out.jsonl');
     // Each worker alone would take 4 forks at once; together they may send 3 requests a minute.
-    const run = cli(['run', '--session', 'examples/session.json', '--tasks', tasksPath, '--queue', queueUrl, '--warmup', 'parent', '--rpm', '3', '--out', out]);
-    await until(`the run to start (stderr: ${run.stderr()})`, () => /distributed run [0-9a-f]+/.test(run.stderr()) || run.child.exitCode !== null);
+    const run = cli([
+      'run',
+      '--session',
+      'examples/session.json',
+      '--tasks',
+      tasksPath,
+      '--queue',
+      queueUrl,
+      '--warmup',
+      'parent',
+      '--rpm',
+      '3',
+      '--out',
+      out,
+    ]);
+    await until(
+      `the run to start (stderr: ${run.stderr()})`,
+      () => /distributed run [0-9a-f]+/.test(run.stderr()) || run.child.exitCode !== null,
+    );
     const runId = /distributed run ([0-9a-f]+)/.exec(run.stderr())?.[1] as string;
 
     const started = (): number => workers.reduce((n, w) => n + (w.stderr().match(/: started$/gm) ?? []).length, 0);

@@ -32,10 +32,13 @@ async function failureOf(record: unknown, runId: string): Promise<string> {
     await client.set(runKey(runId), JSON.stringify({ ...(record as object), prefixId: prefix.id }), 'EX', 600);
     const data: QueueJobData = { runId, prefixId: prefix.id, task: { id: 'a', directive: `Quote the ticket.\n${RECALL}` } };
     const job = await queue.add(FORK_JOB, data, { jobId: jobIdOf(runId, 'a') });
-    const outcome = await within('the job to finish', job.waitUntilFinished(events).then(
-      () => 'completed',
-      (err: unknown) => (err instanceof Error ? err.message : String(err)),
-    ));
+    const outcome = await within(
+      'the job to finish',
+      job.waitUntilFinished(events).then(
+        () => 'completed',
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
+      ),
+    );
     return outcome;
   } finally {
     await Promise.allSettled([events.close(), queue.close()]);
@@ -43,8 +46,8 @@ async function failureOf(record: unknown, runId: string): Promise<string> {
   }
 }
 
-describe("a run record of another forkpool version", () => {
-  it('is refused by the worker, naming the record\'s version and its own', async () => {
+describe('a run record of another forkpool version', () => {
+  it("is refused by the worker, naming the record's version and its own", async () => {
     const runId = '00000000000000a2';
     const message = await failureOf({ version: RUN_RECORD_VERSION + 1, settings: {} }, runId);
     expect(message).toBe(

@@ -27,19 +27,38 @@ describe('a distributed run whose Redis restarts without its data', () => {
     const first = await startWorker('l1', model.url, ['--concurrency', '2']);
     // The two slow forks hold the worker's two places while the quick ones wait in the queue.
     const tasks = [
-      ...['a', 'b'].map((id) => ({ id: `slow-${id}`, directive: `SLOW-${id}: take a moment, then quote the ticket.\nSLEEP 2500\n${RECALL}` })),
+      ...['a', 'b'].map((id) => ({
+        id: `slow-${id}`,
+        directive: `SLOW-${id}: take a moment, then quote the ticket.\nSLEEP 2500\n${RECALL}`,
+      })),
       ...Array.from({ length: 4 }, (_, i) => ({ id: `quick:${i}`, directive: `QUICK-${i}: quote the ticket.\n${RECALL}` })),
     ];
     const out = join(h.tmp(), 'lost-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('lost', tasks), '--queue', h.queueUrl(), '--out', out, '--warmup', 'parent']);
-    await until('both slow forks to reach the model', () => ['SLOW-a', 'SLOW-b'].every((m) => model.requests.some((r) => r.body.includes(m))));
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks('lost', tasks),
+      '--queue',
+      h.queueUrl(),
+      '--out',
+      out,
+      '--warmup',
+      'parent',
+    ]);
+    await until('both slow forks to reach the model', () =>
+      ['SLOW-a', 'SLOW-b'].every((m) => model.requests.some((r) => r.body.includes(m))),
+    );
     // Every job, the prefix and the run record are gone; the slow forks go on on the worker.
     await h.server().restart();
     const second = await startWorker('l2', model.url, ['--concurrency', '2']);
 
     const { code } = await within('the coordinator', run.exited);
     expect(code).toBe(0);
-    expect(run.stderr()).toMatch(/lost data of run [0-9a-f]{16} \(its run record is gone: restarted without its data, or flushed\); the prefix and the run record are stored again and 6 forks in the queue enqueued again under the same ids/);
+    expect(run.stderr()).toMatch(
+      /lost data of run [0-9a-f]{16} \(its run record is gone: restarted without its data, or flushed\); the prefix and the run record are stored again and 6 forks in the queue enqueued again under the same ids/,
+    );
     const outLines = lines(out);
     expect(outLines.map((l) => l.id).sort()).toEqual(tasks.map((t) => t.id).sort());
     for (const line of outLines) {

@@ -40,7 +40,21 @@ describe('a distributed run whose coordinator is SIGKILLed', () => {
     ];
     const tasksPath = writeTasks('resume', tasks);
     const out = join(h.tmp(), 'resume-out.jsonl');
-    const args = ['run', '--session', SESSION, '--tasks', tasksPath, '--queue', h.queueUrl(), '--out', out, '--concurrency', '2', '--output-format', 'json'];
+    const args = [
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      tasksPath,
+      '--queue',
+      h.queueUrl(),
+      '--out',
+      out,
+      '--concurrency',
+      '2',
+      '--output-format',
+      'json',
+    ];
     const first = cli(args);
     const journalResults = (): Record<string, unknown>[] => lines(`${out}.journal`).filter((e) => e.type === 'result');
     await until('the lead to be journaled', () => journalResults().some((e) => (e.result as { id: string }).id === 'lead'));
@@ -72,7 +86,11 @@ describe('a distributed run whose coordinator is SIGKILLed', () => {
       expect(line.status).toBe('completed');
       expect(line.text).toBe(MARKER_ANSWER);
     }
-    expect(journalResults().map((e) => (e.result as { id: string }).id).sort()).toEqual(ids);
+    expect(
+      journalResults()
+        .map((e) => (e.result as { id: string }).id)
+        .sort(),
+    ).toEqual(ids);
     // The forks in flight at the kill ran once: "medium" was collected from its finished job, "long" from its running one.
     expect(model.requests.filter((r) => r.body.includes('MEDIUM-FORK'))).toHaveLength(1);
     expect(model.requests.filter((r) => r.body.includes('LONG-FORK'))).toHaveLength(1);
@@ -85,7 +103,11 @@ describe('a distributed run whose coordinator is SIGKILLed', () => {
     expect((await within('the third coordinator', third.exited)).code).toBe(0);
     expect(third.stderr()).toContain('resuming: the journal holds 8 finished forks');
     expect(JSON.parse(third.stdout())).toMatchObject({ resumed: 8, forks: { total: 0 } });
-    expect(lines(out).map((l) => l.id).sort()).toEqual(ids);
+    expect(
+      lines(out)
+        .map((l) => l.id)
+        .sort(),
+    ).toEqual(ids);
   });
 });
 
@@ -95,12 +117,28 @@ describe('a distributed run stopped by SIGINT', () => {
     const worker = await startWorker('s1', model.url, ['--concurrency', '4']);
     const tasks = ['one', 'two'].map((id) => ({ id, directive: `STOPPED-${id}: quote the ticket.\nSLEEP 2000\n${RECALL}` }));
     const out = join(h.tmp(), 'sigint-out.jsonl');
-    const args = ['run', '--session', SESSION, '--tasks', writeTasks('sigint', tasks), '--queue', h.queueUrl(), '--out', out, '--warmup', 'parent'];
+    const args = [
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks('sigint', tasks),
+      '--queue',
+      h.queueUrl(),
+      '--out',
+      out,
+      '--warmup',
+      'parent',
+    ];
     const first = cli(args);
     await until('both forks to reach the model', () => tasks.every((t) => model.requests.some((r) => r.body.includes(`STOPPED-${t.id}`))));
     first.child.kill('SIGINT');
     expect((await within('the first coordinator', first.exited)).code).toBe(130);
-    expect(lines(out).map((l) => [l.id, l.status]).sort()).toEqual([
+    expect(
+      lines(out)
+        .map((l) => [l.id, l.status])
+        .sort(),
+    ).toEqual([
       ['one', 'cancelled'],
       ['two', 'cancelled'],
     ]);
@@ -110,7 +148,11 @@ describe('a distributed run stopped by SIGINT', () => {
     const second = cli([...args, '--resume']);
     expect((await within('the resumed coordinator', second.exited)).code).toBe(0);
     expect(second.stderr()).toContain(`re-attaching to distributed run ${runId}`);
-    expect(lines(out).map((l) => [l.id, l.status, l.text]).sort()).toEqual([
+    expect(
+      lines(out)
+        .map((l) => [l.id, l.status, l.text])
+        .sort(),
+    ).toEqual([
       ['one', 'completed', MARKER_ANSWER],
       ['two', 'completed', MARKER_ANSWER],
     ]);
@@ -127,13 +169,28 @@ describe('a large distributed run with model faults and a worker SIGKILLed', () 
     const workers = await Promise.all(['big1', 'big2', 'big3'].map((name) => startWorker(name, model.url, flags)));
     const tasks = Array.from({ length: 300 }, (_, i) => ({ id: `fork:${i}`, directive: `Quote the ticket (${i}).\n${RECALL}` }));
     const out = join(h.tmp(), 'big-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('big', tasks), '--queue', h.queueUrl(), '--out', out, '--output-format', 'json']);
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks('big', tasks),
+      '--queue',
+      h.queueUrl(),
+      '--out',
+      out,
+      '--output-format',
+      'json',
+    ]);
     // Mid-run: some forks are done, and the victim has forks of its own.
     const victim = workers[2] as Spawned;
     const finishedBy = (w: Spawned): number => (w.stderr().match(/: completed$/gm) ?? []).length;
     const startedBy = (w: Spawned): number => (w.stderr().match(/: started$/gm) ?? []).length;
     // Killed with forks of its own in flight (they are the orphans the others must take over).
-    await until('the victim to finish a few forks and have more running', () => finishedBy(victim) >= 3 && startedBy(victim) - finishedBy(victim) >= 2);
+    await until(
+      'the victim to finish a few forks and have more running',
+      () => finishedBy(victim) >= 3 && startedBy(victim) - finishedBy(victim) >= 2,
+    );
     victim.child.kill('SIGKILL');
     expect((await within('the killed worker', victim.exited)).signal).toBe('SIGKILL');
 

@@ -84,7 +84,11 @@ describe('OpenTelemetry in a distributed run', () => {
       // No worker yet: both jobs wait in the queue.
       await eventually('the queue depth to be 2', async () => (await queueDepth(prefix.id)) === 2);
 
-      worker = await startQueueWorker({ address, engine: { provider: { kind: 'gemini', apiKey: KEY, baseUrl: server.url }, threads: 1, tools }, concurrency: 2 });
+      worker = await startQueueWorker({
+        address,
+        engine: { provider: { kind: 'gemini', apiKey: KEY, baseUrl: server.url }, threads: 1, tools },
+        concurrency: 2,
+      });
       // The held fork is still running: its job is taken, so it no longer counts.
       await eventually('the held fork to call its tool', async () => holdCalls === 1);
       await eventually('the queue depth to be 0', async () => (await queueDepth(prefix.id)) === 0);
@@ -136,7 +140,11 @@ describe('OpenTelemetry in a distributed run', () => {
     }
     // A malformed field is dropped, not the context: the fork stays in its trace.
     expect(parseJobData({ ...job, traceContext: { traceparent, baggage: 'x'.repeat(9000), n: 7 } }).traceContext).toEqual({ traceparent });
-    expect(Object.keys(parseJobData({ ...job, traceContext: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'v'])) }).traceContext ?? {})).toHaveLength(16);
+    expect(
+      Object.keys(
+        parseJobData({ ...job, traceContext: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'v'])) }).traceContext ?? {},
+      ),
+    ).toHaveLength(16);
   });
 });
 

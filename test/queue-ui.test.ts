@@ -35,7 +35,18 @@ describe('forkpool run --queue --ui', () => {
       { id: 'q2', directive: 'REPLY two' },
       { id: 'held', directive: 'SLEEP 600000\nREPLY never' },
     ];
-    const run = h.cli(['run', '--session', SESSION, '--tasks', h.writeTasks('ui', tasks), '--queue', h.queueUrl(), '--ui', '--output-format', 'json']);
+    const run = h.cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      h.writeTasks('ui', tasks),
+      '--queue',
+      h.queueUrl(),
+      '--ui',
+      '--output-format',
+      'json',
+    ]);
     let url = '';
     await until('the page URL on stderr', () => {
       url = /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(run.stderr())?.[1] ?? '';
@@ -48,19 +59,29 @@ describe('forkpool run --queue --ui', () => {
     await page.goto(url);
     const stateOf = (id: string) => page.locator(`[data-testid="fork-row"][data-fork-id="${id}"]`).getAttribute('data-state');
     const waitState = (id: string, state: string) =>
-      page.waitForFunction(([i, s]) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${i}"]`)?.getAttribute('data-state') === s, [id, state] as const, { timeout: WAIT_MS });
+      page.waitForFunction(
+        ([i, s]) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${i}"]`)?.getAttribute('data-state') === s,
+        [id, state] as const,
+        { timeout: WAIT_MS },
+      );
     await waitState('q1', 'completed');
     await waitState('q2', 'completed');
     await waitState('held', 'running');
     // The worker that runs the held fork says so, by name.
     const workers = page.locator('[data-testid="workers"]');
-    await page.waitForFunction(() => /\bw[12]: \d+ done, runs held\b/.test(document.querySelector('[data-testid="workers"]')?.textContent ?? ''), undefined, { timeout: WAIT_MS });
+    await page.waitForFunction(
+      () => /\bw[12]: \d+ done, runs held\b/.test(document.querySelector('[data-testid="workers"]')?.textContent ?? ''),
+      undefined,
+      { timeout: WAIT_MS },
+    );
     await page.screenshot({ path: join(SHOTS, 'queue-running.png') });
 
     await page.locator('[data-testid="fork-row"][data-fork-id="held"]').click();
     await page.locator('[data-testid="detail-stop"]').click();
     await waitState('held', 'cancelled');
-    await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, { timeout: WAIT_MS });
+    await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, {
+      timeout: WAIT_MS,
+    });
     expect(await stateOf('q1')).toBe('completed');
     // Every fork was finished by a named worker (the held one with its cancelled result), none runs now.
     const text = (await workers.textContent()) ?? '';

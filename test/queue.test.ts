@@ -66,7 +66,6 @@ async function recordingProxy(upstream: string): Promise<{ url: string; events: 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, events };
 }
 
-
 /** The examples' marker tasks plus three more inherited recalls: 8 forks. */
 function markerTasks(): object[] {
   const lines = readFileSync(join(REPO_ROOT, 'examples/marker.jsonl'), 'utf8').trim().split('\n');
@@ -80,7 +79,19 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     await Promise.all([startWorker('w1', model.url, ['--concurrency', '2']), startWorker('w2', model.url, ['--concurrency', '2'])]);
     const tasks = markerTasks();
     const out = join(h.tmp(), 'marker-out.jsonl');
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('marker', tasks), '--queue', h.queueUrl(), '--out', out, '--output-format', 'json']);
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks('marker', tasks),
+      '--queue',
+      h.queueUrl(),
+      '--out',
+      out,
+      '--output-format',
+      'json',
+    ]);
     const { code } = await within('the coordinator', run.exited);
     expect(run.stderr()).toMatch(/distributed run [0-9a-f]{16} on redis:\/\/127\.0\.0\.1:\d+\/\d+/);
     expect(code).toBe(0);
@@ -88,7 +99,14 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const lines = jsonLines(readFileSync(out, 'utf8'));
     expect(lines.map((l) => l.id).sort()).toEqual(tasks.map((t) => (t as { id: string }).id).sort());
     const byId = new Map(lines.map((l) => [l.id, l]));
-    for (const id of ['recall-ticket', 'recall-completed-turns', 'recall-read-only', 'recall-again:1', 'recall-again:2', 'recall-again:3']) {
+    for (const id of [
+      'recall-ticket',
+      'recall-completed-turns',
+      'recall-read-only',
+      'recall-again:1',
+      'recall-again:2',
+      'recall-again:3',
+    ]) {
       expect(byId.get(id)?.status).toBe('completed');
       expect(byId.get(id)?.text).toBe(MARKER_ANSWER);
     }
@@ -189,7 +207,20 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const worker = await startWorker(name, model.url);
     const tasks = Object.entries(sleeps).map(([id, ms]) => ({ id, directive: `SLEEPER-${id}: quote the ticket.\nSLEEP ${ms}\n${RECALL}` }));
     const out = join(h.tmp(), `${name}-out.jsonl`);
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks(name, tasks), '--queue', h.queueUrl(), '--warmup', 'parent', '--out', out, ...extra]);
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks(name, tasks),
+      '--queue',
+      h.queueUrl(),
+      '--warmup',
+      'parent',
+      '--out',
+      out,
+      ...extra,
+    ]);
     await until('every fork to reach the model', () => tasks.every((t) => model.requests.some((r) => r.body.includes(`SLEEPER-${t.id}`))));
     const runId = /distributed run ([0-9a-f]+)/.exec(run.stderr())?.[1] as string;
     return { worker, run, out, runId };
@@ -231,7 +262,7 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     expect(run.stdout()).toContain('forks      0 completed, 0 failed, 2 cancelled of 2');
   });
 
-  it('forkpool cancel RUN with no worker up: the lead\'s waiting job is removed, the forks warm-up held back never go out', async () => {
+  it("forkpool cancel RUN with no worker up: the lead's waiting job is removed, the forks warm-up held back never go out", async () => {
     const out = join(h.tmp(), 'idle-out.jsonl');
     const tasks = ['a', 'b', 'c'].map((id) => ({ id, directive: `Quote the ticket.\n${RECALL}` }));
     const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('idle', tasks), '--queue', h.queueUrl(), '--out', out]);
@@ -272,10 +303,24 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const model = await modelServer();
     const proxy = await recordingProxy(model.url);
     await Promise.all([startWorker('a1', proxy.url), startWorker('a2', proxy.url)]);
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('warm', warmTasks), '--queue', h.queueUrl(), '--output-format', 'json']);
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks('warm', warmTasks),
+      '--queue',
+      h.queueUrl(),
+      '--output-format',
+      'json',
+    ]);
     const { code } = await within('the coordinator', run.exited);
     expect(code).toBe(0);
-    const order = warmupOrder(proxy.events, 'WARM-LEAD', warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`));
+    const order = warmupOrder(
+      proxy.events,
+      'WARM-LEAD',
+      warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`),
+    );
     expect(order.leadResponse).toBeGreaterThan(0);
     for (const index of order.others) expect(index).toBeGreaterThan(order.leadResponse);
     const summary = JSON.parse(run.stdout()) as { warmup: string; forks: { completed: number } };
@@ -286,10 +331,26 @@ describe('forkpool run --queue with forkpool worker processes', () => {
     const model = await modelServer();
     const proxy = await recordingProxy(model.url);
     await Promise.all([startWorker('p1', proxy.url), startWorker('p2', proxy.url)]);
-    const run = cli(['run', '--session', SESSION, '--tasks', writeTasks('parent', warmTasks), '--queue', h.queueUrl(), '--warmup', 'parent', '--output-format', 'json']);
+    const run = cli([
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      writeTasks('parent', warmTasks),
+      '--queue',
+      h.queueUrl(),
+      '--warmup',
+      'parent',
+      '--output-format',
+      'json',
+    ]);
     const { code } = await within('the coordinator', run.exited);
     expect(code).toBe(0);
-    const order = warmupOrder(proxy.events, 'WARM-LEAD', warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`));
+    const order = warmupOrder(
+      proxy.events,
+      'WARM-LEAD',
+      warmTasks.slice(1).map((_, i) => `WARM-SIBLING-${i}`),
+    );
     expect(order.others.every((index) => index >= 0)).toBe(true);
     // The lead's response is held back by its SLEEP; nothing holds the siblings back.
     expect(Math.min(...order.others)).toBeLessThan(order.leadResponse);
@@ -319,7 +380,9 @@ describe('forkpool worker and run --queue: usage', () => {
       const task = cli(['cancel', '--queue', h.queueUrl(), '0123456789abcdef', 'some-task']);
       const [runExit, taskExit] = await within('forkpool cancel', Promise.all([run.exited, task.exited]));
       expect([runExit.code, taskExit.code]).toEqual([1, 1]);
-      expect(run.stderr()).toMatch(/cancel of run 0123456789abcdef: Redis at redis:\/\/127\.0\.0\.1:\d+\/\d+ has no such run \(never started there, or ended more than an hour ago\); nothing was cancelled/);
+      expect(run.stderr()).toMatch(
+        /cancel of run 0123456789abcdef: Redis at redis:\/\/127\.0\.0\.1:\d+\/\d+ has no such run \(never started there, or ended more than an hour ago\); nothing was cancelled/,
+      );
       expect(task.stderr()).toContain('cancel of fork "some-task" of run 0123456789abcdef: Redis at');
       expect(run.stdout() + task.stdout()).toBe('');
       // A round trip on the listener's connection: a message published before it would have arrived by now.

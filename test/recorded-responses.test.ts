@@ -64,14 +64,17 @@ interface GeminiUsageMetadata {
 
 /** The usage of the last segment of a js-genai recording's nth interaction. */
 function genaiRecordedUsage(file: string, interaction: number): GeminiUsageMetadata {
-  const recorded = JSON.parse(recording('gemini', file)) as { interactions: { response: { bodySegments: { usageMetadata?: GeminiUsageMetadata }[] } }[] };
+  const recorded = JSON.parse(recording('gemini', file)) as {
+    interactions: { response: { bodySegments: { usageMetadata?: GeminiUsageMetadata }[] } }[];
+  };
   const segments = recorded.interactions[interaction]?.response.bodySegments ?? [];
   const usage = segments.flatMap((s) => (s.usageMetadata ? [s.usageMetadata] : [])).at(-1);
   if (usage === undefined) throw new Error(`${file}: no usageMetadata in interaction ${interaction}`);
   return usage;
 }
 
-const call = (provider: ModelProvider, request: ModelRequest): Promise<ModelOutcome> => provider.generate(request, { signal: new AbortController().signal });
+const call = (provider: ModelProvider, request: ModelRequest): Promise<ModelOutcome> =>
+  provider.generate(request, { signal: new AbortController().signal });
 
 function succeeded(outcome: ModelOutcome): Extract<ModelOutcome, { ok: true }> {
   if (!outcome.ok) throw new Error(`the call failed: ${outcome.error.message}`);
@@ -83,8 +86,18 @@ function failed(outcome: ModelOutcome): Extract<ModelOutcome, { ok: false }> {
   return outcome;
 }
 
-const geminiRequest: ModelRequest = { format: 'gemini', model: 'gemini-3-pro-preview', contents: [{ role: 'user', parts: [{ text: 'How many r in strawberry?' }] }] };
-const gemini = (...files: string[]): ModelProvider => createGenaiProvider({ kind: 'gemini', apiKey: 'recorded-replay-key-0123456789', baseUrl: replay.base('gemini', ...files), retry: ONE_ATTEMPT });
+const geminiRequest: ModelRequest = {
+  format: 'gemini',
+  model: 'gemini-3-pro-preview',
+  contents: [{ role: 'user', parts: [{ text: 'How many r in strawberry?' }] }],
+};
+const gemini = (...files: string[]): ModelProvider =>
+  createGenaiProvider({
+    kind: 'gemini',
+    apiKey: 'recorded-replay-key-0123456789',
+    baseUrl: replay.base('gemini', ...files),
+    retry: ONE_ATTEMPT,
+  });
 
 describe('Gemini, recorded', () => {
   it("gemini-3-pro's thoughts are billed output: prompt + output is the response's totalTokenCount", async () => {
@@ -102,10 +115,22 @@ describe('Gemini, recorded', () => {
     const file = 'Client_Tests_server_side_MCP_server_ML_Dev_should_call_server_side_MCP_server,_stream.json';
     const outcome = succeeded(await call(gemini(file), { ...geminiRequest, model: 'gemini-2.5-flash' }));
     const recorded = genaiRecordedUsage(file, 0);
-    expect(recorded).toMatchObject({ promptTokenCount: 22, candidatesTokenCount: 101, thoughtsTokenCount: 573, toolUsePromptTokenCount: 124, totalTokenCount: 820 });
+    expect(recorded).toMatchObject({
+      promptTokenCount: 22,
+      candidatesTokenCount: 101,
+      thoughtsTokenCount: 573,
+      toolUsePromptTokenCount: 124,
+      totalTokenCount: 820,
+    });
     // Without the tool-use prompt the parts fall 124 short of what Google counted.
     expect(recorded.promptTokenCount + recorded.candidatesTokenCount + recorded.thoughtsTokenCount).toBe(recorded.totalTokenCount - 124);
-    expect(outcome.usage).toEqual({ promptTokens: 22, cachedTokens: 0, outputTokens: 101 + 573, reasoningTokens: 573, toolUsePromptTokens: 124 });
+    expect(outcome.usage).toEqual({
+      promptTokens: 22,
+      cachedTokens: 0,
+      outputTokens: 101 + 573,
+      reasoningTokens: 573,
+      toolUsePromptTokens: 124,
+    });
     expect(billedTokens(outcome.usage)).toBe(recorded.totalTokenCount);
   });
 
@@ -117,8 +142,19 @@ describe('Gemini, recorded', () => {
     // The chat's second turn: the recording's second interaction.
     const second = succeeded(await call(provider, { ...geminiRequest, model: 'gemini-2.5-flash' }));
     const recorded = genaiRecordedUsage(file, 1);
-    expect(recorded).toMatchObject({ promptTokenCount: 1844, cachedContentTokenCount: 901, toolUsePromptTokenCount: 1934, totalTokenCount: 4301 });
-    expect(second.usage).toEqual({ promptTokens: 1844, cachedTokens: 901, outputTokens: 432 + 91, reasoningTokens: 91, toolUsePromptTokens: 1934 });
+    expect(recorded).toMatchObject({
+      promptTokenCount: 1844,
+      cachedContentTokenCount: 901,
+      toolUsePromptTokenCount: 1934,
+      totalTokenCount: 4301,
+    });
+    expect(second.usage).toEqual({
+      promptTokens: 1844,
+      cachedTokens: 901,
+      outputTokens: 432 + 91,
+      reasoningTokens: 91,
+      toolUsePromptTokens: 1934,
+    });
     expect(billedTokens(second.usage)).toBe(recorded.totalTokenCount);
   });
 
@@ -138,7 +174,12 @@ describe('Gemini, recorded', () => {
   });
 
   it("a key of one letter leaves the 429's words whole", async () => {
-    const provider = createGenaiProvider({ kind: 'gemini', apiKey: 'e', baseUrl: replay.base('gemini', 'google-429-retry-info.json'), retry: ONE_ATTEMPT });
+    const provider = createGenaiProvider({
+      kind: 'gemini',
+      apiKey: 'e',
+      baseUrl: replay.base('gemini', 'google-429-retry-info.json'),
+      retry: ONE_ATTEMPT,
+    });
     const outcome = failed(await call(provider, geminiRequest));
     expect(outcome.error.message).toBe('You exceeded your current quota, please check your plan.');
   });
@@ -152,27 +193,43 @@ describe('Gemini, recorded', () => {
     });
     const toolCall = 'google-tool-call-gemini3.chunks.txt';
     const engine = await ForkEngine.create({
-      provider: { kind: 'gemini', apiKey: 'recorded-replay-key-0123456789', baseUrl: replay.base('gemini', toolCall, 'google-reasoning-gemini3.chunks.txt') },
+      provider: {
+        kind: 'gemini',
+        apiKey: 'recorded-replay-key-0123456789',
+        baseUrl: replay.base('gemini', toolCall, 'google-reasoning-gemini3.chunks.txt'),
+      },
       threads: 1,
       tools: [weather],
     });
     try {
       const session: ParentSession = {
         model: 'gemini-3-pro-preview',
-        tools: [{ functionDeclarations: [{ name: 'weather', description: 'The weather at a place.', parametersJsonSchema: weather.declaration.parametersJsonSchema }] }],
+        tools: [
+          {
+            functionDeclarations: [
+              { name: 'weather', description: 'The weather at a place.', parametersJsonSchema: weather.declaration.parametersJsonSchema },
+            ],
+          },
+        ],
         history: [{ role: 'user', parts: [{ text: 'What is the weather in San Francisco?' }] }],
       };
       const start = (await replay.requests()).length;
       const [result] = await engine.fanOut(engine.freeze(session), [{ id: 'sf', directive: 'Ask the weather tool.' }]).results();
       expect(result?.status).toBe('completed');
       expect(result?.toolCalls).toBe(1);
-      const sent = (await replay.requests()).slice(start).map((r) => JSON.parse(r.body) as { contents: { role: string; parts: Record<string, unknown>[] }[] });
+      const sent = (await replay.requests())
+        .slice(start)
+        .map((r) => JSON.parse(r.body) as { contents: { role: string; parts: Record<string, unknown>[] }[] });
       expect(sent).toHaveLength(2);
-      const recordedPart = (chunks('gemini', toolCall)[0] as { candidates: { content: { parts: Record<string, unknown>[] } }[] }).candidates[0]?.content.parts[0];
+      const recordedPart = (chunks('gemini', toolCall)[0] as { candidates: { content: { parts: Record<string, unknown>[] } }[] })
+        .candidates[0]?.content.parts[0];
       const signature = recordedPart?.thoughtSignature;
       expect(typeof signature).toBe('string');
       const modelTurn = sent[1]?.contents.find((c) => c.role === 'model' && c.parts.some((p) => p.functionCall !== undefined));
-      expect(modelTurn?.parts.find((p) => p.functionCall !== undefined)).toEqual({ functionCall: { name: 'weather', args: { location: 'San Francisco' } }, thoughtSignature: signature });
+      expect(modelTurn?.parts.find((p) => p.functionCall !== undefined)).toEqual({
+        functionCall: { name: 'weather', args: { location: 'San Francisco' } },
+        thoughtSignature: signature,
+      });
       // Both calls are counted as billed: thoughts included.
       expect(result?.usage.outputTokens).toBe(15 + 804 + 23 + 302);
       expect(result?.usage.reasoningTokens).toBe(804 + 302);
@@ -183,14 +240,20 @@ describe('Gemini, recorded', () => {
 });
 
 const chatRequest: ModelRequest = { format: 'openai-chat', body: { model: 'recorded', messages: [{ role: 'user', content: 'Hello' }] } };
-const chat = (kind: string, file: string): ModelProvider => createOpenAIChatProvider({ kind, apiKey: 'recorded-replay-key-0123456789', baseUrl: replay.base(kind, file), retry: ONE_ATTEMPT });
+const chat = (kind: string, file: string): ModelProvider =>
+  createOpenAIChatProvider({ kind, apiKey: 'recorded-replay-key-0123456789', baseUrl: replay.base(kind, file), retry: ONE_ATTEMPT });
 
 describe('Chat Completions, recorded (OpenAI, DeepSeek, DashScope)', () => {
   it.each([
     ['openai', 'openai-text.chunks.txt', { promptTokens: 16, cachedTokens: 0, outputTokens: 300, reasoningTokens: 0 }, 'stop'],
     ['openai', 'azure-model-router.1.chunks.txt', { promptTokens: 15, cachedTokens: 0, outputTokens: 78, reasoningTokens: 64 }, 'stop'],
     ['deepseek', 'deepseek-reasoning.chunks.txt', { promptTokens: 18, cachedTokens: 0, outputTokens: 219, reasoningTokens: 205 }, 'stop'],
-    ['deepseek', 'deepseek-tool-call.chunks.txt', { promptTokens: 339, cachedTokens: 320, outputTokens: 83, reasoningTokens: 39 }, 'tool_calls'],
+    [
+      'deepseek',
+      'deepseek-tool-call.chunks.txt',
+      { promptTokens: 339, cachedTokens: 320, outputTokens: 83, reasoningTokens: 39 },
+      'tool_calls',
+    ],
     ['dashscope', 'alibaba-reasoning.chunks.txt', { promptTokens: 24, cachedTokens: 0, outputTokens: 1355, reasoningTokens: 1084 }, 'stop'],
   ])('%s %s: usage as billed (reasoning inside completion_tokens), prompt + output = total_tokens', async (kind, file, usage, reason) => {
     const outcome = succeeded(await call(chat(kind, file), chatRequest));
@@ -200,7 +263,10 @@ describe('Chat Completions, recorded (OpenAI, DeepSeek, DashScope)', () => {
   });
 
   it("DeepSeek's cache hits are read from prompt_cache_hit_tokens, the same as cached_tokens", () => {
-    const recorded = lastUsage('deepseek', 'deepseek-tool-call.chunks.txt', 'usage') as unknown as { prompt_cache_hit_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+    const recorded = lastUsage('deepseek', 'deepseek-tool-call.chunks.txt', 'usage') as unknown as {
+      prompt_cache_hit_tokens: number;
+      prompt_tokens_details: { cached_tokens: number };
+    };
     expect(recorded.prompt_cache_hit_tokens).toBe(recorded.prompt_tokens_details.cached_tokens);
   });
 
@@ -209,15 +275,23 @@ describe('Chat Completions, recorded (OpenAI, DeepSeek, DashScope)', () => {
     expect(outcome.finish).toEqual({ reason: 'length', raw: 'length' });
     expect(outcome.usage.outputTokens).toBe(400);
     const recordedText = chunks('deepseek', 'deepseek-text.chunks.txt')
-      .map((c) => ((c.choices as { delta?: { content?: string } }[])[0]?.delta?.content ?? ''))
+      .map((c) => (c.choices as { delta?: { content?: string } }[])[0]?.delta?.content ?? '')
       .join('');
     expect((outcome.message as { content: string }).content).toBe(recordedText);
   });
 });
 
-const responsesRequest: ModelRequest = { format: 'openai-responses', body: { model: 'recorded', input: [{ role: 'user', content: 'Hello' }] } };
+const responsesRequest: ModelRequest = {
+  format: 'openai-responses',
+  body: { model: 'recorded', input: [{ role: 'user', content: 'Hello' }] },
+};
 const responses = (file: string): ModelProvider =>
-  createOpenAIResponsesProvider({ kind: 'openai', apiKey: 'recorded-replay-key-0123456789', baseUrl: replay.base('openai', file), retry: ONE_ATTEMPT });
+  createOpenAIResponsesProvider({
+    kind: 'openai',
+    apiKey: 'recorded-replay-key-0123456789',
+    baseUrl: replay.base('openai', file),
+    retry: ONE_ATTEMPT,
+  });
 
 /** The usage of a Responses stream recording's response.completed. */
 function completedUsage(file: string): Record<string, number> {
@@ -233,7 +307,7 @@ describe('Responses API, recorded', () => {
     expect(outcome.finish).toEqual({ reason: 'stop', raw: 'completed' });
   });
 
-  it("cache_write_tokens is read where the response has the field (here a recorded 0, not unknown)", async () => {
+  it('cache_write_tokens is read where the response has the field (here a recorded 0, not unknown)', async () => {
     const outcome = succeeded(await call(responses('github-copilot-id-rotation.1.chunks.txt'), responsesRequest));
     expect(outcome.usage).toEqual({ promptTokens: 19, cachedTokens: 0, outputTokens: 105, reasoningTokens: 44, cacheWriteTokens: 0 });
     expect(billedTokens(outcome.usage)).toBe(completedUsage('github-copilot-id-rotation.1.chunks.txt').total_tokens);
@@ -249,17 +323,37 @@ describe('Responses API, recorded', () => {
   });
 });
 
-const anthropicRequest: ModelRequest = { format: 'anthropic-messages', body: { model: 'recorded', max_tokens: 1024, messages: [{ role: 'user', content: 'Hello' }] } };
+const anthropicRequest: ModelRequest = {
+  format: 'anthropic-messages',
+  body: { model: 'recorded', max_tokens: 1024, messages: [{ role: 'user', content: 'Hello' }] },
+};
 const anthropic = (file: string): ModelProvider =>
-  createAnthropicProvider({ kind: 'anthropic', apiKey: 'recorded-replay-key-0123456789', baseUrl: replay.base('anthropic', file), retry: ONE_ATTEMPT });
+  createAnthropicProvider({
+    kind: 'anthropic',
+    apiKey: 'recorded-replay-key-0123456789',
+    baseUrl: replay.base('anthropic', file),
+    retry: ONE_ATTEMPT,
+  });
 
 describe('Anthropic Messages, recorded', () => {
   it("cache writes and reads: the prompt is input + read + written, message_delta's counts over message_start's", async () => {
     const file = 'anthropic-code-execution-20260120-prompt-cache.1.chunks.txt';
     const outcome = succeeded(await call(anthropic(file), anthropicRequest));
     const recorded = lastUsage('anthropic', file, 'usage');
-    expect(recorded).toMatchObject({ input_tokens: 6, cache_read_input_tokens: 6289, cache_creation_input_tokens: 3337, output_tokens: 198 });
-    expect(outcome.usage).toEqual({ promptTokens: 6 + 6289 + 3337, cachedTokens: 6289, outputTokens: 198, reasoningTokens: 0, cacheWriteTokens: 3337, cacheWrite1hTokens: 0 });
+    expect(recorded).toMatchObject({
+      input_tokens: 6,
+      cache_read_input_tokens: 6289,
+      cache_creation_input_tokens: 3337,
+      output_tokens: 198,
+    });
+    expect(outcome.usage).toEqual({
+      promptTokens: 6 + 6289 + 3337,
+      cachedTokens: 6289,
+      outputTokens: 198,
+      reasoningTokens: 0,
+      cacheWriteTokens: 3337,
+      cacheWrite1hTokens: 0,
+    });
     expect(outcome.finish).toEqual({ reason: 'stop', raw: 'end_turn' });
   });
 
@@ -278,10 +372,15 @@ describe('Anthropic Messages, recorded', () => {
   });
 
   it('a refusal finishes `refusal`; a tool call `tool_calls` with its input', async () => {
-    expect(succeeded(await call(anthropic('anthropic-refusal.chunks.txt'), anthropicRequest)).finish).toEqual({ reason: 'refusal', raw: 'refusal' });
+    expect(succeeded(await call(anthropic('anthropic-refusal.chunks.txt'), anthropicRequest)).finish).toEqual({
+      reason: 'refusal',
+      raw: 'refusal',
+    });
     const tool = succeeded(await call(anthropic('anthropic-tool-no-args.chunks.txt'), anthropicRequest));
     expect(tool.finish).toEqual({ reason: 'tool_calls', raw: 'tool_use' });
-    expect((tool.message as { content: Record<string, unknown>[] }).content.find((b) => b.type === 'tool_use')).toMatchObject({ input: {} });
+    expect((tool.message as { content: Record<string, unknown>[] }).content.find((b) => b.type === 'tool_use')).toMatchObject({
+      input: {},
+    });
   });
 });
 
@@ -291,7 +390,13 @@ function aiSdk(pkg: '@ai-sdk/openai' | '@ai-sdk/anthropic', method: 'chat' | und
   return createAiSdkProvider({
     kind: 'ai-sdk',
     retry: ONE_ATTEMPT,
-    aiSdk: { package: pkg, factory, ...(method !== undefined ? { method } : {}), model: 'recorded', settings: { baseURL, apiKey: { env: 'FORKPOOL_RECORDED_KEY' } } },
+    aiSdk: {
+      package: pkg,
+      factory,
+      ...(method !== undefined ? { method } : {}),
+      model: 'recorded',
+      settings: { baseURL, apiKey: { env: 'FORKPOOL_RECORDED_KEY' } },
+    },
   });
 }
 
@@ -305,7 +410,12 @@ describe('the same recordings through AI SDK provider packages', () => {
   });
 
   it("@ai-sdk/anthropic: cache writes and reads counted as forkpool's own client counts them", async () => {
-    const outcome = succeeded(await call(aiSdk('@ai-sdk/anthropic', undefined, replay.base('anthropic', 'anthropic-code-execution-20260120-prompt-cache.1.chunks.txt')), request));
+    const outcome = succeeded(
+      await call(
+        aiSdk('@ai-sdk/anthropic', undefined, replay.base('anthropic', 'anthropic-code-execution-20260120-prompt-cache.1.chunks.txt')),
+        request,
+      ),
+    );
     expect(outcome.usage).toMatchObject({ promptTokens: 6 + 6289 + 3337, cachedTokens: 6289, outputTokens: 198, cacheWriteTokens: 3337 });
     expect(outcome.finish).toEqual({ reason: 'stop', raw: 'end_turn' });
   });
@@ -327,7 +437,8 @@ describe('the same recordings through AI SDK provider packages', () => {
 
 describe('key redaction', () => {
   const aborted = new AbortController().signal;
-  const said = (message: string, secrets: string[]): string => classifyError(Object.assign(new Error(message), { status: 400 }), aborted, null, { secrets }).message;
+  const said = (message: string, secrets: string[]): string =>
+    classifyError(Object.assign(new Error(message), { status: 400 }), aborted, null, { secrets }).message;
 
   it('a long key is replaced wherever it stands whole', () => {
     const key = 'AIzaSyD-recorded-0123456789abcdef';
@@ -337,10 +448,12 @@ describe('key redaction', () => {
     expect(said(`prefix${key}suffix`, [key])).toBe('prefix[redacted]suffix');
   });
 
-  it("a short key is replaced only where it is a word of its own, never inside another word", () => {
+  it('a short key is replaced only where it is a word of its own, never inside another word', () => {
     expect(said('Resource has been exhausted (e.g. check quota).', ['x'])).toBe('Resource has been exhausted (e.g. check quota).');
     expect(said('connect to localhost failed: key local refused', ['local'])).toBe('connect to localhost failed: key [redacted] refused');
-    expect(said('Incorrect API key provided: x. You can find your API key at …', ['x'])).toBe('Incorrect API key provided: [redacted]. You can find your API key at …');
+    expect(said('Incorrect API key provided: x. You can find your API key at …', ['x'])).toBe(
+      'Incorrect API key provided: [redacted]. You can find your API key at …',
+    );
     expect(said('the x-api-key header was x', ['x'])).toBe('the x-api-key header was [redacted]');
   });
 });
@@ -355,8 +468,25 @@ describe('forkpool run against recorded responses', () => {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(tasks, ['a', 'b', 'c'].map((id) => JSON.stringify({ id, directive: `Count the r in strawberry (${id}).` })).join('\n'));
     const run = await runCli(
-      ['run', '--session', 'examples/session.json', '--tasks', tasks, '--out', out, '--output-format', 'json', '--concurrency', '1', '--max-tokens', '500',
-        '--provider', 'gemini', '--base-url', replay.base('gemini', 'google-reasoning-gemini3.chunks.txt')],
+      [
+        'run',
+        '--session',
+        'examples/session.json',
+        '--tasks',
+        tasks,
+        '--out',
+        out,
+        '--output-format',
+        'json',
+        '--concurrency',
+        '1',
+        '--max-tokens',
+        '500',
+        '--provider',
+        'gemini',
+        '--base-url',
+        replay.base('gemini', 'google-reasoning-gemini3.chunks.txt'),
+      ],
       { env: { GEMINI_API_KEY: 'recorded-replay-key-0123456789' } },
     );
     const summary = JSON.parse(run.stdout) as { forks: { completed: number }; promptTokens: number; outputTokens: number };

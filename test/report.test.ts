@@ -91,9 +91,17 @@ describe('the theoretical cache maximum', () => {
 
   it('counts nothing as held before when the run was served less than its maximum; unknown stays unknown', () => {
     const short = fork('f', [{ promptTokens: 5000, cachedTokens: 1000, outputTokens: 40, sharedTokens: 4800, baseTokens: 4800 }]);
-    expect(forkFigures(short, 'sibling', rules, undefined)).toMatchObject({ theoreticalCachedTokens: 4800, preexistingCachedTokens: 0, efficiency: 1000 / 4800 });
+    expect(forkFigures(short, 'sibling', rules, undefined)).toMatchObject({
+      theoreticalCachedTokens: 4800,
+      preexistingCachedTokens: 0,
+      efficiency: 1000 / 4800,
+    });
     const unknown = fork('u', [{ promptTokens: 5000, cachedTokens: null, outputTokens: 40, sharedTokens: 4800, baseTokens: 4800 }]);
-    expect(forkFigures(unknown, 'sibling', rules, undefined)).toMatchObject({ cachedTokens: null, preexistingCachedTokens: null, efficiency: null });
+    expect(forkFigures(unknown, 'sibling', rules, undefined)).toMatchObject({
+      cachedTokens: null,
+      preexistingCachedTokens: null,
+      efficiency: null,
+    });
   });
 });
 

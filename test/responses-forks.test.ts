@@ -21,8 +21,20 @@ function session(input: OpenAIResponsesSession['input']): OpenAIResponsesSession
     instructions: `You are the main agent.\n${LONG}`,
     input,
     tools: [
-      { type: 'function', name: 'lookup', description: 'Looks a key up.', parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] }, strict: false },
-      { type: 'function', name: 'agent', description: 'Starts a sub-agent.', parameters: { type: 'object', properties: { prompt: { type: 'string' } } }, strict: false },
+      {
+        type: 'function',
+        name: 'lookup',
+        description: 'Looks a key up.',
+        parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+        strict: false,
+      },
+      {
+        type: 'function',
+        name: 'agent',
+        description: 'Starts a sub-agent.',
+        parameters: { type: 'object', properties: { prompt: { type: 'string' } } },
+        strict: false,
+      },
     ],
     temperature: 0,
   } as OpenAIResponsesSession;
@@ -35,7 +47,12 @@ const FINISHED = [
   { role: 'assistant', content: 'Noted MARKER-5A7C; the README says forkpool forks agents.' },
 ] as OpenAIResponsesSession['input'];
 
-const lookup = defineTool({ name: 'lookup', description: 'Looks a key up.', parameters: z.object({ key: z.string() }), execute: ({ key }) => `value of ${key}: 42` });
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks a key up.',
+  parameters: z.object({ key: z.string() }),
+  execute: ({ key }) => `value of ${key}: 42`,
+});
 
 let serve: ServeProcess;
 beforeAll(async () => {
@@ -71,7 +88,11 @@ describe('forks of a Responses session', () => {
   it('sends the parent’s bytes up to its last item, the run’s prompt_cache_key, and seeds a mid-turn parent with function_call_output placeholders', async () => {
     const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
     // OpenAI's own provider (its cache key), at the simulator.
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 2, warmup: 'none' });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' },
+      threads: 2,
+      warmup: 'none',
+    });
     try {
       // The parent called the agent tool twice and waits: each fork is seeded mid-turn.
       const midTurn = [
@@ -80,9 +101,14 @@ describe('forks of a Responses session', () => {
         { type: 'function_call', call_id: 'call_a', name: 'agent', arguments: '{"prompt":"PARSER"}' },
         { type: 'function_call', call_id: 'call_b', name: 'agent', arguments: '{"prompt":"LEXER"}' },
       ] as OpenAIResponsesSession['input'];
-      const run = engine.fanOut(engine.freeze(session(midTurn)), [1, 2].map((n) => ({ id: `f${n}`, directive: `REPLY fork ${n}` })));
+      const run = engine.fanOut(
+        engine.freeze(session(midTurn)),
+        [1, 2].map((n) => ({ id: `f${n}`, directive: `REPLY fork ${n}` })),
+      );
       for (const r of await run.results()) expect(r.status).toBe('completed');
-      const bodies = server.requests.filter((r) => r.route === 'responses').map((r) => JSON.parse(r.body) as { input: Record<string, unknown>[]; prompt_cache_key?: string; instructions: string });
+      const bodies = server.requests
+        .filter((r) => r.route === 'responses')
+        .map((r) => JSON.parse(r.body) as { input: Record<string, unknown>[]; prompt_cache_key?: string; instructions: string });
       expect(bodies).toHaveLength(2);
       for (const body of bodies) {
         // The parent's items first, as they were (the agent calls' arguments emptied: they hold a sibling's directive).
@@ -109,7 +135,12 @@ describe('forks of a Responses session', () => {
 describe('forks that name the parent’s stored response (cache: explicit, storedResponse)', () => {
   it('send their own items with the instructions, tools and settings, branch from one stored response, and are served its conversation from the cache', async () => {
     const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 2, cache: 'explicit', warmup: 'none' });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' },
+      threads: 2,
+      cache: 'explicit',
+      warmup: 'none',
+    });
     try {
       // The parent's last request, stored by the API (as an agent on OpenAI's defaults is).
       const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'fp-responses-test-key' });
@@ -134,7 +165,10 @@ describe('forks that name the parent’s stored response (cache: explicit, store
       for (const r of results) expect(r.status, r.id).toBe('completed');
       // The stored conversation reached the model: the first fork recalls what only the parent's items hold.
       expect(byId['stored-1']?.text).toContain('MARKER-5A7C');
-      const sent = server.requests.slice(before).filter((r) => r.route === 'responses').map((r) => JSON.parse(r.body) as Record<string, unknown> & { input: unknown[] });
+      const sent = server.requests
+        .slice(before)
+        .filter((r) => r.route === 'responses')
+        .map((r) => JSON.parse(r.body) as Record<string, unknown> & { input: unknown[] });
       const named = sent.filter((b) => b.previous_response_id === parent.id);
       expect(named).toHaveLength(3);
       for (const b of named) {
@@ -164,7 +198,12 @@ describe('forks that name the parent’s stored response (cache: explicit, store
 
   it('the parent’s tool outputs after its stored response are the fork’s to send: the response holds its input and output only', async () => {
     const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 1, cache: 'explicit', tools: [lookup] });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' },
+      threads: 1,
+      cache: 'explicit',
+      tools: [lookup],
+    });
     try {
       const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'fp-responses-test-key' });
       const asked = session([...FINISHED, { role: 'user', content: 'CALL lookup {"key":"lexer"}' }] as OpenAIResponsesSession['input']);
@@ -176,7 +215,9 @@ describe('forks that name the parent’s stored response (cache: explicit, store
       const output = { type: 'function_call_output', call_id: (call as { call_id: string }).call_id, output: 'LEXER-OUTPUT-7' };
       const whole = session([...(asked.input as object[]), ...parent.output, output] as OpenAIResponsesSession['input']);
       const before = server.requests.length;
-      const [result] = await engine.fanOut(engine.freeze(whole), [{ id: 'one', directive: 'RECALL LEXER-OUTPUT-\\d' }], { storedResponse: parent.id }).results();
+      const [result] = await engine
+        .fanOut(engine.freeze(whole), [{ id: 'one', directive: 'RECALL LEXER-OUTPUT-\\d' }], { storedResponse: parent.id })
+        .results();
       expect(result?.status).toBe('completed');
       expect(result?.text).toContain('LEXER-OUTPUT-7');
       expect(result?.sent).toEqual({ storedResponse: parent.id, items: 2 });
@@ -209,10 +250,18 @@ describe('forks of a GPT-5.6 Responses session carry OpenAI’s breakpoints and 
 
   it('at the end of what the forks share: the child message’s opening after the model’s message, the last placeholder output mid-turn; siblings read the entry the first wrote', async () => {
     const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 2 });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' },
+      threads: 2,
+    });
     try {
       const finished = { ...session(FINISHED), model: NEW_MODEL };
-      const results = await engine.fanOut(engine.freeze(finished), [1, 2, 3, 4].map((n) => ({ id: `f${n}`, directive: `Report part ${n}.\nREPLY done` }))).results();
+      const results = await engine
+        .fanOut(
+          engine.freeze(finished),
+          [1, 2, 3, 4].map((n) => ({ id: `f${n}`, directive: `Report part ${n}.\nREPLY done` })),
+        )
+        .results();
       const calls = results.map((r) => r.calls[0]);
       for (const call of calls.slice(1)) expect(call?.cachedTokens).toBeGreaterThan(1024);
       expect(new Set(calls.slice(1).map((c) => c?.cachedTokens)).size).toBe(1);
@@ -227,9 +276,22 @@ describe('forks of a GPT-5.6 Responses session carry OpenAI’s breakpoints and 
       }
 
       // Mid-turn: the last placeholder output closes what the forks share; it carries the marker, its text unchanged.
-      const midTurn = { ...session([...FINISHED, { role: 'user', content: 'Two at once.' }, { type: 'function_call', call_id: 'call_x', name: 'agent', arguments: '{"prompt":"A"}' }] as OpenAIResponsesSession['input']), model: NEW_MODEL };
+      const midTurn = {
+        ...session([
+          ...FINISHED,
+          { role: 'user', content: 'Two at once.' },
+          { type: 'function_call', call_id: 'call_x', name: 'agent', arguments: '{"prompt":"A"}' },
+        ] as OpenAIResponsesSession['input']),
+        model: NEW_MODEL,
+      };
       const before = server.requests.length;
-      for (const r of await engine.fanOut(engine.freeze(midTurn), [{ id: 'm1', directive: 'REPLY one' }, { id: 'm2', directive: 'REPLY two' }]).results()) expect(r.status).toBe('completed');
+      for (const r of await engine
+        .fanOut(engine.freeze(midTurn), [
+          { id: 'm1', directive: 'REPLY one' },
+          { id: 'm2', directive: 'REPLY two' },
+        ])
+        .results())
+        expect(r.status).toBe('completed');
       for (const { body } of server.requests.slice(before)) {
         const output = (JSON.parse(body) as Body).input.find((item) => item.type === 'function_call_output' && item.call_id === 'call_x');
         expect(output?.output).toEqual([{ type: 'input_text', text: expect.any(String), prompt_cache_breakpoint: { mode: 'explicit' } }]);
@@ -242,9 +304,18 @@ describe('forks of a GPT-5.6 Responses session carry OpenAI’s breakpoints and 
 
   it('with the cache off, no breakpoint is sent and nothing is cached', async () => {
     const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' }, threads: 1, cache: 'off' });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key' },
+      threads: 1,
+      cache: 'off',
+    });
     try {
-      const results = await engine.fanOut(engine.freeze({ ...session(FINISHED), model: NEW_MODEL }), [{ id: 'a', directive: 'REPLY a' }, { id: 'b', directive: 'REPLY b' }]).results();
+      const results = await engine
+        .fanOut(engine.freeze({ ...session(FINISHED), model: NEW_MODEL }), [
+          { id: 'a', directive: 'REPLY a' },
+          { id: 'b', directive: 'REPLY b' },
+        ])
+        .results();
       for (const r of results) expect(r.usage.cachedTokens).toBe(0);
       for (const { body } of server.requests) expect(body).not.toContain('prompt_cache_breakpoint');
     } finally {

@@ -18,10 +18,16 @@ function harness(readableAfter: RunListeners['readableAfter'], order = 0) {
   const run: RunListeners = {
     readableAfter,
     firstResponses: new Map(),
-    accounting: { responded: (task) => seen.push(`accounting.responded ${task.id}`), called: (task) => seen.push(`accounting.called ${task.id}`) },
+    accounting: {
+      responded: (task) => seen.push(`accounting.responded ${task.id}`),
+      called: (task) => seen.push(`accounting.called ${task.id}`),
+    },
     responded: (o) => seen.push(`scheduler.responded ${o}`),
     log: { push: (event) => events.push(event) },
-    callMetrics: { answered: (u, model, seconds) => seen.push(`metrics.answered ${u.promptTokens} ${model} ${seconds}`), failed: (type, seconds) => seen.push(`metrics.failed ${type} ${seconds}`) },
+    callMetrics: {
+      answered: (u, model, seconds) => seen.push(`metrics.answered ${u.promptTokens} ${model} ${seconds}`),
+      failed: (type, seconds) => seen.push(`metrics.failed ${type} ${seconds}`),
+    },
     spending: {
       get spent() {
         return state.spent;
@@ -38,7 +44,14 @@ function harness(readableAfter: RunListeners['readableAfter'], order = 0) {
     end: () => {},
     carrier: () => undefined,
   } satisfies ForkTrace;
-  const fork: ForkInRun = { index: 4, order, task: { id: 'f', directive: 'go' }, window: 'inherit|all', trace, running: () => state.running };
+  const fork: ForkInRun = {
+    index: 4,
+    order,
+    task: { id: 'f', directive: 'go' },
+    window: 'inherit|all',
+    trace,
+    running: () => state.running,
+  };
   return { hooks: forkHooksOf(run, fork), run, seen, events, state };
 }
 
@@ -57,8 +70,24 @@ describe("a fork's reports", () => {
 
   it("a call's end: the warm-up released where the entry is written after the response, then the span, the metrics, the event and the budget", () => {
     const h = harness('response-end', 2);
-    h.hooks.onEvent({ type: 'turn', turn: 1, usage, functionCalls: 1, startedAt: 1_000, endedAt: 3_500, responseId: 'resp_1', responseModel: 'm-1', finish: { reason: 'stop', raw: 'stop' } });
-    expect(h.seen).toEqual(['scheduler.responded 2', 'accounting.called f', 'trace.modelCall 1', 'metrics.answered 100 m-1 2.5', 'spending.called 4 100']);
+    h.hooks.onEvent({
+      type: 'turn',
+      turn: 1,
+      usage,
+      functionCalls: 1,
+      startedAt: 1_000,
+      endedAt: 3_500,
+      responseId: 'resp_1',
+      responseModel: 'm-1',
+      finish: { reason: 'stop', raw: 'stop' },
+    });
+    expect(h.seen).toEqual([
+      'scheduler.responded 2',
+      'accounting.called f',
+      'trace.modelCall 1',
+      'metrics.answered 100 m-1 2.5',
+      'spending.called 4 100',
+    ]);
     expect(h.events).toEqual([{ type: 'turn', forkId: 'f', turn: 1, usage, functionCalls: 1, finish: { reason: 'stop', raw: 'stop' } }]);
     expect(h.run.firstResponses.get('inherit|all')).toBe('resp_1');
     // A second turn releases nothing more.
@@ -66,7 +95,7 @@ describe("a fork's reports", () => {
     expect(h.seen.filter((s) => s.startsWith('scheduler'))).toHaveLength(1);
   });
 
-  it('reports that trail the fork\'s result reach only the accounting: it was settled and counted', () => {
+  it("reports that trail the fork's result reach only the accounting: it was settled and counted", () => {
     const h = harness('response-start');
     h.state.running = false;
     h.hooks.onEvent({ type: 'turn', turn: 3, usage, functionCalls: 0 });
@@ -87,7 +116,10 @@ describe("a fork's reports", () => {
 
   it("a transcript's messages become the run's message events, their usage without the response id", () => {
     const h = harness('response-start');
-    h.hooks.onEvent({ type: 'transcript', entry: { type: 'message', turn: 1, role: 'model', message: { text: 'hi' }, usage: { ...usage, responseId: 'r1' } } });
+    h.hooks.onEvent({
+      type: 'transcript',
+      entry: { type: 'message', turn: 1, role: 'model', message: { text: 'hi' }, usage: { ...usage, responseId: 'r1' } },
+    });
     h.hooks.onEvent({ type: 'transcript', entry: { type: 'message', turn: 0, role: 'seed', message: { text: 'seed' } } });
     expect(h.events).toEqual([
       { type: 'message', forkId: 'f', turn: 1, role: 'model', message: { text: 'hi' }, usage },
@@ -111,7 +143,16 @@ describe("a fork's reports", () => {
   });
 
   it("a fork's first event names it by its directive's first line, cut at 60 characters", () => {
-    expect(startedEvent({ id: 'a', directive: 'Summarize the file.\nThen stop.', subagentType: 'fork' })).toEqual({ type: 'task_started', forkId: 'a', description: 'Summarize the file.', subagentType: 'fork' });
-    expect(startedEvent({ id: 'b', directive: 'x'.repeat(80) })).toEqual({ type: 'task_started', forkId: 'b', description: `${'x'.repeat(57)}...` });
+    expect(startedEvent({ id: 'a', directive: 'Summarize the file.\nThen stop.', subagentType: 'fork' })).toEqual({
+      type: 'task_started',
+      forkId: 'a',
+      description: 'Summarize the file.',
+      subagentType: 'fork',
+    });
+    expect(startedEvent({ id: 'b', directive: 'x'.repeat(80) })).toEqual({
+      type: 'task_started',
+      forkId: 'b',
+      description: `${'x'.repeat(57)}...`,
+    });
   });
 });

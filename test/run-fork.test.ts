@@ -23,7 +23,11 @@ describe('ForkEngine.runFork', () => {
     try {
       const prefix = engine.freeze(parentSession([], { marker: 'MARKER-1F1F', words: 20 }));
       const events: string[] = [];
-      const single = engine.runFork(prefix, { id: 'one', directive: 'RECALL MARKER-[0-9A-F]{4}' }, { onEvent: (e) => events.push(`${e.type} ${e.turn}`) });
+      const single = engine.runFork(
+        prefix,
+        { id: 'one', directive: 'RECALL MARKER-[0-9A-F]{4}' },
+        { onEvent: (e) => events.push(`${e.type} ${e.turn}`) },
+      );
       const result = await single.result;
       expect(result).toMatchObject({ id: 'one', status: 'completed', turns: 1 });
       expect(result.text).toContain('MARKER-1F1F');
@@ -35,24 +39,33 @@ describe('ForkEngine.runFork', () => {
     }
   });
 
-  it('follows the plan it is given (a coordinator\'s), and cancel ends the fork cancelled', async () => {
-    const engine = await ForkEngine.create({ provider: { kind: 'openai', apiKey: 'sk-test-not-real', baseUrl: `${server.url}/v1` }, threads: 1 });
+  it("follows the plan it is given (a coordinator's), and cancel ends the fork cancelled", async () => {
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', apiKey: 'sk-test-not-real', baseUrl: `${server.url}/v1` },
+      threads: 1,
+    });
     try {
       const prefix = engine.freeze(openAIChatSession([], { words: 20 }));
       const start = server.requests.length;
-      const given = await engine.runFork(prefix, { id: 'keyed', directive: 'REPLY ok' }, {
-        plan: {
-          provider: 'openai',
-          shape: 'openai-chat',
-          request: { mechanism: 'cache-key', key: 'the-coordinators-key' },
-          explicit: false,
-          readable: { after: 'response-start', buildMs: 0, required: false, fromParent: true },
-          rules: { minCacheTokens: 1024, cacheBlockTokens: 128, toMarkerOnly: false },
-          effective: 'implicit',
+      const given = await engine.runFork(
+        prefix,
+        { id: 'keyed', directive: 'REPLY ok' },
+        {
+          plan: {
+            provider: 'openai',
+            shape: 'openai-chat',
+            request: { mechanism: 'cache-key', key: 'the-coordinators-key' },
+            explicit: false,
+            readable: { after: 'response-start', buildMs: 0, required: false, fromParent: true },
+            rules: { minCacheTokens: 1024, cacheBlockTokens: 128, toMarkerOnly: false },
+            effective: 'implicit',
+          },
         },
-      }).result;
+      ).result;
       expect(given.status).toBe('completed');
-      const body = JSON.parse(server.requests.slice(start).find((r) => r.route === 'chat.completions')?.body ?? '{}') as { prompt_cache_key?: string };
+      const body = JSON.parse(server.requests.slice(start).find((r) => r.route === 'chat.completions')?.body ?? '{}') as {
+        prompt_cache_key?: string;
+      };
       expect(body.prompt_cache_key).toBe('the-coordinators-key');
 
       const slow = engine.runFork(prefix, { id: 'slow', directive: 'SLEEP 30000\nREPLY late' });

@@ -69,7 +69,10 @@ describe("a run's messages", () => {
     const h = harness();
     expect(h.messages.send('running', 'hello')).toEqual({ status: 'delivered' });
     expect(h.open.sent).toEqual(['hello']);
-    expect(h.messages.send('ending', 'too late')).toEqual({ status: 'not-delivered', reason: 'it is ending (it has answered, or is on its last allowed turn)' });
+    expect(h.messages.send('ending', 'too late')).toEqual({
+      status: 'not-delivered',
+      reason: 'it is ending (it has answered, or is on its last allowed turn)',
+    });
     expect(h.messages.send('queued', 'wait')).toEqual({ status: 'delivered' });
     expect(h.messages.send('ahead', 'later')).toEqual({ status: 'delivered' });
     expect(h.messages.send('nobody', 'hi')).toEqual({ status: 'unknown' });
@@ -100,7 +103,10 @@ describe("a run's messages", () => {
     expect(h.messages.send('ahead', 'x')).toEqual(elsewhere);
     h.messages.forkEnded(tasks[0] as ForkTask, 'completed');
     h.intake.forget(0);
-    expect(h.messages.send('running', 'x')).toEqual({ status: 'not-delivered', reason: 'it ran in another process (a distributed run), which messages do not reach' });
+    expect(h.messages.send('running', 'x')).toEqual({
+      status: 'not-delivered',
+      reason: 'it ran in another process (a distributed run), which messages do not reach',
+    });
     expect(h.open.sent).toEqual([]);
   });
 
@@ -139,8 +145,15 @@ describe("a run's messages", () => {
     const dir = join('/tmp', 'transcripts');
     const path = join(dir, 'running.jsonl');
     expect(harness({ transcripts: { dir } }).messages.transcriptTarget('running')).toEqual({ path });
-    expect(harness({ transcripts: { dir, continueFrom: 'crash' } }).messages.transcriptTarget('running')).toEqual({ path, continueFrom: 'crash' });
-    expect(harness({ transcripts: { dir, continueFrom: 'message', message: 'go on' } }).messages.transcriptTarget('running')).toEqual({ path, continueFrom: 'message', message: 'go on' });
+    expect(harness({ transcripts: { dir, continueFrom: 'crash' } }).messages.transcriptTarget('running')).toEqual({
+      path,
+      continueFrom: 'crash',
+    });
+    expect(harness({ transcripts: { dir, continueFrom: 'message', message: 'go on' } }).messages.transcriptTarget('running')).toEqual({
+      path,
+      continueFrom: 'message',
+      message: 'go on',
+    });
     expect(harness({ transcripts: { dir } }).messages.transcriptOf('running')).toBe(path);
   });
 });

@@ -7,9 +7,16 @@ import type { TokenUsage } from '../src/model/types.js';
 /* Budget and cost: tokens and dollars as calls return, the rest at the fork's result, and the one moment a budget is spent. */
 
 /** USD per million tokens: a million uncached input tokens cost $1, output $10. */
-const PRICE = { model: 'priced-model', price: { input: 1, cachedInput: 0.1, output: 10, source: 'https://example.test/prices', read: '2026-12-01' } };
+const PRICE = {
+  model: 'priced-model',
+  price: { input: 1, cachedInput: 0.1, output: 10, source: 'https://example.test/prices', read: '2026-12-01' },
+};
 
-const usage = (promptTokens: number, outputTokens: number, cachedTokens: number | null = 0): TokenUsage => ({ promptTokens, cachedTokens, outputTokens });
+const usage = (promptTokens: number, outputTokens: number, cachedTokens: number | null = 0): TokenUsage => ({
+  promptTokens,
+  cachedTokens,
+  outputTokens,
+});
 
 function completed(id: string, calls: CallRecord[]): ForkResult {
   return {
@@ -32,7 +39,10 @@ function completed(id: string, calls: CallRecord[]): ForkResult {
 
 function harness(limits: Partial<SpendingLimits>) {
   const spent: { reason: StopReason; why: string }[] = [];
-  const spending = new RunSpending({ maxTokens: undefined, maxTokensPerFork: undefined, maxCost: undefined, price: undefined, ...limits }, (reason, why) => spent.push({ reason, why }));
+  const spending = new RunSpending(
+    { maxTokens: undefined, maxTokensPerFork: undefined, maxCost: undefined, price: undefined, ...limits },
+    (reason, why) => spent.push({ reason, why }),
+  );
   return { spending, spent };
 }
 
@@ -76,7 +86,12 @@ describe("a run's spending", () => {
     // $0.001 + $0.001 output; the second: 1,000 uncached ($0.001), 1,000 cached ($0.0001), $0.001 output.
     expect(forkUsd).toBeCloseTo(0.002 + 0.0021, 12);
     expect(h.spending.budget(0)).toBeUndefined();
-    expect(h.spending.cost(undefined)).toMatchObject({ model: 'priced-model', source: 'https://example.test/prices', read: '2026-12-01', uncachedPricedCalls: 0 });
+    expect(h.spending.cost(undefined)).toMatchObject({
+      model: 'priced-model',
+      source: 'https://example.test/prices',
+      read: '2026-12-01',
+      uncachedPricedCalls: 0,
+    });
     expect(h.spending.cost(undefined)?.usd).toBeCloseTo(0.0041, 12);
     // A fork whose turn events counted every call adds nothing at its result.
     const another = harness({ maxTokens: 100_000 });
@@ -101,6 +116,11 @@ describe("a run's spending", () => {
     expect(h.spending.settled(0, completed('x', [usage(10, 10)]))).toBeUndefined();
     expect(h.spending.budget(0)).toBeUndefined();
     expect(h.spending.budget(1)).toEqual({ spentTokens: 20, spent: false, stoppedForks: 1 });
-    expect(harness({ maxTokensPerFork: 50 }).spending.budget(0)).toEqual({ maxTokensPerFork: 50, spentTokens: 0, spent: false, stoppedForks: 0 });
+    expect(harness({ maxTokensPerFork: 50 }).spending.budget(0)).toEqual({
+      maxTokensPerFork: 50,
+      spentTokens: 0,
+      spent: false,
+      stoppedForks: 0,
+    });
   });
 });

@@ -13,7 +13,11 @@ import { anthropicSession } from './support/engine-fixtures.js';
 const session = anthropicSession([], { words: 50 });
 const prefix = freezePrefix(session);
 const planFor = (cacheTtl: '5m' | '1h') =>
-  planOf(resolveOptions({ provider: { kind: 'anthropic' }, cacheTtl }), prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
+  planOf(resolveOptions({ provider: { kind: 'anthropic' }, cacheTtl }), prefix.session, {
+    cacheKey: prefix.id,
+    role: 'forks',
+    parentWarm: false,
+  });
 
 function completed(id: string, calls: CallRecord[], extra: Partial<ForkResult> = {}): ForkResult {
   return {
@@ -22,7 +26,11 @@ function completed(id: string, calls: CallRecord[], extra: Partial<ForkResult> =
     text: 'done',
     turns: calls.length,
     toolCalls: 1,
-    usage: { promptTokens: calls.reduce((s, c) => s + c.promptTokens, 0), cachedTokens: calls.reduce((s, c) => s + (c.cachedTokens ?? 0), 0), outputTokens: calls.reduce((s, c) => s + c.outputTokens, 0) },
+    usage: {
+      promptTokens: calls.reduce((s, c) => s + c.promptTokens, 0),
+      cachedTokens: calls.reduce((s, c) => s + (c.cachedTokens ?? 0), 0),
+      outputTokens: calls.reduce((s, c) => s + c.outputTokens, 0),
+    },
     durationMs: 5,
     retries: 1,
     calls,
@@ -61,19 +69,53 @@ function view(over: Partial<RunView> = {}): RunView {
   };
 }
 
-const call = (promptTokens: number, cachedTokens: number, outputTokens: number): CallRecord => ({ promptTokens, cachedTokens, outputTokens });
+const call = (promptTokens: number, cachedTokens: number, outputTokens: number): CallRecord => ({
+  promptTokens,
+  cachedTokens,
+  outputTokens,
+});
 
 describe("a run's tally and report", () => {
   it('sums every settled fork: statuses, calls made by this run, tokens, failures by kind, forks a budget stopped and cut answers', () => {
     const tally = new RunTally(true);
-    tally.add(0, { id: 'a', directive: 'a' }, completed('a', [call(1_000, 800, 50), { ...call(9_000, 0, 9), restored: true }]), figures('a', 'completed', 800), { reason: 'cold-start', tokens: 200, detail: 'x' }, undefined);
-    tally.add(1, { id: 'b', directive: 'b' }, completed('b', [call(1_000, 900, 50)], { finish: { reason: 'length', raw: 'max_tokens' } }), figures('b', 'completed', 900), undefined, undefined);
-    tally.add(2, { id: 'c', directive: 'c' }, emptyCancelled('c', 'the budget was spent', 'budget'), figures('c', 'cancelled', 0), undefined, undefined);
+    tally.add(
+      0,
+      { id: 'a', directive: 'a' },
+      completed('a', [call(1_000, 800, 50), { ...call(9_000, 0, 9), restored: true }]),
+      figures('a', 'completed', 800),
+      { reason: 'cold-start', tokens: 200, detail: 'x' },
+      undefined,
+    );
+    tally.add(
+      1,
+      { id: 'b', directive: 'b' },
+      completed('b', [call(1_000, 900, 50)], { finish: { reason: 'length', raw: 'max_tokens' } }),
+      figures('b', 'completed', 900),
+      undefined,
+      undefined,
+    );
+    tally.add(
+      2,
+      { id: 'c', directive: 'c' },
+      emptyCancelled('c', 'the budget was spent', 'budget'),
+      figures('c', 'cancelled', 0),
+      undefined,
+      undefined,
+    );
     expect(tally.settled).toBe(3);
     const report = tally.report(view());
     expect(report.forks).toEqual({ total: 3, totalKnown: true, taken: 3, completed: 2, failed: 0, cancelled: 1, running: 0, queued: 0 });
     // The restored call was an earlier run's: neither its call nor its tokens count here.
-    expect(report).toMatchObject({ modelCalls: 2, toolCalls: 2, retries: 2, promptTokens: 2_000, cachedTokens: 1_700, outputTokens: 100, theoreticalCachedTokens: 1_700, forksPerSecond: 1.5 });
+    expect(report).toMatchObject({
+      modelCalls: 2,
+      toolCalls: 2,
+      retries: 2,
+      promptTokens: 2_000,
+      cachedTokens: 1_700,
+      outputTokens: 100,
+      theoreticalCachedTokens: 1_700,
+      forksPerSecond: 1.5,
+    });
     expect(report.cutAnswers).toEqual([{ reason: 'length', forks: 1, raw: ['max_tokens'] }]);
     expect(report.cacheMisses).toEqual([{ reason: 'cold-start', forks: 1, tokens: 200 }]);
     expect(report.failures).toEqual([{ id: 'c', status: 'cancelled', kind: 'budget', message: 'the budget was spent' }]);
@@ -93,7 +135,7 @@ describe("a run's tally and report", () => {
     expect(stopped).toBe(1);
   });
 
-  it('applies the opening wave\'s corrections to the maximum and to the per-fork rows', () => {
+  it("applies the opening wave's corrections to the maximum and to the per-fork rows", () => {
     const tally = new RunTally(true);
     tally.add(0, { id: 'a', directive: 'a' }, completed('a', [call(1_000, 0, 10)]), figures('a', 'completed', 0), undefined, undefined);
     tally.add(1, { id: 'b', directive: 'b' }, completed('b', [call(1_000, 900, 10)]), figures('b', 'completed', 900), undefined, undefined);
@@ -105,7 +147,15 @@ describe("a run's tally and report", () => {
 
   it('without retainResults: no rows, at most 100 failures listed, and a note says so', () => {
     const tally = new RunTally(false);
-    for (let i = 0; i < 120; i++) tally.add(i, { id: `f${i}`, directive: 'x' }, emptyFailure(`f${i}`, 'model_error', 'boom'), figures(`f${i}`, 'failed', 0), undefined, undefined);
+    for (let i = 0; i < 120; i++)
+      tally.add(
+        i,
+        { id: `f${i}`, directive: 'x' },
+        emptyFailure(`f${i}`, 'model_error', 'boom'),
+        figures(`f${i}`, 'failed', 0),
+        undefined,
+        undefined,
+      );
     const report = tally.report(view({ forks: { total: 120, taken: 120, running: 0, waiting: 0 } }));
     expect(report.forks.failed).toBe(120);
     expect(report.failures).toHaveLength(100);
@@ -116,13 +166,29 @@ describe("a run's tally and report", () => {
 
   it('counts the tasks not taken yet of a source of known length as queued; of a stream, says its total is not known', () => {
     const tally = new RunTally(true);
-    expect(tally.report(view({ forks: { total: 10, taken: 4, running: 2, waiting: 2 } })).forks).toMatchObject({ total: 10, totalKnown: true, queued: 8, running: 2 });
-    expect(tally.report(view({ forks: { total: undefined, taken: 4, running: 2, waiting: 2 } })).forks).toMatchObject({ total: 4, totalKnown: false, queued: 2 });
+    expect(tally.report(view({ forks: { total: 10, taken: 4, running: 2, waiting: 2 } })).forks).toMatchObject({
+      total: 10,
+      totalKnown: true,
+      queued: 8,
+      running: 2,
+    });
+    expect(tally.report(view({ forks: { total: undefined, taken: 4, running: 2, waiting: 2 } })).forks).toMatchObject({
+      total: 4,
+      totalKnown: false,
+      queued: 2,
+    });
   });
 
   it('notes a stream stopped early, a bad task, an explicit cache and a trimmed history', () => {
     const tally = new RunTally(true);
-    const stopped = tally.report(view({ stoppedEarly: true, forks: { total: undefined, taken: 7, running: 0, waiting: 0 }, cache: { requested: 'explicit', explicit: true, note: 'made 1', storage: undefined }, trimmedTurns: true }));
+    const stopped = tally.report(
+      view({
+        stoppedEarly: true,
+        forks: { total: undefined, taken: 7, running: 0, waiting: 0 },
+        cache: { requested: 'explicit', explicit: true, note: 'made 1', storage: undefined },
+        trimmedTurns: true,
+      }),
+    );
     expect(stopped.notes[0]).toMatch(/^the run stopped taking tasks after 7 \(cancelled, or its budget spent\)/);
     expect(stopped.notes[1]).toMatch(/^explicit cache: every call is served from the cachedContent/);
     expect(stopped.notes[2]).toMatch(/^forkTurns trimmed the history/);
@@ -135,7 +201,8 @@ describe("a run's tally and report", () => {
     const tally = new RunTally(true);
     const hourPlan = planFor('1h');
     expect(hourPlan.request).toMatchObject({ mechanism: 'breakpoints', ttl: '1h' });
-    const note = (v: Partial<RunView>) => tally.report(view({ plan: hourPlan, ...v })).notes.filter((n) => n.startsWith('1-hour cache breakpoints'));
+    const note = (v: Partial<RunView>) =>
+      tally.report(view({ plan: hourPlan, ...v })).notes.filter((n) => n.startsWith('1-hour cache breakpoints'));
     expect(note({ wallMs: 42_400 })).toEqual([
       "1-hour cache breakpoints: their writes cost 2× input where 5-minute ones cost 1.25×, and this run ended in 42 s, within 5 minutes: cacheTtl '5m' (--cache-ttl 5m) would have served it for less, unless the prefix is reused later",
     ]);

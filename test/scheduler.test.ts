@@ -4,7 +4,10 @@ import { createScheduler } from '../src/engine/scheduler.js';
 
 /* The one scheduler of the engine and the benchmark's variants: order, concurrency, warm-up. */
 
-function harness(count: number, options: { concurrency: number; warmup: boolean; leads?: number; staggerCapMs?: number; cacheBuildMs?: number }) {
+function harness(
+  count: number,
+  options: { concurrency: number; warmup: boolean; leads?: number; staggerCapMs?: number; cacheBuildMs?: number },
+) {
   const sent: { index: number; first: boolean }[] = [];
   const queued = new Set(Array.from({ length: count }, (_, i) => i));
   const scheduler = createScheduler({
@@ -43,7 +46,7 @@ describe('the scheduler', () => {
     expect(h.scheduler.inFlight).toBe(2);
   });
 
-  it('with warm-up, the siblings wait for the lead\'s first response', () => {
+  it("with warm-up, the siblings wait for the lead's first response", () => {
     const h = harness(4, { concurrency: 8, warmup: true });
     h.scheduler.start(0);
     expect(h.order()).toEqual([0]);
@@ -80,7 +83,7 @@ describe('the scheduler', () => {
     expect(h.sent).toEqual([]);
   });
 
-  it('with a cache build delay (DeepSeek), the siblings go that long after the lead\'s first response, not at once', () => {
+  it("with a cache build delay (DeepSeek), the siblings go that long after the lead's first response, not at once", () => {
     vi.useFakeTimers();
     const h = harness(3, { concurrency: 8, warmup: true, cacheBuildMs: 2_000 });
     h.scheduler.start(0);
@@ -91,7 +94,7 @@ describe('the scheduler', () => {
     expect(h.order()).toEqual([0, 1, 2]);
   });
 
-  it('with a cache build delay and no warm-up (parent-warm), every fork waits for the parent\'s entry to be built, the lead first', () => {
+  it("with a cache build delay and no warm-up (parent-warm), every fork waits for the parent's entry to be built, the lead first", () => {
     vi.useFakeTimers();
     const h = harness(3, { concurrency: 8, warmup: false, cacheBuildMs: 2_000 });
     h.scheduler.start(2);

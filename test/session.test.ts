@@ -28,7 +28,6 @@ const session = {
   ],
 };
 
-
 async function rejectionOf(promise: Promise<unknown>): Promise<InputError> {
   try {
     await promise;
@@ -69,7 +68,12 @@ describe('parseSession', () => {
     [withHistory([{ role: 'user', parts: [{}] }]), 's.json: history[0].parts[0]: a part must not be empty'],
     [withHistory([{ role: 'user', parts: [{ text: 3 }] }]), 's.json: history[0].parts[0].text: must be a string, not the number 3'],
     [
-      withHistory([{ role: 'user', parts: [{ text: 'a' }] }, { role: 'model', parts: [{ text: 'b' }] }, { role: 'user', parts: [{ text: 'c' }] }, { role: 'model', parts: [{ functionCall: { args: {} } }] }]),
+      withHistory([
+        { role: 'user', parts: [{ text: 'a' }] },
+        { role: 'model', parts: [{ text: 'b' }] },
+        { role: 'user', parts: [{ text: 'c' }] },
+        { role: 'model', parts: [{ functionCall: { args: {} } }] },
+      ]),
       's.json: history[3].parts[0].functionCall.name: is required',
     ],
     [
@@ -125,7 +129,9 @@ describe('parseSession', () => {
     const input = JSON.parse(`{"model":"m","history":[{"role":"user","parts":[{"text":"x","${key}":{"polluted":true}}]}]}`);
     const err = errorOf(() => parseSession(input, 's.json'));
     expect(err.path).toBe(`history[0].parts[0].${key}`);
-    expect(err.rule).toBe('keys named "__proto__", "constructor" or "prototype" are not allowed (they could tamper with object prototypes)');
+    expect(err.rule).toBe(
+      'keys named "__proto__", "constructor" or "prototype" are not allowed (they could tamper with object prototypes)',
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -191,9 +197,7 @@ describe('loadSession', () => {
 
   it('names the file on a schema error', async () => {
     const path = await fileWith('s.json', JSON.stringify({ model: 'm', history: [{ role: 'user', parts: [{ text: 1 }] }] }));
-    expect((await rejectionOf(loadSession(path))).message).toBe(
-      `${path}: history[0].parts[0].text: must be a string, not the number 1`,
-    );
+    expect((await rejectionOf(loadSession(path))).message).toBe(`${path}: history[0].parts[0].text: must be a string, not the number 1`);
   });
 });
 
@@ -247,7 +251,10 @@ describe('parseTasks', () => {
     ['{"id":"a","directive":"   "}', 'tasks.jsonl:1: directive: the directive must not be empty'],
     ['{"id":"a","directive":"x","history":"all"}', 'tasks.jsonl:1: history: must be "inherit" or "completed-turns"'],
     // history's old name is a field like any other a task does not take: the list names history.
-    ['{"id":"a","directive":"x","seed":"inherit"}', 'tasks.jsonl:1: seed: is not a task field (allowed: id, directive, subagentType, history, forkTurns, tools, outputSchema, maxTurns, maxTokens); a fork task takes only these'],
+    [
+      '{"id":"a","directive":"x","seed":"inherit"}',
+      'tasks.jsonl:1: seed: is not a task field (allowed: id, directive, subagentType, history, forkTurns, tools, outputSchema, maxTurns, maxTokens); a fork task takes only these',
+    ],
     ['{"id":"a","directive":"x","tools":"read_file"}', 'tasks.jsonl:1: tools: must be an array of tool names or MCP patterns'],
     ['{"id":"a","directive":"x","tools":["*"]}', 'tasks.jsonl:1: tools[0]: does not accept "*"; omit tools for unrestricted execution'],
     ['{"id":"a","directive":"x","tools":["ls","read_*"]}', `tasks.jsonl:1: tools[1]: "read_*": ${WILDCARD_RULE}`],
@@ -282,8 +289,11 @@ describe('parseTasks', () => {
     ],
     ['["a"]', 'tasks.jsonl:1: each line must be a JSON object ({ "id", "directive", … })'],
     ['{"id":"a","directive":}', "tasks.jsonl:1: invalid JSON at column 23: unexpected token '}'"],
-    ['{"id":"a","directive":"x"', 'tasks.jsonl:1: invalid JSON at column 26: expected \',\' or \'}\' after property value'],
-    ['{"id":"a","directive":"x","__proto__":{}}', 'tasks.jsonl:1: __proto__: keys named "__proto__", "constructor" or "prototype" are not allowed (they could tamper with object prototypes)'],
+    ['{"id":"a","directive":"x"', "tasks.jsonl:1: invalid JSON at column 26: expected ',' or '}' after property value"],
+    [
+      '{"id":"a","directive":"x","__proto__":{}}',
+      'tasks.jsonl:1: __proto__: keys named "__proto__", "constructor" or "prototype" are not allowed (they could tamper with object prototypes)',
+    ],
   ])('rejects %s', (line, message) => {
     expect(errorOf(() => parseTasks(line, 'tasks.jsonl')).message).toBe(message);
   });

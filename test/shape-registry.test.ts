@@ -7,7 +7,7 @@ import { acmeShape } from './fixtures/shapes/acme.js';
 /* The registry lists the shapes, and everything else asks it: parseSession routes by format through it. */
 
 describe('the shape registry', () => {
-  it('lists the five built-in shapes, Gemini\'s (the default) first', () => {
+  it("lists the five built-in shapes, Gemini's (the default) first", () => {
     expect(shapeFormats().slice(0, 5)).toEqual(['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages', 'ai-sdk']);
     expect(allShapes().map((shape) => shape.format)).toEqual(shapeFormats());
     expect(shapeOf({ model: 'm', history: [] }).format).toBe('gemini');
@@ -15,7 +15,9 @@ describe('the shape registry', () => {
 
   it('refuses an unknown format, naming every known one', () => {
     expect(() => shapeNamed('acme-x')).toThrow(`unknown session format "acme-x": the formats are ${formatList()}`);
-    expect(() => parseSession({ format: 'acme-x', model: 'm' })).toThrow(/format: must be "gemini" \(the default\), "openai-chat", .*not "acme-x"/);
+    expect(() => parseSession({ format: 'acme-x', model: 'm' })).toThrow(
+      /format: must be "gemini" \(the default\), "openai-chat", .*not "acme-x"/,
+    );
     expect(findShape('acme-x')).toBeUndefined();
     expect(() => registerShape({ ...acmeShape, format: 'gemini' })).toThrow('a shape with format "gemini" is already registered');
   });

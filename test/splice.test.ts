@@ -41,7 +41,12 @@ function awkward(session: Record<string, unknown>, format: SessionFormat): Paren
     (copy.history as { parts: { text?: string }[] }[])[0]?.parts.push({ text: AWKWARD });
     copy.generationConfig = { ...(copy.generationConfig as object), temperature: 1.5, seed: 1e21 };
   } else {
-    (copy.messages as { role: string; content: unknown }[]).splice(format === 'openai-chat' ? 1 : 0, 0, { role: 'user', content: AWKWARD }, { role: 'assistant', content: 'Noted.' });
+    (copy.messages as { role: string; content: unknown }[]).splice(
+      format === 'openai-chat' ? 1 : 0,
+      0,
+      { role: 'user', content: AWKWARD },
+      { role: 'assistant', content: 'Noted.' },
+    );
     // Anthropic's current API version refuses sampling settings; Chat Completions takes them.
     if (format === 'openai-chat') copy.temperature = 1.5;
   }
@@ -92,11 +97,20 @@ const SHAPES: Shape[] = [
     session: () => awkward(read('examples/openai-session.json'), 'openai-chat'),
     config: () => ({ kind: 'openai', apiKey: KEY, baseUrl: `${server.url}/v1` }),
     cache: { mechanism: 'cache-key', key: 'run-key' },
-    reply: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }] },
+    reply: {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }],
+    },
     async sdkAlone(request) {
       const r = request as OpenAIChatRequest;
       const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
-      const body = { ...r.body, stream: true, stream_options: { include_usage: true }, ...(r.promptCacheKey !== undefined ? { prompt_cache_key: r.promptCacheKey } : {}) };
+      const body = {
+        ...r.body,
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(r.promptCacheKey !== undefined ? { prompt_cache_key: r.promptCacheKey } : {}),
+      };
       await drain((await client.chat.completions.create(body as never)) as never).catch(ignore);
     },
   },
@@ -106,11 +120,17 @@ const SHAPES: Shape[] = [
     session: () => awkward(read('examples/openai-session.json'), 'openai-chat'),
     config: () => ({ kind: 'dashscope', apiKey: KEY, baseUrl: `${server.url}/v1` }),
     cache: { mechanism: 'marker' },
-    reply: { role: 'assistant', content: 'Reading it.', tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }] },
+    reply: {
+      role: 'assistant',
+      content: 'Reading it.',
+      tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+    },
     async sdkAlone(request) {
       const r = request as OpenAIChatRequest;
       const client = new OpenAI({ apiKey: KEY, baseURL: `${server.url}/v1`, maxRetries: 0 });
-      await drain((await client.chat.completions.create({ ...r.body, stream: true, stream_options: { include_usage: true } } as never)) as never).catch(ignore);
+      await drain(
+        (await client.chat.completions.create({ ...r.body, stream: true, stream_options: { include_usage: true } } as never)) as never,
+      ).catch(ignore);
     },
   },
   {
@@ -151,7 +171,10 @@ describe.each(SHAPES)('$name', (shape) => {
     let compared = 0;
     for (const task of TASKS) {
       const seed = seedForkTask(prefix.session, task, { history: 'inherit', spawnTools: ['agent'] });
-      const conversation = openConversation(seed, requestDecorator({ request: shape.cache, shape: shape.format }, { shared: seed.sharedContents, window: 'w' }));
+      const conversation = openConversation(
+        seed,
+        requestDecorator({ request: shape.cache, shape: shape.format }, { shared: seed.sharedContents, window: 'w' }),
+      );
       for (let turn = 0; turn < 3; turn++) {
         const request = conversation.request();
         await provider.generate(request, { signal: new AbortController().signal });

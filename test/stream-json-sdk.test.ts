@@ -52,9 +52,30 @@ afterAll(async () => {
 });
 
 /** The CLI's lines for one run of `prompt` against the served model. */
-async function promptLines(session: string, provider: readonly string[], prompt = SCENARIO, extra: readonly string[] = []): Promise<{ code: number | null; stderr: string; lines: Line[] }> {
+async function promptLines(
+  session: string,
+  provider: readonly string[],
+  prompt = SCENARIO,
+  extra: readonly string[] = [],
+): Promise<{ code: number | null; stderr: string; lines: Line[] }> {
   const transcripts = mkdtempSync(join(tmp, 'transcripts-'));
-  const run = await runCli(['prompt', prompt, '--session', session, '--workspace', '.', ...provider, '--transcripts', transcripts, '--output-format', 'stream-json', ...extra], { env: KEYS });
+  const run = await runCli(
+    [
+      'prompt',
+      prompt,
+      '--session',
+      session,
+      '--workspace',
+      '.',
+      ...provider,
+      '--transcripts',
+      transcripts,
+      '--output-format',
+      'stream-json',
+      ...extra,
+    ],
+    { env: KEYS },
+  );
   return { code: run.code, stderr: run.stderr, lines: jsonLines(run.stdout) as Line[] };
 }
 
@@ -63,7 +84,10 @@ const PROVIDERS = (url: string): Record<string, { session: string; flags: string
   'openai-chat': { session: 'examples/openai-session.json', flags: ['--provider', 'openai', '--base-url', `${url}/v1`] },
   'anthropic-messages': { session: 'examples/anthropic-session.json', flags: ['--provider', 'anthropic', '--base-url', url] },
   'openai-responses': { session: 'examples/responses-session.json', flags: ['--provider', 'openai', '--base-url', `${url}/v1`] },
-  'ai-sdk': { session: 'examples/ai-sdk-session.json', flags: ['--provider', 'ai-sdk:@ai-sdk/openai.chat/gpt-4.1-mini', '--base-url', `${url}/v1`, '--api-key-env', 'OPENAI_API_KEY'] },
+  'ai-sdk': {
+    session: 'examples/ai-sdk-session.json',
+    flags: ['--provider', 'ai-sdk:@ai-sdk/openai.chat/gpt-4.1-mini', '--base-url', `${url}/v1`, '--api-key-env', 'OPENAI_API_KEY'],
+  },
 });
 
 const kindOf = (l: Line): string => (l.type === 'system' ? l.subtype : l.type);
@@ -98,16 +122,23 @@ function expectEveryKind(lines: Line[]): void {
   // The fork's own conversation, marked with its tool_use id: its calls, their results (one failed), its answer.
   const inner = lines.filter((l) => l.parent_tool_use_id === task);
   expect(inner.every((l) => at(l) > at(started[0]!))).toBe(true);
-  const innerCall = inner.find((l) => l.type === 'assistant' && toolUses(l).length === 2 && toolUses(l).every((b) => b.name === 'read_file'))!;
+  const innerCall = inner.find(
+    (l) => l.type === 'assistant' && toolUses(l).length === 2 && toolUses(l).every((b) => b.name === 'read_file'),
+  )!;
   expect(toolUses(innerCall).map((b) => b.input)).toEqual([{ path: 'package.json' }, { path: 'missing.txt' }]);
-  const innerResults = inner.filter((l) => toolResults(l).some((r) => toolUses(innerCall).some((b) => b.id === r.tool_use_id))).map((l) => toolResults(l)[0]!);
+  const innerResults = inner
+    .filter((l) => toolResults(l).some((r) => toolUses(innerCall).some((b) => b.id === r.tool_use_id)))
+    .map((l) => toolResults(l)[0]!);
   expect(innerResults.map((r) => r.is_error)).toEqual([false, true]);
   expect(inner.at(-1)).toMatchObject({ type: 'assistant', message: { content: [{ type: 'text', text: 'fork done' }], stop_reason: null } });
 
   // Its end, shown once as the reference shows it; the <task-notification> text the model got is no line of its own.
   const notified = lines.filter((l) => kindOf(l) === 'task_notification');
   expect(notified.map((l) => l.data.task_id)).toEqual([started[0]!.data.task_id]);
-  expect(lines[at(notified[0]!) - 1]).toMatchObject({ type: 'user', message: { content: [{ type: 'text', text: expect.stringMatching(/^Background agent "fork: .*" completed\.$/) }] } });
+  expect(lines[at(notified[0]!) - 1]).toMatchObject({
+    type: 'user',
+    message: { content: [{ type: 'text', text: expect.stringMatching(/^Background agent "fork: .*" completed\.$/) }] },
+  });
   expect(lines.flatMap(blocksOf).some((b) => b.type === 'text' && b.text.startsWith('<task-notification>'))).toBe(false);
   const parentTexts = lines.filter((l) => l.type === 'user' && l.parent_tool_use_id === null && toolResults(l).length === 0);
   expect(parentTexts).toEqual([lines[at(notified[0]!) - 1]]);
@@ -119,7 +150,11 @@ function expectEveryKind(lines: Line[]): void {
   expect(result.duration_api_ms).toBeLessThanOrEqual(result.duration_ms);
   expect(result.result).toContain('fork done');
   // The parent's last reply is its answer.
-  expect(lines.at(-2)).toMatchObject({ type: 'assistant', parent_tool_use_id: null, message: { content: [{ type: 'text', text: result.result }] } });
+  expect(lines.at(-2)).toMatchObject({
+    type: 'assistant',
+    parent_tool_use_id: null,
+    message: { content: [{ type: 'text', text: result.result }] },
+  });
 }
 
 /** A finished fork as its notification carries it. */
@@ -151,8 +186,16 @@ async function unnamedCallsScenario(): Promise<Line[]> {
   const send = (event: ParentEvent): void => lines.event(event);
   // The loop names each of a reply's calls that has no id (call-N), in its events as in its tasks' ids.
   const parent = (role: 'assistant' | 'user', message: unknown, turn: number, callIds?: string[]): ParentEvent =>
-    role === 'assistant' ? { type: 'message', role, message, turn, usage: USAGE, ...(callIds ? { callIds } : {}) } : { type: 'message', role, message, turn };
-  const task = (role: 'assistant' | 'user', message: unknown, turn: number): ParentEvent => ({ type: 'message', role, message, turn, parentToolUseId: 'call-1' });
+    role === 'assistant'
+      ? { type: 'message', role, message, turn, usage: USAGE, ...(callIds ? { callIds } : {}) }
+      : { type: 'message', role, message, turn };
+  const task = (role: 'assistant' | 'user', message: unknown, turn: number): ParentEvent => ({
+    type: 'message',
+    role,
+    message,
+    turn,
+    parentToolUseId: 'call-1',
+  });
   const notification = '<task-notification>\n<task-id>fork-call-1</task-id>\n</task-notification>';
 
   send(
@@ -189,16 +232,53 @@ async function unnamedCallsScenario(): Promise<Line[]> {
       1,
     ),
   );
-  send(task('user', { role: 'user', parts: [{ functionResponse: { name: 'agent', response: { output: 'Fork started' } } }, { text: 'Directive: scan it' }] }, 0));
+  send(
+    task(
+      'user',
+      {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'agent', response: { output: 'Fork started' } } }, { text: 'Directive: scan it' }],
+      },
+      0,
+    ),
+  );
   send(task('assistant', { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { path: 'a.txt' } } }] }, 1));
   send(task('user', { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: { output: 'A' } } }] }, 1));
   send(task('assistant', { role: 'model', parts: [{ text: 'found A' }] }, 2));
-  send({ type: 'task_notification', forkId: 'fork-call-1', toolUseId: 'call-1', description: 'scan', subagentType: 'fork', result: forkResult('fork-call-1', 'found A') });
-  send(parent('assistant', { role: 'model', parts: [{ functionCall: { name: 'send_message', args: { task_id: 'fork-call-1', message: 'again' } } }] }, 2, ['call-4']));
-  send(parent('user', { role: 'user', parts: [{ functionResponse: { name: 'send_message', response: { output: 'revived' } } }, { text: notification }] }, 2));
+  send({
+    type: 'task_notification',
+    forkId: 'fork-call-1',
+    toolUseId: 'call-1',
+    description: 'scan',
+    subagentType: 'fork',
+    result: forkResult('fork-call-1', 'found A'),
+  });
+  send(
+    parent(
+      'assistant',
+      { role: 'model', parts: [{ functionCall: { name: 'send_message', args: { task_id: 'fork-call-1', message: 'again' } } }] },
+      2,
+      ['call-4'],
+    ),
+  );
+  send(
+    parent(
+      'user',
+      { role: 'user', parts: [{ functionResponse: { name: 'send_message', response: { output: 'revived' } } }, { text: notification }] },
+      2,
+    ),
+  );
   send(task('user', { role: 'user', parts: [{ text: '[Message from parent agent]: again' }] }, 1));
   send(task('assistant', { role: 'model', parts: [{ text: 'again: found A' }] }, 1));
-  send({ type: 'task_notification', forkId: 'fork-call-1', toolUseId: 'call-1', description: 'scan', subagentType: 'fork', result: forkResult('fork-call-1', 'again: found A'), revived: true });
+  send({
+    type: 'task_notification',
+    forkId: 'fork-call-1',
+    toolUseId: 'call-1',
+    description: 'scan',
+    subagentType: 'fork',
+    result: forkResult('fork-call-1', 'again: found A'),
+    revived: true,
+  });
   send(parent('user', { role: 'user', parts: [{ text: notification }] }, 3));
   send(parent('assistant', { role: 'model', parts: [{ text: 'All done.' }] }, 3));
   lines.end(false, { duration_ms: 5, num_turns: 3, result: 'All done.', usage: { input_tokens: 3600, output_tokens: 90 } }, false);
@@ -275,7 +355,12 @@ describe('forkpool prompt --output-format stream-json against the types of @qwen
       expectEveryKind(run.lines);
     }
     // The error result (error_max_turns): the parent's first reply calls a tool, and one turn is all it has.
-    const limited = await promptLines(providers.gemini!.session, providers.gemini!.flags, 'CALL read_file {"path":"package.json"}\nREPLY never', ['--max-turns', '1']);
+    const limited = await promptLines(
+      providers.gemini!.session,
+      providers.gemini!.flags,
+      'CALL read_file {"path":"package.json"}\nREPLY never',
+      ['--max-turns', '1'],
+    );
     expect(limited.code, limited.stderr).toBe(1);
     expect(limited.lines.at(-1)).toMatchObject({ type: 'result', subtype: 'error_max_turns', is_error: true });
 

@@ -50,7 +50,10 @@ describe('run.send and run.cancel', () => {
   it('cancel ends one fork cancelled and leaves its sibling alone; a fork may not call task_stop or send_message itself', async () => {
     const run = engine.fanOut(prefix(), [
       { id: 'stopped', directive: 'SLEEP 30000' },
-      { id: 'sibling', directive: 'CALL task_stop {"task_id":"stopped"}\nCALL send_message {"task_id":"stopped","message":"x"}\nREPLY tried' },
+      {
+        id: 'sibling',
+        directive: 'CALL task_stop {"task_id":"stopped"}\nCALL send_message {"task_id":"stopped","message":"x"}\nREPLY tried',
+      },
     ]);
     expect(await later(200, () => run.cancel('stopped'))).toBe(true);
     const results = await run.results();
@@ -59,7 +62,9 @@ describe('run.send and run.cancel', () => {
     expect(byId.get('sibling')?.status).toBe('completed');
     expect(byId.get('sibling')?.text).toBe('tried');
     expect(run.cancel('stopped')).toBe(false);
-    const refused = (await engine.fanOut(prefix(), [{ id: 'asks', directive: 'CALL task_stop {"task_id":"x"}\nRECALL task_stop manages [^.]+' }]).results())[0];
+    const refused = (
+      await engine.fanOut(prefix(), [{ id: 'asks', directive: 'CALL task_stop {"task_id":"x"}\nRECALL task_stop manages [^.]+' }]).results()
+    )[0];
     expect(refused?.text).toContain("task_stop manages the main agent's background tasks and is not available inside a sub-agent");
   });
 
@@ -75,7 +80,14 @@ describe('run.send and run.cancel', () => {
         const i = Number(id.slice('race-'.length));
         const send = (): SendOutcome => run.send(id, `late-${i}`);
         // At once, on the next turn of the event loop, or a moment later: around the fork's end.
-        outcomes.set(id, i % 3 === 0 ? Promise.resolve(send()) : i % 3 === 1 ? new Promise((resolve) => setImmediate(() => resolve(send()))) : later(1, send));
+        outcomes.set(
+          id,
+          i % 3 === 0
+            ? Promise.resolve(send())
+            : i % 3 === 1
+              ? new Promise((resolve) => setImmediate(() => resolve(send())))
+              : later(1, send),
+        );
       },
     });
     const results = await run.results();

@@ -15,8 +15,18 @@ describe('content attributes from each request shape', () => {
         model: 'gpt-x',
         messages: [
           { role: 'developer', content: 'be brief' },
-          { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"key":"k"}' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+            ],
+          },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"key":"k"}' } }],
+          },
           { role: 'tool', tool_call_id: 'c1', content: 'found' },
         ],
       },
@@ -29,7 +39,9 @@ describe('content attributes from each request shape', () => {
     ]);
     expect(content.input).not.toContain('AAAA');
     expect(content.system).toBeUndefined();
-    expect(JSON.parse(replyContent('openai-chat', { role: 'assistant', content: 'done' }, 'stop'))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'done' }], finish_reason: 'stop' }]);
+    expect(JSON.parse(replyContent('openai-chat', { role: 'assistant', content: 'done' }, 'stop'))).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'done' }], finish_reason: 'stop' },
+    ]);
   });
 
   it('Messages: the system apart, thinking as reasoning, tool_use and tool_result', () => {
@@ -41,7 +53,13 @@ describe('content attributes from each request shape', () => {
         system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }],
         messages: [
           { role: 'user', content: 'look' },
-          { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's' }, { type: 'tool_use', id: 't1', name: 'lookup', input: { key: 'k' } }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'hmm', signature: 's' },
+              { type: 'tool_use', id: 't1', name: 'lookup', input: { key: 'k' } },
+            ],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'found' }] },
         ],
       },
@@ -49,10 +67,24 @@ describe('content attributes from each request shape', () => {
     expect(JSON.parse(content.system ?? '')).toEqual([{ type: 'text', content: 'be brief' }]);
     expect(JSON.parse(content.input)).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'look' }] },
-      { role: 'assistant', parts: [{ type: 'reasoning', content: 'hmm' }, { type: 'tool_call', id: 't1', name: 'lookup', arguments: { key: 'k' } }] },
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'reasoning', content: 'hmm' },
+          { type: 'tool_call', id: 't1', name: 'lookup', arguments: { key: 'k' } },
+        ],
+      },
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 't1', response: 'found' }] },
     ]);
-    const reply = JSON.parse(replyContent('anthropic-messages', { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'lookup', input: {} }] }, 'tool_use'));
-    expect(reply).toEqual([{ role: 'assistant', parts: [{ type: 'tool_call', id: 't2', name: 'lookup', arguments: {} }], finish_reason: 'tool_use' }]);
+    const reply = JSON.parse(
+      replyContent(
+        'anthropic-messages',
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'lookup', input: {} }] },
+        'tool_use',
+      ),
+    );
+    expect(reply).toEqual([
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 't2', name: 'lookup', arguments: {} }], finish_reason: 'tool_use' },
+    ]);
   });
 });

@@ -53,14 +53,23 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(root).toHaveLength(1);
     const fanOut = root[0] as ReadableSpan;
     expect(parentOf(fanOut)).toBeUndefined();
-    expect(fanOut.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.conversation.id': prefix.id, 'forkpool.fan_out.forks': 3 });
+    expect(fanOut.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_workflow',
+      'gen_ai.conversation.id': prefix.id,
+      'forkpool.fan_out.forks': 3,
+    });
 
     const agents = spans.filter((s) => s.name === 'invoke_agent fork');
     expect(agents.map((a) => attr(a, 'gen_ai.agent.id')).sort()).toEqual(['broken', 'plain', 'tooled']);
     for (const agent of agents) {
       expect(agent.kind).toBe(SpanKind.INTERNAL);
       expect(parentOf(agent)).toBe(fanOut.spanContext().spanId);
-      expect(agent.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'fork', 'gen_ai.conversation.id': prefix.id, 'gen_ai.provider.name': 'forkpool.local' });
+      expect(agent.attributes).toMatchObject({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'fork',
+        'gen_ai.conversation.id': prefix.id,
+        'gen_ai.provider.name': 'forkpool.local',
+      });
     }
     const agentOf = (id: string): ReadableSpan => agents.find((a) => attr(a, 'gen_ai.agent.id') === id) as ReadableSpan;
 
@@ -93,7 +102,11 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     const tooled = agentOf('tooled');
     const lookup = spans.find((s) => s.name === 'execute_tool lookup') as ReadableSpan;
     expect(parentOf(lookup)).toBe(tooled.spanContext().spanId);
-    expect(lookup.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.type': 'function' });
+    expect(lookup.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup',
+      'gen_ai.tool.type': 'function',
+    });
     expect(typeof attr(lookup, 'gen_ai.tool.call.id')).toBe('string');
     const explode = spans.find((s) => s.name === 'execute_tool explode') as ReadableSpan;
     expect(parentOf(explode)).toBe(agentOf('broken').spanContext().spanId);
@@ -103,7 +116,9 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     // The injected 429s: each an event on the fork's span, each followed by a retry that succeeded.
     const retries = results.find((r) => r.id === 'tooled')?.retries ?? 0;
     expect(retries).toBeGreaterThanOrEqual(1);
-    expect(tooled.events.map((e) => [e.name, e.attributes?.['forkpool.attempt.status']])).toEqual(Array(retries).fill(['forkpool.retry', 'rate_limited']));
+    expect(tooled.events.map((e) => [e.name, e.attributes?.['forkpool.attempt.status']])).toEqual(
+      Array(retries).fill(['forkpool.retry', 'rate_limited']),
+    );
     for (const id of ['plain', 'broken']) expect(agentOf(id).events).toEqual([]);
 
     // The spans add up to the report.
@@ -116,7 +131,10 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     expect(modelSpans).toHaveLength(report.modelCalls);
     // And roll up: each fork's span holds its calls' usage, the fan-out's the run's.
     for (const result of results) {
-      expect(agentOf(result.id).attributes).toMatchObject({ 'gen_ai.usage.input_tokens': result.usage.promptTokens, 'gen_ai.usage.output_tokens': result.usage.outputTokens });
+      expect(agentOf(result.id).attributes).toMatchObject({
+        'gen_ai.usage.input_tokens': result.usage.promptTokens,
+        'gen_ai.usage.output_tokens': result.usage.outputTokens,
+      });
     }
     expect(fanOut.attributes).toMatchObject({
       'gen_ai.usage.input_tokens': report.promptTokens,
@@ -127,7 +145,10 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
 
   it('a fork cancelled before it started has its span too, not an error', async () => {
     exporter.reset();
-    const run = engine.fanOut(engine.freeze(parentSession(tools)), [{ id: 'runs', directive: 'REPLY ran' }, { id: 'never', directive: 'REPLY never' }]);
+    const run = engine.fanOut(engine.freeze(parentSession(tools)), [
+      { id: 'runs', directive: 'REPLY ran' },
+      { id: 'never', directive: 'REPLY never' },
+    ]);
     run.cancel('never');
     const results = await run.results();
     await run.settled();
@@ -180,7 +201,10 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
     exporter.reset();
     const caller = trace.getTracer('test').startSpan('caller');
     const prefix = engine.freeze(parentSession(tools));
-    const run = engine.fanOut(prefix, [{ id: 'under', directive: 'REPLY under' }], { traceParent: trace.setSpan(context.active(), caller), parentAgentId: 'agent-7' });
+    const run = engine.fanOut(prefix, [{ id: 'under', directive: 'REPLY under' }], {
+      traceParent: trace.setSpan(context.active(), caller),
+      parentAgentId: 'agent-7',
+    });
     await run.results();
     await run.settled();
     caller.end();
@@ -211,7 +235,12 @@ describe('OpenTelemetry GenAI spans of a fan-out', () => {
 
 describe('what is billed and what was cut, on the spans', () => {
   it('Anthropic: each call’s cache writes and finish; a fork cut at max_tokens says so on its agent span', async () => {
-    const anthropic = await ForkEngine.create({ provider: { kind: 'anthropic', baseUrl: server.url, apiKey: 'fp-telemetry-anthropic' }, threads: 1, tools, warmup: 'none' });
+    const anthropic = await ForkEngine.create({
+      provider: { kind: 'anthropic', baseUrl: server.url, apiKey: 'fp-telemetry-anthropic' },
+      threads: 1,
+      tools,
+      warmup: 'none',
+    });
     try {
       exporter.reset();
       const run = anthropic.fanOut(anthropic.freeze({ ...anthropicSession(tools, { marker: 'MARKER-CUT1' }), max_tokens: 20 }), [
@@ -221,7 +250,8 @@ describe('what is billed and what was cut, on the spans', () => {
       const results = await run.results();
       await run.settled();
       const spans = exporter.getFinishedSpans();
-      const agentOf = (id: string) => spans.find((s) => s.name === 'invoke_agent fork' && attr(s, 'gen_ai.agent.id') === id) as ReadableSpan;
+      const agentOf = (id: string) =>
+        spans.find((s) => s.name === 'invoke_agent fork' && attr(s, 'gen_ai.agent.id') === id) as ReadableSpan;
       const calls = spans.filter((s) => s.name.startsWith('chat '));
       expect(calls).toHaveLength(2);
       for (const call of calls) expect(attr(call, 'gen_ai.usage.cache_write.input_tokens')).toBeTypeOf('number');
@@ -238,10 +268,17 @@ describe('what is billed and what was cut, on the spans', () => {
   });
 
   it('OpenAI: reasoning tokens, where the provider reports them, beside the output they are part of', async () => {
-    const openai = await ForkEngine.create({ provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-telemetry-openai' }, threads: 1, tools, warmup: 'none' });
+    const openai = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-telemetry-openai' },
+      threads: 1,
+      tools,
+      warmup: 'none',
+    });
     try {
       exporter.reset();
-      const run = openai.fanOut(openai.freeze(openAIChatSession(tools, { marker: 'MARKER-RSN1' })), [{ id: 'plain', directive: 'REPLY plain' }]);
+      const run = openai.fanOut(openai.freeze(openAIChatSession(tools, { marker: 'MARKER-RSN1' })), [
+        { id: 'plain', directive: 'REPLY plain' },
+      ]);
       const [result] = await run.results();
       await run.settled();
       const call = exporter.getFinishedSpans().find((s) => s.name.startsWith('chat ')) as ReadableSpan;
@@ -257,10 +294,22 @@ describe('what is billed and what was cut, on the spans', () => {
 
 describe('content on the spans, opt-in (telemetry.captureContent)', () => {
   it('is absent by default; with the option, each call’s messages, the reply and the tool’s arguments and result are there', async () => {
-    const none = exporter.getFinishedSpans().filter((s) => Object.keys(s.attributes).some((k) => k.startsWith('gen_ai.input') || k.startsWith('gen_ai.output') || k.startsWith('gen_ai.tool.call.a')));
+    const none = exporter
+      .getFinishedSpans()
+      .filter((s) =>
+        Object.keys(s.attributes).some(
+          (k) => k.startsWith('gen_ai.input') || k.startsWith('gen_ai.output') || k.startsWith('gen_ai.tool.call.a'),
+        ),
+      );
     expect(none).toEqual([]);
     exporter.reset();
-    const capturing = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools, warmup: 'none', telemetry: { captureContent: true } });
+    const capturing = await ForkEngine.create({
+      provider: { kind: 'local', url: server.url },
+      threads: 1,
+      tools,
+      warmup: 'none',
+      telemetry: { captureContent: true },
+    });
     try {
       const prefix = capturing.freeze(parentSession(tools, { marker: 'MARKER-9191' }));
       const run = capturing.fanOut(prefix, [{ id: 'told', directive: 'CALL lookup {"key":"k9"}\nREPLY found it' }]);
@@ -269,12 +318,19 @@ describe('content on the spans, opt-in (telemetry.captureContent)', () => {
       const spans = exporter.getFinishedSpans();
       const calls = spans.filter((s) => s.name.startsWith('generate_content ')).sort((a, b) => ms(a.startTime) - ms(b.startTime));
       expect(calls).toHaveLength(2);
-      const input = JSON.parse(String(attr(calls[0] as ReadableSpan, 'gen_ai.input.messages'))) as { role: string; parts: { type: string; content?: string }[] }[];
+      const input = JSON.parse(String(attr(calls[0] as ReadableSpan, 'gen_ai.input.messages'))) as {
+        role: string;
+        parts: { type: string; content?: string }[];
+      }[];
       // The parent's conversation, then the fork's directive as the last user message.
       expect(JSON.stringify(input)).toContain('MARKER-9191');
       expect(input.at(-1)?.role).toBe('user');
       expect(JSON.stringify(input.at(-1))).toContain('CALL lookup');
-      const firstReply = JSON.parse(String(attr(calls[0] as ReadableSpan, 'gen_ai.output.messages'))) as { role: string; parts: { type: string; name?: string; arguments?: unknown }[]; finish_reason?: string }[];
+      const firstReply = JSON.parse(String(attr(calls[0] as ReadableSpan, 'gen_ai.output.messages'))) as {
+        role: string;
+        parts: { type: string; name?: string; arguments?: unknown }[];
+        finish_reason?: string;
+      }[];
       expect(firstReply[0]?.role).toBe('assistant');
       expect(firstReply[0]?.parts).toContainEqual(expect.objectContaining({ type: 'tool_call', name: 'lookup', arguments: { key: 'k9' } }));
       const secondInput = String(attr(calls[1] as ReadableSpan, 'gen_ai.input.messages'));
@@ -291,8 +347,12 @@ describe('content on the spans, opt-in (telemetry.captureContent)', () => {
   });
 
   it('the option is checked once, naming it', async () => {
-    await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, telemetry: { captureContent: 'yes' as never } })).rejects.toThrow('options.telemetry.captureContent must be true or false');
-    await expect(ForkEngine.create({ provider: { kind: 'local', url: server.url }, telemetry: { capture: true } as never })).rejects.toThrow('options.telemetry.capture');
+    await expect(
+      ForkEngine.create({ provider: { kind: 'local', url: server.url }, telemetry: { captureContent: 'yes' as never } }),
+    ).rejects.toThrow('options.telemetry.captureContent must be true or false');
+    await expect(
+      ForkEngine.create({ provider: { kind: 'local', url: server.url }, telemetry: { capture: true } as never }),
+    ).rejects.toThrow('options.telemetry.capture');
   });
 });
 
@@ -311,7 +371,10 @@ class CollectingReader extends MetricReader {
 function total(metric: MetricData | undefined, match: Record<string, unknown> = {}): number {
   if (metric === undefined) return Number.NaN;
   const points = metric.dataPoints.filter((p) => Object.entries(match).every(([k, v]) => p.attributes[k] === v));
-  return points.reduce((n, p) => n + (metric.dataPointType === DataPointType.HISTOGRAM ? (p.value as { sum: number }).sum : (p.value as number)), 0);
+  return points.reduce(
+    (n, p) => n + (metric.dataPointType === DataPointType.HISTOGRAM ? (p.value as { sum: number }).sum : (p.value as number)),
+    0,
+  );
 }
 
 describe('OpenTelemetry metrics of a fan-out and a parent loop', () => {
@@ -341,7 +404,9 @@ describe('OpenTelemetry metrics of a fan-out and a parent loop', () => {
     const named = await reader.metricsNamed();
     const usage = named.get('gen_ai.client.token.usage');
     expect(usage?.descriptor.unit).toBe('{token}');
-    expect(total(usage, { 'gen_ai.token.type': 'input', 'gen_ai.operation.name': 'generate_content', 'gen_ai.provider.name': 'forkpool.local' })).toBe(report.promptTokens);
+    expect(
+      total(usage, { 'gen_ai.token.type': 'input', 'gen_ai.operation.name': 'generate_content', 'gen_ai.provider.name': 'forkpool.local' }),
+    ).toBe(report.promptTokens);
     expect(total(usage, { 'gen_ai.token.type': 'output' })).toBe(report.outputTokens);
     expect(total(named.get('forkpool.cache.read_tokens'))).toBe(report.cachedTokens);
     expect(total(named.get('forkpool.cache.max_tokens'))).toBe(report.theoreticalCachedTokens);
@@ -350,7 +415,9 @@ describe('OpenTelemetry metrics of a fan-out and a parent loop', () => {
     const duration = named.get('gen_ai.client.operation.duration');
     expect(duration?.descriptor.unit).toBe('s');
     const counts = (match: Record<string, unknown>): number =>
-      (duration?.dataPoints ?? []).filter((p) => Object.entries(match).every(([k, v]) => p.attributes[k] === v)).reduce((n, p) => n + (p.value as { count: number }).count, 0);
+      (duration?.dataPoints ?? [])
+        .filter((p) => Object.entries(match).every(([k, v]) => p.attributes[k] === v))
+        .reduce((n, p) => n + (p.value as { count: number }).count, 0);
     expect(counts({}) - counts({ 'error.type': '400' })).toBe(report.modelCalls);
     expect(counts({ 'error.type': '400' })).toBe(1);
     const forks = named.get('forkpool.forks');

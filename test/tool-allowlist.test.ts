@@ -84,13 +84,27 @@ describe('allowsTool', () => {
   it.each<[string[], string[]]>([
     [[], []],
     [['read_file'], ['read_file']],
-    [['mcp__*'], ['mcp__docs', 'mcp__docs__search', 'mcp__docs__fetch', 'mcp__docsearch__x', 'mcp__other__x', 'mcp__github__read_file', 'mcp__github__create_issue']],
+    [
+      ['mcp__*'],
+      [
+        'mcp__docs',
+        'mcp__docs__search',
+        'mcp__docs__fetch',
+        'mcp__docsearch__x',
+        'mcp__other__x',
+        'mcp__github__read_file',
+        'mcp__github__create_issue',
+      ],
+    ],
     [['mcp__docs'], ['mcp__docs', 'mcp__docs__search', 'mcp__docs__fetch']],
     [['mcp__docs__*'], ['mcp__docs__search', 'mcp__docs__fetch']],
     [['mcp__docs__se*'], ['mcp__docs__search']],
     [['mcp__github__read_*'], ['mcp__github__read_file']],
     [['mcp__github__create_issue'], ['mcp__github__create_issue']],
-    [['read_file', 'mcp__docs__*'], ['read_file', 'mcp__docs__search', 'mcp__docs__fetch']],
+    [
+      ['read_file', 'mcp__docs__*'],
+      ['read_file', 'mcp__docs__search', 'mcp__docs__fetch'],
+    ],
     // Entries the validators refuse never reach a fork; if one did, it would allow nothing.
     [['*'], []],
     [['read_*'], []],

@@ -34,7 +34,17 @@ beforeAll(async () => {
   engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 2, tools });
   dir = mkdtempSync(join(tmpdir(), 'forkpool-transcripts-'));
   const base = parentSession(tools, { marker: 'MARKER-4242' });
-  session = { ...base, tools: [{ functionDeclarations: [...tools.map((t) => t.declaration), { name: 'agent', description: 'Starts a sub-agent.', parametersJsonSchema: { type: 'object' } }] }] };
+  session = {
+    ...base,
+    tools: [
+      {
+        functionDeclarations: [
+          ...tools.map((t) => t.declaration),
+          { name: 'agent', description: 'Starts a sub-agent.', parametersJsonSchema: { type: 'object' } },
+        ],
+      },
+    ],
+  };
 });
 afterAll(async () => {
   await engine.close();
@@ -54,7 +64,9 @@ describe('transcripts', () => {
   it("records a fork's own messages with usage, and they rebuild its last request", async () => {
     const sub = join(dir, 'record');
     const prefix = engine.freeze(session);
-    const run = engine.fanOut(prefix, [{ id: 'rec-1', directive: 'tr-record\nCALL lookup {"key":"k1"}\nREPLY done' }], { transcripts: { dir: sub } });
+    const run = engine.fanOut(prefix, [{ id: 'rec-1', directive: 'tr-record\nCALL lookup {"key":"k1"}\nREPLY done' }], {
+      transcripts: { dir: sub },
+    });
     const [result] = await run.results();
     expect(result?.status).toBe('completed');
     const file = run.transcriptOf('rec-1') as string;
@@ -79,10 +91,12 @@ describe('transcripts', () => {
     expect(readFileSync(file, 'utf8')).not.toContain('MARKER-4242');
   });
 
-  it('Chat Completions: the parent\'s messages and the transcript\'s are the last request\'s, byte for byte', async () => {
+  it("Chat Completions: the parent's messages and the transcript's are the last request's, byte for byte", async () => {
     const sub = join(dir, 'chat');
     const chat = openAIChatSession(tools, { marker: 'MARKER-7070' });
-    const run = engine.fanOut(engine.freeze(chat), [{ id: 'chat-1', directive: 'tr-chat\nCALL lookup {"key":"c1"}\nREPLY chat-done' }], { transcripts: { dir: sub } });
+    const run = engine.fanOut(engine.freeze(chat), [{ id: 'chat-1', directive: 'tr-chat\nCALL lookup {"key":"c1"}\nREPLY chat-done' }], {
+      transcripts: { dir: sub },
+    });
     const [result] = await run.results();
     expect(result?.status).toBe('completed');
     const transcript = await readTranscript(run.transcriptOf('chat-1') as string);
@@ -135,7 +149,9 @@ describe('transcripts', () => {
     const answered = lines.findIndex((l) => l.includes('"role":"tool"'));
     writeFileSync(file, `${lines.slice(0, answered + 1).join('\n')}\n${(lines[answered + 1] ?? '').slice(0, 30)}`);
     const before = server.requests.length;
-    const again = engine.fanOut(prefix, [task, { id: 'fresh-1', directive: 'tr-torn-fresh\nREPLY new' }], { transcripts: { dir: sub, resume: true } });
+    const again = engine.fanOut(prefix, [task, { id: 'fresh-1', directive: 'tr-torn-fresh\nREPLY new' }], {
+      transcripts: { dir: sub, resume: true },
+    });
     const results = await again.results();
     expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);
     expect(results[0]?.turns).toBe(2);
@@ -155,15 +171,24 @@ describe('transcripts', () => {
     const other = engine.freeze(parentSession(tools, { marker: 'MARKER-9999' }));
     const [result] = await engine.fanOut(other, [task], { transcripts: { dir: sub, resume: true } }).results();
     expect(result?.status).toBe('failed');
-    expect(result?.status === 'failed' && result.error.message).toMatch(/oth-1\.jsonl continues another conversation \(prefix [0-9a-f]{12}, not [0-9a-f]{12}\)/);
+    expect(result?.status === 'failed' && result.error.message).toMatch(
+      /oth-1\.jsonl continues another conversation \(prefix [0-9a-f]{12}, not [0-9a-f]{12}\)/,
+    );
   });
 
   it('run.send revives a completed fork: its own conversation is its prefix (served from cache), the message its next turn', async () => {
     const sub = join(dir, 'revive');
     const prefix = engine.freeze(session);
-    const run = engine.fanOut(prefix, [{ id: 'rev-1', directive: 'tr-revive\nRECALL parent agent\\]: \\S+' }, { id: 'rev-fail', directive: 'tr-revive-fail\nFAIL 400' }], {
-      transcripts: { dir: sub },
-    });
+    const run = engine.fanOut(
+      prefix,
+      [
+        { id: 'rev-1', directive: 'tr-revive\nRECALL parent agent\\]: \\S+' },
+        { id: 'rev-fail', directive: 'tr-revive-fail\nFAIL 400' },
+      ],
+      {
+        transcripts: { dir: sub },
+      },
+    );
     const [done, failed] = await run.results();
     expect(done?.status).toBe('completed');
     expect(done?.text).not.toContain('hello-7');
@@ -227,6 +252,8 @@ describe('transcripts', () => {
   it('options.transcripts is checked once, naming the option', () => {
     const prefix = engine.freeze(session);
     expect(() => engine.fanOut(prefix, [], { transcripts: { dir: '' } })).toThrow('options.transcripts.dir must be a folder');
-    expect(() => engine.fanOut(prefix, [], { transcripts: { dir: 'x', resume: 'yes' as never } })).toThrow('options.transcripts.resume must be true or false');
+    expect(() => engine.fanOut(prefix, [], { transcripts: { dir: 'x', resume: 'yes' as never } })).toThrow(
+      'options.transcripts.resume must be true or false',
+    );
   });
 });

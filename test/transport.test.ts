@@ -47,10 +47,14 @@ afterAll(async () => {
 });
 
 describe('the node:http transport', () => {
-  it('sends a body given as buffers as their concatenation, with its length and the caller\'s headers', async () => {
+  it("sends a body given as buffers as their concatenation, with its length and the caller's headers", async () => {
     const transport = createNodeTransport();
     const parts = ['{"a":', '"é😀"', ',"b":[1,2]}'].map((p) => Buffer.from(p));
-    const response = await transport.send(`${base}/echo`, { method: 'POST', headers: new Headers({ 'X-Key': 'v', 'content-type': 'application/json' }) }, parts);
+    const response = await transport.send(
+      `${base}/echo`,
+      { method: 'POST', headers: new Headers({ 'X-Key': 'v', 'content-type': 'application/json' }) },
+      parts,
+    );
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('3');
     expect(response.headers.get('x-many')).toBe('a, b');
@@ -73,11 +77,13 @@ describe('the node:http transport', () => {
     transport.close();
   });
 
-  it('an abort before the response rejects with the signal\'s reason; an abort mid-body errors the body', async () => {
+  it("an abort before the response rejects with the signal's reason; an abort mid-body errors the body", async () => {
     const transport = createNodeTransport();
     const before = new AbortController();
     before.abort(new DOMException('stop', 'AbortError'));
-    await expect(transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: before.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: before.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     const during = new AbortController();
     const response = await transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: during.signal });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -105,7 +111,10 @@ describe('the node:http transport', () => {
     const transport = createNodeTransport();
     const response = await transport.fetch(`${base}/cut`, { method: 'POST', body: 'x' });
     await expect(response.text()).rejects.toBeDefined();
-    await expect(transport.fetch('http://127.0.0.1:9/', { method: 'POST', body: 'x' })).rejects.toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    await expect(transport.fetch('http://127.0.0.1:9/', { method: 'POST', body: 'x' })).rejects.toMatchObject({
+      name: 'TypeError',
+      message: 'fetch failed',
+    });
     transport.close();
   });
 });

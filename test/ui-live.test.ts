@@ -63,7 +63,26 @@ describe('forkpool run --ui', () => {
     let child: ChildProcess | undefined;
     let stderr = '';
     // Gemini's client with a key (sent on every request), against the local server.
-    const args = ['run', '--session', SESSION, '--tasks', tasks, '--provider', 'gemini', '--base-url', server.url, '--warmup', 'none', '--ui', '--out', out, '--transcripts', transcripts, '--output-format', 'json'];
+    const args = [
+      'run',
+      '--session',
+      SESSION,
+      '--tasks',
+      tasks,
+      '--provider',
+      'gemini',
+      '--base-url',
+      server.url,
+      '--warmup',
+      'none',
+      '--ui',
+      '--out',
+      out,
+      '--transcripts',
+      transcripts,
+      '--output-format',
+      'json',
+    ];
     const done = runCli(args, {
       env: { GEMINI_API_KEY: SECRET },
       onSpawn: (spawned) => {
@@ -72,7 +91,10 @@ describe('forkpool run --ui', () => {
       },
     });
     try {
-      const url = await until('the page URL on stderr', () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1]);
+      const url = await until(
+        'the page URL on stderr',
+        () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1],
+      );
       // Without the token, or with another, nothing is served.
       const bare = url.replace(/\?token=.*/, '');
       expect((await fetch(bare)).status).toBe(403);
@@ -87,7 +109,11 @@ describe('forkpool run --ui', () => {
       const row = (id: string) => page.locator(`[data-testid="fork-row"][data-fork-id="${id}"]`);
       // Every fork is listed from the start; the quick one completes while the held one runs.
       await row('held').waitFor();
-      await page.waitForFunction(() => document.querySelector('[data-fork-id="quick"]')?.getAttribute('data-state') === 'completed', undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(
+        () => document.querySelector('[data-fork-id="quick"]')?.getAttribute('data-state') === 'completed',
+        undefined,
+        { timeout: WAIT_MS },
+      );
       expect(await row('held').getAttribute('data-state')).toBe('running');
       await page.screenshot({ path: join(SHOTS, 'live-running.png') });
 
@@ -95,8 +121,14 @@ describe('forkpool run --ui', () => {
       await row('held').click();
       await page.locator('[data-testid="detail"]').getByText('SLEEP 600000').waitFor();
       await page.locator('[data-testid="detail-stop"]').click();
-      await page.waitForFunction(() => document.querySelector('[data-fork-id="held"]')?.getAttribute('data-state') === 'cancelled', undefined, { timeout: WAIT_MS });
-      await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(
+        () => document.querySelector('[data-fork-id="held"]')?.getAttribute('data-state') === 'cancelled',
+        undefined,
+        { timeout: WAIT_MS },
+      );
+      await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, {
+        timeout: WAIT_MS,
+      });
       expect(await row('later').getAttribute('data-state')).toBe('completed');
       expect(await page.locator('[data-testid="state-count-completed"]').textContent()).toBe('2');
       expect(await page.locator('[data-testid="state-count-cancelled"]').textContent()).toBe('1');
@@ -113,16 +145,25 @@ describe('forkpool run --ui', () => {
       expect(Number(await page.locator('[data-testid="figures"]').getAttribute('data-samples'))).toBeGreaterThan(0);
       // The timeline follows the list's filter: the cancelled forks only, then all again.
       await page.locator('[data-testid="filter-cancelled"]').click();
-      await page.waitForFunction(() => document.querySelector('[data-testid="timeline"]')?.getAttribute('data-forks') === '1', undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline"]')?.getAttribute('data-forks') === '1', undefined, {
+        timeout: WAIT_MS,
+      });
       await page.locator('[data-testid="filter-all"]').click();
-      await page.waitForFunction(() => document.querySelector('[data-testid="timeline"]')?.getAttribute('data-forks') === '4', undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline"]')?.getAttribute('data-forks') === '4', undefined, {
+        timeout: WAIT_MS,
+      });
       await page.screenshot({ path: join(SHOTS, 'live-ended.png') });
       await page.close();
 
       const run = await done;
       expect(run.code).toBe(1);
       const lines = jsonLines(readFileSync(out, 'utf8')) as { id: string; status: string }[];
-      expect(Object.fromEntries(lines.map((l) => [l.id, l.status]))).toEqual({ quick: 'completed', held: 'cancelled', later: 'completed', refused: 'failed' });
+      expect(Object.fromEntries(lines.map((l) => [l.id, l.status]))).toEqual({
+        quick: 'completed',
+        held: 'cancelled',
+        later: 'completed',
+        refused: 'failed',
+      });
     } finally {
       child?.kill('SIGKILL');
       await done.catch(() => undefined);
@@ -152,20 +193,31 @@ describe('forkpool prompt --ui', () => {
       },
     });
     try {
-      const url = await until('the page URL on stderr', () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1]);
+      const url = await until(
+        'the page URL on stderr',
+        () => /forkpool: live page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)\n/.exec(stderr)?.[1],
+      );
       expect((await fetch(url.replace(/\?token=.*/, ''))).status).toBe(403);
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       await page.goto(url);
       // The parent's first turn, its two agent calls, each linked to the task it started.
       const tasks = page.locator('[data-testid="parent-turn"][data-turn="1"] [data-testid="parent-task"]');
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid="parent-turn"][data-turn="1"] [data-testid="parent-task"]').length === 2, undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(
+        () => document.querySelectorAll('[data-testid="parent-turn"][data-turn="1"] [data-testid="parent-task"]').length === 2,
+        undefined,
+        { timeout: WAIT_MS },
+      );
       const ids = await tasks.evaluateAll((links) => links.map((l) => l.getAttribute('data-fork-id') ?? ''));
       expect(ids).toHaveLength(2);
       for (const id of ids) expect(id).toMatch(/^fork-/);
       expect(await page.locator('[data-testid="parent-state"]').textContent()).toBe('running');
       const [quick, held] = ids as [string, string];
       const stateOf = (id: string) => page.locator(`[data-testid="fork-row"][data-fork-id="${id}"]`).getAttribute('data-state');
-      await page.waitForFunction((id) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${id}"]`)?.getAttribute('data-state') === 'completed', quick, { timeout: WAIT_MS });
+      await page.waitForFunction(
+        (id) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${id}"]`)?.getAttribute('data-state') === 'completed',
+        quick,
+        { timeout: WAIT_MS },
+      );
       expect(await stateOf(held)).toBe('running');
       await page.screenshot({ path: join(SHOTS, 'prompt-running.png') });
 
@@ -173,9 +225,15 @@ describe('forkpool prompt --ui', () => {
       await tasks.nth(1).click();
       await page.locator('[data-testid="detail"]').getByText('SLEEP 600000').waitFor();
       await page.locator('[data-testid="detail-stop"]').click();
-      await page.waitForFunction((id) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${id}"]`)?.getAttribute('data-state') === 'cancelled', held, { timeout: WAIT_MS });
+      await page.waitForFunction(
+        (id) => document.querySelector(`[data-testid="fork-row"][data-fork-id="${id}"]`)?.getAttribute('data-state') === 'cancelled',
+        held,
+        { timeout: WAIT_MS },
+      );
       // Both notifications in, the parent answers and the page says it ended.
-      await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, { timeout: WAIT_MS });
+      await page.waitForFunction(() => document.querySelector('[data-testid="connection"]')?.textContent === 'ended', undefined, {
+        timeout: WAIT_MS,
+      });
       expect(await page.locator('[data-testid="parent-state"]').textContent()).toBe('completed');
       expect(await page.locator('[data-testid="parent-turn"]').count()).toBeGreaterThanOrEqual(2);
       await expect.poll(() => page.locator('[data-testid="parent"]').textContent()).toContain('parent done');

@@ -34,7 +34,19 @@ describe('forkpool report --html', () => {
       { id: 'gamma', directive: 'REPLY gamma <b>not bold</b>' },
     ]);
     const out = join(tmp, 'out.jsonl');
-    const run = await runCli(['run', '--session', 'examples/session.json', '--tasks', tasks, '--warmup', 'none', '--out', out, '--output-format', 'json']);
+    const run = await runCli([
+      'run',
+      '--session',
+      'examples/session.json',
+      '--tasks',
+      tasks,
+      '--warmup',
+      'none',
+      '--out',
+      out,
+      '--output-format',
+      'json',
+    ]);
     expect(run.code).toBe(1);
     const html = join(tmp, 'report.html');
     const report = await runCli(['report', out, '--html', html, '--tasks', tasks]);
@@ -73,13 +85,19 @@ describe('forkpool report --html', () => {
 
   it('names the file, the line and the field of a bad result line', async () => {
     const bad = join(tmp, 'bad.jsonl');
-    writeFileSync(bad, `${JSON.stringify({ id: 'a', status: 'completed', text: '', turns: 1, toolCalls: 0, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, durationMs: 5 })}\n{"id":"b","status":"done"}\n`);
+    writeFileSync(
+      bad,
+      `${JSON.stringify({ id: 'a', status: 'completed', text: '', turns: 1, toolCalls: 0, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, durationMs: 5 })}\n{"id":"b","status":"done"}\n`,
+    );
     const run = await runCli(['report', bad, '--html', join(tmp, 'never.html')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`report ${bad}:2: status:`);
     // An end that is not a time of day is named too (a line without one is an older line: no timeline).
     const badTime = join(tmp, 'bad-time.jsonl');
-    writeFileSync(badTime, `${JSON.stringify({ id: 'a', status: 'completed', text: '', turns: 1, toolCalls: 0, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, durationMs: 5, endedAt: 'yesterday' })}\n`);
+    writeFileSync(
+      badTime,
+      `${JSON.stringify({ id: 'a', status: 'completed', text: '', turns: 1, toolCalls: 0, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, durationMs: 5, endedAt: 'yesterday' })}\n`,
+    );
     const timeRun = await runCli(['report', badTime, '--html', join(tmp, 'never.html')]);
     expect(timeRun.code).toBe(2);
     expect(timeRun.stderr).toContain(`report ${badTime}:1: endedAt:`);

@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 async function firstCallCached(reportsCachedTokens: boolean | undefined): Promise<(number | null)[]> {
-  const provider = { kind: 'openai-compatible' as const, baseUrl: `${server.url}/v1`, ...(reportsCachedTokens === undefined ? {} : { reportsCachedTokens }) };
+  const provider = {
+    kind: 'openai-compatible' as const,
+    baseUrl: `${server.url}/v1`,
+    ...(reportsCachedTokens === undefined ? {} : { reportsCachedTokens }),
+  };
   const engine = await ForkEngine.create({ provider, threads: 1, tools });
   try {
     const tasks = [0, 1].map((i) => ({ id: `v${i}`, directive: 'REPLY done' }));
@@ -47,11 +51,24 @@ describe('cached tokens a server does not report', () => {
   });
 
   it('the option is a boolean, and only openai-compatible takes it (library and CLI)', async () => {
-    await expect(ForkEngine.create({ provider: { kind: 'openai-compatible', baseUrl: `${server.url}/v1`, reportsCachedTokens: 'yes' as unknown as boolean } })).rejects.toThrow(
-      'options.provider.reportsCachedTokens must be true or false, got "yes"',
+    await expect(
+      ForkEngine.create({
+        provider: { kind: 'openai-compatible', baseUrl: `${server.url}/v1`, reportsCachedTokens: 'yes' as unknown as boolean },
+      }),
+    ).rejects.toThrow('options.provider.reportsCachedTokens must be true or false, got "yes"');
+    await expect(ForkEngine.create({ provider: { kind: 'openai', apiKey: 'k', reportsCachedTokens: true } })).rejects.toThrow(
+      /reportsCachedTokens/,
     );
-    await expect(ForkEngine.create({ provider: { kind: 'openai', apiKey: 'k', reportsCachedTokens: true } })).rejects.toThrow(/reportsCachedTokens/);
-    const run = await runCli(['run', '--session', 'examples/openai-session.json', '--tasks', '-', '--provider', 'deepseek', '--reports-cached-tokens']);
+    const run = await runCli([
+      'run',
+      '--session',
+      'examples/openai-session.json',
+      '--tasks',
+      '-',
+      '--provider',
+      'deepseek',
+      '--reports-cached-tokens',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--reports-cached-tokens: only for --provider openai-compatible');
   });

@@ -26,7 +26,12 @@ function hostEnd(options: { onEvent?: (event: WorkerEvent) => void; tools?: Para
   return { gate, channel };
 }
 
-const turn = (n: number): WorkerEvent => ({ type: 'turn', turn: n, usage: { promptTokens: n, cachedTokens: 0, outputTokens: 1 }, functionCalls: 0 });
+const turn = (n: number): WorkerEvent => ({
+  type: 'turn',
+  turn: n,
+  usage: { promptTokens: n, cachedTokens: 0, outputTokens: 1 },
+  functionCalls: 0,
+});
 
 describe('the fork end of a channel', () => {
   it('settles a call in flight as host_gone when the other end closes', async () => {
@@ -59,7 +64,7 @@ describe('the fork end of a channel', () => {
     port1.close();
   });
 
-  it('hears cancel, stop and the parent\'s messages from the main thread, in order', async () => {
+  it("hears cancel, stop and the parent's messages from the main thread, in order", async () => {
     const { port1, port2 } = new MessageChannel();
     const heard: string[] = [];
     const cancelled = new Promise<void>((resolve) =>
@@ -82,7 +87,12 @@ describe('the fork end of a channel', () => {
 
 describe('both ends of a channel', () => {
   it('runs a tool call on the main thread and answers it', async () => {
-    const lookup = defineTool({ name: 'lookup', description: 'd', parameters: z.object({ q: z.string() }), execute: ({ q }) => ({ found: q.toUpperCase() }) });
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'd',
+      parameters: z.object({ q: z.string() }),
+      execute: ({ q }) => ({ found: q.toUpperCase() }),
+    });
     const { channel } = hostEnd({ tools: [lookup] });
     const client = connectHost(channel.workerPort, () => undefined);
     const call: ToolCall = { name: 'lookup', args: { q: 'x' } };

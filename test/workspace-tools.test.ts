@@ -115,7 +115,9 @@ describe('read_file', () => {
   });
 
   it('refuses binary files, directories and missing files with clear messages', async () => {
-    await expect(call('read_file', { path: 'bin.dat' })).rejects.toThrow('read_file: "bin.dat" is a binary file; read_file returns text only');
+    await expect(call('read_file', { path: 'bin.dat' })).rejects.toThrow(
+      'read_file: "bin.dat" is a binary file; read_file returns text only',
+    );
     await expect(call('read_file', { path: 'src' })).rejects.toThrow('read_file: "src" is a directory; use list_dir');
     const missing = await refusal('read_file', { path: 'nope.txt' });
     expect(missing.rule).toBe('not_found');
@@ -125,7 +127,11 @@ describe('read_file', () => {
 
 describe('list_dir', () => {
   it('lists the root with names, types and sizes, without following symlinks', async () => {
-    const result = (await call('list_dir', {})) as { path: string; entries: { name: string; type: string; size: number }[]; truncated: boolean };
+    const result = (await call('list_dir', {})) as {
+      path: string;
+      entries: { name: string; type: string; size: number }[];
+      truncated: boolean;
+    };
     expect(result.path).toBe('.');
     expect(result.truncated).toBe(false);
     expect(result.entries.map((e) => [e.name, e.type])).toEqual([
@@ -252,8 +258,12 @@ describe('grep', () => {
   });
 
   it('reports an invalid regular expression, and lookaround or backreferences as outside RE2', async () => {
-    await expect(call('grep', { pattern: '(' })).rejects.toThrow(/grep: pattern "\(" is not a valid RE2 regular expression .*: missing closing \)/);
-    await expect(call('grep', { pattern: '(?=TODO)' })).rejects.toThrow(/without lookaround or backreferences\): invalid or unsupported Perl syntax/);
+    await expect(call('grep', { pattern: '(' })).rejects.toThrow(
+      /grep: pattern "\(" is not a valid RE2 regular expression .*: missing closing \)/,
+    );
+    await expect(call('grep', { pattern: '(?=TODO)' })).rejects.toThrow(
+      /without lookaround or backreferences\): invalid or unsupported Perl syntax/,
+    );
   });
 
   it('runs a catastrophic pattern in linear time: ^(a+)+$ over long lines answers, and matches what it should', async () => {
@@ -278,7 +288,10 @@ describe('glob patterns from a model', () => {
     try {
       await writeFile(path.join(root, 'longnames', name), 'x');
       expect(compileGlob(`${'*a'.repeat(30)}*b`).test(name)).toBe(false);
-      expect(await call('glob', { pattern: `longnames/${'*a'.repeat(30)}*.txt` })).toEqual({ matches: [`longnames/${name}`], truncated: false });
+      expect(await call('glob', { pattern: `longnames/${'*a'.repeat(30)}*.txt` })).toEqual({
+        matches: [`longnames/${name}`],
+        truncated: false,
+      });
     } finally {
       await rm(path.join(root, 'longnames'), { recursive: true });
     }

@@ -49,7 +49,10 @@ describe("a tool made with the user's own zod", () => {
         .results();
       expect(result?.status).toBe('completed');
       expect(seen).toEqual(['ok']);
-      const said = server.requests.slice(start).map((r) => r.body).join('\n');
+      const said = server.requests
+        .slice(start)
+        .map((r) => r.body)
+        .join('\n');
       expect(said).toMatch(/Invalid arguments for lookup: key: Too small/);
       expect(said).toContain('"output":{"value":"OK"}');
     } finally {

@@ -47,7 +47,14 @@ export interface MainThreadFigures {
    * `blockedShare` is the share of the wall time spent in intervals over 20 ms.
    */
   loopDelay: { p50: number; p99: number; max: number; mean: number; weightedP99: number; blockedShare: number };
-  memory: { peakRssMiB: number; peakHeapUsedMiB: number; peakExternalMiB: number; startRssMiB: number; startHeapUsedMiB: number; startExternalMiB: number };
+  memory: {
+    peakRssMiB: number;
+    peakHeapUsedMiB: number;
+    peakExternalMiB: number;
+    startRssMiB: number;
+    startHeapUsedMiB: number;
+    startExternalMiB: number;
+  };
 }
 
 const MiB = 1024 * 1024;
@@ -114,7 +121,10 @@ export async function probeMainThread(): Promise<MainThreadProbe> {
         wallMs: performance.now() - start.wall,
         ...((): { threadCpuMs: number; threadSysMs: number } => {
           const end = threadCpu();
-          return { threadCpuMs: end.user + end.system - start.thread.user - start.thread.system, threadSysMs: end.system - start.thread.system };
+          return {
+            threadCpuMs: end.user + end.system - start.thread.user - start.thread.system,
+            threadSysMs: end.system - start.thread.system,
+          };
         })(),
         busyMs: elu.active,
         utilization: elu.utilization,

@@ -42,7 +42,13 @@ async function main(): Promise<void> {
     else if (message.type === 'stats') {
       const cpu = process.cpuUsage();
       const metrics = server.metrics();
-      send({ type: 'stats', seq: message.seq, cpuMs: (cpu.user + cpu.system) / 1000, metrics, ...(requestBytes ? { requestBytes: requestBytes() } : {}) });
+      send({
+        type: 'stats',
+        seq: message.seq,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        metrics,
+        ...(requestBytes ? { requestBytes: requestBytes() } : {}),
+      });
     }
   });
   process.on('disconnect', () => void close());

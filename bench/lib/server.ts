@@ -64,7 +64,11 @@ async function startServerProcess(options: object): Promise<ServerProcess> {
           if (m.type !== 'stats' || m.seq !== mine) return;
           clearTimeout(timer);
           child.off('message', onMessage);
-          resolve({ cpuMs: m.cpuMs as number, metrics: m.metrics as ServerStats['metrics'], ...(m.requestBytes !== undefined ? { requestBytes: m.requestBytes } : {}) });
+          resolve({
+            cpuMs: m.cpuMs as number,
+            metrics: m.metrics as ServerStats['metrics'],
+            ...(m.requestBytes !== undefined ? { requestBytes: m.requestBytes } : {}),
+          });
         };
         child.on('message', onMessage);
         child.send({ type: 'stats', seq: mine });

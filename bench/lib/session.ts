@@ -21,8 +21,26 @@ export const benchTool: Tool = defineTool({
 });
 
 const WORDS = [
-  'prefix', 'cache', 'worker', 'thread', 'fork', 'session', 'history', 'token', 'buffer', 'shared',
-  'parse', 'decode', 'model', 'tool', 'reply', 'engine', 'latency', 'pool', 'directive', 'result',
+  'prefix',
+  'cache',
+  'worker',
+  'thread',
+  'fork',
+  'session',
+  'history',
+  'token',
+  'buffer',
+  'shared',
+  'parse',
+  'decode',
+  'model',
+  'tool',
+  'reply',
+  'engine',
+  'latency',
+  'pool',
+  'directive',
+  'result',
 ];
 
 /** Deterministic prose, different for every turn (a real history is not one repeated string). */
@@ -95,7 +113,16 @@ export function makeChatSession(targetBytes: number, salt: string): OpenAIChatSe
     format: 'openai-chat',
     model: CHAT_MODEL,
     messages: [{ role: 'system', content: `Run ${salt}. ${SYSTEM}` }],
-    tools: [{ function: { description: `${salt}: ${decl.description}`, name: decl.name, parameters: decl.parametersJsonSchema as Record<string, unknown> }, type: 'function' }],
+    tools: [
+      {
+        function: {
+          description: `${salt}: ${decl.description}`,
+          name: decl.name,
+          parameters: decl.parametersJsonSchema as Record<string, unknown>,
+        },
+        type: 'function',
+      },
+    ],
     temperature: 0,
   };
   const messages = turns(Math.max(0, targetBytes - JSON.stringify(base).length)).flatMap((t) => [

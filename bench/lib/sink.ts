@@ -57,7 +57,22 @@ function chat(bytes: number): string[] {
 function anthropic(bytes: number): string[] {
   const n = tokens(bytes);
   return [
-    sse({ type: 'message_start', message: { id: 'msg_sink', type: 'message', role: 'assistant', model: 'sink', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: n, output_tokens: 1 } } }, 'message_start'),
+    sse(
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_sink',
+          type: 'message',
+          role: 'assistant',
+          model: 'sink',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: n, output_tokens: 1 },
+        },
+      },
+      'message_start',
+    ),
     sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
     sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'done' } }, 'content_block_delta'),
     sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
@@ -92,7 +107,9 @@ export async function startSink(): Promise<Sink> {
       }
       const answer = req.method === 'POST' ? answerFor(path) : undefined;
       if (answer === undefined) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: `sink: no route ${req.method} ${path}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 404, message: `sink: no route ${req.method} ${path}` } }));
         return;
       }
       requests++;

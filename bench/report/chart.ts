@@ -55,7 +55,8 @@ function renderPanel(panel: Panel, left: number, xs: number[]): string {
   const x0 = Math.min(...lx);
   const x1 = Math.max(...lx);
   const px = (x: number): number => left + ((Math.log2(x) - x0) / (x1 - x0 || 1)) * PANEL_W;
-  const py = (y: number): number => TOP + PANEL_H - ((Math.log10(y) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin) || 1)) * PANEL_H;
+  const py = (y: number): number =>
+    TOP + PANEL_H - ((Math.log10(y) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin) || 1)) * PANEL_H;
   const parts: string[] = [];
   parts.push(`<text x="${left + PANEL_W / 2}" y="${TOP - 14}" class="title" text-anchor="middle">${esc(panel.title)}</text>`);
   parts.push(`<rect x="${left}" y="${TOP}" width="${PANEL_W}" height="${PANEL_H}" class="frame"/>`);
@@ -79,7 +80,9 @@ function renderPanel(panel: Panel, left: number, xs: number[]): string {
     const d = pts.map((p, i) => `${i === 0 ? 'M' : 'L'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(' ');
     parts.push(`<path d="${d}" fill="none" stroke="${COLORS[s.variant]}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
     for (const p of pts) {
-      parts.push(`<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${s.dashed ? 'white' : COLORS[s.variant]}" stroke="${COLORS[s.variant]}"/>`);
+      parts.push(
+        `<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${s.dashed ? 'white' : COLORS[s.variant]}" stroke="${COLORS[s.variant]}"/>`,
+      );
     }
   }
   return parts.join('\n');
@@ -96,7 +99,11 @@ export function renderChart(res: BenchResults): string {
     }));
   const m = res.meta;
   const n = m.config.sweep.n;
-  const left: Panel = { title: `Makespan, ${n} forks (3 model calls, 2 tool calls each)`, yLabel: 'makespan', series: series((r) => r.makespanMs, false) };
+  const left: Panel = {
+    title: `Makespan, ${n} forks (3 model calls, 2 tool calls each)`,
+    yLabel: 'makespan',
+    series: series((r) => r.makespanMs, false),
+  };
   const right: Panel = {
     title: 'Main-thread event-loop delay during the fan-out',
     yLabel: 'event-loop delay',

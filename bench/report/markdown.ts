@@ -209,7 +209,11 @@ export function evaluateTargets(res: BenchResults): Target[] {
       goal: `sab per-fork dispatch at ${sizeLabel(hi)} within 1.5× of ${sizeLabel(lo)}`,
       measured: `${fmt(s16)} µs → ${fmt(s8)} µs (×${fmt(flat, 2)}; ${source})`,
       status: flat <= 1.5 ? 'reached' : 'missed',
-      ...(flat > 1.5 ? { why: 'the dispatch itself carries no prefix bytes (the job holds the SharedArrayBuffer by reference): a larger ratio is GC or scheduling on a loaded 2-core machine' } : {}),
+      ...(flat > 1.5
+        ? {
+            why: 'the dispatch itself carries no prefix bytes (the job holds the SharedArrayBuffer by reference): a larger ratio is GC or scheduling on a loaded 2-core machine',
+          }
+        : {}),
     });
     targets.push({
       name: 'Dispatch 20× cheaper than clone',
@@ -217,11 +221,18 @@ export function evaluateTargets(res: BenchResults): Target[] {
       measured: `clone ${fmt(c1)} µs, sab ${fmt(s1)} µs (×${fmt(vsClone, 1)}; ${source})`,
       status: vsClone >= 20 ? 'reached' : 'missed',
       ...(vsClone < 20
-        ? { why: `at ${sizeLabel(one)} the clone's main-thread half (v8 serialize) is a few hundred µs, while sab's fixed dispatch (a MessageChannel, its two ends, the Piscina task message with the port) costs tens of µs; the gap widens with the prefix (×${fmt(dispatchAt('clone', hi) / dispatchAt('sab', hi), 0)} at ${sizeLabel(hi)})` }
+        ? {
+            why: `at ${sizeLabel(one)} the clone's main-thread half (v8 serialize) is a few hundred µs, while sab's fixed dispatch (a MessageChannel, its two ends, the Piscina task message with the port) costs tens of µs; the gap widens with the prefix (×${fmt(dispatchAt('clone', hi) / dispatchAt('sab', hi), 0)} at ${sizeLabel(hi)})`,
+          }
         : {}),
     });
   } else {
-    targets.push({ name: 'Dispatch cost', goal: 'sab flat in prefix size; ≥ 20× below clone at 1 MiB', measured: '–', status: 'not measured' });
+    targets.push({
+      name: 'Dispatch cost',
+      goal: 'sab flat in prefix size; ≥ 20× below clone at 1 MiB',
+      measured: '–',
+      status: 'not measured',
+    });
   }
 
   // 2. Engine overhead at 1000 forks, realistic.
@@ -234,7 +245,9 @@ export function evaluateTargets(res: BenchResults): Target[] {
       goal: 'makespan / ideal − 1 < 10% (realistic latency)',
       measured: `${pct(ov)} at concurrency ${c} (makespan ${fmt(median(thousand, (r) => r.makespanMs) / 1000, 1)} s, ideal ${fmt(median(thousand, (r) => r.idealMs) / 1000, 1)} s)`,
       status: ov < 0.1 ? 'reached' : 'missed',
-      ...(ov >= 0.1 ? { why: 'the 2 cores are saturated: per fork the workers spend ~8–10 ms of CPU in the SDK and fetch, the server a few ms more' } : {}),
+      ...(ov >= 0.1
+        ? { why: 'the 2 cores are saturated: per fork the workers spend ~8–10 ms of CPU in the SDK and fetch, the server a few ms more' }
+        : {}),
     });
   } else {
     const biggest = res.throughput.filter((r) => r.variant === 'sab' && r.latency === 'realistic').sort((a, b) => b.n - a.n);
@@ -242,7 +255,15 @@ export function evaluateTargets(res: BenchResults): Target[] {
     targets.push({
       name: 'Engine overhead at 1000 forks',
       goal: 'makespan / ideal − 1 < 10% (realistic latency)',
-      measured: n !== undefined ? `not run in this mode; at N=${n}: ${pct(median(biggest.filter((r) => r.n === n), (r) => r.overhead))}` : '–',
+      measured:
+        n !== undefined
+          ? `not run in this mode; at N=${n}: ${pct(
+              median(
+                biggest.filter((r) => r.n === n),
+                (r) => r.overhead,
+              ),
+            )}`
+          : '–',
       status: 'not measured',
     });
   }
@@ -259,7 +280,9 @@ export function evaluateTargets(res: BenchResults): Target[] {
       goal: `event-loop delay p99 < 20 ms for sab at ${sizeLabel(mib)}, against inprocess`,
       measured: `sab p99 ${fmt(p99)} ms (time-weighted ${fmt(wp99)} ms); inprocess p99 ${fmt(ip99)} ms (time-weighted ${fmt(iw)} ms, max ${fmt(imax)} ms)`,
       status: p99 < 20 && wp99 < 20 ? 'reached' : 'missed',
-      ...(!(p99 < 20 && wp99 < 20) ? { why: 'the main thread shares 2 cores with the workers and the server process: it waits for a core, not for work' } : {}),
+      ...(!(p99 < 20 && wp99 < 20)
+        ? { why: 'the main thread shares 2 cores with the workers and the server process: it waits for a core, not for work' }
+        : {}),
     });
   } else {
     targets.push({ name: 'Main thread stays responsive', goal: 'p99 < 20 ms for sab at 1 MiB', measured: '–', status: 'not measured' });
@@ -273,10 +296,48 @@ export function evaluateTargets(res: BenchResults): Target[] {
     const first: Pick = (r) => r.firstCalls.efficiency;
     const ns = [...new Set(geminiCache.map((r) => r.n))].sort((a, b) => a - b);
     const describe = (mode: string): string =>
-      ns.map((n) => `N=${n}: ${fmt(median(byMode(mode).filter((r) => r.n === n), eff), 3)} (first calls ${fmt(median(byMode(mode).filter((r) => r.n === n), first), 3)})`).join('; ');
-    const autoMin = Math.min(...ns.map((n) => median(byMode('auto').filter((r) => r.n === n), eff)));
-    const explicitMin = Math.min(...ns.map((n) => median(byMode('explicit').filter((r) => r.n === n), eff)));
-    const explicitFirstMin = Math.min(...ns.map((n) => median(byMode('explicit').filter((r) => r.n === n), first)));
+      ns
+        .map(
+          (n) =>
+            `N=${n}: ${fmt(
+              median(
+                byMode(mode).filter((r) => r.n === n),
+                eff,
+              ),
+              3,
+            )} (first calls ${fmt(
+              median(
+                byMode(mode).filter((r) => r.n === n),
+                first,
+              ),
+              3,
+            )})`,
+        )
+        .join('; ');
+    const autoMin = Math.min(
+      ...ns.map((n) =>
+        median(
+          byMode('auto').filter((r) => r.n === n),
+          eff,
+        ),
+      ),
+    );
+    const explicitMin = Math.min(
+      ...ns.map((n) =>
+        median(
+          byMode('explicit').filter((r) => r.n === n),
+          eff,
+        ),
+      ),
+    );
+    const explicitFirstMin = Math.min(
+      ...ns.map((n) =>
+        median(
+          byMode('explicit').filter((r) => r.n === n),
+          first,
+        ),
+      ),
+    );
     targets.push({
       name: 'Cache efficiency, warm-up auto',
       goal: '≥ 0.99 (cold cache)',
@@ -297,16 +358,40 @@ export function evaluateTargets(res: BenchResults): Target[] {
           }
         : {}),
     });
-    const parentMin = Math.min(...ns.map((n) => median(byMode('parent').filter((r) => r.n === n), eff)));
+    const parentMin = Math.min(
+      ...ns.map((n) =>
+        median(
+          byMode('parent').filter((r) => r.n === n),
+          eff,
+        ),
+      ),
+    );
     if (byMode('parent').length > 0) {
       targets.push({
-        name: 'Cache efficiency, parent-warm (forks share the parent\'s cache)',
+        name: "Cache efficiency, parent-warm (forks share the parent's cache)",
         goal: '≥ 0.9, no first-call miss',
         measured: describe('parent'),
         status: parentMin >= 0.9 && byMode('parent').every((r) => r.firstCalls.misses === 0) ? 'reached' : 'missed',
       });
     }
-    const misses = ns.map((n) => `N=${n}: ${fmt(median(byMode('none').filter((r) => r.n === n), (r) => r.firstCalls.misses), 0)} first-call misses, efficiency ${fmt(median(byMode('none').filter((r) => r.n === n), eff), 3)}`).join('; ');
+    const misses = ns
+      .map(
+        (n) =>
+          `N=${n}: ${fmt(
+            median(
+              byMode('none').filter((r) => r.n === n),
+              (r) => r.firstCalls.misses,
+            ),
+            0,
+          )} first-call misses, efficiency ${fmt(
+            median(
+              byMode('none').filter((r) => r.n === n),
+              eff,
+            ),
+            3,
+          )}`,
+      )
+      .join('; ');
     targets.push({
       name: 'Cold-start loss of warm-up none shown',
       goal: 'none misses the first wave',
@@ -314,7 +399,12 @@ export function evaluateTargets(res: BenchResults): Target[] {
       status: byMode('none').length > 0 ? 'reached' : 'not measured',
     });
   } else {
-    targets.push({ name: 'Cache efficiency', goal: 'auto ≥ 0.99, explicit 1.0, loss of none shown', measured: '–', status: 'not measured' });
+    targets.push({
+      name: 'Cache efficiency',
+      goal: 'auto ≥ 0.99, explicit 1.0, loss of none shown',
+      measured: '–',
+      status: 'not measured',
+    });
   }
 
   // 5. Memory: what grows per fork in flight, and what the large prefix costs once.
@@ -351,12 +441,20 @@ export function evaluateTargets(res: BenchResults): Target[] {
   }
   const plain = plainClientComparison(res);
   if (plain) targets.push(plainClientTarget(plain));
-  else if (res.sweep.length > 0) targets.push({ name: PLAIN_TARGET, goal: PLAIN_GOAL, measured: '–', status: 'not measured', why: 'the full run only (the quick sweep has no 8 MiB size)' });
+  else if (res.sweep.length > 0)
+    targets.push({
+      name: PLAIN_TARGET,
+      goal: PLAIN_GOAL,
+      measured: '–',
+      status: 'not measured',
+      why: 'the full run only (the quick sweep has no 8 MiB size)',
+    });
   return targets;
 }
 
 const PLAIN_TARGET = 'Sweep at 8 MiB against a plain client (issue 24)';
-const PLAIN_GOAL = 'sab makespan ≤ 2× the plain-client makespan (the latency model + what node:http and the server need for the same requests)';
+const PLAIN_GOAL =
+  'sab makespan ≤ 2× the plain-client makespan (the latency model + what node:http and the server need for the same requests)';
 
 interface PlainComparison {
   prefixBytes: number;
@@ -388,7 +486,17 @@ function plainClientComparison(res: BenchResults): PlainComparison | undefined {
     return s ? [s.makespanMs / p.makespanMs] : [];
   });
   const sabServerCpu = spread(res.serverCpu.filter((c) => c.section === 'sweep' && c.variant === 'sab').map((c) => Number(c.cpuMs)));
-  return { prefixBytes: first.prefixBytes, n: sabRows[0]?.n ?? 0, sab, ideal: stat(sabRows, (r) => r.idealMs), plain, ratio: sab.median / plain.median, perRep, rows, sabServerCpu };
+  return {
+    prefixBytes: first.prefixBytes,
+    n: sabRows[0]?.n ?? 0,
+    sab,
+    ideal: stat(sabRows, (r) => r.idealMs),
+    plain,
+    ratio: sab.median / plain.median,
+    perRep,
+    rows,
+    sabServerCpu,
+  };
 }
 
 function plainClientTarget(p: PlainComparison): Target {
@@ -404,7 +512,8 @@ function plainClientTarget(p: PlainComparison): Target {
 }
 
 function plainClientSection(p: PlainComparison): string[] {
-  const s = (v: Spread, scale = 1): string => cell({ ...v, median: v.median / scale, min: v.min / scale, max: v.max / scale }, undefined, true, (x) => fmt(x, 2));
+  const s = (v: Spread, scale = 1): string =>
+    cell({ ...v, median: v.median / scale, min: v.min / scale, max: v.max / scale }, undefined, true, (x) => fmt(x, 2));
   const r = p.rows;
   const med = (pick: (x: PlainClientRow) => number): string => fmt(spread(r.map(pick)).median);
   return [
@@ -413,14 +522,25 @@ function plainClientSection(p: PlainComparison): string[] {
     '',
     `In each repeat, right after the sab job, a node:http client (keep-alive agent) in a process of its own sends the same ${r[0]?.requests ?? 0} requests to the same server process at the same latency: ` +
       `${p.n} concurrent chains of 3 sequential Gemini streamGenerateContent POSTs, each read to its end (bench/plain-client.ts). ` +
-      'Its bodies approximate the forks\': the session\'s history as `contents` (serialized once, before the measured part, into one Buffer written as it is by every request), then the fork\'s child message, ' +
+      "Its bodies approximate the forks': the session's history as `contents` (serialized once, before the measured part, into one Buffer written as it is by every request), then the fork's child message, " +
       'on calls 2 and 3 the functionCall and functionResponse turns of the earlier calls, then `systemInstruction`, `tools` and `generationConfig`; ' +
       `${med((x) => x.requestBytes / 1024)} KiB per request (${med((x) => x.sharedBytes / 1024)} KiB shared). ` +
       'Its makespan is the latency model plus what a plain client and the server (on the same 2 cores) need for those requests: the ideal issue 24 measures sab against. ' +
       `The server's CPU over the plain run, ${fmt(spread(r.map((x) => x.serverCpuMs / x.requests)).median)} ms per request, sits beside its CPU over the sab job, which covers every prefix size of the sweep (${fmt(p.sabServerCpu.median)} ms, median over repeats).`,
     '',
     table(
-      ['prefix', 'forks × calls', 'sab makespan s', 'latency-model ideal s', 'plain-client makespan s', 'sab / plain client', 'target ≤ 2×', 'plain client CPU ms', 'server CPU ms (plain run)', 'server CPU ms (sab job, all sizes)'],
+      [
+        'prefix',
+        'forks × calls',
+        'sab makespan s',
+        'latency-model ideal s',
+        'plain-client makespan s',
+        'sab / plain client',
+        'target ≤ 2×',
+        'plain client CPU ms',
+        'server CPU ms (plain run)',
+        'server CPU ms (sab job, all sizes)',
+      ],
       [
         [
           sizeLabel(p.prefixBytes),
@@ -488,14 +608,18 @@ function cacheSection(res: BenchResults): string[] {
   const c = res.meta.config;
   const out: string[] = [];
   const chat = res.cache.some((r) => r.provider !== undefined);
-  out.push('', `## Prompt cache, cold (a fresh cache per run): sab, ${sizeLabel(c.cache.prefixBytes)} prefix, ${c.cache.latency} latency, concurrency ${c.cache.concurrency}`, '');
   out.push(
-    'hit rate = cached / prompt tokens; efficiency = (cached − what the cache held before the run) / the theoretical maximum (engine report); first calls = the same for each fork\'s first call only (the shared prefix); misses = forks whose first call found nothing cached. ' +
-      'cache writes = tokens the run\'s calls wrote into the cache, as the provider reports them (engine report; – where the provider reports none); answers cut = forks that completed on a reply cut at the output limit or refused (engine report). ' +
+    '',
+    `## Prompt cache, cold (a fresh cache per run): sab, ${sizeLabel(c.cache.prefixBytes)} prefix, ${c.cache.latency} latency, concurrency ${c.cache.concurrency}`,
+    '',
+  );
+  out.push(
+    "hit rate = cached / prompt tokens; efficiency = (cached − what the cache held before the run) / the theoretical maximum (engine report); first calls = the same for each fork's first call only (the shared prefix); misses = forks whose first call found nothing cached. " +
+      "cache writes = tokens the run's calls wrote into the cache, as the provider reports them (engine report; – where the provider reports none); answers cut = forks that completed on a reply cut at the output limit or refused (engine report). " +
       'parent: the parent sends its own conversation (timed apart: parent call) and then fans out parent-warm, so no fork waits for a sibling and the first fork may hit too; makespan is the fan-out alone in every mode.' +
       (chat
-        ? ' gemini: Gemini-shaped sessions on the local provider (a fresh server per run). The other providers: the same conversation in OpenAI Chat Completions\' shape, sent through the openai SDK with the engine\'s preset for that provider, ' +
-          'to the local server simulating that provider\'s cache and usage fields (one server per provider; each run salts the first cache block, so it starts cold). ' +
+        ? " gemini: Gemini-shaped sessions on the local provider (a fresh server per run). The other providers: the same conversation in OpenAI Chat Completions' shape, sent through the openai SDK with the engine's preset for that provider, " +
+          "to the local server simulating that provider's cache and usage fields (one server per provider; each run salts the first cache block, so it starts cold). " +
           'build wait = how long the engine held the forks for the provider to build its cache (`cacheBuildMs`: DeepSeek 3000 ms by default, after the first response with auto, from the start of the fan-out with parent; the simulated DeepSeek builds in 2 s). ' +
           'none (vLLM-like): a server that caches without reporting it, so hit rate, efficiency and misses are unknown.'
         : ''),
@@ -504,32 +628,46 @@ function cacheSection(res: BenchResults): string[] {
   const groups = cacheGroups(res.cache);
   // With OpenAI-compatible providers, one table per fork count; Gemini alone, one table.
   const ns = [...new Set(res.cache.map((r) => r.n))].sort((a, b) => a - b);
-  const tables = chat ? ns.map((n) => ({ title: `### N=${n}`, part: groups.filter((g) => (g[0] as Row).n === n) })) : [{ title: undefined, part: groups }];
+  const tables = chat
+    ? ns.map((n) => ({ title: `### N=${n}`, part: groups.filter((g) => (g[0] as Row).n === n) }))
+    : [{ title: undefined, part: groups }];
   for (const { title, part } of tables) {
     if (title !== undefined) out.push(title, '');
-    const rows = part
-      .map((g) => {
-        const r0 = g[0] as Row;
-        const s = (p: Pick, digits: number): string => cell(stat(g, p), undefined, true, (v) => fmt(v, digits));
-        const mode = `${r0.mode}${r0.engine?.cacheEffective === 'explicit' ? '' : r0.mode === 'explicit' ? ` (fell back: ${r0.engine?.note ?? ''})` : ''}`;
-        return [
-          ...(chat ? [PROVIDER_LABEL[providerOf(r0)] ?? providerOf(r0)] : [`N=${r0.n}`]),
-          mode,
-          ...(chat ? [r0.cacheBuildMs !== undefined ? fmt(r0.cacheBuildMs, 0) : '–'] : []),
-          groupCell(g, (r) => (r.engine ? r.engine.hitRate : r.usage.hitRate), 3),
-          groupCell(g, (r) => r.engine?.efficiency ?? null, 3),
-          groupCell(g, (r) => r.firstCalls.efficiency, 3),
-          groupCell(g, (r) => r.firstCalls.misses, 0),
-          s((r) => r.engine?.cacheWriteTokens ?? null, 0),
-          s((r) => r.engine?.cutAnswers ?? null, 0),
-          s((r) => r.makespanMs, 0),
-          r0.parentCallMs !== undefined ? s((r) => r.parentCallMs ?? null, 0) : '–',
-          s((r) => r.failed, 0),
-        ];
-      });
+    const rows = part.map((g) => {
+      const r0 = g[0] as Row;
+      const s = (p: Pick, digits: number): string => cell(stat(g, p), undefined, true, (v) => fmt(v, digits));
+      const mode = `${r0.mode}${r0.engine?.cacheEffective === 'explicit' ? '' : r0.mode === 'explicit' ? ` (fell back: ${r0.engine?.note ?? ''})` : ''}`;
+      return [
+        ...(chat ? [PROVIDER_LABEL[providerOf(r0)] ?? providerOf(r0)] : [`N=${r0.n}`]),
+        mode,
+        ...(chat ? [r0.cacheBuildMs !== undefined ? fmt(r0.cacheBuildMs, 0) : '–'] : []),
+        groupCell(g, (r) => (r.engine ? r.engine.hitRate : r.usage.hitRate), 3),
+        groupCell(g, (r) => r.engine?.efficiency ?? null, 3),
+        groupCell(g, (r) => r.firstCalls.efficiency, 3),
+        groupCell(g, (r) => r.firstCalls.misses, 0),
+        s((r) => r.engine?.cacheWriteTokens ?? null, 0),
+        s((r) => r.engine?.cutAnswers ?? null, 0),
+        s((r) => r.makespanMs, 0),
+        r0.parentCallMs !== undefined ? s((r) => r.parentCallMs ?? null, 0) : '–',
+        s((r) => r.failed, 0),
+      ];
+    });
     out.push(
       table(
-        [chat ? 'provider' : 'forks', 'warm-up', ...(chat ? ['build wait ms'] : []), 'hit rate', 'efficiency', 'first-call efficiency', 'first-call misses', 'cache writes', 'answers cut', 'makespan ms', 'parent call ms', 'failed'],
+        [
+          chat ? 'provider' : 'forks',
+          'warm-up',
+          ...(chat ? ['build wait ms'] : []),
+          'hit rate',
+          'efficiency',
+          'first-call efficiency',
+          'first-call misses',
+          'cache writes',
+          'answers cut',
+          'makespan ms',
+          'parent call ms',
+          'failed',
+        ],
         rows,
       ),
     );
@@ -541,7 +679,9 @@ function cacheSection(res: BenchResults): string[] {
 
 /** DeepSeek's build wait: auto and parent with the default wait and with none, side by side. */
 function deepseekWait(groups: readonly Row[][]): string[] {
-  const ds = groups.filter((g) => providerOf(g[0] as Row) === 'deepseek' && ((g[0] as Row).mode === 'auto' || (g[0] as Row).mode === 'parent'));
+  const ds = groups.filter(
+    (g) => providerOf(g[0] as Row) === 'deepseek' && ((g[0] as Row).mode === 'auto' || (g[0] as Row).mode === 'parent'),
+  );
   if (!ds.some((g) => (g[0] as Row).cacheBuildMs === 0)) return [];
   const rows = ds.map((g) => {
     const r0 = g[0] as Row;
@@ -561,9 +701,12 @@ function deepseekWait(groups: readonly Row[][]): string[] {
     '',
     '### DeepSeek: what the build wait costs and saves',
     '',
-    'The same fan-outs with the engine\'s DeepSeek wait (`cacheBuildMs` 3000, the default) and without it (`cacheBuildMs: 0`). parent call + makespan: from the parent\'s request to the last fork\'s end.',
+    "The same fan-outs with the engine's DeepSeek wait (`cacheBuildMs` 3000, the default) and without it (`cacheBuildMs: 0`). parent call + makespan: from the parent's request to the last fork's end.",
     '',
-    table(['forks', 'warm-up', 'build wait ms', 'first-call misses', 'efficiency', 'hit rate', 'makespan ms', 'parent call + makespan ms'], rows),
+    table(
+      ['forks', 'warm-up', 'build wait ms', 'first-call misses', 'efficiency', 'hit rate', 'makespan ms', 'parent call + makespan ms'],
+      rows,
+    ),
   ];
 }
 
@@ -588,7 +731,17 @@ export function renderMarkdown(res: BenchResults): string {
   }
 
   out.push('', '## Targets (issue 6)', '');
-  out.push(table(['target', 'goal', 'measured', 'status'], res.targets.map((t) => [t.name, t.goal, t.measured + (t.why ? ` — ${t.why}` : ''), t.status === 'reached' ? '**reached**' : t.status === 'missed' ? '**missed**' : t.status])));
+  out.push(
+    table(
+      ['target', 'goal', 'measured', 'status'],
+      res.targets.map((t) => [
+        t.name,
+        t.goal,
+        t.measured + (t.why ? ` — ${t.why}` : ''),
+        t.status === 'reached' ? '**reached**' : t.status === 'missed' ? '**missed**' : t.status,
+      ]),
+    ),
+  );
 
   if (res.micro) {
     out.push('', '## Parts of a dispatch (tinybench, p50)', '');
@@ -596,8 +749,15 @@ export function renderMarkdown(res: BenchResults): string {
   }
 
   if (res.dispatch.length > 0) {
-    out.push('', `## Dispatch: ${c.dispatch.n} forks dispatched at once, ${c.dispatch.bursts} bursts per size (forks end at once against a dead port)`, '');
-    out.push('Wall time of one fork\'s synchronous dispatch on the main thread: inprocess = starting the loop (seed, request, the SDK call up to its first await); clone = channel + task with the session (structured clone) + postMessage; sab = channel + task with the SharedArrayBuffer + postMessage. µs, median (p10–p90).', '');
+    out.push(
+      '',
+      `## Dispatch: ${c.dispatch.n} forks dispatched at once, ${c.dispatch.bursts} bursts per size (forks end at once against a dead port)`,
+      '',
+    );
+    out.push(
+      "Wall time of one fork's synchronous dispatch on the main thread: inprocess = starting the loop (seed, request, the SDK call up to its first await); clone = channel + task with the session (structured clone) + postMessage; sab = channel + task with the SharedArrayBuffer + postMessage. µs, median (p10–p90).",
+      '',
+    );
     const dsizes = [...new Set(res.dispatch.map((r) => r.prefixBytes))].sort((a, b) => a - b);
     const variants = VARIANT_ORDER.filter((v) => res.dispatch.some((r) => r.variant === v));
     out.push(
@@ -621,9 +781,13 @@ export function renderMarkdown(res: BenchResults): string {
 
   if (res.sweep.length > 0) {
     const l = m.sweepLatency;
-    out.push('', `## Prefix size: ${c.sweep.n} forks in one wave, server latency ${l.overheadMs} ms per call + ${1000 / l.decodeTokensPerSecond} ms per output token (prefill free)`, '');
     out.push(
-      'dispatch = wall time of one fork\'s synchronous dispatch on the main thread (median over forks); main busy = the main thread\'s event-loop utilization over the fan-out (its floor, an idle loop with the measuring timers, is in the note below; it counts time the busy thread waited for a core); ' +
+      '',
+      `## Prefix size: ${c.sweep.n} forks in one wave, server latency ${l.overheadMs} ms per call + ${1000 / l.decodeTokensPerSecond} ms per output token (prefill free)`,
+      '',
+    );
+    out.push(
+      "dispatch = wall time of one fork's synchronous dispatch on the main thread (median over forks); main busy = the main thread's event-loop utilization over the fan-out (its floor, an idle loop with the measuring timers, is in the note below; it counts time the busy thread waited for a core); " +
         'process CPU = all threads of the engine process per fork; loop delay = monitorEventLoopDelay p99 (1 ms resolution) / time-weighted p99 / max; RSS growth = peak during the fan-out − before it.',
       '',
     );
@@ -646,9 +810,13 @@ export function renderMarkdown(res: BenchResults): string {
   }
 
   if (res.throughput.length > 0) {
-    out.push('', `## Fan-out throughput: ${sizeLabel(c.throughput.prefixBytes)} prefix, concurrency ${c.throughput.concurrency}, warm cache`, '');
     out.push(
-      'ideal = waves × the model time of one fork (the latency model applied to the fork\'s own token counts; waves = ceil(N / concurrency)); overhead = makespan / ideal − 1 (none at zero latency).',
+      '',
+      `## Fan-out throughput: ${sizeLabel(c.throughput.prefixBytes)} prefix, concurrency ${c.throughput.concurrency}, warm cache`,
+      '',
+    );
+    out.push(
+      "ideal = waves × the model time of one fork (the latency model applied to the fork's own token counts; waves = ceil(N / concurrency)); overhead = makespan / ideal − 1 (none at zero latency).",
       '',
     );
     out.push(
@@ -712,7 +880,18 @@ export function renderMarkdown(res: BenchResults): string {
     out.push('', `## Memory: sab+explicit, concurrency ${c.memory.concurrency}`, '');
     out.push(
       table(
-        ['prefix', 'forks', 'RSS before prefix MiB', 'RSS at fan-out start MiB', 'peak RSS MiB', 'growth MiB', 'main heap start → peak MiB', 'main external peak MiB', 'makespan ms', 'failed'],
+        [
+          'prefix',
+          'forks',
+          'RSS before prefix MiB',
+          'RSS at fan-out start MiB',
+          'peak RSS MiB',
+          'growth MiB',
+          'main heap start → peak MiB',
+          'main external peak MiB',
+          'makespan ms',
+          'failed',
+        ],
         res.memory.map((r) => [
           sizeLabel(r.prefixBytes),
           String(r.n),
@@ -754,11 +933,15 @@ function who(r: QueueRow): string {
 function queueSection(q: QueueResult, c: BenchConfig): string[] {
   const out: string[] = [];
   const n = q.rows[0]?.n ?? c.queue.n;
-  out.push('', `## Many machines on one: local run against BullMQ workers (${n} forks, 16 KiB prefix, ${c.queue.concurrency} in flight in all, warm-up none)`, '');
   out.push(
-    'The built CLI: `forkpool run` local, and `forkpool run --queue` with k `forkpool worker` processes on the same machine, a redis-server of the run\'s own and the local model server in a process of its own. ' +
-      'Medians (min–max) over the runs, interleaved (local, 1, 2, 4 workers, again). forks/s and wall = the run\'s report (from the fan-out\'s start); process = spawn to exit (start-up included); ×local = forks/s against the local run at the same latency; ' +
-      'enqueue→start = BullMQ\'s job timestamp to processedOn per fork; forkpool CPU = every forkpool process of the run (local, or coordinator + workers), start-ups included (the workers\' own, up to ready, in the next column, in ms for all of them); redis CPU = redis-server\'s over the run; load = the 1-minute load average before → after the run.',
+    '',
+    `## Many machines on one: local run against BullMQ workers (${n} forks, 16 KiB prefix, ${c.queue.concurrency} in flight in all, warm-up none)`,
+    '',
+  );
+  out.push(
+    "The built CLI: `forkpool run` local, and `forkpool run --queue` with k `forkpool worker` processes on the same machine, a redis-server of the run's own and the local model server in a process of its own. " +
+      "Medians (min–max) over the runs, interleaved (local, 1, 2, 4 workers, again). forks/s and wall = the run's report (from the fan-out's start); process = spawn to exit (start-up included); ×local = forks/s against the local run at the same latency; " +
+      "enqueue→start = BullMQ's job timestamp to processedOn per fork; forkpool CPU = every forkpool process of the run (local, or coordinator + workers), start-ups included (the workers' own, up to ready, in the next column, in ms for all of them); redis CPU = redis-server's over the run; load = the 1-minute load average before → after the run.",
     '',
   );
   const latencies = [...new Set(q.rows.map((r) => r.latency))];
@@ -795,7 +978,27 @@ function queueSection(q: QueueResult, c: BenchConfig): string[] {
       ]);
     }
   }
-  out.push(table(['latency', 'run', 'threads / forks in flight per process', 'runs', 'forks/s', '×local', 'wall ms', 'process ms', 'enqueue→start p50 / p90 ms', 'forkpool CPU ms/fork', 'of it worker start-ups ms (total)', 'redis CPU ms/fork', 'load', 'failed'], rows));
+  out.push(
+    table(
+      [
+        'latency',
+        'run',
+        'threads / forks in flight per process',
+        'runs',
+        'forks/s',
+        '×local',
+        'wall ms',
+        'process ms',
+        'enqueue→start p50 / p90 ms',
+        'forkpool CPU ms/fork',
+        'of it worker start-ups ms (total)',
+        'redis CPU ms/fork',
+        'load',
+        'failed',
+      ],
+      rows,
+    ),
+  );
   const zero = q.rows.filter((r) => r.latency === 'zero');
   const zl = spread(zero.filter((r) => r.workers === 0).map((r) => r.wallMs));
   const z1 = spread(zero.filter((r) => r.workers === 1).map((r) => r.wallMs));
@@ -814,10 +1017,24 @@ function queueSection(q: QueueResult, c: BenchConfig): string[] {
     const r = m.redis;
     const inFlight = r.atPeakInFlight.inFlight;
     out.push('', `### Redis memory: ${m.n} forks, one worker, ${m.latency} latency`, '');
-    out.push('used_memory less mem_clients_normal (the connections\' buffers), sampled every 10 ms; in flight = jobs waiting + active. The run also stores the 16 KiB prefix once and a run record.', '');
+    out.push(
+      "used_memory less mem_clients_normal (the connections' buffers), sampled every 10 ms; in flight = jobs waiting + active. The run also stores the 16 KiB prefix once and a run record.",
+      '',
+    );
     out.push(
       table(
-        ['before KiB', `with ${inFlight} in flight (${r.atPeakInFlight.completed} completed) KiB`, 'peak KiB', 'after KiB', 'per fork in flight KiB', 'per completed fork KiB', 'one active job hash KiB', 'one completed job hash KiB', 'samples', 'forks/s'],
+        [
+          'before KiB',
+          `with ${inFlight} in flight (${r.atPeakInFlight.completed} completed) KiB`,
+          'peak KiB',
+          'after KiB',
+          'per fork in flight KiB',
+          'per completed fork KiB',
+          'one active job hash KiB',
+          'one completed job hash KiB',
+          'samples',
+          'forks/s',
+        ],
         [
           [
             kib(r.beforeBytes),
@@ -855,7 +1072,7 @@ function tasksSection(rows: readonly TaskStreamResult[]): string[] {
     '',
     `## Memory per task: a ${fmt(largest, 0)}-line task file streamed`,
     '',
-    'bytes per task = (main-thread heap at the last task − heap before reading, both after GC) / lines; the slope is the same between the two sizes, what each further line costs. The stand-in pool answers every fork at once (no model, no worker thread): the coordinator\'s side of a run at full speed. Lines are about 120 bytes.',
+    "bytes per task = (main-thread heap at the last task − heap before reading, both after GC) / lines; the slope is the same between the two sizes, what each further line costs. The stand-in pool answers every fork at once (no model, no worker thread): the coordinator's side of a run at full speed. Lines are about 120 bytes.",
     '',
     table(
       ['tasks', 'lines', 'file MiB', 'heap growth MiB', 'bytes per task', 'slope bytes per task', 'tasks/s', 'peak RSS MiB'],
@@ -908,10 +1125,12 @@ function floorSection(all: readonly FloorResult[]): string[] {
     `## A fork's model call against the floor (issue 24): ${r0.calls} one-call requests per run, ${r0.inFlight} in flight, median of ${runs} runs`,
     '',
     'Each client in a process of its own posts Gemini `streamGenerateContent` requests to a sink server in another process (node:http, keep-alive), which reads each body to its end and answers at once with one SSE event. ' +
-      'The request: a Gemini-shaped session of the prefix size plus one user message, the fork\'s child message for its directive (what forkpool sends). ' +
+      "The request: a Gemini-shaped session of the prefix size plus one user message, the fork's child message for its directive (what forkpool sends). " +
       'client CPU per call = process.cpuUsage() (user + system, every thread of the process, worker threads included) over the measured part / calls; for forkpool the measured part is freeze + fan-out of one-call forks (each run a session of its own, so the workers decode its prefix). ' +
       'node:http posts a prepared Buffer of the bytes the SDK sends (caught at its fetch hook); fetch posts them as the string the SDK hands its fetch. Each client runs a warm-up batch per size first' +
-      ((r0.jitWarmupCalls ?? 0) > 0 ? `, and ${r0.jitWarmupCalls} calls at the first size before anything is measured (the code compiled: the same for every client)` : '') +
+      ((r0.jitWarmupCalls ?? 0) > 0
+        ? `, and ${r0.jitWarmupCalls} calls at the first size before anything is measured (the code compiled: the same for every client)`
+        : '') +
       '. ms, median (min–max).',
     '',
   ];
@@ -926,11 +1145,19 @@ function floorSection(all: readonly FloorResult[]): string[] {
       ]),
     ),
   );
-  out.push('', "The sink's own CPU per call over the same runs (its process.cpuUsage(), reported on GET /cpu), and the request body it read per call:", '');
+  out.push(
+    '',
+    "The sink's own CPU per call over the same runs (its process.cpuUsage(), reported on GET /cpu), and the request body it read per call:",
+    '',
+  );
   out.push(
     table(
       ['prefix', ...clients.map((c) => `${FLOOR_TITLES[c]} ms`), 'request KiB (SDK / forkpool)'],
-      sizes.map((size) => [sizeLabel(size), ...clients.map((c) => cell(sink(c, size), undefined, true)), `${kib(bytes('sdk', size).median)} / ${kib(bytes('forkpool', size).median)}`]),
+      sizes.map((size) => [
+        sizeLabel(size),
+        ...clients.map((c) => cell(sink(c, size), undefined, true)),
+        `${kib(bytes('sdk', size).median)} / ${kib(bytes('forkpool', size).median)}`,
+      ]),
     ),
   );
   // The throughput rows: their own runs when the run made them, else the CPU runs'.
@@ -959,8 +1186,10 @@ function floorSection(all: readonly FloorResult[]): string[] {
   }
   // The issue's targets that this section measures (its 8 MiB three-call target is not one of them).
   const big = sizes.filter((s) => s >= 256 * 1024);
-  const list = (ss: readonly number[], f: (size: number) => number): string => (ss.length === 0 ? '–' : ss.map((s) => `${sizeLabel(s)} ${times(f(s))}`).join(', '));
-  const status = (ss: readonly number[], ok: (size: number) => boolean): string => (ss.length === 0 ? 'not measured' : ss.every(ok) ? '**reached**' : '**missed**');
+  const list = (ss: readonly number[], f: (size: number) => number): string =>
+    ss.length === 0 ? '–' : ss.map((s) => `${sizeLabel(s)} ${times(f(s))}`).join(', ');
+  const status = (ss: readonly number[], ok: (size: number) => boolean): string =>
+    ss.length === 0 ? 'not measured' : ss.every(ok) ? '**reached**' : '**missed**';
   const vsNode = (size: number): number => ratio(cpu('forkpool', size), cpu('node-http', size));
   const vsSdk = (size: number): number => ratio(cpu('forkpool', size), cpu('sdk', size));
   const vsRate = (size: number): number => ratio(rate('node-http', size), rate('forkpool', size));
@@ -970,8 +1199,16 @@ function floorSection(all: readonly FloorResult[]): string[] {
       ['target', 'measured', 'status'],
       [
         ['forkpool client CPU per call within 3× of node:http (256 KiB and up)', list(big, vsNode), status(big, (s) => vsNode(s) <= 3)],
-        ['forkpool client CPU per call at most 0.9× the in-process SDK (default transport), every size', list(sizes, vsSdk), status(sizes, (s) => vsSdk(s) <= 0.9)],
-        ['one-call fan-out throughput within 2× of node:http requests/s (16 KiB, 1 MiB)', list(tsizes, vsRate), status(tsizes, (s) => vsRate(s) <= 2)],
+        [
+          'forkpool client CPU per call at most 0.9× the in-process SDK (default transport), every size',
+          list(sizes, vsSdk),
+          status(sizes, (s) => vsSdk(s) <= 0.9),
+        ],
+        [
+          'one-call fan-out throughput within 2× of node:http requests/s (16 KiB, 1 MiB)',
+          list(tsizes, vsRate),
+          status(tsizes, (s) => vsRate(s) <= 2),
+        ],
       ],
     ),
   );
@@ -994,7 +1231,9 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
   const versions = clients
     .map((client) => {
       const packages = all.find((r) => r.client === client)?.packages ?? {};
-      return `${client}: ${Object.entries(packages).map(([name, v]) => `${name} ${v}`).join(', ')}`;
+      return `${client}: ${Object.entries(packages)
+        .map(([name, v]) => `${name} ${v}`)
+        .join(', ')}`;
     })
     .join('; ');
   type Run = PeersResult['runs'][number];
@@ -1005,10 +1244,10 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
     '',
     'The same fan-out through forkpool and through agent frameworks on their own SDK paths, each client in a process of its own (one after the other) against the local server in another, on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128). ' +
       "Each fork: the parent's messages (an OpenAI-shaped session of the prefix size), the bench tool's declaration and the fork's child message for its directive (forkpool's wording for every client), one model call answered \"done\". " +
-      'Every measured run has a session of its own (salted first message), so it starts on a cold cache; a warm-up fan-out on a small session comes first. A peer\'s conversation in its framework\'s own types is made before the measured part; forkpool\'s freeze is inside it. ' +
-      'makespan = the fan-out\'s wall time, median (min–max) over all runs; client CPU = process.cpuUsage() of the client process (user + system, every thread) over the fan-out / forks, from the runs without the loop monitor (its 1 ms timers cost more CPU over a long, mostly idle fan-out than the clients\' own work); ' +
-      'loop p99 / max = monitorEventLoopDelay on the client\'s main thread (1 ms resolution) over the runs with it (its p99 counts ticks, so over a mostly idle fan-out it hides long blocks; the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = cached prompt tokens (as each framework returns the server\'s `prompt_tokens_details.cached_tokens`) / the theoretical maximum, estimated the engine\'s way for every client (the first fork cold, every other one could reuse what it shares with its siblings); forkpool\'s own report beside it. ' +
-      'Every client runs with its defaults; forkpool\'s warm-up (auto) sends the first fork alone and holds the others until its response, at most `staggerCapMs` (5 s): a cold prefill longer than that (a 1 MiB prefix at realistic latency, about 65 s) releases them before the cache holds the prefix, and they miss as every peer\'s first wave does.',
+      "Every measured run has a session of its own (salted first message), so it starts on a cold cache; a warm-up fan-out on a small session comes first. A peer's conversation in its framework's own types is made before the measured part; forkpool's freeze is inside it. " +
+      "makespan = the fan-out's wall time, median (min–max) over all runs; client CPU = process.cpuUsage() of the client process (user + system, every thread) over the fan-out / forks, from the runs without the loop monitor (its 1 ms timers cost more CPU over a long, mostly idle fan-out than the clients' own work); " +
+      "loop p99 / max = monitorEventLoopDelay on the client's main thread (1 ms resolution) over the runs with it (its p99 counts ticks, so over a mostly idle fan-out it hides long blocks; the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = cached prompt tokens (as each framework returns the server's `prompt_tokens_details.cached_tokens`) / the theoretical maximum, estimated the engine's way for every client (the first fork cold, every other one could reuse what it shares with its siblings); forkpool's own report beside it. " +
+      "Every client runs with its defaults; forkpool's warm-up (auto) sends the first fork alone and holds the others until its response, at most `staggerCapMs` (5 s): a cold prefill longer than that (a 1 MiB prefix at realistic latency, about 65 s) releases them before the cache holds the prefix, and they miss as every peer's first wave does.",
     '',
     `Packages: ${versions}.`,
     '',
@@ -1016,7 +1255,11 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
   const rows: string[][] = [];
   for (const size of sizes) {
     const mine = (client: PeerClient): Run[] => all.filter((r) => r.client === client && r.prefixBytes === size).flatMap((r) => r.runs);
-    const perFork = (client: PeerClient): Spread => of(mine(client).filter((run) => !run.monitored), (run) => run.cpuMs / r0.n);
+    const perFork = (client: PeerClient): Spread =>
+      of(
+        mine(client).filter((run) => !run.monitored),
+        (run) => run.cpuMs / r0.n,
+      );
     const base = perFork('forkpool');
     for (const client of clients) {
       const runs = mine(client);
@@ -1027,13 +1270,19 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
         sizeLabel(size),
         PEER_TITLES[client],
         String(runs.length),
-        range(of(runs, (run) => run.wallMs), 0),
+        range(
+          of(runs, (run) => run.wallMs),
+          0,
+        ),
         range(cpu),
         client === 'forkpool' || base.n === 0 ? '–' : `${fmt(cpu.median / base.median, 2)}×`,
         range(of(runs, (run) => run.loop?.p99)),
         range(of(runs, (run) => run.loop?.weightedP99)),
         range(of(runs, (run) => run.loop?.max)),
-        range(of(runs, (run) => run.cachedTokens / run.theoreticalTokens), 3),
+        range(
+          of(runs, (run) => run.cachedTokens / run.theoreticalTokens),
+          3,
+        ),
         reported.n > 0 ? range(reported, 3) : '–',
         fmt(of(runs, (run) => run.promptTokens / r0.n).median, 0),
       ]);
@@ -1041,7 +1290,20 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
   }
   out.push(
     table(
-      ['prefix', 'client', 'runs', 'makespan ms', 'client CPU ms/fork', 'CPU / forkpool', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'cache: cached / max', "forkpool's report: efficiency", 'prompt tokens/fork'],
+      [
+        'prefix',
+        'client',
+        'runs',
+        'makespan ms',
+        'client CPU ms/fork',
+        'CPU / forkpool',
+        'loop p99 ms',
+        'loop p99 time-weighted ms',
+        'loop max ms',
+        'cache: cached / max',
+        "forkpool's report: efficiency",
+        'prompt tokens/fork',
+      ],
       rows,
     ),
   );
@@ -1049,7 +1311,7 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
 }
 
 const AI_SDK_TITLES: Readonly<Record<AiSdkVariant, string>> = {
-  'ai-sdk': 'AI SDK: a hand-written fork tool, parallel `generateText` in the agent\'s process',
+  'ai-sdk': "AI SDK: a hand-written fork tool, parallel `generateText` in the agent's process",
   forkpool: 'forkpool: `forkTool` (worker threads)',
 };
 const AI_SDK_ORDER = Object.keys(AI_SDK_TITLES) as AiSdkVariant[];
@@ -1060,7 +1322,12 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
   const ns = [...new Set(all.map((r) => r.n))].sort((a, b) => a - b);
   const variants = AI_SDK_ORDER.filter((v) => all.some((r) => r.variant === v));
   const versions = variants
-    .map((v) => `${v}: ${Object.entries(all.find((r) => r.variant === v)?.packages ?? {}).map(([name, version]) => `${name} ${version}`).join(', ')}`)
+    .map(
+      (v) =>
+        `${v}: ${Object.entries(all.find((r) => r.variant === v)?.packages ?? {})
+          .map(([name, version]) => `${name} ${version}`)
+          .join(', ')}`,
+    )
     .join('; ');
   type Run = AiSdkResult['runs'][number];
   const of = spreadOf<Run>;
@@ -1069,11 +1336,11 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
     `## The AI SDK's own parallel \`generateText\` against \`forkTool\` (issue 29): one agent forking ${ns.join(', ')} times in one step, ${c.aiSdk.latency} latency`,
     '',
     `One Vercel AI SDK agent (\`generateText\` through \`@ai-sdk/openai\`'s Chat Completions model, \`stopWhen: stepCountIs(3)\`) with a ${sizeLabel(r0.prefixBytes)} system prompt and ${r0.turns} earlier turns, whose model (the local server's script) calls the tool \`fork\` n times in one step, each with its own directive, then answers once the results are in. ` +
-      'Each variant runs in a process of its own (one after the other) against the local server in another, on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128); every run has a conversation of its own (salted system prompt), so the agent\'s first request meets a cold cache and puts the prefix in it for the forks; a warm-up agent run on a small conversation comes first, not measured. ' +
-      '**ai-sdk**: what one would write without forkpool: the tool\'s `execute` runs its fork itself, a `generateText` call in the agent\'s own process (the AI SDK runs a step\'s tool calls at once, so all n are in flight together), with the agent\'s system prompt and tools and, as messages, the step\'s messages + an assistant message with its own call (an `execute` sees no other) + a placeholder result + the directive as a user message; no cache warm-up, no worker threads. ' +
-      '**forkpool**: `forkTool` on a ForkEngine with the `ai-sdk` provider (the same package and model, `mode: \'generate\'`, `spawnTools: [\'fork\']`, concurrency = the largest n, so that every fork is in flight at once here too): the step\'s calls are gathered, the calling message is rebuilt with all of them, the conversation is frozen once and each call is a fan-out of its own (the first goes alone until its response begins, then the rest), the fork loops run in worker threads and each fork\'s request carries the n calls (without their arguments), a placeholder for each, and forkpool\'s child message. ' +
-      'makespan = the whole agent run (its two model calls and the forks), median (min–max) over all runs; forks = from the first `execute` to the last one\'s return; client CPU = process.cpuUsage() of the agent\'s process (user + system, every thread) over the agent run, and over the forks alone, / n, from the runs without the loop monitor; ' +
-      'loop p99 / max = monitorEventLoopDelay on the agent\'s main thread (1 ms resolution) over the runs with it (the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = the forks\' cached prompt tokens / their prompt tokens, as the AI SDK returns them (ai-sdk: each `generateText`\'s `usage.inputTokenDetails.cacheReadTokens`; forkpool: each ForkResult\'s usage, through `forkTool`\'s `fanOut.onResult`).',
+      "Each variant runs in a process of its own (one after the other) against the local server in another, on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128); every run has a conversation of its own (salted system prompt), so the agent's first request meets a cold cache and puts the prefix in it for the forks; a warm-up agent run on a small conversation comes first, not measured. " +
+      "**ai-sdk**: what one would write without forkpool: the tool's `execute` runs its fork itself, a `generateText` call in the agent's own process (the AI SDK runs a step's tool calls at once, so all n are in flight together), with the agent's system prompt and tools and, as messages, the step's messages + an assistant message with its own call (an `execute` sees no other) + a placeholder result + the directive as a user message; no cache warm-up, no worker threads. " +
+      "**forkpool**: `forkTool` on a ForkEngine with the `ai-sdk` provider (the same package and model, `mode: 'generate'`, `spawnTools: ['fork']`, concurrency = the largest n, so that every fork is in flight at once here too): the step's calls are gathered, the calling message is rebuilt with all of them, the conversation is frozen once and each call is a fan-out of its own (the first goes alone until its response begins, then the rest), the fork loops run in worker threads and each fork's request carries the n calls (without their arguments), a placeholder for each, and forkpool's child message. " +
+      "makespan = the whole agent run (its two model calls and the forks), median (min–max) over all runs; forks = from the first `execute` to the last one's return; client CPU = process.cpuUsage() of the agent's process (user + system, every thread) over the agent run, and over the forks alone, / n, from the runs without the loop monitor; " +
+      "loop p99 / max = monitorEventLoopDelay on the agent's main thread (1 ms resolution) over the runs with it (the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = the forks' cached prompt tokens / their prompt tokens, as the AI SDK returns them (ai-sdk: each `generateText`'s `usage.inputTokenDetails.cacheReadTokens`; forkpool: each ForkResult's usage, through `forkTool`'s `fanOut.onResult`).",
     '',
     `Packages: ${versions}.`,
     '',
@@ -1081,7 +1348,11 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
   const rows: string[][] = [];
   for (const n of ns) {
     const mine = (v: AiSdkVariant): Run[] => all.filter((r) => r.variant === v && r.n === n).flatMap((r) => r.runs);
-    const cpu = (v: AiSdkVariant, pick: (run: Run) => number): Spread => of(mine(v).filter((run) => !run.monitored), (run) => pick(run) / n);
+    const cpu = (v: AiSdkVariant, pick: (run: Run) => number): Spread =>
+      of(
+        mine(v).filter((run) => !run.monitored),
+        (run) => pick(run) / n,
+      );
     const base = cpu('ai-sdk', (run) => run.cpuMs);
     for (const v of variants) {
       const runs = mine(v);
@@ -1091,22 +1362,45 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
         String(n),
         AI_SDK_TITLES[v],
         String(runs.length),
-        range(of(runs, (run) => run.wallMs), 0),
-        range(of(runs, (run) => run.forksMs), 0),
+        range(
+          of(runs, (run) => run.wallMs),
+          0,
+        ),
+        range(
+          of(runs, (run) => run.forksMs),
+          0,
+        ),
         range(whole),
         range(cpu(v, (run) => run.forksCpuMs)),
         v === 'ai-sdk' || base.n === 0 ? '–' : `${fmt(whole.median / base.median, 2)}×`,
         range(of(runs, (run) => run.loop?.p99)),
         range(of(runs, (run) => run.loop?.weightedP99)),
         range(of(runs, (run) => run.loop?.max)),
-        range(of(runs, (run) => run.cachedTokens / run.promptTokens), 3),
+        range(
+          of(runs, (run) => run.cachedTokens / run.promptTokens),
+          3,
+        ),
         fmt(of(runs, (run) => run.promptTokens / n).median, 0),
       ]);
     }
   }
   out.push(
     table(
-      ['forks', 'variant', 'runs', 'makespan ms', 'forks ms', 'client CPU ms/fork', 'client CPU ms/fork (forks alone)', 'CPU / ai-sdk', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'cache: cached / prompt', 'prompt tokens/fork'],
+      [
+        'forks',
+        'variant',
+        'runs',
+        'makespan ms',
+        'forks ms',
+        'client CPU ms/fork',
+        'client CPU ms/fork (forks alone)',
+        'CPU / ai-sdk',
+        'loop p99 ms',
+        'loop p99 time-weighted ms',
+        'loop max ms',
+        'cache: cached / prompt',
+        'prompt tokens/fork',
+      ],
       rows,
     ),
   );
@@ -1124,7 +1418,9 @@ function responsesSection(all: readonly ResponsesResult[]): string[] {
   const r0 = all[0] as ResponsesResult;
   const latency = r0.latency;
   const ways = RESPONSES_ORDER.filter((w) => all.some((r) => r.way === w));
-  const versions = Object.entries(r0.packages).map(([name, version]) => `${name} ${version}`).join(', ');
+  const versions = Object.entries(r0.packages)
+    .map(([name, version]) => `${name} ${version}`)
+    .join(', ');
   type Run = ResponsesResult['runs'][number];
   const of = spreadOf<Run>;
   const out: string[] = [
@@ -1144,7 +1440,11 @@ function responsesSection(all: readonly ResponsesResult[]): string[] {
   const groups = [...new Set(all.map((r) => `${r.prefixBytes} ${r.n}`))].map((key) => key.split(' ').map(Number) as [number, number]);
   for (const [size, n] of groups.sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
     const mine = (w: ResponsesWay): Run[] => all.filter((r) => r.way === w && r.prefixBytes === size && r.n === n).flatMap((r) => r.runs);
-    const perFork = (w: ResponsesWay, pick: (run: Run) => number): Spread => of(mine(w).filter((run) => !run.monitored), (run) => pick(run) / n);
+    const perFork = (w: ResponsesWay, pick: (run: Run) => number): Spread =>
+      of(
+        mine(w).filter((run) => !run.monitored),
+        (run) => pick(run) / n,
+      );
     const ratio = (w: ResponsesWay, pick: (run: Run) => number): string => {
       const base = perFork('re-send', pick).median;
       return w === 're-send' || !Number.isFinite(base) ? '–' : `${fmt(perFork(w, pick).median / base, 2)}×`;
@@ -1158,8 +1458,14 @@ function responsesSection(all: readonly ResponsesResult[]): string[] {
         String(n),
         RESPONSES_TITLES[w],
         String(runs.length),
-        range(of(runs, (run) => run.wallMs), 0),
-        range(of(runs, (run) => (n * 1000) / run.wallMs), 1),
+        range(
+          of(runs, (run) => run.wallMs),
+          0,
+        ),
+        range(
+          of(runs, (run) => (n * 1000) / run.wallMs),
+          1,
+        ),
         // The same bytes in every run (the sessions differ by their salt alone): the median.
         thousands(bytes),
         w === 're-send' ? '–' : `${fmt(bytes / of(mine('re-send'), (run) => run.requestBytes / n).median, 3)}×`,
@@ -1169,13 +1475,32 @@ function responsesSection(all: readonly ResponsesResult[]): string[] {
         range(of(runs, (run) => run.loop?.weightedP99)),
         range(of(runs, (run) => run.loop?.max)),
         `${thousands(of(runs, (run) => run.firstCachedTokens / n).median)} / ${thousands(of(runs, (run) => run.firstPromptTokens / n).median)}`,
-        range(of(runs, (run) => run.efficiency), 3),
+        range(
+          of(runs, (run) => run.efficiency),
+          3,
+        ),
       ]);
     }
   }
   out.push(
     table(
-      ['prefix', 'forks', 'way', 'runs', 'makespan ms', 'forks/s', 'request bytes/fork', 'bytes / re-send', 'client CPU ms/fork', 'CPU / re-send', 'loop p99 ms', 'loop p99 time-weighted ms', 'loop max ms', 'first call: cached / prompt tokens', 'efficiency'],
+      [
+        'prefix',
+        'forks',
+        'way',
+        'runs',
+        'makespan ms',
+        'forks/s',
+        'request bytes/fork',
+        'bytes / re-send',
+        'client CPU ms/fork',
+        'CPU / re-send',
+        'loop p99 ms',
+        'loop p99 time-weighted ms',
+        'loop max ms',
+        'first call: cached / prompt tokens',
+        'efficiency',
+      ],
       rows,
     ),
   );
@@ -1199,7 +1524,14 @@ function uiSection(u: UiResult): string[] {
   const opens = (list: readonly UiOpen[]): string[] => {
     const s = (pick: (o: UiOpen) => number | null, digits?: number): string =>
       range(spread(list.map(pick).filter((v): v is number => typeof v === 'number')), digits);
-    return [s((o) => o.firstRenderMs, 0), s((o) => o.firstPaintMs, 0), s((o) => o.firstContentfulPaintMs, 0), s((o) => o.longestTaskMs, 0), s((o) => o.heapUsedMiB, 1), s((o) => o.domNodes, 0)];
+    return [
+      s((o) => o.firstRenderMs, 0),
+      s((o) => o.firstPaintMs, 0),
+      s((o) => o.firstContentfulPaintMs, 0),
+      s((o) => o.longestTaskMs, 0),
+      s((o) => o.heapUsedMiB, 1),
+      s((o) => o.domNodes, 0),
+    ];
   };
   const runs = Math.max(u.report.opens.length, u.liveQueued.length);
   const busy = u.busy;
@@ -1221,7 +1553,9 @@ function uiSection(u: UiResult): string[] {
       [
         [`HTML report, ${n} result lines (file://)`, ...opens(u.report.opens)],
         [`live page, ${n} forks queued`, ...opens(u.liveQueued)],
-        ...(u.liveEnded ? [[`live page opened after all ${n} ended (every row's marks, the timeline drawn)`, ...opens([u.liveEnded])]] : []),
+        ...(u.liveEnded
+          ? [[`live page opened after all ${n} ended (every row's marks, the timeline drawn)`, ...opens([u.liveEnded])]]
+          : []),
       ],
     ),
     ...(u.server?.snapshot
@@ -1246,7 +1580,12 @@ function uiSection(u: UiResult): string[] {
           u.delay ? `${quantileCell(u.delay)} (${u.delay.n} patches)` : 'not measured: the page does not mark `forkpool:patch-drawn`',
         ],
         ['lateness of a 50 ms setInterval in the page', `${quantileCell(u.interval)} (${u.interval.n} ticks)`],
-        ['long tasks (over 50 ms)', u.longTasks.count === 0 ? 'none' : `${u.longTasks.count}, ${fmt(u.longTasks.totalMs, 0)} ms in all, the longest ${fmt(u.longTasks.maxMs, 0)} ms`],
+        [
+          'long tasks (over 50 ms)',
+          u.longTasks.count === 0
+            ? 'none'
+            : `${u.longTasks.count}, ${fmt(u.longTasks.totalMs, 0)} ms in all, the longest ${fmt(u.longTasks.maxMs, 0)} ms`,
+        ],
         [
           "the renderer's main thread busy (CDP Performance metrics)",
           `${fmt(busy.taskMs, 0)} ms of ${fmt(busy.wallMs / 1000, 1)} s (${pct(busy.taskMs / busy.wallMs)}): script ${fmt(busy.scriptMs, 0)} ms, layout ${fmt(busy.layoutMs, 0)} ms, style ${fmt(busy.styleMs, 0)} ms`,
@@ -1256,10 +1595,18 @@ function uiSection(u: UiResult): string[] {
           `${quantileCell(u.search)} (${u.search.n} keystrokes: a digit, then Backspace)`,
         ],
         ...(u.server
-          ? [["the run's own thread per patch: recorder.patch(), then its JSON (the server runs on the engine's main thread)", `patch() ${quantileCell(u.server.patchMs)}; JSON ${quantileCell(u.server.jsonMs)}`]]
+          ? [
+              [
+                "the run's own thread per patch: recorder.patch(), then its JSON (the server runs on the engine's main thread)",
+                `patch() ${quantileCell(u.server.patchMs)}; JSON ${quantileCell(u.server.jsonMs)}`,
+              ],
+            ]
           : []),
         ['every fork shown ended', f.drainedMs === null ? 'not within the bound' : `${fmt(f.drainedMs / 1000, 2)} s after the first event`],
-        ['JS heap at the end', `${fmt(u.end.heapUsedMiB, 1)} MiB, ${fmt(u.end.heapAfterGcMiB, 1)} MiB after a GC; ${thousands(u.end.domNodes)} DOM elements`],
+        [
+          'JS heap at the end',
+          `${fmt(u.end.heapUsedMiB, 1)} MiB, ${fmt(u.end.heapAfterGcMiB, 1)} MiB after a GC; ${thousands(u.end.domNodes)} DOM elements`,
+        ],
       ],
     ),
   ];

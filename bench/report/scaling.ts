@@ -13,11 +13,23 @@ export type ScalingAxis = 'forks' | 'threads' | 'concurrency' | 'prefix';
 export type ScalingRow = Row & { axis: ScalingAxis; threads: number; serverCpuPerForkMs: number };
 
 /** `tick`: the chart's short label (4 MiB and 8 MiB sit 24 px apart on its log scale). */
-const AXES: readonly { axis: ScalingAxis; title: string; x: (r: ScalingRow) => number; label: (x: number) => string; tick: (x: number) => string }[] = [
+const AXES: readonly {
+  axis: ScalingAxis;
+  title: string;
+  x: (r: ScalingRow) => number;
+  label: (x: number) => string;
+  tick: (x: number) => string;
+}[] = [
   { axis: 'forks', title: 'forks', x: (r) => r.n, label: String, tick: (x) => (x >= 1000 ? `${x / 1000}k` : String(x)) },
   { axis: 'threads', title: 'worker threads', x: (r) => r.threads, label: String, tick: String },
   { axis: 'concurrency', title: 'concurrency', x: (r) => r.concurrency, label: String, tick: String },
-  { axis: 'prefix', title: 'prefix size', x: (r) => r.prefixBytes, label: sizeLabel, tick: (x) => sizeLabel(x).replace(/ ([KM])iB$/, '$1') },
+  {
+    axis: 'prefix',
+    title: 'prefix size',
+    x: (r) => r.prefixBytes,
+    label: sizeLabel,
+    tick: (x) => sizeLabel(x).replace(/ ([KM])iB$/, '$1'),
+  },
 ];
 
 /** Share of the machine's cores the client and the server kept busy over the fan-out. */
@@ -48,7 +60,20 @@ export function scalingSection(res: BenchResults): string[] {
     const groups = pointsOf(rows, a);
     if (groups.length === 0) continue;
     out.push('', `### ${a.title}`, '');
-    const header = [a.title, ...(a.axis === 'forks' ? [] : ['forks']), 'forks/s', 'makespan ms', 'ideal ms', 'client CPU ms/fork', 'server CPU ms/fork', 'machine busy %', 'main busy %', 'loop p99 ms', 'peak RSS MiB', 'failed'];
+    const header = [
+      a.title,
+      ...(a.axis === 'forks' ? [] : ['forks']),
+      'forks/s',
+      'makespan ms',
+      'ideal ms',
+      'client CPU ms/fork',
+      'server CPU ms/fork',
+      'machine busy %',
+      'main busy %',
+      'loop p99 ms',
+      'peak RSS MiB',
+      'failed',
+    ];
     const cell = (g: readonly ScalingRow[], pick: (r: ScalingRow) => number, digits?: number): string => range(spread(g.map(pick)), digits);
     out.push(
       table(
@@ -86,7 +111,15 @@ interface Series {
   points: { x: number; y: number }[];
 }
 
-function panel(title: string, yUnit: string, series: readonly Series[], xs: readonly number[], xLabel: (x: number) => string, left: number, top: number): string {
+function panel(
+  title: string,
+  yUnit: string,
+  series: readonly Series[],
+  xs: readonly number[],
+  xLabel: (x: number) => string,
+  left: number,
+  top: number,
+): string {
   const ys = series.flatMap((s) => s.points.map((p) => p.y)).filter((v) => v > 0 && Number.isFinite(v));
   if (ys.length === 0 || xs.length === 0) return '';
   const yMin = 10 ** Math.floor(Math.log10(Math.min(...ys)));
@@ -95,7 +128,8 @@ function panel(title: string, yUnit: string, series: readonly Series[], xs: read
   const x0 = Math.min(...lx);
   const x1 = Math.max(...lx);
   const px = (x: number): number => left + ((Math.log10(x) - x0) / (x1 - x0 || 1)) * PANEL_W;
-  const py = (y: number): number => top + PANEL_H - ((Math.log10(y) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin) || 1)) * PANEL_H;
+  const py = (y: number): number =>
+    top + PANEL_H - ((Math.log10(y) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin) || 1)) * PANEL_H;
   const parts = [
     `<text x="${left + PANEL_W / 2}" y="${top - 10}" class="title" text-anchor="middle">${esc(title)}</text>`,
     `<rect x="${left}" y="${top}" width="${PANEL_W}" height="${PANEL_H}" class="frame"/>`,
@@ -115,7 +149,10 @@ function panel(title: string, yUnit: string, series: readonly Series[], xs: read
     if (pts.length === 0) continue;
     const d = pts.map((p, i) => `${i === 0 ? 'M' : 'L'}${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(' ');
     parts.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
-    for (const p of pts) parts.push(`<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${s.dashed ? 'white' : s.color}" stroke="${s.color}"/>`);
+    for (const p of pts)
+      parts.push(
+        `<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${s.dashed ? 'white' : s.color}" stroke="${s.color}"/>`,
+      );
   }
   return parts.join('\n');
 }
@@ -131,12 +168,27 @@ export function renderScalingChart(res: BenchResults): string {
   AXES.forEach((a, i) => {
     const groups = pointsOf(rows, a);
     const xs = groups.map((g) => g.x);
-    const line = (color: string, dashed: boolean, y: (r: ScalingRow) => number): Series => ({ color, dashed, points: groups.map((g) => ({ x: g.x, y: median(g.rows.map(y)) })) });
+    const line = (color: string, dashed: boolean, y: (r: ScalingRow) => number): Series => ({
+      color,
+      dashed,
+      points: groups.map((g) => ({ x: g.x, y: median(g.rows.map(y)) })),
+    });
     const left = LEFTS[i] as number;
     const rate = [line(CLIENT, false, (r) => r.forksPerSecond)];
-    if (groups.some((g) => g.rows.some((r) => r.idealMs > 0))) rate.push(line(IDEAL, true, (r) => (r.idealMs > 0 ? (r.n * 1000) / r.idealMs : Number.NaN)));
+    if (groups.some((g) => g.rows.some((r) => r.idealMs > 0)))
+      rate.push(line(IDEAL, true, (r) => (r.idealMs > 0 ? (r.n * 1000) / r.idealMs : Number.NaN)));
     parts.push(panel(`forks/s by ${a.title}`, '', rate, xs, a.tick, left, TOPS[0] as number));
-    parts.push(panel(`CPU per fork by ${a.title}`, 'ms', [line(CLIENT, false, (r) => r.processCpuPerForkMs), line(SERVER, true, (r) => r.serverCpuPerForkMs)], xs, a.tick, left, TOPS[1] as number));
+    parts.push(
+      panel(
+        `CPU per fork by ${a.title}`,
+        'ms',
+        [line(CLIENT, false, (r) => r.processCpuPerForkMs), line(SERVER, true, (r) => r.serverCpuPerForkMs)],
+        xs,
+        a.tick,
+        left,
+        TOPS[1] as number,
+      ),
+    );
   });
   const legend = [
     [CLIENT, false, 'forkpool (forks/s; client process CPU per fork)'],

@@ -72,7 +72,11 @@ export function schedule(
   const accounting = createCacheAccounting(prefix, {
     history: 'inherit',
     spawnTools: [AGENT_TOOL_NAME],
-    plan: { rules: { minCacheTokens: GEMINI_MIN_CACHE_TOKENS, cacheBlockTokens: 1, toMarkerOnly: false }, request: { mechanism: 'none' }, shape: 'gemini' },
+    plan: {
+      rules: { minCacheTokens: GEMINI_MIN_CACHE_TOKENS, cacheBlockTokens: 1, toMarkerOnly: false },
+      request: { mechanism: 'none' },
+      shape: 'gemini',
+    },
   });
   let next = 0;
   const scheduler = createScheduler({

@@ -27,7 +27,19 @@ interface AgentTool {
 }
 
 /** The agent's call settings, as its generateText call gives them (the fork's requests repeat them). */
-type CallSettings = Pick<AiSdkSession, 'toolChoice' | 'providerOptions' | 'maxOutputTokens' | 'temperature' | 'topP' | 'topK' | 'presencePenalty' | 'frequencyPenalty' | 'stopSequences' | 'seed'>;
+type CallSettings = Pick<
+  AiSdkSession,
+  | 'toolChoice'
+  | 'providerOptions'
+  | 'maxOutputTokens'
+  | 'temperature'
+  | 'topP'
+  | 'topK'
+  | 'presencePenalty'
+  | 'frequencyPenalty'
+  | 'stopSequences'
+  | 'seed'
+>;
 
 export interface ForkToolOptions {
   /** An engine with an AI SDK provider (`{ kind: 'ai-sdk', … }`) for the agent's model; give it `spawnTools: [name]` so that a fork does not see its siblings' directives. */
@@ -62,7 +74,8 @@ const ForkInput = z.object({ directive: z.string().min(1).describe(DIRECTIVE_DES
 
 export function forkTool(options: ForkToolOptions) {
   const name = options.name ?? 'fork';
-  if (options.tools !== undefined && Object.hasOwn(options.tools, name)) throw new TypeError(`forkTool: the agent's tools already have a tool named ${JSON.stringify(name)}`);
+  if (options.tools !== undefined && Object.hasOwn(options.tools, name))
+    throw new TypeError(`forkTool: the agent's tools already have a tool named ${JSON.stringify(name)}`);
   const description = options.description ?? FORK_TOOL_DESCRIPTION;
 
   /** The step's calls: the conversation, the calling message rebuilt, the tools as the AI SDK rendered them. */
@@ -84,7 +97,10 @@ export function forkTool(options: ForkToolOptions) {
       tools,
       ...options.settings,
     };
-    forkStep(options.engine, session, calls, { ...(options.fanOut !== undefined ? { fanOut: options.fanOut } : {}), ...(options.warmup !== undefined ? { warmup: options.warmup } : {}) });
+    forkStep(options.engine, session, calls, {
+      ...(options.fanOut !== undefined ? { fanOut: options.fanOut } : {}),
+      ...(options.warmup !== undefined ? { warmup: options.warmup } : {}),
+    });
   };
   // A step's calls reach `execute` with the same messages array.
   const enqueue = stepBatcher(run);
@@ -92,7 +108,10 @@ export function forkTool(options: ForkToolOptions) {
   return {
     description,
     inputSchema: ForkInput,
-    async execute(input: z.infer<typeof ForkInput>, call: { toolCallId: string; messages: readonly unknown[]; abortSignal?: AbortSignal }): Promise<string> {
+    async execute(
+      input: z.infer<typeof ForkInput>,
+      call: { toolCallId: string; messages: readonly unknown[]; abortSignal?: AbortSignal },
+    ): Promise<string> {
       const fork = enqueue(call.messages, { toolCallId: call.toolCallId, directive: input.directive, signal: call.abortSignal });
       return toolAnswer(fork, { toolCallId: call.toolCallId, directive: input.directive }, options.onResult);
     },
@@ -102,5 +121,9 @@ export function forkTool(options: ForkToolOptions) {
 /** A tool as the model is told of it: its description and its input's JSON Schema, as the AI SDK renders them. */
 async function declared(ai: AiModule, tool: AgentTool): Promise<Record<string, unknown>> {
   const inputSchema = await ai.asSchema(tool.inputSchema as Parameters<AiModule['asSchema']>[0]).jsonSchema;
-  return { ...(tool.description !== undefined ? { description: tool.description } : {}), inputSchema, ...(tool.providerOptions !== undefined ? { providerOptions: tool.providerOptions } : {}) };
+  return {
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    inputSchema,
+    ...(tool.providerOptions !== undefined ? { providerOptions: tool.providerOptions } : {}),
+  };
 }

@@ -39,7 +39,9 @@ export async function cancelCommand(argv: string[], io: CliIo): Promise<number> 
   const outcome = await cancelRun(address, runId, taskId);
   const what = taskId === undefined ? `run ${runId}` : `fork ${JSON.stringify(taskId)} of run ${runId}`;
   if (!outcome.found) {
-    io.stderr.write(`forkpool: cancel of ${what}: Redis at ${address.display} has no such run (never started there, or ended more than an hour ago); nothing was cancelled\n`);
+    io.stderr.write(
+      `forkpool: cancel of ${what}: Redis at ${address.display} has no such run (never started there, or ended more than an hour ago); nothing was cancelled\n`,
+    );
     return 1;
   }
   io.stdout.write(

@@ -52,7 +52,8 @@ export async function convertCommand(argv: string[], io: CliIo): Promise<number>
   const to = values.to;
   const TARGETS = conversionTargets();
   if (to === undefined) throw new UsageError(`convert: --to ${TARGETS.join('|')} is required`);
-  if (!TARGETS.includes(to)) throw new UsageError(`convert: --to must be ${TARGETS.slice(0, -1).join(', ')} or ${TARGETS.at(-1)}, not ${quoted(to)}`);
+  if (!TARGETS.includes(to))
+    throw new UsageError(`convert: --to must be ${TARGETS.slice(0, -1).join(', ')} or ${TARGETS.at(-1)}, not ${quoted(to)}`);
 
   const source = path === '-' ? '<stdin>' : path;
   const session = path === '-' ? await readStdinSession(io.stdin) : await loadSession(path);
@@ -81,5 +82,10 @@ function summary(source: string, result: ConversionResult): string {
   const { messages, tools, dropped, notes } = result;
   const left = dropped.length === 0 ? 'nothing dropped' : `${count(dropped.length, 'item')} dropped:`;
   const head = `forkpool: converted ${source} from ${result.from} to ${result.to}: ${count(messages.from, 'message')} → ${messages.to}, ${count(tools, 'tool')}, ${left}`;
-  return [head, ...dropped.map((item) => `  ${item.path ? `${item.path}: ` : ''}${item.what}`), ...notes.map((note) => `  note: ${note}`), ''].join('\n');
+  return [
+    head,
+    ...dropped.map((item) => `  ${item.path ? `${item.path}: ` : ''}${item.what}`),
+    ...notes.map((note) => `  note: ${note}`),
+    '',
+  ].join('\n');
 }

@@ -21,8 +21,10 @@ export interface RunFiles {
  */
 export function checkEarlierResults(files: RunFiles, prefixId: string): void {
   const { out, journalPath, resume, overwrite } = files;
-  if (resume && overwrite) throw new UsageError('--resume and --overwrite exclude each other: --resume keeps the finished forks, --overwrite discards them');
-  if (overwrite && journalPath === undefined) throw new UsageError('--overwrite needs --out FILE or --journal FILE (the results it would replace)');
+  if (resume && overwrite)
+    throw new UsageError('--resume and --overwrite exclude each other: --resume keeps the finished forks, --overwrite discards them');
+  if (overwrite && journalPath === undefined)
+    throw new UsageError('--overwrite needs --out FILE or --journal FILE (the results it would replace)');
   if (out !== undefined) checkDirectory('--out', out);
   if (files.journal !== undefined) checkDirectory('--journal', files.journal);
   if (overwrite || journalPath === undefined) return;
@@ -43,7 +45,9 @@ export function checkEarlierResults(files: RunFiles, prefixId: string): void {
   const what: string[] = [];
   if (held !== undefined && journalCounts) what.push(holdingsText(held, journalPath));
   if (out !== undefined && outBytes > 0) {
-    what.push(`${out} already holds results (${outBytes} bytes)${held === undefined ? `, and there is no journal at ${journalPath} to resume from` : ''}`);
+    what.push(
+      `${out} already holds results (${outBytes} bytes)${held === undefined ? `, and there is no journal at ${journalPath} to resume from` : ''}`,
+    );
   }
   let advice: string;
   if (held?.journal && held.mismatch === undefined) {

@@ -21,8 +21,7 @@ export const ENGINE_FLAGS = {
     type: 'string',
     arg: 'NAME',
     group: 'Provider and pool',
-    help:
-      'local, gemini, openai, deepseek, dashscope, openai-compatible (vLLM, SGLang…;\nneeds --base-url), anthropic, or ai-sdk:PACKAGE[.METHOD]/MODEL (an AI SDK\nprovider package of your project, for an ai-sdk session: ai-sdk:@ai-sdk/mistral/\nmistral-large-latest; --base-url is its baseURL, --api-key-env its apiKey). It\nmust speak the session\'s format. Default: gemini for a Gemini session when\nGEMINI_API_KEY or GOOGLE_API_KEY is set, else the built-in local server (a\nscripted, simulated model)',
+    help: "local, gemini, openai, deepseek, dashscope, openai-compatible (vLLM, SGLang…;\nneeds --base-url), anthropic, or ai-sdk:PACKAGE[.METHOD]/MODEL (an AI SDK\nprovider package of your project, for an ai-sdk session: ai-sdk:@ai-sdk/mistral/\nmistral-large-latest; --base-url is its baseURL, --api-key-env its apiKey). It\nmust speak the session's format. Default: gemini for a Gemini session when\nGEMINI_API_KEY or GOOGLE_API_KEY is set, else the built-in local server (a\nscripted, simulated model)",
   },
   model: { type: 'string', arg: 'NAME', group: 'Provider and pool', help: "run the whole fan-out on this model instead of the session's" },
   'base-url': {
@@ -35,7 +34,7 @@ export const ENGINE_FLAGS = {
     type: 'string',
     arg: 'NAME',
     group: 'Provider and pool',
-    help: 'read the API key from this environment variable (default: the provider\'s:\nOPENAI_API_KEY, DEEPSEEK_API_KEY, DASHSCOPE_API_KEY, ANTHROPIC_API_KEY)',
+    help: "read the API key from this environment variable (default: the provider's:\nOPENAI_API_KEY, DEEPSEEK_API_KEY, DASHSCOPE_API_KEY, ANTHROPIC_API_KEY)",
   },
   'reports-cached-tokens': {
     type: 'boolean',
@@ -51,7 +50,11 @@ export const ENGINE_FLAGS = {
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
 /** An engine option's value where a path names it ({ retry: { maxAttempts } } for ['retry', 'maxAttempts']). */
-type ValueAt<T, P> = P extends readonly [infer K, ...infer R] ? (K extends keyof NonNullable<T> ? ValueAt<NonNullable<T>[K], R> : never) : T;
+type ValueAt<T, P> = P extends readonly [infer K, ...infer R]
+  ? K extends keyof NonNullable<T>
+    ? ValueAt<NonNullable<T>[K], R>
+    : never
+  : T;
 
 type OptionFlagTable = {
   [K in EngineOptionFlagName]: {
@@ -81,7 +84,9 @@ export function optionFlag<K extends EngineOptionFlagName>(name: K, help?: strin
   const said = fallback === undefined ? '' : 'text' in fallback ? `default: ${fallback.text}` : `default ${fallback.value}`;
   const what = help ?? flag.help;
   const text = what === '' ? `(${said})` : said === '' ? what : `${what} (${said})`;
-  const arg = flag.arg ?? (values.kind === 'enum' ? [...values.values, ...(flag.extraValues ?? [])].join('|') : values.kind === 'boolean' ? undefined : 'N');
+  const arg =
+    flag.arg ??
+    (values.kind === 'enum' ? [...values.values, ...(flag.extraValues ?? [])].join('|') : values.kind === 'boolean' ? undefined : 'N');
   return {
     type: values.kind === 'boolean' ? 'boolean' : 'string',
     ...(arg !== undefined ? { arg } : {}),
@@ -103,7 +108,9 @@ function wrap(text: string, width: number): string {
 }
 
 /** The flags' values as parsed: the engine options' by their flag names, the provider's and output's by theirs. */
-export type EngineFlagValues = { [K in EngineOptionFlagName]?: (OptionFlagTable[K]['type'] extends 'boolean' ? boolean : string) | undefined } & {
+export type EngineFlagValues = {
+  [K in EngineOptionFlagName]?: (OptionFlagTable[K]['type'] extends 'boolean' ? boolean : string) | undefined;
+} & {
   provider?: string | undefined;
   model?: string | undefined;
   'base-url'?: string | undefined;
@@ -164,11 +171,14 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
   }
   const reports = values['reports-cached-tokens'] === true;
   if (reports && kind !== 'openai-compatible') {
-    throw new UsageError('--reports-cached-tokens: only for --provider openai-compatible (the other providers always report cached tokens)');
+    throw new UsageError(
+      '--reports-cached-tokens: only for --provider openai-compatible (the other providers always report cached tokens)',
+    );
   }
   if (kind !== undefined && CHAT_PROVIDERS.includes(kind)) {
     const chat = kind as 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible';
-    if (chat === 'openai-compatible' && !values['base-url']) throw new UsageError('--provider openai-compatible needs --base-url (e.g. http://localhost:8000/v1)');
+    if (chat === 'openai-compatible' && !values['base-url'])
+      throw new UsageError('--provider openai-compatible needs --base-url (e.g. http://localhost:8000/v1)');
     return {
       kind: chat,
       ...(keyEnv !== undefined ? { apiKeyEnv: keyEnv } : {}),
@@ -181,7 +191,10 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
   // Gemini CLI's rule: a key in the environment means the real API, for a session it speaks.
   // A provider kind, not a format.
   if (kind === 'gemini' || (kind === undefined && hasKey && speaks('gemini', format))) {
-    if (!hasKey) throw new UsageError('GEMINI_API_KEY is not set: export it (or GOOGLE_API_KEY), or leave out --provider gemini to run on the local simulator');
+    if (!hasKey)
+      throw new UsageError(
+        'GEMINI_API_KEY is not set: export it (or GOOGLE_API_KEY), or leave out --provider gemini to run on the local simulator',
+      );
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
   }
   return { kind: 'local', ...(values['base-url'] ? { url: values['base-url'] } : {}) };
@@ -198,11 +211,15 @@ const AI_SDK_PREFIX = 'ai-sdk:';
 function aiSdkProvider(values: EngineFlagValues, format: SessionFormat): ProviderOption {
   const usage = '--provider ai-sdk:PACKAGE[.METHOD]/MODEL (e.g. ai-sdk:@ai-sdk/openai.chat/gpt-4.1-mini)';
   if (values.provider === undefined || !values.provider.startsWith(AI_SDK_PREFIX)) {
-    throw new UsageError(`the session is in ${shapeNamed(format).label}: it runs through an AI SDK provider package of your project: ${usage}`);
+    throw new UsageError(
+      `the session is in ${shapeNamed(format).label}: it runs through an AI SDK provider package of your project: ${usage}`,
+    );
   }
   if (!speaks('ai-sdk', format)) {
     const takes = providerModule('ai-sdk').shapes.map((shape) => shapeNamed(shape).label);
-    throw new UsageError(`--provider ${values.provider} takes a session in ${orList(takes)}, but the session is in ${shapeNamed(format).label}`);
+    throw new UsageError(
+      `--provider ${values.provider} takes a session in ${orList(takes)}, but the session is in ${shapeNamed(format).label}`,
+    );
   }
   const segments = values.provider.slice(AI_SDK_PREFIX.length).split('/');
   const take = segments[0]?.startsWith('@') ? 2 : 1;
@@ -212,7 +229,10 @@ function aiSdkProvider(values: EngineFlagValues, format: SessionFormat): Provide
   const [pkg, method] = dot > named.indexOf('/') ? [named.slice(0, dot), named.slice(dot + 1)] : [named, undefined];
   if (pkg === '' || pkg === '@' || model === '' || method === '') throw new UsageError(`--provider ${values.provider}: ${usage}`);
   const keyEnv = values['api-key-env'];
-  const settings = { ...(values['base-url'] ? { baseURL: values['base-url'] } : {}), ...(keyEnv !== undefined ? { apiKey: { env: keyEnv } } : {}) };
+  const settings = {
+    ...(values['base-url'] ? { baseURL: values['base-url'] } : {}),
+    ...(keyEnv !== undefined ? { apiKey: { env: keyEnv } } : {}),
+  };
   return { kind: 'ai-sdk', package: pkg, ...(method !== undefined ? { method } : {}), model, settings };
 }
 
@@ -248,7 +268,8 @@ export async function requireProjectProvider(provider: ProviderOption | undefine
   try {
     await checkAiSdkModel(aiSdkSpecOf(provider));
   } catch (err) {
-    if (err instanceof TypeError) throw new UsageError(`${flag !== undefined ? `--provider ${flag}` : 'the session\'s AI SDK provider'}: ${err.message}`);
+    if (err instanceof TypeError)
+      throw new UsageError(`${flag !== undefined ? `--provider ${flag}` : "the session's AI SDK provider"}: ${err.message}`);
     throw err;
   }
 }
@@ -317,12 +338,14 @@ function flagValue(name: string, flag: EngineOptionFlag, value: string): string 
       if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < values.min) {
         throw new UsageError(`${flagName}: must be a ${values.min >= 1 ? 'positive' : 'non-negative'} integer (got ${quoted(value)})`);
       }
-      if (values.max !== undefined && n > values.max) throw new UsageError(`${flagName}: at most ${values.max} (got ${n})${flag.overMax !== undefined ? `; ${flag.overMax}` : ''}`);
+      if (values.max !== undefined && n > values.max)
+        throw new UsageError(`${flagName}: at most ${values.max} (got ${n})${flag.overMax !== undefined ? `; ${flag.overMax}` : ''}`);
       return n;
     }
     case 'number': {
       const amount = Number(value);
-      if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(amount > values.above)) throw new UsageError(`${flagName}: ${flag.invalid ?? 'must be a positive number'}, got ${quoted(value)}`);
+      if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(amount > values.above))
+        throw new UsageError(`${flagName}: ${flag.invalid ?? 'must be a positive number'}, got ${quoted(value)}`);
       return amount;
     }
     default:
@@ -367,5 +390,7 @@ function readPrices(file: string): PriceTable {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const at = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `["${String(p)}"]`)).join('') ?? '';
-  throw new UsageError(`--prices ${file}: ${at ? `${at}: ` : ''}${issue?.message ?? 'not a price table'} (by model: { "input", "cachedInput", "cacheWrite"?, "cacheWrite1h"?, "output" } in USD per million tokens, "tiers"?, "cacheStoragePerHour"?, "contextWindow"?: docs/prices.md)`);
+  throw new UsageError(
+    `--prices ${file}: ${at ? `${at}: ` : ''}${issue?.message ?? 'not a price table'} (by model: { "input", "cachedInput", "cacheWrite"?, "cacheWrite1h"?, "output" } in USD per million tokens, "tiers"?, "cacheStoragePerHour"?, "contextWindow"?: docs/prices.md)`,
+  );
 }

@@ -33,7 +33,10 @@ export function helpOf(table: FlagTable): string {
     if (flag.help === undefined) continue;
     const head = `  --${name}${flag.arg ? ` ${flag.arg}` : ''}`;
     const [first = '', ...rest] = flag.help.split('\n');
-    const lines = [head.length < COLUMN ? `${head.padEnd(COLUMN)}${first}` : `${head}   ${first}`, ...rest.map((line) => `${' '.repeat(COLUMN)}${line}`)];
+    const lines = [
+      head.length < COLUMN ? `${head.padEnd(COLUMN)}${first}` : `${head}   ${first}`,
+      ...rest.map((line) => `${' '.repeat(COLUMN)}${line}`),
+    ];
     const group = flag.group ?? '';
     groups.set(group, [...(groups.get(group) ?? []), ...lines]);
   }

@@ -18,8 +18,12 @@ const IMPORT_FLAGS = {
     arg: 'NAME',
     help: `read the file as ${importFormatsHelp()}\n(default: recognized by its content)`,
   },
-  model: { type: 'string', arg: 'NAME', help: "the session's model (default: the file's, else the records', else the\nprovider's default for the session's API)" },
-  tools: { type: 'string', arg: 'MODULE', help: 'declare the tools of this module (made with defineTool), in the session\'s shape' },
+  model: {
+    type: 'string',
+    arg: 'NAME',
+    help: "the session's model (default: the file's, else the records', else the\nprovider's default for the session's API)",
+  },
+  tools: { type: 'string', arg: 'MODULE', help: "declare the tools of this module (made with defineTool), in the session's shape" },
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies FlagTable;
 

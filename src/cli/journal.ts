@@ -61,7 +61,10 @@ function journalLines(path: string): { parsed: (Header | Entry | RunEntry)[]; to
 function completeLines(path: string): { lines: string[]; tornAt: number | undefined } {
   const text = readFileSync(path, 'utf8');
   const end = text.lastIndexOf('\n') + 1;
-  const lines = text.slice(0, end).split('\n').filter((l) => l.trim() !== '');
+  const lines = text
+    .slice(0, end)
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return { lines, tornAt: end < text.length ? Buffer.byteLength(text.slice(0, end)) : undefined };
 }
 
@@ -86,7 +89,9 @@ export function createJournal(path: string, prefixId: string): Journal {
   try {
     writeFileSync(path, `${JSON.stringify(header)}\n`);
   } catch (err) {
-    throw new UsageError(`cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (--journal FILE puts it elsewhere)`);
+    throw new UsageError(
+      `cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (--journal FILE puts it elsewhere)`,
+    );
   }
   return openJournal(path, prefixId);
 }
@@ -132,7 +137,9 @@ export function resumeJournal(path: string, prefixId: string): { journal: Journa
   }
   const mismatch = headerMismatch(header, prefixId);
   if (mismatch !== undefined) {
-    throw new UsageError(`${path}${mismatch.line ?? ''}: ${mismatch.why}; to start again, discarding it, pass --overwrite instead of --resume`);
+    throw new UsageError(
+      `${path}${mismatch.line ?? ''}: ${mismatch.why}; to start again, discarding it, pass --overwrite instead of --resume`,
+    );
   }
   return { journal: openJournal(path, prefixId), state: finishedIn(parsed, prefixId) };
 }
@@ -140,9 +147,12 @@ export function resumeJournal(path: string, prefixId: string): { journal: Journa
 /** Why a journal's header does not belong to this run (another session, another version), or undefined. */
 function headerMismatch(header: Header | Entry | RunEntry | undefined, prefixId: string): { why: string; line?: string } | undefined {
   if (header?.type !== 'journal') return { why: 'not a forkpool journal (expected a header line)', line: ':1' };
-  if (!READABLE_VERSIONS.includes(header.version)) return { why: `the journal was written by another forkpool version (journal version ${header.version})` };
+  if (!READABLE_VERSIONS.includes(header.version))
+    return { why: `the journal was written by another forkpool version (journal version ${header.version})` };
   if (header.prefixId !== prefixId) {
-    return { why: `the journal was written for a different session (prefix ${header.prefixId.slice(0, 12)}, this run is ${prefixId.slice(0, 12)})` };
+    return {
+      why: `the journal was written for a different session (prefix ${header.prefixId.slice(0, 12)}, this run is ${prefixId.slice(0, 12)})`,
+    };
   }
   return undefined;
 }
@@ -153,7 +163,8 @@ function finishedIn(parsed: readonly (Header | Entry | RunEntry)[], prefixId: st
   let runId: string | undefined;
   for (const entry of parsed.slice(1)) {
     if (entry.type === 'run' && isRunId(entry.runId)) runId = entry.runId;
-    if (entry.type === 'result' && entry.prefixId === prefixId && entry.result.status !== 'cancelled') done.set(entry.taskHash, entry.result);
+    if (entry.type === 'result' && entry.prefixId === prefixId && entry.result.status !== 'cancelled')
+      done.set(entry.taskHash, entry.result);
   }
   return runId === undefined ? { done } : { done, runId };
 }
@@ -191,5 +202,10 @@ export function journalHoldings(path: string, prefixId: string): JournalHoldings
   // Another run's journal: its finished forks cost as much to run again.
   const finished = new Set(parsed.flatMap((e) => (e.type === 'result' && e.result.status !== 'cancelled' ? [e.taskHash] : [])));
   const runId = parsed.findLast((e): e is RunEntry => e.type === 'run' && isRunId(e.runId))?.runId;
-  return { journal: true, finished: finished.size, mismatch: mismatch.replace(/^the journal /, 'it '), ...(runId !== undefined ? { runId } : {}) };
+  return {
+    journal: true,
+    finished: finished.size,
+    mismatch: mismatch.replace(/^the journal /, 'it '),
+    ...(runId !== undefined ? { runId } : {}),
+  };
 }

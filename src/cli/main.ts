@@ -54,7 +54,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case 'prompt':
         return await (await import('./prompt-command.js')).promptCommand(rest, io);
       case 'serve':
-        return await (await import('./serve.js')).serveCommand(rest, { out: (l) => io.stdout.write(`${l}\n`), err: (l) => io.stderr.write(`${l}\n`) });
+        return await (await import('./serve.js')).serveCommand(rest, {
+          out: (l) => io.stdout.write(`${l}\n`),
+          err: (l) => io.stderr.write(`${l}\n`),
+        });
       case 'bench':
         return await (await import('./bench-command.js')).benchCommand(rest, io);
       case 'convert':
@@ -115,7 +118,12 @@ if (isEntry) {
     process.exit(1);
   });
   process.stderr.on('error', () => undefined);
-  const code = await main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  const code = await main(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  });
   // No forced exit: every command closes what it opened, and the process ends by itself
   // (test/cli-exit.test.ts holds each command to that).
   process.exitCode = code;

@@ -43,7 +43,8 @@ function joinNegativeValues(args: readonly string[], options: Options): string[]
 /** A flag that names a TCP port on 127.0.0.1 (`--metrics-port`, `--ui-port`): 0 for a free one. */
 export function portOf(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) > 65_535) throw new UsageError(`--${flag}: a port from 0 to 65535 (0: a free one), got ${quoted(value)}`);
+  if (!/^\d+$/.test(value) || Number(value) > 65_535)
+    throw new UsageError(`--${flag}: a port from 0 to 65535 (0: a free one), got ${quoted(value)}`);
   return Number(value);
 }
 

@@ -4,7 +4,15 @@ import { ForkEngine } from '../engine/engine.js';
 import type { ParentSession } from '../shapes/registry.js';
 import { loadSession } from '../import/load.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, providerLabel, requireApiKey, requireProjectProvider } from './engine-flags.js';
+import {
+  ENGINE_FLAGS,
+  engineOptions,
+  localNotice,
+  outputFormat,
+  providerLabel,
+  requireApiKey,
+  requireProjectProvider,
+} from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { requireWritableDir, type CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
@@ -59,7 +67,9 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   if (!text) throw new UsageError('prompt: the prompt TEXT is required');
   const format = outputFormat(values);
   const uiPort = uiPortOf('prompt', values);
-  const session: ParentSession = values.session ? await loadSession(values.session, sessionLoadOptions(values['session-format'], io)) : { model: DEFAULT_MODEL, history: [] };
+  const session: ParentSession = values.session
+    ? await loadSession(values.session, sessionLoadOptions(values['session-format'], io))
+    : { model: DEFAULT_MODEL, history: [] };
   if (values.model) session.model = values.model;
   const shape = sessionFormat(session);
   const options = engineOptions(values, io.env, shape);
@@ -86,13 +96,22 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   const controller = new AbortController();
   const stopSignals = onStopSignals(() => controller.abort());
   const started = performance.now();
-  const lines = format === 'stream-json' ? parentLines(stream, shapeOf(session).reader, session.model, (line) => io.stdout.write(`${line}\n`)) : undefined;
+  const lines =
+    format === 'stream-json'
+      ? parentLines(stream, shapeOf(session).reader, session.model, (line) => io.stdout.write(`${line}\n`))
+      : undefined;
   let page: ParentPage | undefined;
   let outcome: ParentOutcome | undefined;
   try {
     if (uiPort !== undefined) {
       const gate = engine;
-      page = await serveParentPage({ provider: providerLabel(provider), model: session.model, port: uiPort, gate: () => gate.callGateStats(), stopRun: () => controller.abort() });
+      page = await serveParentPage({
+        provider: providerLabel(provider),
+        model: session.model,
+        port: uiPort,
+        gate: () => gate.callGateStats(),
+        stopRun: () => controller.abort(),
+      });
       io.stderr.write(`forkpool: live page: ${page.url}\n`);
     }
     const shown = page;
@@ -158,5 +177,7 @@ function shortfallOf(outcome: ParentOutcome): string | undefined {
     if (f.status === 'completed' || (f.status === 'cancelled' && stopped.has(f.id))) return [];
     return [`${f.id} (${f.status}: ${f.error.message})`];
   });
-  return short.length === 0 ? undefined : `${short.length} task${short.length === 1 ? '' : 's'} did not complete with a whole answer: ${short.join('; ')}`;
+  return short.length === 0
+    ? undefined
+    : `${short.length} task${short.length === 1 ? '' : 's'} did not complete with a whole answer: ${short.join('; ')}`;
 }

@@ -8,7 +8,7 @@ export const QUEUE_URL_HELP = `${QUEUE_ADDRESS_FORM};\nrediss:// is TLS (a priva
 export const REDIS_PASSWORD_ENV_FLAG = {
   type: 'string',
   arg: 'NAME',
-  help: "read the Redis password from this environment variable, not from the URL\n(a command line is shown to every user of the machine by ps)",
+  help: 'read the Redis password from this environment variable, not from the URL\n(a command line is shown to every user of the machine by ps)',
 } as const;
 
 /** What a command's flags say of its queue: --queue's value, and the variable its password is read from. */
@@ -31,8 +31,12 @@ export function queueFlagOf(values: QueueFlagValues, env: NodeJS.ProcessEnv, com
   }
   const name = values['redis-password-env'];
   if (name === undefined) return address;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError('--redis-password-env: expected the name of an environment variable (letters, digits, _)');
-  if (address.password !== undefined) throw new UsageError('--redis-password-env: the --queue URL holds a password too; give it in one place (the variable keeps it off the command line)');
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new UsageError('--redis-password-env: expected the name of an environment variable (letters, digits, _)');
+  if (address.password !== undefined)
+    throw new UsageError(
+      '--redis-password-env: the --queue URL holds a password too; give it in one place (the variable keeps it off the command line)',
+    );
   const password = env[name];
   if (password === undefined || password === '') throw new UsageError(`--redis-password-env ${name}: that variable is not set (export it)`);
   return { ...address, password, passwordEnv: name };

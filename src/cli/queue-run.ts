@@ -18,17 +18,32 @@ const QUEUE_STAGGER_CAP_MS = 30_000;
 
 /** Flags that belong to each worker in a distributed run: the coordinator runs no fork and calls no model. */
 // --rpm and --tpm are not among them: they go into the run record, one limit for every worker together (src/queue/shared-gate.ts).
-const WORKER_ONLY = ['threads', 'workspace', 'tools', 'base-url', 'api-key-env', 'call-timeout-ms', 'max-attempts', 'retry-budget'] as const;
+const WORKER_ONLY = [
+  'threads',
+  'workspace',
+  'tools',
+  'base-url',
+  'api-key-env',
+  'call-timeout-ms',
+  'max-attempts',
+  'retry-budget',
+] as const;
 
 /** `run --queue`: the address, checked with the flags that cannot go with it, before anything runs (undefined: a run on this machine). */
-export function queueAddressOf(values: Record<string, unknown> & { queue?: string; 'redis-password-env'?: string }, env: NodeJS.ProcessEnv): QueueAddress | undefined {
+export function queueAddressOf(
+  values: Record<string, unknown> & { queue?: string; 'redis-password-env'?: string },
+  env: NodeJS.ProcessEnv,
+): QueueAddress | undefined {
   if (values.queue === undefined) {
-    if (values['redis-password-env'] !== undefined) throw new UsageError("--redis-password-env: only with --queue (the distributed run's Redis)");
+    if (values['redis-password-env'] !== undefined)
+      throw new UsageError("--redis-password-env: only with --queue (the distributed run's Redis)");
     return undefined;
   }
   for (const flag of WORKER_ONLY) {
     if (values[flag] !== undefined) {
-      throw new UsageError(`--${flag} goes to each forkpool worker in a distributed run (--queue): the coordinator runs no fork and calls no model`);
+      throw new UsageError(
+        `--${flag} goes to each forkpool worker in a distributed run (--queue): the coordinator runs no fork and calls no model`,
+      );
     }
   }
   if (values.cache === 'explicit') throw new UsageError('--cache explicit is not available with --queue yet (use implicit or off)');
@@ -73,7 +88,15 @@ export async function openQueueRun(
   const { QueueDispatcher } = await import('../queue/dispatcher.js');
   // The run's price, as the engine finds it: what the attempts lost with dead workers cost.
   const price = options.provider === undefined ? undefined : priceOf(options.provider.kind, prefix.session.model, options.prices);
-  const dispatcher = await QueueDispatcher.open({ address, runId, prefix, settings, attach, log, ...(price !== undefined ? { price } : {}) });
+  const dispatcher = await QueueDispatcher.open({
+    address,
+    runId,
+    prefix,
+    settings,
+    attach,
+    log,
+    ...(price !== undefined ? { price } : {}),
+  });
   try {
     const engine = await ForkEngine.createRemote(
       {
@@ -85,7 +108,9 @@ export async function openQueueRun(
       dispatcher,
     );
     if (attach) log(`re-attaching to distributed run ${runId}: forks whose jobs are still in the queue are collected, not enqueued again`);
-    log(`distributed run ${runId} on ${address.display}: ${forks} fork${forks === 1 ? '' : 's'} for the workers (${workerCommandOf(address)})`);
+    log(
+      `distributed run ${runId} on ${address.display}: ${forks} fork${forks === 1 ? '' : 's'} for the workers (${workerCommandOf(address)})`,
+    );
     return { engine, dispatcher, runId, label: `distributed on ${address.display} (run ${runId})` };
   } catch (err) {
     await dispatcher.close();
@@ -121,10 +146,14 @@ export function queueSummaryFields(queue: QueueRun): { runId: string; workers: W
 
 /** The per-worker lines of the text summary, and the line of the attempts lost with dead workers. */
 export function workersText(workers: readonly WorkerSummary[], lost: LostAttempts): string {
-  const lines = workers.length === 0 ? ['workers    none took a fork'] : [`workers    ${workers.length} process${workers.length === 1 ? '' : 'es'}`];
+  const lines =
+    workers.length === 0 ? ['workers    none took a fork'] : [`workers    ${workers.length} process${workers.length === 1 ? '' : 'es'}`];
   const width = Math.max(0, ...workers.map((w) => w.id.length));
   for (const w of workers) {
-    const figures = w.prefixFetches !== undefined && w.cpuMs !== undefined ? ` · prefix fetches ${w.prefixFetches} · cpu ${(w.cpuMs / 1000).toFixed(2)} s` : '';
+    const figures =
+      w.prefixFetches !== undefined && w.cpuMs !== undefined
+        ? ` · prefix fetches ${w.prefixFetches} · cpu ${(w.cpuMs / 1000).toFixed(2)} s`
+        : '';
     const lostText = w.lostAttempts > 0 ? ` · ${plural(w.lostAttempts, 'attempt')} lost (its job's lock ran out: it died or stalled)` : '';
     lines.push(`worker     ${w.id.padEnd(width)}  ${plural(w.forks, 'fork')} · ${plural(w.modelCalls, 'model call')}${figures}${lostText}`);
   }

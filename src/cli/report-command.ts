@@ -47,7 +47,9 @@ function readLines(file: string, flag: string): string[] {
   try {
     return readFileSync(file, 'utf8').split('\n');
   } catch (err) {
-    throw new UsageError(`${flag}${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(
+      `${flag}${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -61,7 +63,9 @@ function readResultLines(file: string): ReadResultLine[] {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const field = issue?.path.map(String).join('.') ?? '';
-      throw new UsageError(`${at}: ${field ? `${field}: ` : ''}${issue?.message ?? 'not a result line'} (a line of run --out: id, status, text, turns, toolCalls, usage, durationMs)`);
+      throw new UsageError(
+        `${at}: ${field ? `${field}: ` : ''}${issue?.message ?? 'not a result line'} (a line of run --out: id, status, text, turns, toolCalls, usage, durationMs)`,
+      );
     }
     out.push(parsed.data);
   }

@@ -65,7 +65,9 @@ function cutOf(r: ForkResult): { cut?: CutMark } {
 }
 
 const FinishSchema = z.object({
-  reason: z.custom<FinishReason>((v) => typeof v === 'string' && FINISH_REASONS.has(v), { message: `one of ${[...FINISH_REASONS].join(', ')}` }),
+  reason: z.custom<FinishReason>((v) => typeof v === 'string' && FINISH_REASONS.has(v), {
+    message: `one of ${[...FINISH_REASONS].join(', ')}`,
+  }),
   raw: z.string(),
 });
 

@@ -3,7 +3,16 @@ import { ForkEngine } from '../engine/engine.js';
 import { loadSession } from '../import/load.js';
 import { streamTasks, type TaskLines } from '../session/task-lines.js';
 import { SESSION_FORMAT_FLAG, sessionLoadOptions } from './session-format.js';
-import { ENGINE_FLAGS, engineOptions, localNotice, outputFormat, parentWarm, providerLabel, requireApiKey, requireProjectProvider } from './engine-flags.js';
+import {
+  ENGINE_FLAGS,
+  engineOptions,
+  localNotice,
+  outputFormat,
+  parentWarm,
+  providerLabel,
+  requireApiKey,
+  requireProjectProvider,
+} from './engine-flags.js';
 import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
 import { startProgress } from './progress.js';
 import { resultLine, type ResultLine } from './result-line.js';
@@ -108,7 +117,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.model) session.model = values.model;
   // A cost cap without a price would stop nothing: refused before any file is opened.
   if (options.maxCost !== undefined && priceOf(options.provider.kind, session.model, options.prices) === undefined) {
-    throw new UsageError(`--max-cost: forkpool has no price for ${options.provider.kind} model "${session.model}": give it with --prices FILE (docs/prices.md)`);
+    throw new UsageError(
+      `--max-cost: forkpool has no price for ${options.provider.kind} model "${session.model}": give it with --prices FILE (docs/prices.md)`,
+    );
   }
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const journalPath = values.journal ?? (values.out ? `${values.out}.journal` : undefined);
@@ -137,7 +148,11 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // Not with --queue: there the workers write the transcripts, on their own machines.
   if (values.transcripts !== undefined && !queueAddress) await requireWritableDir('--transcripts', values.transcripts);
   // A file is checked whole here (a bad line anywhere: exit 2, nothing has run); stdin line by line as it comes.
-  const lines = await streamTasks(values.tasks, io.stdin, resumed ? { skip: (task) => finishedLine(task) !== undefined, onSkip: keepFinished } : {});
+  const lines = await streamTasks(
+    values.tasks,
+    io.stdin,
+    resumed ? { skip: (task) => finishedLine(task) !== undefined, onSkip: keepFinished } : {},
+  );
   let journal: Journal | undefined = resumed?.journal;
   let engine: ForkEngine | undefined;
   let telemetry: CliTelemetry | undefined;
@@ -149,7 +164,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     await lines.ready();
     // A distributed run reads every task first (each becomes a job; bad input enqueues nothing).
     const tasks = queueAddress ? await readAll(lines) : lines;
-    if (resumed) io.stderr.write(`forkpool: resuming: the journal holds ${resumed.state.done.size} finished forks; a task with the same id and content is not run again\n`);
+    if (resumed)
+      io.stderr.write(
+        `forkpool: resuming: the journal holds ${resumed.state.done.size} finished forks; a task with the same id and content is not run again\n`,
+      );
     journal ??= journalPath ? createJournal(journalPath, prefix.id) : undefined;
     // Checked now, so a bad path fails before anything runs.
     outFd ??= values.out ? openOut(values.out, overwrite ? 'w' : 'a') : undefined;
@@ -231,16 +249,34 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const workers = queue ? queueSummaryFields(queue) : {};
     // Standard input stopped before its end (a cancel, a budget, a bad line): how far it was read, the rest never was.
     const read = lines.progress(report.forks.taken);
-    const unread = Array.isArray(tasks) || read.ended ? {} : { input: { source: lines.source, throughLine: read.throughLine, tasksTaken: report.forks.taken, restRead: false } };
-    if (format === 'stream-json') io.stdout.write(`${resultEventLine(stream, report, !allCompleted, { ...(resumed ? previously : {}), ...workers, ...unread })}\n`);
+    const unread =
+      Array.isArray(tasks) || read.ended
+        ? {}
+        : { input: { source: lines.source, throughLine: read.throughLine, tasksTaken: report.forks.taken, restRead: false } };
+    if (format === 'stream-json')
+      io.stdout.write(`${resultEventLine(stream, report, !allCompleted, { ...(resumed ? previously : {}), ...workers, ...unread })}\n`);
     else if (format === 'json') {
-      const summary = { type: 'result', subtype: allCompleted ? 'success' : 'error', is_error: !allCompleted, ...(resumed ? previously : {}), ...workers, ...unread, ...compactReport(report) };
+      const summary = {
+        type: 'result',
+        subtype: allCompleted ? 'success' : 'error',
+        is_error: !allCompleted,
+        ...(resumed ? previously : {}),
+        ...workers,
+        ...unread,
+        ...compactReport(report),
+      };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
       io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
       if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers(), queue.dispatcher.lostAttempts())}\n`);
-      if (resumed) io.stdout.write(`resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`);
-      if (unread.input) io.stdout.write(`input      ${lines.source}: ${report.forks.taken} tasks taken, through line ${read.throughLine}; the rest was not read\n`);
+      if (resumed)
+        io.stdout.write(
+          `resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`,
+        );
+      if (unread.input)
+        io.stdout.write(
+          `input      ${lines.source}: ${report.forks.taken} tasks taken, through line ${read.throughLine}; the rest was not read\n`,
+        );
     }
     if (signal) {
       io.stderr.write(`forkpool: stopped by ${signal}; finished results were kept\n`);
@@ -284,9 +320,15 @@ function openOut(path: string, flags: 'a' | 'w'): number {
 /** --previous-response: a Responses session's, with --cache explicit, on this machine's pool. */
 function storedResponseOf(id: string | undefined, shape: string, cache: string | undefined, queued: boolean): string | undefined {
   if (id === undefined) return undefined;
-  if (id === '') throw new UsageError('--previous-response: give the id of the parent\'s stored response (resp_…)');
-  if (!namesStoredResponses(shape)) throw new UsageError(`--previous-response: only a Responses session ("format": "openai-responses") names a stored response; this session is ${shape}`);
-  if (cache !== 'explicit') throw new UsageError('--previous-response: forks name a stored response only with --cache explicit (without it they re-send the conversation, and the flag would do nothing)');
-  if (queued) throw new UsageError('--previous-response: not with --queue yet (a distributed run\'s forks re-send the conversation)');
+  if (id === '') throw new UsageError("--previous-response: give the id of the parent's stored response (resp_…)");
+  if (!namesStoredResponses(shape))
+    throw new UsageError(
+      `--previous-response: only a Responses session ("format": "openai-responses") names a stored response; this session is ${shape}`,
+    );
+  if (cache !== 'explicit')
+    throw new UsageError(
+      '--previous-response: forks name a stored response only with --cache explicit (without it they re-send the conversation, and the flag would do nothing)',
+    );
+  if (queued) throw new UsageError("--previous-response: not with --queue yet (a distributed run's forks re-send the conversation)");
   return id;
 }

@@ -71,7 +71,8 @@ export function answerParts(view: MessageView): AnswerPart[] {
   if (view.role === 'system') return [];
   return view.parts.flatMap((part): AnswerPart[] => {
     if (part.kind === 'text' && part.refusal === undefined) return [{ kind: 'text', text: part.text }];
-    if (part.kind === 'result') return [{ kind: 'result', id: nonEmpty(part.result.id), content: part.result.text, isError: part.result.isError }];
+    if (part.kind === 'result')
+      return [{ kind: 'result', id: nonEmpty(part.result.id), content: part.result.text, isError: part.result.isError }];
     return [];
   });
 }

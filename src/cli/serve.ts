@@ -53,7 +53,8 @@ export interface ServeIo {
 /** An integer flag of at least `min`: a negative value gets the same message as any other out of range. */
 function intAtLeast(min: 0 | 1, name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new Error(`--${name} must be a ${min === 1 ? 'positive' : 'non-negative'} integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < min)
+    throw new Error(`--${name} must be a ${min === 1 ? 'positive' : 'non-negative'} integer, got "${value}"`);
   return Number(value);
 }
 
@@ -97,7 +98,10 @@ function parseOptions(argv: string[]): LocalServerOptions {
 }
 
 /** `forkpool serve`: runs the local server (Gemini and OpenAI dialects) until SIGINT/SIGTERM. Exit code 2 on bad usage. */
-export async function serveCommand(argv: string[], io: ServeIo = { out: (l) => console.log(l), err: (l) => console.error(l) }): Promise<number> {
+export async function serveCommand(
+  argv: string[],
+  io: ServeIo = { out: (l) => console.log(l), err: (l) => console.error(l) },
+): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.out(USAGE);
     return 0;

@@ -7,7 +7,15 @@ import type { RunReport } from '../engine/report.js';
 import { billedTokens, type TokenUsage } from '../model/types.js';
 import type { AnyMessage, MessageReader } from '../shapes/view.js';
 import { resultLine } from './result-line.js';
-import { answerParts, replyBlocks, runsOfOneType, sdkUsage, type AssistantBlock, type TextBlock, type ToolResultBlock } from './sdk-content.js';
+import {
+  answerParts,
+  replyBlocks,
+  runsOfOneType,
+  sdkUsage,
+  type AssistantBlock,
+  type TextBlock,
+  type ToolResultBlock,
+} from './sdk-content.js';
 
 /*
  * Shapes Qwen Code's headless stream-json emits, so its SDK consumers can read ours (the types of
@@ -30,16 +38,34 @@ export function streamSession(id: string = randomUUID()): StreamSession {
 }
 
 function line(session: StreamSession, type: string, subtype: string | undefined, body: Record<string, unknown>): string {
-  return JSON.stringify({ type, ...(subtype !== undefined ? { subtype } : {}), uuid: randomUUID(), session_id: session.id, parent_tool_use_id: null, ...body });
+  return JSON.stringify({
+    type,
+    ...(subtype !== undefined ? { subtype } : {}),
+    uuid: randomUUID(),
+    session_id: session.id,
+    parent_tool_use_id: null,
+    ...body,
+  });
 }
 
 /** A message line: the parent's own (`parentToolUseId` null) or a task's. */
-function messageLine(session: StreamSession, type: 'user' | 'assistant', parentToolUseId: string | null, message: (uuid: string) => Record<string, unknown>): string {
+function messageLine(
+  session: StreamSession,
+  type: 'user' | 'assistant',
+  parentToolUseId: string | null,
+  message: (uuid: string) => Record<string, unknown>,
+): string {
   const uuid = randomUUID();
   return JSON.stringify({ type, uuid, session_id: session.id, parent_tool_use_id: parentToolUseId, message: message(uuid) });
 }
 
-export function taskStartedLine(session: StreamSession, taskId: string, toolUseId: string | undefined, description: string, subagentType: SubagentType): string {
+export function taskStartedLine(
+  session: StreamSession,
+  taskId: string,
+  toolUseId: string | undefined,
+  description: string,
+  subagentType: SubagentType,
+): string {
   return line(session, 'system', 'task_started', {
     data: { task_id: taskId, ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}), description, subagent_type: subagentType },
   });
@@ -49,10 +75,18 @@ export function taskStartedLine(session: StreamSession, taskId: string, toolUseI
  * A task's end: the reference's user line (`Background agent "<type>: <description>" completed.`,
  * what its UI shows), then the `task_notification` system line.
  */
-export function taskNotificationLines(session: StreamSession, result: ForkResult, description: string, subagentType: SubagentType, toolUseId?: string): string {
+export function taskNotificationLines(
+  session: StreamSession,
+  result: ForkResult,
+  description: string,
+  subagentType: SubagentType,
+  toolUseId?: string,
+): string {
   const ended = result.status === 'completed' ? 'completed' : result.status === 'failed' ? 'failed' : 'was cancelled';
   const label = `${subagentType}: ${description.length > 40 ? `${description.slice(0, 40)}…` : description}`;
-  const display = line(session, 'user', undefined, { message: { role: 'user', content: [{ type: 'text', text: `Background agent "${label}" ${ended}.` }] } });
+  const display = line(session, 'user', undefined, {
+    message: { role: 'user', content: [{ type: 'text', text: `Background agent "${label}" ${ended}.` }] },
+  });
   const notification = line(session, 'system', 'task_notification', {
     data: {
       task_id: result.id,
@@ -136,7 +170,10 @@ export function parentLines(session: StreamSession, reader: MessageReader, model
       k++;
       return { ...block, id };
     });
-    calls.set(event.parentToolUseId ?? '', blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])));
+    calls.set(
+      event.parentToolUseId ?? '',
+      blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])),
+    );
     // One line per run of one block type, as the reference splits a reply; the call's usage is on
     // the last (the others have none, as there), so summing the lines' usage counts it once.
     const runs = runsOfOneType(blocks);
@@ -199,13 +236,26 @@ export function parentLines(session: StreamSession, reader: MessageReader, model
     },
     end(isError, body, maxTurns) {
       // forkpool asks no permissions (a tool a session does not allow is refused, not asked): none denied.
-      write(resultLineOf(session, isError, { duration_ms: body.duration_ms, duration_api_ms: Math.round(apiMs), ...body, permission_denials: [] }, maxTurns));
+      write(
+        resultLineOf(
+          session,
+          isError,
+          { duration_ms: body.duration_ms, duration_api_ms: Math.round(apiMs), ...body, permission_denials: [] },
+          maxTurns,
+        ),
+      );
     },
   };
 }
 
 /** The reference's assistant line (buildMessage): the message's id is the line's uuid; stop_reason tool_use when it only calls. */
-function assistantLine(session: StreamSession, model: string, blocks: readonly AssistantBlock[], usage: TokenUsage | undefined, parentToolUseId: string | null): string {
+function assistantLine(
+  session: StreamSession,
+  model: string,
+  blocks: readonly AssistantBlock[],
+  usage: TokenUsage | undefined,
+  parentToolUseId: string | null,
+): string {
   return messageLine(session, 'assistant', parentToolUseId, (uuid) => ({
     id: uuid,
     type: 'message',

@@ -28,7 +28,9 @@ export function summaryText(report: RunReport, providerLabel: string): string {
     ...(held ? [cached(f.preexistingCachedTokens)] : []),
     num(f.theoreticalCachedTokens),
     pct(f.efficiency),
-    ...(stored ? [f.sent ? `${num(f.sent.items)} item${f.sent.items === 1 ? '' : 's'} after ${f.sent.storedResponse}` : 'the conversation'] : []),
+    ...(stored
+      ? [f.sent ? `${num(f.sent.items)} item${f.sent.items === 1 ? '' : 's'} after ${f.sent.storedResponse}` : 'the conversation']
+      : []),
     ...(missed ? [f.cacheMiss ? `${f.cacheMiss.reason} (${num(f.cacheMiss.tokens)})` : ''] : []),
     ...(cut ? [f.cut ? `${f.cut.reason} (${f.cut.raw})` : ''] : []),
   ]);
@@ -66,10 +68,14 @@ export function summaryText(report: RunReport, providerLabel: string): string {
       : []),
     ...(report.cache.note ? [`           ${report.cache.note}`] : []),
     ...(report.cacheMisses.length > 0
-      ? [`misses     ${report.cacheMisses.map((m) => `${m.reason} ${m.forks} fork${m.forks === 1 ? '' : 's'} (${num(m.tokens)} tokens)`).join(' · ')}: first calls served less than their siblings share`]
+      ? [
+          `misses     ${report.cacheMisses.map((m) => `${m.reason} ${m.forks} fork${m.forks === 1 ? '' : 's'} (${num(m.tokens)} tokens)`).join(' · ')}: first calls served less than their siblings share`,
+        ]
       : []),
     ...(report.cutAnswers.length > 0
-      ? [`cut        ${report.cutAnswers.map((c) => `${answersCut(c.forks, c.reason)} (${c.raw.join(', ')})`).join(' · ')}: the text that came is kept, not a whole answer`]
+      ? [
+          `cut        ${report.cutAnswers.map((c) => `${answersCut(c.forks, c.reason)} (${c.raw.join(', ')})`).join(' · ')}: the text that came is kept, not a whole answer`,
+        ]
       : []),
     ...(report.inputCost
       ? [

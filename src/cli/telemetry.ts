@@ -28,14 +28,19 @@ export interface CliTelemetry {
  * Starts exporting when the environment or the flag asks for it (undefined: nothing to do, the SDK
  * not loaded). Register it before the engine is created: the API has no proxy for meters.
  */
-export async function startTelemetry(env: NodeJS.ProcessEnv, options: { metricsPort?: number | undefined; log: (line: string) => void }): Promise<CliTelemetry | undefined> {
+export async function startTelemetry(
+  env: NodeJS.ProcessEnv,
+  options: { metricsPort?: number | undefined; log: (line: string) => void },
+): Promise<CliTelemetry | undefined> {
   const traces = exporting(env, 'TRACES');
   const metrics = exporting(env, 'METRICS');
   if (!traces && !metrics && options.metricsPort === undefined) return undefined;
   const { startExport } = await import('../telemetry/export.js');
   const interval = positive(env.OTEL_METRIC_EXPORT_INTERVAL);
   // The environment may shorten an export's bound, not lengthen it past the exit's.
-  const timeouts = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'].map((name) => positive(env[name]) ?? EXPORT_TIMEOUT_MS);
+  const timeouts = ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_METRICS_TIMEOUT'].map(
+    (name) => positive(env[name]) ?? EXPORT_TIMEOUT_MS,
+  );
   let started: Awaited<ReturnType<typeof startExport>>;
   try {
     started = await startExport({
@@ -50,7 +55,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, options: { metricsP
   } catch (err) {
     // The Prometheus endpoint's port is taken, or not ours to use.
     if (options.metricsPort === undefined || (err as NodeJS.ErrnoException).code === undefined) throw err;
-    throw new UsageError(`--metrics-port ${options.metricsPort}: cannot listen on 127.0.0.1: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(
+      `--metrics-port ${options.metricsPort}: cannot listen on 127.0.0.1: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
   }
   if (started.metricsUrl !== undefined) options.log(`metrics: ${started.metricsUrl}`);
   return { close: () => started.shutdown(EXIT_BOUND_MS) };

@@ -4,7 +4,11 @@ import { UsageError } from './usage-error.js';
 
 /** `--ui [--ui-port N]`, for `run` and `prompt`. */
 export const UI_FLAGS = {
-  ui: { type: 'boolean', group: 'Live page', help: 'serve a live page of the run on 127.0.0.1 while it lasts (forks, timeline,\ncache, stop buttons); its URL, with a token, is printed on stderr' },
+  ui: {
+    type: 'boolean',
+    group: 'Live page',
+    help: 'serve a live page of the run on 127.0.0.1 while it lasts (forks, timeline,\ncache, stop buttons); its URL, with a token, is printed on stderr',
+  },
   'ui-port': { type: 'string', arg: 'N', group: 'Live page', help: "the live page's port (default: a free one)" },
 } as const satisfies FlagTable;
 

@@ -36,7 +36,8 @@ export function withAgentTool(dialect: Dialect<AnyMessage, ParentSession>, sessi
 
 /** An agent call's parameters, checked (`insideFork`: a fork may not start sub-agents; refused when called). */
 export function checkAgentCall(call: Pick<CallView, 'args' | 'argsError'>, insideFork: boolean): AgentParamsResult {
-  if (call.argsError !== undefined) return { ok: false, error: failure('invalid_params', `the agent tool's arguments could not be read: ${call.argsError}`) };
+  if (call.argsError !== undefined)
+    return { ok: false, error: failure('invalid_params', `the agent tool's arguments could not be read: ${call.argsError}`) };
   return validateAgentParams(call.args ?? {}, { insideFork });
 }
 

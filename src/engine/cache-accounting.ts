@@ -56,7 +56,11 @@ export interface CacheAccounting {
    * corrections() moves them), and why its first call missed what it shares, if it did.
    */
   /** `continued`: it picked up from its transcript, so its first call is not a fork's first (no share of the seed, no miss). */
-  settle(task: ForkTask, result: ForkResult, continued?: boolean): { result: ForkResult; figures: ForkCacheFigures; miss: CacheMiss | undefined };
+  settle(
+    task: ForkTask,
+    result: ForkResult,
+    continued?: boolean,
+  ): { result: ForkResult; figures: ForkCacheFigures; miss: CacheMiss | undefined };
   /** Figures given at settle that the report replaces: the opening wave's first request, once known (opening-wave.ts). */
   corrections(): FigureCorrection[];
 }
@@ -129,12 +133,14 @@ export function createCacheAccounting(prefix: FrozenPrefix, settings: Accounting
       const window = windowOf(task);
       let head: SeedHead | undefined;
       // A continued fork's first call sent its own conversation: what it could be served is what it had sent before (callMaxima's later-call rule).
-      const annotated = continued ? result : annotateFirstCall(result, () => {
-        const seed = asSent(seedForkTask(prefix.session, task, defaults), plan);
-        head = heads.get(window) ?? measureHead(seed, conversationOf(prefix.session));
-        heads.set(window, head);
-        return sharedShares(head, seed.contents.slice(seed.sharedContents), plan.rules.toMarkerOnly);
-      });
+      const annotated = continued
+        ? result
+        : annotateFirstCall(result, () => {
+            const seed = asSent(seedForkTask(prefix.session, task, defaults), plan);
+            head = heads.get(window) ?? measureHead(seed, conversationOf(prefix.session));
+            heads.set(window, head);
+            return sharedShares(head, seed.contents.slice(seed.sharedContents), plan.rules.toMarkerOnly);
+          });
       const ordinary: FirstCallRole = windowLeaders.delete(result.id) ? 'leader' : seconds.delete(result.id) ? 'second' : 'sibling';
       const figuresAs = (role: FirstCallRole): ForkCacheFigures => forkFigures(annotated, role, plan.rules, plan.pricing);
       const wave = waves.get(window);

@@ -75,7 +75,12 @@ function firstCallReusable(call: CallRecord, role: FirstCallRole, rules: CacheRu
  * much in the cache before the run began (an earlier run, the parent beyond what the run assumed):
  * it is counted apart, and the efficiency is what the run itself earned against its maximum.
  */
-export function forkFigures(result: ForkResult, role: FirstCallRole, rules: CacheRules, pricing: CachePricing | undefined): ForkCacheFigures {
+export function forkFigures(
+  result: ForkResult,
+  role: FirstCallRole,
+  rules: CacheRules,
+  pricing: CachePricing | undefined,
+): ForkCacheFigures {
   const maxima = callMaxima(result.calls, role, rules);
   const theoretical = maxima.reduce((sum, n) => sum + n, 0);
   const cached = result.usage.cachedTokens;

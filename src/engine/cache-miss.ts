@@ -44,28 +44,45 @@ export function cacheMissOf(facts: MissFacts): CacheMiss | undefined {
   const miss = (reason: CacheMissReason, detail: string): CacheMiss => ({ reason, tokens, detail });
   const n = (x: number): string => x.toLocaleString('en-US');
 
-  if (facts.unmarked) return miss('no-breakpoint', 'the provider caches only at a marked breakpoint and the request carried none (cache off)');
+  if (facts.unmarked)
+    return miss('no-breakpoint', 'the provider caches only at a marked breakpoint and the request carried none (cache off)');
   // What the run's own requests allowed: the maximum was below what the fork shares.
   if (served >= facts.maximum) {
-    if (shared < rules.minCacheTokens) return miss('below-minimum', `it shares ${n(shared)} tokens, under the provider's minimum of ${n(rules.minCacheTokens)}`);
+    if (shared < rules.minCacheTokens)
+      return miss('below-minimum', `it shares ${n(shared)} tokens, under the provider's minimum of ${n(rules.minCacheTokens)}`);
     if (facts.role === 'leader' && facts.trimmedWindow) {
-      return miss('trimmed-window', `the first fork of its seed window: ${n(facts.maximum)} tokens (system, tools and the history every window keeps) had been sent before it`);
+      return miss(
+        'trimmed-window',
+        `the first fork of its seed window: ${n(facts.maximum)} tokens (system, tools and the history every window keeps) had been sent before it`,
+      );
     }
     if (facts.role === 'cold' || facts.early) return miss('cold-start', 'sent before any request with its prefix had been answered');
     if (facts.role === 'second') {
-      return miss('cold-start', `the second request on prefix units: only the first fork's units existed (${n(facts.maximum)} tokens of whole intervals); its own request made the unit its siblings read`);
+      return miss(
+        'cold-start',
+        `the second request on prefix units: only the first fork's units existed (${n(facts.maximum)} tokens of whole intervals); its own request made the unit its siblings read`,
+      );
     }
-    if (facts.role !== 'sibling') return miss('cold-start', `the first request of its kind: ${n(facts.maximum)} tokens of it had been sent before it`);
+    if (facts.role !== 'sibling')
+      return miss('cold-start', `the first request of its kind: ${n(facts.maximum)} tokens of it had been sent before it`);
   }
   // The run had sent what it shares, and the cache did not serve it.
-  if (facts.early) return miss('cold-start', 'sent before any request with its prefix had been answered: it may have reached the provider first');
+  if (facts.early)
+    return miss('cold-start', 'sent before any request with its prefix had been answered: it may have reached the provider first');
   const ttl = rules.entryTtlMs;
   if (ttl !== undefined && facts.idleMs !== undefined && facts.idleMs > ttl) {
     return miss('ttl', `its prefix went unused for ${seconds(facts.idleMs)}, longer than the provider keeps an entry (${seconds(ttl)})`);
   }
   const said = first.cacheMiss;
-  if (said !== undefined) return miss('provider', `the provider says ${said.reason}${said.missedTokens !== undefined ? ` (${n(said.missedTokens)} tokens)` : ''}`);
-  return miss('unexplained', `served ${n(served)} of ${n(Math.min(shared, first.promptTokens))} shared tokens: evicted, another cache shard, or not built yet`);
+  if (said !== undefined)
+    return miss(
+      'provider',
+      `the provider says ${said.reason}${said.missedTokens !== undefined ? ` (${n(said.missedTokens)} tokens)` : ''}`,
+    );
+  return miss(
+    'unexplained',
+    `served ${n(served)} of ${n(Math.min(shared, first.promptTokens))} shared tokens: evicted, another cache shard, or not built yet`,
+  );
 }
 
 function seconds(ms: number): string {

@@ -20,7 +20,16 @@ import { startFork, type ForkHooks, type ForkPool } from './fork-start.js';
 import { forkJobOf, spawnToolsOf } from './fork-job.js';
 import { emptyCancelled } from '../result/results.js';
 import type { ForkResult } from '../result/fork-result.js';
-import { checkFanOutOptions, checkRunForkOptions, planOf, resolveOptions, type FanOutOptions, type ForkEngineOptions, type ResolvedOptions, type RunForkOptions } from './options.js';
+import {
+  checkFanOutOptions,
+  checkRunForkOptions,
+  planOf,
+  resolveOptions,
+  type FanOutOptions,
+  type ForkEngineOptions,
+  type ResolvedOptions,
+  type RunForkOptions,
+} from './options.js';
 import { runParentAgent, type ParentAgentOptions } from './parent-agent.js';
 import type { ParentOutcome } from './parent-events.js';
 import { FanOutRun, type RunSettings } from './run.js';
@@ -113,7 +122,8 @@ export class ForkEngine {
   static async createRemote(given: ForkEngineOptions, pool: ForkPool): Promise<ForkEngine> {
     await loadProviderOf(given);
     const options = resolveOptions(given);
-    if (options.cache === 'explicit') throw new TypeError('ForkEngine.createRemote: options.cache "explicit" needs a model call on this process; use "implicit" or "off"');
+    if (options.cache === 'explicit')
+      throw new TypeError('ForkEngine.createRemote: options.cache "explicit" needs a model call on this process; use "implicit" or "off"');
     const host = createToolHost(options.tools);
     const gate = createCallGate({ maxInFlight: options.concurrency });
     // Never called (no explicit cache, no parent loop): the plan is the named provider's, the model is the workers'.
@@ -204,7 +214,17 @@ export class ForkEngine {
       transcripts: { dir, continueFrom: 'message', message },
       // A cache made for one fork costs more than it saves, and the requests it would name differ
       // from the ones the fork sent before: a revival reads the provider's implicit cache.
-      ...(settings.plan.explicit ? { plan: planOf({ ...this.options, cache: 'implicit' }, prefix.session, { cacheKey: settings.cacheKey, role: 'forks', parentWarm: true }), cache: 'implicit' as const, explicitCaches: undefined } : {}),
+      ...(settings.plan.explicit
+        ? {
+            plan: planOf({ ...this.options, cache: 'implicit' }, prefix.session, {
+              cacheKey: settings.cacheKey,
+              role: 'forks',
+              parentWarm: true,
+            }),
+            cache: 'implicit' as const,
+            explicitCaches: undefined,
+          }
+        : {}),
     };
     revival.revive = (again, next) => this.revive(prefix, again, next, { ...revival, transcripts: { dir } });
     return this.track(new FanOutRun(this.pool, this.host, revival, prefix, taskSource([task])));
@@ -232,7 +252,10 @@ export class ForkEngine {
     const checked = checkTask(task);
     const o = this.options;
     // A plan is its provider's: another provider's (a coordinator told another one than this engine's) is not followed.
-    const plan = options.plan?.provider === this.module.kind ? options.plan : this.plan(prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
+    const plan =
+      options.plan?.provider === this.module.kind
+        ? options.plan
+        : this.plan(prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
     const started = startFork(
       {
         pool: this.pool,
@@ -249,7 +272,11 @@ export class ForkEngine {
         },
       },
       checked,
-      { admit: () => true, onEvent: options.onEvent ?? (() => {}), onToolCall: toolSpansUnder(options.traceParent, o.telemetry.captureContent === true) },
+      {
+        admit: () => true,
+        onEvent: options.onEvent ?? (() => {}),
+        onToolCall: toolSpansUnder(options.traceParent, o.telemetry.captureContent === true),
+      },
     );
     let grace: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<ForkResult>((resolve) => {
@@ -405,7 +432,9 @@ async function loadProviderOf(given: ForkEngineOptions): Promise<void> {
   try {
     await loadProvider(url);
   } catch (err) {
-    throw new TypeError(`ForkEngine: options.provider.module ${JSON.stringify(url)} could not be loaded: ${err instanceof Error ? err.message : String(err)}`);
+    throw new TypeError(
+      `ForkEngine: options.provider.module ${JSON.stringify(url)} could not be loaded: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

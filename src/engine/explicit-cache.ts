@@ -99,7 +99,8 @@ export async function prepareExplicitCaches(
       await Promise.all(stored.map(([, cache]) => settings.client.deleteCache(cache.name)));
       const now = Date.now();
       let tokenHours = 0;
-      for (const [key, cache] of stored) tokenHours += (cache.tokens * Math.min(ttlSeconds, (now - (madeAt.get(key) ?? now)) / 1000)) / 3600;
+      for (const [key, cache] of stored)
+        tokenHours += (cache.tokens * Math.min(ttlSeconds, (now - (madeAt.get(key) ?? now)) / 1000)) / 3600;
       madeAt.clear();
       return { caches: stored.length, tokens: stored.reduce((sum, [, cache]) => sum + cache.tokens, 0), tokenHours, ttlSeconds };
     },

@@ -92,7 +92,13 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
   const result = resultOf(channel, ran, task)
     .then(async (r) => {
       if (transcript !== undefined) {
-        transcript.write({ type: 'end', status: r.status, turns: r.turns, ...(r.status !== 'completed' ? { error: r.error } : {}), at: new Date().toISOString() });
+        transcript.write({
+          type: 'end',
+          status: r.status,
+          turns: r.turns,
+          ...(r.status !== 'completed' ? { error: r.error } : {}),
+          at: new Date().toISOString(),
+        });
         // The result is reported once its transcript is whole (what reads one after the other finds
         // both), but not later than a file system that hangs allows.
         await closeWithin(transcript, TRANSCRIPT_CLOSE_MS);
@@ -144,7 +150,10 @@ async function closeWithin(transcript: TranscriptWriter, ms: number): Promise<vo
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
-      process.emitWarning(`a transcript's last writes took longer than ${ms} ms; the fork's result is reported without waiting for them`, 'ForkpoolWarning');
+      process.emitWarning(
+        `a transcript's last writes took longer than ${ms} ms; the fork's result is reported without waiting for them`,
+        'ForkpoolWarning',
+      );
       resolve();
     }, ms);
   });
@@ -160,7 +169,16 @@ function openTranscriptOf(start: ForkStart, task: ForkTask, continuing: boolean)
   const target = start.job.transcript;
   if (target === undefined) return undefined;
   const writer = openTranscript(target.path, continuing ? 'append' : 'fresh');
-  if (!continuing) writer.write({ type: 'header', version: TRANSCRIPT_VERSION, taskId: task.id, prefixId: start.job.prefix.id, format: start.job.plan.shape, task, at: new Date().toISOString() });
+  if (!continuing)
+    writer.write({
+      type: 'header',
+      version: TRANSCRIPT_VERSION,
+      taskId: task.id,
+      prefixId: start.job.prefix.id,
+      format: start.job.plan.shape,
+      task,
+      at: new Date().toISOString(),
+    });
   return writer;
 }
 

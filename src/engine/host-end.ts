@@ -57,7 +57,9 @@ export function openForkChannel(args: {
     return args.gate.release(status, wantsRetry);
   };
 
-  const calls: { [M in HostMethod]: (message: Extract<CallMessage, { method: M }>) => HostCalls[M]['answer'] | Promise<HostCalls[M]['answer']> } = {
+  const calls: {
+    [M in HostMethod]: (message: Extract<CallMessage, { method: M }>) => HostCalls[M]['answer'] | Promise<HostCalls[M]['answer']>;
+  } = {
     async execTool({ call }) {
       // The wall clock the span SDK reads too: a tool's span ends on it.
       const startedAt = Date.now();
@@ -89,7 +91,9 @@ export function openForkChannel(args: {
 
   const answer = async (message: CallMessage): Promise<void> => {
     try {
-      const value = await (calls[message.method] as (m: CallMessage) => HostCalls[HostMethod]['answer'] | Promise<HostCalls[HostMethod]['answer']>)(message);
+      const value = await (
+        calls[message.method] as (m: CallMessage) => HostCalls[HostMethod]['answer'] | Promise<HostCalls[HostMethod]['answer']>
+      )(message);
       post({ type: 'answer', id: message.id, value });
     } catch (err) {
       // A value that cannot cross (a clone error) or a failing gate: the fork hears why instead of waiting.

@@ -13,7 +13,11 @@ const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
  * (`outputFile`) when there are. Every value is escaped: a fork's text must not be able to close
  * the block or forge another.
  */
-export function formatTaskNotification(result: ForkResult, description: string, about: { toolUseId?: string; outputFile?: string } = {}): string {
+export function formatTaskNotification(
+  result: ForkResult,
+  description: string,
+  about: { toolUseId?: string; outputFile?: string } = {},
+): string {
   const summary = notificationSummary(result, description);
   const totalTokens = billedTokens(result.usage);
   return [

@@ -59,7 +59,8 @@ export function createOpeningWave(): OpeningWave {
         if (served === null) return []; // unknown cached tokens: nothing to tell the forks apart by
         if (served === undefined) continue;
         const best = least?.[1];
-        if (best === undefined || served < (best.firstServed as number) || (served === best.firstServed && entry[1].order < best.order)) least = entry;
+        if (best === undefined || served < (best.firstServed as number) || (served === best.firstServed && entry[1].order < best.order))
+          least = entry;
       }
       if (least === undefined || least[0] === openingId) return [];
       const moved: FigureCorrection[] = [{ before: least[1].asOrdinary, after: least[1].asOpening }];

@@ -29,16 +29,22 @@ function optionError(schema: z.ZodType, issue: z.core.$ZodIssue, subject: Option
     return new TypeError(`${(subject.key ?? subject.value)([...path, key])} is not an option (known: ${known.join(', ')})`);
   }
   if (path[0] === 'prices' && path.length > 1) {
-    const at = path.slice(1).map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+    const at = path
+      .slice(1)
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('');
     return new TypeError(
       `${subject.value(['prices'])}${at}: ${issue.message} (by model: { input, cachedInput, cacheWrite?, cacheWrite1h?, output } in USD per million tokens, tiers?, cacheStoragePerHour?, contextWindow?: docs/prices.md)`,
     );
   }
-  if (issue.code === 'custom') return issue.params?.range === true ? new RangeError(`${name} ${issue.message}`) : new TypeError(`${name} ${issue.message}`);
+  if (issue.code === 'custom')
+    return issue.params?.range === true ? new RangeError(`${name} ${issue.message}`) : new TypeError(`${name} ${issue.message}`);
   const leaf = leafAt(schema, path);
   if (issue.code === 'invalid_type' && issue.expected === 'object') return new TypeError(`${name} must be an object, got ${kindOf(input)}`);
-  if (issue.code === 'invalid_type' && issue.expected === 'boolean') return new TypeError(`${name} must be true or false, got ${JSON.stringify(input)}`);
-  if (issue.code === 'invalid_value') return new TypeError(`${name} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(input)}`);
+  if (issue.code === 'invalid_type' && issue.expected === 'boolean')
+    return new TypeError(`${name} must be true or false, got ${JSON.stringify(input)}`);
+  if (issue.code === 'invalid_value')
+    return new TypeError(`${name} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(input)}`);
   if (leaf instanceof z.ZodNumber && leaf.isInt) {
     if (typeof input !== 'number') return new TypeError(`${name} must be a number, got ${typeof input}`);
     const max = leaf.maxValue ?? Number.MAX_SAFE_INTEGER;

@@ -4,11 +4,23 @@ import type { EngineOptionsSchema } from './option-schema.js';
 type Paths<T> = T extends readonly unknown[] | ((...args: never[]) => unknown)
   ? never
   : T extends object
-    ? { [K in keyof T & string]-?: [K] | (NonNullable<T[K]> extends infer V ? (V extends Record<string, unknown> ? (V extends readonly unknown[] ? never : [K, ...Paths<V>]) : never) : never) }[keyof T & string]
+    ? {
+        [K in keyof T & string]-?:
+          | [K]
+          | (NonNullable<T[K]> extends infer V
+              ? V extends Record<string, unknown>
+                ? V extends readonly unknown[]
+                  ? never
+                  : [K, ...Paths<V>]
+                : never
+              : never);
+      }[keyof T & string]
     : never;
 
 /** A path to an engine option, nested ones included: ['maxTurns'], ['retry', 'maxAttempts']. */
-type EngineOptionPath = Paths<Omit<z.input<typeof EngineOptionsSchema>, 'provider' | 'prices' | 'tools' | 'spawnTools' | 'resourceLimits'>> | ['prices'];
+type EngineOptionPath =
+  | Paths<Omit<z.input<typeof EngineOptionsSchema>, 'provider' | 'prices' | 'tools' | 'spawnTools' | 'resourceLimits'>>
+  | ['prices'];
 
 /**
  * The CLI's flag for an engine option (`run`, `prompt`, `worker`): its name is the key, `help`
@@ -32,8 +44,17 @@ export interface EngineOptionFlag {
 
 /** The engine's flags, in their help order (within each group). */
 export const ENGINE_OPTION_FLAGS = {
-  'cache-ttl': { option: ['cacheTtl'], group: 'Provider and pool', help: 'Anthropic: the TTL of the cache breakpoints forkpool places; writes cost 1.25x for 5m, 2x for 1h' },
-  threads: { option: ['threads'], group: 'Provider and pool', help: 'worker threads', overMax: 'forks wait on the network, so raise --concurrency instead' },
+  'cache-ttl': {
+    option: ['cacheTtl'],
+    group: 'Provider and pool',
+    help: 'Anthropic: the TTL of the cache breakpoints forkpool places; writes cost 1.25x for 5m, 2x for 1h',
+  },
+  threads: {
+    option: ['threads'],
+    group: 'Provider and pool',
+    help: 'worker threads',
+    overMax: 'forks wait on the network, so raise --concurrency instead',
+  },
   concurrency: { option: ['concurrency'], group: 'Provider and pool', help: 'forks in flight' },
   history: { option: ['history'], group: 'Provider and pool', help: 'which history forks start from' },
   cache: { option: ['cache'], group: 'Provider and pool', help: '' },
@@ -49,7 +70,11 @@ export const ENGINE_OPTION_FLAGS = {
     group: 'Provider and pool',
     help: 'token budget of the run (prompt + output, as the provider counts them): once spent, queued forks are cancelled and running forks stop before their next model call (reason: budget)',
   },
-  'max-tokens-per-fork': { option: ['maxTokensPerFork'], group: 'Provider and pool', help: "token budget of each fork (a task's own maxTokens wins)" },
+  'max-tokens-per-fork': {
+    option: ['maxTokensPerFork'],
+    group: 'Provider and pool',
+    help: "token budget of each fork (a task's own maxTokens wins)",
+  },
   'max-cost': {
     option: ['maxCost'],
     group: 'Provider and pool',
@@ -73,7 +98,11 @@ export const ENGINE_OPTION_FLAGS = {
   },
   'cache-block-tokens': { option: ['cacheBlockTokens'], group: 'Provider and pool', help: 'the provider caches in steps of N tokens' },
   'call-timeout-ms': { option: ['callTimeoutMs'], group: 'Reliability', help: 'bound on one model call attempt' },
-  'max-attempts': { option: ['retry', 'maxAttempts'], group: 'Reliability', help: 'attempts per model call, retries of 429/5xx/timeouts included' },
+  'max-attempts': {
+    option: ['retry', 'maxAttempts'],
+    group: 'Reliability',
+    help: 'attempts per model call, retries of 429/5xx/timeouts included',
+  },
   'retry-budget': { option: ['globalRetryBudget'], group: 'Reliability', help: 'retries the whole run may spend' },
   rpm: { option: ['rateLimit', 'requestsPerMinute'], group: 'Reliability', help: 'requests per minute across all forks' },
   tpm: { option: ['rateLimit', 'tokensPerMinute'], group: 'Reliability', help: 'tokens per minute across all forks' },

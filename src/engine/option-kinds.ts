@@ -23,12 +23,18 @@ export const nonEmptyString = (what: string) => z.string({ error: `must be ${wha
 export const fn = <F>() => z.custom<F>((value) => typeof value === 'function', { error: 'must be a function' });
 
 export const callGate = () =>
-  z.custom<EngineCallGate>((value) => {
-    const gate = value as Partial<EngineCallGate> | null;
-    return gate !== null && typeof gate === 'object' && typeof gate.acquire === 'function' && typeof gate.release === 'function';
-  }, { error: 'must have acquire(tokens, signal) and release(status, wantsRetry)' });
+  z.custom<EngineCallGate>(
+    (value) => {
+      const gate = value as Partial<EngineCallGate> | null;
+      return gate !== null && typeof gate === 'object' && typeof gate.acquire === 'function' && typeof gate.release === 'function';
+    },
+    { error: 'must have acquire(tokens, signal) and release(status, wantsRetry)' },
+  );
 
 export const traceParent = () =>
-  z.custom<Context>((value) => value !== null && typeof value === 'object' && typeof (value as { getValue?: unknown }).getValue === 'function', {
-    error: 'must be an OpenTelemetry Context',
-  });
+  z.custom<Context>(
+    (value) => value !== null && typeof value === 'object' && typeof (value as { getValue?: unknown }).getValue === 'function',
+    {
+      error: 'must be an OpenTelemetry Context',
+    },
+  );

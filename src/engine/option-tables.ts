@@ -14,13 +14,26 @@ export function optionTables(): string {
   const flagOf = new Map<string, string>(Object.entries(ENGINE_OPTION_FLAGS).map(([flag, f]) => [f.option.join('.'), flag]));
   const out: string[] = [];
   for (const [title, where, schema] of groups) {
-    out.push(`## ${title}`, '', `${where}. A misspelt option is an error naming it.`, '', '| Option | Value | Default | CLI flag | What it does |', '| --- | --- | --- | --- | --- |');
+    out.push(
+      `## ${title}`,
+      '',
+      `${where}. A misspelt option is an error naming it.`,
+      '',
+      '| Option | Value | Default | CLI flag | What it does |',
+      '| --- | --- | --- | --- | --- |',
+    );
     for (const path of pathsOf(schema)) {
       const declared = declaredAt(schema, path);
       const doc = optionDocs.get(declared);
       if (doc === undefined) continue;
       const flag = flagOf.get(path.join('.'));
-      const cells = [`\`${path.join('.')}\``, valueText(schema, path), defaultText(defaultOf(schema, path)), flag === undefined ? '' : `\`--${flag}\``, doc.description];
+      const cells = [
+        `\`${path.join('.')}\``,
+        valueText(schema, path),
+        defaultText(defaultOf(schema, path)),
+        flag === undefined ? '' : `\`--${flag}\``,
+        doc.description,
+      ];
       out.push(`| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`);
     }
     out.push('');

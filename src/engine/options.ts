@@ -47,7 +47,8 @@ const ENGINE_SUBJECT: OptionsSubject = { value: (p) => `ForkEngine: options${pat
  * `options.x` and what it must be, never a failure later, per fork.
  */
 export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError('ForkEngine: options must be an object');
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError('ForkEngine: options must be an object');
   const checked = optionsOf(EngineOptionsSchema, options, ENGINE_SUBJECT);
   return { ...checked, provider: resolveProvider(options.provider) };
 }
@@ -55,7 +56,9 @@ export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
 /** A plain object with only the given keys (a misspelt nested option is an error, not ignored). */
 function record<T>(name: string, value: T, keys: readonly string[]): T {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError(`ForkEngine: options.${name} must be an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+    throw new TypeError(
+      `ForkEngine: options.${name} must be an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+    );
   }
   for (const key of Object.keys(value)) {
     if (!keys.includes(key)) throw new TypeError(`ForkEngine: options.${name}.${key} is not an option (known: ${keys.join(', ')})`);
@@ -73,7 +76,13 @@ function resolveProvider(provider: unknown): ProviderOption {
   if (module === undefined) {
     throw new TypeError(`ForkEngine: options.provider.kind must be ${providerKindList()}, got ${JSON.stringify(given.kind)}: ${choices()}`);
   }
-  record('provider', given, ['kind', ...(given.module !== undefined ? ['module'] : []), ...module.optionKeys, ...(module.flagKeys ?? []), ...(module.objectKeys ?? [])]);
+  record('provider', given, [
+    'kind',
+    ...(given.module !== undefined ? ['module'] : []),
+    ...module.optionKeys,
+    ...(module.flagKeys ?? []),
+    ...(module.objectKeys ?? []),
+  ]);
   for (const key of module.optionKeys) {
     if (given[key] !== undefined && (typeof given[key] !== 'string' || given[key] === '')) {
       throw new TypeError(`ForkEngine: options.provider.${key} must be a non-empty string`);
@@ -89,7 +98,11 @@ function resolveProvider(provider: unknown): ProviderOption {
 }
 
 /** The provider's cache plan for a session under these options: the engine's, and the bench's own runners'. */
-export function planOf(options: ResolvedOptions, session: Readonly<ParentSession>, run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm' | 'storedResponse'>): CachePlan {
+export function planOf(
+  options: ResolvedOptions,
+  session: Readonly<ParentSession>,
+  run: Pick<PlanInput, 'cacheKey' | 'role' | 'parentWarm' | 'storedResponse'>,
+): CachePlan {
   return resolvePlan(options.provider.kind, {
     session,
     cache: options.cache,

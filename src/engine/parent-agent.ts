@@ -60,7 +60,13 @@ export interface ParentAgentOptions {
  * back to the model as a user turn; the loop ends only when the model answers and no fork is left.
  */
 export async function runParentAgent(opts: ParentAgentOptions): Promise<ParentOutcome> {
-  const traced = traceParent({ agentId: opts.cacheKey, provider: opts.plan.provider, shape: opts.plan.shape, model: opts.session.model, captureContent: opts.captureContent === true });
+  const traced = traceParent({
+    agentId: opts.cacheKey,
+    provider: opts.plan.provider,
+    shape: opts.plan.shape,
+    model: opts.session.model,
+    captureContent: opts.captureContent === true,
+  });
   let outcome: ParentOutcome | undefined;
   try {
     outcome = await runParentLoop(opts, traced);
@@ -164,7 +170,15 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
   };
   const cancelled = async (turns: number): Promise<ParentOutcome> => {
     await settle();
-    return { status: 'cancelled', text, turns, forks: finished, usage, stoppedByParent, error: failure('cancelled', 'the parent run was cancelled') };
+    return {
+      status: 'cancelled',
+      text,
+      turns,
+      forks: finished,
+      usage,
+      stoppedByParent,
+      error: failure('cancelled', 'the parent run was cancelled'),
+    };
   };
 
   try {
@@ -207,7 +221,11 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
           }
           if (call.name !== AGENT_TOOL_NAME) {
             const endTool = traced.tool(toolCallOf(call));
-            const result = await opts.tools.execute(toolCallOf(call), { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true }, signal);
+            const result = await opts.tools.execute(
+              toolCallOf(call),
+              { forkId: 'parent', declaredTools: declared, spawnTools: new Set(), mainSession: true },
+              signal,
+            );
             endTool(result);
             respond(result.response);
             continue;
@@ -225,7 +243,9 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
           started.set(id, entry);
           if (checked.runInBackground) {
             forkTasks.push(entry);
-            respond({ output: backgroundPlaceholder(id, opts.transcripts === undefined ? undefined : transcriptPath(opts.transcripts, id)) });
+            respond({
+              output: backgroundPlaceholder(id, opts.transcripts === undefined ? undefined : transcriptPath(opts.transcripts, id)),
+            });
           } else {
             foreground.push(entry);
             respond({ output: '' }); // filled in once it has run (below)
@@ -237,9 +257,13 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
         // conversation up to this model message, with the very tools the parent just declared. The
         // parent has just sent all of it but its own reply, so its cache entry is usable: nobody
         // waits for a warm-up. Frozen once, and only when a sub-agent starts.
-        const prefix = forkTasks.length + foreground.length > 0 ? engine.freeze(dialect.withConversation(session, contents.slice(), tools)) : undefined;
+        const prefix =
+          forkTasks.length + foreground.length > 0 ? engine.freeze(dialect.withConversation(session, contents.slice(), tools)) : undefined;
         if (prefix !== undefined && forkTasks.length > 0) {
-          const run = fanOut(prefix, forkTasks.map((f) => f.task));
+          const run = fanOut(
+            prefix,
+            forkTasks.map((f) => f.task),
+          );
           for (const f of forkTasks) {
             opts.onEvent?.({
               type: 'task_started',
@@ -250,12 +274,20 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
               ...(f.name !== undefined ? { name: f.name } : {}),
             });
           }
-          watch(run, forkTasks.map((f) => f.task.id), false);
+          watch(
+            run,
+            forkTasks.map((f) => f.task.id),
+            false,
+          );
         }
-        for (const c of controls) responses[c.slot] = controlTask(c.name, c.args, { started, runOf, ended, revive, stopped: stoppedByParent });
+        for (const c of controls)
+          responses[c.slot] = controlTask(c.name, c.args, { started, runOf, ended, revive, stopped: stoppedByParent });
         if (prefix !== undefined && foreground.length > 0) {
           // The parent's tool calls wait for these: each bounded by its fork timeout, all cancelled with the parent.
-          const run = fanOut(prefix, foreground.map((f) => f.task));
+          const run = fanOut(
+            prefix,
+            foreground.map((f) => f.task),
+          );
           runs.push(run);
           for (const result of await run.results()) {
             finished.push(result);
@@ -270,7 +302,8 @@ async function runParentLoop(opts: ParentAgentOptions, traced: ParentTrace): Pro
       }
 
       // A final answer: the run is over only when no fork is left to report.
-      if (pending === 0 && unreported.length === 0) return { status: 'completed', text, turns: turn, forks: finished, usage, stoppedByParent, finish: outcome.finish };
+      if (pending === 0 && unreported.length === 0)
+        return { status: 'completed', text, turns: turn, forks: finished, usage, stoppedByParent, finish: outcome.finish };
       if (unreported.length === 0) {
         await new Promise<void>((resolve) => {
           wakeUp = resolve;

@@ -14,7 +14,15 @@ import type { SubagentType } from '../session/schema.js';
 export type ParentEvent =
   | { type: 'task_started'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; name?: string }
   /** `revived`: the task ran again on a message sent to it once it had completed (same ids, no new task_started). */
-  | { type: 'task_notification'; forkId: string; toolUseId: string; description: string; subagentType: SubagentType; result: ForkResult; revived?: boolean }
+  | {
+      type: 'task_notification';
+      forkId: string;
+      toolUseId: string;
+      description: string;
+      subagentType: SubagentType;
+      result: ForkResult;
+      revived?: boolean;
+    }
   | { type: 'turn'; turn: number; usage: TokenUsage }
   /**
    * A message of the conversation as it grows, in the session's shape: the parent model's replies

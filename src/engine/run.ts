@@ -1,4 +1,3 @@
-
 import { needsWarmup } from '../model/plan.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import type { ForkTask } from '../session/schema.js';
@@ -83,7 +82,10 @@ export class FanOutRun {
     this.spawnTools = spawnToolsOf(settings);
     const { plan } = settings;
     this.intake = new TaskIntake(source, Math.max(1, settings.concurrency), {
-      refusal: (task) => (settings.contextWindow === undefined ? undefined : windowRefusal(task, prefix, settings.contextWindow, { history: settings.history, spawnTools: this.spawnTools })),
+      refusal: (task) =>
+        settings.contextWindow === undefined
+          ? undefined
+          : windowRefusal(task, prefix, settings.contextWindow, { history: settings.history, spawnTools: this.spawnTools }),
       endQueued: (index, result) => this.cancelQueued(index, result),
       arrived: () => this.advance(),
     });
@@ -154,7 +156,9 @@ export class FanOutRun {
    */
   results(): Promise<ForkResult[]> {
     if (!this.settings.retainResults) {
-      throw new Error('FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()');
+      throw new Error(
+        'FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()',
+      );
     }
     return this.done.then((results) => {
       const error = this.intake.tasksError;
@@ -261,8 +265,21 @@ export class FanOutRun {
       await this.caches.prepare(this.prefix.session, tasks, this.intake.all?.length);
     }
     const s = this.settings;
-    const job = forkJobOf(this.prefix, s, { provider: s.provider, plan: this.caches.plan, toolTimeoutMs: this.host.longestTimeoutMs, captureContent: s.telemetry.captureContent === true });
-    this.forkStart = { pool: this.pool, host: this.host, gate: s.callGate, declaredTools: s.declaredTools, spawnTools: this.spawnTools, writesTranscripts: !s.remoteForks, job };
+    const job = forkJobOf(this.prefix, s, {
+      provider: s.provider,
+      plan: this.caches.plan,
+      toolTimeoutMs: this.host.longestTimeoutMs,
+      captureContent: s.telemetry.captureContent === true,
+    });
+    this.forkStart = {
+      pool: this.pool,
+      host: this.host,
+      gate: s.callGate,
+      declaredTools: s.declaredTools,
+      spawnTools: this.spawnTools,
+      writesTranscripts: !s.remoteForks,
+      job,
+    };
     // The lead: a fork of the default window, whose first response warms the most.
     this.scheduler.start(this.intake.lead(s.history));
     this.advance();
@@ -318,7 +335,11 @@ export class FanOutRun {
       ...(traceContext !== undefined ? { traceContext } : {}),
     };
     const running = () => this.intake.isRunning(index);
-    const { channel, result } = startFork({ ...start, job }, task, forkHooksOf(this.listeners, { index, order, task, window, trace, running }));
+    const { channel, result } = startFork(
+      { ...start, job },
+      task,
+      forkHooksOf(this.listeners, { index, order, task, window, trace, running }),
+    );
     const inbox = this.intake.started(index, { channel, since: performance.now(), trace });
     for (const message of inbox ?? []) channel.send(message);
     this.log.push(startedEvent(task));
@@ -338,7 +359,8 @@ export class FanOutRun {
    * growing is read no further.
    */
   private cancelQueuedAndRest(reason: { why: string; kind: CancelKind } | undefined): void {
-    const cancelled = (task: ForkTask): ForkResult => (reason ? emptyCancelled(task.id, reason.why, reason.kind) : cancelledBeforeStart(task));
+    const cancelled = (task: ForkTask): ForkResult =>
+      reason ? emptyCancelled(task.id, reason.why, reason.kind) : cancelledBeforeStart(task);
     for (const index of this.intake.stopTaking(cancelled)) this.cancelQueued(index, cancelled(this.intake.taskAt(index)));
     // The rest of a source of known length: at once from an array, as it is read from a file.
     this.advance();
@@ -380,7 +402,11 @@ export class FanOutRun {
       live.trace.end(result);
       const forkUsd = this.spending.settled(index, result);
       // Time in flight as this thread saw it: from dispatch to the end, whoever ended the fork.
-      result = { ...result, durationMs: Math.round(performance.now() - live.since), ...(forkUsd !== undefined ? { costUsd: forkUsd } : {}) };
+      result = {
+        ...result,
+        durationMs: Math.round(performance.now() - live.since),
+        ...(forkUsd !== undefined ? { costUsd: forkUsd } : {}),
+      };
     }
     // Nothing of the task stays behind unless results are retained (or transcripts kept, to revive it).
     this.intake.forget(index);

@@ -32,7 +32,8 @@ export function controlTask(
       if (sent.status === 'delivered') return { output: TASK_TOOL_TEXT.messageQueued(id) };
       if (sent.status === 'not-delivered') return { error: TASK_TOOL_TEXT.notDelivered(id, sent.reason) };
     }
-    if (status === 'completed') return tasks.revive(id, message.params.message) ? { output: TASK_TOOL_TEXT.revived(id) } : { error: TASK_TOOL_TEXT.notRevived(id) };
+    if (status === 'completed')
+      return tasks.revive(id, message.params.message) ? { output: TASK_TOOL_TEXT.revived(id) } : { error: TASK_TOOL_TEXT.notRevived(id) };
     if (status === 'running') return { error: TASK_TOOL_TEXT.notRevived(id) };
     return { error: TASK_TOOL_TEXT.messageToStopped(id, status) };
   }

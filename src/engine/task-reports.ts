@@ -18,7 +18,11 @@ export function backgroundPlaceholder(id: string, transcript: string | undefined
     "Do not duplicate this agent's work \u2014 avoid working with the same files or topics it is using. Work on non-overlapping tasks, or briefly tell the user what you launched and end your response.",
     'Never predict its findings. If the user asks about progress before the notification lands, say the agent is still running and report only the status you know.',
     ...(transcript !== undefined
-      ? [`output_file: ${transcript}`, 'If asked, you can check progress before completion by using read_file', '  or run_shell_command tail on the output file.']
+      ? [
+          `output_file: ${transcript}`,
+          'If asked, you can check progress before completion by using read_file',
+          '  or run_shell_command tail on the output file.',
+        ]
       : []),
   ].join('\n');
 }
@@ -26,14 +30,20 @@ export function backgroundPlaceholder(id: string, transcript: string | undefined
 /** A foreground sub-agent's result as its tool call returns it: the reference's texts (agent.ts). */
 export function foregroundResult(result: ForkResult): string {
   const text = result.text.trim();
-  if (result.status === 'cancelled') return `Agent was cancelled by the user. Partial result follows:\n\n${text || '(no partial result captured)'}`;
+  if (result.status === 'cancelled')
+    return `Agent was cancelled by the user. Partial result follows:\n\n${text || '(no partial result captured)'}`;
   // The reference answers a timeout or a turn limit as it answers an ended run; only an error is "failed".
-  if (result.status === 'failed' && result.error.kind !== 'timeout' && result.error.kind !== 'max_turns') return text || 'Subagent execution failed.';
+  if (result.status === 'failed' && result.error.kind !== 'timeout' && result.error.kind !== 'max_turns')
+    return text || 'Subagent execution failed.';
   return text || '(subagent produced no model-visible output)';
 }
 
 /** The `<task-notification>` of each task that ended since they were last taken, taken out of `unreported`. */
-export function drainNotifications(unreported: ForkResult[], started: ReadonlyMap<string, StartedTask>, transcripts: string | undefined): string[] {
+export function drainNotifications(
+  unreported: ForkResult[],
+  started: ReadonlyMap<string, StartedTask>,
+  transcripts: string | undefined,
+): string[] {
   return unreported.splice(0).map((r) => {
     const entry = started.get(r.id);
     return formatTaskNotification(r, entry?.description ?? r.id, {
@@ -44,7 +54,11 @@ export function drainNotifications(unreported: ForkResult[], started: ReadonlyMa
 }
 
 /** The messages of a run's tasks as they go, as the parent's events (with the task's tool_use id). */
-export async function forwardMessages(run: FanOutRun, started: ReadonlyMap<string, StartedTask>, onEvent: (event: ParentEvent) => void): Promise<void> {
+export async function forwardMessages(
+  run: FanOutRun,
+  started: ReadonlyMap<string, StartedTask>,
+  onEvent: (event: ParentEvent) => void,
+): Promise<void> {
   for await (const event of run.events()) {
     if (event.type !== 'message') continue;
     const toolUseId = started.get(event.forkId)?.toolUseId;

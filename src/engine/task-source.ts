@@ -86,10 +86,13 @@ function asyncSource(tasks: AsyncIterable<ForkTask>, check: (value: unknown) => 
     all: undefined,
     total,
     take: () =>
-      iterator.next().then(
-        (step): Taken => (step.done ? { kind: 'end' } : { kind: 'task', task: check(step.value) }),
-        (err: unknown): Taken => ({ kind: 'error', error: asError(err) }),
-      ).catch((err: unknown): Taken => ({ kind: 'error', error: asError(err) })),
+      iterator
+        .next()
+        .then(
+          (step): Taken => (step.done ? { kind: 'end' } : { kind: 'task', task: check(step.value) }),
+          (err: unknown): Taken => ({ kind: 'error', error: asError(err) }),
+        )
+        .catch((err: unknown): Taken => ({ kind: 'error', error: asError(err) })),
     stop() {
       // Not awaited: an async generator's return() waits for a next() in progress, which may never end.
       iterator.return?.().catch(() => undefined);

@@ -37,9 +37,16 @@ export function windowRefusal(
 }
 
 /** The first request's size in tokens (estimated); undefined when the task cannot be seeded (its worker reports why). */
-function firstRequestTokens(task: ForkTask, prefix: FrozenPrefix, seedDefaults: { history: HistoryMode; spawnTools: ReadonlySet<string> }): number | undefined {
+function firstRequestTokens(
+  task: ForkTask,
+  prefix: FrozenPrefix,
+  seedDefaults: { history: HistoryMode; spawnTools: ReadonlySet<string> },
+): number | undefined {
   try {
-    const seed = seedTask(prefix.session, task, task.directive, { history: seedDefaults.history, spawnTools: [...seedDefaults.spawnTools] });
+    const seed = seedTask(prefix.session, task, task.directive, {
+      history: seedDefaults.history,
+      spawnTools: [...seedDefaults.spawnTools],
+    });
     return estimateTokens(JSON.stringify(seedRequest(seed, seed.contents)));
   } catch {
     return undefined;

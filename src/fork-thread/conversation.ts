@@ -25,7 +25,11 @@ export interface Conversation {
  * own: no copy of the whole history per fork); every request is the seed's shape's own, decorated
  * as the run's plan says (model/decorate.ts: the one request path).
  */
-export function openConversation(seed: ForkSeed, decorator: RequestDecorator, onAdd?: (added: readonly unknown[], role: 'tool' | 'user') => void): Conversation {
+export function openConversation(
+  seed: ForkSeed,
+  decorator: RequestDecorator,
+  onAdd?: (added: readonly unknown[], role: 'tool' | 'user') => void,
+): Conversation {
   const dialect: Dialect<AnyMessage, unknown> = seedDialect(seed);
   const messages = decorator.start(seed.contents as AnyMessage[]);
   return {

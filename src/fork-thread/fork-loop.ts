@@ -44,7 +44,16 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   const started = performance.now();
   const { job, session } = ctx;
   const task = job.task;
-  const state = { text: '', turns: 0, toolCalls: 0, retries: 0, spent: 0, calls: [] as CallRecord[], sent: undefined as ForkResult['sent'], finish: undefined as ForkResult['finish'] };
+  const state = {
+    text: '',
+    turns: 0,
+    toolCalls: 0,
+    retries: 0,
+    spent: 0,
+    calls: [] as CallRecord[],
+    sent: undefined as ForkResult['sent'],
+    finish: undefined as ForkResult['finish'],
+  };
 
   const finish = (ending: Ending): ForkResult => {
     const base = {
@@ -64,7 +73,11 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       return { ...base, status: 'completed', ...(ending.output !== undefined ? { output: ending.output } : {}) };
     }
     if (ending.status === 'cancelled') {
-      return { ...base, status: 'cancelled', error: { kind: ending.kind ?? 'cancelled', message: ending.message ?? 'the fork was cancelled' } };
+      return {
+        ...base,
+        status: 'cancelled',
+        error: { kind: ending.kind ?? 'cancelled', message: ending.message ?? 'the fork was cancelled' },
+      };
     }
     return { ...base, status: 'failed', error: { kind: ending.kind, message: ending.message } };
   };
@@ -83,7 +96,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
   }
 
   // The transcript: what this fork adds to its seed, reported line by line for the main thread to write.
-  const record = job.transcript === undefined ? undefined : (entry: TranscriptEntry): void => ctx.host.report({ type: 'transcript', entry });
+  const record =
+    job.transcript === undefined ? undefined : (entry: TranscriptEntry): void => ctx.host.report({ type: 'transcript', entry });
   let from: Continuation | undefined;
   try {
     from = job.transcript?.continueFrom === undefined ? undefined : await continuation(job, session, seed);
@@ -105,7 +119,12 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     conversation.restore(from.messages);
     // A revived fork starts a stretch of its own (turns, usage, text); a resumed one goes on with its figures.
     if (revivedWith === undefined) {
-      Object.assign(state, { turns: from.turns, toolCalls: from.toolCalls, text: from.text, calls: from.calls.map((c): CallRecord => ({ ...c, restored: true })) });
+      Object.assign(state, {
+        turns: from.turns,
+        toolCalls: from.toolCalls,
+        text: from.text,
+        calls: from.calls.map((c): CallRecord => ({ ...c, restored: true })),
+      });
       state.spent = from.calls.reduce((sum, c) => sum + billedTokens(c), 0);
     }
     record?.({ type: 'resumed', from: revivedWith === undefined ? 'crash' : 'message', at: new Date().toISOString() });
@@ -135,7 +154,11 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       return { status: 'cancelled', kind: 'budget', message: `${what}; the fork stopped before its next model call` };
     }
     if (budget !== undefined && state.spent >= budget) {
-      return { status: 'failed', kind: 'budget', message: `the fork spent its token budget: ${state.spent} of ${budget} tokens, before its next model call` };
+      return {
+        status: 'failed',
+        kind: 'budget',
+        message: `the fork spent its token budget: ${state.spent} of ${budget} tokens, before its next model call`,
+      };
     }
     return undefined;
   };
@@ -166,7 +189,16 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     if (!outcome.ok) {
       const error = outcome.error;
       // A call the gate never let go (a spent budget, a cancel while it waited) was not made: no span for it.
-      if (outcome.attempts > 0) ctx.host.report({ type: 'call_failed', turn, startedAt, endedAt: epochMs(), errorType: errorTypeOf(error), message: error.message, ...(content !== undefined ? { content } : {}) });
+      if (outcome.attempts > 0)
+        ctx.host.report({
+          type: 'call_failed',
+          turn,
+          startedAt,
+          endedAt: epochMs(),
+          errorType: errorTypeOf(error),
+          message: error.message,
+          ...(content !== undefined ? { content } : {}),
+        });
       if (ctx.signal.aborted) return interrupted();
       const stop = stopped();
       if (stop && outcome.error.kind === 'aborted') return stop;
@@ -201,7 +233,9 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       ...(outcome.finish !== undefined ? { finish: outcome.finish } : {}),
       ...(outcome.responseId !== undefined ? { responseId: outcome.responseId } : {}),
       ...(outcome.responseModel !== undefined ? { responseModel: outcome.responseModel } : {}),
-      ...(content !== undefined ? { content: { ...content, output: replyContent(request.format, outcome.message, outcome.finish?.raw) } } : {}),
+      ...(content !== undefined
+        ? { content: { ...content, output: replyContent(request.format, outcome.message, outcome.finish?.raw) } }
+        : {}),
     });
     return reply;
   };
@@ -263,7 +297,11 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
     for (const [i, answer] of answers.entries()) {
       if (!answer.ok) {
         if (answer.error.kind === 'aborted') return finish(interrupted());
-        return finish({ status: 'failed', kind: 'host_gone', message: `the tool host did not answer ${calls[i]?.name} (${answer.error.kind})` });
+        return finish({
+          status: 'failed',
+          kind: 'host_gone',
+          message: `the tool host did not answer ${calls[i]?.name} (${answer.error.kind})`,
+        });
       }
       responses.push(answer.value.response);
     }
@@ -284,13 +322,20 @@ async function continuation(job: ForkJob, session: Readonly<ParentSession>, seed
   const transcript = await readTranscript(target.path);
   const { header } = transcript;
   const where = `the transcript ${target.path}`;
-  if (header.taskId !== job.task.id) throw new Error(`${where} is task ${JSON.stringify(header.taskId)}'s, not ${JSON.stringify(job.task.id)}'s`);
-  if (header.prefixId !== job.prefix.id) throw new Error(`${where} continues another conversation (prefix ${header.prefixId.slice(0, 12)}, not ${job.prefix.id.slice(0, 12)}): it cannot be continued from this session`);
+  if (header.taskId !== job.task.id)
+    throw new Error(`${where} is task ${JSON.stringify(header.taskId)}'s, not ${JSON.stringify(job.task.id)}'s`);
+  if (header.prefixId !== job.prefix.id)
+    throw new Error(
+      `${where} continues another conversation (prefix ${header.prefixId.slice(0, 12)}, not ${job.prefix.id.slice(0, 12)}): it cannot be continued from this session`,
+    );
   const from = continuationOf(transcript);
   const own = JSON.stringify(ownSeedMessages(session, seed));
-  if (JSON.stringify(from.seedMessages) !== own) throw new Error(`${where} was seeded with other messages than this task's seed: the task changed since it was written`);
+  if (JSON.stringify(from.seedMessages) !== own)
+    throw new Error(`${where} was seeded with other messages than this task's seed: the task changed since it was written`);
   if (target.continueFrom === 'message' && from.ended !== 'completed') {
-    throw new Error(`${where} does not end on a completed run (${from.ended ?? 'it is still running or was cut off'}): only a completed task is revived`);
+    throw new Error(
+      `${where} does not end on a completed run (${from.ended ?? 'it is still running or was cut off'}): only a completed task is revived`,
+    );
   }
   return from;
 }

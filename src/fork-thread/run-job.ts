@@ -50,7 +50,12 @@ export async function runForkWith(job: ForkJob, load: () => { session: Readonly<
     controller.abort(new Error(why));
   };
   let stopReason: StopReason | undefined;
-  const host = connectHost(job.port, () => abort('cancelled'), undefined, (why) => (stopReason ??= why));
+  const host = connectHost(
+    job.port,
+    () => abort('cancelled'),
+    undefined,
+    (why) => (stopReason ??= why),
+  );
   const timer = job.timeoutMs !== undefined ? setTimeout(() => abort('timeout'), job.timeoutMs) : undefined;
   let result: ForkResult;
   try {
@@ -73,6 +78,13 @@ export async function runForkWith(job: ForkJob, load: () => { session: Readonly<
     host.end(result);
   } catch (err) {
     // A result that cannot cross the boundary (structured clone refused a value in it): its fork fails saying so.
-    host.end(emptyFailure(job.task.id, 'error', `the fork's result could not be sent: ${err instanceof Error ? err.message : String(err)}`, threadId));
+    host.end(
+      emptyFailure(
+        job.task.id,
+        'error',
+        `the fork's result could not be sent: ${err instanceof Error ? err.message : String(err)}`,
+        threadId,
+      ),
+    );
   }
 }

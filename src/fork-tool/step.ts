@@ -101,7 +101,9 @@ export interface StepFork {
  * loop's next turn (a framework runs a step's calls together) go to `run` together, each under the
  * context its `execute` ran in. A `run` that throws rejects each of its calls' `started` and `result`.
  */
-export function stepBatcher<Step extends object>(run: (step: Step, calls: readonly StepCall[]) => Promise<void>): (step: Step, call: ToolCall) => StepFork {
+export function stepBatcher<Step extends object>(
+  run: (step: Step, calls: readonly StepCall[]) => Promise<void>,
+): (step: Step, call: ToolCall) => StepFork {
   /** A step's calls so far, and whether its forks have begun: the same for every call of it. */
   interface Batch {
     calls: StepCall[];
@@ -150,10 +152,17 @@ export function stepBatcher<Step extends object>(run: (step: Step, calls: readon
  * its fork has begun (a session that cannot be forked is the call's error), a placeholder, the
  * answer going to `onResult` when it ends.
  */
-export async function toolAnswer(fork: StepFork, call: { toolCallId: string; directive: string }, onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void): Promise<string> {
+export async function toolAnswer(
+  fork: StepFork,
+  call: { toolCallId: string; directive: string },
+  onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void,
+): Promise<string> {
   if (onResult === undefined) return answerOf(await fork.result);
   // Its rejection is the same error as started's, which the call throws.
-  fork.result.then((r) => onResult(r, call), () => undefined);
+  fork.result.then(
+    (r) => onResult(r, call),
+    () => undefined,
+  );
   await fork.started;
   return `Fork ${call.toolCallId} started in the background; its result will be given to you when it ends.`;
 }

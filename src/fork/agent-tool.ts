@@ -31,12 +31,14 @@ const AgentParamsSchema = z.strictObject({
     .optional()
     .describe(
       'Defaults to true for a sub-agent: its result arrives later as a <task-notification>. Set to false to run a ' +
-        'general-purpose sub-agent in the foreground and get its result as this call\'s result. Forks always run in the background here.',
+        "general-purpose sub-agent in the foreground and get its result as this call's result. Forks always run in the background here.",
     ),
   name: z
     .string()
     .optional()
-    .describe('A short label for the task (one or two words, lowercase). As in the reference, a named sub-agent without run_in_background runs in the foreground.'),
+    .describe(
+      'A short label for the task (one or two words, lowercase). As in the reference, a named sub-agent without run_in_background runs in the foreground.',
+    ),
   fork_turns: z
     .union([z.string(), z.number().int().positive()])
     .optional()
@@ -49,13 +51,13 @@ const AgentParamsSchema = z.strictObject({
         '"mcp__*" (every MCP tool) or "mcp__<server>__<prefix>*" (MCP tools whose names start so). ' +
         'Not "*": omit fork_tools for unrestricted execution. An empty list allows none.',
     ),
-  model: z.string().optional().describe('Not for forks: a fork always uses this conversation\'s model.'),
+  model: z.string().optional().describe("Not for forks: a fork always uses this conversation's model."),
 });
 
 /** Parameters other agents offer that forkpool does not: named in the error, never silently ignored. */
 const UNSUPPORTED: Record<string, string> = {
   isolation: 'isolation: is not supported: sub-agents run in this process and share its workspace',
-  working_dir: 'working_dir: is not supported: sub-agents share this process\'s working directory',
+  working_dir: "working_dir: is not supported: sub-agents share this process's working directory",
 };
 
 export type AgentParams = z.output<typeof AgentParamsSchema>;
@@ -78,7 +80,9 @@ export const AGENT_TOOL_DECLARATION: FunctionDeclaration = declaration();
 export const AGENT_TOOL_FUNCTION: ChatTool = dialectFor('openai-chat').declareFunction(AGENT_TOOL_DECLARATION) as ChatTool;
 
 /** The agent tool as an Anthropic tool (`input_schema`), for Anthropic-shaped conversations. */
-export const AGENT_TOOL_ANTHROPIC: Readonly<Record<string, unknown>> = dialectFor('anthropic-messages').declareFunction(AGENT_TOOL_DECLARATION) as Readonly<Record<string, unknown>>;
+export const AGENT_TOOL_ANTHROPIC: Readonly<Record<string, unknown>> = dialectFor('anthropic-messages').declareFunction(
+  AGENT_TOOL_DECLARATION,
+) as Readonly<Record<string, unknown>>;
 
 export interface AgentCallContext {
   /** The caller is a fork (or the conversation is one): it may not start sub-agents at all. */
@@ -164,7 +168,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
     errors.push(
       isFork
         ? 'model: cannot be combined with subagent_type "fork": a fork always uses this conversation\'s model, because another model cannot read its prompt cache'
-        : 'model: is not supported: every sub-agent runs on this conversation\'s model',
+        : "model: is not supported: every sub-agent runs on this conversation's model",
     );
   }
   if (ctx.insideSubagent === true && background === true) {
@@ -186,9 +190,7 @@ export function validateAgentParams(input: unknown, ctx: AgentCallContext = {}):
   // awaited either); for any other sub-agent run_in_background wins, and left out it runs in the
   // background unless it was given a name (the reference keeps a named call without a team in the foreground).
   const runInBackground = isFork || (ctx.insideSubagent !== true && (params.run_in_background ?? name === undefined));
-  const fork: ForkRequest | undefined = isFork
-    ? { forkTurns, ...(allowedTools !== undefined ? { allowedTools } : {}) }
-    : undefined;
+  const fork: ForkRequest | undefined = isFork ? { forkTurns, ...(allowedTools !== undefined ? { allowedTools } : {}) } : undefined;
   return { ok: true, params, subagentType: isFork ? FORK_SUBAGENT_TYPE : GENERAL_PURPOSE_SUBAGENT_TYPE, fork, runInBackground };
 }
 

@@ -27,7 +27,10 @@ export function checkOutput(text: string, schema: Record<string, unknown>): Sche
   try {
     validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (err) {
-    return { ok: false, error: failure('schema_unusable', `the output schema cannot be used: ${err instanceof Error ? err.message : String(err)}`) };
+    return {
+      ok: false,
+      error: failure('schema_unusable', `the output schema cannot be used: ${err instanceof Error ? err.message : String(err)}`),
+    };
   }
   const parsed = validator.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };

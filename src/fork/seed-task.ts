@@ -15,12 +15,7 @@ export interface TaskSeedDefaults {
  * A task's first request: a fork of the session, or (subagentType "general-purpose") a fresh
  * sub-agent. Shares the frozen session's objects (`copy: false`): callers never edit them.
  */
-export function seedTask(
-  session: Readonly<ParentSession>,
-  task: ForkTask,
-  directive: string,
-  defaults: TaskSeedDefaults,
-): ForkSeed {
+export function seedTask(session: Readonly<ParentSession>, task: ForkTask, directive: string, defaults: TaskSeedDefaults): ForkSeed {
   if (task.subagentType === 'general-purpose') return seedFreshAgent(session, directive);
   return seedFork(session, directive, {
     copy: false,
@@ -42,5 +37,9 @@ function seedFreshAgent(session: Readonly<ParentSession>, directive: string): Fo
   const { head, history } = dialect.split(session);
   // The session's own objects, shared (a fresh agent's request repeats them as they are).
   const share = <T>(value: T): T => value;
-  return dialect.seed(session, { head, contents: [dialect.userText(directive)], shared: 0, seedCase: 'fresh', trimmedMessages: history.length }, { clone: share, copy: false });
+  return dialect.seed(
+    session,
+    { head, contents: [dialect.userText(directive)], shared: 0, seedCase: 'fresh', trimmedMessages: history.length },
+    { clone: share, copy: false },
+  );
 }

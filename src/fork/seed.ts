@@ -43,7 +43,15 @@ export interface SeedOptions {
 }
 
 export type { SeedCase } from '../shapes/seed.js';
-export type { AiSdkForkSeed, AnthropicForkSeed, ForkSeed, ForkSeedOf, GeminiForkSeed, OpenAIChatForkSeed, OpenAIResponsesForkSeed } from '../shapes/registry.js';
+export type {
+  AiSdkForkSeed,
+  AnthropicForkSeed,
+  ForkSeed,
+  ForkSeedOf,
+  GeminiForkSeed,
+  OpenAIChatForkSeed,
+  OpenAIResponsesForkSeed,
+} from '../shapes/registry.js';
 
 /** A fork's seed, in the session's own shape (its type follows the session's: ForkSeedOf). */
 export function seedFork<S extends Readonly<ParentSession>>(session: S, directive: string, options: SeedOptions = {}): ForkSeedOf<S> {
@@ -214,7 +222,8 @@ function checkOptions(directive: string, options: SeedOptions): SeedOptions {
   }
   const { history, forkTurns, allowedTools, spawnTools } = options;
   for (const key of Object.keys(options)) {
-    if (!SEED_OPTION_KEYS.includes(key)) throw new TypeError(`seedFork: options.${key} is not an option (known: ${SEED_OPTION_KEYS.join(', ')})`);
+    if (!SEED_OPTION_KEYS.includes(key))
+      throw new TypeError(`seedFork: options.${key} is not an option (known: ${SEED_OPTION_KEYS.join(', ')})`);
   }
   if (history !== undefined && history !== 'inherit' && history !== 'completed-turns') {
     throw new TypeError(`seedFork: history must be "inherit" or "completed-turns", not ${JSON.stringify(history)}`);

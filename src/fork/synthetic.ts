@@ -26,7 +26,6 @@ const POST_COMPACT_ATTACHMENT_OPENINGS = [
   'Recent visual snapshots preserved from before context was compacted',
 ];
 
-
 /** A user message of reminders only (and at least one). */
 function isReminderOnly(view: MessageView): boolean {
   return view.texts.length > 0 && !view.media && view.results.length === 0 && view.texts.every(isReminder);
@@ -53,7 +52,8 @@ function compactedSummaryLength(history: readonly AnyMessage[], at: number): num
   if (summary?.role !== 'user' || !(summary.firstText ?? '').includes(COMPACTED_SUMMARY_MARK)) return 0;
   if (ack?.role !== 'model' || ack.firstText !== COMPACTED_SUMMARY_ACK) return 0;
   const attachments = view(history[at + 2]);
-  const isAttachments = attachments?.role === 'user' && attachments.texts.some((text) => POST_COMPACT_ATTACHMENT_OPENINGS.some((o) => text.startsWith(o)));
+  const isAttachments =
+    attachments?.role === 'user' && attachments.texts.some((text) => POST_COMPACT_ATTACHMENT_OPENINGS.some((o) => text.startsWith(o)));
   if (!isAttachments) return 2;
   const calls = view(history[at + 3]);
   return calls?.role === 'model' && calls.calls.length > 0 ? 4 : 3;

@@ -21,7 +21,8 @@ export const SEND_MESSAGE_TOOL_NAME = 'send_message';
 export const TASK_CONTROL_TOOLS: ReadonlySet<string> = new Set([TASK_STOP_TOOL_NAME, SEND_MESSAGE_TOOL_NAME]);
 
 /** What a fork (or sub-agent) that calls task_stop or send_message is told. */
-export const TASK_CONTROL_REFUSED = (tool: string): string => `Error: ${tool} manages the main agent's background tasks and is not available inside a sub-agent. Please execute tasks directly.`;
+export const TASK_CONTROL_REFUSED = (tool: string): string =>
+  `Error: ${tool} manages the main agent's background tasks and is not available inside a sub-agent. Please execute tasks directly.`;
 
 const TaskStopParamsSchema = z.strictObject({
   task_id: z.string().describe('The ID of the background task to stop (from the launch response or notification).'),
@@ -76,7 +77,8 @@ export const TASK_TOOL_TEXT = {
   notRunning: (id: string, status: string) => `Error: Background agent "${id}" is not running (status: ${status}).`,
   messageQueued: (id: string) =>
     `Message queued for delivery to background task "${id}". The task will receive it at the next tool-round boundary. There is no inline reply: whatever it does with your message shows up in its completion notification for this task_id. Do not relaunch the task while waiting.`,
-  messageToStopped: (id: string, status: string) => `Error: Background task "${id}" is not running (status: ${status}). Cannot send messages to stopped tasks.`,
+  messageToStopped: (id: string, status: string) =>
+    `Error: Background task "${id}" is not running (status: ${status}). Cannot send messages to stopped tasks.`,
   notRevived: (id: string) => `Error: Background task "${id}" could not be revived.`,
   /** forkpool's own: the reference's queue never refuses, and forkpool says when a message would be lost. */
   notDelivered: (id: string, why: string) => `Error: The message was not delivered to background task "${id}": ${why}.`,

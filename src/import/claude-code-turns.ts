@@ -25,7 +25,8 @@ const API_FIELDS: Record<string, readonly string[]> = {
   document: ['type', 'source', 'title', 'context', 'citations', 'cache_control'],
 };
 
-const WHITESPACE_REASON = 'text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")';
+const WHITESPACE_REASON =
+  'text of whitespace only, which the Messages API refuses ("text content blocks must contain non-whitespace text")';
 
 /** What a missing result is answered with, so the turn stays one the API takes. */
 const MISSING_RESULT_TEXT = 'No result was recorded for this call in the Claude Code transcript (forkpool import).';
@@ -100,7 +101,12 @@ export function buildTurns(chain: readonly JsonlRecord[], records: readonly Json
     }
     const earlier = group.results.get(id);
     if (earlier !== undefined) {
-      dropped.push({ line, path, what: 'a tool_result block', reason: `a second result for "${id}" (the one on line ${earlier.line} is kept)` });
+      dropped.push({
+        line,
+        path,
+        what: 'a tool_result block',
+        reason: `a second result for "${id}" (the one on line ${earlier.line} is kept)`,
+      });
       return false;
     }
     group.results.set(id, { block: clean(block), line });
@@ -151,7 +157,13 @@ export function buildTurns(chain: readonly JsonlRecord[], records: readonly Json
     used.add(uuidOf(record));
     const content = messageOf(record).content as string | Block[];
     if (typeof content === 'string') {
-      if (content.trim() === '') dropped.push({ line: record.line, what: 'a "user" record', reason: content === '' ? 'empty: no content' : WHITESPACE_REASON, message: true });
+      if (content.trim() === '')
+        dropped.push({
+          line: record.line,
+          what: 'a "user" record',
+          reason: content === '' ? 'empty: no content' : WHITESPACE_REASON,
+          message: true,
+        });
       else turns.push({ kind: 'user', content, line: record.line, exact: true });
       continue;
     }
@@ -199,7 +211,12 @@ export function buildTurns(chain: readonly JsonlRecord[], records: readonly Json
     }
     const { group } = turn;
     if (group.blocks.length === 0) {
-      dropped.push({ line: group.lines[0] as number, what: 'an "assistant" message', reason: 'nothing left in it once its whitespace-only text is left out', message: true });
+      dropped.push({
+        line: group.lines[0] as number,
+        what: 'an "assistant" message',
+        reason: 'nothing left in it once its whitespace-only text is left out',
+        message: true,
+      });
       continue;
     }
     messages.push({ role: 'assistant', content: group.blocks.map((placed) => placed.block) });
@@ -210,7 +227,9 @@ export function buildTurns(chain: readonly JsonlRecord[], records: readonly Json
     const results = group.toolUses.map((call) => {
       const found = group.results.get(call.id);
       if (found) return found;
-      notes.push(`line ${call.line}: the ${call.name} call "${call.id}" has no result in the file; it is answered with an error result saying so (the Messages API requires an answer for every call)`);
+      notes.push(
+        `line ${call.line}: the ${call.name} call "${call.id}" has no result in the file; it is answered with an error result saying so (the Messages API requires an answer for every call)`,
+      );
       return { block: { type: 'tool_result', tool_use_id: call.id, content: MISSING_RESULT_TEXT, is_error: true }, line: call.line };
     });
     messages.push({ role: 'user', content: results.map((placed) => placed.block) });
@@ -218,7 +237,9 @@ export function buildTurns(chain: readonly JsonlRecord[], records: readonly Json
   }
 
   const merged = turns.filter((turn) => turn.kind === 'assistant' && turn.group.lines.length > 1).length;
-  if (merged > 0) notes.unshift(`${merged} assistant message${merged === 1 ? ' was' : 's were'} written as several records (one message.id) and merged`);
-  if (strippedFields > 0) notes.push(`${strippedFields} block field${strippedFields === 1 ? '' : 's'} that the Messages API does not take left out`);
+  if (merged > 0)
+    notes.unshift(`${merged} assistant message${merged === 1 ? ' was' : 's were'} written as several records (one message.id) and merged`);
+  if (strippedFields > 0)
+    notes.push(`${strippedFields} block field${strippedFields === 1 ? '' : 's'} that the Messages API does not take left out`);
   return { messages, origins, dropped, notes, used };
 }

@@ -58,12 +58,19 @@ export function importClaudeCode(read: JsonlRead, file: string | undefined): Con
   const main = new Map<string, JsonlRecord>();
   for (const record of read.records) {
     const type = String(record.value.type);
-    if (!hasUuid(record)) dropped.push({ line: record.line, what: recordName(record.value), reason: NO_UUID_REASONS[type] ?? 'not a message (no uuid): Claude Code bookkeeping' });
-    else if (record.value.isSidechain === true && !subAgent) dropped.push({ line: record.line, what: recordName(record.value), reason: SIDECHAIN_REASON });
+    if (!hasUuid(record))
+      dropped.push({
+        line: record.line,
+        what: recordName(record.value),
+        reason: NO_UUID_REASONS[type] ?? 'not a message (no uuid): Claude Code bookkeeping',
+      });
+    else if (record.value.isSidechain === true && !subAgent)
+      dropped.push({ line: record.line, what: recordName(record.value), reason: SIDECHAIN_REASON });
     else main.set(record.value.uuid as string, record);
   }
   const conversation = [...main.values()].filter(isMessage);
-  if (conversation.length === 0) throw new InputError({ ...at, rule: 'holds no conversation: no user or assistant record outside sidechains' });
+  if (conversation.length === 0)
+    throw new InputError({ ...at, rule: 'holds no conversation: no user or assistant record outside sidechains' });
 
   const chain = chainTo([...main.values()].at(-1) as JsonlRecord, main);
   const boundary = chain[0]?.value.type === 'system' && chain[0].value.subtype === COMPACT_BOUNDARY ? chain[0] : undefined;
@@ -71,23 +78,31 @@ export function importClaudeCode(read: JsonlRead, file: string | undefined): Con
 
   const turns = buildTurns(chain.filter(isMessage), conversation);
   dropped.push(...turns.dropped);
-  for (const record of chain) if (!isMessage(record)) dropped.push({ line: record.line, what: recordName(record.value), reason: chainReason(record.value) });
+  for (const record of chain)
+    if (!isMessage(record)) dropped.push({ line: record.line, what: recordName(record.value), reason: chainReason(record.value) });
   const onChain = new Set(chain.map((record) => record.value.uuid as string));
   for (const record of main.values()) {
     const uuid = record.value.uuid as string;
     if (onChain.has(uuid) || turns.used.has(uuid)) continue;
     // Written before the (latest) compaction: what its summary stands for, branches of then included.
-    const reason = boundary !== undefined && record.line < boundary.line
-      ? `before the compaction on line ${boundary.line}: Claude Code resumes from its summary${summaryLine === undefined ? '' : ` (line ${summaryLine})`}, not from these`
-      : isMessage(record)
-        ? 'a branch not on the chain (the parentUuid chain that ends at the last record): a rewound or retried turn'
-        : chainReason(record.value);
+    const reason =
+      boundary !== undefined && record.line < boundary.line
+        ? `before the compaction on line ${boundary.line}: Claude Code resumes from its summary${summaryLine === undefined ? '' : ` (line ${summaryLine})`}, not from these`
+        : isMessage(record)
+          ? 'a branch not on the chain (the parentUuid chain that ends at the last record): a rewound or retried turn'
+          : chainReason(record.value);
     dropped.push({ line: record.line, what: recordName(record.value), reason, ...(isMessage(record) ? { message: true } : {}) });
   }
 
   const notes = [...turns.notes];
-  if (subAgent) notes.unshift("every record is a sidechain: read as that sub-agent's own conversation (Claude Code 2.1 keeps each sub-agent in subagents/agent-*.jsonl)");
-  if (boundary !== undefined) notes.push(`the compaction on line ${boundary.line} was applied: the conversation starts with its summary${summaryLine === undefined ? '' : ` (line ${summaryLine})`}`);
+  if (subAgent)
+    notes.unshift(
+      "every record is a sidechain: read as that sub-agent's own conversation (Claude Code 2.1 keeps each sub-agent in subagents/agent-*.jsonl)",
+    );
+  if (boundary !== undefined)
+    notes.push(
+      `the compaction on line ${boundary.line} was applied: the conversation starts with its summary${summaryLine === undefined ? '' : ` (line ${summaryLine})`}`,
+    );
   notes.push(`max_tokens ${DEFAULT_MAX_TOKENS}: Claude Code records none (forkpool's choice; the Messages API requires one)`);
   const model = lastModel(conversation);
   return {
@@ -121,7 +136,14 @@ function lastModel(records: readonly JsonlRecord[]): string | undefined {
   let model: string | undefined;
   for (const { value } of records) {
     const message = value.message;
-    if (value.type === 'assistant' && isRecord(message) && typeof message.model === 'string' && message.model !== '' && message.model !== '<synthetic>') model = message.model;
+    if (
+      value.type === 'assistant' &&
+      isRecord(message) &&
+      typeof message.model === 'string' &&
+      message.model !== '' &&
+      message.model !== '<synthetic>'
+    )
+      model = message.model;
   }
   return model;
 }
@@ -146,7 +168,8 @@ const SYSTEM_REASONS: Record<string, string> = {
 
 function chainReason(value: Record<string, unknown>): string {
   const type = String(value.type);
-  if (type === 'system') return SYSTEM_REASONS[String(value.subtype)] ?? 'a system event (hook output, a local command), not a message the model sees';
+  if (type === 'system')
+    return SYSTEM_REASONS[String(value.subtype)] ?? 'a system event (hook output, a local command), not a message the model sees';
   if (type === 'progress') return 'UI-only: progress shown while a tool runs';
   if (type === 'attachment') return 'UI-only: an attachment notice';
   return `not a message: a "${type}" event`;
@@ -161,8 +184,10 @@ function checkMessage(value: Record<string, unknown>, type: 'user' | 'assistant'
   if (!Array.isArray(content)) fail('message.content', 'must be a string or an array of content blocks');
   content.forEach((block: unknown, i: number) => {
     if (!isRecord(block) || typeof block.type !== 'string') fail(`message.content[${i}]`, 'must be a content block ({ "type", … })');
-    if (block.type === 'tool_result' && typeof block.tool_use_id !== 'string') fail(`message.content[${i}].tool_use_id`, 'is required: the id of the tool_use it answers');
-    if (block.type === 'tool_use' && (typeof block.id !== 'string' || block.id === '')) fail(`message.content[${i}].id`, 'is required: the id its tool_result answers');
+    if (block.type === 'tool_result' && typeof block.tool_use_id !== 'string')
+      fail(`message.content[${i}].tool_use_id`, 'is required: the id of the tool_use it answers');
+    if (block.type === 'tool_use' && (typeof block.id !== 'string' || block.id === ''))
+      fail(`message.content[${i}].id`, 'is required: the id its tool_result answers');
   });
 }
 

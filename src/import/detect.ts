@@ -61,14 +61,18 @@ export function detect(text: string, file: string | undefined, forced?: ImportFo
     if (!firstLineIsObject(text)) parseJsonText(text, at); // throws the usual located syntax error
     const jsonl = readJsonl(text, file);
     if (forced !== undefined && forced !== 'gemini-cli' && !JSONL_FORMATS.includes(forced)) {
-      throw new InputError({ ...at, rule: `is JSONL (one record a line), which is not a ${forced} file; JSONL is read as gemini-cli, qwen-code or claude-code` });
+      throw new InputError({
+        ...at,
+        rule: `is JSONL (one record a line), which is not a ${forced} file; JSONL is read as gemini-cli, qwen-code or claude-code`,
+      });
     }
     return { format: (forced as 'gemini-cli' | 'qwen-code' | 'claude-code' | undefined) ?? jsonlFormat(jsonl, file), jsonl };
   }
   const value = parsed.value;
   assertSafeJson(value, at);
   // A JSONL file of one record is one JSON document: read it as JSONL all the same.
-  if (forced !== undefined && JSONL_FORMATS.includes(forced)) return { format: forced as 'qwen-code' | 'claude-code', jsonl: readJsonl(text, file) };
+  if (forced !== undefined && JSONL_FORMATS.includes(forced))
+    return { format: forced as 'qwen-code' | 'claude-code', jsonl: readJsonl(text, file) };
   if (forced === undefined && isRecordLike(value)) {
     const jsonl = readJsonl(text, file);
     return { format: jsonlFormat(jsonl, file), jsonl };
@@ -98,7 +102,6 @@ function ownSession(value: unknown, shape: Shape): boolean {
   }
 }
 
-
 /** One JSONL record parsed as a whole document: Qwen Code's and Claude Code's carry uuid and parentUuid. */
 function isRecordLike(value: unknown): boolean {
   return isRecord(value) && typeof value.uuid === 'string' && 'parentUuid' in value && !('history' in value) && !('format' in value);
@@ -119,7 +122,15 @@ function jsonFormat(value: unknown, file: string | undefined): 'forkpool' | 'gem
   if (Array.isArray(value)) {
     const first: unknown = value[0];
     if (isRecord(first) && 'parts' in first) return 'gemini-cli';
-    return requestShape(value) ?? fail(notClaimed(file, `is a JSON array, but not of messages ({ "role", "content" } or { "role", "parts" }) or Responses input items; tried ${jsonTried()}`));
+    return (
+      requestShape(value) ??
+      fail(
+        notClaimed(
+          file,
+          `is a JSON array, but not of messages ({ "role", "content" } or { "role", "parts" }) or Responses input items; tried ${jsonTried()}`,
+        ),
+      )
+    );
   }
   if (!isRecord(value)) return 'forkpool';
   if ('format' in value) return 'forkpool';
@@ -151,7 +162,10 @@ function requestShape(json: unknown): Shape | undefined {
 }
 
 function notClaimed(file: string | undefined, rule: string): InputError {
-  return new InputError({ ...(file === undefined ? {} : { file }), rule: `${rule}; name the format with --format (or --session-format) to read it as one anyway` });
+  return new InputError({
+    ...(file === undefined ? {} : { file }),
+    rule: `${rule}; name the format with --format (or --session-format) to read it as one anyway`,
+  });
 }
 
 const GEMINI_CLI_TYPES = new Set(['user', 'gemini', 'info', 'error', 'warning']);

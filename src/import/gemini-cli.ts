@@ -41,7 +41,12 @@ interface Located {
 }
 
 function fail(at: Located, path: string, rule: string): never {
-  throw new InputError({ ...(at.file === undefined ? {} : { file: at.file }), ...(at.line === undefined ? {} : { line: at.line }), path, rule });
+  throw new InputError({
+    ...(at.file === undefined ? {} : { file: at.file }),
+    ...(at.line === undefined ? {} : { line: at.line }),
+    path,
+    rule,
+  });
 }
 
 /** A `/chat save` checkpoint: `{ history, authType? }` or a bare array of Content. */
@@ -52,8 +57,10 @@ export function importGeminiCheckpoint(json: unknown, file: string | undefined):
   else {
     const checkpoint = json as Record<string, unknown>;
     history = checkpoint.history;
-    if (!Array.isArray(history)) fail({ file }, 'history', 'must be an array of messages ({ "role", "parts" }): a Gemini CLI checkpoint holds the chat history');
-    if ('authType' in checkpoint) dropped.push({ path: 'authType', what: 'authType', reason: "Gemini CLI's sign-in method, not part of the conversation" });
+    if (!Array.isArray(history))
+      fail({ file }, 'history', 'must be an array of messages ({ "role", "parts" }): a Gemini CLI checkpoint holds the chat history');
+    if ('authType' in checkpoint)
+      dropped.push({ path: 'authType', what: 'authType', reason: "Gemini CLI's sign-in method, not part of the conversation" });
   }
   const contents = history as unknown[];
   const prefix = Array.isArray(json) ? '' : 'history';
@@ -87,7 +94,13 @@ export function importGeminiRecordingJsonl(read: JsonlRead, file: string | undef
   const gone: DroppedRecord[] = [];
   // Rewound or replaced messages count toward the left-out warning; a message written again is the same message.
   const drop = (entry: Entry, reason: string, message = true) =>
-    gone.push({ line: entry.line, ...(entry.path ? { path: entry.path } : {}), what: `a "${String(entry.message.type)}" message`, reason, ...(message ? { message } : {}) });
+    gone.push({
+      line: entry.line,
+      ...(entry.path ? { path: entry.path } : {}),
+      what: `a "${String(entry.message.type)}" message`,
+      reason,
+      ...(message ? { message } : {}),
+    });
   // A message written again under its id replaces the earlier one in place (a Map keeps the first position).
   const put = (entry: Entry) => {
     const earlier = byId.get(entry.message.id as string);
@@ -118,7 +131,12 @@ export function importGeminiRecordingJsonl(read: JsonlRead, file: string | undef
     } else if (typeof value.id === 'string') put({ message: value, line, path: '' });
     else if (typeof value.sessionId === 'string' && typeof value.projectHash === 'string') {
       if (Array.isArray(value.messages)) putAll(value.messages, line, 'messages');
-    } else fail({ file, line }, 'id', 'is required: a Gemini CLI record is a message ({ "id", "type", "content" }), metadata, "$set" or "$rewindTo"');
+    } else
+      fail(
+        { file, line },
+        'id',
+        'is required: a Gemini CLI record is a message ({ "id", "type", "content" }), metadata, "$set" or "$rewindTo"',
+      );
   }
   const entries = [...byId.values()];
   const converted = toHistory(entries, file, 'a Gemini CLI session recording (JSONL)', lastModel(entries.map((e) => e.message)));
@@ -132,7 +150,8 @@ function lastModel(messages: readonly unknown[]): { name: string; from: 'records
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     // Gemini CLI's record type, not a format.
-    if (isRecord(message) && message.type === 'gemini' && typeof message.model === 'string' && message.model !== '') return { name: message.model, from: 'records' };
+    if (isRecord(message) && message.type === 'gemini' && typeof message.model === 'string' && message.model !== '')
+      return { name: message.model, from: 'records' };
   }
   return undefined;
 }
@@ -161,7 +180,10 @@ function toHistory(
   const origins: MessageOrigin[] = [];
   const dropped: DroppedRecord[] = [];
   let thoughts = 0;
-  const where = (entry: { path: string; line?: number }) => ({ ...(entry.line === undefined ? {} : { line: entry.line }), ...(entry.path ? { path: entry.path } : {}) });
+  const where = (entry: { path: string; line?: number }) => ({
+    ...(entry.line === undefined ? {} : { line: entry.line }),
+    ...(entry.path ? { path: entry.path } : {}),
+  });
   for (const entry of entries) {
     const { message } = entry;
     const at: Located = { file, ...(entry.line === undefined ? {} : { line: entry.line }) };
@@ -169,7 +191,11 @@ function toHistory(
     if (!isRecord(message)) fail(at, entry.path, 'must be a message record (a JSON object)');
     const type = message.type;
     if (typeof type !== 'string') fail(at, field('type'), 'is required: user, gemini, info, error or warning');
-    const origin = (name: string): MessageOrigin => ({ ...(entry.line === undefined ? {} : { line: entry.line }), path: field(name), exact: false });
+    const origin = (name: string): MessageOrigin => ({
+      ...(entry.line === undefined ? {} : { line: entry.line }),
+      path: field(name),
+      exact: false,
+    });
     if (type === 'info' || type === 'error' || type === 'warning') {
       dropped.push({ ...where(entry), what: `an ${type} message`, reason: 'UI-only: shown to the user, never sent to the model' });
       continue;
@@ -207,13 +233,19 @@ function toHistory(
       if (!modern) modelParts.push({ functionCall: { ...(id !== undefined ? { id } : {}), name: call.name, args: call.args ?? {} } });
       const result = call.result;
       if (!result) return;
-      if (typeof result === 'string') results.push({ functionResponse: { ...(id !== undefined ? { id } : {}), name: call.name, response: { output: result } } });
+      if (typeof result === 'string')
+        results.push({ functionResponse: { ...(id !== undefined ? { id } : {}), name: call.name, response: { output: result } } });
       else if (Array.isArray(result)) results.push(...partsOf(result, at, `${path}.result`));
       else if (isRecord(result)) results.push(result);
       else fail(at, `${path}.result`, 'must be a string, a part or an array of parts');
     });
     if (modelParts.length === 0) {
-      dropped.push({ ...where(entry), what: 'a gemini message', reason: 'empty: no text, thoughts or tool calls (Gemini CLI sends nothing for it, results included)', message: true });
+      dropped.push({
+        ...where(entry),
+        what: 'a gemini message',
+        reason: 'empty: no text, thoughts or tool calls (Gemini CLI sends nothing for it, results included)',
+        message: true,
+      });
       continue;
     }
     thoughts += modelParts.filter((part) => part.thought === true).length;
@@ -224,16 +256,33 @@ function toHistory(
       origins.push(origin('toolCalls'));
     }
   }
-  const notes = thoughts > 0 ? [`${thoughts} thought part${thoughts === 1 ? '' : 's'} kept as Gemini CLI sends them back on resume (recorded thought summaries become { "text", "thought": true } parts)`] : [];
-  return { session: { history }, shape: 'gemini', kind, ...(model ? { model } : {}), dropped, origins, notes, messageRecords: entries.length };
+  const notes =
+    thoughts > 0
+      ? [
+          `${thoughts} thought part${thoughts === 1 ? '' : 's'} kept as Gemini CLI sends them back on resume (recorded thought summaries become { "text", "thought": true } parts)`,
+        ]
+      : [];
+  return {
+    session: { history },
+    shape: 'gemini',
+    kind,
+    ...(model ? { model } : {}),
+    dropped,
+    origins,
+    notes,
+    messageRecords: entries.length,
+  };
 }
 
 /** Why Gemini CLI leaves a user message out on resume (isIgnoredUserContent), or undefined. */
 function ignoredBecause(text: string): string | undefined {
   if (text === '') return 'empty: Gemini CLI leaves empty user messages out on resume';
-  if (text.startsWith('/') || text.startsWith('?')) return `UI-only: a command to Gemini CLI (${JSON.stringify(clip(text))}), not sent to the model`;
-  if (text.startsWith('<session_context>')) return 'session context Gemini CLI adds again itself on resume (a <session_context> message), not sent back';
-  if (text.startsWith('<hook_context>')) return 'hook output Gemini CLI adds again itself on resume (a <hook_context> message), not sent back';
+  if (text.startsWith('/') || text.startsWith('?'))
+    return `UI-only: a command to Gemini CLI (${JSON.stringify(clip(text))}), not sent to the model`;
+  if (text.startsWith('<session_context>'))
+    return 'session context Gemini CLI adds again itself on resume (a <session_context> message), not sent back';
+  if (text.startsWith('<hook_context>'))
+    return 'hook output Gemini CLI adds again itself on resume (a <hook_context> message), not sent back';
   return undefined;
 }
 
@@ -241,7 +290,10 @@ function ignoredBecause(text: string): string | undefined {
 function thoughtParts(thoughts: unknown): Part[] {
   if (!Array.isArray(thoughts)) return [];
   return thoughts.filter(isRecord).map((thought) => ({
-    text: typeof thought.subject === 'string' && thought.subject !== '' ? `**${thought.subject}** ${String(thought.description ?? '')}` : String(thought.description ?? ''),
+    text:
+      typeof thought.subject === 'string' && thought.subject !== ''
+        ? `**${thought.subject}** ${String(thought.description ?? '')}`
+        : String(thought.description ?? ''),
     thought: true,
   }));
 }

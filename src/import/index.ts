@@ -103,7 +103,10 @@ function routed(session: Record<string, unknown>, converted: Converted, source: 
   }
   let result: ReturnType<typeof convertSession>;
   try {
-    result = convertSession(session as unknown as ParentSession, converted.convertTo.to, { dropUnsupported: true, ...(source === undefined ? {} : { source }) });
+    result = convertSession(session as unknown as ParentSession, converted.convertTo.to, {
+      dropUnsupported: true,
+      ...(source === undefined ? {} : { source }),
+    });
   } catch (err) {
     throw relocate(err, converted.origins, source);
   }
@@ -117,7 +120,13 @@ function routed(session: Record<string, unknown>, converted: Converted, source: 
     })),
   ];
   // Converted messages no longer map one to one onto the source's records: the conversion validated them.
-  return { ordered: result.session as unknown as Record<string, unknown>, shape: result.to, origins: [], dropped, notes: [...converted.notes, ...result.notes] };
+  return {
+    ordered: result.session as unknown as Record<string, unknown>,
+    shape: result.to,
+    origins: [],
+    dropped,
+    notes: [...converted.notes, ...result.notes],
+  };
 }
 
 /** A path in the converted history (`history[3].parts[0]`) as the source's line and field, where the history's message came from one. */
@@ -136,7 +145,8 @@ function convert(detected: ReturnType<typeof detect>, source: string | undefined
     if (detected.format === 'claude-code') return importClaudeCode(detected.jsonl, source);
     return importGeminiRecordingJsonl(detected.jsonl, source);
   }
-  if (detected.shape !== undefined) return { ...detected.shape.intake.read(detected.json, source), shape: detected.shape.format as SessionFormat };
+  if (detected.shape !== undefined)
+    return { ...detected.shape.intake.read(detected.json, source), shape: detected.shape.format as SessionFormat };
   const json = detected.json;
   return json !== null && typeof json === 'object' && !Array.isArray(json) && 'messages' in json
     ? importGeminiRecording(json as Record<string, unknown>, source)

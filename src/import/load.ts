@@ -44,4 +44,3 @@ export async function importSession(path: string, options: ReadLimits & ImportOp
   }
   return result;
 }
-

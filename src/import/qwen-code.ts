@@ -59,7 +59,8 @@ export function importQwenCode(read: JsonlRead, file: string | undefined): Conve
   for (const record of read.records) {
     const { line, value } = record;
     if (typeof value.uuid !== 'string' || value.uuid === '') at(line, 'uuid', 'is required: every Qwen Code record has a uuid');
-    if (value.parentUuid !== null && typeof value.parentUuid !== 'string') at(line, 'parentUuid', 'must be the uuid of the record before it, or null');
+    if (value.parentUuid !== null && typeof value.parentUuid !== 'string')
+      at(line, 'parentUuid', 'must be the uuid of the record before it, or null');
     if (typeof value.type !== 'string') at(line, 'type', 'is required: user, assistant, tool_result or system');
     if (value.message !== undefined) checkContent(value.message, (path, rule) => at(line, path, rule));
     const uuid = value.uuid as string;
@@ -82,14 +83,24 @@ export function importQwenCode(read: JsonlRead, file: string | undefined): Conve
   const dropped: DroppedRecord[] = [];
   for (const { line, value } of read.records) {
     if (!seen.has(value.uuid as string)) {
-      dropped.push({ line, what: describe(value), reason: 'a branch not on the chain (the parentUuid chain that ends at the last record)', ...(value.message === undefined ? {} : { message: true }) });
+      dropped.push({
+        line,
+        what: describe(value),
+        reason: 'a branch not on the chain (the parentUuid chain that ends at the last record)',
+        ...(value.message === undefined ? {} : { message: true }),
+      });
     }
   }
 
   const messages = chain.map((uuid) => aggregate(uuid, byUuid.get(uuid) as JsonlRecord[]));
   let compressionIndex = -1;
   messages.forEach((record, index) => {
-    if (record.type === 'system' && record.subtype === 'chat_compression' && isRecord(record.systemPayload) && record.systemPayload.compressedHistory) {
+    if (
+      record.type === 'system' &&
+      record.subtype === 'chat_compression' &&
+      isRecord(record.systemPayload) &&
+      record.systemPayload.compressedHistory
+    ) {
       compressionIndex = index;
     }
   });
@@ -111,10 +122,17 @@ export function importQwenCode(read: JsonlRead, file: string | undefined): Conve
     });
     for (const record of messages.slice(0, compressionIndex)) {
       if (record.message) {
-        dropped.push({ line: record.lines[0] as number, what: describe(record), reason: `replaced by the compression checkpoint on line ${line} (Qwen Code resumes from its compressedHistory)`, message: true });
+        dropped.push({
+          line: record.lines[0] as number,
+          what: describe(record),
+          reason: `replaced by the compression checkpoint on line ${line} (Qwen Code resumes from its compressedHistory)`,
+          message: true,
+        });
       } else dropNonMessage(record, dropped);
     }
-    notes.push(`the compression checkpoint on line ${line} was applied: its ${compressed.length} messages, then the ${messages.length - compressionIndex - 1} records after it`);
+    notes.push(
+      `the compression checkpoint on line ${line} was applied: its ${compressed.length} messages, then the ${messages.length - compressionIndex - 1} records after it`,
+    );
     start = compressionIndex + 1;
   }
   for (const record of messages.slice(start)) {
@@ -218,14 +236,23 @@ function aggregate(uuid: string, records: readonly JsonlRecord[]): Aggregated {
   if (first.systemPayload !== undefined) out.systemPayload = first.systemPayload;
   for (const { value } of records) {
     const message = value.message as Content | undefined;
-    if (message !== undefined) out.message = out.message === undefined ? message : { role: out.message.role, parts: [...out.message.parts, ...message.parts] };
+    if (message !== undefined)
+      out.message = out.message === undefined ? message : { role: out.message.role, parts: [...out.message.parts, ...message.parts] };
     if (typeof value.model === 'string' && value.model !== '' && out.model === undefined) out.model = value.model;
   }
   return out;
 }
 
 const TELEMETRY = new Set(['ui_telemetry']);
-const UI_ONLY = new Set(['slash_command', 'at_command', 'custom_title', 'attribution_snapshot', 'file_history_snapshot', 'rewind', 'session_notes']);
+const UI_ONLY = new Set([
+  'slash_command',
+  'at_command',
+  'custom_title',
+  'attribution_snapshot',
+  'file_history_snapshot',
+  'rewind',
+  'session_notes',
+]);
 
 function dropNonMessage(record: Aggregated, dropped: DroppedRecord[]): void {
   const line = record.lines[0] as number;
@@ -238,7 +265,8 @@ function dropNonMessage(record: Aggregated, dropped: DroppedRecord[]): void {
         ? 'UI-only: Qwen Code replays it on screen, the model never sees it'
         : 'a system event, not a message the model sees';
     dropped.push({ line, what, reason });
-  } else if (record.message) dropped.push({ line, what, reason: 'a message after the compression checkpoint that Qwen Code does not resend', message: true });
+  } else if (record.message)
+    dropped.push({ line, what, reason: 'a message after the compression checkpoint that Qwen Code does not resend', message: true });
   else dropped.push({ line, what, reason: 'no message: UI-only' });
 }
 

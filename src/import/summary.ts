@@ -105,7 +105,6 @@ function leftOutLine(summary: ImportSummary): string | undefined {
   return `forkpool: ${share.messages.toLocaleString('en-US')} of the ${share.of.toLocaleString('en-US')} message records of ${summary.source ?? 'the session'} (${percent}%) are left out of the session; each is listed under "dropped" with its reason`;
 }
 
-
 const MODEL_SOURCES: Record<ModelSource, string> = {
   option: 'from --model',
   file: 'named by the file',
@@ -117,7 +116,10 @@ const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}
 
 /** The summary as `forkpool import` prints it on stderr. */
 export function formatImportSummary(summary: ImportSummary): string {
-  const lines = [leftOutLine(summary), `forkpool: imported ${summary.source ?? 'the session'} (${summary.kind}) as a session in ${shapeNamed(summary.shape).label}`];
+  const lines = [
+    leftOutLine(summary),
+    `forkpool: imported ${summary.source ?? 'the session'} (${summary.kind}) as a session in ${shapeNamed(summary.shape).label}`,
+  ];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(10)} ${text}`);
   const more = (text: string) => lines.push(`  ${' '.repeat(10)} ${text}`);
   const { startupContext, compactedSummary } = summary.synthetic;
@@ -131,7 +133,9 @@ export function formatImportSummary(summary: ImportSummary): string {
   row('tools', summary.toolsUsed.length === 0 ? 'none called' : summary.toolsUsed.map((t) => `${t.name} ×${t.calls}`).join(', '));
   for (const tool of summary.declared) {
     if (tool.from === 'workspace') {
-      more(`declared ${tool.name}: forkpool's workspace tool, for the recorded ${tool.recordedAs ?? tool.name} (${tool.mapping ?? 'same arguments'})`);
+      more(
+        `declared ${tool.name}: forkpool's workspace tool, for the recorded ${tool.recordedAs ?? tool.name} (${tool.mapping ?? 'same arguments'})`,
+      );
     } else more(`declared ${tool.name}: ${tool.from === 'module' ? 'from --tools' : 'as recorded'}`);
   }
   for (const tool of summary.undeclared) more(`undeclared ${tool.name}: ${tool.why}`);

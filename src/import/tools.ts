@@ -77,11 +77,19 @@ const WORKSPACE_MAPPINGS: Readonly<Record<string, WorkspaceMapping>> = {
         if (end !== undefined && !isLine(end, 1)) return { why: 'a call\'s "end_line" is not a line number' };
         const from = (start as number | undefined) ?? 1;
         if (end !== undefined && (end as number) < from) return { why: 'a call\'s "end_line" is before its "start_line"' };
-        return { args: { path, ...(start !== undefined ? { offset: from } : {}), ...(end !== undefined ? { limit: (end as number) - from + 1 } : {}) } };
+        return {
+          args: {
+            path,
+            ...(start !== undefined ? { offset: from } : {}),
+            ...(end !== undefined ? { limit: (end as number) - from + 1 } : {}),
+          },
+        };
       }
       if (offset !== undefined && !isLine(offset, 0)) return { why: 'a call\'s "offset" is not a line number' };
       if (limit !== undefined && !isLine(limit, 1)) return { why: 'a call\'s "limit" is not a positive integer' };
-      return { args: { path, ...(offset !== undefined ? { offset: (offset as number) + 1 } : {}), ...(limit !== undefined ? { limit } : {}) } };
+      return {
+        args: { path, ...(offset !== undefined ? { offset: (offset as number) + 1 } : {}), ...(limit !== undefined ? { limit } : {}) },
+      };
     },
   },
   list_directory: {
@@ -90,13 +98,13 @@ const WORKSPACE_MAPPINGS: Readonly<Record<string, WorkspaceMapping>> = {
     map(args) {
       const mapped = mapArgs(args, 'list_dir', { path: ['dir_path', 'path'] }, ['ignore']);
       if ('why' in mapped) return mapped;
-      if (mapped.args.path !== undefined && typeof mapped.args.path !== 'string') return { why: 'a call\'s path is not a string' };
+      if (mapped.args.path !== undefined && typeof mapped.args.path !== 'string') return { why: "a call's path is not a string" };
       return mapped;
     },
   },
   glob: {
     target: 'glob',
-    how: 'pattern → pattern; only calls without dir_path or path map (forkpool\'s glob matches paths relative to the workspace root)',
+    how: "pattern → pattern; only calls without dir_path or path map (forkpool's glob matches paths relative to the workspace root)",
     map(args) {
       const mapped = mapArgs(args, 'glob', { pattern: ['pattern'] });
       if ('why' in mapped) return mapped;
@@ -144,7 +152,8 @@ function recordedNames(session: Record<string, unknown>): string[] {
   if (!Array.isArray(tools)) return [];
   const names: string[] = [];
   for (const tool of tools as Record<string, unknown>[]) {
-    if (Array.isArray(tool?.functionDeclarations)) for (const d of tool.functionDeclarations as { name?: unknown }[]) names.push(String(d.name));
+    if (Array.isArray(tool?.functionDeclarations))
+      for (const d of tool.functionDeclarations as { name?: unknown }[]) names.push(String(d.name));
     else if (tool?.function && typeof tool.function === 'object') names.push(String((tool.function as { name?: unknown }).name));
     else if (typeof tool?.name === 'string') names.push(tool.name);
   }
@@ -153,7 +162,8 @@ function recordedNames(session: Record<string, unknown>): string[] {
 
 function callCounts(session: Record<string, unknown>): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const message of messagesOf(session)) for (const call of viewMessage(message).calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
+  for (const message of messagesOf(session))
+    for (const call of viewMessage(message).calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
   return counts;
 }
 
@@ -192,7 +202,8 @@ export function settleTools(session: Record<string, unknown>, format: ImportForm
     }
     const why = firstRefusal(session, name, mapping);
     if (why !== undefined) undeclared.push({ name, why: `does not map to forkpool's ${mapping.target}: ${why}` });
-    else if (declaredNames.has(mapping.target)) undeclared.push({ name, why: `forkpool's ${mapping.target} is declared already (from --tools)` });
+    else if (declaredNames.has(mapping.target))
+      undeclared.push({ name, why: `forkpool's ${mapping.target} is declared already (from --tools)` });
     else {
       renames.set(name, mapping);
       declaredNames.add(mapping.target);
@@ -231,7 +242,12 @@ function rewriteCalls(session: Record<string, unknown>, renames: ReadonlyMap<str
         if (call && renames.has(call.name as string)) {
           const mapping = renames.get(call.name as string) as WorkspaceMapping;
           const mapped = mapping.map((call.args ?? {}) as Args) as { args: Args };
-          return { ...part, functionCall: Object.fromEntries(Object.entries(call).map(([k, v]) => [k, k === 'name' ? mapping.target : k === 'args' ? mapped.args : v])) };
+          return {
+            ...part,
+            functionCall: Object.fromEntries(
+              Object.entries(call).map(([k, v]) => [k, k === 'name' ? mapping.target : k === 'args' ? mapped.args : v]),
+            ),
+          };
         }
         if (response && renames.has(response.name as string)) {
           return { ...part, functionResponse: { ...response, name: (renames.get(response.name as string) as WorkspaceMapping).target } };

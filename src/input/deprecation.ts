@@ -8,7 +8,10 @@
 const DEPRECATED = {
   freezePrefix: { code: 'FORKPOOL_DEP_FREEZE_PREFIX', use: 'engine.freeze(session), which does the same' },
   importSession: { code: 'FORKPOOL_DEP_IMPORT_SESSION', use: 'loadSession(path, { onImport }), whose onImport gets the import summary' },
-  loadTasks: { code: 'FORKPOOL_DEP_LOAD_TASKS', use: 'streamTasks(path), which fanOut takes as it is (or collect it: for await (const task of await streamTasks(path)))' },
+  loadTasks: {
+    code: 'FORKPOOL_DEP_LOAD_TASKS',
+    use: 'streamTasks(path), which fanOut takes as it is (or collect it: for await (const task of await streamTasks(path)))',
+  },
   'run.stop': { code: 'FORKPOOL_DEP_RUN_STOP', use: 'run.cancel(id), which now answers whether it cancelled the fork' },
 } as const;
 

@@ -57,11 +57,7 @@ export function firstIssue(error: z.ZodError): Pick<InputErrorInit, 'path' | 'ru
 }
 
 /** Parses with plain-worded errors, or throws an InputError located in `source`. */
-export function parseOrThrow<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  source: Pick<InputErrorInit, 'file' | 'line'>,
-): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, source: Pick<InputErrorInit, 'file' | 'line'>): z.output<S> {
   const result = schema.safeParse(value, { error: plainWords });
   if (result.success) return result.data;
   throw new InputError({ ...source, ...firstIssue(result.error) });

@@ -63,7 +63,14 @@ export function byJsonType<B extends { string?: z.ZodType; array?: z.ZodType; ob
 ): z.ZodCustom<JsonTypeInput<B>, JsonTypeInput<B>> {
   return z.custom<JsonTypeInput<B>>().check((ctx) => {
     const value: unknown = ctx.value;
-    const kind = typeof value === 'string' ? 'string' : Array.isArray(value) ? 'array' : value !== null && typeof value === 'object' ? 'object' : undefined;
+    const kind =
+      typeof value === 'string'
+        ? 'string'
+        : Array.isArray(value)
+          ? 'array'
+          : value !== null && typeof value === 'object'
+            ? 'object'
+            : undefined;
     const branch = kind === undefined ? undefined : branches[kind];
     if (!branch) {
       ctx.issues.push({
@@ -114,7 +121,11 @@ export function byKind<K extends Record<string, z.ZodType>>(
   return z.custom<KindInput<K>>().check((ctx) => {
     const value: unknown = ctx.value;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      ctx.issues.push({ code: 'custom', input: value, message: value === undefined ? 'is required' : `${what} must be a JSON object, not ${describeValue(value)}` });
+      ctx.issues.push({
+        code: 'custom',
+        input: value,
+        message: value === undefined ? 'is required' : `${what} must be a JSON object, not ${describeValue(value)}`,
+      });
       return;
     }
     const kind = (value as Record<string, unknown>)[key];

@@ -57,13 +57,22 @@ function checkKey(req: IncomingMessage, url: URL, required: string | undefined):
   const header = req.headers['x-goog-api-key'];
   const key = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('key') ?? undefined;
   if (key === undefined || key === '') {
-    throw new ApiFailure(401, 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
+    throw new ApiFailure(
+      401,
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
   }
   if (key !== required) throw new ApiFailure(403, 'API key not valid. Please pass a valid API key.');
 }
 
 /** Kinds whose body names the model. */
-const MODEL_IN_BODY: ReadonlySet<string> = new Set(['cachedContents.create', 'chat.completions', 'responses', 'messages', 'messages.count_tokens']);
+const MODEL_IN_BODY: ReadonlySet<string> = new Set([
+  'cachedContents.create',
+  'chat.completions',
+  'responses',
+  'messages',
+  'messages.count_tokens',
+]);
 
 function captureModel(route: Route | OpenAIRoute | AnthropicRoute | undefined, text: string): string {
   if (!route) return '';
@@ -80,12 +89,23 @@ function captureModel(route: Route | OpenAIRoute | AnthropicRoute | undefined, t
 }
 
 /** Gemini's paths, OpenAI's (under /v1/chat, /v1/models and /v1/responses) or Anthropic's (under /v1/messages): each answers errors in its own shape. */
-async function dispatch(state: ServerState, options: LocalServerOptions, captured: CapturedRequest[], req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<{ route: string; status: number }> {
+async function dispatch(
+  state: ServerState,
+  options: LocalServerOptions,
+  captured: CapturedRequest[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<{ route: string; status: number }> {
   const url = new URL(req.url ?? '/', 'http://local');
   const method = req.method ?? 'GET';
   const openai = isOpenAIPath(url.pathname);
   const anthropic = !openai && isAnthropicPath(url.pathname);
-  const route = openai ? matchOpenAIRoute(method, url.pathname) : anthropic ? matchAnthropicRoute(method, url.pathname) : matchRoute(method, url.pathname);
+  const route = openai
+    ? matchOpenAIRoute(method, url.pathname)
+    : anthropic
+      ? matchAnthropicRoute(method, url.pathname)
+      : matchRoute(method, url.pathname);
   // Every Anthropic response carries one, errors included.
   const requestId = anthropic ? newRequestId() : '';
   const name = route?.kind ?? 'unknown';
@@ -102,12 +122,22 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     }
     const text = body.bytes.toString('utf8');
     if (options.captureRequests) captured.push({ route: name, model: captureModel(route, text), body: text });
-    if (!route) throw openai ? invalidUrl(method, url.pathname) : anthropic ? notFoundPath() : new ApiFailure(404, `Method not found: ${method} ${url.pathname}`);
+    if (!route)
+      throw openai
+        ? invalidUrl(method, url.pathname)
+        : anthropic
+          ? notFoundPath()
+          : new ApiFailure(404, `Method not found: ${method} ${url.pathname}`);
     if (openai) checkBearer(req, options.requireApiKey);
     else if (anthropic) checkAnthropicHeaders(req, options.requireApiKey);
     else checkKey(req, url, options.requireApiKey);
     const stored = route.kind === 'responses.retrieve' || route.kind === 'responses.delete';
-    const bodyless = route.kind === 'cachedContents.get' || route.kind === 'cachedContents.list' || route.kind === 'cachedContents.delete' || route.kind === 'models.list' || stored;
+    const bodyless =
+      route.kind === 'cachedContents.get' ||
+      route.kind === 'cachedContents.list' ||
+      route.kind === 'cachedContents.delete' ||
+      route.kind === 'models.list' ||
+      stored;
     // Replacement characters would silently change the prompt (and its cache keys): refuse bad bytes.
     if (!bodyless && !isUtf8(body.bytes)) throw new ApiFailure(400, 'Invalid JSON payload received. The request body is not valid UTF-8.');
     const json = bodyless ? {} : parseJsonBody(text);
@@ -124,7 +154,8 @@ async function dispatch(state: ServerState, options: LocalServerOptions, capture
     else status = serveCachedContents(state, route, json, res);
     return { route: name, status };
   } catch (err) {
-    const failure = err instanceof ApiFailure ? err : new ApiFailure(500, `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+    const failure =
+      err instanceof ApiFailure ? err : new ApiFailure(500, `Internal error: ${err instanceof Error ? err.message : String(err)}`);
     if (res.destroyed) return { route: name, status: 0 };
     if (openai) sendOpenAIFailure(res, failure);
     else if (anthropic) sendAnthropicFailure(res, failure, requestId);

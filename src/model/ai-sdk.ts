@@ -20,7 +20,10 @@ import type { AiSdkMessageLike, AiSdkModelSpec, AiSdkRequest, ModelProvider, Pro
 type AiModule = typeof import('ai');
 
 /** The factory's settings with each `{ env }` read from the environment, and the values read so (secrets: kept out of messages). */
-function resolveSettings(spec: Pick<AiSdkModelSpec, 'settings'>, env: NodeJS.ProcessEnv = process.env): { settings: Record<string, unknown>; secrets: string[] } {
+function resolveSettings(
+  spec: Pick<AiSdkModelSpec, 'settings'>,
+  env: NodeJS.ProcessEnv = process.env,
+): { settings: Record<string, unknown>; secrets: string[] } {
   const settings: Record<string, unknown> = {};
   const secrets: string[] = [];
   for (const [key, value] of Object.entries(spec.settings)) {
@@ -29,7 +32,8 @@ function resolveSettings(spec: Pick<AiSdkModelSpec, 'settings'>, env: NodeJS.Pro
       continue;
     }
     const read = env[value.env];
-    if (read === undefined || read === '') throw new TypeError(`the AI SDK provider's setting ${key} is read from ${value.env}, which is not set`);
+    if (read === undefined || read === '')
+      throw new TypeError(`the AI SDK provider's setting ${key} is read from ${value.env}, which is not set`);
     settings[key] = read;
     secrets.push(read);
   }
@@ -42,7 +46,8 @@ async function loadModel(spec: AiSdkModelSpec, settings: Record<string, unknown>
   const factoryName = spec.factory ?? onlyFactory(spec.package, pkg);
   const factory = pkg[factoryName];
   if (typeof factory !== 'function') throw new TypeError(`${spec.package} exports no function ${factoryName}`);
-  const provider = (factory as (settings: Record<string, unknown>) => unknown)(settings) as Record<string, unknown> & ((id: string) => LanguageModel);
+  const provider = (factory as (settings: Record<string, unknown>) => unknown)(settings) as Record<string, unknown> &
+    ((id: string) => LanguageModel);
   if (spec.method === undefined) return { ai, model: provider(spec.model) };
   const method = provider[spec.method];
   if (typeof method !== 'function') throw new TypeError(`${spec.package}'s ${factoryName}() has no method ${spec.method}`);
@@ -62,7 +67,9 @@ export async function checkAiSdkModel(spec: AiSdkModelSpec): Promise<void> {
 function onlyFactory(name: string, pkg: Record<string, unknown>): string {
   const factories = Object.keys(pkg).filter((key) => /^create[A-Z]/.test(key) && typeof pkg[key] === 'function');
   if (factories.length === 1) return factories[0] as string;
-  throw new TypeError(`${name} exports ${factories.length === 0 ? 'no create… function' : `several factories (${factories.join(', ')})`}: name the one to use (factory)`);
+  throw new TypeError(
+    `${name} exports ${factories.length === 0 ? 'no create… function' : `several factories (${factories.join(', ')})`}: name the one to use (factory)`,
+  );
 }
 
 /** The session's tools (JSON schemas) as an AI SDK tool set, without `execute`: the model's calls come back to forkpool. */
@@ -174,7 +181,8 @@ export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
           return undefined;
         },
         finish(): AttemptOutcome {
-          if (message === undefined || usage === undefined) return { ok: false, error: malformed('the stream ended before its step finished') };
+          if (message === undefined || usage === undefined)
+            return { ok: false, error: malformed('the stream ended before its step finished') };
           return { ok: true, message, usage, finish, ...(responseModel !== undefined ? { responseModel } : {}) };
         },
       };

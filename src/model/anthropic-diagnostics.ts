@@ -26,7 +26,10 @@ export function diagnosticsParam(previousResponseId: string | null): { previous_
  * response has no such field (a server that does not implement it: silence is not a match) or
  * something that is not one.
  */
-export function readDiagnosis(previousResponseId: string, field: { value: unknown } | undefined): Pick<ResponseDiagnostics, 'diagnosedAgainst' | 'cacheMiss'> {
+export function readDiagnosis(
+  previousResponseId: string,
+  field: { value: unknown } | undefined,
+): Pick<ResponseDiagnostics, 'diagnosedAgainst' | 'cacheMiss'> {
   if (field === undefined) return {};
   const diagnostics = field.value;
   if (diagnostics === null) return { diagnosedAgainst: previousResponseId };
@@ -47,4 +50,3 @@ export function readDiagnosis(previousResponseId: string, field: { value: unknow
 function knownReason(type: string): AnthropicMissReason {
   return (ANTHROPIC_MISS_REASONS as readonly string[]).includes(type) ? (type as AnthropicMissReason) : 'unavailable';
 }
-

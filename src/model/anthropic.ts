@@ -213,7 +213,8 @@ class MessageAssembler {
         block.input = input;
       }
       // A server that sent no id still gets its calls answered: the id is ours, unique in the conversation.
-      if (block.type === 'tool_use' && (typeof block.id !== 'string' || block.id === '')) block.id = `toolu_${randomUUID().replace(/-/g, '')}`;
+      if (block.type === 'tool_use' && (typeof block.id !== 'string' || block.id === ''))
+        block.id = `toolu_${randomUUID().replace(/-/g, '')}`;
       content.push(block);
     }
     const message: AnthropicMessageLike = { role: 'assistant', content };
@@ -270,11 +271,10 @@ export function readAnthropicUsage(usage: unknown): TokenUsage | undefined {
   };
 }
 
-
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 function describe(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? 'nothing';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'nothing');
 }

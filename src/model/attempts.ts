@@ -2,9 +2,7 @@ import { backoffDelay, sleep } from './retry.js';
 import type { GenerateOptions, ModelOutcome, RetryPolicy } from './types.js';
 
 /** What one attempt came to; the loop adds the attempt count. */
-export type AttemptOutcome =
-  | Omit<Extract<ModelOutcome, { ok: true }>, 'attempts'>
-  | Omit<Extract<ModelOutcome, { ok: false }>, 'attempts'>;
+export type AttemptOutcome = Omit<Extract<ModelOutcome, { ok: true }>, 'attempts'> | Omit<Extract<ModelOutcome, { ok: false }>, 'attempts'>;
 
 /**
  * One model call as a series of attempts, the same for every provider: each attempt is admitted

@@ -15,15 +15,18 @@ export interface ContextWindow {
 
 const READ = '2026-12-05';
 const CLAUDE_PAGES = {
-  source: "https://platform.claude.com/docs/en/models/sonnet-5/overview (\"Context window: 1M tokens\"; its table of the current models gives Fable 5.1 and 5.2, Opus 5.5 and Sonnet 5.5 1M)",
+  source:
+    'https://platform.claude.com/docs/en/models/sonnet-5/overview ("Context window: 1M tokens"; its table of the current models gives Fable 5.1 and 5.2, Opus 5.5 and Sonnet 5.5 1M)',
   read: READ,
 };
 const GEMINI_CLOUD = {
-  source: 'https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/guides/gemini-3-8-flash (specifications: context window 1,048,576 for 3.8 Flash, 3.7 Flash and 3.1 Pro)',
+  source:
+    'https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/guides/gemini-3-8-flash (specifications: context window 1,048,576 for 3.8 Flash, 3.7 Flash and 3.1 Pro)',
   read: READ,
 };
 const DEEPSEEK_PAGE = {
-  source: 'https://api-docs.deepseek.com/zh-cn/quick_start/pricing ("上下文长度 1M", both models), 1,048,576 as docs.apiyi.com lists deepseek-v4-flash',
+  source:
+    'https://api-docs.deepseek.com/zh-cn/quick_start/pricing ("上下文长度 1M", both models), 1,048,576 as docs.apiyi.com lists deepseek-v4-flash',
   read: READ,
 };
 
@@ -42,7 +45,8 @@ const WINDOWS: Readonly<Record<string, Readonly<Record<string, ContextWindow>>>>
   openai: {
     'gpt-5.6-sol': {
       tokens: 1_050_000,
-      source: 'https://vercel.com/ai-gateway/models/openai/gpt-5.6-sol ("Context window: 1,050,000", after https://developers.openai.com/api/docs/models/gpt-5.6-sol)',
+      source:
+        'https://vercel.com/ai-gateway/models/openai/gpt-5.6-sol ("Context window: 1,050,000", after https://developers.openai.com/api/docs/models/gpt-5.6-sol)',
       read: READ,
     },
   },
@@ -60,7 +64,11 @@ const WINDOWS: Readonly<Record<string, Readonly<Record<string, ContextWindow>>>>
 
 /** A model's context window: the run's own (an entry's `contextWindow`, by the longest id prefix that gives one) over the table's; undefined when neither knows it. */
 export function contextWindowOf(provider: string, model: string, own: PriceTable = {}): ContextWindow | undefined {
-  const mine = byModelPrefix(own, model, (entry): entry is PriceTable[string] & { contextWindow: number } => entry.contextWindow !== undefined);
+  const mine = byModelPrefix(
+    own,
+    model,
+    (entry): entry is PriceTable[string] & { contextWindow: number } => entry.contextWindow !== undefined,
+  );
   if (mine !== undefined) return { tokens: mine.contextWindow };
   return byModelPrefix(WINDOWS[provider] ?? {}, model);
 }

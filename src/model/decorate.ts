@@ -27,7 +27,10 @@ export interface RequestDecorator {
  * cache it reads), `stored` how many leading messages the parent's stored response holds, when the
  * conversation starts with all of them unchanged (a named response cannot be edited).
  */
-export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at: { shared: number; window: string; stored?: number | undefined }): RequestDecorator {
+export function requestDecorator(
+  plan: Pick<CachePlan, 'request' | 'shape'>,
+  at: { shared: number; window: string; stored?: number | undefined },
+): RequestDecorator {
   const r: RequestCache = plan.request;
   // A seed's messages are a fresh array of its own: grown in place, never copied whole per fork.
   const asIs = (messages: AnyMessage[]): AnyMessage[] => messages;
@@ -55,7 +58,8 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
         request: (base) => {
           // The messages were cut to the fork's own: only a request whose shape names a stored response can name what holds the rest.
           const named = marksOf(base.format).storedResponse;
-          if (named === undefined) throw new Error(`a stored response holds the conversation of a Responses request only, not of a ${base.format} one`);
+          if (named === undefined)
+            throw new Error(`a stored response holds the conversation of a Responses request only, not of a ${base.format} one`);
           return keyed.request(named(base, r.responseId));
         },
       };
@@ -74,7 +78,11 @@ export function requestDecorator(plan: Pick<CachePlan, 'request' | 'shape'>, at:
 }
 
 /** OpenAI's routing key on every request, and breakpoints placed once on the messages a conversation starts from. */
-function keyedDecorator(shape: CachePlan['shape'], r: { key?: string; breakpoints?: { parentWarm: boolean } }, shared: number): RequestDecorator {
+function keyedDecorator(
+  shape: CachePlan['shape'],
+  r: { key?: string; breakpoints?: { parentWarm: boolean } },
+  shared: number,
+): RequestDecorator {
   const { key, breakpoints } = r;
   return {
     start: breakpoints ? (messages) => withBreakpoints(shape, messages, shared, breakpoints.parentWarm) : (messages) => messages,
@@ -86,10 +94,15 @@ function keyedDecorator(shape: CachePlan['shape'], r: { key?: string; breakpoint
  * A seed's messages as the report measures what siblings share: as sent where a marker or a
  * breakpoint makes the shared part a little longer (DashScope's, OpenAI's), as they are otherwise.
  */
-export function measuredMessages(plan: Pick<CachePlan, 'request' | 'shape'>, messages: readonly AnyMessage[], shared: number): readonly AnyMessage[] {
+export function measuredMessages(
+  plan: Pick<CachePlan, 'request' | 'shape'>,
+  messages: readonly AnyMessage[],
+  shared: number,
+): readonly AnyMessage[] {
   const r = plan.request;
   if (r.mechanism === 'marker') return need(plan.shape, marksOf(plan.shape).marker, 'a cache_control marker')(messages, shared);
-  if ((r.mechanism === 'cache-key' || r.mechanism === 'stored-response') && r.breakpoints) return withBreakpoints(plan.shape, messages, shared, r.breakpoints.parentWarm);
+  if ((r.mechanism === 'cache-key' || r.mechanism === 'stored-response') && r.breakpoints)
+    return withBreakpoints(plan.shape, messages, shared, r.breakpoints.parentWarm);
   return messages;
 }
 

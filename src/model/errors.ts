@@ -29,12 +29,7 @@ export interface ErrorContext {
  * No message carries a credential: the given secrets, any `Bearer …` token and any `x-api-key`
  * value a server echoed back are replaced by `[redacted]`.
  */
-export function classifyError(
-  err: unknown,
-  signal: AbortSignal,
-  retryAfterHeader?: string | null,
-  context: ErrorContext = {},
-): ModelError {
+export function classifyError(err: unknown, signal: AbortSignal, retryAfterHeader?: string | null, context: ErrorContext = {}): ModelError {
   const secrets = (context.secrets ?? []).filter((s) => s !== '');
   // Redacted before anything is cut short, so that no part of a secret survives a truncation.
   const text: Text = {
@@ -269,7 +264,8 @@ function openAIServerMessage(err: OpenAIAPIError, body: string | undefined, text
   const record = parsed as { error?: unknown; code?: unknown; message?: unknown };
   const inner = record.error as { message?: unknown } | string | undefined;
   if (typeof inner === 'string' && inner !== '') return text.short(inner);
-  if (typeof inner === 'object' && inner !== null && typeof inner.message === 'string' && inner.message !== '') return text.short(inner.message);
+  if (typeof inner === 'object' && inner !== null && typeof inner.message === 'string' && inner.message !== '')
+    return text.short(inner.message);
   if (typeof record.message === 'string' && record.message !== '') {
     return text.short(typeof record.code === 'string' && record.code !== '' ? `${record.code}: ${record.message}` : record.message);
   }
@@ -290,9 +286,7 @@ function redact(message: string, secrets: readonly string[]): string {
     if (secret.length >= WHOLE_ANYWHERE) out = out.split(secret).join('[redacted]');
     else out = out.replace(new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(secret)}(?![A-Za-z0-9_-])`, 'g'), '[redacted]');
   }
-  return out
-    .replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]')
-    .replace(/\b(x-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, '$1[redacted]');
+  return out.replace(/\b(Bearer)\s+[^\s"',;]+/gi, '$1 [redacted]').replace(/\b(x-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, '$1[redacted]');
 }
 
 function escapeRegExp(text: string): string {

@@ -26,7 +26,15 @@ export interface Finish {
   raw: string;
 }
 
-export const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'tool_calls', 'length', 'content_filter', 'refusal', 'error', 'other']);
+export const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>([
+  'stop',
+  'tool_calls',
+  'length',
+  'content_filter',
+  'refusal',
+  'error',
+  'other',
+]);
 
 /** Reasons that leave a reply short of a whole answer. */
 const CUT: ReadonlySet<FinishReason> = new Set(['length', 'content_filter', 'refusal', 'error']);

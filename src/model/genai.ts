@@ -30,7 +30,13 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
   // A key the config gave is kept out of every message, as with the other providers.
   const secrets = config.apiKey ? [config.apiKey] : [];
   const render = (request: GeminiRequest): Promise<string> =>
-    renderThrough((capture) => client.models.generateContentStream({ model: request.model, contents: request.contents as never, config: requestConfig(request, NEVER, capture, undefined) }));
+    renderThrough((capture) =>
+      client.models.generateContentStream({
+        model: request.model,
+        contents: request.contents as never,
+        config: requestConfig(request, NEVER, capture, undefined),
+      }),
+    );
   const splicer = createSplicer(GEMINI_SPLICE, render, createNodeTransport());
 
   async function attempt(request: GeminiRequest, options: GenerateOptions): Promise<AttemptOutcome> {
@@ -79,7 +85,9 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
   return {
     async generate(request, options) {
       if (request.format !== 'gemini') {
-        throw new TypeError(`the Gemini provider was given a request in the ${String(request.format)} dialect; it sends only format 'gemini'`);
+        throw new TypeError(
+          `the Gemini provider was given a request in the ${String(request.format)} dialect; it sends only format 'gemini'`,
+        );
       }
       const prepared = await splicer.prepare(request);
       try {
@@ -98,7 +106,14 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
 
     async createCache(request, ttlSeconds, signal): Promise<CacheOutcome> {
       if (request.format !== 'gemini') {
-        return { ok: false, error: { kind: 'http', message: `explicit caches (cachedContents) are Gemini's; this session is in the ${request.format} shape`, retryable: false } };
+        return {
+          ok: false,
+          error: {
+            kind: 'http',
+            message: `explicit caches (cachedContents) are Gemini's; this session is in the ${request.format} shape`,
+            retryable: false,
+          },
+        };
       }
       try {
         const cache = await client.caches.create({
@@ -205,4 +220,3 @@ function checkParts(parts: readonly Part[], sawCandidate: boolean): ModelError |
   }
   return undefined;
 }
-

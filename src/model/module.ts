@@ -43,7 +43,10 @@ export interface ProviderModule {
    * or base URL it cannot go without is a TypeError now, not a failure per fork; `stop` ends what
    * it started (the built-in simulator).
    */
-  connect(option: Readonly<Record<string, unknown>>, common: ConnectCommon): Promise<{ config: ProviderConfig; stop?: () => Promise<void> }>;
+  connect(
+    option: Readonly<Record<string, unknown>>,
+    common: ConnectCommon,
+  ): Promise<{ config: ProviderConfig; stop?: () => Promise<void> }>;
   /** Everything provider-specific about a run's cache, resolved once. */
   plan(input: PlanInput): CachePlan;
   /** A model client on this thread for one shape (a shape it does not speak never reaches it). */

@@ -90,7 +90,8 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
  */
 function chatBody(request: OpenAIChatRequest, takesPromptCacheKey: boolean): ChatCompletionCreateParamsStreaming {
   const own = request.body.stream_options;
-  const streamOptions = own !== null && typeof own === 'object' && !Array.isArray(own) ? { ...own, include_usage: true } : { include_usage: true };
+  const streamOptions =
+    own !== null && typeof own === 'object' && !Array.isArray(own) ? { ...own, include_usage: true } : { include_usage: true };
   return {
     ...request.body,
     stream: true,
@@ -144,9 +145,7 @@ class ReplyAccumulator {
 
   finish(): AttemptOutcome {
     if (!this.sawChoice) return { ok: false, error: malformed('the stream held no choice') };
-    const toolCalls = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, call]) => call);
+    const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     if (toolCalls.some((call) => call.name === undefined)) return { ok: false, error: malformed('a tool call without a name') };
     const message: ChatAssistantMessage = {
       role: 'assistant',
@@ -168,7 +167,10 @@ class ReplyAccumulator {
       ok: true,
       message,
       usage: this.usage ?? { promptTokens: 0, cachedTokens: null, outputTokens: 0 },
-      finish: this.finishReason !== undefined ? finishOf(this.finishReason, { calls: toolCalls.length > 0, refused: this.refusal !== undefined }) : undefined,
+      finish:
+        this.finishReason !== undefined
+          ? finishOf(this.finishReason, { calls: toolCalls.length > 0, refused: this.refusal !== undefined })
+          : undefined,
       ...(this.responseModel !== undefined ? { responseModel: this.responseModel } : {}),
     };
   }
@@ -197,7 +199,6 @@ export function readChatUsage(usage: unknown): TokenUsage | undefined {
     ...(cacheWriteTokens !== undefined ? { cacheWriteTokens } : {}),
   };
 }
-
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;

@@ -40,7 +40,8 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
       let completed: Extract<ResponseStreamEvent, { type: 'response.completed' }>['response'] | undefined;
       let failed: string | undefined;
       return {
-        open: (requestOptions) => client.responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey, named), requestOptions),
+        open: (requestOptions) =>
+          client.responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey, named), requestOptions),
         read(event) {
           // The response object is made before the model begins: its first output is when prefill is done. Its id is
           // not given then: OpenAI compares only with a completed response, so a sibling may name it once it has completed.
@@ -71,11 +72,17 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
 }
 
 /** What is sent: the parent's body as it is, then streaming on, the cache key where the API takes one, and the response `named` for comparison. */
-function responsesBody(request: OpenAIResponsesRequest, takesPromptCacheKey: boolean, named: string | null | undefined): ResponseCreateParamsStreaming {
+function responsesBody(
+  request: OpenAIResponsesRequest,
+  takesPromptCacheKey: boolean,
+  named: string | null | undefined,
+): ResponseCreateParamsStreaming {
   const body = {
     ...request.body,
     stream: true,
-    ...(takesPromptCacheKey && request.promptCacheKey !== undefined && request.body.prompt_cache_key === undefined ? { prompt_cache_key: request.promptCacheKey } : {}),
+    ...(takesPromptCacheKey && request.promptCacheKey !== undefined && request.body.prompt_cache_key === undefined
+      ? { prompt_cache_key: request.promptCacheKey }
+      : {}),
   };
   return withComparison(body, named) as unknown as ResponseCreateParamsStreaming;
 }
@@ -84,7 +91,8 @@ function responsesBody(request: OpenAIResponsesRequest, takesPromptCacheKey: boo
 function readResponsesUsage(usage: unknown): TokenUsage {
   if (!isRecord(usage)) return { promptTokens: 0, cachedTokens: null, outputTokens: 0 };
   const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
-  const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
+  const count = (value: unknown): number | undefined =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
   const cacheWriteTokens = count(details.cache_write_tokens);
   // Reasoning tokens are inside output_tokens already: their part, not more.
   const output = isRecord(usage.output_tokens_details) ? usage.output_tokens_details : {};
@@ -99,11 +107,18 @@ function readResponsesUsage(usage: unknown): TokenUsage {
 }
 
 /** A response's end: `incomplete_details.reason` when it stopped short, else its status; a refusal part or a function call says more. */
-function responsesFinish(response: { status?: string | null; incomplete_details?: { reason?: string | null } | null; output: readonly unknown[] }): Finish | undefined {
+function responsesFinish(response: {
+  status?: string | null;
+  incomplete_details?: { reason?: string | null } | null;
+  output: readonly unknown[];
+}): Finish | undefined {
   const raw = response.incomplete_details?.reason ?? response.status ?? undefined;
   if (raw === undefined || raw === null) return undefined;
   const items = response.output.filter(isRecord);
   const calls = items.some((item) => item.type === 'function_call');
-  const refused = items.some((item) => item.type === 'message' && Array.isArray(item.content) && item.content.some((part) => isRecord(part) && part.type === 'refusal'));
+  const refused = items.some(
+    (item) =>
+      item.type === 'message' && Array.isArray(item.content) && item.content.some((part) => isRecord(part) && part.type === 'refusal'),
+  );
   return finishOf(raw, { calls, refused });
 }

@@ -116,7 +116,10 @@ export interface PlanInput {
 }
 
 /** Whether a fan-out waits for its lead fork's first response before sending the rest, as the plan's readable rule says. */
-export function needsWarmup(plan: CachePlan, run: { warmup: 'auto' | 'none'; parentWarm: boolean; cache: 'implicit' | 'explicit' | 'off' }): boolean {
+export function needsWarmup(
+  plan: CachePlan,
+  run: { warmup: 'auto' | 'none'; parentWarm: boolean; cache: 'implicit' | 'explicit' | 'off' },
+): boolean {
   if (run.parentWarm && plan.readable.fromParent) return false;
   if (run.warmup === 'none' && !plan.readable.required) return false;
   return run.cache !== 'off';

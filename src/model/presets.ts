@@ -327,7 +327,9 @@ export function anthropicMinCacheTokens(model: string): number {
     if (/^-\d{1,2}(?!\d)/.test(model.slice(key.length))) continue;
     best = key;
   }
-  return best === undefined ? ANTHROPIC_PRESET.defaultMinCacheTokens : (ANTHROPIC_PRESET.minCacheTokens[best] ?? ANTHROPIC_PRESET.defaultMinCacheTokens);
+  return best === undefined
+    ? ANTHROPIC_PRESET.defaultMinCacheTokens
+    : (ANTHROPIC_PRESET.minCacheTokens[best] ?? ANTHROPIC_PRESET.defaultMinCacheTokens);
 }
 
 /** Where an Anthropic provider is reached and with which key. */
@@ -356,7 +358,9 @@ export function resolveAnthropicEndpoint(
   if (kind === 'local') {
     const baseUrl = nonEmpty(config.baseUrl);
     if (baseUrl === undefined) {
-      throw new TypeError("provider 'local' with format 'anthropic-messages' needs baseUrl: the URL of the started local server (the SDK adds /v1/messages)");
+      throw new TypeError(
+        "provider 'local' with format 'anthropic-messages' needs baseUrl: the URL of the started local server (the SDK adds /v1/messages)",
+      );
     }
     const own = nonEmpty(config.apiKey) ?? (config.apiKeyEnv !== undefined ? fromEnv(config.apiKeyEnv) : undefined);
     return own !== undefined ? { baseUrl, apiKey: own, keyIsSecret: true } : { baseUrl, apiKey: LOCAL_API_KEY, keyIsSecret: false };

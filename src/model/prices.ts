@@ -46,11 +46,15 @@ const ModelEntrySchema = ModelPriceSchema.partial({ input: true, cachedInput: tr
     const { contextWindow, ...price } = entry;
     const pricing = Object.keys(price).some((key) => key !== 'source' && key !== 'read');
     if (!pricing && contextWindow === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'an entry gives a price ({ "input", "cachedInput", "output" }) or a "contextWindow", or both' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an entry gives a price ({ "input", "cachedInput", "output" }) or a "contextWindow", or both',
+      });
       return;
     }
     for (const field of PRICE_FIELDS) {
-      if (pricing && price[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'required: a price gives input, cachedInput and output' });
+      if (pricing && price[field] === undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'required: a price gives input, cachedInput and output' });
     }
   });
 type ModelEntry = z.infer<typeof ModelEntrySchema>;
@@ -61,7 +65,11 @@ export type PriceTable = z.infer<typeof PriceTableSchema>;
 
 const ANTHROPIC = { source: 'https://platform.claude.com/docs/en/about-claude/pricing', read: '2026-12-02' };
 const DEEPSEEK = { source: 'https://api-docs.deepseek.com/quick_start/pricing (peak hours; off-peak is half)', read: '2026-12-02' };
-const OPENAI = { source: "https://developers.openai.com/api/docs/pricing, as transcribed by third parties (OpenAI's page was not readable here); writes 1.25× input per the prompt caching guide", read: '2026-12-02' };
+const OPENAI = {
+  source:
+    "https://developers.openai.com/api/docs/pricing, as transcribed by third parties (OpenAI's page was not readable here); writes 1.25× input per the prompt caching guide",
+  read: '2026-12-02',
+};
 const OPENAI_LONG = {
   source:
     "https://developers.openai.com/api/docs/pricing (Standard, short and long context), in a recorded excerpt of the page fetched 2026-09-20 (a public price checker's test fixture); long context from 272K tokens as the page's gpt-5.5-pro row gives it",
@@ -150,7 +158,13 @@ const TABLE: Readonly<Record<string, Readonly<Record<string, ModelPrice | DatedP
     },
     'gemini-2.5-flash': { input: 0.3, cachedInput: 0.03, output: 2.5, cacheStoragePerHour: 1, ...GEMINI_RECORDED },
     'gemini-2.5-flash-lite': { input: 0.1, cachedInput: 0.01, output: 0.4, cacheStoragePerHour: 1, ...GEMINI_RECORDED },
-    'gemini-3.1-pro': { input: 2, cachedInput: 0.2, output: 12, tiers: [{ above: 200_000, input: 4, cachedInput: 0.4, output: 18 }], ...GEMINI_3_1_PRO },
+    'gemini-3.1-pro': {
+      input: 2,
+      cachedInput: 0.2,
+      output: 12,
+      tiers: [{ above: 200_000, input: 4, cachedInput: 0.4, output: 18 }],
+      ...GEMINI_3_1_PRO,
+    },
     'gemini-3-flash': { input: 0.5, cachedInput: 0.05, output: 3, ...GEMINI_3_FLASH },
     'gemini-3.5-flash': { input: 1.5, cachedInput: 0.15, output: 9, ...GEMINI_3_5_FLASH },
     // Launch prices through 2026-12-31, the page's own dates.
@@ -187,7 +201,11 @@ function hasPrice(entry: ModelEntry): entry is ModelPrice & ModelEntry {
  * A per-model table's entry for a model id: the longest key the id starts with (Gemini's `models/`
  * prefix ignored) among the entries `usable` accepts; undefined when none does.
  */
-export function byModelPrefix<T, U extends T = T>(table: Readonly<Record<string, T>>, model: string, usable?: (entry: T) => entry is U): U | undefined {
+export function byModelPrefix<T, U extends T = T>(
+  table: Readonly<Record<string, T>>,
+  model: string,
+  usable?: (entry: T) => entry is U,
+): U | undefined {
   const id = model.replace(/^models\//, '');
   let best: string | undefined;
   for (const [key, entry] of Object.entries(table)) {
@@ -217,7 +235,12 @@ export function costOf(usage: TokenUsage, price: ModelPrice): { usd: number; cac
   const uncached = Math.max(0, usage.promptTokens - cached - written) + (usage.toolUsePromptTokens ?? 0);
   const write = rates.cacheWrite ?? rates.input;
   const usd =
-    (uncached * rates.input + cached * rates.cachedInput + (written - written1h) * write + written1h * (rates.cacheWrite1h ?? write) + usage.outputTokens * rates.output) / 1e6;
+    (uncached * rates.input +
+      cached * rates.cachedInput +
+      (written - written1h) * write +
+      written1h * (rates.cacheWrite1h ?? write) +
+      usage.outputTokens * rates.output) /
+    1e6;
   return { usd, cachedUnknown: usage.cachedTokens === null };
 }
 

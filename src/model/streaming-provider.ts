@@ -1,6 +1,13 @@
 import { type AttemptOutcome, runAttempts } from './attempts.js';
 import { type ErrorContext, classifyError, malformed } from './errors.js';
-import { DEFAULT_RETRY, type GenerateOptions, type ModelError, type ModelProvider, type ModelRequest, type ProviderConfig } from './types.js';
+import {
+  DEFAULT_RETRY,
+  type GenerateOptions,
+  type ModelError,
+  type ModelProvider,
+  type ModelRequest,
+  type ProviderConfig,
+} from './types.js';
 
 /*
  * What the Chat Completions and Anthropic providers share: a ModelProvider over an official SDK
@@ -45,7 +52,10 @@ interface StreamingProviderSpec<F extends StreamedFormat, E> {
   call(request: RequestOf<F>, options: GenerateOptions): StreamedCall<E>;
 }
 
-export function createStreamingProvider<F extends StreamedFormat, E>(config: ProviderConfig, spec: StreamingProviderSpec<F, E>): ModelProvider {
+export function createStreamingProvider<F extends StreamedFormat, E>(
+  config: ProviderConfig,
+  spec: StreamingProviderSpec<F, E>,
+): ModelProvider {
   const secrets = spec.secrets;
   const policy = config.retry ?? DEFAULT_RETRY;
   const timeoutMs = config.callTimeoutMs;

@@ -93,7 +93,14 @@ export interface ModelError extends Failure<ModelErrorKind> {
  * types") lists them. The four `*_changed` types name the earliest divergence; the last two mean
  * "no comparison was produced".
  */
-export const ANTHROPIC_MISS_REASONS = ['model_changed', 'system_changed', 'tools_changed', 'messages_changed', 'previous_message_not_found', 'unavailable'] as const;
+export const ANTHROPIC_MISS_REASONS = [
+  'model_changed',
+  'system_changed',
+  'tools_changed',
+  'messages_changed',
+  'previous_message_not_found',
+  'unavailable',
+] as const;
 export type AnthropicMissReason = (typeof ANTHROPIC_MISS_REASONS)[number];
 
 /**
@@ -144,7 +151,14 @@ export interface ResponseDiagnostics {
 
 export type ModelOutcome =
   /** `responseModel`: the model that answered, as the response names it (a dated version of the one asked for). */
-  | ({ ok: true; message: ModelMessage; usage: TokenUsage; finish: Finish | undefined; responseModel?: string; attempts: number } & ResponseDiagnostics)
+  | ({
+      ok: true;
+      message: ModelMessage;
+      usage: TokenUsage;
+      finish: Finish | undefined;
+      responseModel?: string;
+      attempts: number;
+    } & ResponseDiagnostics)
   | { ok: false; error: ModelError; attempts: number };
 
 /** What an attempt came to, for the run-wide call gate. */

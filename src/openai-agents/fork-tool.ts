@@ -1,7 +1,15 @@
 import { tool } from '@openai/agents';
 import type { ForkEngine } from '../engine/engine.js';
 import type { ForkResult } from '../result/fork-result.js';
-import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, toolAnswer, type StepCall, type StepOptions } from '../fork-tool/step.js';
+import {
+  DIRECTIVE_DESCRIPTION,
+  FORK_TOOL_DESCRIPTION,
+  forkStep,
+  stepBatcher,
+  toolAnswer,
+  type StepCall,
+  type StepOptions,
+} from '../fork-tool/step.js';
 import { requestRecorder, type RecordedStep } from './recorder.js';
 
 /*
@@ -44,8 +52,13 @@ export function forkTool(options: OpenAIAgentsForkToolOptions) {
   const recorder = requestRecorder(name, options.fetch);
   // The forks carry the agent's own prompt_cache_key (in its body), or none as it sent none: OpenAI
   // routes by key and prefix, and a key of forkpool's would send them away from the agent's entry.
-  const step: StepOptions = { fanOut: { ...options.fanOut, promptCacheKey: options.fanOut?.promptCacheKey ?? null }, ...(options.warmup !== undefined ? { warmup: options.warmup } : {}) };
-  const enqueue = stepBatcher(async (recorded: RecordedStep, calls: readonly StepCall[]) => forkStep(options.engine, sessionOf(recorded), calls, step));
+  const step: StepOptions = {
+    fanOut: { ...options.fanOut, promptCacheKey: options.fanOut?.promptCacheKey ?? null },
+    ...(options.warmup !== undefined ? { warmup: options.warmup } : {}),
+  };
+  const enqueue = stepBatcher(async (recorded: RecordedStep, calls: readonly StepCall[]) =>
+    forkStep(options.engine, sessionOf(recorded), calls, step),
+  );
 
   const forks = tool({
     name,
@@ -59,9 +72,11 @@ export function forkTool(options: OpenAIAgentsForkToolOptions) {
     strict: true,
     async execute(input, _context, details) {
       const directive = (input as { directive?: unknown }).directive;
-      if (typeof directive !== 'string' || directive.trim() === '') return 'The fork tool needs a directive: what the fork is to do, in full.';
+      if (typeof directive !== 'string' || directive.trim() === '')
+        return 'The fork tool needs a directive: what the fork is to do, in full.';
       const toolCallId = details?.toolCall?.callId;
-      if (toolCallId === undefined) throw new Error(`forkTool: the ${name} tool was called without its call (details.toolCall): it runs as an agent's function tool`);
+      if (toolCallId === undefined)
+        throw new Error(`forkTool: the ${name} tool was called without its call (details.toolCall): it runs as an agent's function tool`);
       const recorded = await recorder.stepOf(toolCallId);
       if (recorded === undefined) {
         throw new Error(

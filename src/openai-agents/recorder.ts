@@ -55,7 +55,8 @@ export function requestRecorder(toolName: string, inner: typeof fetch = globalTh
   const recording: typeof fetch = async (input, init) => {
     const response = await inner(input, init);
     const body = init?.body;
-    if (init?.method !== 'POST' || typeof body !== 'string' || !response.ok || response.body === null || !isResponsesCall(input)) return response;
+    if (init?.method !== 'POST' || typeof body !== 'string' || !response.ok || response.body === null || !isResponsesCall(input))
+      return response;
     const read = outputOf(response.clone())
       .then((output) => {
         if (output !== undefined) keep(body, output);
@@ -124,5 +125,7 @@ async function outputOf(response: Response): Promise<readonly Record<string, unk
 
 function outputItems(response: unknown): readonly Record<string, unknown>[] | undefined {
   const output = (response as { output?: unknown } | null)?.output;
-  return Array.isArray(output) ? (output.filter((item) => typeof item === 'object' && item !== null) as Record<string, unknown>[]) : undefined;
+  return Array.isArray(output)
+    ? (output.filter((item) => typeof item === 'object' && item !== null) as Record<string, unknown>[])
+    : undefined;
 }

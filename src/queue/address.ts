@@ -37,13 +37,15 @@ export function parseQueueAddress(text: string): QueueAddress {
   } catch {
     throw new TypeError(`not a URL: expected ${QUEUE_ADDRESS_FORM} (got ${JSON.stringify(masked(text).slice(0, 80))})`);
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`expected ${QUEUE_ADDRESS_FORM} (got the scheme ${JSON.stringify(url.protocol)})`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw new TypeError(`expected ${QUEUE_ADDRESS_FORM} (got the scheme ${JSON.stringify(url.protocol)})`);
   if (url.hostname === '') throw new TypeError(`expected ${QUEUE_ADDRESS_FORM}: the host is missing`);
   if (url.search !== '' || url.hash !== '') throw new TypeError(`expected ${QUEUE_ADDRESS_FORM}: options after ? or # are not supported`);
   const tls = url.protocol === 'rediss:';
   const port = url.port === '' ? 6379 : Number(url.port);
   const path = url.pathname.replace(/^\//, '');
-  if (path !== '' && !/^\d{1,5}$/.test(path)) throw new TypeError(`expected ${QUEUE_ADDRESS_FORM}: the database must be a number (got ${JSON.stringify(path)})`);
+  if (path !== '' && !/^\d{1,5}$/.test(path))
+    throw new TypeError(`expected ${QUEUE_ADDRESS_FORM}: the database must be a number (got ${JSON.stringify(path)})`);
   const db = path === '' ? 0 : Number(path);
   // IPv6 hosts come bracketed from URL; ioredis wants them bare.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -89,4 +91,3 @@ export function connectionOf(address: QueueAddress): QueueConnection {
     retryStrategy,
   };
 }
-

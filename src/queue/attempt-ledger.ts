@@ -74,7 +74,14 @@ export interface RunningFork {
  */
 export class AttemptLedger {
   private readonly summaries = new Map<string, WorkerSummary>();
-  private readonly lost: LostAttempts = { forks: 0, attempts: 0, modelCalls: 0, unknownCalls: 0, toolCalls: 0, usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 } };
+  private readonly lost: LostAttempts = {
+    forks: 0,
+    attempts: 0,
+    modelCalls: 0,
+    unknownCalls: 0,
+    toolCalls: 0,
+    usage: { promptTokens: 0, cachedTokens: 0, outputTokens: 0 },
+  };
 
   /** `price`: the model's, when one is known (what the lost attempts cost). */
   constructor(private readonly price: ModelPrice | undefined) {}

@@ -16,7 +16,16 @@ import { messageOf } from './message-of.js';
 import type { PendingFork } from './pending-fork.js';
 import { LOST_CHECK_MS, RECONCILE_MS, RunRecovery } from './recovery.js';
 import { connectRedis } from './redis.js';
-import { CANCEL_CHANNEL, FORK_JOB, QUEUE_NAME, jobIdOf, parseCancelMessage, parseJobReturn, parseQueueProgress, type QueueJobData } from './redis-wire.js';
+import {
+  CANCEL_CHANNEL,
+  FORK_JOB,
+  QUEUE_NAME,
+  jobIdOf,
+  parseCancelMessage,
+  parseJobReturn,
+  parseQueueProgress,
+  type QueueJobData,
+} from './redis-wire.js';
 import { renewRun, storeRunData } from './store.js';
 
 /** With no job taken after this long, the coordinator says how to start a worker. */

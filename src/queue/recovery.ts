@@ -106,7 +106,8 @@ export class RunRecovery {
       await storeRunData(this.run.redis, o.runId, o.prefix, o.settings, o.ttlSeconds);
       const queued = [...pending].filter(([, p]) => p.enqueued);
       for (const [jobId, p] of queued) {
-        if (p.cancelling) this.run.finish(jobId, emptyCancelled(p.taskId, "its job was lost with Redis's data while it was being cancelled"));
+        if (p.cancelling)
+          this.run.finish(jobId, emptyCancelled(p.taskId, "its job was lost with Redis's data while it was being cancelled"));
       }
       const again = queued.filter(([, p]) => !p.cancelling);
       for (let i = 0; i < again.length; i += RECONCILE_BATCH) {

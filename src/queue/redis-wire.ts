@@ -166,12 +166,21 @@ export function parseCancelMessage(text: string): CancelMessage | undefined {
 /** Checks a job's data as it comes out of Redis (the task itself is checked by the engine). */
 export function parseJobData(value: unknown): QueueJobData {
   const data = value as Partial<QueueJobData> | null;
-  if (data === null || typeof data !== 'object' || !isRunId(data.runId) || typeof data.prefixId !== 'string' || !/^[0-9a-f]{64}$/.test(data.prefixId)) {
+  if (
+    data === null ||
+    typeof data !== 'object' ||
+    !isRunId(data.runId) ||
+    typeof data.prefixId !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(data.prefixId)
+  ) {
     throw new TypeError('the job is not a forkpool fork job (runId, prefixId, task)');
   }
   if (data.task === null || typeof data.task !== 'object') throw new TypeError('the fork job has no task');
-  if (data.plan !== undefined && (data.plan === null || typeof data.plan !== 'object' || typeof data.plan.provider !== 'string' || typeof data.plan.request !== 'object')) {
-    throw new TypeError('the fork job\'s cache plan is not one (provider, request, …)');
+  if (
+    data.plan !== undefined &&
+    (data.plan === null || typeof data.plan !== 'object' || typeof data.plan.provider !== 'string' || typeof data.plan.request !== 'object')
+  ) {
+    throw new TypeError("the fork job's cache plan is not one (provider, request, …)");
   }
   if (data.previousResponseId !== undefined && typeof data.previousResponseId !== 'string') {
     throw new TypeError("the fork job's previousResponseId is not a string");
@@ -185,7 +194,9 @@ export function parseJobData(value: unknown): QueueJobData {
       !isAbsolute(t.path) ||
       (t.continueFrom !== undefined && t.continueFrom !== 'crash' && !(t.continueFrom === 'message' && typeof t.message === 'string')))
   ) {
-    throw new TypeError("the fork job's transcript is not an absolute path with an optional continueFrom ('crash', or 'message' and its message)");
+    throw new TypeError(
+      "the fork job's transcript is not an absolute path with an optional continueFrom ('crash', or 'message' and its message)",
+    );
   }
   // Only tracing is lost with a malformed trace context: what is malformed is dropped, the fork runs.
   const { traceContext, ...rest } = data as QueueJobData;
@@ -197,7 +208,10 @@ export function parseJobData(value: unknown): QueueJobData {
 function traceContextOf(value: unknown): Record<string, string> | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const fields = Object.entries(value)
-    .filter((field): field is [string, string] => field[0].length <= TRACE_CONTEXT_MAX_NAME && typeof field[1] === 'string' && field[1].length <= TRACE_CONTEXT_MAX_VALUE)
+    .filter(
+      (field): field is [string, string] =>
+        field[0].length <= TRACE_CONTEXT_MAX_NAME && typeof field[1] === 'string' && field[1].length <= TRACE_CONTEXT_MAX_VALUE,
+    )
     .slice(0, TRACE_CONTEXT_MAX_FIELDS);
   return fields.length > 0 ? Object.fromEntries(fields) : undefined;
 }
@@ -214,8 +228,10 @@ const WORKER_NAME_MAX = 200;
 export function parseQueueProgress(value: unknown): QueueProgress | undefined {
   const e = value as Record<string, unknown> | null;
   if (e === null || typeof e !== 'object') return undefined;
-  if (e.type === 'taken') return typeof e.worker === 'string' && e.worker.length <= WORKER_NAME_MAX ? { type: 'taken', worker: e.worker } : undefined;
-  if (e.type === 'calls') return Number.isSafeInteger(e.inFlight) && (e.inFlight as number) >= 0 ? { type: 'calls', inFlight: e.inFlight as number } : undefined;
+  if (e.type === 'taken')
+    return typeof e.worker === 'string' && e.worker.length <= WORKER_NAME_MAX ? { type: 'taken', worker: e.worker } : undefined;
+  if (e.type === 'calls')
+    return Number.isSafeInteger(e.inFlight) && (e.inFlight as number) >= 0 ? { type: 'calls', inFlight: e.inFlight as number } : undefined;
   if (typeof e.turn !== 'number') return undefined;
   const time = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
   const times = time(e.startedAt) && time(e.endedAt) ? { startedAt: e.startedAt, endedAt: e.endedAt } : undefined;
@@ -251,7 +267,13 @@ function isFinish(value: unknown): value is Finish {
 function isUsage(value: unknown): value is TokenUsage {
   const u = value as Partial<TokenUsage> | null;
   const count = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n) && n >= 0;
-  return u !== null && typeof u === 'object' && count(u.promptTokens) && count(u.outputTokens) && (u.cachedTokens === null || count(u.cachedTokens));
+  return (
+    u !== null &&
+    typeof u === 'object' &&
+    count(u.promptTokens) &&
+    count(u.outputTokens) &&
+    (u.cachedTokens === null || count(u.cachedTokens))
+  );
 }
 
 /** Checks a run record as it comes out of Redis: its version this forkpool's, its settings as the engine's schema says. */
@@ -262,14 +284,17 @@ export function parseRunRecord(text: string, runId: string): RunRecord {
   } catch {
     throw new TypeError(`the record of run ${runId} is not JSON`);
   }
-  if (record === null || typeof record !== 'object') throw new TypeError(`the record of run ${runId} is not a run record (version, prefixId, settings)`);
+  if (record === null || typeof record !== 'object')
+    throw new TypeError(`the record of run ${runId} is not a run record (version, prefixId, settings)`);
   if (record.version !== RUN_RECORD_VERSION) {
     throw new TypeError(
       `the record of run ${runId} is version ${JSON.stringify(record.version)}, and this forkpool reads version ${RUN_RECORD_VERSION}: run the coordinator and its workers on the same forkpool version`,
     );
   }
   if (typeof record.prefixId !== 'string') throw new TypeError(`the record of run ${runId} has no prefixId`);
-  const settings = optionsOf(RunForkSettingsSchema, record.settings, { value: (p) => `the record of run ${runId}: settings${p.map((k) => `.${String(k)}`).join('')}` });
+  const settings = optionsOf(RunForkSettingsSchema, record.settings, {
+    value: (p) => `the record of run ${runId}: settings${p.map((k) => `.${String(k)}`).join('')}`,
+  });
   return { version: RUN_RECORD_VERSION, prefixId: record.prefixId, settings };
 }
 

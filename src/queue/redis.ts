@@ -2,7 +2,12 @@ import { Redis } from 'ioredis';
 import { connectionOf, type QueueAddress } from './address.js';
 
 /** Node's codes for a server certificate it cannot trust (self-signed, or signed by a CA it does not know). */
-const UNTRUSTED_CERTIFICATE = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+const UNTRUSTED_CERTIFICATE = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
 
 /**
  * A client of our own (prefixes and run records), connected now: an address nobody answers at is
@@ -28,7 +33,10 @@ export async function connectRedis(address: QueueAddress, onError: (err: Error) 
     redis.disconnect();
     const err = cause ?? thrown;
     const code = (err as { code?: unknown }).code;
-    const hint = typeof code === 'string' && UNTRUSTED_CERTIFICATE.has(code) ? ' (a certificate from a private CA: give its file to every forkpool process in NODE_EXTRA_CA_CERTS)' : '';
+    const hint =
+      typeof code === 'string' && UNTRUSTED_CERTIFICATE.has(code)
+        ? ' (a certificate from a private CA: give its file to every forkpool process in NODE_EXTRA_CA_CERTS)'
+        : '';
     throw new Error(`cannot reach Redis at ${address.display}: ${err instanceof Error ? err.message : String(err)}${hint}`);
   }
   return redis;

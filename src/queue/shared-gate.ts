@@ -135,7 +135,12 @@ export function createSharedGate(options: SharedGateOptions): SharedGate {
   // defineCommand sends EVALSHA, and the script itself only when Redis does not have it yet.
   redis.defineCommand('forkpoolRateAdmit', { numberOfKeys: 3, lua: ADMIT });
   redis.defineCommand('forkpoolRateBackOff', { numberOfKeys: 2, lua: BACK_OFF });
-  const keys = { calls: rateKey(options.runId, 'calls'), tokens: rateKey(options.runId, 'tokens'), backoff: rateKey(options.runId, 'backoff'), strikes: rateKey(options.runId, 'strikes') };
+  const keys = {
+    calls: rateKey(options.runId, 'calls'),
+    tokens: rateKey(options.runId, 'tokens'),
+    backoff: rateKey(options.runId, 'backoff'),
+    strikes: rateKey(options.runId, 'strikes'),
+  };
   const now = (): string => (options.now ? String(Math.round(options.now())) : '');
   const id = randomBytes(6).toString('hex');
   let seq = 0;
@@ -166,7 +171,10 @@ export function createSharedGate(options: SharedGateOptions): SharedGate {
         const t = performance.now();
         failingSince ??= t;
         if (t - failingSince >= graceMs) {
-          if (!failOpenSaid) log(`rate limit of run ${options.runId}: Redis has not answered for ${graceMs} ms (${(err as Error).message}); calls go ahead under this worker's limits only`);
+          if (!failOpenSaid)
+            log(
+              `rate limit of run ${options.runId}: Redis has not answered for ${graceMs} ms (${(err as Error).message}); calls go ahead under this worker's limits only`,
+            );
           failOpenSaid = true;
           return true;
         }
@@ -196,7 +204,14 @@ export function createSharedGate(options: SharedGateOptions): SharedGate {
       if (status === 'rate_limited') {
         stats.rateLimited++;
         try {
-          await redis.forkpoolRateBackOff(keys.backoff, keys.strikes, now(), String(BACKOFF_BASE_MS), String(BACKOFF_MAX_MS), String(STRIKES_MS));
+          await redis.forkpoolRateBackOff(
+            keys.backoff,
+            keys.strikes,
+            now(),
+            String(BACKOFF_BASE_MS),
+            String(BACKOFF_MAX_MS),
+            String(STRIKES_MS),
+          );
         } catch (err) {
           log(`rate limit of run ${options.runId}: the 429 back-off could not reach Redis (${(err as Error).message})`);
         }

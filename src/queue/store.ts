@@ -20,7 +20,13 @@ export async function storeRun(redis: Redis, runId: string, record: RunRecord, t
 }
 
 /** What a coordinator stores for its run's workers, at its start and again when Redis lost it: the prefix and the run record. */
-export async function storeRunData(redis: Redis, runId: string, prefix: FrozenPrefix, settings: RunForkSettings, ttlSeconds: number): Promise<void> {
+export async function storeRunData(
+  redis: Redis,
+  runId: string,
+  prefix: FrozenPrefix,
+  settings: RunForkSettings,
+  ttlSeconds: number,
+): Promise<void> {
   await storePrefix(redis, prefix, ttlSeconds);
   await storeRun(redis, runId, { version: RUN_RECORD_VERSION, prefixId: prefix.id, settings }, ttlSeconds);
 }
@@ -53,7 +59,10 @@ async function patiently<T>(read: () => Promise<T | null>, waitMs: number): Prom
  */
 export async function fetchPrefix(redis: Redis, prefixId: string): Promise<FrozenPrefix> {
   const bytes = await patiently(() => redis.getBuffer(prefixKey(prefixId)), MISSING_WAIT_MS);
-  if (bytes === null) throw new Error(`prefix ${prefixId.slice(0, 12)} is not in Redis (waited ${MISSING_WAIT_MS / 1000} s: its TTL ran out, or no coordinator stored it)`);
+  if (bytes === null)
+    throw new Error(
+      `prefix ${prefixId.slice(0, 12)} is not in Redis (waited ${MISSING_WAIT_MS / 1000} s: its TTL ran out, or no coordinator stored it)`,
+    );
   let session: unknown;
   try {
     session = JSON.parse(bytes.toString('utf8'));
@@ -62,13 +71,18 @@ export async function fetchPrefix(redis: Redis, prefixId: string): Promise<Froze
   }
   const prefix = freezePrefix(session);
   if (prefix.id !== prefixId) {
-    throw new Error(`prefix ${prefixId.slice(0, 12)} in Redis freezes to ${prefix.id.slice(0, 12)}: its bytes are not the ones frozen under that id`);
+    throw new Error(
+      `prefix ${prefixId.slice(0, 12)} in Redis freezes to ${prefix.id.slice(0, 12)}: its bytes are not the ones frozen under that id`,
+    );
   }
   return prefix;
 }
 
 export async function fetchRun(redis: Redis, runId: string): Promise<RunRecord> {
   const text = await patiently(() => redis.get(runKey(runId)), MISSING_WAIT_MS);
-  if (text === null) throw new Error(`run ${runId} is not in Redis (waited ${MISSING_WAIT_MS / 1000} s: its TTL ran out, or its coordinator never stored it)`);
+  if (text === null)
+    throw new Error(
+      `run ${runId} is not in Redis (waited ${MISSING_WAIT_MS / 1000} s: its TTL ran out, or its coordinator never stored it)`,
+    );
   return parseRunRecord(text, runId);
 }

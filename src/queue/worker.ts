@@ -10,7 +10,17 @@ import type { TranscriptTarget } from '../transcript/target.js';
 import type { FrozenPrefix } from '../prefix/index.js';
 import { connectionOf, type QueueAddress } from './address.js';
 import { connectRedis } from './redis.js';
-import { CANCEL_CHANNEL, QUEUE_NAME, parseCancelMessage, parseJobData, type QueueJobData, type QueueJobReturn, type QueueProgress, type RunForkSettings, type WorkerFigures } from './redis-wire.js';
+import {
+  CANCEL_CHANNEL,
+  QUEUE_NAME,
+  parseCancelMessage,
+  parseJobData,
+  type QueueJobData,
+  type QueueJobReturn,
+  type QueueProgress,
+  type RunForkSettings,
+  type WorkerFigures,
+} from './redis-wire.js';
 import { createSharedGate, type SharedGate } from './shared-gate.js';
 import { fetchPrefix, fetchRun } from './store.js';
 
@@ -58,7 +68,14 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
   const redis = await connectRedis(options.address, (err) => log(`redis: ${err.message}`));
-  const runner = new JobRunner(redis, options.engine, options.concurrency, name, log, options.transcriptsRoot === undefined ? undefined : resolve(options.transcriptsRoot));
+  const runner = new JobRunner(
+    redis,
+    options.engine,
+    options.concurrency,
+    name,
+    log,
+    options.transcriptsRoot === undefined ? undefined : resolve(options.transcriptsRoot),
+  );
   // Cancels reach the forks this process runs (a coordinator's SIGINT, forkpool cancel).
   const subscriber = redis.duplicate();
   subscriber.on('error', (err) => log(`redis: ${err.message}`));
@@ -216,7 +233,8 @@ class JobRunner {
     let settings = this.runs.get(runId);
     if (!settings) {
       settings = fetchRun(this.redis, runId).then((record) => {
-        if (record.prefixId !== prefixId) throw new Error(`run ${runId} is of prefix ${record.prefixId.slice(0, 12)}, not ${prefixId.slice(0, 12)}`);
+        if (record.prefixId !== prefixId)
+          throw new Error(`run ${runId} is of prefix ${record.prefixId.slice(0, 12)}, not ${prefixId.slice(0, 12)}`);
         return record.settings;
       });
       this.runs.set(runId, settings);

@@ -3,7 +3,6 @@ import { createTaskChecker, linePlaces } from './task-check.js';
 import { noTasks, streamTasks, taskOfLine } from './task-lines.js';
 import type { ForkTask } from './schema.js';
 
-
 /**
  * Parses JSONL task lines. Blank lines are skipped but still counted, so line numbers match
  * the user's editor. The first problem stops the load: nothing runs on bad input.

@@ -130,7 +130,12 @@ export class TaskLines implements AsyncIterable<ForkTask> {
  * The lines of a stream, decoded (strict UTF-8), without their line ends and the file's byte-order
  * mark. `closed`: the reader was stopped on purpose (the stream's error is then no error).
  */
-async function* readLines(stream: ByteStream, file: string, options: TaskLinesOptions, closed: () => boolean): AsyncGenerator<{ text: string; line: number }> {
+async function* readLines(
+  stream: ByteStream,
+  file: string,
+  options: TaskLinesOptions,
+  closed: () => boolean,
+): AsyncGenerator<{ text: string; line: number }> {
   const maxLine = options.maxLineBytes ?? MAX_INPUT_BYTES;
   let parts: Buffer[] = [];
   let partBytes = 0;
@@ -186,7 +191,11 @@ async function* readLines(stream: ByteStream, file: string, options: TaskLinesOp
  * id repeats), so a bad line anywhere throws its InputError here, before anything runs; then it is
  * opened again, its lines read as the tasks are taken. Standard input's lines are checked as they come.
  */
-export async function streamTasks(pathOrDash: string, stdin: NodeJS.ReadableStream = process.stdin, options: TaskLinesOptions = {}): Promise<TaskLines> {
+export async function streamTasks(
+  pathOrDash: string,
+  stdin: NodeJS.ReadableStream = process.stdin,
+  options: TaskLinesOptions = {},
+): Promise<TaskLines> {
   if (pathOrDash === '-') return new TaskLines(stdin, '<stdin>', options);
   await statInputFile(pathOrDash, options.maxBytes ?? Number.MAX_SAFE_INTEGER, PIPE_HINT);
   const total = await checkWhole(pathOrDash, options);
@@ -214,7 +223,12 @@ async function checkWhole(path: string, options: TaskLinesOptions): Promise<numb
 }
 
 /** One task line, checked; undefined for a blank line (blank lines are skipped but counted). */
-export function taskOfLine(text: string, line: number, file: string | undefined, check: (value: unknown, line: number) => ForkTask): ForkTask | undefined {
+export function taskOfLine(
+  text: string,
+  line: number,
+  file: string | undefined,
+  check: (value: unknown, line: number) => ForkTask,
+): ForkTask | undefined {
   if (text.trim() === '') return undefined;
   return check(parseJsonText(text, { ...(file === undefined ? {} : { file }), line }), line);
 }

@@ -10,7 +10,6 @@ import { isRecord } from '../input/json.js';
  * their own key order; an object with nothing to leave out is returned as it is.
  */
 
-
 const NULL_REASON = 'null, which the API reads as the field left out';
 
 export interface FieldRules {
@@ -25,7 +24,12 @@ export interface FieldRules {
 }
 
 /** `value` without its null and unknown fields; each one left out goes to `dropped`, at `path`. */
-export function withoutExtras(value: Record<string, unknown>, rules: FieldRules, path: string, dropped: DroppedRecord[]): Record<string, unknown> {
+export function withoutExtras(
+  value: Record<string, unknown>,
+  rules: FieldRules,
+  path: string,
+  dropped: DroppedRecord[],
+): Record<string, unknown> {
   const kept: [string, unknown][] = [];
   let changed = false;
   for (const [key, field] of Object.entries(value)) {
@@ -34,7 +38,11 @@ export function withoutExtras(value: Record<string, unknown>, rules: FieldRules,
       dropped.push({ path: at, what: `"${key}" of ${rules.what}`, reason: NULL_REASON });
       changed = true;
     } else if (!rules.fields.includes(key) && !(rules.explained ?? []).includes(key)) {
-      dropped.push({ path: at, what: `"${key}" of ${rules.what}`, reason: `not a field the API takes on ${rules.what}: the client that wrote the log added it for its own use` });
+      dropped.push({
+        path: at,
+        what: `"${key}" of ${rules.what}`,
+        reason: `not a field the API takes on ${rules.what}: the client that wrote the log added it for its own use`,
+      });
       changed = true;
     } else kept.push([key, field]);
   }
@@ -78,7 +86,12 @@ export interface BlockRules extends FieldRules {
  * it likewise. A kind the table does not name is left for validation to name. Kept keys stay in
  * their own order, and an array with nothing to leave out is returned as it is.
  */
-export function withoutBlockExtras(list: unknown, kinds: Readonly<Record<string, BlockRules>>, path: string, dropped: DroppedRecord[]): unknown {
+export function withoutBlockExtras(
+  list: unknown,
+  kinds: Readonly<Record<string, BlockRules>>,
+  path: string,
+  dropped: DroppedRecord[],
+): unknown {
   return eachRecord(list, (block, b) => {
     const at = `${path}[${b}]`;
     const kind = block.type;

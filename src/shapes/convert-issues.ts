@@ -53,7 +53,8 @@ export class Issues {
 
   /** Items of the source no target takes (carried through the hub as they were found). */
   opaque(items: readonly Opaque[] | undefined): void {
-    for (const item of items ?? []) this.unsupported(item.path, item.what, typeof item.why === 'function' ? item.why(this.target) : item.why);
+    for (const item of items ?? [])
+      this.unsupported(item.path, item.what, typeof item.why === 'function' ? item.why(this.target) : item.why);
   }
 
   /** An item left out by rule, whatever the options (a model's thought part). */
@@ -177,7 +178,11 @@ export class CallLedger {
     const call = byId ?? this.open.find((c) => !c.answered && c.name === result.name && (id === undefined || c.sourceId === undefined));
     if (!call) {
       const which = `"${result.name ?? ''}"${id === undefined ? '' : ` (id "${id}")`}`;
-      this.issues.unsupported(path, 'functionResponse', `${which} answers no open functionCall of the model message before it, and ${this.rules.answerRule}`);
+      this.issues.unsupported(
+        path,
+        'functionResponse',
+        `${which} answers no open functionCall of the model message before it, and ${this.rules.answerRule}`,
+      );
       return undefined;
     }
     if (result.name !== undefined && call.name !== result.name) {
@@ -192,7 +197,10 @@ export class CallLedger {
     if (id && this.rules.takes(id)) {
       const earlier = this.idAt.get(id);
       if (earlier !== undefined) {
-        this.issues.fail(path, `the call id "${id}" is already used at ${earlier}; ${this.issues.target} needs each ${this.rules.idWord} once in a session`);
+        this.issues.fail(
+          path,
+          `the call id "${id}" is already used at ${earlier}; ${this.issues.target} needs each ${this.rules.idWord} once in a session`,
+        );
       }
       this.idAt.set(id, path);
       return id;

@@ -24,7 +24,13 @@ import { type AnyMessage, cachedView, type MessageView } from './view.js';
  * a line here (docs/shapes.md, "Adding a shape").
  */
 
-const BUILT_IN: readonly Shape[] = [geminiShape, openAIChatShape, openAIResponsesShape, anthropicMessagesShape, aiSdkShape] as unknown as Shape[];
+const BUILT_IN: readonly Shape[] = [
+  geminiShape,
+  openAIChatShape,
+  openAIResponsesShape,
+  anthropicMessagesShape,
+  aiSdkShape,
+] as unknown as Shape[];
 
 /** The shape a session without a `format` is in. */
 const DEFAULT_SHAPE = geminiShape as unknown as Shape;
@@ -129,7 +135,11 @@ export function shapeOfInput(json: object, source?: string): Shape {
   if (found === undefined) {
     const list = shapeFormats().map((f, i) => (i === 0 ? `"${f}" (the default)` : `"${f}"`));
     const words = `${list.slice(0, -1).join(', ')} or ${list[list.length - 1]}`;
-    throw new InputError({ ...(source === undefined ? {} : { file: source }), path: 'format', rule: `must be ${words}, not ${JSON.stringify(format)}` });
+    throw new InputError({
+      ...(source === undefined ? {} : { file: source }),
+      path: 'format',
+      rule: `must be ${words}, not ${JSON.stringify(format)}`,
+    });
   }
   return found;
 }

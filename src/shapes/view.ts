@@ -88,7 +88,11 @@ export function cachedView<M extends object>(message: M, read: (message: M) => M
  * A view assembled from a message's parts in order: its texts, calls, results and media come from
  * them. `content`: a message whose result is its content (a Chat Completions tool message) reads its texts from that.
  */
-export function viewOfParts(role: MessageView['role'], parts: readonly PartView[], content?: Pick<MessageView, 'texts' | 'firstText'>): MessageView {
+export function viewOfParts(
+  role: MessageView['role'],
+  parts: readonly PartView[],
+  content?: Pick<MessageView, 'texts' | 'firstText'>,
+): MessageView {
   const first = parts[0];
   return {
     role,
@@ -104,7 +108,9 @@ export function viewOfParts(role: MessageView['role'], parts: readonly PartView[
 /** A call part whose arguments are already parsed (Gemini's args, Anthropic's and the AI SDK's input): an object, or something the model should not have sent. */
 export function parsedCall(id: unknown, name: string, input: unknown): PartView {
   const args: Pick<CallView, 'args' | 'argsError'> =
-    input !== null && typeof input === 'object' && !Array.isArray(input) ? { args: input as Record<string, unknown> } : { argsError: 'the input is not a JSON object' };
+    input !== null && typeof input === 'object' && !Array.isArray(input)
+      ? { args: input as Record<string, unknown> }
+      : { argsError: 'the input is not a JSON object' };
   return { kind: 'call', call: { ...(typeof id === 'string' ? { id } : {}), name, ...args }, input: input ?? {} };
 }
 
@@ -118,7 +124,8 @@ export function stringCall(id: unknown, name: string, raw: string): PartView {
   } catch {
     return { kind: 'call', call: { ...call, argsError: 'the arguments are not valid JSON' }, input: raw };
   }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { kind: 'call', call: { ...call, args: value as Record<string, unknown> }, input: value };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    return { kind: 'call', call: { ...call, args: value as Record<string, unknown> }, input: value };
   return { kind: 'call', call: { ...call, argsError: 'the arguments are not a JSON object' }, input: value };
 }
 
@@ -131,7 +138,8 @@ export function textResult(id: unknown, content: unknown, name?: string): Result
   const named = { ...(typeof id === 'string' ? { id } : {}), ...(name !== undefined ? { name } : {}) };
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isRecord(parsed) && Object.keys(parsed).length === 1 && typeof parsed.error === 'string') return { ...named, text: parsed.error, isError: true };
+    if (isRecord(parsed) && Object.keys(parsed).length === 1 && typeof parsed.error === 'string')
+      return { ...named, text: parsed.error, isError: true };
   } catch {
     // Not JSON: the tool's own text.
   }
@@ -142,5 +150,7 @@ export function textResult(id: unknown, content: unknown, name?: string): Result
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return content === undefined || content === null ? '' : JSON.stringify(content);
-  return content.map((block) => (isRecord(block) && typeof block.text === 'string' ? block.text : `[${isRecord(block) ? String(block.type) : 'part'}]`)).join('\n');
+  return content
+    .map((block) => (isRecord(block) && typeof block.text === 'string' ? block.text : `[${isRecord(block) ? String(block.type) : 'part'}]`))
+    .join('\n');
 }

@@ -104,11 +104,20 @@ export function operationOf(shape: string): typeof OPERATION.chat | typeof OPERA
 
 /** What every model call's span and metric carries: its operation, where it went, the model asked for. */
 export function modelCallBase(info: { provider: string; shape: string; model: string }): Record<string, string> {
-  return { [ATTR.operationName]: operationOf(info.shape), [ATTR.providerName]: providerNameOf(info.provider), [ATTR.requestModel]: info.model };
+  return {
+    [ATTR.operationName]: operationOf(info.shape),
+    [ATTR.providerName]: providerNameOf(info.provider),
+    [ATTR.requestModel]: info.model,
+  };
 }
 
 /** The conventions' `gen_ai.provider.name` of the provider kinds they list (keyed by provider kind, not by shape). */
-const WELL_KNOWN_PROVIDERS: Readonly<Record<string, string>> = { gemini: 'gcp.gemini', openai: 'openai', anthropic: 'anthropic', deepseek: 'deepseek' };
+const WELL_KNOWN_PROVIDERS: Readonly<Record<string, string>> = {
+  gemini: 'gcp.gemini',
+  openai: 'openai',
+  anthropic: 'anthropic',
+  deepseek: 'deepseek',
+};
 
 /** The conventions' name for where a provider kind sends its calls (their well-known values; forkpool's own for the rest). */
 export function providerNameOf(kind: string): string {

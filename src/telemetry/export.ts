@@ -44,7 +44,10 @@ export async function startExport(settings: ExportSettings): Promise<TelemetryEx
   const report = reportOnce(settings.onError);
   // The SDK reports export failures to the global error handler and its diag logger, both silent by default.
   setGlobalErrorHandler((error) => report(messageOf(error)));
-  diag.setLogger({ error: (message, ...args) => report([message, ...args.map(messageOf)].join(' ')), warn() {}, info() {}, debug() {}, verbose() {} }, DiagLogLevel.ERROR);
+  diag.setLogger(
+    { error: (message, ...args) => report([message, ...args.map(messageOf)].join(' ')), warn() {}, info() {}, debug() {}, verbose() {} },
+    DiagLogLevel.ERROR,
+  );
 
   const resource = forkpoolResource();
   const timeout = settings.exportTimeoutMillis !== undefined ? { timeoutMillis: settings.exportTimeoutMillis } : {};
@@ -53,7 +56,9 @@ export async function startExport(settings: ExportSettings): Promise<TelemetryEx
     const interval = settings.metricIntervalMillis ?? DEFAULT_METRIC_INTERVAL_MS;
     // The reader refuses a timeout longer than its interval.
     const exportTimeoutMillis = Math.min(interval, settings.exportTimeoutMillis ?? interval);
-    readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(timeout), exportIntervalMillis: interval, exportTimeoutMillis }));
+    readers.push(
+      new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(timeout), exportIntervalMillis: interval, exportTimeoutMillis }),
+    );
   }
   let prometheus: { server: Server; url: string } | undefined;
   if (settings.prometheusPort !== undefined) {
@@ -63,7 +68,9 @@ export async function startExport(settings: ExportSettings): Promise<TelemetryEx
     prometheus = await servePrometheus(exporter, settings.prometheusPort);
   }
   // Registered once the Prometheus port is ours: a port taken leaves nothing registered behind.
-  const tracerProvider = settings.traces ? new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(timeout))] }) : undefined;
+  const tracerProvider = settings.traces
+    ? new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(timeout))] })
+    : undefined;
   // With its defaults: the W3C trace-context and baggage propagators (a distributed run's jobs carry the context), and an
   // AsyncLocalStorage context manager (an application's active span reaches the fan-out's).
   tracerProvider?.register();

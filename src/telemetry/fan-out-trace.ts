@@ -71,7 +71,10 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
   const run = tracer.startSpan(
     `${OPERATION.invokeWorkflow} fan-out`,
     // Under the context given, else the application's active span (when its context manager knows one).
-    { kind: SpanKind.INTERNAL, attributes: { [ATTR.operationName]: OPERATION.invokeWorkflow, [ATTR.workflowName]: 'fan-out', [ATTR.conversationId]: info.prefixId } },
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: { [ATTR.operationName]: OPERATION.invokeWorkflow, [ATTR.workflowName]: 'fan-out', [ATTR.conversationId]: info.prefixId },
+    },
     info.parent,
   );
   // No provider registered (or the run not sampled): record nothing at all.
@@ -183,7 +186,9 @@ export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: 
         [ATTR.toolName]: call.name,
         [ATTR.toolType]: 'function',
         ...(call.id !== undefined ? { [ATTR.toolCallId]: call.id } : {}),
-        ...(captureContent ? { [ATTR.toolCallArguments]: JSON.stringify(call.args ?? {}), [ATTR.toolCallResult]: JSON.stringify(outcome.response) } : {}),
+        ...(captureContent
+          ? { [ATTR.toolCallArguments]: JSON.stringify(call.args ?? {}), [ATTR.toolCallResult]: JSON.stringify(outcome.response) }
+          : {}),
       },
     },
     parent,

@@ -45,9 +45,21 @@ export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
     unit: 's',
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
-  const cacheRead = m.createCounter(METRIC.cacheReadTokens, { description: 'Input tokens served from the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
-  const cacheWrite = m.createCounter(METRIC.cacheWriteTokens, { description: 'Input tokens written into the provider’s prompt cache', unit: '{token}', valueType: ValueType.INT });
-  const reasoning = m.createCounter(METRIC.reasoningTokens, { description: 'Output tokens the model spent reasoning (within the output tokens)', unit: '{token}', valueType: ValueType.INT });
+  const cacheRead = m.createCounter(METRIC.cacheReadTokens, {
+    description: 'Input tokens served from the provider’s prompt cache',
+    unit: '{token}',
+    valueType: ValueType.INT,
+  });
+  const cacheWrite = m.createCounter(METRIC.cacheWriteTokens, {
+    description: 'Input tokens written into the provider’s prompt cache',
+    unit: '{token}',
+    valueType: ValueType.INT,
+  });
+  const reasoning = m.createCounter(METRIC.reasoningTokens, {
+    description: 'Output tokens the model spent reasoning (within the output tokens)',
+    unit: '{token}',
+    valueType: ValueType.INT,
+  });
   const base: Attributes = modelCallBase(info);
   // One set of attributes per model that answered (a run sees one or two), made once: a call allocates none.
   const byResponseModel = new Map<string | undefined, { call: Attributes; input: Attributes; output: Attributes }>();
@@ -99,14 +111,21 @@ export interface FanOutMetrics {
 export function fanOutMetrics(info: ModelCallInfo): FanOutMetrics {
   const m = meter();
   const forks = m.createCounter(METRIC.forks, { description: 'Forks that ended, by status', unit: '{fork}', valueType: ValueType.INT });
-  const retries = m.createCounter(METRIC.retries, { description: 'Model call attempts sent again', unit: '{retry}', valueType: ValueType.INT });
+  const retries = m.createCounter(METRIC.retries, {
+    description: 'Model call attempts sent again',
+    unit: '{retry}',
+    valueType: ValueType.INT,
+  });
   // Up and down: the run's end may correct what its forks' ends recorded.
   const cacheMax = m.createUpDownCounter(METRIC.cacheMaxTokens, {
     description: 'The most the provider’s cache rules let the forks’ calls be served (the report’s theoretical maximum)',
     unit: '{token}',
     valueType: ValueType.INT,
   });
-  const efficiency = m.createGauge(METRIC.cacheEfficiency, { description: 'Cached tokens a run earned over its theoretical maximum, so far (the run that last ended a fork)', unit: '1' });
+  const efficiency = m.createGauge(METRIC.cacheEfficiency, {
+    description: 'Cached tokens a run earned over its theoretical maximum, so far (the run that last ended a fork)',
+    unit: '1',
+  });
   const base: Attributes = { [ATTR.providerName]: providerNameOf(info.provider), [ATTR.requestModel]: info.model };
   const byStatus = new Map<string, Attributes>();
   const statusAttributes = (status: string): Attributes => {
@@ -167,9 +186,21 @@ export function observeCallGate(read: () => GateReading): () => void {
 }
 
 function observeGates(m: Meter): () => void {
-  const inFlight = m.createObservableGauge(METRIC.callsInFlight, { description: 'Model calls in flight', unit: '{call}', valueType: ValueType.INT });
-  const limit = m.createObservableGauge(METRIC.callGateLimit, { description: 'The call gate’s bound on calls in flight (it adapts to 429s)', unit: '{call}', valueType: ValueType.INT });
-  const waiting = m.createObservableGauge(METRIC.callsWaiting, { description: 'Model calls waiting at the call gate', unit: '{call}', valueType: ValueType.INT });
+  const inFlight = m.createObservableGauge(METRIC.callsInFlight, {
+    description: 'Model calls in flight',
+    unit: '{call}',
+    valueType: ValueType.INT,
+  });
+  const limit = m.createObservableGauge(METRIC.callGateLimit, {
+    description: 'The call gate’s bound on calls in flight (it adapts to 429s)',
+    unit: '{call}',
+    valueType: ValueType.INT,
+  });
+  const waiting = m.createObservableGauge(METRIC.callsWaiting, {
+    description: 'Model calls waiting at the call gate',
+    unit: '{call}',
+    valueType: ValueType.INT,
+  });
   const observe = (result: BatchObservableResult): void => {
     const sum = { inFlight: 0, limit: 0, waiting: 0 };
     for (const read of liveGates) {

@@ -4,7 +4,15 @@ import { replyContent, requestContent } from '../shapes/call-content.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
 import { ATTR, FORKPOOL_ATTR, OPERATION, errorTypeOf, modelCallBase, operationOf, providerNameOf } from './conventions.js';
-import { TRACER, attemptEventName, callAttributes, contentAttributes, markFailed, recordToolSpan, usageAttributes } from './fan-out-trace.js';
+import {
+  TRACER,
+  attemptEventName,
+  callAttributes,
+  contentAttributes,
+  markFailed,
+  recordToolSpan,
+  usageAttributes,
+} from './fan-out-trace.js';
 import { modelCallMetrics } from './metrics.js';
 
 /*

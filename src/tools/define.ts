@@ -10,7 +10,6 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-
 export type { FunctionDeclaration };
 
 export type ApprovalPolicy = 'never' | 'required';
@@ -90,4 +89,3 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
     execute: def.execute,
   });
 }
-

@@ -13,7 +13,6 @@ export type { ToolCall } from './call.js';
 
 export type { ToolOutcome } from './outcome.js';
 
-
 /** What one fork may do with tools. */
 export interface ForkToolPolicy {
   forkId: string;
@@ -56,10 +55,14 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
       const rejection = check(call, policy, byName);
       if (rejection) return rejection;
       const tool = byName.get(call.name) as Tool;
-      if (call.argsError !== undefined) return reject('invalid_args', `Invalid arguments for ${tool.name}: ${call.argsError}. Fix them and call again.`);
+      if (call.argsError !== undefined)
+        return reject('invalid_args', `Invalid arguments for ${tool.name}: ${call.argsError}. Fix them and call again.`);
       const parsed = tool.parameters.safeParse(call.args ?? {});
       if (!parsed.success) {
-        return reject('invalid_args', `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}. Fix them and call again.`);
+        return reject(
+          'invalid_args',
+          `Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}. Fix them and call again.`,
+        );
       }
       const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
       if (tool.cpu) return runInThread(tool, parsed.data, policy.forkId, signal, timeoutMs);
@@ -166,4 +169,3 @@ async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal
     outer.removeEventListener('abort', onAbort);
   }
 }
-

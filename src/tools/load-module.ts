@@ -70,11 +70,15 @@ export async function loadToolsModule(file: string, options: LoadToolsOptions = 
     const label = `export "${exportName}"`;
     if (inspect(where, label, () => isTool(value))) found.push({ exportName, tool: checkName(where, label, value as Tool) });
     else if (inspect(where, label, () => looksLikeToolAttempt(value))) {
-      throw new Error(`${where}: ${label} is not a tool made by defineTool (it needs name, description, parameters with safeParse, declaration, execute)`);
+      throw new Error(
+        `${where}: ${label} is not a tool made by defineTool (it needs name, description, parameters with safeParse, declaration, execute)`,
+      );
     }
   }
   // A cpu tool's thread loads it again from here, unless it named its module itself.
-  return dedupe(where, found).map((tool) => (tool.cpu === true && tool.module === undefined ? Object.freeze({ ...tool, module: pathToFileURL(abs).href }) : tool));
+  return dedupe(where, found).map((tool) =>
+    tool.cpu === true && tool.module === undefined ? Object.freeze({ ...tool, module: pathToFileURL(abs).href }) : tool,
+  );
 }
 
 async function importBounded(where: string, url: string, timeoutMs: number): Promise<Record<string, unknown>> {
@@ -147,7 +151,9 @@ function dedupe(where: string, found: { exportName: string; tool: Tool }[]): Too
     }
   }
   if (byName.size === 0) {
-    throw new Error(`${where}: exports no tools; use export default [tool, ...], export default tool, or named exports made with defineTool`);
+    throw new Error(
+      `${where}: exports no tools; use export default [tool, ...], export default tool, or named exports made with defineTool`,
+    );
   }
   return [...byName.values()].map((e) => e.tool);
 }

@@ -37,7 +37,9 @@ const TranscriptHeaderSchema = z.object({
   taskId: z.string(),
   prefixId: z.string(),
   /** The session's shape: a registered one's format (a transcript of a shape this process does not know cannot be read back). */
-  format: z.string().refine((format) => findShape(format) !== undefined, { error: (iss) => `must be a session format: ${formatList()}, not ${JSON.stringify(iss.input)}` }),
+  format: z.string().refine((format) => findShape(format) !== undefined, {
+    error: (iss) => `must be a session format: ${formatList()}, not ${JSON.stringify(iss.input)}`,
+  }),
   task: ForkTaskSchema,
   at: z.string(),
 });

@@ -26,7 +26,13 @@ type MessageLine = Extract<Line, { type: 'message' }>;
 /** Renders a transcript (as readTranscript returns it) as text, ending with a newline. */
 export function printTranscript(transcript: Transcript): string {
   const { header, lines } = transcript;
-  const out: string[] = [...heading(header, lines.find((l): l is SeedLine => l.type === 'seed')), ''];
+  const out: string[] = [
+    ...heading(
+      header,
+      lines.find((l): l is SeedLine => l.type === 'seed'),
+    ),
+    '',
+  ];
   // Chat Completions and Anthropic results name their call by id only: the calls seen so far give the name.
   const callNames = new Map<string, string>();
   // The file's messages are in the shape its header names; a shape not registered here is read as a bare message would be.
@@ -70,7 +76,9 @@ function lineText(line: Line, view: Viewer, callNames: Map<string, string>): str
     case 'message':
       return messageText(line, view, callNames);
     case 'resumed':
-      return [line.from === 'crash' ? `── resumed after a crash (${line.at}) ──` : `── revived by a message from the parent (${line.at}) ──`];
+      return [
+        line.from === 'crash' ? `── resumed after a crash (${line.at}) ──` : `── revived by a message from the parent (${line.at}) ──`,
+      ];
     case 'end': {
       const head = `── end: ${line.status} after ${count(line.turns, 'turn')} (${line.at}) ──`;
       return line.error === undefined ? [head] : [head, indent(`${line.error.kind}: ${line.error.message}`, '   error: ', '          ')];
@@ -80,7 +88,11 @@ function lineText(line: Line, view: Viewer, callNames: Map<string, string>): str
 
 function messageText(line: MessageLine, viewOf: Viewer, callNames: Map<string, string>): string[] {
   const view = viewOf(line.message);
-  if (view === undefined) return [`[turn ${line.turn}] ${line.role}`, `  (not a message of this format: ${shorten(JSON.stringify(line.message) ?? String(line.message), RESULT_CHARS)})`];
+  if (view === undefined)
+    return [
+      `[turn ${line.turn}] ${line.role}`,
+      `  (not a message of this format: ${shorten(JSON.stringify(line.message) ?? String(line.message), RESULT_CHARS)})`,
+    ];
   for (const call of view.calls) if (call.id !== undefined) callNames.set(call.id, call.name);
   // In the order the APIs put them: a user message's results before its words, a model's words before its calls.
   const body = [
@@ -88,7 +100,10 @@ function messageText(line: MessageLine, viewOf: Viewer, callNames: Map<string, s
     // A Chat Completions tool message's content is its result, shown as one above.
     ...(view.role === 'tool' ? [] : view.texts).map((text) => indent(collapseBoilerplate(text), '  ', '  ')),
     ...(view.media ? ['  [media: an image, file or audio part]'] : []),
-    ...view.calls.map((call) => `  → ${call.name}(${call.args !== undefined ? shorten(JSON.stringify(call.args), ARGS_CHARS) : `<${call.argsError ?? 'no arguments'}>`})`),
+    ...view.calls.map(
+      (call) =>
+        `  → ${call.name}(${call.args !== undefined ? shorten(JSON.stringify(call.args), ARGS_CHARS) : `<${call.argsError ?? 'no arguments'}>`})`,
+    ),
   ];
   // A tool answer belongs to the model turn above it: no heading of its own.
   if (line.role === 'tool') return body;
@@ -122,7 +137,11 @@ function resultLine(result: ResultView, callNames: Map<string, string>): string 
 // ── Figures ───────────────────────────────────────────────────────────────────────────────────
 
 function usageText(usage: TranscriptUsage): string {
-  const parts = [`prompt ${num(usage.promptTokens)}`, `cached ${usage.cachedTokens === null ? 'not reported' : num(usage.cachedTokens)}`, `output ${num(usage.outputTokens)}`];
+  const parts = [
+    `prompt ${num(usage.promptTokens)}`,
+    `cached ${usage.cachedTokens === null ? 'not reported' : num(usage.cachedTokens)}`,
+    `output ${num(usage.outputTokens)}`,
+  ];
   if (usage.cacheWriteTokens !== undefined) parts.push(`cache write ${num(usage.cacheWriteTokens)}`);
   return parts.join(' · ');
 }
@@ -193,4 +212,3 @@ function visible(text: string): string {
 
 const num = (n: number): string => n.toLocaleString('en-US');
 const count = (n: number, what: string): string => `${num(n)} ${what}${n === 1 ? '' : 's'}`;
-

@@ -25,7 +25,10 @@ export async function readTranscript(file: string): Promise<Transcript> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError({ file, rule: code === 'ENOENT' ? 'no such transcript' : `the transcript could not be read (${code ?? String(err)})` });
+    throw new InputError({
+      file,
+      rule: code === 'ENOENT' ? 'no such transcript' : `the transcript could not be read (${code ?? String(err)})`,
+    });
   }
   return parseTranscript(text, file);
 }
@@ -55,6 +58,7 @@ function parseTranscript(text: string, file: string): Transcript {
     lines.push(parsed.data);
   }
   const first = lines[0];
-  if (first?.type !== 'header') throw new InputError({ file, line: 1, rule: 'a transcript starts with its header line ({"type":"header",…})' });
+  if (first?.type !== 'header')
+    throw new InputError({ file, line: 1, rule: 'a transcript starts with its header line ({"type":"header",…})' });
   return { file, header: first, lines: lines.slice(1), torn };
 }

@@ -23,7 +23,11 @@ export function openTranscript(path: string, mode: 'fresh' | 'append'): Transcri
     .then(() => (mode === 'fresh' ? open(path, FRESH, 0o600) : openToAppend(path)))
     .catch((err: unknown) => warn(err));
   function warn(err: unknown): undefined {
-    if (!failed) process.emitWarning(`the transcript ${path} could not be written (${(err as NodeJS.ErrnoException).code ?? String(err)}); the fork goes on without it`, 'ForkpoolWarning');
+    if (!failed)
+      process.emitWarning(
+        `the transcript ${path} could not be written (${(err as NodeJS.ErrnoException).code ?? String(err)}); the fork goes on without it`,
+        'ForkpoolWarning',
+      );
     failed = true;
     return undefined;
   }
@@ -77,6 +81,8 @@ const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW;
  */
 export function transcriptPath(dir: string, taskId: string): string {
   const plain = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/.test(taskId);
-  const name = plain ? taskId : `${taskId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)}-${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
+  const name = plain
+    ? taskId
+    : `${taskId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)}-${createHash('sha256').update(taskId).digest('hex').slice(0, 12)}`;
   return join(resolve(dir), `${name}.jsonl`);
 }

@@ -131,7 +131,8 @@ export function createSplicer<R>(shape: SpliceShape<R>, render: Render<R>, trans
       const head = commonHead(light, real);
       const tail = commonTail(light, real, head);
       const sentinel = light.slice(head, light.length - tail);
-      if (!sentinel.includes(`${markerHeadJson}${id}:${i}`)) throw new Error(`splice: the SDK did not write the ${holes[i]?.key} sentinel as given`);
+      if (!sentinel.includes(`${markerHeadJson}${id}:${i}`))
+        throw new Error(`splice: the SDK did not write the ${holes[i]?.key} sentinel as given`);
       parts.push({ at: head, sentinel, bytes: Buffer.from(real.slice(head, real.length - tail)) });
     }
     parts.sort((a, b) => a.at - b.at);
@@ -155,10 +156,13 @@ export function createSplicer<R>(shape: SpliceShape<R>, render: Render<R>, trans
     if (templates.size > TEMPLATE_CAPACITY) {
       const [oldKey, old] = templates.entries().next().value as [string, Promise<Template>];
       templates.delete(oldKey);
-      old.then((t) => {
-        t.evicted = true;
-        if (t.users === 0) byId.delete(t.id);
-      }, () => undefined);
+      old.then(
+        (t) => {
+          t.evicted = true;
+          if (t.users === 0) byId.delete(t.id);
+        },
+        () => undefined,
+      );
     }
     return kept;
   }

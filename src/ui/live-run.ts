@@ -24,9 +24,20 @@ export async function serveRunPage(run: FanOutRun, options: RunPageOptions): Pro
   const recorder = createRunRecorder({
     provider: options.provider,
     model: options.model,
-    figures: { report: () => run.report(), ...(options.gate ? { gate: options.gate } : {}), ...(options.workers ? { workers: options.workers } : {}) },
+    figures: {
+      report: () => run.report(),
+      ...(options.gate ? { gate: options.gate } : {}),
+      ...(options.workers ? { workers: options.workers } : {}),
+    },
   });
-  if (options.tasks) recorder.queued(options.tasks.map((t) => ({ id: t.id, directive: t.directive, ...(t.subagentType !== undefined ? { subagentType: t.subagentType } : {}) })));
+  if (options.tasks)
+    recorder.queued(
+      options.tasks.map((t) => ({
+        id: t.id,
+        directive: t.directive,
+        ...(t.subagentType !== undefined ? { subagentType: t.subagentType } : {}),
+      })),
+    );
   // Subscribed now, read as events come (the iterator ends when every fork is terminal).
   const events = run.events();
   let server: LiveServer;

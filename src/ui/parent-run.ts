@@ -49,7 +49,14 @@ export async function serveParentPage(options: ParentPageOptions): Promise<Paren
   const recorder = createRunRecorder({
     provider: options.provider,
     model: options.model,
-    figures: { report: () => sumReports(runs.map((r) => r.report()), runOf.size), ...(options.gate ? { gate: options.gate } : {}) },
+    figures: {
+      report: () =>
+        sumReports(
+          runs.map((r) => r.report()),
+          runOf.size,
+        ),
+      ...(options.gate ? { gate: options.gate } : {}),
+    },
   });
   recorder.parent(view);
   const server = await startLiveServer({
@@ -85,7 +92,9 @@ export async function serveParentPage(options: ParentPageOptions): Promise<Paren
         runOf.set(task.id, run);
         linkCall(view, task);
       }
-      recorder.queued(tasks.map((t) => ({ id: t.id, directive: t.directive, ...(t.subagentType !== undefined ? { subagentType: t.subagentType } : {}) })));
+      recorder.queued(
+        tasks.map((t) => ({ id: t.id, directive: t.directive, ...(t.subagentType !== undefined ? { subagentType: t.subagentType } : {}) })),
+      );
       recorder.parent(view);
       // Subscribed now, before anything awaits: none of its events is missed.
       void (async () => {
@@ -112,7 +121,9 @@ export async function serveParentPage(options: ParentPageOptions): Promise<Paren
 function linkCall(view: ParentView, task: ForkTask): void {
   const type = task.subagentType ?? 'fork';
   for (let t = view.turns.length - 1; t >= 0; t--) {
-    const call = (view.turns[t] as ParentTurn).calls.find((c) => c.taskId === undefined && c.callId !== '' && (task.id === `${type}-${c.callId}` || task.id.startsWith(`${type}-${c.callId}-`)));
+    const call = (view.turns[t] as ParentTurn).calls.find(
+      (c) => c.taskId === undefined && c.callId !== '' && (task.id === `${type}-${c.callId}` || task.id.startsWith(`${type}-${c.callId}-`)),
+    );
     if (call !== undefined) {
       call.taskId = task.id;
       return;

@@ -4,7 +4,17 @@ import { addCached } from '../model/types.js';
 import { answerCut } from '../result/results.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { RunReport } from '../engine/report.js';
-import { MARKS_PER_FORK, type ForkDetail, type ForkRow, type ForkState, type ParentView, type RunPatch, type RunSnapshot, type RunSummary, type Sample } from './view.js';
+import {
+  MARKS_PER_FORK,
+  type ForkDetail,
+  type ForkRow,
+  type ForkState,
+  type ParentView,
+  type RunPatch,
+  type RunSnapshot,
+  type RunSummary,
+  type Sample,
+} from './view.js';
 
 /*
  * A run's view, kept up to date from its events: one row per fork (queued ones from the task list
@@ -23,7 +33,17 @@ interface TaskInfo {
 /** What a summary reads of a run's report (a parent's page sums its fan-outs' into one). */
 export type ReportFigures = Pick<
   RunReport,
-  'promptTokens' | 'cachedTokens' | 'outputTokens' | 'reasoningTokens' | 'cacheWriteTokens' | 'hitRate' | 'efficiency' | 'theoreticalCachedTokens' | 'cacheMisses' | 'cutAnswers' | 'retries'
+  | 'promptTokens'
+  | 'cachedTokens'
+  | 'outputTokens'
+  | 'reasoningTokens'
+  | 'cacheWriteTokens'
+  | 'hitRate'
+  | 'efficiency'
+  | 'theoreticalCachedTokens'
+  | 'cacheMisses'
+  | 'cutAnswers'
+  | 'retries'
 > & {
   forks: { total: number };
   cost?: { usd: number };
@@ -139,8 +159,23 @@ export function createRunRecorder(info: { provider: string; model: string; figur
       theoreticalCachedTokens: report.theoreticalCachedTokens,
       ...(report.cost !== undefined ? { costUsd: report.cost.usd } : {}),
       cacheMisses: report.cacheMisses.map((m) => ({ ...m })),
-      cutAnswers: report.cutAnswers.map((c) => ({ reason: c.reason, forks: c.forks, raw: [...c.raw], words: answersCut(c.forks, c.reason) })),
-      ...(gate !== undefined ? { gate: { inFlight: gate.inFlight, limit: gate.limit, waiting: gate.waiting, rateLimited: gate.rateLimited, retries: report.retries } } : {}),
+      cutAnswers: report.cutAnswers.map((c) => ({
+        reason: c.reason,
+        forks: c.forks,
+        raw: [...c.raw],
+        words: answersCut(c.forks, c.reason),
+      })),
+      ...(gate !== undefined
+        ? {
+            gate: {
+              inFlight: gate.inFlight,
+              limit: gate.limit,
+              waiting: gate.waiting,
+              rateLimited: gate.rateLimited,
+              retries: report.retries,
+            },
+          }
+        : {}),
       ...(workers !== undefined ? { workers } : {}),
     };
   };
@@ -194,7 +229,13 @@ export function createRunRecorder(info: { provider: string; model: string; figur
           row.toolCalls++;
           mark(row, event.status === 'ok' ? 'tool' : 'tool_failed');
           const tools = detailOf(event.forkId).tools;
-          if (tools.length < DETAIL_LIMIT) tools.push({ at: at(), tool: event.tool, status: event.status, ...(event.error !== undefined ? { error: event.error.message } : {}) });
+          if (tools.length < DETAIL_LIMIT)
+            tools.push({
+              at: at(),
+              tool: event.tool,
+              status: event.status,
+              ...(event.error !== undefined ? { error: event.error.message } : {}),
+            });
           break;
         }
         case 'task_notification':
@@ -220,7 +261,13 @@ export function createRunRecorder(info: { provider: string; model: string; figur
     snapshot(live) {
       // Changes not yet patched stay pending for the pages already open; this page gets them again
       // with the next patch (rows are replaced by id), and the samples it has not, only then.
-      return { summary: summary(), forks: [...rows.values()], samples: samples.slice(0, sentSamples), live, ...(parent !== undefined ? { parent } : {}) };
+      return {
+        summary: summary(),
+        forks: [...rows.values()],
+        samples: samples.slice(0, sentSamples),
+        live,
+        ...(parent !== undefined ? { parent } : {}),
+      };
     },
     patch() {
       if (dirty.size === 0 && !summaryChanged && !parentChanged && sentSamples === samples.length) return undefined;

@@ -20,7 +20,13 @@ export interface ReportLine {
   text: string;
   turns: number;
   toolCalls: number;
-  usage: { promptTokens: number; cachedTokens: number | null; outputTokens: number; reasoningTokens?: number | undefined; cacheWriteTokens?: number | undefined };
+  usage: {
+    promptTokens: number;
+    cachedTokens: number | null;
+    outputTokens: number;
+    reasoningTokens?: number | undefined;
+    cacheWriteTokens?: number | undefined;
+  };
   costUsd?: number | undefined;
   durationMs: number;
   /** ISO 8601. */
@@ -126,7 +132,10 @@ function timesOf(lines: readonly ReportLine[]): { runStart: number; spans: { sta
   ends.forEach((end, i) => {
     runStart = Math.min(runStart, end - (lines[i] as ReportLine).durationMs);
   });
-  return { runStart, spans: ends.map((end, i) => ({ startedAt: end - (lines[i] as ReportLine).durationMs - runStart, endedAt: end - runStart })) };
+  return {
+    runStart,
+    spans: ends.map((end, i) => ({ startedAt: end - (lines[i] as ReportLine).durationMs - runStart, endedAt: end - runStart })),
+  };
 }
 
 /** The report's HTML: the page with the snapshot inside it (its own nonce, for its own CSP). */

@@ -52,7 +52,8 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.headers.host !== host) return refuse(res, 400, 'this server answers only at the address it printed');
-    if (!tokenMatches(url.searchParams.get('token'), token)) return refuse(res, 403, 'this page needs the token of the URL forkpool printed');
+    if (!tokenMatches(url.searchParams.get('token'), token))
+      return refuse(res, 403, 'this page needs the token of the URL forkpool printed');
     const route = `${req.method ?? 'GET'} ${url.pathname}`;
     switch (route) {
       case 'GET /': {
@@ -62,7 +63,12 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
         return;
       }
       case 'GET /events':
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+          'x-content-type-options': 'nosniff',
+        });
         res.write(message('snapshot', recorder.snapshot(true)));
         streams.add(res);
         req.on('close', () => streams.delete(res));
@@ -93,9 +99,13 @@ export async function startLiveServer(options: LiveServerOptions): Promise<LiveS
   });
   const port = (server.address() as AddressInfo).port;
   host = `127.0.0.1:${port}`;
-  const timers = [setInterval(broadcast, PATCH_MS), setInterval(() => recorder.sample(), SAMPLE_MS), setInterval(() => {
+  const timers = [
+    setInterval(broadcast, PATCH_MS),
+    setInterval(() => recorder.sample(), SAMPLE_MS),
+    setInterval(() => {
       for (const res of streams) res.write(': keep-alive\n\n');
-    }, HEARTBEAT_MS)];
+    }, HEARTBEAT_MS),
+  ];
 
   return {
     url: `http://${host}/?token=${token}`,
@@ -138,4 +148,3 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
   res.end(`${message}\n`);
 }
-

@@ -25,7 +25,12 @@ type Answer = Extract<HostMessage, { type: 'answer' }>;
  * never comes (the other side gone or wedged) must not hang the fork, so every call races the
  * port's close, the fork's abort and a timeout.
  */
-export function connectHost(port: MessagePort, onCancel: () => void, rpcGraceMs = RPC_GRACE_MS, onStop: (reason: StopReason) => void = () => undefined) {
+export function connectHost(
+  port: MessagePort,
+  onCancel: () => void,
+  rpcGraceMs = RPC_GRACE_MS,
+  onStop: (reason: StopReason) => void = () => undefined,
+) {
   let closed = false;
   const closedPromise = new Promise<'closed'>((resolve) =>
     port.once('close', () => {
@@ -58,7 +63,12 @@ export function connectHost(port: MessagePort, onCancel: () => void, rpcGraceMs 
     if (!closed) port.postMessage(message);
   };
 
-  async function call<M extends HostMethod>(method: M, args: HostCalls[M]['args'], signal: AbortSignal | undefined, timeoutMs: number): Promise<HostCall<HostCalls[M]['answer']>> {
+  async function call<M extends HostMethod>(
+    method: M,
+    args: HostCalls[M]['args'],
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<HostCall<HostCalls[M]['answer']>> {
     if (closed) return HOST_GONE;
     const id = ++lastId;
     let timer: NodeJS.Timeout | undefined;

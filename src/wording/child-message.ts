@@ -1,4 +1,10 @@
-import { DIRECTIVE_PREFIX, FORK_BOILERPLATE_CLOSE, FORK_BOILERPLATE_OPEN, TOOL_RESTRICTION_CLOSE, TOOL_RESTRICTION_OPEN } from './constants.js';
+import {
+  DIRECTIVE_PREFIX,
+  FORK_BOILERPLATE_CLOSE,
+  FORK_BOILERPLATE_OPEN,
+  TOOL_RESTRICTION_CLOSE,
+  TOOL_RESTRICTION_OPEN,
+} from './constants.js';
 
 const RULES = [
   'You are a fork: a copy of the agent, started from the conversation above to work in the background.',

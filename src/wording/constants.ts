@@ -50,7 +50,9 @@ export const FORK_SYSTEM_TEXT = [
  * Used only when a fork starts with no history and the parent has no system instruction of its own:
  * Gemini's systemInstruction (typed here by its outline: the shapes' folders import this module).
  */
-export const FORK_SYSTEM_INSTRUCTION: Readonly<{ parts: { text: string }[] }> = Object.freeze({ parts: Object.freeze([Object.freeze({ text: FORK_SYSTEM_TEXT })]) as { text: string }[] });
+export const FORK_SYSTEM_INSTRUCTION: Readonly<{ parts: { text: string }[] }> = Object.freeze({
+  parts: Object.freeze([Object.freeze({ text: FORK_SYSTEM_TEXT })]) as { text: string }[],
+});
 
 /** The reference's (Qwen Code's) answer to a fork request made from inside a sub-agent, word for word. */
 export const NESTED_FORK_ERROR =

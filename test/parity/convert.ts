@@ -37,7 +37,9 @@ export function convertParity(shape: Shape): void {
       expect(there.from).toBe(shape.format);
       if (typeof other.convert.toHub !== 'function' || typeof shape.convert.fromHub !== 'function') return;
       const back = listedOrThrown(there.session, shape.format);
-      const lost = [...there.dropped, ...back.dropped].filter((item) => item.path.startsWith(shape.conversationField) || item.path.startsWith(other.conversationField));
+      const lost = [...there.dropped, ...back.dropped].filter(
+        (item) => item.path.startsWith(shape.conversationField) || item.path.startsWith(other.conversationField),
+      );
       if (lost.length === 0) expect(conversation(shape, back.session)).toEqual(conversation(shape, sample));
     });
   }

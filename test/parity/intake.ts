@@ -21,7 +21,10 @@ const tmp = mkdtempSync(join(tmpdir(), 'forkpool-intake-parity-'));
 /** The request body the shape's dialect makes of its sample session (a Gemini request's own fields: its REST body with the model beside it). */
 function loggedBody(shape: Shape): { session: Record<string, unknown>; body: Record<string, unknown> } {
   const session = sampleSession(shape.format);
-  const { format: _format, ...request } = shape.dialect.request(session, shape.dialect.messages(session)) as unknown as Record<string, unknown>;
+  const { format: _format, ...request } = shape.dialect.request(session, shape.dialect.messages(session)) as unknown as Record<
+    string,
+    unknown
+  >;
   const body = (request.body ?? request) as Record<string, unknown>;
   return { session, body: structuredClone(body) };
 }

@@ -84,15 +84,31 @@ export function readersParity(shape: Shape): void {
     const lines = parentLines(streamSession('parity'), shape.reader, 'model-x', (line) => written.push(line));
     // The ids the parent loop gives calls that have none (Gemini's often have none).
     const callIds = views[at]!.calls.map((c, i) => c.id ?? `call-${i + 1}`);
-    lines.event({ type: 'message', role: 'assistant', message: reply, turn: 1, usage: { promptTokens: 10, cachedTokens: 0, outputTokens: 2 }, callIds });
-    const { messages: answers } = shape.dialect.answer(views[at]!.calls, views[at]!.calls.map(() => ({ output: 'done' })), ['next?']);
+    lines.event({
+      type: 'message',
+      role: 'assistant',
+      message: reply,
+      turn: 1,
+      usage: { promptTokens: 10, cachedTokens: 0, outputTokens: 2 },
+      callIds,
+    });
+    const { messages: answers } = shape.dialect.answer(
+      views[at]!.calls,
+      views[at]!.calls.map(() => ({ output: 'done' })),
+      ['next?'],
+    );
     for (const answer of answers) lines.event({ type: 'message', role: 'user', message: answer, turn: 1 });
     const out = written.map((l) => JSON.parse(l) as Line);
-    const uses = out.filter((l) => l.type === 'assistant').flatMap((l) => l.message.content as Line[]).filter((b) => b.type === 'tool_use');
+    const uses = out
+      .filter((l) => l.type === 'assistant')
+      .flatMap((l) => l.message.content as Line[])
+      .filter((b) => b.type === 'tool_use');
     expect(uses.map((b) => b.name)).toEqual(views[at]!.calls.map((c) => c.name));
     expect(uses.map((b) => b.id)).toEqual(callIds);
     const users = out.filter((l) => l.type === 'user').flatMap((l) => l.message.content as Line[]);
-    expect(users.filter((b) => b.type === 'tool_result')).toEqual(uses.map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: 'done', is_error: false })));
+    expect(users.filter((b) => b.type === 'tool_result')).toEqual(
+      uses.map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: 'done', is_error: false })),
+    );
     expect(users.filter((b) => b.type === 'text')).toEqual([{ type: 'text', text: 'next?' }]);
     expect(out.every((l) => l.parent_tool_use_id === null)).toBe(true);
   });
@@ -113,7 +129,13 @@ export function readersParity(shape: Shape): void {
     } as unknown as TranscriptHeader;
     const lines: TranscriptLine[] = [
       header,
-      { type: 'message', turn: 1, role: 'model', message: messages[at], usage: { promptTokens: 1200, cachedTokens: 1024, outputTokens: 30 } },
+      {
+        type: 'message',
+        turn: 1,
+        role: 'model',
+        message: messages[at],
+        usage: { promptTokens: 1200, cachedTokens: 1024, outputTokens: 30 },
+      },
       ...results.map((message): TranscriptLine => ({ type: 'message', turn: 1, role: 'tool', message })),
       { type: 'end', status: 'completed', turns: 1, at: '2026-01-01T00:00:01.000Z' },
     ];
@@ -130,11 +152,17 @@ export function readersParity(shape: Shape): void {
     const input = JSON.parse(requestContent(request).input) as { role: string; parts: { type: string; name?: string }[] }[];
     expect(input.length).toBeGreaterThan(0);
     const parts = input.flatMap((m) => m.parts);
-    expect(parts.filter((p) => p.type === 'tool_call').map((p) => p.name)).toEqual(expect.arrayContaining(views.flatMap((v) => v.calls.map((c) => c.name))));
+    expect(parts.filter((p) => p.type === 'tool_call').map((p) => p.name)).toEqual(
+      expect.arrayContaining(views.flatMap((v) => v.calls.map((c) => c.name))),
+    );
     expect(parts.some((p) => p.type === 'tool_call_response')).toBe(true);
     expect(input.some((m) => m.role === 'user' && m.parts.some((p) => p.type === 'text'))).toBe(true);
     const at = views.findIndex((v) => v.role === 'model' && v.calls.length > 0);
-    const reply = JSON.parse(replyContent(shape.format, messages[at] as ModelMessage, 'tool_calls')) as { role: string; parts: { type: string }[]; finish_reason: string }[];
+    const reply = JSON.parse(replyContent(shape.format, messages[at] as ModelMessage, 'tool_calls')) as {
+      role: string;
+      parts: { type: string }[];
+      finish_reason: string;
+    }[];
     expect(reply).toHaveLength(1);
     expect(reply[0]).toMatchObject({ role: 'assistant', finish_reason: 'tool_calls' });
     expect(reply[0]!.parts.some((p) => p.type === 'tool_call')).toBe(true);

@@ -31,15 +31,29 @@ export function transcriptParity(shape: Shape): void {
     const reply = shape.messages(session).find((message) => viewMessage(message as AnyMessage).calls.length > 0) as AnyMessage | undefined;
     if (reply === undefined) throw new Error(`the ${shape.format} sample session holds no model call`);
     const calls = viewMessage(reply).calls;
-    const answers = dialect.answer(calls, calls.map(() => ({ output: 'parity result text' })), []).messages;
+    const answers = dialect.answer(
+      calls,
+      calls.map(() => ({ output: 'parity result text' })),
+      [],
+    ).messages;
     const final = dialect.modelText('The parity answer.');
     const child = dialect.userText('Find the parity marker.');
     const lines: TranscriptLine[] = [
-      { type: 'header', version: TRANSCRIPT_VERSION, taskId: 'parity', prefixId: 'p'.repeat(64), format: shape.format, task: { id: 'parity', directive: 'Find the parity marker.' }, at: '2026-12-05T10:00:00.000Z' },
+      {
+        type: 'header',
+        version: TRANSCRIPT_VERSION,
+        taskId: 'parity',
+        prefixId: 'p'.repeat(64),
+        format: shape.format,
+        task: { id: 'parity', directive: 'Find the parity marker.' },
+        at: '2026-12-05T10:00:00.000Z',
+      },
       { type: 'seed', inherited: shape.messages(session).length, trimmed: 0, seedCase: 'continue' },
       { type: 'message', turn: 0, role: 'seed', message: child },
       { type: 'message', turn: 1, role: 'model', message: reply, usage: USAGE },
-      ...answers.map((message, i): TranscriptLine => ({ type: 'message', turn: 1, role: 'tool', message, part: i + 1, parts: answers.length })),
+      ...answers.map(
+        (message, i): TranscriptLine => ({ type: 'message', turn: 1, role: 'tool', message, part: i + 1, parts: answers.length }),
+      ),
       { type: 'message', turn: 2, role: 'model', message: final, usage: USAGE },
       { type: 'end', status: 'completed', turns: 2, at: '2026-12-05T10:00:01.000Z' },
     ];
@@ -53,7 +67,13 @@ export function transcriptParity(shape: Shape): void {
     const continuation = continuationOf(transcript);
     expect(continuation.seedMessages).toEqual([child]);
     expect(continuation.messages).toEqual([reply, ...answers, final]);
-    expect(continuation).toMatchObject({ endsOnAnswer: true, turns: 2, toolCalls: calls.length, text: 'The parity answer.', ended: 'completed' });
+    expect(continuation).toMatchObject({
+      endsOnAnswer: true,
+      turns: 2,
+      toolCalls: calls.length,
+      text: 'The parity answer.',
+      ended: 'completed',
+    });
 
     const printed = printTranscript(transcript);
     for (const call of calls) {

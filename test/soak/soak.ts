@@ -43,15 +43,22 @@ function writeInputs(): void {
     history.push({ role: 'user', parts: [{ text }] }, { role: 'model', parts: [{ text: `Noted ${i}.` }] });
     size += text.length + 64;
   }
-  writeFileSync(sessionPath, JSON.stringify({ model: 'gemini-2.5-flash', systemInstruction: { parts: [{ text: 'You are a soak-test agent.' }] }, history }));
+  writeFileSync(
+    sessionPath,
+    JSON.stringify({ model: 'gemini-2.5-flash', systemInstruction: { parts: [{ text: 'You are a soak-test agent.' }] }, history }),
+  );
   const lines = Array.from({ length: FORKS }, (_, i) => JSON.stringify({ id: `f${i}`, directive: `REPLY fork ${i} done` }));
   writeFileSync(tasksPath, `${lines.join('\n')}\n`);
 }
 
 function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--latency', values.latency as string, '--faults', values.faults as string], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--port', '0', '--latency', values.latency as string, '--faults', values.faults as string],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let text = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -65,7 +72,9 @@ function startServer(): Promise<{ url: string; child: ChildProcess }> {
 
 function finishedLines(): number {
   if (!existsSync(outPath)) return 0;
-  return readFileSync(outPath, 'utf8').split('\n').filter((l) => l.trim()).length;
+  return readFileSync(outPath, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim()).length;
 }
 
 /** Peak resident set of a running process (VmHWM), in MiB; 0 once it is gone. */
@@ -85,8 +94,27 @@ interface Leg {
 }
 
 function runLeg(url: string, resume: boolean, killAtLines: number | undefined): Promise<Leg> {
-  const args = ['run', '--session', sessionPath, '--tasks', tasksPath, '--out', outPath, '--provider', 'local', '--base-url', url,
-    '--cache', 'explicit', '--concurrency', values.concurrency as string, '--output-format', 'json', '--timeout-ms', '600000'];
+  const args = [
+    'run',
+    '--session',
+    sessionPath,
+    '--tasks',
+    tasksPath,
+    '--out',
+    outPath,
+    '--provider',
+    'local',
+    '--base-url',
+    url,
+    '--cache',
+    'explicit',
+    '--concurrency',
+    values.concurrency as string,
+    '--output-format',
+    'json',
+    '--timeout-ms',
+    '600000',
+  ];
   if (resume) args.push('--resume');
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
@@ -130,7 +158,10 @@ try {
   legs.push(await runLeg(server.url, true, Math.floor(FORKS * (KILL_AT[1] as number))));
   legs.push(await runLeg(server.url, true, undefined));
   const seconds = (performance.now() - started) / 1000;
-  const lines = readFileSync(outPath, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { id: string; status: string });
+  const lines = readFileSync(outPath, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { id: string; status: string });
   const counts = new Map<string, number>();
   for (const l of lines) counts.set(l.id, (counts.get(l.id) ?? 0) + 1);
   const exactlyOnce = [...counts.values()].filter((n) => n === 1).length;

@@ -98,7 +98,11 @@ export function anthropicSession(tools: readonly Tool[], opts: { marker?: string
     max_tokens: 2048,
     system: `You are a research agent. ${filler(opts.words ?? 1500, 'sys')}`,
     tools: [
-      ...tools.map((t) => ({ name: t.declaration.name, description: t.declaration.description, input_schema: t.declaration.parametersJsonSchema as { type: 'object' } })),
+      ...tools.map((t) => ({
+        name: t.declaration.name,
+        description: t.declaration.description,
+        input_schema: t.declaration.parametersJsonSchema as { type: 'object' },
+      })),
       { name: 'agent', description: 'Starts a sub-agent.', input_schema: { type: 'object' as const } },
     ],
     messages: [

@@ -84,7 +84,11 @@ export function queueHarness(key: string, tmpPrefix: string, redisOptions: (tmp:
   });
 
   function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Spawned {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...offlineEnv(), GEMINI_API_KEY: key, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...offlineEnv(), GEMINI_API_KEY: key, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     let out = '';
     let err = '';
@@ -108,7 +112,10 @@ export function queueHarness(key: string, tmpPrefix: string, redisOptions: (tmp:
       const queue = options.queue ?? queueUrl;
       const provider = options.provider ?? ['--provider', 'gemini', '--base-url', modelUrl];
       const w = cli(['worker', '--queue', queue, ...provider, '--workspace', '.', '--threads', '1', '--name', name, ...extra], options.env);
-      await until(`worker ${name} to be ready (stderr: ${w.stderr()})`, () => w.stderr().includes(' ready on ') || w.child.exitCode !== null);
+      await until(
+        `worker ${name} to be ready (stderr: ${w.stderr()})`,
+        () => w.stderr().includes(' ready on ') || w.child.exitCode !== null,
+      );
       expect(w.child.exitCode).toBeNull();
       return w;
     },
@@ -148,7 +155,9 @@ export async function until(what: string, ok: () => boolean): Promise<void> {
 /** The promise, or a failure naming `what` after WAIT_MS. */
 export async function within<T>(what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS)),
+  );
   try {
     return await Promise.race([promise, timeout]);
   } finally {

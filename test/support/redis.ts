@@ -51,7 +51,18 @@ function argsOf(port: number, tlsPort: number | undefined, dir: string, options:
   if (options.user) args.push('--user', options.user.name, 'on', `>${options.user.password}`, '~*', '&*', '+@all');
   if (options.tls && tlsPort !== undefined) {
     const { certFile, keyFile, caFile } = options.tls;
-    args.push('--tls-port', String(tlsPort), '--tls-cert-file', certFile, '--tls-key-file', keyFile, '--tls-ca-cert-file', caFile, '--tls-auth-clients', 'no');
+    args.push(
+      '--tls-port',
+      String(tlsPort),
+      '--tls-cert-file',
+      certFile,
+      '--tls-key-file',
+      keyFile,
+      '--tls-ca-cert-file',
+      caFile,
+      '--tls-auth-clients',
+      'no',
+    );
   }
   return args;
 }

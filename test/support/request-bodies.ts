@@ -41,7 +41,10 @@ export function normalise(requests: readonly CapturedRequest[], responses?: Resp
   const tagged = (body: string): string =>
     responses === undefined
       ? body
-      : body.replace(new RegExp(`\\b(resp|msg|fc|rs)_${responses.tag}([0-9a-f]{8})`, 'g'), (_id, kind: string, serial: string) => `${kind}_TAG+${Number.parseInt(serial, 16) - responses.serial}:`);
+      : body.replace(
+          new RegExp(`\\b(resp|msg|fc|rs)_${responses.tag}([0-9a-f]{8})`, 'g'),
+          (_id, kind: string, serial: string) => `${kind}_TAG+${Number.parseInt(serial, 16) - responses.serial}:`,
+        );
   // Sorted with the cache names masked, so the numbers follow the sorted bodies, not the order the caches were made in.
   const masked = (body: string): string => body.replace(CACHE_NAME, 'cachedContents/*');
   const sorted = requests
@@ -84,7 +87,9 @@ export function differences(expected: readonly CapturedBody[], actual: readonly 
     const want = expected[i] as CapturedBody;
     const got = actual[i] as CapturedBody;
     if (want.route !== got.route || want.model !== got.model) {
-      found.push(`request ${i}: expected ${want.route} (model ${JSON.stringify(want.model)}), sent ${got.route} (model ${JSON.stringify(got.model)})`);
+      found.push(
+        `request ${i}: expected ${want.route} (model ${JSON.stringify(want.model)}), sent ${got.route} (model ${JSON.stringify(got.model)})`,
+      );
     } else if (want.body !== got.body) {
       found.push(`request ${i} (${got.route}): ${bodyDifference(want.body, got.body)}`);
     }
@@ -140,7 +145,9 @@ function jsonDifference(want: unknown, got: unknown, path: string): string | und
     if (wantKeys.join('\0') !== gotKeys.join('\0')) return `${path}: key order ${wantKeys.join(',')} expected, ${gotKeys.join(',')} sent`;
     return undefined;
   }
-  return JSON.stringify(want) === JSON.stringify(got) ? undefined : `${path}: expected ${clip(JSON.stringify(want))}, sent ${clip(JSON.stringify(got))}`;
+  return JSON.stringify(want) === JSON.stringify(got)
+    ? undefined
+    : `${path}: expected ${clip(JSON.stringify(want))}, sent ${clip(JSON.stringify(got))}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -44,7 +44,9 @@ export const answers = (...list: [id: string, name: string][]): Content => ({
   parts: list.map(([id, name]) => ({ functionResponse: { id, name, response: { output: `result of ${id}` } } })),
 });
 /** A result part with this output. */
-export const resultPart = (id: string, name: string, output: string): Content['parts'][number] => ({ functionResponse: { id, name, response: { output } } });
+export const resultPart = (id: string, name: string, output: string): Content['parts'][number] => ({
+  functionResponse: { id, name, response: { output } },
+});
 const PARTS = 'asParts';
 /**
  * The same message, written as text parts (blocks) in every shape: Chat Completions and Anthropic
@@ -61,7 +63,9 @@ const partsWanted = (message: Content): boolean => (message as unknown as Record
 export const textParts = (...texts: string[]): Content => asParts(userParts(...texts));
 
 export const child = (directive: string, allowedTools?: readonly string[]): Content => user(buildChildMessage(directive, allowedTools));
-export const childPart = (directive: string, allowedTools?: readonly string[]): Content['parts'][number] => ({ text: buildChildMessage(directive, allowedTools) });
+export const childPart = (directive: string, allowedTools?: readonly string[]): Content['parts'][number] => ({
+  text: buildChildMessage(directive, allowedTools),
+});
 
 export const MARKER = 'MARKER-7f3a-only-in-parent-history';
 
@@ -173,8 +177,12 @@ const gemini: Shape = {
   view: (message: Content) => ({
     role: message.role === 'model' ? 'model' : 'user',
     texts: message.parts.flatMap((p) => (typeof p.text === 'string' ? [p.text] : [])),
-    calls: message.parts.flatMap((p) => (p.functionCall ? [{ id: p.functionCall.id, name: p.functionCall.name, args: p.functionCall.args }] : [])),
-    results: message.parts.flatMap((p) => (p.functionResponse ? [{ id: p.functionResponse.id, output: outputOf(p.functionResponse.response) }] : [])),
+    calls: message.parts.flatMap((p) =>
+      p.functionCall ? [{ id: p.functionCall.id, name: p.functionCall.name, args: p.functionCall.args }] : [],
+    ),
+    results: message.parts.flatMap((p) =>
+      p.functionResponse ? [{ id: p.functionResponse.id, output: outputOf(p.functionResponse.response) }] : [],
+    ),
   }),
   setText: (message: Content, text) => {
     (message.parts[0] as { text: string }).text = text;
@@ -197,12 +205,17 @@ function toChat(message: Content): ChatMessage[] {
   const parts = partsWanted(message);
   if (message.role === 'model') {
     const made = message.parts.flatMap((p) => (p.functionCall ? [p.functionCall] : []));
-    if (made.length === 0) return [{ role: 'assistant', content: parts ? texts.map((text) => ({ type: 'text' as const, text })) : texts.join('') }];
+    if (made.length === 0)
+      return [{ role: 'assistant', content: parts ? texts.map((text) => ({ type: 'text' as const, text })) : texts.join('') }];
     return [
       {
         role: 'assistant',
         content: texts.length > 0 ? texts.join('') : null,
-        tool_calls: made.map((c) => ({ id: c.id ?? c.name, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } })),
+        tool_calls: made.map((c) => ({
+          id: c.id ?? c.name,
+          type: 'function' as const,
+          function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+        })),
       },
     ];
   }
@@ -251,10 +264,15 @@ const openAIChat: Shape = {
   view: (message: ChatMessage) => {
     const texts = chatText(message.content);
     if (message.role === 'assistant') {
-      const made = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as unknown }));
+      const made = (message.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function.name,
+        args: JSON.parse(c.function.arguments) as unknown,
+      }));
       return { role: 'model', texts, calls: made, results: [] };
     }
-    if (message.role === 'tool') return { role: 'tool', texts: [], calls: [], results: [{ id: message.tool_call_id, output: message.content }] };
+    if (message.role === 'tool')
+      return { role: 'tool', texts: [], calls: [], results: [{ id: message.tool_call_id, output: message.content }] };
     return { role: message.role === 'user' ? 'user' : 'system', texts, calls: [], results: [] };
   },
   setText: (message: { content: string }, text) => {
@@ -271,7 +289,11 @@ const openAIChat: Shape = {
 // ---- Anthropic Messages -----------------------------------------------------------------------
 
 type Block = Record<string, unknown>;
-const tool = (name: string): AnthropicTool => ({ name, description: `The ${name} tool.`, input_schema: { type: 'object', properties: {} } });
+const tool = (name: string): AnthropicTool => ({
+  name,
+  description: `The ${name} tool.`,
+  input_schema: { type: 'object', properties: {} },
+});
 
 /** A Gemini Content as one Anthropic message: tool_result blocks, then text blocks; a lone text is string content. */
 function toAnthropic(message: Content): AnyMessage {
@@ -282,12 +304,22 @@ function toAnthropic(message: Content): AnyMessage {
   const text = (value: string): Block => ({ type: 'text', text: value });
   if (message.role === 'model') {
     const made = message.parts.flatMap((p) =>
-      p.functionCall ? [{ type: 'tool_use', id: p.functionCall.id ?? p.functionCall.name, name: p.functionCall.name, input: p.functionCall.args ?? {} }] : [],
+      p.functionCall
+        ? [{ type: 'tool_use', id: p.functionCall.id ?? p.functionCall.name, name: p.functionCall.name, input: p.functionCall.args ?? {} }]
+        : [],
     );
     return { role, content: [...texts.map(text), ...made] };
   }
   const results = message.parts.flatMap((p) =>
-    p.functionResponse ? [{ type: 'tool_result', tool_use_id: p.functionResponse.id ?? p.functionResponse.name, content: outputOf(p.functionResponse.response) }] : [],
+    p.functionResponse
+      ? [
+          {
+            type: 'tool_result',
+            tool_use_id: p.functionResponse.id ?? p.functionResponse.name,
+            content: outputOf(p.functionResponse.response),
+          },
+        ]
+      : [],
   );
   return { role, content: [...results, ...texts.map(text)] };
 }
@@ -346,19 +378,39 @@ function toAiSdk(message: Content): AnyMessage[] {
   const text = (value: string): Block => ({ type: 'text', text: value });
   if (message.role === 'model') {
     const made = message.parts.flatMap((p) =>
-      p.functionCall ? [{ type: 'tool-call', toolCallId: p.functionCall.id ?? p.functionCall.name, toolName: p.functionCall.name, input: p.functionCall.args ?? {} }] : [],
+      p.functionCall
+        ? [
+            {
+              type: 'tool-call',
+              toolCallId: p.functionCall.id ?? p.functionCall.name,
+              toolName: p.functionCall.name,
+              input: p.functionCall.args ?? {},
+            },
+          ]
+        : [],
     );
     if (made.length === 0 && texts.length === 1 && !parts) return [{ role: 'assistant', content: texts[0] }];
     return [{ role: 'assistant', content: [...texts.map(text), ...made] }];
   }
   const results = message.parts.flatMap((p) =>
     p.functionResponse
-      ? [{ type: 'tool-result', toolCallId: p.functionResponse.id ?? p.functionResponse.name, toolName: p.functionResponse.name, output: { type: 'text', value: outputOf(p.functionResponse.response) } }]
+      ? [
+          {
+            type: 'tool-result',
+            toolCallId: p.functionResponse.id ?? p.functionResponse.name,
+            toolName: p.functionResponse.name,
+            output: { type: 'text', value: outputOf(p.functionResponse.response) },
+          },
+        ]
       : [],
   );
   return [
     ...(results.length > 0 ? [{ role: 'tool', content: results }] : []),
-    ...(texts.length === 1 && !parts ? [{ role: 'user', content: texts[0] }] : texts.length > 0 ? [{ role: 'user', content: texts.map(text) }] : []),
+    ...(texts.length === 1 && !parts
+      ? [{ role: 'user', content: texts[0] }]
+      : texts.length > 0
+        ? [{ role: 'user', content: texts.map(text) }]
+        : []),
   ];
 }
 
@@ -392,8 +444,12 @@ const aiSdk: Shape = {
     return {
       role: message.role === 'assistant' ? 'model' : message.role === 'user' ? 'user' : message.role === 'tool' ? 'tool' : 'system',
       texts: blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])),
-      calls: blocks.flatMap((b) => (b.type === 'tool-call' ? [{ id: b.toolCallId as string, name: b.toolName as string, args: b.input }] : [])),
-      results: blocks.flatMap((b) => (b.type === 'tool-result' ? [{ id: b.toolCallId as string, output: (b.output as { value?: unknown }).value }] : [])),
+      calls: blocks.flatMap((b) =>
+        b.type === 'tool-call' ? [{ id: b.toolCallId as string, name: b.toolName as string, args: b.input }] : [],
+      ),
+      results: blocks.flatMap((b) =>
+        b.type === 'tool-result' ? [{ id: b.toolCallId as string, output: (b.output as { value?: unknown }).value }] : [],
+      ),
     };
   },
   setText: (message: { content: string }, text) => {
@@ -415,24 +471,62 @@ function toResponses(message: Content): AnyMessage[] {
   const texts = message.parts.flatMap((p) => (typeof p.text === 'string' ? [p.text] : []));
   const parts = partsWanted(message);
   if (message.role === 'model') {
-    const said = texts.length === 0 ? [] : parts
-      ? [{ type: 'message', id: `msg_${texts.join('').length}`, role: 'assistant', status: 'completed', content: texts.map((text) => ({ type: 'output_text', text, annotations: [] })) }]
-      : [{ role: 'assistant', content: texts.join('') }];
+    const said =
+      texts.length === 0
+        ? []
+        : parts
+          ? [
+              {
+                type: 'message',
+                id: `msg_${texts.join('').length}`,
+                role: 'assistant',
+                status: 'completed',
+                content: texts.map((text) => ({ type: 'output_text', text, annotations: [] })),
+              },
+            ]
+          : [{ role: 'assistant', content: texts.join('') }];
     const made = message.parts.flatMap((p) =>
-      p.functionCall ? [{ type: 'function_call', call_id: p.functionCall.id ?? p.functionCall.name, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) }] : [],
+      p.functionCall
+        ? [
+            {
+              type: 'function_call',
+              call_id: p.functionCall.id ?? p.functionCall.name,
+              name: p.functionCall.name,
+              arguments: JSON.stringify(p.functionCall.args ?? {}),
+            },
+          ]
+        : [],
     );
     return [...said, ...made];
   }
   const results = message.parts.flatMap((p) =>
-    p.functionResponse ? [{ type: 'function_call_output', call_id: p.functionResponse.id ?? p.functionResponse.name, output: outputOf(p.functionResponse.response) }] : [],
+    p.functionResponse
+      ? [
+          {
+            type: 'function_call_output',
+            call_id: p.functionResponse.id ?? p.functionResponse.name,
+            output: outputOf(p.functionResponse.response),
+          },
+        ]
+      : [],
   );
   return [
     ...results,
-    ...(texts.length === 1 && !parts ? [{ role: 'user', content: texts[0] }] : texts.length > 0 ? [{ role: 'user', content: texts.map((text) => ({ type: 'input_text', text })) }] : []),
+    ...(texts.length === 1 && !parts
+      ? [{ role: 'user', content: texts[0] }]
+      : texts.length > 0
+        ? [{ role: 'user', content: texts.map((text) => ({ type: 'input_text', text })) }]
+        : []),
   ];
 }
 
-const responsesFn = (name: string) => ({ type: 'function', name, description: `The ${name} tool.`, parameters: { type: 'object', properties: {} }, strict: false });
+const responsesFn = (name: string) => ({
+  type: 'function',
+  name,
+  description: `The ${name} tool.`,
+  parameters: { type: 'object', properties: {} },
+  strict: false,
+});
 
 function responsesSession(input: AnyMessage[], system: boolean, validate = true): OpenAIResponsesSession {
   const made = {
@@ -453,7 +547,9 @@ function responsesSession(input: AnyMessage[], system: boolean, validate = true)
 function responsesText(content: unknown): string[] {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) return [];
-  return content.flatMap((b: { type?: string; text?: unknown }) => ((b.type === 'input_text' || b.type === 'output_text') && typeof b.text === 'string' ? [b.text] : []));
+  return content.flatMap((b: { type?: string; text?: unknown }) =>
+    (b.type === 'input_text' || b.type === 'output_text') && typeof b.text === 'string' ? [b.text] : [],
+  );
 }
 
 const openAIResponses: Shape = {
@@ -466,8 +562,15 @@ const openAIResponses: Shape = {
   bare: (history) => responsesSession(history.flatMap(toResponses), false),
   messages: (session) => (session as OpenAIResponsesSession).input as AnyMessage[],
   view: (item: Record<string, unknown>) => {
-    if (item.type === 'function_call') return { role: 'model', texts: [], calls: [{ id: item.call_id as string, name: item.name as string, args: JSON.parse(item.arguments as string) as unknown }], results: [] };
-    if (item.type === 'function_call_output') return { role: 'tool', texts: [], calls: [], results: [{ id: item.call_id as string, output: item.output }] };
+    if (item.type === 'function_call')
+      return {
+        role: 'model',
+        texts: [],
+        calls: [{ id: item.call_id as string, name: item.name as string, args: JSON.parse(item.arguments as string) as unknown }],
+        results: [],
+      };
+    if (item.type === 'function_call_output')
+      return { role: 'tool', texts: [], calls: [], results: [{ id: item.call_id as string, output: item.output }] };
     const role = item.role === 'assistant' ? 'model' : item.role === 'user' ? 'user' : 'system';
     return { role, texts: responsesText(item.content), calls: [], results: [] };
   },
@@ -494,4 +597,11 @@ const acme: Shape = {
   sessionOf: (messages) => asAcme(openAIChat.sessionOf(messages)),
 };
 
-export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [gemini, openAIChat, anthropicMessages, aiSdk, openAIResponses, acme].map((shape) => [shape.name, shape] as const);
+export const SHAPES: readonly (readonly [Shape['name'], Shape])[] = [
+  gemini,
+  openAIChat,
+  anthropicMessages,
+  aiSdk,
+  openAIResponses,
+  acme,
+].map((shape) => [shape.name, shape] as const);

@@ -14,9 +14,39 @@ export interface TestCertificate {
 export function makeTestCertificate(dir: string): TestCertificate {
   const file = (name: string): string => join(dir, name);
   const openssl = (args: readonly string[]): void => void execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=forkpool test CA', '-keyout', file('ca.key'), '-out', file('ca.crt')]);
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=forkpool test CA',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.crt'),
+  ]);
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', file('server.key'), '-out', file('server.csr')]);
   writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  openssl(['x509', '-req', '-days', '2', '-in', file('server.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-extfile', file('server.ext'), '-out', file('server.crt')]);
+  openssl([
+    'x509',
+    '-req',
+    '-days',
+    '2',
+    '-in',
+    file('server.csr'),
+    '-CA',
+    file('ca.crt'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-extfile',
+    file('server.ext'),
+    '-out',
+    file('server.crt'),
+  ]);
   return { caFile: file('ca.crt'), certFile: file('server.crt'), keyFile: file('server.key') };
 }

@@ -72,7 +72,15 @@ export class RunCaches {
     }
     try {
       const { history, spawnTools, timeoutMs, concurrency } = this.settings;
-      this.made = await prepareExplicitCaches(session, tasks, { client, history, spawnTools, timeoutMs, concurrency, minCacheTokens: plan.rules.minCacheTokens, forks });
+      this.made = await prepareExplicitCaches(session, tasks, {
+        client,
+        history,
+        spawnTools,
+        timeoutMs,
+        concurrency,
+        minCacheTokens: plan.rules.minCacheTokens,
+        forks,
+      });
       this.noted = this.made.note;
       this.current = { ...plan, request: { mechanism: 'cached-content', caches: { ...this.made.caches } } };
     } catch (err) {

@@ -68,7 +68,14 @@ export function forkHooksOf(run: RunListeners, fork: ForkInRun): ForkHooks {
       if (event.type === 'transcript') {
         if (event.entry.type === 'message' && fork.running()) {
           const { turn, role, message, usage } = event.entry;
-          run.log.push({ type: 'message', forkId: task.id, turn, role, message, ...(usage !== undefined ? { usage: tokenUsageOf(usage) } : {}) });
+          run.log.push({
+            type: 'message',
+            forkId: task.id,
+            turn,
+            role,
+            message,
+            ...(usage !== undefined ? { usage: tokenUsageOf(usage) } : {}),
+          });
         }
         return;
       }
@@ -79,7 +86,14 @@ export function forkHooksOf(run: RunListeners, fork: ForkInRun): ForkHooks {
       if (!fork.running()) return; // a late report of a fork already settled (its result was counted)
       trace.modelCall(event);
       run.callMetrics.answered(event.usage, event.responseModel, secondsBetween(event.startedAt, event.endedAt));
-      run.log.push({ type: 'turn', forkId: task.id, turn: event.turn, usage: event.usage, functionCalls: event.functionCalls, ...(event.finish !== undefined ? { finish: event.finish } : {}) });
+      run.log.push({
+        type: 'turn',
+        forkId: task.id,
+        turn: event.turn,
+        usage: event.usage,
+        functionCalls: event.functionCalls,
+        ...(event.finish !== undefined ? { finish: event.finish } : {}),
+      });
       run.spending.called(fork.index, event.usage);
     },
     onAttempt: (status, wantsRetry) => {
@@ -107,7 +121,12 @@ function tokenUsageOf(usage: TranscriptUsage): TokenUsage {
 
 /** A fork's first event: its task's id, the first line of its directive, its sub-agent type. */
 export function startedEvent(task: ForkTask): ForkEvent {
-  return { type: 'task_started', forkId: task.id, description: describe(task), ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}) };
+  return {
+    type: 'task_started',
+    forkId: task.id,
+    description: describe(task),
+    ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}),
+  };
 }
 
 function describe(task: ForkTask): string {

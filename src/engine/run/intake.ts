@@ -257,7 +257,9 @@ export class TaskIntake {
 
   /** Whether `id` is one of the source's tasks still to be taken (only an array's are known ahead). */
   isAhead(id: string): boolean {
-    return this.taking === 'open' && this.draining === undefined && (this.source.all?.findIndex((t) => t.id === id) ?? -1) >= this.takenCount;
+    return (
+      this.taking === 'open' && this.draining === undefined && (this.source.all?.findIndex((t) => t.id === id) ?? -1) >= this.takenCount
+    );
   }
 
   /** A message for a task still to be taken (isAhead): it gets it when it is. */

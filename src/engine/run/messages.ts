@@ -39,7 +39,10 @@ export interface MessagingSettings<Run> {
 }
 
 /** What send() answers for a fork a distributed run's worker runs. */
-const NOT_IN_THIS_PROCESS = { status: 'not-delivered', reason: 'it runs in another process (a distributed run), which messages do not reach' } as const;
+const NOT_IN_THIS_PROCESS = {
+  status: 'not-delivered',
+  reason: 'it runs in another process (a distributed run), which messages do not reach',
+} as const;
 
 /**
  * Messaging and revival: the parent's messages to a run's forks (live ones read them at a turn
@@ -83,7 +86,8 @@ export class ForkMessages<Run extends Revival<Run>> {
     if (live?.state === 'running') {
       if (remoteForks) return NOT_IN_THIS_PROCESS;
       if (live.graceTimer !== undefined) return { status: 'not-delivered', reason: 'it is being stopped' };
-      if (!live.channel.send(message)) return { status: 'not-delivered', reason: 'it is ending (it has answered, or is on its last allowed turn)' };
+      if (!live.channel.send(message))
+        return { status: 'not-delivered', reason: 'it is ending (it has answered, or is on its last allowed turn)' };
     } else if (live?.state === 'queued') {
       if (remoteForks) return NOT_IN_THIS_PROCESS;
       live.inbox = [...(live.inbox ?? []), message];
@@ -101,7 +105,8 @@ export class ForkMessages<Run extends Revival<Run>> {
   private revive(id: string, message: string): SendOutcomeOf<Run> {
     const ended = this.ended.get(id);
     if (ended === undefined || this.settings.revive === undefined) return { status: 'unknown' };
-    if (this.settings.remoteForks) return { status: 'not-delivered', reason: 'it ran in another process (a distributed run), which messages do not reach' };
+    if (this.settings.remoteForks)
+      return { status: 'not-delivered', reason: 'it ran in another process (a distributed run), which messages do not reach' };
     // Revived already: its revival has it now (two revivals of one transcript would interleave in it).
     if (ended.revival !== undefined) return ended.revival.send(id, message);
     if (ended.status !== 'completed') return { status: 'ended', forkStatus: ended.status };

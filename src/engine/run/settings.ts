@@ -9,7 +9,8 @@ import type { MessagingSettings } from './messages.js';
 import type { RunPrice } from './spending.js';
 
 /** The engine options a run reads, under the option schema's names (docs/options.md). */
-type RunOptions = JobOptions & Pick<ResolvedOptions, 'concurrency' | 'warmup' | 'staggerCapMs' | 'cache' | 'maxTokens' | 'maxCost' | 'eventReplayLimit' | 'telemetry'>;
+type RunOptions = JobOptions &
+  Pick<ResolvedOptions, 'concurrency' | 'warmup' | 'staggerCapMs' | 'cache' | 'maxTokens' | 'maxCost' | 'eventReplayLimit' | 'telemetry'>;
 
 /** The fan-out's own options a run reads, under their names. */
 type RunFanOutOptions = Pick<CheckedFanOutOptions, 'parentWarm' | 'retainResults' | 'onResponseStart' | 'traceParent' | 'parentAgentId'>;

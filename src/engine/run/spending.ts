@@ -68,7 +68,13 @@ export class RunSpending {
     const uncounted = billedTokens(spentUsage(result)) - (this.countedTokens.get(fork) ?? 0);
     this.countedTokens.delete(fork);
     const price = this.limits.price;
-    const forkUsd = price === undefined ? undefined : costOfCalls(result.calls.filter((c) => c.restored !== true), price.price);
+    const forkUsd =
+      price === undefined
+        ? undefined
+        : costOfCalls(
+            result.calls.filter((c) => c.restored !== true),
+            price.price,
+          );
     const uncountedUsd = forkUsd === undefined ? 0 : forkUsd - (this.countedUsd.get(fork) ?? 0);
     this.countedUsd.delete(fork);
     if (uncounted > 0 || uncountedUsd > 1e-12) this.spend(Math.max(0, uncounted), Math.max(0, uncountedUsd));

@@ -6,7 +6,15 @@ import { answerCut, spentUsage } from '../../result/results.js';
 import type { ForkTask } from '../../session/schema.js';
 import { efficiencyOf, inputUnits, ratio } from '../cache-figures.js';
 import type { FigureCorrection } from '../opening-wave.js';
-import { tallyCut, type CutAnswers, type ForkCacheFigures, type RunBudget, type RunCacheStorage, type RunCost, type RunReport } from '../report.js';
+import {
+  tallyCut,
+  type CutAnswers,
+  type ForkCacheFigures,
+  type RunBudget,
+  type RunCacheStorage,
+  type RunCost,
+  type RunReport,
+} from '../report.js';
 
 /** A settled fork, kept only with retainResults. */
 export interface Kept {
@@ -140,7 +148,14 @@ export class RunTally {
   }
 
   /** A fork settled: counted, and kept with retainResults. `pricing`: the plan's, when it prices cache reads and writes apart. */
-  add(index: number, task: ForkTask, result: ForkResult, figures: ForkCacheFigures, miss: CacheMiss | undefined, pricing: CachePricing | undefined): void {
+  add(
+    index: number,
+    task: ForkTask,
+    result: ForkResult,
+    figures: ForkCacheFigures,
+    miss: CacheMiss | undefined,
+    pricing: CachePricing | undefined,
+  ): void {
     if (this.retainResults) this.kept[index] = { task, result, figures };
     const t = this.t;
     if (miss) {
@@ -220,7 +235,14 @@ export class RunTally {
         ...(run.cache.storage !== undefined ? { storage: { ...run.cache.storage } } : {}),
       },
       ...(plan.pricing
-        ? { inputCost: { uncachedUnits: t.promptTokens, units: Math.round(t.inputUnits), relative: ratio(t.inputUnits, t.promptTokens), pricing: plan.pricing } }
+        ? {
+            inputCost: {
+              uncachedUnits: t.promptTokens,
+              units: Math.round(t.inputUnits),
+              relative: ratio(t.inputUnits, t.promptTokens),
+              pricing: plan.pricing,
+            },
+          }
         : {}),
       ...(cost !== undefined ? { cost } : {}),
       ...(budget !== undefined ? { budget } : {}),
@@ -243,10 +265,14 @@ export class RunTally {
       );
     }
     if (run.cache.explicit) {
-      notes.push('explicit cache: every call is served from the cachedContent and nothing more, so that is each call’s maximum; a fork’s own earlier turns are not cached alongside it.');
+      notes.push(
+        'explicit cache: every call is served from the cachedContent and nothing more, so that is each call’s maximum; a fork’s own earlier turns are not cached alongside it.',
+      );
     }
     if (run.trimmedTurns) {
-      notes.push('forkTurns trimmed the history: forks no longer share the parent conversation’s cache, only system instruction and tools (siblings with the same window still share theirs).');
+      notes.push(
+        'forkTurns trimmed the history: forks no longer share the parent conversation’s cache, only system instruction and tools (siblings with the same window still share theirs).',
+      );
     }
     if (!this.retainResults) notes.push('results were not retained (retainResults: false): no per-fork rows; totals cover every fork.');
     if (run.tasksError) notes.push(`tasks stopped at a bad one (the forks before it ran): ${run.tasksError.message}`);

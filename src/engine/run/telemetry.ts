@@ -10,7 +10,10 @@ export interface RunTelemetry {
   callMetrics: ModelCallMetrics;
 }
 
-export function runTelemetry(prefix: FrozenPrefix, settings: Pick<RunSettingsOf<unknown>, 'plan' | 'telemetry' | 'traceParent' | 'parentAgentId'>): RunTelemetry {
+export function runTelemetry(
+  prefix: FrozenPrefix,
+  settings: Pick<RunSettingsOf<unknown>, 'plan' | 'telemetry' | 'traceParent' | 'parentAgentId'>,
+): RunTelemetry {
   const { plan } = settings;
   const trace = traceFanOut({
     prefixId: prefix.id,

@@ -34,13 +34,16 @@ export function breakpointsOf(rendering: AnthropicRendering, automatic: CacheCon
   rendering.blocks.forEach((block, i) => {
     if (block.cacheControl) points.push({ block: i, ttl: ttlOf(block.cacheControl) });
   });
-  if (points.length > MAX_BREAKPOINTS) throw invalidRequest(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${points.length}.`);
+  if (points.length > MAX_BREAKPOINTS)
+    throw invalidRequest(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${points.length}.`);
   const target = automatic ? automaticTarget(rendering) : -1;
   if (automatic && target >= 0) {
     const explicit = points.find((point) => point.block === target);
     const ttl = ttlOf(automatic);
     if (explicit && explicit.ttl !== ttl) {
-      throw invalidRequest(`cache_control: the last cacheable block (${rendering.blocks[target]?.path}) already has a cache_control with ttl '${explicit.ttl}', not '${ttl}'`);
+      throw invalidRequest(
+        `cache_control: the last cacheable block (${rendering.blocks[target]?.path}) already has a cache_control with ttl '${explicit.ttl}', not '${ttl}'`,
+      );
     }
     if (!explicit) {
       if (points.length === MAX_BREAKPOINTS) {
@@ -55,7 +58,9 @@ export function breakpointsOf(rendering: AnthropicRendering, automatic: CacheCon
     else if (fiveMinutes) {
       // The automatic breakpoint's ttl is the top-level cache_control's.
       const marked = rendering.blocks[point.block]?.cacheControl ? `${rendering.blocks[point.block]?.path}.` : '';
-      throw invalidRequest(`${marked}cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block (${rendering.blocks[fiveMinutes.block]?.path})`);
+      throw invalidRequest(
+        `${marked}cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block (${rendering.blocks[fiveMinutes.block]?.path})`,
+      );
     }
   }
   return points;

@@ -59,7 +59,8 @@ interface Fingerprint {
 const SETTINGS = ['tool_choice', 'thinking', 'context_management', 'output_config', 'output_format'] as const;
 
 /** Content blocks a content renders as (render.ts: a string is one text block). */
-const blockCount = (content: string | readonly unknown[] | undefined): number => (content === undefined ? 0 : typeof content === 'string' ? 1 : content.length);
+const blockCount = (content: string | readonly unknown[] | undefined): number =>
+  content === undefined ? 0 : typeof content === 'string' ? 1 : content.length;
 
 function fingerprintOf(body: JsonObject, request: AnthropicRequest, rendering: AnthropicRendering): Fingerprint {
   // The rendering's blocks are the tools', the system prompt's, then each message's, in order; marks[i] keys the text up to block i's end.
@@ -93,7 +94,10 @@ function fingerprintOf(body: JsonObject, request: AnthropicRequest, rendering: A
 
 /** The first point where `current` leaves the request `previous` was made from; null when it only appends to it (or repeats it). */
 function compare(previous: Fingerprint, current: Fingerprint): CacheMissReason | null {
-  const changed = (type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed', sharedTokens: number): CacheMissReason => ({
+  const changed = (
+    type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed',
+    sharedTokens: number,
+  ): CacheMissReason => ({
     type,
     cache_missed_input_tokens: Math.max(0, previous.tokens - sharedTokens),
   });
@@ -119,7 +123,13 @@ const stores = new WeakMap<object, Map<string, Fingerprint>>();
  * it names; its own fingerprint is kept under `id` for a later request to name. `server`: the
  * server's state, whose store it is.
  */
-export function diagnoseRequest(server: object, id: string, body: JsonObject, request: AnthropicRequest, rendering: AnthropicRendering): Diagnostics | undefined {
+export function diagnoseRequest(
+  server: object,
+  id: string,
+  body: JsonObject,
+  request: AnthropicRequest,
+  rendering: AnthropicRendering,
+): Diagnostics | undefined {
   if (request.diagnostics === undefined) return undefined;
   let store = stores.get(server);
   if (store === undefined) {

@@ -28,7 +28,13 @@ function blockSteps(block: OutputBlock, index: number): Step[] {
   }
   const start: Step = { event: { type: 'content_block_start', index, content_block: { ...block, input: {} } }, chars: block.name.length };
   const json = JSON.stringify(block.input);
-  return [start, ...argumentFragments(json).map((partial_json) => ({ event: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }, chars: partial_json.length }))];
+  return [
+    start,
+    ...argumentFragments(json).map((partial_json) => ({
+      event: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } },
+      chars: partial_json.length,
+    })),
+  ];
 }
 
 function steps(content: readonly OutputBlock[]): Step[] {
@@ -47,10 +53,16 @@ export async function streamMessage(
   message: AnthropicMessageResponse,
   stream: { requestId: string; latency: LatencyModel; fault: FaultKind | undefined },
 ): Promise<Sent> {
-  ex.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': stream.requestId });
+  ex.res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': stream.requestId,
+  });
   const send = (event: Step['event'], last = false): void => {
     const data = JSON.stringify(event);
-    ex.res.write(`event: ${event.type}\ndata: ${last && stream.fault === 'malformed' ? data.slice(0, Math.floor(data.length / 2)) : data}\n\n`);
+    ex.res.write(
+      `event: ${event.type}\ndata: ${last && stream.fault === 'malformed' ? data.slice(0, Math.floor(data.length / 2)) : data}\n\n`,
+    );
   };
   const { usage } = message;
   send({

@@ -15,7 +15,8 @@ import type { JsonObject, PromptFields, WireContent, WirePart } from '../core/ty
 function resultOf(block: AnthropicBlock): JsonObject {
   const content = block.content;
   let value: unknown = content ?? '';
-  if (Array.isArray(content) && content.every((inner) => inner.type === 'text')) value = content.map((inner) => inner.text ?? '').join('\n');
+  if (Array.isArray(content) && content.every((inner) => inner.type === 'text'))
+    value = content.map((inner) => inner.text ?? '').join('\n');
   return block.is_error === true ? { content: value, is_error: true } : { content: value };
 }
 
@@ -64,7 +65,13 @@ export function toContentBlocks(parts: readonly WirePart[], cut = false): Assist
   const content: OutputBlock[] = [];
   for (const part of parts) {
     const call = part.functionCall;
-    if (call) content.push({ type: 'tool_use', id: `toolu_${shortHash(call.id ?? `${call.name}:${content.length}`)}`, name: call.name, input: call.args ?? {} });
+    if (call)
+      content.push({
+        type: 'tool_use',
+        id: `toolu_${shortHash(call.id ?? `${call.name}:${content.length}`)}`,
+        name: call.name,
+        input: call.args ?? {},
+      });
     else if (part.text !== undefined) content.push({ type: 'text', text: part.text });
   }
   return { content, stopReason: cut ? 'max_tokens' : content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn' };

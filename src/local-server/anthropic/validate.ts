@@ -55,7 +55,8 @@ function validateBlock(value: unknown, path: string): AnthropicBlock {
   if (control && (type === 'thinking' || type === 'redacted_thinking')) {
     throw invalidRequest(`${path}.cache_control: thinking blocks cannot be cached directly with cache_control`);
   }
-  if (control && type === 'text' && block.text === '') throw invalidRequest(`${path}.text: cache_control cannot be set for empty text blocks`);
+  if (control && type === 'text' && block.text === '')
+    throw invalidRequest(`${path}.text: cache_control cannot be set for empty text blocks`);
   return block as AnthropicBlock;
 }
 
@@ -74,18 +75,26 @@ function validateMessage(value: unknown, path: string): AnthropicMessage {
   const message = requireObject(value, path);
   const role = message.role;
   if (role === undefined) throw required(`${path}.role`);
-  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) throw wrong(`${path}.role`, "'user', 'assistant' or 'system'");
+  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role))
+    throw wrong(`${path}.role`, "'user', 'assistant' or 'system'");
   validateContent(message.content, `${path}.content`, role === 'system');
   return message as unknown as AnthropicMessage;
 }
 
-const blocksOf = (message: AnthropicMessage | undefined): AnthropicBlock[] => (message && Array.isArray(message.content) ? message.content : []);
+const blocksOf = (message: AnthropicMessage | undefined): AnthropicBlock[] =>
+  message && Array.isArray(message.content) ? message.content : [];
 
 /** Every tool_use is answered by a tool_result in the next message, and every tool_result answers one of the previous message. */
 function checkToolPairing(messages: readonly AnthropicMessage[]): void {
   messages.forEach((message, i) => {
     const previous = messages[i - 1];
-    const asked = new Set(previous?.role === 'assistant' ? blocksOf(previous).filter((b) => b.type === 'tool_use').map((b) => b.id) : []);
+    const asked = new Set(
+      previous?.role === 'assistant'
+        ? blocksOf(previous)
+            .filter((b) => b.type === 'tool_use')
+            .map((b) => b.id)
+        : [],
+    );
     blocksOf(message).forEach((block, j) => {
       if (block.type === 'tool_result' && (message.role !== 'user' || !asked.has(block.tool_use_id))) {
         throw invalidRequest(
@@ -95,8 +104,16 @@ function checkToolPairing(messages: readonly AnthropicMessage[]): void {
     });
     const next = messages[i + 1];
     if (message.role !== 'assistant' || next === undefined) return;
-    const answered = new Set(next.role === 'user' ? blocksOf(next).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : []);
-    const missing = blocksOf(message).filter((b) => b.type === 'tool_use' && !answered.has(b.id)).map((b) => b.id);
+    const answered = new Set(
+      next.role === 'user'
+        ? blocksOf(next)
+            .filter((b) => b.type === 'tool_result')
+            .map((b) => b.tool_use_id)
+        : [],
+    );
+    const missing = blocksOf(message)
+      .filter((b) => b.type === 'tool_use' && !answered.has(b.id))
+      .map((b) => b.id);
     if (missing.length > 0) {
       throw invalidRequest(
         `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,

@@ -26,7 +26,7 @@ export const LATENCY_PRESETS: Readonly<Record<LatencyPreset, LatencyModel>> = {
 };
 
 export function isLatencyPreset(name: string): name is LatencyPreset {
-  return  Object.hasOwn(LATENCY_PRESETS, name);
+  return Object.hasOwn(LATENCY_PRESETS, name);
 }
 
 export function resolveLatency(latency: LatencyPreset | LatencyModel | undefined): LatencyModel {
@@ -62,10 +62,13 @@ export function delay(ms: number, signal: AbortSignal): Promise<boolean> {
       resolve(false);
     };
     // setTimeout turns anything past 2^31-1 ms into 1 ms: a huge SLEEP waits the longest it can instead.
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, Math.min(ms, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -78,7 +78,9 @@ export function prometheusText(m: LocalServerMetrics): string {
     for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
   };
   metric(
-    'forkpool_local_requests_total', 'counter', 'Requests by route and HTTP status (0: dropped).',
+    'forkpool_local_requests_total',
+    'counter',
+    'Requests by route and HTTP status (0: dropped).',
     m.requests.map((r) => [`{route="${escapeLabel(r.route)}",status="${r.status}"}`, r.count]),
   );
   metric('forkpool_local_prompt_tokens_total', 'counter', 'Prompt tokens of model requests.', [['', m.promptTokens]]);
@@ -87,10 +89,17 @@ export function prometheusText(m: LocalServerMetrics): string {
   metric('forkpool_local_cache_entries', 'gauge', 'Blocks in the prefix cache.', [['', m.cacheEntries]]);
   metric('forkpool_local_cache_tokens', 'gauge', 'Tokens held by the prefix cache.', [['', m.cacheTokens]]);
   metric('forkpool_local_cache_evictions_total', 'counter', 'Blocks evicted from the prefix cache.', [['', m.evictions]]);
-  metric('forkpool_local_explicit_caches', 'gauge', 'Explicit caches stored (cachedContents; DashScope and Anthropic cache_control entries).', [['', m.explicitCaches]]);
+  metric(
+    'forkpool_local_explicit_caches',
+    'gauge',
+    'Explicit caches stored (cachedContents; DashScope and Anthropic cache_control entries).',
+    [['', m.explicitCaches]],
+  );
   metric('forkpool_local_in_flight_requests', 'gauge', 'Requests being served.', [['', m.inFlight]]);
   metric(
-    'forkpool_local_faults_total', 'counter', 'Injected faults by kind.',
+    'forkpool_local_faults_total',
+    'counter',
+    'Injected faults by kind.',
     Object.entries(m.faults).map(([kind, count]) => [`{kind="${kind}"}`, count ?? 0]),
   );
   return `${lines.join('\n')}\n`;

@@ -37,7 +37,8 @@ export interface ModelInput {
  * does not need to make.
  */
 function withinLimit(parts: WirePart[], limit: number | undefined): { parts: WirePart[]; cut: boolean } {
-  if (limit === undefined || limit < 1 || parts.some((part) => part.text === undefined) || outputTokens(parts) <= limit) return { parts, cut: false };
+  if (limit === undefined || limit < 1 || parts.some((part) => part.text === undefined) || outputTokens(parts) <= limit)
+    return { parts, cut: false };
   let room = limit * CHARS_PER_TOKEN;
   const kept: WirePart[] = [];
   for (const part of parts) {
@@ -68,9 +69,7 @@ function requestText(fields: readonly PromptFields[]): string {
 const RECALL_TIMEOUT_MS = 1_000;
 
 let recallContext: vm.Context | undefined;
-const RECALL_SCRIPT = new vm.Script(
-  'Array.from(text.matchAll(new RegExp(pattern, "g")), (m) => m[0]).filter((m) => m !== "")',
-);
+const RECALL_SCRIPT = new vm.Script('Array.from(text.matchAll(new RegExp(pattern, "g")), (m) => m[0]).filter((m) => m !== "")');
 
 function recall(pattern: string, text: () => string): string {
   try {
@@ -118,7 +117,13 @@ function defaultReport(scopeLines: readonly string[], contents: readonly WireCon
   return `Scope: ${scope}\nResult: ${results}; context ${digest}`;
 }
 
-function finalAnswer(commands: readonly Command[], scopeLines: readonly string[], contents: readonly WireContent[], anchor: number, input: ModelInput): string {
+function finalAnswer(
+  commands: readonly Command[],
+  scopeLines: readonly string[],
+  contents: readonly WireContent[],
+  anchor: number,
+  input: ModelInput,
+): string {
   const json = commands.filter((c) => c.kind === 'json');
   const last = json[json.length - 1];
   if (last) return last.text;
@@ -129,7 +134,9 @@ function finalAnswer(commands: readonly Command[], scopeLines: readonly string[]
     if (command.kind === 'reply') lines.push(command.text);
     else if (command.kind === 'recall') lines.push(recall(command.pattern, requestTextOnce));
     else if (command.kind === 'tokens') {
-      lines.push(command.count > MAX_TOKENS_COMMAND ? `TOKENS ${command.count}: at most ${MAX_TOKENS_COMMAND} tokens` : fillerText(command.count));
+      lines.push(
+        command.count > MAX_TOKENS_COMMAND ? `TOKENS ${command.count}: at most ${MAX_TOKENS_COMMAND} tokens` : fillerText(command.count),
+      );
     }
   }
   const notes = notificationResults(contents, anchor);

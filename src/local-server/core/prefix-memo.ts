@@ -111,8 +111,26 @@ export function createPrefixMemo(budgetBytes: number = DEFAULT_MEMO_BYTES): Pref
     if (siblings.length === 0) node.parent.children.delete(node.bucket);
   }
 
-  function node(parent: Node | undefined, rootKey: string, kind: string, source: Uint8Array | undefined, segment: Segment, bytes: number): Node {
-    return { parent, rootKey, kind, source, bucket: source ? bucketOf(source) : 0, children: new Map(), segment, bytes, older: undefined, newer: undefined };
+  function node(
+    parent: Node | undefined,
+    rootKey: string,
+    kind: string,
+    source: Uint8Array | undefined,
+    segment: Segment,
+    bytes: number,
+  ): Node {
+    return {
+      parent,
+      rootKey,
+      kind,
+      source,
+      bucket: source ? bucketOf(source) : 0,
+      children: new Map(),
+      segment,
+      bytes,
+      older: undefined,
+      newer: undefined,
+    };
   }
 
   return {

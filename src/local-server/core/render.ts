@@ -24,7 +24,8 @@ function unit(kind: string, source: Uint8Array | undefined, render: () => string
 export function fieldUnits(fields: PromptFields, sources: FieldSources = {}): PromptUnit[] {
   const units: PromptUnit[] = [];
   const { systemInstruction, tools, toolConfig } = fields;
-  if (systemInstruction) units.push(unit('system', sources.systemInstruction, () => `<system>${JSON.stringify(systemInstruction.parts)}\n`));
+  if (systemInstruction)
+    units.push(unit('system', sources.systemInstruction, () => `<system>${JSON.stringify(systemInstruction.parts)}\n`));
   if (tools && tools.length > 0) units.push(unit('tools', sources.tools, () => `<tools>${JSON.stringify(tools)}\n`));
   if (toolConfig) units.push(unit('tool_config', sources.toolConfig, () => `<tool_config>${JSON.stringify(toolConfig)}\n`));
   fields.contents.forEach((content, i) => {
@@ -37,5 +38,7 @@ export function fieldUnits(fields: PromptFields, sources: FieldSources = {}): Pr
 export function shortHash(text: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return fmix(h ^ text.length).toString(16).padStart(8, '0');
+  return fmix(h ^ text.length)
+    .toString(16)
+    .padStart(8, '0');
 }

@@ -34,9 +34,7 @@ function errorBody(failure: ApiFailure): ErrorBody {
     error: { code: failure.code, message: failure.message, status: statusName(failure.code) },
   };
   if (failure.retryAfterSeconds !== undefined) {
-    body.error.details = [
-      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${failure.retryAfterSeconds}s` },
-    ];
+    body.error.details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${failure.retryAfterSeconds}s` }];
   }
   return body;
 }

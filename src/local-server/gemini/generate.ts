@@ -51,12 +51,7 @@ const GEMINI_FAULT_MESSAGES: FaultMessages = {
   '503': 'The model is overloaded. Please try again later.',
 };
 
-export async function serveGenerate(
-  state: ServerState,
-  route: GenerateRoute,
-  body: JsonObject,
-  ex: Exchange,
-): Promise<Sent> {
+export async function serveGenerate(state: ServerState, route: GenerateRoute, body: JsonObject, ex: Exchange): Promise<Sent> {
   const request = validateGenerateRequest(body);
   const cache = resolveExplicit(state, request, route.model);
   const fields = promptFields(request, cache);
@@ -77,7 +72,10 @@ export async function serveGenerate(
   const candidates = outputTokens(plan.parts);
   state.metrics.usage(rendered.tokens, cached, candidates);
   const meta = usage(rendered.tokens, cached, candidates);
-  const head = { modelVersion: route.model.replace(/^models\//, ''), responseId: `lsr-${state.nextResponse().toString(36)}-${rendered.digest}` };
+  const head = {
+    modelVersion: route.model.replace(/^models\//, ''),
+    responseId: `lsr-${state.nextResponse().toString(36)}-${rendered.digest}`,
+  };
 
   if (route.kind === 'generateContent') {
     if (!(await delay(decodeMs(state.latency, candidates), ex.signal))) return 0;

@@ -25,7 +25,13 @@ export function promptFields(request: GenerateRequest, cache: StoredCache | unde
 }
 
 /** `body`: the bytes of a generateContent request whose top level is `request` (undefined: nothing is remembered). */
-export function geminiPrompt(state: ServerState, request: GenerateRequest, model: string, cache: StoredCache | undefined, body: Buffer | undefined): HashedPrompt {
+export function geminiPrompt(
+  state: ServerState,
+  request: GenerateRequest,
+  model: string,
+  cache: StoredCache | undefined,
+  body: Buffer | undefined,
+): HashedPrompt {
   const blockChars = state.cache.config.blockTokens * CHARS_PER_TOKEN;
   const spans = body ? bodySpans(body, 'contents') : undefined;
   const memo = body && spans ? state.prompts : undefined;

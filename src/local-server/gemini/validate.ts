@@ -94,8 +94,17 @@ function validatePromptFields(body: JsonObject, contentsRequired: boolean): Prom
 }
 
 const GENERATE_FIELDS = new Set([
-  'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings',
-  'cachedContent', 'labels', 'serviceTier', 'continuationToken', 'model',
+  'contents',
+  'systemInstruction',
+  'tools',
+  'toolConfig',
+  'generationConfig',
+  'safetySettings',
+  'cachedContent',
+  'labels',
+  'serviceTier',
+  'continuationToken',
+  'model',
 ]);
 
 export function validateGenerateRequest(body: JsonObject): GenerateRequest {
@@ -123,12 +132,10 @@ export interface CacheCreateRequest extends PromptFields {
   displayName?: string;
 }
 
-const CACHE_FIELDS = new Set([
-  'model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'ttl', 'expireTime', 'displayName', 'name',
-]);
+const CACHE_FIELDS = new Set(['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'ttl', 'expireTime', 'displayName', 'name']);
 
 export function validateCacheCreate(body: JsonObject): CacheCreateRequest {
-  rejectUnknown(body, CACHE_FIELDS, ' at \'cached_content\'');
+  rejectUnknown(body, CACHE_FIELDS, " at 'cached_content'");
   const model = optionalString(body, 'model', 'cached_content.model');
   if (!model) throw invalid('* CreateCachedContentRequest.cached_content.model: model is required.');
   const request: CacheCreateRequest = { ...validatePromptFields(body, false), model };
@@ -147,7 +154,7 @@ export interface CacheUpdateRequest {
 }
 
 export function validateCacheUpdate(body: JsonObject): CacheUpdateRequest {
-  rejectUnknown(body, new Set(['ttl', 'expireTime', 'name']), ' at \'cached_content\'');
+  rejectUnknown(body, new Set(['ttl', 'expireTime', 'name']), " at 'cached_content'");
   const update: CacheUpdateRequest = {};
   const ttl = optionalString(body, 'ttl', 'cached_content.ttl');
   if (ttl !== undefined) update.ttl = ttl;
@@ -163,7 +170,9 @@ export function validateCacheUpdate(body: JsonObject): CacheUpdateRequest {
 export function parseDuration(value: string, path: string): number {
   const match = /^(\d+(?:\.\d{1,9})?)s$/.exec(value);
   if (!match || match[1] === undefined) {
-    throw invalid(`Invalid value at '${path}' (type.googleapis.com/google.protobuf.Duration), Field '${path}', Illegal duration format; duration must end with 's'`);
+    throw invalid(
+      `Invalid value at '${path}' (type.googleapis.com/google.protobuf.Duration), Field '${path}', Illegal duration format; duration must end with 's'`,
+    );
   }
   return Math.round(Number(match[1]) * 1000);
 }

@@ -28,7 +28,12 @@ export const OPENAI_FAULT_MESSAGES: FaultMessages = {
  */
 export async function prefillThenCount(
   state: ServerState,
-  call: { rendering: ReturnType<typeof renderChat>; cache: ReturnType<ServerState['chat']['lookup']>; plan: ReturnType<typeof planResponse>; fault: unknown },
+  call: {
+    rendering: ReturnType<typeof renderChat>;
+    cache: ReturnType<ServerState['chat']['lookup']>;
+    plan: ReturnType<typeof planResponse>;
+    fault: unknown;
+  },
   signal: AbortSignal,
 ): Promise<number | undefined> {
   const { rendering, cache, plan } = call;
@@ -44,7 +49,12 @@ export async function prefillThenCount(
 
 export async function serveChatCompletions(state: ServerState, body: JsonObject, ex: Exchange): Promise<Sent> {
   const request = validateChatRequest(body);
-  const rendering = renderChat(request, state.chat.implicit.config.blockTokens, { bytes: ex.rawBytes, memo: state.prompts }, state.chat.atBreakpoints(request.model));
+  const rendering = renderChat(
+    request,
+    state.chat.implicit.config.blockTokens,
+    { bytes: ex.rawBytes, memo: state.prompts },
+    state.chat.atBreakpoints(request.model),
+  );
   const plan = planResponse({ fields: [toPromptFields(request)], digest: rendering.prompt.digest, maxOutputTokens: request.maxTokens });
   const fault = applyFaults(state, plan.fail, { scope: 'chat.completions', rawBody: ex.rawBody, res: ex.res }, OPENAI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
@@ -64,7 +74,12 @@ export async function serveChatCompletions(state: ServerState, body: JsonObject,
 
   let sent: Sent;
   if (request.stream) {
-    sent = await streamReply(ex, head, reply, { usage: request.includeUsage ? usage : undefined, completionTokens: completion, latency: state.latency, fault });
+    sent = await streamReply(ex, head, reply, {
+      usage: request.includeUsage ? usage : undefined,
+      completionTokens: completion,
+      latency: state.latency,
+      fault,
+    });
   } else {
     if (!(await delay(decodeMs(state.latency, completion), ex.signal))) return 0;
     const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: reply.content, refusal: null };

@@ -76,7 +76,14 @@ export function createPrefixUnits(config: PrefixUnitsConfig, now: () => number =
           order.touch(unit);
           continue;
         }
-        const created: Unit = { key: end.key, tokens: end.tokens, expires: at + config.ttlMs, usableAt: at + config.buildDelayMs, older: undefined, newer: undefined };
+        const created: Unit = {
+          key: end.key,
+          tokens: end.tokens,
+          expires: at + config.ttlMs,
+          usableAt: at + config.buildDelayMs,
+          older: undefined,
+          newer: undefined,
+        };
         units.set(end.key, created);
         order.push(created);
       }

@@ -36,7 +36,8 @@ interface RenderedPart {
 function messagePieces(message: ChatMessage): { pieces: string[]; breakpoints: boolean[] } {
   const { content, ...fields } = message;
   const head = `${JSON.stringify(fields)}\n`;
-  const parts: readonly ChatContentPart[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+  const parts: readonly ChatContentPart[] =
+    typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
   if (parts.length === 0) return { pieces: [head], breakpoints: [false] };
   const pieces = parts.map((part, i) => {
     const { prompt_cache_breakpoint: _marker, ...rest } = part;

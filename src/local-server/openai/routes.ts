@@ -21,7 +21,12 @@ export type OpenAIRouteKind = OpenAIRoute['kind'];
 /** True for paths the OpenAI dialect answers, errors included. */
 export function isOpenAIPath(pathname: string): boolean {
   const responses = pathname === '/v1/responses' || pathname.startsWith('/v1/responses/');
-  return responses || pathname.startsWith('/v1/chat/') || pathname === '/v1/models' || (pathname.startsWith('/v1/models/') && !pathname.includes(':'));
+  return (
+    responses ||
+    pathname.startsWith('/v1/chat/') ||
+    pathname === '/v1/models' ||
+    (pathname.startsWith('/v1/models/') && !pathname.includes(':'))
+  );
 }
 
 export function matchOpenAIRoute(method: string, pathname: string): OpenAIRoute | undefined {
@@ -29,11 +34,13 @@ export function matchOpenAIRoute(method: string, pathname: string): OpenAIRoute 
   if (pathname === '/v1/models' && method === 'GET') return { kind: 'models.list' };
   if (pathname === '/v1/responses' && method === 'POST') return { kind: 'responses' };
   const id = /^\/v1\/responses\/([^/]+)$/.exec(pathname)?.[1];
-  if (id !== undefined && (method === 'GET' || method === 'DELETE')) return { kind: method === 'GET' ? 'responses.retrieve' : 'responses.delete', id };
+  if (id !== undefined && (method === 'GET' || method === 'DELETE'))
+    return { kind: method === 'GET' ? 'responses.retrieve' : 'responses.delete', id };
   return undefined;
 }
 
-export const invalidUrl = (method: string, pathname: string): OpenAIFailure => new OpenAIFailure(404, `Invalid URL (${method} ${pathname})`);
+export const invalidUrl = (method: string, pathname: string): OpenAIFailure =>
+  new OpenAIFailure(404, `Invalid URL (${method} ${pathname})`);
 
 /** `Authorization: Bearer KEY`, when the server was started with a key: 401 without it or with another. */
 export function checkBearer(req: IncomingMessage, required: string | undefined): void {
@@ -63,7 +70,9 @@ const CREATED = 1_700_000_000;
 export function serveModels(preset: UsagePreset, res: ServerResponse): number {
   const { ids, owner } = MODELS[preset];
   // DeepSeek's list has no `created` (api-docs.deepseek.com, GET /models).
-  const data = ids.map((id) => (preset === 'deepseek' ? { id, object: 'model', owned_by: owner } : { id, object: 'model', created: CREATED, owned_by: owner }));
+  const data = ids.map((id) =>
+    preset === 'deepseek' ? { id, object: 'model', owned_by: owner } : { id, object: 'model', created: CREATED, owned_by: owner },
+  );
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ object: 'list', data }));
   return 200;

@@ -27,19 +27,32 @@ interface Step {
 function steps(reply: AssistantReply): Step[] {
   if (!reply.toolCalls) {
     const pieces = streamPieces([{ text: reply.content ?? '' }]).map((parts) => parts[0]?.text ?? '');
-    return [{ delta: { role: 'assistant', content: '', refusal: null }, chars: 0 }, ...pieces.map((text) => ({ delta: { content: text }, chars: text.length }))];
+    return [
+      { delta: { role: 'assistant', content: '', refusal: null }, chars: 0 },
+      ...pieces.map((text) => ({ delta: { content: text }, chars: text.length })),
+    ];
   }
   const out: Step[] = [];
   reply.toolCalls.forEach((call, index) => {
-    const first: ChunkDelta = { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] };
+    const first: ChunkDelta = {
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+    };
     out.push({ delta: index === 0 ? { role: 'assistant', content: null, ...first } : first, chars: call.function.name.length });
-    for (const piece of argumentFragments(call.function.arguments)) out.push({ delta: { tool_calls: [{ index, function: { arguments: piece } }] }, chars: piece.length });
+    for (const piece of argumentFragments(call.function.arguments))
+      out.push({ delta: { tool_calls: [{ index, function: { arguments: piece } }] }, chars: piece.length });
   });
   return out;
 }
 
 function chunk(head: ChunkHead, choices: ChatCompletionChunk['choices'], usage: ChatUsage | null | undefined): ChatCompletionChunk {
-  const out: ChatCompletionChunk = { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, system_fingerprint: head.system_fingerprint, choices };
+  const out: ChatCompletionChunk = {
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    system_fingerprint: head.system_fingerprint,
+    choices,
+  };
   if (usage !== undefined) out.usage = usage;
   return out;
 }

@@ -54,11 +54,17 @@ export function toPromptFields(request: ChatRequest): PromptFields {
       }
       case 'tool': {
         const id = message.tool_call_id as string;
-        contents.push({ role: 'user', parts: [{ functionResponse: { id, name: callNames.get(id) ?? '', response: responseOf(message.content) } }] });
+        contents.push({
+          role: 'user',
+          parts: [{ functionResponse: { id, name: callNames.get(id) ?? '', response: responseOf(message.content) } }],
+        });
         break;
       }
       case 'function':
-        contents.push({ role: 'user', parts: [{ functionResponse: { name: message.name as string, response: responseOf(message.content) } }] });
+        contents.push({
+          role: 'user',
+          parts: [{ functionResponse: { name: message.name as string, response: responseOf(message.content) } }],
+        });
         break;
     }
   }
@@ -80,7 +86,12 @@ export function toAssistantReply(parts: readonly WirePart[], cut = false): Assis
   const toolCalls: ChatToolCall[] = [];
   for (const part of parts) {
     const call = part.functionCall;
-    if (call) toolCalls.push({ id: call.id ?? `call_${toolCalls.length}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } });
+    if (call)
+      toolCalls.push({
+        id: call.id ?? `call_${toolCalls.length}`,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
+      });
   }
   if (toolCalls.length > 0) return { content: null, toolCalls, finishReason: 'tool_calls' };
   return { content: parts.map((part) => part.text ?? '').join(''), toolCalls: undefined, finishReason: cut ? 'length' : 'stop' };

@@ -20,7 +20,11 @@ export function chatUsage(preset: UsagePreset, prompt: number, completion: numbe
       return {
         ...base,
         // GPT-5.6 and later also report writes: "cache_write_tokens: The unadjusted number of prompt tokens written to cache" (openai SDK 6.46+, CompletionUsage).
-        prompt_tokens_details: { cached_tokens: cache.cached, ...(cache.breakpoints ? { cache_write_tokens: cache.created } : {}), audio_tokens: 0 },
+        prompt_tokens_details: {
+          cached_tokens: cache.cached,
+          ...(cache.breakpoints ? { cache_write_tokens: cache.created } : {}),
+          audio_tokens: 0,
+        },
         completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
       };
     case 'deepseek':

@@ -33,7 +33,8 @@ function validatePart(value: unknown, path: string): ChatContentPart {
   if (!isObject(value)) throw wrongType(path, 'an object', value);
   requireString(value.type, `${path}.type`);
   if (value.type === 'text') requireString(value.text, `${path}.text`);
-  if (value.cache_control !== undefined && !isObject(value.cache_control)) throw wrongType(`${path}.cache_control`, 'an object', value.cache_control);
+  if (value.cache_control !== undefined && !isObject(value.cache_control))
+    throw wrongType(`${path}.cache_control`, 'an object', value.cache_control);
   return value as ChatContentPart;
 }
 
@@ -51,7 +52,8 @@ function validateContent(message: JsonObject, path: string, optional: boolean): 
 function validateToolCall(value: unknown, path: string): ChatToolCall {
   if (!isObject(value)) throw wrongType(path, 'an object', value);
   requireString(value.id, `${path}.id`);
-  if (value.type !== 'function') throw invalidParam(`${path}.type`, `Invalid value for '${path}.type': expected 'function'.`, 'invalid_value');
+  if (value.type !== 'function')
+    throw invalidParam(`${path}.type`, `Invalid value for '${path}.type': expected 'function'.`, 'invalid_value');
   const fn = value.function;
   if (!isObject(fn)) throw fn === undefined ? missing(`${path}.function`) : wrongType(`${path}.function`, 'an object', fn);
   requireString(fn.name, `${path}.function.name`);
@@ -64,7 +66,11 @@ function validateMessage(value: unknown, path: string): ChatMessage {
   const role = value.role;
   if (role === undefined) throw missing(`${path}.role`);
   if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
-    throw invalidParam(`${path}.role`, `Invalid value: ${JSON.stringify(role)}. Supported values are: ${ROLES.map((r) => `'${r}'`).join(', ')}.`, 'invalid_value');
+    throw invalidParam(
+      `${path}.role`,
+      `Invalid value: ${JSON.stringify(role)}. Supported values are: ${ROLES.map((r) => `'${r}'`).join(', ')}.`,
+      'invalid_value',
+    );
   }
   if (value.name !== undefined) requireString(value.name, `${path}.name`);
   if (role === 'assistant' && value.tool_calls !== undefined && value.tool_calls !== null) {
@@ -90,12 +96,18 @@ function checkToolPairing(messages: readonly ChatMessage[]): void {
   messages.forEach((message, i) => {
     if (message.role === 'tool') {
       if (!open?.ids.delete(message.tool_call_id as string)) {
-        throw invalidParam(`messages.[${i}].role`, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.");
+        throw invalidParam(
+          `messages.[${i}].role`,
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        );
       }
       return;
     }
     if (open && open.ids.size > 0) unanswered();
-    open = message.role === 'assistant' && message.tool_calls?.length ? { index: i, ids: new Set(message.tool_calls.map((c) => c.id)) } : undefined;
+    open =
+      message.role === 'assistant' && message.tool_calls?.length
+        ? { index: i, ids: new Set(message.tool_calls.map((c) => c.id)) }
+        : undefined;
   });
   if (open && open.ids.size > 0) unanswered();
 }
@@ -108,7 +120,8 @@ function validateTools(value: unknown): JsonObject[] | undefined {
     if (!isObject(tool)) throw wrongType(path, 'an object', tool);
     requireString(tool.type, `${path}.type`);
     if (tool.type === 'function') {
-      if (!isObject(tool.function)) throw tool.function === undefined ? missing(`${path}.function`) : wrongType(`${path}.function`, 'an object', tool.function);
+      if (!isObject(tool.function))
+        throw tool.function === undefined ? missing(`${path}.function`) : wrongType(`${path}.function`, 'an object', tool.function);
       requireString(tool.function.name, `${path}.function.name`);
     }
     return tool;
@@ -122,7 +135,11 @@ export function validateChatRequest(body: JsonObject): ChatRequest {
   if (raw === undefined) throw missing('messages');
   if (!Array.isArray(raw)) throw wrongType('messages', 'an array', raw);
   if (raw.length === 0) {
-    throw invalidParam('messages', "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'empty_array');
+    throw invalidParam(
+      'messages',
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'empty_array',
+    );
   }
   const messages = raw.map((message, i) => validateMessage(message, `messages[${i}]`));
   checkToolPairing(messages);
@@ -138,7 +155,15 @@ export function validateChatRequest(body: JsonObject): ChatRequest {
     if (typeof include !== 'boolean') throw wrongType('stream_options.include_usage', 'a boolean', include);
     includeUsage = include;
   }
-  return { model, messages, tools, stream: stream === true, includeUsage, cacheMode: cacheModeOf(body.prompt_cache_options), maxTokens: maxTokensOf(body) };
+  return {
+    model,
+    messages,
+    tools,
+    stream: stream === true,
+    includeUsage,
+    cacheMode: cacheModeOf(body.prompt_cache_options),
+    maxTokens: maxTokensOf(body),
+  };
 }
 
 /** The output limit: `max_completion_tokens`, else the older `max_tokens` (DashScope, DeepSeek and vLLM read it still). */
@@ -152,6 +177,7 @@ function cacheModeOf(options: unknown): 'implicit' | 'explicit' {
   if (options === undefined || options === null) return 'implicit';
   if (!isObject(options)) throw wrongType('prompt_cache_options', 'an object', options);
   const mode = options.mode ?? 'implicit';
-  if (mode !== 'implicit' && mode !== 'explicit') throw invalidParam('prompt_cache_options.mode', `Invalid value: '${String(mode)}'. Supported values are: 'implicit' and 'explicit'.`);
+  if (mode !== 'implicit' && mode !== 'explicit')
+    throw invalidParam('prompt_cache_options.mode', `Invalid value: '${String(mode)}'. Supported values are: 'implicit' and 'explicit'.`);
   return mode;
 }

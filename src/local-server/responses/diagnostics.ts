@@ -55,13 +55,24 @@ const SETTING_REASONS: readonly CacheMissReason[] = [
   'verbosity_changed',
 ];
 
-const hash = (value: unknown): string => createHash('sha256').update(JSON.stringify(value ?? null)).digest('base64url');
+const hash = (value: unknown): string =>
+  createHash('sha256')
+    .update(JSON.stringify(value ?? null))
+    .digest('base64url');
 
 function settingsOf(request: ResponsesRequest): string[] {
   const { settings } = request;
   const text = isObject(settings.text) ? settings.text : {};
   const reasoning = isObject(settings.reasoning) ? settings.reasoning : {};
-  return [request.model, settings.prompt_cache_key, settings.service_tier, request.tools, text.format, reasoning.effort, text.verbosity].map(hash);
+  return [
+    request.model,
+    settings.prompt_cache_key,
+    settings.service_tier,
+    request.tools,
+    text.format,
+    reasoning.effort,
+    text.verbosity,
+  ].map(hash);
 }
 
 /** A message as the model reads it: its fields, each content part without its breakpoint, a string content as one text part. */
@@ -144,7 +155,13 @@ export function diagnoseResponse(
   const named = request.comparisonResponseId;
   const previous = named === null ? undefined : store.get(named);
   const diagnostics: PromptCacheDiagnostics | undefined =
-    named === null ? undefined : !takesCacheBreakpoints(request.model) ? { type: 'unavailable' } : previous === undefined ? { type: 'comparison_response_not_found' } : compare(previous, current, cached, rules);
+    named === null
+      ? undefined
+      : !takesCacheBreakpoints(request.model)
+        ? { type: 'unavailable' }
+        : previous === undefined
+          ? { type: 'comparison_response_not_found' }
+          : compare(previous, current, cached, rules);
   return {
     diagnostics,
     completed(id) {

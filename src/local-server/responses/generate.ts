@@ -32,7 +32,6 @@ import type { ResponseObject, ResponsesRequest, ResponsesUsage } from './wire.js
  * Using previous_response_id"). GET and DELETE /v1/responses/{id} serve the stored ones.
  */
 
-
 /**
  * An unknown (or unstored, or evicted) previous response: 400 with code previous_response_not_found,
  * as the API answers it: `Error code: 400 - {'error': {'message': "Previous response with id
@@ -43,7 +42,8 @@ import type { ResponseObject, ResponsesRequest, ResponsesUsage } from './wire.js
 function previousOf(state: ServerState, id: string | null): StoredResponse | undefined {
   if (id === null) return undefined;
   const stored = state.responses.get(id);
-  if (!stored) throw new OpenAIFailure(400, `Previous response with id '${id}' not found.`, 'previous_response_id', 'previous_response_not_found');
+  if (!stored)
+    throw new OpenAIFailure(400, `Previous response with id '${id}' not found.`, 'previous_response_id', 'previous_response_not_found');
   return stored;
 }
 
@@ -53,8 +53,17 @@ function previousOf(state: ServerState, id: string | null): StoredResponse | und
  * caches without saying so.
  */
 function responsesUsage(preset: UsagePreset, prompt: number, completion: number, cache: ChatCacheUse): ResponsesUsage {
-  const details = { cached_tokens: preset === 'none' ? 0 : cache.cached, ...(cache.breakpoints ? { cache_write_tokens: cache.created } : {}) };
-  return { input_tokens: prompt, input_tokens_details: details, output_tokens: completion, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: prompt + completion };
+  const details = {
+    cached_tokens: preset === 'none' ? 0 : cache.cached,
+    ...(cache.breakpoints ? { cache_write_tokens: cache.created } : {}),
+  };
+  return {
+    input_tokens: prompt,
+    input_tokens_details: details,
+    output_tokens: completion,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: prompt + completion,
+  };
 }
 
 function inProgress(request: ResponsesRequest, id: string): ResponseObject {
@@ -83,14 +92,21 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
   const chat = toChatRequest(request, effectiveInput(previous, request.input));
   const rendering = renderChat(chat, state.chat.implicit.config.blockTokens, undefined, state.chat.atBreakpoints(request.model));
   const limit = request.settings.max_output_tokens;
-  const plan = planResponse({ fields: [toPromptFields(chat)], digest: rendering.prompt.digest, maxOutputTokens: typeof limit === 'number' ? limit : undefined });
+  const plan = planResponse({
+    fields: [toPromptFields(chat)],
+    digest: rendering.prompt.digest,
+    maxOutputTokens: typeof limit === 'number' ? limit : undefined,
+  });
   const fault = applyFaults(state, plan.fail, { scope: 'responses', rawBody: ex.rawBody, res: ex.res }, OPENAI_FAULT_MESSAGES);
   if (fault === 'drop') return 0;
 
   const prompt = rendering.prompt.tokens;
   const cache = state.chat.lookup(chat, rendering);
   const { blockTokens, minTokens } = state.chat.implicit.config;
-  const diagnosis = diagnoseResponse(state, request, chat, rendering, cache.cached, { tolerance: cache.breakpoints ? 0 : blockTokens, minTokens });
+  const diagnosis = diagnoseResponse(state, request, chat, rendering, cache.cached, {
+    tolerance: cache.breakpoints ? 0 : blockTokens,
+    minTokens,
+  });
   // resp_/msg_/fc_ and hex, as the API's ids; unique per server (serial) and across servers (tag).
   const serial = `${state.responses.tag}${state.nextResponse().toString(16).padStart(8, '0')}${rendering.prompt.digest}`;
   const head = inProgress(request, `resp_${serial}`);
@@ -121,12 +137,17 @@ export async function serveResponses(state: ServerState, body: JsonObject, ex: E
   state.chat.responseDone(rendering, cache, reply);
   diagnosis.completed(done.id);
   // Stored as soon as it is sent (the same tick): the client's next request, naming it, comes after.
-  if (request.store) state.responses.put({ response: done, parent: previous, input: request.input, bytes: ex.rawBytes.length + text.length });
+  if (request.store)
+    state.responses.put({ response: done, parent: previous, input: request.input, bytes: ex.rawBytes.length + text.length });
   return 200;
 }
 
 /** GET /v1/responses/{id} (the stored Response) and DELETE (gone; a response continuing it keeps what it continued). */
-export function serveStoredResponse(state: ServerState, route: { kind: 'responses.retrieve'; id: string } | { kind: 'responses.delete'; id: string }, res: ServerResponse): Sent {
+export function serveStoredResponse(
+  state: ServerState,
+  route: { kind: 'responses.retrieve'; id: string } | { kind: 'responses.delete'; id: string },
+  res: ServerResponse,
+): Sent {
   const stored = state.responses.get(route.id);
   if (!stored) throw new OpenAIFailure(404, `Response with id '${route.id}' not found.`);
   if (route.kind === 'responses.delete') state.responses.delete(route.id);

@@ -52,8 +52,13 @@ function itemSteps(item: OutputItem, output_index: number): Step[] {
   if (item.type === 'function_call') {
     const at = { item_id, output_index };
     return [
-      { chars: item.name.length, events: [['response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } }]] },
-      ...argumentFragments(item.arguments).map((delta): Step => ({ chars: delta.length, events: [['response.function_call_arguments.delta', { ...at, delta }]] })),
+      {
+        chars: item.name.length,
+        events: [['response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } }]],
+      },
+      ...argumentFragments(item.arguments).map(
+        (delta): Step => ({ chars: delta.length, events: [['response.function_call_arguments.delta', { ...at, delta }]] }),
+      ),
       {
         chars: 0,
         events: [
@@ -87,7 +92,13 @@ function itemSteps(item: OutputItem, output_index: number): Step[] {
 }
 
 /** Streams the output items' events; false when the client went away. */
-export function streamOutput(events: EventSink, output: readonly OutputItem[], completionTokens: number, latency: LatencyModel, signal: AbortSignal): Promise<boolean> {
+export function streamOutput(
+  events: EventSink,
+  output: readonly OutputItem[],
+  completionTokens: number,
+  latency: LatencyModel,
+  signal: AbortSignal,
+): Promise<boolean> {
   const steps = output.flatMap((item, index) => itemSteps(item, index));
   return sendPaced(steps, completionTokens, latency, signal, (step) => {
     for (const [type, payload] of step.events) events.send(type, payload);

@@ -21,7 +21,9 @@ import type { ContentPart, InputItem, OutputItem, ResponsesRequest } from './wir
 function chatPart(part: ContentPart): ChatContentPart {
   if (part.type !== 'input_text' && part.type !== 'output_text') return part;
   const breakpoint = part.prompt_cache_breakpoint;
-  return breakpoint === undefined ? { type: 'text', text: part.text ?? '' } : { type: 'text', text: part.text ?? '', prompt_cache_breakpoint: breakpoint };
+  return breakpoint === undefined
+    ? { type: 'text', text: part.text ?? '' }
+    : { type: 'text', text: part.text ?? '', prompt_cache_breakpoint: breakpoint };
 }
 
 /** One plain text part is the same message as a string content. */
@@ -66,7 +68,8 @@ function checkItemOrder(items: readonly InputItem[]): void {
       reasoning ??= item.id;
       continue;
     }
-    const followsReasoning = item.type === 'function_call' || ((item.type === undefined || item.type === 'message') && item.role === 'assistant');
+    const followsReasoning =
+      item.type === 'function_call' || ((item.type === undefined || item.type === 'message') && item.role === 'assistant');
     if (reasoning !== undefined && !followsReasoning) break;
     reasoning = undefined;
     if (item.type === 'function_call') open.add(item.call_id);
@@ -74,7 +77,8 @@ function checkItemOrder(items: readonly InputItem[]): void {
       throw invalidParam('input', `No tool call found for function call output with call_id ${item.call_id}.`);
     }
   }
-  if (reasoning !== undefined) throw invalidParam('input', `Item '${reasoning}' of type 'reasoning' was provided without its required following item.`);
+  if (reasoning !== undefined)
+    throw invalidParam('input', `Item '${reasoning}' of type 'reasoning' was provided without its required following item.`);
   const [unanswered] = open;
   if (unanswered !== undefined) throw invalidParam('input', `No tool output found for function call ${unanswered}.`);
 }
@@ -142,5 +146,13 @@ export function outputItems(reply: AssistantReply, itemId: (prefix: 'msg' | 'fc'
   }
   const text = reply.content ?? '';
   const status = reply.finishReason === 'length' ? 'incomplete' : 'completed';
-  return [{ id: itemId('msg', 0), type: 'message', status, content: [{ type: 'output_text', annotations: [], logprobs: [], text }], role: 'assistant' }];
+  return [
+    {
+      id: itemId('msg', 0),
+      type: 'message',
+      status,
+      content: [{ type: 'output_text', annotations: [], logprobs: [], text }],
+      role: 'assistant',
+    },
+  ];
 }

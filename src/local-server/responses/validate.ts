@@ -75,7 +75,8 @@ function described(value: unknown): string {
 
 function fail(path: string, kind: 'missing' | 'type' | 'value', detail = '', value?: unknown): never {
   if (kind === 'missing') throw invalidParam(path, `Missing required parameter: '${path}'.`, 'missing_required_parameter');
-  if (kind === 'type') throw invalidParam(path, `Invalid type for '${path}': expected ${detail}, but got ${described(value)} instead.`, 'invalid_type');
+  if (kind === 'type')
+    throw invalidParam(path, `Invalid type for '${path}': expected ${detail}, but got ${described(value)} instead.`, 'invalid_type');
   throw invalidParam(path, `Invalid value: '${String(value)}'. Supported values are: ${detail}.`, 'invalid_value');
 }
 
@@ -101,7 +102,8 @@ function oneOf<T extends string>(value: unknown, path: string, supported: readon
 
 function content(value: unknown, path: string): string | ContentPart[] {
   if (typeof value === 'string') return value;
-  if (!Array.isArray(value)) return value === undefined ? fail(path, 'missing') : fail(path, 'type', 'one of a string or array of objects', value);
+  if (!Array.isArray(value))
+    return value === undefined ? fail(path, 'missing') : fail(path, 'type', 'one of a string or array of objects', value);
   return value.map((part: unknown, i) => {
     const at = `${path}[${i}]`;
     if (!isObject(part)) fail(at, 'type', 'an object', part);
@@ -139,7 +141,9 @@ function inputOf(value: unknown, continues: boolean): InputItem[] {
   if (typeof value === 'string') return [{ role: 'user', content: value }];
   if (Array.isArray(value)) return value.map((item, i) => validateItem(item, `input[${i}]`));
   if ((value === undefined || value === null) && continues) return [];
-  return value === undefined || value === null ? fail('input', 'missing') : fail('input', 'type', 'one of a string or array of input items', value);
+  return value === undefined || value === null
+    ? fail('input', 'missing')
+    : fail('input', 'type', 'one of a string or array of input items', value);
 }
 
 function toolsOf(value: unknown): JsonObject[] {
@@ -165,7 +169,8 @@ function cacheOptionsOf(options: unknown): Pick<ResponsesRequest, 'cacheMode' | 
   if (options === undefined || options === null) return { cacheMode: 'implicit', comparisonResponseId: null };
   if (!isObject(options)) fail('prompt_cache_options', 'type', 'an object', options);
   return {
-    cacheMode: options.mode === undefined ? 'implicit' : oneOf(options.mode, 'prompt_cache_options.mode', ['implicit', 'explicit'] as const),
+    cacheMode:
+      options.mode === undefined ? 'implicit' : oneOf(options.mode, 'prompt_cache_options.mode', ['implicit', 'explicit'] as const),
     comparisonResponseId: optionalText(options.comparison_response_id, 'prompt_cache_options.comparison_response_id'),
   };
 }
@@ -175,7 +180,8 @@ function settingsOf(body: JsonObject): JsonObject {
   for (const [key, fallback] of Object.entries(SETTINGS)) {
     const value = body[key];
     const kind = SETTING_KINDS[key];
-    if (kind && value !== undefined && value !== null && !IS[kind](value)) fail(key, 'type', kind === 'integer' ? 'an integer' : `a ${kind}`, value);
+    if (kind && value !== undefined && value !== null && !IS[kind](value))
+      fail(key, 'type', kind === 'integer' ? 'an integer' : `a ${kind}`, value);
     settings[key] = value ?? fallback;
   }
   return settings;

@@ -34,8 +34,21 @@ export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem 
 type OutputText = { type: 'output_text'; annotations: never[]; logprobs: never[]; text: string };
 
 /** The model's output items, with the key order of the API's own (a message: id, type, status, content, role). */
-type OutputMessage = { id: string; type: 'message'; status: 'in_progress' | 'completed' | 'incomplete'; content: OutputText[]; role: 'assistant' };
-type OutputFunctionCall = { id: string; type: 'function_call'; status: 'in_progress' | 'completed'; arguments: string; call_id: string; name: string };
+type OutputMessage = {
+  id: string;
+  type: 'message';
+  status: 'in_progress' | 'completed' | 'incomplete';
+  content: OutputText[];
+  role: 'assistant';
+};
+type OutputFunctionCall = {
+  id: string;
+  type: 'function_call';
+  status: 'in_progress' | 'completed';
+  arguments: string;
+  call_id: string;
+  name: string;
+};
 export type OutputItem = OutputMessage | OutputFunctionCall;
 
 /** The validated request: its own input items, and what the server acts on or echoes. */

@@ -13,17 +13,27 @@ import type { ProviderConfig } from '../types.js';
 /** A setting is a value, or `{ "env": NAME }`: a key goes by the name of the variable that holds it. */
 function checkSettings(value: unknown): Readonly<Record<string, AiSdkSetting>> {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TypeError('ForkEngine: options.provider.settings must be an object (the factory\'s settings)');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new TypeError("ForkEngine: options.provider.settings must be an object (the factory's settings)");
   for (const [key, setting] of Object.entries(value)) {
     const ok =
       typeof setting === 'string' ||
       typeof setting === 'number' ||
       typeof setting === 'boolean' ||
-      (setting !== null && typeof setting === 'object' && Object.keys(setting).length === 1 && typeof (setting as { env?: unknown }).env === 'string' && (setting as { env: string }).env !== '');
-    if (!ok) throw new TypeError(`ForkEngine: options.provider.settings.${key} must be a string, number or boolean, or { env: NAME } (a key is given by the name of its variable)`);
+      (setting !== null &&
+        typeof setting === 'object' &&
+        Object.keys(setting).length === 1 &&
+        typeof (setting as { env?: unknown }).env === 'string' &&
+        (setting as { env: string }).env !== '');
+    if (!ok)
+      throw new TypeError(
+        `ForkEngine: options.provider.settings.${key} must be a string, number or boolean, or { env: NAME } (a key is given by the name of its variable)`,
+      );
     // A key by value would cross to every thread and machine (and into Redis): refused.
     if (/key|token|secret|password/i.test(key) && typeof setting !== 'object') {
-      throw new TypeError(`ForkEngine: options.provider.settings.${key} looks like a secret: give it as { env: NAME }, the name of the variable that holds it`);
+      throw new TypeError(
+        `ForkEngine: options.provider.settings.${key} looks like a secret: give it as { env: NAME }, the name of the variable that holds it`,
+      );
     }
   }
   return value as Readonly<Record<string, AiSdkSetting>>;
@@ -45,7 +55,9 @@ function aiSdkPlan(input: PlanInput): CachePlan {
     // OpenAI's, Anthropic's and Gemini's implicit minimum is 1,024 tokens; another provider's may differ (minCacheTokens sets it).
     rules: { minCacheTokens: o.minCacheTokens ?? 1024, cacheBlockTokens: o.cacheBlockTokens ?? 1, toMarkerOnly: false },
     effective: input.cache === 'off' ? 'off' : 'implicit',
-    ...(input.cache === 'explicit' ? { note: "explicit cache: not available through the AI SDK; the provider's implicit prefix cache serves the forks" } : {}),
+    ...(input.cache === 'explicit'
+      ? { note: "explicit cache: not available through the AI SDK; the provider's implicit prefix cache serves the forks" }
+      : {}),
   };
 }
 
@@ -54,14 +66,18 @@ export const aiSdkModule: ProviderModule = {
   shapes: ['ai-sdk'],
   optionKeys: ['package', 'factory', 'method', 'model', 'mode'],
   objectKeys: ['settings'],
-  usage: "{ kind: 'ai-sdk', package, factory?, method?, model, settings?, mode? } (an AI SDK provider package of your project: '@ai-sdk/openai', 'createOpenAI', 'chat', 'gpt-4.1-mini', { apiKey: { env: 'OPENAI_API_KEY' } })",
+  usage:
+    "{ kind: 'ai-sdk', package, factory?, method?, model, settings?, mode? } (an AI SDK provider package of your project: '@ai-sdk/openai', 'createOpenAI', 'chat', 'gpt-4.1-mini', { apiKey: { env: 'OPENAI_API_KEY' } })",
   checkOption(option) {
     for (const key of ['package', 'model'] as const) {
-      if (option[key] === undefined) throw new TypeError(`ForkEngine: options.provider { kind: 'ai-sdk' } needs ${key} (${AI_SDK_KEYS[key]})`);
+      if (option[key] === undefined)
+        throw new TypeError(`ForkEngine: options.provider { kind: 'ai-sdk' } needs ${key} (${AI_SDK_KEYS[key]})`);
     }
     checkSettings(option.settings);
     if (option.mode !== undefined && option.mode !== 'stream' && option.mode !== 'generate') {
-      throw new TypeError(`ForkEngine: options.provider.mode must be 'stream' or 'generate' (the way the parent's agent calls its model), got ${JSON.stringify(option.mode)}`);
+      throw new TypeError(
+        `ForkEngine: options.provider.mode must be 'stream' or 'generate' (the way the parent's agent calls its model), got ${JSON.stringify(option.mode)}`,
+      );
     }
   },
   async connect(option, common) {

@@ -45,7 +45,8 @@ function breakpointNote(parent: number, ttl: '5m' | '1h', input: PlanInput): str
       ? `Anthropic breakpoints: the parent's ${parent} already fill the limit of ${MAX_BREAKPOINTS}; forkpool added none`
       : `Anthropic breakpoints: forkpool adds ${room >= 2 ? 'two' : 'one'} (${room >= 2 ? "the end of the inherited history and each request's latest message" : 'the end of the inherited history'}) to the parent's ${parent}, TTL ${ttl}`,
   ];
-  if (ttl !== input.cacheTtl) parts.push(`1h was asked, but the parent's 5-minute breakpoints come first and a 1-hour one may not follow them`);
+  if (ttl !== input.cacheTtl)
+    parts.push(`1h was asked, but the parent's 5-minute breakpoints come first and a 1-hour one may not follow them`);
   if (input.warmup === 'none' && !input.parentWarm) {
     parts.push('warm-up none was asked, but Anthropic needs it (an entry is readable only once a response has begun): the run warmed up');
   }

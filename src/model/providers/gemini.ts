@@ -46,7 +46,9 @@ export function geminiPlan(provider: string, input: PlanInput): CachePlan {
     readable: { after: 'response-start', buildMs: input.overrides.cacheBuildMs ?? 0, required: false, fromParent: true },
     rules: {
       // Google's API by the model's documented minimum; the simulator by its own (one for every model).
-      minCacheTokens: input.overrides.minCacheTokens ?? (provider === 'gemini' ? geminiMinCacheTokens((input.session as { model: string }).model) : GEMINI_MIN_CACHE_TOKENS),
+      minCacheTokens:
+        input.overrides.minCacheTokens ??
+        (provider === 'gemini' ? geminiMinCacheTokens((input.session as { model: string }).model) : GEMINI_MIN_CACHE_TOKENS),
       cacheBlockTokens: input.overrides.cacheBlockTokens ?? 1,
       toMarkerOnly: false,
     },

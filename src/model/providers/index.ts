@@ -13,7 +13,16 @@ import { dashscopeModule, deepseekModule, openaiCompatibleModule, openaiModule }
  * its own and a line here (README, "Adding a provider").
  */
 
-const BUILT_IN: readonly ProviderModule[] = [localModule, geminiModule, openaiModule, deepseekModule, dashscopeModule, openaiCompatibleModule, anthropicModule, aiSdkModule];
+const BUILT_IN: readonly ProviderModule[] = [
+  localModule,
+  geminiModule,
+  openaiModule,
+  deepseekModule,
+  dashscopeModule,
+  openaiCompatibleModule,
+  anthropicModule,
+  aiSdkModule,
+];
 
 const modules = new Map<string, ProviderModule>(BUILT_IN.map((m) => [m.kind, m]));
 
@@ -67,12 +76,16 @@ function register(candidate: unknown, url: string): ProviderModule {
     !Array.isArray(m.optionKeys) ||
     functions.some((name) => typeof m[name] !== 'function')
   ) {
-    throw new TypeError(`provider module ${url}: its export \`provider\` must be a ProviderModule (kind, shapes, optionKeys, usage, connect, plan, client)`);
+    throw new TypeError(
+      `provider module ${url}: its export \`provider\` must be a ProviderModule (kind, shapes, optionKeys, usage, connect, plan, client)`,
+    );
   }
   const module = m as ProviderModule;
   const known = modules.get(module.kind);
   if (known !== undefined && known !== module) {
-    throw new TypeError(`provider module ${url}: kind '${module.kind}' is already registered${origins.has(module.kind) ? ` by ${origins.get(module.kind)}` : ' (built in)'}`);
+    throw new TypeError(
+      `provider module ${url}: kind '${module.kind}' is already registered${origins.has(module.kind) ? ` by ${origins.get(module.kind)}` : ' (built in)'}`,
+    );
   }
   modules.set(module.kind, module);
   origins.set(module.kind, url);
@@ -111,7 +124,9 @@ export function resolvePlan(kind: string, input: Omit<PlanInput, 'shape'> & { se
 function speaking(kind: string, shape: SessionFormat): ProviderModule {
   const module = providerModule(kind);
   if (!module.shapes.includes(shape)) {
-    throw new TypeError(`provider '${kind}' speaks ${module.shapes.join(' or ')}, not ${shape}: the session's format and the provider must match`);
+    throw new TypeError(
+      `provider '${kind}' speaks ${module.shapes.join(' or ')}, not ${shape}: the session's format and the provider must match`,
+    );
   }
   return module;
 }

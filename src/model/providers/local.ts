@@ -26,8 +26,14 @@ export const localModule: ProviderModule = {
     return { config: { kind: 'local', baseUrl: server.url, ...common }, stop: () => server.close() };
   },
   plan(input) {
-    if (input.shape === 'openai-responses') return responsesPlan('local', CHAT_PRESETS.openai, input, { cacheKey: CHAT_PRESETS.local.takesPromptCacheKey, breakpoints: true });
-    if (input.shape === 'openai-chat') return chatPlan('local', CHAT_PRESETS.openai, input, { cacheKey: CHAT_PRESETS.local.takesPromptCacheKey, markers: false, breakpoints: true });
+    if (input.shape === 'openai-responses')
+      return responsesPlan('local', CHAT_PRESETS.openai, input, { cacheKey: CHAT_PRESETS.local.takesPromptCacheKey, breakpoints: true });
+    if (input.shape === 'openai-chat')
+      return chatPlan('local', CHAT_PRESETS.openai, input, {
+        cacheKey: CHAT_PRESETS.local.takesPromptCacheKey,
+        markers: false,
+        breakpoints: true,
+      });
     return input.shape === 'anthropic-messages' ? anthropicPlan('local', input) : geminiPlan('local', input);
   },
   client(config, shape) {

@@ -24,7 +24,9 @@ interface ChatCacheRules {
 /** A server with no address of its own (vLLM, SGLang): the option must give one. */
 function needsBaseUrl(option: Readonly<Record<string, unknown>>): void {
   if (option.baseUrl === undefined) {
-    throw new TypeError("ForkEngine: options.provider { kind: 'openai-compatible' } needs baseUrl (the server's Chat Completions base URL, e.g. http://localhost:8000/v1)");
+    throw new TypeError(
+      "ForkEngine: options.provider { kind: 'openai-compatible' } needs baseUrl (the server's Chat Completions base URL, e.g. http://localhost:8000/v1)",
+    );
   }
 }
 
@@ -61,7 +63,8 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
     },
     rules: {
       // DashScope's explicit markers have a minimum of their own ("at least 1024 tokens").
-      minCacheTokens: o.minCacheTokens ?? (rules.markers && input.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : (preset.cacheMinTokens ?? 0)),
+      minCacheTokens:
+        o.minCacheTokens ?? (rules.markers && input.cache === 'explicit' ? DASHSCOPE_MARKER_MIN_TOKENS : (preset.cacheMinTokens ?? 0)),
       // GPT-5.6 and later: "the boundary is not rounded to a token block".
       cacheBlockTokens: o.cacheBlockTokens ?? (atBreakpoints ? 1 : (preset.cacheBlockTokens ?? 1)),
       toMarkerOnly: marker || closesHistory,
@@ -91,12 +94,22 @@ export function chatPlan(provider: string, preset: ChatPreset, input: PlanInput,
  * breakpoints each fork places, as on Chat Completions). With an explicit cache and the parent's
  * stored response named, forks that hold its conversation name it instead of re-sending it.
  */
-export function responsesPlan(provider: string, preset: ChatPreset, input: PlanInput, rules: Pick<ChatCacheRules, 'cacheKey' | 'breakpoints'>): CachePlan {
+export function responsesPlan(
+  provider: string,
+  preset: ChatPreset,
+  input: PlanInput,
+  rules: Pick<ChatCacheRules, 'cacheKey' | 'breakpoints'>,
+): CachePlan {
   const o = input.overrides;
   const session = input.session as { model?: unknown; prompt_cache_retention?: unknown };
   const key = rules.cacheKey && input.cacheKey !== undefined ? { key: input.cacheKey } : {};
   const stored = input.cache === 'explicit' && input.role === 'forks' ? input.storedResponse : undefined;
-  const { atBreakpoints, placed, closesHistory, unmarked } = breakpointRules(rules.breakpoints, input, RESPONSES_MARKS, sessionMessages(input.session) as readonly ResponsesItemLike[]);
+  const { atBreakpoints, placed, closesHistory, unmarked } = breakpointRules(
+    rules.breakpoints,
+    input,
+    RESPONSES_MARKS,
+    sessionMessages(input.session) as readonly ResponsesItemLike[],
+  );
   // Forks that cannot name the stored response re-send the conversation: they place breakpoints too.
   const breakpoints = placed ? { breakpoints: { parentWarm: input.parentWarm } } : {};
   return {
@@ -133,7 +146,9 @@ export function responsesPlan(provider: string, preset: ChatPreset, input: PlanI
               note: "explicit cache fell back to implicit: no stored response of the parent's was named (storedResponse, --previous-response), so forks of a Responses session re-send the conversation",
             }
           : input.storedResponse !== undefined && input.role === 'forks'
-            ? { note: `the stored response ${input.storedResponse} was not named: forks name one with cache: 'explicit' only, and re-send the conversation` }
+            ? {
+                note: `the stored response ${input.storedResponse} was not named: forks name one with cache: 'explicit' only, and re-send the conversation`,
+              }
             : {}),
   };
 }
@@ -153,7 +168,12 @@ function breakpointRules<M>(enabled: boolean, input: PlanInput, marks: Breakpoin
 }
 
 /** How long an unused entry lasts, where it is documented: DashScope's marked entries, OpenAI's by model and retention. */
-function entryTtl(marker: boolean, atBreakpoints: boolean, preset: ChatPreset, session: { prompt_cache_retention?: unknown }): { entryTtlMs?: number } {
+function entryTtl(
+  marker: boolean,
+  atBreakpoints: boolean,
+  preset: ChatPreset,
+  session: { prompt_cache_retention?: unknown },
+): { entryTtlMs?: number } {
   // alibabacloud.com/help/en/model-studio/context-cache, explicit: "Cache validity period: 5 minutes (resets on hit)".
   if (marker) return { entryTtlMs: 300_000 };
   // prompt_cache_options' ttl: "30m", the one value OpenAI accepts (developers.openai.com/api/docs/guides/prompt-caching).
@@ -172,8 +192,6 @@ function chatConfig(kind: string, option: Readonly<Record<string, unknown>>, com
   if (option.reportsCachedTokens === true) config.reportsCachedTokens = true;
   return config;
 }
-
-
 
 function chatModule(
   kind: Exclude<ChatProviderKind, 'local'>,
@@ -195,17 +213,33 @@ function chatModule(
       resolveChatEndpoint(config);
       return { config };
     },
-    plan: (input) => (input.shape === 'openai-responses' ? responsesPlan(kind, CHAT_PRESETS[kind], input, rules) : chatPlan(kind, CHAT_PRESETS[kind], input, rules)),
+    plan: (input) =>
+      input.shape === 'openai-responses'
+        ? responsesPlan(kind, CHAT_PRESETS[kind], input, rules)
+        : chatPlan(kind, CHAT_PRESETS[kind], input, rules),
     client: (config, shape) => (shape === 'openai-responses' ? createOpenAIResponsesProvider(config) : createOpenAIChatProvider(config)),
   };
 }
 
 /** OpenAI's API (prompt_cache_key routes a run to one cache). */
-export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", { cacheKey: true, markers: false, breakpoints: true, responses: true });
+export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", {
+  cacheKey: true,
+  markers: false,
+  breakpoints: true,
+  responses: true,
+});
 /** DeepSeek's API (a disk cache built in seconds). */
-export const deepseekModule = chatModule('deepseek', "{ kind: 'deepseek' } (apiKey or apiKeyEnv, default DEEPSEEK_API_KEY; baseUrl)", { cacheKey: false, markers: false, breakpoints: false });
+export const deepseekModule = chatModule('deepseek', "{ kind: 'deepseek' } (apiKey or apiKeyEnv, default DEEPSEEK_API_KEY; baseUrl)", {
+  cacheKey: false,
+  markers: false,
+  breakpoints: false,
+});
 /** Alibaba Cloud's DashScope (implicit, or explicit cache_control markers). */
-export const dashscopeModule = chatModule('dashscope', "{ kind: 'dashscope' } (apiKey or apiKeyEnv, default DASHSCOPE_API_KEY; baseUrl)", { cacheKey: false, markers: true, breakpoints: false });
+export const dashscopeModule = chatModule('dashscope', "{ kind: 'dashscope' } (apiKey or apiKeyEnv, default DASHSCOPE_API_KEY; baseUrl)", {
+  cacheKey: false,
+  markers: true,
+  breakpoints: false,
+});
 /** vLLM, SGLang or any server speaking Chat Completions at a base URL. */
 export const openaiCompatibleModule = chatModule(
   'openai-compatible',

@@ -25,7 +25,15 @@ export type BuiltInProviderOption =
    * project, its factory, the factory's method (absent: the provider called as a function), the
    * model id, and the factory's settings (a key as `{ env: NAME }`, never its value).
    */
-  | { kind: 'ai-sdk'; package: string; factory?: string; method?: string; model: string; settings?: Readonly<Record<string, AiSdkSetting>>; mode?: 'stream' | 'generate' };
+  | {
+      kind: 'ai-sdk';
+      package: string;
+      factory?: string;
+      method?: string;
+      model: string;
+      settings?: Readonly<Record<string, AiSdkSetting>>;
+      mode?: 'stream' | 'generate';
+    };
 
 export type ProviderOption =
   | BuiltInProviderOption

@@ -48,14 +48,16 @@ export const aiSdkDialect: Dialect<AiSdkMessageLike, AiSdkSessionLike, AiSdkRequ
     ...(tools !== undefined ? { tools: toolRecord(tools as readonly NamedTool[]) } : {}),
     messages,
   }),
-  tools: (session) => (session.tools === undefined ? undefined : Object.entries(session.tools).map(([name, tool]) => ({ name, ...(tool as object) }))),
+  tools: (session) =>
+    session.tools === undefined ? undefined : Object.entries(session.tools).map(([name, tool]) => ({ name, ...(tool as object) })),
   declareFunction: aiSdkTool,
   userText: (text) => ({ role: 'user', content: text }),
   modelText: (text) => ({ role: 'assistant', content: text }),
   // Results are tool messages of their own, never part of a user turn a window starts at.
   withoutResults: (message) => message,
   redactCalls(message, tools) {
-    if (message.role !== 'assistant' || typeof message.content === 'string' || !message.content.some((part) => isSpawnCall(part, tools))) return message;
+    if (message.role !== 'assistant' || typeof message.content === 'string' || !message.content.some((part) => isSpawnCall(part, tools)))
+      return message;
     return { ...message, content: message.content.map((part) => (isSpawnCall(part, tools) ? { ...part, input: {} } : part)) };
   },
   answer(calls, responses, texts) {
@@ -112,5 +114,7 @@ function resultParts(calls: readonly CallView[], responses: readonly ToolRespons
 }
 
 function userTexts(texts: readonly string[]): AiSdkMessageLike {
-  return texts.length === 1 ? { role: 'user', content: texts[0] as string } : { role: 'user', content: texts.map((text) => ({ type: 'text', text })) };
+  return texts.length === 1
+    ? { role: 'user', content: texts[0] as string }
+    : { role: 'user', content: texts.map((text) => ({ type: 'text', text })) };
 }

@@ -44,7 +44,14 @@ export function fromHub(hub: HubSession, issues: Issues): AiSdkSession {
   const toolChoice = hub.toolChoice ? toolChoiceOf(hub.toolChoice, issues) : undefined;
   issues.opaque(hub.settingExtras);
   const s = hub.settings;
-  for (const setting of [s.responseFormat, s.thinkingBudget, s.reasoningEffort, s.parallelToolCalls, s.promptCacheOptions, s.promptCacheRetention]) {
+  for (const setting of [
+    s.responseFormat,
+    s.thinkingBudget,
+    s.reasoningEffort,
+    s.parallelToolCalls,
+    s.promptCacheOptions,
+    s.promptCacheRetention,
+  ]) {
     if (setting === undefined) continue;
     issues.opaque(setting.extras);
     if (setting.value !== undefined && setting.value !== null) issues.unsupported(setting.path, setting.what);

@@ -24,9 +24,27 @@ export const aiSdkIntake: RequestIntake = {
 
 const KEPT = new Set(AI_SDK_SESSION_KEYS.filter((key) => key !== 'format'));
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
-const PART_TYPES = new Set(['text', 'image', 'file', 'reasoning', 'tool-call', 'tool-result', 'tool-approval-request', 'tool-approval-response']);
+const PART_TYPES = new Set([
+  'text',
+  'image',
+  'file',
+  'reasoning',
+  'tool-call',
+  'tool-result',
+  'tool-approval-request',
+  'tool-approval-response',
+]);
 const OWN_PART_TYPES = new Set(['reasoning', 'tool-call', 'tool-result', 'tool-approval-request', 'tool-approval-response']);
-const OWN_FIELDS = ['toolChoice', 'providerOptions', 'maxOutputTokens', 'topP', 'topK', 'stopSequences', 'presencePenalty', 'frequencyPenalty'];
+const OWN_FIELDS = [
+  'toolChoice',
+  'providerOptions',
+  'maxOutputTokens',
+  'topP',
+  'topK',
+  'stopSequences',
+  'presencePenalty',
+  'frequencyPenalty',
+];
 
 function claim(json: unknown): RequestClaim | undefined {
   if (!isRecord(json) || !Array.isArray(json.messages)) return undefined;

@@ -29,7 +29,10 @@ export class MessageReader {
     const afterTools = this.afterTools;
     this.afterTools = false;
     const content = message.content;
-    const parts: HubPart[] = typeof content === 'string' ? [{ kind: 'text', text: content, path, extras: [] }] : content.map((part, p) => this.part(part, `${path}.content[${p}]`));
+    const parts: HubPart[] =
+      typeof content === 'string'
+        ? [{ kind: 'text', text: content, path, extras: [] }]
+        : content.map((part, p) => this.part(part, `${path}.content[${p}]`));
     const textForm = typeof content === 'string' ? 'string' : 'parts';
     const last = this.out.at(-1);
     if (message.role === 'tool') {
@@ -58,11 +61,20 @@ export class MessageReader {
       case 'file':
         return mediaOf(part, path, extras);
       case 'tool-call': {
-        if (part.providerExecuted === true) extras.push({ path, what: 'providerExecuted', why: 'the provider ran the call: only the AI SDK sends it back' });
+        if (part.providerExecuted === true)
+          extras.push({ path, what: 'providerExecuted', why: 'the provider ran the call: only the AI SDK sends it back' });
         this.names.set(part.toolCallId as string, part.toolName as string);
         const input = part.input;
         const args = isRecord(input) ? { json: input } : { text: JSON.stringify(input), path: `${path}.input` };
-        return { kind: 'call', id: part.toolCallId as string, name: part.toolName as string, args, idPath: `${path}.toolCallId`, path, extras };
+        return {
+          kind: 'call',
+          id: part.toolCallId as string,
+          name: part.toolName as string,
+          args,
+          idPath: `${path}.toolCallId`,
+          path,
+          extras,
+        };
       }
       case 'tool-result':
         return this.result(part, path, extras);
@@ -96,7 +108,15 @@ export class MessageReader {
     }
     if (output.providerOptions !== undefined) extras.push({ path: outputPath, what: 'providerOptions' });
     const id = part.toolCallId as string;
-    return { kind: 'result', id, name: (part.toolName as string | undefined) ?? this.names.get(id), output: hub, namePath: `${path}.toolName`, path, extras } as HubResult;
+    return {
+      kind: 'result',
+      id,
+      name: (part.toolName as string | undefined) ?? this.names.get(id),
+      output: hub,
+      namePath: `${path}.toolName`,
+      path,
+      extras,
+    } as HubResult;
   }
 }
 
@@ -105,14 +125,31 @@ function mediaOf(part: Part, path: string, extras: Opaque[]): HubMedia {
   const mimeType = part.mediaType as string | undefined;
   const media = part.type === 'image' || mimeType?.startsWith('image/') ? 'image' : mimeType?.startsWith('audio/') ? 'audio' : 'file';
   const source = URL.canParse(value) && !value.startsWith('data:') ? { url: value } : { data: value.replace(/^data:[^,]*,/, '') };
-  return { kind: 'media', media, what: part.type, ...given('mimeType', mimeType), ...source, ...given('filename', part.filename), path, extras };
+  return {
+    kind: 'media',
+    media,
+    what: part.type,
+    ...given('mimeType', mimeType),
+    ...source,
+    ...given('filename', part.filename),
+    path,
+    extras,
+  };
 }
 
 function contentItem(item: Part, path: string): HubText | HubMedia {
   if (item.type === 'text') return { kind: 'text', text: item.text as string, path, extras: optionsOf(item, path) };
   if (item.type === 'image-data' || item.type === 'file-data' || item.type === 'media') {
     const mimeType = item.mediaType as string;
-    return { kind: 'media', media: mimeType.startsWith('image/') ? 'image' : 'file', what: item.type, mimeType, data: item.data as string, path, extras: optionsOf(item, path) };
+    return {
+      kind: 'media',
+      media: mimeType.startsWith('image/') ? 'image' : 'file',
+      what: item.type,
+      mimeType,
+      data: item.data as string,
+      path,
+      extras: optionsOf(item, path),
+    };
   }
   return { kind: 'media', media: 'file', what: item.type, path, extras: [] };
 }

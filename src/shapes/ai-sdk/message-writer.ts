@@ -1,5 +1,15 @@
 import { CallLedger, type CallRules, given, type Issues } from '../convert-issues.js';
-import { type HubMedia, type HubMessage, type HubOutput, type HubPart, type HubResult, type HubSession, type HubText, hubCallIds, partWhat } from '../hub.js';
+import {
+  type HubMedia,
+  type HubMessage,
+  type HubOutput,
+  type HubPart,
+  type HubResult,
+  type HubSession,
+  type HubText,
+  hubCallIds,
+  partWhat,
+} from '../hub.js';
 
 type Json = Record<string, unknown>;
 type Part = Json & { type: string };
@@ -90,7 +100,12 @@ export class MessageWriter {
         return this.text(part);
       case 'thought':
         this.issues.opaque(part.extras);
-        if (part.signature !== undefined) this.issues.unsupported(part.path, 'a thought signature', "only the provider that made it takes it back, and an AI SDK session's parts carry none");
+        if (part.signature !== undefined)
+          this.issues.unsupported(
+            part.path,
+            'a thought signature',
+            "only the provider that made it takes it back, and an AI SDK session's parts carry none",
+          );
         return { type: 'reasoning', text: part.text };
       case 'call': {
         this.issues.opaque(part.extras);
@@ -124,7 +139,11 @@ export class MessageWriter {
     const value = part.url ?? part.data ?? part.fileData;
     const mediaType = part.mimeType ?? (part.fileData?.match(/^data:([^;,]+)/)?.[1] as string | undefined);
     if (value === undefined || (part.media !== 'image' && mediaType === undefined)) {
-      this.issues.unsupported(part.path, part.fileId !== undefined ? `${part.what} by file id` : part.what, 'an AI SDK part holds a URL or base64 data (a file with its media type)');
+      this.issues.unsupported(
+        part.path,
+        part.fileId !== undefined ? `${part.what} by file id` : part.what,
+        'an AI SDK part holds a URL or base64 data (a file with its media type)',
+      );
       return undefined;
     }
     if (part.media === 'image') return { type: 'image', image: value, ...given('mediaType', mediaType) };
@@ -161,6 +180,9 @@ function inputOf(text: string, path: string, issues: Issues): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    return issues.fail(path, `is not valid JSON (${err instanceof Error ? err.message : String(err)}); an AI SDK tool-call's input is JSON`);
+    return issues.fail(
+      path,
+      `is not valid JSON (${err instanceof Error ? err.message : String(err)}); an AI SDK tool-call's input is JSON`,
+    );
   }
 }

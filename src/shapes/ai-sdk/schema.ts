@@ -183,10 +183,7 @@ const dataOf = z.custom<string>().check((ctx) => {
 
 const MEDIA_TYPE_HINT = 'is the AI SDK 4 name: AI SDK 5+ calls it "mediaType"';
 
-const TextPartSchema = strict(
-  'a text part',
-  { type: z.literal('text'), text: z.string(), providerOptions },
-);
+const TextPartSchema = strict('a text part', { type: z.literal('text'), text: z.string(), providerOptions });
 
 const ImagePartSchema = strict(
   'an image part',
@@ -206,7 +203,9 @@ const FilePartSchema = strict(
     filename: z.string().optional(),
     mediaType: z.string({
       error: (iss) =>
-        iss.input === undefined ? 'is required (the file\'s IANA media type, e.g. "application/pdf")' : `must be a string (an IANA media type), not ${describeValue(iss.input)}`,
+        iss.input === undefined
+          ? 'is required (the file\'s IANA media type, e.g. "application/pdf")'
+          : `must be a string (an IANA media type), not ${describeValue(iss.input)}`,
     }),
     providerOptions,
   },
@@ -221,7 +220,8 @@ const ReasoningPartSchema = strict(
   'a reasoning part',
   { type: z.literal('reasoning'), text: z.string(), providerOptions },
   {
-    signature: 'is AI SDK 4\'s: AI SDK 5+ keeps a reasoning signature in the part\'s providerOptions (e.g. { "anthropic": { "signature" } })',
+    signature:
+      'is AI SDK 4\'s: AI SDK 5+ keeps a reasoning signature in the part\'s providerOptions (e.g. { "anthropic": { "signature" } })',
     reasoning: 'a reasoning part holds its text in "text"',
   },
 );
@@ -253,7 +253,8 @@ const fileId = byJsonType('a string or a JSON object of provider names to file i
 });
 
 const urlOf = z.string().check((ctx) => {
-  if (!URL.canParse(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must be a URL (the AI SDK parses it with new URL())' });
+  if (!URL.canParse(ctx.value))
+    ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must be a URL (the AI SDK parses it with new URL())' });
 });
 
 const ContentItemSchema = byKind('type', 'a content item', {
@@ -278,7 +279,11 @@ const ToolResultOutputSchema = byJsonType('a tool output ({ "type": "text", "val
   object: byKind('type', 'a tool output', {
     text: strict('a "text" output', { type: z.literal('text'), value: z.string(), providerOptions }),
     json: strict('a "json" output', { type: z.literal('json'), value: jsonValue('the output'), providerOptions }),
-    'execution-denied': strict('an "execution-denied" output', { type: z.literal('execution-denied'), reason: z.string().optional(), providerOptions }),
+    'execution-denied': strict('an "execution-denied" output', {
+      type: z.literal('execution-denied'),
+      reason: z.string().optional(),
+      providerOptions,
+    }),
     'error-text': strict('an "error-text" output', { type: z.literal('error-text'), value: z.string(), providerOptions }),
     'error-json': strict('an "error-json" output', { type: z.literal('error-json'), value: jsonValue('the error'), providerOptions }),
     content: strict('a "content" output', {
@@ -298,33 +303,28 @@ const ToolResultPartSchema = strict(
     providerOptions,
   },
   {
-    result: 'is the AI SDK 4 name: AI SDK 5+ tool-result parts carry "output" ({ "type": "text", "value" }, { "type": "json", "value" }, …)',
+    result:
+      'is the AI SDK 4 name: AI SDK 5+ tool-result parts carry "output" ({ "type": "text", "value" }, { "type": "json", "value" }, …)',
     isError: 'is AI SDK 4\'s: AI SDK 5+ gives an error as an output of type "error-text" or "error-json"',
     content: 'a tool-result part carries the result in "output" ({ "type": "text", "value" }, { "type": "json", "value" }, …)',
   },
 );
 
-const ToolApprovalRequestSchema = strict(
-  'a tool-approval-request part',
-  {
-    type: z.literal('tool-approval-request'),
-    approvalId: nonEmpty('an approvalId'),
-    toolCallId: nonEmpty('a toolCallId'),
-    signature: z.string().optional(),
-    inputSchemaInput: jsonValue('the input before validation').optional(),
-  },
-);
+const ToolApprovalRequestSchema = strict('a tool-approval-request part', {
+  type: z.literal('tool-approval-request'),
+  approvalId: nonEmpty('an approvalId'),
+  toolCallId: nonEmpty('a toolCallId'),
+  signature: z.string().optional(),
+  inputSchemaInput: jsonValue('the input before validation').optional(),
+});
 
-const ToolApprovalResponseSchema = strict(
-  'a tool-approval-response part',
-  {
-    type: z.literal('tool-approval-response'),
-    approvalId: nonEmpty('an approvalId'),
-    approved: z.boolean(),
-    reason: z.string().optional(),
-    providerExecuted: z.boolean().optional(),
-  },
-);
+const ToolApprovalResponseSchema = strict('a tool-approval-response part', {
+  type: z.literal('tool-approval-response'),
+  approvalId: nonEmpty('an approvalId'),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  providerExecuted: z.boolean().optional(),
+});
 
 // ── Messages ────────────────────────────────────────────────────────────────────────────────────
 
@@ -346,44 +346,54 @@ function partsOf<K extends Record<string, z.ZodType>>(kinds: K, refused: Record<
 
 const userContent = byJsonType('a string or an array of text, image and file parts', {
   string: z.string(),
-  array: partsOf({ text: TextPartSchema, image: ImagePartSchema, file: FilePartSchema }, {
-    reasoning: REASONING_IN_USER,
-    'tool-call': CALL_ELSEWHERE,
-    'tool-result': RESULT_IN_TOOL_MESSAGE,
-    'tool-approval-request': 'a tool-approval-request part goes in the assistant message, after the tool-call it asks about',
-    'tool-approval-response': RESPONSE_IN_TOOL_MESSAGE,
-  }),
-});
-
-const assistantContent = byJsonType('a string or an array of text, file, reasoning, tool-call, tool-result and tool-approval-request parts', {
-  string: z.string(),
   array: partsOf(
+    { text: TextPartSchema, image: ImagePartSchema, file: FilePartSchema },
     {
-      text: TextPartSchema,
-      file: FilePartSchema,
-      reasoning: ReasoningPartSchema,
-      'tool-call': ToolCallPartSchema,
-      'tool-result': ToolResultPartSchema,
-      'tool-approval-request': ToolApprovalRequestSchema,
-    },
-    {
-      image: 'an assistant message takes no image part: an image the model made is a { "type": "file" } part',
+      reasoning: REASONING_IN_USER,
+      'tool-call': CALL_ELSEWHERE,
+      'tool-result': RESULT_IN_TOOL_MESSAGE,
+      'tool-approval-request': 'a tool-approval-request part goes in the assistant message, after the tool-call it asks about',
       'tool-approval-response': RESPONSE_IN_TOOL_MESSAGE,
     },
   ),
 });
 
+const assistantContent = byJsonType(
+  'a string or an array of text, file, reasoning, tool-call, tool-result and tool-approval-request parts',
+  {
+    string: z.string(),
+    array: partsOf(
+      {
+        text: TextPartSchema,
+        file: FilePartSchema,
+        reasoning: ReasoningPartSchema,
+        'tool-call': ToolCallPartSchema,
+        'tool-result': ToolResultPartSchema,
+        'tool-approval-request': ToolApprovalRequestSchema,
+      },
+      {
+        image: 'an assistant message takes no image part: an image the model made is a { "type": "file" } part',
+        'tool-approval-response': RESPONSE_IN_TOOL_MESSAGE,
+      },
+    ),
+  },
+);
+
 const toolContent = byJsonType('an array of tool-result and tool-approval-response parts', {
-  array: partsOf({ 'tool-result': ToolResultPartSchema, 'tool-approval-response': ToolApprovalResponseSchema }, {
-    text: 'a "tool" message holds only tool-result and tool-approval-response parts: a tool\'s text goes in its result\'s "output" ({ "type": "text", "value" })',
-    'tool-call': CALL_ELSEWHERE,
-    'tool-approval-request': 'a tool-approval-request part goes in the assistant message, after the tool-call it asks about',
-    reasoning: REASONING_IN_USER,
-  }),
+  array: partsOf(
+    { 'tool-result': ToolResultPartSchema, 'tool-approval-response': ToolApprovalResponseSchema },
+    {
+      text: 'a "tool" message holds only tool-result and tool-approval-response parts: a tool\'s text goes in its result\'s "output" ({ "type": "text", "value" })',
+      'tool-call': CALL_ELSEWHERE,
+      'tool-approval-request': 'a tool-approval-request part goes in the assistant message, after the tool-call it asks about',
+      reasoning: REASONING_IN_USER,
+    },
+  ),
 });
 
 const MESSAGE_HINTS: Record<string, string> = {
-  parts: 'is a UIMessage field (useChat): a session holds ModelMessages, { "role", "content" }; convert UI messages with convertToModelMessages()',
+  parts:
+    'is a UIMessage field (useChat): a session holds ModelMessages, { "role", "content" }; convert UI messages with convertToModelMessages()',
   id: 'is not a ModelMessage field (UIMessages carry "id" and "parts": convert them with convertToModelMessages())',
   tool_calls: 'is OpenAI\'s: an AI SDK call is a { "type": "tool-call" } part in the assistant message\'s "content"',
   tool_call_id: 'is OpenAI\'s: an AI SDK result is a { "type": "tool-result", "toolCallId" } part in a "tool" message\'s "content"',
@@ -395,17 +405,16 @@ const SystemMessageSchema = strict(
   'a "system" message',
   {
     role: z.literal('system', { error: 'must be "system" (this field takes system messages only)' }),
-    content: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be a string (a system message holds text only), not ${describeValue(iss.input)}`) }),
+    content: z.string({
+      error: (iss) =>
+        iss.input === undefined ? 'is required' : `must be a string (a system message holds text only), not ${describeValue(iss.input)}`,
+    }),
     providerOptions,
   },
   MESSAGE_HINTS,
 );
 
-const UserMessageSchema = strict(
-  'a "user" message',
-  { role: z.literal('user'), content: userContent, providerOptions },
-  MESSAGE_HINTS,
-);
+const UserMessageSchema = strict('a "user" message', { role: z.literal('user'), content: userContent, providerOptions }, MESSAGE_HINTS);
 
 const AssistantMessageSchema = strict(
   'an "assistant" message',
@@ -413,11 +422,7 @@ const AssistantMessageSchema = strict(
   MESSAGE_HINTS,
 );
 
-const ToolMessageSchema = strict(
-  'a "tool" message',
-  { role: z.literal('tool'), content: toolContent, providerOptions },
-  MESSAGE_HINTS,
-);
+const ToolMessageSchema = strict('a "tool" message', { role: z.literal('tool'), content: toolContent, providerOptions }, MESSAGE_HINTS);
 
 const MessageSchema = byKind(
   'role',
@@ -447,7 +452,9 @@ const InputSchemaSchema = z.custom<{ type: 'object'; [key: string]: JsonValue | 
   }
   const type = (value as Record<string, unknown>).type;
   if (type === undefined && Object.hasOwn(value, 'jsonSchema')) {
-    return rule('is an AI SDK Schema object as JSON (what jsonSchema() or zodSchema() return): give the plain JSON Schema (its "jsonSchema")');
+    return rule(
+      'is an AI SDK Schema object as JSON (what jsonSchema() or zodSchema() return): give the plain JSON Schema (its "jsonSchema")',
+    );
   }
   if (type === undefined) return rule('is required ("object": a tool\'s input is a JSON object)', ['type']);
   if (type !== 'object') return rule(`must be "object" (a tool's input is a JSON object), not ${kindOf(type)}`, ['type']);
@@ -510,11 +517,12 @@ const NOT_DATA = "is a function, not data: forkpool runs each fork's steps itsel
 const AI_SDK_SESSION_HINTS: Record<string, string> = {
   prompt: 'is not an ai-sdk session field: the conversation goes in "messages" (a prompt string is a { "role": "user" } message)',
   maxTokens: 'is the AI SDK 4 name: AI SDK 5+ calls it "maxOutputTokens"',
-  apiKey: "is not part of a session: the provider descriptor names the environment variable that holds the API key (a session file carries no secrets)",
+  apiKey:
+    'is not part of a session: the provider descriptor names the environment variable that holds the API key (a session file carries no secrets)',
   headers: 'is not part of a session: request headers belong to the provider descriptor',
   maxRetries: "is not part of a session: retries are forkpool's (it retries each model call itself)",
   abortSignal: 'is not part of a session: forkpool cancels its own calls (and a signal is not data)',
-  timeout: "is not part of a session: forkpool times its own calls",
+  timeout: 'is not part of a session: forkpool times its own calls',
   stopWhen: NOT_DATA,
   prepareStep: NOT_DATA,
   onStepFinish: NOT_DATA,
@@ -529,7 +537,8 @@ const AI_SDK_SESSION_HINTS: Record<string, string> = {
   top_p: 'the AI SDK calls it "topP"',
 };
 
-const numberRule = (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be a number, not ${describeValue(iss.input)}`);
+const numberRule = (iss: { input?: unknown }) =>
+  iss.input === undefined ? 'is required' : `must be a number, not ${describeValue(iss.input)}`;
 const settingNumber = z.number({ error: numberRule }).optional();
 
 const UNANSWERED = (id: string) =>
@@ -539,7 +548,8 @@ const SessionObjectSchema = z
   .strictObject(
     {
       format: z.literal('ai-sdk', {
-        error: (iss) => (iss.input === undefined ? 'is required ("ai-sdk" for a session in the Vercel AI SDK\'s shape)' : 'must be "ai-sdk"'),
+        error: (iss) =>
+          iss.input === undefined ? 'is required ("ai-sdk" for a session in the Vercel AI SDK\'s shape)' : 'must be "ai-sdk"',
       }),
       model: z
         .string({
@@ -555,7 +565,9 @@ const SessionObjectSchema = z
         array: z.array(SystemMessageSchema),
       }).optional(),
       messages: z
-        .array(MessageSchema, { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of messages ({ "role", "content" })') })
+        .array(MessageSchema, {
+          error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of messages ({ "role", "content" })'),
+        })
         .min(1, { error: 'must hold at least one message' }),
       tools: z
         .record(z.string(), ToolSchema, {
@@ -716,9 +728,14 @@ const SessionObjectSchema = z
         if (part.type === 'tool-approval-response') {
           const id = part.approvalId;
           const done = approvalAnswered.get(id);
-          if (done) rule([...path, 'approvalId'], `the approval "${id}" is already answered by ${where(done)}; an approval is answered once`, id);
+          if (done)
+            rule([...path, 'approvalId'], `the approval "${id}" is already answered by ${where(done)}; an approval is answered once`, id);
           else if (!approvals.has(id)) {
-            rule([...path, 'approvalId'], `"${id}" answers no tool-approval-request: an approval response answers a request of an earlier assistant message`, id);
+            rule(
+              [...path, 'approvalId'],
+              `"${id}" answers no tool-approval-request: an approval response answers a request of an earlier assistant message`,
+              id,
+            );
           }
           approvalAnswered.set(id, { message: m, part: p });
           return;

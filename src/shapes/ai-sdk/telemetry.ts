@@ -12,7 +12,10 @@ export const aiSdkTelemetry: TelemetryContent = {
 };
 
 function conventionMessage(message: Readonly<AiSdkMessageLike>): ConventionMessage {
-  return { role: message.role, parts: typeof message.content === 'string' ? [textPart(message.content)] : message.content.map(conventionPart) };
+  return {
+    role: message.role,
+    parts: typeof message.content === 'string' ? [textPart(message.content)] : message.content.map(conventionPart),
+  };
 }
 
 /** The AI SDK's `system`: a string, a system message, or several. */

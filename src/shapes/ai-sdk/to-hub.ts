@@ -22,13 +22,20 @@ export function toHub(session: Readonly<AiSdkSession>): HubSession {
   const messages: HubMessage[] = [];
   const system = session.system as string | Json | Json[] | undefined;
   if (typeof system === 'string') messages.push(systemMessage(system, 'system', []));
-  else if (Array.isArray(system)) messages.push(...system.map((message, s) => systemMessage(message.content as string, `system[${s}]`, optionsOf(message, `system[${s}]`))));
+  else if (Array.isArray(system))
+    messages.push(
+      ...system.map((message, s) => systemMessage(message.content as string, `system[${s}]`, optionsOf(message, `system[${s}]`))),
+    );
   else if (system !== undefined) messages.push(systemMessage(system.content as string, 'system', optionsOf(system, 'system')));
   new MessageReader(messages).read(session.messages as AiSdkMessage[]);
   const tools = Object.entries((session.tools ?? {}) as Record<string, Json>).map(([name, tool]) => hubTool(name, tool));
   const choice = session.toolChoice as string | Json | undefined;
   const toolChoice: HubToolChoice | undefined =
-    choice === undefined ? undefined : typeof choice === 'string' ? { kind: choice as 'auto' | 'none' | 'required' } : { kind: 'function', name: choice.toolName as string };
+    choice === undefined
+      ? undefined
+      : typeof choice === 'string'
+        ? { kind: choice as 'auto' | 'none' | 'required' }
+        : { kind: 'function', name: choice.toolName as string };
   const settingExtras: Opaque[] = (['providerOptions', 'presencePenalty', 'frequencyPenalty'] as const)
     .filter((key) => session[key] !== undefined)
     .map((key) => ({ path: '', what: key }));

@@ -1,6 +1,15 @@
 import type { AiSdkMessageLike } from './request.js';
 import { isRecord } from '../../input/json.js';
-import { cachedView, type MessageReader, type MessageView, type PartView, parsedCall, type Recognition, type ResultView, viewOfParts } from '../view.js';
+import {
+  cachedView,
+  type MessageReader,
+  type MessageView,
+  type PartView,
+  parsedCall,
+  type Recognition,
+  type ResultView,
+  viewOfParts,
+} from '../view.js';
 
 /** An AI SDK ModelMessage: a string, or text, reasoning, tool-call, tool-result, image and file parts; a `tool` message holds results. */
 function viewAiSdkMessage(message: Readonly<AiSdkMessageLike>): MessageView {
@@ -43,9 +52,19 @@ function partView(part: Readonly<Record<string, unknown>>): PartView[] {
 /** A tool-result's output: its value (text as it is, JSON as JSON), an error when its type says so (dialect.ts writes `error-text`). */
 function resultView(part: Readonly<Record<string, unknown>>): ResultView {
   const output = isRecord(part.output) ? part.output : {};
-  const text = typeof output.value === 'string' ? output.value : output.value === undefined ? `[${String(output.type)}]` : JSON.stringify(output.value);
+  const text =
+    typeof output.value === 'string'
+      ? output.value
+      : output.value === undefined
+        ? `[${String(output.type)}]`
+        : JSON.stringify(output.value);
   const isError = output.type === 'error-text' || output.type === 'error-json' || output.type === 'execution-denied';
-  return { ...(typeof part.toolCallId === 'string' ? { id: part.toolCallId } : {}), ...(typeof part.toolName === 'string' ? { name: part.toolName } : {}), text, isError };
+  return {
+    ...(typeof part.toolCallId === 'string' ? { id: part.toolCallId } : {}),
+    ...(typeof part.toolName === 'string' ? { name: part.toolName } : {}),
+    text,
+    isError,
+  };
 }
 
 /** The AI SDK's reader: the shape's `reader` facet. */

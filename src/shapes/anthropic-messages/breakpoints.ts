@@ -26,7 +26,11 @@ export interface ParentBreakpoints {
 }
 
 /** The cache_control breakpoints a session's tools, system blocks and messages (tool results' content included) hold. */
-export function parentBreakpoints(session: { tools?: readonly unknown[]; system?: unknown; messages: readonly AnthropicMessageLike[] }): ParentBreakpoints {
+export function parentBreakpoints(session: {
+  tools?: readonly unknown[];
+  system?: unknown;
+  messages: readonly AnthropicMessageLike[];
+}): ParentBreakpoints {
   const found: ParentBreakpoints = { count: 0, hasFiveMinute: false };
   const visit = (block: unknown): void => {
     if (block === null || typeof block !== 'object') return;

@@ -58,7 +58,8 @@ export const anthropicMessagesDialect: Dialect<AnthropicMessageLike, AnthropicSe
   },
   mergesTurns: true,
   splitsTurns: false,
-  seed: (session, parts, how) => seedWithSystemField<AnthropicMessageLike, AnthropicForkSeed>('anthropic-messages', 'system', session, parts, how),
+  seed: (session, parts, how) =>
+    seedWithSystemField<AnthropicMessageLike, AnthropicForkSeed>('anthropic-messages', 'system', session, parts, how),
   // The seed's session is a validated one: every field the request body needs, in its order.
   seedRequest: (seed, messages) => anthropicMessagesDialect.request(seed.session as unknown as AnthropicSessionLike, messages),
   seedFieldsChars: (seed) => sessionFieldsChars(seed.session),
@@ -88,6 +89,10 @@ function resultBlocks(calls: readonly CallView[], responses: readonly ToolRespon
     if (typeof error === 'string' && output === undefined) {
       return { type: 'tool_result', tool_use_id: call.id ?? call.name, content: error, is_error: true };
     }
-    return { type: 'tool_result', tool_use_id: call.id ?? call.name, content: typeof output === 'string' ? output : JSON.stringify(response) };
+    return {
+      type: 'tool_result',
+      tool_use_id: call.id ?? call.name,
+      content: typeof output === 'string' ? output : JSON.stringify(response),
+    };
   });
 }

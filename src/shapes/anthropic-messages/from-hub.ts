@@ -46,7 +46,10 @@ export function fromHub(hub: HubSession, issues: Issues): AnthropicMessagesSessi
   const toolChoice = hub.toolChoice ? toolChoiceOf(hub.toolChoice, issues) : undefined;
   const messages = new HistoryWriter(hub, issues).messages(hub.messages.slice(systemMessages.length));
   if (messages.length === 0) {
-    issues.fail(hub.conversation, 'an anthropic-messages session needs at least one message, and nothing is left to convert (no history, or only parts left out)');
+    issues.fail(
+      hub.conversation,
+      'an anthropic-messages session needs at least one message, and nothing is left to convert (no history, or only parts left out)',
+    );
   }
   const settings = settingsOf(hub, issues);
   return {
@@ -86,11 +89,15 @@ function systemOf(messages: readonly HubMessage[], issues: Issues): string | und
 
 function anthropicTool(tool: HubTool, issues: Issues): AnthropicTool {
   issues.opaque(tool.extras);
-  if (tool.strict === true || tool.strict === null) issues.unsupported(tool.fieldsPath, tool.strict === null ? 'strict null' : 'strict', 'forkpool writes no strict Anthropic tools');
+  if (tool.strict === true || tool.strict === null)
+    issues.unsupported(tool.fieldsPath, tool.strict === null ? 'strict null' : 'strict', 'forkpool writes no strict Anthropic tools');
   let schema: Json = tool.parameters ?? { type: 'object', properties: {} };
   if (schema.type === undefined) schema = { type: 'object', ...schema };
   else if (schema.type !== 'object') {
-    issues.fail(tool.path, `the parameters schema has "type" ${JSON.stringify(schema.type)}: an Anthropic tool's input_schema is an object schema ("type": "object")`);
+    issues.fail(
+      tool.path,
+      `the parameters schema has "type" ${JSON.stringify(schema.type)}: an Anthropic tool's input_schema is an object schema ("type": "object")`,
+    );
   }
   return {
     name: tool.name,
@@ -111,7 +118,11 @@ function toolChoiceOf(choice: NonNullable<HubSession['toolChoice']>, issues: Iss
     case 'function':
       return { type: 'tool', name: value.name };
     case 'allowed':
-      issues.unsupported(choice.path, value.what, 'tool_choice names one tool ({ "type": "tool" }) or none: all declared tools are allowed');
+      issues.unsupported(
+        choice.path,
+        value.what,
+        'tool_choice names one tool ({ "type": "tool" }) or none: all declared tools are allowed',
+      );
       return { type: value.mode === 'auto' ? 'auto' : 'any' };
   }
 }
@@ -130,12 +141,18 @@ function settingsOf(hub: HubSession, issues: Issues): Json {
   let maxTokens = s.maxOutputTokens?.value;
   if (maxTokens === undefined || maxTokens === null) {
     maxTokens = DEFAULT_ANTHROPIC_MAX_TOKENS;
-    issues.note(`max_tokens ${DEFAULT_ANTHROPIC_MAX_TOKENS}: the session sets no maxOutputTokens (forkpool's choice; the Messages API requires one)`);
+    issues.note(
+      `max_tokens ${DEFAULT_ANTHROPIC_MAX_TOKENS}: the session sets no maxOutputTokens (forkpool's choice; the Messages API requires one)`,
+    );
   }
   const thinking = thinkingOf(s.thinkingBudget, issues);
   const stop = s.stop?.value;
   const stops = typeof stop === 'string' ? [stop] : stop;
-  return { max_tokens: maxTokens, ...(thinking ? { thinking } : {}), ...(stops !== undefined && stops !== null ? { stop_sequences: stops } : {}) };
+  return {
+    max_tokens: maxTokens,
+    ...(thinking ? { thinking } : {}),
+    ...(stops !== undefined && stops !== null ? { stop_sequences: stops } : {}),
+  };
 }
 
 function thinkingOf(setting: HubSettings['thinkingBudget'], issues: Issues): Json | undefined {
@@ -146,6 +163,10 @@ function thinkingOf(setting: HubSettings['thinkingBudget'], issues: Issues): Jso
   if (budget === 0) return { type: 'disabled' };
   if (typeof budget === 'number' && Number.isInteger(budget) && budget >= 1024) return { type: 'enabled', budget_tokens: budget };
   const at = setting.inner ?? setting;
-  issues.unsupported(at.path, `${at.what} ${JSON.stringify(budget)}`, 'Anthropic takes a thinking budget of at least 1,024 tokens (or 0: thinking disabled)');
+  issues.unsupported(
+    at.path,
+    `${at.what} ${JSON.stringify(budget)}`,
+    'Anthropic takes a thinking budget of at least 1,024 tokens (or 0: thinking disabled)',
+  );
   return undefined;
 }

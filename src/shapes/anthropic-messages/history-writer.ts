@@ -24,7 +24,10 @@ export class HistoryWriter {
   /** The calls of the last assistant turn, while its answers may still come. */
   private readonly calls: CallLedger;
 
-  constructor(hub: HubSession, private readonly issues: Issues) {
+  constructor(
+    hub: HubSession,
+    private readonly issues: Issues,
+  ) {
     this.calls = new CallLedger(hubCallIds(hub), issues, ANTHROPIC_CALLS);
   }
 
@@ -32,7 +35,11 @@ export class HistoryWriter {
     for (const message of messages) {
       this.issues.opaque(message.extras);
       if (message.role === 'system' || message.role === 'developer') {
-        this.issues.unsupported(message.path, `a "${message.role}" message after the conversation has started`, 'Anthropic takes one system prompt, before the messages');
+        this.issues.unsupported(
+          message.path,
+          `a "${message.role}" message after the conversation has started`,
+          'Anthropic takes one system prompt, before the messages',
+        );
         continue;
       }
       const role = message.role === 'model' ? 'assistant' : 'user';
@@ -79,7 +86,10 @@ export class HistoryWriter {
       case 'call': {
         if (role !== 'assistant') return this.unsupported(path, 'functionCall', 'a user message cannot call a tool');
         this.issues.opaque(part.extras);
-        const input = 'json' in part.args ? (part.args.json ?? {}) : argsObjectOf(part.args.text, part.args.path, this.issues, "a tool_use's input is a JSON object");
+        const input =
+          'json' in part.args
+            ? (part.args.json ?? {})
+            : argsObjectOf(part.args.text, part.args.path, this.issues, "a tool_use's input is a JSON object");
         const id = this.calls.call(part.id, part.name, part.idPath);
         return { type: 'tool_use', id, name: part.name, input };
       }
@@ -88,15 +98,26 @@ export class HistoryWriter {
         this.issues.opaque(part.extras);
         const answered = this.calls.answer(part, path, part.namePath);
         if (answered === undefined) return undefined;
-        return { type: 'tool_result', tool_use_id: answered.id, content: this.resultText(part.output), ...('error' in part.output ? { is_error: true } : {}) };
+        return {
+          type: 'tool_result',
+          tool_use_id: answered.id,
+          content: this.resultText(part.output),
+          ...('error' in part.output ? { is_error: true } : {}),
+        };
       }
       case 'media':
         this.issues.opaque(part.extras);
         if (part.data !== undefined && part.data !== '' && part.mimeType !== undefined) {
-          if (IMAGE_TYPES.has(part.mimeType)) return { type: 'image', source: { type: 'base64', media_type: part.mimeType, data: part.data } };
-          if (part.mimeType === 'application/pdf' && role === 'user') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } };
+          if (IMAGE_TYPES.has(part.mimeType))
+            return { type: 'image', source: { type: 'base64', media_type: part.mimeType, data: part.data } };
+          if (part.mimeType === 'application/pdf' && role === 'user')
+            return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } };
         }
-        return this.unsupported(path, part.what, 'Anthropic takes JPEG, PNG, GIF and WebP images, and PDF documents in user messages, as base64 data');
+        return this.unsupported(
+          path,
+          part.what,
+          'Anthropic takes JPEG, PNG, GIF and WebP images, and PDF documents in user messages, as base64 data',
+        );
       case 'opaque':
         this.issues.opaque([part]);
         return undefined;

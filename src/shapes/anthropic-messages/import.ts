@@ -33,7 +33,11 @@ const MESSAGE_RULES: FieldRules = { fields: ['role', 'content'], what: 'a messag
 /** The content blocks a session may hold, as the SDK's *BlockParam types name their fields. */
 const BLOCK_RULES: Record<string, BlockRules> = {
   text: { fields: ['type', 'text', 'cache_control', 'citations'], nullable: ['cache_control', 'citations'], what: 'a text block' },
-  image: { fields: ['type', 'source', 'cache_control', 'transformations'], nullable: ['cache_control', 'transformations'], what: 'an image block' },
+  image: {
+    fields: ['type', 'source', 'cache_control', 'transformations'],
+    nullable: ['cache_control', 'transformations'],
+    what: 'an image block',
+  },
   document: {
     fields: ['type', 'source', 'cache_control', 'citations', 'context', 'title'],
     nullable: ['cache_control', 'citations', 'context', 'title'],
@@ -71,7 +75,6 @@ const REASONS: Record<string, string> = {
   top_k: 'refused for Anthropic sessions: the API version forkpool sends no longer takes sampling fields',
 };
 
-
 export const anthropicMessagesIntake: RequestIntake = {
   claim,
   read: readAnthropicMessages,
@@ -84,7 +87,9 @@ const OWN_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thi
 
 function claim(json: unknown): RequestClaim | undefined {
   if (!isRecord(json) || !Array.isArray(json.messages)) return undefined;
-  let distinctive = OWN_FIELDS.some((key) => key in json) || (Array.isArray(json.tools) && json.tools.some((tool) => isRecord(tool) && 'input_schema' in tool));
+  let distinctive =
+    OWN_FIELDS.some((key) => key in json) ||
+    (Array.isArray(json.tools) && json.tools.some((tool) => isRecord(tool) && 'input_schema' in tool));
   let foreign = false;
   for (const message of json.messages) {
     if (!isRecord(message)) continue;

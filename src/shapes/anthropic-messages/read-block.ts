@@ -32,7 +32,15 @@ export function hubPart(block: Block, path: string, names: Map<string, string>):
       return { kind: 'thought', text: block.thinking as string, signature: block.signature as string, path, extras };
     case 'tool_use':
       names.set(block.id as string, block.name as string);
-      return { kind: 'call', id: block.id as string, name: block.name as string, args: { json: block.input as Json }, idPath: `${path}.id`, path, extras };
+      return {
+        kind: 'call',
+        id: block.id as string,
+        name: block.name as string,
+        args: { json: block.input as Json },
+        idPath: `${path}.id`,
+        path,
+        extras,
+      };
     case 'tool_result': {
       const id = block.tool_use_id as string;
       const name = names.get(id);
@@ -46,12 +54,29 @@ export function hubPart(block: Block, path: string, names: Map<string, string>):
             ? { text }
             : { parts: parts.filter((p) => p.kind === 'text' || p.kind === 'media') as never };
       const dropped = parts.filter((p) => p.kind !== 'text' && p.kind !== 'media').map((p) => ({ path: p.path, what: partWhat(p) }));
-      return { kind: 'result', id, ...(name === undefined ? {} : { name }), output, namePath: `${path}.tool_use_id`, path, extras: [...extras, ...dropped] };
+      return {
+        kind: 'result',
+        id,
+        ...(name === undefined ? {} : { name }),
+        output,
+        namePath: `${path}.tool_use_id`,
+        path,
+        extras: [...extras, ...dropped],
+      };
     }
     default: {
       const source = block.source as Json;
-      if (source?.type !== 'base64') return { kind: 'opaque', what: `a ${block.type} block from a ${String(source?.type)} source`, path, extras: [] };
-      return { kind: 'media', media: block.type === 'image' ? 'image' : 'file', what: block.type, mimeType: source.media_type as string, data: source.data as string, path, extras };
+      if (source?.type !== 'base64')
+        return { kind: 'opaque', what: `a ${block.type} block from a ${String(source?.type)} source`, path, extras: [] };
+      return {
+        kind: 'media',
+        media: block.type === 'image' ? 'image' : 'file',
+        what: block.type,
+        mimeType: source.media_type as string,
+        data: source.data as string,
+        path,
+        extras,
+      };
     }
   }
 }

@@ -14,7 +14,11 @@ export interface AnthropicMessageLike {
 /** One Messages API call: the parent's own body (system, tools, settings in its key order) with a fork's messages. */
 export interface AnthropicRequest {
   format: 'anthropic-messages';
-  body: Readonly<Record<string, unknown>> & { readonly model: string; readonly max_tokens: number; readonly messages: readonly AnthropicMessageLike[] };
+  body: Readonly<Record<string, unknown>> & {
+    readonly model: string;
+    readonly max_tokens: number;
+    readonly messages: readonly AnthropicMessageLike[];
+  };
 }
 
 /**

@@ -3,7 +3,18 @@ import { z } from 'zod';
 import { InputError, formatPath } from '../../input/errors.js';
 import { describeValue, parseOrThrow } from '../../input/issues.js';
 import { assertSafeJson } from '../../input/json.js';
-import { JsonObjectSchema, byJsonType, byKind, choices, kindOf, nonEmpty, pushIssuesOf, strictFields, unknownKind, type KindInput } from '../../input/rules.js';
+import {
+  JsonObjectSchema,
+  byJsonType,
+  byKind,
+  choices,
+  kindOf,
+  nonEmpty,
+  pushIssuesOf,
+  strictFields,
+  unknownKind,
+  type KindInput,
+} from '../../input/rules.js';
 
 /*
  * A parent session in Anthropic's Messages API shape (`"format": "anthropic-messages"`): the
@@ -45,7 +56,11 @@ function outline<T>(schema: z.ZodType): z.ZodCustom<T, T> {
 }
 
 /** A content block, validated by the schema of its `type` (rules.ts, byKind). */
-function blockOf<K extends Record<string, z.ZodType>>(what: string, kinds: K, refused: Record<string, string> = {}): z.ZodCustom<KindInput<K>, KindInput<K>> {
+function blockOf<K extends Record<string, z.ZodType>>(
+  what: string,
+  kinds: K,
+  refused: Record<string, string> = {},
+): z.ZodCustom<KindInput<K>, KindInput<K>> {
   return byKind('type', what, kinds, refused);
 }
 
@@ -72,7 +87,10 @@ const CitationSchema = outline<TextCitationParam>(
   z.looseObject(
     {
       type: z.enum(CITATION_TYPES, {
-        error: (iss) => (iss.input === undefined ? `is required (allowed: ${choices(CITATION_TYPES)})` : `must be ${choices(CITATION_TYPES)}, not ${kindOf(iss.input)}`),
+        error: (iss) =>
+          iss.input === undefined
+            ? `is required (allowed: ${choices(CITATION_TYPES)})`
+            : `must be ${choices(CITATION_TYPES)}, not ${kindOf(iss.input)}`,
       }),
     },
     { error: (iss) => (iss.code === 'invalid_type' ? `a citation must be a JSON object, not ${describeValue(iss.input)}` : undefined) },
@@ -116,10 +134,18 @@ function sourceOutline(what: string, kinds: readonly string[]) {
   return z.looseObject(
     {
       type: z.enum(kinds as [string, ...string[]], {
-        error: (iss) => (iss.input === undefined ? `is required (allowed: ${choices(kinds)})` : `must be ${choices(kinds)}, not ${kindOf(iss.input)}`),
+        error: (iss) =>
+          iss.input === undefined ? `is required (allowed: ${choices(kinds)})` : `must be ${choices(kinds)}, not ${kindOf(iss.input)}`,
       }),
     },
-    { error: (iss) => (iss.code !== 'invalid_type' ? undefined : iss.input === undefined ? 'is required' : `${what} must be a JSON object, not ${describeValue(iss.input)}`) },
+    {
+      error: (iss) =>
+        iss.code !== 'invalid_type'
+          ? undefined
+          : iss.input === undefined
+            ? 'is required'
+            : `${what} must be a JSON object, not ${describeValue(iss.input)}`,
+    },
   );
 }
 
@@ -168,7 +194,8 @@ const RedactedThinkingBlockSchema = z.strictObject(
 const PROGRAMMATIC_CALLS_REFUSED =
   'a tool_use called by the code execution tool (programmatic tool calling) is not supported: forkpool runs no server tools';
 
-const TOOLSETS_REFUSED = 'toolset members (the computer and browser toolsets) are not supported: forkpool runs the session\'s own tools (leave "toolset_name" out or null)';
+const TOOLSETS_REFUSED =
+  'toolset members (the computer and browser toolsets) are not supported: forkpool runs the session\'s own tools (leave "toolset_name" out or null)';
 
 const CallerSchema = z.discriminatedUnion(
   'type',
@@ -193,7 +220,12 @@ const ToolUseBlockSchema = z.strictObject(
   strictFields('a tool_use block', ['type', 'id', 'name', 'input', 'cache_control', 'caller', 'toolset_name']),
 );
 
-const TOOL_RESULT_KINDS = { text: TextBlockSchema, image: ImageBlockSchema, document: DocumentBlockSchema, search_result: SearchResultBlockSchema };
+const TOOL_RESULT_KINDS = {
+  text: TextBlockSchema,
+  image: ImageBlockSchema,
+  document: DocumentBlockSchema,
+  search_result: SearchResultBlockSchema,
+};
 
 const ToolResultBlockSchema = z.strictObject(
   {
@@ -230,7 +262,10 @@ const SERVER_BLOCKS = [
 ];
 
 const SERVER_BLOCKS_REFUSED = Object.fromEntries(
-  SERVER_BLOCKS.map((kind) => [kind, `"${kind}" blocks come from server tools, which forkpool does not run (it runs the session's own tools)`]),
+  SERVER_BLOCKS.map((kind) => [
+    kind,
+    `"${kind}" blocks come from server tools, which forkpool does not run (it runs the session's own tools)`,
+  ]),
 );
 
 const THINKING_IN_USER = "thinking blocks are the model's: they go in assistant messages";
@@ -240,7 +275,13 @@ const userContent = byJsonType('a string or an array of content blocks', {
   array: z.array(
     blockOf(
       'a content block',
-      { text: UserTextBlockSchema, image: ImageBlockSchema, document: DocumentBlockSchema, search_result: SearchResultBlockSchema, tool_result: ToolResultBlockSchema },
+      {
+        text: UserTextBlockSchema,
+        image: ImageBlockSchema,
+        document: DocumentBlockSchema,
+        search_result: SearchResultBlockSchema,
+        tool_result: ToolResultBlockSchema,
+      },
       {
         ...SERVER_BLOCKS_REFUSED,
         tool_use: 'a tool_use block is the model\'s call: it goes in an assistant message (a user message answers it with a "tool_result")',
@@ -267,7 +308,8 @@ const assistantContent = byJsonType('a string or an array of content blocks', {
       {
         ...SERVER_BLOCKS_REFUSED,
         tool_result: 'a tool_result block goes in a user message (it answers a tool_use of the assistant message before it)',
-        document: "a document block is refused in an assistant message by Anthropic's API (since version 2026-10-21): put it in a user message",
+        document:
+          "a document block is refused in an assistant message by Anthropic's API (since version 2026-10-21): put it in a user message",
       },
     ),
   ),
@@ -315,17 +357,25 @@ const MessageSchema = z.discriminatedUnion(
 const InputSchemaSchema = z.looseObject(
   {
     type: z.literal('object', {
-      error: (iss) => (iss.input === undefined ? 'is required ("object": a tool\'s input is a JSON object)' : 'must be "object" (a tool\'s input is a JSON object)'),
+      error: (iss) =>
+        iss.input === undefined
+          ? 'is required ("object": a tool\'s input is a JSON object)'
+          : 'must be "object" (a tool\'s input is a JSON object)',
     }),
   },
   {
     error: (iss) =>
-      iss.code !== 'invalid_type' ? undefined : iss.input === undefined ? 'is required' : "must be a JSON object (the JSON Schema of the tool's input)",
+      iss.code !== 'invalid_type'
+        ? undefined
+        : iss.input === undefined
+          ? 'is required'
+          : "must be a JSON object (the JSON Schema of the tool's input)",
   },
 );
 
 function toolTypeRule(type: unknown): string {
-  if (type === 'function') return 'is OpenAI\'s tool shape: an Anthropic tool is { "name", "description", "input_schema" } (its "type" is "custom" or left out)';
+  if (type === 'function')
+    return 'is OpenAI\'s tool shape: an Anthropic tool is { "name", "description", "input_schema" } (its "type" is "custom" or left out)';
   if (typeof type !== 'string') return `must be "custom" (or left out), not ${describeValue(type)}`;
   return `${JSON.stringify(type)} is an Anthropic-defined or server tool, which forkpool does not run: declare a custom tool ({ "name", "description", "input_schema" }; its "type" is "custom" or left out)`;
 }
@@ -335,7 +385,10 @@ const TOOL_FIELDS = ['type', 'name', 'description', 'input_schema', 'cache_contr
 const ToolSchema = z.strictObject(
   {
     // First: a server tool is told so before its missing input_schema is.
-    type: z.literal('custom', { error: (iss) => toolTypeRule(iss.input) }).nullable().optional(),
+    type: z
+      .literal('custom', { error: (iss) => toolTypeRule(iss.input) })
+      .nullable()
+      .optional(),
     name: nonEmpty('a tool name'),
     description: z.string().optional(),
     input_schema: InputSchemaSchema,
@@ -348,7 +401,8 @@ const ToolSchema = z.strictObject(
     function: 'is OpenAI\'s tool shape: an Anthropic tool is { "name", "description", "input_schema" }',
     parameters: 'is OpenAI\'s: the JSON Schema of a tool\'s input goes in "input_schema"',
     defer_loading: '"defer_loading" works with tool search, a server tool forkpool does not run: leave it out',
-    allowed_callers: '"allowed_callers" works with the code execution tool (programmatic tool calling), a server tool forkpool does not run: leave it out',
+    allowed_callers:
+      '"allowed_callers" works with the code execution tool (programmatic tool calling), a server tool forkpool does not run: leave it out',
   }),
 );
 
@@ -358,8 +412,14 @@ const ToolChoiceSchema = byJsonType('a tool choice object ({ "type": "auto", "an
   object: z.discriminatedUnion(
     'type',
     [
-      z.strictObject({ type: z.literal('auto'), disable_parallel_tool_use: disableParallel }, strictFields('an "auto" tool choice', ['type', 'disable_parallel_tool_use'])),
-      z.strictObject({ type: z.literal('any'), disable_parallel_tool_use: disableParallel }, strictFields('an "any" tool choice', ['type', 'disable_parallel_tool_use'])),
+      z.strictObject(
+        { type: z.literal('auto'), disable_parallel_tool_use: disableParallel },
+        strictFields('an "auto" tool choice', ['type', 'disable_parallel_tool_use']),
+      ),
+      z.strictObject(
+        { type: z.literal('any'), disable_parallel_tool_use: disableParallel },
+        strictFields('an "any" tool choice', ['type', 'disable_parallel_tool_use']),
+      ),
       z.strictObject(
         { type: z.literal('tool'), name: nonEmpty('a tool name'), disable_parallel_tool_use: disableParallel },
         strictFields('a "tool" tool choice', ['type', 'name', 'disable_parallel_tool_use']),
@@ -402,7 +462,17 @@ const ThinkingSchema = z.discriminatedUnion(
 const positiveRule = 'must be a positive integer';
 
 /** Every field an anthropic-messages session takes (the importers keep these of a request body). */
-export const ANTHROPIC_SESSION_KEYS: readonly string[] = ['format', 'model', 'system', 'tools', 'tool_choice', 'messages', 'max_tokens', 'thinking', 'stop_sequences'];
+export const ANTHROPIC_SESSION_KEYS: readonly string[] = [
+  'format',
+  'model',
+  'system',
+  'tools',
+  'tool_choice',
+  'messages',
+  'max_tokens',
+  'thinking',
+  'stop_sequences',
+];
 
 const SAMPLING_REFUSED =
   'is refused by Anthropic\'s API version 2026-10-21 (the one @anthropic-ai/sdk 1.x sends): "temperature", "top_p" and "top_k" get a 400 error, even at their defaults; leave it out';
@@ -413,7 +483,8 @@ const ANTHROPIC_SESSION_HINTS: Record<string, string> = {
   history: 'is not an anthropic-messages session field: the conversation goes in "messages"',
   contents: 'is not an anthropic-messages session field: the conversation goes in "messages"',
   systemInstruction: 'is not an anthropic-messages session field: the system prompt goes in "system"',
-  generationConfig: 'is not an anthropic-messages session field: settings are top-level fields ("max_tokens", "thinking", "stop_sequences")',
+  generationConfig:
+    'is not an anthropic-messages session field: settings are top-level fields ("max_tokens", "thinking", "stop_sequences")',
   max_completion_tokens: 'is OpenAI\'s: use "max_tokens"',
   cache_control:
     'top-level (automatic) cache_control is not accepted: forkpool places its own breakpoints; mark the blocks you want cached with "cache_control"',
@@ -455,7 +526,9 @@ function whitespaceOnly(content: unknown): Path | undefined {
   if (typeof content === 'string') return isBlank(content) ? [] : undefined;
   if (!Array.isArray(content) || content.length === 0) return undefined;
   const texts = content as readonly unknown[];
-  const onlyText = texts.every((block) => block !== null && typeof block === 'object' && (block as Block).type === 'text' && typeof (block as Block).text === 'string');
+  const onlyText = texts.every(
+    (block) => block !== null && typeof block === 'object' && (block as Block).type === 'text' && typeof (block as Block).text === 'string',
+  );
   if (!onlyText || texts.some((block) => ((block as Block).text as string).trim() !== '')) return undefined;
   const first = texts.findIndex((block) => isBlank((block as Block).text));
   return first < 0 ? undefined : [first, 'text'];
@@ -466,7 +539,9 @@ export const AnthropicMessagesSessionSchema = z
     {
       format: z.literal('anthropic-messages', {
         error: (iss) =>
-          iss.input === undefined ? 'is required ("anthropic-messages" for a session in Anthropic Messages\' shape)' : 'must be "anthropic-messages"',
+          iss.input === undefined
+            ? 'is required ("anthropic-messages" for a session in Anthropic Messages\' shape)'
+            : 'must be "anthropic-messages"',
       }),
       model: nonEmpty('the model name'),
       system: systemContent.optional(),
@@ -479,7 +554,10 @@ export const AnthropicMessagesSessionSchema = z
         .number({ error: (iss) => (iss.input === undefined ? 'is required (the most tokens a reply may use)' : positiveRule) })
         .int({ error: positiveRule })
         .min(1, {
-          error: (iss) => (iss.input === 0 ? 'must be a positive integer: 0 only pre-warms the cache and would leave every fork without room to answer' : positiveRule),
+          error: (iss) =>
+            iss.input === 0
+              ? 'must be a positive integer: 0 only pre-warms the cache and would leave every fork without room to answer'
+              : positiveRule,
         }),
       thinking: ThinkingSchema.optional(),
       stop_sequences: z.array(z.string(), { error: 'must be an array of strings' }).optional(),
@@ -511,7 +589,11 @@ export const AnthropicMessagesSessionSchema = z
       );
     }
     if (thinking?.type === 'enabled' && thinking.budget_tokens >= session.max_tokens) {
-      rule(['thinking', 'budget_tokens'], `must be less than "max_tokens" (${session.max_tokens}): thinking tokens count toward it`, thinking.budget_tokens);
+      rule(
+        ['thinking', 'budget_tokens'],
+        `must be less than "max_tokens" (${session.max_tokens}): thinking tokens count toward it`,
+        thinking.budget_tokens,
+      );
     }
 
     const messages = session.messages;
@@ -526,16 +608,28 @@ export const AnthropicMessagesSessionSchema = z
       const content: unknown = message.content;
       const empty = content === '' || (Array.isArray(content) && content.length === 0);
       if (empty && !(m === last && message.role === 'assistant')) {
-        rule(['messages', m, 'content'], "must not be empty (Anthropic's API takes empty content only in a final assistant message)", content);
+        rule(
+          ['messages', m, 'content'],
+          "must not be empty (Anthropic's API takes empty content only in a final assistant message)",
+          content,
+        );
       }
       const whitespace = whitespaceOnly(content);
       if (whitespace) rule(['messages', m, 'content', ...whitespace], WHITESPACE_MESSAGE);
       if (message.role !== 'system') return;
       if (m === 0) rule(['messages', 0, 'role'], SYSTEM_FIRST, 'system');
       else if (messages[m - 1]?.role !== 'user') {
-        rule(['messages', m, 'role'], 'a { "role": "system" } message must come right after a user message (a mid-conversation system message)', 'system');
+        rule(
+          ['messages', m, 'role'],
+          'a { "role": "system" } message must come right after a user message (a mid-conversation system message)',
+          'system',
+        );
       } else if (m < last && messages[m + 1]?.role !== 'assistant') {
-        rule(['messages', m, 'role'], 'a { "role": "system" } message must be the last message or be followed by an assistant message', 'system');
+        rule(
+          ['messages', m, 'role'],
+          'a { "role": "system" } message must be the last message or be followed by an assistant message',
+          'system',
+        );
       }
     });
 
@@ -553,7 +647,8 @@ export const AnthropicMessagesSessionSchema = z
     const resultIds = new Set<string>();
     for (const message of messages) {
       if (message.role === 'user' && Array.isArray(message.content)) {
-        for (const block of message.content as readonly Block[]) if (block.type === 'tool_result') resultIds.add(block.tool_use_id as string);
+        for (const block of message.content as readonly Block[])
+          if (block.type === 'tool_result') resultIds.add(block.tool_use_id as string);
       }
     }
     let role: string | undefined;
@@ -646,7 +741,10 @@ export const AnthropicMessagesSessionSchema = z
     const fiveMinute = marks.find((mark) => mark.ttl !== '1h');
     marks.forEach((mark, k) => {
       if (k === 4) {
-        rule(mark.path, "is a 5th cache_control breakpoint: Anthropic's API takes at most 4 in a request (tools, system and messages together)");
+        rule(
+          mark.path,
+          "is a 5th cache_control breakpoint: Anthropic's API takes at most 4 in a request (tools, system and messages together)",
+        );
       }
       if (mark.ttl === '1h' && fiveMinute !== undefined && marks.indexOf(fiveMinute) < k) {
         rule(

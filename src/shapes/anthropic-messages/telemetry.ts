@@ -8,7 +8,9 @@ export const anthropicMessagesTelemetry: TelemetryContent = {
     const { messages, system } = (request as AnthropicRequest).body;
     return {
       messages: messages.map(conventionMessage),
-      ...(system !== undefined ? { system: typeof system === 'string' ? [textPart(system)] : Array.isArray(system) ? system.map(conventionPart) : [] } : {}),
+      ...(system !== undefined
+        ? { system: typeof system === 'string' ? [textPart(system)] : Array.isArray(system) ? system.map(conventionPart) : [] }
+        : {}),
     };
   },
   reply: (message) => conventionMessage(message as AnthropicMessageLike),

@@ -19,14 +19,29 @@ export function toHub(session: Readonly<AnthropicMessagesSession>): HubSession {
   const system = session.system;
   if (system !== undefined) {
     const blocks: Block[] = typeof system === 'string' ? [{ type: 'text', text: system }] : (system as Block[]);
-    messages.push({ role: 'system', parts: blocks.map((block, b) => hubPart(block, typeof system === 'string' ? 'system' : `system[${b}]`, new Map())), path: 'system', extras: [], textForm: 'string' });
+    messages.push({
+      role: 'system',
+      parts: blocks.map((block, b) => hubPart(block, typeof system === 'string' ? 'system' : `system[${b}]`, new Map())),
+      path: 'system',
+      extras: [],
+      textForm: 'string',
+    });
   }
   const names = new Map<string, string>();
   (session.messages as AnthropicMessage[]).forEach((message, m) => {
     const path = `messages[${m}]`;
     const content = message.content as string | Block[];
-    const parts = typeof content === 'string' ? [hubPart({ type: 'text', text: content }, path, names)] : content.map((block, b) => hubPart(block, `${path}.content[${b}]`, names));
-    messages.push({ role: message.role === 'assistant' ? 'model' : 'user', parts, path, extras: [], textForm: typeof content === 'string' ? 'string' : 'parts' });
+    const parts =
+      typeof content === 'string'
+        ? [hubPart({ type: 'text', text: content }, path, names)]
+        : content.map((block, b) => hubPart(block, `${path}.content[${b}]`, names));
+    messages.push({
+      role: message.role === 'assistant' ? 'model' : 'user',
+      parts,
+      path,
+      extras: [],
+      textForm: typeof content === 'string' ? 'string' : 'parts',
+    });
   });
   const settings: HubSettings = { maxOutputTokens: { value: session.max_tokens, path: '', what: 'max_tokens', countsReasoning: false } };
   if (session.stop_sequences !== undefined) settings.stop = { value: session.stop_sequences, path: '', what: 'stop_sequences' };
@@ -34,7 +49,12 @@ export function toHub(session: Readonly<AnthropicMessagesSession>): HubSession {
   const thinking = session.thinking as Json | undefined;
   if (thinking?.type === 'disabled') settings.thinkingBudget = { value: 0, path: '', what: 'thinking' };
   else if (thinking?.type === 'enabled') settings.thinkingBudget = { value: thinking.budget_tokens, path: '', what: 'thinking' };
-  else if (thinking !== undefined) settingExtras.push({ path: 'thinking', what: `thinking ${JSON.stringify(thinking.type)}`, why: 'the thinking that converts is a budget (enabled) or none (disabled)' });
+  else if (thinking !== undefined)
+    settingExtras.push({
+      path: 'thinking',
+      what: `thinking ${JSON.stringify(thinking.type)}`,
+      why: 'the thinking that converts is a budget (enabled) or none (disabled)',
+    });
   const toolChoiceExtras: Opaque[] = [];
   const toolChoice = session.tool_choice === undefined ? undefined : hubToolChoice(session.tool_choice as Json, toolChoiceExtras);
   return {

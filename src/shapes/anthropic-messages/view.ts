@@ -1,15 +1,33 @@
 import type { AnthropicMessageLike } from './request.js';
 import { isRecord } from '../../input/json.js';
-import { cachedView, type MessageReader, contentText, type MessageView, type PartView, parsedCall, type Recognition, viewOfParts } from '../view.js';
+import {
+  cachedView,
+  type MessageReader,
+  contentText,
+  type MessageView,
+  type PartView,
+  parsedCall,
+  type Recognition,
+  viewOfParts,
+} from '../view.js';
 
 /** An Anthropic message: a string, or text, thinking, tool_use, tool_result and media blocks. */
 function viewAnthropicMessage(message: Readonly<AnthropicMessageLike>): MessageView {
-  const parts = typeof message.content === 'string' ? [{ kind: 'text', text: message.content } as const] : message.content.flatMap(blockView);
+  const parts =
+    typeof message.content === 'string' ? [{ kind: 'text', text: message.content } as const] : message.content.flatMap(blockView);
   return viewOfParts(message.role === 'assistant' ? 'model' : message.role === 'user' ? 'user' : 'system', parts);
 }
 
 /** Blocks only Anthropic's messages have. */
-const OWN_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result', 'document']);
+const OWN_BLOCKS = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'server_tool_use',
+  'web_search_tool_result',
+  'document',
+]);
 
 function recognizeAnthropicMessage(message: unknown): Recognition {
   if (!isRecord(message) || typeof message.role !== 'string') return 'foreign';
@@ -23,7 +41,9 @@ function blockView(block: Readonly<Record<string, unknown>>): PartView[] {
     case 'text':
       return typeof block.text === 'string' ? [{ kind: 'text', text: block.text }] : [];
     case 'thinking':
-      return typeof block.thinking === 'string' ? [{ kind: 'thinking', text: block.thinking, ...(typeof block.signature === 'string' ? { signature: block.signature } : {}) }] : [];
+      return typeof block.thinking === 'string'
+        ? [{ kind: 'thinking', text: block.thinking, ...(typeof block.signature === 'string' ? { signature: block.signature } : {}) }]
+        : [];
     case 'redacted_thinking':
       // Thinking with nothing to read: neither what the model answered nor content a person gave.
       return [];
@@ -33,7 +53,11 @@ function blockView(block: Readonly<Record<string, unknown>>): PartView[] {
       return [
         {
           kind: 'result',
-          result: { ...(typeof block.tool_use_id === 'string' ? { id: block.tool_use_id } : {}), text: contentText(block.content), isError: block.is_error === true },
+          result: {
+            ...(typeof block.tool_use_id === 'string' ? { id: block.tool_use_id } : {}),
+            text: contentText(block.content),
+            isError: block.is_error === true,
+          },
         },
       ];
     default:

@@ -9,7 +9,11 @@ export const geminiDialect: Dialect<Content, GeminiSession, GeminiRequest, Gemin
   format: 'gemini',
   split: (session) => ({ head: [], history: session.history }),
   messages: (session) => session.history,
-  withConversation: (session, messages, tools) => ({ ...session, ...(tools !== undefined ? { tools: tools as GeminiTool[] } : {}), history: messages as Content[] }),
+  withConversation: (session, messages, tools) => ({
+    ...session,
+    ...(tools !== undefined ? { tools: tools as GeminiTool[] } : {}),
+    history: messages as Content[],
+  }),
   tools: (session) => session.tools,
   declareFunction: (declaration) => ({ functionDeclarations: [{ ...declaration }] }),
   userText: (text) => ({ role: 'user', parts: [{ text }] }),

@@ -44,7 +44,12 @@ function geminiTools(tools: readonly HubTool[], toolExtras: readonly Opaque[], i
   const functionDeclarations = tools.map((tool) => {
     issues.opaque(tool.extras);
     if (tool.strict === true) issues.unsupported(tool.fieldsPath, 'strict', 'Gemini has no strict mode for function parameters');
-    if (tool.strict === null) issues.unsupported(tool.fieldsPath, 'strict null', 'a null strict is a strict schema there, and Gemini has no strict mode for function parameters');
+    if (tool.strict === null)
+      issues.unsupported(
+        tool.fieldsPath,
+        'strict null',
+        'a null strict is a strict schema there, and Gemini has no strict mode for function parameters',
+      );
     return {
       name: tool.name,
       ...(tool.description !== undefined && tool.description !== null ? { description: tool.description } : {}),
@@ -55,7 +60,9 @@ function geminiTools(tools: readonly HubTool[], toolExtras: readonly Opaque[], i
 }
 
 function toolConfigOf(choice: HubToolChoice): Json {
-  const config = (mode: string, names?: string[]) => ({ functionCallingConfig: { mode, ...(names ? { allowedFunctionNames: names } : {}) } });
+  const config = (mode: string, names?: string[]) => ({
+    functionCallingConfig: { mode, ...(names ? { allowedFunctionNames: names } : {}) },
+  });
   switch (choice.kind) {
     case 'auto':
       return config('AUTO');

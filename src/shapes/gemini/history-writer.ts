@@ -35,7 +35,11 @@ export class HistoryWriter {
     this.issues.opaque(message.extras);
     if (message.role === 'system' || message.role === 'developer') {
       if (this.started) {
-        this.issues.unsupported(message.path, `a "${message.role}" message after the conversation has started`, 'Gemini has one system instruction, before the history');
+        this.issues.unsupported(
+          message.path,
+          `a "${message.role}" message after the conversation has started`,
+          'Gemini has one system instruction, before the history',
+        );
         return;
       }
       for (const part of message.parts) {
@@ -89,7 +93,10 @@ export class HistoryWriter {
 
   private call(part: HubCall): Part {
     this.issues.opaque(part.extras);
-    const args = 'json' in part.args ? part.args.json : argsObjectOf(part.args.text, part.args.path, this.issues, "a Gemini call's args are a JSON object");
+    const args =
+      'json' in part.args
+        ? part.args.json
+        : argsObjectOf(part.args.text, part.args.path, this.issues, "a Gemini call's args are a JSON object");
     const id = this.calls.call(part.id, part.name, part.idPath);
     return { functionCall: { id, name: part.name, ...(args === undefined ? {} : { args }) } };
   }
@@ -105,7 +112,8 @@ export class HistoryWriter {
 
   private result(part: HubResult): Part | undefined {
     this.issues.opaque(part.extras);
-    if (part.name === undefined) this.issues.fail(part.namePath, `"${part.id ?? ''}" answers no tool call of an assistant message before it`);
+    if (part.name === undefined)
+      this.issues.fail(part.namePath, `"${part.id ?? ''}" answers no tool call of an assistant message before it`);
     const answered = this.calls.answer(part, part.path, part.namePath);
     if (answered === undefined) return undefined;
     return { functionResponse: { id: answered.id, name: answered.name, response: this.responseOf(part) } };

@@ -27,17 +27,21 @@ const REASONS: Record<string, string> = {
   cachedContent: "an explicit cache of one request: forkpool makes a fork's own (--cache explicit)",
   safetySettings: 'a setting of one request, not part of the conversation',
   labels: "the caller's tags for one request, not part of the conversation",
-  config: "the @google/genai SDK's call settings: a session keeps systemInstruction, tools, toolConfig and generationConfig at the top level",
+  config:
+    "the @google/genai SDK's call settings: a session keeps systemInstruction, tools, toolConfig and generationConfig at the top level",
 };
 
 function claim(json: unknown): RequestClaim | undefined {
   if (!isRecord(json) || !Array.isArray(json.contents)) return undefined;
-  const foreign = json.contents.some((content) => isRecord(content) && content.role !== undefined && content.role !== 'user' && content.role !== 'model');
+  const foreign = json.contents.some(
+    (content) => isRecord(content) && content.role !== undefined && content.role !== 'user' && content.role !== 'model',
+  );
   return { distinctive: true, foreign };
 }
 
 function readGemini(json: unknown, file: string | undefined): RequestRead {
-  if (!isRecord(json)) throw new InputError({ ...(file === undefined ? {} : { file }), rule: 'a Gemini request body is a JSON object ({ "contents", … })' });
+  if (!isRecord(json))
+    throw new InputError({ ...(file === undefined ? {} : { file }), rule: 'a Gemini request body is a JSON object ({ "contents", … })' });
   const dropped: DroppedRecord[] = [];
   const session: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(withoutNullFields(json, dropped))) {
@@ -46,7 +50,12 @@ function readGemini(json: unknown, file: string | undefined): RequestRead {
     else dropped.push({ path: key, what: 'a request field', reason: REASONS[key] ?? 'not a field a session holds' });
   }
   const contents = json.contents;
-  if (!Array.isArray(contents)) throw new InputError({ ...(file === undefined ? {} : { file }), path: 'contents', rule: 'must be an array of Contents (the conversation)' });
+  if (!Array.isArray(contents))
+    throw new InputError({
+      ...(file === undefined ? {} : { file }),
+      path: 'contents',
+      rule: 'must be an array of Contents (the conversation)',
+    });
   session.history = contents;
   const model = typeof session.model === 'string' && session.model !== '' ? { name: session.model, from: 'file' as const } : undefined;
   return {

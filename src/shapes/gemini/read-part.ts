@@ -23,7 +23,13 @@ export function readPart(part: Part, path: string): HubPart {
   const others = (...known: string[]) => keys.filter((key) => !known.includes(key)).map((key) => ({ path, what: key }));
   if (part.thought === true) {
     const signature = typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '' ? { signature: part.thoughtSignature } : {};
-    return { kind: 'thought', text: typeof part.text === 'string' ? part.text : '', ...signature, path, extras: others('text', 'thought', 'thoughtSignature') };
+    return {
+      kind: 'thought',
+      text: typeof part.text === 'string' ? part.text : '',
+      ...signature,
+      path,
+      extras: others('text', 'thought', 'thoughtSignature'),
+    };
   }
   if (typeof part.text === 'string') return { kind: 'text', text: part.text, path, extras: others('text') };
   if (part.functionCall) {

@@ -71,7 +71,6 @@ const SESSION_KEY_HINTS: Record<string, string> = {
   config: 'is not a session field: sampling settings go in "generationConfig"',
 };
 
-
 /** A session in Gemini's shape: the default when a session names no `format`. */
 export const GeminiSessionSchema = z
   .strictObject(

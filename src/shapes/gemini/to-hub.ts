@@ -55,7 +55,9 @@ export function toHub(session: Readonly<GeminiSession>, issues: Issues): HubSess
 function hubTools(tools: readonly GeminiTool[] | undefined, toolExtras: Opaque[], issues: Issues): HubTool[] {
   const out: HubTool[] = [];
   tools?.forEach((tool, t) => {
-    toolExtras.push(...extraKeys(tool, ['functionDeclarations'], `tools[${t}]`, (target) => `only function declarations become ${target} tools`));
+    toolExtras.push(
+      ...extraKeys(tool, ['functionDeclarations'], `tools[${t}]`, (target) => `only function declarations become ${target} tools`),
+    );
     tool.functionDeclarations?.forEach((declaration, d) => {
       out.push(hubTool(declaration as Json & { name: string }, `tools[${t}].functionDeclarations[${d}]`, issues));
     });
@@ -95,7 +97,12 @@ function toolChoiceOf(config: Readonly<Json>, extras: Opaque[], issues: Issues):
     issues.fail(`${path}.allowedFunctionNames`, 'must be an array of function names');
   }
   const allowed = names as string[] | undefined;
-  const allowedOf = (mode: 'auto' | 'required'): HubToolChoice => ({ kind: 'allowed', mode, names: allowed ?? [], what: 'allowedFunctionNames' });
+  const allowedOf = (mode: 'auto' | 'required'): HubToolChoice => ({
+    kind: 'allowed',
+    mode,
+    names: allowed ?? [],
+    what: 'allowedFunctionNames',
+  });
   switch (calling.mode) {
     case 'AUTO':
       return allowed ? allowedOf('auto') : { kind: 'auto' };
@@ -115,7 +122,18 @@ function toolChoiceOf(config: Readonly<Json>, extras: Opaque[], issues: Issues):
   }
 }
 
-const SETTING_FIELDS = ['temperature', 'topP', 'topK', 'maxOutputTokens', 'stopSequences', 'seed', 'responseMimeType', 'responseJsonSchema', 'responseSchema', 'thinkingConfig'];
+const SETTING_FIELDS = [
+  'temperature',
+  'topP',
+  'topK',
+  'maxOutputTokens',
+  'stopSequences',
+  'seed',
+  'responseMimeType',
+  'responseJsonSchema',
+  'responseSchema',
+  'thinkingConfig',
+];
 
 function settingsOf(config: Json, extras: Opaque[], issues: Issues): HubSettings {
   extras.push(...extraKeys(config, SETTING_FIELDS, 'generationConfig'));
@@ -153,12 +171,22 @@ function responseFormatOf(config: Json, extras: Opaque[], issues: Issues): NonNu
     }
     return mime === undefined ? undefined : { type: 'text', schemaPath };
   }
-  extras.push({ path: 'generationConfig', what: `responseMimeType ${JSON.stringify(mime)}`, why: 'the response types that convert are text/plain and application/json' });
+  extras.push({
+    path: 'generationConfig',
+    what: `responseMimeType ${JSON.stringify(mime)}`,
+    why: 'the response types that convert are text/plain and application/json',
+  });
   return undefined;
 }
 
 function thinkingOf(config: unknown, issues: Issues): NonNullable<HubSettings['thinkingBudget']> {
   const path = 'generationConfig.thinkingConfig';
   if (!isRecord(config)) return issues.fail(path, 'must be a JSON object');
-  return { value: config.thinkingBudget, path: 'generationConfig', what: 'thinkingConfig', extras: extraKeys(config, ['thinkingBudget'], path), inner: { path, what: 'thinkingBudget' } };
+  return {
+    value: config.thinkingBudget,
+    path: 'generationConfig',
+    what: 'thinkingConfig',
+    extras: extraKeys(config, ['thinkingBudget'], path),
+    inner: { path, what: 'thinkingBudget' },
+  };
 }

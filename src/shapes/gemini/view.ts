@@ -1,5 +1,13 @@
 import { isRecord } from '../../input/json.js';
-import { cachedView, type MessageReader, type MessageView, type PartView, type Recognition, type ResultView, viewOfParts } from '../view.js';
+import {
+  cachedView,
+  type MessageReader,
+  type MessageView,
+  type PartView,
+  type Recognition,
+  type ResultView,
+  viewOfParts,
+} from '../view.js';
 import type { Content, Part } from './schema.js';
 
 /** Gemini's Content: its parts are texts (a thought among them), function calls, function responses and media. */
@@ -14,10 +22,15 @@ function recognizeGeminiMessage(message: unknown): Recognition {
 }
 
 function partView(part: Readonly<Part>): PartView {
-  if (typeof part.text === 'string') return (part as { thought?: unknown }).thought === true ? { kind: 'thinking', text: part.text } : { kind: 'text', text: part.text };
+  if (typeof part.text === 'string')
+    return (part as { thought?: unknown }).thought === true ? { kind: 'thinking', text: part.text } : { kind: 'text', text: part.text };
   if (part.functionCall) {
     const { id, name, args } = part.functionCall;
-    return { kind: 'call', call: { ...(id !== undefined ? { id } : {}), name, ...(args !== undefined ? { args } : {}) }, input: args ?? {} };
+    return {
+      kind: 'call',
+      call: { ...(id !== undefined ? { id } : {}), name, ...(args !== undefined ? { args } : {}) },
+      input: args ?? {},
+    };
   }
   if (part.functionResponse) {
     const { id, name, response } = part.functionResponse;

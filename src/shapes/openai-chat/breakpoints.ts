@@ -15,14 +15,24 @@ export const CHAT_MARKS: BreakpointMarks<ChatMessage> = {
   marked(message) {
     if (!INPUT_ROLES.has(message.role)) return undefined;
     const content = message.content;
-    if (typeof content === 'string') return { ...message, content: [{ type: 'text', text: content, prompt_cache_breakpoint: BREAKPOINT }] } as ChatMessage;
+    if (typeof content === 'string')
+      return { ...message, content: [{ type: 'text', text: content, prompt_cache_breakpoint: BREAKPOINT }] } as ChatMessage;
     if (!Array.isArray(content) || content.length === 0) return undefined;
     const parts = content as readonly Record<string, unknown>[];
-    return { ...message, content: parts.map((part, i) => (i === parts.length - 1 ? { ...part, prompt_cache_breakpoint: BREAKPOINT } : part)) } as ChatMessage;
+    return {
+      ...message,
+      content: parts.map((part, i) => (i === parts.length - 1 ? { ...part, prompt_cache_breakpoint: BREAKPOINT } : part)),
+    } as ChatMessage;
   },
   openingMarked(message) {
     const content = message.content;
-    if (message.role !== 'user' || typeof content !== 'string' || !content.startsWith(CHILD_OPENING) || content.length === CHILD_OPENING.length) return undefined;
+    if (
+      message.role !== 'user' ||
+      typeof content !== 'string' ||
+      !content.startsWith(CHILD_OPENING) ||
+      content.length === CHILD_OPENING.length
+    )
+      return undefined;
     return {
       ...message,
       content: [

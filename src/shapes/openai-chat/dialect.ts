@@ -55,7 +55,8 @@ export const openAIChatDialect: Dialect<ChatMessage, OpenAIChatSession, OpenAICh
   splitsTurns: false,
   seed(session, parts, how) {
     // A fresh fork of a session without instructions gets the fork's own, as a Gemini one does.
-    const lead = parts.head.length === 0 && how.systemText !== undefined ? [systemMessage(how.systemText)] : how.clone(parts.head as ChatMessage[]);
+    const lead =
+      parts.head.length === 0 && how.systemText !== undefined ? [systemMessage(how.systemText)] : how.clone(parts.head as ChatMessage[]);
     return {
       format: 'openai-chat',
       model: session.model,

@@ -30,7 +30,10 @@ export function fromHub(hub: HubSession, issues: Issues): OpenAIChatSession {
   issues.opaque(hub.extras);
   const messages = new HistoryWriter(hub, issues).messages();
   if (messages.length === 0) {
-    issues.fail(hub.conversation, 'an openai-chat session needs at least one message, and nothing is left to convert (no system instruction, no history)');
+    issues.fail(
+      hub.conversation,
+      'an openai-chat session needs at least one message, and nothing is left to convert (no system instruction, no history)',
+    );
   }
   if (hub.settings.bookkeeping) issues.note(bookkeepingNote(hub.settings.bookkeeping, 'Chat Completions messages'));
   issues.opaque(hub.toolExtras);
@@ -50,7 +53,11 @@ export function fromHub(hub: HubSession, issues: Issues): OpenAIChatSession {
 function chatTool(tool: HubTool, issues: Issues): ChatTool {
   issues.opaque(tool.extras);
   if (tool.strict === null) {
-    issues.unsupported(tool.path, 'strict null', 'the Responses API then makes the schema strict and Chat Completions does not: set strict to true or false');
+    issues.unsupported(
+      tool.path,
+      'strict null',
+      'the Responses API then makes the schema strict and Chat Completions does not: set strict to true or false',
+    );
   }
   return {
     type: 'function',
@@ -68,7 +75,10 @@ function chatToolChoice(choice: HubToolChoice): NonNullable<OpenAIChatSession['t
     case 'function':
       return { type: 'function', function: { name: choice.name } };
     case 'allowed':
-      return { type: 'allowed_tools', allowed_tools: { mode: choice.mode, tools: choice.names.map((name) => ({ type: 'function', function: { name } })) } };
+      return {
+        type: 'allowed_tools',
+        allowed_tools: { mode: choice.mode, tools: choice.names.map((name) => ({ type: 'function', function: { name } })) },
+      };
     default:
       return choice.kind;
   }
@@ -113,5 +123,8 @@ function settingsFromHub(hub: HubSession, issues: Issues): Json {
 function chatResponseFormat(format: HubResponseFormat): Json {
   if (format.type !== 'json_schema') return { type: format.type };
   const { name, description, schema, strict } = format;
-  return { type: 'json_schema', json_schema: { name: name ?? 'response', ...given('description', description), ...given('schema', schema), ...given('strict', strict) } };
+  return {
+    type: 'json_schema',
+    json_schema: { name: name ?? 'response', ...given('description', description), ...given('schema', schema), ...given('strict', strict) },
+  };
 }

@@ -92,7 +92,9 @@ export class HistoryWriter {
     }
     if (content.length === 0 && calls.length === 0) return; // everything in it was left out (and listed)
     if (calls.length === 0) this.calls.newTurn();
-    const texts = content.every((part) => part.type === 'text') ? textContent(content as Text[], message.nullWhenEmpty ? undefined : message.textForm) : content;
+    const texts = content.every((part) => part.type === 'text')
+      ? textContent(content as Text[], message.nullWhenEmpty ? undefined : message.textForm)
+      : content;
     const written = content.length === 0 ? (message.nullWhenEmpty ? { content: null } : {}) : { content: texts };
     this.out.push({ role: 'assistant', ...written, ...(calls.length > 0 ? { tool_calls: calls } : {}) } as ChatMessage);
   }
@@ -133,14 +135,26 @@ export class HistoryWriter {
         this.issues.unsupported(part.path, 'detail "original"', 'Chat Completions takes "auto", "low" and "high"');
         return undefined;
       }
-      return { type: 'image_url', image_url: { url: part.url, ...(part.detail === undefined || part.detail === 'auto' ? {} : { detail: part.detail }) }, ...breakpoint } as ChatContentPart;
+      return {
+        type: 'image_url',
+        image_url: { url: part.url, ...(part.detail === undefined || part.detail === 'auto' ? {} : { detail: part.detail }) },
+        ...breakpoint,
+      } as ChatContentPart;
     }
     if (part.media === 'file' && part.data === undefined) {
-      for (const [key, value] of [['file_url', part.fileUrl], ['detail', part.detail]] as const) {
-        if (value !== undefined) this.issues.unsupported(part.path, key, 'a Chat Completions file part takes file_data, file_id and filename');
+      for (const [key, value] of [
+        ['file_url', part.fileUrl],
+        ['detail', part.detail],
+      ] as const) {
+        if (value !== undefined)
+          this.issues.unsupported(part.path, key, 'a Chat Completions file part takes file_data, file_id and filename');
       }
       if (part.fileData === undefined && (part.fileId === undefined || part.fileId === null)) return undefined;
-      return { type: 'file', file: { ...given('file_data', part.fileData), ...given('file_id', part.fileId ?? undefined), ...given('filename', part.filename) }, ...breakpoint } as ChatContentPart;
+      return {
+        type: 'file',
+        file: { ...given('file_data', part.fileData), ...given('file_id', part.fileId ?? undefined), ...given('filename', part.filename) },
+        ...breakpoint,
+      } as ChatContentPart;
     }
     this.issues.unsupported(part.path, part.what);
     return undefined;
@@ -152,7 +166,8 @@ export class HistoryWriter {
     if ('error' in output) return output.error;
     const parts: Text[] = [];
     for (const part of output.parts) {
-      if (part.kind === 'text') parts.push({ type: 'text', text: part.text, ...given('prompt_cache_breakpoint', part.cacheBreakpoint) } as Text);
+      if (part.kind === 'text')
+        parts.push({ type: 'text', text: part.text, ...given('prompt_cache_breakpoint', part.cacheBreakpoint) } as Text);
       else this.issues.unsupported(part.path, part.what, 'a Chat Completions tool message holds text only');
     }
     return parts.length > 0 ? parts : '';

@@ -51,8 +51,16 @@ const MESSAGE_RULES: Record<string, FieldRules> = {
 const PART_RULES: Record<string, BlockRules> = {
   text: { fields: P.text, what: 'a text part' },
   refusal: { fields: P.refusal, what: 'a refusal part' },
-  image_url: { fields: P.image_url, what: 'an image part', objects: { image_url: { fields: O.image_url, what: 'an image part\'s "image_url"' } } },
-  input_audio: { fields: P.input_audio, what: 'an audio part', objects: { input_audio: { fields: O.input_audio, what: 'an audio part\'s "input_audio"' } } },
+  image_url: {
+    fields: P.image_url,
+    what: 'an image part',
+    objects: { image_url: { fields: O.image_url, what: 'an image part\'s "image_url"' } },
+  },
+  input_audio: {
+    fields: P.input_audio,
+    what: 'an audio part',
+    objects: { input_audio: { fields: O.input_audio, what: 'an audio part\'s "input_audio"' } },
+  },
   file: { fields: P.file, what: 'a file part', objects: { file: { fields: O.file, what: 'a file part\'s "file"' } } },
 };
 
@@ -94,12 +102,18 @@ function readOpenAIChat(json: unknown, file: string | undefined): RequestRead {
     for (const [key, value] of Object.entries(body)) {
       if (key === 'format') continue;
       if (SESSION_FIELDS.has(key)) session[key] = value;
-      else dropped.push({ path: key, what: 'a request field', reason: REASONS[key] ?? 'not a field a session holds (see forkpool convert and the Concepts section for the fields kept)' });
+      else
+        dropped.push({
+          path: key,
+          what: 'a request field',
+          reason: REASONS[key] ?? 'not a field a session holds (see forkpool convert and the Concepts section for the fields kept)',
+        });
     }
   }
   const prefix = Array.isArray(json) ? '' : 'messages';
   const messages = session.messages;
-  if (!Array.isArray(messages)) throw new InputError({ ...(file === undefined ? {} : { file }), path: 'messages', rule: 'must be an array of messages' });
+  if (!Array.isArray(messages))
+    throw new InputError({ ...(file === undefined ? {} : { file }), path: 'messages', rule: 'must be an array of messages' });
   session.messages = eachRecord(messages, (message, m) => asTheApiReadsIt(message, `${prefix}[${m}]`, dropped));
   const model = typeof session.model === 'string' && session.model !== '' ? { name: session.model, from: 'file' as const } : undefined;
   return {

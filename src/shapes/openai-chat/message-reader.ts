@@ -48,7 +48,8 @@ export class MessageReader {
         return;
       }
       case 'assistant': {
-        for (const key of ['refusal', 'audio'] as const) if (message[key] !== undefined && message[key] !== null) extras.push({ path, what: key });
+        for (const key of ['refusal', 'audio'] as const)
+          if (message[key] !== undefined && message[key] !== null) extras.push({ path, what: key });
         const parts: HubPart[] = partsOf(message.content, path);
         message.tool_calls?.forEach((call, c) => {
           const callPath = `${path}.tool_calls[${c}]`;
@@ -63,13 +64,31 @@ export class MessageReader {
             extras: [],
           });
         });
-        this.out.push({ role: 'model', parts, path, extras, textForm: formOf(message.content), ...(message.content === null ? { nullWhenEmpty: true } : {}) });
+        this.out.push({
+          role: 'model',
+          parts,
+          path,
+          extras,
+          textForm: formOf(message.content),
+          ...(message.content === null ? { nullWhenEmpty: true } : {}),
+        });
         return;
       }
       case 'tool': {
         const name = this.callNames.get(message.tool_call_id);
-        const output: HubOutput = typeof message.content === 'string' ? { text: message.content } : { parts: partsOf(message.content, path) as (HubText | HubMedia)[] };
-        const part: HubPart = { kind: 'result', id: message.tool_call_id, ...(name === undefined ? {} : { name }), output, namePath: `${path}.tool_call_id`, path, extras };
+        const output: HubOutput =
+          typeof message.content === 'string'
+            ? { text: message.content }
+            : { parts: partsOf(message.content, path) as (HubText | HubMedia)[] };
+        const part: HubPart = {
+          kind: 'result',
+          id: message.tool_call_id,
+          ...(name === undefined ? {} : { name }),
+          output,
+          namePath: `${path}.tool_call_id`,
+          path,
+          extras,
+        };
         const last = this.out.at(-1);
         if (afterTools && last) last.parts.push(part);
         else this.out.push({ role: 'user', parts: [part], path, extras: [] });
@@ -91,7 +110,10 @@ function partsOf(content: Content, path: string): HubPart[] {
 }
 
 function hubPart(part: ChatContentPart, path: string): HubPart {
-  const breakpoint = 'prompt_cache_breakpoint' in part && part.prompt_cache_breakpoint !== undefined ? { cacheBreakpoint: part.prompt_cache_breakpoint } : {};
+  const breakpoint =
+    'prompt_cache_breakpoint' in part && part.prompt_cache_breakpoint !== undefined
+      ? { cacheBreakpoint: part.prompt_cache_breakpoint }
+      : {};
   const others = (...known: string[]) =>
     Object.entries(part)
       .filter(([key, value]) => !['type', 'prompt_cache_breakpoint', ...known].includes(key) && value !== undefined)
@@ -102,10 +124,29 @@ function hubPart(part: ChatContentPart, path: string): HubPart {
     case 'refusal':
       return { kind: 'refusal', text: part.refusal, path, extras: [] };
     case 'image_url':
-      return { kind: 'media', media: 'image', what: 'image_url', url: part.image_url.url, ...given('detail', part.image_url.detail), ...breakpoint, path, extras: [] };
+      return {
+        kind: 'media',
+        media: 'image',
+        what: 'image_url',
+        url: part.image_url.url,
+        ...given('detail', part.image_url.detail),
+        ...breakpoint,
+        path,
+        extras: [],
+      };
     case 'file': {
       const { file_data, file_id, filename } = part.file;
-      return { kind: 'media', media: 'file', what: 'file', ...given('fileData', file_data), ...given('fileId', file_id), ...given('filename', filename), ...breakpoint, path, extras: [] };
+      return {
+        kind: 'media',
+        media: 'file',
+        what: 'file',
+        ...given('fileData', file_data),
+        ...given('fileId', file_id),
+        ...given('filename', filename),
+        ...breakpoint,
+        path,
+        extras: [],
+      };
     }
     default:
       return { kind: 'media', media: 'audio', what: part.type, path, extras: [] };

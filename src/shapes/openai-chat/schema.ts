@@ -41,7 +41,12 @@ const BreakpointSchema = z.strictObject(
 );
 
 const TextPartSchema = z.strictObject(
-  { type: z.literal('text'), text: z.string(), cache_control: CacheControlSchema.optional(), prompt_cache_breakpoint: BreakpointSchema.optional() },
+  {
+    type: z.literal('text'),
+    text: z.string(),
+    cache_control: CacheControlSchema.optional(),
+    prompt_cache_breakpoint: BreakpointSchema.optional(),
+  },
   strictFields('a text part', ['type', 'text', 'cache_control', 'prompt_cache_breakpoint']),
 );
 
@@ -68,10 +73,7 @@ const ImagePartSchema = z.strictObject(
 const AudioPartSchema = z.strictObject(
   {
     type: z.literal('input_audio'),
-    input_audio: z.strictObject(
-      { data: z.string(), format: z.enum(['wav', 'mp3']) },
-      strictFields('"input_audio"', ['data', 'format']),
-    ),
+    input_audio: z.strictObject({ data: z.string(), format: z.enum(['wav', 'mp3']) }, strictFields('"input_audio"', ['data', 'format'])),
     prompt_cache_breakpoint: BreakpointSchema.optional(),
   },
   strictFields('an audio part', ['type', 'input_audio', 'prompt_cache_breakpoint']),
@@ -306,7 +308,9 @@ const ResponseFormatSchema = z.discriminatedUnion(
 /** OpenAI's reasoning efforts (`Shared.ReasoningEffort` in the openai SDK), null aside. */
 const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
-const finiteNumber = z.number({ error: (iss) => (iss.input === undefined ? 'is required' : `must be a finite number, not ${describeValue(iss.input)}`) });
+const finiteNumber = z.number({
+  error: (iss) => (iss.input === undefined ? 'is required' : `must be a finite number, not ${describeValue(iss.input)}`),
+});
 
 /** Every field an openai-chat session takes (the importers keep these of a request body). */
 export const OPENAI_CHAT_SESSION_KEYS: readonly string[] = [
@@ -361,7 +365,8 @@ export const OpenAIChatSessionSchema = z
   .strictObject(
     {
       format: z.literal('openai-chat', {
-        error: (iss) => (iss.input === undefined ? 'is required ("openai-chat" for a session in Chat Completions\' shape)' : 'must be "openai-chat"'),
+        error: (iss) =>
+          iss.input === undefined ? 'is required ("openai-chat" for a session in Chat Completions\' shape)' : 'must be "openai-chat"',
       }),
       model: nonEmpty('the model name'),
       messages: z
@@ -374,7 +379,10 @@ export const OpenAIChatSessionSchema = z
       top_p: finiteNumber.nullable().optional(),
       max_tokens: positiveInteger.nullable().optional(),
       max_completion_tokens: positiveInteger.nullable().optional(),
-      reasoning_effort: z.enum(REASONING_EFFORTS, { error: `must be ${choices(REASONING_EFFORTS)} (or null)` }).nullable().optional(),
+      reasoning_effort: z
+        .enum(REASONING_EFFORTS, { error: `must be ${choices(REASONING_EFFORTS)} (or null)` })
+        .nullable()
+        .optional(),
       response_format: ResponseFormatSchema.optional(),
       seed: z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).nullable().optional(),
       stop: byJsonType('a string or an array of strings', {
@@ -384,7 +392,10 @@ export const OpenAIChatSessionSchema = z
         .nullable()
         .optional(),
       prompt_cache_options: PromptCacheOptionsSchema.optional(),
-      prompt_cache_retention: z.enum(RETENTIONS, { error: `must be ${choices(RETENTIONS)} (or null)` }).nullable().optional(),
+      prompt_cache_retention: z
+        .enum(RETENTIONS, { error: `must be ${choices(RETENTIONS)} (or null)` })
+        .nullable()
+        .optional(),
     },
     strictFields('an openai-chat session', OPENAI_CHAT_SESSION_KEYS, OPENAI_CHAT_SESSION_HINTS),
   )
@@ -393,7 +404,11 @@ export const OpenAIChatSessionSchema = z
 
     // The SDK marks prompt_cache_retention deprecated beside prompt_cache_options (GPT-5.6 and later), and
     // at least one client documents the pair as rejected: forkpool sends neither twice nor both.
-    if (session.prompt_cache_options !== undefined && session.prompt_cache_retention !== undefined && session.prompt_cache_retention !== null) {
+    if (
+      session.prompt_cache_options !== undefined &&
+      session.prompt_cache_retention !== undefined &&
+      session.prompt_cache_retention !== null
+    ) {
       ctx.issues.push({
         code: 'custom',
         input: session.prompt_cache_retention,

@@ -15,7 +15,8 @@ function conventionMessage(message: Readonly<ChatMessage>): ConventionMessage {
   const parts: ConventionPart[] = [];
   if (typeof m.content === 'string') parts.push(textPart(m.content));
   else if (Array.isArray(m.content)) {
-    for (const p of m.content as Record<string, unknown>[]) parts.push(typeof p.text === 'string' ? textPart(p.text) : { type: String(p.type) });
+    for (const p of m.content as Record<string, unknown>[])
+      parts.push(typeof p.text === 'string' ? textPart(p.text) : { type: String(p.type) });
   }
   if (typeof m.refusal === 'string') parts.push(textPart(m.refusal));
   for (const call of (m.tool_calls as { id?: string; function?: { name?: string; arguments?: string } }[] | undefined) ?? []) {

@@ -62,14 +62,20 @@ function toolChoiceOf(choice: ToolChoice, extras: Opaque[]): HubToolChoice {
   const names: string[] = [];
   choice.allowed_tools.tools.forEach((tool, t) => {
     const fn = tool.function;
-    if (tool.type === 'function' && isRecord(fn) && typeof fn.name === 'string' && fn.name !== '' && Object.keys(tool).length === 2) names.push(fn.name);
-    else extras.push({ path: `tool_choice.allowed_tools.tools[${t}]`, what: 'a tool that is not { "type": "function", "function": { "name" } }' });
+    if (tool.type === 'function' && isRecord(fn) && typeof fn.name === 'string' && fn.name !== '' && Object.keys(tool).length === 2)
+      names.push(fn.name);
+    else
+      extras.push({
+        path: `tool_choice.allowed_tools.tools[${t}]`,
+        what: 'a tool that is not { "type": "function", "function": { "name" } }',
+      });
   });
   return { kind: 'allowed', mode: choice.allowed_tools.mode, names, what: 'allowed_tools' };
 }
 
 function settingsOf(session: Readonly<OpenAIChatSession>, issues: Issues): HubSettings {
-  const at = (what: keyof OpenAIChatSession) => (session[what] === undefined ? undefined : { value: session[what] as unknown, path: '', what });
+  const at = (what: keyof OpenAIChatSession) =>
+    session[what] === undefined ? undefined : { value: session[what] as unknown, path: '', what };
   const out: HubSettings = {};
   const put = <K extends keyof HubSettings>(key: K, value: HubSettings[K] | undefined) => {
     if (value !== undefined) out[key] = value;
@@ -86,7 +92,8 @@ function settingsOf(session: Readonly<OpenAIChatSession>, issues: Issues): HubSe
   put('stop', at('stop'));
   put('seed', at('seed'));
   const format = session.response_format;
-  if (format !== undefined) out.responseFormat = { value: format === null ? null : responseFormatOf(format), path: '', what: 'response_format' };
+  if (format !== undefined)
+    out.responseFormat = { value: format === null ? null : responseFormatOf(format), path: '', what: 'response_format' };
   put('reasoningEffort', at('reasoning_effort'));
   put('parallelToolCalls', at('parallel_tool_calls'));
   put('promptCacheOptions', at('prompt_cache_options'));
@@ -98,5 +105,12 @@ function responseFormatOf(format: NonNullable<OpenAIChatSession['response_format
   const schemaPath = 'response_format.json_schema';
   if (format.type !== 'json_schema') return { type: format.type, schemaPath };
   const { name, description, schema, strict } = format.json_schema;
-  return { type: 'json_schema', name, ...given('description', description), ...given('schema', schema), ...given('strict', strict), schemaPath };
+  return {
+    type: 'json_schema',
+    name,
+    ...given('description', description),
+    ...given('schema', schema),
+    ...given('strict', strict),
+    schemaPath,
+  };
 }

@@ -1,5 +1,14 @@
 import { isRecord } from '../../input/json.js';
-import { cachedView, type MessageReader, type MessageView, type PartView, type Recognition, stringCall, textResult, viewOfParts } from '../view.js';
+import {
+  cachedView,
+  type MessageReader,
+  type MessageView,
+  type PartView,
+  type Recognition,
+  stringCall,
+  textResult,
+  viewOfParts,
+} from '../view.js';
 import type { ChatMessage } from './schema.js';
 
 /**
@@ -41,7 +50,8 @@ function contentParts(content: unknown): PartView[] {
   if (!Array.isArray(content)) return [];
   return content.map((part): PartView => {
     if (isRecord(part) && part.type === 'text' && typeof part.text === 'string') return { kind: 'text', text: part.text };
-    if (isRecord(part) && part.type === 'refusal' && typeof part.refusal === 'string') return { kind: 'text', text: part.refusal, refusal: true };
+    if (isRecord(part) && part.type === 'refusal' && typeof part.refusal === 'string')
+      return { kind: 'text', text: part.refusal, refusal: true };
     return { kind: 'media' };
   });
 }

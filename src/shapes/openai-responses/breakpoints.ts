@@ -34,7 +34,14 @@ export const RESPONSES_MARKS: BreakpointMarks<ResponsesEntry> = {
   openingMarked(entry) {
     const item = entry as ResponsesItemLike;
     const content = item.content;
-    if (!isMessage(item) || item.role !== 'user' || typeof content !== 'string' || !content.startsWith(CHILD_OPENING) || content.length === CHILD_OPENING.length) return undefined;
+    if (
+      !isMessage(item) ||
+      item.role !== 'user' ||
+      typeof content !== 'string' ||
+      !content.startsWith(CHILD_OPENING) ||
+      content.length === CHILD_OPENING.length
+    )
+      return undefined;
     return {
       ...item,
       content: [

@@ -47,7 +47,10 @@ export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLik
   // Results are items of their own, never part of a user message a window starts at.
   withoutResults: (entry) => entry,
   redactCalls(entry, tools) {
-    if (isTurn(entry)) return entry.output.some((item) => isSpawnCall(item, tools)) ? { ...entry, output: entry.output.map((item) => redacted(item, tools)) } : entry;
+    if (isTurn(entry))
+      return entry.output.some((item) => isSpawnCall(item, tools))
+        ? { ...entry, output: entry.output.map((item) => redacted(item, tools)) }
+        : entry;
     return redacted(entry, tools);
   },
   answer(calls, responses, texts) {
@@ -65,7 +68,8 @@ export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLik
   },
   mergesTurns: true,
   splitsTurns: true,
-  seed: (session, parts, how) => seedWithSystemField<ResponsesEntry, OpenAIResponsesForkSeed>('openai-responses', 'instructions', session, parts, how),
+  seed: (session, parts, how) =>
+    seedWithSystemField<ResponsesEntry, OpenAIResponsesForkSeed>('openai-responses', 'instructions', session, parts, how),
   seedRequest: (seed, messages) => openAIResponsesDialect.request(seed.session as unknown as ResponsesSessionLike, messages),
   // The session's fields as they are (its `input` counted among them, as it always was).
   seedFieldsChars: (seed) => sessionFieldsChars(seed.session),
@@ -73,7 +77,13 @@ export const openAIResponsesDialect: Dialect<ResponsesEntry, ResponsesSessionLik
 
 /** A function declaration as a Responses function tool (`parameters` is the JSON Schema; the API requires `strict`). */
 function responsesFunctionTool(declaration: FunctionDeclaration): Readonly<Record<string, unknown>> {
-  return { type: 'function', name: declaration.name, description: declaration.description, parameters: declaration.parametersJsonSchema, strict: false };
+  return {
+    type: 'function',
+    name: declaration.name,
+    description: declaration.description,
+    parameters: declaration.parametersJsonSchema,
+    strict: false,
+  };
 }
 
 /** A session's input as items: a string is the one user message the API reads it as. */
@@ -105,9 +115,15 @@ function redacted(item: ResponsesItemLike, tools: ReadonlySet<string>): Response
 /** A result as the model reads it: the output itself when it is text, else the response as JSON. */
 function outputItem(call: CallView, response: ToolResponse): ResponsesItemLike {
   const output = response.output;
-  return { type: 'function_call_output', call_id: call.id ?? call.name, output: typeof output === 'string' ? output : JSON.stringify(response) };
+  return {
+    type: 'function_call_output',
+    call_id: call.id ?? call.name,
+    output: typeof output === 'string' ? output : JSON.stringify(response),
+  };
 }
 
 function userTexts(texts: readonly string[]): ResponsesItemLike {
-  return texts.length === 1 ? { role: 'user', content: texts[0] as string } : { role: 'user', content: texts.map((text) => ({ type: 'input_text', text })) };
+  return texts.length === 1
+    ? { role: 'user', content: texts[0] as string }
+    : { role: 'user', content: texts.map((text) => ({ type: 'input_text', text })) };
 }

@@ -28,7 +28,8 @@ const MIN_OUTPUT_TOKENS = 16;
 export function fromHub(hub: HubSession, issues: Issues): OpenAIResponsesSession {
   issues.opaque(hub.extras);
   const input = new ItemWriter(hub, issues).items();
-  if (input.length === 0) issues.fail(hub.conversation, 'an openai-responses session needs at least one input item, and nothing is left to convert');
+  if (input.length === 0)
+    issues.fail(hub.conversation, 'an openai-responses session needs at least one input item, and nothing is left to convert');
   if (hub.settings.bookkeeping) issues.note(bookkeepingNote(hub.settings.bookkeeping, 'the items of another response'));
   issues.opaque(hub.toolExtras);
   const tools = hub.tools.map((tool) => responsesTool(tool, issues));
@@ -37,7 +38,8 @@ export function fromHub(hub: HubSession, issues: Issues): OpenAIResponsesSession
   const s = hub.settings;
   issues.opaque(hub.settingExtras);
   for (const setting of [s.seed, s.stop]) {
-    if (setting !== undefined && setting.value !== null) issues.unsupported(setting.path, setting.what, 'the Responses API has no such setting');
+    if (setting !== undefined && setting.value !== null)
+      issues.unsupported(setting.path, setting.what, 'the Responses API has no such setting');
   }
   for (const setting of [s.topK, s.thinkingBudget]) {
     issues.opaque(setting?.extras);
@@ -67,7 +69,11 @@ export function fromHub(hub: HubSession, issues: Issues): OpenAIResponsesSession
 
 function responsesTool(tool: HubTool, issues: Issues): ResponsesFunctionTool {
   issues.opaque(tool.extras);
-  if (tool.parameters === undefined) issues.note(`parameters { "type": "object", "properties": {} } (the Responses API requires them; Chat's omitted parameters are an empty parameter list)`, tool.path);
+  if (tool.parameters === undefined)
+    issues.note(
+      `parameters { "type": "object", "properties": {} } (the Responses API requires them; Chat's omitted parameters are an empty parameter list)`,
+      tool.path,
+    );
   return {
     type: 'function',
     name: tool.name,

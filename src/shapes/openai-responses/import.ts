@@ -40,7 +40,9 @@ const REASONS: Record<string, string> = {
 };
 
 /** The fields a session takes and a log's are kept in (besides format): all but the caller's bookkeeping of one request. */
-const SESSION_FIELDS = new Set(Object.keys(OpenAIResponsesSessionSchema.shape).filter((key) => key !== 'format' && !Object.hasOwn(REASONS, key)));
+const SESSION_FIELDS = new Set(
+  Object.keys(OpenAIResponsesSessionSchema.shape).filter((key) => key !== 'format' && !Object.hasOwn(REASONS, key)),
+);
 
 /** Input items as the SDK's ResponseInputItem types name their fields (a message by its role). */
 const MESSAGE_RULES: Record<string, FieldRules> = {
@@ -53,7 +55,11 @@ const MESSAGE_RULES: Record<string, FieldRules> = {
 const ITEM_RULES: Record<string, FieldRules> = {
   function_call: { fields: ['type', 'call_id', 'name', 'arguments', 'id', 'status', 'caller', 'namespace'], what: 'a function_call item' },
   function_call_output: { fields: ['type', 'call_id', 'output', 'id', 'status', 'caller'], what: 'a function_call_output item' },
-  reasoning: { fields: ['type', 'id', 'summary', 'content', 'encrypted_content', 'status'], nullable: ['encrypted_content'], what: 'a reasoning item' },
+  reasoning: {
+    fields: ['type', 'id', 'summary', 'content', 'encrypted_content', 'status'],
+    nullable: ['encrypted_content'],
+    what: 'a reasoning item',
+  },
   item_reference: { fields: ['type', 'id'], what: 'an item_reference' },
   compaction: { fields: ['type', 'encrypted_content', 'id'], what: 'a compaction item' },
 };
@@ -63,8 +69,16 @@ const BREAKPOINT = 'prompt_cache_breakpoint';
 /** A message's content parts (ResponseInputText, ResponseInputImage, ResponseInputFile, ResponseOutputText, ResponseOutputRefusal). */
 const PART_RULES: Record<string, BlockRules> = {
   input_text: { fields: ['type', 'text', BREAKPOINT], what: 'an input_text part' },
-  input_image: { fields: ['type', 'detail', 'file_id', 'image_url', BREAKPOINT], nullable: ['file_id', 'image_url'], what: 'an input_image part' },
-  input_file: { fields: ['type', 'detail', 'file_data', 'file_id', 'file_url', 'filename', BREAKPOINT], nullable: ['file_id'], what: 'an input_file part' },
+  input_image: {
+    fields: ['type', 'detail', 'file_id', 'image_url', BREAKPOINT],
+    nullable: ['file_id', 'image_url'],
+    what: 'an input_image part',
+  },
+  input_file: {
+    fields: ['type', 'detail', 'file_data', 'file_id', 'file_url', 'filename', BREAKPOINT],
+    nullable: ['file_id'],
+    what: 'an input_file part',
+  },
   output_text: { fields: ['type', 'text', 'annotations', 'logprobs'], what: 'an output_text part' },
   refusal: { fields: ['type', 'refusal'], what: 'a refusal part' },
 };
@@ -77,7 +91,9 @@ const OUTPUT_PART_RULES: Record<string, BlockRules> = {
 };
 
 const SUMMARY_RULES: Record<string, BlockRules> = { summary_text: { fields: ['type', 'text'], what: 'a summary part' } };
-const REASONING_CONTENT_RULES: Record<string, BlockRules> = { reasoning_text: { fields: ['type', 'text'], what: 'a reasoning content part' } };
+const REASONING_CONTENT_RULES: Record<string, BlockRules> = {
+  reasoning_text: { fields: ['type', 'text'], what: 'a reasoning content part' },
+};
 
 export const openAIResponsesIntake: RequestIntake = {
   claim,
@@ -90,7 +106,11 @@ export const openAIResponsesIntake: RequestIntake = {
 function isOwnItem(item: unknown): boolean {
   if (!isRecord(item)) return false;
   if (item.type === 'message' || Object.hasOwn(ITEM_RULES, item.type as string)) return true;
-  return 'role' in item && Array.isArray(item.content) && item.content.some((part) => isRecord(part) && Object.hasOwn(PART_RULES, part.type as string) && part.type !== 'refusal');
+  return (
+    'role' in item &&
+    Array.isArray(item.content) &&
+    item.content.some((part) => isRecord(part) && Object.hasOwn(PART_RULES, part.type as string) && part.type !== 'refusal')
+  );
 }
 
 function claim(json: unknown): RequestClaim | undefined {
@@ -98,7 +118,8 @@ function claim(json: unknown): RequestClaim | undefined {
     if (json.some(isOwnItem)) return { distinctive: true, foreign: false };
     return json.every((item) => isRecord(item) && 'role' in item) ? { distinctive: false, foreign: false } : undefined;
   }
-  if (isRecord(json) && 'input' in json && ('model' in json || 'instructions' in json) && !('messages' in json)) return { distinctive: true, foreign: false };
+  if (isRecord(json) && 'input' in json && ('model' in json || 'instructions' in json) && !('messages' in json))
+    return { distinctive: true, foreign: false };
   return undefined;
 }
 
@@ -116,9 +137,15 @@ function readOpenAIResponses(json: unknown, file: string | undefined): RequestRe
       else dropped.push({ path: key, what: 'a request field', reason: REASONS[key] ?? 'not a field a session holds' });
     }
     const stored = ['previous_response_id', 'conversation', 'prompt'].filter((key) => json[key] !== undefined && json[key] !== null);
-    if (stored.length > 0) notes.push(`the request continues state kept at OpenAI (${stored.join(', ')}): the session holds only the input this request sent, not the conversation before it`);
+    if (stored.length > 0)
+      notes.push(
+        `the request continues state kept at OpenAI (${stored.join(', ')}): the session holds only the input this request sent, not the conversation before it`,
+      );
   } else {
-    throw new InputError({ ...at, rule: 'a Responses API request body is a JSON object ({ "model", "input", … }), or its input items a JSON array' });
+    throw new InputError({
+      ...at,
+      rule: 'a Responses API request body is a JSON object ({ "model", "input", … }), or its input items a JSON array',
+    });
   }
   const prefix = Array.isArray(json) ? '' : 'input';
   const input = session.input;

@@ -24,7 +24,10 @@ export class ItemReader {
   constructor(private readonly issues: Issues) {}
 
   read(input: OpenAIResponsesSession['input']): HubMessage[] {
-    if (typeof input === 'string') return [{ role: 'user', parts: [{ kind: 'text', text: input, path: 'input', extras: [] }], path: 'input', extras: [], textForm: 'string' }];
+    if (typeof input === 'string')
+      return [
+        { role: 'user', parts: [{ kind: 'text', text: input, path: 'input', extras: [] }], path: 'input', extras: [], textForm: 'string' },
+      ];
     input.forEach((item, i) => {
       this.item(item, `input[${i}]`);
     });
@@ -33,10 +36,12 @@ export class ItemReader {
 
   private item(item: Item, path: string): void {
     const kind = 'role' in item ? 'message' : (item.type ?? 'item_reference');
-    if (kind !== 'item_reference') for (const key of BOOKKEEPING) if ((item as Json)[key] !== undefined && (item as Json)[key] !== null) this.bookkeeping++;
+    if (kind !== 'item_reference')
+      for (const key of BOOKKEEPING) if ((item as Json)[key] !== undefined && (item as Json)[key] !== null) this.bookkeeping++;
     if ('role' in item) {
       const phase = (item as Json).phase;
-      const extras: Opaque[] = phase !== undefined && phase !== null ? [{ path, what: 'phase', why: 'Chat Completions has no phase for a message' }] : [];
+      const extras: Opaque[] =
+        phase !== undefined && phase !== null ? [{ path, what: 'phase', why: 'Chat Completions has no phase for a message' }] : [];
       if (item.role === 'assistant') this.assistantText(item, path, extras);
       else this.message(item, path, extras);
       return;
@@ -50,11 +55,30 @@ export class ItemReader {
         return;
       case 'reasoning':
         // Not a turn's end: the items the model produced after it follow.
-        (this.turn ?? this.newTurn(path)).parts.push({ kind: 'opaque', what: 'reasoning', why: "Chat Completions takes no reasoning items (the model's encrypted reasoning) back", path, extras: [] });
+        (this.turn ?? this.newTurn(path)).parts.push({
+          kind: 'opaque',
+          what: 'reasoning',
+          why: "Chat Completions takes no reasoning items (the model's encrypted reasoning) back",
+          path,
+          extras: [],
+        });
         return;
       default:
         this.close();
-        this.out.push({ role: 'model', parts: [{ kind: 'opaque', what: kind, why: 'it stands for items kept at OpenAI, which a session of another shape cannot send', path, extras: [] }], path, extras: [] });
+        this.out.push({
+          role: 'model',
+          parts: [
+            {
+              kind: 'opaque',
+              what: kind,
+              why: 'it stands for items kept at OpenAI, which a session of another shape cannot send',
+              path,
+              extras: [],
+            },
+          ],
+          path,
+          extras: [],
+        });
     }
   }
 
@@ -62,7 +86,10 @@ export class ItemReader {
     const results = this.results;
     this.close();
     const content = item.content;
-    const parts: HubPart[] = typeof content === 'string' ? [{ kind: 'text', text: content, path, extras: [] }] : content.map((part, p) => inputPart(part, `${path}.content[${p}]`));
+    const parts: HubPart[] =
+      typeof content === 'string'
+        ? [{ kind: 'text', text: content, path, extras: [] }]
+        : content.map((part, p) => inputPart(part, `${path}.content[${p}]`));
     const textForm = typeof content === 'string' ? 'string' : 'parts';
     if (item.role === 'user' && results) {
       // The user's words after the outputs: one message with them, as Gemini's shape has it.
@@ -84,7 +111,8 @@ export class ItemReader {
           parts.push({ kind: 'refusal', text: part.refusal, path: partPath, extras: [] });
           return;
         }
-        const annotations: Opaque[] = part.annotations.length > 0 ? [{ path: partPath, what: 'annotations', why: 'Chat Completions takes no citations back' }] : [];
+        const annotations: Opaque[] =
+          part.annotations.length > 0 ? [{ path: partPath, what: 'annotations', why: 'Chat Completions takes no citations back' }] : [];
         if (part.logprobs !== undefined) this.bookkeeping++;
         parts.push({ kind: 'text', text: part.text, path: partPath, extras: annotations });
       });
@@ -97,7 +125,15 @@ export class ItemReader {
 
   private call(item: Extract<Item, { type: 'function_call' }>, path: string): void {
     const turn = this.turn ?? this.newTurn(path);
-    turn.parts.push({ kind: 'call', id: item.call_id, name: item.name, args: { text: item.arguments, path: `${path}.arguments` }, idPath: `${path}.call_id`, path, extras: [] });
+    turn.parts.push({
+      kind: 'call',
+      id: item.call_id,
+      name: item.name,
+      args: { text: item.arguments, path: `${path}.arguments` },
+      idPath: `${path}.call_id`,
+      path,
+      extras: [],
+    });
     this.callNames.set(item.call_id, item.name);
     this.open.add(item.call_id);
   }
@@ -112,9 +148,19 @@ export class ItemReader {
     }
     this.open.delete(item.call_id);
     const output: HubOutput =
-      typeof item.output === 'string' ? { text: item.output } : { parts: item.output.map((part, p) => inputPart(part as InputPart, `${path}.output[${p}]`) as HubText | HubMedia) };
+      typeof item.output === 'string'
+        ? { text: item.output }
+        : { parts: item.output.map((part, p) => inputPart(part as InputPart, `${path}.output[${p}]`) as HubText | HubMedia) };
     const name = this.callNames.get(item.call_id);
-    const result: HubPart = { kind: 'result', id: item.call_id, ...(name === undefined ? {} : { name }), output, namePath: `${path}.call_id`, path, extras: [] };
+    const result: HubPart = {
+      kind: 'result',
+      id: item.call_id,
+      ...(name === undefined ? {} : { name }),
+      output,
+      namePath: `${path}.call_id`,
+      path,
+      extras: [],
+    };
     if (this.results) this.results.parts.push(result);
     else {
       this.results = { role: 'user', parts: [result], path, extras: [] };
@@ -142,11 +188,23 @@ export class ItemReader {
 type InputPart = Exclude<Extract<Item, { role: 'user' }>['content'], string>[number];
 
 function inputPart(part: InputPart, path: string): HubPart {
-  const breakpoint = part.prompt_cache_breakpoint !== undefined && part.prompt_cache_breakpoint !== null ? { cacheBreakpoint: part.prompt_cache_breakpoint } : {};
+  const breakpoint =
+    part.prompt_cache_breakpoint !== undefined && part.prompt_cache_breakpoint !== null
+      ? { cacheBreakpoint: part.prompt_cache_breakpoint }
+      : {};
   if (part.type === 'input_text') return { kind: 'text', text: part.text, ...breakpoint, path, extras: [] };
   if (part.type === 'input_image') {
     const source = typeof part.image_url === 'string' ? { url: part.image_url } : { fileId: part.file_id ?? null };
-    return { kind: 'media', media: 'image', what: 'input_image', ...source, ...given('detail', part.detail ?? undefined), ...breakpoint, path, extras: [] };
+    return {
+      kind: 'media',
+      media: 'image',
+      what: 'input_image',
+      ...source,
+      ...given('detail', part.detail ?? undefined),
+      ...breakpoint,
+      path,
+      extras: [],
+    };
   }
   const { file_data, file_id, filename, file_url, detail } = part;
   return {

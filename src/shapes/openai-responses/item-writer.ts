@@ -52,7 +52,8 @@ export class ItemWriter {
       if (part.kind === 'result') {
         this.issues.opaque(part.extras);
         const answered = this.calls.answer(part, part.path, part.namePath);
-        if (answered !== undefined) this.out.push({ type: 'function_call_output', call_id: answered.id, output: this.output(part.output) } as Item);
+        if (answered !== undefined)
+          this.out.push({ type: 'function_call_output', call_id: answered.id, output: this.output(part.output) } as Item);
       } else if (part.kind === 'call') this.unsupportedPart(part, 'a user message cannot call a function');
       else if (part.kind === 'thought') this.issues.drop(part.path, 'thought');
       else {
@@ -78,7 +79,12 @@ export class ItemWriter {
     }
     const breakpoint = given('prompt_cache_breakpoint', part.cacheBreakpoint);
     if (part.media === 'image' && (part.url !== undefined || part.fileId !== undefined)) {
-      return { type: 'input_image', ...(part.url !== undefined ? { image_url: part.url } : { file_id: part.fileId }), detail: part.detail ?? 'auto', ...breakpoint } as InputContent;
+      return {
+        type: 'input_image',
+        ...(part.url !== undefined ? { image_url: part.url } : { file_id: part.fileId }),
+        detail: part.detail ?? 'auto',
+        ...breakpoint,
+      } as InputContent;
     }
     if (part.media === 'file' && part.data === undefined) {
       return {
@@ -91,7 +97,11 @@ export class ItemWriter {
         ...breakpoint,
       } as InputContent;
     }
-    this.issues.unsupported(part.path, part.what, part.media === 'audio' ? 'the Responses API takes text, images and files as input' : undefined);
+    this.issues.unsupported(
+      part.path,
+      part.what,
+      part.media === 'audio' ? 'the Responses API takes text, images and files as input' : undefined,
+    );
     return undefined;
   }
 
@@ -114,10 +124,15 @@ export class ItemWriter {
         calls.push({ type: 'function_call', call_id: id, name: part.name, arguments: args } as Item);
       } else if (part.kind === 'text') {
         this.issues.opaque(part.extras);
-        if (part.cacheBreakpoint !== undefined) this.issues.unsupported(part.path, 'prompt_cache_breakpoint', "the model's text in a Responses assistant message is a string");
+        if (part.cacheBreakpoint !== undefined)
+          this.issues.unsupported(part.path, 'prompt_cache_breakpoint', "the model's text in a Responses assistant message is a string");
         this.out.push({ role: 'assistant', content: part.text } as Item);
       } else if (part.kind === 'thought') this.issues.drop(part.path, 'thought');
-      else this.unsupportedPart(part, part.kind === 'refusal' ? REFUSAL_WHY : part.kind === 'result' ? "a model message cannot hold a function's result" : undefined);
+      else
+        this.unsupportedPart(
+          part,
+          part.kind === 'refusal' ? REFUSAL_WHY : part.kind === 'result' ? "a model message cannot hold a function's result" : undefined,
+        );
     }
     if (calls.length === 0 && message.parts.some((part) => part.kind === 'text')) this.calls.newTurn();
     this.out.push(...calls);

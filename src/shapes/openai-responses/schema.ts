@@ -110,7 +110,8 @@ const breakpoint = strict('a prompt_cache_breakpoint', {
 
 const IMAGE_DETAILS = ['low', 'high', 'auto', 'original'] as const;
 const imageDetail = z.enum(IMAGE_DETAILS, {
-  error: (iss) => (iss.input === undefined ? `is required (${choices(IMAGE_DETAILS)}: the SDK types it required)` : `must be ${choices(IMAGE_DETAILS)}`),
+  error: (iss) =>
+    iss.input === undefined ? `is required (${choices(IMAGE_DETAILS)}: the SDK types it required)` : `must be ${choices(IMAGE_DETAILS)}`,
 });
 const FILE_DETAILS = ['auto', 'low', 'high'] as const;
 const fileDetail = z.enum(FILE_DETAILS, { error: `must be ${choices(FILE_DETAILS)}` });
@@ -147,7 +148,11 @@ const INPUT_PARTS = {
 const OUTPUT_PARTS = {
   input_text: strict('an input_text part', { ...inputTextShape, prompt_cache_breakpoint: breakpoint.nullable().optional() }),
   input_image: needsOneOf(
-    strict('an input_image part', { ...inputImageShape, detail: imageDetail.nullable().optional(), prompt_cache_breakpoint: breakpoint.nullable().optional() }),
+    strict('an input_image part', {
+      ...inputImageShape,
+      detail: imageDetail.nullable().optional(),
+      prompt_cache_breakpoint: breakpoint.nullable().optional(),
+    }),
     IMAGE_SOURCES,
     'an input_image part',
   ),
@@ -171,11 +176,18 @@ const CHAT_PARTS: Record<string, string> = {
   file: 'is Chat Completions\' part type: a Responses file is { "type": "input_file", … }',
 };
 
-const inputParts = z.array(byKind('type', 'a content part', INPUT_PARTS, { ...CHAT_PARTS, output_text: MODEL_PARTS_IN_INPUT, refusal: MODEL_PARTS_IN_INPUT }));
+const inputParts = z.array(
+  byKind('type', 'a content part', INPUT_PARTS, { ...CHAT_PARTS, output_text: MODEL_PARTS_IN_INPUT, refusal: MODEL_PARTS_IN_INPUT }),
+);
 
 /** A citation the response gave (ResponseOutputText's annotations), field for field. */
 const ANNOTATIONS = {
-  file_citation: strict('a file_citation annotation', { type: z.literal('file_citation'), file_id: z.string(), filename: z.string(), index: z.number() }),
+  file_citation: strict('a file_citation annotation', {
+    type: z.literal('file_citation'),
+    file_id: z.string(),
+    filename: z.string(),
+    index: z.number(),
+  }),
   url_citation: strict('a url_citation annotation', {
     type: z.literal('url_citation'),
     url: z.string(),
@@ -200,29 +212,40 @@ const OutputTextPartSchema = strict('an output_text part', {
   type: z.literal('output_text'),
   text: z.string(),
   annotations: z.array(byKind('type', 'an annotation', ANNOTATIONS), {
-    error: (iss) => (iss.input === undefined ? 'is required (the annotations the response gave: [] for none)' : `must be an array of annotations, not ${describeValue(iss.input)}`),
+    error: (iss) =>
+      iss.input === undefined
+        ? 'is required (the annotations the response gave: [] for none)'
+        : `must be an array of annotations, not ${describeValue(iss.input)}`,
   }),
   logprobs: z.array(strict('a logprob', { ...logprobShape, top_logprobs: z.array(strict('a top logprob', logprobShape)) })).optional(),
 });
 
 const RefusalPartSchema = strict('a refusal part', { type: z.literal('refusal'), refusal: z.string() });
 
-const ASSISTANT_PARTS_ONLY = 'an assistant message holds output_text and refusal parts (the API refuses input parts from the assistant): give a hand-written turn as a string';
+const ASSISTANT_PARTS_ONLY =
+  'an assistant message holds output_text and refusal parts (the API refuses input parts from the assistant): give a hand-written turn as a string';
 
 const outputParts = z.array(
-  byKind('type', 'a content part', { output_text: OutputTextPartSchema, refusal: RefusalPartSchema }, {
-    input_text: ASSISTANT_PARTS_ONLY,
-    input_image: ASSISTANT_PARTS_ONLY,
-    input_file: ASSISTANT_PARTS_ONLY,
-    text: 'is Chat Completions\' part type: the model\'s text is { "type": "output_text", "text", "annotations": [] }',
-  }),
+  byKind(
+    'type',
+    'a content part',
+    { output_text: OutputTextPartSchema, refusal: RefusalPartSchema },
+    {
+      input_text: ASSISTANT_PARTS_ONLY,
+      input_image: ASSISTANT_PARTS_ONLY,
+      input_file: ASSISTANT_PARTS_ONLY,
+      text: 'is Chat Completions\' part type: the model\'s text is { "type": "output_text", "text", "annotations": [] }',
+    },
+  ),
 );
 
 // ── Messages ────────────────────────────────────────────────────────────────────────────────────
 
 const MESSAGE_HINTS: Record<string, string> = {
-  tool_calls: 'is Chat Completions\': a Responses call is an item of its own, { "type": "function_call", "call_id", "name", "arguments" }, after the message',
-  tool_call_id: 'is Chat Completions\': a function\'s result is an item of its own, { "type": "function_call_output", "call_id", "output" }',
+  tool_calls:
+    'is Chat Completions\': a Responses call is an item of its own, { "type": "function_call", "call_id", "name", "arguments" }, after the message',
+  tool_call_id:
+    'is Chat Completions\': a function\'s result is an item of its own, { "type": "function_call_output", "call_id", "output" }',
   function_call: 'is Chat Completions\' (deprecated): a Responses call is an item of its own, { "type": "function_call", … }',
   parts: 'is not a Responses message field: use "content" (a string or an array of parts)',
 };
@@ -238,7 +261,10 @@ function easyMessage<R extends MessageRole, C extends z.ZodType>(role: R, conten
   return strict(`a "${role}" message`, { role: z.literal(role), content, phase, type: messageType }, hints);
 }
 
-const inputContent = byJsonType('a string or an array of input_text, input_image and input_file parts', { string: z.string(), array: inputParts });
+const inputContent = byJsonType('a string or an array of input_text, input_image and input_file parts', {
+  string: z.string(),
+  array: inputParts,
+});
 
 /** ResponseInputItem.Message: a user, system or developer message with a `status`, its content input parts. */
 function statusMessage<R extends InputRole>(role: R) {
@@ -246,7 +272,10 @@ function statusMessage<R extends InputRole>(role: R) {
     `a "${role}" message with a "status"`,
     {
       role: z.literal(role),
-      content: byJsonType('an array of input_text, input_image and input_file parts (a message with a "status" holds parts, not a string)', { array: inputParts }),
+      content: byJsonType(
+        'an array of input_text, input_image and input_file parts (a message with a "status" holds parts, not a string)',
+        { array: inputParts },
+      ),
       status: status.optional(),
       type: messageType,
     },
@@ -270,7 +299,10 @@ const OUTPUT_MESSAGE_HINT = `${OUTPUT_MESSAGE}: its content is an array of outpu
 const EasyAssistantMessageSchema = easyMessage(
   'assistant',
   z.string({
-    error: (iss) => (iss.input === undefined ? 'is required' : `must be a string, or an array of output_text and refusal parts, not ${describeValue(iss.input)}`),
+    error: (iss) =>
+      iss.input === undefined
+        ? 'is required'
+        : `must be a string, or an array of output_text and refusal parts, not ${describeValue(iss.input)}`,
   }),
   { ...MESSAGE_HINTS, id: OUTPUT_MESSAGE_HINT, status: OUTPUT_MESSAGE_HINT },
 );
@@ -279,13 +311,22 @@ const EasyAssistantMessageSchema = easyMessage(
 const OutputMessageSchema = strict(
   'an assistant output message',
   {
-    id: z.string({ error: (iss) => (iss.input === undefined ? `is required (${OUTPUT_MESSAGE}: "msg_…")` : `must be a string, not ${describeValue(iss.input)}`) }).min(1, {
-      error: 'an output message id must not be empty',
-    }),
+    id: z
+      .string({
+        error: (iss) =>
+          iss.input === undefined ? `is required (${OUTPUT_MESSAGE}: "msg_…")` : `must be a string, not ${describeValue(iss.input)}`,
+      })
+      .min(1, {
+        error: 'an output message id must not be empty',
+      }),
     role: z.literal('assistant'),
     content: outputParts,
-    status: z.enum(STATUSES, { error: (iss) => (iss.input === undefined ? `is required (${OUTPUT_MESSAGE}: ${choices(STATUSES)})` : `must be ${choices(STATUSES)}`) }),
-    type: z.literal('message', { error: (iss) => (iss.input === undefined ? `is required ("message": ${OUTPUT_MESSAGE})` : 'must be "message"') }),
+    status: z.enum(STATUSES, {
+      error: (iss) => (iss.input === undefined ? `is required (${OUTPUT_MESSAGE}: ${choices(STATUSES)})` : `must be ${choices(STATUSES)}`),
+    }),
+    type: z.literal('message', {
+      error: (iss) => (iss.input === undefined ? `is required ("message": ${OUTPUT_MESSAGE})` : 'must be "message"'),
+    }),
     phase,
   },
   MESSAGE_HINTS,
@@ -294,10 +335,15 @@ const OutputMessageSchema = strict(
 const AssistantMessageSchema = z
   .custom<z.input<typeof EasyAssistantMessageSchema> | z.input<typeof OutputMessageSchema>>()
   .check((ctx) =>
-    pushIssuesOf(isRecord(ctx.value) && Array.isArray(ctx.value.content) ? OutputMessageSchema : EasyAssistantMessageSchema, ctx.value, ctx.issues),
+    pushIssuesOf(
+      isRecord(ctx.value) && Array.isArray(ctx.value.content) ? OutputMessageSchema : EasyAssistantMessageSchema,
+      ctx.value,
+      ctx.issues,
+    ),
   );
 
-const RESULTS_ARE_ITEMS = 'is Chat Completions\': a function\'s result is an item of its own, { "type": "function_call_output", "call_id", "output" }';
+const RESULTS_ARE_ITEMS =
+  'is Chat Completions\': a function\'s result is an item of its own, { "type": "function_call_output", "call_id", "output" }';
 
 const MessageSchema = byKind(
   'role',
@@ -312,7 +358,8 @@ const MessageSchema = byKind(
 
 // ── Calls, outputs, reasoning and the other items ───────────────────────────────────────────────
 
-const PROGRAMMATIC_REFUSED = 'calls made by programmatic tool calling (a built-in tool) are not supported: forkpool runs the session\'s own function tools';
+const PROGRAMMATIC_REFUSED =
+  "calls made by programmatic tool calling (a built-in tool) are not supported: forkpool runs the session's own function tools";
 
 /** Who made a call: the model itself ("direct"). */
 const caller = byKind('type', 'a caller', { direct: strict('a caller', { type: z.literal('direct') }) }, { program: PROGRAMMATIC_REFUSED })
@@ -332,7 +379,12 @@ const FunctionCallSchema = strict(
     type: z.literal('function_call'),
     call_id: nonEmpty('a call_id'),
     name: z
-      .string({ error: (iss) => (iss.input === undefined ? `is required (${CALL_FLAT}, not in Chat Completions' "function")` : `must be a string, not ${describeValue(iss.input)}`) })
+      .string({
+        error: (iss) =>
+          iss.input === undefined
+            ? `is required (${CALL_FLAT}, not in Chat Completions' "function")`
+            : `must be a string, not ${describeValue(iss.input)}`,
+      })
       .min(1, { error: 'a function name must not be empty' }),
     // Kept byte for byte as the model wrote it: not required to be valid JSON here.
     arguments: z.string({
@@ -344,9 +396,14 @@ const FunctionCallSchema = strict(
     id: z.string().optional(),
     status: status.optional(),
     caller,
-    namespace: z.never({ error: 'namespace tools are not supported: forkpool runs the session\'s own function tools, declared in "tools"' }).optional(),
+    namespace: z
+      .never({ error: 'namespace tools are not supported: forkpool runs the session\'s own function tools, declared in "tools"' })
+      .optional(),
   },
-  { ...CHAT_CALL_HINTS, parsed_arguments: "is added by the openai SDK's responses.parse() to what it returns, and is not an input field: leave it out" },
+  {
+    ...CHAT_CALL_HINTS,
+    parsed_arguments: "is added by the openai SDK's responses.parse() to what it returns, and is not an input field: leave it out",
+  },
 );
 
 const FunctionCallOutputSchema = strict(
@@ -364,7 +421,8 @@ const FunctionCallOutputSchema = strict(
   },
   {
     ...CHAT_CALL_HINTS,
-    content: 'a function_call_output carries the result in "output" (a string, or an array of input_text, input_image and input_file parts)',
+    content:
+      'a function_call_output carries the result in "output" (a string, or an array of input_text, input_image and input_file parts)',
   },
 );
 
@@ -373,10 +431,22 @@ const ReasoningSchema = strict(
   {
     type: z.literal('reasoning'),
     id: nonEmpty('a reasoning item id'),
-    summary: z.array(byKind('type', 'a summary part', { summary_text: strict('a summary part', { type: z.literal('summary_text'), text: z.string() }) }), {
-      error: (iss) => (iss.input === undefined ? 'is required (the summary the response gave: [] for none)' : `must be an array of summary parts, not ${describeValue(iss.input)}`),
-    }),
-    content: z.array(byKind('type', 'a reasoning content part', { reasoning_text: strict('a reasoning content part', { type: z.literal('reasoning_text'), text: z.string() }) })).optional(),
+    summary: z.array(
+      byKind('type', 'a summary part', { summary_text: strict('a summary part', { type: z.literal('summary_text'), text: z.string() }) }),
+      {
+        error: (iss) =>
+          iss.input === undefined
+            ? 'is required (the summary the response gave: [] for none)'
+            : `must be an array of summary parts, not ${describeValue(iss.input)}`,
+      },
+    ),
+    content: z
+      .array(
+        byKind('type', 'a reasoning content part', {
+          reasoning_text: strict('a reasoning content part', { type: z.literal('reasoning_text'), text: z.string() }),
+        }),
+      )
+      .optional(),
     encrypted_content: z.string().nullable().optional(),
     status: status.optional(),
   },
@@ -394,7 +464,8 @@ const CompactionSchema = strict('a compaction item', {
   id: nullableString,
 });
 
-const builtIn = (tool: string) => `come from ${tool}, a built-in tool forkpool does not run: forkpool runs the session's own function tools`;
+const builtIn = (tool: string) =>
+  `come from ${tool}, a built-in tool forkpool does not run: forkpool runs the session's own function tools`;
 
 /** Items that built-in tools leave in a conversation, and the other items a session does not take. */
 const REFUSED_ITEMS: Record<string, string> = {
@@ -425,7 +496,7 @@ const REFUSED_ITEMS: Record<string, string> = {
   custom_tool_call: 'custom tool calls (free-form text input) are not supported: forkpool runs function tools, with JSON arguments',
   custom_tool_call_output: 'custom tool calls (free-form text input) are not supported: forkpool runs function tools, with JSON arguments',
   additional_tools: 'adds tools mid-conversation, which forkpool does not take: declare the session\'s function tools in "tools"',
-  compaction_trigger: 'asks the API to compact the context instead of answering: a fork asks for the model\'s next turn, so leave it out',
+  compaction_trigger: "asks the API to compact the context instead of answering: a fork asks for the model's next turn, so leave it out",
 };
 
 const ItemByTypeSchema = byKind(
@@ -446,7 +517,13 @@ const ItemByTypeSchema = byKind(
 const ItemSchema = z.custom<z.input<typeof ItemByTypeSchema>>().check((ctx) => {
   const value: unknown = ctx.value;
   const untyped = isRecord(value) && (value.type === undefined || value.type === null);
-  const schema = !untyped ? ItemByTypeSchema : Object.hasOwn(value, 'role') ? MessageSchema : Object.hasOwn(value, 'id') ? ItemReferenceSchema : ItemByTypeSchema;
+  const schema = !untyped
+    ? ItemByTypeSchema
+    : Object.hasOwn(value, 'role')
+      ? MessageSchema
+      : Object.hasOwn(value, 'id')
+        ? ItemReferenceSchema
+        : ItemByTypeSchema;
   pushIssuesOf(schema, value, ctx.issues);
 });
 
@@ -474,7 +551,8 @@ const BUILT_IN_TOOL_TYPES = [
   'tool_search',
   'apply_patch',
 ];
-const builtInTool = (type: string) => `"${type}" is a built-in tool, which forkpool does not run: forkpool runs the session's own function tools (${TOOL_SHAPE})`;
+const builtInTool = (type: string) =>
+  `"${type}" is a built-in tool, which forkpool does not run: forkpool runs the session's own function tools (${TOOL_SHAPE})`;
 const CUSTOM_TOOLS_REFUSED = `custom tools (free-form text input) are not supported: forkpool runs function tools, with JSON arguments (${TOOL_SHAPE})`;
 
 const FunctionToolSchema = strict(
@@ -488,7 +566,9 @@ const FunctionToolSchema = strict(
             ? `is required (a Responses function tool is flat: ${TOOL_SHAPE})`
             : `must be a string, not ${describeValue(iss.input)}`,
       })
-      .regex(FUNCTION_NAME, { error: (iss) => `${JSON.stringify(iss.input)} is not a function name OpenAI takes: 1 to 64 letters, digits, _ and -` }),
+      .regex(FUNCTION_NAME, {
+        error: (iss) => `${JSON.stringify(iss.input)} is not a function name OpenAI takes: 1 to 64 letters, digits, _ and -`,
+      }),
     description: z.string().nullable().optional(),
     parameters: z.record(z.string(), z.unknown(), {
       error: (iss) =>
@@ -505,10 +585,18 @@ const FunctionToolSchema = strict(
       })
       .nullable(),
     allowed_callers: z
-      .array(z.literal('direct', { error: 'must be "direct": programmatic tool calling is a built-in tool forkpool does not run (the model calls a function itself)' }))
+      .array(
+        z.literal('direct', {
+          error: 'must be "direct": programmatic tool calling is a built-in tool forkpool does not run (the model calls a function itself)',
+        }),
+      )
       .nullable()
       .optional(),
-    defer_loading: z.literal(false, { error: 'deferred loading works with tool search, a built-in tool forkpool does not run: leave "defer_loading" out' }).optional(),
+    defer_loading: z
+      .literal(false, {
+        error: 'deferred loading works with tool search, a built-in tool forkpool does not run: leave "defer_loading" out',
+      })
+      .optional(),
     output_schema: JsonObjectSchema.nullable().optional(),
   },
   {
@@ -518,11 +606,16 @@ const FunctionToolSchema = strict(
   },
 );
 
-const ToolSchema = byKind('type', 'a tool', { function: FunctionToolSchema }, {
-  ...Object.fromEntries(BUILT_IN_TOOL_TYPES.map((type) => [type, builtInTool(type)])),
-  custom: CUSTOM_TOOLS_REFUSED,
-  namespace: `namespace tools are not supported: declare each function as a tool of its own (${TOOL_SHAPE})`,
-});
+const ToolSchema = byKind(
+  'type',
+  'a tool',
+  { function: FunctionToolSchema },
+  {
+    ...Object.fromEntries(BUILT_IN_TOOL_TYPES.map((type) => [type, builtInTool(type)])),
+    custom: CUSTOM_TOOLS_REFUSED,
+    namespace: `namespace tools are not supported: declare each function as a tool of its own (${TOOL_SHAPE})`,
+  },
+);
 
 const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
 
@@ -537,7 +630,10 @@ const ToolChoiceSchema = byJsonType(TOOL_CHOICE, {
       function: strict('a function tool choice', {
         type: z.literal('function'),
         name: z.string({
-          error: (iss) => (iss.input === undefined ? 'is required (a Responses tool choice names the function itself: { "type": "function", "name" })' : `must be a string, not ${describeValue(iss.input)}`),
+          error: (iss) =>
+            iss.input === undefined
+              ? 'is required (a Responses tool choice names the function itself: { "type": "function", "name" })'
+              : `must be a string, not ${describeValue(iss.input)}`,
         }),
       }),
       allowed_tools: strict('an allowed_tools choice', {
@@ -563,9 +659,18 @@ const REASONING_CONTEXTS = ['auto', 'current_turn', 'all_turns'] as const;
 const ReasoningConfigSchema = strict(
   '"reasoning"',
   {
-    effort: z.enum(REASONING_EFFORTS, { error: `must be ${choices(REASONING_EFFORTS)} (or null)` }).nullable().optional(),
-    summary: z.enum(SUMMARIES, { error: `must be ${choices(SUMMARIES)} (or null)` }).nullable().optional(),
-    context: z.enum(REASONING_CONTEXTS, { error: `must be ${choices(REASONING_CONTEXTS)} (or null)` }).nullable().optional(),
+    effort: z
+      .enum(REASONING_EFFORTS, { error: `must be ${choices(REASONING_EFFORTS)} (or null)` })
+      .nullable()
+      .optional(),
+    summary: z
+      .enum(SUMMARIES, { error: `must be ${choices(SUMMARIES)} (or null)` })
+      .nullable()
+      .optional(),
+    context: z
+      .enum(REASONING_CONTEXTS, { error: `must be ${choices(REASONING_CONTEXTS)} (or null)` })
+      .nullable()
+      .optional(),
     mode: z.string().optional(),
   },
   { generate_summary: 'is deprecated: use "summary"' },
@@ -574,27 +679,26 @@ const ReasoningConfigSchema = strict(
 const SCHEMA_FLAT = 'a Responses "json_schema" format holds "name", "schema" and "strict" itself';
 
 const TextConfigSchema = strict('"text"', {
-  format: byKind(
-    'type',
-    'a text format',
-    {
-      text: strict('a "text" format', { type: z.literal('text') }),
-      json_object: strict('a "json_object" format', { type: z.literal('json_object') }),
-      json_schema: strict(
-        'a "json_schema" format',
-        {
-          type: z.literal('json_schema'),
-          name: z
-            .string({ error: (iss) => (iss.input === undefined ? `is required (${SCHEMA_FLAT})` : `must be a string, not ${describeValue(iss.input)}`) })
-            .min(1, { error: 'a schema name must not be empty' }),
-          schema: JsonObjectSchema,
-          description: z.string().optional(),
-          strict: z.boolean().nullable().optional(),
-        },
-        { json_schema: `is Chat Completions' nesting: ${SCHEMA_FLAT}` },
-      ),
-    },
-  ).optional(),
+  format: byKind('type', 'a text format', {
+    text: strict('a "text" format', { type: z.literal('text') }),
+    json_object: strict('a "json_object" format', { type: z.literal('json_object') }),
+    json_schema: strict(
+      'a "json_schema" format',
+      {
+        type: z.literal('json_schema'),
+        name: z
+          .string({
+            error: (iss) =>
+              iss.input === undefined ? `is required (${SCHEMA_FLAT})` : `must be a string, not ${describeValue(iss.input)}`,
+          })
+          .min(1, { error: 'a schema name must not be empty' }),
+        schema: JsonObjectSchema,
+        description: z.string().optional(),
+        strict: z.boolean().nullable().optional(),
+      },
+      { json_schema: `is Chat Completions' nesting: ${SCHEMA_FLAT}` },
+    ),
+  }).optional(),
   verbosity: z.enum(['low', 'medium', 'high'], { error: 'must be "low", "medium" or "high" (or null)' }).nullable().optional(),
 });
 
@@ -621,23 +725,34 @@ const moderationPolicy = (what: string) =>
 
 const ModerationSchema = strict('"moderation"', {
   model: nonEmpty('a moderation model'),
-  policy: strict('a moderation policy', { input: moderationPolicy('an input policy'), output: moderationPolicy('an output policy') }).nullable().optional(),
+  policy: strict('a moderation policy', { input: moderationPolicy('an input policy'), output: moderationPolicy('an output policy') })
+    .nullable()
+    .optional(),
 });
 
 const MetadataSchema = z
-  .record(z.string(), z.string({ error: 'a metadata value must be a string' }).max(512, { error: 'a metadata value must be at most 512 characters' }), {
-    error: 'must be a JSON object of strings (or null)',
-  })
+  .record(
+    z.string(),
+    z.string({ error: 'a metadata value must be a string' }).max(512, { error: 'a metadata value must be at most 512 characters' }),
+    {
+      error: 'must be a JSON object of strings (or null)',
+    },
+  )
   .check((ctx) => {
     const keys = Object.keys(ctx.value);
-    if (keys.length > 16) ctx.issues.push({ code: 'custom', input: ctx.value, message: `holds ${keys.length} keys: OpenAI takes at most 16` });
+    if (keys.length > 16)
+      ctx.issues.push({ code: 'custom', input: ctx.value, message: `holds ${keys.length} keys: OpenAI takes at most 16` });
     const long = keys.find((key) => key.length > 64);
-    if (long !== undefined) ctx.issues.push({ code: 'custom', input: long, path: [long], message: 'a metadata key must be at most 64 characters' });
+    if (long !== undefined)
+      ctx.issues.push({ code: 'custom', input: long, path: [long], message: 'a metadata key must be at most 64 characters' });
   });
 
-const numberRule = (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be a number, not ${describeValue(iss.input)}`);
+const numberRule = (iss: { input?: unknown }) =>
+  iss.input === undefined ? 'is required' : `must be a number, not ${describeValue(iss.input)}`;
 const setting = z.number({ error: numberRule }).nullable().optional();
-const integerRule = (range: string) => ({ error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be an integer ${range}`) });
+const integerRule = (range: string) => ({
+  error: (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be an integer ${range}`),
+});
 
 // ── The session ─────────────────────────────────────────────────────────────────────────────────
 
@@ -679,7 +794,8 @@ const OPENAI_RESPONSES_SESSION_HINTS: Record<string, string> = {
   max_completion_tokens: 'is Chat Completions\': the Responses API calls it "max_output_tokens"',
   response_format: 'is Chat Completions\': the Responses API takes it as "text": { "format": … }',
   reasoning_effort: 'is Chat Completions\': the Responses API takes it as "reasoning": { "effort" }',
-  functions: 'is Chat Completions\' (deprecated): declare function tools in "tools" ({ "type": "function", "name", "parameters", "strict" })',
+  functions:
+    'is Chat Completions\' (deprecated): declare function tools in "tools" ({ "type": "function", "name", "parameters", "strict" })',
   seed: CHAT_SETTING,
   stop: CHAT_SETTING,
   n: CHAT_SETTING,
@@ -694,7 +810,8 @@ const OPENAI_RESPONSES_SESSION_HINTS: Record<string, string> = {
   conversation: `is not part of a session: ${WHOLE_CONVERSATION} (items an OpenAI conversation keeps are not in it, and each fork's response would be added to it); put its items in "input"`,
   prompt: `is not part of a session: ${WHOLE_CONVERSATION}, and a stored prompt template lives at OpenAI; put its text in "instructions"`,
   background: "is not part of a session: forkpool runs each fork's request and reads its answer itself (a background response is polled)",
-  context_management: "is not part of a session: compaction would rewrite a fork's conversation mid-request, and a fork sends the session's items as they are",
+  context_management:
+    "is not part of a session: compaction would rewrite a fork's conversation mid-request, and a fork sends the session's items as they are",
 };
 
 const UNANSWERED = (id: string) =>
@@ -711,7 +828,10 @@ export const OpenAIResponsesSessionSchema = z
   .strictObject(
     {
       format: z.literal('openai-responses', {
-        error: (iss) => (iss.input === undefined ? 'is required ("openai-responses" for a session in the Responses API\'s shape)' : 'must be "openai-responses"'),
+        error: (iss) =>
+          iss.input === undefined
+            ? 'is required ("openai-responses" for a session in the Responses API\'s shape)'
+            : 'must be "openai-responses"',
       }),
       model: nonEmpty('the model name'),
       instructions: z.string().nullable().optional(),
@@ -730,7 +850,13 @@ export const OpenAIResponsesSessionSchema = z
       parallel_tool_calls: z.boolean().nullable().optional(),
       temperature: setting,
       top_p: setting,
-      top_logprobs: z.number(integerRule('from 0 to 20')).int(integerRule('from 0 to 20')).min(0, integerRule('from 0 to 20')).max(20, integerRule('from 0 to 20')).nullable().optional(),
+      top_logprobs: z
+        .number(integerRule('from 0 to 20'))
+        .int(integerRule('from 0 to 20'))
+        .min(0, integerRule('from 0 to 20'))
+        .max(20, integerRule('from 0 to 20'))
+        .nullable()
+        .optional(),
       max_output_tokens: z
         .number(integerRule('of at least 16'))
         .int(integerRule('of at least 16'))
@@ -738,7 +864,12 @@ export const OpenAIResponsesSessionSchema = z
         .nullable()
         .optional(),
       reasoning: ReasoningConfigSchema.nullable().optional(),
-      include: z.array(z.enum(INCLUDABLE, { error: (iss) => `must be ${choices(INCLUDABLE)}, not ${kindOf(iss.input)}` }), { error: 'must be an array of strings (or null)' }).nullable().optional(),
+      include: z
+        .array(z.enum(INCLUDABLE, { error: (iss) => `must be ${choices(INCLUDABLE)}, not ${kindOf(iss.input)}` }), {
+          error: 'must be an array of strings (or null)',
+        })
+        .nullable()
+        .optional(),
       text: TextConfigSchema.optional(),
       truncation: z.enum(['auto', 'disabled'], { error: 'must be "auto" or "disabled" (or null)' }).nullable().optional(),
       prompt_cache_key: z.string().nullable().optional(),
@@ -746,11 +877,17 @@ export const OpenAIResponsesSessionSchema = z
         mode: z.enum(CACHE_MODES, { error: `must be ${choices(CACHE_MODES)}` }).optional(),
         ttl: z.literal('30m', { error: 'must be "30m" (the only prompt cache ttl OpenAI takes today)' }).optional(),
       }).optional(),
-      prompt_cache_retention: z.enum(RETENTIONS, { error: `must be ${choices(RETENTIONS)} (or null)` }).nullable().optional(),
+      prompt_cache_retention: z
+        .enum(RETENTIONS, { error: `must be ${choices(RETENTIONS)} (or null)` })
+        .nullable()
+        .optional(),
       metadata: MetadataSchema.nullable().optional(),
       user: z.string().optional(),
       safety_identifier: z.string().max(64, { error: 'must be at most 64 characters' }).nullable().optional(),
-      service_tier: z.enum(SERVICE_TIERS, { error: `must be ${choices(SERVICE_TIERS)} (or null)` }).nullable().optional(),
+      service_tier: z
+        .enum(SERVICE_TIERS, { error: `must be ${choices(SERVICE_TIERS)} (or null)` })
+        .nullable()
+        .optional(),
       store: z.boolean().nullable().optional(),
       moderation: ModerationSchema.nullable().optional(),
     },
@@ -775,7 +912,8 @@ export const OpenAIResponsesSessionSchema = z
     const items = session.input;
     const typeOf = (item: ResponsesInputItem | undefined): string | undefined =>
       item === undefined ? undefined : 'role' in item ? 'message' : (item.type ?? 'item_reference');
-    const isModelItem = (item: ResponsesInputItem | undefined) => typeOf(item) === 'function_call' || (item !== undefined && 'role' in item && item.role === 'assistant');
+    const isModelItem = (item: ResponsesInputItem | undefined) =>
+      typeOf(item) === 'function_call' || (item !== undefined && 'role' in item && item.role === 'assistant');
 
     // Where the end of "input" starts: nothing but calls, their outputs and reasoning from there on.
     let tail = items.length;
@@ -796,13 +934,18 @@ export const OpenAIResponsesSessionSchema = z
       const id = kind !== 'item_reference' && 'id' in item ? item.id : undefined;
       if (typeof id === 'string') {
         const earlier = idAt.get(id);
-        if (earlier !== undefined) rule(['input', i, 'id'], `the item id "${id}" is already used by input[${earlier}]: the API refuses duplicate items`, id);
+        if (earlier !== undefined)
+          rule(['input', i, 'id'], `the item id "${id}" is already used by input[${earlier}]: the API refuses duplicate items`, id);
         else idAt.set(id, i);
       }
       if (item.type === 'function_call') {
         const earlier = callAt.get(item.call_id);
         if (earlier !== undefined) {
-          rule(['input', i, 'call_id'], `the call_id "${item.call_id}" is already used by input[${earlier}]; call_ids must be unique in a session`, item.call_id);
+          rule(
+            ['input', i, 'call_id'],
+            `the call_id "${item.call_id}" is already used by input[${earlier}]; call_ids must be unique in a session`,
+            item.call_id,
+          );
         } else callAt.set(item.call_id, i);
         const answered = (outputsAt.get(item.call_id) ?? []).some((at) => at > i);
         if (!answered && i < tail) rule(['input', i, 'call_id'], UNANSWERED(item.call_id), item.call_id);

@@ -9,7 +9,8 @@ export const openAIResponsesTelemetry: TelemetryContent = {
   },
   reply(message) {
     const output = (message as Partial<ResponsesTurn>).output;
-    if (Array.isArray(output)) return { role: 'assistant', parts: (output as readonly ResponsesItemLike[]).flatMap((item) => conventionMessage(item).parts) };
+    if (Array.isArray(output))
+      return { role: 'assistant', parts: (output as readonly ResponsesItemLike[]).flatMap((item) => conventionMessage(item).parts) };
     return conventionMessage(message as ResponsesItemLike);
   },
 };
@@ -18,7 +19,17 @@ export const openAIResponsesTelemetry: TelemetryContent = {
 function conventionMessage(item: ResponsesItemLike): ConventionMessage {
   switch (item.type) {
     case 'function_call':
-      return { role: 'assistant', parts: [{ type: 'tool_call', id: item.call_id, name: item.name, arguments: jsonOrText(typeof item.arguments === 'string' ? item.arguments : undefined) }] };
+      return {
+        role: 'assistant',
+        parts: [
+          {
+            type: 'tool_call',
+            id: item.call_id,
+            name: item.name,
+            arguments: jsonOrText(typeof item.arguments === 'string' ? item.arguments : undefined),
+          },
+        ],
+      };
     case 'function_call_output':
       return { role: 'tool', parts: [{ type: 'tool_call_response', id: item.call_id, response: item.output }] };
     case 'reasoning': {
@@ -29,7 +40,9 @@ function conventionMessage(item: ResponsesItemLike): ConventionMessage {
       const role = item.role === 'developer' ? 'system' : String(item.role ?? 'user');
       const content = item.content;
       if (typeof content === 'string') return { role, parts: [textPart(content)] };
-      const parts = Array.isArray(content) ? (content as Record<string, unknown>[]).map((p) => (typeof p.text === 'string' ? textPart(p.text) : { type: String(p.type) })) : [];
+      const parts = Array.isArray(content)
+        ? (content as Record<string, unknown>[]).map((p) => (typeof p.text === 'string' ? textPart(p.text) : { type: String(p.type) }))
+        : [];
       return { role, parts };
     }
   }

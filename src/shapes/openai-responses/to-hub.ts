@@ -43,10 +43,21 @@ export function toHub(session: Readonly<OpenAIResponsesSession>, issues: Issues)
     const empty = value === undefined || value === null || (Array.isArray(value) && value.length === 0);
     if (!READ.includes(key) && !empty) extras.push({ path: '', what: key, why: (target) => `an ${target} session has no such setting` });
   }
-  if (session.truncation === 'auto') extras.push({ path: '', what: 'truncation "auto"', why: 'Chat Completions fails a request too long for the context, as "disabled" does' });
+  if (session.truncation === 'auto')
+    extras.push({
+      path: '',
+      what: 'truncation "auto"',
+      why: 'Chat Completions fails a request too long for the context, as "disabled" does',
+    });
   const messages: HubMessage[] = [];
   if (typeof session.instructions === 'string') {
-    messages.push({ role: 'system', parts: [{ kind: 'text', text: session.instructions, path: 'instructions', extras: [] }], path: 'instructions', extras: [], textForm: 'string' });
+    messages.push({
+      role: 'system',
+      parts: [{ kind: 'text', text: session.instructions, path: 'instructions', extras: [] }],
+      path: 'instructions',
+      extras: [],
+      textForm: 'string',
+    });
   }
   const reader = new ItemReader(issues);
   messages.push(...reader.read(session.input));
@@ -84,14 +95,16 @@ function toolChoiceOf(choice: NonNullable<OpenAIResponsesSession['tool_choice']>
   if (choice.type === 'function') return { kind: 'function', name: choice.name };
   const names: string[] = [];
   choice.tools.forEach((tool, t) => {
-    if (tool.type === 'function' && typeof tool.name === 'string' && tool.name !== '' && Object.keys(tool).length === 2) names.push(tool.name);
+    if (tool.type === 'function' && typeof tool.name === 'string' && tool.name !== '' && Object.keys(tool).length === 2)
+      names.push(tool.name);
     else extras.push({ path: `tool_choice.tools[${t}]`, what: 'a tool that is not { "type": "function", "name" }' });
   });
   return { kind: 'allowed', mode: choice.mode, names, what: 'allowed_tools' };
 }
 
 function settingsOf(session: Readonly<OpenAIResponsesSession>): HubSettings {
-  const at = (what: keyof OpenAIResponsesSession) => (session[what] === undefined ? undefined : { value: session[what] as unknown, path: '', what });
+  const at = (what: keyof OpenAIResponsesSession) =>
+    session[what] === undefined ? undefined : { value: session[what] as unknown, path: '', what };
   const out: HubSettings = {};
   const put = <K extends keyof HubSettings>(key: K, value: HubSettings[K] | undefined) => {
     if (value !== undefined) out[key] = value;
@@ -109,8 +122,16 @@ function settingsOf(session: Readonly<OpenAIResponsesSession>): HubSettings {
   }
   const text = session.text;
   if (text !== undefined) {
-    const extras: Opaque[] = text.verbosity !== undefined && text.verbosity !== null ? [{ path: 'text', what: 'verbosity', why: (target) => `an ${target} session has no such setting` }] : [];
-    out.responseFormat = { value: text.format === undefined ? undefined : responseFormatOf(text.format), path: 'text', what: 'format', extras } as NonNullable<HubSettings['responseFormat']>;
+    const extras: Opaque[] =
+      text.verbosity !== undefined && text.verbosity !== null
+        ? [{ path: 'text', what: 'verbosity', why: (target) => `an ${target} session has no such setting` }]
+        : [];
+    out.responseFormat = {
+      value: text.format === undefined ? undefined : responseFormatOf(text.format),
+      path: 'text',
+      what: 'format',
+      extras,
+    } as NonNullable<HubSettings['responseFormat']>;
   }
   put('parallelToolCalls', at('parallel_tool_calls'));
   put('promptCacheOptions', at('prompt_cache_options'));
@@ -122,5 +143,12 @@ function responseFormatOf(format: NonNullable<NonNullable<OpenAIResponsesSession
   const schemaPath = 'text.format';
   if (format.type !== 'json_schema') return { type: format.type, schemaPath };
   const { name, description, schema, strict } = format;
-  return { type: 'json_schema', name, ...given('description', description ?? undefined), schema, ...given('strict', strict), schemaPath } as HubResponseFormat;
+  return {
+    type: 'json_schema',
+    name,
+    ...given('description', description ?? undefined),
+    schema,
+    ...given('strict', strict),
+    schemaPath,
+  } as HubResponseFormat;
 }

@@ -1,6 +1,15 @@
 import type { ResponsesItemLike, ResponsesTurn } from './request.js';
 import { isRecord } from '../../input/json.js';
-import { cachedView, type MessageReader, type MessageView, type PartView, type Recognition, stringCall, textResult, viewOfParts } from '../view.js';
+import {
+  cachedView,
+  type MessageReader,
+  type MessageView,
+  type PartView,
+  type Recognition,
+  stringCall,
+  textResult,
+  viewOfParts,
+} from '../view.js';
 
 /**
  * A Responses API input item (a message, a function_call, its function_call_output, a reasoning
@@ -48,7 +57,8 @@ function contentParts(content: unknown): PartView[] {
   if (!Array.isArray(content)) return [];
   return content.flatMap((part): PartView[] => {
     if (!isRecord(part)) return [];
-    if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string') return [{ kind: 'text', text: part.text }];
+    if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') && typeof part.text === 'string')
+      return [{ kind: 'text', text: part.text }];
     if (part.type === 'refusal') return typeof part.refusal === 'string' ? [{ kind: 'text', text: part.refusal, refusal: true }] : [];
     return [{ kind: 'media' }];
   });
@@ -57,7 +67,9 @@ function contentParts(content: unknown): PartView[] {
 /** A reasoning item's summary texts (its encrypted content has nothing to read). */
 function summaryParts(summary: unknown): PartView[] {
   if (!Array.isArray(summary)) return [];
-  return summary.flatMap((s): PartView[] => (isRecord(s) && typeof s.text === 'string' && s.text !== '' ? [{ kind: 'thinking', text: s.text }] : []));
+  return summary.flatMap((s): PartView[] =>
+    isRecord(s) && typeof s.text === 'string' && s.text !== '' ? [{ kind: 'thinking', text: s.text }] : [],
+  );
 }
 
 /** The Responses API's reader: the shape's `reader` facet. */

@@ -22,7 +22,10 @@ interface GrepResult {
 }
 
 const parameters = z.object({
-  pattern: z.string().min(1).describe('Regular expression (RE2: JavaScript syntax without lookaround or backreferences), tested against each line.'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Regular expression (RE2: JavaScript syntax without lookaround or backreferences), tested against each line.'),
   path: z.string().optional().describe('File or directory to search, relative to the workspace root (default: the root).'),
   glob: z
     .string()

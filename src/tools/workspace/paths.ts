@@ -75,7 +75,11 @@ export async function resolveInRoot(root: string, requested: string): Promise<Re
     throw err;
   }
   if (!isInside(root, real)) {
-    throw new WorkspacePathError(requested, 'symlink_outside_root', 'is refused: it goes through a symlink that resolves outside the workspace root');
+    throw new WorkspacePathError(
+      requested,
+      'symlink_outside_root',
+      'is refused: it goes through a symlink that resolves outside the workspace root',
+    );
   }
   return { abs: real, rel: toRel(root, real) };
 }

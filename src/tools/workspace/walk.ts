@@ -90,10 +90,7 @@ async function* walkDir(
 }
 
 /** A link's real target when it stays inside the root; undefined when it escapes or dangles. */
-async function followLink(
-  root: string,
-  link: string,
-): Promise<{ real: string; isDir: boolean; isFile: boolean } | undefined> {
+async function followLink(root: string, link: string): Promise<{ real: string; isDir: boolean; isFile: boolean } | undefined> {
   try {
     const real = await realpath(link);
     if (!isInside(root, real)) return undefined;

@@ -33,7 +33,8 @@ function facts(row: ForkRow): HTMLElement {
   ];
   if (row.cut) items.push(['Answer', `not whole: ${cutWords(row.cut.reason)} (${row.cut.raw}); the text below is what came`]);
   if (row.costUsd !== undefined) items.push(['Cost', usd(row.costUsd)]);
-  if (row.cacheMiss) items.push(['Cache miss', `${row.cacheMiss.reason}: ${int(row.cacheMiss.tokens)} tokens short. ${row.cacheMiss.detail}`]);
+  if (row.cacheMiss)
+    items.push(['Cache miss', `${row.cacheMiss.reason}: ${int(row.cacheMiss.tokens)} tokens short. ${row.cacheMiss.detail}`]);
   const list = h('dl', { class: 'facts' }, ...items.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
   if (!row.error) return list;
   return h('div', {}, list, h('pre', { class: 'text error', 'data-testid': 'detail-error' }, `${row.error.kind}: ${row.error.message}`));
@@ -89,8 +90,10 @@ function detailBody(detail: ForkDetail, row: ForkRow | undefined): Node[] {
     ),
   );
   // The row's error is shown above already; the detail's only when it says more.
-  if (detail.error && detail.error.message !== row?.error?.message) out.push(h('h3', {}, 'Error'), h('pre', { class: 'text error' }, `${detail.error.kind}: ${detail.error.message}`));
-  if (detail.text !== undefined) out.push(h('h3', {}, 'Final text'), h('pre', { class: 'text', 'data-testid': 'detail-text' }, detail.text));
+  if (detail.error && detail.error.message !== row?.error?.message)
+    out.push(h('h3', {}, 'Error'), h('pre', { class: 'text error' }, `${detail.error.kind}: ${detail.error.message}`));
+  if (detail.text !== undefined)
+    out.push(h('h3', {}, 'Final text'), h('pre', { class: 'text', 'data-testid': 'detail-text' }, detail.text));
   return out;
 }
 
@@ -123,7 +126,9 @@ export function createDetail(api: Api | null, onClose: () => void): DetailView {
     api.fork(forkId).then(
       (detail) => {
         if (mine !== request) return;
-        body.replaceChildren(...(detail ? detailBody(detail, shownRow) : [h('p', { class: 'muted' }, 'This fork is not known to the server.')]));
+        body.replaceChildren(
+          ...(detail ? detailBody(detail, shownRow) : [h('p', { class: 'muted' }, 'This fork is not known to the server.')]),
+        );
       },
       (err: unknown) => {
         if (mine === request) body.replaceChildren(h('p', { class: 'error' }, `Could not load the detail: ${String(err)}`));

@@ -31,7 +31,13 @@ const TOKENS: Series[] = [
   { label: 'cached', color: '#3ba55c', value: (s) => s.cachedTokens, text: (s) => compact(s.cachedTokens), dash: [] },
   { label: 'output', color: '#e8a33d', value: (s) => s.outputTokens, text: (s) => compact(s.outputTokens), dash: [] },
 ];
-const EFFICIENCY: Series = { label: 'efficiency', color: '#7c5cd6', value: (s) => s.efficiency, text: (s) => pct(s.efficiency), dash: [5, 3] };
+const EFFICIENCY: Series = {
+  label: 'efficiency',
+  color: '#7c5cd6',
+  value: (s) => s.efficiency,
+  text: (s) => pct(s.efficiency),
+  dash: [5, 3],
+};
 const COST: Series = { label: 'cost', color: '#d6336c', value: (s) => s.costUsd, text: (s) => usd(s.costUsd), dash: [1, 3] };
 
 export interface FiguresView {
@@ -40,7 +46,13 @@ export interface FiguresView {
 }
 
 /** Draws one series as a line, broken where it has no value; `y` maps a value to a CSS pixel. */
-function line(ctx: CanvasRenderingContext2D, samples: readonly Sample[], series: Series, x: (at: number) => number, y: (v: number) => number): void {
+function line(
+  ctx: CanvasRenderingContext2D,
+  samples: readonly Sample[],
+  series: Series,
+  x: (at: number) => number,
+  y: (v: number) => number,
+): void {
   ctx.strokeStyle = series.color;
   ctx.fillStyle = series.color;
   ctx.setLineDash(series.dash);
@@ -78,7 +90,13 @@ export function createFigures(onResize: () => void): FiguresView {
   const note = h('p', { class: 'muted note' });
   const canvas = h('canvas', { 'data-testid': 'figures', 'data-samples': '0' });
   const box = h('div', { class: 'chart-box' }, canvas);
-  const element = h('section', { class: 'chart-panel figures-panel' }, h('div', { class: 'chart-head' }, h('h2', {}, 'Over time'), legend), note, box);
+  const element = h(
+    'section',
+    { class: 'chart-panel figures-panel' },
+    h('div', { class: 'chart-head' }, h('h2', {}, 'Over time'), legend),
+    note,
+    box,
+  );
 
   let width = 0;
   observeWidth(box, (w) => {
@@ -128,7 +146,8 @@ export function createFigures(onResize: () => void): FiguresView {
     }
     ctx.textBaseline = 'top';
     ctx.textAlign = 'center';
-    for (const t of timeTicks(span, Math.max(2, Math.floor(plotWidth / 80)))) ctx.fillText(t === 0 ? '0' : duration(t), x(t), TOP + HEIGHT + 3);
+    for (const t of timeTicks(span, Math.max(2, Math.floor(plotWidth / 80))))
+      ctx.fillText(t === 0 ? '0' : duration(t), x(t), TOP + HEIGHT + 3);
 
     ctx.lineWidth = 1.5;
     ctx.lineJoin = 'round';

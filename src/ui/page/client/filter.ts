@@ -12,7 +12,9 @@ const keys = new WeakMap<ForkRow, string>();
 function searchKey(row: ForkRow): string {
   let key = keys.get(row);
   if (key === undefined) {
-    key = [row.id, row.agent, row.error?.kind ?? '', row.error?.message ?? '', row.cut ? `cut ${row.cut.reason} ${row.cut.raw}` : ''].join('\n').toLowerCase();
+    key = [row.id, row.agent, row.error?.kind ?? '', row.error?.message ?? '', row.cut ? `cut ${row.cut.reason} ${row.cut.raw}` : '']
+      .join('\n')
+      .toLowerCase();
     keys.set(row, key);
   }
   return key;

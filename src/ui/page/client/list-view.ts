@@ -23,7 +23,12 @@ interface Column {
 const COLUMNS: Column[] = [
   { title: 'Fork', className: 'c-id', text: (r) => r.id, tip: (r) => r.id },
   // A completed fork whose answer was cut or refused says so in place of its state (its tip says both).
-  { title: 'State', className: 'c-state', text: (r) => (r.cut ? 'cut' : r.state), tip: (r) => (r.cut ? `completed, the answer not whole: ${r.cut.reason} (${r.cut.raw})` : r.state) },
+  {
+    title: 'State',
+    className: 'c-state',
+    text: (r) => (r.cut ? 'cut' : r.state),
+    tip: (r) => (r.cut ? `completed, the answer not whole: ${r.cut.reason} (${r.cut.raw})` : r.state),
+  },
   { title: 'Agent', className: 'c-agent', text: (r) => r.agent, tip: (r) => r.agent },
   { title: 'Turns', className: 'c-num', text: (r) => String(r.turns) },
   { title: 'Tools', className: 'c-num', text: (r) => String(r.toolCalls) },
@@ -38,8 +43,18 @@ const COLUMNS: Column[] = [
     className: 'c-num',
     text: (r, now) => (r.startedAt === undefined ? DASH : duration((r.endedAt ?? now) - r.startedAt)),
   },
-  { title: 'Cache miss', className: 'c-miss', text: (r) => r.cacheMiss?.reason ?? '', tip: (r) => (r.cacheMiss ? `${r.cacheMiss.reason}: ${r.cacheMiss.tokens} tokens short. ${r.cacheMiss.detail}` : '') },
-  { title: 'Error', className: 'c-error', text: (r) => (r.error ? `${r.error.kind}: ${r.error.message}` : ''), tip: (r) => (r.error ? `${r.error.kind}: ${r.error.message}` : '') },
+  {
+    title: 'Cache miss',
+    className: 'c-miss',
+    text: (r) => r.cacheMiss?.reason ?? '',
+    tip: (r) => (r.cacheMiss ? `${r.cacheMiss.reason}: ${r.cacheMiss.tokens} tokens short. ${r.cacheMiss.detail}` : ''),
+  },
+  {
+    title: 'Error',
+    className: 'c-error',
+    text: (r) => (r.error ? `${r.error.kind}: ${r.error.message}` : ''),
+    tip: (r) => (r.error ? `${r.error.kind}: ${r.error.message}` : ''),
+  },
 ];
 // The span bar sits between the duration and the cache miss.
 const BAR_AFTER = 6;
@@ -75,7 +90,13 @@ function createSlot(): Slot {
   const cells = COLUMNS.map((c) => h('div', { class: `cell ${c.className}`, role: 'cell' }));
   const canvas = createSpanCanvas();
   const bar = h('div', { class: 'cell c-bar', role: 'cell' }, canvas);
-  const element = h('div', { class: 'row', role: 'row', tabindex: '0', 'data-testid': 'fork-row' }, ...cells.slice(0, BAR_AFTER + 1), bar, ...cells.slice(BAR_AFTER + 1));
+  const element = h(
+    'div',
+    { class: 'row', role: 'row', tabindex: '0', 'data-testid': 'fork-row' },
+    ...cells.slice(0, BAR_AFTER + 1),
+    bar,
+    ...cells.slice(BAR_AFTER + 1),
+  );
   return { element, cells, canvas };
 }
 

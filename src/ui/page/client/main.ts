@@ -81,7 +81,20 @@ const parentPanel = createParentPanel(openFork);
 
 document.body.append(
   summary.element,
-  h('main', {}, h('div', { class: 'forks' }, h('div', { class: 'charts' }, timeline.element, figures.element), parentPanel.element, misses.element, toolbar.element, list.element), detail.element),
+  h(
+    'main',
+    {},
+    h(
+      'div',
+      { class: 'forks' },
+      h('div', { class: 'charts' }, timeline.element, figures.element),
+      parentPanel.element,
+      misses.element,
+      toolbar.element,
+      list.element,
+    ),
+    detail.element,
+  ),
 );
 
 if (snapshot) {

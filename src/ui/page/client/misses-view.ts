@@ -31,7 +31,13 @@ export function createMisses(): MissesView {
       table.hidden = misses.length === 0;
       body.replaceChildren(
         ...misses.map((m) =>
-          h('tr', { 'data-testid': 'cache-miss' }, h('td', {}, m.reason), h('td', { class: 'num' }, int(m.forks)), h('td', { class: 'num' }, int(m.tokens))),
+          h(
+            'tr',
+            { 'data-testid': 'cache-miss' },
+            h('td', {}, m.reason),
+            h('td', { class: 'num' }, int(m.forks)),
+            h('td', { class: 'num' }, int(m.tokens)),
+          ),
         ),
       );
     },

@@ -22,11 +22,26 @@ export function createParentPanel(openFork: (id: string) => void): ParentPanel {
     h(
       'thead',
       {},
-      h('tr', {}, h('th', { class: 'num' }, 'Turn'), h('th', { class: 'num' }, 'Prompt'), h('th', { class: 'num' }, 'Cached'), h('th', { class: 'num' }, 'Output'), h('th', {}, 'Calls'), h('th', {}, 'Reply')),
+      h(
+        'tr',
+        {},
+        h('th', { class: 'num' }, 'Turn'),
+        h('th', { class: 'num' }, 'Prompt'),
+        h('th', { class: 'num' }, 'Cached'),
+        h('th', { class: 'num' }, 'Output'),
+        h('th', {}, 'Calls'),
+        h('th', {}, 'Reply'),
+      ),
     ),
     body,
   );
-  const element = h('section', { class: 'parent', 'data-testid': 'parent' }, h('div', { class: 'chart-head' }, h('h2', {}, 'Parent agent'), state, totals), error, table);
+  const element = h(
+    'section',
+    { class: 'parent', 'data-testid': 'parent' },
+    h('div', { class: 'chart-head' }, h('h2', {}, 'Parent agent'), state, totals),
+    error,
+    table,
+  );
   element.hidden = true;
   let drawn = -1;
 

@@ -70,7 +70,21 @@ export function createSummary(title: string, onStopRun: () => Promise<boolean>):
     'header',
     { class: 'summary', 'data-testid': 'summary' },
     h('div', { class: 'title-line' }, h('h1', {}, title), model, connection, h('span', { class: 'spacer' }), stopAnswer, stopRun),
-    h('div', { class: 'stats' }, elapsed.box, forks.box, tokens.box, written.box, reasoning.box, hit.box, efficiency.box, cost.box, cut.box, gate.box, workers.box),
+    h(
+      'div',
+      { class: 'stats' },
+      elapsed.box,
+      forks.box,
+      tokens.box,
+      written.box,
+      reasoning.box,
+      hit.box,
+      efficiency.box,
+      cost.box,
+      cut.box,
+      gate.box,
+      workers.box,
+    ),
   );
 
   return {

@@ -89,7 +89,13 @@ export function createTimeline(onOpen: (id: string) => void, onResize: () => voi
   const note = h('p', { class: 'muted note' });
   const canvas = h('canvas', { 'data-testid': 'timeline', 'data-forks': '0' });
   const box = h('div', { class: 'chart-box' }, canvas);
-  const element = h('section', { class: 'chart-panel timeline-panel' }, h('div', { class: 'chart-head' }, h('h2', {}, 'Timeline'), caption, legend), note, box);
+  const element = h(
+    'section',
+    { class: 'chart-panel timeline-panel' },
+    h('div', { class: 'chart-head' }, h('h2', {}, 'Timeline'), caption, legend),
+    note,
+    box,
+  );
 
   let width = 0;
   observeWidth(box, (w) => {

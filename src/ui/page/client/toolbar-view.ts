@@ -20,7 +20,12 @@ export function createToolbar(filter: Filter, onChange: () => void): ToolbarView
     });
     buttons.set(state, { button, count });
   }
-  const search = h('input', { type: 'search', placeholder: 'Search id, agent, error', 'data-testid': 'search', 'aria-label': 'Search forks' });
+  const search = h('input', {
+    type: 'search',
+    placeholder: 'Search id, agent, error',
+    'data-testid': 'search',
+    'aria-label': 'Search forks',
+  });
   search.addEventListener('input', () => {
     filter.query = search.value;
     onChange();
