@@ -20,13 +20,14 @@ import type { TaskSource } from './task-source.js';
 import type { RunReport } from './report.js';
 import { cancelledBeforeStart, TaskIntake } from './run/intake.js';
 import { RunSpending } from './run/spending.js';
-import { ForkMessages, type SendOutcomeOf } from './run/messages.js';
+import { ForkMessages } from './run/messages.js';
+import type { SendOutcomeOf } from './run/send-outcome.js';
 import { RunCaches } from './run/caches.js';
 import { RunTally } from './run/tally.js';
 import type { RunSettingsOf } from './run/settings.js';
 import { forkHooksOf, notifyAll, startedEvent, type RunListeners } from './run/fork-events.js';
 
-/** A run's settings: the options under their own names, and what the engine resolved from them once. */
+/** @internal A run's settings: the options under their own names, and what the engine resolved from them once (the engine makes them). */
 export type RunSettings = RunSettingsOf<FanOutRun>;
 
 /** What became of a message sent to a fork (FanOutRun.send). */

@@ -5,7 +5,7 @@ import type { EngineCallGate } from '../call-gate.js';
 import type { JobOptions } from '../fork-job.js';
 import type { CheckedFanOutOptions, ResolvedOptions } from '../options.js';
 import type { RunWindow } from '../window-check.js';
-import type { MessagingSettings } from './messages.js';
+import type { MessagingSettings } from './send-outcome.js';
 import type { RunPrice } from './spending.js';
 
 /** The engine options a run reads, under the option schema's names (docs/options.md). */
