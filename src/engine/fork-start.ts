@@ -1,3 +1,4 @@
+import { within } from '../input/within.js';
 import { existsSync } from 'node:fs';
 import type { Piscina } from 'piscina';
 import { TRANSCRIPT_VERSION } from '../transcript/format.js';
@@ -128,19 +129,8 @@ async function resultOf(channel: ForkChannel, ran: Promise<unknown>, task: ForkT
   if ('result' in first && first.result !== undefined) return first.result;
   const verdict = 'died' in first ? first : await job;
   if (verdict.died) return crashResult(task, verdict.err);
-  const late = await within(channel.result, RESULT_AFTER_JOB_MS);
+  const late = await within(RESULT_AFTER_JOB_MS, channel.result);
   return late ?? emptyFailure(task.id, 'worker_crash', "the fork's thread ended its job without sending its result");
-}
-
-/** What a promise gives within `ms`, else undefined. */
-async function within<T>(promise: Promise<T | undefined>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** How long a fork's result waits for its transcript's last writes. */

@@ -1,3 +1,4 @@
+import { within } from '../input/within.js';
 import { createServer, type Server } from 'node:http';
 import { DiagLogLevel, diag, metrics } from '@opentelemetry/api';
 import { setGlobalErrorHandler } from '@opentelemetry/core';
@@ -113,17 +114,6 @@ function messageOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code;
   return typeof code === 'number' ? `${error.message} (HTTP ${code})` : error.message;
-}
-
-/** The promise's value, or undefined once `ms` have passed. */
-async function within<T>(ms: number, promise: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function servePrometheus(exporter: PrometheusExporter, port: number): Promise<{ server: Server; url: string }> {
