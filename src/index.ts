@@ -36,6 +36,7 @@ export {
   type ParentOutcome,
 } from './engine/index.js';
 export { decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
+export { ForkpoolError, type ForkpoolErrorCode } from './input/forkpool-error.js';
 export {
   parseSession,
   parseTasks,

@@ -4,6 +4,7 @@ import { findProvider, providerKindList, providerUsage, resolvePlan } from '../m
 import type { ProviderOption } from '../model/providers/options.js';
 import type { ParentSession } from '../shapes/registry.js';
 import { optionsOf, type OptionsSubject } from './option-check.js';
+import { markForkpool } from '../input/forkpool-error.js';
 import { EngineOptionsSchema, FanOutOptionsSchema, RunForkOptionsSchema } from './option-schema.js';
 
 export type { BuiltInProviderOption, ProviderOption } from '../model/providers/options.js';
@@ -48,9 +49,14 @@ const ENGINE_SUBJECT: OptionsSubject = { value: (p) => `ForkEngine: options${pat
  */
 export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new TypeError('ForkEngine: options must be an object');
+    throw markForkpool(new TypeError('ForkEngine: options must be an object'), 'invalid_option');
   const checked = optionsOf(EngineOptionsSchema, options, ENGINE_SUBJECT);
-  return { ...checked, provider: resolveProvider(options.provider) };
+  try {
+    return { ...checked, provider: resolveProvider(options.provider) };
+  } catch (error) {
+    // The provider's checks (its module's own among them) throw TypeErrors: marked, they are forkpool's.
+    throw error instanceof TypeError || error instanceof RangeError ? markForkpool(error, 'invalid_option') : error;
+  }
 }
 
 /** A plain object with only the given keys (a misspelt nested option is an error, not ignored). */

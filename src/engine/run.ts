@@ -13,6 +13,7 @@ import type { FanOutMetrics } from '../telemetry/metrics.js';
 import { runTelemetry } from './run/telemetry.js';
 import { emptyCancelled, thisRunsPart } from '../result/results.js';
 import { warnDeprecated } from '../input/deprecation.js';
+import { ForkpoolError } from '../input/forkpool-error.js';
 import { windowRefusal } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf } from './cache-figures.js';
@@ -157,8 +158,11 @@ export class FanOutRun {
    */
   results(): Promise<ForkResult[]> {
     if (!this.settings.retainResults) {
-      throw new Error(
-        'FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()',
+      return Promise.reject(
+        new ForkpoolError(
+          'results_not_retained',
+          'FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()',
+        ),
       );
     }
     return this.done.then((results) => {
