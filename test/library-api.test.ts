@@ -1,14 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, ForkpoolError, InputError, parseTasks, type ForkEvent } from '../src/index.js';
+import { z } from 'zod';
+import { defineTool, ForkEngine, ForkpoolError, InputError, parseTasks, type ForkEvent } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
-import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
+import { anthropicSession, openAIChatSession, parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
 
 /* What an embedder expects of the library: abort, promises that reject, errors with codes, failures with fields. */
 
 let server: LocalServer;
 let engine: ForkEngine;
 const log: ToolLog = { calls: [] };
-const tools = testTools(log);
+const cyclic: Record<string, unknown> = { name: 'loop' };
+cyclic.self = cyclic;
+const tools = [
+  ...testTools(log),
+  defineTool({ name: 'count_big', description: 'Returns a BigInt.', parameters: z.object({}), execute: () => ({ count: 2n ** 70n }) }),
+  defineTool({ name: 'walk_loop', description: 'Returns a cycle.', parameters: z.object({}), execute: () => cyclic }),
+];
 
 beforeAll(async () => {
   server = await startLocalServer({ captureRequests: true });
@@ -130,5 +137,68 @@ describe('errors thrown to callers', () => {
     expect(error).toBeInstanceOf(InputError);
     expect(ForkpoolError.isInstance(error) && error.code).toBe('invalid_input');
     expect(error).toMatchObject({ name: 'InputError', file: 'tasks.json', line: 1, rule: expect.any(String) });
+  });
+});
+
+describe("a fork's model_error carries fields", () => {
+  // Each shape goes through its own SDK (@google/genai, openai, @anthropic-ai/sdk) against the simulator.
+  const shapes = [
+    ['gemini', () => parentSession(tools)],
+    ['openai-chat', () => openAIChatSession(tools)],
+    ['anthropic-messages', () => anthropicSession(tools)],
+  ] as const;
+  it.each(shapes)('%s: the HTTP status, a category and the retry hint, beside the kind and message', async (_shape, session) => {
+    const once = await ForkEngine.create({
+      provider: { kind: 'local', url: server.url },
+      threads: 1,
+      warmup: 'none',
+      retry: { maxAttempts: 1 },
+    });
+    try {
+      const results = await once
+        .fanOut(once.freeze(session()), [
+          { id: 'limited', directive: 'FAIL 429\nREPLY never' },
+          { id: 'broken', directive: 'FAIL 500\nREPLY never' },
+          { id: 'refused', directive: 'FAIL 400\nREPLY never' },
+          { id: 'unknown-key', directive: 'FAIL 401\nREPLY never' },
+        ])
+        .results();
+      const errors = results.map((r) => (r.status === 'failed' ? r.error : undefined));
+      expect(errors.map((e) => e?.kind)).toEqual(Array(4).fill('model_error'));
+      const fields = errors.map((e) => (e?.kind === 'model_error' ? [e.status, e.category, e.retryAfterMs] : undefined));
+      expect(fields).toEqual([
+        [429, 'rate_limit', 1000],
+        [500, 'server_error', undefined],
+        [400, 'bad_request', undefined],
+        [401, 'authentication', undefined],
+      ]);
+      // The words stay as they were: the status is still in the message.
+      expect(errors[0]?.message).toContain('HTTP 429');
+    } finally {
+      await once.close();
+    }
+  });
+});
+
+describe("a tool's result that cannot be sent", () => {
+  it("is that tool's failure, naming it, which the fork's model reads: no model error, no retry", async () => {
+    const start = server.requests.length;
+    const results = await engine
+      .fanOut(engine.freeze(parentSession(tools)), [
+        { id: 'big', directive: 'CALL count_big {}\nREPLY done' },
+        { id: 'cycle', directive: 'CALL walk_loop {}\nREPLY done' },
+      ])
+      .results();
+    expect(results.map((r) => [r.id, r.status, r.retries, r.toolCalls])).toEqual([
+      ['big', 'completed', 0, 1],
+      ['cycle', 'completed', 0, 1],
+    ]);
+    // What the model was sent back for each call: the tool's error, naming it.
+    const sent = server.requests
+      .slice(start)
+      .map((r) => r.body)
+      .join('\n');
+    expect(sent).toContain('count_big returned a result that cannot be sent to the model as JSON: Do not know how to serialize a BigInt');
+    expect(sent).toMatch(/walk_loop returned a result that cannot be sent to the model as JSON: Converting circular structure to JSON/);
   });
 });
