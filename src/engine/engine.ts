@@ -23,6 +23,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import {
   checkFanOutOptions,
   checkRunForkOptions,
+  fanOutCacheKey,
   planOf,
   resolveOptions,
   type FanOutOptions,
@@ -33,7 +34,6 @@ import {
 import { runParentAgent, type ParentAgentOptions } from './parent-agent.js';
 import type { ParentOutcome } from './parent-events.js';
 import { FanOutRun, type RunSettings } from './run.js';
-import { cancelOnAbort } from './run/abort.js';
 import { ForkpoolError } from '../input/forkpool-error.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../thread-start/worker-entry.js';
@@ -154,7 +154,7 @@ export class ForkEngine {
     const declaredTools = declaredToolNames(prefix.session.tools);
     this.warnUndeclared(declaredTools);
     const parentWarm = options.parentWarm;
-    const cacheKey = options.promptCacheKey === null ? undefined : (options.promptCacheKey ?? prefix.id);
+    const cacheKey = fanOutCacheKey(options, prefix.session, prefix.id);
     const plan = this.plan(prefix.session, { cacheKey, role: 'forks', parentWarm, storedResponse: options.storedResponse });
     const settings: RunSettings = {
       // The engine's options and the fan-out's, under their own names (option-schema.ts).
@@ -177,6 +177,7 @@ export class ForkEngine {
       onResponseStart: options.onResponseStart,
       traceParent: options.traceParent,
       parentAgentId: options.parentAgentId,
+      signal: options.signal,
       // What the engine resolves from them.
       provider: this.provider,
       plan,
@@ -197,7 +198,6 @@ export class ForkEngine {
     }
     const run = this.track(new FanOutRun(this.pool, this.host, settings, prefix, source));
     if (options.onResult) run.onResult(options.onResult);
-    if (options.signal) cancelOnAbort(options.signal, run);
     return run;
   }
 

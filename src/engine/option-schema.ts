@@ -203,7 +203,7 @@ export const FanOutOptionsSchema = z.strictObject({
     {
       description:
         "OpenAI: the `prompt_cache_key` every fork request carries, so all forks route to the same cache. Pass the key an outside parent already uses, so the forks land where the parent's cache is; null when that parent sends none. Providers without such a key ignore it.",
-      defaultText: 'the prefix id',
+      defaultText: 'the prefix id; with `storedResponse`, none (forks route as the parent did)',
     },
   ),
   storedResponse: option(nonEmptyString('a response id (a non-empty string)').optional(), {

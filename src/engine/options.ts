@@ -3,6 +3,7 @@ import type { CachePlan, PlanInput } from '../model/plan.js';
 import { findProvider, providerKindList, providerUsage, resolvePlan } from '../model/providers/index.js';
 import type { ProviderOption } from '../model/providers/options.js';
 import type { ParentSession } from '../shapes/registry.js';
+import { namesStoredResponses } from '../model/decorate.js';
 import { optionsOf, type OptionsSubject } from './option-check.js';
 import { markForkpool } from '../input/forkpool-error.js';
 import { EngineOptionsSchema, FanOutOptionsSchema, RunForkOptionsSchema } from './option-schema.js';
@@ -127,6 +128,17 @@ const FAN_OUT_SUBJECT: OptionsSubject = {
 /** Checks a fan-out's own options: them with their defaults, or an error naming the wrong one. */
 export function checkFanOutOptions(options: FanOutOptions): CheckedFanOutOptions {
   return optionsOf(FanOutOptionsSchema, options, FAN_OUT_SUBJECT);
+}
+
+/**
+ * The routing key (OpenAI's prompt_cache_key) a fan-out's requests carry: the one given (null:
+ * none), else the prefix's id; but forks that name the parent's stored response route as the
+ * parent did, by the key it was given or by none, never by one of forkpool's own.
+ */
+export function fanOutCacheKey(options: CheckedFanOutOptions, session: Readonly<ParentSession>, prefixId: string): string | undefined {
+  if (options.promptCacheKey !== undefined) return options.promptCacheKey ?? undefined;
+  const namesStored = options.storedResponse !== undefined && namesStoredResponses(session.format ?? 'gemini');
+  return namesStored ? undefined : prefixId;
 }
 
 const RUN_FORK_SUBJECT: OptionsSubject = { value: (p) => `ForkEngine.runFork: options${path(p)}` };

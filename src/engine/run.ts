@@ -25,6 +25,7 @@ import { ForkMessages } from './run/messages.js';
 import type { SendOutcomeOf } from './run/send-outcome.js';
 import { RunCaches } from './run/caches.js';
 import { RunTally } from './run/tally.js';
+import { cancelOnAbort } from './run/abort.js';
 import type { RunSettingsOf } from './run/settings.js';
 import { forkHooksOf, notifyAll, startedEvent, type RunListeners } from './run/fork-events.js';
 
@@ -126,7 +127,7 @@ export class FanOutRun {
       onResponseStart: settings.onResponseStart,
     };
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
-    // Started on the next microtask: whoever subscribes right after fanOut() sees every event.
+    // Started on the next microtask: whoever subscribes right after fanOut() sees every event (an abort's too).
     this.background = Promise.resolve().then(() => this.start());
   }
 
@@ -260,6 +261,7 @@ export class FanOutRun {
   }
 
   private async start(): Promise<void> {
+    if (this.settings.signal) cancelOnAbort(this.settings.signal, this);
     // Takes what it can now: up to the read-ahead from an array or an iterable; an async iterable's first pull starts.
     this.advance();
     const firstTaken = this.intake.firstTaken();
