@@ -19,7 +19,7 @@ const tools = [
 
 beforeAll(async () => {
   server = await startLocalServer({ captureRequests: true });
-  engine = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, concurrency: 2, warmup: 'none', tools });
+  engine = await ForkEngine.create({ provider: { kind: 'local', baseUrl: server.url }, threads: 1, concurrency: 2, warmup: 'none', tools });
 });
 afterAll(async () => {
   await engine.close();
@@ -96,7 +96,7 @@ describe('results()', () => {
 
 describe('errors thrown to callers', () => {
   it('a closed engine throws a ForkpoolError coded engine_closed, its message unchanged', async () => {
-    const closing = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1 });
+    const closing = await ForkEngine.create({ provider: { kind: 'local', baseUrl: server.url }, threads: 1 });
     const prefix = closing.freeze(parentSession(tools));
     await closing.close();
     const error: unknown = (() => {
@@ -115,7 +115,7 @@ describe('errors thrown to callers', () => {
   });
 
   it("a bad option is a TypeError marked as forkpool's, coded invalid_option", async () => {
-    const caught = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 0 }).catch((e: unknown) => e);
+    const caught = await ForkEngine.create({ provider: { kind: 'local', baseUrl: server.url }, threads: 0 }).catch((e: unknown) => e);
     expect(caught).toBeInstanceOf(RangeError);
     expect(ForkpoolError.isInstance(caught) && caught.code).toBe('invalid_option');
     const provider = await ForkEngine.create({ provider: { kind: 'local', urll: 'x' } as never }).catch((e: unknown) => e);
@@ -149,7 +149,7 @@ describe("a fork's model_error carries fields", () => {
   ] as const;
   it.each(shapes)('%s: the HTTP status, a category and the retry hint, beside the kind and message', async (_shape, session) => {
     const once = await ForkEngine.create({
-      provider: { kind: 'local', url: server.url },
+      provider: { kind: 'local', baseUrl: server.url },
       threads: 1,
       warmup: 'none',
       retry: { maxAttempts: 1 },
@@ -200,5 +200,25 @@ describe("a tool's result that cannot be sent", () => {
       .join('\n');
     expect(sent).toContain('count_big returned a result that cannot be sent to the model as JSON: Do not know how to serialize a BigInt');
     expect(sent).toMatch(/walk_loop returned a result that cannot be sent to the model as JSON: Converting circular structure to JSON/);
+  });
+});
+
+describe("the local provider's endpoint", () => {
+  it('is named baseUrl, as every other provider names its own; giving it and the old url both is refused', async () => {
+    const named = await ForkEngine.create({ provider: { kind: 'local', baseUrl: server.url }, threads: 1, warmup: 'none' });
+    try {
+      const before = server.requests.length;
+      const [result] = await named.fanOut(named.freeze(parentSession(tools)), [{ id: 'here', directive: 'REPLY here' }]).results();
+      expect(result?.status).toBe('completed');
+      expect(server.requests.length).toBeGreaterThan(before);
+    } finally {
+      await named.close();
+    }
+    const both = await ForkEngine.create({ provider: { kind: 'local', baseUrl: server.url, url: server.url } }).catch((e: unknown) => e);
+    expect(both).toBeInstanceOf(TypeError);
+    expect(ForkpoolError.isInstance(both) && [both.code, both.message]).toEqual([
+      'invalid_option',
+      "ForkEngine: options.provider { kind: 'local' } takes baseUrl or url (its old name), not both",
+    ]);
   });
 });
