@@ -34,7 +34,7 @@ const MIB = 1024 * 1024;
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 
 export async function measureRetention(job: RetentionJob): Promise<RetentionResult> {
-  const engine = await ForkEngine.create({ provider: { kind: 'local', url: job.url }, threads: 2, concurrency: 64, warmup: 'none' });
+  const engine = await ForkEngine.create({ provider: { kind: 'local', baseUrl: job.url }, threads: 2, concurrency: 64, warmup: 'none' });
   try {
     const prefix = engine.freeze(makeSession(16 * 1024));
     // Workers started, code warm, the prefix decoded: not measured.

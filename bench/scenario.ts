@@ -192,7 +192,7 @@ function providerOf(job: JobSpec): ProviderConfig {
 
 /** The cache rules the engine applies for this job's provider (minimum, block, build wait), as the provider's plan resolves them. */
 function rulesOf(job: JobSpec, prefix: FrozenPrefix): CachePlan['rules'] & { cacheBuildMs: number } {
-  const provider = job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local' as const, url: job.url };
+  const provider = job.chat !== undefined ? chatProvider(job.url, job.chat) : { kind: 'local' as const, baseUrl: job.url };
   const o = resolveOptions({ provider, ...(job.cacheBuildMs !== undefined ? { cacheBuildMs: job.cacheBuildMs } : {}) });
   const plan = planOf(o, prefix.session, { cacheKey: prefix.id, role: 'forks', parentWarm: false });
   return { ...plan.rules, cacheBuildMs: plan.readable.buildMs };

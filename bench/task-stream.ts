@@ -129,7 +129,7 @@ export async function measureTaskStream(job: TaskStreamJob): Promise<TaskStreamR
   const engine =
     job.mode === 'run'
       ? await createRemote(
-          { provider: { kind: 'local', url: 'http://127.0.0.1:9' }, concurrency: 64, warmup: 'none', eventReplayLimit: 0 },
+          { provider: { kind: 'local', baseUrl: 'http://127.0.0.1:9' }, concurrency: 64, warmup: 'none', eventReplayLimit: 0 },
           standInPool,
         )
       : undefined;

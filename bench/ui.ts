@@ -365,7 +365,12 @@ function plan(job: UiJob): { events: Planned[]; lines: ReportLine[]; forkMs: num
           ...base,
           ...withMiss,
           status: 'failed',
-          error: { kind: 'model_error', message: 'HTTP 500 from the model: upstream overloaded (synthetic)' },
+          error: {
+            kind: 'model_error',
+            message: 'HTTP 500 from the model: upstream overloaded (synthetic)',
+            status: 500,
+            category: 'server_error',
+          },
         }
       : cancelled
         ? { ...base, ...withMiss, status: 'cancelled', error: { kind: 'cancelled', message: 'stopped from the live page' } }

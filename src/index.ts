@@ -19,6 +19,9 @@ export {
   type ForkResult,
   type ForkStatus,
   type FailureKind,
+  type ForkFailure,
+  type ModelFailure,
+  type ModelErrorCategory,
   type CancelKind,
   type CallRecord,
   type CacheMiss,
@@ -36,6 +39,7 @@ export {
   type ParentOutcome,
 } from './engine/index.js';
 export { decodePrefix, estimateTokens, type FrozenPrefix } from './prefix/index.js';
+export { ForkpoolError, type ForkpoolErrorCode } from './input/forkpool-error.js';
 export {
   parseSession,
   parseTasks,

@@ -93,7 +93,7 @@ describe('token budgets', () => {
     await withEngine({}, async (engine) => {
       const prefix = engine.freeze(parentSession(tools, { words: 10 }));
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { retainResult: false } as never)).toThrow(
-        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey, storedResponse, onResponseStart, onResult, callGate, transcripts, traceParent, parentAgentId)',
+        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey, storedResponse, onResponseStart, onResult, callGate, transcripts, traceParent, parentAgentId, signal)',
       );
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { parentWarm: 'true' } as never)).toThrow(
         'ForkEngine.fanOut: options.parentWarm must be true or false',
@@ -175,7 +175,12 @@ describe('events and results in memory', () => {
       // A fork that has ended is never also counted as running.
       expect(new Set(sums)).toEqual(new Set([12]));
       expect(seen.map((r) => r.id).sort()).toEqual(tasks.map((t) => t.id).sort());
-      expect(() => run.results()).toThrow('FanOutRun.results: this run does not retain results (retainResults: false)');
+      // A promise that rejects, never a synchronous throw: `await run.results()` and `.catch` both see it.
+      let pending: Promise<ForkResult[]> | undefined;
+      expect(() => {
+        pending = run.results();
+      }).not.toThrow();
+      await expect(pending).rejects.toThrow('FanOutRun.results: this run does not retain results (retainResults: false)');
       const report = run.report();
       expect(report.perFork).toEqual([]);
       expect(report.forks).toMatchObject({ total: 12, completed: 11, failed: 1, running: 0, queued: 0 });

@@ -53,6 +53,14 @@ describe.concurrent('deprecated names still work and warn once, naming their rep
       warning:
         '[FORKPOOL_DEP_RUN_STOP] DeprecationWarning: run.stop is deprecated and the next minor version removes it: use run.cancel(id), which now answers whether it cancelled the fork',
     },
+    {
+      name: "provider { kind: 'local', url }",
+      file: undefined,
+      // Two engines by the old name, one by the new: each fork's one request reached the server named.
+      result: { statuses: ['completed', 'completed', 'completed'], requests: 3 },
+      warning:
+        "[FORKPOOL_DEP_LOCAL_URL] DeprecationWarning: provider { kind: 'local', url } is deprecated and the next minor version removes it: use { kind: 'local', baseUrl }, which names the endpoint as every other provider does",
+    },
   ])('$name', async ({ name, file, result, warning }, { expect }) => {
     const used = await use(name, file);
     expect(used.result).toEqual(result);

@@ -171,6 +171,8 @@ describe('forks that name the parent’s stored response (cache: explicit, store
         .map((r) => JSON.parse(r.body) as Record<string, unknown> & { input: unknown[] });
       const named = sent.filter((b) => b.previous_response_id === parent.id);
       expect(named).toHaveLength(3);
+      // The parent sent no prompt_cache_key, so neither does any fork: a key of forkpool's own would route them away from its cache.
+      for (const b of sent) expect(b.prompt_cache_key).toBeUndefined();
       for (const b of named) {
         // Only the fork's own items: the child message.
         expect(b.input).toHaveLength(1);
@@ -216,13 +218,18 @@ describe('forks that name the parent’s stored response (cache: explicit, store
       const whole = session([...(asked.input as object[]), ...parent.output, output] as OpenAIResponsesSession['input']);
       const before = server.requests.length;
       const [result] = await engine
-        .fanOut(engine.freeze(whole), [{ id: 'one', directive: 'RECALL LEXER-OUTPUT-\\d' }], { storedResponse: parent.id })
+        .fanOut(engine.freeze(whole), [{ id: 'one', directive: 'RECALL LEXER-OUTPUT-\\d' }], {
+          storedResponse: parent.id,
+          promptCacheKey: 'parent-key-1',
+        })
         .results();
       expect(result?.status).toBe('completed');
       expect(result?.text).toContain('LEXER-OUTPUT-7');
       expect(result?.sent).toEqual({ storedResponse: parent.id, items: 2 });
       const [sent] = server.requests.slice(before).map((r) => JSON.parse(r.body) as { previous_response_id?: string; input: unknown[] });
       expect(sent?.previous_response_id).toBe(parent.id);
+      // The parent's own key, as given.
+      expect((sent as { prompt_cache_key?: string } | undefined)?.prompt_cache_key).toBe('parent-key-1');
       expect(sent?.input[0]).toEqual(output);
     } finally {
       await engine.close();

@@ -12,7 +12,7 @@ export const undecorated: RequestDecorator = requestDecorator(
 
 /** The local provider's plan for a prefix with the engine's defaults (implicit caching, warm-up auto). */
 export function localPlan(prefix: FrozenPrefix): CachePlan {
-  return planOf(resolveOptions({ provider: { kind: 'local', url: 'http://127.0.0.1:9' } }), prefix.session, {
+  return planOf(resolveOptions({ provider: { kind: 'local', baseUrl: 'http://127.0.0.1:9' } }), prefix.session, {
     cacheKey: prefix.id,
     role: 'forks',
     parentWarm: false,

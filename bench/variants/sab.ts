@@ -37,7 +37,7 @@ export async function createSabRunner(
 ): Promise<Runner> {
   wrapDispatch();
   const engine = await ForkEngine.create({
-    provider: options.chat !== undefined ? chatProvider(options.url, options.chat) : { kind: 'local', url: options.url },
+    provider: options.chat !== undefined ? chatProvider(options.url, options.chat) : { kind: 'local', baseUrl: options.url },
     threads: options.threads,
     concurrency: options.concurrency,
     tools,

@@ -197,7 +197,7 @@ function chooseProvider(values: EngineFlagValues, env: NodeJS.ProcessEnv, format
       );
     return { kind: 'gemini', ...(baseUrl ? { baseUrl } : {}) };
   }
-  return { kind: 'local', ...(values['base-url'] ? { url: values['base-url'] } : {}) };
+  return { kind: 'local', ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
 }
 
 const AI_SDK_PREFIX = 'ai-sdk:';

@@ -77,7 +77,7 @@ export async function promptCommand(argv: string[], io: CliIo): Promise<number> 
   await requireProjectProvider(options.provider, values.provider);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const provider = options.provider as ProviderOption;
-  if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(shape));
+  if (provider.kind === 'local' && !provider.baseUrl) io.stderr.write(localNotice(shape));
 
   const stream = streamSession();
   // Every task has a transcript, as in the reference (which keeps them under ~/.qwen): its output file, and what revives it.

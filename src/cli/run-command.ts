@@ -173,7 +173,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     outFd ??= values.out ? openOut(values.out, overwrite ? 'w' : 'a') : undefined;
 
     const provider = options.provider as ProviderOption;
-    if (provider.kind === 'local' && !provider.url && !queueAddress) io.stderr.write(localNotice(shape));
+    if (provider.kind === 'local' && !provider.baseUrl && !queueAddress) io.stderr.write(localNotice(shape));
     // Before the engine (and a distributed run's dispatcher) makes its instruments.
     telemetry = await startTelemetry(io.env, { metricsPort, log: (line) => io.stderr.write(`forkpool: ${line}\n`) });
     // A distributed run's id goes on record in the journal (below): a coordinator restarted with

@@ -84,7 +84,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   await requireProjectProvider(options.provider, values.provider);
   const tools = await toolsFromFlags(values.workspace, values.tools);
   const provider = options.provider as ProviderOption;
-  if (provider.kind === 'local' && !provider.url) io.stderr.write(localNotice(format));
+  if (provider.kind === 'local' && !provider.baseUrl) io.stderr.write(localNotice(format));
   const log = (line: string): void => void io.stderr.write(`forkpool worker: ${line}\n`);
   const concurrency = options.concurrency ?? ENGINE_DEFAULTS.concurrency;
   // Before the worker's engine makes its instruments (the API has no proxy for meters).

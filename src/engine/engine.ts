@@ -23,6 +23,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import {
   checkFanOutOptions,
   checkRunForkOptions,
+  fanOutCacheKey,
   planOf,
   resolveOptions,
   type FanOutOptions,
@@ -33,6 +34,7 @@ import {
 import { runParentAgent, type ParentAgentOptions } from './parent-agent.js';
 import type { ParentOutcome } from './parent-events.js';
 import { FanOutRun, type RunSettings } from './run.js';
+import { ForkpoolError } from '../input/forkpool-error.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../thread-start/worker-entry.js';
 import { recordToolSpan } from '../telemetry/fan-out-trace.js';
@@ -145,14 +147,14 @@ export class ForkEngine {
    * no fork waits for a warm-up, and the report lets the first fork hit too.
    */
   fanOut(prefix: FrozenPrefix, tasks: TaskInput, given: FanOutOptions = {}): FanOutRun {
-    if (this.closed) throw new Error('ForkEngine.fanOut: the engine is closed');
+    if (this.closed) throw new ForkpoolError('engine_closed', 'ForkEngine.fanOut: the engine is closed');
     const options = checkFanOutOptions(given);
     const source = taskSource(tasks);
     const o = this.options;
     const declaredTools = declaredToolNames(prefix.session.tools);
     this.warnUndeclared(declaredTools);
     const parentWarm = options.parentWarm;
-    const cacheKey = options.promptCacheKey === null ? undefined : (options.promptCacheKey ?? prefix.id);
+    const cacheKey = fanOutCacheKey(options, prefix.session, prefix.id);
     const plan = this.plan(prefix.session, { cacheKey, role: 'forks', parentWarm, storedResponse: options.storedResponse });
     const settings: RunSettings = {
       // The engine's options and the fan-out's, under their own names (option-schema.ts).
@@ -175,6 +177,7 @@ export class ForkEngine {
       onResponseStart: options.onResponseStart,
       traceParent: options.traceParent,
       parentAgentId: options.parentAgentId,
+      signal: options.signal,
       // What the engine resolves from them.
       provider: this.provider,
       plan,
@@ -247,7 +250,7 @@ export class ForkEngine {
    * with nothing); the result never rejects.
    */
   runFork(prefix: FrozenPrefix, task: ForkTask, given: RunForkOptions = {}): SingleFork {
-    if (this.closed) throw new Error('ForkEngine.runFork: the engine is closed');
+    if (this.closed) throw new ForkpoolError('engine_closed', 'ForkEngine.runFork: the engine is closed');
     const options = checkRunForkOptions(given);
     const checked = checkTask(task);
     const o = this.options;
@@ -310,7 +313,7 @@ export class ForkEngine {
     prompt: string,
     options: Pick<ParentAgentOptions, 'maxTurns' | 'signal' | 'onEvent' | 'onFanOut' | 'transcripts'> = {},
   ): Promise<ParentOutcome> {
-    if (this.closed) throw new Error('ForkEngine.runParentAgent: the engine is closed');
+    if (this.closed) throw new ForkpoolError('engine_closed', 'ForkEngine.runParentAgent: the engine is closed');
     const parsed = parseSession(session);
     this.warnUndeclared(declaredToolNames(parsed.tools));
     // One routing key for the parent and every fork it starts: the id of the conversation it began from.

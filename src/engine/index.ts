@@ -9,7 +9,17 @@ export type { TelemetryOptions } from './options.js';
 export { FanOutRun, type ResultListener, type SendOutcome } from './run.js';
 export type { TaskInput } from './task-source.js';
 export type { ForkEvent, EventsOptions } from './events.js';
-export type { ForkResult, ForkStatus, FailureKind, CancelKind, CallRecord, CacheMiss, CacheMissReason } from '../result/fork-result.js';
+export type {
+  ForkResult,
+  ForkStatus,
+  FailureKind,
+  ForkFailure,
+  CancelKind,
+  CallRecord,
+  CacheMiss,
+  CacheMissReason,
+} from '../result/fork-result.js';
+export type { ModelFailure, ModelErrorCategory } from '../result/model-failure.js';
 export type { RunReport, RunBudget, RunCost, ForkCacheFigures, CacheMode, InputCost, CachePricing } from './report.js';
 export type { PriceTable, ModelPrice } from '../model/prices.js';
 export type { ParentEvent, ParentOutcome } from './parent-events.js';

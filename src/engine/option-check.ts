@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { leafAt, objectAt } from './option-read.js';
+import { markForkpool } from '../input/forkpool-error.js';
 
 /** Who an error names: `ForkEngine: options`, `ForkEngine.fanOut: options`. */
 export interface OptionsSubject {
@@ -16,7 +17,7 @@ export function optionsOf<S extends z.ZodType>(schema: S, value: unknown, subjec
   const issues = parsed.error.issues;
   // A misspelt name first: the value errors that came with it may be its consequence.
   const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? (issues[0] as z.core.$ZodIssue);
-  throw optionError(schema, issue, subject);
+  throw markForkpool(optionError(schema, issue, subject), 'invalid_option');
 }
 
 function optionError(schema: z.ZodType, issue: z.core.$ZodIssue, subject: OptionsSubject): TypeError | RangeError {

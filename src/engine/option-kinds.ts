@@ -22,6 +22,8 @@ export const nonEmptyString = (what: string) => z.string({ error: `must be ${wha
 
 export const fn = <F>() => z.custom<F>((value) => typeof value === 'function', { error: 'must be a function' });
 
+export const abortSignal = () => z.custom<AbortSignal>((value) => value instanceof AbortSignal, { error: 'must be an AbortSignal' });
+
 export const callGate = () =>
   z.custom<EngineCallGate>(
     (value) => {

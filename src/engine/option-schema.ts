@@ -18,7 +18,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import type { WorkerEvent } from '../result/fork-events.js';
 import type { TranscriptTarget } from '../transcript/target.js';
 import { option } from './option-doc.js';
-import { callGate, count, fn, MAX_TIMER_MS, nonEmptyString, positiveNumber, traceParent } from './option-kinds.js';
+import { abortSignal, callGate, count, fn, MAX_TIMER_MS, nonEmptyString, positiveNumber, traceParent } from './option-kinds.js';
 
 /** Every worker starts at once with its own V8 heap; forks wait on the network, so concurrency scales instead. */
 const MAX_THREADS = 256;
@@ -203,7 +203,7 @@ export const FanOutOptionsSchema = z.strictObject({
     {
       description:
         "OpenAI: the `prompt_cache_key` every fork request carries, so all forks route to the same cache. Pass the key an outside parent already uses, so the forks land where the parent's cache is; null when that parent sends none. Providers without such a key ignore it.",
-      defaultText: 'the prefix id',
+      defaultText: 'the prefix id; with `storedResponse`, none (forks route as the parent did)',
     },
   ),
   storedResponse: option(nonEmptyString('a response id (a non-empty string)').optional(), {
@@ -251,6 +251,12 @@ export const FanOutOptionsSchema = z.strictObject({
   }),
   parentAgentId: option(nonEmptyString('a non-empty string').optional(), {
     description: "OpenTelemetry: the agent whose conversation the forks continue, on each fork's span (`forkpool.parent_agent.id`).",
+    defaultText: 'none',
+  }),
+  signal: option(abortSignal().optional(), {
+    valueText: 'AbortSignal',
+    description:
+      'Aborting it cancels the whole fan-out, as `run.cancelAll()` does: queued forks end `cancelled` at once, running ones through their cancel; already aborted, no fork starts.',
     defaultText: 'none',
   }),
 });

@@ -3,7 +3,9 @@ import type { CachePlan, PlanInput } from '../model/plan.js';
 import { findProvider, providerKindList, providerUsage, resolvePlan } from '../model/providers/index.js';
 import type { ProviderOption } from '../model/providers/options.js';
 import type { ParentSession } from '../shapes/registry.js';
+import { namesStoredResponses } from '../model/decorate.js';
 import { optionsOf, type OptionsSubject } from './option-check.js';
+import { markForkpool } from '../input/forkpool-error.js';
 import { EngineOptionsSchema, FanOutOptionsSchema, RunForkOptionsSchema } from './option-schema.js';
 
 export type { BuiltInProviderOption, ProviderOption } from '../model/providers/options.js';
@@ -48,9 +50,14 @@ const ENGINE_SUBJECT: OptionsSubject = { value: (p) => `ForkEngine: options${pat
  */
 export function resolveOptions(options: ForkEngineOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new TypeError('ForkEngine: options must be an object');
+    throw markForkpool(new TypeError('ForkEngine: options must be an object'), 'invalid_option');
   const checked = optionsOf(EngineOptionsSchema, options, ENGINE_SUBJECT);
-  return { ...checked, provider: resolveProvider(options.provider) };
+  try {
+    return { ...checked, provider: resolveProvider(options.provider) };
+  } catch (error) {
+    // The provider's checks (its module's own among them) throw TypeErrors: marked, they are forkpool's.
+    throw error instanceof TypeError || error instanceof RangeError ? markForkpool(error, 'invalid_option') : error;
+  }
 }
 
 /** A plain object with only the given keys (a misspelt nested option is an error, not ignored). */
@@ -121,6 +128,17 @@ const FAN_OUT_SUBJECT: OptionsSubject = {
 /** Checks a fan-out's own options: them with their defaults, or an error naming the wrong one. */
 export function checkFanOutOptions(options: FanOutOptions): CheckedFanOutOptions {
   return optionsOf(FanOutOptionsSchema, options, FAN_OUT_SUBJECT);
+}
+
+/**
+ * The routing key (OpenAI's prompt_cache_key) a fan-out's requests carry: the one given (null:
+ * none), else the prefix's id; but forks that name the parent's stored response route as the
+ * parent did, by the key it was given or by none, never by one of forkpool's own.
+ */
+export function fanOutCacheKey(options: CheckedFanOutOptions, session: Readonly<ParentSession>, prefixId: string): string | undefined {
+  if (options.promptCacheKey !== undefined) return options.promptCacheKey ?? undefined;
+  const namesStored = options.storedResponse !== undefined && namesStoredResponses(session.format ?? 'gemini');
+  return namesStored ? undefined : prefixId;
 }
 
 const RUN_FORK_SUBJECT: OptionsSubject = { value: (p) => `ForkEngine.runFork: options${path(p)}` };

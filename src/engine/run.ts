@@ -13,6 +13,7 @@ import type { FanOutMetrics } from '../telemetry/metrics.js';
 import { runTelemetry } from './run/telemetry.js';
 import { emptyCancelled, thisRunsPart } from '../result/results.js';
 import { warnDeprecated } from '../input/deprecation.js';
+import { ForkpoolError } from '../input/forkpool-error.js';
 import { windowRefusal } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf } from './cache-figures.js';
@@ -24,6 +25,7 @@ import { ForkMessages } from './run/messages.js';
 import type { SendOutcomeOf } from './run/send-outcome.js';
 import { RunCaches } from './run/caches.js';
 import { RunTally } from './run/tally.js';
+import { cancelOnAbort } from './run/abort.js';
 import type { RunSettingsOf } from './run/settings.js';
 import { forkHooksOf, notifyAll, startedEvent, type RunListeners } from './run/fork-events.js';
 
@@ -125,7 +127,7 @@ export class FanOutRun {
       onResponseStart: settings.onResponseStart,
     };
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
-    // Started on the next microtask: whoever subscribes right after fanOut() sees every event.
+    // Started on the next microtask: whoever subscribes right after fanOut() sees every event (an abort's too).
     this.background = Promise.resolve().then(() => this.start());
   }
 
@@ -157,8 +159,11 @@ export class FanOutRun {
    */
   results(): Promise<ForkResult[]> {
     if (!this.settings.retainResults) {
-      throw new Error(
-        'FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()',
+      return Promise.reject(
+        new ForkpoolError(
+          'results_not_retained',
+          'FanOutRun.results: this run does not retain results (retainResults: false); take each from onResult, and await settled()',
+        ),
       );
     }
     return this.done.then((results) => {
@@ -256,6 +261,7 @@ export class FanOutRun {
   }
 
   private async start(): Promise<void> {
+    if (this.settings.signal) cancelOnAbort(this.settings.signal, this);
     // Takes what it can now: up to the read-ahead from an array or an iterable; an async iterable's first pull starts.
     this.advance();
     const firstTaken = this.intake.firstTaken();

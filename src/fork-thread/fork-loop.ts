@@ -18,7 +18,8 @@ import { seedForkTask, storedHeld } from '../fork/fork-seed.js';
 import { sumUsage } from '../result/results.js';
 import { checkOutput, repairMessage } from '../fork/output-schema.js';
 import { seedWindow } from '../fork/seed-window.js';
-import type { CallRecord, FailureKind, ForkResult } from '../result/fork-result.js';
+import type { CallRecord, FailureKind, ForkFailure, ForkResult } from '../result/fork-result.js';
+import { modelFailureFields, type ModelFailure } from '../result/model-failure.js';
 import type { ForkJob } from '../wire/protocol.js';
 
 export interface LoopContext {
@@ -36,7 +37,7 @@ export interface LoopContext {
 
 type Ending =
   | { status: 'completed'; output?: unknown }
-  | { status: 'failed'; kind: FailureKind; message: string }
+  | { status: 'failed'; kind: FailureKind; message: string; model?: Omit<ModelFailure, 'kind' | 'message'> }
   | { status: 'cancelled'; kind?: 'budget'; message?: string };
 
 /** One fork's reasoning loop: model call → tool calls → model call …, until a final answer. */
@@ -79,7 +80,11 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
         error: { kind: ending.kind ?? 'cancelled', message: ending.message ?? 'the fork was cancelled' },
       };
     }
-    return { ...base, status: 'failed', error: { kind: ending.kind, message: ending.message } };
+    const error: ForkFailure =
+      ending.kind === 'model_error'
+        ? { kind: 'model_error', message: ending.message, ...(ending.model ?? { category: 'other' }) }
+        : { kind: ending.kind, message: ending.message };
+    return { ...base, status: 'failed', error };
   };
   const interrupted = (): Ending =>
     ctx.abortReason() === 'timeout'
@@ -203,7 +208,12 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       const stop = stopped();
       if (stop && outcome.error.kind === 'aborted') return stop;
       const status = outcome.error.status !== undefined ? ` (HTTP ${outcome.error.status})` : '';
-      return { status: 'failed', kind: 'model_error', message: `${outcome.error.message}${status}` };
+      return {
+        status: 'failed',
+        kind: 'model_error',
+        message: `${outcome.error.message}${status}`,
+        model: modelFailureFields(outcome.error),
+      };
     }
     state.turns = turn;
     tokenEstimate = billedTokens(outcome.usage);

@@ -13,6 +13,10 @@ const DEPRECATED = {
     use: 'streamTasks(path), which fanOut takes as it is (or collect it: for await (const task of await streamTasks(path)))',
   },
   'run.stop': { code: 'FORKPOOL_DEP_RUN_STOP', use: 'run.cancel(id), which now answers whether it cancelled the fork' },
+  "provider { kind: 'local', url }": {
+    code: 'FORKPOOL_DEP_LOCAL_URL',
+    use: "{ kind: 'local', baseUrl }, which names the endpoint as every other provider does",
+  },
 } as const;
 
 export type DeprecatedName = keyof typeof DEPRECATED;

@@ -1,3 +1,5 @@
+import { ForkpoolError } from './forkpool-error.js';
+
 /** One problem in a user's input file, located as precisely as we can. */
 export interface InputErrorInit {
   /** The file as the user named it ('<stdin>' for standard input). */
@@ -14,14 +16,14 @@ export interface InputErrorInit {
  * A bad session or task file. The message reads `file:line: path: rule`, leaving out the parts
  * that do not apply, so a user can jump straight to the problem.
  */
-export class InputError extends Error {
+export class InputError extends ForkpoolError {
   readonly file?: string;
   readonly line?: number;
   readonly path: string;
   readonly rule: string;
 
   constructor(init: InputErrorInit) {
-    super(formatInputError(init));
+    super('invalid_input', formatInputError(init));
     this.name = 'InputError';
     if (init.file !== undefined) this.file = init.file;
     if (init.line !== undefined) this.line = init.line;

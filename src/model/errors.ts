@@ -61,7 +61,8 @@ function classify(
   const rawStatus = err instanceof ApiError ? err.status : (e as Error & { status?: unknown }).status;
   const status = typeof rawStatus === 'number' ? rawStatus : undefined;
   if (status !== undefined) {
-    const retryAfterMs = parseRetryAfter(retryAfterHeader) ?? parseRetryInfo(e.message);
+    // An SDK error of another copy of its package (instanceof fails) still carries its response's headers.
+    const retryAfterMs = parseRetryAfter(retryAfterHeader ?? headerOf(e, 'retry-after')) ?? parseRetryInfo(e.message);
     return {
       kind: 'http',
       status,
@@ -80,6 +81,11 @@ function classify(
   const cause = (e as { cause?: { code?: string; message?: string } }).cause;
   const detail = cause?.code ?? cause?.message ?? e.message;
   return { kind: 'network', message: `network error: ${text.short(detail)}`, retryable: true };
+}
+
+function headerOf(err: Error, name: string): string | null | undefined {
+  const headers = (err as { headers?: unknown }).headers;
+  return headers instanceof Headers ? headers.get(name) : undefined;
 }
 
 /** The openai SDK's errors, by class (a timeout is also a connection error: it is asked first). */

@@ -6,6 +6,7 @@
 import type { Failure } from '../input/failure.js';
 import type { Finish } from '../model/finish.js';
 import type { ResponseDiagnostics, TokenUsage } from '../model/types.js';
+import type { ModelFailure } from './model-failure.js';
 
 export type ForkStatus = 'completed' | 'failed' | 'cancelled';
 
@@ -97,8 +98,11 @@ interface ForkResultBase {
 
 export type ForkResult =
   | (ForkResultBase & { status: 'completed'; output?: unknown })
-  | (ForkResultBase & { status: 'failed'; error: Failure<FailureKind> })
+  | (ForkResultBase & { status: 'failed'; error: ForkFailure })
   /** `budget`: the run's token budget or cost cap was spent, so the fork was stopped (queued, or at its next model call). */
   | (ForkResultBase & { status: 'cancelled'; error: Failure<CancelKind> });
 
 export type CancelKind = 'cancelled' | 'budget';
+
+/** Why a fork failed: its kind and message; a `model_error` also has the failed call's status, category and retry hint. */
+export type ForkFailure = Failure<Exclude<FailureKind, 'model_error'>> | ModelFailure;

@@ -3,7 +3,7 @@ import { addCached, type TokenUsage } from '../model/types.js';
 import type { CallRecord, CancelKind, FailureKind, ForkResult } from './fork-result.js';
 
 /** A result for a fork that ended before its loop produced anything (never ran, or broke at once). */
-export function emptyFailure(id: string, kind: FailureKind, message: string, threadId = -1): ForkResult {
+export function emptyFailure(id: string, kind: Exclude<FailureKind, 'model_error'>, message: string, threadId = -1): ForkResult {
   return { ...nothingYet(id, threadId), status: 'failed', error: { kind, message } };
 }
 

@@ -46,7 +46,7 @@ export function runInThread(tool: Tool, args: unknown, forkId: string, signal: A
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (answer: ToolThreadAnswer) => {
-      finish(answer.ok ? succeed(answer.output) : fail('threw', `${tool.name} failed: ${answer.message}`));
+      finish(answer.ok ? succeed(tool.name, answer.output) : fail('threw', `${tool.name} failed: ${answer.message}`));
     });
     worker.once('error', (err) => finish(fail('threw', `${tool.name} failed in its thread: ${err.message}`)));
     worker.once('exit', (code) => finish(fail('threw', `${tool.name}: its thread exited (code ${code}) before answering`)));

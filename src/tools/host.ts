@@ -157,7 +157,7 @@ async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal
   });
   const execution = (async (): Promise<ToolOutcome> => {
     try {
-      return succeed(await tool.execute(args, { forkId, signal: controller.signal }));
+      return succeed(tool.name, await tool.execute(args, { forkId, signal: controller.signal }));
     } catch (err) {
       return fail('threw', `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
     }

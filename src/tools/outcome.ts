@@ -8,7 +8,8 @@ export type ToolRejection =
   | 'interactive'
   | 'approval_required'
   | 'invalid_args';
-export type ToolFailure = 'threw' | 'timeout' | 'aborted';
+/** `unsendable`: the tool returned what JSON cannot carry to the model (a BigInt, a cycle, a string past the engine's limit). */
+export type ToolFailure = 'threw' | 'timeout' | 'aborted' | 'unsendable';
 
 /** What a tool call came to; `response` is what the model gets as the functionResponse. */
 export type ToolOutcome =
@@ -16,8 +17,18 @@ export type ToolOutcome =
   | { status: 'rejected'; error: Failure<ToolRejection>; response: { error: string } }
   | { status: 'failed'; error: Failure<ToolFailure>; response: { error: string } };
 
-/** The three ways a tool call ends, as the model will read them. */
-export function succeed(output: unknown): ToolOutcome {
+/**
+ * The three ways a tool call ends, as the model will read them. A tool's output goes into the
+ * fork's next request as JSON: one JSON cannot carry is that tool's failure here, named, and not
+ * the model call's later (where it would be retried as a model error).
+ */
+export function succeed(tool: string, output: unknown): ToolOutcome {
+  try {
+    JSON.stringify(output);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return fail('unsendable', `${tool} returned a result that cannot be sent to the model as JSON: ${why}`);
+  }
   return { status: 'ok', response: { output: output ?? null } };
 }
 

@@ -13,7 +13,10 @@ type RunOptions = JobOptions &
   Pick<ResolvedOptions, 'concurrency' | 'warmup' | 'staggerCapMs' | 'cache' | 'maxTokens' | 'maxCost' | 'eventReplayLimit' | 'telemetry'>;
 
 /** The fan-out's own options a run reads, under their names. */
-type RunFanOutOptions = Pick<CheckedFanOutOptions, 'parentWarm' | 'retainResults' | 'onResponseStart' | 'traceParent' | 'parentAgentId'>;
+type RunFanOutOptions = Pick<
+  CheckedFanOutOptions,
+  'parentWarm' | 'retainResults' | 'onResponseStart' | 'traceParent' | 'parentAgentId' | 'signal'
+>;
 
 /**
  * A run's settings: the engine's and the fan-out's options under the option schema's names, and

@@ -4,6 +4,7 @@ import type { ProviderModule } from '../module.js';
 import { createOpenAIChatProvider } from '../openai-chat.js';
 import { createOpenAIResponsesProvider } from '../openai-responses.js';
 import { CHAT_PRESETS } from '../presets.js';
+import { warnDeprecated } from '../../input/deprecation.js';
 import { anthropicPlan } from './anthropic.js';
 import { geminiPlan } from './gemini.js';
 import { chatPlan, responsesPlan } from './openai-compatible.js';
@@ -11,15 +12,23 @@ import { chatPlan, responsesPlan } from './openai-compatible.js';
 /**
  * The built-in simulator: it speaks every shape, each with the cache rules of the API it stands
  * in for (Chat Completions: the `openai` usage preset it starts with, without cache routing).
- * `{ kind: 'local' }` starts it in a thread of its own, loaded only then; `url` names one running.
+ * `{ kind: 'local' }` starts it in a thread of its own, loaded only then; `baseUrl` names one running
+ * (`url`, the old name, still does, with a deprecation warning).
  */
 export const localModule: ProviderModule = {
   kind: 'local',
   shapes: ['gemini', 'openai-chat', 'openai-responses', 'anthropic-messages'],
-  optionKeys: ['url'],
-  usage: "{ kind: 'local' } for the built-in simulated model ({ kind: 'local', url } for one already running)",
+  optionKeys: ['baseUrl', 'url'],
+  usage: "{ kind: 'local' } for the built-in simulated model ({ kind: 'local', baseUrl } for one already running)",
+  checkOption(option) {
+    if (option.url === undefined) return;
+    if (option.baseUrl !== undefined)
+      throw new TypeError("ForkEngine: options.provider { kind: 'local' } takes baseUrl or url (its old name), not both");
+    warnDeprecated("provider { kind: 'local', url }");
+  },
   async connect(option, common) {
-    if (typeof option.url === 'string') return { config: { kind: 'local', baseUrl: option.url, ...common } };
+    const running = option.baseUrl ?? option.url;
+    if (typeof running === 'string') return { config: { kind: 'local', baseUrl: running, ...common } };
     // Never on the engine's main thread; its module is loaded only here, so a library given a real provider never loads the simulator.
     const { startLocalServerThread } = await import('../../local-server/thread.js');
     const server = await startLocalServerThread({});

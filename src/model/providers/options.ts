@@ -6,7 +6,8 @@ type ChatProviderKind = 'openai' | 'deepseek' | 'dashscope' | 'openai-compatible
 
 /** A built-in provider, as `options.provider` names it. */
 export type BuiltInProviderOption =
-  | { kind: 'local'; url?: string }
+  /** `url`: the old name of `baseUrl` (deprecated). */
+  | { kind: 'local'; baseUrl?: string /** @deprecated Use baseUrl. */; url?: string }
   | { kind: 'gemini'; apiKey?: string; baseUrl?: string }
   /**
    * `apiKeyEnv`: the environment variable to read the key from, in whichever process calls the
