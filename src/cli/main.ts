@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../input/errors.js';
+import { enableCompileCache } from '../thread-start/compile-cache.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './usage-error.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
@@ -109,6 +110,8 @@ function packageVersion(): string {
 
 const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === (await import('node:fs')).realpathSync(process.argv[1]);
 if (isEntry) {
+  // forkpool's own process: its commands' modules (imported below, each when its command runs) compile from the cache.
+  enableCompileCache();
   // A reader that goes away (`forkpool run … | head`) closes the pipe: stop quietly, as a tool killed
   // by SIGPIPE does, instead of dying on an unhandled EPIPE with a stack trace. --out lines already
   // written stay complete (each is appended synchronously).

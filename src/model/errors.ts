@@ -4,8 +4,8 @@ import {
   APIConnectionTimeoutError as AnthropicConnectionTimeoutError,
   APIUserAbortError as AnthropicUserAbortError,
 } from '@anthropic-ai/sdk/core/error';
-import { ApiError } from '@google/genai';
-import { APIConnectionError, APIConnectionTimeoutError, APIError as OpenAIAPIError, APIUserAbortError } from 'openai';
+// The error classes' own modules, not the SDKs' roots: classifying a failure loads no client (a thread loads only its provider's SDK).
+import { APIConnectionError, APIConnectionTimeoutError, APIError as OpenAIAPIError, APIUserAbortError } from 'openai/core/error';
 import type { ModelError } from './types.js';
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -57,8 +57,8 @@ function classify(
   if (err instanceof AnthropicAPIError) return classifyAnthropic(err, text);
   if (isAiSdkCallError(err)) return classifyAiSdk(err, text);
   const e = err instanceof Error ? err : new Error(String(err));
-  // The SDK's own class first; a status on any other error (a fetch wrapper's) is read the same way.
-  const rawStatus = err instanceof ApiError ? err.status : (e as Error & { status?: unknown }).status;
+  // @google/genai's ApiError carries its status as `status`, as any other error (a fetch wrapper's) may.
+  const rawStatus = (e as Error & { status?: unknown }).status;
   const status = typeof rawStatus === 'number' ? rawStatus : undefined;
   if (status !== undefined) {
     // An SDK error of another copy of its package (instanceof fails) still carries its response's headers.

@@ -1,4 +1,4 @@
-import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse, type Part as GenaiPart } from '@google/genai';
+import type { GoogleGenAI, GenerateContentConfig, GenerateContentResponse, Part as GenaiPart } from '@google/genai';
 import type { Part } from '../shapes/gemini/schema.js';
 import { createNodeTransport } from '../transport/node-fetch.js';
 import { createSplicer, renderThrough, type SpliceShape } from '../transport/splice.js';
@@ -21,17 +21,23 @@ import {
 /** A ModelProvider over the real @google/genai SDK, with its explicit caches: Gemini API, or any endpoint speaking it. */
 export function createGenaiProvider(config: ProviderConfig): ModelProvider & ExplicitCacheClient {
   const apiKey = config.apiKey ?? (config.kind === 'local' ? LOCAL_API_KEY : undefined);
-  const client = new GoogleGenAI({
-    vertexai: false,
-    ...(apiKey !== undefined ? { apiKey } : {}),
-    ...(config.baseUrl !== undefined ? { httpOptions: { baseUrl: config.baseUrl } } : {}),
-  });
+  // The SDK is loaded at the first call, so that a thread running another provider never loads it.
+  let client: Promise<GoogleGenAI> | undefined;
+  const clientOnce = (): Promise<GoogleGenAI> =>
+    (client ??= loadGenai().then(
+      (Client) =>
+        new Client({
+          vertexai: false,
+          ...(apiKey !== undefined ? { apiKey } : {}),
+          ...(config.baseUrl !== undefined ? { httpOptions: { baseUrl: config.baseUrl } } : {}),
+        }),
+    ));
   const policy = config.retry ?? DEFAULT_RETRY;
   // A key the config gave is kept out of every message, as with the other providers.
   const secrets = config.apiKey ? [config.apiKey] : [];
   const render = (request: GeminiRequest): Promise<string> =>
-    renderThrough((capture) =>
-      client.models.generateContentStream({
+    renderThrough(async (capture) =>
+      (await clientOnce()).models.generateContentStream({
         model: request.model,
         contents: request.contents as never,
         config: requestConfig(request, NEVER, capture, undefined),
@@ -48,7 +54,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       return response;
     };
     try {
-      const stream = await client.models.generateContentStream({
+      const stream = await (await clientOnce()).models.generateContentStream({
         model: request.model,
         contents: request.contents as never,
         config: requestConfig(request, options.signal, recordingFetch, config.callTimeoutMs),
@@ -116,7 +122,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
         };
       }
       try {
-        const cache = await client.caches.create({
+        const cache = await (await clientOnce()).caches.create({
           model: request.model,
           config: {
             contents: request.contents as never,
@@ -136,12 +142,18 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
 
     async deleteCache(name) {
       try {
-        await client.caches.delete({ name });
+        await (await clientOnce()).caches.delete({ name });
       } catch {
         // Best effort: an expired cache is already gone, and the TTL bounds a leaked one.
       }
     },
   };
+}
+
+let sdk: Promise<typeof GoogleGenAI> | undefined;
+function loadGenai(): Promise<typeof GoogleGenAI> {
+  sdk ??= import('@google/genai').then((m) => m.GoogleGenAI);
+  return sdk;
 }
 
 /** A signal that never aborts: a rendering sends nothing. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatAssistantMessage } from '../shapes/openai-chat/schema.js';
 import { createNodeTransport } from '../transport/node-fetch.js';
@@ -7,6 +7,7 @@ import { BODY_SPLICE, createSplicer, renderThrough, type SpliceShape } from '../
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { finishOf } from './finish.js';
+import { loadOpenAI } from './openai-sdk.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { ModelProvider, OpenAIChatRequest, ProviderConfig, TokenUsage } from './types.js';
@@ -38,8 +39,9 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
     return response;
   };
 
-  const clientWith = (fetchFn: typeof fetch): OpenAI =>
-    new OpenAI({
+  // The SDK is loaded at the first call, so that a thread running another provider never loads it.
+  const clientWith = async (fetchFn: typeof fetch): Promise<OpenAI> =>
+    new (await loadOpenAI())({
       apiKey: endpoint.apiKey,
       baseURL: endpoint.baseUrl,
       maxRetries: 0,
@@ -51,9 +53,10 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
     });
   // A rendering (once per shared layout) has a client of its own, whose fetch keeps the body and sends nothing.
   const render = (request: OpenAIChatRequest): Promise<string> =>
-    renderThrough((capture) => clientWith(capture).chat.completions.create(chatBody(request, preset.takesPromptCacheKey)));
+    renderThrough(async (capture) => (await clientWith(capture)).chat.completions.create(chatBody(request, preset.takesPromptCacheKey)));
   const splicer = createSplicer(BODY_SPLICE as SpliceShape<OpenAIChatRequest>, render, createNodeTransport());
-  const client = clientWith(recordingFetch);
+  let client: Promise<OpenAI> | undefined;
+  const clientOnce = (): Promise<OpenAI> => (client ??= clientWith(recordingFetch));
 
   return createStreamingProvider(config, {
     format: 'openai-chat',
@@ -64,7 +67,8 @@ export function createOpenAIChatProvider(config: ProviderConfig): ModelProvider 
       const reply = new ReplyAccumulator(config.reportsCachedTokens === true);
       let started = false;
       return {
-        open: (requestOptions) => client.chat.completions.create(chatBody(request, preset.takesPromptCacheKey), requestOptions),
+        open: async (requestOptions) =>
+          (await clientOnce()).chat.completions.create(chatBody(request, preset.takesPromptCacheKey), requestOptions),
         read(chunk) {
           if (!started) {
             started = true;

@@ -1,10 +1,11 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { isRecord } from '../input/json.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { type Finish, finishOf } from './finish.js';
 import { readComparison, withComparison } from './openai-diagnostics.js';
+import { loadOpenAI } from './openai-sdk.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesItemLike, TokenUsage } from './types.js';
@@ -21,13 +22,19 @@ import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesIt
  */
 export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProvider {
   const endpoint = resolveChatEndpoint(config);
-  const client = new OpenAI({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseUrl,
-    maxRetries: 0,
-    ...(endpoint.preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
-    ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
-  });
+  // The SDK is loaded at the first call, so that a thread running another provider never loads it.
+  let client: Promise<OpenAI> | undefined;
+  const clientOnce = async (): Promise<OpenAI> =>
+    (client ??= loadOpenAI().then(
+      (Client) =>
+        new Client({
+          apiKey: endpoint.apiKey,
+          baseURL: endpoint.baseUrl,
+          maxRetries: 0,
+          ...(endpoint.preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
+          ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
+        }),
+    ));
 
   return createStreamingProvider(config, {
     format: 'openai-responses',
@@ -40,8 +47,8 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
       let completed: Extract<ResponseStreamEvent, { type: 'response.completed' }>['response'] | undefined;
       let failed: string | undefined;
       return {
-        open: (requestOptions) =>
-          client.responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey, named), requestOptions),
+        open: async (requestOptions) =>
+          (await clientOnce()).responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey, named), requestOptions),
         read(event) {
           // The response object is made before the model begins: its first output is when prefill is done. Its id is
           // not given then: OpenAI compares only with a completed response, so a sibling may name it once it has completed.
