@@ -193,7 +193,8 @@ export class ForkEngine {
       settings.transcripts = { dir: transcripts.dir, ...(transcripts.resume === true ? { continueFrom: 'crash' as const } : {}) };
       settings.revive = (task, message) => this.revive(prefix, task, message, settings);
     }
-    const run = this.track(new FanOutRun(this.pool, this.host, settings, prefix, source));
+    const host = options.tools === undefined ? this.host : this.host.with(options.tools);
+    const run = this.track(new FanOutRun(this.pool, host, settings, prefix, source));
     if (options.onResult) run.onResult(options.onResult);
     return run;
   }

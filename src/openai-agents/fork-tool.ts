@@ -2,6 +2,7 @@ import { tool } from '@openai/agents';
 import type { ForkEngine } from '../engine/engine.js';
 import type { ForkResult } from '../result/fork-result.js';
 import {
+  type BackgroundCall,
   DIRECTIVE_DESCRIPTION,
   FORK_TOOL_DESCRIPTION,
   forkStep,
@@ -34,7 +35,7 @@ export interface OpenAIAgentsForkToolOptions extends StepOptions {
    * Background mode: the call returns at once with a placeholder, and each fork's result comes
    * here when it ends, for the caller to give back to its agent (a user message, a later turn).
    */
-  onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void;
+  onResult?: (result: ForkResult, call: BackgroundCall) => void;
   /** The fetch the recording one calls (default: the global fetch). */
   fetch?: typeof fetch;
 }
