@@ -3,7 +3,7 @@ import type { ForkEngine } from '../engine/engine.js';
 import type { ForkResult } from '../result/fork-result.js';
 import { importFromProject } from '../model/project-import.js';
 import type { AiSdkMessage, AiSdkSession } from '../shapes/registry.js';
-import type { FrameworkTool } from '../fork-tool/agent-tools.js';
+import type { AgentToolCall, FrameworkTool } from '../fork-tool/agent-tools.js';
 import {
   type BackgroundCall,
   DIRECTIVE_DESCRIPTION,
@@ -157,23 +157,21 @@ export function forkTool(options: ForkToolOptions) {
  * schema by the AI SDK, with the conversation the fork started from as `messages`.
  */
 function runnable(ai: AiModule, name: string, tool: AgentTool, messages: AiSdkMessage[], context: unknown): FrameworkTool {
-  const execute = tool.execute;
-  const needsApproval = tool.needsApproval;
+  const { execute, needsApproval } = tool;
+  const optionsOf = (call: AgentToolCall) => ({
+    toolCallId: call.callId,
+    messages,
+    abortSignal: call.signal,
+    experimental_context: context,
+  });
   return {
     name,
-    needsApproval: needsApproval === true,
+    needsApproval:
+      typeof needsApproval === 'function'
+        ? async (input, call) => needsApproval(await validated(ai, name, tool.inputSchema, input), optionsOf(call))
+        : needsApproval === true,
     ...(execute !== undefined
-      ? {
-          run: async (input, call) => {
-            const checked = await validated(ai, name, tool.inputSchema, input);
-            const options = { toolCallId: call.callId, messages, abortSignal: call.signal, experimental_context: context };
-            if (typeof needsApproval === 'function' && (await needsApproval(checked, options)))
-              throw new Error(
-                `${name} needs a person's approval for this input, and a fork cannot ask for it: do without it, or report that it is needed`,
-              );
-            return lastOf(await execute(checked, options));
-          },
-        }
+      ? { run: async (input, call) => lastOf(await execute(await validated(ai, name, tool.inputSchema, input), optionsOf(call))) }
       : {}),
   };
 }

@@ -10,7 +10,7 @@ import type { Tool, ToolContext } from '../tools/define.js';
  */
 
 /** A call of an agent's tool, as a fork made it. */
-interface AgentToolCall {
+export interface AgentToolCall {
   /** The fork's id (the fork tool's call id). */
   forkId: string;
   /** The model's id for this call (made up when its API gives none). */
@@ -21,8 +21,8 @@ interface AgentToolCall {
 /** An agent's tool, as its fork tool runs it for the forks. */
 export interface FrameworkTool {
   name: string;
-  /** true: never run in a fork (nobody is there to approve it); the call is denied. */
-  needsApproval: boolean;
+  /** true, or true for this call: never run in a fork (nobody is there to approve it); the call is denied. */
+  needsApproval: boolean | ((input: unknown, call: AgentToolCall) => Promise<boolean>);
   /** Runs one call through the framework; absent, the agent's tool has no implementation (the call fails, and the fork's answer says so). */
   run?: (input: unknown, call: AgentToolCall) => Promise<unknown>;
 }
@@ -36,14 +36,19 @@ export function hostedTools(tools: readonly FrameworkTool[], cannotRun: (forkId:
         cannotRun(ctx.forkId, why);
         throw new Error(`the agent's tool ${tool.name} has no implementation that a fork can run`);
       }
-      return tool.run(input, { forkId: ctx.forkId, callId: ctx.callId ?? `${ctx.forkId}-${tool.name}`, signal: ctx.signal });
+      const call = { forkId: ctx.forkId, callId: ctx.callId ?? `${ctx.forkId}-${tool.name}`, signal: ctx.signal };
+      if (typeof tool.needsApproval === 'function' && (await tool.needsApproval(input, call)))
+        throw new Error(
+          `${tool.name} needs a person's approval for this call, and a fork cannot ask for it: do without it, or report that it is needed`,
+        );
+      return tool.run(input, call);
     };
     return Object.freeze({
       name: tool.name,
       description: '',
       // The framework validates the input against the tool's own schema.
       parameters: z.unknown(),
-      approval: tool.needsApproval ? ('required' as const) : ('never' as const),
+      approval: tool.needsApproval === true ? ('required' as const) : ('never' as const),
       interactive: false,
       timeoutMs: undefined,
       forks: true,
