@@ -18,10 +18,13 @@ export function runExample(file: string): Promise<{ code: number | null; stdout:
   return runNode(['--import', 'tsx', file]);
 }
 
-/** Node with these arguments, offline (plus `env`), in `cwd` (default: the checkout's root); its output once it exits. */
+/**
+ * Node with these arguments, offline (plus `env`), in `cwd` (default: the checkout's root); its output once it exits.
+ * Past `timeoutMs` it is killed, and its stderr says so.
+ */
 export function runNode(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
@@ -33,7 +36,17 @@ export function runNode(
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            stderr += `(killed: still running after ${options.timeoutMs} ms)\n`;
+            child.kill('SIGKILL');
+          }, options.timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
