@@ -1,4 +1,4 @@
-import { ForkEngine, defineTool } from 'forkpool';
+import { ForkEngine, defineTool, type GeminiSession } from 'forkpool';
 import { z } from 'zod';
 
 const notes = new Map([['cache', 'keyed by prefix']]);
@@ -13,7 +13,7 @@ const session = {
   tools: [{ functionDeclarations: [lookup.declaration] }],
   history: [{ role: 'user', parts: [{ text: 'We keep short notes on forkpool, each under a one-word key.' }] },
     { role: 'model', parts: [{ text: 'Understood: I will look each note up by its key.' }] }],
-};
+} satisfies GeminiSession;
 const prefix = engine.freeze(session);    // once: its bytes → SharedArrayBuffer
 const run = engine.fanOut(prefix, [
   { id: 'a', directive: 'What does the cache note say?\nCALL lookup {"key":"cache"}' },   // CALL: what the scripted

@@ -69,9 +69,12 @@ export interface Dialect<M extends AnyMessage, S, R extends WireRequest = WireRe
   seedFieldsChars(seed: F): number;
 }
 
-/** A function declaration as Gemini takes it (`tools[].functionDeclarations[]`). */
-export interface FunctionDeclaration {
+/**
+ * A function declaration as Gemini takes it (`tools[].functionDeclarations[]`). A type, not an
+ * interface: it must fit a session's open records (`GeminiSession`'s tools take any field).
+ */
+export type FunctionDeclaration = {
   name: string;
   description: string;
   parametersJsonSchema: Record<string, unknown>;
-}
+};
