@@ -78,6 +78,8 @@ export interface AiSdkRun {
   /** The forks' model calls. */
   promptTokens: number;
   cachedTokens: number;
+  /** promptTokens over the step's forks: what one fork's calls sent. */
+  promptTokensPerFork: number;
   /** The agent's own model calls (its two steps). */
   agentPromptTokens: number;
   agentCachedTokens: number;
@@ -91,6 +93,8 @@ export interface AiSdkResult {
   turns: number;
   n: number;
   runs: AiSdkRun[];
+  /** The process's first agent run (the warm-up: its modules, JIT, sockets and threads paid), ms: the first step a user's process sees. */
+  firstRunMs: number;
 }
 
 const MODEL = 'gpt-4.1-mini';
@@ -340,7 +344,9 @@ export async function measureAiSdk(job: AiSdkJob): Promise<AiSdkResult[]> {
     // Modules, JIT, sockets (and the workers' model): a small conversation of its own, not measured.
     const warmN = Math.min(4, Math.min(...job.ns));
     const warm = newSpan();
+    const firstAt = performance.now();
     check(job.variant, warmN, await agent.run(conversation(8 * 1024, 1, warmN, `${job.variant} warm-up`), warm), warm);
+    const firstRunMs = performance.now() - firstAt;
     for (const n of job.ns) {
       const runs: AiSdkRun[] = [];
       for (let r = 1; r <= job.runs; r++) {
@@ -364,12 +370,21 @@ export async function measureAiSdk(job: AiSdkJob): Promise<AiSdkResult[]> {
           forksCpuMs: span.cpu0 && span.cpu1 ? ms(span.cpu1) - ms(span.cpu0) : Number.NaN,
           ...(loop ? { loop: { p50: loop.p50, p99: loop.p99, max: loop.max, weightedP99: loop.weightedP99 } } : {}),
           promptTokens: got.forks.reduce((a, f) => a + f.promptTokens, 0),
+          promptTokensPerFork: got.forks.reduce((a, f) => a + f.promptTokens, 0) / n,
           cachedTokens: got.forks.reduce((a, f) => a + f.cachedTokens, 0),
           agentPromptTokens: got.agent.promptTokens,
           agentCachedTokens: got.agent.cachedTokens,
         });
       }
-      out.push({ variant: job.variant, packages: installed(job.variant), prefixBytes: job.prefixBytes, turns: job.turns, n, runs });
+      out.push({
+        variant: job.variant,
+        packages: installed(job.variant),
+        prefixBytes: job.prefixBytes,
+        turns: job.turns,
+        n,
+        runs,
+        firstRunMs,
+      });
     }
   } finally {
     await agent.close();

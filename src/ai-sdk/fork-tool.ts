@@ -1,10 +1,19 @@
 import { z } from 'zod';
 import type { ForkEngine } from '../engine/engine.js';
-import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../result/fork-result.js';
 import { importFromProject } from '../model/project-import.js';
 import type { AiSdkMessage, AiSdkSession } from '../shapes/registry.js';
-import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, toolAnswer, type StepCall } from '../fork-tool/step.js';
+import type { AgentToolCall, FrameworkTool } from '../fork-tool/agent-tools.js';
+import {
+  type BackgroundCall,
+  DIRECTIVE_DESCRIPTION,
+  FORK_TOOL_DESCRIPTION,
+  forkStep,
+  type StepCall,
+  type StepOptions,
+  stepBatcher,
+  toolAnswer,
+} from '../fork-tool/step.js';
 
 /*
  * A fork tool for Vercel AI SDK agents (`generateText`, `streamText`, `Agent`): when the model calls
@@ -19,12 +28,28 @@ import { DIRECTIVE_DESCRIPTION, FORK_TOOL_DESCRIPTION, forkStep, stepBatcher, to
 
 type AiModule = typeof import('ai');
 
-/** A tool of the agent's, as the AI SDK holds it: what the model is told of it. */
+/** A tool of the agent's, as the AI SDK holds it: what the model is told of it, and how it runs. */
 interface AgentTool {
   description?: string;
   inputSchema: unknown;
   providerOptions?: Record<string, Record<string, unknown>>;
+  /** Run for a fork's calls on the main thread, as the AI SDK runs it for the agent. */
+  // biome-ignore lint/suspicious/noExplicitAny: the AI SDK's own tools are typed by their schema; any of them is taken here.
+  execute?: (input: any, options: ToolExecutionOptions) => unknown;
+  /** Set (true, or a function that says true for this input): a fork's call of it is denied, as nobody is there to approve it. */
+  // biome-ignore lint/suspicious/noExplicitAny: as execute.
+  needsApproval?: boolean | ((input: any, options: ApprovalOptions) => boolean | PromiseLike<boolean>);
 }
+
+/** What the AI SDK gives a tool's `execute` (its ToolExecutionOptions). */
+interface ToolExecutionOptions {
+  toolCallId: string;
+  messages: AiSdkMessage[];
+  abortSignal?: AbortSignal;
+  experimental_context?: unknown;
+}
+
+type ApprovalOptions = Pick<ToolExecutionOptions, 'toolCallId' | 'messages' | 'experimental_context'>;
 
 /** The agent's call settings, as its generateText call gives them (the fork's requests repeat them). */
 type CallSettings = Pick<
@@ -60,12 +85,17 @@ export interface ForkToolOptions {
    * Background mode: the call returns at once with a placeholder, and each fork's result comes
    * here when it ends, for the caller to give back to its agent (a user message, a later turn).
    */
-  onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void;
+  onResult?: (result: ForkResult, call: BackgroundCall) => void;
+  /** The agent's `experimental_context`, given to its tools when a fork calls them. */
+  context?: unknown;
   /** The fan-out's own options (transcripts, onResponseStart, …). */
-  fanOut?: Omit<FanOutOptions, 'parentWarm'>;
+  fanOut?: StepOptions['fanOut'];
+  /** true (the default): the agent has just sent this conversation, so its cache entry is there and no fork waits for another. */
+  parentWarm?: boolean;
   /**
-   * 'auto' (the default): of a step's several forks the first goes alone until its response begins,
-   * so that what they share beyond the agent's request is cached once; 'none': all at once.
+   * 'auto': of a step's several forks the first goes alone until its response begins, so that what
+   * they share beyond the agent's request is cached once; 'none': all at once. Default: 'none' when
+   * the parent is warm, else 'auto'.
    */
   warmup?: 'auto' | 'none';
 }
@@ -88,18 +118,21 @@ export function forkTool(options: ForkToolOptions) {
       role: 'assistant',
       content: calls.map((c) => ({ type: 'tool-call', toolCallId: c.toolCallId, toolName: name, input: { directive: c.directive } })),
     };
+    // A JSON copy: what the agent holds as objects (a URL, bytes) is what its provider sent as text.
+    const conversation = [...(JSON.parse(JSON.stringify(messages)) as AiSdkMessage[]), calling];
     const session = {
       format: 'ai-sdk',
       model: options.model,
       ...(options.system !== undefined ? { system: options.system } : {}),
-      // A JSON copy: what the agent holds as objects (a URL, bytes) is what its provider sent as text.
-      messages: [...(JSON.parse(JSON.stringify(messages)) as AiSdkMessage[]), calling],
+      messages: conversation,
       tools,
       ...options.settings,
     };
     forkStep(options.engine, session, calls, {
       ...(options.fanOut !== undefined ? { fanOut: options.fanOut } : {}),
+      ...(options.parentWarm !== undefined ? { parentWarm: options.parentWarm } : {}),
       ...(options.warmup !== undefined ? { warmup: options.warmup } : {}),
+      tools: Object.entries(options.tools ?? {}).map(([toolName, tool]) => runnable(ai, toolName, tool, conversation, options.context)),
     });
   };
   // A step's calls reach `execute` with the same messages array.
@@ -116,6 +149,48 @@ export function forkTool(options: ForkToolOptions) {
       return toolAnswer(fork, { toolCallId: call.toolCallId, directive: input.directive }, options.onResult);
     },
   };
+}
+
+/**
+ * An agent's tool as a fork runs it: through the AI SDK's own entry point (executeTool: an execute
+ * that returns an async iterable ends with its last value), its input validated against the tool's
+ * schema by the AI SDK, with the conversation the fork started from as `messages`.
+ */
+function runnable(ai: AiModule, name: string, tool: AgentTool, messages: AiSdkMessage[], context: unknown): FrameworkTool {
+  const { execute, needsApproval } = tool;
+  const optionsOf = (call: AgentToolCall) => ({
+    toolCallId: call.callId,
+    messages,
+    abortSignal: call.signal,
+    experimental_context: context,
+  });
+  return {
+    name,
+    needsApproval:
+      typeof needsApproval === 'function'
+        ? async (input, call) => needsApproval(await validated(ai, name, tool.inputSchema, input), optionsOf(call))
+        : needsApproval === true,
+    ...(execute !== undefined
+      ? { run: async (input, call) => lastOf(await execute(await validated(ai, name, tool.inputSchema, input), optionsOf(call))) }
+      : {}),
+  };
+}
+
+/** The input as the tool's schema takes it, checked as the AI SDK checks a call (asSchema(…).validate); a clear error when it is not. */
+async function validated(ai: AiModule, name: string, schema: unknown, input: unknown): Promise<unknown> {
+  const validate = ai.asSchema(schema as Parameters<AiModule['asSchema']>[0]).validate;
+  if (validate === undefined) return input;
+  const result = await validate(input);
+  if (!result.success) throw new Error(`invalid input for ${name}: ${result.error.message}. Fix it and call again.`);
+  return result.value;
+}
+
+/** A tool's result: an execute that returns an async iterable (preliminary results) ends with its last value. */
+async function lastOf(output: unknown): Promise<unknown> {
+  if (output === null || typeof output !== 'object' || !(Symbol.asyncIterator in output)) return output;
+  let last: unknown;
+  for await (const value of output as AsyncIterable<unknown>) last = value;
+  return last;
 }
 
 /** A tool as the model is told of it: its description and its input's JSON Schema, as the AI SDK renders them. */

@@ -6,8 +6,6 @@ import { namesStoredResponses } from '../model/decorate.js';
 import type { CachePlan, PlanInput } from '../model/plan.js';
 import { createProvider, loadProvider, providerModule } from '../model/providers/index.js';
 import type { ModelProvider, ProviderConfig } from '../model/types.js';
-import { contextWindowOf } from '../model/context-windows.js';
-import { priceOf, type PriceTable } from '../model/prices.js';
 import { freezePrefix, type FrozenPrefix } from '../prefix/index.js';
 import { parseSession } from '../session/parse.js';
 import type { ForkTask } from '../session/schema.js';
@@ -34,6 +32,7 @@ import {
 import { runParentAgent, type ParentAgentOptions } from './parent-agent.js';
 import type { ParentOutcome } from './parent-events.js';
 import { FanOutRun, type RunSettings } from './run.js';
+import { runPrice, runWindow } from './run-limits.js';
 import { ForkpoolError } from '../input/forkpool-error.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../thread-start/worker-entry.js';
@@ -196,7 +195,8 @@ export class ForkEngine {
       settings.transcripts = { dir: transcripts.dir, ...(transcripts.resume === true ? { continueFrom: 'crash' as const } : {}) };
       settings.revive = (task, message) => this.revive(prefix, task, message, settings);
     }
-    const run = this.track(new FanOutRun(this.pool, this.host, settings, prefix, source));
+    const host = options.tools === undefined ? this.host : this.host.with(options.tools);
+    const run = this.track(new FanOutRun(this.pool, host, settings, prefix, source));
     if (options.onResult) run.onResult(options.onResult);
     return run;
   }
@@ -404,23 +404,6 @@ function countingCalls(gate: EngineCallGate, report: ((calls: number) => void) |
 function toolSpansUnder(parent: Context | undefined, captureContent: boolean): ForkHooks['onToolCall'] {
   if (parent === undefined) return () => {};
   return (call, outcome, startedAt) => recordToolSpan(call, outcome, startedAt, parent, captureContent);
-}
-
-/** The model's price for a run (undefined: none known); a cost cap needs one, so without it the fan-out is refused. */
-function runPrice(provider: string, model: string, own: PriceTable, maxCost: number | undefined): RunSettings['price'] {
-  const price = priceOf(provider, model, own);
-  if (price === undefined && maxCost !== undefined) {
-    throw new TypeError(
-      `ForkEngine.fanOut: options.maxCost needs the price of ${provider} model "${model}", and forkpool's table has none: give it in options.prices (--prices FILE): { "${model}": { "input", "cachedInput", "output" } } in USD per million tokens`,
-    );
-  }
-  return price === undefined ? undefined : { model, price };
-}
-
-/** The model's context window for a run (undefined: none known, and no task is refused for size). */
-function runWindow(provider: string, model: string, own: PriceTable): RunSettings['contextWindow'] {
-  const window = contextWindowOf(provider, model, own);
-  return window === undefined ? undefined : { ...window, model };
 }
 
 /** The URL of a provider module the option names (`{ kind, module }`: a provider of one's own). */

@@ -215,6 +215,19 @@ export const FanOutOptionsSchema = z.strictObject({
     valueText: 'function',
     description: "Told when a fork's model response has begun, on every turn (turn 1: its first).",
   }),
+  tools: option(
+    z
+      .custom<readonly Tool[]>((value) => Array.isArray(value) && value.every((tool) => typeof tool === 'object' && tool !== null), {
+        error: 'must be an array of tools made with defineTool',
+      })
+      .optional(),
+    {
+      valueText: 'array of tools',
+      description:
+        "Tools this fan-out's forks may call besides the engine's (an agent's own, as its fork tool gives them); of two with one name, this one.",
+      defaultText: 'none',
+    },
+  ),
   onResult: option(fn<(result: ForkResult, task: ForkTask) => void>().optional(), {
     valueText: 'function',
     description:

@@ -2,6 +2,7 @@ import { type Context, context } from '@opentelemetry/api';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../result/fork-result.js';
+import { hostedTools, type FrameworkTool } from './agent-tools.js';
 
 /*
  * One model step's calls of a fork tool, made into forks: the agent frameworks' fork tools (the AI
@@ -17,15 +18,24 @@ export interface StepCall {
   /** The context its `execute` ran in: the framework's tool-call span, when the agent is traced. */
   trace: Context;
   signal: AbortSignal | undefined;
+  /** Its fork's calls of the agent's tools that nothing could run, filled in before it settles. */
+  unrunnable: string[];
   settle(result: ForkResult | Error): void;
 }
 
 export interface StepOptions {
   /** The fan-out's own options (transcripts, onResponseStart, …). */
-  fanOut?: Omit<FanOutOptions, 'parentWarm'>;
+  fanOut?: Omit<FanOutOptions, 'parentWarm' | 'tools'>;
+  /**
+   * true (the default): the agent has just sent this conversation, so the provider's cache holds it
+   * and no fork waits for another; false: the forks warm it themselves (a conversation the agent
+   * did not send as is, such as one it rewrote before this tool ran).
+   */
+  parentWarm?: boolean;
   /**
    * 'auto': of a step's several forks the first goes alone until its response begins, so that what
-   * they share beyond the agent's request is cached once; 'none': all at once.
+   * they share beyond the agent's request is cached once; 'none': all at once. Default: 'none' when
+   * the parent is warm, else 'auto'.
    */
   warmup?: 'auto' | 'none';
 }
@@ -37,13 +47,22 @@ const WARMUP_CAP_MS = 5_000;
  * Freezes the step's session once and starts a fan-out per call, under the call's own context (its
  * tool-call span): the agent has just sent this conversation, so its cache entry is there.
  */
-export function forkStep(engine: ForkEngine, session: unknown, calls: readonly StepCall[], options: StepOptions): void {
+export function forkStep(
+  engine: ForkEngine,
+  session: unknown,
+  calls: readonly StepCall[],
+  options: StepOptions & { tools?: readonly FrameworkTool[] },
+): void {
   const prefix = engine.freeze(session);
+  const byFork = new Map(calls.map((call) => [call.toolCallId, call]));
+  const tools = hostedTools(options.tools ?? [], (forkId, why) => byFork.get(forkId)?.unrunnable.push(why));
+  const parentWarm = options.parentWarm ?? true;
   const start = (call: StepCall, onResponseStart?: () => void): void => {
     const own = options.fanOut?.onResponseStart;
     const fanOut = engine.fanOut(prefix, [{ id: call.toolCallId, directive: call.directive }], {
       ...options.fanOut,
-      parentWarm: true,
+      parentWarm,
+      ...(tools.length > 0 ? { tools } : {}),
       traceParent: call.trace,
       ...(onResponseStart !== undefined || own !== undefined
         ? {
@@ -68,7 +87,7 @@ export function forkStep(engine: ForkEngine, session: unknown, calls: readonly S
   // begun (or after WARMUP_CAP_MS), and read it from the cache instead of all sending it cold.
   const [lead, ...rest] = calls;
   if (lead === undefined) return;
-  if (rest.length === 0 || options.warmup === 'none') {
+  if (rest.length === 0 || (options.warmup ?? (parentWarm ? 'none' : 'auto')) === 'none') {
     for (const call of calls) start(call);
     return;
   }
@@ -94,6 +113,8 @@ export interface ToolCall {
 export interface StepFork {
   started: Promise<void>;
   result: Promise<ForkResult>;
+  /** The fork's calls of the agent's tools that nothing could run (complete once `result` settles). */
+  unrunnable: readonly string[];
 }
 
 /**
@@ -140,11 +161,20 @@ export function stepBatcher<Step extends object>(
   };
   return (step, call) => {
     const batch = batchOf(step);
+    const unrunnable: string[] = [];
     const result = new Promise<ForkResult>((resolve, reject) => {
-      batch.calls.push({ ...call, trace: context.active(), settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
+      batch.calls.push({ ...call, trace: context.active(), unrunnable, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
     });
-    return { started: batch.started, result };
+    return { started: batch.started, result, unrunnable };
   };
+}
+
+/** A background fork's call, as `onResult` is told of it. */
+export interface BackgroundCall {
+  toolCallId: string;
+  directive: string;
+  /** The fork's calls of the agent's tools that nothing could run (its answer lacks their results). */
+  unrunnable: readonly string[];
 }
 
 /**
@@ -155,20 +185,26 @@ export function stepBatcher<Step extends object>(
 export async function toolAnswer(
   fork: StepFork,
   call: { toolCallId: string; directive: string },
-  onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void,
+  onResult?: (result: ForkResult, call: BackgroundCall) => void,
 ): Promise<string> {
-  if (onResult === undefined) return answerOf(await fork.result);
+  if (onResult === undefined) return answerOf(await fork.result, fork.unrunnable);
   // Its rejection is the same error as started's, which the call throws.
   fork.result.then(
-    (r) => onResult(r, call),
+    (r) => onResult(r, { ...call, unrunnable: fork.unrunnable }),
     () => undefined,
   );
   await fork.started;
   return `Fork ${call.toolCallId} started in the background; its result will be given to you when it ends.`;
 }
 
-/** What the tool returns to the agent: the fork's answer, or why it has none. */
-function answerOf(result: ForkResult): string {
+/** What the tool returns to the agent: the fork's answer, or why it has none; and the tools it could not run. */
+function answerOf(result: ForkResult, unrunnable: readonly string[]): string {
+  const answer = ownAnswerOf(result);
+  if (unrunnable.length === 0) return answer;
+  return `${answer}\n\nThe fork called tools that could not be run, so its answer lacks their results: ${[...new Set(unrunnable)].join('; ')}.`;
+}
+
+function ownAnswerOf(result: ForkResult): string {
   if (result.status === 'completed') return result.text;
   return `The fork ${result.status === 'cancelled' ? 'was cancelled' : 'failed'} (${result.error.kind}): ${result.error.message}${result.text !== '' ? `\nIts partial answer:\n${result.text}` : ''}`;
 }

@@ -1,7 +1,9 @@
-import { tool } from '@openai/agents';
+import { type FunctionTool, RunContext, type Tool, tool } from '@openai/agents';
+import type { FrameworkTool } from '../fork-tool/agent-tools.js';
 import type { ForkEngine } from '../engine/engine.js';
 import type { ForkResult } from '../result/fork-result.js';
 import {
+  type BackgroundCall,
   DIRECTIVE_DESCRIPTION,
   FORK_TOOL_DESCRIPTION,
   forkStep,
@@ -34,9 +36,11 @@ export interface OpenAIAgentsForkToolOptions extends StepOptions {
    * Background mode: the call returns at once with a placeholder, and each fork's result comes
    * here when it ends, for the caller to give back to its agent (a user message, a later turn).
    */
-  onResult?: (result: ForkResult, call: { toolCallId: string; directive: string }) => void;
+  onResult?: (result: ForkResult, call: BackgroundCall) => void;
   /** The fetch the recording one calls (default: the global fetch). */
   fetch?: typeof fetch;
+  /** The agent's other tools: a fork's calls of its function tools run on this thread through the tool's own `invoke` (its parsing, its errorFunction), with the calling run's context. */
+  tools?: readonly Tool[];
 }
 
 /** Request fields that steer one call's transport, not the conversation: a fork sets its own. */
@@ -54,11 +58,16 @@ export function forkTool(options: OpenAIAgentsForkToolOptions) {
   // routes by key and prefix, and a key of forkpool's would send them away from the agent's entry.
   const step: StepOptions = {
     fanOut: { ...options.fanOut, promptCacheKey: options.fanOut?.promptCacheKey ?? null },
+    ...(options.parentWarm !== undefined ? { parentWarm: options.parentWarm } : {}),
     ...(options.warmup !== undefined ? { warmup: options.warmup } : {}),
   };
-  const enqueue = stepBatcher(async (recorded: RecordedStep, calls: readonly StepCall[]) =>
-    forkStep(options.engine, sessionOf(recorded), calls, step),
-  );
+  // The run context of the agent's run that made each step's calls: its tools get it when a fork calls them.
+  const runContexts = new WeakMap<RecordedStep, RunContext>();
+  const enqueue = stepBatcher(async (recorded: RecordedStep, calls: readonly StepCall[]) => {
+    const runContext = runContexts.get(recorded) ?? new RunContext();
+    const tools = (options.tools ?? []).filter((t): t is FunctionTool => t.type === 'function').map((t) => runnable(t, runContext));
+    forkStep(options.engine, sessionOf(recorded), calls, { ...step, tools });
+  });
 
   const forks = tool({
     name,
@@ -70,7 +79,7 @@ export function forkTool(options: OpenAIAgentsForkToolOptions) {
       additionalProperties: false,
     },
     strict: true,
-    async execute(input, _context, details) {
+    async execute(input, context, details) {
       const directive = (input as { directive?: unknown }).directive;
       if (typeof directive !== 'string' || directive.trim() === '')
         return 'The fork tool needs a directive: what the fork is to do, in full.';
@@ -83,10 +92,28 @@ export function forkTool(options: OpenAIAgentsForkToolOptions) {
           `forkTool: call ${toolCallId} of the ${name} tool is not in a Responses API answer this tool's fetch saw (or still keeps: the latest 256): give the agent's OpenAI client the tool's fetch (new OpenAI({ fetch: forks.fetch })), and use its Responses model`,
         );
       }
+      if (context !== undefined) runContexts.set(recorded, context);
       return toolAnswer(enqueue(recorded, { toolCallId, directive, signal: details?.signal }), { toolCallId, directive }, options.onResult);
     },
   });
   return { tool: forks, fetch: recorder.fetch };
+}
+
+/**
+ * An agent's function tool as a fork runs it: through its `invoke`, as the Agents SDK's runner does
+ * (the input is parsed and checked there, and a failure becomes the model-visible text its
+ * errorFunction makes), with the calling run's context; its needsApproval asked first.
+ */
+function runnable(agentTool: FunctionTool, runContext: RunContext): FrameworkTool {
+  const detailsOf = (input: unknown, callId: string, signal: AbortSignal) => ({
+    toolCall: { type: 'function_call' as const, callId, name: agentTool.name, arguments: JSON.stringify(input ?? {}) },
+    signal,
+  });
+  return {
+    name: agentTool.name,
+    needsApproval: (input, call) => agentTool.needsApproval(runContext, input as never, call.callId),
+    run: (input, call) => agentTool.invoke(runContext, JSON.stringify(input ?? {}), detailsOf(input, call.callId, call.signal)),
+  };
 }
 
 /**

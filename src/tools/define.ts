@@ -8,6 +8,8 @@ export interface ToolContext {
   forkId: string;
   /** Aborted when the fork is cancelled, times out, or the tool exceeds its own timeout. */
   signal: AbortSignal;
+  /** The model's id for this call, when its API gives one. */
+  callId?: string;
 }
 
 export type { FunctionDeclaration };

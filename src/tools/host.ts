@@ -5,7 +5,7 @@ import { TASK_CONTROL_REFUSED, TASK_CONTROL_TOOLS } from '../fork/task-tools.js'
 import { allowsTool } from '../session/tool-allowlist.js';
 import type { SubagentType } from '../session/schema.js';
 import { runInThread } from './cpu-thread.js';
-import type { Tool } from './define.js';
+import type { Tool, ToolContext } from './define.js';
 import type { ToolCall } from './call.js';
 import { fail, reject, succeed, type ToolOutcome } from './outcome.js';
 
@@ -32,6 +32,8 @@ export interface ToolHost {
   execute(call: ToolCall, policy: ForkToolPolicy, signal: AbortSignal): Promise<ToolOutcome>;
   /** The longest any call can take before its own timeout answers it (the worker's RPC bound). */
   readonly longestTimeoutMs: number;
+  /** This host with more tools (a fan-out's own: an agent framework's tools); of two with one name, the added one. */
+  with(tools: readonly Tool[]): ToolHost;
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
@@ -50,6 +52,7 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
   }
   const byName = new Map(tools.map((t) => [t.name, t]));
   return {
+    with: (added) => createToolHost([...tools, ...added], defaultTimeoutMs),
     longestTimeoutMs: Math.max(defaultTimeoutMs, ...tools.map((t) => t.timeoutMs ?? defaultTimeoutMs)),
     async execute(call, policy, signal) {
       const rejection = check(call, policy, byName);
@@ -66,7 +69,7 @@ export function createToolHost(tools: readonly Tool[], defaultTimeoutMs = DEFAUL
       }
       const timeoutMs = tool.timeoutMs ?? defaultTimeoutMs;
       if (tool.cpu) return runInThread(tool, parsed.data, policy.forkId, signal, timeoutMs);
-      return run(tool, parsed.data, policy.forkId, signal, timeoutMs);
+      return run(tool, parsed.data, { forkId: policy.forkId, ...(call.id !== undefined ? { callId: call.id } : {}) }, signal, timeoutMs);
     },
   };
 }
@@ -140,7 +143,13 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
-async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal, timeoutMs: number): Promise<ToolOutcome> {
+async function run(
+  tool: Tool,
+  args: unknown,
+  caller: Omit<ToolContext, 'signal'>,
+  outer: AbortSignal,
+  timeoutMs: number,
+): Promise<ToolOutcome> {
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(outer.reason);
   outer.addEventListener('abort', onAbort, { once: true });
@@ -157,7 +166,7 @@ async function run(tool: Tool, args: unknown, forkId: string, outer: AbortSignal
   });
   const execution = (async (): Promise<ToolOutcome> => {
     try {
-      return succeed(tool.name, await tool.execute(args, { forkId, signal: controller.signal }));
+      return succeed(tool.name, await tool.execute(args, { ...caller, signal: controller.signal }));
     } catch (err) {
       return fail('threw', `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
