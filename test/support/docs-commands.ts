@@ -182,7 +182,7 @@ export function printedLines(run: BlockRun): string[] {
 /** A line by its columns: each figure and hex id read as `#`, runs of spaces as one. */
 function columns(line: string): string {
   return line
-    .replace(/\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/g, '#')
+    .replace(/(?<![0-9A-Za-z])(?=[0-9a-f]*\d)[0-9a-f]{8,}(?![0-9A-Za-z])/g, '#')
     .replace(/\d[\d,]*(\.\d+)?/g, '#')
     .replace(/\s+/g, ' ')
     .trim();
