@@ -69,10 +69,11 @@ describe("the docs' shell commands", () => {
       it.each(blocks.filter((b) => b.run).map((b) => [b.at, b] as const))(
         '%s runs as written',
         async (_at, block) => {
-          const run = await runBlock(scriptOf(block, await freePort()), dir, bin, BLOCK_TIMEOUT_MS);
+          const ports = [await freePort(), await freePort()];
+          const run = await runBlock(scriptOf(block, ports), dir, bin, BLOCK_TIMEOUT_MS);
           expect({ at: block.at, code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ at: block.at, code: 0, stderr: '' });
           if (!block.output) return;
-          const printed = printedLines(run);
+          const printed = printedLines(run, ports);
           if (UPDATE) updates.push({ output: block.output, printed });
           else if (!outputMatches(block.output, printed)) {
             expect({ at: block.at, printed: printed.join('\n') }).toEqual({ at: block.at, printed: block.output.lines.join('\n') });

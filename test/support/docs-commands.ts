@@ -13,9 +13,9 @@ import { CLI, offlineEnv, REPO_ROOT } from '../fixtures/cli/run-cli.js';
  * node_modules (so a
  * block may read `examples/session.json`, run `--workspace .`, and use what an earlier block of the
  * same document wrote). `npx forkpool` and `forkpool` are this checkout's built CLI; no key is set.
- * A block that starts a server in the background (`npx forkpool serve --port 8787 &`) gets a free
- * port in place of 8787 in every line, the next line runs once that port answers, and whatever the
- * block left running is stopped when it ends.
+ * A block that starts a server in the background (`npx forkpool serve --port 8787 &`, `redis-server
+ * --port 6379 … &`) gets free ports in place of 8787 and 6379 in every line, the next line runs once
+ * that port answers, and whatever the block left running is stopped when it ends.
  *
  * A ```text block right after a command block (blank lines between are fine) is that block's
  * output: what its commands wrote to stderr, then to stdout. It is compared line by line:
@@ -32,8 +32,8 @@ const SHELLS = new Set(['sh', 'bash', 'shell', 'console']);
 const NOT_RUN = /^<!--\s*example:\s*not-run\s*(?:,\s*(.*?))?\s*-->$/;
 const OUTPUT = /^<!--\s*output:\s*exact(?:\s+except\s+(.+?))?\s*-->$/;
 const ELLIPSIS = '…';
-/** The port a doc's background server is written with; each run takes a free one instead. */
-const DOC_PORT = '8787';
+/** The ports a doc's background servers are written with (forkpool serve's, Redis's); each run takes free ones instead. */
+const DOC_PORTS = ['8787', '6379'];
 
 export interface OutputSample {
   /** Lines (1-based) of the sample's first and last line in the doc (the lines inside the fence). */
@@ -125,13 +125,14 @@ trap 'status=$?; jobs=$(jobs -p); [ -z "$jobs" ] || kill $jobs 2>/dev/null; wait
 wait_for_port() { for _ in $(seq 1 600); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never answered" >&2; return 1; }
 `;
 
-/** The block as bash runs it: the built CLI for `npx forkpool`, `port` for the doc's port, a wait after each background server. */
-export function scriptOf(block: CommandBlock, port: number): string {
-  const lines = block.script.split('\n').map((line) => line.replace(/\bnpx forkpool\b/g, 'forkpool').replaceAll(DOC_PORT, String(port)));
+/** The block as bash runs it: the built CLI for `npx forkpool`, free ports for the doc's, a wait after each background server. */
+export function scriptOf(block: CommandBlock, ports: readonly number[]): string {
+  const withPorts = (line: string): string => DOC_PORTS.reduce((text, port, i) => text.replaceAll(port, String(ports[i])), line);
+  const lines = block.script.split('\n').map((line) => withPorts(line.replace(/\bnpx forkpool\b/g, 'forkpool')));
   const out: string[] = [];
   for (const line of lines) {
     out.push(line);
-    const background = /^\s*forkpool serve\b.*--port (\d+).*&\s*(#.*)?$/.exec(line);
+    const background = /^\s*(?:forkpool serve|redis-server)\b.*--port (\d+).*&\s*(#.*)?$/.exec(line);
     if (background) out.push(`wait_for_port ${background[1]}`);
   }
   return PRELUDE + out.join('\n');
@@ -169,10 +170,14 @@ export function runBlock(script: string, dir: string, bin: string, timeoutMs: nu
   });
 }
 
-/** What a block printed, as its sample shows it: stderr's lines, then stdout's, without trailing spaces or trailing blank lines. */
-export function printedLines(run: BlockRun): string[] {
+/**
+ * What a block printed, as its sample shows it: stderr's lines, then stdout's, without trailing
+ * spaces or trailing blank lines, with the doc's own ports in place of the free ones it ran on.
+ */
+export function printedLines(run: BlockRun, ports: readonly number[]): string[] {
   const linesOf = (text: string): string[] => {
-    const lines = text.split('\n').map((line) => line.trimEnd());
+    const docPorts = ports.reduce((out, port, i) => out.replaceAll(`:${port}`, `:${DOC_PORTS[i]}`), text);
+    const lines = docPorts.split('\n').map((line) => line.trimEnd());
     while (lines.length > 0 && lines.at(-1) === '') lines.pop();
     return lines;
   };
