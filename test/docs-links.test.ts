@@ -7,7 +7,10 @@ import { docsWithExamples } from './support/docs-examples.js';
 /*
  * Every relative link of the README and docs/*.md leads somewhere: the file exists, and an anchor
  * (`#providers`, `providers.md#warm-up`) names a heading of that document, as GitHub makes them.
+ * The README fits a first read, and no doc speaks of the project's issue numbers (CHANGELOG keeps history).
  */
+
+const README_MAX_LINES = 400;
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens; repeats get -1, -2, …. */
 function anchorsOf(markdown: string): Set<string> {
@@ -60,5 +63,15 @@ describe("the docs' links", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it(`the README is at most ${README_MAX_LINES} lines, and no doc names an issue by its number`, () => {
+    expect(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(README_MAX_LINES);
+    const numbered = docsWithExamples().flatMap((doc) =>
+      readFileSync(join(REPO_ROOT, doc), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\bissues? #?\d+/i.test(line) ? [`${doc}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(numbered).toEqual([]);
   });
 });
