@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/redis.js';
 import { docsWithExamples } from './support/docs-examples.js';
 import {
@@ -58,19 +58,22 @@ describe("the docs' shell commands", () => {
 
   for (const { doc, blocks } of docs.filter((d) => d.blocks.some((b) => b.run))) {
     describe(doc, () => {
-      const { dir, bin } = commandsDir();
+      let dirs: { dir: string; bin: string } | undefined;
       const updates: { output: OutputSample; printed: string[] }[] = [];
+      beforeAll(() => {
+        dirs = commandsDir();
+      });
       afterAll(() => {
         if (UPDATE && updates.length > 0) updateSamples(doc, updates);
-        rmSync(dir, { recursive: true, force: true });
-        rmSync(bin, { recursive: true, force: true });
+        if (dirs) for (const path of [dirs.dir, dirs.bin]) rmSync(path, { recursive: true, force: true });
       });
 
       it.each(blocks.filter((b) => b.run).map((b) => [b.at, b] as const))(
         '%s runs as written',
         async (_at, block) => {
           const ports = [await freePort(), await freePort()];
-          const run = await runBlock(scriptOf(block, ports), dir, bin, BLOCK_TIMEOUT_MS);
+          if (!dirs) throw new Error('no temp dir: beforeAll did not run');
+          const run = await runBlock(scriptOf(block, ports), dirs.dir, dirs.bin, BLOCK_TIMEOUT_MS);
           expect({ at: block.at, code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ at: block.at, code: 0, stderr: '' });
           if (!block.output) return;
           const printed = printedLines(run, ports);
