@@ -93,7 +93,7 @@ describe('token budgets', () => {
     await withEngine({}, async (engine) => {
       const prefix = engine.freeze(parentSession(tools, { words: 10 }));
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { retainResult: false } as never)).toThrow(
-        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey, storedResponse, onResponseStart, onResult, callGate, transcripts, traceParent, parentAgentId, signal)',
+        'ForkEngine: options.fanOut.retainResult is not an option (known: parentWarm, retainResults, promptCacheKey, storedResponse, onResponseStart, tools, onResult, callGate, transcripts, traceParent, parentAgentId, signal)',
       );
       expect(() => engine.fanOut(prefix, [{ id: 'a', directive: 'x' }], { parentWarm: 'true' } as never)).toThrow(
         'ForkEngine.fanOut: options.parentWarm must be true or false',
