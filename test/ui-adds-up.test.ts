@@ -313,11 +313,11 @@ describe('forkpool report --html shows what the result lines hold', () => {
       `Efficiency ${pct(efficiency)} of the ${int(reader.maxCachedTokens as number)} tokens`,
     );
     expect(await detail.locator('[data-testid="detail-lacks"]').count()).toBe(0);
-    // The run's efficiency is the run's report's; the figures over time have a sample per fork.
+    // The run's efficiency is the run's report's; the figures over time: the start, then each fork's end.
     expect(await page.locator('[data-testid="efficiency"]').textContent()).toBe(
       `${pct(summary.efficiency)} (max ${int(summary.theoreticalCachedTokens)} cached)`,
     );
-    expect(await page.locator('[data-testid="figures"]').getAttribute('data-samples')).toBe('3');
+    expect(await page.locator('[data-testid="figures"]').getAttribute('data-samples')).toBe('4');
     expect(await page.locator('[data-testid="lacks"]').isVisible()).toBe(false);
     await page.screenshot({ path: join(SHOTS, 'report-detail.png') });
 

@@ -178,10 +178,10 @@ function detailOf(line: ReportLine, directiveFromTasks: string | undefined): For
   };
 }
 
-/** The figures over time: the run's totals as each fork ended, in the order they ended. */
+/** The figures over time: nothing at the run's start, then the run's totals as each fork ended, in the order they ended. */
 function samplesOf(lines: readonly ReportLine[], spans: readonly { endedAt: number }[]): Sample[] {
   const order = lines.map((_, i) => i).sort((a, b) => (spans[a]?.endedAt ?? 0) - (spans[b]?.endedAt ?? 0));
-  const samples: Sample[] = [];
+  const samples: Sample[] = [{ at: 0, promptTokens: 0, cachedTokens: 0, outputTokens: 0, efficiency: null }];
   let prompt = 0;
   let cached: number | null = 0;
   let output = 0;
