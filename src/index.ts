@@ -34,6 +34,8 @@ export {
   type PriceTable,
   type ModelPrice,
   type ForkCacheFigures,
+  type ForkEnd,
+  type ToolCallRecord,
   type CacheMode,
   type ParentEvent,
   type ParentOutcome,

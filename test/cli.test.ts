@@ -26,7 +26,16 @@ const RESEARCH_IDS = [
 ];
 
 function expectResultLine(line: Record<string, unknown>): void {
-  const expected = [...RESULT_KEYS, ...['output', 'error', 'cacheMiss', 'finish', 'cut'].filter((key) => key in line)];
+  // A run's lines (--out, json) carry what a report shows (directive, turns, tool calls, cache maximum); a stream's notification does not.
+  const ran = ['directive', 'perTurn', 'tools', 'maxCachedTokens', 'preexistingCachedTokens'];
+  const expected = [...RESULT_KEYS, ...['output', 'error', 'cacheMiss', 'finish', 'cut', ...ran].filter((key) => key in line)];
+  if ('directive' in line) {
+    for (const key of ran) expect(line).toHaveProperty(key);
+    expect(typeof line.directive).toBe('string');
+    expect((line.perTurn as unknown[]).length).toBeGreaterThanOrEqual(line.status === 'completed' ? (line.turns as number) : 0);
+    expect((line.tools as unknown[]).length).toBe(line.toolCalls);
+    expect(Number.isInteger(line.maxCachedTokens)).toBe(true);
+  }
   expect(Object.keys(line).sort()).toEqual(expected.sort());
   expect(typeof line.id).toBe('string');
   expect(['completed', 'failed', 'cancelled']).toContain(line.status);

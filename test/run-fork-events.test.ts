@@ -51,8 +51,9 @@ function harness(readableAfter: RunListeners['readableAfter'], order = 0) {
     window: 'inherit|all',
     trace,
     running: () => state.running,
+    tools: [],
   };
-  return { hooks: forkHooksOf(run, fork), run, seen, events, state };
+  return { hooks: forkHooksOf(run, fork), run, seen, events, state, fork };
 }
 
 describe("a fork's reports", () => {
@@ -127,12 +128,16 @@ describe("a fork's reports", () => {
     ]);
   });
 
-  it('tool calls and attempts go to the span and the events; no call is admitted once the budget is spent', () => {
+  it('tool calls and attempts go to the span, the events and the fork’s record; no call is admitted once the budget is spent', () => {
     const h = harness('response-start');
     h.hooks.onToolCall({ name: 'lookup' }, succeed({ ok: true }), 0);
     h.hooks.onToolCall({ name: 'explode' }, fail('threw', 'kaboom'), 0);
     h.hooks.onAttempt?.('rate_limited', true);
     expect(h.seen).toEqual(['trace.tool lookup ok', 'trace.tool explode failed', 'trace.attempt rate_limited true']);
+    expect(h.fork.tools).toEqual([
+      { tool: 'lookup', status: 'ok' },
+      { tool: 'explode', status: 'failed', error: 'kaboom' },
+    ]);
     expect(h.events).toEqual([
       { type: 'tool_call', forkId: 'f', tool: 'lookup', status: 'ok' },
       { type: 'tool_call', forkId: 'f', tool: 'explode', status: 'failed', error: { kind: 'threw', message: 'kaboom' } },
@@ -142,17 +147,19 @@ describe("a fork's reports", () => {
     expect(h.hooks.admit()).toBe(false);
   });
 
-  it("a fork's first event names it by its directive's first line, cut at 60 characters", () => {
+  it("a fork's first event names it by its directive's first line, cut at 60 characters, and carries the whole directive", () => {
     expect(startedEvent({ id: 'a', directive: 'Summarize the file.\nThen stop.', subagentType: 'fork' })).toEqual({
       type: 'task_started',
       forkId: 'a',
       description: 'Summarize the file.',
+      directive: 'Summarize the file.\nThen stop.',
       subagentType: 'fork',
     });
     expect(startedEvent({ id: 'b', directive: 'x'.repeat(80) })).toEqual({
       type: 'task_started',
       forkId: 'b',
       description: `${'x'.repeat(57)}...`,
+      directive: 'x'.repeat(80),
     });
   });
 });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { answerCut } from '../result/results.js';
 import type { ForkResult } from '../result/fork-result.js';
 import { type Finish, FINISH_REASONS, type FinishReason } from '../model/finish.js';
-import type { SubagentType } from '../session/schema.js';
+import type { ForkTask, SubagentType } from '../session/schema.js';
+import type { ForkEnd } from '../engine/report.js';
 
 /** The documented result line; engine diagnostics (per-call records, worker ids) stay out of it. */
 export interface ResultLine {
@@ -29,6 +30,26 @@ export interface ResultLine {
   /** Present when it completed on a reply the provider cut or refused: `text` is what came, not a whole answer. */
   cut?: CutMark;
   error?: { kind: string; message: string };
+  /** The task's whole directive. */
+  directive?: string;
+  /** Each model call's figures, in order (a report's turns). */
+  perTurn?: TurnFigures[];
+  /** Its tool calls, in order (the first thousand). */
+  tools?: ForkEnd['tools'];
+  /** The most the provider's rules let it serve from cache, given what the run had sent before each call (efficiency's denominator). */
+  maxCachedTokens?: number;
+  /** Of its cached tokens, what the cache held before the run began; null when cached tokens are unknown. */
+  preexistingCachedTokens?: number | null;
+}
+
+/** One model call's usage and why its reply stopped. */
+interface TurnFigures {
+  promptTokens: number;
+  cachedTokens: number | null;
+  outputTokens: number;
+  reasoningTokens?: number;
+  cacheWriteTokens?: number;
+  finish?: Finish;
 }
 
 /** A completed fork's answer that is not whole: why (`length`, `content_filter`, `refusal`, `error`) and the provider's word. */
@@ -37,8 +58,11 @@ interface CutMark {
   raw: string;
 }
 
-/** `endedAt`: epoch ms of the moment the result came. */
-export function resultLine(r: ForkResult, subagentType: SubagentType, endedAt: number): ResultLine {
+/**
+ * `endedAt`: epoch ms of the moment the result came. `ran`: the task and what the run told of the
+ * fork's end (a run's onResult), for the directive, the turns, the tool calls and the cache maximum.
+ */
+export function resultLine(r: ForkResult, subagentType: SubagentType, endedAt: number, ran?: { task: ForkTask; end: ForkEnd }): ResultLine {
   return {
     id: r.id,
     status: r.status,
@@ -56,6 +80,28 @@ export function resultLine(r: ForkResult, subagentType: SubagentType, endedAt: n
     ...(r.finish !== undefined ? { finish: r.finish } : {}),
     ...cutOf(r),
     ...(r.status !== 'completed' ? { error: r.error } : {}),
+    ...(ran === undefined ? {} : ranFields(r, ran.task, ran.end)),
+  };
+}
+
+function ranFields(
+  r: ForkResult,
+  task: ForkTask,
+  end: ForkEnd,
+): Pick<ResultLine, 'directive' | 'perTurn' | 'tools' | 'maxCachedTokens' | 'preexistingCachedTokens'> {
+  return {
+    directive: task.directive,
+    perTurn: r.calls.map((c) => ({
+      promptTokens: c.promptTokens,
+      cachedTokens: c.cachedTokens,
+      outputTokens: c.outputTokens,
+      ...(c.reasoningTokens !== undefined ? { reasoningTokens: c.reasoningTokens } : {}),
+      ...(c.cacheWriteTokens !== undefined ? { cacheWriteTokens: c.cacheWriteTokens } : {}),
+      ...(c.finish !== undefined ? { finish: { reason: c.finish.reason, raw: c.finish.raw } } : {}),
+    })),
+    tools: end.tools,
+    maxCachedTokens: end.figures.theoreticalCachedTokens,
+    preexistingCachedTokens: end.figures.preexistingCachedTokens,
   };
 }
 
@@ -98,6 +144,23 @@ export const ResultLineSchema = z.looseObject({
   finish: FinishSchema.optional(),
   cut: FinishSchema.optional(),
   error: z.object({ kind: z.string(), message: z.string() }).optional(),
+  // Lines written before these were added have none: a report says what they lack.
+  directive: z.string().optional(),
+  perTurn: z
+    .array(
+      z.object({
+        promptTokens: z.number().nonnegative(),
+        cachedTokens: z.number().nonnegative().nullable(),
+        outputTokens: z.number().nonnegative(),
+        reasoningTokens: z.number().nonnegative().optional(),
+        cacheWriteTokens: z.number().nonnegative().optional(),
+        finish: FinishSchema.optional(),
+      }),
+    )
+    .optional(),
+  tools: z.array(z.object({ tool: z.string(), status: z.enum(['ok', 'rejected', 'failed']), error: z.string().optional() })).optional(),
+  maxCachedTokens: z.number().nonnegative().optional(),
+  preexistingCachedTokens: z.number().nonnegative().nullable().optional(),
 });
 
 export type ReadResultLine = z.infer<typeof ResultLineSchema>;

@@ -197,8 +197,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       retainResults: out === undefined,
       ...(storedResponse !== undefined ? { storedResponse } : {}),
       ...(values.transcripts !== undefined ? { transcripts: { dir: values.transcripts, resume: resumed !== undefined } } : {}),
-      onResult: (result, task) => {
-        const line = resultLine(result, task.subagentType ?? 'fork', Date.now());
+      onResult: (result, task, end) => {
+        const line = resultLine(result, task.subagentType ?? 'fork', Date.now(), { task, end });
         // Journal first (fsync'd): a result on record is never run again, and --out is rebuilt from it.
         journal?.record(task, line);
         if (out !== undefined) appendFileSync(out, `${JSON.stringify(line)}\n`);

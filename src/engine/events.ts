@@ -6,7 +6,8 @@ import type { ToolOutcome } from '../tools/host.js';
 import type { ForkResult, ForkStatus } from '../result/fork-result.js';
 
 export type ForkEvent =
-  | { type: 'task_started'; forkId: string; description: string; subagentType?: SubagentType }
+  /** `description`: its directive's first line, cut at 60 characters; `directive`: the whole directive. */
+  | { type: 'task_started'; forkId: string; description: string; directive: string; subagentType?: SubagentType }
   /** A model call answered: its usage, the calls it asked for, why it stopped (where the provider said). */
   | { type: 'turn'; forkId: string; turn: number; usage: TokenUsage; functionCalls: number; finish?: Finish }
   | { type: 'tool_call'; forkId: string; tool: string; status: ToolOutcome['status']; error?: Failure }

@@ -20,6 +20,16 @@ export type {
   CacheMissReason,
 } from '../result/fork-result.js';
 export type { ModelFailure, ModelErrorCategory } from '../result/model-failure.js';
-export type { RunReport, RunBudget, RunCost, ForkCacheFigures, CacheMode, InputCost, CachePricing } from './report.js';
+export type {
+  RunReport,
+  RunBudget,
+  RunCost,
+  ForkCacheFigures,
+  ForkEnd,
+  ToolCallRecord,
+  CacheMode,
+  InputCost,
+  CachePricing,
+} from './report.js';
 export type { PriceTable, ModelPrice } from '../model/prices.js';
 export type { ParentEvent, ParentOutcome } from './parent-events.js';

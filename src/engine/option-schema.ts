@@ -15,6 +15,7 @@ import { DEFAULT_RETRY } from '../model/types.js';
 import type { ForkTask } from '../session/schema.js';
 import type { Tool } from '../tools/define.js';
 import type { ForkResult } from '../result/fork-result.js';
+import type { ForkEnd } from './report.js';
 import type { WorkerEvent } from '../result/fork-events.js';
 import type { TranscriptTarget } from '../transcript/target.js';
 import { option } from './option-doc.js';
@@ -228,10 +229,10 @@ export const FanOutOptionsSchema = z.strictObject({
       defaultText: 'none',
     },
   ),
-  onResult: option(fn<(result: ForkResult, task: ForkTask) => void>().optional(), {
+  onResult: option(fn<(result: ForkResult, task: ForkTask, end: ForkEnd) => void>().optional(), {
     valueText: 'function',
     description:
-      'Called once per fork, the moment its result exists, with the task it ran: the same as `run.onResult(listener)` before the run starts.',
+      'Called once per fork, the moment its result exists, with the task it ran and its cache figures and tool calls: the same as `run.onResult(listener)` before the run starts.',
   }),
   callGate: option(callGate().optional(), {
     valueText: 'object (acquire, release)',

@@ -33,6 +33,21 @@ export interface ForkCacheFigures {
   cut?: Finish;
 }
 
+/** One tool call of a fork, as the run tells its result listeners (the first TOOL_CALLS_KEPT of each fork). */
+export interface ToolCallRecord {
+  tool: string;
+  status: 'ok' | 'rejected' | 'failed';
+  /** Why it did not succeed, in words. */
+  error?: string;
+}
+
+/** What the run knows of a fork at its end besides its result: its cache figures and the tool calls it made. */
+export interface ForkEnd {
+  /** As at its end: the report may still move the opening maximum of a run's first wave to a sibling (opening-wave.ts). */
+  figures: ForkCacheFigures;
+  tools: readonly ToolCallRecord[];
+}
+
 /** Completed forks whose last reply was cut or refused, by reason, with the providers' own words for it. */
 export interface CutAnswers {
   reason: FinishReason;

@@ -18,7 +18,7 @@ import { windowRefusal } from './window-check.js';
 import { createCacheAccounting, type CacheAccounting } from './cache-accounting.js';
 import { efficiencyOf } from './cache-figures.js';
 import type { TaskSource } from './task-source.js';
-import type { RunReport } from './report.js';
+import type { ForkEnd, RunReport, ToolCallRecord } from './report.js';
 import { cancelledBeforeStart, TaskIntake } from './run/intake.js';
 import { RunSpending } from './run/spending.js';
 import { ForkMessages } from './run/messages.js';
@@ -35,8 +35,8 @@ export type RunSettings = RunSettingsOf<FanOutRun>;
 /** What became of a message sent to a fork (FanOutRun.send). */
 export type SendOutcome = SendOutcomeOf<FanOutRun>;
 
-/** Listens for each fork's result, with the task it ran (the run keeps neither once it is told). */
-export type ResultListener = (result: ForkResult, task: ForkTask) => void;
+/** Listens for each fork's result, with the task it ran and its figures and tool calls (the run keeps none once it is told). */
+export type ResultListener = (result: ForkResult, task: ForkTask, end: ForkEnd) => void;
 
 /**
  * One fan-out: forks of one prefix, scheduled over the engine's pool. Its parts: the intake
@@ -142,13 +142,13 @@ export class FanOutRun {
   /**
    * Calls back once per fork, the moment its result exists (for writing results as they come), with
    * the task it ran. Results that ended before the listener was added are replayed only when
-   * results are retained.
+   * results are retained (without their tool calls: the run keeps those only until the result).
    */
   onResult(listener: ResultListener): void {
     this.resultListeners.push(listener);
     // forEach skips the holes of forks still running.
     this.tally.kept.forEach((k) => {
-      listener(k.result, k.task);
+      listener(k.result, k.task, { figures: k.figures, tools: [] });
     });
   }
 
@@ -342,12 +342,13 @@ export class FanOutRun {
       ...(traceContext !== undefined ? { traceContext } : {}),
     };
     const running = () => this.intake.isRunning(index);
+    const tools: ToolCallRecord[] = [];
     const { channel, result } = startFork(
       { ...start, job },
       task,
-      forkHooksOf(this.listeners, { index, order, task, window, trace, running }),
+      forkHooksOf(this.listeners, { index, order, task, window, trace, running, tools }),
     );
-    const inbox = this.intake.started(index, { channel, since: performance.now(), trace });
+    const inbox = this.intake.started(index, { channel, since: performance.now(), trace, tools });
     for (const message of inbox ?? []) channel.send(message);
     this.log.push(startedEvent(task));
     if (this.spending.spent) channel.stop(this.spending.stopReason);
@@ -430,7 +431,7 @@ export class FanOutRun {
     // As the report computes it, before its corrections (finishRun records the report's own).
     this.metrics.efficiency(efficiencyOf(t.cachedTokens, t.preexistingCachedTokens, t.theoreticalCachedTokens));
     this.log.push({ type: 'task_notification', forkId: result.id, status: result.status, result });
-    notifyAll(this.resultListeners, result, live.task);
+    notifyAll(this.resultListeners, result, live.task, { figures, tools: live.state === 'running' ? live.tools : [] });
     this.finishIfDone();
   }
 

@@ -1,7 +1,7 @@
 import type { ForkEvent } from '../engine/events.js';
 import { answersCut } from '../model/finish.js';
-import { addCached } from '../model/types.js';
-import { answerCut } from '../result/results.js';
+import { addCached, addKnown } from '../model/types.js';
+import { answerCut, spentUsage } from '../result/results.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { RunReport } from '../engine/report.js';
 import {
@@ -45,7 +45,8 @@ export type ReportFigures = Pick<
   | 'cutAnswers'
   | 'retries'
 > & {
-  forks: { total: number };
+  /** `totalKnown` false: a stream of tasks still open, whose total so far is a floor (absent: known). */
+  forks: { total: number; totalKnown?: boolean };
   cost?: { usd: number };
 };
 
@@ -58,7 +59,7 @@ export interface RunFigures {
 
 /** At most this many turns and tool calls kept per fork for its detail (a fork of 200 turns keeps them all). */
 const DETAIL_LIMIT = 1_000;
-/** A directive or text longer than this is cut in the detail (the page is for reading, not for the whole prompt). */
+/** A final text longer than this is cut in the detail (the directive is kept whole: it is the task, and the run holds it anyway). */
 const TEXT_LIMIT = 20_000;
 
 export interface RunRecorder {
@@ -119,11 +120,13 @@ export function createRunRecorder(info: { provider: string; model: string; figur
     row.endedAt = at();
     row.turns = result.turns;
     row.toolCalls = result.toolCalls;
-    row.promptTokens = result.usage.promptTokens;
-    row.cachedTokens = result.usage.cachedTokens;
-    row.outputTokens = result.usage.outputTokens;
-    if (result.usage.reasoningTokens !== undefined) row.reasoningTokens = result.usage.reasoningTokens;
-    if (result.usage.cacheWriteTokens !== undefined) row.cacheWriteTokens = result.usage.cacheWriteTokens;
+    // This run's spending, as the run's report counts it (a resumed fork's calls read back are not), so that the rows add up to its totals.
+    const usage = spentUsage(result);
+    row.promptTokens = usage.promptTokens;
+    row.cachedTokens = usage.cachedTokens;
+    row.outputTokens = usage.outputTokens;
+    if (usage.reasoningTokens !== undefined) row.reasoningTokens = usage.reasoningTokens;
+    if (usage.cacheWriteTokens !== undefined) row.cacheWriteTokens = usage.cacheWriteTokens;
     if (result.costUsd !== undefined) row.costUsd = result.costUsd;
     const cutAnswer = answerCut(result);
     if (cutAnswer !== undefined) row.cut = { reason: cutAnswer.reason, raw: cutAnswer.raw };
@@ -139,7 +142,25 @@ export function createRunRecorder(info: { provider: string; model: string; figur
   const summary = (): RunSummary => {
     const report = info.figures.report();
     const counts: Record<ForkState, number> = { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
-    for (const row of rows.values()) counts[row.state]++;
+    // The header's tokens are the rows' sum: running forks' calls count as they answer, ended forks' as their result says.
+    const tokens = {
+      prompt: 0,
+      cached: 0 as number | null,
+      output: 0,
+      reasoning: undefined as number | undefined,
+      written: undefined as number | undefined,
+    };
+    for (const row of rows.values()) {
+      counts[row.state]++;
+      tokens.prompt += row.promptTokens;
+      tokens.cached = addCached(tokens.cached, row.cachedTokens);
+      tokens.output += row.outputTokens;
+      tokens.reasoning = addKnown(tokens.reasoning, row.reasoningTokens);
+      tokens.written = addKnown(tokens.written, row.cacheWriteTokens);
+    }
+    // Tasks the run has taken or will take that have no row yet (a stream's, before they start) are queued: the counts add up to the total.
+    const total = Math.max(rows.size, report.forks.total);
+    counts.queued += total - rows.size;
     const gate = info.figures.gate?.();
     const workers = info.figures.workers?.();
     return {
@@ -148,13 +169,14 @@ export function createRunRecorder(info: { provider: string; model: string; figur
       ended,
       provider: info.provider,
       model: info.model,
-      forks: { ...counts, total: Math.max(rows.size, report.forks.total) },
-      promptTokens: report.promptTokens,
-      cachedTokens: report.cachedTokens,
-      outputTokens: report.outputTokens,
-      ...(report.reasoningTokens !== undefined ? { reasoningTokens: report.reasoningTokens } : {}),
-      ...(report.cacheWriteTokens !== undefined ? { cacheWriteTokens: report.cacheWriteTokens } : {}),
-      hitRate: report.hitRate,
+      forks: { ...counts, total, totalKnown: report.forks.totalKnown ?? true },
+      promptTokens: tokens.prompt,
+      cachedTokens: tokens.cached,
+      outputTokens: tokens.output,
+      ...(tokens.reasoning !== undefined ? { reasoningTokens: tokens.reasoning } : {}),
+      ...(tokens.written !== undefined ? { cacheWriteTokens: tokens.written } : {}),
+      hitRate: tokens.cached === null ? null : tokens.prompt > 0 ? tokens.cached / tokens.prompt : 0,
+      // Known for ended forks only (each call's maximum is the run's, at the fork's end): the summary says so while forks run.
       efficiency: report.efficiency,
       theoreticalCachedTokens: report.theoreticalCachedTokens,
       ...(report.cost !== undefined ? { costUsd: report.cost.usd } : {}),
@@ -184,7 +206,7 @@ export function createRunRecorder(info: { provider: string; model: string; figur
     queued(tasks) {
       for (const task of tasks) {
         rowOf(task.id, task.subagentType ?? 'fork');
-        detailOf(task.id).directive = cut(task.directive);
+        detailOf(task.id).directive = task.directive;
         changed(task.id);
       }
     },
@@ -195,7 +217,7 @@ export function createRunRecorder(info: { provider: string; model: string; figur
           row.state = 'running';
           row.startedAt = at();
           const detail = detailOf(event.forkId);
-          if (detail.directive === '') detail.directive = cut(event.description);
+          if (detail.directive === '') detail.directive = event.directive;
           break;
         }
         case 'turn': {

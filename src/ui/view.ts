@@ -44,21 +44,26 @@ export interface Mark {
 export interface ForkDetail {
   id: string;
   directive: string;
+  /** `at`, `functionCalls`: absent in a report (result lines carry neither). */
   turns: {
     turn: number;
-    at: number;
+    at?: number;
     promptTokens: number;
     cachedTokens: number | null;
     cacheWriteTokens?: number;
     outputTokens: number;
     reasoningTokens?: number;
-    functionCalls: number;
+    functionCalls?: number;
     /** Why the reply stopped (`stop`, `length`, …) and the provider's word, where it said. */
     finish?: { reason: string; raw: string };
   }[];
-  tools: { at: number; tool: string; status: string; error?: string }[];
+  tools: { at?: number; tool: string; status: string; error?: string }[];
   text?: string;
   error?: { kind: string; message: string };
+  /** A report's fork whose result line does not carry some of this (an older forkpool's): what it lacks, in words. */
+  lacks?: string[];
+  /** A report's fork: the cache maximum of its calls and its efficiency against it, when its line carries them. */
+  cache?: { maxCachedTokens: number; efficiency: number | null };
 }
 
 /** The run as a whole, now. */
@@ -69,7 +74,8 @@ export interface RunSummary {
   ended: boolean;
   provider: string;
   model: string;
-  forks: Record<ForkState, number> & { total: number };
+  /** The states add up to `total`; `totalKnown` false: a stream of tasks still open (the total so far, more may come). */
+  forks: Record<ForkState, number> & { total: number; totalKnown: boolean };
   promptTokens: number;
   cachedTokens: number | null;
   outputTokens: number;
@@ -85,6 +91,8 @@ export interface RunSummary {
   gate?: { inFlight: number; limit: number; waiting: number; rateLimited: number; retries: number };
   /** A distributed run's workers: forks each finished, and the task ids each runs now. */
   workers?: { id: string; forks: number; running: string[] }[];
+  /** A report's: what some of its result lines do not carry (lines of an older forkpool), in words. */
+  lacks?: string[];
 }
 
 /** One point of the figures over time. */

@@ -8,6 +8,7 @@ import type { TranscriptUsage } from '../../transcript/format.js';
 import type { CacheAccounting } from '../cache-accounting.js';
 import type { ForkEvent } from '../events.js';
 import type { ForkHooks } from '../fork-start.js';
+import type { ForkEnd, ToolCallRecord } from '../report.js';
 
 /** What of its run a fork's events reach: the run's parts, shared by all its forks. */
 export interface RunListeners {
@@ -36,7 +37,12 @@ export interface ForkInRun {
   trace: ForkTrace;
   /** Whether it is still running: reports that trail its result (it was settled and counted) are dropped. */
   running(): boolean;
+  /** Its tool calls so far, for its result listeners (at most TOOL_CALLS_KEPT). */
+  tools: ToolCallRecord[];
 }
+
+/** A fork's tool calls kept for its result listeners, at most: a fork of a thousand calls is not usual, and memory stays bounded. */
+const TOOL_CALLS_KEPT = 1_000;
 
 /**
  * What a fork's worker reports, routed to its run: the first bytes of a response release the
@@ -102,6 +108,8 @@ export function forkHooksOf(run: RunListeners, fork: ForkInRun): ForkHooks {
     onToolCall: (call, outcome, startedAt) => {
       if (!fork.running()) return; // a tool aborted after its fork ended
       trace.tool(call, outcome, startedAt);
+      if (fork.tools.length < TOOL_CALLS_KEPT)
+        fork.tools.push({ tool: call.name, status: outcome.status, ...(outcome.status !== 'ok' ? { error: outcome.error.message } : {}) });
       run.log.push({
         type: 'tool_call',
         forkId: task.id,
@@ -125,6 +133,7 @@ export function startedEvent(task: ForkTask): ForkEvent {
     type: 'task_started',
     forkId: task.id,
     description: describe(task),
+    directive: task.directive,
     ...(task.subagentType !== undefined ? { subagentType: task.subagentType } : {}),
   };
 }
@@ -135,10 +144,15 @@ function describe(task: ForkTask): string {
 }
 
 /** Tells each listener of a result; a listener's bug is the caller's, reported as theirs: it must not stall the run. */
-export function notifyAll(listeners: readonly ((result: ForkResult, task: ForkTask) => void)[], result: ForkResult, task: ForkTask): void {
+export function notifyAll(
+  listeners: readonly ((result: ForkResult, task: ForkTask, end: ForkEnd) => void)[],
+  result: ForkResult,
+  task: ForkTask,
+  end: ForkEnd,
+): void {
   for (const listener of listeners) {
     try {
-      listener(result, task);
+      listener(result, task, end);
     } catch (err) {
       queueMicrotask(() => {
         throw err;

@@ -5,12 +5,22 @@ import { emptyCancelled } from '../../result/results.js';
 import type { ForkTrace } from '../../telemetry/fan-out-trace.js';
 import type { ForkChannel } from '../host-end.js';
 import type { Taken, TaskSource } from '../task-source.js';
+import type { ToolCallRecord } from '../report.js';
 
 /** A task taken and not yet terminal: the only tasks a run holds (at most the read-ahead plus the forks in flight). */
 export type Live =
   /** `inbox`: the parent's messages for it, delivered when it starts. */
   | { state: 'queued'; task: ForkTask; inbox?: string[] }
-  | { state: 'running'; task: ForkTask; channel: ForkChannel; since: number; trace: ForkTrace; graceTimer?: NodeJS.Timeout };
+  /** `tools`: its tool calls so far, for the result listeners. */
+  | {
+      state: 'running';
+      task: ForkTask;
+      channel: ForkChannel;
+      since: number;
+      trace: ForkTrace;
+      tools: ToolCallRecord[];
+      graceTimer?: NodeJS.Timeout;
+    };
 
 export type Running = Extract<Live, { state: 'running' }>;
 

@@ -31,6 +31,8 @@ th { color: var(--muted); font-weight: 600; }
 .error { color: var(--failed); }
 .spacer { flex: 1; }
 .answer { color: var(--muted); }
+.confirm { display: inline-flex; align-items: center; gap: 8px; }
+.lacks { margin: 6px 0 0; }
 [hidden] { display: none !important; }
 
 .summary { padding: 10px 16px; border-bottom: 1px solid var(--line); background: var(--panel); flex: none; }

@@ -8,7 +8,7 @@ import { cutWords } from '../../../model/finish.js';
 import type { ForkDetail, ForkRow } from '../../view.js';
 import type { Api } from './api.js';
 import { h, setText } from './dom.js';
-import { cached, compact, DASH, duration, int, usd } from './format.js';
+import { cached, compact, DASH, duration, int, pct, usd } from './format.js';
 import type { RunStore } from './store.js';
 
 // A running fork's detail is fetched again at most this often.
@@ -47,48 +47,93 @@ function tokensText(row: ForkRow): string {
   return parts.join(' · ');
 }
 
-function table(head: string[], rows: string[][], numeric: boolean[]): HTMLElement {
+function table(head: string[], rows: string[][], numeric: boolean[], testid: string): HTMLElement {
   const cls = (i: number): Record<string, string> => (numeric[i] ? { class: 'num' } : {});
   return h(
     'table',
-    {},
+    { 'data-testid': testid },
     h('thead', {}, h('tr', {}, ...head.map((t, i) => h('th', cls(i), t)))),
     h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((t, i) => h('td', cls(i), t))))),
   );
 }
 
 function detailBody(detail: ForkDetail, row: ForkRow | undefined): Node[] {
-  const out: Node[] = [h('h3', {}, 'Directive'), h('pre', { class: 'text', 'data-testid': 'detail-directive' }, detail.directive)];
-  out.push(h('h3', {}, `Turns (${detail.turns.length})`));
-  // Written and reasoning columns only where the provider reports them.
-  const written = detail.turns.some((t) => t.cacheWriteTokens !== undefined);
-  const reasoning = detail.turns.some((t) => t.reasoningTokens !== undefined);
-  const opt = (n: number | undefined): string => (n === undefined ? DASH : compact(n));
-  out.push(
-    table(
-      ['Turn', 'At', 'Prompt', 'Cached', ...(written ? ['Written'] : []), 'Output', ...(reasoning ? ['Reasoning'] : []), 'Calls', 'Finish'],
-      detail.turns.map((t) => [
-        String(t.turn),
-        `+${duration(t.at)}`,
-        compact(t.promptTokens),
-        cached(t.cachedTokens),
-        ...(written ? [opt(t.cacheWriteTokens)] : []),
-        compact(t.outputTokens),
-        ...(reasoning ? [opt(t.reasoningTokens)] : []),
-        String(t.functionCalls),
-        t.finish ? (t.finish.reason === t.finish.raw ? t.finish.reason : `${t.finish.reason} (${t.finish.raw})`) : DASH,
-      ]),
-      [true, true, true, true, ...(written ? [true] : []), true, ...(reasoning ? [true] : []), true, false],
-    ),
-  );
-  out.push(h('h3', {}, `Tool calls (${detail.tools.length})`));
-  out.push(
-    table(
-      ['At', 'Tool', 'Status', 'Error'],
-      detail.tools.map((t) => [`+${duration(t.at)}`, t.tool, t.status, t.error ?? '']),
-      [true, false, false, false],
-    ),
-  );
+  const out: Node[] = [];
+  // A report's line of an older forkpool: what it does not carry, said once, instead of empty tables.
+  if (detail.lacks)
+    out.push(h('p', { class: 'muted lacks', 'data-testid': 'detail-lacks' }, `Its result line does not carry ${detail.lacks.join(', ')}.`));
+  if (detail.cache)
+    out.push(
+      h(
+        'p',
+        { 'data-testid': 'detail-efficiency' },
+        `Efficiency ${pct(detail.cache.efficiency)} of the ${int(detail.cache.maxCachedTokens)} tokens its calls could be served from cache at most.`,
+      ),
+    );
+  // The whole directive: the list and the timeline show only the id.
+  if (detail.directive !== '' || !detail.lacks)
+    out.push(h('h3', {}, 'Directive'), h('pre', { class: 'text', 'data-testid': 'detail-directive' }, detail.directive));
+  const hasTurns = detail.turns.length > 0 || !detail.lacks?.some((l) => l.includes('turns'));
+  if (hasTurns) {
+    out.push(h('h3', {}, `Turns (${detail.turns.length})`));
+    // Written and reasoning columns only where the provider reports them; times and calls only where known (not in a report).
+    const written = detail.turns.some((t) => t.cacheWriteTokens !== undefined);
+    const reasoning = detail.turns.some((t) => t.reasoningTokens !== undefined);
+    const timed = detail.turns.some((t) => t.at !== undefined);
+    const calls = detail.turns.some((t) => t.functionCalls !== undefined);
+    const opt = (n: number | undefined): string => (n === undefined ? DASH : compact(n));
+    out.push(
+      table(
+        [
+          'Turn',
+          ...(timed ? ['At'] : []),
+          'Prompt',
+          'Cached',
+          ...(written ? ['Written'] : []),
+          'Output',
+          ...(reasoning ? ['Reasoning'] : []),
+          ...(calls ? ['Calls'] : []),
+          'Finish',
+        ],
+        detail.turns.map((t) => [
+          String(t.turn),
+          ...(timed ? [t.at === undefined ? DASH : `+${duration(t.at)}`] : []),
+          compact(t.promptTokens),
+          cached(t.cachedTokens),
+          ...(written ? [opt(t.cacheWriteTokens)] : []),
+          compact(t.outputTokens),
+          ...(reasoning ? [opt(t.reasoningTokens)] : []),
+          ...(calls ? [t.functionCalls === undefined ? DASH : String(t.functionCalls)] : []),
+          t.finish ? (t.finish.reason === t.finish.raw ? t.finish.reason : `${t.finish.reason} (${t.finish.raw})`) : DASH,
+        ]),
+        [
+          true,
+          ...(timed ? [true] : []),
+          true,
+          true,
+          ...(written ? [true] : []),
+          true,
+          ...(reasoning ? [true] : []),
+          ...(calls ? [true] : []),
+          false,
+        ],
+        'detail-turns',
+      ),
+    );
+  }
+  const hasTools = detail.tools.length > 0 || !detail.lacks?.some((l) => l.includes('tool calls'));
+  if (hasTools) {
+    const timed = detail.tools.some((t) => t.at !== undefined);
+    out.push(h('h3', {}, `Tool calls (${detail.tools.length})`));
+    out.push(
+      table(
+        [...(timed ? ['At'] : []), 'Tool', 'Status', 'Error'],
+        detail.tools.map((t) => [...(timed ? [t.at === undefined ? DASH : `+${duration(t.at)}`] : []), t.tool, t.status, t.error ?? '']),
+        [...(timed ? [true] : []), false, false, false],
+        'detail-tools',
+      ),
+    );
+  }
   // The row's error is shown above already; the detail's only when it says more.
   if (detail.error && detail.error.message !== row?.error?.message)
     out.push(h('h3', {}, 'Error'), h('pre', { class: 'text error' }, `${detail.error.kind}: ${detail.error.message}`));

@@ -20,13 +20,19 @@ function searchKey(row: ForkRow): string {
   return key;
 }
 
-export function applyFilter(rows: readonly ForkRow[], filter: Filter): ForkRow[] {
+/** The rows the filter shows, and how many rows each state's button would show with the same search. */
+export function applyFilter(rows: readonly ForkRow[], filter: Filter): { shown: ForkRow[]; counts: FilterCounts } {
   const query = filter.query.trim().toLowerCase();
-  const out: ForkRow[] = [];
+  const shown: ForkRow[] = [];
+  const counts: FilterCounts = { all: 0, queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
   for (const row of rows) {
-    if (filter.state !== 'all' && row.state !== filter.state) continue;
     if (query !== '' && !searchKey(row).includes(query)) continue;
-    out.push(row);
+    counts.all++;
+    counts[row.state]++;
+    if (filter.state !== 'all' && row.state !== filter.state) continue;
+    shown.push(row);
   }
-  return out;
+  return { shown, counts };
 }
+
+export type FilterCounts = Record<ForkState | 'all', number>;

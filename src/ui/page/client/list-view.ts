@@ -106,6 +106,8 @@ function fill(slot: Slot, row: ForkRow, index: number, total: number, now: numbe
   setAttr(el, 'data-fork-id', row.id);
   setAttr(el, 'data-state', row.state);
   setAttr(el, 'data-cut', row.cut?.reason ?? '');
+  // The exact figures (the cell shows them rounded): the header's tokens are their sum.
+  setAttr(el, 'data-tokens', `${row.promptTokens} ${row.cachedTokens ?? 'n/a'} ${row.outputTokens}`);
   el.classList.toggle('selected', selected);
   COLUMNS.forEach((column, i) => {
     const cell = slot.cells[i];

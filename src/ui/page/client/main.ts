@@ -8,7 +8,7 @@ import { connect } from './connection.js';
 import { createDetail } from './detail-view.js';
 import { h } from './dom.js';
 import { createFigures } from './figures-view.js';
-import { applyFilter, type Filter } from './filter.js';
+import { applyFilter, type Filter, type FilterCounts } from './filter.js';
 import { frameScheduler } from './frame.js';
 import { createList } from './list-view.js';
 import { createMisses } from './misses-view.js';
@@ -25,6 +25,7 @@ const store = new RunStore(snapshot === null);
 
 const filter: Filter = { state: 'all', query: '' };
 let filtered: ForkRow[] = [];
+let filterCounts: FilterCounts = { all: 0, queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
 let filteredVersion = -1;
 let selected: string | null = null;
 // Marked once, when the first forks are on the page: what a benchmark times.
@@ -34,7 +35,7 @@ let patchPending = false;
 
 const render = (): void => {
   if (filteredVersion !== store.version) {
-    filtered = applyFilter(store.rows(), filter);
+    ({ shown: filtered, counts: filterCounts } = applyFilter(store.rows(), filter));
     filteredVersion = store.version;
   }
   summary.render(store);
@@ -42,7 +43,7 @@ const render = (): void => {
   figures.render(store);
   misses.render(store);
   parentPanel.render(store);
-  toolbar.render(store, filtered.length);
+  toolbar.render(store, filterCounts, filtered.length);
   list.render(filtered, Math.max(1, store.elapsedNow()), store.elapsedNow(), selected);
   detail.sync(store);
   if (!firstRenderMarked && store.rows().length > 0) {

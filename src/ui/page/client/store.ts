@@ -13,7 +13,7 @@ function emptySummary(): RunSummary {
     ended: false,
     provider: '',
     model: '',
-    forks: { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0, total: 0 },
+    forks: { queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0, total: 0, totalKnown: true },
     promptTokens: 0,
     cachedTokens: null,
     outputTokens: 0,

@@ -7,15 +7,16 @@
  * Drawn only when the rows, the time scale or the size changed, and only from the page's frame.
  * It follows the list's filter and search: it draws the forks the list shows. A fork without a
  * start (queued, or from a results file without times) is left out. A click opens the fork under
- * the pointer.
+ * the pointer. Its legend names every colour drawn: the bars' states and the marks' kinds of the
+ * forks drawn (a fork cancelled before it started is a thin bar in the cancelled colour).
  */
-import type { ForkRow } from '../../view.js';
+import type { ForkRow, Mark } from '../../view.js';
 import { timeTicks } from './axis.js';
 import { LABEL_FONT, fitCanvas, inkOf, observeWidth } from './canvas.js';
 import { h, setAttr, setText } from './dom.js';
 import { duration, int } from './format.js';
 import { MARK_COLOR, STATE_COLOR } from './palette.js';
-import type { RunStore } from './store.js';
+import { STATES, type RunStore } from './store.js';
 import { bucketsFor, rasterize, rowTop } from './timeline-raster.js';
 
 // CSS pixels.
@@ -48,10 +49,22 @@ interface Drawn {
   plotHeight: number;
 }
 
-function legendItem(color: string, label: string): HTMLElement {
+function legendItem(color: string, label: string, key: string): HTMLElement {
   const swatch = h('span', { class: 'swatch' });
   swatch.style.background = color;
-  return h('span', {}, swatch, label);
+  return h('span', { 'data-legend': key }, swatch, label);
+}
+
+const MARK_LABEL: Record<Mark['kind'], string> = { call: 'model call', tool: 'tool call', tool_failed: 'failed tool' };
+
+/** The colours the forks' bars and marks take: their states and their marks' kinds. */
+function drawnKeys(forks: readonly ForkRow[]): Set<string> {
+  const keys = new Set<string>();
+  for (const fork of forks) {
+    keys.add(fork.state);
+    for (const mark of fork.marks) keys.add(mark.kind);
+  }
+  return keys;
 }
 
 /** The last thing the forks did (an end or a mark), in ms since the run began. */
@@ -79,13 +92,14 @@ function ellipsize(ctx: CanvasRenderingContext2D, text: string, width: number): 
 
 export function createTimeline(onOpen: (id: string) => void, onResize: () => void): TimelineView {
   const caption = h('span', { class: 'muted' });
-  const legend = h(
-    'span',
-    { class: 'legend' },
-    legendItem(MARK_COLOR.call, 'model call'),
-    legendItem(MARK_COLOR.tool, 'tool call'),
-    legendItem(MARK_COLOR.tool_failed, 'failed tool'),
-  );
+  const legendItems = new Map<string, HTMLElement>([
+    ...STATES.map((state): [string, HTMLElement] => [state, legendItem(STATE_COLOR[state], state, state)]),
+    ...(Object.keys(MARK_COLOR) as Mark['kind'][]).map((kind): [string, HTMLElement] => [
+      kind,
+      legendItem(MARK_COLOR[kind], MARK_LABEL[kind], kind),
+    ]),
+  ]);
+  const legend = h('span', { class: 'legend', 'data-testid': 'timeline-legend' }, ...legendItems.values());
   const note = h('p', { class: 'muted note' });
   const canvas = h('canvas', { 'data-testid': 'timeline', 'data-forks': '0' });
   const box = h('div', { class: 'chart-box' }, canvas);
@@ -205,6 +219,9 @@ export function createTimeline(onOpen: (id: string) => void, onResize: () => voi
         timed = forks.filter((r) => r.startedAt !== undefined);
         timedEnd = lastEvent(timed);
         timedSource = forks;
+        const keys = drawnKeys(timed);
+        for (const [key, item] of legendItems) item.hidden = !keys.has(key);
+        setAttr(canvas, 'data-drawn', [...keys].sort().join(' '));
       }
       const n = timed.length;
       setAttr(canvas, 'data-forks', String(n));

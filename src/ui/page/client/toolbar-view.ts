@@ -1,12 +1,15 @@
-/* The list's filter buttons (one per state, with its count) and the search box. */
+/*
+ * The list's filter buttons (one per state, with how many rows it shows under the search) and the
+ * search box. Tasks of a stream not started yet have no row: a note says how many.
+ */
 import type { ForkState } from '../../view.js';
 import { h, setAttr, setText } from './dom.js';
-import type { Filter } from './filter.js';
+import type { Filter, FilterCounts } from './filter.js';
 import { STATES, type RunStore } from './store.js';
 
 export interface ToolbarView {
   element: HTMLElement;
-  render(store: RunStore, shown: number): void;
+  render(store: RunStore, counts: FilterCounts, shown: number): void;
 }
 
 export function createToolbar(filter: Filter, onChange: () => void): ToolbarView {
@@ -30,17 +33,20 @@ export function createToolbar(filter: Filter, onChange: () => void): ToolbarView
     filter.query = search.value;
     onChange();
   });
-  const shownText = h('span', { class: 'muted shown' });
-  const element = h('div', { class: 'toolbar' }, ...[...buttons.values()].map((b) => b.button), search, shownText);
+  const shownText = h('span', { class: 'muted shown', 'data-testid': 'shown' });
+  const unlisted = h('span', { class: 'muted', 'data-testid': 'unlisted' });
+  const element = h('div', { class: 'toolbar' }, ...[...buttons.values()].map((b) => b.button), search, shownText, unlisted);
   return {
     element,
-    render(store, shown) {
-      const forks = store.summary.forks;
+    render(store, counts, shown) {
       for (const [state, { button, count }] of buttons) {
-        setText(count, String(state === 'all' ? forks.total : forks[state]));
+        setText(count, String(counts[state]));
         setAttr(button, 'aria-pressed', String(filter.state === state));
       }
       setText(shownText, `${shown} shown`);
+      const waiting = store.summary.forks.total - store.rows().length;
+      unlisted.hidden = waiting <= 0;
+      setText(unlisted, waiting > 0 ? `· ${waiting} more queued, listed when they start` : '');
     },
   };
 }
