@@ -4,6 +4,7 @@ import { KIB, MIB } from './lib/session.js';
 import { FLOOR_CLIENTS, type FloorClient } from './floor.js';
 import { PEER_CLIENTS, type PeerClient } from './peers.js';
 import type { UiJob } from './ui.js';
+import { COLD_KINDS, type ColdKind } from './cold-start.js';
 import type { VariantName } from './variants/common.js';
 
 export const PREFIX_SIZES = [16 * KIB, 256 * KIB, 1 * MIB, 8 * MIB] as const;
@@ -167,6 +168,8 @@ export interface BenchConfig {
    * `renderRuns` pages opened (median).
    */
   ui: UiJob;
+  /** Cold start (bench/cold-start.ts): `runs` fresh processes of each kind, against a server in another process. */
+  cold: { runs: number; kinds: readonly ColdKind[] };
   variants: readonly VariantName[];
   /** Per-fork bound: a stuck fork fails, the benchmark goes on. */
   forkTimeoutMs: number;
@@ -236,6 +239,8 @@ export const QUICK: BenchConfig = {
   },
   // The issue's 10,000 forks, fed over 4 s (about 8 s with Chromium's start and four pages opened).
   ui: { forks: 10_000, feedMs: 4_000, inFlight: 256, renderRuns: 1, searchSamples: 6 },
+  // Four processes (about 1 s each on an idle machine): forkpool's first answer and the SDK's, side by side.
+  cold: { runs: 2, kinds: ['forkpool', 'sdk'] },
   variants: ['inprocess', 'sab'],
   forkTimeoutMs: 120_000,
 };
@@ -313,6 +318,7 @@ export const FULL: BenchConfig = {
     repeats: 3,
   },
   ui: { forks: 10_000, feedMs: 20_000, inFlight: 256, renderRuns: 5, searchSamples: 20 },
+  cold: { runs: 5, kinds: COLD_KINDS },
   variants: VARIANTS,
   forkTimeoutMs: 300_000,
 };

@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,fanout,peers,ai-sdk,responses,scaling,ui, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,fanout,peers,ai-sdk,responses,scaling,ui,cold, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg and scaling.svg as they are),
  *          --report FILE.json (no run: render FILE.md, FILE.html and the charts again from a results file),
  *          --against COMMIT [--keep-base] (no bench run: this build against COMMIT's, bench/compare.ts).
@@ -87,6 +87,7 @@ import { evaluateTargets, renderMarkdown, type BenchResults, type Row } from './
 import type { RetentionJob, RetentionResult } from './retention.js';
 import type { TaskStreamJob, TaskStreamMode, TaskStreamResult } from './task-stream.js';
 import type { UiJob, UiOpen, UiResult } from './ui.js';
+import { coldStartLines, runColdStart } from './cold-start.js';
 import type { JobSpec, ScenarioResult, ScenarioSpec } from './scenario.js';
 import type { BenchWarmup, VariantName } from './variants/common.js';
 
@@ -107,6 +108,7 @@ const SECTIONS = [
   'responses',
   'scaling',
   'ui',
+  'cold',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -664,6 +666,18 @@ async function sectionUi(ctx: Runner): Promise<void> {
   ctx.results.ui = r;
 }
 
+/**
+ * Cold start (bench/cold-start.ts): fresh processes, one after the other, each importing the package,
+ * creating an engine and getting one fork's answer, beside the in-process SDK's import and call.
+ */
+async function sectionCold(ctx: Runner): Promise<void> {
+  const { runs, kinds } = ctx.cfg.cold;
+  log(`  cold: ${kinds.join(', ')}, ${runs} fresh processes each, zero latency`);
+  const r = await withServer('zero', (server) => runColdStart(server.url, { runs, kinds }));
+  for (const line of coldStartLines(r).slice(1)) log(`  ${line}`);
+  ctx.results.cold = r;
+}
+
 /** One variant of a section: a bench/ script run in a process of its own against `server`. */
 interface VariantProcess<J> {
   section: Section;
@@ -952,6 +966,7 @@ async function main(): Promise<number> {
     responses: [],
     scaling: [],
     ui: null,
+    cold: null,
     serverCpu: [],
     targets: [],
     errors: [],
@@ -984,6 +999,7 @@ async function main(): Promise<number> {
     responses: () => sectionResponses(ctx),
     scaling: () => sectionScaling(ctx),
     ui: () => sectionUi(ctx),
+    cold: () => sectionCold(ctx),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

@@ -78,15 +78,9 @@ export {
 } from './session/index.js';
 export { loadSession, type LoadSessionOptions } from './import/load.js';
 export { freezePrefix, importSession, loadTasks } from './deprecated.js';
-export {
-  formatImportSummary,
-  type ImportFormat,
-  type ImportOptions,
-  type ImportResult,
-  type ImportSummary,
-  type DroppedRecord,
-  type MessageOrigin,
-} from './import/index.js';
+// Types only from the importers' index: they are loaded when a session file is read (loadSession), not with the package.
+export type { ImportFormat, ImportOptions, ImportResult, ImportSummary, DroppedRecord, MessageOrigin } from './import/index.js';
+export { formatImportSummary } from './import/summary.js';
 export { convertSession, ConversionError, type ConvertOptions, type ConversionResult, type DroppedItem } from './convert/index.js';
 export {
   defineTool,

@@ -44,14 +44,25 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs one fork with `provider` on `session` in a child process; the modules each fork worker thread loaded. */
-async function forkThreadLoads(name: string, provider: object, session: object): Promise<string[][]> {
+/**
+ * Runs one fork with `provider` on `session` in a child process (an engine of `threads` threads); the
+ * modules each fork worker thread loaded, by the run's end or (`at: 'create'`) by the time ForkEngine.create resolved.
+ */
+async function forkThreadLoads(
+  name: string,
+  provider: object,
+  session: object,
+  { threads = 1, at = 'end' }: { threads?: number; at?: 'create' | 'end' } = {},
+): Promise<string[][]> {
   const log = join(dir, `${name}.log`);
   const script = join(dir, `${name}.mjs`);
   writeFileSync(
     script,
     `import { ForkEngine } from ${JSON.stringify(join(ROOT, 'dist/src/index.js'))};
-const engine = await ForkEngine.create({ provider: ${JSON.stringify(provider)}, threads: 1, warmup: 'none' });
+import { copyFileSync, writeFileSync } from 'node:fs';
+writeFileSync(process.env.LOAD_LOG, '', { flag: 'a' });
+const engine = await ForkEngine.create({ provider: ${JSON.stringify(provider)}, threads: ${threads}, warmup: 'none' });
+copyFileSync(process.env.LOAD_LOG, process.env.LOAD_LOG + '.create');
 const [result] = await engine.fanOut(engine.freeze(${JSON.stringify(session)}), [{ id: 'f0', directive: 'Answer briefly.' }]).results();
 await engine.close();
 console.log(result.status);
@@ -69,7 +80,9 @@ console.log(result.status);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   expect({ code, out: out.trim(), err }).toMatchObject({ code: 0, out: 'completed' });
   const byThread = new Map<string, string[]>();
-  for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+  for (const line of readFileSync(at === 'end' ? log : `${log}.create`, 'utf8')
+    .split('\n')
+    .filter(Boolean)) {
     const [thread = '', url = ''] = line.split(' ');
     byThread.set(thread, [...(byThread.get(thread) ?? []), url]);
   }
@@ -85,25 +98,33 @@ const loaded = (urls: string[], sdk: string): boolean => filesOf(urls, sdk).leng
 const clientLoaded = (urls: string[], sdk: string): boolean =>
   filesOf(urls, sdk).some((file) => file !== 'core/error.mjs' && file !== 'internal/errors.mjs');
 
+const GEMINI_SESSION = {
+  model: 'gemini-2.5-flash',
+  history: [
+    { role: 'user', parts: [{ text: 'Look into the cache.' }] },
+    { role: 'model', parts: [{ text: 'The cache is keyed by prefix.' }] },
+  ],
+};
+
 describe("a fork's worker thread", () => {
   it('of a Gemini run loads @google/genai, and the client of neither openai nor @anthropic-ai/sdk', async () => {
-    const threads = await forkThreadLoads(
-      'gemini',
-      { kind: 'gemini', apiKey: 'test-key-not-real', baseUrl: server.url },
-      {
-        model: 'gemini-2.5-flash',
-        history: [
-          { role: 'user', parts: [{ text: 'Look into the cache.' }] },
-          { role: 'model', parts: [{ text: 'The cache is keyed by prefix.' }] },
-        ],
-      },
-    );
+    const threads = await forkThreadLoads('gemini', { kind: 'gemini', apiKey: 'test-key-not-real', baseUrl: server.url }, GEMINI_SESSION);
     expect(threads).toHaveLength(1);
     for (const urls of threads) {
       expect(loaded(urls, SDKS.genai)).toBe(true);
       expect(clientLoaded(urls, SDKS.openai)).toBe(false);
       expect(clientLoaded(urls, SDKS.anthropic)).toBe(false);
     }
+  });
+
+  it('started ahead (the default), has loaded the fork worker and @google/genai before ForkEngine.create resolves, in every thread', async () => {
+    const threads = await forkThreadLoads('ahead', { kind: 'gemini', apiKey: 'test-key-not-real', baseUrl: server.url }, GEMINI_SESSION, {
+      threads: 2,
+      at: 'create',
+    });
+    expect(threads).toHaveLength(2);
+    // The SDK is imported by the fork worker's own code (Piscina require()s the worker, which these hooks do not see).
+    for (const urls of threads) expect(loaded(urls, SDKS.genai)).toBe(true);
   });
 
   it('of an OpenAI Chat Completions run loads openai, and neither @google/genai nor the client of @anthropic-ai/sdk', async () => {

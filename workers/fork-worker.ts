@@ -5,3 +5,4 @@ import { enableCompileCache } from '../src/thread-start/compile-cache.js';
 enableCompileCache();
 
 export { runForkJob as default } from '../src/fork-thread/run-job.js';
+export { startThread } from '../src/fork-thread/start-ahead.js';

@@ -9,6 +9,7 @@ import { fanoutSection } from './fanout.js';
 import { CHANNEL_ROUND_TRIP, type MicroResult } from '../micro.js';
 import type { PeerClient, PeersResult } from '../peers.js';
 import type { AiSdkResult, AiSdkVariant } from '../ai-sdk.js';
+import type { ColdFigures, ColdStartResult } from '../cold-start.js';
 import type { ResponsesResult, ResponsesWay } from '../responses.js';
 import type { PlainClientResult } from '../plain-client.js';
 import type { QueueResult, QueueRow } from '../queue.js';
@@ -75,6 +76,8 @@ export interface BenchResults {
   scaling?: ScalingRow[];
   /** The live page and the HTML report in Chromium (issue 28); absent in older results. */
   ui?: UiResult | null;
+  /** Cold start (bench/cold-start.ts); absent in older results. */
+  cold?: ColdStartResult | null;
   serverCpu: Record<string, unknown>[];
   targets: Target[];
   errors: { section: string; message: string }[];
@@ -880,6 +883,7 @@ export function renderMarkdown(res: BenchResults): string {
   if ((res.responses ?? []).length > 0) out.push(...responsesSection(res.responses ?? []));
   if ((res.scaling ?? []).length > 0) out.push(...scalingSection(res));
   if (res.ui) out.push(...uiSection(res.ui));
+  if (res.cold) out.push(...coldSection(res.cold));
 
   if (res.memory.length > 0) {
     out.push('', `## Memory: sab+explicit, concurrency ${c.memory.concurrency}`, '');
@@ -1523,6 +1527,24 @@ function quantileCell(q: UiQuantiles): string {
 const thousands = (v: number): string => Math.round(v).toLocaleString('en-US');
 
 /** The live page and the HTML report with many forks (issue 28): time to render, and the page while the forks progress. */
+function coldSection(r: ColdStartResult): string[] {
+  const { forkpool, sdk } = r.figures;
+  const ratio = (pick: (f: ColdFigures) => number): string => (forkpool && sdk ? `${fmt(pick(forkpool) / pick(sdk), 2)}×` : '—');
+  return [
+    '',
+    `## Cold start: a fresh process to its first answer (Node ${r.node}${r.compileCache !== null ? ', compile cache' : ''})`,
+    '',
+    "Each row is the median of fresh processes, one after the other, against the local server in another process (zero latency): **forkpool** imports the package, creates an engine of 2 threads (started ahead, the default), freezes a 16 KiB Gemini session and gets one fork's answer; **forkpool-on-demand** the same with `startThreads: 'on-demand'`; **sdk** imports @google/genai and makes the same call in-process; **import** is the package's root import alone; **worker** a thread's load of the fork worker and @google/genai. CPU is the whole process's, every thread included.",
+    '',
+    table(
+      ['', 'wall ms', 'CPU ms'],
+      Object.entries(r.figures).map(([kind, f]) => [kind, fmt(f.wallMs, 0), fmt(f.cpuMs, 0)]),
+    ),
+    '',
+    `forkpool over the SDK: wall ${ratio((f) => f.wallMs)}, CPU ${ratio((f) => f.cpuMs)} (target: at most 2.5× each).`,
+  ];
+}
+
 function uiSection(u: UiResult): string[] {
   const f = u.feed;
   const n = thousands(u.forks);

@@ -36,6 +36,7 @@ import { runPrice, runWindow } from './run-limits.js';
 import { ForkpoolError } from '../input/forkpool-error.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../thread-start/worker-entry.js';
+import { startThreadsAhead } from './start-ahead.js';
 import { recordToolSpan } from '../telemetry/fan-out-trace.js';
 
 /** A single fork: its result (never rejects), and how to cancel it. */
@@ -106,6 +107,7 @@ export class ForkEngine {
       recordTiming: false,
       ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
     });
+    if (options.startThreads === 'ahead') await startThreadsAhead(pool, threads, provider, stop);
     const gate = createCallGate({
       maxInFlight: concurrency,
       ...options.rateLimit,

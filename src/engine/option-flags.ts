@@ -56,6 +56,11 @@ export const ENGINE_OPTION_FLAGS = {
     overMax: 'forks wait on the network, so raise --concurrency instead',
   },
   concurrency: { option: ['concurrency'], group: 'Provider and pool', help: 'forks in flight' },
+  'start-threads': {
+    option: ['startThreads'],
+    group: 'Provider and pool',
+    help: "ahead: start every worker thread (and the provider's SDK in it) before the run",
+  },
   history: { option: ['history'], group: 'Provider and pool', help: 'which history forks start from' },
   cache: { option: ['cache'], group: 'Provider and pool', help: '' },
   warmup: {

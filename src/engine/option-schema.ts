@@ -96,6 +96,12 @@ export const EngineOptionsSchema = z.strictObject({
     { description: 'Worker threads.', defaultText: `the number of cores, at most ${MAX_THREADS}` },
   ),
   concurrency: option(count(1).default(64), { description: 'Forks in flight across the pool.' }),
+  // 'ahead' by default: the pool starts its threads at once either way, so waiting for them costs the
+  // caller nothing it would not pay at its first fork; only the provider's SDK in every thread is extra.
+  startThreads: option(z.enum(['ahead', 'on-demand']).default('ahead'), {
+    description:
+      "'ahead': `ForkEngine.create` resolves once every worker thread has loaded the fork worker and the provider's SDK, so the first fork does not wait for them; 'on-demand': it resolves at once and each thread loads them as its first fork arrives.",
+  }),
   tools: option(
     z
       .custom<readonly Tool[]>((value) => Array.isArray(value) && value.every((tool) => typeof tool === 'object' && tool !== null), {

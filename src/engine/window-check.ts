@@ -11,7 +11,8 @@ export interface RunWindow extends ContextWindow {
   model: string;
 }
 
-const count = new Intl.NumberFormat('en-US');
+// Not an Intl.NumberFormat made at import: that loads ICU's locale data, which a run that refuses nothing never needs.
+const count = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * The one place a task is held against its model's context window, as the run takes it: a task
@@ -32,7 +33,7 @@ export function windowRefusal(
   return emptyFailure(
     task.id,
     'rejected',
-    `task "${task.id}" was not sent: its first request is about ${count.format(tokens)} tokens (estimated), over the ${count.format(window.tokens)}-token context window of ${window.model}`,
+    `task "${task.id}" was not sent: its first request is about ${count(tokens)} tokens (estimated), over the ${count(window.tokens)}-token context window of ${window.model}`,
   );
 }
 

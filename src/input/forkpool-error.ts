@@ -10,7 +10,9 @@ export type ForkpoolErrorCode =
   /** An option is unknown or its value is wrong (a TypeError or RangeError, marked). */
   | 'invalid_option'
   /** `results()` of a run that keeps no results (`retainResults: false`). */
-  | 'results_not_retained';
+  | 'results_not_retained'
+  /** `ForkEngine.create` with `startThreads: 'ahead'`: a worker thread failed to start, or did not start in time. */
+  | 'thread_start_failed';
 
 /**
  * forkpool's errors: each has a stable `code`, and `ForkpoolError.isInstance(e)` tells them apart

@@ -28,7 +28,7 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
 
   // The SDK is loaded at the first call (about 140 ms of a worker's start otherwise, for sessions of other formats too).
   const clientWith = async (fetchFn: typeof fetch): Promise<Anthropic> => {
-    const { default: Client } = await loadSdk();
+    const { default: Client } = await loadAnthropicSdk();
     return new Client({
       apiKey: endpoint.apiKey,
       baseURL: endpoint.baseUrl,
@@ -67,7 +67,8 @@ export function createAnthropicProvider(config: ProviderConfig): ModelProvider {
 }
 
 let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
-function loadSdk(): Promise<typeof import('@anthropic-ai/sdk')> {
+/** The Anthropic SDK, imported once, at the first call that needs it (or a thread's start ahead). */
+export function loadAnthropicSdk(): Promise<typeof import('@anthropic-ai/sdk')> {
   sdk ??= import('@anthropic-ai/sdk');
   return sdk;
 }

@@ -151,7 +151,8 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
 }
 
 let sdk: Promise<typeof GoogleGenAI> | undefined;
-function loadGenai(): Promise<typeof GoogleGenAI> {
+/** The @google/genai client class, imported once, at the first call that needs it (or a thread's start ahead). */
+export function loadGenai(): Promise<typeof GoogleGenAI> {
   sdk ??= import('@google/genai').then((m) => m.GoogleGenAI);
   return sdk;
 }

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { resolve } from 'import-meta-resolve';
 
 /*
  * Optional peer dependencies (the Vercel AI SDK and its provider packages) are the user's: they are
@@ -10,6 +9,8 @@ import { resolve } from 'import-meta-resolve';
 
 /** Imports `specifier` as the project in the working directory resolves it; a clear error when it is not installed there. */
 export async function importFromProject<T>(specifier: string, directory = process.cwd()): Promise<T> {
+  // Loaded here, at the first import from the project (an AI SDK provider): a run of another provider never loads it.
+  const { resolve } = await import('import-meta-resolve');
   let url: string;
   try {
     url = resolve(specifier, pathToFileURL(join(directory, 'package.json')).href);

@@ -1,6 +1,6 @@
 import { breakpointTtl, MAX_BREAKPOINTS, parentBreakpoints } from '../../shapes/anthropic-messages/breakpoints.js';
 import type { AnthropicSessionLike } from '../../shapes/anthropic-messages/dialect.js';
-import { createAnthropicProvider } from '../anthropic.js';
+import { createAnthropicProvider, loadAnthropicSdk } from '../anthropic.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import { ANTHROPIC_PRESET, anthropicMinCacheTokens, resolveAnthropicEndpoint } from '../presets.js';
@@ -70,4 +70,5 @@ export const anthropicModule: ProviderModule = {
   },
   plan: (input) => anthropicPlan('anthropic', input),
   client: (config) => createAnthropicProvider(config),
+  preload: async () => void (await loadAnthropicSdk()),
 };

@@ -1,4 +1,4 @@
-import { createGenaiProvider } from '../genai.js';
+import { createGenaiProvider, loadGenai } from '../genai.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import { byModelPrefix } from '../prices.js';
@@ -71,4 +71,5 @@ export const geminiModule: ProviderModule = {
   plan: (input) => geminiPlan('gemini', input),
   client: (config) => createGenaiProvider(config),
   explicitCaches: (config) => createGenaiProvider(config),
+  preload: async () => void (await loadGenai()),
 };

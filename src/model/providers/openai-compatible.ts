@@ -1,5 +1,6 @@
 import { createOpenAIChatProvider } from '../openai-chat.js';
 import { createOpenAIResponsesProvider } from '../openai-responses.js';
+import { loadOpenAI } from '../openai-sdk.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
 import { CHAT_PRESETS, DASHSCOPE_MARKER_MIN_TOKENS, resolveChatEndpoint, type ChatPreset, type ChatProviderKind } from '../presets.js';
@@ -218,6 +219,7 @@ function chatModule(
         ? responsesPlan(kind, CHAT_PRESETS[kind], input, rules)
         : chatPlan(kind, CHAT_PRESETS[kind], input, rules),
     client: (config, shape) => (shape === 'openai-responses' ? createOpenAIResponsesProvider(config) : createOpenAIChatProvider(config)),
+    preload: async () => void (await loadOpenAI()),
   };
 }
 
