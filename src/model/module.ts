@@ -53,4 +53,6 @@ export interface ProviderModule {
   client(config: ProviderConfig, shape: SessionFormat): ModelProvider;
   /** Explicit caches, for the providers that have them. */
   explicitCaches?(config: ProviderConfig): ExplicitCacheClient;
+  /** Loads on this thread what its client's first call would (its SDK), for threads started ahead of their first fork. */
+  preload?(config: ProviderConfig): Promise<void>;
 }
