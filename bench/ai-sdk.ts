@@ -37,6 +37,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { ModelMessage } from 'ai';
 import type { ForkResult } from '../dist/src/index.js';
+import type { AiSdkLatency } from './config.js';
 import { probeMainThread } from './lib/measure.js';
 import { runIfMain } from './lib/script.js';
 import { prose } from './lib/session.js';
@@ -95,6 +96,10 @@ export interface AiSdkResult {
   runs: AiSdkRun[];
   /** The process's first agent run (the warm-up: its modules, JIT, sockets and threads paid), ms: the first step a user's process sees. */
   firstRunMs: number;
+  /** The process's CPU over that first agent run (user + system, every thread), ms. */
+  firstRunCpuMs: number;
+  /** The server's latency preset (set by bench/run.ts, which starts the server). */
+  latency?: AiSdkLatency;
 }
 
 const MODEL = 'gpt-4.1-mini';
@@ -344,9 +349,11 @@ export async function measureAiSdk(job: AiSdkJob): Promise<AiSdkResult[]> {
     // Modules, JIT, sockets (and the workers' model): a small conversation of its own, not measured.
     const warmN = Math.min(4, Math.min(...job.ns));
     const warm = newSpan();
+    const firstCpu = process.cpuUsage();
     const firstAt = performance.now();
     check(job.variant, warmN, await agent.run(conversation(8 * 1024, 1, warmN, `${job.variant} warm-up`), warm), warm);
     const firstRunMs = performance.now() - firstAt;
+    const firstRunCpuMs = ms(process.cpuUsage(firstCpu));
     for (const n of job.ns) {
       const runs: AiSdkRun[] = [];
       for (let r = 1; r <= job.runs; r++) {
@@ -384,6 +391,7 @@ export async function measureAiSdk(job: AiSdkJob): Promise<AiSdkResult[]> {
         n,
         runs,
         firstRunMs,
+        firstRunCpuMs,
       });
     }
   } finally {
