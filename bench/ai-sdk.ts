@@ -19,11 +19,10 @@
  *             ({ kind: 'ai-sdk', package: '@ai-sdk/openai', factory: 'createOpenAI', method: 'chat',
  *             mode: 'generate' }, spawnTools ['fork'], `concurrency` = the largest n, so that every
  *             fork is in flight at once as in the other variant): the step's calls are gathered,
- *             the calling message rebuilt with all of them, the conversation frozen once, each call a
- *             fan-out of its own (the first goes alone until its response begins, the rest then read what
- *             they share from the cache), the forks' loops in worker threads.
+ *             the calling message rebuilt with all of them, the conversation frozen once, the step's
+ *             calls one fan-out, parent-warm (all at once), the forks' loops in worker threads.
  * A warm-up agent run on a small conversation comes first (modules, JIT, sockets, the workers'
- * model), not measured. Measured per run: makespan (the whole agent run: its two model calls and
+ * model), not measured: its time and CPU are the first step a fresh process sees. Measured per run: makespan (the whole agent run: its two model calls and
  * the forks), the forks' span (the first `execute` to the last one's return), the process's CPU
  * (process.cpuUsage: user + system, every thread) over the run and over the forks' span, and the
  * forks' calls' prompt and cached tokens (ai-sdk: each generateText's usage.inputTokens and
