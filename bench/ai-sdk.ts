@@ -19,11 +19,10 @@
  *             ({ kind: 'ai-sdk', package: '@ai-sdk/openai', factory: 'createOpenAI', method: 'chat',
  *             mode: 'generate' }, spawnTools ['fork'], `concurrency` = the largest n, so that every
  *             fork is in flight at once as in the other variant): the step's calls are gathered,
- *             the calling message rebuilt with all of them, the conversation frozen once, each call a
- *             fan-out of its own (the first goes alone until its response begins, the rest then read what
- *             they share from the cache), the forks' loops in worker threads.
+ *             the calling message rebuilt with all of them, the conversation frozen once, the step's
+ *             calls one fan-out, parent-warm (all at once), the forks' loops in worker threads.
  * A warm-up agent run on a small conversation comes first (modules, JIT, sockets, the workers'
- * model), not measured. Measured per run: makespan (the whole agent run: its two model calls and
+ * model), not measured: its time and CPU are the first step a fresh process sees. Measured per run: makespan (the whole agent run: its two model calls and
  * the forks), the forks' span (the first `execute` to the last one's return), the process's CPU
  * (process.cpuUsage: user + system, every thread) over the run and over the forks' span, and the
  * forks' calls' prompt and cached tokens (ai-sdk: each generateText's usage.inputTokens and
@@ -37,6 +36,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { ModelMessage } from 'ai';
 import type { ForkResult } from '../dist/src/index.js';
+import type { AiSdkLatency } from './config.js';
 import { probeMainThread } from './lib/measure.js';
 import { runIfMain } from './lib/script.js';
 import { prose } from './lib/session.js';
@@ -95,6 +95,10 @@ export interface AiSdkResult {
   runs: AiSdkRun[];
   /** The process's first agent run (the warm-up: its modules, JIT, sockets and threads paid), ms: the first step a user's process sees. */
   firstRunMs: number;
+  /** The process's CPU over that first agent run (user + system, every thread), ms. */
+  firstRunCpuMs: number;
+  /** The server's latency preset (set by bench/run.ts, which starts the server). */
+  latency?: AiSdkLatency;
 }
 
 const MODEL = 'gpt-4.1-mini';
@@ -344,9 +348,11 @@ export async function measureAiSdk(job: AiSdkJob): Promise<AiSdkResult[]> {
     // Modules, JIT, sockets (and the workers' model): a small conversation of its own, not measured.
     const warmN = Math.min(4, Math.min(...job.ns));
     const warm = newSpan();
+    const firstCpu = process.cpuUsage();
     const firstAt = performance.now();
     check(job.variant, warmN, await agent.run(conversation(8 * 1024, 1, warmN, `${job.variant} warm-up`), warm), warm);
     const firstRunMs = performance.now() - firstAt;
+    const firstRunCpuMs = ms(process.cpuUsage(firstCpu));
     for (const n of job.ns) {
       const runs: AiSdkRun[] = [];
       for (let r = 1; r <= job.runs; r++) {
@@ -384,6 +390,7 @@ export async function measureAiSdk(job: AiSdkJob): Promise<AiSdkResult[]> {
         n,
         runs,
         firstRunMs,
+        firstRunCpuMs,
       });
     }
   } finally {

@@ -7,6 +7,9 @@ import type { UiJob } from './ui.js';
 import { COLD_KINDS, type ColdKind } from './cold-start.js';
 import type { VariantName } from './variants/common.js';
 
+/** The server latencies the AI SDK section runs at (presets of src/local-server/core/latency.ts). */
+export type AiSdkLatency = 'zero' | 'fast' | 'realistic';
+
 export const PREFIX_SIZES = [16 * KIB, 256 * KIB, 1 * MIB, 8 * MIB] as const;
 
 /**
@@ -137,11 +140,11 @@ export interface BenchConfig {
    * one AI SDK agent (a system prompt of `prefixBytes`, `turns` earlier turns) whose model calls the
    * tool `fork` n times in one step, for each n of `ns`; the forks run by hand in the agent's process
    * (variant ai-sdk) or through forkTool on forkpool's workers (variant forkpool), each variant in a
-   * process of its own against one local server (Chat Completions, the openai preset) at `latency`:
-   * `runs` agent runs per n, each on a cold cache (odd runs: makespan and CPU; even runs: the same
-   * with the event-loop monitor).
+   * process of its own against one local server (Chat Completions, the openai preset) at each of
+   * `latencies` (a server each): `runs` agent runs per n, each on a cold cache (odd runs: makespan
+   * and CPU; even runs: the same with the event-loop monitor).
    */
-  aiSdk: { prefixBytes: number; turns: number; ns: readonly number[]; runs: number; latency: 'realistic' | 'fast' };
+  aiSdk: { prefixBytes: number; turns: number; ns: readonly number[]; runs: number; latencies: readonly AiSdkLatency[] };
   /**
    * The scaling curve (issue 24): `sab` forks (3 model calls, 2 tool calls) as one dimension at a
    * time moves away from `base`: forks, worker threads, concurrency, prefix size. Each point is a
@@ -223,7 +226,7 @@ export const QUICK: BenchConfig = {
   fanout: { rows: [{ prefixBytes: 16 * KIB, calls: 200, warm: true }], runs: 1, inFlight: 16, oneFork: false },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
   // Two processes of ~2–3 s each (start-up, a warm-up agent run, two measured runs of 16 forks).
-  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16], runs: 2, latency: 'fast' },
+  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16], runs: 2, latencies: ['zero'] },
   // Two axes' ends on few forks: each point is a process and a pool of its own (~1.5 s each); the
   // sweep and the floor cover prefix size, the throughput section a fan-out at concurrency 64.
   // 150 forks at the base point (300 until 2026-12-04: the same forks/s and CPU per fork, 1.2 s less).
@@ -306,7 +309,7 @@ export const FULL: BenchConfig = {
   peers: { sizes: [64 * KIB, 1 * MIB], n: 64, concurrency: 16, runs: 2, latency: 'realistic', clients: PEER_CLIENTS },
   // About 6 minutes, most of it the agent's own model: at realistic latency its step of 256 tool calls
   // decodes for ~60 s (100 tokens/s), the same in both variants; 4 runs took 12 minutes (2026-12-04).
-  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [64, 256], runs: 2, latency: 'realistic' },
+  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16, 256], runs: 3, latencies: ['zero', 'realistic'] },
   scaling: {
     base: { n: 2_000, threads: 2, concurrency: 64, prefixBytes: 16 * KIB },
     forks: [1, 10, 100, 1_000, 10_000, 100_000],

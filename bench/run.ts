@@ -775,37 +775,41 @@ async function sectionPeers(ctx: Runner): Promise<void> {
  * CPU over each variant's process is kept beside it.
  */
 async function sectionAiSdk(ctx: Runner): Promise<void> {
-  const { latency, ...a } = ctx.cfg.aiSdk;
+  const { latencies, ...a } = ctx.cfg.aiSdk;
   // Generous: only a hung agent is killed (at realistic latency the agent's step of 256 tool calls decodes for ~60 s, and its 256 forks through forkTool take ~10 s; 3 min a variant in all on 2026-12-04).
   const boundMs = 120_000 + a.runs * a.ns.reduce((sum, n) => sum + 30_000 + n * 500, 0);
-  await withServer(
-    latency,
-    async (server) => {
-      for (const variant of AI_SDK_VARIANTS) {
-        log(
-          `  ai-sdk: ${variant}, an agent forking ${a.ns.join(', ')} times in one step × ${a.runs} runs, ${sizeLabel(a.prefixBytes)} system prompt, ${latency} latency`,
-        );
-        const job: AiSdkJob = { ...a, variant, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
-        const rows = await runVariantProcess<AiSdkJob, AiSdkResult>(
-          ctx,
-          server,
-          { section: 'ai-sdk', variant, script: 'ai-sdk.ts', job, boundMs, runs: a.runs },
-          (r) => {
-            for (const [i, run] of r.runs.entries()) {
-              const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
-              log(
-                `    ${variant.padEnd(9)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  forks ${run.forksMs.toFixed(0).padStart(6)} ms  ` +
-                  `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  cached ${(run.cachedTokens / run.promptTokens).toFixed(3)} of the forks' prompt${loop}`,
-              );
-            }
-          },
-        );
-        ctx.results.aiSdk ??= [];
-        ctx.results.aiSdk.push(...rows);
-      }
-    },
-    'openai',
-  );
+  for (const latency of latencies) {
+    await withServer(
+      latency,
+      async (server) => {
+        for (const variant of AI_SDK_VARIANTS) {
+          log(
+            `  ai-sdk: ${variant}, an agent forking ${a.ns.join(', ')} times in one step × ${a.runs} runs, ${sizeLabel(a.prefixBytes)} system prompt, ${latency} latency`,
+          );
+          const job: AiSdkJob = { ...a, variant, url: server.url, threads: ctx.cfg.threads, timeoutMs: ctx.cfg.forkTimeoutMs };
+          const rows = await runVariantProcess<AiSdkJob, AiSdkResult>(
+            ctx,
+            server,
+            { section: 'ai-sdk', variant, script: 'ai-sdk.ts', job, boundMs, runs: a.runs },
+            (r) => {
+              if (r.n === a.ns[0])
+                log(`    ${variant.padEnd(9)} first step (a fresh process's first agent run) ${r.firstRunMs.toFixed(0)} ms`);
+              for (const [i, run] of r.runs.entries()) {
+                const loop = run.loop ? `  loop p99 ${run.loop.p99.toFixed(1)} ms` : '';
+                log(
+                  `    ${variant.padEnd(9)} N=${String(r.n).padEnd(4)} run ${i + 1}  makespan ${run.wallMs.toFixed(0).padStart(6)} ms  forks ${run.forksMs.toFixed(0).padStart(6)} ms  ` +
+                    `CPU ${(run.cpuMs / r.n).toFixed(2).padStart(6)} ms/fork  ${run.promptTokensPerFork.toFixed(0)} prompt tokens/fork, cached ${(run.cachedTokens / run.promptTokens).toFixed(3)}${loop}`,
+                );
+              }
+            },
+          );
+          ctx.results.aiSdk ??= [];
+          ctx.results.aiSdk.push(...rows.map((r) => ({ ...r, latency })));
+        }
+      },
+      'openai',
+    );
+  }
 }
 
 /**

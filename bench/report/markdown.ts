@@ -1325,10 +1325,12 @@ const AI_SDK_TITLES: Readonly<Record<AiSdkVariant, string>> = {
 };
 const AI_SDK_ORDER = Object.keys(AI_SDK_TITLES) as AiSdkVariant[];
 
-/** One AI SDK agent's fan-out, forked by hand with the AI SDK's own generateText and through forkTool (issue 29). */
+/** One AI SDK agent's fan-out, forked by hand with the AI SDK's own generateText and through forkTool (issue 29), at each latency. */
 function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
   const r0 = all[0] as AiSdkResult;
   const ns = [...new Set(all.map((r) => r.n))].sort((a, b) => a - b);
+  const latencyOf = (r: AiSdkResult): string => r.latency ?? c.aiSdk.latencies[0] ?? 'zero';
+  const latencies = [...new Set(all.map(latencyOf))];
   const variants = AI_SDK_ORDER.filter((v) => all.some((r) => r.variant === v));
   const versions = variants
     .map(
@@ -1342,70 +1344,84 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
   const of = spreadOf<Run>;
   const out: string[] = [
     '',
-    `## The AI SDK's own parallel \`generateText\` against \`forkTool\` (issue 29): one agent forking ${ns.join(', ')} times in one step, ${c.aiSdk.latency} latency`,
+    `## The AI SDK's own parallel \`generateText\` against \`forkTool\` (issue 29): one agent forking ${ns.join(', ')} times in one step, ${latencies.join(' and ')} latency`,
     '',
     `One Vercel AI SDK agent (\`generateText\` through \`@ai-sdk/openai\`'s Chat Completions model, \`stopWhen: stepCountIs(3)\`) with a ${sizeLabel(r0.prefixBytes)} system prompt and ${r0.turns} earlier turns, whose model (the local server's script) calls the tool \`fork\` n times in one step, each with its own directive, then answers once the results are in. ` +
-      "Each variant runs in a process of its own (one after the other) against the local server in another, on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128); every run has a conversation of its own (salted system prompt), so the agent's first request meets a cold cache and puts the prefix in it for the forks; a warm-up agent run on a small conversation comes first, not measured. " +
+      "Each variant runs in a process of its own (one after the other) against the local server in another (one server per latency), on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128); every run has a conversation of its own (salted system prompt), so the agent's first request meets a cold cache and puts the prefix in it for the forks; a warm-up agent run on a small conversation comes first, not measured, and its time is the *first step* (what a fresh process's first agent run takes: modules, JIT, sockets, threads). " +
       "**ai-sdk**: what one would write without forkpool: the tool's `execute` runs its fork itself, a `generateText` call in the agent's own process (the AI SDK runs a step's tool calls at once, so all n are in flight together), with the agent's system prompt and tools and, as messages, the step's messages + an assistant message with its own call (an `execute` sees no other) + a placeholder result + the directive as a user message; no cache warm-up, no worker threads. " +
-      "**forkpool**: `forkTool` on a ForkEngine with the `ai-sdk` provider (the same package and model, `mode: 'generate'`, `spawnTools: ['fork']`, concurrency = the largest n, so that every fork is in flight at once here too): the step's calls are gathered, the calling message is rebuilt with all of them, the conversation is frozen once and each call is a fan-out of its own (the first goes alone until its response begins, then the rest), the fork loops run in worker threads and each fork's request carries the n calls (without their arguments), a placeholder for each, and forkpool's child message. " +
-      "makespan = the whole agent run (its two model calls and the forks), median (min–max) over all runs; forks = from the first `execute` to the last one's return; client CPU = process.cpuUsage() of the agent's process (user + system, every thread) over the agent run, and over the forks alone, / n, from the runs without the loop monitor; " +
-      "loop p99 / max = monitorEventLoopDelay on the agent's main thread (1 ms resolution) over the runs with it (the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = the forks' cached prompt tokens / their prompt tokens, as the AI SDK returns them (ai-sdk: each `generateText`'s `usage.inputTokenDetails.cacheReadTokens`; forkpool: each ForkResult's usage, through `forkTool`'s `fanOut.onResult`).",
+      "**forkpool**: `forkTool` on a ForkEngine with the `ai-sdk` provider (the same package and model, `mode: 'generate'`, `spawnTools: ['fork']`, concurrency = the largest n, so that every fork is in flight at once here too): the step's calls are gathered, the calling message is rebuilt with all of them, the conversation is frozen once and the step's calls are one fan-out, parent-warm (all at once: the agent has just sent the prefix), the fork loops run in worker threads and each fork's request carries the n calls, a placeholder for each, and forkpool's child message (the reference's seeding of the calling turn: its prompt tokens per fork are the ai-sdk variant's plus what the step's other calls add). " +
+      "makespan = the whole agent run (its two model calls and the forks), median (min–max) over all runs; forks = from the first `execute` to the last one's return; client CPU = process.cpuUsage() of the agent's process (user + system, every thread) over the agent run, and over the forks alone, / n, from the runs without the loop monitor; the ratios are forkpool's medians over ai-sdk's; " +
+      "loop p99 / max = monitorEventLoopDelay on the agent's main thread (1 ms resolution) over the runs with it; cache = the forks' cached prompt tokens / their prompt tokens, as the AI SDK returns them (ai-sdk: each `generateText`'s `usage.inputTokenDetails.cacheReadTokens`; forkpool: each ForkResult's usage, through `forkTool`'s `fanOut.onResult`).",
     '',
     `Packages: ${versions}.`,
     '',
   ];
   const rows: string[][] = [];
-  for (const n of ns) {
-    const mine = (v: AiSdkVariant): Run[] => all.filter((r) => r.variant === v && r.n === n).flatMap((r) => r.runs);
-    const cpu = (v: AiSdkVariant, pick: (run: Run) => number): Spread =>
-      of(
-        mine(v).filter((run) => !run.monitored),
-        (run) => pick(run) / n,
-      );
-    const base = cpu('ai-sdk', (run) => run.cpuMs);
-    for (const v of variants) {
-      const runs = mine(v);
-      if (runs.length === 0) continue;
-      const whole = cpu(v, (run) => run.cpuMs);
-      rows.push([
-        String(n),
-        AI_SDK_TITLES[v],
-        String(runs.length),
-        range(
-          of(runs, (run) => run.wallMs),
-          0,
-        ),
-        range(
-          of(runs, (run) => run.forksMs),
-          0,
-        ),
-        range(whole),
-        range(cpu(v, (run) => run.forksCpuMs)),
-        v === 'ai-sdk' || base.n === 0 ? '–' : `${fmt(whole.median / base.median, 2)}×`,
-        range(of(runs, (run) => run.loop?.p99)),
-        range(of(runs, (run) => run.loop?.weightedP99)),
-        range(of(runs, (run) => run.loop?.max)),
-        range(
-          of(runs, (run) => run.cachedTokens / run.promptTokens),
-          3,
-        ),
-        fmt(of(runs, (run) => run.promptTokens / n).median, 0),
-      ]);
+  for (const latency of latencies) {
+    for (const n of ns) {
+      const results = (v: AiSdkVariant): AiSdkResult[] => all.filter((r) => r.variant === v && r.n === n && latencyOf(r) === latency);
+      const mine = (v: AiSdkVariant): Run[] => results(v).flatMap((r) => r.runs);
+      const cpu = (v: AiSdkVariant, pick: (run: Run) => number): Spread =>
+        of(
+          mine(v).filter((run) => !run.monitored),
+          (run) => pick(run) / n,
+        );
+      const ratio = (v: AiSdkVariant, mine: number, base: number): string =>
+        v === 'ai-sdk' || !Number.isFinite(base) || base === 0 ? '–' : `${fmt(mine / base, 2)}×`;
+      const baseCpu = cpu('ai-sdk', (run) => run.cpuMs).median;
+      const baseWall = of(mine('ai-sdk'), (run) => run.wallMs).median;
+      const baseFirst = results('ai-sdk')[0]?.firstRunMs ?? Number.NaN;
+      for (const v of variants) {
+        const runs = mine(v);
+        if (runs.length === 0) continue;
+        const whole = cpu(v, (run) => run.cpuMs);
+        const wall = of(runs, (run) => run.wallMs);
+        const first = results(v)[0]?.firstRunMs ?? Number.NaN;
+        rows.push([
+          String(n),
+          latency,
+          AI_SDK_TITLES[v],
+          String(runs.length),
+          range(wall, 0),
+          ratio(v, wall.median, baseWall),
+          range(
+            of(runs, (run) => run.forksMs),
+            0,
+          ),
+          range(whole),
+          range(cpu(v, (run) => run.forksCpuMs)),
+          ratio(v, whole.median, baseCpu),
+          v === 'ai-sdk' || Number.isNaN(baseFirst)
+            ? fmt(first, 0)
+            : `${fmt(first, 0)} (${first >= baseFirst ? '+' : ''}${fmt(first - baseFirst, 0)})`,
+          fmt(results(v)[0]?.firstRunCpuMs ?? Number.NaN, 0),
+          range(of(runs, (run) => run.loop?.p99)),
+          range(of(runs, (run) => run.loop?.max)),
+          range(
+            of(runs, (run) => run.cachedTokens / run.promptTokens),
+            3,
+          ),
+          fmt(of(runs, (run) => run.promptTokens / n).median, 0),
+        ]);
+      }
     }
   }
   out.push(
     table(
       [
         'forks',
+        'latency',
         'variant',
         'runs',
         'makespan ms',
+        'makespan / ai-sdk',
         'forks ms',
         'client CPU ms/fork',
         'client CPU ms/fork (forks alone)',
         'CPU / ai-sdk',
+        'first step ms (vs ai-sdk)',
+        'first step CPU ms',
         'loop p99 ms',
-        'loop p99 time-weighted ms',
         'loop max ms',
         'cache: cached / prompt',
         'prompt tokens/fork',

@@ -1,4 +1,4 @@
-import { type Context, context } from '@opentelemetry/api';
+import { type Context, context, trace } from '@opentelemetry/api';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../result/fork-result.js';
@@ -87,7 +87,23 @@ export function forkStep(
   // begun (or after WARMUP_CAP_MS), and read it from the cache instead of all sending it cold.
   const [lead, ...rest] = calls;
   if (lead === undefined) return;
-  if (rest.length === 0 || (options.warmup ?? (parentWarm ? 'none' : 'auto')) === 'none') {
+  const together = (options.warmup ?? (parentWarm ? 'none' : 'auto')) === 'none';
+  // Untraced, the step's forks are one fan-out: its accounting measures the shared prefix once, not
+  // once per fork. A traced agent's forks each go under their own call's tool-call span.
+  if (together && calls.every((call) => trace.getSpan(call.trace) === undefined)) {
+    const fanOut = engine.fanOut(
+      prefix,
+      calls.map((call) => ({ id: call.toolCallId, directive: call.directive })),
+      { ...options.fanOut, parentWarm, ...(tools.length > 0 ? { tools } : {}) },
+    );
+    fanOut.onResult((result) => byFork.get(result.id)?.settle(result));
+    for (const call of calls) {
+      if (call.signal?.aborted) fanOut.cancel(call.toolCallId);
+      else call.signal?.addEventListener('abort', () => fanOut.cancel(call.toolCallId), { once: true });
+    }
+    return;
+  }
+  if (rest.length === 0 || together) {
     for (const call of calls) start(call);
     return;
   }

@@ -96,6 +96,9 @@ function usageOf(usage: Extract<TextStreamPart<ToolSet>, { type: 'finish-step' }
   };
 }
 
+/** What the AI SDK's own check of a call's messages sees (the real ones go through prepareStep). */
+const STAND_IN: readonly ModelMessage[] = [{ role: 'user', content: '' }];
+
 /** The stream's own parts, then the response's messages (the AI SDK assembles them once the stream is read). */
 type AiSdkEvent = TextStreamPart<ToolSet> | { type: 'forkpool-response'; messages: readonly ModelMessage[] };
 
@@ -142,10 +145,18 @@ export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
       return {
         async open(attempt) {
           const { ai, model: languageModel } = await model();
-          const { model: _id, tools, ...call } = request.body;
+          const { model: _id, tools, messages, ...call } = request.body;
           const args = {
             ...(call as Record<string, unknown>),
             model: languageModel,
+            // The AI SDK checks `messages` against its schema on every call, which costs a fork more
+            // than the rest of its call once the history holds many parts (each one tried against a
+            // union's members); the session's messages were checked once, when it was frozen, and the
+            // fork's own are the AI SDK's or the dialect's. So the call is given a stand-in, and its one
+            // step sends the real messages through prepareStep, which the AI SDK renders as it would
+            // have rendered them (the same request bytes).
+            messages: STAND_IN,
+            prepareStep: () => ({ messages }),
             ...(tools !== undefined ? { tools: toolSet(ai, tools as Record<string, unknown>) } : {}),
             maxRetries: 0,
             abortSignal: attempt.signal,

@@ -88,6 +88,10 @@ export const aiSdkModule: ProviderModule = {
   },
   plan: aiSdkPlan,
   client: (config) => createAiSdkProvider(config),
+  // A thread started ahead imports `ai` and the package, and makes the model once, before its first fork.
+  preload: async (config) => {
+    if (config.aiSdk !== undefined) await checkAiSdkModel(config.aiSdk);
+  },
 };
 
 const AI_SDK_KEYS = {
