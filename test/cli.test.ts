@@ -110,7 +110,7 @@ describe('help texts name every dialect and every exit code', () => {
     expect(top).toContain(`\n  ${shapeFormats().join(', ')}\n`);
     for (const kind of providerKinds()) {
       const shapes = findProvider(kind)?.shapes.join(', ') ?? '';
-      expect(top).toMatch(new RegExp(`^ {2}${kind === 'ai-sdk' ? 'ai-sdk:PACKAGE/MODEL' : kind} +${shapes}$`, 'm'));
+      expect(top).toMatch(new RegExp(`^ {2}${kind} +${shapes}$`, 'm'));
     }
   });
 });

@@ -6,10 +6,7 @@ import { examplesOf } from './flags.js';
 /** The top-level help: the commands, then the shapes and providers as their registries list them (never a list of its own). */
 export function topHelp(): string {
   const [first, ...others] = shapeFormats();
-  const providers = providerKinds().map((kind) => {
-    const name = kind === 'ai-sdk' ? 'ai-sdk:PACKAGE/MODEL' : kind;
-    return `  ${name.padEnd(22)}${findProvider(kind)?.shapes.join(', ') ?? ''}`;
-  });
+  const providers = providerKinds().map((kind) => `  ${kind.padEnd(20)}${findProvider(kind)?.shapes.join(', ') ?? ''}`);
   return `forkpool — fan out forks of an agent conversation over worker threads, sharing one prompt cache
 
 Usage:
@@ -29,7 +26,7 @@ Usage:
 Session shapes (a session's "format"; ${JSON.stringify(first)}, the default, needs none):
   ${[first, ...others].join(', ')}
 
-Providers (--provider) and the shapes each speaks:
+Providers (--provider NAME; ai-sdk is given as ai-sdk:PACKAGE/MODEL) and the shapes each speaks:
 ${providers.join('\n')}
 
 Without --provider (and, for a Gemini session, without GEMINI_API_KEY) everything runs offline on
