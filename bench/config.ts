@@ -105,6 +105,18 @@ export interface BenchConfig {
     throughput: { sizes: readonly number[]; calls: number } | null;
   };
   /**
+   * A fan-out's client CPU per call, fresh and warm (issue 44, bench/fanout-cpu.ts): per row, `runs`
+   * processes of each client (forkpool, the in-process SDK) against the sink, alternating, each a
+   * fresh fan-out of `calls` one-call forks of `prefixBytes` (`warm`: then a second one). `oneFork`:
+   * also forkpool's fresh run of one fork (its fixed cost), `runs` times.
+   */
+  fanout: {
+    rows: readonly { prefixBytes: number; calls: number; warm: boolean }[];
+    runs: number;
+    inFlight: number;
+    oneFork: boolean;
+  };
+  /**
    * Peers in the same run (issue 24, bench/peers.ts): the same fan-out, `n` one-call forks of one
    * conversation with `concurrency` in flight, through each of `clients` (forkpool and agent
    * frameworks on their own SDK paths), each in a process of its own against one local server
@@ -204,6 +216,8 @@ export const QUICK: BenchConfig = {
     inFlight: 16,
     throughput: null,
   },
+  // Two processes of ~3 s each: the 16 KiB row, fresh then warm.
+  fanout: { rows: [{ prefixBytes: 16 * KIB, calls: 200, warm: true }], runs: 1, inFlight: 16, oneFork: false },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
   // Two processes of ~2–3 s each (start-up, a warm-up agent run, two measured runs of 16 forks).
   aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16], runs: 2, latency: 'fast' },
@@ -271,6 +285,18 @@ export const FULL: BenchConfig = {
     runs: 5,
     inFlight: 16,
     throughput: { sizes: [16 * KIB, 1 * MIB], calls: 480 },
+  },
+  // About 3 minutes: 5 runs × (4 rows × 2 clients + the one-fork run), a process each.
+  fanout: {
+    rows: [
+      { prefixBytes: 16 * KIB, calls: 200, warm: true },
+      { prefixBytes: 256 * KIB, calls: 200, warm: false },
+      { prefixBytes: 1 * MIB, calls: 200, warm: false },
+      { prefixBytes: 4 * MIB, calls: 48, warm: false },
+    ],
+    runs: 5,
+    inFlight: 16,
+    oneFork: true,
   },
   peers: { sizes: [64 * KIB, 1 * MIB], n: 64, concurrency: 16, runs: 2, latency: 'realistic', clients: PEER_CLIENTS },
   // About 6 minutes, most of it the agent's own model: at realistic latency its step of 256 tool calls

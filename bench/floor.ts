@@ -21,7 +21,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
 import { buildChildMessage } from '../dist/src/protocol.js';
-import type { GeminiSession } from '../dist/src/index.js';
+import type { ForkResult, GeminiSession } from '../dist/src/index.js';
 import { runIfMain } from './lib/script.js';
 import { benchTool, makeSession } from './lib/session.js';
 import type { SinkMetrics } from './lib/sink.js';
@@ -79,12 +79,12 @@ export interface FloorResult {
   runs: FloorRun[];
 }
 
-const API_KEY = 'bench';
-const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
-const directive = (i: number): string => `Summarize part ${i} of the history in one line.`;
+export const API_KEY = 'bench';
+export const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+export const directive = (i: number): string => `Summarize part ${i} of the history in one line.`;
 
 /** The same session with its own system instruction: a prefix of its own (another id), the history shared. */
-function sessionOf(base: GeminiSession, tag: string): GeminiSession {
+export function sessionOf(base: GeminiSession, tag: string): GeminiSession {
   const text = base.systemInstruction?.parts?.[0]?.text ?? '';
   return { ...base, systemInstruction: { parts: [{ text: `Run ${tag}. ${text}` }] } };
 }
@@ -103,7 +103,7 @@ function sdkParams(session: GeminiSession, i: number): GenerateContentParameters
 }
 
 /** Calls the SDK once and reads the stream to its end; throws unless the answer is the sink's. */
-async function sdkCall(ai: GoogleGenAI, session: GeminiSession, i: number): Promise<void> {
+export async function sdkCall(ai: GoogleGenAI, session: GeminiSession, i: number): Promise<void> {
   const stream = await ai.models.generateContentStream(sdkParams(session, i));
   let text = '';
   for await (const chunk of stream) text += chunk.text ?? '';
@@ -129,7 +129,7 @@ async function sdkRequest(url: string, session: GeminiSession): Promise<Captured
 }
 
 /** `calls` calls, `inFlight` at a time (a promise pool). */
-async function inPool(calls: number, inFlight: number, call: (i: number) => Promise<void>): Promise<void> {
+export async function inPool(calls: number, inFlight: number, call: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < calls) await call(next++);
@@ -169,7 +169,7 @@ export function postBuffers(
   });
 }
 
-function sinkMetrics(url: string): Promise<SinkMetrics> {
+export function sinkMetrics(url: string): Promise<SinkMetrics> {
   return new Promise((resolve, reject) => {
     http
       .get(`${url}/cpu`, (response) => {
@@ -180,6 +180,18 @@ function sinkMetrics(url: string): Promise<SinkMetrics> {
       })
       .on('error', reject);
   });
+}
+
+/** Throws unless every fork completed in one model call. */
+export function expectOneCallEach(results: readonly ForkResult[]): void {
+  const wrong = results.filter((r) => r.status !== 'completed' || r.calls.length !== 1);
+  if (wrong.length === 0) return;
+  const first = wrong[0];
+  const why =
+    first?.status === 'completed'
+      ? `${first.calls.length} calls`
+      : `${first?.status}: ${first && 'error' in first ? first.error.message : ''}`;
+  throw new Error(`forkpool: ${wrong.length} of ${results.length} forks did not complete in one call (${first?.id}: ${why})`);
 }
 
 interface Client {
@@ -242,18 +254,8 @@ async function createClient(job: FloorJob): Promise<Client> {
         warmup: 'none',
         tools: [benchTool],
       });
-      const fanOut = async (session: GeminiSession, tasks: { id: string; directive: string }[]): Promise<void> => {
-        const results = await engine.fanOut(engine.freeze(session), tasks).results();
-        const wrong = results.filter((r) => r.status !== 'completed' || r.calls.length !== 1);
-        if (wrong.length > 0) {
-          const first = wrong[0];
-          const why =
-            first?.status === 'completed'
-              ? `${first.calls.length} calls`
-              : `${first?.status}: ${first && 'error' in first ? first.error.message : ''}`;
-          throw new Error(`forkpool: ${wrong.length} of ${results.length} forks did not complete in one call (${first?.id}: ${why})`);
-        }
-      };
+      const fanOut = async (session: GeminiSession, tasks: { id: string; directive: string }[]): Promise<void> =>
+        expectOneCallEach(await engine.fanOut(engine.freeze(session), tasks).results());
       const tasks = (n: number): { id: string; directive: string }[] =>
         Array.from({ length: n }, (_, i) => ({ id: `f${i}`, directive: directive(i) }));
       // Worker threads started, the SDK loaded in each: a small session of its own, not measured.

@@ -1,6 +1,6 @@
 /**
  * forkpool benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (within 90 s on 2 cores).
- * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,peers,ai-sdk,responses,scaling,ui, --out DIR (default bench/results),
+ * Options: --quick, --only micro,dispatch,sweep,throughput,cache,memory,retention,tasks,queue,floor,fanout,peers,ai-sdk,responses,scaling,ui, --out DIR (default bench/results),
  *          --no-chart (leave bench/results/chart.svg and scaling.svg as they are),
  *          --report FILE.json (no run: render FILE.md, FILE.html and the charts again from a results file),
  *          --against COMMIT [--keep-base] (no bench run: this build against COMMIT's, bench/compare.ts).
@@ -24,6 +24,9 @@
  * The floor section sets a one-call fork's client CPU against the physical floor (issue 24): node:http
  * and fetch posting the same bytes, @google/genai in-process (its own transport and forkpool's) and
  * forkpool, each in a process of its own against a sink server in another (bench/floor.ts).
+ * The fanout section measures a fan-out's client CPU per call, fresh (a process's first fan-out of 200
+ * one-call forks) and warm (its second), forkpool against the in-process SDK, each run a process of its
+ * own against the sink (bench/fanout-cpu.ts), with the ratio beside the issue's target.
  * The peers section runs one fan-out (one-call forks of one conversation) through forkpool and agent
  * frameworks on their own SDK paths (LangGraph JS, the Vercel AI SDK, the OpenAI Agents SDK), each
  * client in a process of its own against the local server's Chat Completions route (bench/peers.ts).
@@ -74,6 +77,8 @@ import { renderHtml, type InlineChart } from './report/html.js';
 import { renderScalingChart, type ScalingAxis, type ScalingRow } from './report/scaling.js';
 import type { FloorJob, FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
+import type { FanoutCpuJob, FanoutCpuResult } from './fanout-cpu.js';
+import { fanoutTable } from './report/fanout.js';
 import { AI_SDK_VARIANTS, type AiSdkJob, type AiSdkResult } from './ai-sdk.js';
 import { RESPONSES_SETTINGS, RESPONSES_WAYS, type ResponsesJob, type ResponsesResult, type ServerCounters } from './responses.js';
 import type { PlainClientJob, PlainClientResult } from './plain-client.js';
@@ -96,6 +101,7 @@ const SECTIONS = [
   'tasks',
   'queue',
   'floor',
+  'fanout',
   'peers',
   'ai-sdk',
   'responses',
@@ -487,6 +493,50 @@ async function sectionFloor(ctx: Runner): Promise<void> {
       ctx.results.floor.push(...rows);
     }
   });
+}
+
+/**
+ * Per row and run, the SDK's process then forkpool's (alternating, so that both meet the same load),
+ * each against one sink process; then forkpool's one-fork runs. Prints the table with the targets.
+ */
+async function sectionFanout(ctx: Runner): Promise<void> {
+  const { rows, runs, inFlight, oneFork } = ctx.cfg.fanout;
+  const jobs: Omit<FanoutCpuJob, 'url'>[] = [];
+  for (let run = 0; run < runs; run++)
+    for (const row of rows)
+      for (const client of ['sdk', 'forkpool'] as const) jobs.push({ ...row, client, inFlight, threads: ctx.cfg.threads });
+  if (oneFork)
+    for (let run = 0; run < runs; run++)
+      jobs.push({
+        client: 'forkpool',
+        prefixBytes: rows[0]?.prefixBytes ?? 16 * KIB,
+        calls: 1,
+        warm: false,
+        inFlight,
+        threads: ctx.cfg.threads,
+      });
+  const out: FanoutCpuResult[] = [];
+  await withSink(async (sink) => {
+    for (const j of jobs) {
+      // Generous: only a hung client is killed.
+      const boundMs = 60_000 + j.calls * (2 + j.prefixBytes / 20_000) * (j.warm ? 2 : 1);
+      try {
+        const r = await runScriptChild<FanoutCpuJob, FanoutCpuResult>('fanout-cpu.ts', { ...j, url: sink.url }, boundMs);
+        const per = (f: FanoutCpuResult['fresh'] | undefined): string => (f ? (f.cpuMs / r.calls).toFixed(2) : '–');
+        log(
+          `  ${j.client.padEnd(8)} ${sizeLabel(j.prefixBytes).padStart(7)} × ${j.calls}: fresh ${per(r.fresh)} ms/call, warm ${per(r.warm)}`,
+        );
+        out.push(r);
+      } catch (err) {
+        const message = `${j.client} ${sizeLabel(j.prefixBytes)} × ${j.calls}: ${err instanceof Error ? err.message : String(err)}`;
+        ctx.results.errors.push({ section: 'fanout', message });
+        log(`    ${message}`);
+      }
+    }
+  });
+  ctx.results.fanout ??= [];
+  ctx.results.fanout.push(...out);
+  for (const line of fanoutTable(out)) log(`  ${line}`);
 }
 
 /**
@@ -896,6 +946,7 @@ async function main(): Promise<number> {
     tasks: [],
     queue: null,
     floor: [],
+    fanout: [],
     peers: [],
     aiSdk: [],
     responses: [],
@@ -927,6 +978,7 @@ async function main(): Promise<number> {
       results.queue = await runQueueSection(cfg);
     },
     floor: () => sectionFloor(ctx),
+    fanout: () => sectionFanout(ctx),
     peers: () => sectionPeers(ctx),
     'ai-sdk': () => sectionAiSdk(ctx),
     responses: () => sectionResponses(ctx),

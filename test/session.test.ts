@@ -249,6 +249,10 @@ describe('parseTasks', () => {
     ['{"id":"","directive":"x"}', 'tasks.jsonl:1: id: a task id must not be empty'],
     ['{"id":"a"}', 'tasks.jsonl:1: directive: is required'],
     ['{"id":"a","directive":"   "}', 'tasks.jsonl:1: directive: the directive must not be empty'],
+    // Two fields, as the common task has, but not its two: the schema still names what is wrong.
+    ['{"id":"a","directve":"x"}', 'tasks.jsonl:1: directive: is required'],
+    ['{"id":1,"directive":"x"}', 'tasks.jsonl:1: id: must be a string, not the number 1'],
+    ['{"id":"a","directive":7}', 'tasks.jsonl:1: directive: must be a string, not the number 7'],
     ['{"id":"a","directive":"x","history":"all"}', 'tasks.jsonl:1: history: must be "inherit" or "completed-turns"'],
     // history's old name is a field like any other a task does not take: the list names history.
     [

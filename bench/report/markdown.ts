@@ -4,6 +4,8 @@ import type { BenchConfig } from '../config.js';
 import { spread, type Spread } from '../lib/measure.js';
 import { sizeLabel } from '../lib/session.js';
 import type { FloorClient, FloorResult } from '../floor.js';
+import type { FanoutCpuResult } from '../fanout-cpu.js';
+import { fanoutSection } from './fanout.js';
 import { CHANNEL_ROUND_TRIP, type MicroResult } from '../micro.js';
 import type { PeerClient, PeersResult } from '../peers.js';
 import type { AiSdkResult, AiSdkVariant } from '../ai-sdk.js';
@@ -61,6 +63,8 @@ export interface BenchResults {
   queue?: QueueResult | null;
   /** The floor section (issue 24): one entry per client and prefix size; absent in older results. */
   floor?: FloorResult[];
+  /** The fanout section (issue 44): one entry per process; absent in older results. */
+  fanout?: FanoutCpuResult[];
   /** The peers section (issue 24): one entry per client and prefix size; absent in older results. */
   peers?: PeersResult[];
   /** The ai-sdk section (issue 29): one entry per variant and fork count; absent in older results. */
@@ -869,6 +873,7 @@ export function renderMarkdown(res: BenchResults): string {
   if (res.queue) out.push(...queueSection(res.queue, c));
 
   if ((res.floor ?? []).length > 0) out.push(...floorSection(res.floor ?? []));
+  if ((res.fanout ?? []).length > 0) out.push(...fanoutSection(res.fanout ?? []));
 
   if ((res.peers ?? []).length > 0) out.push(...peersSection(res.peers ?? [], c));
   if ((res.aiSdk ?? []).length > 0) out.push(...aiSdkSection(res.aiSdk ?? [], c));

@@ -36,16 +36,18 @@ export function linePlaces(file: string | undefined): TaskPlaces {
 export function createTaskChecker(places: TaskPlaces): (value: unknown, position: number) => ForkTask {
   const positionOfId = new Map<string, number>();
   return (value, position) => {
-    const at = places.at(position);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InputError({ ...at, rule: places.notObject });
-    const result = ForkTaskSchema.safeParse(value, { error: plainWords });
-    if (!result.success) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new InputError({ ...places.at(position), rule: places.notObject });
+    const result = isPlainTask(value) ? undefined : ForkTaskSchema.safeParse(value, { error: plainWords });
+    if (result !== undefined && !result.success) {
+      const at = places.at(position);
       const { path, rule } = firstIssue(result.error);
       throw new InputError({ ...at, path: joinPath(at.path, path), rule });
     }
     const task = value as ForkTask;
     const earlier = positionOfId.get(task.id);
     if (earlier !== undefined) {
+      const at = places.at(position);
       throw new InputError({
         ...at,
         path: joinPath(at.path, 'id'),
@@ -55,6 +57,24 @@ export function createTaskChecker(places: TaskPlaces): (value: unknown, position
     positionOfId.set(task.id, position);
     return task;
   };
+}
+
+/**
+ * The common task, `{ id, directive }` and nothing else, valid: what the schema would accept, known
+ * without it (the schema's parse costs more than the rest of a fork's start on the main thread
+ * while its code is cold, as it is in a process's first fan-out). Anything else goes to the schema.
+ */
+function isPlainTask(value: object): boolean {
+  const task = value as { id?: unknown; directive?: unknown };
+  return (
+    Object.keys(value).length === 2 &&
+    Object.hasOwn(value, 'id') &&
+    Object.hasOwn(value, 'directive') &&
+    typeof task.id === 'string' &&
+    task.id.length > 0 &&
+    typeof task.directive === 'string' &&
+    task.directive.trim().length > 0
+  );
 }
 
 function joinPath(prefix: string | undefined, path: string | undefined): string {

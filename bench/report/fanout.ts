@@ -1,0 +1,93 @@
+/**
+ * The fan-out's client CPU per call, fresh and warm (bench/fanout-cpu.ts): forkpool against the
+ * in-process @google/genai SDK, per row the median over the runs (a process each) and the ratio
+ * beside the issue's target.
+ */
+import type { FanoutCpuFigures, FanoutCpuResult } from '../fanout-cpu.js';
+import { median } from '../lib/measure.js';
+import { sizeLabel } from '../lib/session.js';
+
+/** The issue's targets: forkpool's client CPU per call at most this many times the SDK's. */
+const FANOUT_TARGETS: readonly { prefixBytes: number; calls: number; phase: 'fresh' | 'warm'; ratio: number }[] = [
+  { prefixBytes: 16 * 1024, calls: 200, phase: 'fresh', ratio: 1.5 },
+  { prefixBytes: 256 * 1024, calls: 200, phase: 'fresh', ratio: 1.0 },
+  { prefixBytes: 1024 * 1024, calls: 200, phase: 'fresh', ratio: 0.6 },
+  { prefixBytes: 4 * 1024 * 1024, calls: 48, phase: 'fresh', ratio: 0.5 },
+  { prefixBytes: 16 * 1024, calls: 200, phase: 'warm', ratio: 1.2 },
+];
+
+interface FanoutRow {
+  label: string;
+  phase: 'fresh' | 'warm';
+  prefixBytes: number;
+  calls: number;
+  runs: number;
+  forkpoolMsPerCall: number;
+  sdkMsPerCall: number;
+  ratio: number;
+  /** Absent for rows without a target (forkpool's one-fork run). */
+  target?: number;
+}
+
+const perCall = (rs: readonly FanoutCpuResult[], pick: (r: FanoutCpuResult) => FanoutCpuFigures | undefined): number =>
+  median(rs.flatMap((r) => (pick(r) === undefined ? [] : [(pick(r) as FanoutCpuFigures).cpuMs / r.calls])));
+
+/** One row per size, call count and phase measured: medians over the runs. */
+function fanoutRows(results: readonly FanoutCpuResult[]): FanoutRow[] {
+  const keys = [...new Set(results.map((r) => `${r.prefixBytes}:${r.calls}`))];
+  return keys.flatMap((key) => {
+    const rs = results.filter((r) => `${r.prefixBytes}:${r.calls}` === key);
+    const first = rs[0] as FanoutCpuResult;
+    const fp = rs.filter((r) => r.client === 'forkpool');
+    const sdk = rs.filter((r) => r.client === 'sdk');
+    return (['fresh', 'warm'] as const).flatMap((phase) => {
+      const pick = (r: FanoutCpuResult) => r[phase];
+      if (!fp.some(pick)) return [];
+      const f = perCall(fp, pick);
+      const s = perCall(sdk, pick);
+      const target = FANOUT_TARGETS.find((t) => t.prefixBytes === first.prefixBytes && t.calls === first.calls && t.phase === phase)?.ratio;
+      return [
+        {
+          label: `${phase} ${sizeLabel(first.prefixBytes)} × ${first.calls}`,
+          phase,
+          prefixBytes: first.prefixBytes,
+          calls: first.calls,
+          runs: fp.length,
+          forkpoolMsPerCall: f,
+          sdkMsPerCall: s,
+          ratio: f / s,
+          ...(target === undefined ? {} : { target }),
+        },
+      ];
+    });
+  });
+}
+
+export function fanoutTable(results: readonly FanoutCpuResult[]): string[] {
+  const rows = fanoutRows(results);
+  return [
+    '| fan-out | runs | forkpool ms/call | sdk ms/call | forkpool / sdk | target |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${r.runs} | ${r.forkpoolMsPerCall.toFixed(2)} | ${Number.isNaN(r.sdkMsPerCall) ? '–' : r.sdkMsPerCall.toFixed(2)} | ` +
+        `${Number.isNaN(r.ratio) ? '–' : `${r.ratio.toFixed(2)}×`} | ${r.target === undefined ? '–' : `≤ ${r.target}× ${r.ratio <= r.target ? 'met' : 'missed'}`} |`,
+    ),
+  ];
+}
+
+/** The markdown report's section. */
+export function fanoutSection(results: readonly FanoutCpuResult[]): string[] {
+  const r0 = results[0];
+  if (r0 === undefined) return [];
+  return [
+    '',
+    `## A fan-out's client CPU per call, fresh and warm (issue 44): ${r0.inFlight} in flight, median of the runs (a process each)`,
+    '',
+    "fresh = the process's first fan-out, the clock started after forkpool's import, ForkEngine.create and the freeze (the SDK: its import and client); " +
+      'warm = a second fan-out of another session in the same process. Client CPU = the whole process (every thread) over the fan-out, per call. ' +
+      "A row of one fork shows forkpool's fixed cost of a fresh run (its worker threads' start while the engine does not start them ahead).",
+    '',
+    ...fanoutTable(results),
+  ];
+}
