@@ -97,7 +97,7 @@ describe('forkpool convert', () => {
     ],
     [['convert', '--to', 'gemini'], 'forkpool: convert: the SESSION file is required (- reads standard input)'],
     [['convert', EXAMPLE, EXAMPLE, '--to', 'gemini'], `forkpool: convert: takes one SESSION file; "${EXAMPLE}" is one too many`],
-    [['convert', EXAMPLE, '--to', 'gemini', '--frobnicate'], "forkpool: Unknown option '--frobnicate'; see forkpool convert --help"],
+    [['convert', EXAMPLE, '--to', 'gemini', '--frobnicate'], 'forkpool: unknown flag --frobnicate; see forkpool convert --help'],
   ])('usage error: %j', async (args, message) => {
     const run = await runCli(args);
     expect(run).toMatchObject({ code: 2, stdout: '', stderr: `${message}\n` });
@@ -167,13 +167,14 @@ describe('forkpool convert', () => {
       runCli(['import', EXAMPLE, '--out', missing]),
     ]);
     for (const run of [convert, imported])
-      expect(run).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: --out: cannot write ${missing}: ENOENT\n` });
+      expect(run).toMatchObject({ code: 2, stdout: '', stderr: `forkpool: --out: cannot write ${missing}: its folder does not exist\n` });
   });
 
   it('--help lists its flags; forkpool --help lists the command', async () => {
     const [help, top] = await Promise.all([runCli(['convert', '--help']), runCli(['--help'])]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: forkpool convert SESSION\|- --to gemini\|openai-chat/);
+    expect(help.stdout).toMatch(/^Usage: forkpool convert SESSION\|- --to SHAPE /);
+    expect(help.stdout).toContain('SHAPE:\ngemini, openai-chat, openai-responses, anthropic-messages, ai-sdk.');
     for (const flag of ['--to', '--out', '--drop-unsupported', '--help']) expect(help.stdout).toContain(flag);
     expect(top.stdout).toContain('forkpool convert SESSION --to SHAPE');
   });

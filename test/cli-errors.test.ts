@@ -89,7 +89,7 @@ describe('forkpool run: bad input exits 2 and runs nothing', () => {
 
   it('an unknown flag, a missing required flag and a bad flag value are usage errors', async () => {
     expect(await expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, '--frobnicate'])).toBe(
-      "forkpool: Unknown option '--frobnicate'; see forkpool run --help",
+      'forkpool: unknown flag --frobnicate; see forkpool run --help',
     );
     expect(await expectRejected(['run', '--tasks', GOOD_TASKS])).toBe('forkpool: run: --session FILE is required');
     expect(await expectRejected(['run', '--session', SESSION, '--tasks', GOOD_TASKS, '--output-format', 'yaml'])).toBe(

@@ -264,7 +264,9 @@ describe('exit codes: one table, each row', () => {
     const transcripts = runOn('transcripts', replies(2), ['--transcripts', join(notADir, 'transcripts')]);
     const result = await transcripts.run;
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr).toBe(`forkpool: --transcripts: cannot write into ${join(notADir, 'transcripts')}: ENOTDIR\n`);
+    expect(result.stderr).toBe(
+      `forkpool: --transcripts: cannot write into ${join(notADir, 'transcripts')}: a parent in the path is not a directory\n`,
+    );
     expect(existsSync(transcripts.out)).toBe(false);
     const prompt = await runCli(['prompt', 'REPLY hi', '--transcripts', join(notADir, 'transcripts')]);
     expect(prompt).toMatchObject({ code: 2, stdout: '' });

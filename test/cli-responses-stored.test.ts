@@ -77,7 +77,8 @@ describe('forkpool run --previous-response', () => {
       env: { OPENAI_API_KEY: KEY },
     });
     expect(shown.code, shown.stderr).toBe(0);
-    const rows = shown.stdout.split('\n').filter((line) => /^t\d /.test(line));
+    // The table's rows (each fork's answer above them reads `t1 · completed`).
+    const rows = shown.stdout.split('\n').filter((line) => /^t\d +completed /.test(line));
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row).toContain(`1 item after ${stored}`);
     expect(`${run.stdout}${run.stderr}${shown.stdout}${shown.stderr}`).not.toContain(KEY);

@@ -182,7 +182,7 @@ describe('forkpool transcript: bad input exits 2 and names it', () => {
     const run = await runCli(['transcript', file]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`forkpool: ${file}: no such transcript\n`);
+    expect(run.stderr).toBe(`forkpool: ${file}: file not found\n`);
   });
 
   it('no FILE, or two, is a usage error', async () => {

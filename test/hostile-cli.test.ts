@@ -111,7 +111,7 @@ describe('forkpool run: repeated and huge flag values', () => {
 
   it('a 100,000-character unknown flag is refused', async () => {
     const flag = `--${'x'.repeat(100_000)}`;
-    expect(rejected(await run(flag))).toBe(`forkpool: Unknown option '${flag}'; see forkpool run --help`);
+    expect(rejected(await run(flag))).toBe(`forkpool: unknown flag ${flag}; see forkpool run --help`);
   });
 });
 

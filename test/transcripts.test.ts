@@ -237,7 +237,7 @@ describe('transcripts', () => {
     if (sent.status !== 'revived') return;
     const [result] = await sent.run.results();
     expect(result?.status).toBe('failed');
-    expect(result?.status === 'failed' && result.error.message).toBe(`${file}: no such transcript`);
+    expect(result?.status === 'failed' && result.error.message).toBe(`${file}: file not found`);
     expect(requestsOf('tr-gone', before)).toHaveLength(0);
     expect(existsSync(file)).toBe(false);
   });

@@ -103,6 +103,6 @@ describe('forkpool report --html', () => {
     expect(timeRun.stderr).toContain(`report ${badTime}:1: endedAt:`);
     const missing = await runCli(['report', join(tmp, 'nothing.jsonl'), '--html', join(tmp, 'never.html')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('no such file');
+    expect(missing.stderr).toContain('file not found');
   });
 });

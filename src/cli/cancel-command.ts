@@ -1,6 +1,6 @@
 import { cancelRun } from '../queue/cancel.js';
 import { isRunId } from '../queue/redis-wire.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG, queueFlagOf } from './queue-flag.js';
@@ -23,7 +23,15 @@ does not know (never started there, or ended more than an hour ago) is an error:
 ${helpOf(CANCEL_FLAGS)}
 
 ${EXIT_CODES_HELP}
-For cancel, 0 means the cancel was sent.`;
+For cancel, 0 means the cancel was sent.
+
+${examplesOf([
+  [
+    'forkpool cancel --queue redis://127.0.0.1:6379 RUN_ID',
+    "cancel every fork of a distributed run (its id is in the coordinator's journal)",
+  ],
+  ['forkpool cancel --queue redis://127.0.0.1:6379 RUN_ID task-7', 'cancel one fork of it'],
+])}`;
 
 export async function cancelCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(CANCEL_FLAGS), true);

@@ -3,8 +3,8 @@ import { parseJsonText } from '../input/json.js';
 import { loadSession } from '../import/load.js';
 import { parseSession } from '../session/parse.js';
 import { decodeUtf8, MAX_INPUT_BYTES, readInputStream } from '../session/read.js';
-import { formatList, type ParentSession, type SessionFormat } from '../shapes/registry.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import type { ParentSession, SessionFormat } from '../shapes/registry.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
@@ -25,9 +25,10 @@ function convertFlags() {
 
 function convertHelp(): string {
   const targets = conversionTargets();
-  return `Usage: forkpool convert SESSION|- --to ${targets.join('|')} [--out FILE] [--drop-unsupported]
+  return `Usage: forkpool convert SESSION|- --to SHAPE [--out FILE] [--drop-unsupported]
 
-Converts a session from one API shape to another (- reads it from standard input): ${formatList(targets)}.
+Converts a session from one API shape to another (- reads it from standard input). SHAPE:
+${targets.join(', ')}.
 A shape that does not convert one way says why. The result is a valid session of the target
 shape, written as JSON; a one-line summary goes to stderr, then a line per item left out and per
 setting filled in (an Anthropic session's required max_tokens). Anything the target cannot
@@ -37,7 +38,12 @@ its path, unless --drop-unsupported.
 ${helpOf(convertFlags())}
 
 ${EXIT_CODES_HELP}
-For convert, 2 also means a session that cannot be converted (the line says what and why).`;
+For convert, 2 also means a session that cannot be converted (the line says what and why).
+
+${examplesOf([
+  ['forkpool convert examples/session.json --to openai-chat --out chat.json', 'the example Gemini session as a Chat Completions session'],
+  ['cat s.json | forkpool convert - --to anthropic-messages', 'from standard input to standard output'],
+])}`;
 }
 
 export async function convertCommand(argv: string[], io: CliIo): Promise<number> {

@@ -4,7 +4,7 @@ import { importSession } from '../import/load.js';
 import { allShapes } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
 import { loadToolsModule } from '../tools/load-module.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import { writeJsonOut, type CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
@@ -37,15 +37,21 @@ API), a Claude Code session or sub-agent JSONL (Anthropic's), or a logged reques
 ${allShapes()
   .map((shape) => `  ${shape.format.padEnd(20)} ${shape.intake.looks}`)
   .join('\n')}
-forkpool's own session files pass through. The session is written as JSON; a summary goes to stderr: messages kept, tokens, tools
-used and how they are declared, the model and where it came from, and every record (or field)
-left out with the reason, first the share left out when it is more than a tenth.
+forkpool's own session files pass through. The session is written as JSON; a summary goes to
+stderr: messages kept, tokens, tools used and how they are declared, the model and where it came
+from, and every record (or field) left out with the reason, first the share left out when it is
+more than a tenth.
 
 ${helpOf(IMPORT_FLAGS)}
 
 ${EXIT_CODES_HELP}
 For import, 2 also means a file that cannot be read as a session (one of none of the formats
-names the formats tried).`;
+names the formats tried).
+
+${examplesOf([
+  ['forkpool import ~/.claude/projects/P/SESSION.jsonl --out session.json', 'a Claude Code transcript as a forkpool session'],
+  ['forkpool run --session ~/.gemini/tmp/P/chats/CHAT.json --tasks t.jsonl', 'run and prompt read a transcript directly, too'],
+])}`;
 
 export async function importCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(IMPORT_FLAGS), true);

@@ -20,7 +20,7 @@ export async function writeJsonOut(io: CliIo, out: string | undefined, value: un
   try {
     await writeFile(out, text);
   } catch (err) {
-    throw new UsageError(`--out: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`--out: cannot write ${out}: ${describeWriteError(err)}`);
   }
 }
 
@@ -35,6 +35,26 @@ export async function requireWritableDir(flag: string, dir: string): Promise<voi
     await writeFile(probe, '');
     await rm(probe);
   } catch (err) {
-    throw new UsageError(`${flag}: cannot write into ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`${flag}: cannot write into ${dir}: ${describeWriteError(err)}`);
+  }
+}
+
+/** Why a file cannot be written or opened, in the words the CLI uses for every command (reads: session/read.ts's describeReadError). */
+export function describeWriteError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'EISDIR':
+      return 'is a directory, not a file';
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'ENOTDIR':
+      return 'a parent in the path is not a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EEXIST':
+      return 'a file is in the way';
+    default:
+      return code ?? String(err);
   }
 }

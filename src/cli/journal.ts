@@ -5,6 +5,7 @@ import type { ForkTask } from '../session/schema.js';
 import { isRunId } from '../queue/redis-wire.js';
 import type { ResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
+import { describeWriteError } from './io.js';
 
 /*
  * The run journal: a header naming the prefix, then one line per terminal fork result (with the
@@ -89,9 +90,7 @@ export function createJournal(path: string, prefixId: string): Journal {
   try {
     writeFileSync(path, `${JSON.stringify(header)}\n`);
   } catch (err) {
-    throw new UsageError(
-      `cannot write the journal ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (--journal FILE puts it elsewhere)`,
-    );
+    throw new UsageError(`cannot write the journal ${path}: ${describeWriteError(err)} (--journal FILE puts it elsewhere)`);
   }
   return openJournal(path, prefixId);
 }
@@ -101,7 +100,7 @@ function openJournal(path: string, prefixId: string): Journal {
   try {
     fd = openSync(path, 'a');
   } catch (err) {
-    throw new UsageError(`--journal: cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`--journal: cannot open ${path}: ${describeWriteError(err)}`);
   }
   return {
     record(task, result) {

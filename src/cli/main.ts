@@ -6,33 +6,10 @@ import { InputError } from '../input/errors.js';
 import { enableCompileCache } from '../thread-start/compile-cache.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './usage-error.js';
-import { EXIT_CODES_HELP } from './exit-codes.js';
+import { printOwnWarnings } from './warnings.js';
+import { nearestName, quoted } from './parse-flags.js';
 
-const HELP = `forkpool — fan out forks of an agent conversation over worker threads, sharing one prompt cache
-
-Usage:
-  forkpool run --session FILE --tasks FILE|- [options]   fan out one fork per task line
-  forkpool prompt TEXT [--session FILE] [options]         a headless parent agent that can fork
-  forkpool serve [options]                                the local model server (Gemini, OpenAI Chat
-                                                          Completions and Responses, Anthropic Messages)
-  forkpool worker --queue redis://HOST:PORT [options]     run the forks of distributed runs (run --queue)
-  forkpool cancel --queue redis://HOST:PORT RUN [TASK]    cancel a distributed run, or one fork of it
-  forkpool convert SESSION --to SHAPE                     convert a session to another API's shape
-  forkpool import FILE [--out FILE]                       another agent's transcript as a session
-  forkpool transcript FILE [--json]                       a fork's transcript (--transcripts), for a person
-  forkpool report RESULTS --html FILE                     a finished run's results as one HTML page
-  forkpool bench [--quick]                                benchmarks (from a source checkout)
-  forkpool <command> --help                               a command's options and exit codes
-  forkpool --version
-
-Sessions come in five shapes: Gemini's (no "format"), OpenAI Chat Completions'
-("format": "openai-chat") and Responses' ("format": "openai-responses"), Anthropic Messages'
-("format": "anthropic-messages") and the Vercel AI SDK's ("format": "ai-sdk", run through an AI
-SDK provider). Without --provider (and, for a Gemini session, without GEMINI_API_KEY) everything
-runs offline on the built-in local server, a scripted, simulated model with a realistic prefix
-cache that speaks the first four.
-
-${EXIT_CODES_HELP}`;
+const COMMANDS = ['run', 'prompt', 'serve', 'worker', 'cancel', 'convert', 'import', 'transcript', 'report', 'bench'];
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -42,7 +19,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       case '--help':
       case '-h':
       case 'help':
-        io.stdout.write(`${HELP}\n`);
+        io.stdout.write(`${(await import('./top-help.js')).topHelp()}\n`);
         return command === undefined ? 2 : 0;
       case '--version':
       case '-v':
@@ -73,8 +50,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./worker-command.js')).workerCommand(rest, io);
       case 'cancel':
         return await (await import('./cancel-command.js')).cancelCommand(rest, io);
-      default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}; run forkpool --help`);
+      default: {
+        const near = nearestName(command, COMMANDS);
+        throw new UsageError(
+          `unknown command ${quoted(command)}${near === undefined ? '' : ` (did you mean ${near}?)`}; run forkpool --help`,
+        );
+      }
     }
   } catch (err) {
     if (isParseArgsError(err)) {
@@ -112,6 +93,7 @@ const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) 
 if (isEntry) {
   // forkpool's own process: its commands' modules (imported below, each when its command runs) compile from the cache.
   enableCompileCache();
+  printOwnWarnings(process.stderr);
   // A reader that goes away (`forkpool run … | head`) closes the pipe: stop quietly, as a tool killed
   // by SIGPIPE does, instead of dying on an unhandled EPIPE with a stack trace. --out lines already
   // written stay complete (each is appended synchronously).

@@ -1,8 +1,14 @@
 import type { FanOutRun } from '../engine/run.js';
 
+export interface Progress {
+  /** Wipes the line, so that other output starts on a clean one (the next tick draws it again). */
+  clear(): void;
+  stop(): void;
+}
+
 /** A live status line on a TTY; nothing at all when stderr is not one. */
-export function startProgress(run: FanOutRun, stream: NodeJS.WriteStream): () => void {
-  if (!stream.isTTY) return () => undefined;
+export function startProgress(run: FanOutRun, stream: NodeJS.WriteStream): Progress {
+  if (!stream.isTTY) return { clear: () => undefined, stop: () => undefined };
   const started = performance.now();
   const draw = (): void => {
     const r = run.report();
@@ -17,8 +23,11 @@ export function startProgress(run: FanOutRun, stream: NodeJS.WriteStream): () =>
   };
   const timer = setInterval(draw, 250);
   timer.unref();
-  return () => {
-    clearInterval(timer);
-    stream.write('\r\x1b[2K');
+  return {
+    clear: () => stream.write('\r\x1b[2K'),
+    stop: () => {
+      clearInterval(timer);
+      stream.write('\r\x1b[2K');
+    },
   };
 }

@@ -13,7 +13,7 @@ import {
   requireApiKey,
   requireProjectProvider,
 } from './engine-flags.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import { requireWritableDir, type CliIo } from './io.js';
 import { onStopSignals } from './signals.js';
 import { parentLines, streamSession } from './stream-json.js';
@@ -53,7 +53,15 @@ final answer is printed once every fork has finished.
 ${helpOf(PROMPT_FLAGS)}
 
 ${EXIT_CODES_HELP}
-A task the parent stopped itself (task_stop) is not a shortfall: the parent chose it.`;
+A task the parent stopped itself (task_stop) is not a shortfall: the parent chose it.
+
+${examplesOf([
+  ["forkpool prompt 'FORK REPLY hello from a fork'", 'a parent on the built-in local server that forks once and answers'],
+  [
+    'forkpool prompt "Survey the repo" --session s.json --output-format stream-json',
+    "the parent's turns and its tasks' notifications as JSON lines",
+  ],
+])}`;
 
 const DEFAULT_MODEL = 'gemini-2.5-flash';
 

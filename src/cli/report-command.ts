@@ -1,12 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { reportHtml, snapshotOfResults } from '../ui/report.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { ResultLineSchema, type ReadResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
+import { resultsSummaryText } from './results-summary.js';
+import { firstIssue, plainWords } from '../input/issues.js';
+import { describeReadError } from '../session/read.js';
 
 /** `report`'s flags: parsing and help both come from here. */
 const REPORT_FLAGS = {
@@ -15,15 +18,22 @@ const REPORT_FLAGS = {
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies FlagTable;
 
-const REPORT_HELP = `Usage: forkpool report RESULTS.jsonl --html FILE [--tasks FILE]
+const REPORT_HELP = `Usage: forkpool report RESULTS.jsonl [--html FILE [--tasks FILE]]
 
-Writes the views of the live page (run --ui) for a finished run, from its result lines (run --out):
-every fork's state, filterable and searchable, its figures, error and final text, the cache misses
-and why, the totals. One file, nothing fetched when it opens.
+Without --html, prints the summary run prints, from a finished run's result lines (run --out):
+each fork's figures, the totals, the cache misses and the forks that failed.
+With --html, writes the views of the live page (run --ui) instead: every fork's state, filterable
+and searchable, its figures, error and final text, the cache misses and why, the totals. One file,
+nothing fetched when it opens.
 
 ${helpOf(REPORT_FLAGS)}
 
-${EXIT_CODES_HELP}`;
+${EXIT_CODES_HELP}
+
+${examplesOf([
+  ['forkpool report results.jsonl', 'the summary of a finished run (run --out results.jsonl)'],
+  ['forkpool report results.jsonl --html report.html --tasks tasks.jsonl', "one HTML page, each fork's directive included"],
+])}`;
 
 export async function reportCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(REPORT_FLAGS), true);
@@ -34,7 +44,12 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   const [file, ...extra] = positionals;
   if (file === undefined) throw new UsageError('report: the results FILE (JSONL, from run --out) is required');
   if (extra.length > 0) throw new UsageError(`report: takes one results FILE; ${quoted(extra[0] as string)} is one too many`);
-  if (values.html === undefined) throw new UsageError('report: --html FILE is required (where the report goes)');
+  if (values.html === undefined) {
+    if (values.tasks !== undefined)
+      throw new UsageError('report: --tasks goes with --html (the page shows each fork’s directive; the text summary does not)');
+    io.stdout.write(`${resultsSummaryText(readResultLines(file), file)}\n`);
+    return 0;
+  }
   const lines = readResultLines(file);
   const directives = values.tasks === undefined ? undefined : readDirectives(values.tasks);
   const snapshot = snapshotOfResults(lines, directives ? { directives } : {});
@@ -47,9 +62,7 @@ function readLines(file: string, flag: string): string[] {
   try {
     return readFileSync(file, 'utf8').split('\n');
   } catch (err) {
-    throw new UsageError(
-      `${flag}${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err)}`,
-    );
+    throw new UsageError(`${flag}${file}: ${describeReadError(err)}`);
   }
 }
 
@@ -59,12 +72,11 @@ function readResultLines(file: string): ReadResultLine[] {
   for (const [i, text] of readLines(file, 'report ').entries()) {
     if (text.trim() === '') continue;
     const at = `report ${file}:${i + 1}`;
-    const parsed = ResultLineSchema.safeParse(parseJson(text, at));
+    const parsed = ResultLineSchema.safeParse(parseJson(text, at), { error: plainWords });
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = issue?.path.map(String).join('.') ?? '';
+      const { path, rule } = firstIssue(parsed.error);
       throw new UsageError(
-        `${at}: ${field ? `${field}: ` : ''}${issue?.message ?? 'not a result line'} (a line of run --out: id, status, text, turns, toolCalls, usage, durationMs)`,
+        `${at}: ${path ? `${path}: ` : ''}${rule} (a line of run --out: id, status, text, turns, toolCalls, usage, durationMs)`,
       );
     }
     out.push(parsed.data);

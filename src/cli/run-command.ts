@@ -13,8 +13,9 @@ import {
   requireApiKey,
   requireProjectProvider,
 } from './engine-flags.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
-import { startProgress } from './progress.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
+import { startProgress, type Progress } from './progress.js';
+import { answerText } from './answers.js';
 import { resultLine, type ResultLine } from './result-line.js';
 import { createJournal, resumeJournal, taskHash, type Journal } from './journal.js';
 import { checkEarlierResults } from './earlier-results.js';
@@ -27,7 +28,7 @@ import { UsageError } from './usage-error.js';
 import { namesStoredResponses } from '../model/decorate.js';
 import { priceOf } from '../model/prices.js';
 import { parseFlags, portOf } from './parse-flags.js';
-import { requireWritableDir, type CliIo } from './io.js';
+import { describeWriteError, requireWritableDir, type CliIo } from './io.js';
 import { EXIT_CODES_HELP, exitCodeOfSignal } from './exit-codes.js';
 import { onStopSignals } from './signals.js';
 import { sessionFormat } from '../shapes/registry.js';
@@ -67,6 +68,11 @@ const RUN_FLAGS = {
     type: 'boolean',
     help: 'start again, discarding the results --out and the journal hold from an\nearlier run (without --resume or --overwrite, a run whose --out or journal\nholds results refuses to start)',
   },
+  quiet: {
+    type: 'boolean',
+    short: 'q',
+    help: "the summary alone (--output-format text prints each fork's id, status and\nfirst lines of its answer as it ends, then the summary)",
+  },
   help: { type: 'boolean', short: 'h', help: 'this help' },
   ...ENGINE_FLAGS,
   'previous-response': {
@@ -93,7 +99,22 @@ session's system instruction, tools, sampling settings and history, and gets its
 
 ${helpOf(RUN_FLAGS)}
 
-${EXIT_CODES_HELP}`;
+${EXIT_CODES_HELP}
+
+${examplesOf([
+  [
+    'forkpool run --session examples/session.json --tasks examples/research.jsonl --workspace .',
+    'fan out the example research tasks on the built-in local server: each answer, then the summary',
+  ],
+  [
+    'forkpool run --session s.json --tasks tasks.jsonl --out results.jsonl --quiet',
+    'one result line per fork in results.jsonl, the summary alone on screen',
+  ],
+  [
+    'forkpool run --session s.json --tasks tasks.jsonl --quiet || echo "exit $?"',
+    'exit 1 when a fork failed, 2 when the input was bad and nothing ran',
+  ],
+])}`;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, parseOptionsOf(RUN_FLAGS), false);
@@ -104,6 +125,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (!values.session) throw new UsageError('run: --session FILE is required');
   if (!values.tasks) throw new UsageError('run: --tasks FILE (or - for stdin) is required');
   const format = outputFormat(values);
+  if (values.quiet && format !== 'text')
+    throw new UsageError(`--quiet: only with --output-format text (${format} prints no answers on the way to leave out)`);
+  const showAnswers = format === 'text' && values.quiet !== true;
   const metricsPort = portOf('metrics-port', values['metrics-port']);
   const uiPort = uiPortOf('run', values);
   // Checked before anything is read or written: the flags that belong to the workers are refused.
@@ -158,6 +182,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   let telemetry: CliTelemetry | undefined;
   let page: LiveServer | undefined;
   let stopSignals: ReturnType<typeof onStopSignals> | undefined;
+  let progress: Progress | undefined;
+  // The progress line (a TTY's stderr) is wiped before an answer is printed, and drawn again at its next tick.
+  const clearProgress = (): void => progress?.clear();
   try {
     if (resumed && values.out) outFd = openOut(values.out, 'w');
     // Up to the first task to run: a bad first line is refused before anything starts.
@@ -203,6 +230,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         journal?.record(task, line);
         if (out !== undefined) appendFileSync(out, `${JSON.stringify(line)}\n`);
         if (resultsToStdout) collected.push(line);
+        if (showAnswers) {
+          clearProgress();
+          io.stdout.write(`${answerText(result)}\n`);
+        }
       },
     });
     if (uiPort !== undefined) {
@@ -218,7 +249,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     stopSignals = onStopSignals(() => run.cancelAll());
     // forkpool cancel, from anywhere: the same cancel as a signal here (every fork, or one task).
     queue?.dispatcher.onCancel((taskId) => (taskId === undefined ? run.cancelAll() : run.cancel(taskId)));
-    const stopProgress = format === 'text' ? startProgress(run, io.stderr) : () => undefined;
+    if (format === 'text') progress = startProgress(run, io.stderr);
     if (format === 'stream-json') {
       const started = new Map<string, { description: string; subagentType: SubagentType }>();
       for await (const ev of run.events()) {
@@ -233,7 +264,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       }
     }
     await run.settled();
-    stopProgress();
+    progress?.stop();
     const signal = stopSignals.received();
     // A distributed run's totals hold the attempts lost with dead workers too.
     const report = queue ? withLostAttempts(run.report(), queue.dispatcher.lostAttempts()) : run.report();
@@ -267,7 +298,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       };
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
-      io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider))}\n`);
+      if (showAnswers && report.forks.completed + report.forks.failed + report.forks.cancelled > 0) io.stdout.write('\n');
+      io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider), values.out)}\n`);
       if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers(), queue.dispatcher.lostAttempts())}\n`);
       if (resumed)
         io.stdout.write(
@@ -313,7 +345,7 @@ function openOut(path: string, flags: 'a' | 'w'): number {
   try {
     return openSync(path, flags);
   } catch (err) {
-    throw new UsageError(`--out: cannot open ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`--out: cannot open ${path}: ${describeWriteError(err)}`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import { parseFlags } from './parse-flags.js';
 import { onStopSignals } from './signals.js';
 import {
@@ -31,7 +31,7 @@ simulate (/v1/chat/completions, /v1/responses, /v1/models): usage field names an
   help: { type: 'boolean', short: 'h', help: 'this help' },
 } as const satisfies FlagTable;
 
-const USAGE = `usage: forkpool serve [options]
+const USAGE = `Usage: forkpool serve [options]
 
 Runs the local model server (a scripted, simulated model) until SIGINT/SIGTERM. It speaks
 Gemini's REST API (/v1beta), OpenAI's Chat Completions (/v1/chat/completions) and Responses API
@@ -41,7 +41,15 @@ API (/v1/messages).
 ${helpOf(SERVE_FLAGS)}
 
 ${EXIT_CODES_HELP}
-For serve, 1 also means it cannot start (e.g. the port is taken).`;
+For serve, 1 also means it cannot start (e.g. the port is taken).
+
+${examplesOf([
+  ['forkpool serve --port 8080', 'the local model server on http://127.0.0.1:8080, until Ctrl-C'],
+  [
+    'forkpool run --session s.json --tasks t.jsonl --provider local --base-url http://127.0.0.1:8080',
+    'a run against it, from another terminal',
+  ],
+])}`;
 
 export interface ServeIo {
   out: (line: string) => void;

@@ -1,5 +1,6 @@
-import type { RunReport } from '../engine/report.js';
+import type { ForkCacheFigures, RunReport } from '../engine/report.js';
 import { answersCut } from '../model/finish.js';
+import { NOT_RETAINED_NOTE } from '../engine/run/tally.js';
 
 const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
 const num = (x: number): string => x.toLocaleString('en-US');
@@ -8,58 +9,43 @@ const usd = (x: number): string => (x >= 0.01 ? x.toFixed(2) : x.toPrecision(4))
 /** Cached tokens a provider does not report are unknown, never 0. */
 const cached = (x: number | null): string => (x === null ? 'unknown' : num(x));
 
-/** The readable end-of-run summary for --output-format text. */
-export function summaryText(report: RunReport, providerLabel: string): string {
-  // The column of what the cache held before the run is there only when it held something.
-  const held = report.perFork.some((f) => (f.preexistingCachedTokens ?? 0) > 0);
-  // The column of why a fork missed is there only when one did.
-  const missed = report.perFork.some((f) => f.cacheMiss !== undefined);
-  // What each fork sent, when some named the parent's stored response (the others re-sent everything).
-  const stored = report.perFork.some((f) => f.sent !== undefined);
-  // Cache writes, where the provider reports them; why an answer is not whole, when one is not.
-  const wrote = report.perFork.some((f) => f.cacheWriteTokens !== undefined);
-  const cut = report.perFork.some((f) => f.cut !== undefined);
-  const rows = report.perFork.map((f) => [
-    f.id,
-    f.status,
-    num(f.promptTokens),
-    cached(f.cachedTokens),
-    ...(wrote ? [f.cacheWriteTokens === undefined ? '' : num(f.cacheWriteTokens)] : []),
-    ...(held ? [cached(f.preexistingCachedTokens)] : []),
-    num(f.theoreticalCachedTokens),
-    pct(f.efficiency),
-    ...(stored
-      ? [f.sent ? `${num(f.sent.items)} item${f.sent.items === 1 ? '' : 's'} after ${f.sent.storedResponse}` : 'the conversation']
-      : []),
-    ...(missed ? [f.cacheMiss ? `${f.cacheMiss.reason} (${num(f.cacheMiss.tokens)})` : ''] : []),
-    ...(cut ? [f.cut ? `${f.cut.reason} (${f.cut.raw})` : ''] : []),
-  ]);
-  const header = [
-    'fork',
-    'status',
-    'prompt',
-    'cached',
-    ...(wrote ? ['written'] : []),
-    ...(held ? ['held before'] : []),
-    'max cacheable',
-    'efficiency',
-    ...(stored ? ['sent'] : []),
-    ...(missed ? ['missed'] : []),
-    ...(cut ? ['answer cut'] : []),
-  ];
-  // Words, not figures: left-aligned.
-  const words = new Set([...(missed ? [header.indexOf('missed')] : []), ...(cut ? [header.indexOf('answer cut')] : [])]);
+/** One fork's row of the table: a run's figures, or what a result line holds (no maximum, no efficiency). */
+export type SummaryRow = Pick<ForkCacheFigures, 'id' | 'status' | 'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'sent'> & {
+  theoreticalCachedTokens?: number;
+  efficiency?: number | null;
+  preexistingCachedTokens?: number | null;
+  cacheMiss?: { reason: string; tokens: number };
+  cut?: { reason: string; raw: string };
+};
+
+/** The figures a summary's lines read: a run's report, or the sums of a results file. */
+export type SummaryTotals = Pick<
+  RunReport,
+  | 'forks'
+  | 'promptTokens'
+  | 'toolUsePromptTokens'
+  | 'cachedTokens'
+  | 'cacheWriteTokens'
+  | 'outputTokens'
+  | 'reasoningTokens'
+  | 'hitRate'
+  | 'cacheMisses'
+  | 'cutAnswers'
+  | 'failures'
+>;
+
+/** The readable end-of-run summary for --output-format text; `resultsFile`: the results went there (--out), one line per fork, and were not kept. */
+export function summaryText(report: RunReport, providerLabel: string, resultsFile?: string): string {
   const preexisting = report.preexistingCachedTokens ?? 0;
   const budget = report.budget;
   const lines = [
     `forkpool run · ${providerLabel} · prefix ${report.prefix.id.slice(0, 12)} (${num(report.prefix.bytes)} bytes, ~${num(report.prefix.tokens)} tokens)`,
     '',
     // Without retained results (a run streaming to --out) there are no rows: they are in the file.
-    ...(rows.length > 0 ? [...table([header, ...rows], report.perFork.length > 40 ? 40 : undefined, words), ''] : []),
-    // Of every task of the input, or (a stream stopped before its end) of those taken: never a total not known.
-    `forks      ${report.forks.completed} completed, ${report.forks.failed} failed, ${report.forks.cancelled} cancelled of ${report.forks.total}${report.forks.totalKnown ? '' : ' taken (the rest was not read)'}`,
+    ...forkTable(report.perFork),
+    forksLine(report),
     `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
-    `tokens     ${num(report.promptTokens)} prompt${report.toolUsePromptTokens !== undefined ? ` (+${num(report.toolUsePromptTokens)} tool-use input)` : ''} · ${cached(report.cachedTokens)} cached${report.cacheWriteTokens !== undefined ? ` · ${num(report.cacheWriteTokens)} written to the cache` : ''} · ${num(report.outputTokens)} output${report.reasoningTokens !== undefined ? ` (${num(report.reasoningTokens)} reasoning)` : ''}`,
+    tokensLine(report),
     `cache      hit rate ${pct(report.hitRate)} · ${cached(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
     ...(preexisting > 0
       ? [
@@ -67,16 +53,7 @@ export function summaryText(report: RunReport, providerLabel: string): string {
         ]
       : []),
     ...(report.cache.note ? [`           ${report.cache.note}`] : []),
-    ...(report.cacheMisses.length > 0
-      ? [
-          `misses     ${report.cacheMisses.map((m) => `${m.reason} ${m.forks} fork${m.forks === 1 ? '' : 's'} (${num(m.tokens)} tokens)`).join(' · ')}: first calls served less than their siblings share`,
-        ]
-      : []),
-    ...(report.cutAnswers.length > 0
-      ? [
-          `cut        ${report.cutAnswers.map((c) => `${answersCut(c.forks, c.reason)} (${c.raw.join(', ')})`).join(' · ')}: the text that came is kept, not a whole answer`,
-        ]
-      : []),
+    ...missesAndCuts(report),
     ...(report.inputCost
       ? [
           `cost       input ≈ ${pct(report.inputCost.relative)} of an uncached run (${num(report.inputCost.units)} of ${num(report.inputCost.uncachedUnits)} input-token units; reads ${report.inputCost.pricing.read}×, writes ${report.inputCost.pricing.write5m}× (5 min) / ${report.inputCost.pricing.write1h}× (1 h))`,
@@ -97,11 +74,91 @@ export function summaryText(report: RunReport, providerLabel: string): string {
           `budget     ${num(budget.spentTokens)} tokens spent${budget.maxTokens !== undefined ? ` of ${num(budget.maxTokens)} for the run` : ''}${budget.maxTokensPerFork !== undefined ? ` · at most ${num(budget.maxTokensPerFork)} per fork` : ''}${budget.maxCost !== undefined ? ` · $${usd(budget.spentUsd ?? 0)} of a $${budget.maxCost} cap${(budget.overshootUsd ?? 0) > 0 ? ` (over by $${usd(budget.overshootUsd ?? 0)}: calls in flight)` : ''}` : ''}${budget.stoppedForks > 0 ? ` · ${budget.stoppedForks} fork${budget.stoppedForks === 1 ? '' : 's'} stopped by the budget` : ''}${budget.spent ? ' · run budget spent' : ''}`,
         ]
       : []),
-    ...report.notes.map((n) => `note       ${n}`),
-    ...report.failures.slice(0, 20).map((f) => `${f.status.padEnd(10)} ${f.id}: ${f.kind}: ${f.message}`),
+    ...(resultsFile !== undefined && report.perFork.length === 0
+      ? [`results    one line per fork in ${resultsFile} (its figures: forkpool report ${resultsFile})`]
+      : []),
+    ...report.notes.filter((n) => n !== NOT_RETAINED_NOTE).map((n) => `note       ${n}`),
+    ...failureLines(report),
   ];
   return lines.join('\n');
 }
+
+/** The table of forks (at most 40 rows shown) and a blank line after it; nothing without rows. */
+export function forkTable(forks: readonly SummaryRow[]): string[] {
+  if (forks.length === 0) return [];
+  // The column of what the cache held before the run is there only when it held something.
+  const held = forks.some((f) => (f.preexistingCachedTokens ?? 0) > 0);
+  // The maximum and the efficiency: a run knows them, a result line does not hold them.
+  const maxima = forks.some((f) => f.theoreticalCachedTokens !== undefined);
+  // The column of why a fork missed is there only when one did.
+  const missed = forks.some((f) => f.cacheMiss !== undefined);
+  // What each fork sent, when some named the parent's stored response (the others re-sent everything).
+  const stored = forks.some((f) => f.sent !== undefined);
+  // Cache writes, where the provider reports them; why an answer is not whole, when one is not.
+  const wrote = forks.some((f) => f.cacheWriteTokens !== undefined);
+  const cut = forks.some((f) => f.cut !== undefined);
+  const rows = forks.map((f) => [
+    f.id,
+    f.status,
+    num(f.promptTokens),
+    cached(f.cachedTokens),
+    ...(wrote ? [f.cacheWriteTokens === undefined ? '' : num(f.cacheWriteTokens)] : []),
+    ...(held ? [cached(f.preexistingCachedTokens ?? null)] : []),
+    ...(maxima ? [f.theoreticalCachedTokens === undefined ? '' : num(f.theoreticalCachedTokens), pct(f.efficiency ?? null)] : []),
+    ...(stored
+      ? [f.sent ? `${num(f.sent.items)} item${f.sent.items === 1 ? '' : 's'} after ${f.sent.storedResponse}` : 'the conversation']
+      : []),
+    ...(missed ? [f.cacheMiss ? `${f.cacheMiss.reason} (${num(f.cacheMiss.tokens)})` : ''] : []),
+    ...(cut ? [f.cut ? `${f.cut.reason} (${f.cut.raw})` : ''] : []),
+  ]);
+  const header = [
+    'fork',
+    'status',
+    'prompt',
+    'cached',
+    ...(wrote ? ['written'] : []),
+    ...(held ? ['held before'] : []),
+    ...(maxima ? ['max cacheable', 'efficiency'] : []),
+    ...(stored ? ['sent'] : []),
+    ...(missed ? ['missed'] : []),
+    ...(cut ? ['answer cut'] : []),
+  ];
+  // Words, not figures: left-aligned.
+  const words = new Set([...(missed ? [header.indexOf('missed')] : []), ...(cut ? [header.indexOf('answer cut')] : [])]);
+  return [...table([header, ...rows], forks.length > 40 ? 40 : undefined, words), ''];
+}
+
+/** How many forks ended how, of every task of the input or (a stream stopped before its end) of those taken: never a total not known. */
+export function forksLine(t: SummaryTotals): string {
+  return `forks      ${t.forks.completed} completed, ${t.forks.failed} failed, ${t.forks.cancelled} cancelled of ${t.forks.total}${t.forks.totalKnown ? '' : ' taken (the rest was not read)'}`;
+}
+
+export function tokensLine(t: SummaryTotals): string {
+  return `tokens     ${num(t.promptTokens)} prompt${t.toolUsePromptTokens !== undefined ? ` (+${num(t.toolUsePromptTokens)} tool-use input)` : ''} · ${cached(t.cachedTokens)} cached${t.cacheWriteTokens !== undefined ? ` · ${num(t.cacheWriteTokens)} written to the cache` : ''} · ${num(t.outputTokens)} output${t.reasoningTokens !== undefined ? ` (${num(t.reasoningTokens)} reasoning)` : ''}`;
+}
+
+/** The cache misses and the answers cut, by reason, when there are any. */
+export function missesAndCuts(t: SummaryTotals): string[] {
+  return [
+    ...(t.cacheMisses.length > 0
+      ? [
+          `misses     ${t.cacheMisses.map((m) => `${m.reason} ${m.forks} fork${m.forks === 1 ? '' : 's'} (${num(m.tokens)} tokens)`).join(' · ')}: first calls served less than their siblings share`,
+        ]
+      : []),
+    ...(t.cutAnswers.length > 0
+      ? [
+          `cut        ${t.cutAnswers.map((c) => `${answersCut(c.forks, c.reason)} (${c.raw.join(', ')})`).join(' · ')}: the text that came is kept, not a whole answer`,
+        ]
+      : []),
+  ];
+}
+
+/** The first 20 forks that did not complete, each with why. */
+export function failureLines(t: SummaryTotals): string[] {
+  return t.failures.slice(0, 20).map((f) => `${f.status.padEnd(10)} ${f.id}: ${f.kind}: ${f.message}`);
+}
+
+export { pct, num, cached, usd };
 
 /** Names and words to the left (the first two columns, and `textColumns`), figures to the right. */
 function table(rows: string[][], limit: number | undefined, textColumns: ReadonlySet<number>): string[] {

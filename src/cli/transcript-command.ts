@@ -1,6 +1,6 @@
 import { printTranscript } from '../transcript/print.js';
 import { readTranscript } from '../transcript/read.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { UsageError } from './usage-error.js';
@@ -25,7 +25,12 @@ totals (turns, model calls, tokens). A last line cut off mid-write is left out a
 
 ${helpOf(TRANSCRIPT_FLAGS)}
 
-${EXIT_CODES_HELP}`;
+${EXIT_CODES_HELP}
+
+${examplesOf([
+  ['forkpool run --session s.json --tasks t.jsonl --transcripts runs/', "keep each fork's transcript in runs/<task id>.jsonl"],
+  ['forkpool transcript runs/task-1.jsonl', 'read one'],
+])}`;
 
 export async function transcriptCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, parseOptionsOf(TRANSCRIPT_FLAGS), true);

@@ -4,7 +4,7 @@ import { DEFAULT_LOCK_MS, startQueueWorker } from '../queue/worker.js';
 import { findProvider } from '../model/providers/index.js';
 import { shapeOf, type SessionFormat } from '../shapes/registry.js';
 import { ENGINE_FLAGS, engineOptions, localNotice, optionFlag, requireApiKey, requireProjectProvider } from './engine-flags.js';
-import { helpOf, parseOptionsOf, type FlagTable } from './flags.js';
+import { helpOf, parseOptionsOf, type FlagTable, examplesOf } from './flags.js';
 import type { CliIo } from './io.js';
 import { parseFlags, quoted } from './parse-flags.js';
 import { QUEUE_URL_HELP, REDIS_PASSWORD_ENV_FLAG, queueFlagOf } from './queue-flag.js';
@@ -58,7 +58,9 @@ CA is trusted when its file is in NODE_EXTRA_CA_CERTS.
 
 ${helpOf(WORKER_FLAGS)}
 
-${EXIT_CODES_HELP}`;
+${EXIT_CODES_HELP}
+
+${examplesOf([['forkpool worker --queue redis://127.0.0.1:6379 --concurrency 8', 'run the forks of distributed runs, 8 at a time, until Ctrl-C']])}`;
 
 /**
  * The shape a worker's provider flags are checked against: the first its provider module speaks

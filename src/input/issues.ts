@@ -41,6 +41,15 @@ export const plainWords: z.core.$ZodErrorMap = (iss) => {
       return `must be ${iss.inclusive ? 'at most' : 'less than'} ${Number(iss.maximum)}`;
     case 'invalid_value':
       return `must be one of ${iss.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_union': {
+      // A discriminated union whose discriminator matched no option: the field and the values it takes, not zod's text.
+      const { discriminator, options } = iss as { discriminator?: unknown; options?: unknown };
+      if (typeof discriminator !== 'string' || !Array.isArray(options) || options.length === 0) return undefined;
+      const given = typeof iss.input === 'object' && iss.input !== null ? (iss.input as Record<string, unknown>)[discriminator] : undefined;
+      const list = options.map((o) => JSON.stringify(o)).join(', ');
+      if (given === undefined) return `is required (one of ${list})`;
+      return `must be one of ${list}, not ${typeof given === 'string' ? JSON.stringify(given) : describeValue(given)}`;
+    }
     default:
       return undefined;
   }

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../input/errors.js';
+import { parseOrThrow } from '../input/issues.js';
+import { describeReadError } from '../session/read.js';
 import { TranscriptLineSchema, type TranscriptHeader, type TranscriptLine } from './format.js';
 
 /** A transcript as read: its header and every line after it, in order. */
@@ -24,11 +26,8 @@ export async function readTranscript(file: string): Promise<Transcript> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError({
-      file,
-      rule: code === 'ENOENT' ? 'no such transcript' : `the transcript could not be read (${code ?? String(err)})`,
-    });
+    // The same words as every other file forkpool reads ("file not found", "is a directory, not a file").
+    throw new InputError({ file, rule: describeReadError(err) });
   }
   return parseTranscript(text, file);
 }
@@ -50,12 +49,8 @@ function parseTranscript(text: string, file: string): Transcript {
     }
     const kind = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
     if (typeof kind === 'string' && !KNOWN.has(kind)) continue;
-    const parsed = TranscriptLineSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new InputError({ file, line: i + 1, path: issue?.path.join('.') ?? '', rule: issue?.message ?? 'not a transcript line' });
-    }
-    lines.push(parsed.data);
+    // In words, naming the field (never the validator's own text).
+    lines.push(parseOrThrow(TranscriptLineSchema, value, { file, line: i + 1 }));
   }
   const first = lines[0];
   if (first?.type !== 'header')

@@ -24,7 +24,8 @@ import { CLI, offlineEnv, REPO_ROOT } from '../fixtures/cli/run-cli.js';
  *   - after `<!-- output: exact -->`, each line exactly (trailing spaces aside); `<!-- output: exact
  *     except time, cache -->` compares lines starting with those words by their columns only (the
  *     figures that move from run to run: wall time, forks per second);
- *   - a sample line that is only `…` stands for any number of lines.
+ *   - a sample line that is only `…` stands for any number of lines;
+ *   - the answers `forkpool run` prints as forks end are compared in the order of their ids.
  * FORKPOOL_DOCS_UPDATE=1 writes what the commands print now into the samples instead of failing.
  */
 
@@ -181,7 +182,32 @@ export function printedLines(run: BlockRun, ports: readonly number[]): string[] 
     while (lines.length > 0 && lines.at(-1) === '') lines.pop();
     return lines;
   };
-  return [...linesOf(run.stderr), ...linesOf(run.stdout)];
+  return inIdOrder([...linesOf(run.stderr), ...linesOf(run.stdout)]);
+}
+
+/**
+ * `forkpool run` prints each fork's answer (`id · status`, then its indented lines) as the fork
+ * ends, in an order that varies from run to run: each run of such blocks is read in the order of
+ * the forks' ids, in the samples as in what was printed.
+ */
+function inIdOrder(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let blocks: string[][] = [];
+  const flush = (): void => {
+    out.push(...blocks.sort((a, b) => ((a[0] as string) < (b[0] as string) ? -1 : 1)).flat());
+    blocks = [];
+  };
+  for (const line of lines) {
+    const last = blocks.at(-1);
+    if (/^\S+ · (completed|failed|cancelled)\b/.test(line)) blocks.push([line]);
+    else if (last !== undefined && line.startsWith('  ')) last.push(line);
+    else {
+      flush();
+      out.push(line);
+    }
+  }
+  flush();
+  return out;
 }
 
 /** A line by its columns: each figure and hex id read as `#`, runs of spaces as one. */
@@ -200,7 +226,7 @@ function lineMatches(sample: string, actual: string, output: OutputSample): bool
 
 /** Whether the printed lines are what the sample shows (a `…` line stands for any number of lines). */
 export function outputMatches(output: OutputSample, printed: readonly string[]): boolean {
-  const sample = [...output.lines];
+  const sample = inIdOrder(output.lines);
   while (sample.length > 0 && (sample.at(-1) ?? '').trim() === '') sample.pop();
   const match = (s: number, p: number): boolean => {
     if (s === sample.length) return p === printed.length;

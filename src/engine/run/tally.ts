@@ -56,6 +56,9 @@ const MAX_LISTED_FAILURES = 100;
 
 const FIVE_MINUTES_MS = 5 * 60_000;
 
+/** The report's note on a run that kept no results (the CLI, which chose that itself, says it in its own words). */
+export const NOT_RETAINED_NOTE = 'results were not retained (retainResults: false): no per-fork rows; totals cover every fork.';
+
 /** What a run's report reads of the run besides its tally, at the moment it is asked for. */
 export interface RunView {
   prefix: FrozenPrefix;
@@ -274,7 +277,7 @@ export class RunTally {
         'forkTurns trimmed the history: forks no longer share the parent conversation’s cache, only system instruction and tools (siblings with the same window still share theirs).',
       );
     }
-    if (!this.retainResults) notes.push('results were not retained (retainResults: false): no per-fork rows; totals cover every fork.');
+    if (!this.retainResults) notes.push(NOT_RETAINED_NOTE);
     if (run.tasksError) notes.push(`tasks stopped at a bad one (the forks before it ran): ${run.tasksError.message}`);
     const request = run.plan.request;
     // Anthropic bills 1-hour writes 2× input and 5-minute ones 1.25×: the longer TTL pays only for a run (or a reuse) past 5 minutes.

@@ -27,7 +27,7 @@ const BUILT_IN: readonly ProviderModule[] = [
 const modules = new Map<string, ProviderModule>(BUILT_IN.map((m) => [m.kind, m]));
 
 /** Every provider kind the registry knows, in the order errors list them. */
-function providerKinds(): string[] {
+export function providerKinds(): string[] {
   return [...modules.keys()];
 }
 
