@@ -310,6 +310,7 @@ function plan(job: UiJob): { events: Planned[]; lines: ReportLine[]; forkMs: num
           type: 'task_started',
           forkId: id,
           description: `Directive ${i}: look into part ${i % 120} of the repository and report what you find`,
+          directive: `Directive ${i}: look into part ${i % 120} of the repository and report what you find`,
         },
       ],
     ];
