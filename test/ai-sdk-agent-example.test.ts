@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
-import { readmeBlockAfter, runExample } from './support/example.js';
+import { blockAfter, runExample } from './support/example.js';
 
 /*
- * The README's AI SDK example is examples/ai-sdk-agent.ts, shown verbatim, and it runs as written in
+ * docs/embedding.md's AI SDK example is examples/ai-sdk-agent.ts, shown verbatim, and it runs as written in
  * a process of its own (forkpool imported by its name, as a user's code imports it; `npm test`
  * builds dist first): a generateText agent whose model calls forkTool twice, offline.
  */
 
 const EXAMPLE = 'examples/ai-sdk-agent.ts';
 
-describe("the README's AI SDK agent example", () => {
+describe("docs/embedding.md's AI SDK agent example", () => {
   it('is examples/ai-sdk-agent.ts, word for word', () => {
-    expect(readmeBlockAfter('This is `examples/ai-sdk-agent.ts`')).toBe(readFileSync(`${REPO_ROOT}${EXAMPLE}`, 'utf8'));
+    expect(blockAfter('docs/embedding.md', 'This is `examples/ai-sdk-agent.ts`')).toBe(readFileSync(`${REPO_ROOT}${EXAMPLE}`, 'utf8'));
   });
 
   it('runs as written: both forks answer through the tool, then the agent', async () => {

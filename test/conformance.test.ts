@@ -36,7 +36,7 @@ import { filler } from './support/engine-fixtures.js';
  * fork-subagent.test.ts and the fork cases of agent.test.ts. (That commit's environmentContext.ts,
  * which recognizes synthetic prefixes, is read at 57ada502d55aede903bb4f3b8d85a2f0662e7b37, the
  * version with the signature 05c11b40 calls; fork profiles do not apply.) Each case is restated as
- * a fact about forkpool's public API, in our own code; the README's Conformance table lists every
+ * a fact about forkpool's public API, in our own code; docs/conformance.md's table lists every
  * case and why forkpool differs where it does. Case names below are the reference's.
  */
 
@@ -639,7 +639,7 @@ describe('agent.test.ts › fork dispatch: child message and forked messages', (
 
     it('limits a fork to recent real user turns (deliberate difference: forkpool does not put the startup context back)', () => {
       // The reference re-attaches the startup context in front of the window; forkpool's window
-      // omits every synthetic prefix, as its design states (README: Conformance).
+      // omits every synthetic prefix, as its design states (docs/conformance.md).
       expect(inherited([startup, firstUser, firstModel, secondUser, secondModel], 1)).toEqual([secondUser, secondModel]);
     });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, ForkEngine, loadSession } from '../src/index.js';
 import { REPO_ROOT } from './fixtures/cli/run-cli.js';
-import { readmeBlockAfter, runExample } from './support/example.js';
+import { blockAfter, runExample } from './support/example.js';
 
 /*
  * The README's library example is examples/library.ts, shown verbatim, and it runs as written (the
@@ -15,7 +15,7 @@ const EXAMPLE = 'examples/library.ts';
 
 describe("the README's library example", () => {
   it('is examples/library.ts, word for word', () => {
-    expect(readmeBlockAfter('### The library in a few lines')).toBe(readFileSync(`${REPO_ROOT}${EXAMPLE}`, 'utf8'));
+    expect(blockAfter('README.md', '## The library in a few lines')).toBe(readFileSync(`${REPO_ROOT}${EXAMPLE}`, 'utf8'));
   });
 
   it('runs as written: each fork calls the lookup tool, which executes, and completes; nothing warns', async () => {

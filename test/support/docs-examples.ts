@@ -11,6 +11,7 @@ import { REPO_ROOT } from '../fixtures/cli/run-cli.js';
  * A comment on the line before a block can say how far it goes:
  *   <!-- example: types-only, why it cannot run -->   type-checked, not run
  *   <!-- example: skip, why it is not TypeScript that compiles -->   neither
+ * The docs' shell blocks and their sample outputs are run and checked by docs-commands.ts.
  */
 
 type ExampleMode = 'run' | 'types-only' | 'skip';

@@ -2,15 +2,15 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { offlineEnv, REPO_ROOT } from '../fixtures/cli/run-cli.js';
 
-/* The README's runnable examples: the block it shows, and the example run as written in a process of its own. */
+/* The docs' runnable examples: the block a document shows, and the example run as written in a process of its own. */
 
-/** The first ```ts block of the README after `marker`. */
-export function readmeBlockAfter(marker: string): string {
-  const readme = readFileSync(`${REPO_ROOT}README.md`, 'utf8');
-  const at = readme.indexOf(marker);
-  if (at < 0) throw new Error(`the README has no ${JSON.stringify(marker)}`);
-  const start = readme.indexOf('```ts\n', at) + '```ts\n'.length;
-  return readme.slice(start, readme.indexOf('```\n', start));
+/** The first ```ts block of `doc` (a path under the checkout: `README.md`, `docs/embedding.md`) after `marker`. */
+export function blockAfter(doc: string, marker: string): string {
+  const text = readFileSync(`${REPO_ROOT}${doc}`, 'utf8');
+  const at = text.indexOf(marker);
+  if (at < 0) throw new Error(`${doc} has no ${JSON.stringify(marker)}`);
+  const start = text.indexOf('```ts\n', at) + '```ts\n'.length;
+  return text.slice(start, text.indexOf('```\n', start));
 }
 
 /** Runs an example file with tsx from the checkout's root, offline. */

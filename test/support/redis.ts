@@ -33,7 +33,8 @@ export interface TestRedis {
 
 const START_TIMEOUT_MS = 10_000;
 
-function freePort(): Promise<number> {
+/** A port nothing listens on now (the OS picks it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -10,7 +10,7 @@ import { dashscopeModule, deepseekModule, openaiCompatibleModule, openaiModule }
 
 /*
  * The registry of providers: a descriptor's kind names its module. Adding a provider is a module of
- * its own and a line here (README, "Adding a provider").
+ * its own and a line here (docs/providers.md, "Adding a provider").
  */
 
 const BUILT_IN: readonly ProviderModule[] = [

@@ -39,7 +39,7 @@ export type BuiltInProviderOption =
 export type ProviderOption =
   | BuiltInProviderOption
   /**
-   * A provider of one's own (README, "Adding a provider"): `module` is the URL of the module that
+   * A provider of one's own (docs/providers.md, "Adding a provider"): `module` is the URL of the module that
    * exports it as `provider`; the other keys are the ones it declares (`optionKeys`).
    */
   | { kind: string; module: string; [option: string]: string | undefined };
