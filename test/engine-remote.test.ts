@@ -34,7 +34,8 @@ function heldPool() {
     jobs,
     isClosed: () => closed,
     run(job: ForkJob): Promise<void> {
-      const host = connectHost(job.port, () => undefined);
+      if (!('port' in job.link)) throw new TypeError('a remote pool job brings its own port');
+      const host = connectHost(job.link.port, () => undefined);
       return new Promise((resolve) => {
         jobs.push({
           job,

@@ -15,7 +15,10 @@ const policy = { forkId: 'f', declaredTools: new Set(['lookup']), spawnTools: ne
 
 function hostEnd(options: { onEvent?: (event: WorkerEvent) => void; tools?: Parameters<typeof createToolHost>[0] } = {}) {
   const gate = createCallGate({ maxInFlight: 4 });
+  // The fork's end of the channel goes to the fork (a thread, or connectHost here) as a port of its own.
+  const { port1, port2 } = new MessageChannel();
   const channel = openForkChannel({
+    port: port1,
     host: createToolHost(options.tools ?? []),
     gate,
     policy,
@@ -23,7 +26,7 @@ function hostEnd(options: { onEvent?: (event: WorkerEvent) => void; tools?: Para
     onToolCall: () => undefined,
     admit: () => true,
   });
-  return { gate, channel };
+  return { gate, channel, workerPort: port2 };
 }
 
 const turn = (n: number): WorkerEvent => ({
@@ -93,8 +96,8 @@ describe('both ends of a channel', () => {
       parameters: z.object({ q: z.string() }),
       execute: ({ q }) => ({ found: q.toUpperCase() }),
     });
-    const { channel } = hostEnd({ tools: [lookup] });
-    const client = connectHost(channel.workerPort, () => undefined);
+    const { channel, workerPort } = hostEnd({ tools: [lookup] });
+    const client = connectHost(workerPort, () => undefined);
     const call: ToolCall = { name: 'lookup', args: { q: 'x' } };
     const answer = await client.execTool(call, new AbortController().signal, 1_000);
     expect(answer).toMatchObject({ ok: true, value: { response: { output: { found: 'X' } } } });
@@ -103,8 +106,8 @@ describe('both ends of a channel', () => {
 
   it("a fork's result arrives behind every event it reported before it, with nothing to drain", async () => {
     const seen: number[] = [];
-    const { channel } = hostEnd({ onEvent: (event) => event.type === 'turn' && seen.push(event.turn) });
-    const client = connectHost(channel.workerPort, () => undefined);
+    const { channel, workerPort } = hostEnd({ onEvent: (event) => event.type === 'turn' && seen.push(event.turn) });
+    const client = connectHost(workerPort, () => undefined);
     for (let n = 1; n <= 200; n++) client.report(turn(n));
     client.end(emptyFailure('f', 'error', 'the end'));
     const result = await channel.result;
@@ -116,7 +119,7 @@ describe('both ends of a channel', () => {
 
   it('keeps that order across a real thread', async () => {
     const seen: number[] = [];
-    const { channel } = hostEnd({ onEvent: (event) => event.type === 'turn' && seen.push(event.turn) });
+    const { channel, workerPort } = hostEnd({ onEvent: (event) => event.type === 'turn' && seen.push(event.turn) });
     // A thread that plays the fork's end with raw protocol messages: 500 events, then its result.
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
@@ -126,7 +129,7 @@ describe('both ends of a channel', () => {
        });`,
       { eval: true },
     );
-    worker.postMessage(channel.workerPort, [channel.workerPort]);
+    worker.postMessage(workerPort, [workerPort]);
     const result = await channel.result;
     expect(seen).toHaveLength(500);
     expect(result).toMatchObject({ id: 'w', status: 'completed', turns: 500 });
@@ -135,16 +138,16 @@ describe('both ends of a channel', () => {
   });
 
   it("the channel's result is undefined when it closes without one (its thread died)", async () => {
-    const { channel } = hostEnd();
+    const { channel, workerPort } = hostEnd();
     const worker = new Worker(`require('node:worker_threads').parentPort.once('message', () => process.exit(1));`, { eval: true });
-    worker.postMessage(channel.workerPort, [channel.workerPort]);
+    worker.postMessage(workerPort, [workerPort]);
     await expect(channel.result).resolves.toBeUndefined();
     channel.close();
   });
 
   it('after closing, a message is refused to its sender; after reopen, it is delivered', async () => {
-    const { channel } = hostEnd();
-    const client = connectHost(channel.workerPort, () => undefined);
+    const { channel, workerPort } = hostEnd();
+    const client = connectHost(workerPort, () => undefined);
     expect(channel.send('first')).toBe(true);
     await client.closing();
     expect(client.takeMessages()).toEqual(['first']);
@@ -157,8 +160,8 @@ describe('both ends of a channel', () => {
   });
 
   it('a slot given back one way just before the engine closes the channel still reaches the gate', async () => {
-    const { gate, channel } = hostEnd();
-    const client = connectHost(channel.workerPort, () => undefined);
+    const { gate, channel, workerPort } = hostEnd();
+    const client = connectHost(workerPort, () => undefined);
     const forkGate = client.gate(new AbortController().signal, undefined);
     for (let i = 0; i < 3; i++) await expect(forkGate.acquire(10)).resolves.toBe(true);
     expect(gate.stats().inFlight).toBe(3);
@@ -169,8 +172,8 @@ describe('both ends of a channel', () => {
   });
 
   it('a retry asked of the gate is answered on the channel', async () => {
-    const { channel } = hostEnd();
-    const client = connectHost(channel.workerPort, () => undefined);
+    const { channel, workerPort } = hostEnd();
+    const client = connectHost(workerPort, () => undefined);
     const forkGate = client.gate(new AbortController().signal, 1);
     await expect(forkGate.acquire(10)).resolves.toBe(true);
     await expect(forkGate.release('rate_limited', true)).resolves.toBe(true);

@@ -229,7 +229,7 @@ export function evaluateTargets(res: BenchResults): Target[] {
       status: vsClone >= 20 ? 'reached' : 'missed',
       ...(vsClone < 20
         ? {
-            why: `at ${sizeLabel(one)} the clone's main-thread half (v8 serialize) is a few hundred µs, while sab's fixed dispatch (a MessageChannel, its two ends, the Piscina task message with the port) costs tens of µs; the gap widens with the prefix (×${fmt(dispatchAt('clone', hi) / dispatchAt('sab', hi), 0)} at ${sizeLabel(hi)})`,
+            why: `at ${sizeLabel(one)} the clone's main-thread half (v8 serialize) is a few hundred µs, while sab's fixed dispatch (the Piscina task message, the fork's envelopes on its thread's channel) costs tens of µs; the gap widens with the prefix (×${fmt(dispatchAt('clone', hi) / dispatchAt('sab', hi), 0)} at ${sizeLabel(hi)})`,
           }
         : {}),
     });

@@ -8,6 +8,7 @@ import { Piscina } from 'piscina';
 import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
 import { createCallGate } from '../../dist/src/engine/call-gate.js';
 import { openForkChannel } from '../../dist/src/engine/host-end.js';
+import { linkThreads, openLink } from '../../dist/src/engine/thread-channels.js';
 import type { ForkResult } from '../../dist/src/result/fork-result.js';
 import { emptyFailure } from '../../dist/src/result/results.js';
 import { DEFAULT_RETRY, type ProviderConfig } from '../../dist/src/model/types.js';
@@ -34,6 +35,7 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
     atomics: 'disabled',
     idleTimeout: 30_000,
   });
+  linkThreads(pool);
   const host = createToolHost(tools);
   const gate = createCallGate({ maxInFlight: options.concurrency });
   const provider: ProviderConfig = {
@@ -47,7 +49,9 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
       const plan = localPlan(prefix);
       const spawnTools = new Set([AGENT_TOOL_NAME]);
       return schedule(prefix, tasks, options, (task, onFirstResponse): Promise<ForkResult> => {
+        const { end, link, transferList } = openLink(pool);
         const channel = openForkChannel({
+          port: end,
           host,
           gate,
           policy: { forkId: task.id, declaredTools, spawnTools },
@@ -71,10 +75,10 @@ export function createCloneRunner(options: RunnerOptions, tools: readonly Tool[]
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
           plan,
-          port: channel.workerPort,
+          link,
         };
         // The result comes back on the fork's channel, behind its events, as in the engine.
-        return (pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<void>)
+        return ((transferList ? pool.run(job, { transferList: transferList as never }) : pool.run(job)) as Promise<void>)
           .then(
             async (): Promise<ForkResult> => (await channel.result) ?? emptyFailure(task.id, 'worker_crash', 'the thread sent no result'),
             (err: unknown): ForkResult => emptyFailure(task.id, 'worker_crash', err instanceof Error ? err.message : String(err)),

@@ -3,7 +3,6 @@
  * concurrency), as the reference agents run forks. Same loop (runForkLoop), same SDK client,
  * same tool host; the tool call is a direct function call instead of an RPC.
  */
-import type { MessagePort } from 'node:worker_threads';
 import { AGENT_TOOL_NAME } from '../../dist/src/fork/index.js';
 import { runForkLoop } from '../../dist/src/fork-thread/fork-loop.js';
 import { createCallGate, type CallGate } from '../../dist/src/engine/call-gate.js';
@@ -82,7 +81,7 @@ export function createInprocessRunner(options: RunnerOptions, tools: readonly To
           maxTurns: 20,
           timeoutMs: options.timeoutMs,
           plan,
-          port: undefined as unknown as MessagePort, // the loop never touches it
+          link: { fork: 0 }, // the loop never touches it
         };
         const controller = new AbortController();
         let reason: 'timeout' | undefined;

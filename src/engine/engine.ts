@@ -37,6 +37,7 @@ import { ForkpoolError } from '../input/forkpool-error.js';
 import { checkTask, taskSource, type TaskInput } from './task-source.js';
 import { workerEntry } from '../thread-start/worker-entry.js';
 import { startThreadsAhead } from './start-ahead.js';
+import { linkThreads } from './thread-channels.js';
 import { recordToolSpan } from '../telemetry/fan-out-trace.js';
 
 /** A single fork: its result (never rejects), and how to cancel it. */
@@ -107,6 +108,7 @@ export class ForkEngine {
       recordTiming: false,
       ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
     });
+    linkThreads(pool);
     if (options.startThreads === 'ahead') await startThreadsAhead(pool, threads, provider, stop);
     const gate = createCallGate({
       maxInFlight: concurrency,

@@ -8,6 +8,7 @@ import type { ForkTask } from '../session/schema.js';
 import type { ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { EngineCallGate } from './call-gate.js';
 import { openForkChannel, type ForkChannel } from './host-end.js';
+import { openLink } from './thread-channels.js';
 import { emptyFailure } from '../result/results.js';
 import type { ForkJob, WorkerEvent } from '../wire/protocol.js';
 import type { ForkResult } from '../result/fork-result.js';
@@ -31,8 +32,8 @@ export interface ForkStart {
    * other processes: the worker that runs a fork writes its transcript).
    */
   writesTranscripts: boolean;
-  /** The job without its task and port: the prefix, the plan, the provider and the bounds. */
-  job: Omit<ForkJob, 'task' | 'port'>;
+  /** The job without its task and link: the prefix, the plan, the provider and the bounds. */
+  job: Omit<ForkJob, 'task' | 'link'>;
 }
 
 export interface ForkHooks {
@@ -65,7 +66,9 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
   const continuing = target?.continueFrom === 'message' || (target?.continueFrom === 'crash' && (exists || !start.writesTranscripts));
   const writes = target !== undefined && start.writesTranscripts && (target.continueFrom !== 'message' || exists);
   const transcript = writes ? openTranscriptOf(start, task, continuing) : undefined;
+  const opened = openLink(start.pool);
   const channel = openForkChannel({
+    port: opened.end,
     host: start.host,
     gate: start.gate,
     policy: {
@@ -87,9 +90,11 @@ export function startFork(start: ForkStart, task: ForkTask, hooks: ForkHooks): S
     ...start.job,
     ...(target !== undefined ? { transcript: continuing ? target : { path: target.path } } : {}),
     task,
-    port: channel.workerPort,
+    link: opened.link,
   };
-  const ran = start.pool.run(job, { transferList: [channel.workerPort] as never }) as Promise<unknown>;
+  const ran = (
+    opened.transferList ? start.pool.run(job, { transferList: opened.transferList as never }) : start.pool.run(job)
+  ) as Promise<unknown>;
   const result = resultOf(channel, ran, task)
     .then(async (r) => {
       if (transcript !== undefined) {

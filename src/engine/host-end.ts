@@ -1,13 +1,11 @@
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { AttemptStatus } from '../model/types.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { ForkToolPolicy, ToolCall, ToolHost, ToolOutcome } from '../tools/host.js';
 import type { CallMessage, ForkMessage, HostCalls, HostMessage, HostMethod, StopReason, WorkerEvent } from '../wire/protocol.js';
+import type { WirePort } from '../wire/mux.js';
 import type { EngineCallGate } from './call-gate.js';
 
 export interface ForkChannel {
-  /** Goes to the fork's thread inside its job, in the transfer list. */
-  workerPort: MessagePort;
   /**
    * The fork's result, the last message it sends (after every event it reported); undefined when
    * the channel closed without one (its thread died, or the engine closed the channel first).
@@ -28,6 +26,8 @@ const CLOSED = new Error('the fork ended');
 
 /** The main thread's end of one fork's channel (src/wire/protocol.ts): its tools, the call gate, its events and its result. */
 export function openForkChannel(args: {
+  /** The main thread's end of the fork's channel (src/engine/thread-channels.ts). */
+  port: WirePort<ForkMessage, HostMessage>;
   host: ToolHost;
   gate: EngineCallGate;
   policy: ForkToolPolicy;
@@ -39,7 +39,7 @@ export function openForkChannel(args: {
   /** An attempt that did not succeed (a 429, a failure), and whether a retry was asked for. */
   onAttempt?(status: Exclude<AttemptStatus, 'ok'>, wantsRetry: boolean): void;
 }): ForkChannel {
-  const { port1, port2 } = new MessageChannel();
+  const port = args.port;
   // Aborted on cancel and close: tools in flight stop, and a wait at the call gate is dropped.
   const tools = new AbortController();
   // Slots this fork holds at the gate: a thread that dies mid-call never gives its slot back, so the
@@ -49,7 +49,7 @@ export function openForkChannel(args: {
   let ending = false;
   let settle: (result: ForkResult | undefined) => void = () => undefined;
   const result = new Promise<ForkResult | undefined>((resolve) => (settle = resolve));
-  const post = (message: HostMessage): void => port1.postMessage(message);
+  const post = (message: HostMessage): void => port.postMessage(message);
 
   const giveBack = (status: AttemptStatus, wantsRetry: boolean): boolean | Promise<boolean> => {
     held = Math.max(0, held - 1);
@@ -101,7 +101,7 @@ export function openForkChannel(args: {
     }
   };
 
-  port1.on('message', (message: ForkMessage) => {
+  port.on('message', (message: ForkMessage) => {
     switch (message.type) {
       case 'call':
         void answer(message);
@@ -124,13 +124,12 @@ export function openForkChannel(args: {
   });
   // A closed port lingers until a full GC (its listeners make it a root for the young generation's):
   // its listeners go with the close, so that what they reach (the fork's state, its result) is not kept with it.
-  port1.once('close', () => {
-    port1.removeAllListeners();
+  port.once('close', () => {
+    port.removeAllListeners();
     settle(undefined);
   });
 
   return {
-    workerPort: port2,
     result,
     cancel() {
       post({ type: 'cancel' });
@@ -148,8 +147,8 @@ export function openForkChannel(args: {
       ending = true;
       tools.abort(CLOSED);
       for (; held > 0; held--) Promise.resolve(args.gate.release('failed', false)).catch(() => undefined);
-      port1.close();
-      port1.removeAllListeners();
+      port.close();
+      port.removeAllListeners();
       settle(undefined);
     },
   };

@@ -8,6 +8,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 import { emptyFailure } from '../result/results.js';
 import { threadId } from 'node:worker_threads';
+import { forkPortOf } from './thread-channel.js';
 
 // Per worker thread: parsed prefixes and model clients outlive a single fork.
 const prefixes = createPrefixStore();
@@ -51,7 +52,7 @@ export async function runForkWith(job: ForkJob, load: () => { session: Readonly<
   };
   let stopReason: StopReason | undefined;
   const host = connectHost(
-    job.port,
+    forkPortOf(job.link),
     () => abort('cancelled'),
     undefined,
     (why) => (stopReason ??= why),

@@ -222,7 +222,9 @@ export class QueueDispatcher implements ForkPool {
     const taskId = job.task.id;
     const jobId = jobIdOf(this.o.runId, taskId);
     // Events go to the engine on the fork's channel; a cancel takes back a job nobody has taken.
-    const host = connectHost(job.port, () => void this.cancelQueued(jobId));
+    // A remote engine's jobs bring a port each (src/engine/thread-channels.ts: its pool has no threads).
+    if (!('port' in job.link)) throw new TypeError("a distributed run's fork job must bring its own port");
+    const host = connectHost(job.link.port, () => void this.cancelQueued(jobId));
     return new Promise<void>((sent) => {
       const resolve = (result: ForkResult): void => {
         host.end(result);

@@ -1,8 +1,8 @@
-import type { MessagePort } from 'node:worker_threads';
 import { failure, type Failure } from '../input/failure.js';
 import type { AttemptGate, AttemptStatus } from '../model/types.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { ToolCall, ToolOutcome } from '../tools/host.js';
+import type { WirePort } from './mux.js';
 import type { CallMessage, ForkMessage, HostCalls, HostMessage, HostMethod, StopReason, WorkerEvent } from './protocol.js';
 
 /** Extra time past the tool's own bound before a silent host counts as gone. */
@@ -28,7 +28,7 @@ type CallOutcome = Answer | 'closed' | 'timeout' | 'aborted';
  * port's close, the fork's abort and a timeout.
  */
 export function connectHost(
-  port: MessagePort,
+  port: WirePort<HostMessage, ForkMessage>,
   onCancel: () => void,
   rpcGraceMs = RPC_GRACE_MS,
   onStop: (reason: StopReason) => void = () => undefined,

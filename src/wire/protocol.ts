@@ -53,12 +53,19 @@ export interface ForkJob {
   /** Each model call's report carries what it sent and received (TelemetryOptions.captureContent). */
   captureContent?: true;
   /** The fork's channel to the main thread: ForkMessages one way, HostMessages the other. */
-  port: MessagePort;
+  link: ForkLink;
 }
 
+/**
+ * Where a fork's channel runs: its id on the channel of the pool thread that runs it (src/wire/mux.ts),
+ * or a port of its own (a distributed run's dispatcher, which plays the fork's end in the main
+ * thread's process).
+ */
+export type ForkLink = { fork: number } | { port: MessagePort };
+
 /*
- * The messages of a fork's channel: one MessagePort per fork, plain structured-clone messages both
- * ways, in order. The fork's result is the last message it sends, so everything it reported before
+ * The messages of a fork's channel: plain structured-clone messages both ways, in order (a fork's
+ * share of its thread's channel, or a port of its own). The fork's result is the last message it sends, so everything it reported before
  * reaches the main thread first without any drain or flush.
  */
 

@@ -1,0 +1,89 @@
+/**
+ * One channel per fork thread, shared by the forks the thread runs: each message goes in an envelope
+ * naming its fork, and each fork sees a port of its own (ForkPort) that behaves as a MessagePort of
+ * its own did. A MessagePort per fork cost the main thread a channel's making, its transfer with the
+ * task and its close, per fork; the thread's channel is made once, when the thread runs its first fork.
+ */
+
+/** What both ends of a fork's channel use of a port: a MessagePort, or a fork's share of its thread's channel. */
+export interface WirePort<In, Out> {
+  postMessage(message: Out): void;
+  on(event: 'message', listener: (message: In) => void): unknown;
+  once(event: 'close', listener: () => void): unknown;
+  close(): void;
+  removeAllListeners(): unknown;
+}
+
+/** A message on a thread's channel: one of a fork's, or the fork's channel opening (fork side) or closing (either side). */
+export type Envelope = { fork: number; message: unknown } | { fork: number; control: 'open' | 'close' };
+
+/** The key of the message (on Piscina's `parentPort`) that hands a thread's channel to the main thread. */
+export const THREAD_CHANNEL = 'forkpoolThreadChannel';
+
+/**
+ * A fork's share of its thread's channel. Messages that arrive before the fork listens wait for it,
+ * as a MessagePort's do; closing one end closes the other (the envelope `close`), and a thread's
+ * channel that closes closes every fork on it.
+ */
+export class ForkPort<In, Out> implements WirePort<In, Out> {
+  private listener: ((message: In) => void) | undefined;
+  private closeListener: (() => void) | undefined;
+  private early: In[] | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly fork: number,
+    private readonly send: (envelope: Envelope) => void,
+    /** Forgets the fork on its thread's channel (its state is released there). */
+    private readonly drop: (fork: number) => void,
+  ) {}
+
+  postMessage(message: Out): void {
+    if (!this.closed) this.send({ fork: this.fork, message });
+  }
+
+  on(_event: 'message', listener: (message: In) => void): this {
+    this.listener = listener;
+    const early = this.early;
+    this.early = undefined;
+    if (early) for (const message of early) listener(message);
+    return this;
+  }
+
+  once(_event: 'close', listener: () => void): this {
+    this.closeListener = listener;
+    return this;
+  }
+
+  /** A message for this fork from the other end. */
+  deliver(message: In): void {
+    if (this.closed) return;
+    if (this.listener) this.listener(message);
+    else if (this.early) this.early.push(message);
+    else this.early = [message];
+  }
+
+  /** This end closes: the other end hears it. */
+  close(): void {
+    if (this.closed) return;
+    this.send({ fork: this.fork, control: 'close' });
+    this.hangUp();
+  }
+
+  /** The other end closed, or the thread's channel did: this end is closed too. */
+  hangUp(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.drop(this.fork);
+    const listener = this.closeListener;
+    this.removeAllListeners();
+    listener?.();
+  }
+
+  removeAllListeners(): this {
+    this.listener = undefined;
+    this.closeListener = undefined;
+    this.early = undefined;
+    return this;
+  }
+}

@@ -1,0 +1,134 @@
+// Internal: a pool thread's one channel shared by its forks (src/wire/mux.ts, src/engine/thread-channels.ts,
+// src/fork-thread/thread-channel.ts), played by a real thread running the built fork end; the engine's
+// forks are its public face (test/engine*.test.ts run them through it).
+import { EventEmitter } from 'node:events';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createCallGate } from '../src/engine/call-gate.js';
+import { openForkChannel } from '../src/engine/host-end.js';
+import { linkThreads, openLink } from '../src/engine/thread-channels.js';
+import { defineTool } from '../src/tools/define.js';
+import { createToolHost } from '../src/tools/host.js';
+import type { ForkLink, WorkerEvent } from '../src/wire/protocol.js';
+
+const DIST = pathToFileURL(fileURLToPath(new URL('../dist/src/', import.meta.url))).href;
+
+/**
+ * A thread that plays forks the way a pool thread does (its channel opened at its first fork, over
+ * parentPort): each fork reports 20 turns, looks its name up on the main thread, then waits for the
+ * word meant for it (stop, a message or a cancel) and ends with what it got. `crash` exits the thread
+ * once the fork has spoken; what a fork hears when its channel closes goes back on parentPort.
+ */
+const FORK_THREAD = `
+const { parentPort } = require('node:worker_threads');
+(async () => {
+  const { forkPortOf } = await import(${JSON.stringify(`${DIST}fork-thread/thread-channel.js`)});
+  const { connectHost } = await import(${JSON.stringify(`${DIST}wire/fork-end.js`)});
+  parentPort.on('message', async ({ link, name, crash }) => {
+    let word;
+    const host = connectHost(forkPortOf(link), () => (word ??= 'cancel'), undefined, (why) => (word ??= 'stop ' + why));
+    for (let n = 1; n <= 20; n++) host.report({ type: 'turn', turn: n, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, functionCalls: 0 });
+    if (crash) process.exit(1);
+    const found = await host.execTool({ name: 'lookup', args: { q: name } }, new AbortController().signal, 5000);
+    if (!found.ok) return parentPort.postMessage({ name, heard: found.error.kind });
+    while (word === undefined) {
+      const messages = host.takeMessages();
+      if (messages.length > 0) word = 'message ' + messages.join();
+      else await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    host.end({ id: name, status: 'completed', text: found.value.response.output.found + ':' + word, turns: 20 });
+  });
+  parentPort.postMessage({ ready: true });
+})();`;
+
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'd',
+  parameters: z.object({ q: z.string() }),
+  execute: ({ q }) => ({ found: q.toUpperCase() }),
+});
+
+const workers: Worker[] = [];
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.terminate()));
+});
+
+/** A thread and a pool stand-in that passes on what the thread posts, as Piscina's 'message' event does. */
+async function forkThread() {
+  const worker = new Worker(FORK_THREAD, { eval: true });
+  workers.push(worker);
+  const pool = new EventEmitter();
+  const heard: { name: string; heard: string }[] = [];
+  await new Promise<void>((ready) =>
+    worker.on('message', (message: { ready?: true; name?: string; heard?: string }) => {
+      if (message.ready) ready();
+      else if (message.name !== undefined && message.heard !== undefined) heard.push({ name: message.name, heard: message.heard });
+      else pool.emit('message', message);
+    }),
+  );
+  linkThreads(pool);
+  const gate = createCallGate({ maxInFlight: 8 });
+  const host = createToolHost([lookup]);
+  const fork = (name: string) => {
+    const opened = openLink(pool);
+    const events: number[] = [];
+    const channel = openForkChannel({
+      port: opened.end,
+      host,
+      gate,
+      policy: { forkId: name, declaredTools: new Set(['lookup']), spawnTools: new Set<string>() },
+      onEvent: (event: WorkerEvent) => event.type === 'turn' && events.push(event.turn),
+      onToolCall: () => undefined,
+      admit: () => true,
+    });
+    const start = (crash = false) => worker.postMessage({ link: opened.link satisfies ForkLink, name, crash });
+    // What the fork had reported when its result arrived.
+    const result = channel.result.then((r) => ({ result: r, eventsBefore: events.length }));
+    return { channel, start, result, link: opened.link };
+  };
+  return { fork, heard };
+}
+
+describe("a pool thread's channel, shared by its forks", () => {
+  it('carries each fork its own answers and words, and each fork its events before its result', async () => {
+    const { fork } = await forkThread();
+    const [a, b, c] = [fork('a'), fork('b'), fork('c')];
+    expect(a.link).not.toEqual(b.link);
+    // Sent before the thread has opened the fork: it waits, and follows once the fork speaks.
+    b.channel.send('hello b');
+    for (const f of [a, b, c]) f.start();
+    a.channel.stop('budget');
+    c.channel.cancel();
+    const results = await Promise.all([a, b, c].map((f) => f.result));
+    expect(results.map(({ result }) => result?.status === 'completed' && result.text)).toEqual([
+      'A:stop budget',
+      'B:message hello b',
+      'C:cancel',
+    ]);
+    expect(results.map(({ eventsBefore }) => eventsBefore)).toEqual([20, 20, 20]);
+    for (const f of [a, b, c]) f.channel.close();
+  });
+
+  it('a fork whose channel the main thread closed before its thread opened it hears it closed', async () => {
+    const { fork, heard } = await forkThread();
+    const late = fork('late');
+    late.channel.close();
+    late.start();
+    // The next fork on the thread ends normally, and by then the closed one has heard.
+    const next = fork('next');
+    next.start();
+    next.channel.stop('cost');
+    await expect(next.result).resolves.toMatchObject({ result: { text: 'NEXT:stop cost' } });
+    await expect.poll(() => heard).toEqual([{ name: 'late', heard: 'host_gone' }]);
+    next.channel.close();
+  });
+
+  it("a thread that dies closes its forks' channels: their results are undefined, not awaited for ever", async () => {
+    const { fork } = await forkThread();
+    const doomed = fork('doomed');
+    doomed.start(true);
+    await expect(doomed.result.then(({ result }) => result)).resolves.toBeUndefined();
+  });
+});
