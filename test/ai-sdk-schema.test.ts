@@ -1,11 +1,11 @@
-// Internal: parseAiSdkSession, AiSdkSessionSchema and the types of src/shapes/ai-sdk/schema.ts (a parent session in the Vercel AI SDK's shape); parseSession is their public face.
+// Internal: parseAiSdkSession, aiSdkSessionSchema() and the types of src/shapes/ai-sdk/schema.ts (a parent session in the Vercel AI SDK's shape); parseSession is their public face.
 import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
 import { type JSONSchema7, type ModelMessage, generateText, jsonSchema, modelMessageSchema, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { type LocalServer, startLocalServer } from '../src/local-server/index.js';
 import {
-  AiSdkSessionSchema,
+  aiSdkSessionSchema,
   parseAiSdkSession,
   type AiSdkMessage,
   type AiSdkSession,
@@ -108,7 +108,7 @@ describe('parseAiSdkSession: valid sessions come back as the very object passed'
     const before = JSON.stringify(realistic);
     expect(parseAiSdkSession(realistic, 's.json')).toBe(realistic);
     expect(JSON.stringify(realistic)).toBe(before);
-    expect(AiSdkSessionSchema.safeParse(realistic).success).toBe(true);
+    expect(aiSdkSessionSchema().safeParse(realistic).success).toBe(true);
     expect(sdkAccepts(realistic.messages)).toBe(true);
   });
 
@@ -795,7 +795,7 @@ describe('parseAiSdkSession: each rule refused with its path and its words', () 
   });
 
   it('the schema alone says the same (zod issues with paths)', () => {
-    const parsed = AiSdkSessionSchema.safeParse(session([assistant(call('c1')), user()]));
+    const parsed = aiSdkSessionSchema().safeParse(session([assistant(call('c1')), user()]));
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]).toMatchObject({ path: ['messages', 1, 'content', 0, 'toolCallId'], message: UNANSWERED('c1') });
   });

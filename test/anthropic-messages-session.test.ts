@@ -1,4 +1,4 @@
-// Internal: parseAnthropicMessagesSession and the block types AnthropicCacheControl, AnthropicToolResultBlock, AnthropicToolUseBlock (src/shapes/anthropic-messages/schema.ts): parseSession and AnthropicContentBlock are their public face; everything else comes through forkpool. Also AnthropicMessagesSessionSchema, its zod schema.
+// Internal: parseAnthropicMessagesSession and the block types AnthropicCacheControl, AnthropicToolResultBlock, AnthropicToolUseBlock (src/shapes/anthropic-messages/schema.ts): parseSession and AnthropicContentBlock are their public face; everything else comes through forkpool. Also anthropicMessagesSessionSchema(), its zod schema.
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import type {
@@ -15,7 +15,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesSession, AnthropicTool } from '../src/index.js';
-import { AnthropicMessagesSessionSchema } from '../src/session/index.js';
+import { anthropicMessagesSessionSchema } from '../src/session/index.js';
 import {
   parseAnthropicMessagesSession,
   type AnthropicCacheControl,
@@ -324,7 +324,7 @@ describe('parseAnthropicMessagesSession: valid sessions come back as the very ob
 
   it('is validation only: the schema’s own output is a rebuilt copy, which is why the input is returned', () => {
     const input = session([{ role: 'assistant', content: [{ input: {}, name: 'grep', id: 't1', type: 'tool_use' }] }]);
-    const rebuilt = AnthropicMessagesSessionSchema.parse(input);
+    const rebuilt = anthropicMessagesSessionSchema().parse(input);
     expect(rebuilt).not.toBe(input);
     const blockOf = (s: unknown) => (s as { messages: { content: unknown[] }[] }).messages[1]?.content[0];
     expect(Object.keys(blockOf(input) as object)).toEqual(['input', 'name', 'id', 'type']);

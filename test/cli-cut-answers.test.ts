@@ -303,7 +303,9 @@ describe('cut answers and cache writes on the page, in the JSON summary and in t
       await detail.locator('td', { hasText: 'length (max_tokens)' }).waitFor();
       expect(await page.locator('[data-testid="detail-text"]').textContent()).toMatch(/^alpha beta gamma/);
       await page.screenshot({ path: join(REPO_ROOT, 'test-results', 'ui', 'cut-answer.png') });
+      // Stopping the whole run asks first.
       await page.locator('[data-testid="stop-run"]').click();
+      await page.locator('[data-testid="stop-run-confirm"]').click();
       await page.close();
 
       const run = await done;

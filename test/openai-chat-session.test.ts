@@ -1,4 +1,4 @@
-// Internal: parseOpenAIChatSession (src/shapes/openai-chat/schema.ts) and OpenAIChatSessionSchema, its zod schema: parseSession is its public face; everything else comes through forkpool.
+// Internal: parseOpenAIChatSession (src/shapes/openai-chat/schema.ts) and openAIChatSessionSchema(), its zod schema: parseSession is its public face; everything else comes through forkpool.
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -13,7 +13,7 @@ import type {
   ChatToolMessage,
   OpenAIChatSession,
 } from '../src/index.js';
-import { OpenAIChatSessionSchema } from '../src/session/index.js';
+import { openAIChatSessionSchema } from '../src/session/index.js';
 import { errorOf } from './support/input-error.js';
 import { typeErrorsOf } from './support/type-check.js';
 
@@ -221,7 +221,7 @@ describe('parseOpenAIChatSession: valid sessions come back as the very object pa
     const input = session([
       { role: 'assistant', tool_calls: [{ function: { arguments: '{}', name: 'grep' }, type: 'function', id: 'c1' }] },
     ]);
-    const rebuilt = OpenAIChatSessionSchema.parse(input);
+    const rebuilt = openAIChatSessionSchema().parse(input);
     expect(rebuilt).not.toBe(input);
     const callOf = (s: unknown) => (s as { messages: { tool_calls?: unknown[] }[] }).messages[1]?.tool_calls?.[0];
     expect(Object.keys(callOf(input) as object)).toEqual(['function', 'type', 'id']);

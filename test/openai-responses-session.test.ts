@@ -1,4 +1,4 @@
-// Internal: parseOpenAIResponsesSession, OpenAIResponsesSessionSchema and the types of src/shapes/openai-responses/schema.ts (a parent session in the Responses API's shape).
+// Internal: parseOpenAIResponsesSession, openAIResponsesSessionSchema() and the types of src/shapes/openai-responses/schema.ts (a parent session in the Responses API's shape).
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type {
@@ -12,7 +12,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  OpenAIResponsesSessionSchema,
+  openAIResponsesSessionSchema,
   parseOpenAIResponsesSession,
   type OpenAIResponsesSession,
   type ResponsesFunctionTool,
@@ -124,7 +124,7 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
     const before = JSON.stringify(realistic);
     expect(parseOpenAIResponsesSession(realistic, 's.json')).toBe(realistic);
     expect(JSON.stringify(realistic)).toBe(before);
-    expect(OpenAIResponsesSessionSchema.safeParse(realistic).success).toBe(true);
+    expect(openAIResponsesSessionSchema().safeParse(realistic).success).toBe(true);
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -320,7 +320,7 @@ describe('parseOpenAIResponsesSession: valid sessions come back as the very obje
 
   it('is validation only: the schema’s own output is a rebuilt copy, which is why the input is returned', () => {
     const input = { tools, input: [user('hi')], model: 'gpt-5', format: 'openai-responses' };
-    const rebuilt = OpenAIResponsesSessionSchema.parse(input);
+    const rebuilt = openAIResponsesSessionSchema().parse(input);
     expect(rebuilt).not.toBe(input);
     expect(Object.keys(input)).toEqual(['tools', 'input', 'model', 'format']);
     expect(Object.keys(rebuilt)).toEqual(['format', 'model', 'input', 'tools']);
@@ -1062,7 +1062,7 @@ describe('parseOpenAIResponsesSession: each rule refused with its path and its w
   });
 
   it('the schema alone says the same (zod issues with paths)', () => {
-    const parsed = OpenAIResponsesSessionSchema.safeParse(session([call('c1'), user()]));
+    const parsed = openAIResponsesSessionSchema().safeParse(session([call('c1'), user()]));
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]).toMatchObject({ path: ['input', 1, 'call_id'], message: UNANSWERED('c1') });
   });

@@ -122,7 +122,12 @@ export function openForkChannel(args: {
         break;
     }
   });
-  port1.once('close', () => settle(undefined));
+  // A closed port lingers until a full GC (its listeners make it a root for the young generation's):
+  // its listeners go with the close, so that what they reach (the fork's state, its result) is not kept with it.
+  port1.once('close', () => {
+    port1.removeAllListeners();
+    settle(undefined);
+  });
 
   return {
     workerPort: port2,
@@ -144,6 +149,7 @@ export function openForkChannel(args: {
       tools.abort(CLOSED);
       for (; held > 0; held--) Promise.resolve(args.gate.release('failed', false)).catch(() => undefined);
       port1.close();
+      port1.removeAllListeners();
       settle(undefined);
     },
   };

@@ -1,11 +1,5 @@
-import {
-  APIError as AnthropicAPIError,
-  APIConnectionError as AnthropicConnectionError,
-  APIConnectionTimeoutError as AnthropicConnectionTimeoutError,
-  APIUserAbortError as AnthropicUserAbortError,
-} from '@anthropic-ai/sdk/core/error';
-// The error classes' own modules, not the SDKs' roots: classifying a failure loads no client (a thread loads only its provider's SDK).
-import { APIConnectionError, APIConnectionTimeoutError, APIError as OpenAIAPIError, APIUserAbortError } from 'openai/core/error';
+import type { APIError as AnthropicAPIError, APIConnectionError as AnthropicConnectionError } from '@anthropic-ai/sdk/core/error';
+import type { APIConnectionError, APIError as OpenAIAPIError } from 'openai/core/error';
 import type { ModelError } from './types.js';
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -53,8 +47,9 @@ function classify(
   text: Text,
 ): ModelError {
   if (signal.aborted) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
-  if (err instanceof OpenAIAPIError) return classifyOpenAI(err, body, text);
-  if (err instanceof AnthropicAPIError) return classifyAnthropic(err, text);
+  const sdk = sdkErrorOf(err);
+  if (sdk?.family === 'OpenAIError') return classifyOpenAI(err as OpenAIAPIError, sdk.classes, body, text);
+  if (sdk?.family === 'AnthropicError') return classifyAnthropic(err as AnthropicAPIError, sdk.classes, text);
   if (isAiSdkCallError(err)) return classifyAiSdk(err, text);
   const e = err instanceof Error ? err : new Error(String(err));
   // @google/genai's ApiError carries its status as `status`, as any other error (a fetch wrapper's) may.
@@ -83,16 +78,35 @@ function classify(
   return { kind: 'network', message: `network error: ${text.short(detail)}`, retryable: true };
 }
 
+/**
+ * An error of the openai or @anthropic-ai/sdk APIError family, known by its classes' names rather
+ * than by instanceof: importing the classes would load both SDKs' error modules in every process
+ * and thread whatever the run's provider. Both SDKs name their errors alike (APIError,
+ * APIConnectionError, …) under a base of their own (OpenAIError, AnthropicError), which tells them apart.
+ */
+function sdkErrorOf(err: unknown): { family: 'OpenAIError' | 'AnthropicError'; classes: ReadonlySet<string> } | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const classes = new Set<string>();
+  for (let proto: unknown = Object.getPrototypeOf(err); proto !== null && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === 'string') classes.add(name);
+  }
+  if (!classes.has('APIError')) return undefined;
+  if (classes.has('OpenAIError')) return { family: 'OpenAIError', classes };
+  if (classes.has('AnthropicError')) return { family: 'AnthropicError', classes };
+  return undefined;
+}
+
 function headerOf(err: Error, name: string): string | null | undefined {
   const headers = (err as { headers?: unknown }).headers;
   return headers instanceof Headers ? headers.get(name) : undefined;
 }
 
 /** The openai SDK's errors, by class (a timeout is also a connection error: it is asked first). */
-function classifyOpenAI(err: OpenAIAPIError, body: string | undefined, text: Text): ModelError {
-  if (err instanceof APIUserAbortError) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
-  if (err instanceof APIConnectionTimeoutError) return { kind: 'timeout', message: 'the model call timed out', retryable: true };
-  if (err instanceof APIConnectionError) return connectionError(err, text);
+function classifyOpenAI(err: OpenAIAPIError, classes: ReadonlySet<string>, body: string | undefined, text: Text): ModelError {
+  if (classes.has('APIUserAbortError')) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
+  if (classes.has('APIConnectionTimeoutError')) return { kind: 'timeout', message: 'the model call timed out', retryable: true };
+  if (classes.has('APIConnectionError')) return connectionError(err as APIConnectionError, text);
   const said = openAIServerMessage(err, body, text);
   if (err.status === undefined) {
     // An error event inside a stream that had begun (`data: {"error": …}`): the server's own failure,
@@ -192,10 +206,10 @@ const ANTHROPIC_FINAL_TYPES = new Set([
  * asks for comes from retry-after-ms, else retry-after (seconds or a date), as the SDK reads them.
  * The message is the server's `{"type":"error","error":{"type","message"}}` as `type: message`.
  */
-function classifyAnthropic(err: AnthropicAPIError, text: Text): ModelError {
-  if (err instanceof AnthropicUserAbortError) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
-  if (err instanceof AnthropicConnectionTimeoutError) return { kind: 'timeout', message: 'the model call timed out', retryable: true };
-  if (err instanceof AnthropicConnectionError) return connectionError(err, text);
+function classifyAnthropic(err: AnthropicAPIError, classes: ReadonlySet<string>, text: Text): ModelError {
+  if (classes.has('APIUserAbortError')) return { kind: 'aborted', message: 'the call was aborted', retryable: false };
+  if (classes.has('APIConnectionTimeoutError')) return { kind: 'timeout', message: 'the model call timed out', retryable: true };
+  if (classes.has('APIConnectionError')) return connectionError(err as AnthropicConnectionError, text);
   const said = anthropicServerMessage(err, text);
   const status = err.status;
   if (status === undefined) {

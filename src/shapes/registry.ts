@@ -188,10 +188,10 @@ function readerOf(message: unknown): Shape['reader'] {
  * shape's session schema and types, re-exported here so that no module outside a shape's folder
  * imports it.
  */
-export { GeminiSessionSchema, type GeminiTool, type Part, type SystemInstruction } from './gemini/schema.js';
+export { geminiSessionSchema, type GeminiTool, type Part, type SystemInstruction } from './gemini/schema.js';
 export type { Content };
 export {
-  OpenAIChatSessionSchema,
+  openAIChatSessionSchema,
   parseOpenAIChatSession,
   type ChatAssistantMessage,
   type ChatContentPart,
@@ -201,7 +201,7 @@ export {
 } from './openai-chat/schema.js';
 export type { ChatMessage };
 export {
-  AnthropicMessagesSessionSchema,
+  anthropicMessagesSessionSchema,
   parseAnthropicMessagesSession,
   type AnthropicCacheControl,
   type AnthropicContentBlock,

@@ -18,6 +18,8 @@ const RPC_TIMEOUT = { ok: false, error: failure('rpc_timeout', 'the tool host di
 const ABORTED = { ok: false, error: failure('aborted', 'the call was aborted') } as const;
 
 type Answer = Extract<HostMessage, { type: 'answer' }>;
+/** How a call's wait ends. */
+type CallOutcome = Answer | 'closed' | 'timeout' | 'aborted';
 
 /**
  * The fork's end of its channel to the main thread (src/wire/protocol.ts): run in a fork's thread,
@@ -32,16 +34,16 @@ export function connectHost(
   onStop: (reason: StopReason) => void = () => undefined,
 ) {
   let closed = false;
-  const closedPromise = new Promise<'closed'>((resolve) =>
-    port.once('close', () => {
-      closed = true;
-      resolve('closed');
-    }),
-  );
+  /** Calls waiting for their outcome, by id: the answer, or what ended the wait first. */
+  const waiting = new Map<number, (outcome: CallOutcome) => void>();
+  port.once('close', () => {
+    closed = true;
+    // The port's listeners go with it: a closed port lingers until a full GC, and must not keep what they reach.
+    port.removeAllListeners();
+    for (const settle of waiting.values()) settle('closed');
+  });
   /** The parent's messages not yet taken by the loop (send_message). */
   const inbox: string[] = [];
-  /** Calls waiting for their answer, by id. */
-  const waiting = new Map<number, (answer: Answer) => void>();
   let lastId = 0;
   port.on('message', (message: HostMessage) => {
     switch (message.type) {
@@ -73,21 +75,20 @@ export function connectHost(
     const id = ++lastId;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
-    const answered = new Promise<Answer>((resolve) => waiting.set(id, resolve));
-    const bounds: Promise<'closed' | 'timeout' | 'aborted'>[] = [closedPromise];
-    if (Number.isFinite(timeoutMs)) bounds.push(new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs))));
-    if (signal) {
-      bounds.push(
-        new Promise((resolve) => {
-          onAbort = () => resolve('aborted');
-          if (signal.aborted) onAbort();
-          else signal.addEventListener('abort', onAbort, { once: true });
-        }),
-      );
-    }
+    // One promise per call, settled by whichever comes first (the answer, the port's close, the
+    // timeout, the abort): a call makes no promise per bound and no race.
+    let settle!: (outcome: CallOutcome) => void;
+    const outcome = new Promise<CallOutcome>((resolve) => (settle = resolve));
+    waiting.set(id, settle);
     try {
+      if (Number.isFinite(timeoutMs)) timer = setTimeout(settle, timeoutMs, 'timeout');
+      if (signal) {
+        onAbort = () => settle('aborted');
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
       port.postMessage({ type: 'call', id, method, ...args } as CallMessage);
-      const settled = await Promise.race([answered, ...bounds]);
+      const settled = await outcome;
       if (settled === 'closed') return HOST_GONE;
       if (settled === 'timeout') return RPC_TIMEOUT;
       if (settled === 'aborted') return ABORTED;

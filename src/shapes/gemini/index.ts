@@ -6,7 +6,7 @@ import { geminiTelemetry } from './telemetry.js';
 import { geminiReader } from './view.js';
 import { geminiDialect } from './dialect.js';
 import type { GeminiRequest } from './request.js';
-import { type Content, type GeminiSession, GeminiSessionSchema } from './schema.js';
+import { type Content, type GeminiSession, geminiSessionSchema } from './schema.js';
 
 /** Gemini's shape (@google/genai): the default, so a session may leave its `format` out. */
 export const geminiShape: Shape<GeminiSession, Content> = {
@@ -14,7 +14,7 @@ export const geminiShape: Shape<GeminiSession, Content> = {
   label: "Gemini's shape",
   api: "Gemini's API",
   parse(json, source) {
-    parseOrThrow(GeminiSessionSchema, json, source === undefined ? {} : { file: source });
+    parseOrThrow(geminiSessionSchema(), json, source === undefined ? {} : { file: source });
     return json as GeminiSession;
   },
   operation: 'generate_content',

@@ -2,7 +2,7 @@ import { InputError } from '../../input/errors.js';
 import { isRecord } from '../../input/json.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
 import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
-import { CHAT_FIELDS, OPENAI_CHAT_SESSION_KEYS } from './schema.js';
+import { OPENAI_CHAT_SESSION_KEYS, chatFields } from './schema.js';
 
 /*
  * OpenAI Chat Completions: the `messages` of a request (a JSON array) or a whole request body
@@ -36,36 +36,44 @@ const REASONS: Record<string, string> = {
 /** Deprecated or misplaced fields forkpool's validation names with a hint: kept for it. */
 const EXPLAINED = ['function_call', 'parts'];
 
-const { messages: M, parts: P, partObjects: O } = CHAT_FIELDS;
+/** The importer's rules, read off the session schema's fields: built with the schemas, on first use. */
+function buildRules() {
+  const fields = chatFields();
+  const { messages: M, parts: P, partObjects: O } = fields;
 
-/** Each role's fields: the session schema's own (CHAT_FIELDS), so what is kept is what validation takes. */
-const MESSAGE_RULES: Record<string, FieldRules> = {
-  system: { fields: M.system, explained: EXPLAINED, what: 'a "system" message' },
-  developer: { fields: M.developer, explained: EXPLAINED, what: 'a "developer" message' },
-  user: { fields: M.user, explained: EXPLAINED, what: 'a "user" message' },
-  assistant: { fields: M.assistant, nullable: ['content', 'refusal', 'audio'], explained: EXPLAINED, what: 'an "assistant" message' },
-  tool: { fields: M.tool, explained: EXPLAINED, what: 'a "tool" message' },
-};
+  /** Each role's fields: the session schema's own (chatFields()), so what is kept is what validation takes. */
+  const MESSAGE_RULES: Record<string, FieldRules> = {
+    system: { fields: M.system, explained: EXPLAINED, what: 'a "system" message' },
+    developer: { fields: M.developer, explained: EXPLAINED, what: 'a "developer" message' },
+    user: { fields: M.user, explained: EXPLAINED, what: 'a "user" message' },
+    assistant: { fields: M.assistant, nullable: ['content', 'refusal', 'audio'], explained: EXPLAINED, what: 'an "assistant" message' },
+    tool: { fields: M.tool, explained: EXPLAINED, what: 'a "tool" message' },
+  };
 
-/** Content parts (ChatCompletionContentPart* in the openai SDK), by the session schema's fields. */
-const PART_RULES: Record<string, BlockRules> = {
-  text: { fields: P.text, what: 'a text part' },
-  refusal: { fields: P.refusal, what: 'a refusal part' },
-  image_url: {
-    fields: P.image_url,
-    what: 'an image part',
-    objects: { image_url: { fields: O.image_url, what: 'an image part\'s "image_url"' } },
-  },
-  input_audio: {
-    fields: P.input_audio,
-    what: 'an audio part',
-    objects: { input_audio: { fields: O.input_audio, what: 'an audio part\'s "input_audio"' } },
-  },
-  file: { fields: P.file, what: 'a file part', objects: { file: { fields: O.file, what: 'a file part\'s "file"' } } },
-};
+  /** Content parts (ChatCompletionContentPart* in the openai SDK), by the session schema's fields. */
+  const PART_RULES: Record<string, BlockRules> = {
+    text: { fields: P.text, what: 'a text part' },
+    refusal: { fields: P.refusal, what: 'a refusal part' },
+    image_url: {
+      fields: P.image_url,
+      what: 'an image part',
+      objects: { image_url: { fields: O.image_url, what: 'an image part\'s "image_url"' } },
+    },
+    input_audio: {
+      fields: P.input_audio,
+      what: 'an audio part',
+      objects: { input_audio: { fields: O.input_audio, what: 'an audio part\'s "input_audio"' } },
+    },
+    file: { fields: P.file, what: 'a file part', objects: { file: { fields: O.file, what: 'a file part\'s "file"' } } },
+  };
 
-const TOOL_CALL_RULES: FieldRules = { fields: CHAT_FIELDS.toolCall, what: 'a tool call' };
-const CALLED_FUNCTION_RULES: FieldRules = { fields: CHAT_FIELDS.calledFunction, what: 'a tool call\'s "function"' };
+  const TOOL_CALL_RULES: FieldRules = { fields: fields.toolCall, what: 'a tool call' };
+  const CALLED_FUNCTION_RULES: FieldRules = { fields: fields.calledFunction, what: 'a tool call\'s "function"' };
+  return { MESSAGE_RULES, PART_RULES, TOOL_CALL_RULES, CALLED_FUNCTION_RULES };
+}
+
+let builtRules: ReturnType<typeof buildRules> | undefined;
+const rules = () => (builtRules ??= buildRules());
 
 export const openAIChatIntake: RequestIntake = {
   claim,
@@ -87,7 +95,7 @@ function claim(json: unknown): RequestClaim | undefined {
     if (!isRecord(message)) continue;
     if (OWN_ROLES.has(message.role as string) || 'tool_calls' in message || 'tool_call_id' in message) distinctive = true;
     if (!Array.isArray(message.content)) continue;
-    for (const part of message.content) if (isRecord(part) && !Object.hasOwn(PART_RULES, part.type as string)) foreign = true;
+    for (const part of message.content) if (isRecord(part) && !Object.hasOwn(rules().PART_RULES, part.type as string)) foreign = true;
   }
   return { distinctive, foreign };
 }
@@ -128,9 +136,10 @@ function readOpenAIChat(json: unknown, file: string | undefined): RequestRead {
 }
 
 function asTheApiReadsIt(message: Record<string, unknown>, path: string, dropped: DroppedRecord[]): Record<string, unknown> {
-  const rules = MESSAGE_RULES[message.role as string];
-  if (rules === undefined) return message; // an unknown role: validation names it
-  let kept = withoutExtras(message, rules, path, dropped);
+  const { MESSAGE_RULES, PART_RULES, TOOL_CALL_RULES, CALLED_FUNCTION_RULES } = rules();
+  const roleRules = MESSAGE_RULES[message.role as string];
+  if (roleRules === undefined) return message; // an unknown role: validation names it
+  let kept = withoutExtras(message, roleRules, path, dropped);
   const parts = withoutBlockExtras(kept.content, PART_RULES, `${path}.content`, dropped);
   if (parts !== kept.content) kept = { ...kept, content: parts };
   if (message.role !== 'assistant' || !Array.isArray(kept.tool_calls)) return kept;

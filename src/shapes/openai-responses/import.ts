@@ -2,7 +2,7 @@ import { InputError } from '../../input/errors.js';
 import { isRecord } from '../../input/json.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
 import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
-import { OpenAIResponsesSessionSchema } from './schema.js';
+import { openAIResponsesSessionSchema } from './schema.js';
 
 /*
  * OpenAI's Responses API: a request body (`{ model, instructions?, input, tools?, … }`, as
@@ -39,10 +39,15 @@ const REASONS: Record<string, string> = {
   context_management: "compaction mid-request, which would rewrite a fork's conversation",
 };
 
-/** The fields a session takes and a log's are kept in (besides format): all but the caller's bookkeeping of one request. */
-const SESSION_FIELDS = new Set(
-  Object.keys(OpenAIResponsesSessionSchema.shape).filter((key) => key !== 'format' && !Object.hasOwn(REASONS, key)),
-);
+/**
+ * The fields a session takes and a log's are kept in (besides format): all but the caller's
+ * bookkeeping of one request. Read off the session schema, so built with it, on first use.
+ */
+let sessionFields: ReadonlySet<string> | undefined;
+const sessionFieldsOf = (): ReadonlySet<string> =>
+  (sessionFields ??= new Set(
+    Object.keys(openAIResponsesSessionSchema().shape).filter((key) => key !== 'format' && !Object.hasOwn(REASONS, key)),
+  ));
 
 /** Input items as the SDK's ResponseInputItem types name their fields (a message by its role). */
 const MESSAGE_RULES: Record<string, FieldRules> = {
@@ -133,7 +138,7 @@ function readOpenAIResponses(json: unknown, file: string | undefined): RequestRe
     session = { format: 'openai-responses' };
     for (const [key, value] of Object.entries(withoutNullFields(json, dropped))) {
       if (key === 'format') continue;
-      if (SESSION_FIELDS.has(key)) session[key] = value;
+      if (sessionFieldsOf().has(key)) session[key] = value;
       else dropped.push({ path: key, what: 'a request field', reason: REASONS[key] ?? 'not a field a session holds' });
     }
     const stored = ['previous_response_id', 'conversation', 'prompt'].filter((key) => json[key] !== undefined && json[key] !== null);
