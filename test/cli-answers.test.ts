@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,7 +82,9 @@ describe('forkpool run, text: the answers on screen', () => {
     expect(answerBlock(run.stdout, 'short')).toEqual(['short · completed', '  the short answer']);
     expect(answerBlock(run.stdout, 'long')).toHaveLength(5);
     expect(run.stdout).toContain('forks      2 completed, 1 failed, 0 cancelled of 3');
-    expect(run.stdout).toContain(`results    one line per fork in ${out} (its figures: forkpool report ${out})`);
+    // A run of a few forks has its table with --out too, and says where the lines are.
+    expect(run.stdout).toMatch(/^short\s+completed\s/m);
+    expect(run.stdout).toContain(`results    one line per fork in ${out} (its figures: forkpool report ${out})\n`);
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/retainResults|retained/);
     // The file holds the whole text; the screen only its first lines.
     const long = jsonLines(readFileSync(out, 'utf8')).find((line) => line.id === 'long');
@@ -97,6 +99,9 @@ describe('forkpool run, text: the answers on screen', () => {
       expect(report.stdout).toMatch(new RegExp(`^${id}\\s+(completed|failed)\\s+[\\d,]+\\s+[\\d,]+(\\s|$)`, 'm'));
     const lineOf = (text: string, head: string): string | undefined => text.split('\n').find((line) => line.startsWith(head));
     for (const head of ['forks ', 'tokens ', 'failed ']) expect(lineOf(report.stdout, head)).toBe(lineOf(run.stdout, head));
+    // The lines hold each fork's cache maximum: its column and the efficiency, as run shows them.
+    expect(report.stdout).toMatch(/^fork\s+status\s+prompt\s+cached\s+max cacheable\s+efficiency/m);
+    expect(lineOf(report.stdout, 'cache ')).toMatch(/^cache {6}hit rate [\d.]+% · [\d,]+ of [\d,]+ cacheable \(efficiency (—|[\d.]+%)\)$/);
     expect(lineOf(report.stdout, 'failed ')).toMatch(/^failed {5}broken: max_turns: /);
     expect(withTasks.code).toBe(2);
     expect(withTasks.stderr).toBe(
@@ -113,5 +118,65 @@ describe('forkpool run, text: the answers on screen', () => {
     expect(json.code).toBe(2);
     expect(json.stdout).toBe('');
     expect(json.stderr).toBe('forkpool: --quiet: only with --output-format text (json prints no answers on the way to leave out)\n');
+  });
+
+  it('report FILE of lines without the cache maximum says the efficiency is not known', async () => {
+    const out = join(tmp, 'older.jsonl');
+    await runText('--out', out, '--quiet');
+    // As an older forkpool wrote them: no maximum, no per-turn figures, no directive.
+    const older = jsonLines(readFileSync(out, 'utf8')).map(
+      ({ maxCachedTokens: _m, preexistingCachedTokens: _p, perTurn: _t, ...rest }) => rest,
+    );
+    writeFileSync(out, `${older.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const report = await runCli(['report', out]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(/^fork\s+status\s+prompt\s+cached\s+missed|^fork\s+status\s+prompt\s+cached$/m);
+    expect(report.stdout).not.toContain('max cacheable');
+    expect(report.stdout).toMatch(
+      /^cache {6}hit rate [\d.]+% · [\d,]+ of [\d,]+ prompt tokens served from the cache · efficiency not known: the lines do not hold the most that could have been cached \(written by an older forkpool\)$/m,
+    );
+  });
+});
+
+describe('forkpool run, text: the per-fork table of a large run', () => {
+  const MANY = Array.from({ length: 51 }, (_, i) => JSON.stringify({ id: `f${i + 1}`, directive: `REPLY answer ${i + 1}` })).join('\n');
+  const runMany = (tasks: string, ...flags: string[]) =>
+    runCli(['run', '--session', SESSION, '--tasks', tasks, '--provider', 'local', '--base-url', serve.url, '--quiet', ...flags], {
+      input: MANY,
+    });
+  const rowsOf = (stdout: string): string[] => stdout.split('\n').filter((line) => /^f\d+\s+completed\s/.test(line));
+
+  it('above 50 forks there is no table: the summary says where the figures are (stdin, and a file with --out)', async () => {
+    const file = join(tmp, 'many.jsonl');
+    writeFileSync(file, `${MANY}\n`);
+    const out = join(tmp, 'many-results.jsonl');
+    const [fromStdin, fromFile] = await Promise.all([runMany('-'), runMany(file, '--out', out)]);
+    for (const run of [fromStdin, fromFile]) {
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('forks      51 completed, 0 failed, 0 cancelled of 51\n');
+      expect(run.stdout).not.toMatch(/^fork\s+status\s/m);
+      expect(rowsOf(run.stdout)).toEqual([]);
+    }
+    expect(fromStdin.stdout).toContain(
+      '\nper fork   no table on screen above 50 forks: run with --out FILE for one result line per fork, then forkpool report FILE\n',
+    );
+    expect(fromFile.stdout).toContain(
+      `\nresults    one line per fork in ${out} (its figures: forkpool report ${out}); no table on screen above 50 forks\n`,
+    );
+    // report FILE shows the first 50 rows and counts the rest.
+    const report = await runCli(['report', out]);
+    expect(report.code).toBe(0);
+    expect(rowsOf(report.stdout)).toHaveLength(50);
+    expect(report.stdout).toContain('\n… and 1 more fork\n');
+  });
+
+  it('at 50 forks from stdin, the table has every row', async () => {
+    const fifty = MANY.split('\n').slice(0, 50).join('\n');
+    const run = await runCli(['run', '--session', SESSION, '--tasks', '-', '--provider', 'local', '--base-url', serve.url, '--quiet'], {
+      input: fifty,
+    });
+    expect(run.code).toBe(0);
+    expect(rowsOf(run.stdout)).toHaveLength(50);
+    expect(run.stdout).not.toContain('no table on screen');
   });
 });

@@ -123,7 +123,7 @@ describe('the run journal', () => {
     ]);
     const resumed = await runCli(['run', '--session', SESSION, '--tasks', tasks, '--out', out, '--resume', '--output-format', 'json']);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(/resuming: the journal holds 1 finished forks/);
+    expect(resumed.stderr).toMatch(/resuming: the journal holds 1 finished fork;/);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ resumed: 1, forks: { total: 1, completed: 1 } });
     expect(jsonLines(readFileSync(out, 'utf8')).map((r) => [r.id, r.status])).toEqual([
       ['quick', 'completed'],

@@ -7,6 +7,7 @@ import { parseFlags, quoted } from './parse-flags.js';
 import { ResultLineSchema, type ReadResultLine } from './result-line.js';
 import { UsageError } from './usage-error.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
+import { counted } from './summary.js';
 import { resultsSummaryText } from './results-summary.js';
 import { firstIssue, plainWords } from '../input/issues.js';
 import { describeReadError } from '../session/read.js';
@@ -54,7 +55,7 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   const directives = values.tasks === undefined ? undefined : readDirectives(values.tasks);
   const snapshot = snapshotOfResults(lines, directives ? { directives } : {});
   writeFileSync(values.html, reportHtml(snapshot, `forkpool report: ${basename(file)}`));
-  io.stderr.write(`forkpool: report of ${lines.length} forks written to ${values.html}\n`);
+  io.stderr.write(`forkpool: report of ${counted(lines.length, 'fork')} written to ${values.html}\n`);
   return 0;
 }
 

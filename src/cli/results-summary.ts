@@ -1,9 +1,12 @@
 import { tallyCut, type CutAnswers, type RunReport } from '../engine/report.js';
+import { efficiencyOf } from '../engine/cache-figures.js';
+import { addCached } from '../model/types.js';
 import type { FinishReason } from '../model/finish.js';
 import type { CacheMissReason } from '../result/fork-result.js';
 import type { ReadResultLine } from './result-line.js';
 import {
   cached,
+  counted,
   failureLines,
   forksLine,
   forkTable,
@@ -32,9 +35,9 @@ export function resultsSummaryText(lines: readonly ReadResultLine[], file: strin
     '',
     ...forkTable(lines.map(rowOf)),
     forksLine(totals),
-    `time       ${span === undefined ? '' : `${(span / 1000).toFixed(2)} s from the first fork's start to the last one's end · `}${num(turns)} model turns · ${num(toolCalls)} tool calls`,
+    `time       ${span === undefined ? '' : `${(span / 1000).toFixed(2)} s from the first fork's start to the last one's end · `}${counted(turns, 'model turn')} · ${counted(toolCalls, 'tool call')}`,
     tokensLine(totals),
-    `cache      hit rate ${pct(totals.hitRate)} · ${cached(totals.cachedTokens)} of ${num(totals.promptTokens)} prompt tokens served from the cache`,
+    cacheLine(lines, totals),
     ...missesAndCuts(totals),
     ...(costs.length > 0
       ? [
@@ -45,12 +48,36 @@ export function resultsSummaryText(lines: readonly ReadResultLine[], file: strin
   ].join('\n');
 }
 
+/**
+ * The hit rate, and the efficiency against the most the provider's rules let the forks have cached
+ * when every line holds that maximum; lines of an older forkpool do not, and the line says so.
+ */
+function cacheLine(lines: readonly ReadResultLine[], totals: SummaryTotals): string {
+  const served = `cache      hit rate ${pct(totals.hitRate)} · ${cached(totals.cachedTokens)} of ${num(totals.promptTokens)} prompt tokens served from the cache`;
+  const lacking = lines.filter((l) => l.maxCachedTokens === undefined).length;
+  if (lines.length === 0) return served;
+  if (lacking > 0)
+    return `${served} · efficiency not known: ${lacking === lines.length ? 'the lines do' : `${num(lacking)} of ${num(lines.length)} lines do`} not hold the most that could have been cached (written by an older forkpool)`;
+  const max = lines.reduce((n, l) => n + (l.maxCachedTokens ?? 0), 0);
+  // What the cache held before the run, unknown for one line: unknown for all (as the HTML report counts it).
+  const held = lines.reduce<number | null>((n, l) => addCached(n, l.preexistingCachedTokens ?? null), 0);
+  // In the words of run's own summary line: the same figures read the same.
+  return `cache      hit rate ${pct(totals.hitRate)} · ${cached(totals.cachedTokens)} of ${num(max)} cacheable (efficiency ${pct(efficiencyOf(totals.cachedTokens, held, max))})`;
+}
+
 function rowOf(line: ReadResultLine): SummaryRow {
   return {
     id: line.id,
     status: line.status,
     promptTokens: line.usage.promptTokens,
     cachedTokens: line.usage.cachedTokens,
+    ...(line.maxCachedTokens !== undefined
+      ? {
+          theoreticalCachedTokens: line.maxCachedTokens,
+          efficiency: efficiencyOf(line.usage.cachedTokens, line.preexistingCachedTokens ?? null, line.maxCachedTokens),
+        }
+      : {}),
+    ...(line.preexistingCachedTokens !== undefined ? { preexistingCachedTokens: line.preexistingCachedTokens } : {}),
     ...(line.usage.cacheWriteTokens !== undefined ? { cacheWriteTokens: line.usage.cacheWriteTokens } : {}),
     ...(line.cacheMiss !== undefined ? { cacheMiss: line.cacheMiss } : {}),
     ...(line.cut !== undefined ? { cut: line.cut } : {}),

@@ -22,7 +22,8 @@ import { checkEarlierResults } from './earlier-results.js';
 import { freezePrefix } from '../prefix/index.js';
 import type { ForkTask, SubagentType } from '../session/schema.js';
 import { compactReport, resultEventLine, streamSession, taskNotificationLines, taskStartedLine } from './stream-json.js';
-import { summaryText } from './summary.js';
+import { counted, summaryText, TABLE_MAX_FORKS } from './summary.js';
+import type { ForkCacheFigures } from '../engine/report.js';
 import { toolsFromFlags } from './tools-flags.js';
 import { UsageError } from './usage-error.js';
 import { namesStoredResponses } from '../model/decorate.js';
@@ -193,7 +194,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     const tasks = queueAddress ? await readAll(lines) : lines;
     if (resumed)
       io.stderr.write(
-        `forkpool: resuming: the journal holds ${resumed.state.done.size} finished forks; a task with the same id and content is not run again\n`,
+        `forkpool: resuming: the journal holds ${counted(resumed.state.done.size, 'finished fork')}; a task with the same id and content is not run again\n`,
       );
     journal ??= journalPath ? createJournal(journalPath, prefix.id) : undefined;
     // Checked now, so a bad path fails before anything runs.
@@ -218,10 +219,17 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     if (runId !== undefined && runId !== recordedRunId) journal?.recordRun(runId);
     engine = queue ? queue.engine : await ForkEngine.create({ ...options, tools });
     const out = outFd;
-    // Streaming to --out, results are not kept in memory: a run of any size stays flat.
+    // No result is kept but for the text summary's per-fork table, which a run of at most
+    // TABLE_MAX_FORKS forks has: a run of any size stays readable and flat in memory. A file's
+    // tasks are counted before the run, so the engine keeps the figures of a few (with the opening
+    // wave's corrections); standard input's are not, so the rows of its first forks are kept here,
+    // and let go once there are more.
+    const known = Array.isArray(tasks) ? tasks.length : lines.total;
+    const retainResults = format === 'text' && known !== undefined && known <= TABLE_MAX_FORKS;
+    let ownRows: ForkCacheFigures[] | undefined = format === 'text' && known === undefined ? [] : undefined;
     const run = engine.fanOut(prefix, tasks, {
       parentWarm: parentWarm(values),
-      retainResults: out === undefined,
+      retainResults,
       ...(storedResponse !== undefined ? { storedResponse } : {}),
       ...(values.transcripts !== undefined ? { transcripts: { dir: values.transcripts, resume: resumed !== undefined } } : {}),
       onResult: (result, task, end) => {
@@ -230,6 +238,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
         journal?.record(task, line);
         if (out !== undefined) appendFileSync(out, `${JSON.stringify(line)}\n`);
         if (resultsToStdout) collected.push(line);
+        ownRows?.push(end.figures);
+        if (ownRows !== undefined && ownRows.length > TABLE_MAX_FORKS) ownRows = undefined;
         if (showAnswers) {
           clearProgress();
           io.stdout.write(`${answerText(result)}\n`);
@@ -299,15 +309,20 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${JSON.stringify({ ...summary, ...(resultsToStdout ? { results: collected } : {}) })}\n`);
     } else {
       if (showAnswers && report.forks.completed + report.forks.failed + report.forks.cancelled > 0) io.stdout.write('\n');
-      io.stdout.write(`${summaryText(report, queue ? queue.label : providerLabel(provider), values.out)}\n`);
+      io.stdout.write(
+        `${summaryText(report, queue ? queue.label : providerLabel(provider), {
+          rows: retainResults ? report.perFork : ownRows,
+          ...(values.out !== undefined ? { resultsFile: values.out } : {}),
+        })}\n`,
+      );
       if (queue) io.stdout.write(`${workersText(queue.dispatcher.workers(), queue.dispatcher.lostAttempts())}\n`);
       if (resumed)
         io.stdout.write(
-          `resumed    ${previously.resumed} forks finished in an earlier run (${previously.resumedFailed} failed) were not run again\n`,
+          `resumed    ${counted(previously.resumed, 'fork')} finished in an earlier run (${previously.resumedFailed} failed) ${previously.resumed === 1 ? 'was' : 'were'} not run again\n`,
         );
       if (unread.input)
         io.stdout.write(
-          `input      ${lines.source}: ${report.forks.taken} tasks taken, through line ${read.throughLine}; the rest was not read\n`,
+          `input      ${lines.source}: ${counted(report.forks.taken, 'task')} taken, through line ${read.throughLine}; the rest was not read\n`,
         );
     }
     if (signal) {

@@ -4,6 +4,7 @@ import { notificationSummary } from '../engine/notification.js';
 import type { ParentEvent } from '../engine/parent-events.js';
 import type { ForkResult } from '../result/fork-result.js';
 import type { RunReport } from '../engine/report.js';
+import { NOT_RETAINED_NOTE } from '../engine/run/tally.js';
 import { billedTokens, type TokenUsage } from '../model/types.js';
 import type { AnyMessage, MessageReader } from '../shapes/view.js';
 import { resultLine } from './result-line.js';
@@ -125,10 +126,13 @@ export function resultEventLine(session: StreamSession, report: RunReport, isErr
   });
 }
 
-/** The report without the per-fork rows (those are in the result lines already). */
+/**
+ * The report without the per-fork rows (those are in the result lines already), nor the note that
+ * the engine kept none: the CLI chose that itself, the user set no such option.
+ */
 export function compactReport(report: RunReport): Omit<RunReport, 'perFork'> {
   const { perFork: _perFork, ...rest } = report;
-  return rest;
+  return { ...rest, notes: rest.notes.filter((n) => n !== NOT_RETAINED_NOTE) };
 }
 
 /** How `forkpool prompt` writes its stream: the parent loop's events as lines, then the result. */

@@ -8,6 +8,8 @@ const num = (x: number): string => x.toLocaleString('en-US');
 const usd = (x: number): string => (x >= 0.01 ? x.toFixed(2) : x.toPrecision(4));
 /** Cached tokens a provider does not report are unknown, never 0. */
 const cached = (x: number | null): string => (x === null ? 'unknown' : num(x));
+/** A count and its noun: `1 tool call`, `2 tool calls`. */
+const counted = (n: number, noun: string, nouns = `${noun}s`): string => `${num(n)} ${n === 1 ? noun : nouns}`;
 
 /** One fork's row of the table: a run's figures, or what a result line holds (no maximum, no efficiency). */
 export type SummaryRow = Pick<ForkCacheFigures, 'id' | 'status' | 'promptTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'sent'> & {
@@ -34,17 +36,27 @@ export type SummaryTotals = Pick<
   | 'failures'
 >;
 
-/** The readable end-of-run summary for --output-format text; `resultsFile`: the results went there (--out), one line per fork, and were not kept. */
-export function summaryText(report: RunReport, providerLabel: string, resultsFile?: string): string {
+/** Above this many forks, `run`'s text summary has no per-fork table: it would not be read, and its rows would grow with the run. */
+export const TABLE_MAX_FORKS = 50;
+
+/**
+ * The readable end-of-run summary for --output-format text. `rows`: the per-fork table's, or
+ * undefined when the run had more than TABLE_MAX_FORKS forks; `resultsFile`: the result lines went
+ * there (--out), one a fork.
+ */
+export function summaryText(
+  report: RunReport,
+  providerLabel: string,
+  { rows, resultsFile }: { rows: readonly SummaryRow[] | undefined; resultsFile?: string },
+): string {
   const preexisting = report.preexistingCachedTokens ?? 0;
   const budget = report.budget;
   const lines = [
     `forkpool run · ${providerLabel} · prefix ${report.prefix.id.slice(0, 12)} (${num(report.prefix.bytes)} bytes, ~${num(report.prefix.tokens)} tokens)`,
     '',
-    // Without retained results (a run streaming to --out) there are no rows: they are in the file.
-    ...forkTable(report.perFork),
+    ...forkTable(rows ?? []),
     forksLine(report),
-    `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${report.modelCalls} model calls · ${report.toolCalls} tool calls${report.retries ? ` · ${report.retries} retries` : ''}`,
+    `time       ${(report.wallMs / 1000).toFixed(2)} s · ${report.forksPerSecond.toFixed(1)} forks/s · ${counted(report.modelCalls, 'model call')} · ${counted(report.toolCalls, 'tool call')}${report.retries ? ` · ${counted(report.retries, 'retry', 'retries')}` : ''}`,
     tokensLine(report),
     `cache      hit rate ${pct(report.hitRate)} · ${cached(report.cachedTokens)} of ${num(report.theoreticalCachedTokens)} cacheable (efficiency ${pct(report.efficiency)}) · warmup ${report.warmup} · ${report.cache.effective}${report.cache.effective !== report.cache.requested ? ` (asked: ${report.cache.requested})` : ''}`,
     ...(preexisting > 0
@@ -74,16 +86,22 @@ export function summaryText(report: RunReport, providerLabel: string, resultsFil
           `budget     ${num(budget.spentTokens)} tokens spent${budget.maxTokens !== undefined ? ` of ${num(budget.maxTokens)} for the run` : ''}${budget.maxTokensPerFork !== undefined ? ` · at most ${num(budget.maxTokensPerFork)} per fork` : ''}${budget.maxCost !== undefined ? ` · $${usd(budget.spentUsd ?? 0)} of a $${budget.maxCost} cap${(budget.overshootUsd ?? 0) > 0 ? ` (over by $${usd(budget.overshootUsd ?? 0)}: calls in flight)` : ''}` : ''}${budget.stoppedForks > 0 ? ` · ${budget.stoppedForks} fork${budget.stoppedForks === 1 ? '' : 's'} stopped by the budget` : ''}${budget.spent ? ' · run budget spent' : ''}`,
         ]
       : []),
-    ...(resultsFile !== undefined && report.perFork.length === 0
-      ? [`results    one line per fork in ${resultsFile} (its figures: forkpool report ${resultsFile})`]
-      : []),
+    ...(resultsFile !== undefined
+      ? [
+          `results    one line per fork in ${resultsFile} (its figures: forkpool report ${resultsFile})${rows === undefined ? `; no table on screen above ${TABLE_MAX_FORKS} forks` : ''}`,
+        ]
+      : rows === undefined
+        ? [
+            `per fork   no table on screen above ${TABLE_MAX_FORKS} forks: run with --out FILE for one result line per fork, then forkpool report FILE`,
+          ]
+        : []),
     ...report.notes.filter((n) => n !== NOT_RETAINED_NOTE).map((n) => `note       ${n}`),
     ...failureLines(report),
   ];
   return lines.join('\n');
 }
 
-/** The table of forks (at most 40 rows shown) and a blank line after it; nothing without rows. */
+/** The table of forks (at most TABLE_MAX_FORKS rows shown) and a blank line after it; nothing without rows. */
 export function forkTable(forks: readonly SummaryRow[]): string[] {
   if (forks.length === 0) return [];
   // The column of what the cache held before the run is there only when it held something.
@@ -125,12 +143,12 @@ export function forkTable(forks: readonly SummaryRow[]): string[] {
   ];
   // Words, not figures: left-aligned.
   const words = new Set([...(missed ? [header.indexOf('missed')] : []), ...(cut ? [header.indexOf('answer cut')] : [])]);
-  return [...table([header, ...rows], forks.length > 40 ? 40 : undefined, words), ''];
+  return [...table([header, ...rows], forks.length > TABLE_MAX_FORKS ? TABLE_MAX_FORKS : undefined, words), ''];
 }
 
 /** How many forks ended how, of every task of the input or (a stream stopped before its end) of those taken: never a total not known. */
 export function forksLine(t: SummaryTotals): string {
-  return `forks      ${t.forks.completed} completed, ${t.forks.failed} failed, ${t.forks.cancelled} cancelled of ${t.forks.total}${t.forks.totalKnown ? '' : ' taken (the rest was not read)'}`;
+  return `forks      ${num(t.forks.completed)} completed, ${num(t.forks.failed)} failed, ${num(t.forks.cancelled)} cancelled of ${num(t.forks.total)}${t.forks.totalKnown ? '' : ' taken (the rest was not read)'}`;
 }
 
 export function tokensLine(t: SummaryTotals): string {
@@ -142,7 +160,7 @@ export function missesAndCuts(t: SummaryTotals): string[] {
   return [
     ...(t.cacheMisses.length > 0
       ? [
-          `misses     ${t.cacheMisses.map((m) => `${m.reason} ${m.forks} fork${m.forks === 1 ? '' : 's'} (${num(m.tokens)} tokens)`).join(' · ')}: first calls served less than their siblings share`,
+          `misses     ${t.cacheMisses.map((m) => `${m.reason} ${counted(m.forks, 'fork')} (${num(m.tokens)} tokens)`).join(' · ')}: first calls served less than their siblings share`,
         ]
       : []),
     ...(t.cutAnswers.length > 0
@@ -158,7 +176,7 @@ export function failureLines(t: SummaryTotals): string[] {
   return t.failures.slice(0, 20).map((f) => `${f.status.padEnd(10)} ${f.id}: ${f.kind}: ${f.message}`);
 }
 
-export { pct, num, cached, usd };
+export { pct, num, cached, usd, counted };
 
 /** Names and words to the left (the first two columns, and `textColumns`), figures to the right. */
 function table(rows: string[][], limit: number | undefined, textColumns: ReadonlySet<number>): string[] {
@@ -170,6 +188,6 @@ function table(rows: string[][], limit: number | undefined, textColumns: Readonl
       .join('  ')
       .trimEnd(),
   );
-  if (shown.length < rows.length) out.push(`… and ${rows.length - shown.length} more forks`);
+  if (shown.length < rows.length) out.push(`… and ${counted(rows.length - shown.length, 'more fork')}`);
   return out;
 }
