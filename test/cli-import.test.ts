@@ -125,7 +125,7 @@ describe('transcripts as --session', () => {
       'RECALL MARKER-[0-9A-Z]{4}: MARKER-CP2P, MARKER-GR3P, MARKER-RE4D, MARKER-GL0B, MARKER-BA5H, MARKER-SEQ1',
     );
     expect(run.stderr).toContain(
-      `forkpool: read ${F}/claude-code-parallel.jsonl as a Claude Code session (JSONL): 10 messages kept, 5 dropped`,
+      `forkpool: read ${F}/claude-code-parallel.jsonl as a Claude Code session (JSONL): 10 messages kept, 5 dropped (5 other records or fields)`,
     );
   });
 
@@ -143,7 +143,7 @@ describe('transcripts as --session', () => {
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe('Fork results:\nRECALL MARKER-[0-9A-Z]{4}: MARKER-QC7Z');
     expect(run.stderr).toContain(
-      `forkpool: read ${F}/qwen-code.jsonl as a Qwen Code session (JSONL): 6 messages kept, 9 dropped, line 17 cut off and left out, model qwen3-coder-plus (forkpool import shows the details)`,
+      `forkpool: read ${F}/qwen-code.jsonl as a Qwen Code session (JSONL): 6 messages kept, 9 dropped (7 message records and 2 other records or fields), line 17 cut off and left out, model qwen3-coder-plus (forkpool import shows the details)`,
     );
   });
 

@@ -219,7 +219,7 @@ describe('forkpool import and run on a logged Responses request', () => {
     expect(run.stderr).toContain(
       `forkpool: imported ${BODY} (an OpenAI Responses request body) as a session in OpenAI Responses' shape ("format": "openai-responses")`,
     );
-    expect(run.stderr).toContain('  dropped    12 (records, or fields, of the source left out)');
+    expect(run.stderr).toContain('  dropped    12 left out: 12 other records or fields');
     expect(run.stderr).toContain(
       '             input[2].parsed_arguments: "parsed_arguments" of a function_call item: not a field the API takes on a function_call item',
     );

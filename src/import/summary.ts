@@ -114,6 +114,21 @@ const MODEL_SOURCES: Record<ModelSource, string> = {
 
 const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
 
+/**
+ * What was left out, counted as the left-out warning counts it: message records apart from the
+ * other records and fields, so that both lines say the same figures.
+ */
+function droppedKinds(dropped: readonly DroppedRecord[]): string {
+  const messages = dropped.filter((item) => item.message === true).length;
+  const other = dropped.length - messages;
+  return [
+    messages > 0 ? count(messages, 'message record') : '',
+    other > 0 ? `${other.toLocaleString('en-US')} other record${other === 1 ? '' : 's'} or field${other === 1 ? '' : 's'}` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
+}
+
 /** The summary as `forkpool import` prints it on stderr. */
 export function formatImportSummary(summary: ImportSummary): string {
   const lines = [
@@ -141,7 +156,7 @@ export function formatImportSummary(summary: ImportSummary): string {
   for (const tool of summary.undeclared) more(`undeclared ${tool.name}: ${tool.why}`);
   if (summary.dropped.length === 0) row('dropped', 'nothing');
   else {
-    row('dropped', `${summary.dropped.length.toLocaleString('en-US')} (records, or fields, of the source left out)`);
+    row('dropped', `${summary.dropped.length.toLocaleString('en-US')} left out: ${droppedKinds(summary.dropped)}`);
     for (const item of summary.dropped) {
       const where = [item.line !== undefined ? `line ${item.line}` : '', item.path ?? ''].filter(Boolean).join(' ');
       more(`${where ? `${where}: ` : ''}${item.what}: ${item.reason}`);
@@ -158,7 +173,7 @@ export function formatImportSummary(summary: ImportSummary): string {
 export function importNotice(summary: ImportSummary): string {
   const parts = [
     `${count(summary.messages, 'message')} kept`,
-    summary.dropped.length > 0 ? `${summary.dropped.length.toLocaleString('en-US')} dropped` : '',
+    summary.dropped.length > 0 ? `${summary.dropped.length.toLocaleString('en-US')} dropped (${droppedKinds(summary.dropped)})` : '',
     summary.undeclared.length > 0 ? `${count(summary.undeclared.length, 'tool')} left undeclared` : '',
     summary.partialLastLine !== undefined ? `line ${summary.partialLastLine} cut off and left out` : '',
     `model ${summary.model.name}`,
