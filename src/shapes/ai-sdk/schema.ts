@@ -1,8 +1,7 @@
 import type { CallSettings, ModelMessage, Prompt, ToolChoice } from 'ai';
 import { z } from 'zod';
-import { InputError } from '../../input/errors.js';
-import { describeValue, parseOrThrow } from '../../input/issues.js';
-import { assertSafeJson } from '../../input/json.js';
+import { describeValue } from '../../input/issues.js';
+import { checkSessionObject } from '../../input/session-object.js';
 import { byJsonType, byKind, kindOf, nonEmpty, positiveInteger, pushIssuesOf, strictFields } from '../../input/rules.js';
 import type { Assert, Assignable, SameKeys } from '../../input/type-checks.js';
 
@@ -842,11 +841,5 @@ type _ContentItemFieldsMatch = Assert<FieldsMatch<ItemOf<OutputOf<PartOf<ModelMe
  * zod's rebuilt copy is thrown away.
  */
 export function parseAiSdkSession(json: unknown, source?: string): AiSdkSession {
-  const at = source === undefined ? {} : { file: source };
-  assertSafeJson(json, at);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "format": "ai-sdk", "model", "messages", … })' });
-  }
-  parseOrThrow(aiSdkSessionSchema(), json, at);
-  return json as AiSdkSession;
+  return checkSessionObject<AiSdkSession>(aiSdkSessionSchema(), json, '{ "format": "ai-sdk", "model", "messages", … }', source);
 }

@@ -1,8 +1,8 @@
 import type { DocumentBlockParam, ImageBlockParam, TextCitationParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
-import { InputError, formatPath } from '../../input/errors.js';
-import { describeValue, parseOrThrow } from '../../input/issues.js';
-import { assertSafeJson } from '../../input/json.js';
+import { formatPath } from '../../input/errors.js';
+import { describeValue } from '../../input/issues.js';
+import { checkSessionObject } from '../../input/session-object.js';
 import {
   JsonObjectSchema,
   byJsonType,
@@ -818,14 +818,10 @@ export type AnthropicContentBlock =
  * fidelity), so zod's rebuilt copy is thrown away.
  */
 export function parseAnthropicMessagesSession(json: unknown, source?: string): AnthropicMessagesSession {
-  const at = source === undefined ? {} : { file: source };
-  assertSafeJson(json, at);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new InputError({
-      ...at,
-      rule: 'a session must be a JSON object ({ "format": "anthropic-messages", "model", "max_tokens", "messages", … })',
-    });
-  }
-  parseOrThrow(anthropicMessagesSessionSchema(), json, at);
-  return json as AnthropicMessagesSession;
+  return checkSessionObject<AnthropicMessagesSession>(
+    anthropicMessagesSessionSchema(),
+    json,
+    '{ "format": "anthropic-messages", "model", "max_tokens", "messages", … }',
+    source,
+  );
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { InputError } from '../../input/errors.js';
-import { describeValue, parseOrThrow } from '../../input/issues.js';
-import { assertSafeJson } from '../../input/json.js';
+import { describeValue } from '../../input/issues.js';
+import { checkSessionObject } from '../../input/session-object.js';
 import { JsonObjectSchema, byJsonType, choices, nonEmpty, positiveInteger, strictFields, unknownKind } from '../../input/rules.js';
 
 /*
@@ -574,11 +573,10 @@ export type ChatContentPart =
  * fidelity), so zod's rebuilt copy is thrown away.
  */
 export function parseOpenAIChatSession(json: unknown, source?: string): OpenAIChatSession {
-  const at = source === undefined ? {} : { file: source };
-  assertSafeJson(json, at);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "format": "openai-chat", "model", "messages", … })' });
-  }
-  parseOrThrow(openAIChatSessionSchema(), json, at);
-  return json as OpenAIChatSession;
+  return checkSessionObject<OpenAIChatSession>(
+    openAIChatSessionSchema(),
+    json,
+    '{ "format": "openai-chat", "model", "messages", … }',
+    source,
+  );
 }

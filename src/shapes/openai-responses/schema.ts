@@ -17,9 +17,9 @@ import type {
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses';
 import { z } from 'zod';
-import { InputError } from '../../input/errors.js';
-import { describeValue, parseOrThrow } from '../../input/issues.js';
-import { assertSafeJson, isRecord } from '../../input/json.js';
+import { describeValue } from '../../input/issues.js';
+import { isRecord } from '../../input/json.js';
+import { checkSessionObject } from '../../input/session-object.js';
 import { JsonObjectSchema, byJsonType, byKind, choices, kindOf, nonEmpty, pushIssuesOf, strictFields } from '../../input/rules.js';
 import type { Assert, Assignable, SameKeys } from '../../input/type-checks.js';
 
@@ -1065,11 +1065,10 @@ type _PartFieldsMatch = Assert<
  * fidelity), so zod's rebuilt copy is thrown away.
  */
 export function parseOpenAIResponsesSession(json: unknown, source?: string): OpenAIResponsesSession {
-  const at = source === undefined ? {} : { file: source };
-  assertSafeJson(json, at);
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "format": "openai-responses", "model", "input", … })' });
-  }
-  parseOrThrow(openAIResponsesSessionSchema(), json, at);
-  return json as OpenAIResponsesSession;
+  return checkSessionObject<OpenAIResponsesSession>(
+    openAIResponsesSessionSchema(),
+    json,
+    '{ "format": "openai-responses", "model", "input", … }',
+    source,
+  );
 }
