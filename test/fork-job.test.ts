@@ -17,7 +17,8 @@ function recordingPool() {
     jobs,
     run(job: ForkJob): Promise<ForkResult> {
       jobs.push(job);
-      job.port.close();
+      if (!('port' in job.link)) throw new TypeError('a remote pool job brings its own port');
+      job.link.port.close();
       return Promise.resolve(emptyFailure(job.task.id, 'model_error', 'recorded, not run'));
     },
     async close() {},
@@ -46,7 +47,7 @@ describe("a fork's job", () => {
       const prefix = freezePrefix(await loadSession('examples/session.json'));
       await engine.fanOut(prefix, [{ id: 'fanned', directive: 'one' }]).settled();
       await engine.runFork(prefix, { id: 'single', directive: 'one' }).result;
-      const [fanned, single] = pool.jobs.map(({ task: _task, port: _port, ...rest }) => rest);
+      const [fanned, single] = pool.jobs.map(({ task: _task, link: _link, ...rest }) => rest);
       expect(pool.jobs.map((j) => j.task.id)).toEqual(['fanned', 'single']);
       expect(fanned).toMatchObject({
         maxTurns: 7,
