@@ -13,9 +13,8 @@
  * Run by `npm run bench` (section `fanout`), or alone:
  *   node --import tsx --expose-gc bench/fanout-cpu.ts '{"client":"forkpool","url":"http://127.0.0.1:PORT","prefixBytes":16384,"calls":200,"inFlight":16,"threads":2,"warm":true}'
  */
-import { performance } from 'node:perf_hooks';
 import type { GeminiSession } from '../dist/src/index.js';
-import { API_KEY, directive, expectOneCallEach, gc, inPool, sdkCall, sessionOf, sinkMetrics } from './floor.js';
+import { API_KEY, directive, expectOneCallEach, inPool, measureCalls, sdkCall, sessionOf } from './floor.js';
 import { runIfMain } from './lib/script.js';
 import { benchTool, makeSession } from './lib/session.js';
 
@@ -81,17 +80,8 @@ async function client(job: FanoutCpuJob): Promise<{ prepare: Prepare; close: () 
 }
 
 async function measure(job: FanoutCpuJob, run: () => Promise<void>): Promise<FanoutCpuFigures> {
-  gc();
-  const sink0 = await sinkMetrics(job.url);
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await run();
-  const wallMs = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  const sink1 = await sinkMetrics(job.url);
-  const requests = sink1.requests - sink0.requests;
-  if (requests !== job.calls) throw new Error(`${job.client}: the sink saw ${requests} requests for ${job.calls} calls`);
-  return { cpuMs: (cpu.user + cpu.system) / 1000, wallMs, sinkCpuMs: sink1.cpuMs - sink0.cpuMs };
+  const { cpuMs, wallMs, sinkCpuMs } = await measureCalls(job, run);
+  return { cpuMs, wallMs, sinkCpuMs };
 }
 
 export async function measureFanoutCpu(job: FanoutCpuJob): Promise<FanoutCpuResult> {

@@ -286,24 +286,7 @@ export async function measureFloor(job: FloorJob): Promise<FloorResult[]> {
       const runs: FloorRun[] = [];
       for (let r = 1; r <= job.runs; r++) {
         const measured = await client.prepare(sessionOf(base, `r${r}`), job.calls);
-        gc();
-        const sink0 = await sinkMetrics(job.url);
-        const cpu0 = process.cpuUsage();
-        const t0 = performance.now();
-        await measured();
-        const wallMs = performance.now() - t0;
-        const cpu = process.cpuUsage(cpu0);
-        const sink1 = await sinkMetrics(job.url);
-        const requests = sink1.requests - sink0.requests;
-        if (requests !== job.calls) throw new Error(`${job.client}: the sink saw ${requests} requests for ${job.calls} calls`);
-        runs.push({
-          cpuMs: (cpu.user + cpu.system) / 1000,
-          systemMs: cpu.system / 1000,
-          wallMs,
-          sinkCpuMs: sink1.cpuMs - sink0.cpuMs,
-          requests,
-          requestBytes: (sink1.bytes - sink0.bytes) / requests,
-        });
+        runs.push(await measureCalls(job, measured));
       }
       out.push({
         client: job.client,
@@ -323,3 +306,25 @@ export async function measureFloor(job: FloorJob): Promise<FloorResult[]> {
 }
 
 runIfMain('floor.ts', measureFloor);
+
+/** One measured run of `job.calls` calls: the client's CPU and wall time and the sink's CPU over it; throws unless the sink saw one request per call. */
+export async function measureCalls(job: Pick<FloorJob, 'client' | 'url' | 'calls'>, run: () => Promise<void>): Promise<FloorRun> {
+  gc();
+  const sink0 = await sinkMetrics(job.url);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await run();
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const sink1 = await sinkMetrics(job.url);
+  const requests = sink1.requests - sink0.requests;
+  if (requests !== job.calls) throw new Error(`${job.client}: the sink saw ${requests} requests for ${job.calls} calls`);
+  return {
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    systemMs: cpu.system / 1000,
+    wallMs,
+    sinkCpuMs: sink1.cpuMs - sink0.cpuMs,
+    requests,
+    requestBytes: (sink1.bytes - sink0.bytes) / requests,
+  };
+}
