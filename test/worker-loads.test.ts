@@ -117,6 +117,15 @@ describe("a fork's worker thread", () => {
     }
   });
 
+  it("loads @google/genai's fetch build, not its node build", async () => {
+    const [urls = []] = await forkThreadLoads(
+      'web-build',
+      { kind: 'gemini', apiKey: 'test-key-not-real', baseUrl: server.url },
+      GEMINI_SESSION,
+    );
+    expect(filesOf(urls, SDKS.genai)).toEqual(['dist/web/index.mjs']);
+  });
+
   it('started ahead (the default), has loaded the fork worker and @google/genai before ForkEngine.create resolves, in every thread', async () => {
     const threads = await forkThreadLoads('ahead', { kind: 'gemini', apiKey: 'test-key-not-real', baseUrl: server.url }, GEMINI_SESSION, {
       threads: 2,
@@ -146,5 +155,16 @@ describe("a fork's worker thread", () => {
       expect(loaded(urls, SDKS.genai)).toBe(false);
       expect(clientLoaded(urls, SDKS.anthropic)).toBe(false);
     }
+  });
+});
+
+describe('the built fork worker', () => {
+  it('is one module: it imports packages, node builtins and the simulator thread starter, no other module of forkpool', () => {
+    const source = readFileSync(join(ROOT, 'dist/workers/fork-worker.js'), 'utf8');
+    const specifiers = [...source.matchAll(/(?:^import\s[^'"]*?from\s*|\bimport\()\s*["']([^"']+)["']/gm)].map((m) => m[1] ?? '');
+    const relative = specifiers.filter((s) => s.startsWith('.'));
+    expect(relative).toEqual(['../src/local-server/thread.js']);
+    expect(specifiers).toContain('@google/genai/web');
+    expect(specifiers.filter((s) => s === 'zod' || s.startsWith('zod/'))).toEqual([]);
   });
 });
