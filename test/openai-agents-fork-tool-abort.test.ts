@@ -31,7 +31,7 @@ afterAll(async () => {
   delete process.env.FORKPOOL_TEST_AGENTS_ABORT_KEY;
 });
 
-async function agentWith(fanOut: { onResult?: (r: ForkResult) => void; onResponseStart?: () => void }) {
+async function agentWith(fanOut: { onResult?: (r: ForkResult) => void }, onStep?: () => void) {
   const engine = await ForkEngine.create({
     provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKeyEnv: 'FORKPOOL_TEST_AGENTS_ABORT_KEY' },
     threads: 2,
@@ -40,11 +40,20 @@ async function agentWith(fanOut: { onResult?: (r: ForkResult) => void; onRespons
   });
   const forks = forkTool({ engine, fanOut });
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, fetch: forks.fetch });
+  let calls = 0;
+  // The step's calls reach the tool together; its forks are begun on the next turn after the last.
+  const fork: typeof forks.tool = {
+    ...forks.tool,
+    invoke: (...args) => {
+      if (++calls === FORKS) setImmediate(() => onStep?.());
+      return forks.tool.invoke(...args);
+    },
+  };
   const agent = new Agent({
     name: 'lead',
     instructions: INSTRUCTIONS,
     model: new OpenAIResponsesModel(client, 'gpt-4.1-mini'),
-    tools: [forks.tool],
+    tools: [fork],
   });
   return { engine, agent };
 }
@@ -69,14 +78,10 @@ describe('forkTool() in an OpenAI Agents SDK agent, under its run’s abort sign
     }
   });
 
-  it('aborting the run while its forks answer cancels every one of them', async () => {
+  it('aborting the run once its step’s forks have begun cancels every one of them', async () => {
     const controller = new AbortController();
     const results: ForkResult[] = [];
-    const { engine, agent } = await agentWith({
-      onResult: (r) => void results.push(r),
-      // The first fork's response has begun: every fork is in flight.
-      onResponseStart: () => controller.abort(),
-    });
+    const { engine, agent } = await agentWith({ onResult: (r) => void results.push(r) }, () => controller.abort());
     try {
       await expect(run(agent, PROMPT, { maxTurns: 3, signal: controller.signal })).rejects.toThrow();
       await expect.poll(() => results.length, { timeout: 10_000 }).toBe(FORKS);
