@@ -1,4 +1,5 @@
-import { type Context, context, trace } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import { otelApi } from '../telemetry/otel.js';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../result/fork-result.js';
@@ -15,8 +16,8 @@ import { hostedTools, type FrameworkTool } from './agent-tools.js';
 export interface StepCall {
   toolCallId: string;
   directive: string;
-  /** The context its `execute` ran in: the framework's tool-call span, when the agent is traced. */
-  trace: Context;
+  /** The context its `execute` ran in (the framework's tool-call span, when the agent is traced); none while nothing has registered with OpenTelemetry. */
+  trace: Context | undefined;
   signal: AbortSignal | undefined;
   /** Its fork's calls of the agent's tools that nothing could run, filled in before it settles. */
   unrunnable: string[];
@@ -67,7 +68,7 @@ export function forkStep(
       ...options.fanOut,
       parentWarm,
       ...(tools.length > 0 ? { tools } : {}),
-      traceParent: call.trace,
+      ...(call.trace !== undefined ? { traceParent: call.trace } : {}),
       ...(onResponseStart !== undefined || own !== undefined
         ? {
             onResponseStart: (taskId: string, turn: number) => {
@@ -95,7 +96,7 @@ export function forkStep(
   const together = (options.warmup ?? (parentWarm ? 'none' : 'auto')) === 'none';
   // Untraced, the step's forks are one fan-out: its accounting measures the shared prefix once, not
   // once per fork. A traced agent's forks each go under their own call's tool-call span.
-  if (together && calls.every((call) => trace.getSpan(call.trace) === undefined)) {
+  if (together && calls.every((call) => call.trace === undefined || otelApi()?.trace.getSpan(call.trace) === undefined)) {
     const fanOut = engine.fanOut(
       prefix,
       calls.map((call) => ({ id: call.toolCallId, directive: call.directive })),
@@ -210,7 +211,12 @@ export function stepBatcher<Step extends object>(
     const batch = batchOf(step);
     const unrunnable: string[] = [];
     const result = new Promise<ForkResult>((resolve, reject) => {
-      batch.calls.push({ ...call, trace: context.active(), unrunnable, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
+      batch.calls.push({
+        ...call,
+        trace: otelApi()?.context.active(),
+        unrunnable,
+        settle: (r) => (r instanceof Error ? reject(r) : resolve(r)),
+      });
     });
     return { started: batch.started, result, unrunnable };
   };
