@@ -74,8 +74,21 @@ async function forkThread() {
   const fork = (name: string) => {
     const opened = openLink(pool);
     const events: number[] = [];
+    // Whether the main thread's end heard its channel close (the fork's thread closed it, or the main thread did).
+    let closed = false;
+    const end = opened.end;
     const channel = openForkChannel({
-      port: opened.end,
+      port: {
+        postMessage: (message) => end.postMessage(message),
+        on: (event, listener) => end.on(event, listener),
+        once: (event, listener) =>
+          end.once(event, () => {
+            closed = true;
+            listener();
+          }),
+        close: () => end.close(),
+        removeAllListeners: () => end.removeAllListeners(),
+      },
       host,
       gate,
       policy: { forkId: name, declaredTools: new Set(['lookup']), spawnTools: new Set<string>() },
@@ -86,7 +99,7 @@ async function forkThread() {
     const start = (crash = false) => worker.postMessage({ link: opened.link satisfies ForkLink, name, crash });
     // What the fork had reported when its result arrived.
     const result = channel.result.then((r) => ({ result: r, eventsBefore: events.length }));
-    return { channel, start, result, link: opened.link };
+    return { channel, start, result, link: opened.link, closed: () => closed };
   };
   return { fork, heard };
 }
@@ -108,6 +121,8 @@ describe("a pool thread's channel, shared by its forks", () => {
       'C:cancel',
     ]);
     expect(results.map(({ eventsBefore }) => eventsBefore)).toEqual([20, 20, 20]);
+    // A fork's result closes its channel from the thread's side, in the same post: the main thread has nothing to close.
+    expect([a, b, c].map((f) => f.closed())).toEqual([true, true, true]);
     for (const f of [a, b, c]) f.channel.close();
   });
 

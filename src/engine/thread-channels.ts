@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
-import { ForkPort, THREAD_CHANNEL, type Envelope, type WirePort } from '../wire/mux.js';
+import { eachEnvelope, ForkPort, THREAD_CHANNEL, type ChannelMessage, type Envelope, type WirePort } from '../wire/mux.js';
 import type { ForkLink, ForkMessage, HostMessage } from '../wire/protocol.js';
 
 type HostFork = ForkPort<ForkMessage, HostMessage>;
@@ -39,29 +39,31 @@ class ThreadChannels {
   }
 
   private attach(thread: MessagePort): void {
-    thread.on('message', (envelope: Envelope) => {
-      const fork = this.forks.get(envelope.fork);
-      if (!fork) {
-        // A fork this end has closed (its run ended first): it hears so, as from a closed port.
-        if (!('control' in envelope && envelope.control === 'close'))
-          thread.postMessage({ fork: envelope.fork, control: 'close' } satisfies Envelope);
-        return;
-      }
-      if (fork.thread === undefined) {
-        fork.thread = thread;
-        const waiting = fork.waiting;
-        fork.waiting = undefined;
-        if (waiting) for (const early of waiting) thread.postMessage(early);
-      }
-      if (!('control' in envelope)) fork.port.deliver(envelope.message as ForkMessage);
-      else if (envelope.control === 'close') fork.port.hangUp();
-    });
+    thread.on('message', (message: ChannelMessage) => eachEnvelope(message, (envelope) => this.receive(thread, envelope)));
     // The thread died (or its pool was destroyed): its forks' channels close, as their ports did.
     thread.once('close', () => {
       for (const fork of [...this.forks.values()]) if (fork.thread === thread) fork.port.hangUp();
     });
     // The channel lives as long as its thread; it must not keep an embedder's process alive (Piscina refs a thread that has work).
     thread.unref();
+  }
+
+  private receive(thread: MessagePort, envelope: Envelope): void {
+    const fork = this.forks.get(envelope.fork);
+    if (!fork) {
+      // A fork this end has closed (its run ended first): it hears so, as from a closed port.
+      if (!('control' in envelope && envelope.control === 'close'))
+        thread.postMessage({ fork: envelope.fork, control: 'close' } satisfies Envelope);
+      return;
+    }
+    if (fork.thread === undefined) {
+      fork.thread = thread;
+      const waiting = fork.waiting;
+      fork.waiting = undefined;
+      if (waiting) thread.postMessage(waiting satisfies ChannelMessage);
+    }
+    if (!('control' in envelope)) fork.port.deliver(envelope.message as ForkMessage);
+    else if (envelope.control === 'close') fork.port.hangUp();
   }
 
   open(): OpenedLink {
