@@ -10,7 +10,7 @@ import { createCallGate } from '../src/engine/call-gate.js';
 import { openForkChannel } from '../src/engine/host-end.js';
 import { linkThreads, openLink } from '../src/engine/thread-channels.js';
 import { defineTool } from '../src/tools/define.js';
-import { createToolHost } from '../src/tools/host.js';
+import { createToolHost, type ToolHost } from '../src/tools/host.js';
 import type { ForkLink, WorkerEvent } from '../src/wire/protocol.js';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/src/', import.meta.url))).href;
@@ -71,7 +71,7 @@ async function forkThread() {
   linkThreads(pool);
   const gate = createCallGate({ maxInFlight: 8 });
   const host = createToolHost([lookup]);
-  const fork = (name: string) => {
+  const fork = (name: string, toolHost: ToolHost = host) => {
     const opened = openLink(pool);
     const events: number[] = [];
     // Whether the main thread's end heard its channel close (the fork's thread closed it, or the main thread did).
@@ -89,7 +89,7 @@ async function forkThread() {
         close: () => end.close(),
         removeAllListeners: () => end.removeAllListeners(),
       },
-      host,
+      host: toolHost,
       gate,
       policy: { forkId: name, declaredTools: new Set(['lookup']), spawnTools: new Set<string>() },
       onEvent: (event: WorkerEvent) => event.type === 'turn' && events.push(event.turn),
@@ -138,6 +138,20 @@ describe("a pool thread's channel, shared by its forks", () => {
     await expect(next.result).resolves.toMatchObject({ result: { text: 'NEXT:stop cost' } });
     await expect.poll(() => heard).toEqual([{ name: 'late', heard: 'host_gone' }]);
     next.channel.close();
+  });
+
+  it('an answer structured clone refuses reaches the fork as a failed call, not as silence', async () => {
+    const { fork, heard } = await forkThread();
+    // A host whose outcome holds a function: the answer cannot be cloned when its batch is posted.
+    const unclonable: ToolHost = {
+      execute: async () => ({ ok: true, response: { output: { found: () => 'x' } } }) as never,
+      longestTimeoutMs: 5000,
+      with: () => unclonable,
+    };
+    const odd = fork('odd', unclonable);
+    odd.start();
+    await expect.poll(() => heard).toEqual([{ name: 'odd', heard: 'host_gone' }]);
+    odd.channel.close();
   });
 
   it("a thread that dies closes its forks' channels: their results are undefined, not awaited for ever", async () => {
