@@ -4,13 +4,15 @@
 import { EventEmitter } from 'node:events';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { afterEach, describe, expect, it } from 'vitest';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createCallGate } from '../src/engine/call-gate.js';
 import { openForkChannel } from '../src/engine/host-end.js';
 import { linkThreads, openLink } from '../src/engine/thread-channels.js';
 import { defineTool } from '../src/tools/define.js';
 import { createToolHost, type ToolHost } from '../src/tools/host.js';
+import { createOutbox, type ChannelMessage } from '../src/wire/mux.js';
 import type { ForkLink, WorkerEvent } from '../src/wire/protocol.js';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/src/', import.meta.url))).href;
@@ -159,5 +161,27 @@ describe("a pool thread's channel, shared by its forks", () => {
     const doomed = fork('doomed');
     doomed.start(true);
     await expect(doomed.result.then(({ result }) => result)).resolves.toBeUndefined();
+  });
+
+  it('sends what a turn of the event loop sent in one post, in order, even under fake timers (they replace the global setImmediate)', async () => {
+    vi.useFakeTimers();
+    try {
+      const posted: ChannelMessage[] = [];
+      const outbox = createOutbox({ postMessage: (message) => posted.push(message) }, () => undefined);
+      outbox.send({ fork: 1, control: 'open' });
+      outbox.send({ fork: 1, message: { type: 'reopen' } });
+      await nextTurn();
+      outbox.send({ fork: 2, control: 'close' });
+      await nextTurn();
+      expect(posted).toEqual([
+        [
+          { fork: 1, control: 'open' },
+          { fork: 1, message: { type: 'reopen' } },
+        ],
+        { fork: 2, control: 'close' },
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

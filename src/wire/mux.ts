@@ -4,6 +4,8 @@
  * its own did. A MessagePort per fork cost the main thread a channel's making, its transfer with the
  * task and its close, per fork; the thread's channel is made once, when the thread runs its first fork.
  */
+// node:timers' own, not the global: an embedder's test with fake timers (they replace the global) must not hold a fork's messages.
+import { setImmediate } from 'node:timers';
 
 /** What both ends of a fork's channel use of a port: a MessagePort, or a fork's share of its thread's channel. */
 export interface WirePort<In, Out> {
