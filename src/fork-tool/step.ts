@@ -57,6 +57,10 @@ export function forkStep(
   const byFork = new Map(calls.map((call) => [call.toolCallId, call]));
   const tools = hostedTools(options.tools ?? [], (forkId, why) => byFork.get(forkId)?.unrunnable.push(why));
   const parentWarm = options.parentWarm ?? true;
+  // Each call's own fan-out (traced, or after a lead), cancelled by its call's signal.
+  const callFanOuts = new Map<string, ReturnType<ForkEngine['fanOut']>>();
+  let unlistenOwn = (): void => {};
+  let ownSettled = 0;
   const start = (call: StepCall, onResponseStart?: () => void): void => {
     const own = options.fanOut?.onResponseStart;
     const fanOut = engine.fanOut(prefix, [{ id: call.toolCallId, directive: call.directive }], {
@@ -73,14 +77,15 @@ export function forkStep(
           }
         : {}),
     });
+    callFanOuts.set(call.toolCallId, fanOut);
     fanOut.onResult((result) => {
       // A lead that ended without a response (failed, cancelled) must not hold its siblings back.
       onResponseStart?.();
       call.settle(result);
+      if (++ownSettled === calls.length) unlistenOwn();
     });
-    // A call aborted while it waited for the lead is cancelled at once: its listener comes too late to hear it.
+    // A call aborted while it waited for the lead is cancelled at once: it had no fan-out to cancel then.
     if (call.signal?.aborted) fanOut.cancelAll();
-    else call.signal?.addEventListener('abort', () => fanOut.cancelAll(), { once: true });
   };
   // What the step's forks share beyond the agent's request (its calls, their placeholders, the
   // fork's wording) is cached by the first fork's request: the others go once its response has
@@ -96,13 +101,15 @@ export function forkStep(
       calls.map((call) => ({ id: call.toolCallId, directive: call.directive })),
       { ...options.fanOut, parentWarm, ...(tools.length > 0 ? { tools } : {}) },
     );
-    fanOut.onResult((result) => byFork.get(result.id)?.settle(result));
-    for (const call of calls) {
-      if (call.signal?.aborted) fanOut.cancel(call.toolCallId);
-      else call.signal?.addEventListener('abort', () => fanOut.cancel(call.toolCallId), { once: true });
-    }
+    const unlisten = onAbort(calls, (call) => fanOut.cancel(call.toolCallId));
+    let settled = 0;
+    fanOut.onResult((result) => {
+      byFork.get(result.id)?.settle(result);
+      if (++settled === calls.length) unlisten();
+    });
     return;
   }
+  unlistenOwn = onAbort(calls, (call) => callFanOuts.get(call.toolCallId)?.cancelAll());
   if (rest.length === 0 || together) {
     for (const call of calls) start(call);
     return;
@@ -116,6 +123,30 @@ export function forkStep(
   };
   const cap = setTimeout(release, WARMUP_CAP_MS);
   start(lead, release);
+}
+
+/**
+ * Cancels each call when its signal aborts (at once if it already has), with one listener per
+ * signal: a framework may give a step's calls one signal (the Agents SDK gives its run's), which
+ * would otherwise carry a listener per fork, and keep them past the step. Returns the unlistening.
+ */
+function onAbort(calls: readonly StepCall[], cancel: (call: StepCall) => void): () => void {
+  const bySignal = new Map<AbortSignal, StepCall[]>();
+  for (const call of calls) {
+    if (call.signal === undefined) continue;
+    if (call.signal.aborted) cancel(call);
+    else bySignal.set(call.signal, [...(bySignal.get(call.signal) ?? []), call]);
+  }
+  const listeners = [...bySignal].map(([signal, own]) => {
+    const listener = (): void => {
+      for (const call of own) cancel(call);
+    };
+    signal.addEventListener('abort', listener, { once: true });
+    return () => signal.removeEventListener('abort', listener);
+  });
+  return () => {
+    for (const unlisten of listeners) unlisten();
+  };
 }
 
 /** A call as a tool's `execute` receives it. */
