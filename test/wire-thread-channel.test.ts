@@ -4,13 +4,15 @@
 import { EventEmitter } from 'node:events';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { afterEach, describe, expect, it } from 'vitest';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createCallGate } from '../src/engine/call-gate.js';
 import { openForkChannel } from '../src/engine/host-end.js';
 import { linkThreads, openLink } from '../src/engine/thread-channels.js';
 import { defineTool } from '../src/tools/define.js';
-import { createToolHost } from '../src/tools/host.js';
+import { createToolHost, type ToolHost } from '../src/tools/host.js';
+import { createOutbox, type ChannelMessage } from '../src/wire/mux.js';
 import type { ForkLink, WorkerEvent } from '../src/wire/protocol.js';
 
 const DIST = pathToFileURL(fileURLToPath(new URL('../dist/src/', import.meta.url))).href;
@@ -71,12 +73,25 @@ async function forkThread() {
   linkThreads(pool);
   const gate = createCallGate({ maxInFlight: 8 });
   const host = createToolHost([lookup]);
-  const fork = (name: string) => {
+  const fork = (name: string, toolHost: ToolHost = host) => {
     const opened = openLink(pool);
     const events: number[] = [];
+    // Whether the main thread's end heard its channel close (the fork's thread closed it, or the main thread did).
+    let closed = false;
+    const end = opened.end;
     const channel = openForkChannel({
-      port: opened.end,
-      host,
+      port: {
+        postMessage: (message) => end.postMessage(message),
+        on: (event, listener) => end.on(event, listener),
+        once: (event, listener) =>
+          end.once(event, () => {
+            closed = true;
+            listener();
+          }),
+        close: () => end.close(),
+        removeAllListeners: () => end.removeAllListeners(),
+      },
+      host: toolHost,
       gate,
       policy: { forkId: name, declaredTools: new Set(['lookup']), spawnTools: new Set<string>() },
       onEvent: (event: WorkerEvent) => event.type === 'turn' && events.push(event.turn),
@@ -86,7 +101,7 @@ async function forkThread() {
     const start = (crash = false) => worker.postMessage({ link: opened.link satisfies ForkLink, name, crash });
     // What the fork had reported when its result arrived.
     const result = channel.result.then((r) => ({ result: r, eventsBefore: events.length }));
-    return { channel, start, result, link: opened.link };
+    return { channel, start, result, link: opened.link, closed: () => closed };
   };
   return { fork, heard };
 }
@@ -108,6 +123,8 @@ describe("a pool thread's channel, shared by its forks", () => {
       'C:cancel',
     ]);
     expect(results.map(({ eventsBefore }) => eventsBefore)).toEqual([20, 20, 20]);
+    // A fork's result closes its channel from the thread's side, in the same post: the main thread has nothing to close.
+    expect([a, b, c].map((f) => f.closed())).toEqual([true, true, true]);
     for (const f of [a, b, c]) f.channel.close();
   });
 
@@ -125,10 +142,46 @@ describe("a pool thread's channel, shared by its forks", () => {
     next.channel.close();
   });
 
+  it('an answer structured clone refuses reaches the fork as a failed call, not as silence', async () => {
+    const { fork, heard } = await forkThread();
+    // A host whose outcome holds a function: the answer cannot be cloned when its batch is posted.
+    const unclonable: ToolHost = {
+      execute: async () => ({ ok: true, response: { output: { found: () => 'x' } } }) as never,
+      longestTimeoutMs: 5000,
+      with: () => unclonable,
+    };
+    const odd = fork('odd', unclonable);
+    odd.start();
+    await expect.poll(() => heard).toEqual([{ name: 'odd', heard: 'host_gone' }]);
+    odd.channel.close();
+  });
+
   it("a thread that dies closes its forks' channels: their results are undefined, not awaited for ever", async () => {
     const { fork } = await forkThread();
     const doomed = fork('doomed');
     doomed.start(true);
     await expect(doomed.result.then(({ result }) => result)).resolves.toBeUndefined();
+  });
+
+  it('sends what a turn of the event loop sent in one post, in order, even under fake timers (they replace the global setImmediate)', async () => {
+    vi.useFakeTimers();
+    try {
+      const posted: ChannelMessage[] = [];
+      const outbox = createOutbox({ postMessage: (message) => posted.push(message) }, () => undefined);
+      outbox.send({ fork: 1, control: 'open' });
+      outbox.send({ fork: 1, message: { type: 'reopen' } });
+      await nextTurn();
+      outbox.send({ fork: 2, control: 'close' });
+      await nextTurn();
+      expect(posted).toEqual([
+        [
+          { fork: 1, control: 'open' },
+          { fork: 1, message: { type: 'reopen' } },
+        ],
+        { fork: 2, control: 'close' },
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,6 +1,15 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
-import { ForkPort, THREAD_CHANNEL, type Envelope, type WirePort } from '../wire/mux.js';
+import {
+  createOutbox,
+  eachEnvelope,
+  ForkPort,
+  THREAD_CHANNEL,
+  type ChannelMessage,
+  type Envelope,
+  type Outbox,
+  type WirePort,
+} from '../wire/mux.js';
 import type { ForkLink, ForkMessage, HostMessage } from '../wire/protocol.js';
 
 type HostFork = ForkPort<ForkMessage, HostMessage>;
@@ -8,7 +17,7 @@ type HostFork = ForkPort<ForkMessage, HostMessage>;
 /** A fork's main-thread end, and where it is: until its thread opens it, what is sent to it waits here. */
 interface Fork {
   port: HostFork;
-  thread: MessagePort | undefined;
+  thread: Outbox | undefined;
   waiting: Envelope[] | undefined;
 }
 
@@ -39,29 +48,46 @@ class ThreadChannels {
   }
 
   private attach(thread: MessagePort): void {
-    thread.on('message', (envelope: Envelope) => {
-      const fork = this.forks.get(envelope.fork);
-      if (!fork) {
-        // A fork this end has closed (its run ended first): it hears so, as from a closed port.
-        if (!('control' in envelope && envelope.control === 'close'))
-          thread.postMessage({ fork: envelope.fork, control: 'close' } satisfies Envelope);
-        return;
-      }
-      if (fork.thread === undefined) {
-        fork.thread = thread;
-        const waiting = fork.waiting;
-        fork.waiting = undefined;
-        if (waiting) for (const early of waiting) thread.postMessage(early);
-      }
-      if (!('control' in envelope)) fork.port.deliver(envelope.message as ForkMessage);
-      else if (envelope.control === 'close') fork.port.hangUp();
-    });
+    // What this thread sends a thread's forks in one turn of the event loop goes in one post, as theirs do (src/wire/mux.ts).
+    const outbox = createOutbox(thread, (envelope, err) => this.unsent(outbox, envelope, err));
+    thread.on('message', (message: ChannelMessage) => eachEnvelope(message, (envelope) => this.receive(outbox, envelope)));
     // The thread died (or its pool was destroyed): its forks' channels close, as their ports did.
     thread.once('close', () => {
-      for (const fork of [...this.forks.values()]) if (fork.thread === thread) fork.port.hangUp();
+      for (const fork of [...this.forks.values()]) if (fork.thread === outbox) fork.port.hangUp();
     });
     // The channel lives as long as its thread; it must not keep an embedder's process alive (Piscina refs a thread that has work).
     thread.unref();
+  }
+
+  /**
+   * A message structured clone refused: an answer becomes the fork's failed answer (the fork hears
+   * why instead of waiting), anything else closes the fork's channel.
+   */
+  private unsent(thread: Outbox, envelope: Envelope, err: unknown): void {
+    const message = 'message' in envelope ? (envelope.message as HostMessage) : undefined;
+    if (message?.type === 'answer' && !('failed' in message))
+      thread.send({
+        fork: envelope.fork,
+        message: { type: 'answer', id: message.id, failed: err instanceof Error ? err.message : String(err) },
+      });
+    else this.forks.get(envelope.fork)?.port.close();
+  }
+
+  private receive(thread: Outbox, envelope: Envelope): void {
+    const fork = this.forks.get(envelope.fork);
+    if (!fork) {
+      // A fork this end has closed (its run ended first): it hears so, as from a closed port.
+      if (!('control' in envelope && envelope.control === 'close')) thread.send({ fork: envelope.fork, control: 'close' });
+      return;
+    }
+    if (fork.thread === undefined) {
+      fork.thread = thread;
+      const waiting = fork.waiting;
+      fork.waiting = undefined;
+      if (waiting) for (const early of waiting) thread.send(early);
+    }
+    if (!('control' in envelope)) fork.port.deliver(envelope.message as ForkMessage);
+    else if (envelope.control === 'close') fork.port.hangUp();
   }
 
   open(): OpenedLink {
@@ -70,7 +96,7 @@ class ThreadChannels {
       port: new ForkPort<ForkMessage, HostMessage>(
         id,
         (envelope) => {
-          if (fork.thread) fork.thread.postMessage(envelope);
+          if (fork.thread) fork.thread.send(envelope);
           else if (fork.waiting) fork.waiting.push(envelope);
           else fork.waiting = [envelope];
         },

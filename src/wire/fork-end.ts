@@ -158,8 +158,9 @@ export function connectHost(
     },
 
     /**
-     * The fork's result, its channel's last message: it follows every event sent before it. The
-     * port stays open for the main thread to close once it has the result.
+     * The fork's result, its channel's last message: it follows every event sent before it. A port
+     * of its own stays open for the main thread to close once it has the result; a share of its
+     * thread's channel closes with the result (src/fork-thread/thread-channel.ts).
      */
     end(result: ForkResult): void {
       post({ type: 'end', result });

@@ -4,6 +4,8 @@
  * its own did. A MessagePort per fork cost the main thread a channel's making, its transfer with the
  * task and its close, per fork; the thread's channel is made once, when the thread runs its first fork.
  */
+// node:timers' own, not the global: an embedder's test with fake timers (they replace the global) must not hold a fork's messages.
+import { setImmediate } from 'node:timers';
 
 /** What both ends of a fork's channel use of a port: a MessagePort, or a fork's share of its thread's channel. */
 export interface WirePort<In, Out> {
@@ -16,6 +18,63 @@ export interface WirePort<In, Out> {
 
 /** A message on a thread's channel: one of a fork's, or the fork's channel opening (fork side) or closing (either side). */
 export type Envelope = { fork: number; message: unknown } | { fork: number; control: 'open' | 'close' };
+
+/** What one post on a thread's channel carries: an envelope, or several in the order they were sent. */
+export type ChannelMessage = Envelope | readonly Envelope[];
+
+/** Hands each envelope of a channel message to `handle`, in order. */
+export function eachEnvelope(message: ChannelMessage, handle: (envelope: Envelope) => void): void {
+  if (Array.isArray(message)) for (const envelope of message as readonly Envelope[]) handle(envelope);
+  else handle(message as Envelope);
+}
+
+/**
+ * The envelopes sent on a thread's channel during one turn of the event loop, posted together when
+ * it ends (setImmediate). A post wakes the other thread, and that wake-up, not the copy, is most of
+ * what a small message costs: a one-call fork's open, gate call, events and closing call would each
+ * wake the main thread. Order is kept: the batch goes in the order it was sent, before anything
+ * sent later. An envelope that cannot be cloned (a value structured clone refuses) goes to `unsent`
+ * and the rest of its batch is still posted.
+ */
+export interface Outbox {
+  send(envelope: Envelope): void;
+  /** Posts what waits now (nothing when nothing does). */
+  flush(): void;
+}
+
+export function createOutbox(
+  port: { postMessage(message: ChannelMessage): void },
+  unsent: (envelope: Envelope, err: unknown) => void,
+): Outbox {
+  let waiting: Envelope[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    const batch = waiting;
+    if (batch.length === 0) return;
+    waiting = [];
+    try {
+      port.postMessage(batch.length === 1 ? (batch[0] as Envelope) : batch);
+    } catch {
+      for (const envelope of batch) {
+        try {
+          port.postMessage(envelope);
+        } catch (err) {
+          unsent(envelope, err);
+        }
+      }
+    }
+  };
+  return {
+    send(envelope) {
+      waiting.push(envelope);
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(flush);
+    },
+    flush,
+  };
+}
 
 /** The key of the message (on Piscina's `parentPort`) that hands a thread's channel to the main thread. */
 export const THREAD_CHANNEL = 'forkpoolThreadChannel';
