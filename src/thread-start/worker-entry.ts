@@ -17,10 +17,15 @@ export interface WorkerEntry {
 
 const fromSource = import.meta.url.endsWith('.ts');
 
-/** For Piscina: its own worker script imports `filename` once `--import tsx` has taken effect. */
+/**
+ * For Piscina: its own worker script imports `filename`, with no flags of the parent's. From source,
+ * workers/NAME.source.mjs, which registers tsx's hooks with tsx's API before it imports the TS entry:
+ * with `--import tsx` instead, Piscina require()s the TS entry, and a module loaded so cannot
+ * import() a module of its own (a fork's output check, a transcript).
+ */
 export function workerEntry(name: string): WorkerEntry {
-  const filename = fileURLToPath(new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url));
-  return { filename, execArgv: fromSource ? ['--import', 'tsx'] : [] };
+  const filename = fileURLToPath(new URL(`../../workers/${name}${fromSource ? '.source.mjs' : '.js'}`, import.meta.url));
+  return { filename, execArgv: [] };
 }
 
 /**
