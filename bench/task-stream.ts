@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { ForkEngine, type ForkEngineOptions, streamTasks } from '../dist/src/index.js';
 import type { ForkPool } from '../dist/src/engine/fork-start.js';
 import type { ForkJob } from '../dist/src/wire/protocol.js';
-import type { ForkResult } from '../dist/src/result/fork-result.js';
+import { connectHost } from '../dist/src/wire/fork-end.js';
 import type { FrozenPrefix } from '../dist/src/prefix/index.js';
 // Internal: loadTasks (deprecated in the entry point, where it warns) reads the file whole, as the bench compares.
 import { loadTasks } from '../dist/src/session/load.js';
@@ -66,10 +66,15 @@ async function writeTaskFile(path: string, lines: number): Promise<number> {
   return bytes;
 }
 
-/** Answers every fork at once, as a fork that made no call: nothing but the run's own work is measured. */
+/**
+ * Answers every fork at once, as a fork that made no call: nothing but the run's own work is
+ * measured. The result goes back on the fork's channel, as a fork's thread sends it (the job's own
+ * port: a pool of other processes is given one per fork).
+ */
 const standInPool: ForkPool = {
-  run: (job: ForkJob): Promise<ForkResult> =>
-    Promise.resolve({
+  run(job: ForkJob): Promise<void> {
+    if (!('port' in job.link)) throw new TypeError('task-stream: a remote pool job brings its own port');
+    connectHost(job.link.port, () => undefined).end({
       id: job.task.id,
       status: 'completed',
       text: 'ok',
@@ -80,7 +85,9 @@ const standInPool: ForkPool = {
       retries: 0,
       calls: [],
       worker: { threadId: 0, decodedPrefix: false },
-    }),
+    });
+    return Promise.resolve();
+  },
   close: () => Promise.resolve(),
 };
 

@@ -14,8 +14,13 @@ import { typeErrorsOf } from './support/type-check.js';
 
 /** Every module a process of its own loads, with module hooks that log them (test/fixtures/entry/). */
 async function loadedBy(...args: string[]): Promise<string[]> {
+  return (await runImportRoot(...args)).loaded;
+}
+
+/** test/fixtures/entry/import-root.mjs in a process of its own: the modules it loaded and what it printed. */
+async function runImportRoot(...args: string[]): Promise<{ loaded: string[]; stdout: string }> {
   const log = join(mkdtempSync(join(tmpdir(), 'forkpool-loaded-')), 'modules.txt');
-  await promisify(execFile)(
+  const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', './test/fixtures/entry/record.mjs', 'test/fixtures/entry/import-root.mjs', ...args],
     {
@@ -23,7 +28,7 @@ async function loadedBy(...args: string[]): Promise<string[]> {
       timeout: 60_000,
     },
   );
-  return readFileSync(log, 'utf8').split('\n');
+  return { loaded: readFileSync(log, 'utf8').split('\n'), stdout };
 }
 
 /**
@@ -100,10 +105,19 @@ describe('entry points', () => {
     expect(simulator(await loaded('local'))).toContainEqual(expect.stringMatching(/\/dist\/src\/local-server\/server\.js$/));
   });
 
-  it('forkpool loads the OpenTelemetry API and no SDK: the application brings its own', async () => {
+  it('forkpool loads no OpenTelemetry module, not even the API, while nothing is registered with it; nor re2js until a grep', async () => {
     const urls = await loadedBy('local');
-    expect(urls).toContainEqual(expect.stringMatching(/\/node_modules\/@opentelemetry\/api\//));
-    expect(urls.filter((url) => /@opentelemetry\/(?!api\/)/.test(url))).toEqual([]);
+    // The run happened: its fan-out's modules are there.
+    expect(urls).toContainEqual(expect.stringMatching(/\/dist\/src\/engine\/run\.js$/));
+    expect(urls.filter((url) => url.includes('/node_modules/@opentelemetry/'))).toEqual([]);
+    expect(urls.filter((url) => url.includes('/node_modules/re2js/'))).toEqual([]);
+  });
+
+  it('a tracer provider registered after the engine is made gets the run’s spans', async () => {
+    const { stdout } = await runImportRoot('local', 'traced');
+    expect(JSON.parse(stdout)).toEqual(
+      expect.arrayContaining(['invoke_workflow fan-out', 'invoke_agent fork', 'generate_content gemini-2.5-flash']),
+    );
   });
 
   it('forkpool/protocol: seeding, the child message, guards, the agent tool, notifications', async () => {

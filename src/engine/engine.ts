@@ -29,7 +29,7 @@ import {
   type ResolvedOptions,
   type RunForkOptions,
 } from './options.js';
-import { runParentAgent, type ParentAgentOptions } from './parent-agent.js';
+import type { ParentAgentOptions } from './parent-agent.js';
 import type { ParentOutcome } from './parent-events.js';
 import { FanOutRun, type RunSettings } from './run.js';
 import { runPrice, runWindow } from './run-limits.js';
@@ -325,17 +325,21 @@ export class ForkEngine {
     // One routing key for the parent and every fork it starts: the id of the conversation it began from.
     const cacheKey = createHash('sha256').update(JSON.stringify(parsed)).digest('hex');
     const plan = this.plan(parsed, { cacheKey, role: 'parent', parentWarm: false });
-    return runParentAgent({
-      plan,
-      cacheKey,
-      engine: this,
-      provider: this.providerFor(plan.shape),
-      tools: this.host,
-      session: parsed,
-      prompt,
-      captureContent: this.options.telemetry.captureContent === true,
-      ...options,
-    });
+    const provider = this.providerFor(plan.shape);
+    // Loaded when a parent loop runs, not with the package: ForkEngine.create and fanOut never need it.
+    return import('./parent-agent.js').then(({ runParentAgent }) =>
+      runParentAgent({
+        plan,
+        cacheKey,
+        engine: this,
+        provider,
+        tools: this.host,
+        session: parsed,
+        prompt,
+        captureContent: this.options.telemetry.captureContent === true,
+        ...options,
+      }),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ValueType, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
+import type { ObservableCallback, ObservableGauge } from '@opentelemetry/api';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ForkPool } from '../engine/fork-start.js';
@@ -6,6 +6,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import { emptyCancelled, emptyFailure } from '../result/results.js';
 import { ATTR, METRIC } from '../telemetry/conventions.js';
 import { meter } from '../telemetry/metrics.js';
+import { VALUE_INT } from '../telemetry/otel.js';
 import { connectHost } from '../wire/fork-end.js';
 import type { ForkJob } from '../wire/protocol.js';
 import { connectionOf, workerCommandOf } from './address.js';
@@ -191,15 +192,15 @@ export class QueueDispatcher implements ForkPool {
 
   /**
    * forkpool.queue.depth, read when the application's meter provider collects. The meter is looked up
-   * now: a provider registered after the run started does not see this run.
+   * now: a provider registered after the run started does not see this run (nor does it when nothing is registered).
    */
   private observeQueueDepth(): void {
-    this.depthGauge = meter().createObservableGauge(METRIC.queueDepth, {
+    this.depthGauge = meter()?.createObservableGauge(METRIC.queueDepth, {
       unit: '{job}',
-      valueType: ValueType.INT,
+      valueType: VALUE_INT,
       description: "A distributed run's fork jobs enqueued and not yet taken by a worker.",
     });
-    this.depthGauge.addCallback(this.observeDepth);
+    this.depthGauge?.addCallback(this.observeDepth);
   }
 
   /** The run's jobs in the queue that no worker holds, as the job events have told. */

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type { ForkTask } from '../session/schema.js';
 import type { ToolCall } from '../tools/call.js';
 import type { ToolOutcome } from '../tools/outcome.js';
@@ -8,10 +8,11 @@ import type { TokenUsage } from '../model/types.js';
 import { answerCut, spentUsage } from '../result/results.js';
 import { ATTR, FORKPOOL_ATTR, OPERATION, billedInput, modelCallBase, operationOf, providerNameOf } from './conventions.js';
 import { isEpochMs } from './metrics.js';
+import { SPAN_CLIENT, SPAN_INTERNAL, STATUS_ERROR, otelApi } from './otel.js';
 
 /*
  * A fan-out's spans, recorded on the main thread into whatever tracer provider the application
- * registered (none: the API's no-op, and nothing here does any work). Providers are per isolate, so
+ * registered (none: nothing here does any work, and the API does not load). Providers are per isolate, so
  * a fork's worker thread records nothing: it reports when each model call began and ended, and the
  * spans are made here with those times, under the fork's span — as are its tools', which run here.
  */
@@ -61,9 +62,13 @@ export interface FanOutTrace {
 }
 
 const NOTHING: ForkTrace = { modelCall() {}, failedCall() {}, tool() {}, attempt() {}, end() {}, carrier: () => undefined };
+const UNTRACED: FanOutTrace = { fork: () => NOTHING, end() {} };
 
 /** The spans of one fan-out: its own, and under it one `invoke_agent` per fork with its calls. */
 export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
+  const api = otelApi();
+  if (api === undefined) return UNTRACED;
+  const { trace, context, propagation } = api;
   const tracer = trace.getTracer(TRACER);
   const provider = providerNameOf(info.provider);
   const operation = operationOf(info.shape);
@@ -72,7 +77,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
     `${OPERATION.invokeWorkflow} fan-out`,
     // Under the context given, else the application's active span (when its context manager knows one).
     {
-      kind: SpanKind.INTERNAL,
+      kind: SPAN_INTERNAL,
       attributes: { [ATTR.operationName]: OPERATION.invokeWorkflow, [ATTR.workflowName]: 'fan-out', [ATTR.conversationId]: info.prefixId },
     },
     info.parent,
@@ -87,7 +92,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
       const agent = tracer.startSpan(
         `${OPERATION.invokeAgent} ${name}`,
         {
-          kind: SpanKind.INTERNAL,
+          kind: SPAN_INTERNAL,
           attributes: {
             [ATTR.operationName]: OPERATION.invokeAgent,
             [ATTR.agentName]: name,
@@ -108,7 +113,7 @@ export function traceFanOut(info: FanOutTraceInfo): FanOutTrace {
         const endedAt = wallTime(event.endedAt);
         const span = tracer.startSpan(
           `${operation} ${info.model}`,
-          { kind: SpanKind.CLIENT, attributes: { ...callBase, ...attributes }, ...(startedAt ? { startTime: startedAt } : {}) },
+          { kind: SPAN_CLIENT, attributes: { ...callBase, ...attributes }, ...(startedAt ? { startTime: startedAt } : {}) },
           agentContext,
         );
         failed?.(span);
@@ -176,10 +181,12 @@ export function contentAttributes(content: { input: string; system?: string; out
  * fork's span); `captureContent`: with its arguments and what the model is given back.
  */
 export function recordToolSpan(call: ToolCall, outcome: ToolOutcome, startedAt: number, parent: Context, captureContent = false): void {
-  const span = trace.getTracer(TRACER).startSpan(
+  const api = otelApi();
+  if (api === undefined) return;
+  const span = api.trace.getTracer(TRACER).startSpan(
     `${OPERATION.executeTool} ${call.name}`,
     {
-      kind: SpanKind.INTERNAL,
+      kind: SPAN_INTERNAL,
       startTime: new Date(startedAt),
       attributes: {
         [ATTR.operationName]: OPERATION.executeTool,
@@ -220,7 +227,7 @@ export function callAttributes(usage: TokenUsage, finishReason: string | undefin
 /** A span that ended in a failure: its status and the conventions' error.type. */
 export function markFailed(span: Span, kind: string, message: string): void {
   span.setAttribute(ATTR.errorType, kind);
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: STATUS_ERROR, message });
 }
 
 /** A time a worker reported (epoch ms), as a Date (the SDK reads a small number as a performance timestamp of this thread's); undefined unless it is one. */

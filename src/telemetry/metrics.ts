@@ -1,19 +1,20 @@
-import { ValueType, metrics, type Attributes, type BatchObservableResult, type Meter } from '@opentelemetry/api';
+import type { Attributes, BatchObservableResult, Meter } from '@opentelemetry/api';
 import type { TokenUsage } from '../model/types.js';
 import { ATTR, DURATION_BUCKETS, FORKPOOL_ATTR, METRIC, TOKEN_BUCKETS, billedInput, modelCallBase, providerNameOf } from './conventions.js';
+import { VALUE_INT, otelApi } from './otel.js';
 
 /*
- * forkpool's metrics, recorded into whatever meter provider the application registered (none: the
- * API's no-op instruments, and recording costs a call that does nothing). The API keeps no proxy
- * for meters, so instruments are made when a run or an engine starts, not when this module loads:
- * a provider registered after the import still gets them.
+ * forkpool's metrics, recorded into whatever meter provider the application registered (nothing
+ * registered with OpenTelemetry: no instruments, recording does nothing, and the API does not load).
+ * The API keeps no proxy for meters, so instruments are made when a run or an engine starts, not
+ * when this module loads: a provider registered after the import still gets them.
  */
 
 const METER = 'forkpool';
 
-/** forkpool's meter on the provider registered now. */
-export function meter(): Meter {
-  return metrics.getMeter(METER);
+/** forkpool's meter on the provider registered now; undefined when nothing is registered with OpenTelemetry. */
+export function meter(): Meter | undefined {
+  return otelApi()?.metrics.getMeter(METER);
 }
 
 export interface ModelCallInfo {
@@ -31,13 +32,16 @@ export interface ModelCallMetrics {
   failed(errorType: string, seconds: number | undefined): void;
 }
 
+const UNMETERED_CALLS: ModelCallMetrics = { answered() {}, failed() {} };
+
 /** The conventions' client metrics of model calls, and forkpool's cache read and write counters beside them. */
 export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
   const m = meter();
+  if (m === undefined) return UNMETERED_CALLS;
   const tokenUsage = m.createHistogram(METRIC.tokenUsage, {
     description: 'Measures number of input and output tokens used',
     unit: '{token}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
     advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
   });
   const duration = m.createHistogram(METRIC.operationDuration, {
@@ -48,17 +52,17 @@ export function modelCallMetrics(info: ModelCallInfo): ModelCallMetrics {
   const cacheRead = m.createCounter(METRIC.cacheReadTokens, {
     description: 'Input tokens served from the provider’s prompt cache',
     unit: '{token}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   const cacheWrite = m.createCounter(METRIC.cacheWriteTokens, {
     description: 'Input tokens written into the provider’s prompt cache',
     unit: '{token}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   const reasoning = m.createCounter(METRIC.reasoningTokens, {
     description: 'Output tokens the model spent reasoning (within the output tokens)',
     unit: '{token}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   const base: Attributes = modelCallBase(info);
   // One set of attributes per model that answered (a run sees one or two), made once: a call allocates none.
@@ -107,20 +111,23 @@ export interface FanOutMetrics {
   corrected(maxCachedTokens: number): void;
 }
 
+const UNMETERED_FAN_OUT: FanOutMetrics = { settled() {}, efficiency() {}, corrected() {} };
+
 /** A fan-out's own figures: forks by status, retries (a fork's 429s and other failed attempts are events on its span), the cache's maximum and the run's efficiency against it. */
 export function fanOutMetrics(info: ModelCallInfo): FanOutMetrics {
   const m = meter();
-  const forks = m.createCounter(METRIC.forks, { description: 'Forks that ended, by status', unit: '{fork}', valueType: ValueType.INT });
+  if (m === undefined) return UNMETERED_FAN_OUT;
+  const forks = m.createCounter(METRIC.forks, { description: 'Forks that ended, by status', unit: '{fork}', valueType: VALUE_INT });
   const retries = m.createCounter(METRIC.retries, {
     description: 'Model call attempts sent again',
     unit: '{retry}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   // Up and down: the run's end may correct what its forks' ends recorded.
   const cacheMax = m.createUpDownCounter(METRIC.cacheMaxTokens, {
     description: 'The most the provider’s cache rules let the forks’ calls be served (the report’s theoretical maximum)',
     unit: '{token}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   const efficiency = m.createGauge(METRIC.cacheEfficiency, {
     description: 'Cached tokens a run earned over its theoretical maximum, so far (the run that last ended a fork)',
@@ -171,8 +178,9 @@ let observing: { meter: Meter; stop: () => void } | undefined;
 export function observeCallGate(read: () => GateReading): () => void {
   liveGates.add(read);
   const m = meter();
-  // The application may have registered another provider since: observe on the one there is now.
-  if (observing?.meter !== m) {
+  // The application may have registered another provider since: observe on the one there is now
+  // (none yet: a later engine's observation sums this one's gate too).
+  if (m !== undefined && observing?.meter !== m) {
     observing?.stop();
     observing = { meter: m, stop: observeGates(m) };
   }
@@ -189,17 +197,17 @@ function observeGates(m: Meter): () => void {
   const inFlight = m.createObservableGauge(METRIC.callsInFlight, {
     description: 'Model calls in flight',
     unit: '{call}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   const limit = m.createObservableGauge(METRIC.callGateLimit, {
     description: 'The call gate’s bound on calls in flight (it adapts to 429s)',
     unit: '{call}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   const waiting = m.createObservableGauge(METRIC.callsWaiting, {
     description: 'Model calls waiting at the call gate',
     unit: '{call}',
-    valueType: ValueType.INT,
+    valueType: VALUE_INT,
   });
   const observe = (result: BatchObservableResult): void => {
     const sum = { inFlight: 0, limit: 0, waiting: 0 };

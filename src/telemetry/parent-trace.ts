@@ -1,4 +1,4 @@
-import { SpanKind, context, trace, type Context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
 import type { AttemptGate, ModelOutcome, ModelRequest, TokenUsage } from '../model/types.js';
 import { replyContent, requestContent } from '../shapes/call-content.js';
 import type { ToolCall } from '../tools/call.js';
@@ -14,6 +14,7 @@ import {
   usageAttributes,
 } from './fan-out-trace.js';
 import { modelCallMetrics } from './metrics.js';
+import { SPAN_CLIENT, SPAN_INTERNAL, otelApi } from './otel.js';
 
 /*
  * A headless parent loop's spans: `invoke_agent main` for the whole loop, under it each of its own
@@ -33,8 +34,8 @@ export interface ParentTraceInfo {
 }
 
 export interface ParentTrace {
-  /** The context its fan-outs go under. */
-  readonly context: Context;
+  /** The context its fan-outs go under (none when nothing is traced). */
+  readonly context: Context | undefined;
   readonly agentId: string;
   /** A model call begins; the function ends its span with what came back, and records the call's metrics. */
   call(request: ModelRequest): (outcome: ModelOutcome) => void;
@@ -45,14 +46,29 @@ export interface ParentTrace {
   end(status: 'completed' | 'failed' | 'cancelled', error?: { kind: string; message: string }, usage?: TokenUsage): void;
 }
 
+/** Nothing registered with OpenTelemetry: no spans and no metrics, and the API does not load. */
+function untraced(info: ParentTraceInfo): ParentTrace {
+  return {
+    context: info.parent,
+    agentId: info.agentId,
+    call: () => () => undefined,
+    attempts: { acquire: async () => true, release: async (_status, wantsRetry) => wantsRetry },
+    tool: () => () => undefined,
+    end() {},
+  };
+}
+
 export function traceParent(info: ParentTraceInfo): ParentTrace {
+  const api = otelApi();
+  if (api === undefined) return untraced(info);
+  const { trace, context } = api;
   const tracer = trace.getTracer(TRACER);
   const provider = providerNameOf(info.provider);
   const operation = operationOf(info.shape);
   const agent = tracer.startSpan(
     `${OPERATION.invokeAgent} main`,
     {
-      kind: SpanKind.INTERNAL,
+      kind: SPAN_INTERNAL,
       attributes: {
         [ATTR.operationName]: OPERATION.invokeAgent,
         [ATTR.agentName]: 'main',
@@ -76,7 +92,7 @@ export function traceParent(info: ParentTraceInfo): ParentTrace {
       const span = recording
         ? tracer.startSpan(
             `${operation} ${info.model}`,
-            { kind: SpanKind.CLIENT, attributes: { ...modelCallBase(info), ...contentAttributes(content) } },
+            { kind: SPAN_CLIENT, attributes: { ...modelCallBase(info), ...contentAttributes(content) } },
             agentContext,
           )
         : undefined;
