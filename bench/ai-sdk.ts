@@ -41,7 +41,8 @@ import { probeMainThread } from './lib/measure.js';
 import { runIfMain } from './lib/script.js';
 import { prose } from './lib/session.js';
 
-export const AI_SDK_VARIANTS = ['ai-sdk', 'forkpool'] as const;
+/** ai-sdk / forkpool: an AI SDK agent; agents-sdk / agents-forkpool: the same agent on the OpenAI Agents SDK (bench/openai-agents.ts). */
+export const AI_SDK_VARIANTS = ['ai-sdk', 'forkpool', 'agents-sdk', 'agents-forkpool'] as const;
 export type AiSdkVariant = (typeof AI_SDK_VARIANTS)[number];
 
 export interface AiSdkJob {
@@ -101,20 +102,20 @@ export interface AiSdkResult {
   latency?: AiSdkLatency;
 }
 
-const MODEL = 'gpt-4.1-mini';
-const KEY = 'sk-bench';
+export const MODEL = 'gpt-4.1-mini';
+export const KEY = 'sk-bench';
 /** The variable forkpool's provider reads the key from (a descriptor names keys by variable). */
-const KEY_ENV = 'FORKPOOL_BENCH_AI_SDK_KEY';
+export const KEY_ENV = 'FORKPOOL_BENCH_AI_SDK_KEY';
 /** What forkTool tells the model; the hand-written tool says the same, so both agents send the same bytes. */
-const DESCRIPTION =
+export const DESCRIPTION =
   'Fork yourself: a copy of you with this whole conversation so far works on the directive and returns its final answer. Use it for independent pieces of work that can run in parallel; call it several times at once for several forks.';
-const DIRECTIVE_DESCRIPTION = 'What the fork is to do, in full: it sees this conversation, and acts on this directive alone.';
+export const DIRECTIVE_DESCRIPTION = 'What the fork is to do, in full: it sees this conversation, and acts on this directive alone.';
 /** The hand-written fork's placeholder result for its call (forkpool's wording). */
-const PLACEHOLDER = 'Fork started — processing in background';
+export const PLACEHOLDER = 'Fork started — processing in background';
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 
-interface Conversation {
+export interface Conversation {
   system: string;
   messages: ModelMessage[];
 }
@@ -144,14 +145,14 @@ function conversation(prefixBytes: number, turns: number, n: number, salt: strin
 }
 
 /** One fork's model call, as the variant saw it. */
-interface ForkFigures {
+export interface ForkFigures {
   text: string;
   promptTokens: number;
   cachedTokens: number;
 }
 
 /** The fork tool's calls of one agent run, in the order they reach `execute`. */
-interface Span {
+export interface Span {
   calls: number;
   returned: number;
   t0: number;
@@ -163,14 +164,14 @@ interface Span {
 const newSpan = (): Span => ({ calls: 0, returned: 0, t0: 0, t1: 0, cpu0: undefined, cpu1: undefined });
 
 /** Marks the forks' span around a tool's `execute`: from the first call to the last return. */
-function timed<I, O, X>(span: () => Span, execute: (input: I, options: O) => Promise<X>): (input: I, options: O) => Promise<X> {
-  return async (input, options) => {
+export function timed<A extends unknown[], X>(span: () => Span, execute: (...args: A) => Promise<X>): (...args: A) => Promise<X> {
+  return async (...args) => {
     const s = span();
     if (s.calls++ === 0) {
       s.cpu0 = process.cpuUsage();
       s.t0 = performance.now();
     }
-    const out = await execute(input, options);
+    const out = await execute(...args);
     // The step's calls all reach `execute` before any returns: the last return ends the span.
     if (++s.returned === s.calls) {
       s.t1 = performance.now();
@@ -180,7 +181,7 @@ function timed<I, O, X>(span: () => Span, execute: (input: I, options: O) => Pro
   };
 }
 
-interface Agent {
+export interface Agent {
   /** One agent run; the forks' figures by directive index. */
   run(
     c: Conversation,
@@ -189,7 +190,14 @@ interface Agent {
   close(): Promise<void>;
 }
 
+/** The directive's fork index (`REPLY fork i done`), or -1. */
+export const indexOf = (directive: string): number => Number(/^REPLY fork (\d+) done$/.exec(directive)?.[1] ?? -1);
+
 async function createAgent(job: AiSdkJob): Promise<Agent> {
+  if (job.variant === 'agents-sdk' || job.variant === 'agents-forkpool') {
+    const { createAgentsSdkAgent } = await import('./openai-agents.js');
+    return createAgentsSdkAgent(job);
+  }
   const { generateText, stepCountIs, tool } = await import('ai');
   const { createOpenAI } = await import('@ai-sdk/openai');
   const { z } = await import('zod');
@@ -198,7 +206,6 @@ async function createAgent(job: AiSdkJob): Promise<Agent> {
   const ForkInput = z.object({ directive: z.string().min(1).describe(DIRECTIVE_DESCRIPTION) });
   let span = newSpan();
   let forks: ForkFigures[] = [];
-  const indexOf = (directive: string): number => Number(/^REPLY fork (\d+) done$/.exec(directive)?.[1] ?? -1);
 
   const agentRun = async (c: Conversation, fork: unknown): Promise<Awaited<ReturnType<Agent['run']>>> => {
     const answer = await generateText({
@@ -318,8 +325,11 @@ function installed(variant: AiSdkVariant): Record<string, string> {
   const root = new URL('../', import.meta.url);
   const version = (path: string): string =>
     (JSON.parse(readFileSync(new URL(`${path}/package.json`, root), 'utf8')) as { version: string }).version;
+  const forkpool: Record<string, string> = variant === 'forkpool' || variant === 'agents-forkpool' ? { forkpool: version('.') } : {};
+  if (variant === 'agents-sdk' || variant === 'agents-forkpool')
+    return { ...forkpool, '@openai/agents': version('node_modules/@openai/agents'), openai: version('node_modules/openai') };
   return {
-    ...(variant === 'forkpool' ? { forkpool: version('.') } : {}),
+    ...forkpool,
     ai: version('node_modules/ai'),
     '@ai-sdk/openai': version('node_modules/@ai-sdk/openai'),
   };
@@ -332,7 +342,10 @@ function check(variant: AiSdkVariant, n: number, got: Awaited<ReturnType<Agent['
     throw new Error(`${variant}: ${span.calls} fork calls (${span.returned} returned), not ${n}`);
   for (let i = 0; i < n; i++) {
     const fork = got.forks[i];
-    if (fork?.text !== `fork ${i} done`) throw new Error(`${variant}: fork ${i} answered ${JSON.stringify(fork?.text)}`);
+    if (fork?.text !== `fork ${i} done`)
+      throw new Error(
+        `${variant}: fork ${i} answered ${JSON.stringify(fork?.text)} (the agent got ${JSON.stringify(got.outputs).slice(0, 500)})`,
+      );
   }
   const wrong = got.outputs.findIndex((o) => !/^fork \d+ done$/.test(String(o)));
   if (got.outputs.length !== n || wrong >= 0)

@@ -140,7 +140,9 @@ export interface BenchConfig {
    * one AI SDK agent (a system prompt of `prefixBytes`, `turns` earlier turns) whose model calls the
    * tool `fork` n times in one step, for each n of `ns`; the forks run by hand in the agent's process
    * (variant ai-sdk) or through forkTool on forkpool's workers (variant forkpool), each variant in a
-   * process of its own against one local server (Chat Completions, the openai preset) at each of
+   * process of its own, and the same agent on the OpenAI Agents SDK (variants agents-sdk and
+   * agents-forkpool, bench/openai-agents.ts, on the Responses route), against one local server
+   * (the openai preset) at each of
    * `latencies` (a server each): `runs` agent runs per n, each on a cold cache (odd runs: makespan
    * and CPU; even runs: the same with the event-loop monitor).
    */

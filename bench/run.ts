@@ -33,7 +33,9 @@
  * The ai-sdk section runs one AI SDK agent (generateText through @ai-sdk/openai) whose model calls a
  * fork tool n times in one step, its forks run by hand as the AI SDK's own parallel generateText
  * calls, then through forkpool's forkTool, each variant in a process of its own against the local
- * server's Chat Completions route (bench/ai-sdk.ts, issue 29).
+ * server's Chat Completions route (bench/ai-sdk.ts, issue 29); then the same agent on the OpenAI
+ * Agents SDK, by hand (parallel run() calls) and through its forkTool, on the Responses route
+ * (bench/openai-agents.ts).
  * The responses section forks one OpenAI Responses API session two ways, each in a process of its own
  * against the local server's Responses route: every fork re-sending the parent's conversation, and
  * every fork naming the parent's stored response (previous_response_id, cache: 'explicit'): request
@@ -770,13 +772,13 @@ async function sectionPeers(ctx: Runner): Promise<void> {
 }
 
 /**
- * One AI SDK agent's fan-out both ways (issue 29): each variant in a process of its own, one after
+ * One agent's fan-out by hand and through forkTool, on the AI SDK and on the OpenAI Agents SDK: each variant in a process of its own, one after
  * the other, against one local server process (Chat Completions, the openai preset); the server's
  * CPU over each variant's process is kept beside it.
  */
 async function sectionAiSdk(ctx: Runner): Promise<void> {
   const { latencies, ...a } = ctx.cfg.aiSdk;
-  // Generous: only a hung agent is killed (at realistic latency the agent's step of 256 tool calls decodes for ~60 s, and its 256 forks through forkTool take ~10 s; 3 min a variant in all on 2026-12-04).
+  // Generous: only a hung agent is killed (at realistic latency the agent's step of 256 tool calls decodes for ~60 s, and its 256 forks through forkTool take ~10 s; 3 min a variant in all on 2026-12-04). 4 variants: about twice the time of the AI SDK's two alone.
   const boundMs = 120_000 + a.runs * a.ns.reduce((sum, n) => sum + 30_000 + n * 500, 0);
   for (const latency of latencies) {
     await withServer(

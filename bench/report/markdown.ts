@@ -1255,6 +1255,7 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
       "Each fork: the parent's messages (an OpenAI-shaped session of the prefix size), the bench tool's declaration and the fork's child message for its directive (forkpool's wording for every client), one model call answered \"done\". " +
       "Every measured run has a session of its own (salted first message), so it starts on a cold cache; a warm-up fan-out on a small session comes first. A peer's conversation in its framework's own types is made before the measured part; forkpool's freeze is inside it. " +
       "makespan = the fan-out's wall time, median (min–max) over all runs; client CPU = process.cpuUsage() of the client process (user + system, every thread) over the fan-out / forks, from the runs without the loop monitor (its 1 ms timers cost more CPU over a long, mostly idle fan-out than the clients' own work); " +
+      "**agents-sdk** / **agents-forkpool**: the same agent on the OpenAI Agents SDK (`run(agent, input, { maxTurns: 3 })`, `OpenAIResponsesModel` over the `openai` client, the local server's Responses route, the same tool schema): by hand, the tool's `execute` calls `run()` of the same agent in the agent's process with the agent's input + its own call + a placeholder result + the directive; through forkpool, the Agents SDK `forkTool` on a ForkEngine with the `openai` provider (the agent's client given the tool's fetch, which records the step's request), parent-warm, one fan-out per step, forks seeded with the step's request and all its output items. " +
       "loop p99 / max = monitorEventLoopDelay on the client's main thread (1 ms resolution) over the runs with it (its p99 counts ticks, so over a mostly idle fan-out it hides long blocks; the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); cache = cached prompt tokens (as each framework returns the server's `prompt_tokens_details.cached_tokens`) / the theoretical maximum, estimated the engine's way for every client (the first fork cold, every other one could reuse what it shares with its siblings); forkpool's own report beside it. " +
       "Every client runs with its defaults; forkpool's warm-up (auto) sends the first fork alone and holds the others until its response, at most `staggerCapMs` (5 s): a cold prefill longer than that (a 1 MiB prefix at realistic latency, about 65 s) releases them before the cache holds the prefix, and they miss as every peer's first wave does.",
     '',
@@ -1322,6 +1323,15 @@ function peersSection(all: readonly PeersResult[], c: BenchConfig): string[] {
 const AI_SDK_TITLES: Readonly<Record<AiSdkVariant, string>> = {
   'ai-sdk': "AI SDK: a hand-written fork tool, parallel `generateText` in the agent's process",
   forkpool: 'forkpool: `forkTool` (worker threads)',
+  'agents-sdk': "OpenAI Agents SDK: a hand-written fork tool, parallel `run()` in the agent's process",
+  'agents-forkpool': "forkpool: the Agents SDK's `forkTool` (worker threads)",
+};
+/** The hand-written fork tool each variant is compared with: its own framework's. */
+const AI_SDK_BASELINE: Readonly<Record<AiSdkVariant, AiSdkVariant>> = {
+  'ai-sdk': 'ai-sdk',
+  forkpool: 'ai-sdk',
+  'agents-sdk': 'agents-sdk',
+  'agents-forkpool': 'agents-sdk',
 };
 const AI_SDK_ORDER = Object.keys(AI_SDK_TITLES) as AiSdkVariant[];
 
@@ -1344,13 +1354,14 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
   const of = spreadOf<Run>;
   const out: string[] = [
     '',
-    `## The AI SDK's own parallel \`generateText\` against \`forkTool\` (issue 29): one agent forking ${ns.join(', ')} times in one step, ${latencies.join(' and ')} latency`,
+    `## A hand-written fork tool against \`forkTool\`, in an AI SDK agent and an OpenAI Agents SDK agent: one agent forking ${ns.join(', ')} times in one step, ${latencies.join(' and ')} latency`,
     '',
     `One Vercel AI SDK agent (\`generateText\` through \`@ai-sdk/openai\`'s Chat Completions model, \`stopWhen: stepCountIs(3)\`) with a ${sizeLabel(r0.prefixBytes)} system prompt and ${r0.turns} earlier turns, whose model (the local server's script) calls the tool \`fork\` n times in one step, each with its own directive, then answers once the results are in. ` +
       "Each variant runs in a process of its own (one after the other) against the local server in another (one server per latency), on its Chat Completions route (the `openai` preset: cache from 1,024 tokens in blocks of 128); every run has a conversation of its own (salted system prompt), so the agent's first request meets a cold cache and puts the prefix in it for the forks; a warm-up agent run on a small conversation comes first, not measured, and its time is the *first step* (what a fresh process's first agent run takes: modules, JIT, sockets, threads). " +
       "**ai-sdk**: what one would write without forkpool: the tool's `execute` runs its fork itself, a `generateText` call in the agent's own process (the AI SDK runs a step's tool calls at once, so all n are in flight together), with the agent's system prompt and tools and, as messages, the step's messages + an assistant message with its own call (an `execute` sees no other) + a placeholder result + the directive as a user message; no cache warm-up, no worker threads. " +
       "**forkpool**: `forkTool` on a ForkEngine with the `ai-sdk` provider (the same package and model, `mode: 'generate'`, `spawnTools: ['fork']`, concurrency = the largest n, so that every fork is in flight at once here too): the step's calls are gathered, the calling message is rebuilt with all of them, the conversation is frozen once and the step's calls are one fan-out, parent-warm (all at once: the agent has just sent the prefix), the fork loops run in worker threads and each fork's request carries the n calls, a placeholder for each, and forkpool's child message (the reference's seeding of the calling turn: its prompt tokens per fork are the ai-sdk variant's plus what the step's other calls add). " +
-      "makespan = the whole agent run (its two model calls and the forks), median (min–max) over all runs; forks = from the first `execute` to the last one's return; client CPU = process.cpuUsage() of the agent's process (user + system, every thread) over the agent run, and over the forks alone, / n, from the runs without the loop monitor; the ratios are forkpool's medians over ai-sdk's; " +
+      "makespan = the whole agent run (its two model calls and the forks), median (min–max) over all runs; forks = from the first `execute` to the last one's return; client CPU = process.cpuUsage() of the agent's process (user + system, every thread) over the agent run, and over the forks alone, / n, from the runs without the loop monitor; the ratios are forkTool's medians over its framework's hand-written tool's; " +
+      "**agents-sdk** / **agents-forkpool**: the same agent on the OpenAI Agents SDK (`run(agent, input, { maxTurns: 3 })`, `OpenAIResponsesModel` over the `openai` client, the local server's Responses route, the same tool schema): by hand, the tool's `execute` calls `run()` of the same agent in the agent's process with the agent's input + its own call + a placeholder result + the directive; through forkpool, the Agents SDK `forkTool` on a ForkEngine with the `openai` provider (the agent's client given the tool's fetch, which records the step's request), parent-warm, one fan-out per step, forks seeded with the step's request and all its output items. " +
       "loop p99 / max = monitorEventLoopDelay on the agent's main thread (1 ms resolution) over the runs with it; cache = the forks' cached prompt tokens / their prompt tokens, as the AI SDK returns them (ai-sdk: each `generateText`'s `usage.inputTokenDetails.cacheReadTokens`; forkpool: each ForkResult's usage, through `forkTool`'s `fanOut.onResult`).",
     '',
     `Packages: ${versions}.`,
@@ -1366,12 +1377,13 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
           mine(v).filter((run) => !run.monitored),
           (run) => pick(run) / n,
         );
-      const ratio = (v: AiSdkVariant, mine: number, base: number): string =>
-        v === 'ai-sdk' || !Number.isFinite(base) || base === 0 ? '–' : `${fmt(mine / base, 2)}×`;
-      const baseCpu = cpu('ai-sdk', (run) => run.cpuMs).median;
-      const baseWall = of(mine('ai-sdk'), (run) => run.wallMs).median;
-      const baseFirst = results('ai-sdk')[0]?.firstRunMs ?? Number.NaN;
       for (const v of variants) {
+        const base = AI_SDK_BASELINE[v];
+        const ratio = (v: AiSdkVariant, mine: number, baseline: number): string =>
+          v === base || !Number.isFinite(baseline) || baseline === 0 ? '–' : `${fmt(mine / baseline, 2)}×`;
+        const baseCpu = cpu(base, (run) => run.cpuMs).median;
+        const baseWall = of(mine(base), (run) => run.wallMs).median;
+        const baseFirst = results(base)[0]?.firstRunMs ?? Number.NaN;
         const runs = mine(v);
         if (runs.length === 0) continue;
         const whole = cpu(v, (run) => run.cpuMs);
@@ -1391,7 +1403,7 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
           range(whole),
           range(cpu(v, (run) => run.forksCpuMs)),
           ratio(v, whole.median, baseCpu),
-          v === 'ai-sdk' || Number.isNaN(baseFirst)
+          v === base || Number.isNaN(baseFirst)
             ? fmt(first, 0)
             : `${fmt(first, 0)} (${first >= baseFirst ? '+' : ''}${fmt(first - baseFirst, 0)})`,
           fmt(results(v)[0]?.firstRunCpuMs ?? Number.NaN, 0),
@@ -1414,12 +1426,12 @@ function aiSdkSection(all: readonly AiSdkResult[], c: BenchConfig): string[] {
         'variant',
         'runs',
         'makespan ms',
-        'makespan / ai-sdk',
+        'makespan / hand-written',
         'forks ms',
         'client CPU ms/fork',
         'client CPU ms/fork (forks alone)',
-        'CPU / ai-sdk',
-        'first step ms (vs ai-sdk)',
+        'CPU / hand-written',
+        'first step ms (vs hand-written)',
         'first step CPU ms',
         'loop p99 ms',
         'loop max ms',
@@ -1456,6 +1468,7 @@ function responsesSection(all: readonly ResponsesResult[]): string[] {
       "Every run has a session of its own (salted instructions and tool), and its parent's last call comes first, made with the openai SDK and `store: true`, not measured: the forks fork its input + its output. A warm-up run on a small session comes first. " +
       "Each fork calls the tool `t`, then answers: two model calls. Both ways run on the engine's defaults otherwise (warm-up auto, 2 worker threads, concurrency = the largest n). " +
       'makespan = fanOut → the last result, median (min–max) over all runs; request bytes = the request bodies the server read over the fan-out / forks (both calls); client CPU = process.cpuUsage() of the client process (user + system, every thread) over the fan-out / forks, from the runs without the loop monitor; ' +
+      "**agents-sdk** / **agents-forkpool**: the same agent on the OpenAI Agents SDK (`run(agent, input, { maxTurns: 3 })`, `OpenAIResponsesModel` over the `openai` client, the local server's Responses route, the same tool schema): by hand, the tool's `execute` calls `run()` of the same agent in the agent's process with the agent's input + its own call + a placeholder result + the directive; through forkpool, the Agents SDK `forkTool` on a ForkEngine with the `openai` provider (the agent's client given the tool's fetch, which records the step's request), parent-warm, one fan-out per step, forks seeded with the step's request and all its output items. " +
       "loop p99 / max = monitorEventLoopDelay on the main thread (1 ms resolution) over the runs with it (the time-weighted p99 weights each interval by its length, bench/lib/measure.ts); first call = the forks' first calls' cached / prompt tokens as the server reported them (mean per fork); efficiency = the run report's.",
     '',
     `Packages: ${versions}.`,

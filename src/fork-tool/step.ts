@@ -1,4 +1,5 @@
-import { type Context, context, trace } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import { otelApi } from '../telemetry/otel.js';
 import type { ForkEngine } from '../engine/engine.js';
 import type { FanOutOptions } from '../engine/options.js';
 import type { ForkResult } from '../result/fork-result.js';
@@ -15,8 +16,8 @@ import { hostedTools, type FrameworkTool } from './agent-tools.js';
 export interface StepCall {
   toolCallId: string;
   directive: string;
-  /** The context its `execute` ran in: the framework's tool-call span, when the agent is traced. */
-  trace: Context;
+  /** The context its `execute` ran in (the framework's tool-call span, when the agent is traced); none while nothing has registered with OpenTelemetry. */
+  trace: Context | undefined;
   signal: AbortSignal | undefined;
   /** Its fork's calls of the agent's tools that nothing could run, filled in before it settles. */
   unrunnable: string[];
@@ -57,13 +58,17 @@ export function forkStep(
   const byFork = new Map(calls.map((call) => [call.toolCallId, call]));
   const tools = hostedTools(options.tools ?? [], (forkId, why) => byFork.get(forkId)?.unrunnable.push(why));
   const parentWarm = options.parentWarm ?? true;
+  // Each call's own fan-out (traced, or after a lead), cancelled by its call's signal.
+  const callFanOuts = new Map<string, ReturnType<ForkEngine['fanOut']>>();
+  let unlistenOwn = (): void => {};
+  let ownSettled = 0;
   const start = (call: StepCall, onResponseStart?: () => void): void => {
     const own = options.fanOut?.onResponseStart;
     const fanOut = engine.fanOut(prefix, [{ id: call.toolCallId, directive: call.directive }], {
       ...options.fanOut,
       parentWarm,
       ...(tools.length > 0 ? { tools } : {}),
-      traceParent: call.trace,
+      ...(call.trace !== undefined ? { traceParent: call.trace } : {}),
       ...(onResponseStart !== undefined || own !== undefined
         ? {
             onResponseStart: (taskId: string, turn: number) => {
@@ -73,14 +78,15 @@ export function forkStep(
           }
         : {}),
     });
+    callFanOuts.set(call.toolCallId, fanOut);
     fanOut.onResult((result) => {
       // A lead that ended without a response (failed, cancelled) must not hold its siblings back.
       onResponseStart?.();
       call.settle(result);
+      if (++ownSettled === calls.length) unlistenOwn();
     });
-    // A call aborted while it waited for the lead is cancelled at once: its listener comes too late to hear it.
+    // A call aborted while it waited for the lead is cancelled at once: it had no fan-out to cancel then.
     if (call.signal?.aborted) fanOut.cancelAll();
-    else call.signal?.addEventListener('abort', () => fanOut.cancelAll(), { once: true });
   };
   // What the step's forks share beyond the agent's request (its calls, their placeholders, the
   // fork's wording) is cached by the first fork's request: the others go once its response has
@@ -90,19 +96,21 @@ export function forkStep(
   const together = (options.warmup ?? (parentWarm ? 'none' : 'auto')) === 'none';
   // Untraced, the step's forks are one fan-out: its accounting measures the shared prefix once, not
   // once per fork. A traced agent's forks each go under their own call's tool-call span.
-  if (together && calls.every((call) => trace.getSpan(call.trace) === undefined)) {
+  if (together && calls.every((call) => call.trace === undefined || otelApi()?.trace.getSpan(call.trace) === undefined)) {
     const fanOut = engine.fanOut(
       prefix,
       calls.map((call) => ({ id: call.toolCallId, directive: call.directive })),
       { ...options.fanOut, parentWarm, ...(tools.length > 0 ? { tools } : {}) },
     );
-    fanOut.onResult((result) => byFork.get(result.id)?.settle(result));
-    for (const call of calls) {
-      if (call.signal?.aborted) fanOut.cancel(call.toolCallId);
-      else call.signal?.addEventListener('abort', () => fanOut.cancel(call.toolCallId), { once: true });
-    }
+    const unlisten = onAbort(calls, (call) => fanOut.cancel(call.toolCallId));
+    let settled = 0;
+    fanOut.onResult((result) => {
+      byFork.get(result.id)?.settle(result);
+      if (++settled === calls.length) unlisten();
+    });
     return;
   }
+  unlistenOwn = onAbort(calls, (call) => callFanOuts.get(call.toolCallId)?.cancelAll());
   if (rest.length === 0 || together) {
     for (const call of calls) start(call);
     return;
@@ -116,6 +124,30 @@ export function forkStep(
   };
   const cap = setTimeout(release, WARMUP_CAP_MS);
   start(lead, release);
+}
+
+/**
+ * Cancels each call when its signal aborts (at once if it already has), with one listener per
+ * signal: a framework may give a step's calls one signal (the Agents SDK gives its run's), which
+ * would otherwise carry a listener per fork, and keep them past the step. Returns the unlistening.
+ */
+function onAbort(calls: readonly StepCall[], cancel: (call: StepCall) => void): () => void {
+  const bySignal = new Map<AbortSignal, StepCall[]>();
+  for (const call of calls) {
+    if (call.signal === undefined) continue;
+    if (call.signal.aborted) cancel(call);
+    else bySignal.set(call.signal, [...(bySignal.get(call.signal) ?? []), call]);
+  }
+  const listeners = [...bySignal].map(([signal, own]) => {
+    const listener = (): void => {
+      for (const call of own) cancel(call);
+    };
+    signal.addEventListener('abort', listener, { once: true });
+    return () => signal.removeEventListener('abort', listener);
+  });
+  return () => {
+    for (const unlisten of listeners) unlisten();
+  };
 }
 
 /** A call as a tool's `execute` receives it. */
@@ -179,7 +211,12 @@ export function stepBatcher<Step extends object>(
     const batch = batchOf(step);
     const unrunnable: string[] = [];
     const result = new Promise<ForkResult>((resolve, reject) => {
-      batch.calls.push({ ...call, trace: context.active(), unrunnable, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
+      batch.calls.push({
+        ...call,
+        trace: otelApi()?.context.active(),
+        unrunnable,
+        settle: (r) => (r instanceof Error ? reject(r) : resolve(r)),
+      });
     });
     return { started: batch.started, result, unrunnable };
   };

@@ -3,6 +3,7 @@ import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
 import { type Finish, finishOf } from './finish.js';
 import { importFromProject } from './project-import.js';
+import { createNodeTransport } from '../transport/node-fetch.js';
 import { createStreamingProvider } from './streaming-provider.js';
 import type { AiSdkMessageLike, AiSdkModelSpec, AiSdkRequest, ModelProvider, ProviderConfig, TokenUsage } from './types.js';
 
@@ -122,7 +123,10 @@ export function createAiSdkProvider(config: ProviderConfig): ModelProvider {
   const { settings, secrets } = resolveSettings(spec);
   let loaded: Promise<{ ai: AiModule; model: LanguageModel }> | undefined;
   const model = (): Promise<{ ai: AiModule; model: LanguageModel }> => {
-    loaded ??= loadModel(spec, settings);
+    // The package's requests go over node:http (the AI SDK's providers take a `fetch`): the global
+    // fetch (undici) re-checks, re-encodes and copies a string body, which on a fork's long request
+    // cost more of its thread's CPU than the rest of the call. The bytes sent are the same.
+    loaded ??= loadModel(spec, { ...settings, fetch: createNodeTransport().fetch });
     // A failed load (a package not installed) is tried again by the next call.
     loaded.catch(() => {
       loaded = undefined;
