@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { engineOptions, localNotice } from '../src/cli/engine-flags.js';
 import { UsageError } from '../src/cli/usage-error.js';
 import { providerModule } from '../src/model/providers/index.js';
-import { allShapes, findShape, registerShape, type SessionFormat } from '../src/shapes/registry.js';
+import { registerShape } from '../src/shapes/loading.js';
+import { allShapes, findShape, type SessionFormat } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
 
 /*

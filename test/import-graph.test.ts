@@ -125,12 +125,15 @@ describe('rooms: what a folder may not import', () => {
 
 /*
  * The shape rule: a shape's wire form is known in its folder (src/shapes/<format>/), and everything
- * else reaches it through the registry (src/shapes/registry.ts) and the Shape's facets. No other
+ * else reaches it through the registry (src/shapes/registry.ts, and loading.ts on the main thread) and the Shape's facets. No other
  * module imports a shape's folder (type imports and import() included) or compares a format to a
  * shape's literal, except the provider modules, which speak their wires: src/model/providers/, the
  * model clients and their common base, the providers' presets, and the local simulator, which stays
  * an independent oracle with its own tables.
  */
+
+/** The registry, and its main thread's side (each shape's session check and logged requests' reader, which take zod). */
+const REGISTRIES = ['shapes/registry.ts', 'shapes/loading.ts'];
 
 const PROVIDER_MODULES = [
   /^model\/providers\//,
@@ -174,7 +177,7 @@ function comparisonsIn(line: string, formats: readonly string[]): string[] {
 function shapeRuleBreaches(files: ReadonlyMap<string, { text: string; imports: readonly string[] }>, formats: readonly string[]): string[] {
   const breaches: string[] = [];
   for (const [module, { text, imports }] of files) {
-    if (module === 'shapes/registry.ts' || PROVIDER_MODULES.some((allowed) => allowed.test(module))) continue;
+    if (REGISTRIES.includes(module) || PROVIDER_MODULES.some((allowed) => allowed.test(module))) continue;
     const own = shapeFolderOf(module, formats);
     const lines = text.split('\n');
     for (const target of imports) {

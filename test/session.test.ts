@@ -1,11 +1,11 @@
-// Internal: formatPath (src/input/errors.ts): the JSON paths in InputError's messages are its public face; loadTasks (src/session/load.ts), a task file read whole into an array (its public face is streamTasks); ForkTaskSchema (src/session/schema.ts) and geminiSessionSchema() (src/shapes/registry.ts), the schemas fanOut and parseSession check with; everything else comes through forkpool.
+// Internal: formatPath (src/input/errors.ts): the JSON paths in InputError's messages are its public face; loadTasks (src/session/load.ts), a task file read whole into an array (its public face is streamTasks); ForkTaskSchema (src/session/schema.ts) and geminiSessionSchema() (src/shapes/loading.ts), the schemas fanOut and parseSession check with; everything else comes through forkpool.
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { InputError, loadSession, parseSession, parseTasks } from '../src/index.js';
-import { geminiSessionSchema } from '../src/shapes/registry.js';
+import { geminiSessionSchema } from '../src/shapes/loading.js';
 import { ForkTaskSchema } from '../src/session/schema.js';
 import { loadTasks } from '../src/session/load.js';
 import { formatPath } from '../src/session/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allShapes, findShape, registerShape } from '../src/shapes/registry.js';
+import { registerShape } from '../src/shapes/loading.js';
+import { allShapes, findShape } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
 import { convertParity } from './parity/convert.js';
 import { intakeParity } from './parity/intake.js';

@@ -1,7 +1,8 @@
-// Internal: the shape registry (src/shapes/registry.ts): registerShape has no entry point yet; parseSession comes through forkpool.
+// Internal: the shape registry (src/shapes/registry.ts) and its main-thread side (src/shapes/loading.ts): registerShape has no entry point yet; parseSession comes through forkpool.
 import { describe, expect, it } from 'vitest';
 import { parseSession } from '../src/index.js';
-import { allShapes, dialectFor, findShape, formatList, registerShape, shapeFormats, shapeNamed, shapeOf } from '../src/shapes/registry.js';
+import { registerShape } from '../src/shapes/loading.js';
+import { allShapes, dialectFor, findShape, formatList, shapeFormats, shapeNamed, shapeOf } from '../src/shapes/registry.js';
 import { acmeShape } from './fixtures/shapes/acme.js';
 
 /* The registry lists the shapes, and everything else asks it: parseSession routes by format through it. */

@@ -159,12 +159,20 @@ describe("a fork's worker thread", () => {
 });
 
 describe('the built fork worker', () => {
-  it('is one module: it imports packages, node builtins and the simulator thread starter, no other module of forkpool', () => {
+  it('is one module: it imports packages, node builtins, the simulator thread starter and the modules of two rare features, no other module of forkpool', () => {
     const source = readFileSync(join(ROOT, 'dist/workers/fork-worker.js'), 'utf8');
     const specifiers = [...source.matchAll(/(?:^import\s[^'"]*?from\s*|\bimport\()\s*["']([^"']+)["']/gm)].map((m) => m[1] ?? '');
     const relative = specifiers.filter((s) => s.startsWith('.'));
-    expect(relative).toEqual(['../src/local-server/thread.js']);
+    // Checking an output schema and reading a transcript take zod: a fork imports them when it needs them.
+    expect(relative.sort()).toEqual(['../src/fork/output-check.js', '../src/local-server/thread.js', '../src/transcript/read.js']);
     expect(specifiers).toContain('@google/genai/web');
     expect(specifiers.filter((s) => s === 'zod' || s.startsWith('zod/'))).toEqual([]);
+  });
+
+  it('holds no zod: neither an import of it nor its code (a fork that checks an output schema or reads a transcript imports it then)', () => {
+    const source = readFileSync(join(ROOT, 'dist/workers/fork-worker.js'), 'utf8');
+    expect(source).not.toMatch(/["']zod(\/[^"']*)?["']/);
+    // zod's own classes and functions, by the names its code gives them (inlined, they would be here).
+    for (const name of ['ZodType', 'ZodObject', '$ZodType', 'toJSONSchema', 'fromJSONSchema']) expect(source).not.toContain(name);
   });
 });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { importFormats, importFormatsHelp, formatImportSummary, isImportFormat } from '../import/index.js';
 import { importSession } from '../import/load.js';
+import { loadingOf } from '../shapes/loading.js';
 import { allShapes } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
 import { loadToolsModule } from '../tools/load-module.js';
@@ -35,7 +36,7 @@ Code session JSONL (Gemini's shape, or openai-chat when Qwen Code used an OpenAI
 API), a Claude Code session or sub-agent JSONL (Anthropic's), or a logged request of a shape
 (docs/logged-requests.md):
 ${allShapes()
-  .map((shape) => `  ${shape.format.padEnd(20)} ${shape.intake.looks}`)
+  .map((shape) => `  ${shape.format.padEnd(20)} ${loadingOf(shape).intake.looks}`)
   .join('\n')}
 forkpool's own session files pass through. The session is written as JSON; a summary goes to
 stderr: messages kept, tokens, tools used and how they are declared, the model and where it came

@@ -1,7 +1,7 @@
 import type { Dialect, ToolResponse } from '../shapes/dialect.js';
 import { seedDialect, seedRequest } from '../shapes/seed-request.js';
 import type { AnyMessage, CallView } from '../shapes/view.js';
-import type { ForkSeed } from '../fork/index.js';
+import type { ForkSeed } from '../fork/seed.js';
 import type { RequestDecorator } from '../model/decorate.js';
 import type { ModelMessage, ModelRequest } from '../model/types.js';
 

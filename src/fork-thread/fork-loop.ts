@@ -1,7 +1,8 @@
 import { threadId } from 'node:worker_threads';
 import { requestContent, replyContent } from '../shapes/call-content.js';
 import { errorTypeOf } from '../telemetry/conventions.js';
-import { ForkRejectedError, type ForkSeed } from '../fork/index.js';
+import { ForkRejectedError } from '../fork/guards.js';
+import type { ForkSeed } from '../fork/seed.js';
 import type { ToolResponse } from '../shapes/dialect.js';
 import { viewMessage } from '../shapes/registry.js';
 import type { MessageView } from '../shapes/view.js';
@@ -11,12 +12,11 @@ import { billedTokens, type ModelMessage, type ModelProvider } from '../model/ty
 import { sessionMessages, type ParentSession } from '../shapes/registry.js';
 import type { TranscriptEntry, TranscriptUsage } from '../transcript/format.js';
 import { continuationOf, type Continuation } from '../transcript/continuation.js';
-import { readTranscript } from '../transcript/read.js';
 import type { HostClient } from '../wire/fork-end.js';
 import { openConversation } from './conversation.js';
 import { seedForkTask, storedHeld } from '../fork/fork-seed.js';
 import { sumUsage } from '../result/results.js';
-import { checkOutput, repairMessage } from '../fork/output-schema.js';
+import { repairMessage } from '../fork/output-schema.js';
 import { seedWindow } from '../fork/seed-window.js';
 import type { CallRecord, FailureKind, ForkFailure, ForkResult } from '../result/fork-result.js';
 import { modelFailureFields, type ModelFailure } from '../result/model-failure.js';
@@ -280,6 +280,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
       }
       let output: unknown;
       if (task.outputSchema) {
+        // Loaded at a fork's first structured answer: checking it takes zod, which a thread loads only then.
+        const { checkOutput } = await import('../fork/output-check.js');
         const checked = checkOutput(text, task.outputSchema);
         if (!checked.ok && repaired) return finish({ status: 'failed', kind: 'output_schema', message: checked.error.message });
         if (!checked.ok) {
@@ -329,6 +331,8 @@ export async function runForkLoop(ctx: LoopContext): Promise<ForkResult> {
 async function continuation(job: ForkJob, session: Readonly<ParentSession>, seed: ForkSeed): Promise<Continuation | undefined> {
   const target = job.transcript;
   if (target?.continueFrom === undefined) return undefined;
+  // Loaded only to continue: reading a transcript checks its lines with zod, which a thread loads only then.
+  const { readTranscript } = await import('../transcript/read.js');
   const transcript = await readTranscript(target.path);
   const { header } = transcript;
   const where = `the transcript ${target.path}`;

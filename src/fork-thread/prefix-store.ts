@@ -1,4 +1,4 @@
-import { decodePrefix } from '../prefix/index.js';
+import { decodePrefix } from '../prefix/decode.js';
 import type { ParentSession } from '../shapes/registry.js';
 import { markShared } from '../transport/shared-objects.js';
 

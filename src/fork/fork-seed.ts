@@ -1,4 +1,5 @@
-import { seedTask, type ForkSeed, type TaskSeedDefaults } from './index.js';
+import type { ForkSeed } from './seed.js';
+import { seedTask, type TaskSeedDefaults } from './seed-task.js';
 import { viewMessage } from '../shapes/registry.js';
 import type { AnyMessage } from '../shapes/view.js';
 import { sessionMessages, type ParentSession } from '../shapes/registry.js';

@@ -1,9 +1,3 @@
-import { z } from 'zod';
-import { failure, type Failure } from '../input/failure.js';
-
-type OutputProblem = 'not_json' | 'schema_unusable' | 'schema_mismatch';
-export type SchemaCheck = { ok: true; value: unknown } | { ok: false; error: Failure<OutputProblem> };
-
 /** The line added to a directive that asks for structured output; the schema stays out of generationConfig. */
 export function outputSchemaInstruction(schema: Record<string, unknown>): string {
   return `\n\nAnswer format: your final answer must be only a JSON value (no prose, no code fence) that validates against this JSON Schema:\n${JSON.stringify(schema)}`;
@@ -11,32 +5,4 @@ export function outputSchemaInstruction(schema: Record<string, unknown>): string
 
 export function repairMessage(problem: string): string {
   return `Your final answer did not match the required JSON Schema: ${problem}\nReply again with only the corrected JSON value.`;
-}
-
-/** Parses the final answer (a bare value or one fenced block) and validates it. */
-export function checkOutput(text: string, schema: Record<string, unknown>): SchemaCheck {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const candidate = (fenced?.[1] ?? text).trim();
-  let value: unknown;
-  try {
-    value = JSON.parse(candidate);
-  } catch {
-    return { ok: false, error: failure('not_json', 'the answer is not valid JSON') };
-  }
-  let validator: z.ZodType;
-  try {
-    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (err) {
-    return {
-      ok: false,
-      error: failure('schema_unusable', `the output schema cannot be used: ${err instanceof Error ? err.message : String(err)}`),
-    };
-  }
-  const parsed = validator.safeParse(value);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issues = parsed.error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
-  return { ok: false, error: failure('schema_mismatch', issues) };
 }

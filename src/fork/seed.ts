@@ -6,8 +6,8 @@ import type { AnyMessage, CallView } from '../shapes/view.js';
 import type { ForkTurns, HistoryMode } from '../session/schema.js';
 import type { ForkSeedOf, ParentSession } from '../shapes/registry.js';
 import { buildChildMessage } from '../wording/child-message.js';
-import { AGENT_TOOL_NAME } from './agent-tool.js';
 import {
+  AGENT_TOOL_NAME,
   FORK_ACK_TEXT,
   FORK_BEGIN_TEXT,
   FORK_PLACEHOLDER_TEXT,

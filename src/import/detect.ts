@@ -2,6 +2,7 @@ import { InputError } from '../input/errors.js';
 import { assertSafeJson, parseJsonText } from '../input/json.js';
 import { isRecord } from '../input/json.js';
 import { allShapes, findShape } from '../shapes/registry.js';
+import { loadingOf } from '../shapes/loading.js';
 import type { Shape } from '../shapes/shape.js';
 import type { ImportFormat } from './summary.js';
 
@@ -115,7 +116,7 @@ const jsonTried = () =>
   [
     'forkpool session ({ "model", "history", … })',
     'gemini-cli (a checkpoint { "history" } or a recording { "sessionId", "projectHash", "messages" })',
-    ...allShapes().map((shape) => `${shape.format} (${shape.intake.looks})`),
+    ...allShapes().map((shape) => `${shape.format} (${loadingOf(shape).intake.looks})`),
   ].join(', ');
 
 function jsonFormat(value: unknown, file: string | undefined): 'forkpool' | 'gemini-cli' | Shape {
@@ -153,7 +154,7 @@ function fail(error: Error): never {
 function requestShape(json: unknown): Shape | undefined {
   let best: { shape: Shape; rank: number } | undefined;
   for (const shape of allShapes()) {
-    const claim = shape.intake.claim(json);
+    const claim = loadingOf(shape).intake.claim(json);
     if (claim === undefined) continue;
     const rank = (claim.foreign ? 0 : 2) + (claim.distinctive ? 1 : 0);
     if (best === undefined || rank > best.rank) best = { shape, rank };

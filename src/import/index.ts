@@ -1,6 +1,7 @@
 import { syntheticPrefixLength } from '../fork/synthetic.js';
 import type { AnyMessage } from '../shapes/index.js';
 import { estimateTokens } from '../prefix/tokens.js';
+import { loadingOf } from '../shapes/loading.js';
 import { findShape, shapeNamed, shapeOf, type ParentSession, type SessionFormat } from '../shapes/registry.js';
 import type { Tool } from '../tools/define.js';
 import { importClaudeCode } from './claude-code.js';
@@ -66,7 +67,7 @@ export function importTranscript(text: string, source: string | undefined, optio
   // own, decides what is wrong in it (named at the body's path), before anything looks inside.
   if (detected.shape !== undefined) {
     try {
-      detected.shape.parse(session, source);
+      loadingOf(detected.shape).parse(session, source);
     } catch (err) {
       throw relocate(err, converted.origins, source);
     }
@@ -146,7 +147,7 @@ function convert(detected: ReturnType<typeof detect>, source: string | undefined
     return importGeminiRecordingJsonl(detected.jsonl, source);
   }
   if (detected.shape !== undefined)
-    return { ...detected.shape.intake.read(detected.json, source), shape: detected.shape.format as SessionFormat };
+    return { ...loadingOf(detected.shape).intake.read(detected.json, source), shape: detected.shape.format as SessionFormat };
   const json = detected.json;
   return json !== null && typeof json === 'object' && !Array.isArray(json) && 'messages' in json
     ? importGeminiRecording(json as Record<string, unknown>, source)
@@ -156,7 +157,7 @@ function convert(detected: ReturnType<typeof detect>, source: string | undefined
 function settleModel(converted: Converted, option: string | undefined): { name: string; from: ModelSource } {
   if (option !== undefined) return { name: option, from: 'option' };
   if (converted.model) return converted.model;
-  return { name: shapeNamed(converted.convertTo?.to ?? converted.shape).intake.defaultModel, from: 'default' };
+  return { name: loadingOf(shapeNamed(converted.convertTo?.to ?? converted.shape)).intake.defaultModel, from: 'default' };
 }
 
 /** The model in place when the source had one there (a request body), else first (after `format`). */

@@ -1,4 +1,5 @@
-import { byModelPrefix, type PriceTable } from './prices.js';
+import { byModelPrefix } from './by-model.js';
+import type { PriceTable } from './prices.js';
 
 /**
  * The most tokens a model takes in one request, by provider kind and model-id prefix (the longest

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { byModelPrefix } from './by-model.js';
 import type { TokenUsage } from './types.js';
 
 /*
@@ -195,23 +196,6 @@ export function priceOf(provider: string, model: string, own: PriceTable = {}, a
 
 function hasPrice(entry: ModelEntry): entry is ModelPrice & ModelEntry {
   return entry.input !== undefined && entry.cachedInput !== undefined && entry.output !== undefined;
-}
-
-/**
- * A per-model table's entry for a model id: the longest key the id starts with (Gemini's `models/`
- * prefix ignored) among the entries `usable` accepts; undefined when none does.
- */
-export function byModelPrefix<T, U extends T = T>(
-  table: Readonly<Record<string, T>>,
-  model: string,
-  usable?: (entry: T) => entry is U,
-): U | undefined {
-  const id = model.replace(/^models\//, '');
-  let best: string | undefined;
-  for (const [key, entry] of Object.entries(table)) {
-    if (id.startsWith(key) && (usable === undefined || usable(entry)) && (best === undefined || key.length > best.length)) best = key;
-  }
-  return best === undefined ? undefined : (table[best] as U);
 }
 
 /** The rates a call is billed at: the tier of its prompt's size (the highest `above` under it), else the base rates. */

@@ -1,3 +1,4 @@
 export { estimateTokens } from './tokens.js';
 export { deepFreeze } from './deep-freeze.js';
-export { decodePrefix, freezePrefix, type FrozenPrefix } from './freeze.js';
+export { decodePrefix } from './decode.js';
+export { freezePrefix, type FrozenPrefix } from './freeze.js';

@@ -1,5 +1,6 @@
 import { InputError } from '../input/errors.js';
 import { assertSafeJson } from '../input/json.js';
+import { loadingOf } from '../shapes/loading.js';
 import { type ParentSession, shapeOfInput } from '../shapes/registry.js';
 
 /**
@@ -13,5 +14,5 @@ export function parseSession(json: unknown, source?: string): ParentSession {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new InputError({ ...at, rule: 'a session must be a JSON object ({ "model", "history", … })' });
   }
-  return shapeOfInput(json, source).parse(json, source) as ParentSession;
+  return loadingOf(shapeOfInput(json, source)).parse(json, source) as ParentSession;
 }

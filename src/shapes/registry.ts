@@ -21,7 +21,8 @@ import { type AnyMessage, cachedView, type MessageView } from './view.js';
 /*
  * The registry of API shapes: every other module reaches a shape through it (by a session, a
  * request or a format name) and never names one itself. Adding a shape is a folder of its own and
- * a line here (docs/shapes.md, "Adding a shape").
+ * a line here and in loading.ts (docs/shapes.md, "Adding a shape"). A fork's thread loads this
+ * module: it lists the shapes without their zod schemas (loading.ts lists those, for the main thread).
  */
 
 const BUILT_IN: readonly Shape[] = [
@@ -155,10 +156,10 @@ export function dialectOf(session: Readonly<ParentSession>): AnyDialect<ParentSe
 }
 
 /**
- * Registers a shape of one's own (a made-up one in the tests; see docs/shapes.md). Its format must
- * be new: a format already registered is a TypeError.
+ * Adds a shape of one's own to those every thread knows: registerShape (shapes/loading.ts) calls it,
+ * with the shape's loading beside. Its format must be new: a format already registered is a TypeError.
  */
-export function registerShape(shape: Shape): void {
+export function addShape(shape: Shape): void {
   if (shapes.has(shape.format)) throw new TypeError(`a shape with format ${JSON.stringify(shape.format)} is already registered`);
   shapes.set(shape.format, shape);
 }
@@ -184,30 +185,25 @@ function readerOf(message: unknown): Shape['reader'] {
   return alike.reader;
 }
 /*
- * What the shapes give the public entry points (session/index.ts, protocol.ts, index.ts): each
- * shape's session schema and types, re-exported here so that no module outside a shape's folder
- * imports it.
+ * The shapes' session types, re-exported here so that no module outside a shape's folder imports
+ * one (their schemas and checks are shapes/loading.ts's: the main thread's side).
  */
-export { geminiSessionSchema, type GeminiTool, type Part, type SystemInstruction } from './gemini/schema.js';
+export type { GeminiTool, Part, SystemInstruction } from './gemini/schema.js';
 export type { Content };
-export {
-  openAIChatSessionSchema,
-  parseOpenAIChatSession,
-  type ChatAssistantMessage,
-  type ChatContentPart,
-  type ChatTool,
-  type ChatToolCall,
-  type ChatToolMessage,
+export type {
+  ChatAssistantMessage,
+  ChatContentPart,
+  ChatTool,
+  ChatToolCall,
+  ChatToolMessage,
 } from './openai-chat/schema.js';
 export type { ChatMessage };
-export {
-  anthropicMessagesSessionSchema,
-  parseAnthropicMessagesSession,
-  type AnthropicCacheControl,
-  type AnthropicContentBlock,
-  type AnthropicMessage,
-  type AnthropicTool,
-  type AnthropicToolResultBlock,
-  type AnthropicToolUseBlock,
+export type {
+  AnthropicCacheControl,
+  AnthropicContentBlock,
+  AnthropicMessage,
+  AnthropicTool,
+  AnthropicToolResultBlock,
+  AnthropicToolUseBlock,
 } from './anthropic-messages/schema.js';
 export type { AiSdkMessage, AiSdkTool } from './ai-sdk/schema.js';

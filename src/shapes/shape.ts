@@ -19,11 +19,6 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   readonly label: string;
   /** The API in words, for messages that name what a provider speaks: `OpenAI's Chat Completions API`. */
   readonly api: string;
-  /**
-   * Validates a session of this shape (already a plain JSON object, its format this shape's) and
-   * returns that same object; an InputError names the file, the path and the rule broken.
-   */
-  parse(json: object, source?: string): S;
   /** A model call's `gen_ai.operation.name` in OpenTelemetry's GenAI conventions: Gemini's API generates content, the others chat. */
   readonly operation: 'chat' | 'generate_content';
   /** The session field that holds the conversation (`history`, `messages`, `input`): what an error's path names. */
@@ -32,8 +27,6 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   messages(session: Readonly<S>): readonly unknown[];
   /** How forks write in this shape: seeding, the child message, views of calls and results, the request body. */
   readonly dialect: Dialect<M, S>;
-  /** Reading its logged requests (a request body, or its conversation alone) into a session. */
-  readonly intake: RequestIntake;
   /**
    * How its messages are read (its view.ts): who wrote one, its parts in order, its calls and the
    * results with their text and error flag. The fork rules, stream-json, transcripts and the
@@ -46,6 +39,21 @@ export interface Shape<S extends object = object, M extends AnyMessage = AnyMess
   readonly cacheMarks: CacheMarks<M>;
   /** Conversion to and from the neutral hub form: convertSession(from → to) is to.convert.fromHub(from.convert.toHub(session)). */
   readonly convert: ConvertFacet<S>;
+}
+
+/**
+ * What the main thread alone asks of a shape: checking a session, reading logged requests into one.
+ * Apart from the Shape because both take the shape's zod schemas, which a fork's thread never loads:
+ * each shape's folder gives them in its loading.ts, listed by shapes/loading.ts.
+ */
+export interface ShapeLoading<S extends object = object> {
+  /**
+   * Validates a session of this shape (already a plain JSON object, its format this shape's) and
+   * returns that same object; an InputError names the file, the path and the rule broken.
+   */
+  parse(json: object, source?: string): S;
+  /** Reading its logged requests (a request body, or its conversation alone) into a session. */
+  readonly intake: RequestIntake;
 }
 
 /** A direction a shape does not convert, and why (the parity suite accepts a stated refusal, never a missing facet). */

@@ -17,10 +17,19 @@ export interface WorkerEntry {
 
 const fromSource = import.meta.url.endsWith('.ts');
 
-/** For Piscina: its own worker script imports `filename` once `--import tsx` has taken effect. */
+/**
+ * For Piscina: its own worker script imports `filename`, with no flags of the parent's. From source,
+ * workers/NAME.source.mjs, which registers tsx's hooks with tsx's API before it imports the TS entry:
+ * with `--import tsx` instead, Piscina require()s the TS entry, and a module loaded so cannot
+ * import() a module of its own (a fork's output check, a transcript).
+ */
 export function workerEntry(name: string): WorkerEntry {
-  const filename = fileURLToPath(new URL(`../../workers/${name}${fromSource ? '.ts' : '.js'}`, import.meta.url));
-  return { filename, execArgv: fromSource ? ['--import', 'tsx'] : [] };
+  return { filename: fromSource ? entryFile(`${name}.source.mjs`) : entryFile(`${name}.js`), execArgv: [] };
+}
+
+/** A file of workers/, beside dist/ (compiled) or src/ (from source). */
+function entryFile(file: string): string {
+  return fileURLToPath(new URL(`../../workers/${file}`, import.meta.url));
 }
 
 /**
@@ -29,9 +38,8 @@ export function workerEntry(name: string): WorkerEntry {
  * tiny eval'd ESM bootstrap registers tsx programmatically, then imports the TS entry.
  */
 export function startPlainWorker(name: string, options: Omit<WorkerOptions, 'eval' | 'execArgv'> = {}): Worker {
-  const entry = workerEntry(name);
-  if (!fromSource) return new Worker(entry.filename, options);
-  const target = pathToFileURL(entry.filename).href;
+  if (!fromSource) return new Worker(entryFile(`${name}.js`), options);
+  const target = pathToFileURL(entryFile(`${name}.ts`)).href;
   const bootstrap = `import(${JSON.stringify(tsxEsmApiUrl())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(target)}); });`;
   return new Worker(bootstrap, { ...options, eval: true });
 }

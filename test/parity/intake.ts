@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { InputError } from '../../src/index.js';
 import { importSession } from '../../src/import/load.js';
+import { loadingOf } from '../../src/shapes/loading.js';
 import { allShapes, findShape } from '../../src/shapes/registry.js';
 import type { Shape } from '../../src/shapes/shape.js';
 import { sampleSession } from '../fixtures/shapes/samples.js';
@@ -45,7 +46,7 @@ export function intakeParity(shape: Shape): void {
       // Only a shape registered earlier, which takes the same body alike, may stand before it (the made-up shape speaks Chat Completions' wire).
       expect(detected, `${found.summary.format} read ${shape.format}'s body`).toBeDefined();
       expect(allShapes().indexOf(detected as Shape)).toBeLessThan(allShapes().indexOf(shape));
-      expect((detected as Shape).intake.claim(body)).toEqual(shape.intake.claim(body));
+      expect(loadingOf(detected as Shape).intake.claim(body)).toEqual(loadingOf(shape).intake.claim(body));
     }
     const named = await importSession(file, { format: shape.format as never });
     expect(named.summary.format).toBe(shape.format);

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { parentLines, streamSession } from '../../src/cli/stream-json.js';
 import type { ModelMessage } from '../../src/model/types.js';
+import { loadingOf } from '../../src/shapes/loading.js';
 import { viewMessage } from '../../src/shapes/registry.js';
 import type { Shape } from '../../src/shapes/shape.js';
 import type { AnyMessage, CallView, MessageView } from '../../src/shapes/view.js';
@@ -20,7 +21,7 @@ type Line = Record<string, any>;
 
 /** The sample's conversation and each message's view by the shape's reader. */
 function sample(shape: Shape): { session: Record<string, unknown>; messages: AnyMessage[]; views: MessageView[] } {
-  const session = shape.parse(sampleSession(shape.format)) as Record<string, unknown>;
+  const session = loadingOf(shape).parse(sampleSession(shape.format)) as Record<string, unknown>;
   const messages = shape.messages(session) as AnyMessage[];
   return { session, messages, views: messages.map((m) => shape.reader.view(m)) };
 }

@@ -13,8 +13,9 @@ import { FORK_SYSTEM_TEXT } from '../../src/wording/constants.js';
 import { aiSdkTool } from '../../src/shapes/ai-sdk/dialect.js';
 import type { AiSdkSession } from '../../src/shapes/ai-sdk/schema.js';
 import type { OpenAIResponsesSession } from '../../src/shapes/openai-responses/schema.js';
-// Internal: the shape registry (src/shapes/registry.ts), where the made-up acme shape is registered.
-import { findShape, registerShape } from '../../src/shapes/registry.js';
+// Internal: the shape registry (src/shapes/registry.ts, loading.ts), where the made-up acme shape is registered.
+import { registerShape } from '../../src/shapes/loading.js';
+import { findShape } from '../../src/shapes/registry.js';
 import { acmeShape } from '../fixtures/shapes/acme.js';
 import { type AnthropicMessagesSession, type AnthropicTool, type ChatTool, parseSession, type ParentSession } from '../../src/index.js';
 import {

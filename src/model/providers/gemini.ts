@@ -1,7 +1,7 @@
 import { createGenaiProvider, loadGenai } from '../genai.js';
 import type { ProviderModule } from '../module.js';
 import type { CachePlan, PlanInput } from '../plan.js';
-import { byModelPrefix } from '../prices.js';
+import { byModelPrefix } from '../by-model.js';
 
 /**
  * Gemini's smallest cacheable prompt for a model the table below does not know, and the simulator's

@@ -1,25 +1,21 @@
 import { anthropicMessagesConvert } from './convert.js';
 import type { Shape } from '../shape.js';
-import { anthropicMessagesIntake } from './import.js';
 import { anthropicMessagesTelemetry } from './telemetry.js';
 import { anthropicMessagesReader } from './view.js';
 import { placeBreakpoints } from './breakpoints.js';
 import { type AnthropicSessionLike, anthropicMessagesDialect } from './dialect.js';
 import type { AnthropicMessageLike, AnthropicRequest } from './request.js';
-import { parseAnthropicMessagesSession } from './schema.js';
 
 /** Anthropic's Messages API: content blocks, a system field, cache_control breakpoints. */
 export const anthropicMessagesShape: Shape<AnthropicSessionLike, AnthropicMessageLike> = {
   format: 'anthropic-messages',
   label: 'Anthropic Messages\' shape ("format": "anthropic-messages")',
   api: "Anthropic's Messages API",
-  parse: (json, source) => parseAnthropicMessagesSession(json, source) as unknown as AnthropicSessionLike,
   operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: anthropicMessagesDialect,
   convert: anthropicMessagesConvert,
-  intake: anthropicMessagesIntake,
   reader: anthropicMessagesReader,
   telemetry: anthropicMessagesTelemetry,
   cacheMarks: {

@@ -2,7 +2,8 @@ import { InputError } from '../../input/errors.js';
 import { isRecord } from '../../input/json.js';
 import { eachRecord, withoutBlockExtras, withoutExtras, withoutNullFields, type BlockRules, type FieldRules } from '../api-fields.js';
 import type { DroppedRecord, RequestClaim, RequestIntake, RequestRead } from '../intake.js';
-import { OPENAI_CHAT_SESSION_KEYS, chatFields } from './schema.js';
+import { chatFields } from './schema.js';
+import { OPENAI_CHAT_SESSION_KEYS } from './session-keys.js';
 
 /*
  * OpenAI Chat Completions: the `messages` of a request (a JSON array) or a whole request body

@@ -1,26 +1,23 @@
 import { openAIChatConvert } from './convert.js';
 import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
-import { openAIChatIntake } from './import.js';
+import type { ChatMessage, OpenAIChatSession } from './schema.js';
 import { openAIChatTelemetry } from './telemetry.js';
 import { openAIChatReader } from './view.js';
 import { CHAT_MARKS } from './breakpoints.js';
 import { markLastShared } from './cache-marker.js';
 import { openAIChatDialect } from './dialect.js';
-import { type ChatMessage, type OpenAIChatSession, parseOpenAIChatSession } from './schema.js';
 
 /** OpenAI Chat Completions (and every API that speaks it: DeepSeek, DashScope, vLLM, SGLang). */
 export const openAIChatShape: Shape<OpenAIChatSession, ChatMessage> = {
   format: 'openai-chat',
   label: 'OpenAI Chat Completions\' shape ("format": "openai-chat")',
   api: 'OpenAI Chat Completions',
-  parse: (json, source) => parseOpenAIChatSession(json, source),
   operation: 'chat',
   conversationField: 'messages',
   messages: (session) => session.messages,
   dialect: openAIChatDialect,
   convert: openAIChatConvert,
-  intake: openAIChatIntake,
   reader: openAIChatReader,
   telemetry: openAIChatTelemetry,
   cacheMarks: {

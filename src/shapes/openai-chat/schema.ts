@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPENAI_CHAT_SESSION_KEYS } from './session-keys.js';
 import { describeValue } from '../../input/issues.js';
 import { checkSessionObject } from '../../input/session-object.js';
 import { JsonObjectSchema, byJsonType, choices, nonEmpty, positiveInteger, strictFields, unknownKind } from '../../input/rules.js';
@@ -20,26 +21,6 @@ import { JsonObjectSchema, byJsonType, choices, nonEmpty, positiveInteger, stric
  * - Custom tools (`{ type: "custom" }`: free-form text input, optionally a grammar), custom tool
  *   calls and a custom `tool_choice` are refused: forkpool executes tools with JSON arguments.
  */
-
-/** Every field an openai-chat session takes (the importers keep these of a request body). */
-export const OPENAI_CHAT_SESSION_KEYS: readonly string[] = [
-  'format',
-  'model',
-  'messages',
-  'tools',
-  'tool_choice',
-  'parallel_tool_calls',
-  'temperature',
-  'top_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'reasoning_effort',
-  'response_format',
-  'seed',
-  'stop',
-  'prompt_cache_options',
-  'prompt_cache_retention',
-];
 
 /*
  * The schemas are built on first use, not when the module loads: a process (or a fork's thread)

@@ -2,7 +2,8 @@ import { isRecord } from '../../input/json.js';
 import { given, type Issues } from '../convert-issues.js';
 import type { HubResponseFormat, HubSession, HubSettings, HubTool, HubToolChoice, Opaque } from '../hub.js';
 import { MessageReader } from './message-reader.js';
-import { type ChatTool, OPENAI_CHAT_SESSION_KEYS, type OpenAIChatSession } from './schema.js';
+import type { ChatTool, OpenAIChatSession } from './schema.js';
+import { OPENAI_CHAT_SESSION_KEYS } from './session-keys.js';
 
 /*
  * OpenAI Chat Completions' shape → the hub (docs/converting.md states the rules for users).

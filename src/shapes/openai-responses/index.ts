@@ -1,26 +1,22 @@
 import { openAIResponsesConvert } from './convert.js';
 import { placeOpenAIBreakpoints } from '../openai-breakpoints.js';
 import type { Shape } from '../shape.js';
-import { openAIResponsesIntake } from './import.js';
 import { openAIResponsesTelemetry } from './telemetry.js';
 import { openAIResponsesReader } from './view.js';
 import { RESPONSES_MARKS } from './breakpoints.js';
 import { openAIResponsesDialect, type ResponsesEntry, type ResponsesSessionLike } from './dialect.js';
 import type { OpenAIResponsesRequest } from './request.js';
-import { parseOpenAIResponsesSession } from './schema.js';
 
 /** OpenAI's Responses API: input items (messages, calls, their outputs, reasoning) and instructions. */
 export const openAIResponsesShape: Shape<ResponsesSessionLike, ResponsesEntry> = {
   format: 'openai-responses',
   label: 'OpenAI Responses\' shape ("format": "openai-responses")',
   api: "OpenAI's Responses API",
-  parse: (json, source) => parseOpenAIResponsesSession(json, source) as unknown as ResponsesSessionLike,
   operation: 'chat',
   conversationField: 'input',
   messages: (session) => openAIResponsesDialect.messages(session),
   dialect: openAIResponsesDialect,
   convert: openAIResponsesConvert,
-  intake: openAIResponsesIntake,
   reader: openAIResponsesReader,
   telemetry: openAIResponsesTelemetry,
   cacheMarks: {
