@@ -5,6 +5,7 @@ import { FLOOR_CLIENTS, type FloorClient } from './floor.js';
 import { PEER_CLIENTS, type PeerClient } from './peers.js';
 import type { UiJob } from './ui.js';
 import { COLD_KINDS, type ColdKind } from './cold-start.js';
+import { AI_SDK_VARIANTS, type AiSdkVariant } from './ai-sdk.js';
 import type { VariantName } from './variants/common.js';
 
 /** The server latencies the AI SDK section runs at (presets of src/local-server/core/latency.ts). */
@@ -146,7 +147,14 @@ export interface BenchConfig {
    * `latencies` (a server each): `runs` agent runs per n, each on a cold cache (odd runs: makespan
    * and CPU; even runs: the same with the event-loop monitor).
    */
-  aiSdk: { prefixBytes: number; turns: number; ns: readonly number[]; runs: number; latencies: readonly AiSdkLatency[] };
+  aiSdk: {
+    prefixBytes: number;
+    turns: number;
+    ns: readonly number[];
+    runs: number;
+    latencies: readonly AiSdkLatency[];
+    variants: readonly AiSdkVariant[];
+  };
   /**
    * The scaling curve (issue 24): `sab` forks (3 model calls, 2 tool calls) as one dimension at a
    * time moves away from `base`: forks, worker threads, concurrency, prefix size. Each point is a
@@ -186,17 +194,18 @@ const CHAT_PRESETS: readonly UsagePreset[] = ['openai', 'deepseek', 'dashscope',
 
 /**
  * Within 90 s on 2 cores: every section's headline once, on the fewest forks and sizes that still
- * give it (16 KiB, 1 MiB and 8 MiB where a target compares sizes; inprocess against sab where it
- * compares variants; N=16 for the cache's cold start). The full run keeps everything. On a quiet
- * machine it took 65–72 s on 2026-12-04 (the ui section included); with a test run beside it on the
- * same 2 cores, 111 s: most of each section is its processes' start-up, which load stretches.
+ * give it (16 KiB and 1 MiB where a target compares sizes, 8 MiB where it is about 8 MiB; sab alone
+ * where the full run compares variants; N=16 for the cache's cold start; the AI SDK's fork tools, the
+ * Agents SDK's in the full run). throughput and scaling are the full run's (run.ts, FULL_RUN_ONLY).
+ * On a quiet machine it took 86 s on 2026-12-05 (bench's own count; 89 s for `npm run bench --
+ * --quick`): most of each section is its processes' start-up, which load stretches.
  */
 export const QUICK: BenchConfig = {
   mode: 'quick',
   threads: 2,
   isolate: false,
-  micro: { sizes: [16 * KIB, 1 * MIB, 8 * MIB] },
-  dispatch: { sizes: [16 * KIB, 1 * MIB, 8 * MIB], n: 8, bursts: 1, variants: ['clone', 'sab'] },
+  micro: { sizes: [16 * KIB, 1 * MIB] },
+  dispatch: { sizes: [16 * KIB, 1 * MIB], n: 8, bursts: 1, variants: ['clone', 'sab'] },
   sweep: { sizes: [16 * KIB, 1 * MIB], n: 8, repeats: 1, plainClientAt: null },
   throughput: { ns: { zero: [100], realistic: [] }, concurrency: 64, repeats: 1, prefixBytes: 16 * KIB, bigN: null, bigRepeats: 0 },
   cache: {
@@ -205,11 +214,12 @@ export const QUICK: BenchConfig = {
     repeats: 1,
     prefixBytes: 16 * KIB,
     latency: 'fast',
-    chat: { ns: [16], presets: ['openai'], repeats: 1, withoutWarmup: false },
+    // The Chat Completions route's cache in the full run: the quick run keeps Gemini's.
+    chat: { ns: [16], presets: [], repeats: 1, withoutWarmup: false },
   },
   memory: { nSmall: 2, nBig: 8, concurrency: 64, smallPrefix: 16 * KIB, bigPrefix: 8 * MIB },
-  retention: { n: 1_000 },
-  tasks: { lines: 10_000 },
+  retention: { n: 500 },
+  tasks: { lines: 4_000 },
   queue: { n: 64, latencies: [{ latency: 'zero', repeats: 1 }], workers: [2], concurrency: 64, memory: null },
   // One run each, as the other quick sections (the full run takes the median of 5), and the headline
   // clients only (node:http, the SDK, forkpool; the Agents SDK among the peers): the two sections
@@ -226,27 +236,28 @@ export const QUICK: BenchConfig = {
   },
   // Two processes of ~3 s each: the 16 KiB row, fresh then warm.
   fanout: { rows: [{ prefixBytes: 16 * KIB, calls: 200, warm: true }], runs: 1, inFlight: 16, oneFork: false },
-  peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'langgraph', 'ai-sdk'] },
-  // Two processes of ~2–3 s each (start-up, a warm-up agent run, two measured runs of 16 forks).
-  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16], runs: 2, latencies: ['zero'] },
+  peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'ai-sdk'] },
+  // Two processes of ~2–3 s each (start-up, a warm-up agent run, two measured runs of 16 forks): the AI SDK's
+  // fork tools; the Agents SDK's in the full run.
+  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16], runs: 2, latencies: ['zero'], variants: ['ai-sdk', 'forkpool'] },
   // Two axes' ends on few forks: each point is a process and a pool of its own (~1.5 s each); the
   // sweep and the floor cover prefix size, the throughput section a fan-out at concurrency 64.
   // 150 forks at the base point (300 until 2026-12-04: the same forks/s and CPU per fork, 1.2 s less).
   scaling: {
     base: { n: 150, threads: 2, concurrency: 64, prefixBytes: 16 * KIB },
-    forks: [1, 150],
-    threads: [1, 2],
+    forks: [150],
+    threads: [],
     concurrency: [],
     concurrencyWaves: 2,
     prefixes: [],
     prefixN: 0,
     repeats: 1,
   },
-  // The issue's 10,000 forks, fed over 4 s (about 8 s with Chromium's start and four pages opened).
-  ui: { forks: 10_000, feedMs: 4_000, inFlight: 256, renderRuns: 1, searchSamples: 6 },
+  // The issue's 10,000 forks, fed over 2 s (about 11 s with Chromium's start and four pages opened).
+  ui: { forks: 10_000, feedMs: 2_000, inFlight: 256, renderRuns: 1, searchSamples: 6 },
   // Four processes (about 1 s each on an idle machine): forkpool's first answer and the SDK's, side by side.
   cold: { runs: 2, kinds: ['forkpool', 'sdk'] },
-  variants: ['inprocess', 'sab'],
+  variants: ['sab'],
   forkTimeoutMs: 120_000,
 };
 
@@ -311,7 +322,7 @@ export const FULL: BenchConfig = {
   peers: { sizes: [64 * KIB, 1 * MIB], n: 64, concurrency: 16, runs: 2, latency: 'realistic', clients: PEER_CLIENTS },
   // About 6 minutes, most of it the agent's own model: at realistic latency its step of 256 tool calls
   // decodes for ~60 s (100 tokens/s), the same in both variants; 4 runs took 12 minutes (2026-12-04).
-  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16, 256], runs: 3, latencies: ['zero', 'realistic'] },
+  aiSdk: { prefixBytes: 64 * KIB, turns: 3, ns: [16, 256], runs: 3, latencies: ['zero', 'realistic'], variants: AI_SDK_VARIANTS },
   scaling: {
     base: { n: 2_000, threads: 2, concurrency: 64, prefixBytes: 16 * KIB },
     forks: [1, 10, 100, 1_000, 10_000, 100_000],

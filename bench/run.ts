@@ -81,7 +81,7 @@ import type { FloorJob, FloorResult } from './floor.js';
 import type { PeersJob, PeersResult } from './peers.js';
 import type { FanoutCpuJob, FanoutCpuResult } from './fanout-cpu.js';
 import { fanoutTable } from './report/fanout.js';
-import { AI_SDK_VARIANTS, type AiSdkJob, type AiSdkResult } from './ai-sdk.js';
+import type { AiSdkJob, AiSdkResult } from './ai-sdk.js';
 import { RESPONSES_SETTINGS, RESPONSES_WAYS, type ResponsesJob, type ResponsesResult, type ServerCounters } from './responses.js';
 import type { PlainClientJob, PlainClientResult } from './plain-client.js';
 import { median } from './lib/measure.js';
@@ -137,6 +137,13 @@ function gitCommit(): string {
     return 'unknown';
   }
 }
+
+/**
+ * Sections a quick run leaves out unless --only names them: a curve (scaling) and a fan-out whose
+ * headline is at realistic latency (throughput) say little from the few points 90 s allows, and
+ * the fanout, floor and sweep sections measure the same engine at zero latency.
+ */
+const FULL_RUN_ONLY: readonly Section[] = ['throughput', 'scaling'];
 
 /** Bound on one child job: generous, so only a hung job is killed. */
 function jobBoundMs(cfg: BenchConfig, scenarios: readonly ScenarioSpec[]): number {
@@ -313,7 +320,8 @@ async function sectionCache(ctx: Runner): Promise<void> {
   for (let rep = 1; rep <= cfg.cache.repeats; rep++) {
     for (const n of cfg.cache.ns) {
       log(`  cache gemini N=${n}, repeat ${rep}/${cfg.cache.repeats} (a fresh server each: cold cache)`);
-      for (const m of CACHE_MODES) {
+      // The targets read none, auto and explicit; a parent-warm fan-out's row is the full run's.
+      for (const m of CACHE_MODES.filter((mode) => cfg.mode === 'full' || mode.mode !== 'parent')) {
         await withServer(cfg.cache.latency, async (server) => {
           const rows = await runJob(
             ctx,
@@ -777,14 +785,14 @@ async function sectionPeers(ctx: Runner): Promise<void> {
  * CPU over each variant's process is kept beside it.
  */
 async function sectionAiSdk(ctx: Runner): Promise<void> {
-  const { latencies, ...a } = ctx.cfg.aiSdk;
+  const { latencies, variants, ...a } = ctx.cfg.aiSdk;
   // Generous: only a hung agent is killed (at realistic latency the agent's step of 256 tool calls decodes for ~60 s, and its 256 forks through forkTool take ~10 s; 3 min a variant in all on 2026-12-04). 4 variants: about twice the time of the AI SDK's two alone.
   const boundMs = 120_000 + a.runs * a.ns.reduce((sum, n) => sum + 30_000 + n * 500, 0);
   for (const latency of latencies) {
     await withServer(
       latency,
       async (server) => {
-        for (const variant of AI_SDK_VARIANTS) {
+        for (const variant of variants) {
           log(
             `  ai-sdk: ${variant}, an agent forking ${a.ns.join(', ')} times in one step × ${a.runs} runs, ${sizeLabel(a.prefixBytes)} system prompt, ${latency} latency`,
           );
@@ -928,7 +936,11 @@ async function main(): Promise<number> {
     return 0;
   }
   const cfg = values.quick ? QUICK : FULL;
-  const only = values.only ? (values.only.split(',').map((s) => s.trim()) as Section[]) : [...SECTIONS];
+  const only = values.only
+    ? (values.only.split(',').map((s) => s.trim()) as Section[])
+    : SECTIONS.filter((s) => !(values.quick && FULL_RUN_ONLY.includes(s)));
+  if (values.quick && values.only === undefined)
+    log(`bench: --quick leaves out ${FULL_RUN_ONLY.join(' and ')} (the full run has them, or --only)`);
   const unknown = only.filter((s) => !SECTIONS.includes(s));
   if (unknown.length > 0) {
     log(`bench: unknown section(s) ${unknown.join(', ')}; sections: ${SECTIONS.join(', ')}`);
