@@ -20,9 +20,9 @@ const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.pee
  * schema, continuing from a transcript), and zod with it.
  */
 const KEPT_APART = [
-  { filter: /\/local-server\/thread\.js$/, path: '../src/local-server/thread.js' },
-  { filter: /\/fork\/output-check\.js$/, path: '../src/fork/output-check.js', lazy: true },
-  { filter: /\/transcript\/read\.js$/, path: '../src/transcript/read.js', lazy: true },
+  { module: 'local-server/thread.js' },
+  { module: 'fork/output-check.js', lazy: true },
+  { module: 'transcript/read.js', lazy: true },
 ];
 
 /*
@@ -51,10 +51,12 @@ const result = await build({
       name: 'kept-apart',
       setup(b) {
         for (const kept of KEPT_APART) {
-          b.onResolve({ filter: kept.filter }, (args) =>
+          // Imported as ../<folder>/<file> from src/; the bundle, in dist/workers/, imports dist/src/<module>.
+          const filter = new RegExp(`/${kept.module.replaceAll('.', '\\.')}$`);
+          b.onResolve({ filter }, (args) =>
             kept.lazy && args.kind !== 'dynamic-import'
               ? { errors: [{ text: `${args.path} (imported by ${args.importer}) takes zod: import it with await import() where it is needed` }] }
-              : { path: kept.path, external: true },
+              : { path: `../src/${kept.module}`, external: true },
           );
         }
       },

@@ -94,10 +94,9 @@ export class ForkEngine {
     // Workers and other processes import a provider of one's own from the URL its descriptor carries.
     const url = moduleUrlOf(options.provider);
     const provider = url !== undefined ? { ...connected.config, module: url } : connected.config;
-    const entry = workerEntry('fork-worker');
     const pool = new Piscina({
-      filename: entry.filename,
-      execArgv: entry.execArgv,
+      filename: workerEntry('fork-worker'),
+      execArgv: [],
       minThreads: threads,
       maxThreads: threads,
       // Fork loops wait on the network: many per worker, and idle workers must keep their event loop.

@@ -3,28 +3,23 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
-/**
+/*
  * Where a worker entry point lives, and how to start it.
  *
  * Compiled: dist/src/thread-start/worker-entry.js → dist/workers/NAME.js, plain Node.
  * From source (vitest, tsx): src/thread-start/worker-entry.ts → workers/NAME.ts, loaded through tsx,
  * because worker threads run outside the test runner's module graph.
  */
-export interface WorkerEntry {
-  filename: string;
-  execArgv: string[];
-}
-
 const fromSource = import.meta.url.endsWith('.ts');
 
 /**
- * For Piscina: its own worker script imports `filename`, with no flags of the parent's. From source,
- * workers/NAME.source.mjs, which registers tsx's hooks with tsx's API before it imports the TS entry:
- * with `--import tsx` instead, Piscina require()s the TS entry, and a module loaded so cannot
- * import() a module of its own (a fork's output check, a transcript).
+ * Piscina's `filename` for a worker entry (start it with an empty execArgv: none of the parent's
+ * flags). From source, workers/NAME.source.mjs, which registers tsx's hooks with tsx's API before it
+ * imports the TS entry: with `--import tsx` instead, Piscina require()s the TS entry, and a module
+ * loaded so cannot import() a module of its own (a fork's output check, a transcript).
  */
-export function workerEntry(name: string): WorkerEntry {
-  return { filename: fromSource ? entryFile(`${name}.source.mjs`) : entryFile(`${name}.js`), execArgv: [] };
+export function workerEntry(name: string): string {
+  return fromSource ? entryFile(`${name}.source.mjs`) : entryFile(`${name}.js`);
 }
 
 /** A file of workers/, beside dist/ (compiled) or src/ (from source). */

@@ -43,11 +43,15 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 export function createNodeTransport(): NodeTransport {
   let agents: { 'http:': http.Agent; 'https:': https.Agent } | undefined;
-  const agentsOnce = (): { 'http:': http.Agent; 'https:': https.Agent } =>
-    (agents ??= {
-      'http:': new (nodeBuiltins().http.Agent)({ keepAlive: true, scheduling: 'lifo' }),
-      'https:': new (nodeBuiltins().https.Agent)({ keepAlive: true, scheduling: 'lifo' }),
-    });
+  const agentsOnce = (): { 'http:': http.Agent; 'https:': https.Agent } => {
+    if (agents) return agents;
+    const { http, https } = nodeBuiltins();
+    agents = {
+      'http:': new http.Agent({ keepAlive: true, scheduling: 'lifo' }),
+      'https:': new https.Agent({ keepAlive: true, scheduling: 'lifo' }),
+    };
+    return agents;
+  };
 
   function send(input: string | URL, init: RequestInit, chunks: BodyChunks): Promise<Response> {
     const url = typeof input === 'string' ? new URL(input) : input;
