@@ -125,7 +125,8 @@ export async function createAgentsSdkAgent(job: AiSdkJob): Promise<Agent> {
   const { ForkEngine } = await import('../dist/src/index.js');
   const { forkTool } = await import('../dist/src/openai-agents/index.js');
   const engine = await ForkEngine.create({
-    provider: { kind: 'openai', baseUrl: baseURL, apiKeyEnv: KEY_ENV },
+    // The agent's run() does not stream: its forks make their calls the same way.
+    provider: { kind: 'openai', baseUrl: baseURL, apiKeyEnv: KEY_ENV, mode: 'generate' },
     spawnTools: ['fork'],
     threads: job.threads,
     concurrency: Math.max(...job.ns),

@@ -10,7 +10,8 @@ const baseURL = `${server.url}/v1`;
 process.env.OPENAI_API_KEY ??= 'local'; // the simulator takes any key; a real one goes by its variable
 setTracingDisabled(true); // offline: the Agents SDK would export its traces to OpenAI
 const engine = await ForkEngine.create({
-  provider: { kind: 'openai', baseUrl: baseURL }, // the forks' model calls: the Responses API, as the agent's
+  // the forks' model calls: the Responses API, one response per call, as the agent's run() makes its own
+  provider: { kind: 'openai', baseUrl: baseURL, mode: 'generate' },
   spawnTools: ['fork'], // a fork does not see its siblings' directives
 });
 const forks = forkTool({ engine });

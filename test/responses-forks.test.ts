@@ -132,6 +132,46 @@ describe('forks of a Responses session', () => {
   });
 });
 
+describe('forks of a Responses session under mode: generate (an agent that does not stream)', () => {
+  it('send stream: false and read each whole response: answers, tool calls and usage', async () => {
+    const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });
+    const engine = await ForkEngine.create({
+      provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'fp-responses-test-key', mode: 'generate' },
+      threads: 2,
+      warmup: 'none',
+      tools: [lookup],
+    });
+    try {
+      const run = engine.fanOut(engine.freeze(session(FINISHED)), [
+        { id: 'tool', directive: 'CALL lookup {"key":"answer"}\nRECALL value of answer: \\d+' },
+        { id: 'reply', directive: 'REPLY fork done' },
+      ]);
+      const results = await run.results();
+      const byId = Object.fromEntries(results.map((r) => [r.id, r])) as Record<string, ForkResult>;
+      for (const r of results) expect(r.status, r.id).toBe('completed');
+      expect(byId.tool?.text).toContain('value of answer: 42');
+      expect(byId.tool?.turns).toBe(2);
+      expect(byId.reply?.text).toBe('fork done');
+      for (const r of results) expect(r.usage.promptTokens, r.id).toBeGreaterThan(0);
+      const bodies = server.requests.filter((r) => r.route === 'responses').map((r) => JSON.parse(r.body) as Record<string, unknown>);
+      expect(bodies).toHaveLength(3);
+      for (const body of bodies) {
+        expect(body.stream).toBe(false);
+        expect(body.input).toEqual(expect.arrayContaining(FINISHED));
+      }
+    } finally {
+      await engine.close();
+      await server.close();
+    }
+  });
+
+  it('refuses a mode it does not know, naming the option', async () => {
+    await expect(ForkEngine.create({ provider: { kind: 'openai', apiKey: 'k', mode: 'fast' as 'stream' }, threads: 1 })).rejects.toThrow(
+      "options.provider.mode must be 'stream' or 'generate' (how the parent's agent calls the Responses API), got \"fast\"",
+    );
+  });
+});
+
 describe('forks that name the parent’s stored response (cache: explicit, storedResponse)', () => {
   it('send their own items with the instructions, tools and settings, branch from one stored response, and are served its conversation from the cache', async () => {
     const server: LocalServer = await startLocalServer({ port: 0, captureRequests: true, usage: 'openai' });

@@ -1,5 +1,10 @@
 import type OpenAI from 'openai';
-import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type {
+  Response,
+  ResponseCreateParamsNonStreaming,
+  ResponseCreateParamsStreaming,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
 import { isRecord } from '../input/json.js';
 import type { AttemptOutcome } from './attempts.js';
 import { malformed } from './errors.js';
@@ -8,13 +13,15 @@ import { readComparison, withComparison } from './openai-diagnostics.js';
 import { loadOpenAI } from './openai-sdk.js';
 import { resolveChatEndpoint } from './presets.js';
 import { createStreamingProvider } from './streaming-provider.js';
+import { createNodeTransport } from '../transport/node-fetch.js';
 import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesItemLike, TokenUsage } from './types.js';
 
 /**
  * A ModelProvider over the official openai SDK's Responses API (`client.responses.create`), for
  * OpenAI and the local simulator's `POST /v1/responses`. The request body is the parent's own, sent
- * as it is (its key order, its items) with streaming on and the run's `prompt_cache_key`; the SDK
- * does not retry (the shared attempt loop does). The reply is the response's output items, as the
+ * as it is (its key order, its items) with the run's `prompt_cache_key`, streamed, or as one response
+ * with `mode: 'generate'` (as an agent that does not stream sends it: the Responses object echoes the
+ * instructions, which a stream carries three times); the SDK does not retry (the shared attempt loop does). The reply is the response's output items, as the
  * API gave them (reasoning with its encrypted content, function calls with their ids), which a
  * later turn sends back unchanged. A call given `previousResponseId` names it for OpenAI's cache
  * diagnostics where the model takes them (openai-diagnostics.ts), and returns the verdict; every
@@ -22,6 +29,7 @@ import type { ModelProvider, OpenAIResponsesRequest, ProviderConfig, ResponsesIt
  */
 export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProvider {
   const endpoint = resolveChatEndpoint(config);
+  const streams = config.mode !== 'generate';
   // The SDK is loaded at the first call, so that a thread running another provider never loads it.
   let client: Promise<OpenAI> | undefined;
   const clientOnce = async (): Promise<OpenAI> =>
@@ -31,6 +39,8 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
           apiKey: endpoint.apiKey,
           baseURL: endpoint.baseUrl,
           maxRetries: 0,
+          // forkpool's node:http fetch: undici re-encodes every large body (DESIGN.md), and a fork's is the parent's whole conversation.
+          fetch: createNodeTransport().fetch,
           ...(endpoint.preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
           ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
         }),
@@ -47,8 +57,12 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
       let completed: Extract<ResponseStreamEvent, { type: 'response.completed' }>['response'] | undefined;
       let failed: string | undefined;
       return {
-        open: async (requestOptions) =>
-          (await clientOnce()).responses.create(responsesBody(request, endpoint.preset.takesPromptCacheKey, named), requestOptions),
+        open: async (requestOptions) => {
+          const client = await clientOnce();
+          const body = responsesBody(request, endpoint.preset.takesPromptCacheKey, named, streams);
+          if (streams) return client.responses.create(body as ResponseCreateParamsStreaming, requestOptions);
+          return asEvents(await client.responses.create(body as ResponseCreateParamsNonStreaming, requestOptions));
+        },
         read(event) {
           // The response object is made before the model begins: its first output is when prefill is done. Its id is
           // not given then: OpenAI compares only with a completed response, so a sibling may name it once it has completed.
@@ -78,20 +92,28 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
   });
 }
 
-/** What is sent: the parent's body as it is, then streaming on, the cache key where the API takes one, and the response `named` for comparison. */
+/** What is sent: the parent's body as it is, then `stream`, the cache key where the API takes one, and the response `named` for comparison. */
 function responsesBody(
   request: OpenAIResponsesRequest,
   takesPromptCacheKey: boolean,
   named: string | null | undefined,
-): ResponseCreateParamsStreaming {
+  stream: boolean,
+): ResponseCreateParamsStreaming | ResponseCreateParamsNonStreaming {
   const body = {
     ...request.body,
-    stream: true,
+    stream,
     ...(takesPromptCacheKey && request.promptCacheKey !== undefined && request.body.prompt_cache_key === undefined
       ? { prompt_cache_key: request.promptCacheKey }
       : {}),
   };
-  return withComparison(body, named) as unknown as ResponseCreateParamsStreaming;
+  return withComparison(body, named) as unknown as ResponseCreateParamsStreaming | ResponseCreateParamsNonStreaming;
+}
+
+/** A whole response as the one event a stream of it ends with. */
+async function* asEvents(response: Response): AsyncGenerator<ResponseStreamEvent> {
+  const type =
+    response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+  yield { type, response, sequence_number: 0 } as ResponseStreamEvent;
 }
 
 /** The Responses API's usage: cached tokens in input_tokens_details (unknown, null, when a server leaves them out). */

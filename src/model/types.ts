@@ -232,6 +232,8 @@ export interface ProviderConfig {
    * an absent field reads as unknown.
    */
   reportsCachedTokens?: boolean;
+  /** openai: how each Responses API call is made: streamed (the default), or one response (`generate`). */
+  mode?: 'stream' | 'generate';
   /** ai-sdk: the AI SDK model it names (package, factory, method, settings by variable name, model id). */
   aiSdk?: AiSdkModelSpec;
   /** Per-attempt bound on one HTTP call, ms. */

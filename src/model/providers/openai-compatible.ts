@@ -191,6 +191,7 @@ function chatConfig(kind: string, option: Readonly<Record<string, unknown>>, com
     if (option[key] !== undefined) config[key] = option[key] as string;
   }
   if (option.reportsCachedTokens === true) config.reportsCachedTokens = true;
+  if (option.mode === 'stream' || option.mode === 'generate') config.mode = option.mode;
   return config;
 }
 
@@ -204,10 +205,10 @@ function chatModule(
   return {
     kind,
     shapes: rules.responses ? ['openai-chat', 'openai-responses'] : ['openai-chat'],
-    optionKeys: ['apiKey', 'apiKeyEnv', 'baseUrl'],
+    optionKeys: rules.responses ? ['apiKey', 'apiKeyEnv', 'baseUrl', 'mode'] : ['apiKey', 'apiKeyEnv', 'baseUrl'],
     flagKeys,
     usage,
-    ...(checkOption ? { checkOption } : {}),
+    ...(checkOption ? { checkOption } : rules.responses ? { checkOption: checkResponsesMode } : {}),
     async connect(option, common) {
       const config = chatConfig(kind, option, common);
       // A missing key or base URL is an error now, not a failure per fork.
@@ -223,8 +224,17 @@ function chatModule(
   };
 }
 
+/** `mode` says how a Responses session's calls are made: as the parent's agent makes its own. */
+function checkResponsesMode(option: Readonly<Record<string, unknown>>): void {
+  if (option.mode !== undefined && option.mode !== 'stream' && option.mode !== 'generate') {
+    throw new TypeError(
+      `ForkEngine: options.provider.mode must be 'stream' or 'generate' (how the parent's agent calls the Responses API), got ${JSON.stringify(option.mode)}`,
+    );
+  }
+}
+
 /** OpenAI's API (prompt_cache_key routes a run to one cache). */
-export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl)", {
+export const openaiModule = chatModule('openai', "{ kind: 'openai' } (apiKey or apiKeyEnv, default OPENAI_API_KEY; baseUrl; mode)", {
   cacheKey: true,
   markers: false,
   breakpoints: true,

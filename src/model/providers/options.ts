@@ -18,7 +18,21 @@ export type BuiltInProviderOption =
    * --enable-prompt-tokens-details (SGLang: --enable-cache-report): a usage without cached tokens then
    * means 0, not unknown. The other kinds refuse it (they always report cached tokens).
    */
-  | { kind: ChatProviderKind; apiKey?: string; apiKeyEnv?: string; baseUrl?: string; reportsCachedTokens?: boolean }
+  /**
+   * `mode` (openai only; the other kinds refuse it): how a Responses session's calls are made, as
+   * the parent's agent makes its own: `stream` (the default) or `generate`, one response per call
+   * (`stream: false`, as an OpenAI Agents SDK `run()` without `stream: true` sends it). A Responses
+   * object echoes the instructions, which a stream carries three times. Chat Completions sessions
+   * always stream.
+   */
+  | {
+      kind: ChatProviderKind;
+      apiKey?: string;
+      apiKeyEnv?: string;
+      baseUrl?: string;
+      reportsCachedTokens?: boolean;
+      mode?: 'stream' | 'generate';
+    }
   /** Anthropic's Messages API: the key from `apiKey`, else `apiKeyEnv` (default ANTHROPIC_API_KEY). */
   | { kind: 'anthropic'; apiKey?: string; apiKeyEnv?: string; baseUrl?: string }
   /**
