@@ -242,30 +242,27 @@ describe('lifecycle', () => {
   });
 
   it('fails a fork on its timeout and on maxTurns, with named reasons', async () => {
-    const bounded = await ForkEngine.create({
-      provider: { kind: 'local', url: server.url },
-      threads: 1,
-      timeoutMs: 300,
-      maxTurns: 2,
-      tools,
-    });
+    // The timeout's own engine: under a loaded machine a 300 ms bound could also cut the maxTurns forks short.
+    const timed = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, timeoutMs: 300, tools });
+    const bounded = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, maxTurns: 2, tools });
     try {
-      const prefix = bounded.freeze(parentSession(tools));
+      const [sleepy] = await timed
+        .fanOut(timed.freeze(parentSession(tools)), [{ id: 'sleepy', directive: 'SLEEP 20000\nREPLY late' }])
+        .results();
       const results = await bounded
-        .fanOut(prefix, [
-          { id: 'sleepy', directive: 'SLEEP 20000\nREPLY late' },
+        .fanOut(bounded.freeze(parentSession(tools)), [
           { id: 'loops', directive: 'CALL lookup {"key":"a"}\nCALL@2 lookup {"key":"b"}\nCALL@3 lookup {"key":"c"}\nREPLY end' },
           { id: 'own-limit', directive: 'CALL lookup {"key":"a"}\nREPLY end', maxTurns: 1 },
         ])
         .results();
-      expect(results.map((r) => [r.id, r.status, r.status !== 'completed' ? r.error.kind : null])).toEqual([
+      expect([sleepy, ...results].map((r) => [r?.id, r?.status, r?.status !== 'completed' ? r?.error.kind : null])).toEqual([
         ['sleepy', 'failed', 'timeout'],
         ['loops', 'failed', 'max_turns'],
         ['own-limit', 'failed', 'max_turns'],
       ]);
-      expect(results[1]?.turns).toBe(2);
+      expect(results[0]?.turns).toBe(2);
     } finally {
-      await bounded.close();
+      await Promise.all([timed.close(), bounded.close()]);
     }
   });
 
