@@ -244,7 +244,12 @@ describe('lifecycle', () => {
   it('fails a fork on its timeout and on maxTurns, with named reasons', async () => {
     // The timeout's own engine: under a loaded machine a 300 ms bound could also cut the maxTurns forks short.
     const timed = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, timeoutMs: 300, tools });
-    const bounded = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, maxTurns: 2, tools });
+    const bounded = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, maxTurns: 2, tools }).catch(
+      async (err: unknown) => {
+        await timed.close();
+        throw err;
+      },
+    );
     try {
       const [sleepy] = await timed
         .fanOut(timed.freeze(parentSession(tools)), [{ id: 'sleepy', directive: 'SLEEP 20000\nREPLY late' }])

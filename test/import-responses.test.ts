@@ -61,7 +61,7 @@ describe('a logged Responses request body', () => {
     });
     expect(summary.dropped.map((d) => [d.path, d.what, d.reason])).toEqual([
       ['temperature', 'a request field', 'null, which the API reads as the field left out'],
-      ['stream', 'a request field', 'a transport setting: forkpool streams each fork itself'],
+      ['stream', 'a request field', "a transport setting: forkpool sends each fork's calls itself (the provider's mode)"],
       ['metadata', 'a request field', "the caller's tags for one request, not part of the conversation"],
       ['user', 'a request field', "the caller's end-user id, not part of the conversation"],
       [

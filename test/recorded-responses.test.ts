@@ -285,12 +285,13 @@ const responsesRequest: ModelRequest = {
   format: 'openai-responses',
   body: { model: 'recorded', input: [{ role: 'user', content: 'Hello' }] },
 };
-const responses = (file: string): ModelProvider =>
+const responses = (file: string, mode?: 'generate'): ModelProvider =>
   createOpenAIResponsesProvider({
     kind: 'openai',
     apiKey: 'recorded-replay-key-0123456789',
     baseUrl: replay.base('openai', file),
     retry: ONE_ATTEMPT,
+    ...(mode !== undefined ? { mode } : {}),
   });
 
 /** The usage of a Responses stream recording's response.completed. */
@@ -305,6 +306,21 @@ describe('Responses API, recorded', () => {
     expect(outcome.usage).toEqual({ promptTokens: 7112, cachedTokens: 3072, outputTokens: 463, reasoningTokens: 64 });
     expect(billedTokens(outcome.usage)).toBe(completedUsage('openai-phase.1.chunks.txt').total_tokens);
     expect(outcome.finish).toEqual({ reason: 'stop', raw: 'completed' });
+  });
+
+  it('a whole response (mode: generate, stream: false) is read as a stream’s last event: usage, finish, every output item', async () => {
+    const start = (await replay.requests()).length;
+    const outcome = succeeded(await call(responses('openai-phase.1.json', 'generate'), responsesRequest));
+    const [sent] = (await replay.requests()).slice(start);
+    expect(JSON.parse(sent?.body ?? '{}')).toMatchObject({ stream: false });
+    const recorded = JSON.parse(readFileSync(new URL('./fixtures/recorded/openai/openai-phase.1.json', import.meta.url), 'utf8')) as {
+      usage: { total_tokens: number };
+      output: unknown[];
+    };
+    expect(outcome.usage).toEqual({ promptTokens: 7243, cachedTokens: 3072, outputTokens: 423, reasoningTokens: 58 });
+    expect(billedTokens(outcome.usage)).toBe(recorded.usage.total_tokens);
+    expect(outcome.finish).toEqual({ reason: 'stop', raw: 'completed' });
+    expect((outcome.message as { output: unknown[] }).output).toEqual(recorded.output);
   });
 
   it('cache_write_tokens is read where the response has the field (here a recorded 0, not unknown)', async () => {

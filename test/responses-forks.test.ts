@@ -165,9 +165,12 @@ describe('forks of a Responses session under mode: generate (an agent that does 
     }
   });
 
-  it('refuses a mode it does not know, naming the option', async () => {
+  it('refuses a mode it does not know, and mode on a provider without Responses, naming the option', async () => {
     await expect(ForkEngine.create({ provider: { kind: 'openai', apiKey: 'k', mode: 'fast' as 'stream' }, threads: 1 })).rejects.toThrow(
       "options.provider.mode must be 'stream' or 'generate' (how the parent's agent calls the Responses API), got \"fast\"",
+    );
+    await expect(ForkEngine.create({ provider: { kind: 'deepseek', apiKey: 'k', mode: 'generate' }, threads: 1 })).rejects.toThrow(
+      'options.provider.mode is not an option',
     );
   });
 });

@@ -39,7 +39,7 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
           apiKey: endpoint.apiKey,
           baseURL: endpoint.baseUrl,
           maxRetries: 0,
-          // forkpool's node:http fetch: undici re-encodes every large body (DESIGN.md), and a fork's is the parent's whole conversation.
+          // forkpool's node:http fetch: fetch (undici) spends about ten times its client CPU on a large body (DESIGN.md).
           fetch: createNodeTransport().fetch,
           ...(endpoint.preset.sendsOpenAIOrganization ? {} : { organization: null, project: null }),
           ...(process.env.OPENAI_LOG ? {} : { logLevel: 'off' as const }),
@@ -109,10 +109,19 @@ function responsesBody(
   return withComparison(body, named) as unknown as ResponseCreateParamsStreaming | ResponseCreateParamsNonStreaming;
 }
 
-/** A whole response as the one event a stream of it ends with. */
+/**
+ * A whole response as the one event a stream of it ends with; a status that no stream ends on
+ * (queued, in progress, cancelled: a background response) is an error, as a stream cut short is.
+ */
 async function* asEvents(response: Response): AsyncGenerator<ResponseStreamEvent> {
-  const type =
-    response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+  const status = response.status ?? 'completed';
+  const type = ({ completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed' } as const)[
+    status as 'completed' | 'incomplete' | 'failed'
+  ];
+  if (type === undefined) {
+    yield { type: 'error', code: null, message: `the response came back ${status}, not completed`, param: null, sequence_number: 0 };
+    return;
+  }
   yield { type, response, sequence_number: 0 } as ResponseStreamEvent;
 }
 

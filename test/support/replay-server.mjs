@@ -26,6 +26,8 @@
 //     Responses (`/responses`):                 `event: <the line's "type">\ndata: <line>\n\n`
 // - a js-genai recording (`interactions[n].response`): its own status code and content-type; a
 //   streamed body's segments as `data: <segment as JSON>\r\n\r\n`, else the first segment as JSON.
+// - a whole Responses API response (a `.json` file with `"object": "response"`, what a call with
+//   `stream: false` gets): status 200, `content-type: application/json`, the body as it is.
 // - an error body (another `.json` file): the status and headers ERROR_BODIES gives for that file,
 //   the body as it is. The status is not in the recording: it is the one the AI SDK's own tests
 //   serve the body with (named in the recordings' README).
@@ -88,8 +90,13 @@ function answer(req, res, body) {
   if (name.endsWith('.chunks.txt')) return streamChunks(res, text, apiPath);
   const parsed = JSON.parse(text);
   if (Array.isArray(parsed.interactions)) return replayInteraction(res, parsed.interactions, n);
+  if (parsed.object === 'response') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(text);
+    return;
+  }
   const error = ERROR_BODIES[basename(name)];
-  if (error === undefined) throw new Error(`${name}: neither a stream, a js-genai recording nor a listed error body`);
+  if (error === undefined) throw new Error(`${name}: neither a stream, a js-genai recording, a whole response nor a listed error body`);
   res.writeHead(error.status, { 'content-type': 'application/json', ...error.headers });
   res.end(text);
 }

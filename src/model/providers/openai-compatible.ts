@@ -208,7 +208,14 @@ function chatModule(
     optionKeys: rules.responses ? ['apiKey', 'apiKeyEnv', 'baseUrl', 'mode'] : ['apiKey', 'apiKeyEnv', 'baseUrl'],
     flagKeys,
     usage,
-    ...(checkOption ? { checkOption } : rules.responses ? { checkOption: checkResponsesMode } : {}),
+    ...(checkOption || rules.responses
+      ? {
+          checkOption(option: Readonly<Record<string, unknown>>) {
+            checkOption?.(option);
+            if (rules.responses) checkResponsesMode(option);
+          },
+        }
+      : {}),
     async connect(option, common) {
       const config = chatConfig(kind, option, common);
       // A missing key or base URL is an error now, not a failure per fork.

@@ -22,8 +22,9 @@ export type BuiltInProviderOption =
    * `mode` (openai only; the other kinds refuse it): how a Responses session's calls are made, as
    * the parent's agent makes its own: `stream` (the default) or `generate`, one response per call
    * (`stream: false`, as an OpenAI Agents SDK `run()` without `stream: true` sends it). A Responses
-   * object echoes the instructions, which a stream carries three times. Chat Completions sessions
-   * always stream.
+   * object echoes the instructions, which a stream carries three times. Under `generate` a response
+   * begins when it has arrived whole (`onResponseStart`; a warm-up's lead holds the other forks until
+   * then). Chat Completions sessions always stream.
    */
   | {
       kind: ChatProviderKind;

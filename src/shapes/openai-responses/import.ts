@@ -26,7 +26,7 @@ import { openAIResponsesSessionSchema } from './schema.js';
 const STORED = 'state kept at OpenAI: the conversation before this request is not in the log, and a session is the whole conversation';
 
 const REASONS: Record<string, string> = {
-  stream: 'a transport setting: forkpool streams each fork itself',
+  stream: "a transport setting: forkpool sends each fork's calls itself (the provider's mode)",
   stream_options: 'a transport setting: forkpool sets its own',
   background: "a transport setting: forkpool reads each fork's response itself",
   metadata: "the caller's tags for one request, not part of the conversation",
