@@ -43,7 +43,8 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
         config: requestConfig(request, NEVER, capture, undefined),
       }),
     );
-  const splicer = createSplicer(GEMINI_SPLICE, render, createNodeTransport());
+  // The SDK reads a streamed answer through its body's getReader() alone.
+  const splicer = createSplicer(GEMINI_SPLICE, render, createNodeTransport({ readerBodies: true }));
 
   async function attempt(request: GeminiRequest, options: GenerateOptions): Promise<AttemptOutcome> {
     let retryAfter: string | null = null;
