@@ -213,7 +213,10 @@ class BodyReader {
     });
     source.once('end', () => this.end(undefined));
     source.once('error', (err) => this.end({ err }));
-    source.once('close', () => this.end({ err: new TypeError('terminated: the response body was cut short') }));
+    // 'close' follows every body's end: its error is made only for a body cut short.
+    source.once('close', () => {
+      if (!this.ended) this.end({ err: new TypeError('terminated: the response body was cut short') });
+    });
   }
 
   /** The body ended (`failed` undefined) or failed: the reads waiting hear it. */
