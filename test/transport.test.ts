@@ -118,3 +118,50 @@ describe('the node:http transport', () => {
     transport.close();
   });
 });
+
+describe('the node:http transport with reader bodies (what @google/genai is given)', () => {
+  const text = (value: Uint8Array | undefined) => new TextDecoder().decode(value);
+
+  it('gives a successful event stream as a reader over the socket, and every other response as a Response', async () => {
+    const transport = createNodeTransport({ readerBodies: true });
+    const stream = await transport.fetch(`${base}/two`, { method: 'POST', body: 'x' });
+    expect([stream.ok, stream.status]).toEqual([true, 200]);
+    expect(stream.headers.get('Content-Type')).toBe('text/event-stream');
+    // Its headers make a Response's, as the SDK makes one per event.
+    expect(new Response('{}', { headers: stream.headers }).headers.get('content-type')).toBe('text/event-stream');
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    let read = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) read += text(r.value);
+    expect(read).toBe('data: first\n\ndata: second\n\n');
+    await expect(reader.read()).resolves.toEqual({ done: true, value: undefined });
+    reader.releaseLock();
+    const refused = await transport.send(`${base}/echo`, { method: 'POST' }, [Buffer.from('x')]);
+    expect(refused).toBeInstanceOf(Response);
+    expect(await refused.text()).toBe('{"error":"slow down"}');
+    const zipped = await transport.fetch(`${base}/gzip`, { method: 'POST', body: 'x' });
+    expect(await zipped.text()).toBe('unzipped é');
+    transport.close();
+  });
+
+  it('an abort or a cut connection mid-body fails the reads; a cancel ends the body there', async () => {
+    const transport = createNodeTransport({ readerBodies: true });
+    const during = new AbortController();
+    const slow = await transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: during.signal });
+    const aborted = (slow.body as ReadableStream<Uint8Array>).getReader();
+    expect(text((await aborted.read()).value)).toBe('data: first\n\n');
+    during.abort(new DOMException('stop', 'AbortError'));
+    await expect(aborted.read()).rejects.toBeDefined();
+    const cut = (await transport.fetch(`${base}/cut`, { method: 'POST', body: 'x' })).body as ReadableStream<Uint8Array>;
+    const cutReader = cut.getReader();
+    expect(text((await cutReader.read()).value)).toBe('data: first\n\n');
+    await expect(cutReader.read()).rejects.toBeDefined();
+    for (let i = 0; i < 20; i++) {
+      const reader = ((await transport.fetch(`${base}/two`, { method: 'POST', body: 'x' })).body as ReadableStream<Uint8Array>).getReader();
+      expect(text((await reader.read()).value)).toMatch(/^data: first/);
+      await reader.cancel();
+      await expect(reader.read()).resolves.toEqual({ done: true, value: undefined });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    transport.close();
+  });
+});

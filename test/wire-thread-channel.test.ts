@@ -21,14 +21,15 @@ const DIST = pathToFileURL(fileURLToPath(new URL('../dist/src/', import.meta.url
  * A thread that plays forks the way a pool thread does (its channel opened at its first fork, over
  * parentPort): each fork reports 20 turns, looks its name up on the main thread, then waits for the
  * word meant for it (stop, a message or a cancel) and ends with what it got. `crash` exits the thread
- * once the fork has spoken; what a fork hears when its channel closes goes back on parentPort.
+ * once the fork has spoken; `unsendable` puts a function in its result; what a fork hears when its
+ * channel closes goes back on parentPort.
  */
 const FORK_THREAD = `
 const { parentPort } = require('node:worker_threads');
 (async () => {
   const { forkPortOf } = await import(${JSON.stringify(`${DIST}fork-thread/thread-channel.js`)});
   const { connectHost } = await import(${JSON.stringify(`${DIST}wire/fork-end.js`)});
-  parentPort.on('message', async ({ link, name, crash }) => {
+  parentPort.on('message', async ({ link, name, crash, unsendable }) => {
     let word;
     const host = connectHost(forkPortOf(link), () => (word ??= 'cancel'), undefined, (why) => (word ??= 'stop ' + why));
     for (let n = 1; n <= 20; n++) host.report({ type: 'turn', turn: n, usage: { promptTokens: 1, cachedTokens: 0, outputTokens: 1 }, functionCalls: 0 });
@@ -40,7 +41,7 @@ const { parentPort } = require('node:worker_threads');
       if (messages.length > 0) word = 'message ' + messages.join();
       else await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    host.end({ id: name, status: 'completed', text: found.value.response.output.found + ':' + word, turns: 20 });
+    host.end({ id: name, status: 'completed', text: found.value.response.output.found + ':' + word, turns: 20, ...(unsendable ? { output: () => 0 } : {}) });
   });
   parentPort.postMessage({ ready: true });
 })();`;
@@ -98,7 +99,8 @@ async function forkThread() {
       onToolCall: () => undefined,
       admit: () => true,
     });
-    const start = (crash = false) => worker.postMessage({ link: opened.link satisfies ForkLink, name, crash });
+    const start = (crash = false, unsendable = false) =>
+      worker.postMessage({ link: opened.link satisfies ForkLink, name, crash, unsendable });
     // What the fork had reported when its result arrived.
     const result = channel.result.then((r) => ({ result: r, eventsBefore: events.length }));
     return { channel, start, result, link: opened.link, closed: () => closed };
@@ -156,11 +158,37 @@ describe("a pool thread's channel, shared by its forks", () => {
     odd.channel.close();
   });
 
+  it("a result structured clone refuses arrives as the fork's failure saying so, and the fork's channel closes", async () => {
+    const { fork } = await forkThread();
+    const [odd, next] = [fork('odd'), fork('next')];
+    // Ending in the same turn of their thread, their results share a post: the clonable one still arrives.
+    for (const f of [odd, next]) f.channel.stop('budget');
+    odd.start(false, true);
+    next.start();
+    const [a, b] = await Promise.all([odd.result, next.result]);
+    expect(a.result).toMatchObject({ id: 'odd', status: 'failed', error: { kind: 'error' } });
+    expect(a.result?.status === 'failed' && a.result.error.message).toMatch(/^the fork's result could not be sent: /);
+    expect(b.result).toMatchObject({ id: 'next', status: 'completed', text: 'NEXT:stop budget' });
+    // After the refusal each envelope of the batch goes in a post of its own: the closes follow.
+    await expect.poll(() => [odd.closed(), next.closed()]).toEqual([true, true]);
+    for (const f of [odd, next]) f.channel.close();
+  });
+
   it("a thread that dies closes its forks' channels: their results are undefined, not awaited for ever", async () => {
     const { fork } = await forkThread();
     const doomed = fork('doomed');
     doomed.start(true);
     await expect(doomed.result.then(({ result }) => result)).resolves.toBeUndefined();
+  });
+
+  it('says when what waits has been posted', async () => {
+    const posted: ChannelMessage[] = [];
+    const outbox = createOutbox({ postMessage: (message) => posted.push(message) }, () => undefined);
+    await outbox.posted();
+    outbox.send({ fork: 1, control: 'open' });
+    const after = outbox.posted().then(() => posted.length);
+    expect(posted).toEqual([]);
+    await expect(after).resolves.toBe(1);
   });
 
   it('sends what a turn of the event loop sent in one post, in order, even under fake timers (they replace the global setImmediate)', async () => {

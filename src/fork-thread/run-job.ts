@@ -8,7 +8,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 import { emptyFailure } from '../result/results.js';
 import { threadId } from 'node:worker_threads';
-import { forkPortOf } from './thread-channel.js';
+import { forkPortOf, linkPosted } from './thread-channel.js';
 
 // Per worker thread: parsed prefixes and model clients outlive a single fork.
 const prefixes = createPrefixStore();
@@ -88,4 +88,6 @@ export async function runForkWith(job: ForkJob, load: () => { session: Readonly<
       ),
     );
   }
+  // The pool hears that the job ended after its result is posted.
+  await linkPosted(job.link);
 }

@@ -1,4 +1,5 @@
-import { MessageChannel, parentPort, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, parentPort, threadId } from 'node:worker_threads';
+import { emptyFailure } from '../result/results.js';
 import {
   createOutbox,
   eachEnvelope,
@@ -14,7 +15,7 @@ import type { ForkLink, ForkMessage, HostMessage } from '../wire/protocol.js';
 type ThreadFork = ForkPort<HostMessage, ForkMessage>;
 
 /** This thread's channel to the main thread, shared by its forks (src/wire/mux.ts): made at its first fork. */
-let channel: { port: MessagePort; outbox: Outbox; forks: Map<number, ThreadFork> } | undefined;
+let channel: { outbox: Outbox; forks: Map<number, ThreadFork> } | undefined;
 
 function threadChannel(): NonNullable<typeof channel> {
   if (channel) return channel;
@@ -24,7 +25,12 @@ function threadChannel(): NonNullable<typeof channel> {
   parentPort.postMessage({ [THREAD_CHANNEL]: port2 }, [port2]);
   const forks = new Map<number, ThreadFork>();
   // A fork whose message structured clone refused: its channel closes (its calls end, the main thread hears it).
-  const outbox = createOutbox(port1, (envelope) => forks.get(envelope.fork)?.close());
+  // A result it refused is replaced, in its place (before its channel's close), by the fork's failure saying why.
+  const outbox = createOutbox(port1, (envelope, err) => {
+    const message = 'message' in envelope ? (envelope.message as ForkMessage) : undefined;
+    if (message?.type === 'end') port1.postMessage(unsentResult(envelope.fork, message.result.id, err));
+    else forks.get(envelope.fork)?.close();
+  });
   port1.on('message', (message: ChannelMessage) =>
     eachEnvelope(message, (envelope) => {
       const fork = forks.get(envelope.fork);
@@ -40,14 +46,24 @@ function threadChannel(): NonNullable<typeof channel> {
   });
   // A thread that exits (process.exit, an uncaught error) sends what waits first: the main thread learns which forks it ran.
   process.once('exit', () => outbox.flush());
-  channel = { port: port1, outbox, forks };
+  channel = { outbox, forks };
   return channel;
+}
+
+function unsentResult(fork: number, id: string, err: unknown): Envelope {
+  const why = err instanceof Error ? err.message : String(err);
+  return { fork, message: { type: 'end', result: emptyFailure(id, 'error', `the fork's result could not be sent: ${why}`, threadId) } };
+}
+
+/** Settles once what the fork has sent on `link` is posted (its result included): its job ends after it. */
+export function linkPosted(link: ForkLink): Promise<void> {
+  return 'port' in link || channel === undefined ? Promise.resolve() : channel.outbox.posted();
 }
 
 /** The fork's end of its channel: its share of this thread's channel, or the port its job brought. */
 export function forkPortOf(link: ForkLink): WirePort<HostMessage, ForkMessage> {
   if ('port' in link) return link.port;
-  const { port, outbox, forks } = threadChannel();
+  const { outbox, forks } = threadChannel();
   const fork: ThreadFork = new ForkPort(
     link.fork,
     (envelope) => {
@@ -58,11 +74,11 @@ export function forkPortOf(link: ForkLink): WirePort<HostMessage, ForkMessage> {
         if (message?.type === 'event' && message.event.type === 'transcript') outbox.flush();
         return;
       }
-      // The result, the fork's last message, goes now and closes the fork's channel in the same post (the
-      // main thread has nothing to close then). A result structured clone refuses throws to the fork's end,
-      // as a port's postMessage does, and the channel stays open for the failure that replaces it.
-      outbox.flush();
-      port.postMessage([envelope, { fork: link.fork, control: 'close' }] satisfies Envelope[]);
+      // The result, the fork's last message, goes with what else this thread sends in this turn (forks that
+      // end together share a post: each post wakes the main thread), and closes the fork's channel in the
+      // same post (the main thread has nothing to close then).
+      outbox.send(envelope);
+      outbox.send({ fork: link.fork, control: 'close' });
       fork.hangUp();
     },
     (id) => forks.delete(id),

@@ -43,13 +43,17 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
         config: requestConfig(request, NEVER, capture, undefined),
       }),
     );
-  const splicer = createSplicer(GEMINI_SPLICE, render, createNodeTransport());
+  // The SDK reads a streamed answer through its body's getReader() alone.
+  const splicer = createSplicer(GEMINI_SPLICE, render, createNodeTransport({ readerBodies: true }));
 
   async function attempt(request: GeminiRequest, options: GenerateOptions): Promise<AttemptOutcome> {
     let retryAfter: string | null = null;
     // Per call, so the Retry-After header of this call's failure can be read back.
+    // Without a call timeout the transport is given the fork's signal itself: the SDK would make an
+    // AbortController per attempt, listening on the fork's signal until the fork ends.
+    const direct = config.callTimeoutMs === undefined;
     const recordingFetch: typeof fetch = async (input, init) => {
-      const response = await splicer.fetch(input, init);
+      const response = await splicer.fetch(input, direct ? { ...init, signal: options.signal } : init);
       if (!response.ok) retryAfter = response.headers.get('retry-after');
       return response;
     };
@@ -57,7 +61,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       const stream = await (await clientOnce()).models.generateContentStream({
         model: request.model,
         contents: request.contents as never,
-        config: requestConfig(request, options.signal, recordingFetch, config.callTimeoutMs),
+        config: requestConfig(request, direct ? undefined : options.signal, recordingFetch, config.callTimeoutMs),
       });
       let started = false;
       const parts: Part[] = [];
@@ -182,13 +186,13 @@ const GEMINI_SPLICE: SpliceShape<GeminiRequest> = {
 
 function requestConfig(
   request: GeminiRequest,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   fetchFn: typeof fetch,
   timeoutMs: number | undefined,
 ): GenerateContentConfig {
   const config: GenerateContentConfig = {
     ...(request.generationConfig as GenerateContentConfig | undefined),
-    abortSignal: signal,
+    ...(signal !== undefined ? { abortSignal: signal } : {}),
     httpOptions: { fetch: fetchFn, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) },
   };
   if (request.cachedContent !== undefined) config.cachedContent = request.cachedContent;

@@ -40,6 +40,8 @@ export interface Outbox {
   send(envelope: Envelope): void;
   /** Posts what waits now (nothing when nothing does). */
   flush(): void;
+  /** Settles once what waits now has been posted (at once when nothing waits). */
+  posted(): Promise<void>;
 }
 
 export function createOutbox(
@@ -48,11 +50,14 @@ export function createOutbox(
 ): Outbox {
   let waiting: Envelope[] = [];
   let scheduled = false;
+  let onPosted: (() => void)[] = [];
   const flush = (): void => {
     scheduled = false;
     const batch = waiting;
+    const settle = onPosted;
     if (batch.length === 0) return;
     waiting = [];
+    onPosted = [];
     try {
       port.postMessage(batch.length === 1 ? (batch[0] as Envelope) : batch);
     } catch {
@@ -64,6 +69,7 @@ export function createOutbox(
         }
       }
     }
+    for (const resolve of settle) resolve();
   };
   return {
     send(envelope) {
@@ -73,6 +79,10 @@ export function createOutbox(
       setImmediate(flush);
     },
     flush,
+    posted() {
+      if (waiting.length === 0) return Promise.resolve();
+      return new Promise((resolve) => onPosted.push(resolve));
+    },
   };
 }
 
