@@ -38,10 +38,7 @@ const ESTIMATE_TOLERANCE = 0.05;
  * main-thread CPU; made at import, it would load ICU's locale data for runs that miss nothing).
  */
 let formatter: Intl.NumberFormat | undefined;
-function n(x: number): string {
-  formatter ??= new Intl.NumberFormat('en-US');
-  return formatter.format(x);
-}
+const n = (x: number): string => (formatter ??= new Intl.NumberFormat('en-US')).format(x);
 
 /** The miss of a fork's first call, or undefined when it was served (nearly) all it shares, or its cached tokens are unknown. */
 export function cacheMissOf(facts: MissFacts): CacheMiss | undefined {
