@@ -32,14 +32,6 @@ export interface MissFacts {
 /** The part of a first call's shared tokens a shortfall may reach before it counts as a miss. */
 const ESTIMATE_TOLERANCE = 0.05;
 
-/**
- * Thousands with commas, as toLocaleString('en-US') writes them; one formatter, made at the first
- * miss (toLocaleString makes one per call: a miss per fork made that a visible part of a fan-out's
- * main-thread CPU; made at import, it would load ICU's locale data for runs that miss nothing).
- */
-let formatter: Intl.NumberFormat | undefined;
-const n = (x: number): string => (formatter ??= new Intl.NumberFormat('en-US')).format(x);
-
 /** The miss of a fork's first call, or undefined when it was served (nearly) all it shares, or its cached tokens are unknown. */
 export function cacheMissOf(facts: MissFacts): CacheMiss | undefined {
   const { first, rules } = facts;
@@ -50,6 +42,7 @@ export function cacheMissOf(facts: MissFacts): CacheMiss | undefined {
   // What it shares is estimated from characters (cache-accounting.ts): a shortfall within the estimate's error is no miss.
   if (tokens <= Math.max(0, shared * ESTIMATE_TOLERANCE)) return undefined;
   const miss = (reason: CacheMissReason, detail: string): CacheMiss => ({ reason, tokens, detail });
+  const n = (x: number): string => x.toLocaleString('en-US');
 
   if (facts.unmarked)
     return miss('no-breakpoint', 'the provider caches only at a marked breakpoint and the request carried none (cache off)');
