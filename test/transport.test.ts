@@ -1,4 +1,5 @@
 // Tests forkpool's fetch over node:http (src/transport/node-fetch.ts), which every provider's SDK is given: bodies as buffers, responses as fetch gives them, aborts and cut connections as fetch reports them.
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -162,6 +163,18 @@ describe('the node:http transport with reader bodies (what @google/genai is give
       await expect(reader.read()).resolves.toEqual({ done: true, value: undefined });
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
+    transport.close();
+  });
+  it('a reader released before the end of its body (the SDK stopped reading) ends the body: its socket and abort listener go', async () => {
+    const transport = createNodeTransport({ readerBodies: true });
+    const signal = new AbortController().signal;
+    const slow = await transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal });
+    const reader = (slow.body as ReadableStream<Uint8Array>).getReader();
+    expect(text((await reader.read()).value)).toBe('data: first\n\n');
+    expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+    reader.releaseLock();
+    await expect(reader.read()).resolves.toEqual({ done: true, value: undefined });
+    await expect.poll(() => getEventListeners(signal, 'abort').length).toBe(0);
     transport.close();
   });
 });

@@ -191,6 +191,26 @@ describe("a pool thread's channel, shared by its forks", () => {
     await expect(after).resolves.toBe(1);
   });
 
+  it('says so even when an envelope could not be sent and its handler failed too: the rest of the batch still goes', async () => {
+    const posted: ChannelMessage[] = [];
+    const refuses = (message: ChannelMessage): boolean => Array.isArray(message) || (message as { fork: number }).fork === 1;
+    const outbox = createOutbox(
+      {
+        postMessage: (message) => {
+          if (refuses(message)) throw new Error('could not be cloned');
+          posted.push(message);
+        },
+      },
+      () => {
+        throw new Error('the handler failed as well');
+      },
+    );
+    outbox.send({ fork: 1, message: { type: 'result' } });
+    outbox.send({ fork: 2, control: 'close' });
+    await expect(outbox.posted()).resolves.toBeUndefined();
+    expect(posted).toEqual([{ fork: 2, control: 'close' }]);
+  });
+
   it('sends what a turn of the event loop sent in one post, in order, even under fake timers (they replace the global setImmediate)', async () => {
     vi.useFakeTimers();
     try {

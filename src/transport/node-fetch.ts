@@ -241,8 +241,14 @@ class BodyReader {
     return new Promise((resolve, reject) => this.reads.push({ resolve, reject }));
   }
 
-  /** Nothing is locked: the reader is the body's only one. */
-  releaseLock(): void {}
+  /**
+   * The reader is the body's only one, and @google/genai releases it only when it has stopped reading
+   * (its finally, after the end or a failure mid-stream): a body released before its end is cancelled,
+   * or its paused socket and the call's abort listener would stay until the process ends.
+   */
+  releaseLock(): void {
+    if (!this.ended && !this.failure) void this.cancel();
+  }
 
   cancel(): Promise<void> {
     this.end(undefined);

@@ -65,11 +65,15 @@ export function createOutbox(
         try {
           port.postMessage(envelope);
         } catch (err) {
-          unsent(envelope, err);
+          // What cannot be sent must not keep the rest of the batch, or a job waiting on posted(), from going.
+          try {
+            unsent(envelope, err);
+          } catch {}
         }
       }
+    } finally {
+      for (const resolve of settle) resolve();
     }
-    for (const resolve of settle) resolve();
   };
   return {
     send(envelope) {
