@@ -8,7 +8,7 @@ import type { ForkResult } from '../result/fork-result.js';
 import type { ParentSession, SessionFormat } from '../shapes/registry.js';
 import { emptyFailure } from '../result/results.js';
 import { threadId } from 'node:worker_threads';
-import { forkPortOf, linkPosted } from './thread-channel.js';
+import { forkPortOf, linkPosted, resultNotSent } from './thread-channel.js';
 
 // Per worker thread: parsed prefixes and model clients outlive a single fork.
 const prefixes = createPrefixStore();
@@ -79,14 +79,7 @@ export async function runForkWith(job: ForkJob, load: () => { session: Readonly<
     host.end(result);
   } catch (err) {
     // A result that cannot cross the boundary (structured clone refused a value in it): its fork fails saying so.
-    host.end(
-      emptyFailure(
-        job.task.id,
-        'error',
-        `the fork's result could not be sent: ${err instanceof Error ? err.message : String(err)}`,
-        threadId,
-      ),
-    );
+    host.end(resultNotSent(job.task.id, err));
   }
   // The pool hears that the job ended after its result is posted.
   await linkPosted(job.link);

@@ -1,4 +1,5 @@
 import { MessageChannel, parentPort, threadId } from 'node:worker_threads';
+import type { ForkResult } from '../result/fork-result.js';
 import { emptyFailure } from '../result/results.js';
 import {
   createOutbox,
@@ -51,8 +52,12 @@ function threadChannel(): NonNullable<typeof channel> {
 }
 
 function unsentResult(fork: number, id: string, err: unknown): Envelope {
-  const why = err instanceof Error ? err.message : String(err);
-  return { fork, message: { type: 'end', result: emptyFailure(id, 'error', `the fork's result could not be sent: ${why}`, threadId) } };
+  return { fork, message: { type: 'end', result: resultNotSent(id, err) } };
+}
+
+/** The failure that replaces a fork's result structured clone refused (a value in it cannot cross threads). */
+export function resultNotSent(id: string, err: unknown): ForkResult {
+  return emptyFailure(id, 'error', `the fork's result could not be sent: ${err instanceof Error ? err.message : String(err)}`, threadId);
 }
 
 /** Settles once what the fork has sent on `link` is posted (its result included): its job ends after it. */

@@ -205,7 +205,7 @@ function chatModule(
   return {
     kind,
     shapes: rules.responses ? ['openai-chat', 'openai-responses'] : ['openai-chat'],
-    optionKeys: rules.responses ? ['apiKey', 'apiKeyEnv', 'baseUrl', 'mode'] : ['apiKey', 'apiKeyEnv', 'baseUrl'],
+    optionKeys: ['apiKey', 'apiKeyEnv', 'baseUrl', ...(rules.responses ? ['mode'] : [])],
     flagKeys,
     usage,
     ...(checkOption || rules.responses
