@@ -316,6 +316,11 @@ function decode(response: http.IncomingMessage, encoding: string | null): Readab
           : undefined;
   if (decoder === undefined) return response;
   response.once('error', (err) => decoder.destroy(err));
+  // A decoded body ended before its end (a reader's cancel, a decoding error) ends the response too:
+  // destroying the decoder alone would leave the socket open, paused, until the process ends.
+  decoder.once('close', () => {
+    if (!response.readableEnded) response.destroy();
+  });
   return response.pipe(decoder);
 }
 
