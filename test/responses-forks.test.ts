@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -5,6 +7,7 @@ import { ForkEngine, defineTool, type ForkResult, type OpenAIResponsesSession } 
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { startServe, type ServeProcess } from './fixtures/cli/serve.js';
 import { CHILD_OPENING } from '../src/wording/child-message.js';
+import { createProvider } from '../src/model/providers/index.js';
 
 /*
  * Forks of a Responses API session (`"format": "openai-responses"`), re-sending the conversation:
@@ -162,6 +165,57 @@ describe('forks of a Responses session under mode: generate (an agent that does 
     } finally {
       await engine.close();
       await server.close();
+    }
+  });
+
+  it('a 200 answer that is no response (a server that streams anyway, text that is not JSON) is malformed, naming what arrived', async () => {
+    const sse =
+      'event: response.created\ndata: {"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}\n\n';
+    const answers = [
+      { type: 'text/event-stream', body: sse },
+      { type: 'application/json', body: 'not json at all' },
+      { type: 'application/json', body: '{"id":"resp_1"}' },
+    ];
+    let n = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const answer = answers[n++ % answers.length] as (typeof answers)[number];
+        res.writeHead(200, { 'content-type': answer.type });
+        res.end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const provider = createProvider(
+        {
+          kind: 'openai',
+          baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+          apiKey: 'fp-responses-test-key',
+          mode: 'generate',
+          retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+        },
+        'openai-responses',
+      );
+      const ask = { format: 'openai-responses' as const, body: { model: 'gpt-4.1-mini', input: 'hi' } };
+      const errors = [];
+      for (const _ of answers) {
+        const outcome = await provider.generate(ask, { signal: new AbortController().signal });
+        errors.push(outcome.ok ? undefined : outcome.error);
+      }
+      const arrived = 'malformed response: the answer to a request with stream: false is';
+      expect(errors).toEqual([
+        { kind: 'malformed', message: `${arrived} text/event-stream (${Buffer.byteLength(sse)} bytes), not JSON`, retryable: true },
+        { kind: 'malformed', message: `${arrived} application/json (15 bytes), not JSON`, retryable: true },
+        {
+          kind: 'malformed',
+          message: `${arrived} application/json (15 bytes): JSON, but not a response (no output list)`,
+          retryable: true,
+        },
+      ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

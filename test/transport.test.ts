@@ -2,13 +2,15 @@
 import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeTransport } from '../src/transport/node-fetch.js';
 
 let server: http.Server;
 let base: string;
 const received: { method: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+/** Whether the server's side of each /gzip-slow answer has closed (the client let its connection go). */
+const gzipSlowClosed: boolean[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -30,6 +32,18 @@ beforeAll(async () => {
       } else if (req.url === '/slow') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: first\n\n');
+      } else if (req.url === '/gzip-slow' || req.url === '/gzip-slow-events') {
+        // A compressed body whose first event is flushed, then nothing more: the answer never ends by itself.
+        const n = gzipSlowClosed.push(false) - 1;
+        res.once('close', () => {
+          gzipSlowClosed[n] = true;
+        });
+        const type = req.url === '/gzip-slow' ? 'text/plain' : 'text/event-stream';
+        res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': type });
+        const gzip = createGzip();
+        gzip.pipe(res);
+        gzip.write('data: first\n\n');
+        gzip.flush();
       } else if (req.url === '/empty') {
         res.writeHead(204);
         res.end();
@@ -78,7 +92,7 @@ describe('the node:http transport', () => {
     transport.close();
   });
 
-  it("an abort before the response rejects with the signal's reason; an abort mid-body errors the body", async () => {
+  it("an abort before the response rejects with the signal's reason; an abort mid-body errors the body with it", async () => {
     const transport = createNodeTransport();
     const before = new AbortController();
     before.abort(new DOMException('stop', 'AbortError'));
@@ -89,8 +103,9 @@ describe('the node:http transport', () => {
     const response = await transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: during.signal });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
-    during.abort(new DOMException('stop', 'AbortError'));
-    await expect(reader.read()).rejects.toBeDefined();
+    const reason = new DOMException('stop', 'AbortError');
+    during.abort(reason);
+    await expect(reader.read()).rejects.toBe(reason);
     transport.close();
   });
 
@@ -106,6 +121,23 @@ describe('the node:http transport', () => {
     // The socket's 'end' arriving after a cancel would have thrown outside any call (an unhandled error fails this file).
     await new Promise((resolve) => setTimeout(resolve, 50));
     transport.close();
+  });
+
+  it('a compressed body cancelled mid-stream closes its connection, as a web stream and as a reader body', async () => {
+    for (const [readerBodies, path] of [
+      [false, '/gzip-slow'],
+      [true, '/gzip-slow-events'],
+    ] as const) {
+      const transport = createNodeTransport({ readerBodies });
+      const response = await transport.fetch(`${base}${path}`, { method: 'POST', body: 'x' });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+      const n = gzipSlowClosed.length - 1;
+      await reader.cancel();
+      // The server sees its connection close: the cancel reached the socket, not only the decompressor.
+      await expect.poll(() => gzipSlowClosed[n], { timeout: 10_000 }).toBe(true);
+      transport.close();
+    }
   });
 
   it('a connection cut mid-body errors the body instead of ending it as if whole; a refused one is "fetch failed"', async () => {
@@ -144,18 +176,21 @@ describe('the node:http transport with reader bodies (what @google/genai is give
     transport.close();
   });
 
-  it('an abort or a cut connection mid-body fails the reads; a cancel ends the body there', async () => {
+  it("an abort mid-body fails the reads with the abort's reason, a cut connection with a network error; a cancel ends the body there", async () => {
     const transport = createNodeTransport({ readerBodies: true });
     const during = new AbortController();
     const slow = await transport.fetch(`${base}/slow`, { method: 'POST', body: 'x', signal: during.signal });
     const aborted = (slow.body as ReadableStream<Uint8Array>).getReader();
     expect(text((await aborted.read()).value)).toBe('data: first\n\n');
-    during.abort(new DOMException('stop', 'AbortError'));
-    await expect(aborted.read()).rejects.toBeDefined();
+    // The abort's reason, as fetch's body fails: @google/genai knows the caller's abort by it (an AbortError).
+    const reason = new DOMException('stop', 'AbortError');
+    during.abort(reason);
+    await expect(aborted.read()).rejects.toBe(reason);
     const cut = (await transport.fetch(`${base}/cut`, { method: 'POST', body: 'x' })).body as ReadableStream<Uint8Array>;
     const cutReader = cut.getReader();
     expect(text((await cutReader.read()).value)).toBe('data: first\n\n');
-    await expect(cutReader.read()).rejects.toBeDefined();
+    // A connection the server closed is no abort.
+    await expect(cutReader.read()).rejects.not.toMatchObject({ name: 'AbortError' });
     for (let i = 0; i < 20; i++) {
       const reader = ((await transport.fetch(`${base}/two`, { method: 'POST', body: 'x' })).body as ReadableStream<Uint8Array>).getReader();
       expect(text((await reader.read()).value)).toMatch(/^data: first/);

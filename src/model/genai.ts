@@ -52,7 +52,15 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
     // Without a call timeout the transport is given the fork's signal itself: the SDK would make an
     // AbortController per attempt, listening on the fork's signal until the fork ends.
     const direct = config.callTimeoutMs === undefined;
+    // With a call timeout, the SDK's own signal for the request: aborted while the fork's is not, the timeout fired.
+    let sdkSignal: AbortSignal | null | undefined;
     const recordingFetch: typeof fetch = async (input, init) => {
+      if (!direct) sdkSignal = init?.signal;
+      else if (options.signal.aborted) {
+        // @google/genai, holding no signal, knows the caller's abort only by an AbortError: the fork's reason (an Error
+        // naming why) would have it resume its stream from a checkpoint, refused again, up to four times.
+        throw new DOMException('the call was aborted', 'AbortError');
+      }
       const response = await splicer.fetch(input, direct ? { ...init, signal: options.signal } : init);
       if (!response.ok) retryAfter = response.headers.get('retry-after');
       return response;
@@ -88,6 +96,10 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       const finish = finishReason !== undefined ? finishOf(finishReason, { calls }) : undefined;
       return { ok: true, message: { role: 'model', parts }, usage, finish, ...(responseModel !== undefined ? { responseModel } : {}) };
     } catch (err) {
+      // The call's own timeout is a timeout wherever it fired: past the headers, the SDK hears it as the body's failed read.
+      if (sdkSignal?.aborted && !options.signal.aborted) {
+        return { ok: false, error: { kind: 'timeout', message: 'the model call timed out', retryable: true } };
+      }
       return { ok: false, error: classifyError(err, options.signal, retryAfter, { secrets }) };
     }
   }

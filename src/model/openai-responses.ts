@@ -56,12 +56,19 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
       let started = false;
       let completed: Extract<ResponseStreamEvent, { type: 'response.completed' }>['response'] | undefined;
       let failed: string | undefined;
+      let unreadable: string | undefined;
       return {
         open: async (requestOptions) => {
           const client = await clientOnce();
           const body = responsesBody(request, endpoint.preset.takesPromptCacheKey, named, streams);
           if (streams) return client.responses.create(body as ResponseCreateParamsStreaming, requestOptions);
-          return asEvents(await client.responses.create(body as ResponseCreateParamsNonStreaming, requestOptions));
+          // The answer is read here: the SDK hands back the text of one that is not JSON (a server that streams
+          // anyway), on which the provider failed as if the connection had.
+          const whole = await readWhole(
+            await client.responses.create(body as ResponseCreateParamsNonStreaming, requestOptions).asResponse(),
+          );
+          if (!whole.ok) unreadable = whole.problem;
+          return asEvents(whole.ok ? whole.response : undefined);
         },
         read(event) {
           // The response object is made before the model begins: its first output is when prefill is done. Its id is
@@ -76,6 +83,7 @@ export function createOpenAIResponsesProvider(config: ProviderConfig): ModelProv
           return failed === undefined ? undefined : `the stream carried an error: ${failed}`;
         },
         finish(): AttemptOutcome {
+          if (unreadable !== undefined) return { ok: false, error: malformed(unreadable) };
           if (completed === undefined) return { ok: false, error: malformed('the stream ended before response.completed') };
           return {
             ok: true,
@@ -109,11 +117,28 @@ function responsesBody(
   return withComparison(body, named) as unknown as ResponseCreateParamsStreaming | ResponseCreateParamsNonStreaming;
 }
 
+/** A whole answer (stream: false) read as a Responses object, or what arrived instead. */
+async function readWhole(answer: globalThis.Response): Promise<{ ok: true; response: Response } | { ok: false; problem: string }> {
+  const text = await answer.text();
+  const arrived = `the answer to a request with stream: false is ${answer.headers.get('content-type') ?? 'without a content-type'} (${Buffer.byteLength(text)} bytes)`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: `${arrived}, not JSON` };
+  }
+  if (!isRecord(parsed) || !Array.isArray(parsed.output))
+    return { ok: false, problem: `${arrived}: JSON, but not a response (no output list)` };
+  return { ok: true, response: parsed as unknown as Response };
+}
+
 /**
  * A whole response as the one event a stream of it ends with; a status that no stream ends on
  * (queued, in progress, cancelled: a background response) is an error, as a stream cut short is.
+ * An answer that was no response: no event.
  */
-async function* asEvents(response: Response): AsyncGenerator<ResponseStreamEvent> {
+async function* asEvents(response: Response | undefined): AsyncGenerator<ResponseStreamEvent> {
+  if (response === undefined) return;
   const status = response.status ?? 'completed';
   const type = ({ completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed' } as const)[
     status as 'completed' | 'incomplete' | 'failed'

@@ -77,8 +77,12 @@ export function createNodeTransport(options: NodeTransportOptions = {}): NodeTra
     return new Promise<Response>((resolve, reject) => {
       const { http, https } = nodeBuiltins();
       const request = (url.protocol === 'https:' ? https : http).request(url, { method: init.method ?? 'GET', headers, agent });
+      let body: http.IncomingMessage | undefined;
+      // Once the headers are in, the abort cuts the body: its reads fail with the abort's reason, as fetch's do. The
+      // request's destroy would fail them with Error('aborted'), which a client takes for a dropped connection
+      // (@google/genai resumes its stream); the body's destroy takes its socket with it.
       const onAbort = (): void => {
-        request.destroy(abortReason(signal as AbortSignal) as Error);
+        (body ?? request).destroy(abortReason(signal as AbortSignal) as Error);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = (): void => signal?.removeEventListener('abort', onAbort);
@@ -87,7 +91,7 @@ export function createNodeTransport(options: NodeTransportOptions = {}): NodeTra
         reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: err }));
       });
       request.once('response', (response) => {
-        // Past this point an abort ends the body's stream with the abort's reason, as fetch does.
+        body = response;
         response.once('close', done);
         resolve(readerBodies && isEventStream(response) ? readerResponse(response) : toResponse(response));
       });
@@ -316,6 +320,11 @@ function decode(response: http.IncomingMessage, encoding: string | null): Readab
           : undefined;
   if (decoder === undefined) return response;
   response.once('error', (err) => decoder.destroy(err));
+  // A decoded body ended before its end (a reader's cancel, a decoding error) ends the response too:
+  // destroying the decoder alone would leave the socket open, paused, until the process ends.
+  decoder.once('close', () => {
+    if (!response.readableEnded) response.destroy();
+  });
   return response.pipe(decoder);
 }
 
