@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGenaiProvider, loadGenai } from '../src/model/genai.js';
+import { forkAbortReason } from '../src/fork-thread/run-job.js';
 import { createNodeTransport } from '../src/transport/node-fetch.js';
 import type { GeminiRequest, ModelOutcome, ProviderConfig } from '../src/provider.js';
 
@@ -94,7 +95,7 @@ describe('the Gemini provider, a body cut by the server or by the fork', () => {
     const controller = new AbortController();
     const outcome = await createGenaiProvider(config(stalls.url)).generate(ask, {
       signal: controller.signal,
-      onResponseStart: () => controller.abort(new Error('cancelled')),
+      onResponseStart: () => controller.abort(forkAbortReason('cancelled')),
     });
     expect(failure(outcome)).toEqual({ kind: 'aborted', message: 'the call was aborted', retryable: false });
     expect(stalls.requests).toHaveLength(1);
@@ -113,7 +114,8 @@ describe('@google/genai over the transport with the fork’s signal (no call tim
     });
     const transport = createNodeTransport({ readerBodies: true });
     const controller = new AbortController();
-    const reason = new DOMException('the fork was stopped', 'AbortError');
+    // The reason a fork's signal aborts with (src/fork-thread/run-job.ts): another would have the SDK resume its stream.
+    const reason = forkAbortReason('cancelled');
     let fetches = 0;
     const client = new (await loadGenai())({ apiKey: 'test-key', vertexai: false, httpOptions: { baseUrl: stalls.url } });
     const stream = await client.models.generateContentStream({

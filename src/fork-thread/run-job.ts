@@ -38,6 +38,14 @@ export function runForkJob(job: ForkJob): Promise<void> {
 }
 
 /**
+ * What a fork's signal aborts with: an AbortError, as a caller's abort is to the SDKs (@google/genai
+ * resumes a stream whose read failed any other way, from its last checkpoint).
+ */
+export function forkAbortReason(why: 'cancelled' | 'timeout'): DOMException {
+  return new DOMException(why === 'timeout' ? 'the fork timed out' : 'the fork was cancelled', 'AbortError');
+}
+
+/**
  * The fork's life in a thread around its loop: cancel and stop from its channel, the fork's
  * timeout, any throw turned into a failed result, and the result sent as the channel's last
  * message. `load` supplies the parent session (decoded from shared memory here; the benchmark's
@@ -48,7 +56,7 @@ export async function runForkWith(job: ForkJob, load: () => { session: Readonly<
   let reason: 'cancelled' | 'timeout' | undefined;
   const abort = (why: 'cancelled' | 'timeout'): void => {
     reason ??= why;
-    controller.abort(new Error(why));
+    controller.abort(forkAbortReason(why));
   };
   let stopReason: StopReason | undefined;
   const host = connectHost(

@@ -56,11 +56,6 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
     let sdkSignal: AbortSignal | null | undefined;
     const recordingFetch: typeof fetch = async (input, init) => {
       if (!direct) sdkSignal = init?.signal;
-      else if (options.signal.aborted) {
-        // @google/genai, holding no signal, knows the caller's abort only by an AbortError: the fork's reason (an Error
-        // naming why) would have it resume its stream from a checkpoint, refused again, up to four times.
-        throw new DOMException('the call was aborted', 'AbortError');
-      }
       const response = await splicer.fetch(input, direct ? { ...init, signal: options.signal } : init);
       if (!response.ok) retryAfter = response.headers.get('retry-after');
       return response;
