@@ -112,7 +112,8 @@ export interface BenchConfig {
   /**
    * A fan-out's client CPU per call, fresh and warm (issue 44, bench/fanout-cpu.ts): per row, `runs`
    * processes of each client (forkpool, the in-process SDK) against the sink, alternating, each a
-   * fresh fan-out of `calls` one-call forks of `prefixBytes` (`warm`: then a second one). `oneFork`:
+   * fresh fan-out of `calls` one-call forks of `prefixBytes` (`warm`: then a second one, and, with
+   * `warmCodeCalls`, one more once the process has made that many calls: its code compiled). `oneFork`:
    * also forkpool's fresh run of one fork (its fixed cost), `runs` times.
    */
   fanout: {
@@ -120,6 +121,7 @@ export interface BenchConfig {
     runs: number;
     inFlight: number;
     oneFork: boolean;
+    warmCodeCalls: number;
   };
   /**
    * Peers in the same run (issue 24, bench/peers.ts): the same fan-out, `n` one-call forks of one
@@ -235,7 +237,7 @@ export const QUICK: BenchConfig = {
     throughput: null,
   },
   // Two processes of ~3 s each: the 16 KiB row, fresh then warm.
-  fanout: { rows: [{ prefixBytes: 16 * KIB, calls: 200, warm: true }], runs: 1, inFlight: 16, oneFork: false },
+  fanout: { rows: [{ prefixBytes: 16 * KIB, calls: 200, warm: true }], runs: 1, inFlight: 16, oneFork: false, warmCodeCalls: 0 },
   peers: { sizes: [64 * KIB], n: 16, concurrency: 16, runs: 2, latency: 'fast', clients: ['forkpool', 'ai-sdk'] },
   // Two processes of ~2–3 s each (start-up, a warm-up agent run, two measured runs of 16 forks): the AI SDK's
   // fork tools; the Agents SDK's in the full run.
@@ -307,7 +309,7 @@ export const FULL: BenchConfig = {
     inFlight: 16,
     throughput: { sizes: [16 * KIB, 1 * MIB], calls: 480 },
   },
-  // About 3 minutes: 5 runs × (4 rows × 2 clients + the one-fork run), a process each.
+  // About 4 minutes: 5 runs × (4 rows × 2 clients + the one-fork run), a process each.
   fanout: {
     rows: [
       { prefixBytes: 16 * KIB, calls: 200, warm: true },
@@ -318,6 +320,9 @@ export const FULL: BenchConfig = {
     runs: 5,
     inFlight: 16,
     oneFork: true,
+    // As the floor's jitWarmupCalls: in-process alternation (2026-12-06) had forkpool's worker threads reach
+    // the SDK's cost per call after about 3,000 calls, the SDK's one thread after a few hundred.
+    warmCodeCalls: 3_000,
   },
   peers: { sizes: [64 * KIB, 1 * MIB], n: 64, concurrency: 16, runs: 2, latency: 'realistic', clients: PEER_CLIENTS },
   // About 6 minutes, most of it the agent's own model: at realistic latency its step of 256 tool calls

@@ -8,10 +8,15 @@
  *          start them ahead.
  *   warm   (with `warm`) a second fan-out in the same process, of a session of its own (another
  *          prefix, frozen before the clock).
+ *   warm code  (with `warmCodeCalls`) after more fan-outs, unmeasured, until the process has made
+ *          that many calls in all: one more fan-out, measured. V8 optimizes a path after thousands of
+ *          calls, in each isolate on its own: forkpool's forks run in every worker thread, each of
+ *          which has run only its share of the calls by the second fan-out, while the SDK's one
+ *          thread has run them all. The same calls for both clients, as bench/floor.ts does.
  * Client CPU per call = process.cpuUsage() (user + system: every thread of the process) over the
  * fan-out / calls. Throws when any call fails or when the sink did not see one request per call.
  * Run by `npm run bench` (section `fanout`), or alone:
- *   node --import tsx --expose-gc bench/fanout-cpu.ts '{"client":"forkpool","url":"http://127.0.0.1:PORT","prefixBytes":16384,"calls":200,"inFlight":16,"threads":2,"warm":true}'
+ *   node --import tsx --expose-gc bench/fanout-cpu.ts '{"client":"forkpool","url":"http://127.0.0.1:PORT","prefixBytes":16384,"calls":200,"inFlight":16,"threads":2,"warm":true,"warmCodeCalls":3000}'
  */
 import type { GeminiSession } from '../dist/src/index.js';
 import { API_KEY, directive, expectOneCallEach, inPool, measureCalls, sdkCall, sessionOf } from './floor.js';
@@ -32,6 +37,8 @@ export interface FanoutCpuJob {
   threads: number;
   /** Also measure a second fan-out in the same process. */
   warm: boolean;
+  /** With `warm`: also measure a fan-out once the process has made this many calls (0: not measured). */
+  warmCodeCalls: number;
 }
 
 export interface FanoutCpuFigures {
@@ -49,6 +56,9 @@ export interface FanoutCpuResult {
   inFlight: number;
   fresh: FanoutCpuFigures;
   warm?: FanoutCpuFigures;
+  /** The fan-out measured once the process had made `warmCodeCalls` calls (absent in older results). */
+  warmCode?: FanoutCpuFigures;
+  warmCodeCalls?: number;
 }
 
 /** One fan-out, what precedes it done by `prepare`: returns the measured part. */
@@ -90,7 +100,22 @@ export async function measureFanoutCpu(job: FanoutCpuJob): Promise<FanoutCpuResu
   try {
     const fresh = await measure(job, c.prepare(sessionOf(base, 'fresh')));
     const warm = job.warm ? await measure(job, c.prepare(sessionOf(base, 'warm'))) : undefined;
-    return { client: job.client, prefixBytes: job.prefixBytes, calls: job.calls, inFlight: job.inFlight, fresh, ...(warm ? { warm } : {}) };
+    let warmCode: FanoutCpuFigures | undefined;
+    if (job.warm && job.warmCodeCalls > 0) {
+      // Fan-outs of sessions of their own, as a long-lived process runs them, until the calls are made.
+      for (let made = 2 * job.calls, i = 0; made < job.warmCodeCalls; made += job.calls, i++)
+        await c.prepare(sessionOf(base, `jit ${i}`))();
+      warmCode = await measure(job, c.prepare(sessionOf(base, 'warm code')));
+    }
+    return {
+      client: job.client,
+      prefixBytes: job.prefixBytes,
+      calls: job.calls,
+      inFlight: job.inFlight,
+      fresh,
+      ...(warm ? { warm } : {}),
+      ...(warmCode ? { warmCode, warmCodeCalls: job.warmCodeCalls } : {}),
+    };
   } finally {
     await c.close();
   }

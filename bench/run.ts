@@ -25,8 +25,9 @@
  * and fetch posting the same bytes, @google/genai in-process (its own transport and forkpool's) and
  * forkpool, each in a process of its own against a sink server in another (bench/floor.ts).
  * The fanout section measures a fan-out's client CPU per call, fresh (a process's first fan-out of 200
- * one-call forks) and warm (its second), forkpool against the in-process SDK, each run a process of its
- * own against the sink (bench/fanout-cpu.ts), with the ratio beside the issue's target.
+ * one-call forks), warm (its second) and warm code (one more, once the process has made 3,000 calls: its
+ * code compiled in every thread), forkpool against the in-process SDK, each run a process of its own
+ * against the sink (bench/fanout-cpu.ts), with the ratio beside the issue's target.
  * The peers section runs one fan-out (one-call forks of one conversation) through forkpool and agent
  * frameworks on their own SDK paths (LangGraph JS, the Vercel AI SDK, the OpenAI Agents SDK), each
  * client in a process of its own against the local server's Chat Completions route (bench/peers.ts).
@@ -512,11 +513,12 @@ async function sectionFloor(ctx: Runner): Promise<void> {
  * each against one sink process; then forkpool's one-fork runs. Prints the table with the targets.
  */
 async function sectionFanout(ctx: Runner): Promise<void> {
-  const { rows, runs, inFlight, oneFork } = ctx.cfg.fanout;
+  const { rows, runs, inFlight, oneFork, warmCodeCalls } = ctx.cfg.fanout;
   const jobs: Omit<FanoutCpuJob, 'url'>[] = [];
   for (let run = 0; run < runs; run++)
     for (const row of rows)
-      for (const client of ['sdk', 'forkpool'] as const) jobs.push({ ...row, client, inFlight, threads: ctx.cfg.threads });
+      for (const client of ['sdk', 'forkpool'] as const)
+        jobs.push({ ...row, client, inFlight, threads: ctx.cfg.threads, warmCodeCalls: row.warm ? warmCodeCalls : 0 });
   if (oneFork)
     for (let run = 0; run < runs; run++)
       jobs.push({
@@ -524,6 +526,7 @@ async function sectionFanout(ctx: Runner): Promise<void> {
         prefixBytes: rows[0]?.prefixBytes ?? 16 * KIB,
         calls: 1,
         warm: false,
+        warmCodeCalls: 0,
         inFlight,
         threads: ctx.cfg.threads,
       });
@@ -531,12 +534,12 @@ async function sectionFanout(ctx: Runner): Promise<void> {
   await withSink(async (sink) => {
     for (const j of jobs) {
       // Generous: only a hung client is killed.
-      const boundMs = 60_000 + j.calls * (2 + j.prefixBytes / 20_000) * (j.warm ? 2 : 1);
+      const boundMs = 60_000 + (j.calls * (j.warm ? 2 : 1) + j.warmCodeCalls) * (2 + j.prefixBytes / 20_000);
       try {
         const r = await runScriptChild<FanoutCpuJob, FanoutCpuResult>('fanout-cpu.ts', { ...j, url: sink.url }, boundMs);
         const per = (f: FanoutCpuResult['fresh'] | undefined): string => (f ? (f.cpuMs / r.calls).toFixed(2) : '–');
         log(
-          `  ${j.client.padEnd(8)} ${sizeLabel(j.prefixBytes).padStart(7)} × ${j.calls}: fresh ${per(r.fresh)} ms/call, warm ${per(r.warm)}`,
+          `  ${j.client.padEnd(8)} ${sizeLabel(j.prefixBytes).padStart(7)} × ${j.calls}: fresh ${per(r.fresh)} ms/call, warm ${per(r.warm)}, warm code ${per(r.warmCode)}`,
         );
         out.push(r);
       } catch (err) {
