@@ -531,7 +531,7 @@ describe('the Anthropic provider through the SDK', () => {
 
   it('sends the caller body byte for byte, its key order kept, with "stream":true added', async () => {
     const server = await tiny((_n, _req, res) => sse(res, textReply(['ok'])));
-    const body = {
+    const body: AnthropicRequest['body'] = {
       temperature: 0.2,
       system: [
         { type: 'text', text: 'Be brief. ✓ «quotes», \\ backslashes and "double quotes"' },
@@ -554,7 +554,12 @@ describe('the Anthropic provider through the SDK', () => {
     expect(server.requests[0]!.body).toBe(JSON.stringify({ ...body, stream: true }));
 
     // A `stream` the parent had keeps its place, and is true.
-    const own = { model: 'claude-opus-5-5', stream: false, max_tokens: 8, messages: [{ role: 'user', content: 'x' }] };
+    const own: AnthropicRequest['body'] = {
+      model: 'claude-opus-5-5',
+      stream: false,
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'x' }],
+    };
     success(await provider(server.url).generate({ format: 'anthropic-messages', body: own }, options()));
     expect(server.requests[1]!.body).toBe(
       '{"model":"claude-opus-5-5","stream":true,"max_tokens":8,"messages":[{"role":"user","content":"x"}]}',

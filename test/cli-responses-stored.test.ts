@@ -22,13 +22,15 @@ let stored: string;
 
 beforeAll(async () => {
   serve = await startServe(['--usage', 'openai']);
-  const example = JSON.parse(readFileSync('examples/responses-session.json', 'utf8')) as Record<string, unknown> & { input: unknown[] };
+  const example = JSON.parse(readFileSync('examples/responses-session.json', 'utf8')) as Record<string, unknown> & {
+    input: OpenAI.Responses.ResponseInputItem[];
+  };
   const { format: _format, ...body } = example;
   const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: KEY });
   // The parent's last request, stored (OpenAI's default); the session is its input and the response's output.
   const parent = await client.responses.create({
     ...(body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming),
-    input: [...example.input, { role: 'user', content: 'REPLY Mapped.' }],
+    input: [...example.input, { role: 'user' as const, content: 'REPLY Mapped.' }],
     store: true,
   });
   stored = parent.id;

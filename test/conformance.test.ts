@@ -28,6 +28,7 @@ import {
   type OpenAIChatSession,
 } from '../src/protocol.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
+import type { ModelMessage } from '../src/shapes/registry.js';
 import { filler } from './support/engine-fixtures.js';
 
 /*
@@ -60,7 +61,8 @@ const REF = {
  * field of their own.
  */
 
-type Message = Content | ChatMessage | AnthropicMessageLike;
+/** A message in any shape: what a seed of a session typed as any shape holds (these tests build Gemini, Chat Completions and Anthropic ones). */
+type Message = ModelMessage;
 type Result = [id: string, name: string, output: string];
 
 interface Shape {

@@ -270,11 +270,11 @@ describe('openai-responses → openai-chat', () => {
       tool_calls: [{ id: 'call_01', type: 'function', function: { name: 'list_dir', arguments: '{"path":"src"}' } }],
     });
     // Two calls and their outputs, in the API's order: both results follow the message that made the calls.
-    expect(out.messages.slice(4, 7).map((m) => ('tool_call_id' in m ? m.tool_call_id : m.tool_calls?.map((c) => c.id)))).toEqual([
-      ['call_02', 'call_03'],
-      'call_02',
-      'call_03',
-    ]);
+    expect(
+      out.messages
+        .slice(4, 7)
+        .map((m) => ('tool_call_id' in m ? m.tool_call_id : 'tool_calls' in m ? m.tool_calls?.map((c) => c.id) : undefined)),
+    ).toEqual([['call_02', 'call_03'], 'call_02', 'call_03']);
     expect(out.tools?.[0]).toEqual({
       type: 'function',
       function: { name: 'read_file', description: example.tools?.[0]?.description, parameters: example.tools?.[0]?.parameters },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  type AnthropicMessagesSession,
   type Content,
   ConversionError,
   type ConvertOptions,
@@ -530,12 +531,12 @@ describe('Gemini → openai-chat: what cannot be converted is an error naming it
   });
 
   it('an Anthropic Messages session converts to every other shape through the hub, and an AI SDK session back', () => {
-    const anthropic = {
+    const anthropic: AnthropicMessagesSession = {
       format: 'anthropic-messages',
       model: 'claude-sonnet-4-5',
       max_tokens: 1024,
       messages: [{ role: 'user', content: 'hi' }],
-    } as never;
+    };
     expect(convertSession(anthropic, 'gemini').session).toEqual({
       model: 'claude-sonnet-4-5',
       generationConfig: { maxOutputTokens: 1024 },

@@ -1,6 +1,6 @@
 // Internal: FORK_PLACEHOLDER_TEXT and NESTED_FORK_ERROR: the fork's fixed wording (src/wording/constants.ts) has no entry point; everything else comes through forkpool and forkpool/local-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForkEngine, type ForkEvent, type ParentSession } from '../src/index.js';
+import { ForkEngine, type ForkEvent, type GeminiSession } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { FORK_PLACEHOLDER_TEXT, NESTED_FORK_ERROR } from '../src/fork/index.js';
 import { parentSession, testTools, type ToolLog } from './support/engine-fixtures.js';
@@ -44,7 +44,7 @@ describe('forks inherit the parent conversation', () => {
 
   it("seed 'completed-turns' keeps a completed turn's marker and drops the in-flight turn's", async () => {
     const base = parentSession(tools, { marker: 'MARKER-1111' });
-    const session: ParentSession = {
+    const session: GeminiSession = {
       ...base,
       history: [
         ...base.history,
@@ -67,7 +67,7 @@ describe('forks inherit the parent conversation', () => {
 describe('requests of sibling forks', () => {
   it('share the prefix byte for byte, and mid-turn siblings never see each other’s directives', async () => {
     const base = parentSession(tools);
-    const session: ParentSession = {
+    const session: GeminiSession = {
       ...base,
       history: [
         ...base.history,
@@ -286,7 +286,7 @@ describe('lifecycle', () => {
 
   it('rejects forking a conversation that is itself a fork child', async () => {
     const base = parentSession(tools);
-    const child: ParentSession = {
+    const child: GeminiSession = {
       ...base,
       history: [
         { role: 'user', parts: [{ text: '<fork-boilerplate>\nrules\n</fork-boilerplate>\nDirective: x' }] },

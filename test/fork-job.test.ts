@@ -19,7 +19,7 @@ function recordingPool() {
       jobs.push(job);
       if (!('port' in job.link)) throw new TypeError('a remote pool job brings its own port');
       job.link.port.close();
-      return Promise.resolve(emptyFailure(job.task.id, 'model_error', 'recorded, not run'));
+      return Promise.resolve(emptyFailure(job.task.id, 'error', 'recorded, not run'));
     },
     async close() {},
   };

@@ -435,7 +435,7 @@ describe.each(SHAPES)('%s fork-child guard', (_name, shape) => {
 
 describe.each(SHAPES)('%s synthetic prefix and real user turns', (_name, shape) => {
   const reminder = '<system-reminder>\nstartup\n</system-reminder>';
-  const one = (message: Content): unknown => shape.write([message])[0];
+  const one = (message: Content): object => shape.write([message])[0];
 
   it('a reminder-only user message is startup context, as a string and as text parts', () => {
     expect(syntheticPrefixLength(shape.write([user(reminder), user('hi')]))).toBe(1);

@@ -11,7 +11,8 @@
 import { describe, expect, it } from 'vitest';
 import { FORK_PLACEHOLDER_TEXT, FORK_SYSTEM_INSTRUCTION, FORK_UNAVAILABLE_RESULT_TEXT } from '../src/fork/index.js';
 import { freezePrefix } from '../src/prefix/freeze.js';
-import { buildChildMessage, type Content, type ParentSession, seedFork } from '../src/protocol.js';
+import { buildChildMessage, type Content, type GeminiSession, seedFork } from '../src/protocol.js';
+import { geminiSession } from './support/gemini-session.js';
 
 const user = (text: string): Content => ({ role: 'user', parts: [{ text }] });
 const model = (text: string): Content => ({ role: 'model', parts: [{ text }] });
@@ -26,7 +27,7 @@ const answers = (...list: [id: string, name: string][]): Content => ({
 
 const MARKER = 'MARKER-7f3a-only-in-parent-history';
 
-function session(history: Content[], extra: Partial<ParentSession> = {}): ParentSession {
+function session(history: Content[], extra: Partial<GeminiSession> = {}): GeminiSession {
   return {
     model: 'gemini-2.5-flash',
     systemInstruction: { parts: [{ text: 'You are the main agent.' }] },
@@ -170,11 +171,12 @@ describe('seedFork, cache-safe copies', () => {
 
   it('with copy: false shares the frozen messages and prefix fields, in an array of its own', () => {
     const prefix = freezePrefix(session(finished));
-    const seed = seedFork(prefix.session, 'x', { copy: false });
-    expect(seed.contents[0]).toBe(prefix.session.history[0]);
-    expect(seed.contents.slice(0, seed.sharedContents)).toEqual(prefix.session.history);
+    const frozen = geminiSession(prefix.session);
+    const seed = seedFork(frozen, 'x', { copy: false });
+    expect(seed.contents[0]).toBe(frozen.history[0]);
+    expect(seed.contents.slice(0, seed.sharedContents)).toEqual(frozen.history);
     seed.contents.push({ role: 'user', parts: [{ text: 'more' }] });
-    expect(prefix.session.history).toHaveLength(finished.length);
+    expect(frozen.history).toHaveLength(finished.length);
     expect(() => {
       seed.contents[0]!.parts[0]!.text = 'edited';
     }).toThrow(TypeError);

@@ -37,7 +37,7 @@ interface ErrorBody {
   error: { code: number; message: string; status: string };
 }
 
-async function post(body: string | Uint8Array, init: { path?: string; contentType?: string; target?: LocalServer } = {}) {
+async function post(body: string | Uint8Array<ArrayBuffer>, init: { path?: string; contentType?: string; target?: LocalServer } = {}) {
   const target = init.target ?? server;
   const res = await fetch(`${target.url}${init.path ?? `/v1beta/models/${MODEL}:generateContent`}`, {
     method: 'POST',

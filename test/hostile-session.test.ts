@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSession, parseSession } from '../src/index.js';
 import { MAX_INPUT_BYTES, invalidUtf8Offset } from '../src/session/index.js';
 import { deepArrays, deepObjects, inputErrorOf, inputRejectionOf } from './fixtures/hostile/errors.js';
+import { geminiSession } from './support/gemini-session.js';
 
 /*
  * Hostile session files: every one ends in an InputError that names the file (and the line, byte
@@ -53,7 +54,7 @@ describe('session file: invalid UTF-8 is refused with the line and byte offset, 
 
   it('valid multi-byte text (accents, CJK, emoji, an escaped NUL) is kept exactly', async () => {
     const text = 'héllo 世界 🧪 \u0000 end';
-    const session = await loadSession(file(textSession(text)));
+    const session = geminiSession(await loadSession(file(textSession(text))));
     expect(session.history[0]?.parts[0]?.text).toBe(text);
     expect(Buffer.from(session.history[0]?.parts[0]?.text ?? '', 'utf8').equals(utf8(text))).toBe(true);
   });
@@ -146,7 +147,7 @@ describe('session file: nesting that would exhaust a recursive parser', () => {
 describe('session file: size', () => {
   it('a 64 MiB text part loads whole', async () => {
     const big = 'x'.repeat(64 * 1024 * 1024);
-    const session = await loadSession(file(textSession(big)));
+    const session = geminiSession(await loadSession(file(textSession(big))));
     expect(session.history[0]?.parts[0]?.text?.length).toBe(big.length);
   });
 
@@ -160,7 +161,7 @@ describe('session file: size', () => {
   it('a configurable limit: exactly at it loads, one byte over is refused', async () => {
     const json = textSession('y'.repeat(1000));
     const path = file(json);
-    expect((await loadSession(path, { maxBytes: json.length })).history).toHaveLength(1);
+    expect(geminiSession(await loadSession(path, { maxBytes: json.length })).history).toHaveLength(1);
     expect((await inputRejectionOf(loadSession(path, { maxBytes: json.length - 1 }))).message).toBe(
       `${path}: is larger than the ${json.length - 1}-byte limit for input files`,
     );
@@ -236,7 +237,7 @@ describe('session file: prototype-pollution keys deep inside', () => {
   it('the same words as values, or as look-alike keys, are ordinary data', async () => {
     const json =
       '{"model":"m","history":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"__proto__ ":1,"Constructor":2,"note":"__proto__"}}}]}]}';
-    const session = await loadSession(file(json));
+    const session = geminiSession(await loadSession(file(json)));
     expect(session.history[0]?.parts[0]?.functionCall?.args).toEqual({ '__proto__ ': 1, Constructor: 2, note: '__proto__' });
   });
 });

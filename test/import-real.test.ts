@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine, formatImportSummary, type ImportSummary, type ParentSession, parseSession } from '../src/index.js';
 import { importSession } from '../src/import/load.js';
+import { geminiSession } from './support/gemini-session.js';
 import { recall as recallOn } from './support/recall.js';
 
 /*
@@ -343,7 +344,7 @@ describe('Gemini CLI recordings (real files)', () => {
       { path: 'django/core/validators.py', offset: 100, limit: 61 },
       { path: 'django_repo/django/core/validators.py', offset: 100, limit: 61 },
     ]);
-    expect(session.tools?.[0]).toMatchObject({ functionDeclarations: [{ name: 'read_file' }] });
+    expect(geminiSession(session).tools?.[0]).toMatchObject({ functionDeclarations: [{ name: 'read_file' }] });
     // The failed read's error and the shell results are in the tool results only.
     expect(await recall(session, 'File[ ]not[ ]found: [^ ]+[.]py|Found[ ][0-9]+[ ]matches[ ]for[ ]pattern')).toEqual([
       'File not found: /home/kingb/aim_benchmarks/django_matrix_pro/django/core/validators.py',

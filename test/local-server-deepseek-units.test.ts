@@ -22,6 +22,8 @@ import { padding } from './fixtures/local-server/client.js';
  */
 
 const MODEL = 'deepseek-chat';
+/** DeepSeek's usage fields, which the openai SDK's types do not have. */
+type DeepSeekUsage = { prompt_tokens: number; prompt_cache_hit_tokens: number; prompt_cache_miss_tokens: number };
 const G = DEEPSEEK_UNIT_GRANULARITY_TOKENS;
 const INTERVAL = DEEPSEEK_UNIT_INTERVAL_TOKENS;
 /** Past the preset's 2 s build delay. */
@@ -65,11 +67,11 @@ describe('cache prefix units, through the openai SDK against forkpool serve --us
     messages: ChatCompletionMessageParam[],
   ): Promise<{ hit: number; prompt: number; reply: OpenAI.Chat.Completions.ChatCompletionMessage }> {
     const res = await ai.chat.completions.create({ model: MODEL, messages });
-    const usage = res.usage as unknown as Record<string, number>;
+    const usage = res.usage as unknown as DeepSeekUsage;
     expect(usage.prompt_cache_hit_tokens + usage.prompt_cache_miss_tokens).toBe(usage.prompt_tokens);
     return {
-      hit: usage.prompt_cache_hit_tokens as number,
-      prompt: usage.prompt_tokens as number,
+      hit: usage.prompt_cache_hit_tokens,
+      prompt: usage.prompt_tokens,
       reply: res.choices[0]?.message as OpenAI.Chat.Completions.ChatCompletionMessage,
     };
   }

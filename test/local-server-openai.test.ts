@@ -10,6 +10,8 @@ import { client as geminiClient, MODEL as GEMINI_MODEL, padding, serversClosedAf
 
 const start = serversClosedAfterEach();
 const MODEL = 'gpt-4.1';
+/** DeepSeek's usage fields, which the openai SDK's types do not have. */
+type DeepSeekUsage = { prompt_tokens: number; prompt_cache_hit_tokens: number; prompt_cache_miss_tokens: number };
 
 function openai(server: LocalServer, apiKey = 'sk-test'): OpenAI {
   return new OpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries: 0 });
@@ -215,7 +217,7 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') });
     // The very same prompt: its unit is still being built.
     const early = (await building.ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY a') }))
-      .usage as unknown as Record<string, number>;
+      .usage as unknown as DeepSeekUsage;
     expect(early.prompt_cache_hit_tokens).toBe(0);
     expect(early.prompt_cache_miss_tokens).toBe(early.prompt_tokens);
 
@@ -224,10 +226,10 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     // Cache prefix units (local-server-deepseek-units.test.ts): b matches no whole unit of a's, and makes
     // the prefix they share one; c hits it.
     const second = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY b') }))
-      .usage as unknown as Record<string, number>;
+      .usage as unknown as DeepSeekUsage;
     expect(second.prompt_cache_hit_tokens).toBe(0);
     const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, 'REPLY c') }))
-      .usage as unknown as Record<string, number>;
+      .usage as unknown as DeepSeekUsage;
     expect(usage.prompt_cache_hit_tokens).toBeGreaterThanOrEqual(448);
     expect(usage.prompt_cache_hit_tokens % 64).toBe(0);
     expect(usage.prompt_cache_hit_tokens + usage.prompt_cache_miss_tokens).toBe(usage.prompt_tokens);
@@ -240,7 +242,7 @@ describe('local server: OpenAI usage and the simulated cache, per preset', () =>
     for (let i = 0; i < 100 && hit === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const usage = (await ai.chat.completions.create({ model: 'deepseek-chat', messages: conversation(500, `REPLY ${i}`) }))
-        .usage as unknown as Record<string, number>;
+        .usage as unknown as DeepSeekUsage;
       hit = usage.prompt_cache_hit_tokens ?? 0;
     }
     expect(hit).toBeGreaterThanOrEqual(448);

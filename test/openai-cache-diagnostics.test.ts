@@ -4,6 +4,7 @@ import type {
   FunctionTool,
   Response as ApiResponse,
   ResponseCreateParamsNonStreaming,
+  ResponseCreateParamsStreaming,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
@@ -154,7 +155,7 @@ describe('the local server answers prompt_cache_options.comparison_response_id (
       input: appended,
       stream: true,
       ...comparing(first.id),
-    } as unknown as ResponseCreateParamsNonStreaming & { stream: true });
+    } as unknown as ResponseCreateParamsStreaming);
     const withField: string[] = [];
     let completed: ApiResponse | undefined;
     for await (const event of stream) {
@@ -256,12 +257,17 @@ describe("a fan-out's forks are compared with their window's first response, or 
     { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"README.md"}' },
     { type: 'function_call_output', call_id: 'call_1', output: 'README: forkpool forks agents.' },
     { role: 'assistant', content: 'Noted MARKER-D1A6.' },
-  ] as OpenAIResponsesSession['input'];
-  const session = (model: string, input = FINISHED): OpenAIResponsesSession =>
+  ] as Exclude<OpenAIResponsesSession['input'], string>;
+  const session = (model: string, input: OpenAIResponsesSession['input'] = FINISHED): OpenAIResponsesSession =>
     ({ format: 'openai-responses', model, instructions: INSTRUCTIONS, input, tools }) as unknown as OpenAIResponsesSession;
   const tasks = [1, 2, 3].map((n) => ({ id: `f${n}`, directive: `Report part ${n}.\nREPLY done` }));
 
-  async function fanOut(server: LocalServer, model: string, over: { storedResponse?: string } = {}, input = FINISHED) {
+  async function fanOut(
+    server: LocalServer,
+    model: string,
+    over: { storedResponse?: string } = {},
+    input: OpenAIResponsesSession['input'] = FINISHED,
+  ) {
     const engine = await ForkEngine.create({
       provider: { kind: 'openai', baseUrl: `${server.url}/v1`, apiKey: KEY },
       threads: 1,

@@ -10,7 +10,7 @@ import { ForkEngine } from '../src/index.js';
 import { forkJobOf } from '../src/engine/fork-job.js';
 import { DEFAULT_RETRY } from '../src/model/types.js';
 import { freezePrefix } from '../src/prefix/index.js';
-import type { ParentSession } from '../src/session/schema.js';
+import type { ParentSession } from '../src/shapes/registry.js';
 import { runCli } from './fixtures/cli/run-cli.js';
 
 /*

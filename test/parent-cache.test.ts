@@ -2,7 +2,7 @@
 import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ForkEngine, defineTool, type FanOutRun, type ForkEvent, type ParentEvent, type ParentSession } from '../src/index.js';
+import { ForkEngine, defineTool, type FanOutRun, type ForkEvent, type GeminiSession, type ParentEvent } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
 import { buildChildMessage } from '../src/protocol.js';
 import { NESTED_FORK_ERROR } from '../src/fork/index.js';
@@ -39,7 +39,7 @@ const bodiesSince = (start: number): WireBody[] =>
     .map((r) => JSON.parse(r.body) as WireBody);
 
 /** A session whose objects use non-alphabetical key orders at every level. */
-function unsortedSession(marker: string): ParentSession {
+function unsortedSession(marker: string): GeminiSession {
   return {
     model: 'gemini-2.5-flash',
     systemInstruction: { parts: [{ text: `Zealous reviewer. ${filler(1200, 'sys')}` }] },
@@ -114,7 +114,7 @@ describe('byte fidelity: a fork sends what the parent sent', () => {
       expect(str(fork.contents).startsWith(parentHistory)).toBe(true);
     }
     // The first fork came after the parent, so the cache served the parent's conversation.
-    expect(run.report().perFork.every((f) => f.cachedTokens > 0)).toBe(true);
+    expect(run.report().perFork.every((f) => (f.cachedTokens ?? 0) > 0)).toBe(true);
   });
 });
 
@@ -311,7 +311,7 @@ describe('main-session-only tools', () => {
     });
     const local = await ForkEngine.create({ provider: { kind: 'local', url: server.url }, threads: 1, tools: [render] });
     try {
-      const session: ParentSession = { ...unsortedSession('MARKER-1MG0'), tools: [{ functionDeclarations: [render.declaration] }] };
+      const session: GeminiSession = { ...unsortedSession('MARKER-1MG0'), tools: [{ functionDeclarations: [render.declaration] }] };
       const start = server.requests.length;
       const outcome = await local.runParentAgent(
         session,

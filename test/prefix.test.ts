@@ -3,11 +3,12 @@ import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/cli/canonical-json.js';
-import { decodePrefix, estimateTokens, type ParentSession } from '../src/index.js';
+import { decodePrefix, estimateTokens, type GeminiSession, type ParentSession } from '../src/index.js';
 import { freezePrefix } from '../src/prefix/freeze.js';
 import { deepFreeze } from '../src/prefix/index.js';
+import { geminiSession } from './support/gemini-session.js';
 
-function baseSession(): ParentSession {
+function baseSession(): GeminiSession {
   return {
     model: 'gemini-2.5-flash',
     systemInstruction: { parts: [{ text: 'You are a careful engineer.' }] },
@@ -110,17 +111,18 @@ describe('freezePrefix', () => {
   });
 
   it("keeps the session's own key order at every level, never sorting it (byte fidelity)", () => {
-    const reversed = reverseKeys(baseSession()) as ParentSession;
+    const reversed = reverseKeys(baseSession()) as GeminiSession;
     const prefix = freezePrefix(reversed);
     expect(bytesOf(prefix.buffer).toString('utf8')).toBe(JSON.stringify(reversed));
     expect(prefix.id).not.toBe(freezePrefix(baseSession()).id);
-    const decl = prefix.session.tools?.[0]?.functionDeclarations?.[0] as Record<string, unknown>;
+    const frozen = geminiSession(prefix.session);
+    const decl = frozen.tools?.[0]?.functionDeclarations?.[0] as Record<string, unknown>;
     expect(Object.keys(decl)).toEqual(['parametersJsonSchema', 'description', 'name']);
-    expect(Object.keys(prefix.session.history[1]!.parts[0]!.functionCall!)).toEqual(['args', 'name', 'id']);
-    expect(Object.keys(prefix.session.generationConfig!)).toEqual(['thinkingConfig', 'topP', 'temperature']);
+    expect(Object.keys(frozen.history[1]!.parts[0]!.functionCall!)).toEqual(['args', 'name', 'id']);
+    expect(Object.keys(frozen.generationConfig!)).toEqual(['thinkingConfig', 'topP', 'temperature']);
   });
 
-  const changes: [string, (s: ParentSession) => void][] = [
+  const changes: [string, (s: GeminiSession) => void][] = [
     ['the model', (s) => void (s.model = 'gemini-2.5-pro')],
     ['the system instruction', (s) => void (s.systemInstruction = { parts: [{ text: 'You are a careless engineer.' }] })],
     ['a tool description', (s) => void (s.tools![0]!.functionDeclarations![0]!.description = 'Read one file')],
@@ -154,7 +156,7 @@ describe('freezePrefix', () => {
     const prefix = freezePrefix(session);
     expect(prefix.byteLength).toBeGreaterThan(JSON.stringify(session).length);
     const decoded = decodePrefix(prefix.buffer, prefix.byteLength);
-    expect(decoded.history[0]?.parts[0]?.text).toBe(text);
+    expect(geminiSession(decoded).history[0]?.parts[0]?.text).toBe(text);
     expect(decoded).toEqual(session);
   });
 
@@ -164,9 +166,10 @@ describe('freezePrefix', () => {
     expect(prefix.session).not.toBe(session);
     expect(prefix.session).toEqual(session);
     expect(Object.isFrozen(prefix.session)).toBe(true);
-    expect(Object.isFrozen(prefix.session.history[1]!.parts[0]!.functionCall!.args)).toBe(true);
+    const frozen = geminiSession(prefix.session);
+    expect(Object.isFrozen(frozen.history[1]!.parts[0]!.functionCall!.args)).toBe(true);
     expect(() => {
-      (prefix.session.history as unknown[]).push({});
+      (frozen.history as unknown[]).push({});
     }).toThrow(TypeError);
     session.model = 'changed-after-freeze';
     expect(prefix.session.model).toBe('gemini-2.5-flash');
@@ -193,7 +196,7 @@ describe('decodePrefix', () => {
     const prefix = freezePrefix(baseSession());
     const decoded = decodePrefix(prefix.buffer);
     expect(decoded).toEqual(prefix.session);
-    expect(Object.isFrozen(decoded.generationConfig)).toBe(true);
+    expect(Object.isFrozen(geminiSession(decoded).generationConfig)).toBe(true);
   });
 
   it('refuses a byteLength outside the buffer and bytes that are not a session', () => {

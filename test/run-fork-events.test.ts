@@ -130,7 +130,7 @@ describe("a fork's reports", () => {
 
   it('tool calls and attempts go to the span, the events and the fork’s record; no call is admitted once the budget is spent', () => {
     const h = harness('response-start');
-    h.hooks.onToolCall({ name: 'lookup' }, succeed({ ok: true }), 0);
+    h.hooks.onToolCall({ name: 'lookup' }, succeed('lookup', { ok: true }), 0);
     h.hooks.onToolCall({ name: 'explode' }, fail('threw', 'kaboom'), 0);
     h.hooks.onAttempt?.('rate_limited', true);
     expect(h.seen).toEqual(['trace.tool lookup ok', 'trace.tool explode failed', 'trace.attempt rate_limited true']);

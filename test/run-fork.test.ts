@@ -26,7 +26,7 @@ describe('ForkEngine.runFork', () => {
       const single = engine.runFork(
         prefix,
         { id: 'one', directive: 'RECALL MARKER-[0-9A-F]{4}' },
-        { onEvent: (e) => events.push(`${e.type} ${e.turn}`) },
+        { onEvent: (e) => events.push(e.type === 'transcript' ? e.type : `${e.type} ${e.turn}`) },
       );
       const result = await single.result;
       expect(result).toMatchObject({ id: 'one', status: 'completed', turns: 1 });

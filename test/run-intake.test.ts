@@ -136,7 +136,8 @@ describe('task intake', () => {
     expect(queuedIds(h.intake)).toEqual(['t2']);
     const index = h.intake.indexOf('t2') as number;
     h.intake.unqueue(index);
-    expect(h.intake.started(index, { channel: undefined as never, since: 0, trace: undefined as never })).toEqual(['first', 'second']);
+    const inbox = h.intake.started(index, { channel: undefined as never, since: 0, trace: undefined as never, tools: [] });
+    expect(inbox).toEqual(['first', 'second']);
     expect(h.intake.isRunning(index)).toBe(true);
     expect(h.intake.runningCount).toBe(1);
   });

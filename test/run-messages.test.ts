@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ForkChannel } from '../src/engine/host-end.js';
 import { TaskIntake } from '../src/engine/run/intake.js';
-import { ForkMessages, type MessagingSettings, type Revival, type SendOutcomeOf } from '../src/engine/run/messages.js';
+import { ForkMessages, type Revival } from '../src/engine/run/messages.js';
+import type { MessagingSettings, SendOutcomeOf } from '../src/engine/run/send-outcome.js';
 import { taskSource } from '../src/engine/task-source.js';
 import type { ForkTask } from '../src/session/schema.js';
 
@@ -48,7 +49,7 @@ function harness(settings: Partial<MessagingSettings<RevivalRun>> = {}) {
     [1, ending],
   ] as const) {
     intake.unqueue(index);
-    intake.started(index, { channel: ch.end, since: 0, trace: undefined as never });
+    intake.started(index, { channel: ch.end, since: 0, trace: undefined as never, tools: [] });
   }
   const revived: { task: string; message: string }[] = [];
   let closed = false;
@@ -78,7 +79,7 @@ describe("a run's messages", () => {
     expect(h.messages.send('nobody', 'hi')).toEqual({ status: 'unknown' });
     // The queued fork starts with its inbox; the task not taken yet gets its own once taken.
     expect(h.intake.unqueue(2)?.id).toBe('queued');
-    expect(h.intake.started(2, { channel: channel(true).end, since: 0, trace: undefined as never })).toEqual(['wait']);
+    expect(h.intake.started(2, { channel: channel(true).end, since: 0, trace: undefined as never, tools: [] })).toEqual(['wait']);
     expect(h.intake.takeOne()).toBe(true);
     const ahead = h.intake.indexOf('ahead') as number;
     expect(h.intake.live.get(ahead)).toMatchObject({ state: 'queued', inbox: ['later'] });

@@ -151,7 +151,7 @@ describe("a run's tally and report", () => {
       tally.add(
         i,
         { id: `f${i}`, directive: 'x' },
-        emptyFailure(`f${i}`, 'model_error', 'boom'),
+        emptyFailure(`f${i}`, 'error', 'boom'),
         figures(`f${i}`, 'failed', 0),
         undefined,
         undefined,

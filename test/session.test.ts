@@ -9,6 +9,7 @@ import { geminiSessionSchema } from '../src/shapes/loading.js';
 import { ForkTaskSchema } from '../src/session/schema.js';
 import { loadTasks } from '../src/session/load.js';
 import { formatPath } from '../src/session/index.js';
+import { geminiSession } from './support/gemini-session.js';
 import { errorOf } from './support/input-error.js';
 
 /** Qwen Code's words (PR #8066) for a wildcard that is not one of its MCP forms. */
@@ -46,7 +47,7 @@ describe('parseSession', () => {
   it('accepts a Gemini-shaped session and keeps unknown part kinds and keys untouched', () => {
     const input = structuredClone(session);
     input.history.push({ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } } as never] });
-    const parsed = parseSession(input, 's.json');
+    const parsed = geminiSession(parseSession(input, 's.json'));
     expect(parsed).toEqual(input);
     expect(parsed.history[1]?.parts[0]).toEqual({
       functionCall: { id: 'c1', name: 'read_file', args: { path: 'a' } },

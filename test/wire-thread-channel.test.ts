@@ -71,7 +71,8 @@ async function forkThread() {
       else pool.emit('message', message);
     }),
   );
-  linkThreads(pool);
+  // The stand-in has Piscina's 'message' event, not its type: Piscina's `on` returns the Piscina itself.
+  linkThreads(pool as unknown as Parameters<typeof linkThreads>[0]);
   const gate = createCallGate({ maxInFlight: 8 });
   const host = createToolHost([lookup]);
   const fork = (name: string, toolHost: ToolHost = host) => {

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { parentLines, streamSession } from '../../src/cli/stream-json.js';
 import type { ModelMessage } from '../../src/model/types.js';
 import { loadingOf } from '../../src/shapes/loading.js';
-import { viewMessage } from '../../src/shapes/registry.js';
+import { dialectFor, viewMessage } from '../../src/shapes/registry.js';
 import type { Shape } from '../../src/shapes/shape.js';
 import type { AnyMessage, CallView, MessageView } from '../../src/shapes/view.js';
 import { replyContent, requestContent } from '../../src/shapes/call-content.js';
@@ -149,7 +149,7 @@ export function readersParity(shape: Shape): void {
 
   it('telemetry: its requests and replies as the conventions’ messages, calls and their responses among them', () => {
     const { session, messages, views } = sample(shape);
-    const request = shape.dialect.request(session, messages);
+    const request = dialectFor(shape.format).request(session, messages);
     const input = JSON.parse(requestContent(request).input) as { role: string; parts: { type: string; name?: string }[] }[];
     expect(input.length).toBeGreaterThan(0);
     const parts = input.flatMap((m) => m.parts);

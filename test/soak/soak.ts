@@ -127,7 +127,7 @@ function runLeg(url: string, resume: boolean, killAtLines: number | undefined): 
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       clearInterval(poll);
-      let summary: unknown;
+      let summary: Leg['summary']; // the CLI's --output-format json summary, as far as the soak reads it
       try {
         summary = JSON.parse(stdout);
       } catch {

@@ -1,6 +1,6 @@
 import { isMainThread, threadId } from 'node:worker_threads';
 import { z } from 'zod';
-import { defineTool, type AnthropicMessagesSession, type OpenAIChatSession, type ParentSession, type Tool } from '../../src/index.js';
+import { defineTool, type AnthropicMessagesSession, type GeminiSession, type OpenAIChatSession, type Tool } from '../../src/index.js';
 
 /** Filler that makes a prefix large enough to cache (the local server's minimum is 1,024 tokens). */
 export function filler(words: number, seed = 'context'): string {
@@ -49,7 +49,7 @@ export function testTools(log: ToolLog): Tool[] {
 }
 
 /** A parent session whose tools declare the test tools plus `agent`, with a marker only in its history. */
-export function parentSession(tools: readonly Tool[], opts: { marker?: string; words?: number } = {}): ParentSession {
+export function parentSession(tools: readonly Tool[], opts: { marker?: string; words?: number } = {}): GeminiSession {
   return {
     model: 'gemini-2.5-flash',
     systemInstruction: { parts: [{ text: `You are a research agent. ${filler(opts.words ?? 1500, 'sys')}` }] },

@@ -103,7 +103,7 @@ interface View {
 
 export interface Shape {
   /** The shape's name, as the describe titles say it. */
-  name: 'gemini' | 'openai-chat' | 'anthropic-messages' | 'ai-sdk' | 'openai-responses';
+  name: 'gemini' | 'openai-chat' | 'anthropic-messages' | 'ai-sdk' | 'openai-responses' | 'acme-chat';
   /** The messages every seed of `session()` keeps first (Chat Completions' system and developer messages). */
   head: readonly AnyMessage[];
   /** What a fresh fork of `bare()` starts with before its child message (Chat Completions: a system message with the fork system text). */
@@ -425,7 +425,8 @@ function aiSdkSession(messages: AnyMessage[], system: boolean, validate = true):
     toolChoice: 'auto',
     temperature: 0.1,
     maxOutputTokens: 2048,
-  } as AiSdkSession;
+    // The agent tool's entry is the engine's own (aiSdkTool), typed loosely there: parseSession checks the whole session below.
+  } as unknown as AiSdkSession;
   if (!system) delete made.system;
   if (validate && parseSession(made) !== made) throw new Error('parseSession returned another object');
   return made;
