@@ -48,7 +48,7 @@ const FINISHED = [
   { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"key":"readme"}' },
   { type: 'function_call_output', call_id: 'call_1', output: 'README: forkpool forks agents.' },
   { role: 'assistant', content: 'Noted MARKER-5A7C; the README says forkpool forks agents.' },
-] as OpenAIResponsesSession['input'];
+] as Exclude<OpenAIResponsesSession['input'], string>;
 
 const lookup = defineTool({
   name: 'lookup',
@@ -197,7 +197,10 @@ describe('forks of a Responses session under mode: generate (an agent that does 
         },
         'openai-responses',
       );
-      const ask = { format: 'openai-responses' as const, body: { model: 'gpt-4.1-mini', input: 'hi' } };
+      const ask = {
+        format: 'openai-responses' as const,
+        body: { model: 'gpt-4.1-mini', input: [{ role: 'user' as const, content: 'hi' }] },
+      };
       const errors = [];
       for (const _ of answers) {
         const outcome = await provider.generate(ask, { signal: new AbortController().signal });
