@@ -21,9 +21,10 @@ describe("a tool made with the user's own zod", () => {
   const lookup = defineTool({
     name: 'lookup',
     description: 'Looks a key up.',
-    // zod 4.1's ZodType lacks members of the zod forkpool builds against (4.6: toJSONSchema, with,
-    // validate…), so defineTool's type refuses this schema though the peer range (^4.1.0) admits it;
-    // at run time it works, which is what this file checks.
+    // Two zods are installed here: the user's (4.1, as zod-user) and the dev copy forkpool's types
+    // resolve (4.6), whose ZodType has members 4.1's lacks. In a project zod is a peer, installed
+    // once, and forkpool's types resolve the project's own; here the schema is cast, and what this
+    // file checks is that it works at run time.
     parameters: userZod.object({ key: userZod.string().min(2) }) as unknown as ourZod.ZodType<{ key: string }>,
     execute: ({ key }) => {
       seen.push(key);
