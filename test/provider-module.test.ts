@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForkEngine } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local-server/index.js';
@@ -59,6 +62,52 @@ describe("a provider of one's own", () => {
     await expect(ForkEngine.create({ provider: { kind: 'acme', module: ACME, baseUrl: server.url, apiKey: 'k' } })).rejects.toThrow(
       'ForkEngine: options.provider.apiKey is not an option (known: kind, module, baseUrl, apiKeyEnv)',
     );
+  });
+
+  it('a fork cancelled or out of time aborts its call with an AbortError that says which', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forkpool-abort-probe-'));
+    const out = join(dir, 'calls.jsonl');
+    const probe = new URL('./fixtures/providers/abort-probe.mjs', import.meta.url).href;
+    const lines = (): Record<string, unknown>[] => {
+      try {
+        return readFileSync(out, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        return [];
+      }
+    };
+    const session = openAIChatSession([], { words: 50 });
+    try {
+      const cancelling = await ForkEngine.create({ provider: { kind: 'abort-probe', module: probe, out }, threads: 1 });
+      try {
+        const run = cancelling.fanOut(cancelling.freeze(session), [{ id: 'a', directive: 'REPLY a' }]);
+        // Cancelled once its call is in flight (the probe's call has written its first line).
+        for (let i = 0; i < 500 && lines().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(run.cancel('a')).toBe(true);
+        expect((await run.results()).map((r) => r.status)).toEqual(['cancelled']);
+      } finally {
+        await cancelling.close();
+      }
+      const timing = await ForkEngine.create({ provider: { kind: 'abort-probe', module: probe, out }, threads: 1, timeoutMs: 200 });
+      try {
+        const [result] = await timing.fanOut(timing.freeze(session), [{ id: 'b', directive: 'REPLY b' }]).results();
+        expect(result).toMatchObject({ status: 'failed', error: { kind: 'timeout' } });
+      } finally {
+        await timing.close();
+      }
+      // An AbortError, as the SDKs know a caller's abort (another error would have @google/genai resume its stream).
+      expect(lines()).toEqual([
+        { started: true },
+        { name: 'AbortError', message: 'the fork was cancelled', isError: true },
+        { started: true },
+        { name: 'AbortError', message: 'the fork timed out', isError: true },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a module that exports no provider, or one that would replace a built-in kind', async () => {

@@ -44,6 +44,12 @@ beforeAll(async () => {
         gzip.pipe(res);
         gzip.write('data: first\n\n');
         gzip.flush();
+      } else if (req.url === '/gzip-whole' || req.url === '/gzip-whole-events') {
+        // A compressed body sent whole at once: 4 MiB that gzip to a few KiB, so the socket's side ends long
+        // before the decoded body has been read.
+        const type = req.url === '/gzip-whole' ? 'text/plain' : 'text/event-stream';
+        res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': type });
+        res.end(gzipSync(Buffer.alloc(4 * 1024 * 1024, 'a')));
       } else if (req.url === '/empty') {
         res.writeHead(204);
         res.end();
@@ -136,6 +142,25 @@ describe('the node:http transport', () => {
       await reader.cancel();
       // The server sees its connection close: the cancel reached the socket, not only the decompressor.
       await expect.poll(() => gzipSlowClosed[n], { timeout: 10_000 }).toBe(true);
+      transport.close();
+    }
+  });
+
+  it("an abort once a compressed body's socket side has ended still fails the reads of what is left, with the abort's reason", async () => {
+    for (const [readerBodies, path] of [
+      [false, '/gzip-whole'],
+      [true, '/gzip-whole-events'],
+    ] as const) {
+      const transport = createNodeTransport({ readerBodies });
+      const controller = new AbortController();
+      const response = await transport.fetch(`${base}${path}`, { method: 'POST', body: 'x', signal: controller.signal });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      expect((await reader.read()).value?.[0]).toBe('a'.charCodeAt(0));
+      // The few KiB of the compressed body arrive with its first chunk; what is left waits in the decoder.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const reason = new DOMException('stop', 'AbortError');
+      controller.abort(reason);
+      await expect(reader.read()).rejects.toBe(reason);
       transport.close();
     }
   });

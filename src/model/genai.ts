@@ -52,10 +52,7 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
     // Without a call timeout the transport is given the fork's signal itself: the SDK would make an
     // AbortController per attempt, listening on the fork's signal until the fork ends.
     const direct = config.callTimeoutMs === undefined;
-    // With a call timeout, the SDK's own signal for the request: aborted while the fork's is not, the timeout fired.
-    let sdkSignal: AbortSignal | null | undefined;
     const recordingFetch: typeof fetch = async (input, init) => {
-      if (!direct) sdkSignal = init?.signal;
       const response = await splicer.fetch(input, direct ? { ...init, signal: options.signal } : init);
       if (!response.ok) retryAfter = response.headers.get('retry-after');
       return response;
@@ -91,10 +88,8 @@ export function createGenaiProvider(config: ProviderConfig): ModelProvider & Exp
       const finish = finishReason !== undefined ? finishOf(finishReason, { calls }) : undefined;
       return { ok: true, message: { role: 'model', parts }, usage, finish, ...(responseModel !== undefined ? { responseModel } : {}) };
     } catch (err) {
-      // The call's own timeout is a timeout wherever it fired: past the headers, the SDK hears it as the body's failed read.
-      if (sdkSignal?.aborted && !options.signal.aborted) {
-        return { ok: false, error: { kind: 'timeout', message: 'the model call timed out', retryable: true } };
-      }
+      // The call's own timeout, wherever it fired, reaches here as an AbortError (the transport fails a body's reads
+      // with the abort's reason) while the fork's signal is not aborted: classifyError calls that a timeout.
       return { ok: false, error: classifyError(err, options.signal, retryAfter, { secrets }) };
     }
   }

@@ -77,12 +77,8 @@ export function createNodeTransport(options: NodeTransportOptions = {}): NodeTra
     return new Promise<Response>((resolve, reject) => {
       const { http, https } = nodeBuiltins();
       const request = (url.protocol === 'https:' ? https : http).request(url, { method: init.method ?? 'GET', headers, agent });
-      let body: http.IncomingMessage | undefined;
-      // Once the headers are in, the abort cuts the body: its reads fail with the abort's reason, as fetch's do. The
-      // request's destroy would fail them with Error('aborted'), which a client takes for a dropped connection
-      // (@google/genai resumes its stream); the body's destroy takes its socket with it.
       const onAbort = (): void => {
-        (body ?? request).destroy(abortReason(signal as AbortSignal) as Error);
+        request.destroy(abortReason(signal as AbortSignal) as Error);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = (): void => signal?.removeEventListener('abort', onAbort);
@@ -91,9 +87,9 @@ export function createNodeTransport(options: NodeTransportOptions = {}): NodeTra
         reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: err }));
       });
       request.once('response', (response) => {
-        body = response;
-        response.once('close', done);
-        resolve(readerBodies && isEventStream(response) ? readerResponse(response) : toResponse(response));
+        // From here the body's reader answers the abort (cutByAbort).
+        done();
+        resolve(readerBodies && isEventStream(response) ? readerResponse(response, signal) : toResponse(response, signal));
       });
       request.cork();
       for (const chunk of chunks) request.write(chunk);
@@ -127,7 +123,7 @@ function bodyChunks(body: RequestInit['body']): BodyChunks | undefined {
   return undefined;
 }
 
-function toResponse(response: http.IncomingMessage): Response {
+function toResponse(response: http.IncomingMessage, signal: AbortSignal | undefined): Response {
   const status = response.statusCode ?? 0;
   const headers = new Headers();
   const raw = response.rawHeaders;
@@ -136,7 +132,7 @@ function toResponse(response: http.IncomingMessage): Response {
     response.resume();
     return new Response(null, { status, statusText: response.statusMessage ?? '', headers });
   }
-  const body = webStream(decode(response, headers.get('content-encoding')));
+  const body = webStream(decode(response, headers.get('content-encoding')), signal);
   return new Response(body, { status, statusText: response.statusMessage ?? '', headers });
 }
 
@@ -151,9 +147,9 @@ function isEventStream(response: http.IncomingMessage): boolean {
  * pairs, so a Response can be made with them). A web stream and a Headers cost more than the rest
  * of the transport's work on a small call, in every thread that runs one (profiled).
  */
-function readerResponse(response: http.IncomingMessage): Response {
+function readerResponse(response: http.IncomingMessage, signal: AbortSignal | undefined): Response {
   const headers = new HeaderList(response.rawHeaders);
-  const reader = new BodyReader(decode(response, headers.get('content-encoding')));
+  const reader = new BodyReader(decode(response, headers.get('content-encoding')), signal);
   return {
     ok: true,
     status: response.statusCode ?? 200,
@@ -206,8 +202,12 @@ class BodyReader {
   private readonly reads: { resolve(result: ReadResult): void; reject(err: unknown): void }[] = [];
   private ended = false;
   private failure: { err: unknown } | undefined;
+  private readonly unlisten: () => void;
 
-  constructor(private readonly source: Readable) {
+  constructor(
+    private readonly source: Readable,
+    signal: AbortSignal | undefined,
+  ) {
     source.on('data', (chunk: Buffer) => {
       if (this.ended || this.failure) return;
       const read = this.reads.shift();
@@ -221,11 +221,13 @@ class BodyReader {
     source.once('close', () => {
       if (!this.ended) this.end({ err: new TypeError('terminated: the response body was cut short') });
     });
+    this.unlisten = cutByAbort(source, signal, (reason) => this.end({ err: reason }));
   }
 
   /** The body ended (`failed` undefined) or failed: the reads waiting hear it. */
   private end(failed: { err: unknown } | undefined): void {
     if (this.ended || this.failure) return;
+    this.unlisten?.();
     if (failed) {
       this.failure = failed;
       this.chunks.length = 0;
@@ -277,17 +279,20 @@ function outgoingHeaders(init: RequestInit['headers']): http.OutgoingHttpHeaders
  * Backpressure: the socket is paused while the stream's queue is full. A body cut short (the
  * connection closed, the call aborted) errors the stream, as fetch's does.
  */
-function webStream(source: Readable): ReadableStream<Uint8Array> {
+function webStream(source: Readable, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   // Once the stream is closed, errored or cancelled by its reader, the socket's late events are dropped
   // (an 'end' already queued when the reader cancels would otherwise close a cancelled stream: a throw).
   let settled = false;
+  let unlisten = (): void => undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const settle = (end: () => void): void => {
         if (settled) return;
         settled = true;
+        unlisten();
         end();
       };
+      unlisten = cutByAbort(source, signal, (reason) => settle(() => controller.error(reason)));
       source.on('data', (chunk: Buffer) => {
         if (settled) return;
         controller.enqueue(chunk);
@@ -302,9 +307,31 @@ function webStream(source: Readable): ReadableStream<Uint8Array> {
     },
     cancel() {
       settled = true;
+      unlisten();
       source.destroy();
     },
   });
+}
+
+/**
+ * A body the call's abort cuts: `fail` hears the abort's reason at once, so the reads fail with it
+ * even where data already waits (fetch's body does so; the request's destroy would fail them with
+ * Error('aborted'), which @google/genai takes for a dropped connection and resumes), and the body is
+ * destroyed, its socket with it (decode). Returns what stops listening, once the body has ended.
+ */
+function cutByAbort(source: Readable, signal: AbortSignal | undefined, fail: (reason: unknown) => void): () => void {
+  if (signal === undefined) return () => undefined;
+  const onAbort = (): void => {
+    const reason = abortReason(signal);
+    fail(reason);
+    source.destroy(reason as Error);
+  };
+  if (signal.aborted) {
+    onAbort();
+    return () => undefined;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }
 
 /** A compressed body decoded, as fetch does (the SDKs read text). */
