@@ -16,7 +16,7 @@
  * Client CPU per call = process.cpuUsage() (user + system: every thread of the process) over the
  * fan-out / calls. Throws when any call fails or when the sink did not see one request per call.
  * Run by `npm run bench` (section `fanout`), or alone:
- *   node --import tsx --expose-gc bench/fanout-cpu.ts '{"client":"forkpool","url":"http://127.0.0.1:PORT","prefixBytes":16384,"calls":200,"inFlight":16,"threads":2,"warm":true,"warmCodeCalls":3000}'
+ *   node --import tsx --expose-gc bench/fanout-cpu.ts '{"client":"forkpool","url":"http://127.0.0.1:PORT","prefixBytes":16384,"calls":200,"inFlight":16,"threads":2,"warm":true,"warmCodeCalls":3000,"run":0}'
  */
 import type { GeminiSession } from '../dist/src/index.js';
 import { API_KEY, directive, expectOneCallEach, inPool, measureCalls, sdkCall, sessionOf } from './floor.js';
@@ -39,6 +39,8 @@ export interface FanoutCpuJob {
   warm: boolean;
   /** With `warm`: also measure a fan-out once the process has made this many calls (0: not measured). */
   warmCodeCalls: number;
+  /** Which of the section's runs this process is (the report pairs each run's two clients by it). */
+  run: number;
 }
 
 export interface FanoutCpuFigures {
@@ -51,6 +53,8 @@ export interface FanoutCpuFigures {
 
 export interface FanoutCpuResult {
   client: FanoutClient;
+  /** The job's run (absent in older results). */
+  run?: number;
   prefixBytes: number;
   calls: number;
   inFlight: number;
@@ -109,6 +113,7 @@ export async function measureFanoutCpu(job: FanoutCpuJob): Promise<FanoutCpuResu
     }
     return {
       client: job.client,
+      run: job.run,
       prefixBytes: job.prefixBytes,
       calls: job.calls,
       inFlight: job.inFlight,

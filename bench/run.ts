@@ -518,7 +518,7 @@ async function sectionFanout(ctx: Runner): Promise<void> {
   for (let run = 0; run < runs; run++)
     for (const row of rows)
       for (const client of ['sdk', 'forkpool'] as const)
-        jobs.push({ ...row, client, inFlight, threads: ctx.cfg.threads, warmCodeCalls: row.warm ? warmCodeCalls : 0 });
+        jobs.push({ ...row, client, inFlight, threads: ctx.cfg.threads, warmCodeCalls: row.warm ? warmCodeCalls : 0, run });
   if (oneFork)
     for (let run = 0; run < runs; run++)
       jobs.push({
@@ -529,6 +529,7 @@ async function sectionFanout(ctx: Runner): Promise<void> {
         warmCodeCalls: 0,
         inFlight,
         threads: ctx.cfg.threads,
+        run,
       });
   const out: FanoutCpuResult[] = [];
   await withSink(async (sink) => {

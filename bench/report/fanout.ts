@@ -29,6 +29,8 @@ interface FanoutRow {
   prefixBytes: number;
   calls: number;
   runs: number;
+  /** The SDK's runs of the row (a failed process makes them differ from forkpool's). */
+  sdkRuns: number;
   forkpoolMsPerCall: number;
   sdkMsPerCall: number;
   ratio: number;
@@ -62,9 +64,14 @@ function fanoutRows(results: readonly FanoutCpuResult[]): FanoutRow[] {
       if (!fp.some(pick)) return [];
       const f = perCall(fp, pick);
       const s = perCall(sdk, pick);
+      // Each run's two processes, by the run they name (one that failed leaves its run unpaired, not another mispaired);
+      // older results name none: then by order.
+      const partner = (r: FanoutCpuResult, i: number): FanoutCpuResult | undefined =>
+        r.run === undefined ? sdk[i] : sdk.find((s) => s.run === r.run);
       const pairs = fp.flatMap((r, i) => {
         const mine = pick(r);
-        const theirs = sdk[i] === undefined ? undefined : pick(sdk[i] as FanoutCpuResult);
+        const other = partner(r, i);
+        const theirs = other === undefined ? undefined : pick(other);
         return mine === undefined || theirs === undefined ? [] : [mine.cpuMs / theirs.cpuMs];
       });
       const target = FANOUT_TARGETS.find((t) => t.prefixBytes === first.prefixBytes && t.calls === first.calls && t.phase === phase)?.ratio;
@@ -75,6 +82,7 @@ function fanoutRows(results: readonly FanoutCpuResult[]): FanoutRow[] {
           prefixBytes: first.prefixBytes,
           calls: first.calls,
           runs: fp.length,
+          sdkRuns: sdk.length,
           forkpoolMsPerCall: f,
           sdkMsPerCall: s,
           ratio: f / s,
@@ -93,7 +101,7 @@ export function fanoutTable(results: readonly FanoutCpuResult[]): string[] {
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.label} | ${r.runs} | ${r.forkpoolMsPerCall.toFixed(2)} | ${Number.isNaN(r.sdkMsPerCall) ? '–' : r.sdkMsPerCall.toFixed(2)} | ` +
+        `| ${r.label} | ${r.sdkRuns === r.runs || r.sdkRuns === 0 ? r.runs : `${r.runs} (SDK ${r.sdkRuns})`} | ${r.forkpoolMsPerCall.toFixed(2)} | ${Number.isNaN(r.sdkMsPerCall) ? '–' : r.sdkMsPerCall.toFixed(2)} | ` +
         `${Number.isNaN(r.ratio) ? '–' : `${r.ratio.toFixed(2)}×`} | ${r.pairRange === undefined ? '–' : `${r.pairRange[0].toFixed(2)}–${r.pairRange[1].toFixed(2)}×`} | ${r.target === undefined ? '–' : `≤ ${r.target}× ${r.ratio <= r.target ? 'met' : 'missed'}`} |`,
     ),
   ];
