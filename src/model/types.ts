@@ -174,6 +174,10 @@ export interface AttemptGate {
 }
 
 export interface GenerateOptions {
+  /**
+   * The fork's: aborted when it is cancelled or runs out of time, with an AbortError that says which
+   * ("the fork was cancelled", "the fork timed out"), as the model SDKs know a caller's abort.
+   */
   signal: AbortSignal;
   gate?: AttemptGate;
   /** About how many tokens the request holds (for tokens-per-minute limits). */
