@@ -1,6 +1,5 @@
 // Internal: the built-in Anthropic provider (src/model/anthropic.ts), its presets (src/model/presets.ts), classifyError (src/model/errors.ts), the provider registry (src/model/providers/index.ts) and the mocked backoff (src/model/retry.ts): ForkEngine's `provider: { kind: 'anthropic' }` is their public face; the provider types come through forkpool/provider, AnthropicMessageLike through forkpool/protocol.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   APIConnectionTimeoutError,
   APIError,
@@ -17,6 +16,7 @@ import { createProvider, providerModule } from '../src/model/providers/index.js'
 import type { AnthropicMessageLike } from '../src/protocol.js';
 import type { AnthropicRequest, AttemptGate, GenerateOptions, ModelOutcome, ProviderConfig, RetryPolicy } from '../src/provider.js';
 import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
+import { tinyServersClosedAfterEach } from './support/tiny-server.js';
 
 /*
  * The Anthropic provider through the real @anthropic-ai/sdk, against small node:http servers written
@@ -40,46 +40,12 @@ vi.mock('../src/model/retry.js', async (importOriginal) => {
 
 const startLocal = serversClosedAfterEach();
 
-interface TinyServer {
-  /** The server's root: the SDK adds /v1/messages. */
-  url: string;
-  requests: { method: string | undefined; path: string | undefined; headers: IncomingMessage['headers']; body: string }[];
-  /** Resolves when the client has gone (the connection of the nth request closed). */
-  closed: (n: number) => Promise<void>;
-}
-let tinyServers: Server[] = [];
-afterEach(async () => {
+// Servers of its own, for what the simulator does not do; their root is the SDK's base URL (it adds /v1/messages).
+const tiny = tinyServersClosedAfterEach();
+afterEach(() => {
   slept.length = 0;
   vi.unstubAllEnvs();
-  await Promise.all(
-    tinyServers.map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          s.closeAllConnections();
-          s.close(() => resolve());
-        }),
-    ),
-  );
-  tinyServers = [];
 });
-
-async function tiny(handle: (n: number, req: IncomingMessage, res: ServerResponse) => void): Promise<TinyServer> {
-  const requests: TinyServer['requests'] = [];
-  const closes: Promise<void>[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    closes.push(new Promise((resolve) => res.on('close', () => resolve())));
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requests.push({ method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      handle(requests.length, req, res);
-    });
-  });
-  tinyServers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests, closed: (n) => closes[n - 1] ?? Promise.reject(new Error(`no request ${n}`)) };
-}
 
 type Event = Record<string, unknown> & { type: string };
 
@@ -655,7 +621,7 @@ describe('the Anthropic provider through the SDK', () => {
 
     const gone = await tiny(() => undefined);
     const url = gone.url;
-    await new Promise<void>((resolve) => tinyServers.pop()!.close(() => resolve()));
+    await gone.close();
     expect(failure(await provider(url, { retry: { ...FAST, maxAttempts: 1 } }).generate(messages(), options()))).toEqual({
       kind: 'network',
       message: 'network error: ECONNREFUSED',

@@ -1,40 +1,12 @@
 // Internal: the Gemini provider (src/model/genai.ts) over @google/genai and forkpool's transport, against small node:http servers that misbehave: how a call that ends early is reported.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGenaiProvider, loadGenai } from '../src/model/genai.js';
 import { forkAbortReason } from '../src/fork-thread/run-job.js';
 import { createNodeTransport } from '../src/transport/node-fetch.js';
 import type { GeminiRequest, ModelOutcome, ProviderConfig } from '../src/provider.js';
+import { tinyServersClosedAfterEach } from './support/tiny-server.js';
 
-let servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          s.closeAllConnections();
-          s.close(() => resolve());
-        }),
-    ),
-  );
-  servers = [];
-});
-
-/** A server of our own on a free port: the requests it received, the answer up to the test. */
-async function tiny(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; requests: string[] }> {
-  const requests: string[] = [];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      requests.push(req.url ?? '');
-      handle(req, res);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
-}
+const tiny = tinyServersClosedAfterEach();
 
 const ask: GeminiRequest = { format: 'gemini', model: 'gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
 const config = (baseUrl: string, more: Partial<ProviderConfig> = {}): ProviderConfig => ({
@@ -53,7 +25,7 @@ function failure(outcome: ModelOutcome) {
 describe('the Gemini provider, a call cut short', () => {
   it('a call timeout that fires after the headers arrived is a timeout, as one before them is', async () => {
     // Headers, then nothing: the timeout fires while the body is read.
-    const stalls = await tiny((_req, res) => {
+    const stalls = await tiny((_n, _req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.flushHeaders();
     });
@@ -79,7 +51,7 @@ describe('the Gemini provider, a body cut by the server or by the fork', () => {
   const chunk = `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'par' }] } }] })}\n\n`;
 
   it('a connection the server closes mid-body is a network error', async () => {
-    const cut = await tiny((_req, res) => {
+    const cut = await tiny((_n, _req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk, () => res.socket?.destroy());
     });
@@ -88,7 +60,7 @@ describe('the Gemini provider, a body cut by the server or by the fork', () => {
   });
 
   it('an abort mid-body is an abort: one request', async () => {
-    const stalls = await tiny((_req, res) => {
+    const stalls = await tiny((_n, _req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk);
     });
@@ -106,7 +78,7 @@ describe('@google/genai over the transport with the fork’s signal (no call tim
   it('an abort mid-body fails the read with the abort’s reason: the SDK stops there, without a continuation', async () => {
     // A checkpoint (a continuationToken, as a long decode sends), then nothing: the SDK resumes a hop that failed
     // other than by an abort from its token.
-    const stalls = await tiny((_req, res) => {
+    const stalls = await tiny((_n, _req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(
         `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'par' }] }, continuationToken: 't1' }] })}\n\n`,

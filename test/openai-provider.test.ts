@@ -1,6 +1,5 @@
 // Internal: the built-in Chat Completions provider (src/model/openai-chat.ts), its presets (src/model/presets.ts), classifyError (src/model/errors.ts), the provider registry (src/model/providers/index.ts) and the mocked backoff (src/model/retry.ts): ForkEngine's `provider: { kind: 'openai' | 'deepseek' | … }` is their public face; the provider types come through forkpool/provider, ChatMessage through forkpool.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { APIConnectionTimeoutError, APIUserAbortError, ConflictError, InternalServerError, RateLimitError } from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { classifyError } from '../src/model/errors.js';
@@ -10,6 +9,7 @@ import { createProvider, providerModule } from '../src/model/providers/index.js'
 import type { ChatMessage } from '../src/index.js';
 import type { AttemptGate, GenerateOptions, ModelOutcome, OpenAIChatRequest, ProviderConfig, RetryPolicy } from '../src/provider.js';
 import { padding, serversClosedAfterEach } from './fixtures/local-server/client.js';
+import { tinyServersClosedAfterEach } from './support/tiny-server.js';
 
 /*
  * The Chat Completions provider through the real openai SDK, against real HTTP servers: the local
@@ -33,46 +33,12 @@ vi.mock('../src/model/retry.js', async (importOriginal) => {
 
 const startLocal = serversClosedAfterEach();
 
-/** A small server of our own: every request recorded (headers and raw body), the answer up to the test. */
-interface TinyServer {
-  url: string;
-  requests: { headers: IncomingMessage['headers']; body: string }[];
-  /** Resolves when the client has gone (the connection of the nth request closed). */
-  closed: (n: number) => Promise<void>;
-}
-let tinyServers: Server[] = [];
-afterEach(async () => {
+// Servers of its own, for what the simulator does not do; their URL is the SDK's base URL (…/v1).
+const tiny = tinyServersClosedAfterEach('/v1');
+afterEach(() => {
   slept.length = 0;
   vi.unstubAllEnvs();
-  await Promise.all(
-    tinyServers.map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          s.closeAllConnections();
-          s.close(() => resolve());
-        }),
-    ),
-  );
-  tinyServers = [];
 });
-
-async function tiny(handle: (n: number, req: IncomingMessage, res: ServerResponse) => void): Promise<TinyServer> {
-  const requests: TinyServer['requests'] = [];
-  const closes: Promise<void>[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    closes.push(new Promise((resolve) => res.on('close', () => resolve())));
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      handle(requests.length, req, res);
-    });
-  });
-  tinyServers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1`, requests, closed: (n) => closes[n - 1] ?? Promise.reject(new Error(`no request ${n}`)) };
-}
 
 /** Server-sent events: each chunk a `data:` frame, then `[DONE]` (unless told not to end). */
 function sse(res: ServerResponse, frames: readonly (object | string)[], end = true): void {
@@ -621,7 +587,7 @@ describe('the OpenAI chat provider against a misbehaving server', () => {
 
     const gone = await tiny(() => undefined);
     const url = gone.url;
-    await new Promise<void>((resolve) => tinyServers.pop()!.close(() => resolve()));
+    await gone.close();
     const refused = failure(await provider(url, { retry: { ...FAST, maxAttempts: 1 } }).generate(ask, options()));
     expect(refused).toEqual({ kind: 'network', message: 'network error: ECONNREFUSED', retryable: true });
   });
