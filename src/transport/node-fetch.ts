@@ -202,7 +202,8 @@ class BodyReader {
   private readonly reads: { resolve(result: ReadResult): void; reject(err: unknown): void }[] = [];
   private ended = false;
   private failure: { err: unknown } | undefined;
-  private readonly unlisten: () => void;
+  /** Stops hearing the call's abort (a no-op until the constructor has listened: an abort already given ends the body there). */
+  private unlisten: () => void = () => undefined;
 
   constructor(
     private readonly source: Readable,
@@ -227,7 +228,7 @@ class BodyReader {
   /** The body ended (`failed` undefined) or failed: the reads waiting hear it. */
   private end(failed: { err: unknown } | undefined): void {
     if (this.ended || this.failure) return;
-    this.unlisten?.();
+    this.unlisten();
     if (failed) {
       this.failure = failed;
       this.chunks.length = 0;
